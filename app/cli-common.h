@@ -1,0 +1,19 @@
+/* cli-common.h — what every ctrecon-cli subcommand shares. */
+#pragma once
+
+#include <glib.h>
+#include "ctrecon.h"
+
+/* Each subcommand: argv[0] is the subcommand's name; returns the exit status
+ * (0 success, 1 error with a message on stderr, 2 bad usage). */
+int ctr_cli_reconstruct (int argc, char **argv);
+int ctr_cli_metrics (int argc, char **argv);
+int ctr_cli_simulate (int argc, char **argv);
+
+/* Prints "ctrecon-cli: <message>" on stderr and returns 1 (or 2 for usage
+ * errors, G_OPTION_ERROR); cancellation prints "cancelled". */
+int ctr_cli_fail (const GError *error);
+
+/* Parses the subcommand's options; on failure prints the message and the
+ * usage hint and returns FALSE. */
+gboolean ctr_cli_parse (GOptionContext *ctx, int *argc, char ***argv);

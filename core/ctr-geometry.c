@@ -1,0 +1,241 @@
+/* ctr-geometry.c — see ctr-geometry.h for the conventions (FORMAT.md). */
+#include "ctr-geometry.h"
+#include "ctr-error.h"
+
+#include <math.h>
+
+CtrGeometry *
+ctr_geometry_new (CtrBeam beam, guint n_views)
+{
+  CtrGeometry *g = g_new0 (CtrGeometry, 1);
+  g->beam = beam;
+  g->shape = CTR_DETECTOR_FLAT;
+  g->n_views = n_views;
+  g->n_rows = 1;
+  g->n_cols = 1;
+  g->pitch_u = 1.0;
+  g->pitch_v_mm = 1.0;
+  g->rows_increase_with_v = TRUE;
+  g->pixel_size_known = TRUE;
+  g->angles = g_new0 (double, MAX (n_views, 1));
+  return g;
+}
+
+CtrGeometry *
+ctr_geometry_copy (const CtrGeometry *g)
+{
+  g_return_val_if_fail (g != NULL, NULL);
+  CtrGeometry *c = g_memdup2 (g, sizeof *g);
+  c->angles = g_memdup2 (g->angles, sizeof (double) * MAX (g->n_views, 1));
+  return c;
+}
+
+void
+ctr_geometry_free (CtrGeometry *g)
+{
+  if (g == NULL)
+    return;
+  g_free (g->angles);
+  g_free (g);
+}
+
+void
+ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double step_rad)
+{
+  for (guint k = 0; k < g->n_views; k++)
+    g->angles[k] = start_rad + k * step_rad;
+}
+
+static gboolean
+positive_finite (double v)
+{
+  return isfinite (v) && v > 0.0;
+}
+
+gboolean
+ctr_geometry_validate (const CtrGeometry *g, GError **error)
+{
+#define FAIL(...) do { g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY, __VA_ARGS__); return FALSE; } while (0)
+  if (g == NULL)
+    FAIL ("no geometry given");
+  if (g->n_views == 0)
+    FAIL ("the geometry has zero views");
+  if (g->n_cols == 0 || g->n_rows == 0)
+    FAIL ("the detector has %u rows x %u columns; both must be at least 1", g->n_rows, g->n_cols);
+  if ((guint64) g->n_views * g->n_cols * g->n_rows > G_MAXUINT32 * (guint64) 4)
+    FAIL ("%u views x %u rows x %u columns is too large", g->n_views, g->n_rows, g->n_cols);
+  if (g->beam != CTR_BEAM_PARALLEL && g->beam != CTR_BEAM_FAN && g->beam != CTR_BEAM_CONE)
+    FAIL ("unknown beam type %d", (int) g->beam);
+  if (!positive_finite (g->pitch_u))
+    FAIL ("detector column pitch must be positive, got %g", g->pitch_u);
+  if (!positive_finite (g->pitch_v_mm))
+    FAIL ("detector row pitch must be positive, got %g mm", g->pitch_v_mm);
+  if (!isfinite (g->offset_u) || !isfinite (g->offset_v_mm))
+    FAIL ("detector offsets must be finite numbers");
+  for (guint k = 0; k < g->n_views; k++)
+    if (!isfinite (g->angles[k]))
+      FAIL ("view %u has a non-finite angle", k);
+  if (g->beam != CTR_BEAM_PARALLEL)
+    {
+      if (!positive_finite (g->sod_mm))
+        FAIL ("source to isocentre distance must be positive, got %g mm", g->sod_mm);
+      if (!positive_finite (g->sdd_mm))
+        FAIL ("source to detector distance must be positive, got %g mm", g->sdd_mm);
+      if (g->sdd_mm <= g->sod_mm)
+        FAIL ("source to detector distance (%g mm) must exceed source to isocentre distance (%g mm)",
+              g->sdd_mm, g->sod_mm);
+      double umax = MAX (fabs (ctr_geometry_col_u (g, -0.5)), fabs (ctr_geometry_col_u (g, g->n_cols - 0.5)));
+      if (g->shape == CTR_DETECTOR_CURVED && umax >= G_PI_2)
+        FAIL ("a curved detector's fan reaches %g rad from the central ray; it must stay below pi/2 "
+              "(is the column pitch in radians?)", umax);
+      double gamma = g->shape == CTR_DETECTOR_CURVED ? umax : atan (umax / g->sdd_mm);
+      if (g->sod_mm * sin (gamma) <= 0.0)
+        FAIL ("the fan covers no field of view");
+    }
+  return TRUE;
+#undef FAIL
+}
+
+double
+ctr_geometry_col_u (const CtrGeometry *g, double col)
+{
+  return (col - (g->n_cols - 1) * 0.5) * g->pitch_u + g->offset_u;
+}
+
+double
+ctr_geometry_u_col (const CtrGeometry *g, double u)
+{
+  return (u - g->offset_u) / g->pitch_u + (g->n_cols - 1) * 0.5;
+}
+
+double
+ctr_geometry_row_v (const CtrGeometry *g, double row)
+{
+  double v = (row - (g->n_rows - 1) * 0.5) * g->pitch_v_mm;
+  if (!g->rows_increase_with_v)
+    v = -v;
+  return v + g->offset_v_mm;
+}
+
+guint
+ctr_geometry_slice_row (const CtrGeometry *g, guint slice)
+{
+  g_return_val_if_fail (slice < g->n_rows, 0);
+  return g->rows_increase_with_v ? slice : g->n_rows - 1 - slice;
+}
+
+void
+ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
+                  double origin[2], double dir[2])
+{
+  const double b = g->angles[view];
+  const double sb = sin (b), cb = cos (b);
+  /* d0: central ray direction (source → isocentre); eu: detector u axis. */
+  const double d0[2] = { -sb, cb };
+  const double eu[2] = { cb, sb };
+  const double u = ctr_geometry_col_u (g, col);
+
+  if (g->beam == CTR_BEAM_PARALLEL)
+    {
+      origin[0] = u * eu[0];
+      origin[1] = u * eu[1];
+      dir[0] = d0[0];
+      dir[1] = d0[1];
+      return;
+    }
+
+  origin[0] = g->sod_mm * sb;
+  origin[1] = -g->sod_mm * cb;
+  double cg, sg;
+  if (g->shape == CTR_DETECTOR_CURVED)
+    {
+      cg = cos (u);
+      sg = sin (u);
+    }
+  else
+    {
+      double n = hypot (g->sdd_mm, u);
+      cg = g->sdd_mm / n;
+      sg = u / n;
+    }
+  dir[0] = cg * d0[0] + sg * eu[0];
+  dir[1] = cg * d0[1] + sg * eu[1];
+}
+
+static double
+edge_radius (const CtrGeometry *g, double u)
+{
+  u = fabs (u);
+  switch (g->beam)
+    {
+    case CTR_BEAM_PARALLEL:
+      return u;
+    case CTR_BEAM_FAN:
+    case CTR_BEAM_CONE:
+    default:
+      if (g->shape == CTR_DETECTOR_CURVED)
+        return g->sod_mm * sin (MIN (u, G_PI_2));
+      return g->sod_mm * sin (atan (u / g->sdd_mm));
+    }
+}
+
+double
+ctr_geometry_fov_radius_mm (const CtrGeometry *g)
+{
+  double u0 = ctr_geometry_col_u (g, -0.5);
+  double u1 = ctr_geometry_col_u (g, g->n_cols - 0.5);
+  /* An offset detector that does not straddle the axis covers no centred disc;
+   * report the larger side then (a half-fan scan covers that disc in 360°). */
+  if (u0 > 0 || u1 < 0)
+    return MAX (edge_radius (g, u0), edge_radius (g, u1));
+  return MIN (edge_radius (g, u0), edge_radius (g, u1));
+}
+
+double
+ctr_geometry_pitch_at_iso_mm (const CtrGeometry *g)
+{
+  if (g->beam == CTR_BEAM_PARALLEL)
+    return g->pitch_u;
+  if (g->shape == CTR_DETECTOR_CURVED)
+    return g->pitch_u * g->sod_mm;
+  return g->pitch_u * g->sod_mm / g->sdd_mm;
+}
+
+double
+ctr_geometry_angular_range (const CtrGeometry *g)
+{
+  if (g->n_views < 2)
+    return 0.0;
+  double lo = g->angles[0], hi = g->angles[0];
+  for (guint k = 1; k < g->n_views; k++)
+    {
+      lo = MIN (lo, g->angles[k]);
+      hi = MAX (hi, g->angles[k]);
+    }
+  double span = hi - lo;
+  return span + span / (g->n_views - 1);
+}
+
+double
+ctr_geometry_half_fan_angle (const CtrGeometry *g)
+{
+  if (g->beam == CTR_BEAM_PARALLEL)
+    return 0.0;
+  double u = MAX (fabs (ctr_geometry_col_u (g, -0.5)), fabs (ctr_geometry_col_u (g, g->n_cols - 0.5)));
+  return g->shape == CTR_DETECTOR_CURVED ? u : atan (u / g->sdd_mm);
+}
+
+char *
+ctr_geometry_describe (const CtrGeometry *g)
+{
+  const char *beam = g->beam == CTR_BEAM_PARALLEL ? "parallel" : g->beam == CTR_BEAM_FAN ? "fan" : "cone";
+  const char *shape = g->beam == CTR_BEAM_PARALLEL ? "" : g->shape == CTR_DETECTOR_CURVED ? ", curved detector" : ", flat detector";
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "%s beam%s, %u views over %.1f°, %u rows × %u columns",
+                          beam, shape, g->n_views, ctr_geometry_angular_range (g) * 180.0 / G_PI,
+                          g->n_rows, g->n_cols);
+  if (g->beam != CTR_BEAM_PARALLEL)
+    g_string_append_printf (s, ", SOD %.1f mm, SDD %.1f mm", g->sod_mm, g->sdd_mm);
+  g_string_append_printf (s, ", field of view Ø %.1f mm", 2.0 * ctr_geometry_fov_radius_mm (g));
+  return g_string_free (s, FALSE);
+}

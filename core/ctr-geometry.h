@@ -1,0 +1,155 @@
+/* ctr-geometry.h — acquisition geometry (parallel, fan; cone later).
+ *
+ * Conventions are those of shared/data/FORMAT.md (restated here so the code is
+ * self-contained):
+ *
+ *            +y (detector side at beta = 0)
+ *             ^          detector, u along (cos b, sin b)
+ *             |        ===========+===========>  u
+ *             |              \    |    /
+ *             |               \   |   /   rays
+ *             o----> +x        \  |  /
+ *         isocentre             \ | /
+ *                                 S  source at (R sin b, -R cos b), R = SOD
+ *
+ *  - World frame in mm, z = rotation axis, right-handed.  beta (radians) turns
+ *    the source counter-clockwise seen from +z.
+ *  - Column j sits at u_j = (j - (cols-1)/2) * pitch_u + offset_u; row i at
+ *    v_i = (i - (rows-1)/2) * pitch_v + offset_v (sign flipped when
+ *    rows_increase_with_v is FALSE).
+ *  - Flat detector: a plane perpendicular to the central ray at SDD from the
+ *    source, u and pitch_u in mm.  Curved detector: a cylinder arc centred on the
+ *    source; u and pitch_u are the ray's angle gamma from the central ray in
+ *    radians, the ray direction is cos(gamma) d0 + sin(gamma) e_u.
+ *  - Parallel beam: no source; rays travel along d0 = (-sin b, cos b) at signed
+ *    distance u from the axis along e_u = (cos b, sin b).
+ *
+ * Magic values are never used to encode a kind: parallel beam is
+ * CTR_BEAM_PARALLEL, not "SDD = 0".
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  CTR_BEAM_PARALLEL,
+  CTR_BEAM_FAN,
+  CTR_BEAM_CONE   /* reserved: the cone-beam issue adds FDK */
+} CtrBeam;
+
+typedef enum {
+  CTR_DETECTOR_FLAT,
+  CTR_DETECTOR_CURVED  /* equiangular: pitch_u and offset_u in radians */
+} CtrDetectorShape;
+
+/**
+ * CtrGeometry:
+ * @beam: parallel, fan or cone.
+ * @shape: flat or curved (ignored for parallel beam).
+ * @sod_mm: source to isocentre distance, mm (fan/cone; 0 for parallel).
+ * @sdd_mm: source to detector distance, mm (fan/cone; 0 for parallel).
+ * @n_views: number of views (> 0); @angles has this many entries.
+ * @n_rows: detector rows (>= 1); for parallel and fan beam every row is an
+ *   independent slice.
+ * @n_cols: detector columns (>= 1).
+ * @pitch_u: column pitch, mm (flat, parallel) or radians (curved).
+ * @pitch_v_mm: row pitch, mm.
+ * @offset_u: detector offset along u, same unit as @pitch_u.
+ * @offset_v_mm: detector offset along v, mm.
+ * @rows_increase_with_v: row index grows with v (default TRUE).
+ * @angles: (array length=n_views): view angles beta in radians, acquisition order,
+ *   any values (not necessarily uniform or sorted).  Owned by the geometry.
+ * @pixel_size_known: FALSE when the dataset's "mm" are really detector pixels
+ *   (reconstructions are then in 1/pixel).
+ *
+ * Plain data, owned by whoever created it; copy with ctr_geometry_copy().
+ */
+typedef struct {
+  CtrBeam beam;
+  CtrDetectorShape shape;
+  double sod_mm;
+  double sdd_mm;
+  guint n_views;
+  guint n_rows;
+  guint n_cols;
+  double pitch_u;
+  double pitch_v_mm;
+  double offset_u;
+  double offset_v_mm;
+  gboolean rows_increase_with_v;
+  double *angles;
+  gboolean pixel_size_known;
+} CtrGeometry;
+
+/* Allocates a geometry with @n_views zeroed angles and neutral defaults
+ * (rows_increase_with_v = TRUE, pixel_size_known = TRUE).  Free with
+ * ctr_geometry_free(). */
+CtrGeometry *ctr_geometry_new (CtrBeam beam, guint n_views);
+CtrGeometry *ctr_geometry_copy (const CtrGeometry *g);
+void ctr_geometry_free (CtrGeometry *g);
+
+/* Fills @g->angles with start + k * step, k = 0 .. n_views-1 (radians). */
+void ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double step_rad);
+
+/**
+ * ctr_geometry_validate:
+ * Checks every field: positive sizes, finite angles, SOD > 0 and SDD > SOD for
+ * fan/cone, pitches > 0, a curved fan narrower than pi, the detector's rays not
+ * passing behind the source.  Returns FALSE with CTR_ERROR_INVALID_GEOMETRY and
+ * a message naming the field and its value.
+ */
+gboolean ctr_geometry_validate (const CtrGeometry *g, GError **error);
+
+/* u of column @col (continuous index allowed): mm, or rad for curved. */
+double ctr_geometry_col_u (const CtrGeometry *g, double col);
+/* Continuous column index of detector coordinate @u (inverse of col_u). */
+double ctr_geometry_u_col (const CtrGeometry *g, double u);
+/* v of row @row in mm, honouring rows_increase_with_v. */
+double ctr_geometry_row_v (const CtrGeometry *g, double row);
+
+/**
+ * ctr_geometry_slice_row:
+ * Detector row that holds reconstruction slice @slice, for parallel and fan
+ * beam stacks whose slices run from the lowest z up (FORMAT.md: pages = slices
+ * from lowest z).  Slice 0 is the row with the smallest v.
+ */
+guint ctr_geometry_slice_row (const CtrGeometry *g, guint slice);
+
+/**
+ * ctr_geometry_ray:
+ * The ray of (@view, continuous column @col) in the plane of rotation:
+ * @origin (2 doubles, mm) is the source for fan beam, or the ray's point closest
+ * to the axis for parallel beam; @dir (2 doubles) is the unit direction of
+ * travel towards the detector.  Fan and parallel beam only.
+ */
+void ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
+                       double origin[2], double dir[2]);
+
+/**
+ * ctr_geometry_fov_radius_mm:
+ * Radius (mm) of the circle around the isocentre that every view's detector
+ * covers: min(|u_first|, |u_last|) pushed to the isocentre (fan: SOD·sin(gamma),
+ * flat: SOD·sin(atan(u/SDD)); parallel: |u|).  Half a column is added at each
+ * end (the bins' outer edges).
+ */
+double ctr_geometry_fov_radius_mm (const CtrGeometry *g);
+
+/* Detector pitch seen at the isocentre, mm (parallel: pitch_u; flat fan:
+ * pitch_u·SOD/SDD; curved fan: pitch_u·SOD). */
+double ctr_geometry_pitch_at_iso_mm (const CtrGeometry *g);
+
+/* Span of the view angles as scanned: for sorted-by-step acquisitions
+ * |beta_last - beta_first| + one mean step, radians. */
+double ctr_geometry_angular_range (const CtrGeometry *g);
+
+/* Half fan angle (radians) of the outermost detector column edge; 0 for parallel. */
+double ctr_geometry_half_fan_angle (const CtrGeometry *g);
+
+/* Short human-readable description ("fan, curved, 720 views x 736 cols, ..."); free with g_free. */
+char *ctr_geometry_describe (const CtrGeometry *g);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrGeometry, ctr_geometry_free)
+
+G_END_DECLS

@@ -1,0 +1,149 @@
+/* ctr-volume.c — grids and reference-counted float volumes. */
+#include "ctr-volume.h"
+#include "ctr-error.h"
+
+#include <math.h>
+#include <string.h>
+
+CtrGrid
+ctr_grid_square (guint n, double pixel_mm, guint nz, double dz_mm)
+{
+  CtrGrid g = { n, n, MAX (nz, 1), pixel_mm, pixel_mm, dz_mm > 0 ? dz_mm : pixel_mm, 0, 0, 0 };
+  return g;
+}
+
+gboolean
+ctr_grid_validate (const CtrGrid *g, GError **error)
+{
+  if (g->nx == 0 || g->ny == 0 || g->nz == 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "image size %u × %u × %u: every side must be at least 1", g->nx, g->ny, g->nz);
+      return FALSE;
+    }
+  if (!(isfinite (g->dx) && g->dx > 0 && isfinite (g->dy) && g->dy > 0 && isfinite (g->dz) && g->dz > 0))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "pixel size %g × %g × %g mm: must be positive", g->dx, g->dy, g->dz);
+      return FALSE;
+    }
+  if (!(isfinite (g->cx) && isfinite (g->cy) && isfinite (g->cz)))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "image centre must be finite");
+      return FALSE;
+    }
+  if ((guint64) g->nx * g->ny > (guint64) 65536 * 65536)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "image size %u × %u is too large", g->nx, g->ny);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+ctr_grid_equal (const CtrGrid *a, const CtrGrid *b)
+{
+  const double tol = 1e-6;
+  return a->nx == b->nx && a->ny == b->ny && a->nz == b->nz
+         && fabs (a->dx - b->dx) <= tol * a->dx && fabs (a->dy - b->dy) <= tol * a->dy
+         && fabs (a->cx - b->cx) <= tol * a->dx && fabs (a->cy - b->cy) <= tol * a->dy;
+}
+
+CtrVolume *
+ctr_volume_new (const CtrGrid *grid, GError **error)
+{
+  if (!ctr_grid_validate (grid, error))
+    return NULL;
+  gsize n = ctr_grid_size (grid);
+  float *data = g_try_malloc0_n (n, sizeof (float));
+  if (data == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "cannot allocate a %u × %u × %u volume (%.1f MiB)",
+                   grid->nx, grid->ny, grid->nz, n * 4.0 / 1048576.0);
+      return NULL;
+    }
+  CtrVolume *v = g_new0 (CtrVolume, 1);
+  v->ref_count = 1;
+  v->grid = *grid;
+  v->data = data;
+  return v;
+}
+
+CtrVolume *
+ctr_volume_copy (const CtrVolume *v)
+{
+  CtrVolume *c = ctr_volume_new (&v->grid, NULL);
+  if (c == NULL)
+    return NULL;
+  memcpy (c->data, v->data, ctr_grid_size (&v->grid) * sizeof (float));
+  c->unit = g_strdup (v->unit);
+  return c;
+}
+
+CtrVolume *
+ctr_volume_ref (CtrVolume *v)
+{
+  g_return_val_if_fail (v != NULL, NULL);
+  g_atomic_int_inc (&v->ref_count);
+  return v;
+}
+
+void
+ctr_volume_unref (CtrVolume *v)
+{
+  if (v == NULL || !g_atomic_int_dec_and_test (&v->ref_count))
+    return;
+  g_free (v->data);
+  g_free (v->unit);
+  g_free (v);
+}
+
+void
+ctr_volume_set_unit (CtrVolume *v, const char *unit)
+{
+  g_free (v->unit);
+  v->unit = g_strdup (unit);
+}
+
+void
+ctr_volume_range (const CtrVolume *v, float *min, float *max)
+{
+  gsize n = ctr_grid_size (&v->grid);
+  float lo = n ? v->data[0] : 0, hi = lo;
+  for (gsize i = 1; i < n; i++)
+    {
+      lo = MIN (lo, v->data[i]);
+      hi = MAX (hi, v->data[i]);
+    }
+  if (min) *min = lo;
+  if (max) *max = hi;
+}
+
+void
+ctr_volume_resample_slice (const CtrVolume *src, guint z, const CtrGrid *dst, float *out)
+{
+  const CtrGrid *s = &src->grid;
+  const float *img = ctr_volume_slice (src, MIN (z, s->nz - 1));
+  for (guint iy = 0; iy < dst->ny; iy++)
+    for (guint ix = 0; ix < dst->nx; ix++)
+      {
+        /* world → continuous source index */
+        double fx = (ctr_grid_x (dst, ix) - s->cx) / s->dx + (s->nx - 1) * 0.5;
+        double fy = (s->ny - 1) * 0.5 - (ctr_grid_y (dst, iy) - s->cy) / s->dy;
+        double x0 = floor (fx), y0 = floor (fy);
+        double tx = fx - x0, ty = fy - y0;
+        double acc = 0.0;
+        for (int dy = 0; dy <= 1; dy++)
+          for (int dx = 0; dx <= 1; dx++)
+            {
+              long xi = (long) x0 + dx, yi = (long) y0 + dy;
+              if (xi < 0 || yi < 0 || xi >= (long) s->nx || yi >= (long) s->ny)
+                continue;
+              double w = (dx ? tx : 1 - tx) * (dy ? ty : 1 - ty);
+              acc += w * img[(gsize) yi * s->nx + xi];
+            }
+        out[(gsize) iy * dst->nx + ix] = (float) acc;
+      }
+}

@@ -1,0 +1,60 @@
+/* ctr-dataset.h — a dataset described by a geometry.json (FORMAT.md).
+ *
+ * ctr_dataset_load() reads the JSON (json-glib), builds the CtrGeometry, loads
+ * the projections of the chosen layout (sinogram, view_pages,
+ * one_file_per_view; "dicom" gives CTR_ERROR_UNSUPPORTED until the DICOM issue),
+ * converts counts to line integrals (flat/dark or I0, dead-pixel mask) and loads
+ * the reference image when the file names one.  Unknown keys are ignored.
+ */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+#include "ctr-geometry.h"
+#include "ctr-projections.h"
+#include "ctr-volume.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *name;                  /* "name" key, or the file's basename */
+  char *path;                  /* absolute path of the JSON file */
+  CtrGeometry *geometry;       /* owned */
+  CtrProjections *projections; /* owned; line integrals after loading */
+  CtrVolume *reference;        /* owned, NULL when the file names none */
+  char **variants;             /* NULL-terminated names of "variants", may be NULL */
+  char *variant;               /* the variant that was loaded, NULL = "projections" */
+} CtrDataset;
+
+/**
+ * ctr_dataset_load:
+ * @path: a geometry.json file.
+ * @variant: (nullable): the name of an entry of "variants" to load instead of
+ *   "projections" (e.g. "noiseless"); NULL for the default.
+ * @cancellable: (nullable): checked between files.
+ *
+ * Returns: (transfer full): the dataset, or NULL with
+ *   CTR_ERROR_IO (missing or unreadable file, with its path),
+ *   CTR_ERROR_FORMAT (invalid JSON, missing or mistyped key, TIFF shape that
+ *     disagrees with views/rows/cols),
+ *   CTR_ERROR_INVALID_GEOMETRY (zero views, negative distances, angle count
+ *     that differs from "views", ...),
+ *   CTR_ERROR_INVALID_DATA (NaN or Inf in the projections),
+ *   CTR_ERROR_UNSUPPORTED (layout "dicom", type "cone" for now),
+ *   G_IO_ERROR_CANCELLED.
+ * The reference becomes a CtrVolume on its own grid (pixel_size_mm,
+ * center_mm; 1/pixel when "pixel_size_known" is false).
+ */
+CtrDataset *ctr_dataset_load (const char *path, const char *variant,
+                              GCancellable *cancellable, GError **error);
+
+/* Parses only the geometry part of a geometry.json held in memory; @base_dir is
+ * unused for now but kept for relative paths.  Errors as ctr_dataset_load. */
+CtrGeometry *ctr_dataset_parse_geometry (const char *json_text, gssize length,
+                                         GError **error);
+
+void ctr_dataset_free (CtrDataset *d);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDataset, ctr_dataset_free)
+
+G_END_DECLS

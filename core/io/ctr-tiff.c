@@ -1,0 +1,1 @@
+/* placeholder: being written (owner: see tree notes) */

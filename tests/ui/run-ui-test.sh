@@ -1,0 +1,2 @@
+#!/bin/sh
+exit 77 # placeholder
