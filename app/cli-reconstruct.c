@@ -1,1 +1,273 @@
-/* placeholder */
+/* cli-reconstruct.c — `ctrecon-cli reconstruct GEOMETRY.json ...`.
+ *
+ * Loads a dataset, chooses the grid (the dataset reference's grid when it has
+ * one, else the field of view at the detector's resolution), runs
+ * ctr_reconstruct() on a worker thread while the main thread waits for Ctrl-C
+ * (which cancels between views), prints one line per iteration on stderr and
+ * writes the image (float32 TIFF) and optionally the metrics (CSV), both
+ * atomically.
+ */
+#include <glib-unix.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli-common.h"
+
+typedef struct {
+  /* inputs */
+  CtrDataset *dataset;
+  CtrGrid grid;
+  CtrReconOptions options;
+  CtrVolume *reference;
+  GCancellable *cancellable;
+  /* outputs */
+  GString *csv;
+  CtrVolume *result;
+  GError *error;
+  CtrIterStats last;
+  GMainLoop *loop;
+} Job;
+
+static void
+on_iteration (const CtrIterStats *s, gpointer data)
+{
+  Job *job = data;
+  job->last = *s;
+  job->last.image = NULL;
+  GString *line = g_string_new (NULL);
+  g_string_append_printf (line, "%s iteration %u/%u  %.2f s (%.3f s/it)", ctr_method_name (s->method),
+                          s->iteration, s->n_iterations, s->elapsed_s, s->iteration_s);
+  if (isfinite (s->residual))
+    g_string_append_printf (line, "  residual %.4e", s->residual);
+  if (s->has_reference)
+    g_string_append_printf (line, "  RMSE %.4e  PSNR %.2f dB  SSIM %.4f", s->rmse, s->psnr, s->ssim);
+  fprintf (stderr, "%s\n", line->str);
+  g_string_free (line, TRUE);
+  g_string_append_printf (job->csv, "%u,%.6f,%.6f,%.8g,%.8g,%.8g,%.8g\n", s->iteration, s->elapsed_s,
+                          s->iteration_s, s->residual, s->rmse, s->psnr, s->ssim);
+}
+
+static gboolean
+quit_loop (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+worker (gpointer data)
+{
+  Job *job = data;
+  job->result = ctr_reconstruct (job->dataset->geometry, job->dataset->projections, &job->grid,
+                                 &job->options, job->reference, on_iteration, job,
+                                 job->cancellable, &job->error);
+  /* Quit from inside the loop: a quit before g_main_loop_run() would be lost. */
+  g_idle_add (quit_loop, job->loop);
+  return NULL;
+}
+
+static gboolean
+on_sigint (gpointer data)
+{
+  Job *job = data;
+  fprintf (stderr, "ctrecon-cli: cancelling…\n");
+  g_cancellable_cancel (job->cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
+/* A reference given as a bare TIFF has no grid: it must match the output grid. */
+static CtrVolume *
+load_reference_tiff (const char *path, const CtrGrid *grid, GError **error)
+{
+  CtrTiffInfo info;
+  g_autofree float *data = ctr_tiff_read (path, &info, error);
+  if (data == NULL)
+    return NULL;
+  if (info.width != grid->nx || info.height != grid->ny || (info.pages != 1 && info.pages != grid->nz))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "reference %s is %u × %u × %u; the reconstruction grid is %u × %u × %u "
+                   "(give --size and --pixel-size to match it)",
+                   path, info.width, info.height, info.pages, grid->nx, grid->ny, grid->nz);
+      return NULL;
+    }
+  CtrGrid rg = *grid;
+  rg.nz = info.pages;
+  CtrVolume *v = ctr_volume_new (&rg, error);
+  if (v == NULL)
+    return NULL;
+  memcpy (v->data, data, ctr_grid_size (&rg) * sizeof (float));
+  return v;
+}
+
+int
+ctr_cli_reconstruct (int argc, char **argv)
+{
+  g_autofree char *method = NULL, *output = NULL, *reference = NULL, *metrics = NULL;
+  g_autofree char *variant = NULL, *window = NULL, *ray_model = NULL, *part_step = NULL;
+  int iterations = 0, size = 0;
+  double relaxation = 0, pixel_size = 0, cutoff = 0, metrics_radius = -1;
+  gboolean no_reference = FALSE, allow_negative = FALSE;
+  GOptionEntry entries[] = {
+    { "method", 'm', 0, G_OPTION_ARG_STRING, &method, "fbp, art, part, sart or sirt (default fbp)", "M" },
+    { "iterations", 'n', 0, G_OPTION_ARG_INT, &iterations, "full passes over all views (iterative methods)", "N" },
+    { "relaxation", 'l', 0, G_OPTION_ARG_DOUBLE, &relaxation, "relaxation λ in (0, 2); default per method", "L" },
+    { "size", 's', 0, G_OPTION_ARG_INT, &size, "image of N × N pixels (default: cover the field of view)", "N" },
+    { "pixel-size", 'p', 0, G_OPTION_ARG_DOUBLE, &pixel_size, "pixel size in mm (default: detector pitch at the isocentre)", "MM" },
+    { "reference", 'r', 0, G_OPTION_ARG_FILENAME, &reference, "reference image (float32 TIFF on the output grid); default: the dataset's", "REF.tif" },
+    { "no-reference", 0, 0, G_OPTION_ARG_NONE, &no_reference, "do not compare with the dataset's reference", NULL },
+    { "metrics", 0, 0, G_OPTION_ARG_FILENAME, &metrics, "write per-iteration residual/RMSE/PSNR/SSIM as CSV", "OUT.csv" },
+    { "metrics-radius", 0, 0, G_OPTION_ARG_DOUBLE, &metrics_radius, "metrics inside this radius (mm); default the field of view, 0 = whole image", "MM" },
+    { "variant", 0, 0, G_OPTION_ARG_STRING, &variant, "load this entry of the dataset's \"variants\" (e.g. noiseless)", "NAME" },
+    { "window", 'w', 0, G_OPTION_ARG_STRING, &window, "FBP window: ram-lak, shepp-logan, cosine, hamming, hann", "W" },
+    { "cutoff", 0, 0, G_OPTION_ARG_DOUBLE, &cutoff, "FBP window cut-off, fraction of Nyquist in (0, 1]", "C" },
+    { "ray-model", 0, 0, G_OPTION_ARG_STRING, &ray_model, "system matrix weights: joseph (default) or siddon", "MODEL" },
+    { "part-step", 0, 0, G_OPTION_ARG_STRING, &part_step, "parallel ART normalisation: sparsity (default) or cuart (Eq. 9 as printed)", "S" },
+    { "allow-negative", 0, 0, G_OPTION_ARG_NONE, &allow_negative, "do not clip the image at 0", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "output image, float32 TIFF (pages = slices from the lowest z)", "OUT.tif" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("GEOMETRY.json — reconstruct a dataset");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (ctx,
+      "Progress and one line per iteration go to standard error. Ctrl-C cancels between views.\n"
+      "Output is in 1/mm (1/pixel when the dataset's pixel size is unknown), row 0 = +y, column 0 = -x.");
+  if (!ctr_cli_parse (ctx, &argc, &argv))
+    return 2;
+  if (argc != 2)
+    {
+      fprintf (stderr, "ctrecon-cli reconstruct: give exactly one GEOMETRY.json (got %d arguments)\n", argc - 1);
+      return 2;
+    }
+  if (output == NULL)
+    {
+      fprintf (stderr, "ctrecon-cli reconstruct: --output OUT.tif is required\n");
+      return 2;
+    }
+
+  g_autoptr (GError) error = NULL;
+  CtrMethod m = CTR_METHOD_FBP;
+  if (method && !ctr_method_from_name (method, &m, &error))
+    return ctr_cli_fail (error);
+  Job job = { 0 };
+  ctr_recon_options_init (&job.options, m);
+  if (iterations < 0 || size < 0)
+    {
+      fprintf (stderr, "ctrecon-cli reconstruct: --iterations and --size must be positive\n");
+      return 2;
+    }
+  if (iterations > 0)
+    job.options.iterations = iterations;
+  if (relaxation != 0)
+    job.options.relaxation = relaxation;
+  if (cutoff != 0)
+    job.options.cutoff = cutoff;
+  if (allow_negative)
+    job.options.nonnegative = FALSE;
+  if (window && !ctr_window_from_name (window, &job.options.window, &error))
+    return ctr_cli_fail (error);
+  if (ray_model)
+    {
+      if (g_str_equal (ray_model, "joseph")) job.options.ray_model = CTR_RAY_MODEL_JOSEPH;
+      else if (g_str_equal (ray_model, "siddon")) job.options.ray_model = CTR_RAY_MODEL_SIDDON;
+      else
+        {
+          fprintf (stderr, "ctrecon-cli reconstruct: unknown --ray-model '%s' (joseph or siddon)\n", ray_model);
+          return 2;
+        }
+    }
+  if (part_step)
+    {
+      if (g_str_equal (part_step, "sparsity")) job.options.part_step = CTR_PART_STEP_SPARSITY;
+      else if (g_str_equal (part_step, "cuart")) job.options.part_step = CTR_PART_STEP_CUART;
+      else
+        {
+          fprintf (stderr, "ctrecon-cli reconstruct: unknown --part-step '%s' (sparsity or cuart)\n", part_step);
+          return 2;
+        }
+    }
+  if (pixel_size < 0 || !isfinite (pixel_size))
+    {
+      fprintf (stderr, "ctrecon-cli reconstruct: --pixel-size must be positive\n");
+      return 2;
+    }
+  if (!ctr_recon_options_validate (&job.options, &error))
+    return ctr_cli_fail (error);
+
+  fprintf (stderr, "loading %s…\n", argv[1]);
+  job.dataset = ctr_dataset_load (argv[1], variant, NULL, &error);
+  if (job.dataset == NULL)
+    return ctr_cli_fail (error);
+  const CtrGeometry *g = job.dataset->geometry;
+  {
+    g_autofree char *desc = ctr_geometry_describe (g);
+    fprintf (stderr, "%s: %s\n", job.dataset->name, desc);
+  }
+
+  /* Grid: explicit options win; else the reference's grid; else the field of view. */
+  const CtrVolume *dref = no_reference ? NULL : job.dataset->reference;
+  if (size == 0 && pixel_size == 0 && dref != NULL)
+    {
+      job.grid = dref->grid;
+      job.grid.nz = g->n_rows;
+      job.grid.dz = g->pitch_v_mm;
+      job.grid.cz = 0;
+    }
+  else
+    job.grid = ctr_default_grid (g, (guint) size, pixel_size);
+  job.options.metrics_radius_mm = metrics_radius >= 0 ? metrics_radius : ctr_geometry_fov_radius_mm (g);
+
+  if (reference != NULL)
+    {
+      job.reference = load_reference_tiff (reference, &job.grid, &error);
+      if (job.reference == NULL)
+        {
+          ctr_dataset_free (job.dataset);
+          return ctr_cli_fail (error);
+        }
+    }
+  else if (dref != NULL)
+    job.reference = ctr_volume_ref ((CtrVolume *) dref);
+
+  fprintf (stderr, "%s on %u × %u pixels of %.4g mm, %u slice%s%s\n", ctr_method_label (m),
+           job.grid.nx, job.grid.ny, job.grid.dx, job.grid.nz, job.grid.nz == 1 ? "" : "s",
+           job.reference ? ", metrics against the reference" : "");
+
+  job.csv = g_string_new ("iteration,elapsed_s,iteration_s,residual,rmse,psnr,ssim\n");
+  job.cancellable = g_cancellable_new ();
+  job.loop = g_main_loop_new (NULL, FALSE);
+  guint sig = g_unix_signal_add (SIGINT, on_sigint, &job);
+  GThread *thread = g_thread_new ("reconstruct", worker, &job);
+  g_main_loop_run (job.loop);
+  g_thread_join (thread);
+  g_source_remove (sig);
+
+  int status = 0;
+  if (job.result == NULL)
+    status = ctr_cli_fail (job.error);
+  else
+    {
+      if (!ctr_tiff_write_volume (output, job.result, &error))
+        status = ctr_cli_fail (error);
+      else if (metrics != NULL && !g_file_set_contents (metrics, job.csv->str, -1, &error))
+        status = ctr_cli_fail (error);
+      else
+        {
+          fprintf (stderr, "wrote %s (%u × %u × %u, %s)\n", output, job.grid.nx, job.grid.ny,
+                   job.grid.nz, job.result->unit ? job.result->unit : "1/mm");
+          if (job.last.has_reference)
+            fprintf (stderr, "against the reference: RMSE %.4e  PSNR %.2f dB  SSIM %.4f\n",
+                     job.last.rmse, job.last.psnr, job.last.ssim);
+        }
+    }
+
+  g_clear_error (&job.error);
+  g_clear_pointer (&job.result, ctr_volume_unref);
+  g_clear_pointer (&job.reference, ctr_volume_unref);
+  g_clear_object (&job.cancellable);
+  g_main_loop_unref (job.loop);
+  g_string_free (job.csv, TRUE);
+  ctr_dataset_free (job.dataset);
+  return status;
+}

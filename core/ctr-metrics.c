@@ -1,1 +1,292 @@
-/* placeholder: being written (owner: see tree notes) */
+/* ctr-metrics.c — image quality against a reference, and line profiles.
+ *
+ * SSIM follows Wang, Bovik, Sheikh & Simoncelli 2004 (IEEE TIP 13(4) 600-612,
+ * Eq. 13 with the Gaussian window of §III.B) in the exact form of
+ * scikit-image 0.19.3 structural_similarity(gaussian_weights=True, sigma=1.5,
+ * use_sample_covariance=False, data_range=R):
+ *
+ *   w(k) = exp(-k²/(2σ²)) / Σ exp(...),  k = -5..5   (scipy gaussian_filter1d,
+ *          radius int(3.5·1.5 + 0.5) = 5, separable: rows then columns)
+ *   μx = w∗x, μy = w∗y, σx² = w∗x² − μx², σy² = w∗y² − μy², σxy = w∗xy − μxμy
+ *   S = (2μxμy + C1)(2σxy + C2) / ((μx² + μy² + C1)(σx² + σy² + C2)),
+ *   C1 = (0.01·R)², C2 = (0.03·R)²,  SSIM = mean of S over the pixels at
+ *   least 5 from every border.
+ *
+ * scikit-image filters the whole image with mode 'reflect' and then crops
+ * 5 pixels; every pixel that survives the crop has its whole 11×11 window
+ * inside the image, so the border mode never enters the result and we filter
+ * only the interior.  We compute in double; scikit-image works in the input's
+ * float type (float32 for float32 images), so the two differ by float32
+ * rounding, far below the 1e-4 the tests allow.
+ */
+#include "ctr-metrics.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SSIM_SIGMA 1.5
+#define SSIM_RADIUS 5                   /* int (3.5 * 1.5 + 0.5) */
+#define SSIM_TAPS (2 * SSIM_RADIUS + 1)
+#define SSIM_K1 0.01
+#define SSIM_K2 0.03
+
+/* Mean of (img − ref)² over @mask (all when NULL); NaN when no pixel counts. */
+static double
+mean_squared_error (const float *img, const float *ref, gsize n, const guint8 *mask)
+{
+  double sum = 0.0;
+  gsize count = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (mask != NULL && !mask[i])
+        continue;
+      double d = (double) img[i] - (double) ref[i];
+      sum += d * d;
+      count++;
+    }
+  return count > 0 ? sum / (double) count : NAN;
+}
+
+double
+ctr_metrics_rmse (const float *img, const float *ref, gsize n, const guint8 *mask)
+{
+  g_return_val_if_fail (n == 0 || (img != NULL && ref != NULL), NAN);
+  return sqrt (mean_squared_error (img, ref, n, mask));
+}
+
+double
+ctr_metrics_psnr (const float *img, const float *ref, gsize n, double data_range,
+                  const guint8 *mask)
+{
+  g_return_val_if_fail (n == 0 || (img != NULL && ref != NULL), NAN);
+  double mse = mean_squared_error (img, ref, n, mask);
+  /* mse == 0 gives +inf, as scikit-image does. */
+  return 10.0 * log10 (data_range * data_range / mse);
+}
+
+double
+ctr_metrics_pearson (const float *a, const float *b, gsize n, const guint8 *mask)
+{
+  g_return_val_if_fail (n == 0 || (a != NULL && b != NULL), NAN);
+  /* Two passes (means, then centred sums): no cancellation for data with a
+   * large offset, such as attenuation images. */
+  double sa = 0.0, sb = 0.0;
+  gsize count = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (mask != NULL && !mask[i])
+        continue;
+      sa += a[i];
+      sb += b[i];
+      count++;
+    }
+  if (count == 0)
+    return NAN;
+  double ma = sa / (double) count, mb = sb / (double) count;
+  double saa = 0.0, sbb = 0.0, sab = 0.0;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (mask != NULL && !mask[i])
+        continue;
+      double da = a[i] - ma, db = b[i] - mb;
+      saa += da * da;
+      sbb += db * db;
+      sab += da * db;
+    }
+  /* A constant image has no correlation: 0/0 = NaN. */
+  return sab / sqrt (saa * sbb);
+}
+
+static void
+ssim_kernel (double w[SSIM_TAPS])
+{
+  double sum = 0.0;
+  for (int k = -SSIM_RADIUS; k <= SSIM_RADIUS; k++)
+    {
+      w[k + SSIM_RADIUS] = exp (-0.5 * k * k / (SSIM_SIGMA * SSIM_SIGMA));
+      sum += w[k + SSIM_RADIUS];
+    }
+  for (int k = 0; k < SSIM_TAPS; k++)
+    w[k] /= sum;
+}
+
+double
+ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double data_range)
+{
+  g_return_val_if_fail (img != NULL && ref != NULL, NAN);
+  if (nx < SSIM_TAPS || ny < SSIM_TAPS)
+    return NAN;
+
+  double w[SSIM_TAPS];
+  ssim_kernel (w);
+
+  /* Output (cropped) region: columns and rows SSIM_RADIUS .. n − 1 − SSIM_RADIUS. */
+  const gsize onx = nx - 2 * SSIM_RADIUS, ony = ny - 2 * SSIM_RADIUS;
+  const double c1 = (SSIM_K1 * data_range) * (SSIM_K1 * data_range);
+  const double c2 = (SSIM_K2 * data_range) * (SSIM_K2 * data_range);
+
+  /* Horizontal pass over every row, only for the output columns: five planes
+   * (x, y, x², y², xy) of ny × onx, interleaved per pixel. */
+  g_autofree double *h = g_new (double, (gsize) ny * onx * 5);
+  g_autofree double *row_sum = g_new (double, ony);
+
+#pragma omp parallel for schedule(static)
+  for (guint iy = 0; iy < ny; iy++)
+    {
+      const float *a = img + (gsize) iy * nx;
+      const float *b = ref + (gsize) iy * nx;
+      double *hrow = h + (gsize) iy * onx * 5;
+      for (gsize ox = 0; ox < onx; ox++)
+        {
+          double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+          for (int k = 0; k < SSIM_TAPS; k++)
+            {
+              double va = a[ox + k], vb = b[ox + k];
+              sa += w[k] * va;
+              sb += w[k] * vb;
+              saa += w[k] * (va * va);
+              sbb += w[k] * (vb * vb);
+              sab += w[k] * (va * vb);
+            }
+          double *p = hrow + ox * 5;
+          p[0] = sa; p[1] = sb; p[2] = saa; p[3] = sbb; p[4] = sab;
+        }
+    }
+
+  /* Vertical pass and the SSIM map, one sum per output row (summed in order
+   * afterwards, so the result does not depend on the thread count). */
+#pragma omp parallel for schedule(static)
+  for (gsize oy = 0; oy < ony; oy++)
+    {
+      double acc = 0.0;
+      for (gsize ox = 0; ox < onx; ox++)
+        {
+          double m[5] = { 0, 0, 0, 0, 0 };
+          for (int k = 0; k < SSIM_TAPS; k++)
+            {
+              const double *p = h + ((oy + k) * onx + ox) * 5;
+              for (int c = 0; c < 5; c++)
+                m[c] += w[k] * p[c];
+            }
+          double ux = m[0], uy = m[1];
+          double vx = m[2] - ux * ux, vy = m[3] - uy * uy, vxy = m[4] - ux * uy;
+          double a1 = 2 * ux * uy + c1, a2 = 2 * vxy + c2;
+          double b1 = ux * ux + uy * uy + c1, b2 = vx + vy + c2;
+          acc += (a1 * a2) / (b1 * b2);
+        }
+      row_sum[oy] = acc;
+    }
+
+  double total = 0.0;
+  for (gsize oy = 0; oy < ony; oy++)
+    total += row_sum[oy];
+  return total / ((double) onx * (double) ony);
+}
+
+guint8 *
+ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm)
+{
+  g_return_val_if_fail (grid != NULL, NULL);
+  guint8 *mask = g_new0 (guint8, ctr_grid_slice_size (grid));
+  /* Pixel centres exactly on the circle count as inside; the tiny relative
+   * tolerance keeps that true when the radius was computed in mm from a
+   * whole number of pixels (e.g. 128 × 0.95703125 = 122.5 mm). */
+  const double r2 = radius_mm * radius_mm * (1.0 + 1e-12);
+  for (guint iy = 0; iy < grid->ny; iy++)
+    {
+      double y = ctr_grid_y (grid, iy) - grid->cy;
+      for (guint ix = 0; ix < grid->nx; ix++)
+        {
+          double x = ctr_grid_x (grid, ix) - grid->cx;
+          mask[(gsize) iy * grid->nx + ix] = (x * x + y * y <= r2);
+        }
+    }
+  return mask;
+}
+
+gboolean
+ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
+                     CtrQuality *out)
+{
+  g_return_val_if_fail (img != NULL && ref != NULL && out != NULL, FALSE);
+  if (!ctr_grid_equal (&img->grid, &ref->grid))
+    return FALSE;
+
+  const CtrGrid *g = &ref->grid;
+  const gsize n = ctr_grid_slice_size (g);
+
+  /* One data range for the whole reference volume (for one slice, the
+   * protocol's reference.max() − reference.min()). */
+  float lo, hi;
+  ctr_volume_range (ref, &lo, &hi);
+  const double data_range = (double) hi - (double) lo;
+
+  g_autofree guint8 *mask = radius_mm > 0 ? ctr_metrics_disc_mask (g, radius_mm) : NULL;
+  g_autofree float *masked = mask != NULL ? g_new (float, n) : NULL;
+
+  double sum_rmse = 0.0, sum_psnr = 0.0, sum_ssim = 0.0;
+  for (guint z = 0; z < g->nz; z++)
+    {
+      const float *a = ctr_volume_slice (img, z);
+      const float *b = ctr_volume_slice (ref, z);
+      if (mask != NULL)
+        {
+          for (gsize i = 0; i < n; i++)
+            masked[i] = mask[i] ? a[i] : 0.0f;
+          a = masked;
+        }
+      sum_rmse += ctr_metrics_rmse (a, b, n, mask);
+      sum_psnr += ctr_metrics_psnr (a, b, n, data_range, mask);
+      sum_ssim += ctr_metrics_ssim (a, b, g->nx, g->ny, data_range);
+    }
+  out->rmse = sum_rmse / g->nz;
+  out->psnr = sum_psnr / g->nz;
+  out->ssim = sum_ssim / g->nz;
+  return TRUE;
+}
+
+/* Bilinear sample of @img at the continuous index (fx, fy); neighbours
+ * outside the image count as 0 (as ctr_volume_resample_slice). */
+static double
+bilinear (const float *img, guint nx, guint ny, double fx, double fy)
+{
+  if (!(fx > -1.0 && fy > -1.0 && fx < nx && fy < ny))
+    return 0.0;
+  double x0 = floor (fx), y0 = floor (fy);
+  double tx = fx - x0, ty = fy - y0;
+  double acc = 0.0;
+  for (int dy = 0; dy <= 1; dy++)
+    for (int dx = 0; dx <= 1; dx++)
+      {
+        long xi = (long) x0 + dx, yi = (long) y0 + dy;
+        if (xi < 0 || yi < 0 || xi >= (long) nx || yi >= (long) ny)
+          continue;
+        double w = (dx ? tx : 1 - tx) * (dy ? ty : 1 - ty);
+        if (w != 0.0)
+          acc += w * img[(gsize) yi * nx + xi];
+      }
+  return acc;
+}
+
+void
+ctr_profile_sample (const CtrVolume *v, guint z, double x0, double y0,
+                    double x1, double y1, guint n, float *out, double *out_s)
+{
+  g_return_if_fail (v != NULL && out != NULL && n >= 2);
+  g_return_if_fail (z < v->grid.nz);
+
+  const CtrGrid *g = &v->grid;
+  const float *img = ctr_volume_slice (v, z);
+  const double length = hypot (x1 - x0, y1 - y0);
+  for (guint k = 0; k < n; k++)
+    {
+      double t = (double) k / (double) (n - 1);
+      double x = x0 + t * (x1 - x0), y = y0 + t * (y1 - y0);
+      /* mm → continuous index (inverse of ctr_grid_x / ctr_grid_y) */
+      double fx = (x - g->cx) / g->dx + (g->nx - 1) * 0.5;
+      double fy = (g->ny - 1) * 0.5 - (y - g->cy) / g->dy;
+      out[k] = (float) bilinear (img, g->nx, g->ny, fx, fy);
+      if (out_s != NULL)
+        out_s[k] = t * length;
+    }
+}

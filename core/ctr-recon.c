@@ -1,1 +1,243 @@
-/* placeholder */
+/* ctr-recon.c — method table, defaults and the one reconstruction entry point. */
+#include "ctr-recon.h"
+#include "ctr-error.h"
+#include "ctr-metrics.h"
+#include "analytic/ctr-fbp.h"
+#include "solve/ctr-solver.h"
+
+#include <math.h>
+#include <string.h>
+
+static const struct {
+  const char *name;
+  const char *label;
+  const char *description;
+  guint iterations;
+  double relaxation;
+} methods[CTR_N_METHODS] = {
+  [CTR_METHOD_FBP] = { "fbp", "FBP", "Filtered back-projection (Kak & Slaney ch. 3): one pass, ramp filter with a window", 1, 1.0 },
+  [CTR_METHOD_ART] = { "art", "ART (Kaczmarz)", "Algebraic reconstruction, ray by ray (cuART Eq. 1)", 10, 0.25 },
+  [CTR_METHOD_PART] = { "part", "Parallel ART", "All rays of a view at once (cuART Eq. 9)", 10, 0.5 },
+  [CTR_METHOD_SART] = { "sart", "SART", "Simultaneous ART, view by view (Andersen & Kak 1984)", 10, 0.5 },
+  [CTR_METHOD_SIRT] = { "sirt", "SIRT", "All rays at once, row- and column-sum normalised (Gilbert 1972)", 100, 1.9 },
+};
+
+static const char *window_names[CTR_N_WINDOWS] = {
+  [CTR_WINDOW_RAM_LAK] = "ram-lak",
+  [CTR_WINDOW_SHEPP_LOGAN] = "shepp-logan",
+  [CTR_WINDOW_COSINE] = "cosine",
+  [CTR_WINDOW_HAMMING] = "hamming",
+  [CTR_WINDOW_HANN] = "hann",
+};
+
+const char *
+ctr_method_name (CtrMethod m)
+{
+  g_return_val_if_fail (m < CTR_N_METHODS, NULL);
+  return methods[m].name;
+}
+
+const char *
+ctr_method_label (CtrMethod m)
+{
+  g_return_val_if_fail (m < CTR_N_METHODS, NULL);
+  return methods[m].label;
+}
+
+const char *
+ctr_method_description (CtrMethod m)
+{
+  g_return_val_if_fail (m < CTR_N_METHODS, NULL);
+  return methods[m].description;
+}
+
+gboolean
+ctr_method_is_iterative (CtrMethod m)
+{
+  return m != CTR_METHOD_FBP && m < CTR_N_METHODS;
+}
+
+gboolean
+ctr_method_from_name (const char *name, CtrMethod *out, GError **error)
+{
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    if (name != NULL && g_ascii_strcasecmp (name, methods[m].name) == 0)
+      {
+        *out = m;
+        return TRUE;
+      }
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+               "unknown method '%s' (choose fbp, art, part, sart or sirt)", name ? name : "");
+  return FALSE;
+}
+
+const char *
+ctr_window_name (CtrFilterWindow w)
+{
+  g_return_val_if_fail (w < CTR_N_WINDOWS, NULL);
+  return window_names[w];
+}
+
+gboolean
+ctr_window_from_name (const char *name, CtrFilterWindow *out, GError **error)
+{
+  for (guint w = 0; w < CTR_N_WINDOWS; w++)
+    if (name != NULL && g_ascii_strcasecmp (name, window_names[w]) == 0)
+      {
+        *out = w;
+        return TRUE;
+      }
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+               "unknown filter window '%s' (choose ram-lak, shepp-logan, cosine, hamming or hann)",
+               name ? name : "");
+  return FALSE;
+}
+
+void
+ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
+{
+  g_return_if_fail (method < CTR_N_METHODS);
+  memset (o, 0, sizeof *o);
+  o->method = method;
+  o->iterations = methods[method].iterations;
+  o->relaxation = methods[method].relaxation;
+  o->nonnegative = TRUE;
+  o->ray_model = CTR_RAY_MODEL_JOSEPH;
+  o->part_step = CTR_PART_STEP_SPARSITY;
+  o->window = CTR_WINDOW_RAM_LAK;
+  o->cutoff = 1.0;
+  o->metrics_radius_mm = 0.0;
+}
+
+gboolean
+ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
+{
+#define FAIL(...) do { g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, __VA_ARGS__); return FALSE; } while (0)
+  if (o->method >= CTR_N_METHODS)
+    FAIL ("unknown method %d", (int) o->method);
+  if (ctr_method_is_iterative (o->method))
+    {
+      if (o->iterations < 1 || o->iterations > 100000)
+        FAIL ("iterations must be between 1 and 100000, got %u", o->iterations);
+      if (!(isfinite (o->relaxation) && o->relaxation > 0.0 && o->relaxation < 2.0))
+        FAIL ("relaxation must lie in (0, 2), got %g", o->relaxation);
+      if (o->ray_model != CTR_RAY_MODEL_JOSEPH && o->ray_model != CTR_RAY_MODEL_SIDDON)
+        FAIL ("unknown ray model %d", (int) o->ray_model);
+    }
+  else
+    {
+      if (o->window >= CTR_N_WINDOWS)
+        FAIL ("unknown filter window %d", (int) o->window);
+      if (!(isfinite (o->cutoff) && o->cutoff > 0.0 && o->cutoff <= 1.0))
+        FAIL ("filter cut-off must lie in (0, 1] of Nyquist, got %g", o->cutoff);
+    }
+  if (!isfinite (o->metrics_radius_mm))
+    FAIL ("metrics radius must be finite");
+  return TRUE;
+#undef FAIL
+}
+
+CtrGrid
+ctr_default_grid (const CtrGeometry *g, guint size, double pixel_mm)
+{
+  const double diameter = 2.0 * ctr_geometry_fov_radius_mm (g);
+  double px = pixel_mm > 0 ? pixel_mm : 0.0;
+  guint n = size;
+  if (n == 0 && px == 0)
+    px = ctr_geometry_pitch_at_iso_mm (g);
+  if (n == 0)
+    n = (guint) MAX (1.0, ceil (diameter / px - 1e-6));
+  if (px == 0)
+    px = diameter / n;
+  CtrGrid grid = ctr_grid_square (n, px, g->n_rows, g->pitch_v_mm);
+  return grid;
+}
+
+/* The reference resampled onto @grid, slice for slice (nz must agree or the
+ * reference is 2-D and is used for every slice). */
+static CtrVolume *
+reference_on_grid (const CtrVolume *ref, const CtrGrid *grid, GError **error)
+{
+  if (ref->grid.nz != grid->nz && ref->grid.nz != 1)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the reference has %u slices, the reconstruction %u", ref->grid.nz, grid->nz);
+      return NULL;
+    }
+  if (ctr_grid_equal (&ref->grid, grid))
+    return ctr_volume_copy (ref);
+  CtrVolume *out = ctr_volume_new (grid, error);
+  if (out == NULL)
+    return NULL;
+  for (guint z = 0; z < grid->nz; z++)
+    ctr_volume_resample_slice (ref, ref->grid.nz == 1 ? 0 : z, grid, ctr_volume_slice (out, z));
+  ctr_volume_set_unit (out, ref->unit);
+  return out;
+}
+
+CtrVolume *
+ctr_reconstruct (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
+                 const CtrReconOptions *o, const CtrVolume *reference,
+                 CtrIterFunc callback, gpointer user_data, GCancellable *cancellable,
+                 GError **error)
+{
+  g_return_val_if_fail (g && p && grid && o, NULL);
+  if (!ctr_geometry_validate (g, error) || !ctr_grid_validate (grid, error)
+      || !ctr_recon_options_validate (o, error))
+    return NULL;
+  if (g->beam == CTR_BEAM_CONE)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "cone-beam reconstruction (FDK) is not available yet");
+      return NULL;
+    }
+  if (grid->nz != g->n_rows)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the image has %u slices but the detector %u rows", grid->nz, g->n_rows);
+      return NULL;
+    }
+
+  g_autoptr (CtrVolume) ref = NULL;
+  if (reference != NULL)
+    {
+      ref = reference_on_grid (reference, grid, error);
+      if (ref == NULL)
+        return NULL;
+    }
+
+  if (o->method == CTR_METHOD_FBP)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+      CtrVolume *img = ctr_fbp_run (g, p, grid, o->window, o->cutoff, cancellable, error);
+      if (img != NULL && callback != NULL)
+        {
+          CtrIterStats st = { 0 };
+          st.method = o->method;
+          st.iteration = st.n_iterations = 1;
+          st.elapsed_s = st.iteration_s = (g_get_monotonic_time () - t0) / 1e6;
+          st.residual = st.rmse = st.psnr = st.ssim = NAN;
+          if (ref != NULL)
+            {
+              CtrQuality q;
+              st.has_reference = ctr_quality_compute (img, ref, o->metrics_radius_mm, &q);
+              if (st.has_reference)
+                {
+                  st.rmse = q.rmse;
+                  st.psnr = q.psnr;
+                  st.ssim = q.ssim;
+                }
+            }
+          st.image = img;
+          callback (&st, user_data);
+        }
+      return img;
+    }
+
+  g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, grid, o->ray_model, cancellable, error);
+  if (a == NULL)
+    return NULL;
+  g_debug ("system matrix: %" G_GUINT64_FORMAT " non-zeros, %.1f MiB",
+           ctr_sysmat_nnz (a), ctr_sysmat_bytes (a) / 1048576.0);
+  return ctr_solver_run (a, g, p, grid, o, ref, callback, user_data, cancellable, error);
+}

@@ -73,7 +73,8 @@ typedef struct {
   CtrMethod method;
   guint iteration;
   guint n_iterations;
-  double elapsed_s;
+  double elapsed_s;      /* since the start of the run (matrix build excluded) */
+  double iteration_s;    /* this iteration's update alone (no residual, no metrics) */
   double residual;
   gboolean has_reference;
   double rmse;

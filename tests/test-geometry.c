@@ -1,2 +1,150 @@
-/* placeholder, being written */
-int main (void) { return 77; }
+/* test-geometry.c — FORMAT.md conventions and validation of CtrGeometry. */
+#include <math.h>
+#include <string.h>
+#include "ctrecon.h"
+
+static CtrGeometry *
+fan (CtrDetectorShape shape)
+{
+  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_FAN, 8);
+  g->shape = shape;
+  g->sod_mm = 500;
+  g->sdd_mm = 1000;
+  g->n_cols = 101;
+  g->pitch_u = shape == CTR_DETECTOR_CURVED ? 0.002 : 2.0;
+  ctr_geometry_set_uniform_angles (g, 0, G_PI / 4);
+  return g;
+}
+
+static void
+test_validate_errors (void)
+{
+  g_autoptr (CtrGeometry) g = fan (CTR_DETECTOR_FLAT);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (ctr_geometry_validate (g, &error));
+
+
+  g_autoptr (CtrGeometry) z = ctr_geometry_copy (g);
+  z->n_views = 0;
+  g_assert_false (ctr_geometry_validate (z, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
+  g_assert_nonnull (strstr (error->message, "zero views"));
+  g_clear_error (&error);
+
+  g_autoptr (CtrGeometry) neg = ctr_geometry_copy (g);
+  neg->sod_mm = -5;
+  g_assert_false (ctr_geometry_validate (neg, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
+  g_clear_error (&error);
+
+  g_autoptr (CtrGeometry) close = ctr_geometry_copy (g);
+  close->sdd_mm = 400;
+  g_assert_false (ctr_geometry_validate (close, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
+  g_clear_error (&error);
+
+  g_autoptr (CtrGeometry) nan_angle = ctr_geometry_copy (g);
+  nan_angle->angles[3] = NAN;
+  g_assert_false (ctr_geometry_validate (nan_angle, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
+  g_clear_error (&error);
+
+  g_autoptr (CtrGeometry) pitch = ctr_geometry_copy (g);
+  pitch->pitch_u = 0;
+  g_assert_false (ctr_geometry_validate (pitch, &error));
+  g_clear_error (&error);
+
+  g_autoptr (CtrGeometry) wide = fan (CTR_DETECTOR_CURVED);
+  wide->pitch_u = 0.05;  /* 101 × 0.05 rad > π */
+  g_assert_false (ctr_geometry_validate (wide, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
+}
+
+static void
+test_columns (void)
+{
+  g_autoptr (CtrGeometry) g = fan (CTR_DETECTOR_FLAT);
+  g->offset_u = 0.7;
+  /* FORMAT.md: u_j = (j - (cols-1)/2) pitch + offset */
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_col_u (g, 50), 0.7, 1e-12);
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_col_u (g, 0), -100 + 0.7, 1e-12);
+  for (double c = -3; c < 105; c += 0.37)
+    g_assert_cmpfloat_with_epsilon (ctr_geometry_u_col (g, ctr_geometry_col_u (g, c)), c, 1e-9);
+
+  g->n_rows = 4;
+  g->pitch_v_mm = 2;
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_row_v (g, 0), -3.0, 1e-12);
+  g_assert_cmpuint (ctr_geometry_slice_row (g, 0), ==, 0);
+  g->rows_increase_with_v = FALSE;
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_row_v (g, 0), 3.0, 1e-12);
+  g_assert_cmpuint (ctr_geometry_slice_row (g, 0), ==, 3);  /* slice 0 = lowest z */
+}
+
+static void
+test_rays (void)
+{
+  /* Fan, beta = 0: source at (0, -R), central ray along +y, u along +x. */
+  g_autoptr (CtrGeometry) g = fan (CTR_DETECTOR_FLAT);
+  double o[2], d[2];
+  ctr_geometry_ray (g, 0, 50, o, d);
+  g_assert_cmpfloat_with_epsilon (o[0], 0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (o[1], -500, 1e-9);
+  g_assert_cmpfloat_with_epsilon (d[0], 0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (d[1], 1, 1e-12);
+  /* Column 100 (u = +100 mm at SDD 1000): the ray heads towards +x. */
+  ctr_geometry_ray (g, 0, 100, o, d);
+  g_assert_cmpfloat_with_epsilon (d[0] / d[1], 0.1, 1e-12);
+  /* beta = pi/2 (view 2): source at (R, 0), ray along -x, u along +y. */
+  ctr_geometry_ray (g, 2, 100, o, d);
+  g_assert_cmpfloat_with_epsilon (o[0], 500, 1e-9);
+  g_assert_cmpfloat_with_epsilon (o[1], 0, 1e-9);
+  g_assert_cmpfloat (d[0], <, 0);
+  g_assert_cmpfloat_with_epsilon (d[1] / -d[0], 0.1, 1e-12);
+
+  /* Curved: u is the angle from the central ray. */
+  g_autoptr (CtrGeometry) c = fan (CTR_DETECTOR_CURVED);
+  ctr_geometry_ray (c, 0, 100, o, d);
+  g_assert_cmpfloat_with_epsilon (atan2 (d[0], d[1]), 0.1, 1e-12);
+
+  /* Parallel: rays along (-sin b, cos b), u along (cos b, sin b). */
+  g_autoptr (CtrGeometry) p = ctr_geometry_new (CTR_BEAM_PARALLEL, 4);
+  p->n_cols = 11;
+  p->pitch_u = 1;
+  ctr_geometry_set_uniform_angles (p, 0, G_PI / 4);
+  ctr_geometry_ray (p, 2, 10, o, d);   /* beta = pi/2, u = +5 */
+  g_assert_cmpfloat_with_epsilon (o[0], 0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (o[1], 5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (d[0], -1, 1e-12);
+  g_assert_cmpfloat_with_epsilon (d[1], 0, 1e-12);
+}
+
+static void
+test_field_of_view (void)
+{
+  g_autoptr (CtrGeometry) g = fan (CTR_DETECTOR_FLAT);
+  /* edge u = 101 mm at SDD 1000 → R sin(atan(0.101)) */
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_fov_radius_mm (g), 500 * sin (atan (0.101)), 1e-9);
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_pitch_at_iso_mm (g), 1.0, 1e-12);
+  g_autoptr (CtrGeometry) c = fan (CTR_DETECTOR_CURVED);
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_fov_radius_mm (c), 500 * sin (0.101), 1e-9);
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_angular_range (c), 2 * G_PI, 1e-12);
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_FBP);
+  CtrGrid grid = ctr_default_grid (g, 0, 0);
+  g_assert_cmpfloat_with_epsilon (grid.dx, 1.0, 1e-12);
+  g_assert_cmpfloat (grid.nx * grid.dx, >=, 2 * ctr_geometry_fov_radius_mm (g) - 1e-9);
+  CtrGrid sized = ctr_default_grid (g, 64, 0);
+  g_assert_cmpuint (sized.nx, ==, 64);
+  g_assert_cmpfloat_with_epsilon (sized.dx * 64, 2 * ctr_geometry_fov_radius_mm (g), 1e-9);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ctr/core/geometry/validate", test_validate_errors);
+  g_test_add_func ("/ctr/core/geometry/columns-rows", test_columns);
+  g_test_add_func ("/ctr/core/geometry/rays", test_rays);
+  g_test_add_func ("/ctr/core/geometry/field-of-view", test_field_of_view);
+  return g_test_run ();
+}

@@ -1,1 +1,419 @@
-/* placeholder: being written (owner: see tree notes) */
+/* ctr-fbp.c — filtered back-projection: parallel beam, equiangular (curved)
+ * and equispaced (flat) fan beam, any set of view angles, short scans.
+ *
+ * Geometry (FORMAT.md), shown at view angle β; e_u = (cos β, sin β),
+ * d0 = (-sin β, cos β):
+ *
+ *          detector (flat: plane at SDD; curved: arc of radius SDD about S)
+ *        ====+============+============+====>  u (column index grows)
+ *             \           |           /
+ *              \       γ  |          /
+ *               \    P •  | b = P·e_u
+ *                \     \  |        /
+ *                 \     \ |  a    /      a = (P - S)·d0  (along the central ray)
+ *                  \     \|      /       L² = a² + b²    (source to pixel)
+ *                   \     o isocentre    γ' = atan2 (b, a)
+ *                    \    |    /
+ *                     \   |   /
+ *                      \  |  /   SOD
+ *                       \ | /
+ *                         S  source (SOD sin β, -SOD cos β)
+ *
+ * Parallel beam (Kak & Slaney 1988, §3.3, Eqs. 61-64):
+ *   Q_β(nτ) = τ Σ_k h(nτ - kτ) P_β(kτ),  h = discrete Ram-Lak (Eq. 61)
+ *   f(x, y) = Σ_v Δβ_v · w_red · Q_βv(x cos β + y sin β)
+ * with w_red = π / (angular range): 1 for 180°, ½ for 360°.
+ *
+ * Equiangular fan (K&S §3.4.1, Eqs. 111-118; D = SOD, γ = column angle):
+ *   R'_β(nα) = R_β(nα) · D cos(nα)                      (pre-weight, Eq. 116)
+ *   Q_β = R'_β ⊛ g,  g(nα) = ½ (nα / sin nα)² h(nα)       (Eq. 118)
+ *   f(x, y) = Σ_v Δβ_v · (1 / L²) · Q_βv(γ')             (Eq. 117)
+ * Flat (equispaced) fan (K&S §3.4.2, Eqs. 143-155), data rescaled to a virtual
+ * detector through the isocentre, s = u · SOD/SDD, spacing a = pitch·SOD/SDD:
+ *   R'_β(s) = R_β(s) · D / √(D² + s²)                     (Eq. 152)
+ *   Q_β = R'_β ⊛ g,  g(na) = ½ h(na)                      (Eq. 153)
+ *   f(x, y) = Σ_v Δβ_v · (1 / U²) · Q_βv(s'),             (Eq. 154-155)
+ *   U = a / SOD, s' = SOD · b / a.
+ *
+ * K&S integrate over a full 2π; their factor ½ in g is the weight of a ray
+ * measured twice.  Here that ½ is the redundancy weight w_red and it is
+ * applied to the data before filtering: ½ for a full scan (range >= 2π), or
+ * for a fan-beam short scan of range π + 2δ the Parker (1982) weights
+ * (ctr_parker_weight, w(β, γ) + w(conjugate) = 1), which replace the ½.
+ *
+ * Δβ_v: the angles may be non-uniform, unsorted or decreasing; each view
+ * weighs half the distance to its neighbours in sorted order (the end views
+ * the distance to their single neighbour), so Σ Δβ_v = the angular range.
+ *
+ * Back-projection is pixel driven: per image row (OpenMP) and view, a and b
+ * are linear in x; the detector column is interpolated linearly; the column
+ * position comes from ctr_geometry_u_col, so detector offsets need nothing
+ * special.  Slice s of the output is detector row ctr_geometry_slice_row (s).
+ */
+#include "ctr-fbp.h"
+#include "ctr-filter.h"
+#include "ctr-error.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A scan counts as full when its range reaches 2π within this (radians). */
+#define FULL_SCAN_TOLERANCE 1e-3
+
+double
+ctr_parker_weight (double beta_rel, double gamma, double delta)
+{
+  /* Conjugate of (β, γ) in FORMAT.md terms is (β + π - 2γ, -γ): the ray's
+   * direction angle is β + π/2 - γ.  Parker's (1982) weights with his γ
+   * replaced by -γ; each branch is only reached where its denominator is
+   * positive, so incomplete scans (δ < |γ|) just give weights < 1. */
+  if (beta_rel < 0.0 || beta_rel > G_PI + 2.0 * delta)
+    return 0.0;
+  if (beta_rel < 2.0 * (delta + gamma))
+    {
+      double s = sin (G_PI_4 * beta_rel / (delta + gamma));
+      return s * s;
+    }
+  if (beta_rel <= G_PI + 2.0 * gamma)
+    return 1.0;
+  double s = sin (G_PI_4 * (G_PI + 2.0 * delta - beta_rel) / (delta - gamma));
+  return s * s;
+}
+
+static int
+cmp_index_by_angle (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const double *ang = user_data;
+  double x = ang[*(const guint *) a], y = ang[*(const guint *) b];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Δβ per view: half the distance to the neighbours in sorted order. */
+static double *
+view_weights (const CtrGeometry *g)
+{
+  const guint nv = g->n_views;
+  double *dw = g_new (double, nv);
+  if (nv == 1)
+    {
+      dw[0] = G_PI;  /* one view: nothing to integrate; keep the image finite */
+      return dw;
+    }
+  g_autofree guint *order = g_new (guint, nv);
+  for (guint k = 0; k < nv; k++)
+    order[k] = k;
+  g_qsort_with_data (order, (gint) nv, sizeof (guint), cmp_index_by_angle, g->angles);
+  for (guint i = 0; i < nv; i++)
+    {
+      double lo = i > 0 ? g->angles[order[i - 1]] : NAN;
+      double hi = i + 1 < nv ? g->angles[order[i + 1]] : NAN;
+      double here = g->angles[order[i]];
+      double w;
+      if (i == 0)
+        w = hi - here;
+      else if (i + 1 == nv)
+        w = here - lo;
+      else
+        w = 0.5 * (hi - lo);
+      dw[order[i]] = w;
+    }
+  return dw;
+}
+
+typedef struct {
+  const CtrGeometry *g;
+  gboolean fan, curved;
+  gboolean full_scan;
+  double red_const;      /* redundancy weight where no Parker weights are used */
+  double delta;          /* Parker: half the excess over π */
+  double lo, hi, step;   /* sorted extremes, mean step */
+  gboolean decreasing;
+} Redundancy;
+
+static void
+redundancy_init (Redundancy *r, const CtrGeometry *g)
+{
+  memset (r, 0, sizeof *r);
+  r->g = g;
+  r->fan = g->beam == CTR_BEAM_FAN;
+  r->curved = r->fan && g->shape == CTR_DETECTOR_CURVED;
+  double range = ctr_geometry_angular_range (g);
+  if (g->n_views < 2)
+    range = G_PI;
+  r->lo = r->hi = g->angles[0];
+  for (guint k = 1; k < g->n_views; k++)
+    {
+      r->lo = MIN (r->lo, g->angles[k]);
+      r->hi = MAX (r->hi, g->angles[k]);
+    }
+  r->step = g->n_views > 1 ? (r->hi - r->lo) / (g->n_views - 1) : 0.0;
+  r->decreasing = g->angles[g->n_views - 1] < g->angles[0];
+  r->full_scan = range >= 2.0 * G_PI - FULL_SCAN_TOLERANCE;
+  if (!r->fan)
+    r->red_const = G_PI / range;
+  else if (r->full_scan)
+    r->red_const = 0.5;
+  else
+    {
+      r->red_const = 0.0;  /* Parker */
+      r->delta = 0.5 * (range - G_PI);
+    }
+}
+
+/* Redundancy weight of the ray (view, column angle gamma). */
+static double
+redundancy_weight (const Redundancy *r, guint view, double gamma)
+{
+  if (!r->fan || r->full_scan)
+    return r->red_const;
+  /* β measured from the scan's start, in its sense of rotation; the scan's
+   * nominal span starts half a step before the first view. */
+  double beta = r->g->angles[view];
+  double beta_rel;
+  if (r->decreasing)
+    {
+      beta_rel = r->hi - beta + 0.5 * r->step;
+      gamma = -gamma;
+    }
+  else
+    beta_rel = beta - r->lo + 0.5 * r->step;
+  return ctr_parker_weight (beta_rel, gamma, r->delta);
+}
+
+/* Weights one detector row of view @v in place: Δβ · redundancy · pre-weight. */
+static void
+weight_row (const CtrGeometry *g, const Redundancy *red, guint v, double dbeta, float *row)
+{
+  const double sod = g->sod_mm, sdd = g->sdd_mm;
+  for (guint c = 0; c < g->n_cols; c++)
+    {
+      double u = ctr_geometry_col_u (g, c);
+      double w, gamma;
+      if (g->beam == CTR_BEAM_PARALLEL)
+        {
+          w = 1.0;
+          gamma = 0.0;
+        }
+      else if (g->shape == CTR_DETECTOR_CURVED)
+        {
+          gamma = u;
+          w = sod * cos (gamma);                    /* K&S Eq. 116 */
+        }
+      else
+        {
+          double s = u * sod / sdd;
+          gamma = atan2 (u, sdd);
+          w = sod / sqrt (sod * sod + s * s);       /* K&S Eq. 152 */
+        }
+      row[c] = (float) (row[c] * w * dbeta * redundancy_weight (red, v, gamma));
+    }
+}
+
+/* Back-projects the filtered sinogram @q ([view][col]) into @img. */
+static gboolean
+backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
+             float *img, GCancellable *cancellable)
+{
+  const guint nv = g->n_views, nc = g->n_cols, nx = grid->nx, ny = grid->ny;
+  const double sod = g->sod_mm, sdd = g->sdd_mm;
+  const gboolean parallel = g->beam == CTR_BEAM_PARALLEL;
+  const gboolean curved = !parallel && g->shape == CTR_DETECTOR_CURVED;
+  g_autofree double *sn = g_new (double, nv);
+  g_autofree double *cs = g_new (double, nv);
+  for (guint v = 0; v < nv; v++)
+    {
+      sn[v] = sin (g->angles[v]);
+      cs[v] = cos (g->angles[v]);
+    }
+  /* column = (u - offset)/pitch + (nc-1)/2 = u·inv_pitch + col0 */
+  const double inv_pitch = 1.0 / g->pitch_u;
+  const double col0 = ctr_geometry_u_col (g, 0.0);
+  const double x0 = ctr_grid_x (grid, 0), dx = grid->dx;
+  const float cmax = (float) (nc - 1);
+  gboolean cancelled = FALSE;
+
+#pragma omp parallel for schedule(dynamic, 4)
+  for (gint64 iy = 0; iy < (gint64) ny; iy++)
+    {
+      if (g_atomic_int_get (&cancelled))
+        continue;
+      if (g_cancellable_is_cancelled (cancellable))
+        {
+          g_atomic_int_set (&cancelled, TRUE);
+          continue;
+        }
+      const double y = ctr_grid_y (grid, iy);
+      float *out = img + (gsize) iy * nx;
+      for (guint v = 0; v < nv; v++)
+        {
+          const float *qv = q + (gsize) v * nc;
+          const double s = sn[v], c = cs[v];
+          if (parallel)
+            {
+              /* t = x cos β + y sin β (K&S Eq. 64) */
+              const float col_a = (float) ((x0 * c + y * s) * inv_pitch + col0);
+              const float col_d = (float) (dx * c * inv_pitch);
+              for (guint ix = 0; ix < nx; ix++)
+                {
+                  float col = col_a + col_d * ix;
+                  if (!(col >= 0.0f && col <= cmax))
+                    continue;
+                  guint i0 = (guint) col;
+                  float fr = col - i0;
+                  float val = i0 + 1 < nc ? qv[i0] + fr * (qv[i0 + 1] - qv[i0]) : qv[i0];
+                  out[ix] += val;
+                }
+            }
+          else
+            {
+              /* a = (P - S)·d0, b = P·e_u, both linear in x. */
+              const double a_a = -x0 * s + y * c + sod, a_d = -dx * s;
+              const double b_a = x0 * c + y * s, b_d = dx * c;
+              for (guint ix = 0; ix < nx; ix++)
+                {
+                  double a = a_a + a_d * ix, b = b_a + b_d * ix;
+                  if (a <= 0.0)
+                    continue;  /* at or behind the source */
+                  double ia = 1.0 / a;
+                  double u, w;
+                  if (curved)
+                    {
+                      u = atan (b * ia);                    /* γ' */
+                      w = 1.0 / (a * a + b * b);            /* 1/L² */
+                    }
+                  else
+                    {
+                      u = sdd * b * ia;                     /* s'·SDD/SOD */
+                      w = sod * sod * ia * ia;              /* 1/U² */
+                    }
+                  float col = (float) (u * inv_pitch + col0);
+                  if (!(col >= 0.0f && col <= cmax))
+                    continue;
+                  guint i0 = (guint) col;
+                  float fr = col - i0;
+                  float val = i0 + 1 < nc ? qv[i0] + fr * (qv[i0 + 1] - qv[i0]) : qv[i0];
+                  out[ix] += (float) (w * val);
+                }
+            }
+        }
+    }
+  return !cancelled;
+}
+
+CtrVolume *
+ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
+             const CtrGrid *grid, CtrFilterWindow window,
+             double cutoff, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (g != NULL, NULL);
+  g_return_val_if_fail (p != NULL, NULL);
+  g_return_val_if_fail (grid != NULL, NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!ctr_geometry_validate (g, error))
+    return NULL;
+  if (g->beam != CTR_BEAM_PARALLEL && g->beam != CTR_BEAM_FAN)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "FBP handles parallel and fan beam; cone-beam data need FDK");
+      return NULL;
+    }
+  if (p->kind != CTR_PROJ_LINE_INTEGRALS)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "FBP needs line integrals; convert the counts first");
+      return NULL;
+    }
+  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "projections are %u views × %u rows × %u columns but the geometry says "
+                   "%u × %u × %u", p->n_views, p->n_rows, p->n_cols,
+                   g->n_views, g->n_rows, g->n_cols);
+      return NULL;
+    }
+  if (!ctr_grid_validate (grid, error))
+    return NULL;
+  if (grid->nz != g->n_rows)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the image has %u slices but the detector %u rows; FBP makes one slice per row",
+                   grid->nz, g->n_rows);
+      return NULL;
+    }
+  if ((int) window < 0 || window >= CTR_N_WINDOWS)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "unknown filter window %d", (int) window);
+      return NULL;
+    }
+  if (!(cutoff > 0.0 && cutoff <= 1.0))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "filter cut-off must be in (0, 1] of Nyquist, got %g", cutoff);
+      return NULL;
+    }
+
+  const guint nv = g->n_views, nc = g->n_cols;
+  const gboolean curved = g->beam == CTR_BEAM_FAN && g->shape == CTR_DETECTOR_CURVED;
+
+  /* Filter: spacing of the (virtual) detector, (γ/sin γ)² for equiangular data. */
+  double spacing = g->pitch_u;
+  g_autofree double *kscale = NULL;
+  if (g->beam == CTR_BEAM_FAN && !curved)
+    spacing = g->pitch_u * g->sod_mm / g->sdd_mm;
+  if (curved)
+    {
+      kscale = g_new (double, 2 * (gsize) nc - 1);
+      for (gint64 k = -(gint64) (nc - 1); k <= (gint64) (nc - 1); k++)
+        {
+          double gam = k * g->pitch_u;
+          double r = k == 0 ? 1.0 : gam / sin (gam);
+          kscale[k + (nc - 1)] = r * r;
+        }
+    }
+  g_autoptr (CtrRampFilter) filter = ctr_ramp_filter_new (nc, spacing, window, cutoff, kscale, error);
+  if (filter == NULL)
+    return NULL;
+
+  g_autoptr (CtrVolume) vol = ctr_volume_new (grid, error);
+  if (vol == NULL)
+    return NULL;
+  ctr_volume_set_unit (vol, g->pixel_size_known ? "1/mm" : "1/pixel");
+
+  gsize sino_n = (gsize) nv * nc;
+  g_autofree float *sino = g_try_malloc_n (sino_n, sizeof (float));
+  if (sino == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "cannot allocate a sinogram of %u × %u floats", nv, nc);
+      return NULL;
+    }
+  g_autofree double *dbeta = view_weights (g);
+  Redundancy red;
+  redundancy_init (&red, g);
+
+  for (guint slice = 0; slice < grid->nz; slice++)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      guint row = ctr_geometry_slice_row (g, slice);
+      for (guint v = 0; v < nv; v++)
+        memcpy (sino + (gsize) v * nc,
+                ctr_projections_view (p, v) + (gsize) row * nc, nc * sizeof (float));
+
+#pragma omp parallel for schedule(static)
+      for (gint64 v = 0; v < (gint64) nv; v++)
+        weight_row (g, &red, (guint) v, dbeta[v], sino + (gsize) v * nc);
+
+      ctr_ramp_filter_apply (filter, sino, nv);
+
+      if (!backproject (g, grid, sino, ctr_volume_slice (vol, slice), cancellable))
+        {
+          g_cancellable_set_error_if_cancelled (cancellable, error);
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&vol);
+}

@@ -1,1 +1,616 @@
-/* placeholder: being written (owner: see tree notes) */
+/* ctr-tiff.c — TIFF input and output through libtiff (see ctr-tiff.h).
+ *
+ * Every TIFF handle is opened with TIFFOpenOptions whose error and warning
+ * handlers write into a per-call context (libtiff >= 4.5), so messages are
+ * thread-safe, never printed, and end up in the GError.  Files are opened
+ * without memory mapping ("rm") so a file truncated under our feet gives a
+ * read error rather than SIGBUS.
+ */
+#include "ctr-tiff.h"
+#include "ctr-error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <tiffio.h>
+
+/* ------------------------------------------------------------------------ */
+/* libtiff messages                                                          */
+
+typedef struct {
+  GString *errors;   /* libtiff error messages, "; "-separated */
+} TiffMessages;
+
+static int
+on_tiff_error (TIFF *tif, void *user_data, const char *module, const char *fmt, va_list ap)
+{
+  TiffMessages *m = user_data;
+  if (m != NULL && m->errors->len < 1024)
+    {
+      if (m->errors->len > 0)
+        g_string_append (m->errors, "; ");
+      g_string_append_vprintf (m->errors, fmt, ap);
+    }
+  return 1;  /* handled: do not call the process-wide handler */
+}
+
+static int
+on_tiff_warning (TIFF *tif, void *user_data, const char *module, const char *fmt, va_list ap)
+{
+  return 1;  /* warnings (unknown tags, ...) are dropped */
+}
+
+/* Messages that libtiff still routes through its process-wide handlers (a few
+ * code paths have no TIFF handle) are silenced once: a library never prints. */
+static void
+silence_global_handlers (void)
+{
+  static gsize once = 0;
+  if (g_once_init_enter (&once))
+    {
+      TIFFSetErrorHandler (NULL);
+      TIFFSetWarningHandler (NULL);
+      g_once_init_leave (&once, 1);
+    }
+}
+
+typedef struct {
+  TIFF *tif;
+  TiffMessages msg;
+  char *path;
+} TiffFile;
+
+static void
+tiff_file_close (TiffFile *f)
+{
+  if (f == NULL)
+    return;
+  if (f->tif != NULL)
+    TIFFClose (f->tif);
+  g_string_free (f->msg.errors, TRUE);
+  g_free (f->path);
+  g_free (f);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TiffFile, tiff_file_close)
+
+static TiffFile *
+tiff_file_new (const char *path)
+{
+  silence_global_handlers ();
+  TiffFile *f = g_new0 (TiffFile, 1);
+  f->msg.errors = g_string_new (NULL);
+  f->path = g_strdup (path);
+  return f;
+}
+
+static TIFFOpenOptions *
+tiff_options_new (TiffFile *f)
+{
+  TIFFOpenOptions *opts = TIFFOpenOptionsAlloc ();
+  TIFFOpenOptionsSetErrorHandlerExtR (opts, on_tiff_error, &f->msg);
+  TIFFOpenOptionsSetWarningHandlerExtR (opts, on_tiff_warning, &f->msg);
+  return opts;
+}
+
+/* Sets a CTR_ERROR_FORMAT naming the file, the problem and libtiff's message. */
+G_GNUC_PRINTF (3, 4) static void
+set_format_error (GError **error, TiffFile *f, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *what = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (f->msg.errors->len > 0)
+    g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: %s (libtiff: %s)",
+                 f->path, what, f->msg.errors->str);
+  else
+    g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: %s", f->path, what);
+}
+
+static TiffFile *
+tiff_open_read (const char *path, GError **error)
+{
+  /* Tell a missing or unreadable file (CTR_ERROR_IO) from a bad one (FORMAT). */
+  if (g_access (path, R_OK) != 0)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot open %s: %s", path, g_strerror (e));
+      return NULL;
+    }
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot open %s: it is a folder", path);
+      return NULL;
+    }
+  g_autoptr (TiffFile) f = tiff_file_new (path);
+  TIFFOpenOptions *opts = tiff_options_new (f);
+  f->tif = TIFFOpenExt (path, "rm", opts);
+  TIFFOpenOptionsFree (opts);
+  if (f->tif == NULL)
+    {
+      set_format_error (error, f, "not a readable TIFF file");
+      return NULL;
+    }
+  return g_steal_pointer (&f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                   */
+
+typedef struct {
+  guint32 width, height;
+  guint16 bps, format, spp;
+} PageShape;
+
+static gboolean
+supported_sample (guint16 bps, guint16 format)
+{
+  switch (format)
+    {
+    case SAMPLEFORMAT_UINT:
+      return bps == 8 || bps == 16 || bps == 32;
+    case SAMPLEFORMAT_INT:
+      return bps == 8 || bps == 16 || bps == 32;
+    case SAMPLEFORMAT_IEEEFP:
+      return bps == 32 || bps == 64;
+    default:
+      return FALSE;
+    }
+}
+
+/* Shape of the current directory, checked for what we can read. */
+static gboolean
+read_page_shape (TiffFile *f, guint page, PageShape *s, GError **error)
+{
+  guint32 w = 0, h = 0;
+  guint16 bps = 1, fmt = SAMPLEFORMAT_UINT, spp = 1;
+  if (!TIFFGetField (f->tif, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField (f->tif, TIFFTAG_IMAGELENGTH, &h))
+    {
+      set_format_error (error, f, "page %u has no image size", page);
+      return FALSE;
+    }
+  TIFFGetFieldDefaulted (f->tif, TIFFTAG_BITSPERSAMPLE, &bps);
+  TIFFGetFieldDefaulted (f->tif, TIFFTAG_SAMPLEFORMAT, &fmt);
+  TIFFGetFieldDefaulted (f->tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+  if (w == 0 || h == 0)
+    {
+      set_format_error (error, f, "page %u is empty (%u × %u)", page, h, w);
+      return FALSE;
+    }
+  if (spp != 1)
+    {
+      set_format_error (error, f, "page %u has %u samples per pixel; only single-channel images "
+                        "(one sample per pixel) are supported", page, spp);
+      return FALSE;
+    }
+  if (!supported_sample (bps, fmt))
+    {
+      const char *kind = fmt == SAMPLEFORMAT_UINT ? "unsigned integer"
+                         : fmt == SAMPLEFORMAT_INT ? "signed integer"
+                         : fmt == SAMPLEFORMAT_IEEEFP ? "float" : "unknown";
+      set_format_error (error, f, "page %u has %u-bit %s samples (SampleFormat %u); supported are "
+                        "8/16/32-bit integers and 32/64-bit floats", page, bps, kind, fmt);
+      return FALSE;
+    }
+  s->width = w;
+  s->height = h;
+  s->bps = bps;
+  s->format = fmt;
+  s->spp = spp;
+  return TRUE;
+}
+
+/* Walks every directory from the first: counts pages, checks they agree. */
+static gboolean
+probe_open (TiffFile *f, CtrTiffInfo *info, GError **error)
+{
+  PageShape first = { 0 }, s;
+  guint pages = 0;
+  if (!TIFFSetDirectory (f->tif, 0))
+    {
+      set_format_error (error, f, "cannot read the first page");
+      return FALSE;
+    }
+  do
+    {
+      if (!read_page_shape (f, pages, &s, error))
+        return FALSE;
+      if (pages == 0)
+        first = s;
+      else if (s.width != first.width || s.height != first.height)
+        {
+          set_format_error (error, f, "page %u is %u × %u but page 0 is %u × %u; every page must "
+                            "have the same size", pages, s.height, s.width, first.height, first.width);
+          return FALSE;
+        }
+      pages++;
+      g_string_truncate (f->msg.errors, 0);
+    }
+  while (TIFFReadDirectory (f->tif));
+  /* TIFFReadDirectory returns 0 both at the end and on a broken directory; only
+   * the latter leaves a message. */
+  if (f->msg.errors->len > 0)
+    {
+      set_format_error (error, f, "page %u is unreadable", pages);
+      return FALSE;
+    }
+  info->width = first.width;
+  info->height = first.height;
+  info->pages = pages;
+  info->bits_per_sample = first.bps;
+  info->sample_format = first.format;
+  return TRUE;
+}
+
+/* @n samples of the given type from @src to float. */
+static void
+convert_samples (const guint8 *src, float *dst, gsize n, guint16 bps, guint16 fmt)
+{
+  switch (fmt * 100 + bps)
+    {
+    case SAMPLEFORMAT_UINT * 100 + 8:
+      for (gsize i = 0; i < n; i++)
+        dst[i] = src[i];
+      break;
+    case SAMPLEFORMAT_INT * 100 + 8:
+      for (gsize i = 0; i < n; i++)
+        dst[i] = ((const gint8 *) src)[i];
+      break;
+    case SAMPLEFORMAT_UINT * 100 + 16:
+      for (gsize i = 0; i < n; i++)
+        {
+          guint16 v;
+          memcpy (&v, src + 2 * i, 2);
+          dst[i] = v;
+        }
+      break;
+    case SAMPLEFORMAT_INT * 100 + 16:
+      for (gsize i = 0; i < n; i++)
+        {
+          gint16 v;
+          memcpy (&v, src + 2 * i, 2);
+          dst[i] = v;
+        }
+      break;
+    case SAMPLEFORMAT_UINT * 100 + 32:
+      for (gsize i = 0; i < n; i++)
+        {
+          guint32 v;
+          memcpy (&v, src + 4 * i, 4);
+          dst[i] = (float) v;
+        }
+      break;
+    case SAMPLEFORMAT_INT * 100 + 32:
+      for (gsize i = 0; i < n; i++)
+        {
+          gint32 v;
+          memcpy (&v, src + 4 * i, 4);
+          dst[i] = (float) v;
+        }
+      break;
+    case SAMPLEFORMAT_IEEEFP * 100 + 32:
+      memcpy (dst, src, n * sizeof (float));
+      break;
+    case SAMPLEFORMAT_IEEEFP * 100 + 64:
+      for (gsize i = 0; i < n; i++)
+        {
+          double v;
+          memcpy (&v, src + 8 * i, 8);
+          dst[i] = (float) v;
+        }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Reads the current directory (already checked by read_page_shape) into @out
+ * (width·height floats).  libtiff decodes, un-predicts and byte-swaps. */
+static gboolean
+read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GError **error)
+{
+  const gsize bytes_per = s->bps / 8;
+  TIFF *tif = f->tif;
+
+  if (TIFFIsTiled (tif))
+    {
+      guint32 tw = 0, th = 0;
+      if (!TIFFGetField (tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField (tif, TIFFTAG_TILELENGTH, &th)
+          || tw == 0 || th == 0)
+        {
+          set_format_error (error, f, "page %u is tiled but has no tile size", page);
+          return FALSE;
+        }
+      tmsize_t tile_bytes = TIFFTileSize (tif);
+      if (tile_bytes < (tmsize_t) ((gsize) tw * th * bytes_per))
+        {
+          set_format_error (error, f, "page %u: inconsistent tile size", page);
+          return FALSE;
+        }
+      g_autofree guint8 *buf = g_try_malloc (tile_bytes);
+      if (buf == NULL)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a tile of %"
+                       G_GINT64_FORMAT " bytes", f->path, (gint64) tile_bytes);
+          return FALSE;
+        }
+      for (guint32 y0 = 0; y0 < s->height; y0 += th)
+        for (guint32 x0 = 0; x0 < s->width; x0 += tw)
+          {
+            guint32 tile = TIFFComputeTile (tif, x0, y0, 0, 0);
+            tmsize_t got = TIFFReadEncodedTile (tif, tile, buf, tile_bytes);
+            if (got < (tmsize_t) ((gsize) tw * th * bytes_per))
+              {
+                set_format_error (error, f, "page %u: tile %u is unreadable or truncated", page, tile);
+                return FALSE;
+              }
+            guint32 nx = MIN (tw, s->width - x0), ny = MIN (th, s->height - y0);
+            for (guint32 y = 0; y < ny; y++)
+              convert_samples (buf + (gsize) y * tw * bytes_per,
+                               out + (gsize) (y0 + y) * s->width + x0, nx, s->bps, s->format);
+          }
+      return TRUE;
+    }
+
+  guint32 rps = 0;
+  TIFFGetFieldDefaulted (tif, TIFFTAG_ROWSPERSTRIP, &rps);
+  if (rps == 0 || rps > s->height)
+    rps = s->height;
+  const gsize line_bytes = (gsize) s->width * bytes_per;
+  tmsize_t strip_bytes = TIFFStripSize (tif);
+  if (strip_bytes < (tmsize_t) (line_bytes * rps))
+    {
+      set_format_error (error, f, "page %u: inconsistent strip size", page);
+      return FALSE;
+    }
+  g_autofree guint8 *buf = g_try_malloc (strip_bytes);
+  if (buf == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a strip of %"
+                   G_GINT64_FORMAT " bytes", f->path, (gint64) strip_bytes);
+      return FALSE;
+    }
+  for (guint32 y0 = 0; y0 < s->height; y0 += rps)
+    {
+      guint32 ny = MIN (rps, s->height - y0);
+      guint32 strip = TIFFComputeStrip (tif, y0, 0);
+      tmsize_t want = (tmsize_t) (line_bytes * ny);
+      tmsize_t got = TIFFReadEncodedStrip (tif, strip, buf, want);
+      if (got < want)
+        {
+          set_format_error (error, f, "page %u: strip %u is unreadable or truncated", page, strip);
+          return FALSE;
+        }
+      convert_samples (buf, out + (gsize) y0 * s->width, (gsize) ny * s->width, s->bps, s->format);
+    }
+  return TRUE;
+}
+
+gboolean
+ctr_tiff_probe (const char *path, CtrTiffInfo *info, GError **error)
+{
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  g_autoptr (TiffFile) f = tiff_open_read (path, error);
+  if (f == NULL)
+    return FALSE;
+  CtrTiffInfo tmp;
+  return probe_open (f, info != NULL ? info : &tmp, error);
+}
+
+float *
+ctr_tiff_read (const char *path, CtrTiffInfo *info, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  g_autoptr (TiffFile) f = tiff_open_read (path, error);
+  if (f == NULL)
+    return NULL;
+  CtrTiffInfo in;
+  if (!probe_open (f, &in, error))
+    return NULL;
+
+  const gsize plane = (gsize) in.width * in.height;
+  if (plane > G_MAXSIZE / sizeof (float) / in.pages)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "%s: %u pages of %u × %u are too large",
+                   path, in.pages, in.height, in.width);
+      return NULL;
+    }
+  g_autofree float *data = g_try_malloc_n (plane * in.pages, sizeof (float));
+  if (data == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "%s: cannot allocate %u pages of %u × %u floats (%.1f MiB)", path, in.pages,
+                   in.height, in.width, plane * in.pages * 4.0 / 1048576.0);
+      return NULL;
+    }
+  if (!TIFFSetDirectory (f->tif, 0))
+    {
+      set_format_error (error, f, "cannot read the first page");
+      return NULL;
+    }
+  for (guint p = 0; p < in.pages; p++)
+    {
+      PageShape s;
+      if (p > 0 && !TIFFReadDirectory (f->tif))
+        {
+          set_format_error (error, f, "cannot read page %u", p);
+          return NULL;
+        }
+      if (!read_page_shape (f, p, &s, error) || !read_current_page (f, p, &s, data + p * plane, error))
+        return NULL;
+    }
+  if (info != NULL)
+    *info = in;
+  return g_steal_pointer (&data);
+}
+
+gboolean
+ctr_tiff_read_page (const char *path, guint page, guint expect_width, guint expect_height,
+                    float *out, GError **error)
+{
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  g_autoptr (TiffFile) f = tiff_open_read (path, error);
+  if (f == NULL)
+    return FALSE;
+  if (!TIFFSetDirectory (f->tif, (tdir_t) page))
+    {
+      set_format_error (error, f, "has no page %u", page);
+      return FALSE;
+    }
+  PageShape s;
+  if (!read_page_shape (f, page, &s, error))
+    return FALSE;
+  if (s.width != expect_width || s.height != expect_height)
+    {
+      set_format_error (error, f, "page %u is %u × %u (lines × samples), expected %u × %u",
+                        page, s.height, s.width, expect_height, expect_width);
+      return FALSE;
+    }
+  return read_current_page (f, page, &s, out, error);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                   */
+
+static gboolean
+write_pages (TiffFile *f, const float *data, guint width, guint height, guint pages, GError **error)
+{
+  const gsize plane = (gsize) width * height;
+  const guint16 compression = TIFFIsCODECConfigured (COMPRESSION_ADOBE_DEFLATE)
+                              ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE;
+  /* libtiff may encode in place; never touch the caller's const data. */
+  g_autofree float *scratch = g_try_malloc_n (plane, sizeof (float));
+  if (scratch == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a page of %u × %u",
+                   f->path, height, width);
+      return FALSE;
+    }
+  for (guint p = 0; p < pages; p++)
+    {
+      TIFF *tif = f->tif;
+      TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, (guint32) width);
+      TIFFSetField (tif, TIFFTAG_IMAGELENGTH, (guint32) height);
+      TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, (guint16) 32);
+      TIFFSetField (tif, TIFFTAG_SAMPLESPERPIXEL, (guint16) 1);
+      TIFFSetField (tif, TIFFTAG_SAMPLEFORMAT, (guint16) SAMPLEFORMAT_IEEEFP);
+      TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, (guint16) PHOTOMETRIC_MINISBLACK);
+      TIFFSetField (tif, TIFFTAG_PLANARCONFIG, (guint16) PLANARCONFIG_CONTIG);
+      TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, (guint32) height);
+      TIFFSetField (tif, TIFFTAG_COMPRESSION, compression);
+      if (pages > 1)
+        {
+          TIFFSetField (tif, TIFFTAG_SUBFILETYPE, (guint32) FILETYPE_PAGE);
+          TIFFSetField (tif, TIFFTAG_PAGENUMBER, (guint16) MIN (p, G_MAXUINT16),
+                        (guint16) MIN (pages, G_MAXUINT16));
+        }
+      TIFFSetField (tif, TIFFTAG_SOFTWARE, "ctrecon");
+      memcpy (scratch, data + p * plane, plane * sizeof (float));
+      if (TIFFWriteEncodedStrip (tif, 0, scratch, (tmsize_t) (plane * sizeof (float))) < 0
+          || !TIFFWriteDirectory (tif))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write page %u of %s: %s", p, f->path,
+                       f->msg.errors->len > 0 ? f->msg.errors->str : "libtiff write error");
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+ctr_tiff_write_float (const char *path, const float *data, guint width, guint height,
+                      guint pages, GError **error)
+{
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+  g_return_val_if_fail (width > 0 && height > 0 && pages > 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* Temporary file beside the target, so the final g_rename() is atomic. */
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *tmpl_name = g_strdup_printf (".%s.XXXXXX", base);
+  g_autofree char *tmp_path = g_build_filename (dir, tmpl_name, NULL);
+  int fd = g_mkstemp_full (tmp_path, O_RDWR, 0666);
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: cannot create a file in %s: %s",
+                   path, dir, g_strerror (e));
+      return FALSE;
+    }
+
+  g_autoptr (TiffFile) f = tiff_file_new (path);
+  /* BigTIFF once the pixels alone come near the 4 GiB limit of classic TIFF. */
+  const double total = (double) width * height * pages * sizeof (float);
+  const char *mode = total > 3.5e9 ? "w8" : "w";
+  gboolean ok = FALSE;
+  int tiff_fd = dup (fd);
+  if (tiff_fd >= 0)
+    {
+      TIFFOpenOptions *opts = tiff_options_new (f);
+      f->tif = TIFFFdOpenExt (tiff_fd, tmp_path, mode, opts);
+      TIFFOpenOptionsFree (opts);
+      if (f->tif == NULL)
+        {
+          close (tiff_fd);
+          g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path,
+                       f->msg.errors->len > 0 ? f->msg.errors->str : "libtiff cannot open the file");
+        }
+      else
+        {
+          ok = write_pages (f, data, width, height, pages, error);
+          TIFFClose (f->tif);  /* closes tiff_fd */
+          f->tif = NULL;
+        }
+    }
+  else
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
+    }
+
+  /* fsync before the rename: a crash must leave the old file or the new one. */
+  if (ok && fsync (fd) != 0)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
+      ok = FALSE;
+    }
+  if (close (fd) != 0 && ok)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
+      ok = FALSE;
+    }
+  if (ok && g_rename (tmp_path, path) != 0)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot replace %s: %s", path, g_strerror (e));
+      ok = FALSE;
+    }
+  if (!ok)
+    g_unlink (tmp_path);
+  return ok;
+}
+
+gboolean
+ctr_tiff_write_volume (const char *path, const CtrVolume *v, GError **error)
+{
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (v != NULL && v->data != NULL, FALSE);
+  return ctr_tiff_write_float (path, v->data, v->grid.nx, v->grid.ny, v->grid.nz, error);
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Installs what CT Recon needs on Debian 12 (only the packages that are missing).
+# Used by the README's two commands and by CI.  Needs root or sudo.
+set -eu
+
+PKGS="meson ninja-build pkg-config gcc libc6-dev
+libglib2.0-dev libjson-glib-dev libtiff-dev libfftw3-dev
+libgtk-4-dev libadwaita-1-dev
+xvfb xauth
+python3 python3-numpy python3-skimage python3-tifffile"
+
+missing=""
+for p in $PKGS; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+if [ -z "$missing" ]; then
+  echo "ctrecon: all build and test dependencies are installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+echo "ctrecon: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
