@@ -412,19 +412,27 @@ ctr_sysmat_apply_rows (const CtrSysmat *a, guint64 row_begin, guint64 row_end,
       return;
     }
 
+  /* Each matrix element read once for a block of slices (SpMM), the sums
+   * kept in registers rather than stored through y (which may alias x). */
+  enum { SB = 16 };
 #pragma omp parallel for schedule(static) if (nrows > 16)
   for (gint64 r = 0; r < nrows; r++)
     {
-      guint64 i = row_begin + r;
-      for (guint s = 0; s < n_slices; s++)
-        y[s * nr + i] = 0.f;
-      /* Each element read once for all slices (SpMM). */
-      for (gint64 k = rp[i]; k < rp[i + 1]; k++)
+      const guint64 i = row_begin + r;
+      for (guint s0 = 0; s0 < n_slices; s0 += SB)
         {
-          const float w = va[k];
-          const guint32 j = ci[k];
-          for (guint s = 0; s < n_slices; s++)
-            y[s * nr + i] += w * x[s * np + j];
+          const guint nb = MIN (SB, n_slices - s0);
+          float acc[SB] = { 0 };
+          const float *xs = x + (gsize) s0 * np;
+          for (gint64 k = rp[i]; k < rp[i + 1]; k++)
+            {
+              const float w = va[k];
+              const guint32 j = ci[k];
+              for (guint s = 0; s < nb; s++)
+                acc[s] += w * xs[s * np + j];
+            }
+          for (guint s = 0; s < nb; s++)
+            y[(s0 + s) * nr + i] = acc[s];
         }
     }
 }
