@@ -19,7 +19,7 @@ static const struct {
   [CTR_METHOD_ART] = { "art", "ART (Kaczmarz)", "Algebraic reconstruction, ray by ray (cuART Eq. 1)", 10, 0.25 },
   [CTR_METHOD_PART] = { "part", "Parallel ART", "All rays of a view at once (cuART Eq. 9)", 10, 0.5 },
   [CTR_METHOD_SART] = { "sart", "SART", "Simultaneous ART, view by view (Andersen & Kak 1984)", 10, 0.5 },
-  [CTR_METHOD_SIRT] = { "sirt", "SIRT", "All rays at once, row- and column-sum normalised (Gilbert 1972)", 100, 1.9 },
+  [CTR_METHOD_SIRT] = { "sirt", "SIRT", "All rays at once, row- and column-sum normalised (Gilbert 1972)", 100, 1.0 },
 };
 
 static const char *window_names[CTR_N_WINDOWS] = {

@@ -1,0 +1,18 @@
+/* ctr-application.h — the GUI application: windows, accelerators, test options.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define CTR_TYPE_APPLICATION (ctr_application_get_type ())
+
+G_DECLARE_FINAL_TYPE (CtrApplication, ctr_application, CTR, APPLICATION, AdwApplication)
+
+CtrApplication *ctr_application_new             (void);
+int             ctr_application_get_exit_status (CtrApplication *self);
+
+G_END_DECLS
