@@ -153,6 +153,21 @@ ctr_default_grid (const CtrGeometry *g, guint size, double pixel_mm)
   return grid;
 }
 
+void
+ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
+                            const CtrVolume *reference, double radius_mm)
+{
+  CtrQuality q;
+  stats->rmse = stats->psnr = stats->ssim = NAN;
+  stats->has_reference = reference != NULL && ctr_quality_compute (img, reference, radius_mm, &q);
+  if (stats->has_reference)
+    {
+      stats->rmse = q.rmse;
+      stats->psnr = q.psnr;
+      stats->ssim = q.ssim;
+    }
+}
+
 /* The reference resampled onto @grid, slice for slice (nz must agree or the
  * reference is 2-D and is used for every slice). */
 static CtrVolume *
@@ -216,18 +231,8 @@ ctr_reconstruct (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *g
           st.method = o->method;
           st.iteration = st.n_iterations = 1;
           st.elapsed_s = st.iteration_s = (g_get_monotonic_time () - t0) / 1e6;
-          st.residual = st.rmse = st.psnr = st.ssim = NAN;
-          if (ref != NULL)
-            {
-              CtrQuality q;
-              st.has_reference = ctr_quality_compute (img, ref, o->metrics_radius_mm, &q);
-              if (st.has_reference)
-                {
-                  st.rmse = q.rmse;
-                  st.psnr = q.psnr;
-                  st.ssim = q.ssim;
-                }
-            }
+          st.residual = NAN;
+          ctr_iter_stats_set_quality (&st, img, ref, o->metrics_radius_mm);
           st.image = img;
           callback (&st, user_data);
         }

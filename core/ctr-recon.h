@@ -86,6 +86,11 @@ typedef struct {
 /* Called from the thread that runs the reconstruction. */
 typedef void (*CtrIterFunc) (const CtrIterStats *stats, gpointer user_data);
 
+/* Sets @stats' rmse/psnr/ssim/has_reference from @img against @reference (same
+ * grid; NULL → NaN) with ctr_quality_compute's protocol. */
+void ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
+                                 const CtrVolume *reference, double radius_mm);
+
 /* Method table: "fbp", "art", "part", "sart", "sirt". */
 const char *ctr_method_name (CtrMethod m);
 const char *ctr_method_label (CtrMethod m);        /* "Parallel ART (cuART Eq. 9)" */

@@ -21,7 +21,7 @@ typedef struct _CtrRampFilter CtrRampFilter;
  * @n: samples per row (detector columns).
  * @spacing: sample spacing τ (mm, or radians for equiangular data).
  * @window, @cutoff: apodisation; cutoff in (0, 1] of Nyquist.
- * @kernel_scale: (nullable): n-1..n-1 factor applied to the spatial kernel
+ * @kernel_scale: (nullable): 2n-1 factors applied to the spatial kernel
  *   before the transform, indexed by the lag k + (n-1), k in [-(n-1), n-1]
  *   (the equiangular fan's (γ/sin γ)² term); NULL for none.
  * Returns: (transfer full): NULL with CTR_ERROR_INVALID_ARGUMENT.

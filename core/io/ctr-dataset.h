@@ -48,8 +48,8 @@ typedef struct {
 CtrDataset *ctr_dataset_load (const char *path, const char *variant,
                               GCancellable *cancellable, GError **error);
 
-/* Parses only the geometry part of a geometry.json held in memory; @base_dir is
- * unused for now but kept for relative paths.  Errors as ctr_dataset_load. */
+/* Parses only the geometry part of a geometry.json held in memory.
+ * Errors as ctr_dataset_load. */
 CtrGeometry *ctr_dataset_parse_geometry (const char *json_text, gssize length,
                                          GError **error);
 

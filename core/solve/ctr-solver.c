@@ -165,18 +165,7 @@ ctr_solver_run (const CtrSysmat *a, const CtrGeometry *g, const CtrProjections *
           stats.n_iterations = o->iterations;
           stats.iteration_s = (t1 - t0) / 1e6;
           stats.residual = relative_residual (&st);
-          stats.rmse = stats.psnr = stats.ssim = NAN;
-          if (reference != NULL)
-            {
-              CtrQuality q;
-              stats.has_reference = ctr_quality_compute (vol, reference, o->metrics_radius_mm, &q);
-              if (stats.has_reference)
-                {
-                  stats.rmse = q.rmse;
-                  stats.psnr = q.psnr;
-                  stats.ssim = q.ssim;
-                }
-            }
+          ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
           stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
           stats.image = vol;
           callback (&stats, user_data);
