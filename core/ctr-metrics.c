@@ -245,29 +245,6 @@ ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_m
   return TRUE;
 }
 
-/* Bilinear sample of @img at the continuous index (fx, fy); neighbours
- * outside the image count as 0 (as ctr_volume_resample_slice). */
-static double
-bilinear (const float *img, guint nx, guint ny, double fx, double fy)
-{
-  if (!(fx > -1.0 && fy > -1.0 && fx < nx && fy < ny))
-    return 0.0;
-  double x0 = floor (fx), y0 = floor (fy);
-  double tx = fx - x0, ty = fy - y0;
-  double acc = 0.0;
-  for (int dy = 0; dy <= 1; dy++)
-    for (int dx = 0; dx <= 1; dx++)
-      {
-        long xi = (long) x0 + dx, yi = (long) y0 + dy;
-        if (xi < 0 || yi < 0 || xi >= (long) nx || yi >= (long) ny)
-          continue;
-        double w = (dx ? tx : 1 - tx) * (dy ? ty : 1 - ty);
-        if (w != 0.0)
-          acc += w * img[(gsize) yi * nx + xi];
-      }
-  return acc;
-}
-
 void
 ctr_profile_sample (const CtrVolume *v, guint z, double x0, double y0,
                     double x1, double y1, guint n, float *out, double *out_s)
@@ -285,7 +262,7 @@ ctr_profile_sample (const CtrVolume *v, guint z, double x0, double y0,
       /* mm → continuous index (inverse of ctr_grid_x / ctr_grid_y) */
       double fx = (x - g->cx) / g->dx + (g->nx - 1) * 0.5;
       double fy = (g->ny - 1) * 0.5 - (y - g->cy) / g->dy;
-      out[k] = (float) bilinear (img, g->nx, g->ny, fx, fy);
+      out[k] = (float) ctr_image_sample_bilinear (img, g->nx, g->ny, fx, fy);
       if (out_s != NULL)
         out_s[k] = t * length;
     }

@@ -121,6 +121,27 @@ ctr_volume_range (const CtrVolume *v, float *min, float *max)
   if (max) *max = hi;
 }
 
+double
+ctr_image_sample_bilinear (const float *img, guint nx, guint ny, double fx, double fy)
+{
+  if (!(fx > -1.0 && fy > -1.0 && fx < nx && fy < ny))
+    return 0.0;
+  double x0 = floor (fx), y0 = floor (fy);
+  double tx = fx - x0, ty = fy - y0;
+  double acc = 0.0;
+  for (int dy = 0; dy <= 1; dy++)
+    for (int dx = 0; dx <= 1; dx++)
+      {
+        long xi = (long) x0 + dx, yi = (long) y0 + dy;
+        if (xi < 0 || yi < 0 || xi >= (long) nx || yi >= (long) ny)
+          continue;
+        double w = (dx ? tx : 1 - tx) * (dy ? ty : 1 - ty);
+        if (w != 0.0)
+          acc += w * img[(gsize) yi * nx + xi];
+      }
+  return acc;
+}
+
 void
 ctr_volume_resample_slice (const CtrVolume *src, guint z, const CtrGrid *dst, float *out)
 {
@@ -132,18 +153,6 @@ ctr_volume_resample_slice (const CtrVolume *src, guint z, const CtrGrid *dst, fl
         /* world → continuous source index */
         double fx = (ctr_grid_x (dst, ix) - s->cx) / s->dx + (s->nx - 1) * 0.5;
         double fy = (s->ny - 1) * 0.5 - (ctr_grid_y (dst, iy) - s->cy) / s->dy;
-        double x0 = floor (fx), y0 = floor (fy);
-        double tx = fx - x0, ty = fy - y0;
-        double acc = 0.0;
-        for (int dy = 0; dy <= 1; dy++)
-          for (int dx = 0; dx <= 1; dx++)
-            {
-              long xi = (long) x0 + dx, yi = (long) y0 + dy;
-              if (xi < 0 || yi < 0 || xi >= (long) s->nx || yi >= (long) s->ny)
-                continue;
-              double w = (dx ? tx : 1 - tx) * (dy ? ty : 1 - ty);
-              acc += w * img[(gsize) yi * s->nx + xi];
-            }
-        out[(gsize) iy * dst->nx + ix] = (float) acc;
+        out[(gsize) iy * dst->nx + ix] = (float) ctr_image_sample_bilinear (img, s->nx, s->ny, fx, fy);
       }
 }

@@ -55,6 +55,10 @@ static inline float *ctr_volume_slice (const CtrVolume *v, guint z) { return v->
 /* Minimum and maximum over all voxels (NaN-free data assumed). */
 void ctr_volume_range (const CtrVolume *v, float *min, float *max);
 
+/* Bilinear sample of an nx × ny image [y][x] at the continuous index
+ * (fx, fy); neighbours outside the image count as 0. */
+double ctr_image_sample_bilinear (const float *img, guint nx, guint ny, double fx, double fy);
+
 /**
  * ctr_volume_resample_slice:
  * Bilinear resampling of slice @z of @src onto the x/y grid of @dst_grid
