@@ -104,6 +104,7 @@ ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
   o->nonnegative = TRUE;
   o->ray_model = CTR_RAY_MODEL_JOSEPH;
   o->part_step = CTR_PART_STEP_SPARSITY;
+  o->matrix = CTR_MATRIX_SCSR;
   o->window = CTR_WINDOW_RAM_LAK;
   o->cutoff = 1.0;
   o->metrics_radius_mm = 0.0;

@@ -44,6 +44,16 @@ typedef enum {
   CTR_PART_STEP_CUART
 } CtrPartStep;
 
+/* How the system matrix is stored (see sysmat/ctr-scsr.h). */
+typedef enum {
+  /* Symmetry-compressed CSR (cuART §3): rows stored for canonical views only,
+   * with view-level blocking; falls back to plain CSR (with a log line) when
+   * the geometry admits no symmetry.  Default. */
+  CTR_MATRIX_SCSR,
+  /* Plain CSR: every row of every view stored. */
+  CTR_MATRIX_CSR
+} CtrMatrixFormat;
+
 typedef struct {
   CtrMethod method;
   /* iterative methods */
@@ -52,6 +62,7 @@ typedef struct {
   gboolean nonnegative;   /* clip the image at 0 after every update */
   CtrRayModel ray_model;
   CtrPartStep part_step;
+  CtrMatrixFormat matrix;
   /* FBP */
   CtrFilterWindow window;
   double cutoff;          /* window cut-off as a fraction of Nyquist, (0, 1] */

@@ -30,8 +30,12 @@ typedef enum {
    * weight = step length × interpolation weight. */
   CTR_RAY_MODEL_JOSEPH,
   /* Siddon 1985: exact intersection length of the ray with each pixel. */
-  CTR_RAY_MODEL_SIDDON
-  /* CTR_RAY_MODEL_AREA (cuART §2.1) comes with the SCSR issue. */
+  CTR_RAY_MODEL_SIDDON,
+  /* Area-integral model (cuART §2.1, Fig. 2): weight = area of the strip
+   * between the rays through the two edges of the detector bin, over the
+   * pixel, divided by the pixel area (times the pixel side, so A·x keeps
+   * line-integral units). */
+  CTR_RAY_MODEL_AREA
 } CtrRayModel;
 
 typedef struct _CtrSysmat CtrSysmat;
