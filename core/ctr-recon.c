@@ -122,7 +122,8 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
         FAIL ("iterations must be between 1 and 100000, got %u", o->iterations);
       if (!(isfinite (o->relaxation) && o->relaxation > 0.0 && o->relaxation < 2.0))
         FAIL ("relaxation must lie in (0, 2), got %g", o->relaxation);
-      if (o->ray_model != CTR_RAY_MODEL_JOSEPH && o->ray_model != CTR_RAY_MODEL_SIDDON)
+      if (o->ray_model != CTR_RAY_MODEL_JOSEPH && o->ray_model != CTR_RAY_MODEL_SIDDON
+          && o->ray_model != CTR_RAY_MODEL_AREA)
         FAIL ("unknown ray model %d", (int) o->ray_model);
     }
   else

@@ -59,7 +59,7 @@ static void
 test_adjoint (gconstpointer data)
 {
   const Case *c = data;
-  for (int model = CTR_RAY_MODEL_JOSEPH; model <= CTR_RAY_MODEL_SIDDON; model++)
+  for (int model = CTR_RAY_MODEL_JOSEPH; model <= CTR_RAY_MODEL_AREA; model++)
     for (guint ns = 1; ns <= 3; ns += 2)
       {
         g_autoptr (CtrGeometry) g = make_geometry (c, 45);
@@ -114,7 +114,7 @@ test_path_length (void)
   g->angles[0] = 0;
   g->angles[1] = G_PI / 4;
   CtrGrid grid = ctr_grid_square (50, 0.8, 1, 1);
-  for (int model = CTR_RAY_MODEL_JOSEPH; model <= CTR_RAY_MODEL_SIDDON; model++)
+  for (int model = CTR_RAY_MODEL_JOSEPH; model <= CTR_RAY_MODEL_AREA; model++)
     {
       g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, model, NULL, NULL);
       float sums[2];

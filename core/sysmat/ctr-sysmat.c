@@ -1,4 +1,4 @@
-/* ctr-sysmat.c — CSR system matrix of one slice, Joseph or Siddon ray model.
+/* ctr-sysmat.c — CSR system matrix of one slice (ray models in ctr-ray.c).
  *
  * Rows are rays (view-major), columns pixels; see ctr-sysmat.h.  The build runs
  * one view per OpenMP task into per-view buffers that are concatenated.
@@ -18,6 +18,7 @@
  *     Amanatides & Woo 1987).
  */
 #include "ctr-sysmat.h"
+#include "ctr-ray-private.h"
 #include "ctr-error.h"
 
 #include <math.h>
@@ -39,135 +40,6 @@ struct _CtrSysmat {
   guint n_chunks;
   guint8 *view_colourable;
 };
-
-/* ------------------------------------------------------------------ rays -- */
-
-typedef struct {
-  guint32 *col;
-  float *val;
-  gsize len, cap;
-} RowBuf;
-
-static inline void
-rowbuf_push (RowBuf *b, guint32 c, float v)
-{
-  if (G_UNLIKELY (b->len == b->cap))
-    {
-      b->cap = MAX (256, b->cap * 2);
-      b->col = g_realloc_n (b->col, b->cap, sizeof (guint32));
-      b->val = g_realloc_n (b->val, b->cap, sizeof (float));
-    }
-  b->col[b->len] = c;
-  b->val[b->len] = v;
-  b->len++;
-}
-
-typedef struct {
-  guint nx, ny;
-  double dx, dy, cx, cy;
-  /* grid bounding box */
-  double xmin, xmax, ymin, ymax;
-} GridInfo;
-
-/* Joseph: iterate over the major axis of the ray, interpolate linearly in the
- * minor axis; weight = step length along the ray × interpolation weight. */
-static void
-ray_joseph (const GridInfo *gi, const double o[2], const double d[2], gboolean half_line, RowBuf *b)
-{
-  const gboolean x_major = fabs (d[0]) >= fabs (d[1]);
-  const guint n_major = x_major ? gi->nx : gi->ny;
-  const guint n_minor = x_major ? gi->ny : gi->nx;
-  const double step = x_major ? gi->dx / fabs (d[0]) : gi->dy / fabs (d[1]);
-
-  for (guint k = 0; k < n_major; k++)
-    {
-      double t, fm;  /* ray parameter at the pixel-centre line; continuous minor index */
-      if (x_major)
-        {
-          double xc = gi->cx + (k - (gi->nx - 1) * 0.5) * gi->dx;
-          t = (xc - o[0]) / d[0];
-          double y = o[1] + t * d[1];
-          fm = (gi->ny - 1) * 0.5 - (y - gi->cy) / gi->dy;     /* row index */
-        }
-      else
-        {
-          double yc = gi->cy + ((gi->ny - 1) * 0.5 - k) * gi->dy;
-          t = (yc - o[1]) / d[1];
-          double x = o[0] + t * d[0];
-          fm = (x - gi->cx) / gi->dx + (gi->nx - 1) * 0.5;     /* column index */
-        }
-      if (half_line && t <= 0)
-        continue;
-      if (fm <= -1.0 || fm >= (double) n_minor)
-        continue;
-      double f0 = floor (fm);
-      double w1 = fm - f0;
-      long m0 = (long) f0;
-      for (int q = 0; q <= 1; q++)
-        {
-          long m = m0 + q;
-          double w = q ? w1 : 1.0 - w1;
-          if (m < 0 || m >= (long) n_minor || w <= 0.0)
-            continue;
-          guint32 pix = x_major ? (guint32) (m * gi->nx + k) : (guint32) (k * gi->nx + m);
-          rowbuf_push (b, pix, (float) (w * step));
-        }
-    }
-}
-
-/* Siddon: exact intersection lengths, cell walk after Amanatides & Woo. */
-static void
-ray_siddon (const GridInfo *gi, const double o[2], const double d[2], gboolean half_line, RowBuf *b)
-{
-  double t0 = half_line ? 0.0 : -G_MAXDOUBLE, t1 = G_MAXDOUBLE;
-  const double lo[2] = { gi->xmin, gi->ymin }, hi[2] = { gi->xmax, gi->ymax };
-  for (int a = 0; a < 2; a++)
-    {
-      if (fabs (d[a]) < 1e-15)
-        {
-          if (o[a] <= lo[a] || o[a] >= hi[a])
-            return;
-          continue;
-        }
-      double ta = (lo[a] - o[a]) / d[a], tb = (hi[a] - o[a]) / d[a];
-      t0 = MAX (t0, MIN (ta, tb));
-      t1 = MIN (t1, MAX (ta, tb));
-    }
-  if (!(t1 > t0))
-    return;
-
-  /* Cell of the entry point (nudged inside). */
-  double tm = t0 + 1e-9 * (t1 - t0);
-  double px = o[0] + tm * d[0], py = o[1] + tm * d[1];
-  long ix = (long) floor ((px - gi->xmin) / gi->dx);
-  long iyb = (long) floor ((py - gi->ymin) / gi->dy);   /* row counted from the bottom */
-  ix = CLAMP (ix, 0, (long) gi->nx - 1);
-  iyb = CLAMP (iyb, 0, (long) gi->ny - 1);
-  const int sx = d[0] > 0 ? 1 : -1, sy = d[1] > 0 ? 1 : -1;
-  const double tdx = fabs (d[0]) > 1e-15 ? gi->dx / fabs (d[0]) : G_MAXDOUBLE;
-  const double tdy = fabs (d[1]) > 1e-15 ? gi->dy / fabs (d[1]) : G_MAXDOUBLE;
-  double tnx = fabs (d[0]) > 1e-15 ? (gi->xmin + (ix + (sx > 0)) * gi->dx - o[0]) / d[0] : G_MAXDOUBLE;
-  double tny = fabs (d[1]) > 1e-15 ? (gi->ymin + (iyb + (sy > 0)) * gi->dy - o[1]) / d[1] : G_MAXDOUBLE;
-  double t = t0;
-  while (t < t1 && ix >= 0 && ix < (long) gi->nx && iyb >= 0 && iyb < (long) gi->ny)
-    {
-      double tn = MIN (MIN (tnx, tny), t1);
-      double len = tn - t;
-      if (len > 0)
-        rowbuf_push (b, (guint32) ((gi->ny - 1 - iyb) * gi->nx + ix), (float) len);
-      t = tn;
-      if (tnx <= tny)
-        {
-          ix += sx;
-          tnx += tdx;
-        }
-      else
-        {
-          iyb += sy;
-          tny += tdy;
-        }
-    }
-}
 
 /* ----------------------------------------------------------------- build -- */
 
@@ -226,7 +98,7 @@ ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
   one.nz = 1;
   if (!ctr_grid_validate (&one, error))
     return NULL;
-  if (model != CTR_RAY_MODEL_JOSEPH && model != CTR_RAY_MODEL_SIDDON)
+  if (model != CTR_RAY_MODEL_JOSEPH && model != CTR_RAY_MODEL_SIDDON && model != CTR_RAY_MODEL_AREA)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "unknown ray model %d", (int) model);
       return NULL;
@@ -238,12 +110,10 @@ ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
       return NULL;
     }
 
-  GridInfo gi = { grid->nx, grid->ny, grid->dx, grid->dy, grid->cx, grid->cy,
-                  grid->cx - grid->nx * grid->dx * 0.5, grid->cx + grid->nx * grid->dx * 0.5,
-                  grid->cy - grid->ny * grid->dy * 0.5, grid->cy + grid->ny * grid->dy * 0.5 };
+  CtrRayGrid gi;
+  ctr_ray_grid_init (&gi, grid);
   const guint nv = g->n_views, nc = g->n_cols;
-  const gboolean half_line = g->beam != CTR_BEAM_PARALLEL;
-  RowBuf *bufs = g_new0 (RowBuf, nv);
+  CtrRowBuf *bufs = g_new0 (CtrRowBuf, nv);
   gint64 *row_len = g_new0 (gint64, (gsize) nv * nc);
   gboolean cancelled = FALSE;
 
@@ -255,16 +125,11 @@ ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
           cancelled = TRUE;
           continue;
         }
-      RowBuf *b = &bufs[v];
+      CtrRowBuf *b = &bufs[v];
       for (guint c = 0; c < nc; c++)
         {
-          double o[2], d[2];
           gsize before = b->len;
-          ctr_geometry_ray (g, v, c, o, d);
-          if (model == CTR_RAY_MODEL_JOSEPH)
-            ray_joseph (&gi, o, d, half_line, b);
-          else
-            ray_siddon (&gi, o, d, half_line, b);
+          ctr_ray_weights (g, &gi, model, v, c, b);
           row_len[(gsize) v * nc + c] = (gint64) (b->len - before);
         }
     }

@@ -1,0 +1,58 @@
+/* ctr-ray-private.h — the weights of one ray (one matrix row), shared by the
+ * CSR builder (ctr-sysmat.c) and the SCSR builder (ctr-scsr.c).  Internal to
+ * core/sysmat. */
+#pragma once
+
+#include <glib.h>
+#include "ctr-geometry.h"
+#include "ctr-volume.h"
+#include "ctr-sysmat.h"
+
+G_BEGIN_DECLS
+
+/* Growing list of (pixel, weight) pairs; pixel = iy·nx + ix (row 0 = +y). */
+typedef struct {
+  guint32 *col;
+  float *val;
+  gsize len, cap;
+} CtrRowBuf;
+
+static inline void
+ctr_rowbuf_push (CtrRowBuf *b, guint32 c, float v)
+{
+  if (G_UNLIKELY (b->len == b->cap))
+    {
+      b->cap = MAX (256, b->cap * 2);
+      b->col = g_realloc_n (b->col, b->cap, sizeof (guint32));
+      b->val = g_realloc_n (b->val, b->cap, sizeof (float));
+    }
+  b->col[b->len] = c;
+  b->val[b->len] = v;
+  b->len++;
+}
+
+static inline void
+ctr_rowbuf_clear (CtrRowBuf *b)
+{
+  g_free (b->col);
+  g_free (b->val);
+  b->col = NULL;
+  b->val = NULL;
+  b->len = b->cap = 0;
+}
+
+/* One slice of a CtrGrid with its bounding box (mm). */
+typedef struct {
+  guint nx, ny;
+  double dx, dy, cx, cy;
+  double xmin, xmax, ymin, ymax;
+} CtrRayGrid;
+
+void ctr_ray_grid_init (CtrRayGrid *gi, const CtrGrid *grid);
+
+/* Appends the weights of ray (view, col) of @g on @gi under @model to @b
+ * (pixels in the order the ray meets them).  Weights in mm (see CtrRayModel). */
+void ctr_ray_weights (const CtrGeometry *g, const CtrRayGrid *gi, CtrRayModel model,
+                      guint view, guint col, CtrRowBuf *b);
+
+G_END_DECLS
