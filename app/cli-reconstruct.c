@@ -101,19 +101,77 @@ load_reference_tiff (const char *path, const CtrGrid *grid, GError **error)
   return v;
 }
 
+/* --format tiff: a float32 TIFF stack; dicom: a CT series in the folder @output,
+ * its DerivationDescription naming the method and its parameters. */
+static gboolean
+write_output (const char *output, const char *format, const CtrVolume *v, const CtrReconOptions *o,
+              const char *name, GError **error)
+{
+  if (format == NULL || g_str_equal (format, "tiff"))
+    return ctr_tiff_write_volume (output, v, error);
+  g_autofree char *derivation = ctr_method_is_iterative (o->method)
+    ? g_strdup_printf ("%s, %u iterations, relaxation %g, %s", ctr_method_label (o->method), o->iterations,
+                       o->relaxation, o->nonnegative ? "non-negative" : "signed")
+    : g_strdup_printf ("%s, %s window, cut-off %g", ctr_method_label (o->method), ctr_window_name (o->window),
+                       o->cutoff);
+  if (v->unit != NULL && strstr (v->unit, "pixel") != NULL)
+    fprintf (stderr, "ctrecon-cli: warning: the image is in %s (the dataset's pixel size is unknown); "
+             "its HU assume 1/mm with mu_water 0.0192\n", v->unit);
+  g_autofree char *description = g_strdup_printf ("%s (ctrecon %s)", name, ctr_method_name (o->method));
+  CtrDicomExportOptions eo;
+  ctr_dicom_export_options_init (&eo);
+  eo.derivation = derivation;
+  eo.series_description = description;
+  return ctr_dicom_export_series (v, output, &eo, error);
+}
+
+/* "N" or "NXxNYxNZ" (sizes, @integers) or "D" / "DXxDYxDZ" (mm): 1 or 3
+ * positive finite numbers into @out; *@n_out = how many were given. */
+static gboolean
+parse_dims (const char *text, const char *option, gboolean integers, double out[3], guint *n_out)
+{
+  g_auto (GStrv) parts = g_strsplit_set (text, "xX", -1);
+  guint n = g_strv_length (parts);
+  if (n == 1 || n == 3)
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          char *end = NULL;
+          out[i] = g_ascii_strtod (parts[i], &end);
+          if (end == parts[i] || *end != '\0' || !isfinite (out[i]) || out[i] <= 0
+              || (integers && (out[i] != floor (out[i]) || out[i] > 65536)))
+            n = 0;
+        }
+    }
+  if (n != 1 && n != 3)
+    {
+      fprintf (stderr, "ctrecon-cli reconstruct: %s takes %s, got '%s'\n", option,
+               integers ? "N or NXxNYxNZ (positive integers)" : "MM or DXxDYxDZ (positive mm)", text);
+      return FALSE;
+    }
+  *n_out = n;
+  return TRUE;
+}
+
 int
 ctr_cli_reconstruct (int argc, char **argv)
 {
   g_autofree char *method = NULL, *output = NULL, *reference = NULL, *metrics = NULL;
+  g_autofree char *format = NULL;
   g_autofree char *variant = NULL, *window = NULL, *ray_model = NULL, *part_step = NULL;
+  g_autofree char *matrix = NULL, *subsets = NULL, *backend = NULL;
   int iterations = 0, size = 0;
+  g_autofree char *size_str = NULL, *voxel_str = NULL;
+  double dims_n[3] = { 0, 0, 0 }, dims_d[3] = { 0, 0, 0 };
+  guint n_dims_n = 0, n_dims_d = 0;
   double relaxation = 0, pixel_size = 0, cutoff = 0, metrics_radius = -1;
   gboolean no_reference = FALSE, allow_negative = FALSE;
   GOptionEntry entries[] = {
-    { "method", 'm', 0, G_OPTION_ARG_STRING, &method, "fbp, art, part, sart or sirt (default fbp)", "M" },
+    { "method", 'm', 0, G_OPTION_ARG_STRING, &method, "fbp, art, part, sart, sirt or fdk (cone beam: fdk, sart, sirt; default fbp, fdk for cone beam)", "M" },
     { "iterations", 'n', 0, G_OPTION_ARG_INT, &iterations, "full passes over all views (iterative methods)", "N" },
     { "relaxation", 'l', 0, G_OPTION_ARG_DOUBLE, &relaxation, "relaxation λ in (0, 2); default per method", "L" },
-    { "size", 's', 0, G_OPTION_ARG_INT, &size, "image of N × N pixels (default: cover the field of view)", "N" },
+    { "size", 's', 0, G_OPTION_ARG_STRING, &size_str, "image of N × N pixels, or a volume of NX × NY × NZ voxels (default: cover the field of view)", "N|NXxNYxNZ" },
+    { "voxel-size", 0, 0, G_OPTION_ARG_STRING, &voxel_str, "voxel size in mm, DXxDYxDZ or one value for all three (volumes; default: the detector pitch at the isocentre)", "DXxDYxDZ" },
     { "pixel-size", 'p', 0, G_OPTION_ARG_DOUBLE, &pixel_size, "pixel size in mm (default: detector pitch at the isocentre)", "MM" },
     { "reference", 'r', 0, G_OPTION_ARG_FILENAME, &reference, "reference image (float32 TIFF on the output grid); default: the dataset's", "REF.tif" },
     { "no-reference", 0, 0, G_OPTION_ARG_NONE, &no_reference, "do not compare with the dataset's reference", NULL },
@@ -122,13 +180,17 @@ ctr_cli_reconstruct (int argc, char **argv)
     { "variant", 0, 0, G_OPTION_ARG_STRING, &variant, "load this entry of the dataset's \"variants\" (e.g. noiseless)", "NAME" },
     { "window", 'w', 0, G_OPTION_ARG_STRING, &window, "FBP window: ram-lak, shepp-logan, cosine, hamming, hann", "W" },
     { "cutoff", 0, 0, G_OPTION_ARG_DOUBLE, &cutoff, "FBP window cut-off, fraction of Nyquist in (0, 1]", "C" },
-    { "ray-model", 0, 0, G_OPTION_ARG_STRING, &ray_model, "system matrix weights: joseph (default) or siddon", "MODEL" },
+    { "ray-model", 0, 0, G_OPTION_ARG_STRING, &ray_model, "system matrix weights: area (cuART's area-integral model, default), joseph or siddon", "MODEL" },
+    { "matrix", 0, 0, G_OPTION_ARG_STRING, &matrix, "system matrix storage for part/sart/sirt: scsr (symmetry-compressed, default) or csr", "FORMAT" },
+    { "subsets", 0, 0, G_OPTION_ARG_STRING, &subsets, "ordered subsets of part/sart: orbit (the views of one symmetry orbit; default with scsr) or view (one view; default with csr)", "S" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "where part/sart/sirt on SCSR run: best (default: cuda when a device answers, else cpu), cpu, cuda or cusparse (cuSPARSE baseline, part only)", "B" },
     { "part-step", 0, 0, G_OPTION_ARG_STRING, &part_step, "parallel ART normalisation: sparsity (default) or cuart (Eq. 9 as printed)", "S" },
     { "allow-negative", 0, 0, G_OPTION_ARG_NONE, &allow_negative, "do not clip the image at 0", NULL },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "tiff (default: float32 stack) or dicom (a CT image series in HU, one file per slice, in the folder --output)", "F" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "output image, float32 TIFF (pages = slices from the lowest z)", "OUT.tif" },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("GEOMETRY.json — reconstruct a dataset");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("GEOMETRY.json|DICOM — reconstruct a dataset (a geometry.json, or a DICOM file or folder)");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
       "Progress and one line per iteration go to standard error. Ctrl-C cancels between views.\n"
@@ -145,6 +207,11 @@ ctr_cli_reconstruct (int argc, char **argv)
       fprintf (stderr, "ctrecon-cli reconstruct: --output OUT.tif is required\n");
       return 2;
     }
+  if (format != NULL && !g_str_equal (format, "tiff") && !g_str_equal (format, "dicom"))
+    {
+      fprintf (stderr, "ctrecon-cli reconstruct: unknown --format '%s' (tiff or dicom)\n", format);
+      return 2;
+    }
 
   g_autoptr (GError) error = NULL;
   CtrMethod m = CTR_METHOD_FBP;
@@ -152,6 +219,10 @@ ctr_cli_reconstruct (int argc, char **argv)
     return ctr_cli_fail (error);
   Job job = { 0 };
   ctr_recon_options_init (&job.options, m);
+  if ((size_str != NULL && !parse_dims (size_str, "--size", TRUE, dims_n, &n_dims_n))
+      || (voxel_str != NULL && !parse_dims (voxel_str, "--voxel-size", FALSE, dims_d, &n_dims_d)))
+    return 2;
+  size = (int) dims_n[0];
   if (iterations < 0 || size < 0)
     {
       fprintf (stderr, "ctrecon-cli reconstruct: --iterations and --size must be positive\n");
@@ -171,9 +242,30 @@ ctr_cli_reconstruct (int argc, char **argv)
     {
       if (g_str_equal (ray_model, "joseph")) job.options.ray_model = CTR_RAY_MODEL_JOSEPH;
       else if (g_str_equal (ray_model, "siddon")) job.options.ray_model = CTR_RAY_MODEL_SIDDON;
+      else if (g_str_equal (ray_model, "area")) job.options.ray_model = CTR_RAY_MODEL_AREA;
       else
         {
-          fprintf (stderr, "ctrecon-cli reconstruct: unknown --ray-model '%s' (joseph or siddon)\n", ray_model);
+          fprintf (stderr, "ctrecon-cli reconstruct: unknown --ray-model '%s' (area, joseph or siddon)\n", ray_model);
+          return 2;
+        }
+    }
+  if (matrix)
+    {
+      if (g_str_equal (matrix, "scsr")) job.options.matrix = CTR_MATRIX_SCSR;
+      else if (g_str_equal (matrix, "csr")) job.options.matrix = CTR_MATRIX_CSR;
+      else
+        {
+          fprintf (stderr, "ctrecon-cli reconstruct: unknown --matrix '%s' (scsr or csr)\n", matrix);
+          return 2;
+        }
+    }
+  if (subsets)
+    {
+      if (g_str_equal (subsets, "orbit")) job.options.subsets = CTR_SUBSETS_ORBIT;
+      else if (g_str_equal (subsets, "view")) job.options.subsets = CTR_SUBSETS_VIEW;
+      else
+        {
+          fprintf (stderr, "ctrecon-cli reconstruct: unknown --subsets '%s' (orbit or view)\n", subsets);
           return 2;
         }
     }
@@ -184,6 +276,20 @@ ctr_cli_reconstruct (int argc, char **argv)
       else
         {
           fprintf (stderr, "ctrecon-cli reconstruct: unknown --part-step '%s' (sparsity or cuart)\n", part_step);
+          return 2;
+        }
+    }
+  if (backend)
+    {
+      /* Options hold a static string (ctr-recon.h). */
+      static const char *const names[] = { "best", "cpu", "cuda", "cusparse" };
+      job.options.backend = NULL;
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        if (g_str_equal (backend, names[i]))
+          job.options.backend = names[i];
+      if (job.options.backend == NULL)
+        {
+          fprintf (stderr, "ctrecon-cli reconstruct: unknown --backend '%s' (best, cpu, cuda or cusparse)\n", backend);
           return 2;
         }
     }
@@ -200,22 +306,49 @@ ctr_cli_reconstruct (int argc, char **argv)
   if (job.dataset == NULL)
     return ctr_cli_fail (error);
   const CtrGeometry *g = job.dataset->geometry;
+  if (method == NULL && g->beam == CTR_BEAM_CONE)  /* FDK is the analytic method for cone beam */
+    job.options.method = m = CTR_METHOD_FDK;
   {
     g_autofree char *desc = ctr_geometry_describe (g);
     fprintf (stderr, "%s: %s\n", job.dataset->name, desc);
   }
+  /* Which backend the SCSR solvers run on, and why not CUDA when it is not. */
+  if (g->beam != CTR_BEAM_CONE && ctr_method_is_iterative (job.options.method)
+      && job.options.method != CTR_METHOD_ART && job.options.matrix == CTR_MATRIX_SCSR)
+    {
+      g_autofree char *note = NULL;
+      const CtrBackend *be = ctr_backend_select (job.options.backend, &note, NULL);
+      if (note)
+        fprintf (stderr, "%s\n", note);
+      if (be)
+        fprintf (stderr, "backend: %s — %s\n", be->name, be->description);
+    }
 
   /* Grid: explicit options win; else the reference's grid; else the field of view. */
   const CtrVolume *dref = no_reference ? NULL : job.dataset->reference;
-  if (size == 0 && pixel_size == 0 && dref != NULL)
+  if (size == 0 && pixel_size == 0 && n_dims_d == 0 && dref != NULL)
     {
       job.grid = dref->grid;
-      job.grid.nz = g->n_rows;
-      job.grid.dz = g->pitch_v_mm;
-      job.grid.cz = 0;
+      if (g->beam != CTR_BEAM_CONE)  /* cone beam keeps the reference's 3-D grid */
+        {
+          job.grid.nz = g->n_rows;
+          job.grid.dz = g->pitch_v_mm;
+          job.grid.cz = 0;
+        }
     }
   else
-    job.grid = ctr_default_grid (g, (guint) size, pixel_size);
+    job.grid = ctr_default_grid (g, (guint) size, pixel_size > 0 ? pixel_size : dims_d[0]);
+  if (n_dims_n == 3)  /* --size NXxNYxNZ */
+    {
+      job.grid.ny = (guint) dims_n[1];
+      job.grid.nz = (guint) dims_n[2];
+    }
+  if (n_dims_d >= 1)  /* --voxel-size */
+    {
+      job.grid.dx = dims_d[0];
+      job.grid.dy = n_dims_d == 3 ? dims_d[1] : dims_d[0];
+      job.grid.dz = n_dims_d == 3 ? dims_d[2] : dims_d[0];
+    }
   job.options.metrics_radius_mm = metrics_radius >= 0 ? metrics_radius : ctr_geometry_fov_radius_mm (g);
 
   if (reference != NULL)
@@ -248,7 +381,7 @@ ctr_cli_reconstruct (int argc, char **argv)
     status = ctr_cli_fail (job.error);
   else
     {
-      if (!ctr_tiff_write_volume (output, job.result, &error))
+      if (!write_output (output, format, job.result, &job.options, job.dataset->name, &error))
         status = ctr_cli_fail (error);
       else if (metrics != NULL && !g_file_set_contents (metrics, job.csv->str, -1, &error))
         status = ctr_cli_fail (error);

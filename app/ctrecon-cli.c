@@ -12,6 +12,7 @@ static const struct {
 } commands[] = {
   { "reconstruct", ctr_cli_reconstruct, "reconstruct a dataset (geometry.json) with FBP, ART, parallel ART, SART or SIRT" },
   { "simulate", ctr_cli_simulate, "simulate a fan/parallel scan of an analytic phantom (writes geometry.json + TIFFs)" },
+  { "bench", ctr_cli_bench, "benchmarks: 'bench art' (parallel ART, CSR vs SCSR), 'bench fdk' (cone-beam FDK); JSON on stdout" },
   { "metrics", ctr_cli_metrics, "RMSE, PSNR, SSIM of an image against a reference (JSON on stdout)" },
 };
 

@@ -4,7 +4,8 @@
  *
  * Usage: ctrecon [DATASET.json ...]
  * Hidden options for automated tests: --method NAME, --iterations N, --run,
- * --screenshot FILE.png (see ui/ctr-application.c).
+ * --screenshot FILE.png, --page NAME, --view PLANE, --test-scenario DIR,
+ * --probe-responsiveness (see ui/ctr-application.c and ui/ctr-test-driver.c).
  */
 #include "ctr-application.h"
 

@@ -162,6 +162,31 @@ ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
   dir[1] = cg * d0[1] + sg * eu[1];
 }
 
+void
+ctr_geometry_projection_matrix (const CtrGeometry *g, guint view, double P[12])
+{
+  g_return_if_fail (g != NULL && view < g->n_views);
+  /* iFDK Eqs. 1-3 (M1 · M_rot · M0) in the FORMAT.md frame: source
+   * S = R (sin b, -cos b, 0), d0 = (-sin b, cos b, 0), e_u = (cos b, sin b, 0),
+   * e_v = +z.  Depth h2 = (X - S)·d0 = -x sin b + y cos b + R; the flat panel
+   * at SDD gives u = SDD (X·e_u) / h2 and v = SDD z / h2; column and row then
+   * follow the affine index maps of ctr_geometry_u_col / ctr_geometry_row_v. */
+  const double b = g->angles[view], sb = sin (b), cb = cos (b), r = g->sod_mm;
+  const double sv = g->rows_increase_with_v ? 1.0 : -1.0;
+  const double c0 = ctr_geometry_u_col (g, 0.0);
+  const double r0 = (g->n_rows - 1) * 0.5 - sv * g->offset_v_mm / g->pitch_v_mm;
+  const double ku = g->sdd_mm / g->pitch_u, kv = sv * g->sdd_mm / g->pitch_v_mm;
+  const double d[4] = { -sb, cb, 0.0, r };
+  const double eu[4] = { cb, sb, 0.0, 0.0 };
+  const double ez[4] = { 0.0, 0.0, 1.0, 0.0 };
+  for (guint k = 0; k < 4; k++)
+    {
+      P[k] = ku * eu[k] + c0 * d[k];
+      P[4 + k] = kv * ez[k] + r0 * d[k];
+      P[8 + k] = d[k];
+    }
+}
+
 static double
 edge_radius (const CtrGeometry *g, double u)
 {

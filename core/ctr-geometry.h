@@ -36,7 +36,7 @@ G_BEGIN_DECLS
 typedef enum {
   CTR_BEAM_PARALLEL,
   CTR_BEAM_FAN,
-  CTR_BEAM_CONE   /* reserved: the cone-beam issue adds FDK */
+  CTR_BEAM_CONE   /* circular orbit, flat panel (FDK, ctr-fdk.h) */
 } CtrBeam;
 
 typedef enum {
@@ -126,6 +126,21 @@ guint ctr_geometry_slice_row (const CtrGeometry *g, guint slice);
  */
 void ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
                        double origin[2], double dir[2]);
+
+/**
+ * ctr_geometry_projection_matrix:
+ * The 3×4 projection matrix of cone-beam view @view (flat panel), after iFDK
+ * (Chen et al., SC19) Eqs. 1-3, written for world coordinates: for a point
+ * (x, y, z) in mm (FORMAT.md frame),
+ *   (h0, h1, h2)ᵀ = P · (x, y, z, 1)ᵀ,   column = h0 / h2,   row = h1 / h2,
+ * where column and row are continuous detector indices (ctr_geometry_col_u /
+ * ctr_geometry_row_v conventions, offsets and rows_increase_with_v included)
+ * and h2 = (X - S)·d0 is the point's depth along the central ray from the
+ * source, mm (h2 <= 0: at or behind the source).  The FDK distance weight is
+ * 1/U² = (SOD / h2)².  @P is row-major: P[4 r + c].  Meaningful for
+ * CTR_BEAM_CONE (and, ignoring the row, flat fan beam).
+ */
+void ctr_geometry_projection_matrix (const CtrGeometry *g, guint view, double P[12]);
 
 /**
  * ctr_geometry_fov_radius_mm:

@@ -3,7 +3,10 @@
 #include "ctr-error.h"
 #include "ctr-metrics.h"
 #include "analytic/ctr-fbp.h"
+#include "ctr-recon-cone.h"
+#include "ctr-backend.h"
 #include "solve/ctr-solver.h"
+#include "sysmat/ctr-matrix-cache.h"
 
 #include <math.h>
 #include <string.h>
@@ -17,9 +20,13 @@ static const struct {
 } methods[CTR_N_METHODS] = {
   [CTR_METHOD_FBP] = { "fbp", "FBP", "Filtered back-projection (Kak & Slaney ch. 3): one pass, ramp filter with a window", 1, 1.0 },
   [CTR_METHOD_ART] = { "art", "ART (Kaczmarz)", "Algebraic reconstruction, ray by ray (cuART Eq. 1)", 10, 0.25 },
-  [CTR_METHOD_PART] = { "part", "Parallel ART", "All rays of a view at once (cuART Eq. 9)", 10, 0.5 },
-  [CTR_METHOD_SART] = { "sart", "SART", "Simultaneous ART, view by view (Andersen & Kak 1984)", 10, 0.5 },
+  /* λ 1.5: the orbit subsets of SCSR (8 views 45° apart) take a step of
+   * 1/κ_S per view; 1.5 reached SSIM 0.991 at iteration 3 on the W1
+   * Shepp-Logan and the best quarter-dose RMSE by iteration 4. */
+  [CTR_METHOD_PART] = { "part", "Parallel ART", "All rays of a symmetry orbit's views at once (cuART Eq. 9)", 10, 1.5 },
+  [CTR_METHOD_SART] = { "sart", "SART", "Simultaneous ART, one subset of views at a time (Andersen & Kak 1984)", 10, 0.5 },
   [CTR_METHOD_SIRT] = { "sirt", "SIRT", "All rays at once, row- and column-sum normalised (Gilbert 1972)", 100, 1.0 },
+  [CTR_METHOD_FDK] = { "fdk", "FDK", "Feldkamp-Davis-Kress cone-beam filtered back-projection (iFDK Algorithms 1 and 4)", 1, 1.0 },
 };
 
 static const char *window_names[CTR_N_WINDOWS] = {
@@ -54,7 +61,7 @@ ctr_method_description (CtrMethod m)
 gboolean
 ctr_method_is_iterative (CtrMethod m)
 {
-  return m != CTR_METHOD_FBP && m < CTR_N_METHODS;
+  return m != CTR_METHOD_FBP && m != CTR_METHOD_FDK && m < CTR_N_METHODS;
 }
 
 gboolean
@@ -67,7 +74,7 @@ ctr_method_from_name (const char *name, CtrMethod *out, GError **error)
         return TRUE;
       }
   g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-               "unknown method '%s' (choose fbp, art, part, sart or sirt)", name ? name : "");
+               "unknown method '%s' (choose fbp, art, part, sart, sirt or fdk)", name ? name : "");
   return FALSE;
 }
 
@@ -102,9 +109,10 @@ ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
   o->iterations = methods[method].iterations;
   o->relaxation = methods[method].relaxation;
   o->nonnegative = TRUE;
-  o->ray_model = CTR_RAY_MODEL_JOSEPH;
+  o->ray_model = CTR_RAY_MODEL_AREA;
   o->part_step = CTR_PART_STEP_SPARSITY;
   o->matrix = CTR_MATRIX_SCSR;
+  o->backend = "best";
   o->window = CTR_WINDOW_RAM_LAK;
   o->cutoff = 1.0;
   o->metrics_radius_mm = 0.0;
@@ -125,6 +133,18 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
       if (o->ray_model != CTR_RAY_MODEL_JOSEPH && o->ray_model != CTR_RAY_MODEL_SIDDON
           && o->ray_model != CTR_RAY_MODEL_AREA)
         FAIL ("unknown ray model %d", (int) o->ray_model);
+      if (o->backend != NULL && strcmp (o->backend, "best") != 0 && strcmp (o->backend, "cpu") != 0
+          && strcmp (o->backend, "cuda") != 0 && strcmp (o->backend, "cusparse") != 0)
+        FAIL ("unknown backend '%s' (choose best, cpu, cuda or cusparse)", o->backend);
+      if (o->matrix != CTR_MATRIX_SCSR && o->matrix != CTR_MATRIX_CSR)
+        FAIL ("unknown matrix format %d", (int) o->matrix);
+      if (o->subsets > CTR_SUBSETS_ORBIT)
+        FAIL ("unknown subsets %d", (int) o->subsets);
+      if (o->matrix == CTR_MATRIX_SCSR && o->subsets == CTR_SUBSETS_VIEW
+          && (o->method == CTR_METHOD_PART || o->method == CTR_METHOD_SART))
+        FAIL ("SCSR runs the views of one symmetry orbit together; one view per subset needs the CSR matrix");
+      if (o->matrix == CTR_MATRIX_CSR && o->subsets == CTR_SUBSETS_ORBIT && o->method != CTR_METHOD_PART)
+        FAIL ("orbit subsets on the CSR matrix are implemented for parallel ART only");
     }
   else
     {
@@ -142,6 +162,8 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
 CtrGrid
 ctr_default_grid (const CtrGeometry *g, guint size, double pixel_mm)
 {
+  if (g->beam == CTR_BEAM_CONE)
+    return ctr_cone_default_grid (g, size, pixel_mm);
   const double diameter = 2.0 * ctr_geometry_fov_radius_mm (g);
   double px = pixel_mm > 0 ? pixel_mm : 0.0;
   guint n = size;
@@ -203,9 +225,11 @@ ctr_reconstruct (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *g
       || !ctr_recon_options_validate (o, error))
     return NULL;
   if (g->beam == CTR_BEAM_CONE)
+    return ctr_reconstruct_cone (g, p, grid, o, reference, callback, user_data, cancellable, error);
+  if (o->method == CTR_METHOD_FDK)
     {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "cone-beam reconstruction (FDK) is not available yet");
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "FDK reconstructs cone-beam data; use fbp for %s beam", g->beam == CTR_BEAM_FAN ? "fan" : "parallel");
       return NULL;
     }
   if (grid->nz != g->n_rows)
@@ -241,6 +265,26 @@ ctr_reconstruct (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *g
       return img;
     }
 
+  /* SCSR serves the simultaneous solvers; ART is row-sequential on CSR. */
+  if (o->matrix == CTR_MATRIX_SCSR && o->method != CTR_METHOD_ART)
+    {
+      g_autoptr (CtrScsr) m = ctr_matrix_cache_get_scsr (g, grid, o->ray_model, cancellable, error);
+      if (m == NULL)
+        return NULL;
+      if (ctr_scsr_order (m) > 1)
+        {
+          g_message ("SCSR: %s; %.1f MiB", ctr_scsr_symmetry (m)->reason, ctr_scsr_bytes (m) / 1048576.0);
+          g_autofree char *note = NULL;
+          const CtrBackend *be = ctr_backend_select (o->backend, &note, error);
+          if (be == NULL)
+            return NULL;
+          if (note != NULL)
+            g_message ("%s", note);
+          g_message ("backend: %s", be->name);
+          return ctr_backend_run_scsr (be, m, g, p, grid, o, ref, callback, user_data, cancellable, error);
+        }
+      g_message ("SCSR falls back to plain CSR: %s", ctr_scsr_symmetry (m)->reason);
+    }
   g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, grid, o->ray_model, cancellable, error);
   if (a == NULL)
     return NULL;

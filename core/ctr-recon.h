@@ -22,6 +22,7 @@ typedef enum {
   CTR_METHOD_PART,  /* parallel ART, view by view (cuART Eq. 9) */
   CTR_METHOD_SART,  /* Andersen & Kak 1984, view by view */
   CTR_METHOD_SIRT,  /* all rays at once, row- and column-sum normalised */
+  CTR_METHOD_FDK,   /* Feldkamp-Davis-Kress, circular cone beam, flat panel (analytic/ctr-fdk.h) */
   CTR_N_METHODS
 } CtrMethod;
 
@@ -54,6 +55,17 @@ typedef enum {
   CTR_MATRIX_CSR
 } CtrMatrixFormat;
 
+/* Ordered subsets of the view-by-view solvers (parallel ART, SART). */
+typedef enum {
+  /* Orbits with SCSR, single views with CSR.  Default. */
+  CTR_SUBSETS_AUTO,
+  /* One view per subset, in acquisition order (CSR only). */
+  CTR_SUBSETS_VIEW,
+  /* The views of one symmetry orbit together (ctr-symmetry.h): with SCSR
+   * each stored row is read once for all of them. */
+  CTR_SUBSETS_ORBIT
+} CtrSubsets;
+
 typedef struct {
   CtrMethod method;
   /* iterative methods */
@@ -63,6 +75,11 @@ typedef struct {
   CtrRayModel ray_model;
   CtrPartStep part_step;
   CtrMatrixFormat matrix;
+  CtrSubsets subsets;
+  /* Where the SCSR solvers run (ctr-backend.h): "best" (default; NULL
+   * reads the same), "cpu", "cuda", "cusparse".  A GPU backend that cannot
+   * run falls back to the CPU with a message.  Static string, not freed. */
+  const char *backend;
   /* FBP */
   CtrFilterWindow window;
   double cutoff;          /* window cut-off as a fraction of Nyquist, (0, 1] */
@@ -102,7 +119,7 @@ typedef void (*CtrIterFunc) (const CtrIterStats *stats, gpointer user_data);
 void ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
                                  const CtrVolume *reference, double radius_mm);
 
-/* Method table: "fbp", "art", "part", "sart", "sirt". */
+/* Method table: "fbp", "art", "part", "sart", "sirt", "fdk". */
 const char *ctr_method_name (CtrMethod m);
 const char *ctr_method_label (CtrMethod m);        /* "Parallel ART (cuART Eq. 9)" */
 const char *ctr_method_description (CtrMethod m);  /* one sentence */
@@ -125,15 +142,19 @@ gboolean ctr_recon_options_validate (const CtrReconOptions *o, GError **error);
  * (ctr_geometry_fov_radius_mm), centred on the isocentre; nz = n_rows slices of
  * pitch_v.  @size (> 0) and @pixel_mm (> 0) override the size and the pixel
  * (with only one given, the other is chosen to cover the field of view).
+ * Cone beam: ctr_cone_default_grid (ctr-recon-cone.h; slices of
+ * pitch_v·SOD/SDD).
  */
 CtrGrid ctr_default_grid (const CtrGeometry *g, guint size, double pixel_mm);
 
 /**
  * ctr_reconstruct:
- * @g: validated fan or parallel geometry.
- * @p: line integrals [view][row][col]; every detector row becomes a slice
- *   (ctr_geometry_slice_row gives the order).
- * @grid: output grid (nz must equal g->n_rows).
+ * @g: validated fan, parallel or cone geometry.
+ * @p: line integrals [view][row][col]; for fan and parallel beam every
+ *   detector row becomes a slice (ctr_geometry_slice_row gives the order).
+ * @grid: output grid (fan/parallel: nz must equal g->n_rows; cone beam: any
+ *   3-D grid, reconstructed with fdk, sart or sirt, see ctr-recon-cone.h;
+ *   other methods give CTR_ERROR_UNSUPPORTED).
  * @reference: (nullable): reference image on any grid; it is resampled to
  *   @grid for the metrics.
  * @callback: (nullable): per-iteration report.

@@ -4,10 +4,12 @@
 set -eu
 
 PKGS="meson ninja-build pkg-config gcc libc6-dev
-libglib2.0-dev libjson-glib-dev libtiff-dev libfftw3-dev
+libglib2.0-dev libjson-glib-dev libtiff-dev libfftw3-dev zlib1g-dev
 libgtk-4-dev libadwaita-1-dev
-xvfb xauth
-python3 python3-numpy python3-skimage python3-tifffile"
+xvfb xauth desktop-file-utils appstream
+python3 python3-numpy python3-skimage python3-tifffile
+g++ libdcmtk-dev libsndfile1-dev dicom3tools python3-pydicom
+plastimatch"
 
 missing=""
 for p in $PKGS; do

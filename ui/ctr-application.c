@@ -7,17 +7,36 @@
  *   --method NAME      preselect a method of the core's table ("sirt", ...)
  *   --iterations N     preselect the iteration count (1-500)
  *   --run              reconstruct as soon as the dataset has loaded
+ *   --view PLANE       axial, coronal or sagittal: the plane shown of a
+ *                      volume result
+ *   --page NAME        run, geometry, profile or compare: the page shown
  *   --screenshot FILE  once the run (or the load, without --run) has finished,
  *                      render the window to FILE (PNG) and quit; a load or
  *                      reconstruction error makes the process exit with 1 and
  *                      the message on stderr.
- * A screenshot run is NON_UNIQUE so it never hands its work to (or waits for)
- * an instance already running in the session.
+ *   --test-scenario DIR  drive the window through the scripted session of
+ *                      ui/ctr-test-driver.c (geometry edit, run, cancel,
+ *                      rerun, profile, comparison), screenshots and exports
+ *                      into DIR; exit status 1 when a check failed.
+ *   --test-dicom DIR   the DICOM session of ui/ctr-test-dicom.c (series
+ *                      dialog, summary, recent files, HU, DICOM export).
+ *   --test-dicom-xa DIR  the XA geometry dialog of the same file.
+ *   --probe-responsiveness  a 10 ms timeout on the main loop records the
+ *                      largest gap between its dispatches while a window is
+ *                      loading or reconstructing, and prints it when a run
+ *                      ends ("main loop: largest gap … ms"): the main thread
+ *                      must never be blocked for long (DESIGN.md §5).
+ * A screenshot or scenario run is NON_UNIQUE so it never hands its work to
+ * (or waits for) an instance already running in the session.
  */
 #define G_LOG_DOMAIN "ctr-application"
 
+#define _GNU_SOURCE
+#include <sys/resource.h>
+#include <string.h>
 #include "ctr-application.h"
 #include "ctr-window.h"
+#include "ctr-test-driver.h"
 
 /* Frames to let pass after the last change before the screenshot, so that
  * layout and the final image have certainly been drawn once. */
@@ -31,7 +50,23 @@ struct _CtrApplication
   CtrMethod       method;
   int             iterations;   /* 0 = the method's default */
   gboolean        run;
+  int             orientation;  /* CtrSliceOrientation */
+  char           *page;         /* --page, or NULL */
   char           *screenshot;   /* filename, or NULL */
+
+  char           *scenario_dir; /* --test-scenario, or NULL */
+  char           *dicom_dir;    /* --test-dicom(-xa), or NULL */
+  gboolean        dicom_xa;     /* --test-dicom-xa */
+  gboolean        probe;        /* --probe-responsiveness */
+  gint64          probe_last_us;
+  gint64          probe_max_gap_us;
+  gint64          probe_cpu_us;
+  gint64          probe_max_gap_cpu_us;
+  gint64          probe_max_cpu_us;
+  gint64          frame_t[4];       /* before-paint, layout, paint, after-paint */
+  gint64          frame_worst[4];   /* phases of the longest frame while running */
+  guint           probe_ticks;
+  guint           probe_id;
 
   gboolean        screenshot_scheduled;
   guint           settle_frames;
@@ -47,8 +82,20 @@ static const GOptionEntry test_options[] = {
     "Number of iterations (1-500)", "N" },
   { "run", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, NULL,
     "Reconstruct as soon as the dataset is loaded", NULL },
+  { "page", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, NULL,
+    "Page to show: run, geometry, profile or compare", "NAME" },
+  { "view", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, NULL,
+    "Plane of a volume result: axial, coronal or sagittal", "PLANE" },
   { "screenshot", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, NULL,
     "When finished, save the window as PNG to FILE and quit", "FILE" },
+  { "test-scenario", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, NULL,
+    "Drive the window through the UI test scenario; results into DIR", "DIR" },
+  { "test-dicom", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, NULL,
+    "Drive the window through the DICOM test session; results into DIR", "DIR" },
+  { "test-dicom-xa", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, NULL,
+    "Drive the window through the XA geometry dialog test; results into DIR", "DIR" },
+  { "probe-responsiveness", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, NULL,
+    "Measure the largest main-loop gap while busy and print it", NULL },
   { NULL }
 };
 
@@ -156,6 +203,114 @@ on_dataset_loaded (CtrWindow      *window,
     schedule_screenshot (self, GTK_WIDGET (window));
 }
 
+static gboolean
+any_window_running (CtrApplication *self)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
+    if (CTR_IS_WINDOW (l->data) && ctr_window_is_running (CTR_WINDOW (l->data)))
+      return TRUE;
+  return FALSE;
+}
+
+static gint64
+thread_cpu_us (void)
+{
+  struct rusage ru;
+  if (getrusage (RUSAGE_THREAD, &ru) != 0)
+    return 0;
+  return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * G_USEC_PER_SEC + ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+/* Every 10 ms while a reconstruction runs: the time since the previous
+ * dispatch (wall clock), and how much of it the main thread itself spent on
+ * the CPU (getrusage RUSAGE_THREAD) — a long gap with little main-thread CPU
+ * means the process was waiting for a CPU, not blocked by its own work. */
+static gboolean
+probe_tick (gpointer data)
+{
+  CtrApplication *self = data;
+  gint64 now = g_get_monotonic_time ();
+  gint64 cpu = thread_cpu_us ();
+
+  if (any_window_running (self))
+    {
+      if (self->probe_last_us > 0)
+        {
+          gint64 gap = now - self->probe_last_us;
+          if (gap > self->probe_max_gap_us)
+            {
+              self->probe_max_gap_us = gap;
+              self->probe_max_gap_cpu_us = cpu - self->probe_cpu_us;
+            }
+          self->probe_max_cpu_us = MAX (self->probe_max_cpu_us, cpu - self->probe_cpu_us);
+          self->probe_ticks++;
+        }
+      self->probe_last_us = now;
+    }
+  else
+    self->probe_last_us = 0;
+  self->probe_cpu_us = cpu;
+  return G_SOURCE_CONTINUE;
+}
+
+/* Frame phases while running: where does the main thread spend a frame? */
+static void
+frame_phase (GdkFrameClock *clock, gpointer data, int phase)
+{
+  CtrApplication *self = data;
+  self->frame_t[phase] = g_get_monotonic_time ();
+  if (phase == 3 && any_window_running (self) && self->frame_t[0] > 0)
+    {
+      gint64 total = self->frame_t[3] - self->frame_t[0];
+      if (total > self->frame_worst[3] - self->frame_worst[0])
+        memcpy (self->frame_worst, self->frame_t, sizeof self->frame_t);
+    }
+}
+static void on_before_paint (GdkFrameClock *c, gpointer d) { frame_phase (c, d, 0); }
+static void on_layout (GdkFrameClock *c, gpointer d) { frame_phase (c, d, 1); }
+static void on_paint (GdkFrameClock *c, gpointer d) { frame_phase (c, d, 2); }
+static void on_after_paint (GdkFrameClock *c, gpointer d) { frame_phase (c, d, 3); }
+
+static void
+probe_watch_frames (GtkWidget *window, CtrApplication *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+  if (clock == NULL)
+    return;
+  g_signal_connect_object (clock, "before-paint", G_CALLBACK (on_before_paint), self, 0);
+  g_signal_connect_object (clock, "layout", G_CALLBACK (on_layout), self, 0);
+  g_signal_connect_object (clock, "paint", G_CALLBACK (on_paint), self, 0);
+  g_signal_connect_object (clock, "after-paint", G_CALLBACK (on_after_paint), self, 0);
+}
+
+static void
+probe_report (CtrWindow      *window,
+              const GError   *error,
+              CtrApplication *self)
+{
+  g_print ("main loop: largest gap %.1f ms between 10 ms ticks (main thread on the CPU for %.1f ms of it); "
+           "most main-thread CPU between two ticks %.1f ms; %u ticks during the run\n",
+           self->probe_max_gap_us / 1000.0, self->probe_max_gap_cpu_us / 1000.0,
+           self->probe_max_cpu_us / 1000.0, self->probe_ticks);
+  if (self->frame_worst[0] > 0)
+    g_print ("main loop: longest frame while running %.1f ms (update %.1f, layout %.1f, paint + render %.1f)\n",
+             (self->frame_worst[3] - self->frame_worst[0]) / 1000.0,
+             (self->frame_worst[1] - self->frame_worst[0]) / 1000.0,
+             (self->frame_worst[2] - self->frame_worst[1]) / 1000.0,
+             (self->frame_worst[3] - self->frame_worst[2]) / 1000.0);
+}
+
+static void
+scenario_done (int      failures,
+               gpointer user_data)
+{
+  CtrApplication *self = CTR_APPLICATION (user_data);
+
+  g_print ("ctrecon: test scenario %s\n", failures == 0 ? "passed" : "FAILED");
+  self->exit_status = failures == 0 ? 0 : 1;
+  g_application_quit (G_APPLICATION (self));
+}
+
 static void
 on_reconstruction_finished (CtrWindow      *window,
                             const GError   *error,
@@ -176,6 +331,20 @@ new_window (CtrApplication *self)
     ctr_window_set_method (window, self->method);
   if (self->iterations > 0)
     ctr_window_set_iterations (window, self->iterations);
+  ctr_window_set_orientation (window, self->orientation);
+  if (self->page != NULL)
+    ctr_window_show_page (window, self->page);
+
+  if (self->probe)
+    {
+      g_signal_connect_object (window, "reconstruction-finished",
+                               G_CALLBACK (probe_report), self, 0);
+      g_signal_connect (window, "realize", G_CALLBACK (probe_watch_frames), self);
+    }
+  if (self->scenario_dir != NULL)
+    ctr_test_driver_start (window, self->scenario_dir, scenario_done, self);
+  if (self->dicom_dir != NULL)
+    ctr_test_dicom_start (window, self->dicom_xa, self->dicom_dir, scenario_done, self);
 
   if (self->screenshot != NULL)
     {
@@ -258,6 +427,60 @@ ctr_application_handle_local_options (GApplication *app,
     }
 
   self->run = g_variant_dict_contains (options, "run");
+  {
+    const char *page = NULL;
+    if (g_variant_dict_lookup (options, "page", "&s", &page))
+      {
+        if (!g_str_equal (page, "run") && !g_str_equal (page, "geometry") &&
+            !g_str_equal (page, "profile") && !g_str_equal (page, "compare"))
+          {
+            g_printerr ("ctrecon: --page must be run, geometry, profile or compare, not “%s”\n", page);
+            return 2;
+          }
+        g_free (self->page);
+        self->page = g_strdup (g_str_equal (page, "run") ? "reconstruct" : page);
+      }
+  }
+  {
+    const char *view = NULL;
+    if (g_variant_dict_lookup (options, "view", "&s", &view))
+      {
+        static const char *names[] = { "axial", "coronal", "sagittal" };
+        self->orientation = -1;
+        for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+          if (g_str_equal (view, names[i]))
+            self->orientation = i;
+        if (self->orientation < 0)
+          {
+            g_printerr ("ctrecon: --view must be axial, coronal or sagittal, not “%s”\n", view);
+            return 2;
+          }
+      }
+  }
+  self->probe = g_variant_dict_contains (options, "probe-responsiveness");
+
+  {
+    g_autofree char *dir = NULL;
+    if (g_variant_dict_lookup (options, "test-scenario", "^ay", &dir))
+      {
+        g_free (self->scenario_dir);
+        self->scenario_dir = g_steal_pointer (&dir);
+        g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
+      }
+    if (g_variant_dict_lookup (options, "test-dicom-xa", "^ay", &dir))
+      {
+        g_free (self->dicom_dir);
+        self->dicom_dir = g_steal_pointer (&dir);
+        self->dicom_xa = TRUE;
+        g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
+      }
+    if (g_variant_dict_lookup (options, "test-dicom", "^ay", &dir))
+      {
+        g_free (self->dicom_dir);
+        self->dicom_dir = g_steal_pointer (&dir);
+        g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
+      }
+  }
 
   if (g_variant_dict_lookup (options, "screenshot", "^ay", &screenshot))
     {
@@ -278,6 +501,9 @@ ctr_application_startup (GApplication *app)
   static const char *quit_accels[] = { "<Ctrl>q", NULL };
 
   G_APPLICATION_CLASS (ctr_application_parent_class)->startup (app);
+
+  if (CTR_APPLICATION (app)->probe)
+    CTR_APPLICATION (app)->probe_id = g_timeout_add (10, probe_tick, app);
 
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.reconstruct", reconstruct_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.cancel-reconstruction", cancel_accels);
@@ -308,6 +534,10 @@ ctr_application_finalize (GObject *object)
   CtrApplication *self = CTR_APPLICATION (object);
 
   g_free (self->screenshot);
+  g_free (self->scenario_dir);
+  g_free (self->dicom_dir);
+  g_free (self->page);
+  g_clear_handle_id (&self->probe_id, g_source_remove);
 
   G_OBJECT_CLASS (ctr_application_parent_class)->finalize (object);
 }

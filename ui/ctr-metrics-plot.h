@@ -1,4 +1,4 @@
-/* ctr-metrics-plot.h — convergence plot: residual, RMSE and SSIM per iteration.
+/* ctr-metrics-plot.h — convergence plot: residual, RMSE, PSNR, SSIM per iteration, several runs.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -21,5 +21,18 @@ void       ctr_metrics_plot_reset        (CtrMetricsPlot     *self,
 void       ctr_metrics_plot_add          (CtrMetricsPlot     *self,
                                           const CtrIterStats *stats);
 guint      ctr_metrics_plot_get_n_points (CtrMetricsPlot     *self);
+void       ctr_metrics_plot_begin_run    (CtrMetricsPlot     *self,
+                                          const char         *label,
+                                          guint               n_iterations);
+void       ctr_metrics_plot_drop_run     (CtrMetricsPlot     *self);
+void       ctr_metrics_plot_set_run_label (CtrMetricsPlot    *self,
+                                          const char         *label);
+guint      ctr_metrics_plot_get_n_runs   (CtrMetricsPlot     *self);
+void       ctr_metrics_plot_get_run_color (CtrMetricsPlot    *self,
+                                          guint               index,
+                                          GdkRGBA            *color);
+gboolean   ctr_metrics_plot_write_csv    (CtrMetricsPlot     *self,
+                                          const char         *path,
+                                          GError            **error);
 
 G_END_DECLS

@@ -10,11 +10,20 @@
  * width, vertical: level); a double click returns to the automatic window.
  * The display keeps the physical aspect ratio (nx·dx by ny·dy).  Row 0 of the
  * slice is +y and is drawn at the top (FORMAT.md), so no flip is needed.
+ *
+ * Zoom (scroll wheel, about the pointer) and pan (middle or Shift+drag) are
+ * one state (zoom, pan) that ctr_slice_view_set_zoom_pan() can set from
+ * outside, so several views can be linked (the comparison view): every view
+ * emits "view-changed" and "window-changed" when the user moves it.  With the
+ * profile tool on, a primary drag draws a segment (in mm, the image's own
+ * frame) and emits "segment-changed"; a colour bar with the window's ends is
+ * drawn at the right edge.
  */
 #define G_LOG_DOMAIN "ctr-slice-view"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ctr-slice-view.h"
 
@@ -35,6 +44,12 @@ struct _CtrSliceView
   double      data_max;
   gboolean    manual_window;
 
+  /* the shown plane (see update_plane) */
+  int         orientation;     /* CtrSliceOrientation */
+  CtrGrid     pg;
+  const float *plane;
+  float      *plane_copy;
+
   /* drag state */
   double      drag_center;
   double      drag_width;
@@ -42,7 +57,33 @@ struct _CtrSliceView
   char       *caption;
   char       *placeholder;
   char       *pointer_info;
+
+  /* zoom about the centre and pan, in units of the fitted image size */
+  double      zoom;
+  double      pan_x;
+  double      pan_y;
+  double      drag_pan_x;
+  double      drag_pan_y;
+  double      drag_x;
+  double      drag_y;
+  int         drag_mode;       /* DRAG_* */
+
+  gboolean    profile_tool;
+  double      pointer_x;       /* last pointer position, widget coordinates */
+  double      pointer_y;
+  gboolean    have_segment;
+  double      segment[4];      /* x0, y0, x1, y1 in mm */
 };
+
+enum { DRAG_WINDOW, DRAG_SEGMENT, DRAG_PAN };
+
+enum {
+  SIGNAL_VIEW_CHANGED,
+  SIGNAL_WINDOW_CHANGED,
+  SIGNAL_SEGMENT_CHANGED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
 
 enum {
   PROP_0,
@@ -71,47 +112,126 @@ replace_str (char       **ptr,
 static const float *
 current_slice (CtrSliceView *self)
 {
-  if (self->image == NULL)
-    return NULL;
-  return ctr_volume_slice (self->image, self->slice);
+  return self->image != NULL ? self->plane : NULL;
 }
 
-static int
-compare_floats (gconstpointer a,
-                gconstpointer b)
+/* The shown plane as a 2-D grid (x right, "y" up in the plane) and its
+ * pixels, row 0 at the top:
+ *   axial    — slice z of the volume as stored (no copy);
+ *   coronal  — y fixed: x right, z up (row 0 = highest z);
+ *   sagittal — x fixed: y right, z up. */
+static void
+update_plane (CtrSliceView *self)
 {
-  float x = *(const float *) a, y = *(const float *) b;
-  return (x > y) - (x < y);
+  const CtrGrid *g;
+
+  g_clear_pointer (&self->plane_copy, g_free);
+  self->plane = NULL;
+  if (self->image == NULL)
+    return;
+  g = &self->image->grid;
+  if (self->orientation == CTR_SLICE_AXIAL || g->nz == 1)
+    {
+      self->pg = *g;
+      self->pg.nz = 1;
+      self->slice = MIN (self->slice, g->nz - 1);
+      self->plane = ctr_volume_slice (self->image, self->slice);
+      return;
+    }
+  if (self->orientation == CTR_SLICE_CORONAL)
+    {
+      guint y = MIN (self->slice, g->ny - 1);
+      float *p = g_new (float, (gsize) g->nx * g->nz);
+      for (guint r = 0; r < g->nz; r++)
+        memcpy (p + (gsize) r * g->nx, ctr_volume_slice (self->image, g->nz - 1 - r) + (gsize) y * g->nx,
+                g->nx * sizeof (float));
+      self->slice = y;
+      self->pg = (CtrGrid) { .nx = g->nx, .ny = g->nz, .nz = 1, .dx = g->dx, .dy = g->dz, .dz = 1,
+                             .cx = g->cx, .cy = g->cz };
+      self->plane = self->plane_copy = p;
+    }
+  else
+    {
+      guint x = MIN (self->slice, g->nx - 1);
+      float *p = g_new (float, (gsize) g->ny * g->nz);
+      for (guint r = 0; r < g->nz; r++)
+        {
+          const float *src = ctr_volume_slice (self->image, g->nz - 1 - r);
+          /* horizontal axis: y growing to the right (row ny-1 .. 0 of the slice) */
+          for (guint c = 0; c < g->ny; c++)
+            p[(gsize) r * g->ny + c] = src[(gsize) (g->ny - 1 - c) * g->nx + x];
+        }
+      self->slice = x;
+      self->pg = (CtrGrid) { .nx = g->ny, .ny = g->nz, .nz = 1, .dx = g->dy, .dy = g->dz, .dz = 1,
+                             .cx = g->cy, .cy = g->cz };
+      self->plane = self->plane_copy = p;
+    }
 }
+
 
 /* The automatic window: the 0.1st to 99.9th percentile of the finite values,
  * i.e. min/max made robust against a handful of hot pixels (reconstruction
  * corners, dead detector rays) that would otherwise grey out the whole slice.
- * Large slices are subsampled to at most 2^18 values for the sort. */
+ * Found with a histogram (two passes, O(n), no sort): the exact min and max,
+ * then 16384 bins between them; the percentiles are bin edges, i.e. within
+ * 1/16384 of the range of the exact values — invisible on an 8-bit display —
+ * and the main thread no longer sorts every slice it shows. */
 #define AUTO_WINDOW_TAIL 0.001
+#define AUTO_WINDOW_BINS 16384
 
 static void
 compute_data_range (CtrSliceView *self)
 {
   const float *s = current_slice (self);
-  gsize n = ctr_grid_slice_size (&self->image->grid);
-  gsize step = MAX ((gsize) 1, n / (1u << 18));
-  g_autofree float *values = g_new (float, n / step + 1);
+  gsize n = ctr_grid_slice_size (&self->pg);
+  double mn = INFINITY, mx = -INFINITY;
   gsize m = 0;
 
-  for (gsize i = 0; i < n; i += step)
+  for (gsize i = 0; i < n; i++)
     if (isfinite (s[i]))
-      values[m++] = s[i];
-
+      {
+        mn = MIN (mn, s[i]);
+        mx = MAX (mx, s[i]);
+        m++;
+      }
   if (m == 0)
     {
       self->data_min = self->data_max = 0.0;
       return;
     }
+  if (!(mx > mn))
+    {
+      self->data_min = mn;
+      self->data_max = mx;
+      return;
+    }
 
-  qsort (values, m, sizeof (float), compare_floats);
-  self->data_min = values[(gsize) (AUTO_WINDOW_TAIL * (m - 1))];
-  self->data_max = values[(gsize) ((1.0 - AUTO_WINDOW_TAIL) * (m - 1) + 0.5)];
+  g_autofree guint32 *hist = g_new0 (guint32, AUTO_WINDOW_BINS);
+  double scale = AUTO_WINDOW_BINS / (mx - mn);
+  for (gsize i = 0; i < n; i++)
+    if (isfinite (s[i]))
+      hist[MIN ((gsize) ((s[i] - mn) * scale), AUTO_WINDOW_BINS - 1)]++;
+
+  gsize lo_count = (gsize) (AUTO_WINDOW_TAIL * (m - 1)), hi_count = (gsize) ((1.0 - AUTO_WINDOW_TAIL) * (m - 1) + 0.5);
+  gsize acc = 0;
+  guint b_lo = 0, b_hi = AUTO_WINDOW_BINS - 1;
+  gboolean have_lo = FALSE;
+  for (guint b = 0; b < AUTO_WINDOW_BINS; b++)
+    {
+      acc += hist[b];
+      if (!have_lo && acc > lo_count)
+        {
+          b_lo = b;
+          have_lo = TRUE;
+        }
+      if (acc > hi_count)
+        {
+          b_hi = b;
+          break;
+        }
+    }
+  self->data_min = mn + b_lo / scale;
+  self->data_max = mn + (b_hi + 1) / scale;
 }
 
 static void
@@ -135,7 +255,7 @@ rebuild_texture (CtrSliceView *self)
   if (self->image == NULL)
     return;
 
-  const CtrGrid *g = &self->image->grid;
+  const CtrGrid *g = &self->pg;
   const float *s = current_slice (self);
   gsize stride = (gsize) g->nx * 3;
   guint8 *pixels = g_malloc (stride * g->ny);
@@ -174,7 +294,7 @@ image_rect (CtrSliceView    *self,
   if (self->image == NULL)
     return FALSE;
 
-  const CtrGrid *g = &self->image->grid;
+  const CtrGrid *g = &self->pg;
   double w = gtk_widget_get_width (GTK_WIDGET (self)) - 2 * MARGIN;
   double h = gtk_widget_get_height (GTK_WIDGET (self)) - 2 * MARGIN;
   double iw = g->nx * (g->dx > 0 ? g->dx : 1.0);
@@ -183,14 +303,35 @@ image_rect (CtrSliceView    *self,
   if (w <= 1 || h <= 1)
     return FALSE;
 
-  double s = MIN (w / iw, h / ih);
+  double s = MIN (w / iw, h / ih) * self->zoom;
   double dw = floor (iw * s), dh = floor (ih * s);
 
   graphene_rect_init (rect,
-                      floor (MARGIN + (w - dw) / 2),
-                      floor (MARGIN + (h - dh) / 2),
+                      floor (MARGIN + (w - dw) / 2 + self->pan_x * dw),
+                      floor (MARGIN + (h - dh) / 2 + self->pan_y * dh),
                       dw, dh);
   return TRUE;
+}
+
+/* Widget point <-> image mm (continuous; row 0 at +y). */
+static void
+widget_to_mm (CtrSliceView *self, const graphene_rect_t *r, double x, double y, double *xm, double *ym)
+{
+  const CtrGrid *g = &self->pg;
+  double fx = (x - r->origin.x) / r->size.width * g->nx;
+  double fy = (y - r->origin.y) / r->size.height * g->ny;
+  *xm = ctr_grid_x (g, fx - 0.5);
+  *ym = ctr_grid_y (g, fy - 0.5);
+}
+
+static void
+mm_to_widget (CtrSliceView *self, const graphene_rect_t *r, double xm, double ym, double *x, double *y)
+{
+  const CtrGrid *g = &self->pg;
+  double fx = (xm - g->cx) / g->dx + 0.5 * g->nx;
+  double fy = 0.5 * g->ny - (ym - g->cy) / g->dy;
+  *x = r->origin.x + fx / g->nx * r->size.width;
+  *y = r->origin.y + fy / g->ny * r->size.height;
 }
 
 static void
@@ -257,7 +398,56 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
       return;
     }
 
+  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
   gtk_snapshot_append_texture (snapshot, self->texture, &rect);
+  gtk_snapshot_pop (snapshot);
+
+  {
+    cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+
+    /* the profile segment: yellow, start marked */
+    if (self->have_segment)
+      {
+        double ax, ay, bx, by;
+        mm_to_widget (self, &rect, self->segment[0], self->segment[1], &ax, &ay);
+        mm_to_widget (self, &rect, self->segment[2], self->segment[3], &bx, &by);
+        cairo_set_source_rgba (cr, 0, 0, 0, 0.6);
+        cairo_set_line_width (cr, 4);
+        cairo_move_to (cr, ax, ay);
+        cairo_line_to (cr, bx, by);
+        cairo_stroke (cr);
+        cairo_set_source_rgb (cr, 0.96, 0.83, 0.18);
+        cairo_set_line_width (cr, 2);
+        cairo_move_to (cr, ax, ay);
+        cairo_line_to (cr, bx, by);
+        cairo_stroke (cr);
+        cairo_arc (cr, ax, ay, 4, 0, 2 * G_PI);
+        cairo_fill (cr);
+      }
+
+    /* colour bar: grey ramp from lo (bottom) to hi (top) */
+    {
+      double bw = 10, bh = MIN (200, h / 2.5), bx = w - MARGIN - bw - 2, by = MARGIN + 28;
+      cairo_pattern_t *ramp = cairo_pattern_create_linear (0, by + bh, 0, by);
+      cairo_pattern_add_color_stop_rgb (ramp, 0, 0, 0, 0);
+      cairo_pattern_add_color_stop_rgb (ramp, 1, 1, 1, 1);
+      cairo_rectangle (cr, bx, by, bw, bh);
+      cairo_set_source (cr, ramp);
+      cairo_fill_preserve (cr);
+      cairo_pattern_destroy (ramp);
+      cairo_set_source_rgba (cr, 0.6, 0.6, 0.6, 1);
+      cairo_set_line_width (cr, 1);
+      cairo_stroke (cr);
+    }
+    cairo_destroy (cr);
+  }
+  {
+    double bh = MIN (200, h / 2.5), by = MARGIN + 28, bx = w - MARGIN - 14;
+    g_autofree char *hi = g_strdup_printf ("<small><span font_features='tnum'>%.4g</span></small>", self->hi);
+    g_autofree char *lo = g_strdup_printf ("<small><span font_features='tnum'>%.4g</span></small>", self->lo);
+    draw_text (self, snapshot, hi, bx - 8, by, 1, 0.3, TRUE);
+    draw_text (self, snapshot, lo, bx - 8, by + bh, 1, 0.7, TRUE);
+  }
 
   if (self->caption != NULL)
     {
@@ -267,7 +457,7 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
     }
 
   {
-    const CtrGrid *g = &self->image->grid;
+    const CtrGrid *g = &self->pg;
     g_autofree char *markup =
       g_strdup_printf ("<small><span font_features='tnum'>"
                        "%u × %u px · %.3g mm\n"
@@ -311,21 +501,49 @@ on_motion (GtkEventControllerMotion *controller,
 {
   graphene_rect_t rect;
 
+  self->pointer_x = x;
+  self->pointer_y = y;
   if (!image_rect (self, &rect) || !graphene_rect_contains_point (&rect, &GRAPHENE_POINT_INIT (x, y)))
     {
       set_pointer_info (self, NULL);
       return;
     }
 
-  const CtrGrid *g = &self->image->grid;
+  const CtrGrid *g = &self->pg;
   guint ix = MIN (g->nx - 1, (guint) ((x - rect.origin.x) / rect.size.width * g->nx));
   guint iy = MIN (g->ny - 1, (guint) ((y - rect.origin.y) / rect.size.height * g->ny));
+
+  set_pointer_info (self, ctr_slice_view_describe_pixel (self, ix, iy));
+}
+
+/**
+ * ctr_slice_view_describe_pixel:
+ * The pointer read-out for pixel (@ix, @iy) of the shown plane: position in
+ * mm, value and unit, and for images in 1/mm the value in HU with the
+ * μ_water used.  Transfer full; NULL without an image or outside it.
+ */
+char *
+ctr_slice_view_describe_pixel (CtrSliceView *self, guint ix, guint iy)
+{
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), NULL);
+  if (self->image == NULL || ix >= self->pg.nx || iy >= self->pg.ny)
+    return NULL;
+
+  const CtrGrid *g = &self->pg;
   float v = current_slice (self)[(gsize) iy * g->nx + ix];
 
-  set_pointer_info (self,
-                    g_strdup_printf ("x %+.1f mm  y %+.1f mm   %.5g %s",
-                                     ctr_grid_x (g, ix), ctr_grid_y (g, iy), v,
-                                     self->image->unit ? self->image->unit : ""));
+  {
+    static const char *axes[][2] = { { "x", "y" }, { "x", "z" }, { "y", "z" } };
+    guint o = self->image->grid.nz > 1 ? self->orientation : CTR_SLICE_AXIAL;
+    /* Images in 1/mm are also shown in Hounsfield units, with the μ_water
+     * the presets assume (stated, since a calibrated scanner has its own). */
+    g_autofree char *hu = g_strcmp0 (self->image->unit, "1/mm") == 0
+      ? g_strdup_printf ("  = %+.0f HU (μ_water %.4g /mm)", ctr_slice_view_to_hu (v), CTR_SLICE_VIEW_MU_WATER)
+      : g_strdup ("");
+    return g_strdup_printf ("%s %+.1f mm  %s %+.1f mm   %.5g %s%s",
+                            axes[o][0], ctr_grid_x (g, ix), axes[o][1], ctr_grid_y (g, iy), v,
+                            self->image->unit ? self->image->unit : "", hu);
+  }
 }
 
 static void
@@ -341,8 +559,27 @@ on_drag_begin (GtkGestureDrag *gesture,
                double          y,
                CtrSliceView   *self)
 {
+  guint button = gtk_gesture_single_get_current_button (GTK_GESTURE_SINGLE (gesture));
+  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+  graphene_rect_t rect;
+
   self->drag_center = 0.5 * (self->lo + self->hi);
   self->drag_width = self->hi - self->lo;
+  self->drag_x = x;
+  self->drag_y = y;
+  self->drag_pan_x = self->pan_x;
+  self->drag_pan_y = self->pan_y;
+  if (button == GDK_BUTTON_MIDDLE || (mods & GDK_SHIFT_MASK))
+    self->drag_mode = DRAG_PAN;
+  else if (self->profile_tool && image_rect (self, &rect))
+    {
+      self->drag_mode = DRAG_SEGMENT;
+      widget_to_mm (self, &rect, x, y, &self->segment[0], &self->segment[1]);
+      self->segment[2] = self->segment[0];
+      self->segment[3] = self->segment[1];
+    }
+  else
+    self->drag_mode = DRAG_WINDOW;
 }
 
 static void
@@ -354,6 +591,31 @@ on_drag_update (GtkGestureDrag *gesture,
   if (self->image == NULL)
     return;
 
+  if (self->drag_mode == DRAG_PAN)
+    {
+      graphene_rect_t rect;
+      if (image_rect (self, &rect))
+        {
+          self->pan_x = self->drag_pan_x + dx / rect.size.width;
+          self->pan_y = self->drag_pan_y + dy / rect.size.height;
+          gtk_widget_queue_draw (GTK_WIDGET (self));
+          g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
+        }
+      return;
+    }
+  if (self->drag_mode == DRAG_SEGMENT)
+    {
+      graphene_rect_t rect;
+      if (image_rect (self, &rect))
+        {
+          widget_to_mm (self, &rect, self->drag_x + dx, self->drag_y + dy, &self->segment[2], &self->segment[3]);
+          self->have_segment = TRUE;
+          gtk_widget_queue_draw (GTK_WIDGET (self));
+          g_signal_emit (self, signals[SIGNAL_SEGMENT_CHANGED], 0);
+        }
+      return;
+    }
+
   /* Radiology convention: horizontal drag changes the width (contrast),
    * vertical drag moves the level; both relative to the current width. */
   double width = self->drag_width * exp (dx / 250.0);
@@ -364,6 +626,32 @@ on_drag_update (GtkGestureDrag *gesture,
   self->manual_window = TRUE;
   rebuild_texture (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0);
+}
+
+static gboolean
+on_scroll (GtkEventControllerScroll *controller,
+           double                    dx,
+           double                    dy,
+           CtrSliceView             *self)
+{
+  graphene_rect_t before, after;
+  double px, py, xm, ym, nx, ny;
+
+  if (!image_rect (self, &before))
+    return FALSE;
+  /* keep the image point under the pointer where it is */
+  px = self->pointer_x;
+  py = self->pointer_y;
+  widget_to_mm (self, &before, px, py, &xm, &ym);
+  self->zoom = CLAMP (self->zoom * exp (-0.15 * dy), 0.25, 32.0);
+  image_rect (self, &after);
+  mm_to_widget (self, &after, xm, ym, &nx, &ny);
+  self->pan_x += (px - nx) / after.size.width;
+  self->pan_y += (py - ny) / after.size.height;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_VIEW_CHANGED], 0);
+  return TRUE;
 }
 
 static void
@@ -396,6 +684,8 @@ ctr_slice_view_dispose (GObject *object)
   CtrSliceView *self = CTR_SLICE_VIEW (object);
 
   g_clear_pointer (&self->image, ctr_volume_unref);
+  g_clear_pointer (&self->plane_copy, g_free);
+  self->plane = NULL;
   g_clear_object (&self->texture);
 
   G_OBJECT_CLASS (ctr_slice_view_parent_class)->dispose (object);
@@ -484,6 +774,19 @@ ctr_slice_view_class_init (CtrSliceViewClass *klass)
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /* The user zoomed or panned (ctr_slice_view_get_zoom_pan). */
+  signals[SIGNAL_VIEW_CHANGED] =
+    g_signal_new ("view-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* The user changed window/level (ctr_slice_view_get_window). */
+  signals[SIGNAL_WINDOW_CHANGED] =
+    g_signal_new ("window-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* The profile segment moved (ctr_slice_view_get_segment). */
+  signals[SIGNAL_SEGMENT_CHANGED] =
+    g_signal_new ("segment-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
   gtk_widget_class_set_css_name (widget_class, "ctrsliceview");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
@@ -506,10 +809,19 @@ ctr_slice_view_init (CtrSliceView *self)
   g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
 
+  {
+    GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+    g_signal_connect (scroll, "scroll", G_CALLBACK (on_scroll), self);
+    gtk_widget_add_controller (GTK_WIDGET (self), scroll);
+  }
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), 0);
+  self->zoom = 1.0;
+
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self),
                                "Drag to change window (horizontal) and level (vertical); "
-                               "double-click for the automatic window");
+                               "double-click for the automatic window; scroll to zoom, "
+                               "Shift+drag or middle-drag to pan");
 }
 
 GtkWidget *
@@ -537,7 +849,10 @@ ctr_slice_view_set_image (CtrSliceView *self,
     ctr_volume_ref (image);
   g_clear_pointer (&self->image, ctr_volume_unref);
   self->image = image;
-  self->slice = image != NULL ? MIN (slice, image->grid.nz - 1) : 0;
+  self->slice = slice;
+  if (image != NULL && self->orientation != CTR_SLICE_AXIAL && image->grid.nz > 1)
+    self->slice = self->orientation == CTR_SLICE_CORONAL ? image->grid.ny / 2 : image->grid.nx / 2;
+  update_plane (self);
 
   if (image != NULL)
     {
@@ -602,4 +917,190 @@ ctr_slice_view_set_placeholder (CtrSliceView *self,
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PLACEHOLDER]);
       gtk_widget_queue_draw (GTK_WIDGET (self));
     }
+}
+
+/* ---- zoom, pan, window, profile segment -------------------------------- */
+
+void
+ctr_slice_view_get_zoom_pan (CtrSliceView *self, double *zoom, double *pan_x, double *pan_y)
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  *zoom = self->zoom;
+  *pan_x = self->pan_x;
+  *pan_y = self->pan_y;
+}
+
+/* Sets zoom (1 = fit, clamped to [0.25, 32]) and pan (fractions of the shown
+ * image size); emits nothing, so linked views can call it on each other. */
+void
+ctr_slice_view_set_zoom_pan (CtrSliceView *self, double zoom, double pan_x, double pan_y)
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  self->zoom = CLAMP (zoom, 0.25, 32.0);
+  self->pan_x = pan_x;
+  self->pan_y = pan_y;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+ctr_slice_view_get_window (CtrSliceView *self, double *lo, double *hi)
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  *lo = self->lo;
+  *hi = self->hi;
+}
+
+/* A fixed window [lo, hi] (in the image's unit) that new images keep; emits
+ * nothing. */
+void
+ctr_slice_view_set_window (CtrSliceView *self, double lo, double hi)
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  if (!(hi > lo) || !isfinite (lo) || !isfinite (hi))
+    return;
+  self->lo = lo;
+  self->hi = hi;
+  self->manual_window = TRUE;
+  rebuild_texture (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* With @enabled, a primary drag draws the profile segment instead of
+ * changing the window. */
+void
+ctr_slice_view_set_profile_tool (CtrSliceView *self, gboolean enabled)
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  self->profile_tool = !!enabled;
+  if (enabled)
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self),
+                                 "Drag to draw the profile line; scroll to zoom, Shift+drag to pan");
+}
+
+/* The segment in mm (x0, y0, x1, y1; image frame); FALSE when none. */
+gboolean
+ctr_slice_view_get_segment (CtrSliceView *self, double segment[4])
+{
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), FALSE);
+  if (!self->have_segment)
+    return FALSE;
+  memcpy (segment, self->segment, sizeof self->segment);
+  return TRUE;
+}
+
+/* Sets (or with NULL clears) the segment, and emits "segment-changed". */
+void
+ctr_slice_view_set_segment (CtrSliceView *self, const double segment[4])
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  self->have_segment = segment != NULL;
+  if (segment != NULL)
+    memcpy (self->segment, segment, sizeof self->segment);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_SEGMENT_CHANGED], 0);
+}
+
+guint
+ctr_slice_view_get_slice (CtrSliceView *self)
+{
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), 0);
+  return self->slice;
+}
+
+/* ---- orientation and slice of volumes ---------------------------------- */
+
+/* Axial, coronal or sagittal plane of a volume (nz > 1); a 2-D image is
+ * always shown as it is.  The slice moves to the middle of the new axis. */
+void
+ctr_slice_view_set_orientation (CtrSliceView *self, CtrSliceOrientation orientation)
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  if (self->orientation == (int) orientation)
+    return;
+  self->orientation = orientation;
+  if (self->image != NULL)
+    {
+      const CtrGrid *g = &self->image->grid;
+      self->slice = orientation == CTR_SLICE_AXIAL ? g->nz / 2 : orientation == CTR_SLICE_CORONAL ? g->ny / 2 : g->nx / 2;
+      update_plane (self);
+      compute_data_range (self);
+      if (!self->manual_window)
+        apply_auto_window (self);
+      rebuild_texture (self);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Slices along the current orientation's axis (0 without an image). */
+guint
+ctr_slice_view_get_n_slices (CtrSliceView *self)
+{
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), 0);
+  if (self->image == NULL)
+    return 0;
+  if (self->image->grid.nz == 1 || self->orientation == CTR_SLICE_AXIAL)
+    return self->image->grid.nz;
+  return self->orientation == CTR_SLICE_CORONAL ? self->image->grid.ny : self->image->grid.nx;
+}
+
+void
+ctr_slice_view_set_slice (CtrSliceView *self, guint slice)
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  if (self->image == NULL)
+    return;
+  self->slice = MIN (slice, MAX (ctr_slice_view_get_n_slices (self), 1) - 1);
+  update_plane (self);
+  if (!self->manual_window)
+    {
+      compute_data_range (self);
+      apply_auto_window (self);
+    }
+  rebuild_texture (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Hounsfield units of an attenuation @mu in 1/mm:
+ * HU = 1000 (mu − mu_water) / mu_water with mu_water = CTR_SLICE_VIEW_MU_WATER. */
+double
+ctr_slice_view_to_hu (double mu)
+{
+  return 1000.0 * (mu - CTR_SLICE_VIEW_MU_WATER) / CTR_SLICE_VIEW_MU_WATER;
+}
+
+/* Window/level presets for images in 1/mm, from Hounsfield windows with
+ * mu = mu_water (1 + HU/1000), mu_water = 0.0192 /mm (FORMAT.md: the value the
+ * head datasets were simulated with; a calibrated scanner states its own).
+ * Returns FALSE (nothing changed) for an unknown name or an image in another
+ * unit. "auto" returns to the automatic window. */
+gboolean
+ctr_slice_view_apply_preset (CtrSliceView *self, const char *name)
+{
+  static const struct { const char *name; double width_hu, level_hu; } presets[] = {
+    { "soft-tissue", 400, 40 },
+    { "brain", 80, 40 },
+    { "bone", 1800, 400 },
+    { "lung", 1500, -600 },
+    { "hu", 2000, 0 },     /* air (−1000 HU) to dense bone (+1000 HU) */
+  };
+  const double mu_water = CTR_SLICE_VIEW_MU_WATER;
+
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), FALSE);
+  if (g_strcmp0 (name, "auto") == 0)
+    {
+      ctr_slice_view_reset_window (self);
+      return TRUE;
+    }
+  if (self->image == NULL || g_strcmp0 (self->image->unit, "1/mm") != 0)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (presets); i++)
+    if (g_strcmp0 (name, presets[i].name) == 0)
+      {
+        double lo = mu_water * (1 + (presets[i].level_hu - presets[i].width_hu / 2) / 1000);
+        double hi = mu_water * (1 + (presets[i].level_hu + presets[i].width_hu / 2) / 1000);
+        ctr_slice_view_set_window (self, lo, hi);
+        g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0);
+        return TRUE;
+      }
+  return FALSE;
 }

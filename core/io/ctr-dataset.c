@@ -6,6 +6,7 @@
 #include "ctr-dataset.h"
 #include "ctr-error.h"
 #include "ctr-tiff.h"
+#include "ctr-dicom.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -232,15 +233,11 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
   else if (g_str_equal (type, "fan"))
     beam = CTR_BEAM_FAN;
   else if (g_str_equal (type, "cone"))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "%s: the key “type” is “cone”: cone beam comes with FDK and is not supported yet", where);
-      return NULL;
-    }
+    beam = CTR_BEAM_CONE;
   else
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: the key “type” is “%s”; expected “parallel” or “fan”", where, type);
+                   "%s: the key “type” is “%s”; expected “parallel”, “fan” or “cone”", where, type);
       return NULL;
     }
 
@@ -253,7 +250,7 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
     return NULL;
 
   g->shape = CTR_DETECTOR_FLAT;
-  if (beam == CTR_BEAM_FAN)
+  if (beam == CTR_BEAM_FAN || beam == CTR_BEAM_CONE)
     {
       if (!get_string (o, "detector_shape", TRUE, &shape, where, error))
         return NULL;
@@ -467,10 +464,15 @@ load_projections (JsonObject *spec, const char *spec_key, const CtrGeometry *g, 
 
   if (g_str_equal (layout, "dicom"))
     {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "%s: the key “layout” is “dicom”: DICOM input comes with the DICOM issue and is not "
-                   "supported yet", ctx);
-      return NULL;
+      /* A folder of DICOM projections (ctr-dicom.h); the JSON's geometry wins. */
+      const char *folder;
+      if (!get_string (spec, "folder", TRUE, &folder, ctx, error))
+        return NULL;
+      g_autofree char *path = resolve (base_dir, folder);
+      CtrProjections *dp = ctr_dicom_load_projections (path, g, cancellable, error);
+      if (dp == NULL)
+        g_prefix_error (error, "%s, the key “folder”: ", ctx);
+      return dp;
     }
 
   g_autoptr (CtrProjections) p = NULL;
@@ -779,6 +781,18 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
 
   if (check_cancelled (cancellable, error))
     return NULL;
+
+  /* A DICOM file or folder (DICM preamble) instead of a geometry.json. */
+  if (ctr_dicom_is_dicom (path))
+    {
+      if (variant != NULL)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: DICOM input has no variants (asked for “%s”)",
+                       path, variant);
+          return NULL;
+        }
+      return ctr_dicom_load_dataset (path, NULL, cancellable, error);
+    }
 
   g_autofree char *abs_path = g_canonicalize_filename (path, NULL);
   g_autofree char *text = NULL;

@@ -2,7 +2,7 @@
  *
  * ctr_dataset_load() reads the JSON (json-glib), builds the CtrGeometry, loads
  * the projections of the chosen layout (sinogram, view_pages,
- * one_file_per_view; "dicom" gives CTR_ERROR_UNSUPPORTED until the DICOM issue),
+ * one_file_per_view, or "dicom": a folder read by ctr-dicom.h),
  * converts counts to line integrals (flat/dark or I0, dead-pixel mask) and loads
  * the reference image when the file names one.  Unknown keys are ignored.
  */
@@ -28,7 +28,8 @@ typedef struct {
 
 /**
  * ctr_dataset_load:
- * @path: a geometry.json file.
+ * @path: a geometry.json file, or a DICOM file or folder of DICOM files
+ *   (detected by the DICM preamble; read by ctr_dicom_load_dataset()).
  * @variant: (nullable): the name of an entry of "variants" to load instead of
  *   "projections" (e.g. "noiseless"); NULL for the default.
  * @cancellable: (nullable): checked between files.
@@ -40,7 +41,8 @@ typedef struct {
  *   CTR_ERROR_INVALID_GEOMETRY (zero views, negative distances, angle count
  *     that differs from "views", ...),
  *   CTR_ERROR_INVALID_DATA (NaN or Inf in the projections),
- *   CTR_ERROR_UNSUPPORTED (layout "dicom", type "cone" for now),
+ *   CTR_ERROR_UNSUPPORTED (valid input this version cannot read: helical
+ *     DICOM-CT-PD, ...),
  *   G_IO_ERROR_CANCELLED.
  * The reference becomes a CtrVolume on its own grid (pixel_size_mm,
  * center_mm; 1/pixel when "pixel_size_known" is false).

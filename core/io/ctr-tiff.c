@@ -485,8 +485,48 @@ ctr_tiff_read_page (const char *path, guint page, guint expect_width, guint expe
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                   */
 
+/* ImageJ's hyperstack header (what ImageJ itself writes for a float32 stack):
+ * ImageDescription "ImageJ=1.11a\nimages=N\nslices=N\n[unit=mm\nspacing=dz\n]
+ * loop=false\nmin=..\nmax=..\n" on the first page, and the pixel size as
+ * X/YResolution (pixels per unit, ResolutionUnit NONE) on every page, so
+ * Fiji/ImageJ opens the file as a calibrated z stack with the right contrast. */
+typedef struct {
+  gboolean calibrated;   /* dx, dy, dz below are valid (mm) */
+  double dx, dy, dz;
+} ImageJInfo;
+
+static char *
+imagej_description (const float *data, gsize n, guint pages, const ImageJInfo *ij)
+{
+  float lo = G_MAXFLOAT, hi = -G_MAXFLOAT;
+  for (gsize i = 0; i < n; i++)
+    if (isfinite (data[i]))
+      {
+        lo = MIN (lo, data[i]);
+        hi = MAX (hi, data[i]);
+      }
+  if (lo > hi)
+    lo = hi = 0;
+  GString *s = g_string_new ("ImageJ=1.11a\n");
+  char b[G_ASCII_DTOSTR_BUF_SIZE];
+  if (pages > 1)
+    g_string_append_printf (s, "images=%u\nslices=%u\n", pages, pages);
+  if (ij != NULL && ij->calibrated)
+    {
+      g_string_append (s, "unit=mm\n");
+      if (pages > 1)
+        g_string_append_printf (s, "spacing=%s\n", g_ascii_dtostr (b, sizeof b, ij->dz));
+    }
+  if (pages > 1)
+    g_string_append (s, "loop=false\n");
+  g_string_append_printf (s, "min=%s\n", g_ascii_dtostr (b, sizeof b, lo));
+  g_string_append_printf (s, "max=%s\n", g_ascii_dtostr (b, sizeof b, hi));
+  return g_string_free (s, FALSE);
+}
+
 static gboolean
-write_pages (TiffFile *f, const float *data, guint width, guint height, guint pages, GError **error)
+write_pages (TiffFile *f, const float *data, guint width, guint height, guint pages,
+             const ImageJInfo *ij, GError **error)
 {
   const gsize plane = (gsize) width * height;
   const guint16 compression = TIFFIsCODECConfigured (COMPRESSION_ADOBE_DEFLATE)
@@ -518,6 +558,17 @@ write_pages (TiffFile *f, const float *data, guint width, guint height, guint pa
                         (guint16) MIN (pages, G_MAXUINT16));
         }
       TIFFSetField (tif, TIFFTAG_SOFTWARE, "ctrecon");
+      if (p == 0)
+        {
+          g_autofree char *desc = imagej_description (data, plane * pages, pages, ij);
+          TIFFSetField (tif, TIFFTAG_IMAGEDESCRIPTION, desc);
+        }
+      if (ij != NULL && ij->calibrated && ij->dx > 0 && ij->dy > 0)
+        {
+          TIFFSetField (tif, TIFFTAG_XRESOLUTION, (float) (1.0 / ij->dx));
+          TIFFSetField (tif, TIFFTAG_YRESOLUTION, (float) (1.0 / ij->dy));
+          TIFFSetField (tif, TIFFTAG_RESOLUTIONUNIT, (guint16) RESUNIT_NONE);
+        }
       memcpy (scratch, data + p * plane, plane * sizeof (float));
       if (TIFFWriteEncodedStrip (tif, 0, scratch, (tmsize_t) (plane * sizeof (float))) < 0
           || !TIFFWriteDirectory (tif))
@@ -530,9 +581,9 @@ write_pages (TiffFile *f, const float *data, guint width, guint height, guint pa
   return TRUE;
 }
 
-gboolean
-ctr_tiff_write_float (const char *path, const float *data, guint width, guint height,
-                      guint pages, GError **error)
+static gboolean
+write_float_imagej (const char *path, const float *data, guint width, guint height, guint pages,
+                    const ImageJInfo *ij, GError **error)
 {
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (data != NULL, FALSE);
@@ -572,7 +623,7 @@ ctr_tiff_write_float (const char *path, const float *data, guint width, guint he
         }
       else
         {
-          ok = write_pages (f, data, width, height, pages, error);
+          ok = write_pages (f, data, width, height, pages, ij, error);
           TIFFClose (f->tif);  /* closes tiff_fd */
           f->tif = NULL;
         }
@@ -608,9 +659,18 @@ ctr_tiff_write_float (const char *path, const float *data, guint width, guint he
 }
 
 gboolean
+ctr_tiff_write_float (const char *path, const float *data, guint width, guint height,
+                      guint pages, GError **error)
+{
+  return write_float_imagej (path, data, width, height, pages, NULL, error);
+}
+
+gboolean
 ctr_tiff_write_volume (const char *path, const CtrVolume *v, GError **error)
 {
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (v != NULL && v->data != NULL, FALSE);
-  return ctr_tiff_write_float (path, v->data, v->grid.nx, v->grid.ny, v->grid.nz, error);
+  /* Calibrated in mm unless the volume is in pixel units. */
+  ImageJInfo ij = { v->unit == NULL || strstr (v->unit, "pixel") == NULL, v->grid.dx, v->grid.dy, v->grid.dz };
+  return write_float_imagej (path, v->data, v->grid.nx, v->grid.ny, v->grid.nz, &ij, error);
 }

@@ -50,7 +50,9 @@ gboolean ctr_tiff_read_page (const char *path, guint page, guint expect_width,
 /**
  * ctr_tiff_write_float:
  * Writes @pages pages of @height × @width float32 (SampleFormat IEEE, one
- * strip per page, deflate) from @data ([page][line][sample]).  The file is
+ * strip per page, deflate) from @data ([page][line][sample]), with ImageJ's
+ * header (ImageDescription "ImageJ=...\nimages=N\nslices=N\n...min/max") so
+ * ImageJ/Fiji opens it as a float32 stack.  The file is
  * written to a temporary name in the same folder and renamed over @path, so a
  * failure never leaves a half-written or clobbered file.  CTR_ERROR_IO.
  */
@@ -58,7 +60,10 @@ gboolean ctr_tiff_write_float (const char *path, const float *data, guint width,
                                guint height, guint pages, GError **error);
 
 /* A volume as a float32 multi-page TIFF, one page per z slice from the lowest z
- * up, row 0 = +y (FORMAT.md).  Atomic as ctr_tiff_write_float. */
+ * up, row 0 = +y (FORMAT.md).  ImageJ-compatible as ctr_tiff_write_float and
+ * calibrated: X/YResolution = 1/dx, 1/dy pixels per mm and "unit=mm",
+ * "spacing=dz" in the description (not for volumes in 1/pixel).  Atomic as
+ * ctr_tiff_write_float. */
 gboolean ctr_tiff_write_volume (const char *path, const CtrVolume *v, GError **error);
 
 G_END_DECLS

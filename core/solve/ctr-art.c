@@ -128,3 +128,85 @@ ctr_part_iterate (CtrSolve *st, const float *kappa, GError **error)
     }
   return TRUE;
 }
+
+float *
+ctr_part_orbit_sparsity (const CtrSolve *st)
+{
+  const CtrSymmetry *sy = st->orbits;
+  const guint K = sy->group.order, nc = st->n_cols;
+  const gint64 *rp;
+  const guint32 *ci;
+  ctr_sysmat_csr (st->a, &rp, &ci, NULL);
+  float *kappa = g_new (float, sy->n_orbits);
+#pragma omp parallel
+  {
+    guint32 *count = g_new0 (guint32, st->np);
+#pragma omp for schedule(dynamic, 1)
+    for (guint o = 0; o < sy->n_orbits; o++)
+      {
+        guint32 mx = 1;
+        guint lanes = 0;
+        for (int pass = 0; pass < 2; pass++)
+          for (guint k = 0; k < K; k++)
+            {
+              gint32 v = sy->lane_view[(gsize) o * K + k];
+              if (v < 0)
+                continue;
+              lanes += pass == 0;
+              guint64 b = (guint64) v * nc, e = b + nc;
+              for (gint64 q = rp[b]; q < rp[e]; q++)
+                {
+                  if (pass == 0)
+                    {
+                      guint32 n = ++count[ci[q]];
+                      mx = MAX (mx, n);
+                    }
+                  else
+                    count[ci[q]] = 0;
+                }
+            }
+        kappa[o] = st->o->part_step == CTR_PART_STEP_CUART ? (float) lanes * nc : (float) mx;
+      }
+    g_free (count);
+  }
+  return kappa;
+}
+
+gboolean
+ctr_part_iterate_orbits (CtrSolve *st, const float *kappa, GError **error)
+{
+  const CtrSymmetry *sy = st->orbits;
+  const guint K = sy->group.order, nc = st->n_cols;
+  const double lambda = st->o->relaxation;
+  for (guint o = 0; o < sy->n_orbits; o++)
+    {
+      if (!check_cancel (st, error))
+        return FALSE;
+      const float scale = (float) (lambda / kappa[o]);
+      /* All forward products of the subset before any update (Eq. 9). */
+      for (guint k = 0; k < K; k++)
+        {
+          gint32 v = sy->lane_view[(gsize) o * K + k];
+          if (v < 0)
+            continue;
+          const guint64 b = (guint64) v * nc, e = b + nc;
+          ctr_sysmat_apply_rows (st->a, b, e, st->x, st->r, st->ns);
+          for (guint s = 0; s < st->ns; s++)
+            {
+              float *r = st->r + (gsize) s * st->nr;
+              const float *bb = st->b + (gsize) s * st->nr;
+              const guint8 *val = st->valid + (gsize) s * nc;
+              for (guint64 i = b; i < e; i++)
+                r[i] = val[i - b] ? scale * (bb[i] - r[i]) * st->inv_sq[i] : 0.f;
+            }
+        }
+      for (guint k = 0; k < K; k++)
+        {
+          gint32 v = sy->lane_view[(gsize) o * K + k];
+          if (v >= 0)
+            ctr_sysmat_apply_adjoint_rows (st->a, (guint64) v * nc, (guint64) (v + 1) * nc, st->r, st->x, st->ns);
+        }
+      ctr_solve_clip (st);
+    }
+  return TRUE;
+}

@@ -2,10 +2,16 @@
 #pragma once
 
 #include "solve/ctr-solver.h"
+#include "sysmat/ctr-scsr.h"
+
+typedef struct _CtrScsrSolve CtrScsrSolve;
 
 typedef struct {
-  const CtrSysmat *a;
+  const CtrSysmat *a;    /* CSR, or NULL when m is set */
+  const CtrScsr *m;      /* SCSR, or NULL */
+  const CtrSymmetry *orbits;  /* CSR with orbit subsets, else NULL */
   const CtrGeometry *g;
+  const CtrProjections *p;
   const CtrReconOptions *o;
   guint ns;              /* slices in the stack */
   guint n_views, n_cols;
@@ -40,3 +46,17 @@ gboolean ctr_sirt_iterate (CtrSolve *st, const float *inv_colsum, GError **error
 float *ctr_part_sparsity (const CtrSysmat *a);
 /* 1 / (column sums over all rays), 0 where a pixel is never seen; np floats. */
 float *ctr_sirt_inverse_colsum (const CtrSolve *st);
+
+/* Parallel ART on CSR with the views of each orbit of @sy as one subset
+ * (the reference the SCSR solver must equal); @kappa per orbit. */
+gboolean ctr_part_iterate_orbits (CtrSolve *st, const float *kappa, GError **error);
+/* κ of every orbit of st->orbits: the largest number of the subset's rays
+ * crossing one pixel (or M' for CTR_PART_STEP_CUART); n_orbits floats. */
+float *ctr_part_orbit_sparsity (const CtrSolve *st);
+
+/* SCSR solvers (ctr-scsr-solve.c): set-up packs st->x and the data; each
+ * iterate runs one pass over all orbits for st->o->method (PART, SART or
+ * SIRT) and leaves the image unpacked in st->x. */
+CtrScsrSolve *ctr_scsr_solve_new (CtrSolve *st, GError **error);
+void ctr_scsr_solve_free (CtrScsrSolve *ss);
+gboolean ctr_scsr_solve_iterate (CtrSolve *st, CtrScsrSolve *ss, GError **error);

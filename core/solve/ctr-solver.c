@@ -23,7 +23,10 @@ ctr_solve_clip (CtrSolve *st)
 static double
 relative_residual (CtrSolve *st)
 {
-  ctr_sysmat_apply (st->a, st->x, st->r, st->ns);
+  if (st->m != NULL)
+    ctr_scsr_apply (st->m, st->x, st->r, st->ns);
+  else
+    ctr_sysmat_apply (st->a, st->x, st->r, st->ns);
   double num = 0, den = 0;
   for (guint s = 0; s < st->ns; s++)
     {
@@ -42,13 +45,13 @@ relative_residual (CtrSolve *st)
   return den > 0 ? sqrt (num / den) : sqrt (num);
 }
 
-CtrVolume *
-ctr_solver_run (const CtrSysmat *a, const CtrGeometry *g, const CtrProjections *p,
-                const CtrGrid *grid, const CtrReconOptions *o, const CtrVolume *reference,
-                CtrIterFunc callback, gpointer user_data, GCancellable *cancellable,
-                GError **error)
+static CtrVolume *
+solver_run (const CtrSysmat *a, const CtrScsr *m, const CtrGeometry *g, const CtrProjections *p,
+            const CtrGrid *grid, const CtrReconOptions *o, const CtrVolume *reference,
+            CtrIterFunc callback, gpointer user_data, GCancellable *cancellable,
+            GError **error)
 {
-  g_return_val_if_fail (a && g && p && grid && o, NULL);
+  g_return_val_if_fail ((a || m) && g && p && grid && o, NULL);
   if (!ctr_recon_options_validate (o, error))
     return NULL;
   if (!ctr_method_is_iterative (o->method))
@@ -57,8 +60,10 @@ ctr_solver_run (const CtrSysmat *a, const CtrGeometry *g, const CtrProjections *
                    "%s is not an iterative method", ctr_method_name (o->method));
       return NULL;
     }
-  if (ctr_sysmat_n_views (a) != g->n_views || ctr_sysmat_n_cols (a) != g->n_cols
-      || ctr_sysmat_n_pixels (a) != (guint64) grid->nx * grid->ny)
+  const guint a_views = a ? ctr_sysmat_n_views (a) : ctr_scsr_n_views (m);
+  const guint a_cols = a ? ctr_sysmat_n_cols (a) : ctr_scsr_n_cols (m);
+  const guint64 a_pixels = a ? ctr_sysmat_n_pixels (a) : ctr_scsr_n_pixels (m);
+  if (a_views != g->n_views || a_cols != g->n_cols || a_pixels != (guint64) grid->nx * grid->ny)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
                    "the system matrix was built for another geometry or grid");
@@ -70,6 +75,12 @@ ctr_solver_run (const CtrSysmat *a, const CtrGeometry *g, const CtrProjections *
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
                    "projections (%u × %u × %u), geometry (%u × %u × %u) and %u image slices disagree",
                    p->n_views, p->n_rows, p->n_cols, g->n_views, g->n_rows, g->n_cols, grid->nz);
+      return NULL;
+    }
+  if (m != NULL && o->method == CTR_METHOD_ART)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "ART is row-sequential and runs on CSR; SCSR serves parallel ART, SART and SIRT");
       return NULL;
     }
   if (p->kind != CTR_PROJ_LINE_INTEGRALS)
@@ -92,13 +103,15 @@ ctr_solver_run (const CtrSysmat *a, const CtrGeometry *g, const CtrProjections *
 
   CtrSolve st = { 0 };
   st.a = a;
+  st.m = m;
+  st.p = p;
   st.g = g;
   st.o = o;
   st.ns = grid->nz;
   st.n_views = g->n_views;
   st.n_cols = g->n_cols;
-  st.nr = ctr_sysmat_n_rays (a);
-  st.np = ctr_sysmat_n_pixels (a);
+  st.nr = (guint64) a_views * a_cols;
+  st.np = a_pixels;
   st.x = vol->data;
   st.cancellable = cancellable;
   st.b = g_try_new (float, (gsize) st.ns * st.nr);
@@ -107,6 +120,8 @@ ctr_solver_run (const CtrSysmat *a, const CtrGeometry *g, const CtrProjections *
   st.inv_sq = g_new (float, st.nr);
   st.inv_sum = g_new (float, st.nr);
   g_autofree float *kappa = NULL, *inv_colsum = NULL;
+  g_autoptr (CtrSymmetry) orbits = NULL;
+  CtrScsrSolve *ss = NULL;
   g_autoptr (CtrVolume) ref_masked = NULL;
   CtrVolume *result = NULL;
   if (st.b == NULL || st.r == NULL)
@@ -127,26 +142,45 @@ ctr_solver_run (const CtrSysmat *a, const CtrGeometry *g, const CtrProjections *
       for (guint c = 0; c < st.n_cols; c++)
         st.valid[(gsize) s * st.n_cols + c] = p->mask ? p->mask[(gsize) row * p->n_cols + c] : 1;
     }
-  ctr_sysmat_row_sums (a, st.inv_sq, st.inv_sum);
-  for (guint64 i = 0; i < st.nr; i++)
+  if (m != NULL)
     {
-      st.inv_sq[i] = st.inv_sq[i] > 0 ? 1.f / st.inv_sq[i] : 0.f;
-      st.inv_sum[i] = st.inv_sum[i] > 0 ? 1.f / st.inv_sum[i] : 0.f;
+      ss = ctr_scsr_solve_new (&st, error);
+      if (ss == NULL)
+        goto out;
     }
-  if (o->method == CTR_METHOD_PART)
-    kappa = ctr_part_sparsity (a);
-  if (o->method == CTR_METHOD_SIRT)
-    inv_colsum = ctr_sirt_inverse_colsum (&st);
+  else
+    {
+      ctr_sysmat_row_sums (a, st.inv_sq, st.inv_sum);
+      for (guint64 i = 0; i < st.nr; i++)
+        {
+          st.inv_sq[i] = st.inv_sq[i] > 0 ? 1.f / st.inv_sq[i] : 0.f;
+          st.inv_sum[i] = st.inv_sum[i] > 0 ? 1.f / st.inv_sum[i] : 0.f;
+        }
+      if (o->method == CTR_METHOD_PART && o->subsets == CTR_SUBSETS_ORBIT)
+        {
+          orbits = ctr_symmetry_find (g, grid, CTR_SYM_ALL);
+          st.orbits = orbits;
+          kappa = ctr_part_orbit_sparsity (&st);
+        }
+      else if (o->method == CTR_METHOD_PART)
+        kappa = ctr_part_sparsity (a);
+      if (o->method == CTR_METHOD_SIRT)
+        inv_colsum = ctr_sirt_inverse_colsum (&st);
+    }
 
   gint64 t_start = g_get_monotonic_time ();
   for (guint it = 1; it <= o->iterations; it++)
     {
       gint64 t0 = g_get_monotonic_time ();
       gboolean ok = FALSE;
-      switch (o->method)
+      if (ss != NULL)
+        ok = ctr_scsr_solve_iterate (&st, ss, error);
+      else switch (o->method)
         {
         case CTR_METHOD_ART:  ok = ctr_art_iterate (&st, error); break;
-        case CTR_METHOD_PART: ok = ctr_part_iterate (&st, kappa, error); break;
+        case CTR_METHOD_PART:
+          ok = st.orbits ? ctr_part_iterate_orbits (&st, kappa, error) : ctr_part_iterate (&st, kappa, error);
+          break;
         case CTR_METHOD_SART: ok = ctr_sart_iterate (&st, error); break;
         case CTR_METHOD_SIRT: ok = ctr_sirt_iterate (&st, inv_colsum, error); break;
         case CTR_METHOD_FBP:
@@ -174,10 +208,31 @@ ctr_solver_run (const CtrSysmat *a, const CtrGeometry *g, const CtrProjections *
   result = g_steal_pointer (&vol);
 
 out:
+  ctr_scsr_solve_free (ss);
   g_free (st.b);
   g_free (st.r);
   g_free (st.valid);
   g_free (st.inv_sq);
   g_free (st.inv_sum);
   return result;
+}
+
+CtrVolume *
+ctr_solver_run (const CtrSysmat *a, const CtrGeometry *g, const CtrProjections *p,
+                const CtrGrid *grid, const CtrReconOptions *o, const CtrVolume *reference,
+                CtrIterFunc callback, gpointer user_data, GCancellable *cancellable,
+                GError **error)
+{
+  g_return_val_if_fail (a != NULL, NULL);
+  return solver_run (a, NULL, g, p, grid, o, reference, callback, user_data, cancellable, error);
+}
+
+CtrVolume *
+ctr_solver_run_scsr (const CtrScsr *m, const CtrGeometry *g, const CtrProjections *p,
+                     const CtrGrid *grid, const CtrReconOptions *o, const CtrVolume *reference,
+                     CtrIterFunc callback, gpointer user_data, GCancellable *cancellable,
+                     GError **error)
+{
+  g_return_val_if_fail (m != NULL, NULL);
+  return solver_run (NULL, m, g, p, grid, o, reference, callback, user_data, cancellable, error);
 }

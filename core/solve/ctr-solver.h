@@ -14,7 +14,8 @@
  * All run on a stack of slices at once (each matrix row read once for all
  * slices), skip dead detector pixels, check the GCancellable between views
  * and report through CtrIterFunc after every iteration.  Views are visited in
- * acquisition order.
+ * acquisition order, or (CTR_SUBSETS_ORBIT, parallel ART) the views of one
+ * symmetry orbit together.
  */
 #pragma once
 
@@ -22,6 +23,7 @@
 #include <gio/gio.h>
 #include "ctr-recon.h"
 #include "sysmat/ctr-sysmat.h"
+#include "sysmat/ctr-scsr.h"
 
 G_BEGIN_DECLS
 
@@ -41,5 +43,18 @@ CtrVolume *ctr_solver_run (const CtrSysmat *a, const CtrGeometry *g,
                            const CtrReconOptions *options, const CtrVolume *reference,
                            CtrIterFunc callback, gpointer user_data,
                            GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_solver_run_scsr:
+ * As ctr_solver_run() on the symmetry-compressed matrix @m (parallel ART,
+ * SART or SIRT; ART gives CTR_ERROR_INVALID_ARGUMENT), with the views of one
+ * symmetry orbit as one subset (see ctr-scsr-solve.c).  Equal to
+ * ctr_solver_run() on CSR with CTR_SUBSETS_ORBIT up to float rounding.
+ */
+CtrVolume *ctr_solver_run_scsr (const CtrScsr *m, const CtrGeometry *g,
+                                const CtrProjections *p, const CtrGrid *grid,
+                                const CtrReconOptions *options, const CtrVolume *reference,
+                                CtrIterFunc callback, gpointer user_data,
+                                GCancellable *cancellable, GError **error);
 
 G_END_DECLS

@@ -50,6 +50,12 @@ typedef struct {
 
 void ctr_ray_grid_init (CtrRayGrid *gi, const CtrGrid *grid);
 
+/* The checks every slice-matrix builder makes: valid fan or parallel
+ * geometry (CTR_ERROR_INVALID_GEOMETRY), valid slice grid and known model
+ * (CTR_ERROR_INVALID_ARGUMENT), pixel indices that fit 32 bits. */
+gboolean ctr_ray_check_inputs (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
+                               GError **error);
+
 /* Appends the weights of ray (view, col) of @g on @gi under @model to @b
  * (pixels in the order the ray meets them).  Weights in mm (see CtrRayModel). */
 void ctr_ray_weights (const CtrGeometry *g, const CtrRayGrid *gi, CtrRayModel model,

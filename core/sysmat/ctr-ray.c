@@ -11,8 +11,38 @@
  *     through the two edges of the detector bin, clipped against each pixel.
  */
 #include "ctr-ray-private.h"
+#include "ctr-error.h"
 
 #include <math.h>
+
+gboolean
+ctr_ray_check_inputs (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, GError **error)
+{
+  if (!ctr_geometry_validate (g, error))
+    return FALSE;
+  if (g->beam == CTR_BEAM_CONE)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the slice system matrix is for fan and parallel beam; cone beam needs FDK or a 3-D projector");
+      return FALSE;
+    }
+  CtrGrid one = *grid;
+  one.nz = 1;
+  if (!ctr_grid_validate (&one, error))
+    return FALSE;
+  if (model != CTR_RAY_MODEL_JOSEPH && model != CTR_RAY_MODEL_SIDDON && model != CTR_RAY_MODEL_AREA)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "unknown ray model %d", (int) model);
+      return FALSE;
+    }
+  if ((guint64) grid->nx * grid->ny >= G_MAXUINT32)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "image of %u × %u pixels is too large",
+                   grid->nx, grid->ny);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 void
 ctr_ray_grid_init (CtrRayGrid *gi, const CtrGrid *grid)

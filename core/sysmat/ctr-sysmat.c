@@ -86,29 +86,8 @@ CtrSysmat *
 ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
                   GCancellable *cancellable, GError **error)
 {
-  if (!ctr_geometry_validate (g, error))
+  if (!ctr_ray_check_inputs (g, grid, model, error))
     return NULL;
-  if (g->beam == CTR_BEAM_CONE)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "the slice system matrix is for fan and parallel beam; cone beam needs FDK or a 3-D projector");
-      return NULL;
-    }
-  CtrGrid one = *grid;
-  one.nz = 1;
-  if (!ctr_grid_validate (&one, error))
-    return NULL;
-  if (model != CTR_RAY_MODEL_JOSEPH && model != CTR_RAY_MODEL_SIDDON && model != CTR_RAY_MODEL_AREA)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "unknown ray model %d", (int) model);
-      return NULL;
-    }
-  if ((guint64) grid->nx * grid->ny >= G_MAXUINT32)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "image of %u × %u pixels is too large",
-                   grid->nx, grid->ny);
-      return NULL;
-    }
 
   CtrRayGrid gi;
   ctr_ray_grid_init (&gi, grid);

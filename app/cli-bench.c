@@ -1,0 +1,255 @@
+/* cli-bench.c — `ctrecon-cli bench art|fdk ...`: the benchmarks of the
+ * product's targets (DESIGN.md §6), one JSON object as the last line of
+ * standard output, progress on stderr.
+ *
+ * bench art: a synthetic fan-beam scan (W1: --image 512 --views 720 --cols
+ * 1024) of the Shepp-Logan phantom (exact line integrals), the system matrix
+ * built in the chosen format, then K full parallel-ART iterations (cuART Eq.
+ * 9; orbit subsets with SCSR, view subsets with CSR unless --subsets says
+ * otherwise).  iteration_s is the median over the K iterations of the update
+ * alone; gbps is the matrix bytes streamed per iteration (SCSR: once, forward
+ * and back-projection fused per row; CSR: twice) over that time.
+ */
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+
+#include "cli-common.h"
+#include "cli-bench-fdk.h"
+#include "sysmat/ctr-scsr.h"
+#include "sysmat/ctr-blocking.h"
+#include "solve/ctr-solver.h"
+
+typedef struct {
+  GArray *times;
+  double rmse, ssim;
+} BenchProgress;
+
+static void
+on_iter (const CtrIterStats *s, gpointer data)
+{
+  BenchProgress *bp = data;
+  g_array_append_val (bp->times, s->iteration_s);
+  bp->rmse = s->rmse;
+  bp->ssim = s->ssim;
+  fprintf (stderr, "  iteration %u: %.4f s  residual %.4e  RMSE %.4e  SSIM %.4f\n", s->iteration,
+           s->iteration_s, s->residual, s->rmse, s->ssim);
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static int
+bench_art (int argc, char **argv)
+{
+  g_autofree char *geometry = g_strdup ("fan-curved"), *matrix = g_strdup ("scsr");
+  g_autofree char *model = g_strdup ("area"), *subsets = NULL, *backend = g_strdup ("cpu");
+  int image = 512, views = 720, cols = 1024, slices = 1, iterations = 5;
+  double relaxation = 0;
+  GOptionEntry entries[] = {
+    { "geometry", 0, 0, G_OPTION_ARG_STRING, &geometry, "fan-flat or fan-curved (default)", "G" },
+    { "image", 0, 0, G_OPTION_ARG_INT, &image, "image of N × N pixels covering the field of view (512)", "N" },
+    { "views", 0, 0, G_OPTION_ARG_INT, &views, "views, uniform over 360° (720)", "V" },
+    { "cols", 0, 0, G_OPTION_ARG_INT, &cols, "detector columns (1024)", "C" },
+    { "matrix", 0, 0, G_OPTION_ARG_STRING, &matrix, "scsr (default) or csr", "M" },
+    { "ray-model", 0, 0, G_OPTION_ARG_STRING, &model, "area (default), joseph or siddon", "R" },
+    { "subsets", 0, 0, G_OPTION_ARG_STRING, &subsets, "orbit or view (default: orbit with scsr, view with csr)", "S" },
+    { "slices", 0, 0, G_OPTION_ARG_INT, &slices, "slices reconstructed together (1)", "S" },
+    { "iterations", 0, 0, G_OPTION_ARG_INT, &iterations, "parallel-ART iterations timed (5)", "K" },
+    { "relaxation", 0, 0, G_OPTION_ARG_DOUBLE, &relaxation, "λ (default: parallel ART's)", "L" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default), cuda (SCSR kernel) or cusparse (CSR SpMV baseline); GPU ones need --matrix scsr", "B" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- time parallel ART on a synthetic fan-beam scan");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!ctr_cli_parse (ctx, &argc, &argv))
+    return 2;
+  if (image < 8 || views < 1 || cols < 2 || slices < 1 || iterations < 1)
+    {
+      fprintf (stderr, "ctrecon-cli bench art: --image >= 8, --views >= 1, --cols >= 2, --slices >= 1, --iterations >= 1\n");
+      return 2;
+    }
+  gboolean curved = g_str_equal (geometry, "fan-curved");
+  if (!curved && !g_str_equal (geometry, "fan-flat"))
+    {
+      fprintf (stderr, "ctrecon-cli bench art: unknown --geometry '%s' (fan-flat or fan-curved)\n", geometry);
+      return 2;
+    }
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_PART);
+  o.iterations = (guint) iterations;
+  if (relaxation != 0)
+    o.relaxation = relaxation;
+  if (g_str_equal (matrix, "scsr")) o.matrix = CTR_MATRIX_SCSR;
+  else if (g_str_equal (matrix, "csr")) o.matrix = CTR_MATRIX_CSR;
+  else
+    {
+      fprintf (stderr, "ctrecon-cli bench art: unknown --matrix '%s' (scsr or csr)\n", matrix);
+      return 2;
+    }
+  if (g_str_equal (model, "area")) o.ray_model = CTR_RAY_MODEL_AREA;
+  else if (g_str_equal (model, "joseph")) o.ray_model = CTR_RAY_MODEL_JOSEPH;
+  else if (g_str_equal (model, "siddon")) o.ray_model = CTR_RAY_MODEL_SIDDON;
+  else
+    {
+      fprintf (stderr, "ctrecon-cli bench art: unknown --ray-model '%s'\n", model);
+      return 2;
+    }
+  if (subsets && g_str_equal (subsets, "orbit")) o.subsets = CTR_SUBSETS_ORBIT;
+  else if (subsets && g_str_equal (subsets, "view")) o.subsets = CTR_SUBSETS_VIEW;
+  else if (subsets)
+    {
+      fprintf (stderr, "ctrecon-cli bench art: unknown --subsets '%s'\n", subsets);
+      return 2;
+    }
+  g_autoptr (GError) error = NULL;
+  if (!ctr_recon_options_validate (&o, &error))
+    return ctr_cli_fail (error);
+  /* No silent fallback in a benchmark: the backend named runs or the bench fails. */
+  const CtrBackend *be = ctr_backend_by_name (backend, &error);
+  if (be == NULL)
+    return ctr_cli_fail (error);
+  if (be != ctr_backend_cpu () && o.matrix != CTR_MATRIX_SCSR)
+    {
+      fprintf (stderr, "ctrecon-cli bench art: --backend %s runs on --matrix scsr (cusparse expands it to CSR itself)\n", backend);
+      return 2;
+    }
+
+  /* Synthetic geometry: SOD 500 mm, SDD 1000 mm, field of view of radius
+   * 125 mm filled by the detector; the image square circumscribes it. */
+  const double fov = 125.0;
+  g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_FAN, (guint) views);
+  g->shape = curved ? CTR_DETECTOR_CURVED : CTR_DETECTOR_FLAT;
+  g->sod_mm = 500;
+  g->sdd_mm = 1000;
+  g->n_cols = (guint) cols;
+  g->n_rows = (guint) slices;
+  g->pitch_v_mm = 1.0;
+  double gmax = asin (fov / g->sod_mm);
+  g->pitch_u = curved ? 2 * gmax / cols : 2 * g->sdd_mm * tan (gmax) / cols;
+  ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / views);
+  CtrGrid grid = ctr_grid_square ((guint) image, 2 * fov / image, (guint) slices, 1.0);
+
+  g_autoptr (CtrPhantom) ph = ctr_phantom_new_shepp_logan (0.95 * fov, 0.02);
+  g_autoptr (CtrProjections) p = ctr_phantom_project (ph, g, 1, &error);
+  if (p == NULL)
+    return ctr_cli_fail (error);
+  CtrGrid one = grid;
+  one.nz = 1;
+  g_autoptr (CtrVolume) ref1 = ctr_phantom_rasterize (ph, &one, 4, &error);
+  g_autoptr (CtrVolume) ref = ctr_volume_new (&grid, &error);
+  if (ref1 == NULL || ref == NULL)
+    return ctr_cli_fail (error);
+  for (int s = 0; s < slices; s++)
+    memcpy (ctr_volume_slice (ref, s), ref1->data, ctr_grid_slice_size (&one) * sizeof (float));
+
+  fprintf (stderr, "bench art: %s, %d² image, %d views × %d columns, %s (%s model), %d slice(s), %d thread(s)\n",
+           geometry, image, views, cols, matrix, model, slices, omp_get_max_threads ());
+  g_autoptr (JsonBuilder) jb = json_builder_new ();
+  json_builder_begin_object (jb);
+  json_builder_set_member_name (jb, "benchmark"); json_builder_add_string_value (jb, "art");
+  json_builder_set_member_name (jb, "geometry"); json_builder_add_string_value (jb, geometry);
+  json_builder_set_member_name (jb, "image"); json_builder_add_int_value (jb, image);
+  json_builder_set_member_name (jb, "views"); json_builder_add_int_value (jb, views);
+  json_builder_set_member_name (jb, "cols"); json_builder_add_int_value (jb, cols);
+  json_builder_set_member_name (jb, "slices"); json_builder_add_int_value (jb, slices);
+  json_builder_set_member_name (jb, "matrix"); json_builder_add_string_value (jb, matrix);
+  json_builder_set_member_name (jb, "ray_model"); json_builder_add_string_value (jb, model);
+  json_builder_set_member_name (jb, "threads"); json_builder_add_int_value (jb, omp_get_max_threads ());
+  json_builder_set_member_name (jb, "backend"); json_builder_add_string_value (jb, be->name);
+  g_autofree char *device = be->device_name ? be->device_name (be) : NULL;
+  const double peak_gbs = be->peak_bandwidth_gbs ? be->peak_bandwidth_gbs (be) : 0.0;
+  if (device)
+    {
+      fprintf (stderr, "  backend %s on %s (peak %.0f GB/s)\n", be->name, device, peak_gbs);
+      json_builder_set_member_name (jb, "device"); json_builder_add_string_value (jb, device);
+      json_builder_set_member_name (jb, "peak_gbps"); json_builder_add_double_value (jb, peak_gbs);
+    }
+
+  BenchProgress bp = { g_array_new (FALSE, FALSE, sizeof (double)), NAN, NAN };
+  g_autoptr (CtrVolume) x = NULL;
+  double bytes_per_iteration;
+  gint64 t0 = g_get_monotonic_time ();
+  if (o.matrix == CTR_MATRIX_SCSR)
+    {
+      g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, o.ray_model, CTR_SYM_ALL, NULL, &error);
+      if (m == NULL)
+        return ctr_cli_fail (error);
+      double build_s = (g_get_monotonic_time () - t0) / 1e6;
+      g_autoptr (CtrBlocked) blk = ctr_blocked_new (m, CTR_BLOCKING_VIEW);
+      g_autoptr (CtrBlocked) blk_g = ctr_blocked_new (m, CTR_BLOCKING_GLOBAL);
+      fprintf (stderr, "  SCSR %s: %u stored views of %d, %.1f MiB, built in %.2f s\n",
+               ctr_scsr_symmetry (m)->group.name, ctr_scsr_n_orbits (m), views,
+               ctr_scsr_bytes (m) / 1048576.0, build_s);
+      json_builder_set_member_name (jb, "build_s"); json_builder_add_double_value (jb, build_s);
+      json_builder_set_member_name (jb, "matrix_bytes"); json_builder_add_int_value (jb, (gint64) ctr_scsr_bytes (m));
+      json_builder_set_member_name (jb, "nnz"); json_builder_add_int_value (jb, (gint64) ctr_scsr_nnz (m));
+      json_builder_set_member_name (jb, "nnz_expanded"); json_builder_add_int_value (jb, (gint64) ctr_scsr_nnz_expanded (m));
+      json_builder_set_member_name (jb, "stored_views"); json_builder_add_int_value (jb, ctr_scsr_n_orbits (m));
+      json_builder_set_member_name (jb, "symmetry"); json_builder_add_string_value (jb, ctr_scsr_symmetry (m)->group.name);
+      json_builder_set_member_name (jb, "padding"); json_builder_add_double_value (jb, ctr_blocked_padding (blk));
+      json_builder_set_member_name (jb, "padding_global"); json_builder_add_double_value (jb, ctr_blocked_padding (blk_g));
+      bytes_per_iteration = (double) ctr_scsr_bytes (m);
+      if (g_str_equal (be->name, "cusparse"))  /* CSR (8 B per element + row pointers), read twice */
+        bytes_per_iteration = 2.0 * (ctr_scsr_nnz_expanded (m) * 8.0 + ((double) views * cols + 1) * 4.0);
+      if (ctr_scsr_order (m) > 1)
+        x = be->run_scsr (be, m, g, p, &grid, &o, ref, on_iter, &bp, NULL, &error);
+      else
+        {
+          fprintf (stderr, "  no symmetry: %s\n", ctr_scsr_symmetry (m)->reason);
+          return ctr_cli_fail (error);
+        }
+    }
+  else
+    {
+      g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, o.ray_model, NULL, &error);
+      if (a == NULL)
+        return ctr_cli_fail (error);
+      double build_s = (g_get_monotonic_time () - t0) / 1e6;
+      fprintf (stderr, "  CSR: %.1f MiB, built in %.2f s\n", ctr_sysmat_bytes (a) / 1048576.0, build_s);
+      json_builder_set_member_name (jb, "build_s"); json_builder_add_double_value (jb, build_s);
+      json_builder_set_member_name (jb, "matrix_bytes"); json_builder_add_int_value (jb, (gint64) ctr_sysmat_bytes (a));
+      json_builder_set_member_name (jb, "nnz"); json_builder_add_int_value (jb, (gint64) ctr_sysmat_nnz (a));
+      json_builder_set_member_name (jb, "stored_views"); json_builder_add_int_value (jb, views);
+      json_builder_set_member_name (jb, "padding"); json_builder_add_double_value (jb, 0.0);
+      bytes_per_iteration = 2.0 * ctr_sysmat_bytes (a);
+      x = ctr_solver_run (a, g, p, &grid, &o, ref, on_iter, &bp, NULL, &error);
+    }
+  if (x == NULL)
+    return ctr_cli_fail (error);
+  double *t = (double *) bp.times->data;
+  qsort (t, bp.times->len, sizeof (double), cmp_double);
+  double med = bp.times->len % 2 ? t[bp.times->len / 2] : 0.5 * (t[bp.times->len / 2 - 1] + t[bp.times->len / 2]);
+  json_builder_set_member_name (jb, "iterations"); json_builder_add_int_value (jb, iterations);
+  json_builder_set_member_name (jb, "iteration_s"); json_builder_add_double_value (jb, med);
+  json_builder_set_member_name (jb, "iteration_s_min"); json_builder_add_double_value (jb, t[0]);
+  json_builder_set_member_name (jb, "gbps"); json_builder_add_double_value (jb, bytes_per_iteration / med / 1e9);
+  json_builder_set_member_name (jb, "rmse"); json_builder_add_double_value (jb, bp.rmse);
+  json_builder_set_member_name (jb, "ssim"); json_builder_add_double_value (jb, bp.ssim);
+  json_builder_end_object (jb);
+  g_array_free (bp.times, TRUE);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (jb);
+  json_generator_set_root (gen, root);
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  printf ("%s\n", text);
+  return 0;
+}
+
+int
+ctr_cli_bench (int argc, char **argv)
+{
+  if (argc >= 2 && strcmp (argv[1], "art") == 0)
+    return bench_art (argc - 1, argv + 1);
+  if (argc >= 2 && strcmp (argv[1], "fdk") == 0)
+    return ctr_cli_bench_fdk (argc - 1, argv + 1);
+  fprintf (stderr, "Usage: ctrecon-cli bench art|fdk [OPTION…]   ('ctrecon-cli bench art --help')\n");
+  return 2;
+}

@@ -1,0 +1,255 @@
+/* ctr-fdk.c — FDK step 1 (weighting and ramp filtering) and the driver.
+ *
+ * Geometry at view angle β (FORMAT.md; e_u = (cos β, sin β, 0), d0 the
+ * central ray, e_v = +z):
+ *
+ *                        flat panel at SDD from S
+ *             v ^   ===========+===========>  u      (col grows with u,
+ *               |              |                      row with v unless
+ *               |        (u,v) .                      rows_increase_with_v
+ *                \            /|                      is false)
+ *                 \   x  .  /  |
+ *                  \  U  . /   |  U = (x - S)·d0: depth of the voxel x
+ *                   \    ./    |
+ *                    \   o isocentre, SOD from S
+ *                     \  |
+ *                        S  source (SOD sin β, -SOD cos β, 0)
+ *
+ * FDK (Feldkamp et al. 1984; Kak & Slaney §3.6, Eqs. 176-180) written on the
+ * virtual detector through the isocentre (p = u·SOD/SDD, ζ = v·SOD/SDD):
+ *   R'_β(p, ζ) = R_β(p, ζ) · SOD / √(SOD² + p² + ζ²)        (cosine weight)
+ *              = R_β · SDD / √(SDD² + u² + v²)
+ *   Q_β = (w_red · Δβ · R'_β) ⊛_p h,  h = discrete Ram-Lak at τ = pitch_u·SOD/SDD
+ *   f(x) = Σ_β (SOD / U)² · Q_β(p(x), ζ(x))                  (ctr-fdk-backproject.c)
+ * Kak & Slaney's ½ (a full scan measures every ray twice) is the redundancy
+ * weight w_red = ½; a short scan of range π + 2δ uses Parker's (1982) weights
+ * instead, on the fan angle γ = atan(u/SDD) of each column (exact in the
+ * orbit plane, the usual approximation off it).
+ */
+#include "ctr-fdk.h"
+#include "ctr-fbp.h"
+#include "ctr-filter.h"
+#include "ctr-error.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A scan counts as full when its range reaches 2π within this (radians). */
+#define FULL_SCAN_TOLERANCE 1e-3
+
+gboolean
+ctr_fdk_check_geometry (const CtrGeometry *g, GError **error)
+{
+  if (!ctr_geometry_validate (g, error))
+    return FALSE;
+  if (g->beam != CTR_BEAM_CONE)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "FDK reconstructs cone-beam data; this geometry is %s beam (use FBP)",
+                   g->beam == CTR_BEAM_FAN ? "fan" : "parallel");
+      return FALSE;
+    }
+  if (g->shape != CTR_DETECTOR_FLAT)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "FDK handles a flat panel; a curved (cylindrical) cone-beam detector is not supported");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+cmp_index_by_angle (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const double *ang = user_data;
+  double x = ang[*(const guint *) a], y = ang[*(const guint *) b];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Δβ per view: half the distance to the neighbours in sorted order (the end
+ * views the distance to their single neighbour), so Σ Δβ = the range. */
+static double *
+view_weights (const CtrGeometry *g)
+{
+  const guint nv = g->n_views;
+  double *dw = g_new (double, nv);
+  if (nv == 1)
+    {
+      dw[0] = G_PI;
+      return dw;
+    }
+  g_autofree guint *order = g_new (guint, nv);
+  for (guint k = 0; k < nv; k++)
+    order[k] = k;
+  g_qsort_with_data (order, (gint) nv, sizeof (guint), cmp_index_by_angle, g->angles);
+  for (guint i = 0; i < nv; i++)
+    {
+      double here = g->angles[order[i]];
+      if (i == 0)
+        dw[order[i]] = g->angles[order[1]] - here;
+      else if (i + 1 == nv)
+        dw[order[i]] = here - g->angles[order[i - 1]];
+      else
+        dw[order[i]] = 0.5 * (g->angles[order[i + 1]] - g->angles[order[i - 1]]);
+    }
+  return dw;
+}
+
+typedef struct {
+  const CtrGeometry *g;
+  gboolean full_scan;
+  double delta;          /* Parker: half the excess over π */
+  double lo, hi, step;   /* sorted extremes, mean step */
+  gboolean decreasing;
+} Redundancy;
+
+static void
+redundancy_init (Redundancy *r, const CtrGeometry *g)
+{
+  memset (r, 0, sizeof *r);
+  r->g = g;
+  double range = g->n_views < 2 ? G_PI : ctr_geometry_angular_range (g);
+  r->lo = r->hi = g->angles[0];
+  for (guint k = 1; k < g->n_views; k++)
+    {
+      r->lo = MIN (r->lo, g->angles[k]);
+      r->hi = MAX (r->hi, g->angles[k]);
+    }
+  r->step = g->n_views > 1 ? (r->hi - r->lo) / (g->n_views - 1) : 0.0;
+  r->decreasing = g->angles[g->n_views - 1] < g->angles[0];
+  r->full_scan = range >= 2.0 * G_PI - FULL_SCAN_TOLERANCE;
+  r->delta = 0.5 * (range - G_PI);
+}
+
+static double
+redundancy_weight (const Redundancy *r, guint view, double gamma)
+{
+  if (r->full_scan)
+    return 0.5;
+  /* β from the scan's start in its sense of rotation; the nominal span
+   * starts half a step before the first view (as in ctr-fbp.c). */
+  double beta = r->g->angles[view], beta_rel;
+  if (r->decreasing)
+    {
+      beta_rel = r->hi - beta + 0.5 * r->step;
+      gamma = -gamma;
+    }
+  else
+    beta_rel = beta - r->lo + 0.5 * r->step;
+  return ctr_parker_weight (beta_rel, gamma, r->delta);
+}
+
+CtrProjections *
+ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p, CtrFilterWindow window,
+                double cutoff, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (g != NULL && p != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (!ctr_fdk_check_geometry (g, error))
+    return NULL;
+  if (p->kind != CTR_PROJ_LINE_INTEGRALS)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "FDK needs line integrals; convert the counts first");
+      return NULL;
+    }
+  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "projections are %u views × %u rows × %u columns but the geometry says "
+                   "%u × %u × %u", p->n_views, p->n_rows, p->n_cols,
+                   g->n_views, g->n_rows, g->n_cols);
+      return NULL;
+    }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  const guint nv = g->n_views, nr = g->n_rows, nc = g->n_cols;
+  const double tau = g->pitch_u * g->sod_mm / g->sdd_mm;
+  g_autoptr (CtrRampFilter) filter = ctr_ramp_filter_new (nc, tau, window, cutoff, NULL, error);
+  if (filter == NULL)
+    return NULL;
+  CtrProjections *q = ctr_projections_new (nv, nr, nc, CTR_PROJ_LINE_INTEGRALS, error);
+  if (q == NULL)
+    return NULL;
+
+  g_autofree double *dbeta = view_weights (g);
+  Redundancy red;
+  redundancy_init (&red, g);
+  /* Per column γ; per detector pixel the cosine weight (the same for every
+   * view), [row][col]. */
+  g_autofree double *gam = g_new (double, nc);
+  g_autofree float *cosw = g_try_malloc_n ((gsize) nr * nc, sizeof (float));
+  if (cosw == NULL)
+    {
+      ctr_projections_unref (q);
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "FDK: cannot allocate %u × %u weights", nr, nc);
+      return NULL;
+    }
+  for (guint c = 0; c < nc; c++)
+    gam[c] = atan2 (ctr_geometry_col_u (g, c), g->sdd_mm);
+  const double sdd2 = g->sdd_mm * g->sdd_mm;
+  for (guint r = 0; r < nr; r++)
+    {
+      const double v = ctr_geometry_row_v (g, r);
+      for (guint c = 0; c < nc; c++)
+        {
+          const double u = ctr_geometry_col_u (g, c);
+          cosw[(gsize) r * nc + c] = (float) (g->sdd_mm / sqrt (sdd2 + u * u + v * v));
+        }
+    }
+
+#pragma omp parallel
+  {
+    g_autofree float *wc = g_new (float, nc);
+#pragma omp for schedule(static)
+    for (gint64 v = 0; v < (gint64) nv; v++)
+      {
+        for (guint c = 0; c < nc; c++)
+          wc[c] = (float) (dbeta[v] * redundancy_weight (&red, (guint) v, gam[c]));
+        const float *src = ctr_projections_view (p, (guint) v);
+        float *dst = ctr_projections_view (q, (guint) v);
+        for (guint r = 0; r < nr; r++)
+          {
+            const float *cw = cosw + (gsize) r * nc;
+            const gsize o = (gsize) r * nc;
+            for (guint c = 0; c < nc; c++)
+              dst[o + c] = src[o + c] * cw[c] * wc[c];
+          }
+      }
+  }
+  ctr_ramp_filter_apply (filter, q->data, nv * nr);
+  return q;
+}
+
+CtrVolume *
+ctr_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
+             CtrFilterWindow window, double cutoff, CtrFdkTimings *timings,
+             GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (g != NULL && p != NULL && grid != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  const gint64 t0 = g_get_monotonic_time ();
+  if (!ctr_grid_validate (grid, error))
+    return NULL;
+  g_autoptr (CtrProjections) q = ctr_fdk_filter (g, p, window, cutoff, cancellable, error);
+  if (q == NULL)
+    return NULL;
+  const gint64 t1 = g_get_monotonic_time ();
+  g_autoptr (CtrVolume) vol = ctr_volume_new (grid, error);
+  if (vol == NULL)
+    return NULL;
+  ctr_volume_set_unit (vol, g->pixel_size_known ? "1/mm" : "1/pixel");
+  const gint64 t2 = g_get_monotonic_time ();
+  if (!ctr_fdk_backproject (g, q, vol, cancellable, error))
+    return NULL;
+  const gint64 t3 = g_get_monotonic_time ();
+  if (timings != NULL)
+    {
+      timings->filter_s = (t1 - t0) / 1e6;
+      timings->backproject_s = (t3 - t2) / 1e6;
+      timings->total_s = (t3 - t0) / 1e6;
+    }
+  return g_steal_pointer (&vol);
+}

@@ -1,0 +1,209 @@
+/* ctr-backend.c — the backend registry and the CPU backend (see
+ * ctr-backend.h). */
+#include "ctr-backend.h"
+#include "ctr-error.h"
+#include "solve/ctr-solver.h"
+
+#include <string.h>
+
+enum { MAX_BACKENDS = 8 };
+
+/* Filled before main() (constructors) and read afterwards: no lock needed. */
+static const CtrBackend *registry[MAX_BACKENDS];
+static guint n_registered;
+
+/* The names a build may know; the GPU ones are only registered with CUDA. */
+static const char *const known_names[] = { "cpu", "cuda", "cusparse" };
+
+static gboolean
+cpu_available (const CtrBackend *self, char **reason)
+{
+  return TRUE;
+}
+
+static CtrVolume *
+cpu_run_scsr (const CtrBackend *self, const CtrScsr *m, const CtrGeometry *g,
+              const CtrProjections *p, const CtrGrid *grid, const CtrReconOptions *o,
+              const CtrVolume *reference, CtrIterFunc callback, gpointer user_data,
+              GCancellable *cancellable, GError **error)
+{
+  return ctr_solver_run_scsr (m, g, p, grid, o, reference, callback, user_data, cancellable, error);
+}
+
+static const CtrBackend cpu_backend = {
+  .name = "cpu",
+  .description = "CPU, OpenMP over the SCSR orbit rows (core/solve/ctr-scsr-solve.c)",
+  .priority = 10,
+  .available = cpu_available,
+  .run_scsr = cpu_run_scsr,
+};
+
+const CtrBackend *
+ctr_backend_cpu (void)
+{
+  return &cpu_backend;
+}
+
+static void
+ensure_cpu (void)
+{
+  /* Once, thread-safe: the registry is only written before main() and here. */
+  static gsize done = 0;
+  if (g_once_init_enter (&done))
+    {
+      ctr_backend_register (&cpu_backend);
+      g_once_init_leave (&done, 1);
+    }
+}
+
+void
+ctr_backend_register (const CtrBackend *b)
+{
+  if (b == NULL || b->name == NULL || b->run_scsr == NULL || b->available == NULL)
+    return;
+  for (guint i = 0; i < n_registered; i++)
+    if (strcmp (registry[i]->name, b->name) == 0)
+      return;
+  if (n_registered == MAX_BACKENDS)
+    return;
+  /* Insert by falling priority. */
+  guint at = n_registered;
+  while (at > 0 && registry[at - 1]->priority < b->priority)
+    {
+      registry[at] = registry[at - 1];
+      at--;
+    }
+  registry[at] = b;
+  n_registered++;
+}
+
+const CtrBackend *const *
+ctr_backend_list (guint *n_out)
+{
+  ensure_cpu ();
+  if (n_out)
+    *n_out = n_registered;
+  return registry;
+}
+
+const char *
+ctr_backend_known_names (void)
+{
+  return "cpu, cuda, cusparse";
+}
+
+const CtrBackend *
+ctr_backend_best (void)
+{
+  ensure_cpu ();
+  for (guint i = 0; i < n_registered; i++)
+    if (registry[i]->available (registry[i], NULL))
+      return registry[i];
+  return &cpu_backend;
+}
+
+const CtrBackend *
+ctr_backend_by_name (const char *name, GError **error)
+{
+  ensure_cpu ();
+  gboolean known = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (known_names); i++)
+    known |= name != NULL && strcmp (name, known_names[i]) == 0;
+  if (!known)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "unknown backend '%s' (choose best, %s)", name ? name : "(null)",
+                   ctr_backend_known_names ());
+      return NULL;
+    }
+  for (guint i = 0; i < n_registered; i++)
+    if (strcmp (registry[i]->name, name) == 0)
+      {
+        g_autofree char *reason = NULL;
+        if (registry[i]->available (registry[i], &reason))
+          return registry[i];
+        g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE, "backend '%s' is unavailable: %s",
+                     name, reason ? reason : "no reason given");
+        return NULL;
+      }
+  g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE,
+               "backend '%s' is unavailable: not built (this ctrecon was configured without CUDA: "
+               "-Dcuda=disabled, or nvcc was not on PATH)", name);
+  return NULL;
+}
+
+const CtrBackend *
+ctr_backend_select (const char *name, char **note, GError **error)
+{
+  if (note)
+    *note = NULL;
+  if (name == NULL || strcmp (name, "best") == 0 || *name == '\0')
+    {
+      const CtrBackend *b = ctr_backend_best ();
+      if (note && b == &cpu_backend)
+        {
+          /* Say why no GPU backend runs (the first GPU name that is not usable). */
+          g_autoptr (GError) e = NULL;
+          if (ctr_backend_by_name ("cuda", &e) == NULL && e != NULL)
+            *note = g_strdup (e->message);
+        }
+      return b;
+    }
+  g_autoptr (GError) e = NULL;
+  const CtrBackend *b = ctr_backend_by_name (name, &e);
+  if (b != NULL)
+    return b;
+  if (g_error_matches (e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT))
+    {
+      g_propagate_error (error, g_steal_pointer (&e));
+      return NULL;
+    }
+  if (note)
+    *note = g_strdup_printf ("%s; the CPU runs instead", e->message);
+  return &cpu_backend;
+}
+
+/* Counts the iterations a backend reported, so that a GPU failure can fall
+ * back to the CPU only before the first one. */
+typedef struct {
+  CtrIterFunc callback;
+  gpointer user_data;
+  guint calls;
+} Relay;
+
+static void
+relay_iter (const CtrIterStats *stats, gpointer data)
+{
+  Relay *r = data;
+  r->calls++;
+  if (r->callback)
+    r->callback (stats, r->user_data);
+}
+
+CtrVolume *
+ctr_backend_run_scsr (const CtrBackend *b, const CtrScsr *m, const CtrGeometry *g,
+                      const CtrProjections *p, const CtrGrid *grid, const CtrReconOptions *o,
+                      const CtrVolume *reference, CtrIterFunc callback, gpointer user_data,
+                      GCancellable *cancellable, GError **error)
+{
+  if (b == NULL)
+    b = &cpu_backend;
+  if (b == &cpu_backend)
+    return cpu_run_scsr (b, m, g, p, grid, o, reference, callback, user_data, cancellable, error);
+  Relay relay = { callback, user_data, 0 };
+  GError *e = NULL;
+  CtrVolume *v = b->run_scsr (b, m, g, p, grid, o, reference, relay_iter, &relay, cancellable, &e);
+  if (v != NULL)
+    return v;
+  if (relay.calls == 0
+      && (g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
+          || g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY)))
+    {
+      g_message ("backend %s could not run (%s); the CPU runs instead", b->name, e->message);
+      g_clear_error (&e);
+      return cpu_run_scsr (&cpu_backend, m, g, p, grid, o, reference, callback, user_data,
+                           cancellable, error);
+    }
+  g_propagate_error (error, e);
+  return NULL;
+}

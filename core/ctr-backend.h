@@ -1,0 +1,109 @@
+/* ctr-backend.h — where the iterative solvers run (DESIGN.md §1, §4).
+ *
+ * A backend is a small vtable: a name, a one-line description, an
+ * availability probe that says why not, and the entry point that runs an
+ * SCSR solver (parallel ART, SART or SIRT with orbit subsets, as
+ * ctr_solver_run_scsr) to completion, reporting through CtrIterFunc.
+ *
+ *   "cpu"       core's OpenMP solver (core/solve/ctr-scsr-solve.c); always there.
+ *   "cuda"      the SCSR orbit kernel on the GPU (gpu/ctr-cuda-scsr.cu).
+ *   "cusparse"  the cuART paper's baseline: cuSPARSE SpMV and transposed
+ *               SpMV on the expanded CSR matrix (gpu/ctr-cuda-csr.cu),
+ *               parallel ART only.
+ *
+ * core includes no CUDA header: the GPU backends live in gpu/ and register
+ * themselves (ctr_backend_register, from a constructor of the gpu library)
+ * when the build has them.  Whether a device answers is found at run time,
+ * once, by the backend's probe.  The rest of the program asks for
+ * ctr_backend_select ("best" or a name) and never branches on CUDA.
+ */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+#include "ctr-recon.h"
+#include "sysmat/ctr-scsr.h"
+
+G_BEGIN_DECLS
+
+typedef struct _CtrBackend CtrBackend;
+
+/* Same contract as ctr_solver_run_scsr (core/solve/ctr-solver.h). */
+typedef CtrVolume *(*CtrBackendRunScsr) (const CtrBackend *self, const CtrScsr *m,
+                                         const CtrGeometry *g, const CtrProjections *p,
+                                         const CtrGrid *grid, const CtrReconOptions *options,
+                                         const CtrVolume *reference, CtrIterFunc callback,
+                                         gpointer user_data, GCancellable *cancellable,
+                                         GError **error);
+
+struct _CtrBackend {
+  const char *name;          /* "cpu", "cuda", "cusparse" */
+  const char *description;   /* one line for --help and the window */
+  int priority;              /* ctr_backend_best: highest available wins */
+  /* TRUE when usable now; else FALSE and (transfer full) *reason, one line
+   * ("no CUDA device", "no CUDA driver", "too little device memory: …").
+   * Cheap after the first call (the result is cached). */
+  gboolean (*available) (const CtrBackend *self, char **reason);
+  CtrBackendRunScsr run_scsr;
+  /* (nullable) The device it runs on, one line ("NVIDIA H100 80GB HBM3,
+   * cc 9.0, 79.1 GiB"), (transfer full); NULL for the CPU or no device. */
+  char *(*device_name) (const CtrBackend *self);
+  /* (nullable) Peak memory bandwidth of that device in GB/s (10⁹ B/s), 0
+   * when unknown: what bench art compares its achieved GB/s with. */
+  double (*peak_bandwidth_gbs) (const CtrBackend *self);
+};
+
+/* Adds @b (static storage, never freed) to the registry; a second backend
+ * with the same name is ignored.  Called from the GPU library's constructor,
+ * before main(). */
+void ctr_backend_register (const CtrBackend *b);
+
+/* The CPU backend (always available). */
+const CtrBackend *ctr_backend_cpu (void);
+
+/* The available backend of highest priority ("cuda" when a device answers,
+ * else "cpu"). */
+const CtrBackend *ctr_backend_best (void);
+
+/**
+ * ctr_backend_by_name:
+ * @name: "cpu", "cuda" or "cusparse".
+ * Returns: the backend when it is registered and available; else NULL with
+ *   CTR_ERROR_BACKEND_UNAVAILABLE saying why (not built — this ctrecon was
+ *   configured without CUDA —, no driver, no device, too little memory), or
+ *   CTR_ERROR_INVALID_ARGUMENT for a name that is not a backend.
+ */
+const CtrBackend *ctr_backend_by_name (const char *name, GError **error);
+
+/**
+ * ctr_backend_select:
+ * @name: (nullable): "best" (or NULL), "cpu", "cuda", "cusparse".
+ * @note: (out) (optional) (transfer full): set when the backend asked for
+ *   cannot run and the CPU runs instead, with the reason; else NULL.
+ * Never returns NULL for a known name: an unavailable backend falls back to
+ * the CPU (DESIGN.md §4: fall back with a message rather than fail).
+ * Returns: NULL only with CTR_ERROR_INVALID_ARGUMENT for an unknown name.
+ */
+const CtrBackend *ctr_backend_select (const char *name, char **note, GError **error);
+
+/* Every registered backend, available or not, by falling priority; @n_out
+ * the count.  Borrowed. */
+const CtrBackend *const *ctr_backend_list (guint *n_out);
+
+/* "cpu, cuda, cusparse": the names this build knows (for --help). */
+const char *ctr_backend_known_names (void);
+
+/**
+ * ctr_backend_run_scsr:
+ * Runs @b's solver; when a GPU backend fails to start (its error is
+ * CTR_ERROR_BACKEND_UNAVAILABLE or CTR_ERROR_OUT_OF_MEMORY before the first
+ * iteration), logs why and runs the CPU solver instead.
+ * Returns: as ctr_solver_run_scsr.
+ */
+CtrVolume *ctr_backend_run_scsr (const CtrBackend *b, const CtrScsr *m, const CtrGeometry *g,
+                                 const CtrProjections *p, const CtrGrid *grid,
+                                 const CtrReconOptions *options, const CtrVolume *reference,
+                                 CtrIterFunc callback, gpointer user_data,
+                                 GCancellable *cancellable, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,240 @@
+/* ctr-dicom-export.c — a reconstruction as a DICOM CT Image Storage series.
+ *
+ * One file per z slice (CT Image IOD, PS3.3 A.3): Patient, General Study,
+ * General Series, Frame of Reference, General Equipment, General Image, Image
+ * Plane, Image Pixel, CT Image, VOI LUT and SOP Common modules.  Every VR is
+ * given explicitly, so writing does not depend on DCMTK's data dictionary.  Pixels are
+ * signed 16-bit Hounsfield units, HU = 1000 (mu - mu_water) / mu_water,
+ * RescaleSlope 1, RescaleIntercept 0.
+ *
+ * Patient coordinates (LPS) from FORMAT.md's frame: X = x, Y = -y, Z = -z
+ * (a rotation by pi about x, so right-handed).  The volume's row 0 (+y) is
+ * then anterior and its column 0 (-x) the patient's right: the stored image
+ * is the standard radiological axial view, ImageOrientationPatient
+ * 1\0\0\0\1\0.
+ */
+#include "ctr-dicom.h"
+#include "ctr-dicom-shim.h"
+#include "ctr-error.h"
+
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SOP_CT_IMAGE "1.2.840.10008.5.1.4.1.1.2"
+
+void
+ctr_dicom_export_options_init (CtrDicomExportOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  o->mu_water = 0.0192;
+  o->series_number = 1;
+}
+
+/* A DS value (at most 16 characters). */
+static void
+ds (char *buf, double v)
+{
+  if (fabs (v) < 1e-9)
+    v = 0;
+  g_snprintf (buf, 17, "%.8g", v);
+  if (strlen (buf) > 16)
+    g_snprintf (buf, 17, "%.6g", v);
+}
+
+/* @s cut to at most @max bytes without splitting a UTF-8 character (LO: 64, ST: 1024). */
+static char *
+utf8_limit (const char *s, gsize max)
+{
+  if (strlen (s) <= max)
+    return g_strdup (s);
+  const char *end = s + max;
+  while (end > s && (*end & 0xc0) == 0x80)
+    end--;
+  return g_strndup (s, end - s);
+}
+
+typedef struct {
+  guint16 g, e;
+  const char *vr;
+  char *value;
+} Attr;
+
+static gboolean
+put_all (CtrDcm *d, GArray *attrs, GError **error)
+{
+  for (guint i = 0; i < attrs->len; i++)
+    {
+      Attr *a = &g_array_index (attrs, Attr, i);
+      if (!ctr_dcm_put_string (d, a->g, a->e, a->vr, a->value, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+attr_clear (gpointer p)
+{
+  g_free (((Attr *) p)->value);
+}
+
+static void
+add (GArray *attrs, guint16 g, guint16 e, const char *vr, char *owned_value)
+{
+  Attr a = { g, e, vr, owned_value };
+  g_array_append_val (attrs, a);
+}
+
+gboolean
+ctr_dicom_export_series (const CtrVolume *v, const char *folder, const CtrDicomExportOptions *options,
+                         GError **error)
+{
+  g_return_val_if_fail (v != NULL && folder != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  CtrDicomExportOptions defaults;
+  ctr_dicom_export_options_init (&defaults);
+  const CtrDicomExportOptions *o = options != NULL ? options : &defaults;
+  if (!(o->mu_water > 0) || !isfinite (o->mu_water))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "mu_water must be a positive attenuation (1/mm), got %g", o->mu_water);
+      return FALSE;
+    }
+  const CtrGrid *gr = &v->grid;
+  if (gr->nx > 65535 || gr->ny > 65535)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "a %u × %u image is too large for DICOM",
+                   gr->nx, gr->ny);
+      return FALSE;
+    }
+  if (g_mkdir_with_parents (folder, 0777) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create the folder %s: %s", folder,
+                   g_strerror (saved));
+      return FALSE;
+    }
+
+  g_autofree char *study = o->study_uid != NULL ? g_strdup (o->study_uid) : ctr_dcm_new_uid ();
+  g_autofree char *series = ctr_dcm_new_uid ();
+  g_autofree char *frame_of_ref = ctr_dcm_new_uid ();
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *date = g_date_time_format (now, "%Y%m%d");
+  g_autofree char *time = g_date_time_format (now, "%H%M%S");
+  const gsize plane = ctr_grid_slice_size (gr);
+  g_autofree guint16 *pix = g_try_new (guint16, plane);
+  if (pix == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate a %u × %u slice", gr->nx, gr->ny);
+      return FALSE;
+    }
+  char b1[20], b2[20], b3[20];
+
+  for (guint iz = 0; iz < gr->nz; iz++)
+    {
+      const float *src = ctr_volume_slice (v, iz);
+      for (gsize i = 0; i < plane; i++)
+        {
+          double hu = 1000.0 * (src[i] - o->mu_water) / o->mu_water;
+          hu = isfinite (hu) ? CLAMP (round (hu), -32768.0, 32767.0) : -1024.0;
+          gint16 s = (gint16) hu;
+          memcpy (&pix[i], &s, 2);
+        }
+
+      g_autoptr (GArray) at = g_array_new (FALSE, TRUE, sizeof (Attr));
+      g_array_set_clear_func (at, attr_clear);
+      add (at, 0x0008, 0x0005, "CS", g_strdup ("ISO_IR 192"));
+      add (at, 0x0008, 0x0008, "CS", g_strdup ("DERIVED\\SECONDARY\\AXIAL"));
+      add (at, 0x0008, 0x0016, "UI", g_strdup (SOP_CT_IMAGE));
+      add (at, 0x0008, 0x0018, "UI", ctr_dcm_new_uid ());
+      add (at, 0x0008, 0x0020, "DA", g_strdup (date));
+      add (at, 0x0008, 0x0021, "DA", g_strdup (date));
+      add (at, 0x0008, 0x0023, "DA", g_strdup (date));
+      add (at, 0x0008, 0x0030, "TM", g_strdup (time));
+      add (at, 0x0008, 0x0031, "TM", g_strdup (time));
+      add (at, 0x0008, 0x0033, "TM", g_strdup (time));
+      add (at, 0x0008, 0x0050, "SH", g_strdup (""));
+      add (at, 0x0008, 0x0060, "CS", g_strdup ("CT"));
+      add (at, 0x0008, 0x0070, "LO", g_strdup (""));
+      add (at, 0x0008, 0x0090, "PN", g_strdup (""));
+      add (at, 0x0008, 0x103e, "LO",
+           utf8_limit (o->series_description ? o->series_description : "CT Recon reconstruction", 64));
+      g_autofree char *deriv = g_strdup_printf ("%s; HU with mu_water %.6g/mm",
+                                                o->derivation ? o->derivation : "reconstruction (CT Recon)",
+                                                o->mu_water);
+      add (at, 0x0008, 0x2111, "ST", utf8_limit (deriv, 1024));  /* ST */
+      add (at, 0x0010, 0x0010, "PN", g_strdup (o->patient_name ? o->patient_name : ""));
+      add (at, 0x0010, 0x0020, "LO", g_strdup (o->patient_id ? o->patient_id : ""));
+      add (at, 0x0010, 0x0030, "DA", g_strdup (""));
+      add (at, 0x0010, 0x0040, "CS", g_strdup (""));
+      ds (b1, gr->dz);
+      add (at, 0x0018, 0x0050, "DS", g_strdup (b1));
+      add (at, 0x0018, 0x0060, "DS", g_strdup (""));
+      add (at, 0x0018, 0x1020, "LO", g_strdup ("ctrecon"));
+      add (at, 0x0018, 0x5100, "CS", g_strdup (""));  /* PatientPosition, Type 2C: unknown */
+      add (at, 0x0020, 0x000d, "UI", g_strdup (study));
+      add (at, 0x0020, 0x000e, "UI", g_strdup (series));
+      add (at, 0x0020, 0x0010, "SH", g_strdup ("1"));
+      add (at, 0x0020, 0x0060, "CS", g_strdup (""));  /* Laterality, Type 2C */
+      add (at, 0x0020, 0x0011, "IS", g_strdup_printf ("%u", o->series_number));
+      add (at, 0x0020, 0x0012, "IS", g_strdup ("1"));
+      add (at, 0x0020, 0x0013, "IS", g_strdup_printf ("%u", iz + 1));
+      /* Centre of the first transmitted pixel (row 0, column 0), LPS. */
+      const double z = ctr_grid_z (gr, iz);
+      ds (b1, ctr_grid_x (gr, 0));
+      ds (b2, -ctr_grid_y (gr, 0));
+      ds (b3, -z);
+      add (at, 0x0020, 0x0032, "DS", g_strdup_printf ("%s\\%s\\%s", b1, b2, b3));
+      add (at, 0x0020, 0x0037, "DS", g_strdup ("1\\0\\0\\0\\1\\0"));
+      add (at, 0x0020, 0x0052, "UI", g_strdup (frame_of_ref));
+      add (at, 0x0020, 0x1040, "LO", g_strdup (""));
+      add (at, 0x0020, 0x1041, "DS", g_strdup (b3));
+      add (at, 0x0028, 0x0004, "CS", g_strdup ("MONOCHROME2"));
+      ds (b1, gr->dy);
+      ds (b2, gr->dx);
+      add (at, 0x0028, 0x0030, "DS", g_strdup_printf ("%s\\%s", b1, b2));
+      add (at, 0x0028, 0x1050, "DS", g_strdup ("40"));
+      add (at, 0x0028, 0x1051, "DS", g_strdup ("400"));
+      add (at, 0x0028, 0x1052, "DS", g_strdup ("0"));
+      add (at, 0x0028, 0x1053, "DS", g_strdup ("1"));
+      add (at, 0x0028, 0x1054, "LO", g_strdup ("HU"));
+
+      g_autoptr (CtrDcm) d = ctr_dcm_new ();
+      if (d == NULL)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "out of memory");
+          return FALSE;
+        }
+      if (!put_all (d, at, error)
+          || !ctr_dcm_put_u16 (d, 0x0028, 0x0002, "US", 1, error)
+          || !ctr_dcm_put_u16 (d, 0x0028, 0x0010, "US", (guint16) gr->ny, error)
+          || !ctr_dcm_put_u16 (d, 0x0028, 0x0011, "US", (guint16) gr->nx, error)
+          || !ctr_dcm_put_u16 (d, 0x0028, 0x0100, "US", 16, error)
+          || !ctr_dcm_put_u16 (d, 0x0028, 0x0101, "US", 16, error)
+          || !ctr_dcm_put_u16 (d, 0x0028, 0x0102, "US", 15, error)
+          || !ctr_dcm_put_u16 (d, 0x0028, 0x0103, "US", 1, error)
+          || !ctr_dcm_put_pixels16 (d, pix, plane, error))
+        return FALSE;
+
+      g_autofree char *name = g_strdup_printf ("CT%04u.dcm", iz + 1);
+      g_autofree char *path = g_build_filename (folder, name, NULL);
+      g_autofree char *tmp_name = g_strdup_printf (".%s.%d.tmp", name, (int) getpid ());
+      g_autofree char *tmp = g_build_filename (folder, tmp_name, NULL);
+      if (!ctr_dcm_save (d, tmp, error))
+        {
+          g_unlink (tmp);
+          return FALSE;
+        }
+      if (g_rename (tmp, path) != 0)
+        {
+          int saved = errno;
+          g_unlink (tmp);
+          g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot rename %s to %s: %s", tmp, path,
+                       g_strerror (saved));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}

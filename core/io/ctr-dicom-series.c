@@ -1,0 +1,432 @@
+/* ctr-dicom-series.c — DICOM folders: files grouped by Series Instance UID,
+ * sorted by view, with missing and duplicate views reported; and the
+ * dataset entry point (ctr_dicom_load_dataset) that ctr_dataset_load uses.
+ */
+#include "ctr-dicom.h"
+#include "ctr-dicom-private.h"
+#include "ctr-dicom-shim.h"
+#include "ctr-error.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SOP_XA "1.2.840.10008.5.1.4.1.1.12.1"
+#define SOP_ENHANCED_XA "1.2.840.10008.5.1.4.1.1.12.1.1"
+
+void
+ctr_dicom_series_free (CtrDicomSeries *s)
+{
+  if (s == NULL)
+    return;
+  g_free (s->series_uid);
+  g_free (s->description);
+  g_free (s->modality);
+  g_strfreev (s->files);
+  g_free (s->report);
+  g_free (s);
+}
+
+void
+ctr_dicom_projections_free (CtrDicomProjections *p)
+{
+  if (p == NULL)
+    return;
+  ctr_geometry_free (p->geometry);
+  if (p->projections != NULL)
+    ctr_projections_unref (p->projections);
+  g_free (p->description);
+  g_free (p);
+}
+
+gboolean
+ctr_dicom_is_dicom (const char *path)
+{
+  g_return_val_if_fail (path != NULL, FALSE);
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    return ctr_dcm_has_preamble (path);
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  if (dir == NULL)
+    return FALSE;
+  const char *name;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      if (name[0] == '.')
+        continue;
+      g_autofree char *p = g_build_filename (path, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_REGULAR) && ctr_dcm_has_preamble (p))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+CtrDicomKind
+ctr_dicom_classify (CtrDcm *d)
+{
+  g_autofree char *sop = ctr_dcm_get_string (d, 0x0008, 0x0016);
+  g_autofree char *modality = ctr_dcm_get_string (d, 0x0008, 0x0060);
+  guint16 phi = ctr_dcm_private_tag (d, 0x7031, CTPD_CREATOR_DETECTOR_DYNAMICS, 0x01);
+  if (ctr_dcm_has (d, 0x7031, phi))
+    return CTR_DICOM_KIND_CTPD;
+  if ((sop != NULL && (g_str_equal (sop, SOP_XA) || g_str_equal (sop, SOP_ENHANCED_XA)))
+      || (modality != NULL && g_str_equal (modality, "XA")))
+    return CTR_DICOM_KIND_XA;
+  if (ctr_dcm_has (d, 0x7fe0, 0x0010))
+    return CTR_DICOM_KIND_IMAGE;
+  return CTR_DICOM_KIND_OTHER;
+}
+
+static const char *
+kind_name (CtrDicomKind k)
+{
+  switch (k)
+    {
+    case CTR_DICOM_KIND_CTPD: return "DICOM-CT-PD projections";
+    case CTR_DICOM_KIND_XA: return "X-ray angiography";
+    case CTR_DICOM_KIND_IMAGE: return "images (not projection data)";
+    default: return "no image data";
+    }
+}
+
+typedef struct {
+  char *path;
+  char *series_uid;
+  gint64 instance;     /* G_MININT64 when absent */
+  double angle;        /* DICOM-CT-PD phi, or NAN */
+  guint frames;
+} Entry;
+
+static void
+entry_clear (gpointer p)
+{
+  Entry *e = p;
+  g_free (e->path);
+  g_free (e->series_uid);
+}
+
+static int
+entry_cmp (gconstpointer a, gconstpointer b)
+{
+  const Entry *x = a, *y = b;
+  int c = strcmp (x->series_uid, y->series_uid);
+  if (c != 0)
+    return c;
+  if (x->instance != y->instance)
+    return x->instance < y->instance ? -1 : 1;
+  if (x->angle != y->angle && !isnan (x->angle) && !isnan (y->angle))
+    return x->angle < y->angle ? -1 : 1;
+  return strcmp (x->path, y->path);
+}
+
+/* One series from the sorted entries [first, last). */
+static CtrDicomSeries *
+make_series (GArray *entries, guint first, guint last, CtrDicomKind kind, char *description,
+             char *modality)
+{
+  CtrDicomSeries *s = g_new0 (CtrDicomSeries, 1);
+  Entry *e0 = &g_array_index (entries, Entry, first);
+  s->series_uid = g_strdup (e0->series_uid);
+  s->description = description;
+  s->modality = modality;
+  s->kind = kind;
+  s->n_files = last - first;
+  s->files = g_new0 (char *, s->n_files + 1);
+  g_autoptr (GString) missing = g_string_new (NULL), dup = g_string_new (NULL);
+  guint n_missing_listed = 0, n_dup_listed = 0;
+  for (guint i = first; i < last; i++)
+    {
+      Entry *e = &g_array_index (entries, Entry, i);
+      s->files[i - first] = g_strdup (e->path);
+      s->n_views += kind == CTR_DICOM_KIND_CTPD ? 1 : e->frames;
+      if (i == first || e->instance == G_MININT64)
+        continue;
+      Entry *p = &g_array_index (entries, Entry, i - 1);
+      if (e->instance == p->instance)
+        {
+          s->n_duplicates++;
+          if (n_dup_listed++ < 10)
+            g_string_append_printf (dup, "%s%" G_GINT64_FORMAT, dup->len ? ", " : "", e->instance);
+        }
+      else if (p->instance != G_MININT64 && e->instance > p->instance + 1)
+        for (gint64 k = p->instance + 1; k < e->instance; k++)
+          {
+            s->n_missing++;
+            if (n_missing_listed++ < 10)
+              g_string_append_printf (missing, "%s%" G_GINT64_FORMAT, missing->len ? ", " : "", k);
+          }
+    }
+  GString *r = g_string_new (NULL);
+  g_string_append_printf (r, "%s: %s, %u file%s, %u view%s", s->description, kind_name (kind), s->n_files,
+                          s->n_files == 1 ? "" : "s", s->n_views, s->n_views == 1 ? "" : "s");
+  if (s->n_missing > 0)
+    g_string_append_printf (r, "; %u missing (instance number%s %s%s)", s->n_missing,
+                            s->n_missing == 1 ? "" : "s", missing->str, s->n_missing > 10 ? ", …" : "");
+  if (s->n_duplicates > 0)
+    g_string_append_printf (r, "; %u duplicate%s (instance number%s %s%s)", s->n_duplicates,
+                            s->n_duplicates == 1 ? "" : "s", s->n_duplicates == 1 ? "" : "s", dup->str,
+                            s->n_duplicates > 10 ? ", …" : "");
+  s->report = g_string_free (r, FALSE);
+  return s;
+}
+
+static int
+series_cmp (gconstpointer a, gconstpointer b)
+{
+  const CtrDicomSeries *x = *(CtrDicomSeries *const *) a, *y = *(CtrDicomSeries *const *) b;
+  return strcmp (x->series_uid, y->series_uid);
+}
+
+GPtrArray *
+ctr_dicom_scan_files (const char *const *paths, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (paths != NULL, NULL);
+  g_autoptr (GArray) entries = g_array_new (FALSE, TRUE, sizeof (Entry));
+  g_array_set_clear_func (entries, entry_clear);
+  /* Per series: kind, description and modality of its first file. */
+  g_autoptr (GHashTable) kinds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) descr = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GHashTable) modal = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      g_autoptr (CtrDcm) d = ctr_dcm_open (paths[i], error);
+      if (d == NULL)
+        return NULL;
+      Entry e = { g_strdup (paths[i]), ctr_dcm_get_string (d, 0x0020, 0x000e), G_MININT64, NAN, 1 };
+      if (e.series_uid == NULL)
+        e.series_uid = g_strdup ("(no Series Instance UID)");
+      double v;
+      if (ctr_dcm_get_double (d, 0x0020, 0x0013, 0, &v))
+        e.instance = (gint64) v;
+      CtrDicomKind kind = ctr_dicom_classify (d);
+      if (kind == CTR_DICOM_KIND_CTPD)
+        {
+          guint16 phi = ctr_dcm_private_tag (d, 0x7031, CTPD_CREATOR_DETECTOR_DYNAMICS, 0x01);
+          if (ctr_dcm_get_double (d, 0x7031, phi, 0, &v))
+            e.angle = v;
+        }
+      if (ctr_dcm_get_double (d, 0x0028, 0x0008, 0, &v) && v >= 1)
+        e.frames = (guint) v;
+      if (!g_hash_table_contains (kinds, e.series_uid))
+        {
+          g_hash_table_insert (kinds, g_strdup (e.series_uid), GINT_TO_POINTER (kind));
+          char *desc = ctr_dcm_get_string (d, 0x0008, 0x103e);
+          g_hash_table_insert (descr, g_strdup (e.series_uid),
+                               desc != NULL ? desc : g_path_get_basename (paths[i]));
+          g_hash_table_insert (modal, g_strdup (e.series_uid), ctr_dcm_get_string (d, 0x0008, 0x0060));
+        }
+      g_array_append_val (entries, e);
+    }
+  if (entries->len == 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "no DICOM files given");
+      return NULL;
+    }
+  g_array_sort (entries, entry_cmp);
+
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) ctr_dicom_series_free);
+  guint first = 0;
+  for (guint i = 1; i <= entries->len; i++)
+    {
+      if (i < entries->len
+          && g_str_equal (g_array_index (entries, Entry, i).series_uid,
+                          g_array_index (entries, Entry, first).series_uid))
+        continue;
+      const char *uid = g_array_index (entries, Entry, first).series_uid;
+      g_ptr_array_add (out, make_series (entries, first, i,
+                                         GPOINTER_TO_INT (g_hash_table_lookup (kinds, uid)),
+                                         g_strdup (g_hash_table_lookup (descr, uid)),
+                                         g_strdup (g_hash_table_lookup (modal, uid))));
+      first = i;
+    }
+  g_ptr_array_sort (out, series_cmp);
+  return out;
+}
+
+GPtrArray *
+ctr_dicom_scan (const char *path, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_autofree char *abs = g_canonicalize_filename (path, NULL);
+  if (!g_file_test (abs, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s: no such file or folder", abs);
+      return NULL;
+    }
+  if (!g_file_test (abs, G_FILE_TEST_IS_DIR))
+    {
+      const char *one[] = { abs, NULL };
+      return ctr_dicom_scan_files (one, cancellable, error);
+    }
+  g_autoptr (GError) local = NULL;
+  g_autoptr (GDir) dir = g_dir_open (abs, 0, &local);
+  if (dir == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot read the folder %s: %s", abs, local->message);
+      return NULL;
+    }
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      if (name[0] == '.')
+        continue;
+      char *p = g_build_filename (abs, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_REGULAR) && ctr_dcm_has_preamble (p))
+        g_ptr_array_add (files, p);
+      else
+        g_free (p);
+    }
+  if (files->len == 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "the folder %s holds no DICOM file", abs);
+      return NULL;
+    }
+  g_ptr_array_add (files, NULL);
+  return ctr_dicom_scan_files ((const char *const *) files->pdata, cancellable, error);
+}
+
+CtrDataset *
+ctr_dicom_load_dataset (const char *path, const char *series_uid, GCancellable *cancellable,
+                        GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_autofree char *abs = g_canonicalize_filename (path, NULL);
+  g_autofree char *file_series = NULL;
+  if (!g_file_test (abs, G_FILE_TEST_IS_DIR) && series_uid == NULL)
+    {
+      /* One file of a DICOM-CT-PD series (one view per file) stands for its
+       * whole series in the same folder. */
+      g_autoptr (CtrDcm) one = ctr_dcm_open (abs, error);
+      if (one == NULL)
+        return NULL;
+      if (ctr_dicom_classify (one) == CTR_DICOM_KIND_CTPD)
+        {
+          file_series = ctr_dcm_get_string (one, 0x0020, 0x000e);
+          if (file_series != NULL)
+            {
+              g_autofree char *dir = g_path_get_dirname (abs);
+              g_free (abs);
+              abs = g_steal_pointer (&dir);
+              series_uid = file_series;
+            }
+        }
+    }
+  g_autoptr (GPtrArray) all = ctr_dicom_scan (abs, cancellable, error);
+  if (all == NULL)
+    return NULL;
+
+  CtrDicomSeries *chosen = NULL;
+  guint n_proj = 0;
+  g_autoptr (GString) list = g_string_new (NULL);
+  for (guint i = 0; i < all->len; i++)
+    {
+      CtrDicomSeries *s = all->pdata[i];
+      g_string_append_printf (list, "\n  %s (%s)", s->report, s->series_uid);
+      if (series_uid != NULL)
+        {
+          if (g_str_equal (s->series_uid, series_uid))
+            chosen = s;
+        }
+      else if (s->kind == CTR_DICOM_KIND_CTPD || s->kind == CTR_DICOM_KIND_XA)
+        {
+          n_proj++;
+          chosen = s;
+        }
+    }
+  if (series_uid != NULL && chosen == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s holds no series %s; it holds:%s", abs, series_uid,
+                   list->str);
+      return NULL;
+    }
+  if (series_uid == NULL && n_proj != 1)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   n_proj == 0 ? "%s holds no projection data (DICOM-CT-PD or X-ray angiography); it holds:%s"
+                               : "%s holds several projection series; choose one by its Series Instance UID:%s",
+                   abs, list->str);
+      return NULL;
+    }
+
+  g_autoptr (CtrDicomProjections) p = NULL;
+  if (chosen->kind == CTR_DICOM_KIND_CTPD)
+    p = ctr_dicom_ctpd_load (chosen, CTR_DICOM_CTPD_DEFAULT, cancellable, error);
+  else if (chosen->kind == CTR_DICOM_KIND_XA)
+    {
+      if (chosen->n_files != 1)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                       "%s: the X-ray angiography series has %u files; a rotational run must be one "
+                       "multi-frame file", abs, chosen->n_files);
+          return NULL;
+        }
+      p = ctr_dicom_xa_load (chosen->files[0], error);
+      if (p != NULL && p->missing != CTR_DICOM_MISSING_NONE)
+        {
+          g_autoptr (GString) m = g_string_new (NULL);
+          if (p->missing & CTR_DICOM_MISSING_SOD)
+            g_string_append (m, " DistanceSourceToPatient (0018,1111)");
+          if (p->missing & CTR_DICOM_MISSING_SDD)
+            g_string_append (m, " DistanceSourceToDetector (0018,1110)");
+          if (p->missing & CTR_DICOM_MISSING_PIXEL_SPACING)
+            g_string_append (m, " ImagerPixelSpacing (0018,1164)");
+          if (p->missing & CTR_DICOM_MISSING_ANGLES)
+            g_string_append (m, " PositionerPrimaryAngle (0018,1510)/Increment (0018,1520)");
+          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                       "%s: the acquisition geometry is incomplete; missing:%s", chosen->files[0], m->str);
+          return NULL;
+        }
+    }
+  else
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: series %s is %s, not projection data", abs,
+                   chosen->series_uid, kind_name (chosen->kind));
+      return NULL;
+    }
+  if (p == NULL)
+    return NULL;
+  if (chosen->n_duplicates > 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "%s: %s", abs, chosen->report);
+      return NULL;
+    }
+  if (chosen->n_missing > 0)
+    g_info ("%s: %s", abs, chosen->report);
+
+  return ctr_dicom_dataset_from_projections (p, abs, chosen->description);
+}
+
+CtrDataset *
+ctr_dicom_dataset_from_projections (CtrDicomProjections *p, const char *path, const char *name)
+{
+  g_return_val_if_fail (p != NULL && p->geometry != NULL && p->projections != NULL, NULL);
+  g_return_val_if_fail (p->missing == CTR_DICOM_MISSING_NONE, NULL);
+  CtrDataset *d = g_new0 (CtrDataset, 1);
+  d->path = g_canonicalize_filename (path, NULL);
+  d->name = name != NULL ? g_strdup (name) : g_path_get_basename (path);
+  d->geometry = g_steal_pointer (&p->geometry);
+  d->projections = g_steal_pointer (&p->projections);
+  return d;
+}
+
+CtrProjections *
+ctr_dicom_load_projections (const char *path, const CtrGeometry *expect, GCancellable *cancellable,
+                            GError **error)
+{
+  g_return_val_if_fail (path != NULL && expect != NULL, NULL);
+  g_autoptr (CtrDataset) d = ctr_dicom_load_dataset (path, NULL, cancellable, error);
+  if (d == NULL)
+    return NULL;
+  const CtrProjections *p = d->projections;
+  if (p->n_views != expect->n_views || p->n_rows != expect->n_rows || p->n_cols != expect->n_cols)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s holds %u views × %u rows × %u columns, the geometry says %u × %u × %u", path,
+                   p->n_views, p->n_rows, p->n_cols, expect->n_views, expect->n_rows, expect->n_cols);
+      return NULL;
+    }
+  return ctr_projections_ref (d->projections);
+}

@@ -1,0 +1,272 @@
+/* ctr-dicom.h — DICOM input (DICOM-CT-PD projections, X-ray angiography
+ * multi-frame) and output (CT Image Storage series).
+ *
+ * DCMTK sits behind a private C shim (ctr-dicom-shim.h); this header is plain
+ * C and GLib.  Reading turns every supported object into the project's own
+ * CtrGeometry + CtrProjections in the conventions of shared/data/FORMAT.md
+ * (each reader's docstring states its mapping).
+ *
+ * Typical use (CLI and window):
+ *   - ctr_dataset_load() accepts a DICOM file or folder directly (it calls
+ *     ctr_dicom_load_dataset()).
+ *   - A window that wants to show what a folder holds first calls
+ *     ctr_dicom_scan() (series, view counts, missing/duplicate views), then
+ *     ctr_dicom_load_dataset() with the chosen series UID.
+ *   - For XA files without geometry: ctr_dicom_xa_load() returns the frames
+ *     with CtrDicomProjections.missing != 0; ask the user, then
+ *     ctr_dicom_xa_complete().
+ *   - ctr_dicom_export_series() writes a reconstruction as CT images.
+ */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+#include "ctr-geometry.h"
+#include "ctr-projections.h"
+#include "ctr-volume.h"
+#include "io/ctr-dataset.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  CTR_DICOM_KIND_CTPD,   /* DICOM-CT-PD projections: one file per view */
+  CTR_DICOM_KIND_XA,     /* X-ray angiography (XA, Enhanced XA) multi-frame: one frame per view */
+  CTR_DICOM_KIND_IMAGE,  /* any other image (e.g. CT slices): not projection data */
+  CTR_DICOM_KIND_OTHER   /* no pixel data (structured reports, ...) */
+} CtrDicomKind;
+
+/**
+ * CtrDicomSeries:
+ * One series of a folder scan: the files that share a Series Instance UID.
+ * @files: (array zero-terminated=1): absolute paths, sorted by view
+ *   (DICOM-CT-PD: InstanceNumber, then focal-spot angle; others: InstanceNumber).
+ * @n_views: views the series holds (files for DICOM-CT-PD, frames for XA).
+ * @n_missing: gaps in the InstanceNumber sequence (DICOM-CT-PD).
+ * @n_duplicates: files whose InstanceNumber another file of the series has.
+ * @report: one human-readable line: kind, views, missing and duplicate
+ *   instance numbers (at most 10 listed).
+ */
+typedef struct {
+  char *series_uid;
+  char *description;     /* SeriesDescription, or the first file's name */
+  char *modality;        /* (0008,0060), may be NULL */
+  CtrDicomKind kind;
+  char **files;
+  guint n_files;
+  guint n_views;
+  guint n_missing;
+  guint n_duplicates;
+  char *report;
+} CtrDicomSeries;
+
+void ctr_dicom_series_free (CtrDicomSeries *s);
+
+/* TRUE when @path is a DICOM Part 10 file ("DICM" after the 128-byte
+ * preamble) or a folder holding at least one. */
+gboolean ctr_dicom_is_dicom (const char *path);
+
+/**
+ * ctr_dicom_scan:
+ * @path: a DICOM file (its folder is not scanned) or a folder (not recursive;
+ *   files without the DICM preamble and hidden files are skipped).
+ * Groups the files by Series Instance UID.
+ * Returns: (transfer full) (element-type CtrDicomSeries): the series, sorted
+ *   by UID; NULL with CTR_ERROR_IO (unreadable folder), CTR_ERROR_FORMAT (no
+ *   DICOM file there, or a file that does not parse; the message names it),
+ *   G_IO_ERROR_CANCELLED.
+ */
+GPtrArray *ctr_dicom_scan (const char *path, GCancellable *cancellable, GError **error);
+
+/* As ctr_dicom_scan for an explicit list of files (drag and drop). */
+GPtrArray *ctr_dicom_scan_files (const char *const *paths, GCancellable *cancellable, GError **error);
+
+typedef enum {
+  CTR_DICOM_MISSING_NONE = 0,
+  CTR_DICOM_MISSING_SOD = 1 << 0,           /* source to isocentre */
+  CTR_DICOM_MISSING_SDD = 1 << 1,           /* source to detector */
+  CTR_DICOM_MISSING_PIXEL_SPACING = 1 << 2, /* detector pitch */
+  CTR_DICOM_MISSING_ANGLES = 1 << 3         /* per-view angles */
+} CtrDicomMissing;
+
+/**
+ * CtrDicomProjections:
+ * Projection data read from DICOM.  @geometry is complete and validated when
+ * @missing is 0; otherwise the fields named by @missing hold placeholders
+ * (0) and must be supplied (ctr_dicom_xa_complete).  @description names the
+ * source ("DICOM-CT-PD, 720 views, ...").
+ */
+typedef struct {
+  CtrGeometry *geometry;
+  CtrProjections *projections;
+  CtrDicomMissing missing;
+  char *description;
+} CtrDicomProjections;
+
+void ctr_dicom_projections_free (CtrDicomProjections *p);
+
+typedef enum {
+  CTR_DICOM_CTPD_DEFAULT = 0,
+  /* A multi-row (cone-beam) axial scan: keep only the central detector row
+   * and return a 2-D fan-beam geometry. */
+  CTR_DICOM_CTPD_CENTRAL_ROW = 1 << 0
+} CtrDicomCtpdFlags;
+
+/**
+ * ctr_dicom_ctpd_load:
+ * Reads a DICOM-CT-PD series (Mayo Clinic / TCIA LDCT-and-Projection-data
+ * format, dictionary v8; one file per view) into line integrals.
+ *
+ * Mapping onto FORMAT.md (see ctr-dicom-ctpd.c for the derivation):
+ *   beta = phi - pi, unwrapped to a continuous sequence starting
+ *   in [0, 2 pi) (phi = DetectorFocalCenterAngularPosition (7031,1001);
+ *   DICOM-CT-PD's left-handed frame has the source at (-rho sin phi,
+ *   rho cos phi));  FORMAT column j = cols - k (k = 1-based DICOM-CT-PD
+ *   channel = DICOM image row + 1);  offset_u = (c - (cols + 1)/2) · pitch
+ *   with c = DetectorCentralElement[0];  SOD = (7031,1003), SDD = (7031,1031);
+ *   CYLINDRICAL (also when DetectorShape is absent) → curved with pitch_u =
+ *   transverse spacing / SDD (rad); FLAT → flat, pitch_u in mm.
+ *   One detector row → fan beam; several → cone beam (rows_increase_with_v
+ *   FALSE: DICOM-CT-PD's z axis is FORMAT's -z), or the central row as fan
+ *   beam with CTR_DICOM_CTPD_CENTRAL_ROW.  LogFlag YES or absent → line
+ *   integrals as stored; NO → counts with I0 from
+ *   PhotonStatistics (7033,1065); when present, PhotonStatistics' mean also
+ *   fills projections->i0.
+ *
+ * Errors: CTR_ERROR_FORMAT (a file does not parse, a required tag is missing
+ *   or views disagree in size; the message names the file and the tag),
+ *   CTR_ERROR_UNSUPPORTED (helical scans, detected by TypeofProjectionData
+ *   HELICAL or a moving focal-spot axial position: they need rebinning, which
+ *   this version does not do; a flying focal spot (FlyingFocalSpotMode other
+ *   than FFSNONE, or non-zero source shifts (7033,100B..100D));
+ *   varying source distance), CTR_ERROR_INVALID_DATA (duplicate views),
+ *   CTR_ERROR_INVALID_GEOMETRY, G_IO_ERROR_CANCELLED.
+ */
+CtrDicomProjections *ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags,
+                                          GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_dicom_xa_load:
+ * Reads an X-ray angiography multi-frame file (XA Image Storage or Enhanced
+ * XA; one frame per view of a rotational run).  Frames are taken as line
+ * integrals when PixelIntensityRelationship (0028,1040) is LOG, else as
+ * counts with I0 = the largest pixel value of the run (stated in
+ * ->description) and converted to line integrals -ln(I / I0).
+ *
+ * Geometry (cone beam, flat detector): beta_k = primary angle of frame k
+ * (PositionerPrimaryAngle (0018,1510) + PositionerPrimaryAngleIncrement
+ * (0018,1520)[k], the increments taken relative to the first frame's angle;
+ * Enhanced XA: per-frame (0018,1510)), in radians; FORMAT's frame is x =
+ * patient right, y = anterior, z = head, so LAO (positive primary angle) turns
+ * the source counter-clockwise seen from the head as FORMAT's beta does.  A
+ * constant secondary (cranial/caudal) angle only tilts the orbit and is
+ * ignored; a varying one gives CTR_ERROR_UNSUPPORTED.  SOD =
+ * DistanceSourceToPatient (0018,1111) (Enhanced XA: DistanceSourceToIsocenter
+ * (0018,9402)), SDD = DistanceSourceToDetector
+ * (0018,1110), pitch = ImagerPixelSpacing (0018,1164) (row spacing = pitch_v,
+ * column spacing = pitch_u).  Image columns run against u and rows against v
+ * (the conventional display: patient's right on the viewer's left, head up)
+ * unless PatientOrientation (0020,0020) says otherwise ("R" first: columns
+ * along u; "H" second: rows along v).  Enhanced XA attributes are looked up
+ * in the frame's Per-frame Functional Groups, then the Shared ones, then the
+ * top level of the data set.
+ *
+ * Missing SOD, SDD, pixel spacing or angles are not an error: they are
+ * flagged in ->missing (ask the user, then ctr_dicom_xa_complete).
+ * Errors: CTR_ERROR_IO, CTR_ERROR_FORMAT (not XA, malformed), CTR_ERROR_UNSUPPORTED.
+ */
+CtrDicomProjections *ctr_dicom_xa_load (const char *path, GError **error);
+
+/**
+ * ctr_dicom_xa_complete:
+ * Fills the geometry fields ->missing names (arguments for fields that are
+ * not missing are ignored; pass 0 for them): SOD and SDD in mm, detector
+ * pixel pitches in mm, and for missing angles a uniform sweep
+ * start_rad + k·step_rad.  Validates the geometry; clears ->missing.
+ * CTR_ERROR_INVALID_GEOMETRY.
+ */
+gboolean ctr_dicom_xa_complete (CtrDicomProjections *p, double sod_mm, double sdd_mm,
+                                double pitch_u_mm, double pitch_v_mm, double start_rad,
+                                double step_rad, GError **error);
+
+/**
+ * ctr_dicom_load_dataset:
+ * @path: a DICOM file or a folder of DICOM files.  A single file of a
+ *   DICOM-CT-PD series stands for its whole series in that folder.
+ * @series_uid: (nullable): the series to load when the folder holds several;
+ *   NULL loads the only projection series there.
+ * Returns a CtrDataset like a geometry.json gives (no reference, no variants;
+ *   name = SeriesDescription or the folder's name; path = @path made absolute).
+ * Errors: those of ctr_dicom_scan / ctr_dicom_ctpd_load / ctr_dicom_xa_load;
+ *   CTR_ERROR_FORMAT when the folder holds several projection series and
+ *   @series_uid is NULL (the message lists them) or none;
+ *   CTR_ERROR_INVALID_GEOMETRY when an XA file lacks geometry tags (the
+ *   message names them; use ctr_dicom_xa_load + ctr_dicom_xa_complete).
+ */
+CtrDataset *ctr_dicom_load_dataset (const char *path, const char *series_uid,
+                                    GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_dicom_dataset_from_projections:
+ * Wraps complete projections (->missing == 0, e.g. after
+ * ctr_dicom_xa_complete) as a CtrDataset, stealing ->geometry and
+ * ->projections from @p (free @p afterwards as usual).  @name: (nullable):
+ * the dataset's name, default @path's basename.  Transfer full.
+ */
+CtrDataset *ctr_dicom_dataset_from_projections (CtrDicomProjections *p, const char *path,
+                                                const char *name);
+
+/**
+ * ctr_dicom_load_projections:
+ * The line integrals of the only projection series at @path (file or folder),
+ * for a geometry.json whose projections have "layout": "dicom": the JSON's
+ * geometry @expect wins over the DICOM's; the shapes must agree
+ * (CTR_ERROR_FORMAT naming both).  Other errors as ctr_dicom_load_dataset.
+ */
+CtrProjections *ctr_dicom_load_projections (const char *path, const CtrGeometry *expect,
+                                            GCancellable *cancellable, GError **error);
+
+/**
+ * CtrDicomExportOptions:
+ * @mu_water: attenuation of water in the volume's unit (1/mm), for
+ *   HU = 1000 (mu - mu_water) / mu_water; e.g. 0.0192 /mm (about 70 keV).
+ * @series_description: (nullable): SeriesDescription (0008,103E).
+ * @derivation: (nullable): DerivationDescription (0008,2111): method and
+ *   parameters ("FBP, Hann window, cut-off 1.0").
+ * @patient_name, @patient_id: (nullable): empty when NULL.
+ * @study_uid: (nullable): join an existing study; NULL makes a new one.
+ * @series_number: SeriesNumber (0020,0011).
+ */
+typedef struct {
+  double mu_water;
+  const char *series_description;
+  const char *derivation;
+  const char *patient_name;
+  const char *patient_id;
+  const char *study_uid;
+  guint series_number;
+} CtrDicomExportOptions;
+
+/* Defaults: mu_water 0.0192, series number 1, everything else NULL. */
+void ctr_dicom_export_options_init (CtrDicomExportOptions *o);
+
+/**
+ * ctr_dicom_export_series:
+ * Writes @v as a CT Image Storage series into @folder (created if needed):
+ * one file per z slice, "CT%04u.dcm" numbered from 1 (slice 0 = lowest z),
+ * signed 16-bit HU (RescaleSlope 1, RescaleIntercept 0, rounded; values
+ * beyond the int16 range are clipped), PixelSpacing dy\dx,
+ * ImageOrientationPatient 1\0\0\0\1\0 and ImagePositionPatient of the first
+ * pixel, new Study (unless given), Series, SOP and Frame of Reference UIDs.
+ * Patient frame (LPS) from FORMAT's: X = x, Y = -y, Z = -z, so the image as
+ * stored (row 0 = +y = anterior, column 0 = -x = patient right) is the
+ * standard radiological axial view.  Each file is written to a temporary name
+ * in @folder and renamed.  CTR_ERROR_IO, CTR_ERROR_INVALID_ARGUMENT
+ * (mu_water <= 0).
+ */
+gboolean ctr_dicom_export_series (const CtrVolume *v, const char *folder,
+                                  const CtrDicomExportOptions *options, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDicomSeries, ctr_dicom_series_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDicomProjections, ctr_dicom_projections_free)
+
+G_END_DECLS

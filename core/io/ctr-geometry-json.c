@@ -1,0 +1,191 @@
+/* ctr-geometry-json.c — write a CtrGeometry as a geometry.json (FORMAT.md). */
+#include "ctr-geometry-json.h"
+#include "ctr-error.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char *const geometry_keys[] = {
+  "type", "detector_shape", "views", "detector_cols", "detector_rows",
+  "source_to_isocenter_mm", "source_to_detector_mm",
+  "detector_pitch_u_mm", "detector_pitch_u_rad", "detector_pitch_v_mm",
+  "detector_offset_u_mm", "detector_offset_u_rad", "detector_offset_v_mm",
+  "rows_increase_with_v", "pixel_size_known", "angles_rad",
+  "angle_start_rad", "angle_step_rad",
+};
+
+JsonObject *
+ctr_geometry_to_json_object (const CtrGeometry *g)
+{
+  g_return_val_if_fail (g != NULL, NULL);
+
+  JsonObject *o = json_object_new ();
+  const char *type = g->beam == CTR_BEAM_PARALLEL ? "parallel" : g->beam == CTR_BEAM_FAN ? "fan" : "cone";
+  gboolean curved = g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED;
+
+  json_object_set_string_member (o, "type", type);
+  if (g->beam != CTR_BEAM_PARALLEL)
+    json_object_set_string_member (o, "detector_shape", curved ? "curved" : "flat");
+  json_object_set_int_member (o, "views", g->n_views);
+  json_object_set_int_member (o, "detector_cols", g->n_cols);
+  json_object_set_int_member (o, "detector_rows", g->n_rows);
+  if (g->beam != CTR_BEAM_PARALLEL)
+    {
+      json_object_set_double_member (o, "source_to_isocenter_mm", g->sod_mm);
+      json_object_set_double_member (o, "source_to_detector_mm", g->sdd_mm);
+    }
+  json_object_set_double_member (o, curved ? "detector_pitch_u_rad" : "detector_pitch_u_mm", g->pitch_u);
+  json_object_set_double_member (o, "detector_pitch_v_mm", g->pitch_v_mm);
+  json_object_set_double_member (o, curved ? "detector_offset_u_rad" : "detector_offset_u_mm", g->offset_u);
+  json_object_set_double_member (o, "detector_offset_v_mm", g->offset_v_mm);
+  json_object_set_boolean_member (o, "rows_increase_with_v", g->rows_increase_with_v);
+  json_object_set_boolean_member (o, "pixel_size_known", g->pixel_size_known);
+
+  JsonArray *angles = json_array_sized_new (g->n_views);
+  for (guint k = 0; k < g->n_views; k++)
+    json_array_add_double_element (angles, g->angles[k]);
+  json_object_set_array_member (o, "angles_rad", angles);
+  return o;
+}
+
+/* Makes a relative file name in @o[@key] absolute against @base_dir. */
+static void
+rebase_member (JsonObject *o, const char *key, const char *base_dir)
+{
+  JsonNode *n = json_object_has_member (o, key) ? json_object_get_member (o, key) : NULL;
+  if (n == NULL || json_node_get_value_type (n) != G_TYPE_STRING)
+    return;
+  const char *file = json_node_get_string (n);
+  if (file == NULL || g_path_is_absolute (file))
+    return;
+  g_autofree char *abs = g_build_filename (base_dir, file, NULL);
+  json_object_set_string_member (o, key, abs);
+}
+
+static void
+rebase_spec (JsonNode *n, const char *base_dir)
+{
+  static const char *const keys[] = { "file", "pattern", "folder", "flat", "dark" };
+  if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
+    return;
+  JsonObject *o = json_node_get_object (n);
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    rebase_member (o, keys[k], base_dir);
+}
+
+static void
+rebase_paths (JsonObject *root, const char *base_dir)
+{
+  rebase_member (root, "flat", base_dir);
+  rebase_member (root, "dark", base_dir);
+  if (json_object_has_member (root, "projections"))
+    rebase_spec (json_object_get_member (root, "projections"), base_dir);
+  if (json_object_has_member (root, "reference"))
+    rebase_spec (json_object_get_member (root, "reference"), base_dir);
+  JsonNode *variants = json_object_has_member (root, "variants") ? json_object_get_member (root, "variants") : NULL;
+  if (variants != NULL && JSON_NODE_HOLDS_OBJECT (variants))
+    {
+      JsonObject *v = json_node_get_object (variants);
+      GList *names = json_object_get_members (v);
+      for (GList *l = names; l != NULL; l = l->next)
+        rebase_spec (json_object_get_member (v, l->data), base_dir);
+      g_list_free (names);
+    }
+}
+
+static gboolean
+same_folder (const char *a, const char *b)
+{
+  g_autofree char *da = g_path_get_dirname (a);
+  g_autofree char *db = g_path_get_dirname (b);
+  g_autofree char *ca = g_canonicalize_filename (da, NULL);
+  g_autofree char *cb = g_canonicalize_filename (db, NULL);
+  return g_strcmp0 (ca, cb) == 0;
+}
+
+gboolean
+ctr_geometry_json_write (const CtrGeometry *g, const char *name, const char *source_path,
+                         const char *path, GError **error)
+{
+  g_return_val_if_fail (g != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!ctr_geometry_validate (g, error))
+    return FALSE;
+
+  g_autoptr (JsonParser) parser = NULL;
+  JsonObject *root = NULL; /* owned below */
+  if (source_path != NULL)
+    {
+      g_autoptr (GError) local = NULL;
+      parser = json_parser_new ();
+      if (!json_parser_load_from_file (parser, source_path, &local))
+        {
+          int code = g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT) || local->domain == G_FILE_ERROR
+                       ? CTR_ERROR_IO : CTR_ERROR_FORMAT;
+          g_set_error (error, CTR_ERROR, code, "%s: %s", source_path, local->message);
+          return FALSE;
+        }
+      JsonNode *node = json_parser_get_root (parser);
+      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the file does not hold one JSON object",
+                       source_path);
+          return FALSE;
+        }
+      root = json_object_ref (json_node_get_object (node));
+      for (guint k = 0; k < G_N_ELEMENTS (geometry_keys); k++)
+        if (json_object_has_member (root, geometry_keys[k]))
+          json_object_remove_member (root, geometry_keys[k]);
+      if (!same_folder (source_path, path))
+        {
+          g_autofree char *dir = g_path_get_dirname (source_path);
+          g_autofree char *abs_dir = g_canonicalize_filename (dir, NULL);
+          rebase_paths (root, abs_dir);
+        }
+    }
+
+  /* Order: name first, then the geometry, then what the source carried. */
+  JsonObject *out = json_object_new ();
+  if (name != NULL)
+    json_object_set_string_member (out, "name", name);
+  else if (root != NULL && json_object_has_member (root, "name"))
+    json_object_set_member (out, "name", json_node_copy (json_object_get_member (root, "name")));
+
+  JsonObject *geo = ctr_geometry_to_json_object (g);
+  GList *keys = json_object_get_members (geo);
+  for (GList *l = keys; l != NULL; l = l->next)
+    json_object_set_member (out, l->data, json_node_copy (json_object_get_member (geo, l->data)));
+  g_list_free (keys);
+  json_object_unref (geo);
+
+  if (root != NULL)
+    {
+      keys = json_object_get_members (root);
+      for (GList *l = keys; l != NULL; l = l->next)
+        if (!json_object_has_member (out, l->data))
+          json_object_set_member (out, l->data, json_node_copy (json_object_get_member (root, l->data)));
+      g_list_free (keys);
+      json_object_unref (root);
+    }
+
+  g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, out);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_indent (gen, 1);
+  json_generator_set_root (gen, node);
+  gsize length = 0;
+  g_autofree char *text = json_generator_to_data (gen, &length);
+
+  /* g_file_set_contents writes a temporary file beside @path, fsyncs it and
+   * renames it over @path: readers see the old file or the new one. */
+  g_autoptr (GError) local = NULL;
+  if (!g_file_set_contents (path, text, (gssize) length, &local))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "could not write “%s”: %s", path, local->message);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,248 @@
+/* ctr-matrix-cache.c — SCSR matrices on disk (see ctr-matrix-cache.h). */
+#include "ctr-matrix-cache.h"
+#include "ctr-scsr-private.h"
+#include "ctr-error.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#define MAGIC "CTRSCSR"
+#define VERSION 2u
+
+typedef struct {
+  char magic[8];
+  guint32 version, K, n_orbits, n_cols, n_views, model, n_parts, reserved0;
+  guint64 n_pixels, nnz, n_reps;
+  char key[64];
+  guint32 crc, reserved;
+} Header;
+
+char *
+ctr_matrix_cache_key (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model)
+{
+  GChecksum *c = g_checksum_new (G_CHECKSUM_SHA256);
+  const guint32 ints[] = { VERSION, (guint32) model, (guint32) g->beam, (guint32) g->shape,
+                           g->n_views, g->n_cols, grid->nx, grid->ny, ctr_scsr_default_parts () };
+  const double reals[] = { g->sod_mm, g->sdd_mm, g->pitch_u, g->offset_u,
+                           grid->dx, grid->dy, grid->cx, grid->cy };
+  g_checksum_update (c, (const guchar *) "ctrecon-scsr", 12);
+  g_checksum_update (c, (const guchar *) ints, sizeof ints);
+  g_checksum_update (c, (const guchar *) reals, sizeof reals);
+  g_checksum_update (c, (const guchar *) g->angles, g->n_views * sizeof (double));
+  char *key = g_strdup (g_checksum_get_string (c));
+  g_checksum_free (c);
+  return key;
+}
+
+char *
+ctr_matrix_cache_path (const char *key)
+{
+  const char *off = g_getenv ("CTR_MATRIX_CACHE");
+  if (off != NULL && g_str_equal (off, "0"))
+    return NULL;
+  const char *dir = g_getenv ("CTR_CACHE_DIR");
+  g_autofree char *d = dir && *dir ? g_strdup (dir)
+                                   : g_build_filename (g_get_user_cache_dir (), "ctrecon", "matrices", NULL);
+  g_autofree char *name = g_strconcat (key, ".scsr", NULL);
+  return g_build_filename (d, name, NULL);
+}
+
+static guint32
+crc_update (guint32 crc, const void *p, gsize n)
+{
+  return (guint32) crc32_z (crc, p, n);
+}
+
+static gboolean
+write_all (FILE *f, const void *p, gsize n)
+{
+  return n == 0 || fwrite (p, 1, n, f) == n;
+}
+
+gboolean
+ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **error)
+{
+  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
+  const guint K = ctr_scsr_order (m), P = ctr_scsr_n_parts (m);
+  const gsize n_rows = (gsize) ctr_scsr_n_orbits (m) * ctr_scsr_n_cols (m);
+  const gint64 *seg;
+  const CtrScsrElem *el;
+  ctr_scsr_arrays (m, &seg, &el);
+  const float *sq = ctr_scsr_row_sq (m), *sum = ctr_scsr_row_sum (m);
+  const gsize seg_bytes = (n_rows * K * P + 1) * sizeof (gint64), el_bytes = ctr_scsr_nnz (m) * sizeof (CtrScsrElem);
+  const gsize row_bytes = n_rows * sizeof (float);
+
+  Header h = { 0 };
+  memcpy (h.magic, MAGIC, 8);
+  h.version = VERSION;
+  h.K = K;
+  h.n_parts = P;
+  h.n_orbits = ctr_scsr_n_orbits (m);
+  h.n_cols = ctr_scsr_n_cols (m);
+  h.n_views = ctr_scsr_n_views (m);
+  h.model = ctr_scsr_model (m);
+  h.n_pixels = ctr_scsr_n_pixels (m);
+  h.nnz = ctr_scsr_nnz (m);
+  h.n_reps = sy->n_reps;
+  memcpy (h.key, key, MIN (strlen (key), sizeof h.key));
+  guint32 crc = crc_update (0, seg, seg_bytes);
+  crc = crc_update (crc, el, el_bytes);
+  crc = crc_update (crc, sq, row_bytes);
+  h.crc = crc_update (crc, sum, row_bytes);
+
+  g_autofree char *dir = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
+      return FALSE;
+    }
+  g_autofree char *tmpl = g_strconcat (path, ".XXXXXX", NULL);
+  int fd = g_mkstemp (tmpl);
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write in %s: %s", dir, g_strerror (e));
+      return FALSE;
+    }
+  FILE *f = fdopen (fd, "wb");
+  gboolean ok = f && write_all (f, &h, sizeof h) && write_all (f, seg, seg_bytes) && write_all (f, el, el_bytes)
+                && write_all (f, sq, row_bytes) && write_all (f, sum, row_bytes);
+  ok = (f ? fclose (f) == 0 : (close (fd), FALSE)) && ok;
+  if (!ok || g_rename (tmpl, path) != 0)
+    {
+      int e = errno;
+      g_unlink (tmpl);
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+#define BAD(...)                                                          \
+  do {                                                                    \
+    g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, __VA_ARGS__);        \
+    goto fail;                                                            \
+  } while (0)
+
+CtrScsr *
+ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const CtrGrid *grid,
+               CtrRayModel model, GError **error)
+{
+  FILE *f = g_fopen (path, "rb");
+  if (f == NULL)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot open %s: %s", path, g_strerror (e));
+      return NULL;
+    }
+  CtrSymmetry *sy = NULL;
+  gint64 *seg = NULL;
+  CtrScsrElem *el = NULL;
+  float *sq = NULL, *sum = NULL;
+  Header h;
+  if (fread (&h, sizeof h, 1, f) != 1)
+    BAD ("%s: truncated header", path);
+  if (memcmp (h.magic, MAGIC, 8) != 0 || h.version != VERSION)
+    BAD ("%s: not a CT Recon SCSR file of version %u", path, VERSION);
+  if (strncmp (h.key, key, sizeof h.key) != 0 || h.model != (guint32) model)
+    BAD ("%s: made for another geometry", path);
+  sy = ctr_symmetry_find (g, grid, CTR_SYM_ALL);
+  if (h.n_parts < 1 || h.n_parts > 4096)
+    BAD ("%s: bad header", path);
+  ctr_symmetry_partition (sy, h.n_parts);
+  if (h.K != sy->group.order || h.n_parts != sy->n_parts || h.n_orbits != sy->n_orbits || h.n_cols != g->n_cols
+      || h.n_views != g->n_views || h.n_reps != sy->n_reps
+      || h.n_pixels != (guint64) grid->nx * grid->ny)
+    BAD ("%s: sizes disagree with the geometry", path);
+  const gsize n_rows = (gsize) h.n_orbits * h.n_cols;
+  const gsize seg_n = n_rows * h.K * h.n_parts + 1;
+  const guint64 expect = sizeof h + seg_n * sizeof (gint64) + h.nnz * sizeof (CtrScsrElem) + 2 * n_rows * sizeof (float);
+  GStatBuf sb;
+  if (g_stat (path, &sb) != 0)
+    BAD ("%s: cannot stat", path);
+  if ((guint64) sb.st_size != expect)
+    BAD ("%s: %" G_GUINT64_FORMAT " bytes where %" G_GUINT64_FORMAT " were expected (truncated or stale)",
+         path, (guint64) sb.st_size, expect);
+  seg = g_try_new (gint64, seg_n);
+  el = g_try_new (CtrScsrElem, MAX (h.nnz, 1));
+  sq = g_try_new (float, n_rows);
+  sum = g_try_new (float, n_rows);
+  if (!seg || !el || !sq || !sum)
+    BAD ("%s: cannot allocate %" G_GUINT64_FORMAT " elements", path, h.nnz);
+  if (fread (seg, sizeof (gint64), seg_n, f) != seg_n || fread (el, sizeof (CtrScsrElem), h.nnz, f) != h.nnz
+      || fread (sq, sizeof (float), n_rows, f) != n_rows || fread (sum, sizeof (float), n_rows, f) != n_rows)
+    BAD ("%s: truncated", path);
+  guint32 crc = crc_update (0, seg, seg_n * sizeof (gint64));
+  crc = crc_update (crc, el, h.nnz * sizeof (CtrScsrElem));
+  crc = crc_update (crc, sq, n_rows * sizeof (float));
+  crc = crc_update (crc, sum, n_rows * sizeof (float));
+  if (crc != h.crc)
+    BAD ("%s: checksum mismatch (corrupt file)", path);
+  /* Structure: never index out of bounds, even with a colliding CRC. */
+  if (seg[0] != 0 || seg[seg_n - 1] != (gint64) h.nnz)
+    BAD ("%s: bad segment pointers", path);
+  gboolean bad = FALSE;
+#pragma omp parallel for reduction(||:bad) schedule(static)
+  for (gsize i = 1; i < seg_n; i++)
+    bad = bad || seg[i] < seg[i - 1];
+  /* Every element inside its part's rep range: the threads of the transposed
+   * product rely on it. */
+  const guint32 *ps = sy->part_start;
+#pragma omp parallel for reduction(||:bad) schedule(static, 1024)
+  for (gsize i = 0; i < seg_n - 1; i++)
+    {
+      guint p = (guint) ((i / h.K) % h.n_parts);
+      for (gint64 e = seg[i]; e < seg[i + 1] && !bad; e++)
+        bad = el[e].rep < ps[p] || el[e].rep >= ps[p + 1] || !isfinite (el[e].w);
+    }
+  if (bad)
+    BAD ("%s: element out of range", path);
+  fclose (f);
+  return ctr_scsr_new_from_arrays (sy, model, h.n_views, h.n_pixels, h.nnz, seg, el, sq, sum);
+
+fail:
+  fclose (f);
+  ctr_symmetry_free (sy);
+  g_free (seg);
+  g_free (el);
+  g_free (sq);
+  g_free (sum);
+  return NULL;
+}
+
+CtrScsr *
+ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
+                                gboolean *loaded, GCancellable *cancellable, GError **error)
+{
+  if (loaded)
+    *loaded = FALSE;
+  if (!ctr_geometry_validate (g, error))
+    return NULL;
+  g_autofree char *key = ctr_matrix_cache_key (g, grid, model);
+  g_autofree char *path = ctr_matrix_cache_path (key);
+  if (path != NULL && g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_autoptr (GError) e = NULL;
+      CtrScsr *m = ctr_scsr_load (path, key, g, grid, model, &e);
+      if (m != NULL)
+        {
+          if (loaded)
+            *loaded = TRUE;
+          return m;
+        }
+      g_message ("matrix cache: %s; rebuilding", e->message);
+    }
+  CtrScsr *m = ctr_scsr_build (g, grid, model, CTR_SYM_ALL, cancellable, error);
+  if (m != NULL && path != NULL && ctr_scsr_order (m) > 1)
+    {
+      g_autoptr (GError) e = NULL;
+      if (!ctr_scsr_save (m, key, path, &e))
+        g_message ("matrix cache: %s", e->message);
+    }
+  return m;
+}

@@ -1,0 +1,56 @@
+/* ctr-matrix-cache.h — the SCSR matrix kept on disk between runs.
+ *
+ * A matrix depends only on the geometry, the grid and the ray model, so it is
+ * built once and stored under the XDG cache directory
+ * ($XDG_CACHE_HOME/ctrecon/matrices/KEY.scsr, or $CTR_CACHE_DIR/KEY.scsr),
+ * KEY = SHA-256 of every number that defines it (ctr_matrix_cache_key).
+ * Files are written to a temporary name and renamed.  On load the header
+ * (magic, version, key, sizes), the exact file size, a CRC-32 of the arrays
+ * and the structure (monotone segment pointers, every rep index in range,
+ * finite weights) are checked; a file that fails any check is rebuilt and
+ * replaced, never used.  CTR_MATRIX_CACHE=0 in the environment turns the
+ * cache off.  Plain CSR is not cached (8× larger and only the baseline).
+ */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+#include "ctr-scsr.h"
+
+G_BEGIN_DECLS
+
+/* Hex SHA-256 of geometry, grid and model (g_free). */
+char *ctr_matrix_cache_key (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model);
+/* Path of the cache file for @key (g_free); NULL when the cache is off. */
+char *ctr_matrix_cache_path (const char *key);
+
+/**
+ * ctr_scsr_save:
+ * Writes @m to @path (temporary file + rename).  CTR_ERROR_IO on failure.
+ */
+gboolean ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **error);
+
+/**
+ * ctr_scsr_load:
+ * Reads a matrix saved for @key and checks it against @g and @grid (whose
+ * symmetry is recomputed).  CTR_ERROR_IO (unreadable), CTR_ERROR_FORMAT
+ * (truncated, corrupt, other key or version).
+ */
+CtrScsr *ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g,
+                        const CtrGrid *grid, CtrRayModel model, GError **error);
+
+/**
+ * ctr_matrix_cache_get_scsr:
+ * The SCSR matrix of (@g, @grid, @model) from the cache when a valid file is
+ * there, else built (ctr_scsr_build with CTR_SYM_ALL) and saved.  A cache
+ * that cannot be read or written only costs the build (logged); the errors
+ * are those of ctr_scsr_build.
+ * @loaded: (out) (optional): TRUE when it came from the cache.
+ */
+CtrScsr *ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid,
+                                         CtrRayModel model, gboolean *loaded,
+                                         GCancellable *cancellable, GError **error);
+#define ctr_matrix_cache_get_scsr(g, grid, model, cancellable, error) \
+  ctr_matrix_cache_get_scsr_full ((g), (grid), (model), NULL, (cancellable), (error))
+
+G_END_DECLS

@@ -1,0 +1,48 @@
+/* ctr-scsr-private.h — the orbit kernel of SCSR, shared by ctr-scsr.c
+ * (products), the solvers (core/solve/ctr-scsr-solve.c) and the cache. */
+#pragma once
+
+#include "ctr-scsr.h"
+
+G_BEGIN_DECLS
+
+/* Lane-ordered data of one orbit: [j][s][K] for stored column j, slice s,
+ * lane k (gathered from [s][view][col] with ctr_symmetry_lane_col). */
+
+/* Rows are stored per (part, slot) segment: seg_ptr[(row·P + p)·K + h]
+ * (P = ctr_scsr_n_parts, the symmetry's rep partition).  One orbit's parallel
+ * ART update runs in two phases, each thread on its own parts (no two threads
+ * write one rep, no atomics, no per-thread images):
+ *   1. ctr_scsr_orbit_forward for the thread's parts into its own acc
+ *      (lane-ordered [j][s][K]); the accs are summed into the residuals v;
+ *   2. ctr_scsr_orbit_adjoint for the same parts into the shared target
+ *      (the image itself for parallel ART, an update image for SART/SIRT),
+ *      then ctr_scsr_finish_part for those parts. */
+
+/* acc[j][s][g] += (A_lane X) over the elements of @part. */
+void ctr_scsr_orbit_forward (const CtrScsr *m, guint o, guint part, guint ns,
+                             const float *X, float *acc);
+/* T[rep][s][slot] += (A_laneᵀ v) over the elements of @part. */
+void ctr_scsr_orbit_adjoint (const CtrScsr *m, guint o, guint part, guint ns,
+                             const float *v, float *T);
+/* Floats ctr_scsr_save_stabilised writes for @part (reps on a symmetry axis). */
+gsize ctr_scsr_stabilised_size (const CtrScsr *m, guint part, guint ns);
+void ctr_scsr_save_stabilised (const CtrScsr *m, guint part, guint ns, const float *X, float *saved);
+/**
+ * ctr_scsr_finish_part:
+ * Completes an update of the reps of @part.  With @D: X += @scale ∘ D (scale
+ * packed [rep][K] or NULL), D zeroed.  Without (the adjoint went into X):
+ * slots that are one pixel get the sum of their updates, from @saved (the
+ * values before, ctr_scsr_save_stabilised).  Both share the updates of such
+ * slots and clip at 0 when @nonneg.
+ */
+void ctr_scsr_finish_part (const CtrScsr *m, guint part, guint ns, float *X, float *D,
+                           const float *scale, gboolean nonneg, const float *saved);
+
+/* Assembles a matrix from arrays (taken over, g_free'd) that were checked
+ * against @sym by the caller (the cache loader). */
+CtrScsr *ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views,
+                                   guint64 n_pixels, guint64 nnz, gint64 *seg_ptr,
+                                   CtrScsrElem *elems, float *row_sq, float *row_sum);
+
+G_END_DECLS

@@ -1,0 +1,656 @@
+/* ctr-scsr.c — build and products of the symmetry-compressed system matrix
+ * (cuART §3; see ctr-scsr.h for the layout). */
+#include "ctr-scsr-private.h"
+#include "ctr-ray-private.h"
+#include "ctr-error.h"
+
+#include <omp.h>
+#include <string.h>
+
+struct _CtrScsr {
+  gint ref_count;
+  CtrRayModel model;
+  CtrSymmetry *sym;
+  guint K, P, n_orbits, n_views, n_cols;
+  guint64 np, nnz, nnz_expanded;
+  gint64 *seg_ptr;
+  CtrScsrElem *elems;
+  float *row_sq, *row_sum;
+};
+
+typedef struct {
+  CtrScsrElem *e;
+  gsize len, cap;
+} ElemBuf;
+
+static void
+elembuf_push (ElemBuf *b, guint32 rep, float w)
+{
+  if (G_UNLIKELY (b->len == b->cap))
+    {
+      b->cap = MAX (1024, b->cap * 2);
+      b->e = g_realloc_n (b->e, b->cap, sizeof (CtrScsrElem));
+    }
+  b->e[b->len].rep = rep;
+  b->e[b->len].w = w;
+  b->len++;
+}
+
+CtrScsr *
+ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, guint allowed,
+                GCancellable *cancellable, GError **error)
+{
+  if (!ctr_ray_check_inputs (g, grid, model, error))
+    return NULL;
+
+  CtrSymmetry *sym = ctr_symmetry_find (g, grid, allowed);
+  ctr_symmetry_partition (sym, ctr_scsr_default_parts ());
+  const guint K = sym->group.order, P = sym->n_parts, no = sym->n_orbits, nc = g->n_cols;
+  const guint PK = P * K;
+  const gsize n_rows = (gsize) no * nc;
+  CtrRayGrid gi;
+  ctr_ray_grid_init (&gi, grid);
+
+  ElemBuf *bufs = g_new0 (ElemBuf, no);
+  gint64 *seg_len = g_new0 (gint64, n_rows * PK);
+  float *row_sq = g_new0 (float, n_rows), *row_sum = g_new0 (float, n_rows);
+  gboolean cancelled = FALSE;
+
+#pragma omp parallel
+  {
+    CtrRowBuf rb = { 0 };
+    guint32 *reps = NULL;
+    guint16 *slots = NULL;
+    gsize cap = 0;
+#pragma omp for schedule(dynamic, 1)
+    for (guint o = 0; o < no; o++)
+      {
+        if (cancelled || g_cancellable_is_cancelled (cancellable))
+          {
+            cancelled = TRUE;
+            continue;
+          }
+        const guint v = sym->orbit_view[o];
+        for (guint j = 0; j < nc; j++)
+          {
+            rb.len = 0;
+            ctr_ray_weights (g, &gi, model, v, j, &rb);
+            if (rb.len > cap)
+              {
+                cap = rb.len;
+                reps = g_renew (guint32, reps, cap);
+                slots = g_renew (guint16, slots, cap);
+              }
+            double sq = 0, sum = 0;
+            for (gsize e = 0; e < rb.len; e++)
+              {
+                reps[e] = sym->pixel_rep[rb.col[e]];
+                guint part = 0;
+                while (reps[e] >= sym->part_start[part + 1])
+                  part++;
+                slots[e] = (guint16) (part * K + sym->pixel_slot[rb.col[e]]);
+                sq += (double) rb.val[e] * rb.val[e];
+                sum += rb.val[e];
+              }
+            gint64 *sl = seg_len + ((gsize) o * nc + j) * PK;
+            /* Segments by (part, slot), ray order inside each. */
+            for (guint h = 0; h < PK; h++)
+              {
+                gsize before = bufs[o].len;
+                for (gsize e = 0; e < rb.len; e++)
+                  if (slots[e] == h)
+                    elembuf_push (&bufs[o], reps[e], rb.val[e]);
+                sl[h] = (gint64) (bufs[o].len - before);
+              }
+            row_sq[(gsize) o * nc + j] = (float) sq;
+            row_sum[(gsize) o * nc + j] = (float) sum;
+          }
+      }
+    ctr_rowbuf_clear (&rb);
+    g_free (reps);
+    g_free (slots);
+  }
+
+  CtrScsr *m = NULL;
+  if (cancelled || g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      if (cancelled && error && !*error)
+        g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Operation was cancelled");
+      goto out;
+    }
+  guint64 nnz = 0, nnz_exp = 0;
+  for (guint o = 0; o < no; o++)
+    {
+      guint lanes = 0;
+      for (guint k = 0; k < K; k++)
+        lanes += sym->lane_view[(gsize) o * K + k] >= 0;
+      nnz += bufs[o].len;
+      nnz_exp += (guint64) bufs[o].len * lanes;
+    }
+  m = g_new0 (CtrScsr, 1);
+  m->ref_count = 1;
+  m->model = model;
+  m->K = K;
+  m->P = P;
+  m->n_orbits = no;
+  m->n_views = g->n_views;
+  m->n_cols = nc;
+  m->np = (guint64) grid->nx * grid->ny;
+  m->nnz = nnz;
+  m->nnz_expanded = nnz_exp;
+  m->row_sq = g_steal_pointer (&row_sq);
+  m->row_sum = g_steal_pointer (&row_sum);
+  m->seg_ptr = g_try_new (gint64, n_rows * PK + 1);
+  m->elems = g_try_new (CtrScsrElem, MAX (nnz, 1));
+  if (m->seg_ptr == NULL || m->elems == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "cannot allocate the SCSR matrix: %" G_GUINT64_FORMAT " elements (%.1f GiB)",
+                   nnz, nnz * 8.0 / 1073741824.0);
+      m->sym = NULL;
+      ctr_scsr_unref (m);
+      m = NULL;
+      goto out;
+    }
+  m->sym = g_steal_pointer (&sym);
+  m->seg_ptr[0] = 0;
+  for (gsize i = 0; i < n_rows * PK; i++)
+    m->seg_ptr[i + 1] = m->seg_ptr[i] + seg_len[i];
+#pragma omp parallel for schedule(dynamic, 4)
+  for (guint o = 0; o < no; o++)
+    {
+      memcpy (m->elems + m->seg_ptr[(gsize) o * nc * PK], bufs[o].e, bufs[o].len * sizeof (CtrScsrElem));
+      g_free (bufs[o].e);
+      bufs[o].e = NULL;
+    }
+
+out:
+  for (guint o = 0; o < no; o++)
+    g_free (bufs[o].e);
+  g_free (bufs);
+  g_free (seg_len);
+  g_free (row_sq);
+  g_free (row_sum);
+  ctr_symmetry_free (sym);
+  return m;
+}
+
+CtrScsr *
+ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views, guint64 n_pixels,
+                          guint64 nnz, gint64 *seg_ptr, CtrScsrElem *elems, float *row_sq,
+                          float *row_sum)
+{
+  CtrScsr *m = g_new0 (CtrScsr, 1);
+  m->ref_count = 1;
+  m->model = model;
+  m->sym = sym;
+  m->K = sym->group.order;
+  m->P = sym->n_parts;
+  m->n_orbits = sym->n_orbits;
+  m->n_views = n_views;
+  m->n_cols = sym->n_cols;
+  m->np = n_pixels;
+  m->nnz = nnz;
+  m->seg_ptr = seg_ptr;
+  m->elems = elems;
+  m->row_sq = row_sq;
+  m->row_sum = row_sum;
+  const gsize nc = m->n_cols;
+  for (guint o = 0; o < m->n_orbits; o++)
+    {
+      guint lanes = 0;
+      for (guint k = 0; k < m->K; k++)
+        lanes += sym->lane_view[(gsize) o * m->K + k] >= 0;
+      m->nnz_expanded += (guint64) (seg_ptr[(o + 1) * nc * m->K * m->P] - seg_ptr[o * nc * m->K * m->P]) * lanes;
+    }
+  return m;
+}
+
+CtrScsr *
+ctr_scsr_ref (CtrScsr *m)
+{
+  g_return_val_if_fail (m != NULL, NULL);
+  g_atomic_int_inc (&m->ref_count);
+  return m;
+}
+
+void
+ctr_scsr_unref (CtrScsr *m)
+{
+  if (m == NULL || !g_atomic_int_dec_and_test (&m->ref_count))
+    return;
+  ctr_symmetry_free (m->sym);
+  g_free (m->seg_ptr);
+  g_free (m->elems);
+  g_free (m->row_sq);
+  g_free (m->row_sum);
+  g_free (m);
+}
+
+const CtrSymmetry *ctr_scsr_symmetry (const CtrScsr *m) { return m->sym; }
+CtrRayModel ctr_scsr_model (const CtrScsr *m) { return m->model; }
+guint ctr_scsr_order (const CtrScsr *m) { return m->K; }
+guint ctr_scsr_n_parts (const CtrScsr *m) { return m->P; }
+
+guint
+ctr_scsr_default_parts (void)
+{
+  return (guint) MAX (1, omp_get_max_threads ());
+}
+guint ctr_scsr_n_orbits (const CtrScsr *m) { return m->n_orbits; }
+guint ctr_scsr_n_views (const CtrScsr *m) { return m->n_views; }
+guint ctr_scsr_n_cols (const CtrScsr *m) { return m->n_cols; }
+guint64 ctr_scsr_n_pixels (const CtrScsr *m) { return m->np; }
+guint64 ctr_scsr_nnz (const CtrScsr *m) { return m->nnz; }
+guint64 ctr_scsr_nnz_expanded (const CtrScsr *m) { return m->nnz_expanded; }
+const float *ctr_scsr_row_sq (const CtrScsr *m) { return m->row_sq; }
+const float *ctr_scsr_row_sum (const CtrScsr *m) { return m->row_sum; }
+
+guint64
+ctr_scsr_bytes (const CtrScsr *m)
+{
+  guint64 rows = (guint64) m->n_orbits * m->n_cols;
+  return (rows * m->K * m->P + 1) * sizeof (gint64) + m->nnz * sizeof (CtrScsrElem) + rows * 2 * sizeof (float);
+}
+
+void
+ctr_scsr_arrays (const CtrScsr *m, const gint64 **seg_ptr, const CtrScsrElem **elems)
+{
+  if (seg_ptr) *seg_ptr = m->seg_ptr;
+  if (elems) *elems = m->elems;
+}
+
+void
+ctr_scsr_expand_row (const CtrScsr *m, guint view, guint col, float *dense)
+{
+  const CtrSymmetry *s = m->sym;
+  const guint K = m->K;
+  memset (dense, 0, m->np * sizeof (float));
+  guint o = s->view_orbit[view], k = s->view_lane[view];
+  guint j = ctr_symmetry_lane_col (s, k, col);   /* the map is its own inverse */
+  const gint64 *seg = m->seg_ptr + ((gsize) o * m->n_cols + j) * K * m->P;
+  for (guint q = 0; q < K * m->P; q++)
+    for (gint64 e = seg[q]; e < seg[q + 1]; e++)
+      dense[s->rep_pixel[(gsize) m->elems[e].rep * K + s->group.compose[k][q % K]]] += m->elems[e].w;
+}
+
+/* ---------------------------------------------------------------- layout -- */
+
+gsize
+ctr_scsr_packed_size (const CtrScsr *m, guint n_slices)
+{
+  return (gsize) m->sym->n_reps * n_slices * m->K;
+}
+
+void
+ctr_scsr_pack (const CtrScsr *m, const float *x, float *X, guint ns)
+{
+  const guint K = m->K;
+  const guint32 *rp = m->sym->rep_pixel;
+#pragma omp parallel for schedule(static)
+  for (guint r = 0; r < m->sym->n_reps; r++)
+    for (guint s = 0; s < ns; s++)
+      for (guint k = 0; k < K; k++)
+        X[((gsize) r * ns + s) * K + k] = x[(gsize) s * m->np + rp[(gsize) r * K + k]];
+}
+
+void
+ctr_scsr_unpack (const CtrScsr *m, const float *X, float *x, guint ns)
+{
+  const guint K = m->K;
+  const CtrSymmetry *sy = m->sym;
+#pragma omp parallel for schedule(static)
+  for (guint64 p = 0; p < m->np; p++)
+    for (guint s = 0; s < ns; s++)
+      x[(gsize) s * m->np + p] = X[((gsize) sy->pixel_rep[p] * ns + s) * K + sy->pixel_slot[p]];
+}
+
+/* ---------------------------------------------------------------- kernel -- */
+
+enum { SB = 8 };  /* slices per register block */
+
+/* 8 floats as one vector (GCC vector extension: AVX in the x86-64-v3 clone,
+ * two SSE registers in the default one); unaligned loads through memcpy. */
+#pragma GCC diagnostic ignored "-Wpsabi"   /* v8f never crosses a call: always_inline */
+typedef float v8f __attribute__ ((vector_size (32)));
+
+static inline __attribute__ ((always_inline)) v8f
+load8 (const float *p)
+{
+  v8f v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static inline __attribute__ ((always_inline)) void
+store8 (float *p, v8f v)
+{
+  memcpy (p, &v, sizeof v);
+}
+
+/* acc[0..L) += w · xr[0..L) over one segment; L a compile-time constant at
+ * every call site (K, or SB·K for a slice block), a multiple of 8 taken as
+ * vectors. */
+static inline __attribute__ ((always_inline)) void
+seg_dot (const CtrScsrElem *restrict e0, const CtrScsrElem *restrict e1, const float *restrict X,
+         gsize stride, gsize off, const guint L, float *restrict acc)
+{
+  if (L % 8 == 0 && L <= 64)
+    {
+      v8f a[8];
+      for (guint q = 0; q < L / 8; q++)
+        a[q] = load8 (acc + 8 * q);
+      for (const CtrScsrElem *e = e0; e < e1; e++)
+        {
+          const float *restrict xr = X + (gsize) e->rep * stride + off;
+          const v8f w = { e->w, e->w, e->w, e->w, e->w, e->w, e->w, e->w };
+          for (guint q = 0; q < L / 8; q++)
+            a[q] += w * load8 (xr + 8 * q);
+        }
+      for (guint q = 0; q < L / 8; q++)
+        store8 (acc + 8 * q, a[q]);
+      return;
+    }
+  for (const CtrScsrElem *e = e0; e < e1; e++)
+    {
+      const float w = e->w;
+      const float *restrict xr = X + (gsize) e->rep * stride + off;
+      for (guint q = 0; q < L; q++)
+        acc[q] += w * xr[q];
+    }
+}
+
+static inline __attribute__ ((always_inline)) void
+seg_axpy (const CtrScsrElem *restrict e0, const CtrScsrElem *restrict e1, float *restrict D,
+          gsize stride, gsize off, const guint L, const float *restrict v)
+{
+  if (L % 8 == 0 && L <= 64)
+    {
+      v8f vv[8];
+      for (guint q = 0; q < L / 8; q++)
+        vv[q] = load8 (v + 8 * q);
+      for (const CtrScsrElem *e = e0; e < e1; e++)
+        {
+          float *restrict dr = D + (gsize) e->rep * stride + off;
+          const v8f w = { e->w, e->w, e->w, e->w, e->w, e->w, e->w, e->w };
+          for (guint q = 0; q < L / 8; q++)
+            store8 (dr + 8 * q, load8 (dr + 8 * q) + w * vv[q]);
+        }
+      return;
+    }
+  for (const CtrScsrElem *e = e0; e < e1; e++)
+    {
+      const float w = e->w;
+      float *restrict dr = D + (gsize) e->rep * stride + off;
+      for (guint q = 0; q < L; q++)
+        dr[q] += w * v[q];
+    }
+}
+
+/* Forward products of the rows of orbit @o over the elements of part @part:
+ * acc[j][s][g] += Σ_{h, e ∈ segment (part, h)} w · X[rep][s][compose[g][h]]. */
+static inline __attribute__ ((always_inline)) void
+forward_k (const CtrScsr *m, const guint K, guint o, guint part, guint ns,
+           const float *restrict X, float *restrict acc_out)
+{
+  const guint nc = m->n_cols, PK = K * m->P;
+  const guint8 (*comp)[8] = m->sym->group.compose;
+  const gsize stride = (gsize) ns * K;
+  const CtrScsrElem *el = m->elems;
+  /* Slice blocks outermost: one block's image (SB·K floats per rep) stays
+   * in cache while all rows pass over it. */
+  for (guint s0 = 0; s0 < ns; s0 += SB)
+    for (guint j = 0; j < nc; j++)
+      {
+        const gint64 *seg = m->seg_ptr + ((gsize) o * nc + j) * PK + (gsize) part * K;
+        float *ao = acc_out + (gsize) j * stride;
+        {
+          const guint sb = MIN ((guint) SB, ns - s0);
+          const gsize off = (gsize) s0 * K;
+          for (guint h = 0; h < K; h++)
+            {
+              if (seg[h] == seg[h + 1])
+                continue;
+              float acc[SB * 8] = { 0 };
+              if (sb == 1)
+                seg_dot (el + seg[h], el + seg[h + 1], X, stride, off, K, acc);
+              else if (sb == SB)
+                seg_dot (el + seg[h], el + seg[h + 1], X, stride, off, SB * K, acc);
+              else
+                seg_dot (el + seg[h], el + seg[h + 1], X, stride, off, sb * K, acc);
+              for (guint s = 0; s < sb; s++)
+                for (guint g = 0; g < K; g++)
+                  ao[off + s * K + g] += acc[s * K + comp[g][h]];
+            }
+        }
+    }
+}
+
+/* Transposed products of the rows of orbit @o, elements of part @part:
+ * T[rep][s][compose[g][h]] += w · v[j][s][g]. */
+static inline __attribute__ ((always_inline)) void
+adjoint_k (const CtrScsr *m, const guint K, guint o, guint part, guint ns,
+           const float *restrict v, float *restrict T)
+{
+  const guint nc = m->n_cols, PK = K * m->P;
+  const guint8 (*comp)[8] = m->sym->group.compose;
+  const gsize stride = (gsize) ns * K;
+  const CtrScsrElem *el = m->elems;
+  for (guint s0 = 0; s0 < ns; s0 += SB)
+    for (guint j = 0; j < nc; j++)
+      {
+        const gint64 *seg = m->seg_ptr + ((gsize) o * nc + j) * PK + (gsize) part * K;
+        const float *vj = v + (gsize) j * stride;
+        {
+          const guint sb = MIN ((guint) SB, ns - s0);
+          const gsize off = (gsize) s0 * K;
+          gboolean any = FALSE;
+          for (guint q = 0; q < sb * K; q++)
+            any |= vj[off + q] != 0.f;
+          if (!any)
+            continue;
+          for (guint h = 0; h < K; h++)
+            {
+              if (seg[h] == seg[h + 1])
+                continue;
+              float vh[SB * 8];
+              for (guint s = 0; s < sb; s++)
+                for (guint g = 0; g < K; g++)
+                  vh[s * K + comp[g][h]] = vj[off + s * K + g];
+              if (sb == 1)
+                seg_axpy (el + seg[h], el + seg[h + 1], T, stride, off, K, vh);
+              else if (sb == SB)
+                seg_axpy (el + seg[h], el + seg[h + 1], T, stride, off, SB * K, vh);
+              else
+                seg_axpy (el + seg[h], el + seg[h + 1], T, stride, off, sb * K, vh);
+            }
+        }
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CTR_CLONES __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
+#else
+#define CTR_CLONES
+#endif
+
+CTR_CLONES void
+ctr_scsr_orbit_forward (const CtrScsr *m, guint o, guint part, guint ns, const float *X, float *acc)
+{
+  switch (m->K)
+    {
+    case 8: forward_k (m, 8, o, part, ns, X, acc); break;
+    case 4: forward_k (m, 4, o, part, ns, X, acc); break;
+    case 2: forward_k (m, 2, o, part, ns, X, acc); break;
+    default: forward_k (m, 1, o, part, ns, X, acc); break;
+    }
+}
+
+CTR_CLONES void
+ctr_scsr_orbit_adjoint (const CtrScsr *m, guint o, guint part, guint ns, const float *v, float *T)
+{
+  switch (m->K)
+    {
+    case 8: adjoint_k (m, 8, o, part, ns, v, T); break;
+    case 4: adjoint_k (m, 4, o, part, ns, v, T); break;
+    case 2: adjoint_k (m, 2, o, part, ns, v, T); break;
+    default: adjoint_k (m, 1, o, part, ns, v, T); break;
+    }
+}
+
+gsize
+ctr_scsr_stabilised_size (const CtrScsr *m, guint part, guint ns)
+{
+  const CtrSymmetry *sy = m->sym;
+  gsize n = 0;
+  for (guint32 r = sy->part_start[part]; r < sy->part_start[part + 1]; r++)
+    n += sy->rep_stabilised[r];
+  return n * ns * m->K;
+}
+
+void
+ctr_scsr_save_stabilised (const CtrScsr *m, guint part, guint ns, const float *X, float *saved)
+{
+  const CtrSymmetry *sy = m->sym;
+  const gsize stride = (gsize) ns * m->K;
+  for (guint32 r = sy->part_start[part]; r < sy->part_start[part + 1]; r++)
+    if (sy->rep_stabilised[r])
+      {
+        memcpy (saved, X + (gsize) r * stride, stride * sizeof (float));
+        saved += stride;
+      }
+}
+
+CTR_CLONES void
+ctr_scsr_finish_part (const CtrScsr *m, guint part, guint ns, float *X, float *D,
+                      const float *scale, gboolean nonneg, const float *saved)
+{
+  const CtrSymmetry *sy = m->sym;
+  const guint K = m->K;
+  const gsize stride = (gsize) ns * K;
+  const guint32 r0 = sy->part_start[part], r1 = sy->part_start[part + 1];
+  if (D != NULL)
+    {
+      for (guint32 r = r0; r < r1; r++)
+        {
+          float *xr = X + (gsize) r * stride, *dr = D + (gsize) r * stride;
+          for (guint s = 0; s < ns; s++)
+            {
+              float t[8];
+              memcpy (t, dr + s * K, K * sizeof (float));
+              if (G_UNLIKELY (sy->rep_stabilised[r]))
+                {
+                  const guint32 *px = sy->rep_pixel + (gsize) r * K;
+                  float u[8];
+                  for (guint k = 0; k < K; k++)
+                    {
+                      u[k] = 0.f;
+                      for (guint k2 = 0; k2 < K; k2++)
+                        if (px[k2] == px[k])
+                          u[k] += t[k2];
+                    }
+                  memcpy (t, u, K * sizeof (float));
+                }
+              for (guint k = 0; k < K; k++)
+                {
+                  float nv = xr[s * K + k] + (scale ? scale[(gsize) r * K + k] * t[k] : t[k]);
+                  xr[s * K + k] = nonneg && nv < 0.f ? 0.f : nv;
+                }
+            }
+          memset (dr, 0, stride * sizeof (float));
+        }
+      return;
+    }
+  /* Updated in place: slots that are one pixel each got part of the update. */
+  for (guint32 r = r0; r < r1; r++)
+    {
+      float *xr = X + (gsize) r * stride;
+      if (G_UNLIKELY (sy->rep_stabilised[r]))
+        {
+          const guint32 *px = sy->rep_pixel + (gsize) r * K;
+          for (guint s = 0; s < ns; s++)
+            {
+              float u[8];
+              for (guint k = 0; k < K; k++)
+                {
+                  u[k] = saved[s * K + k];
+                  for (guint k2 = 0; k2 < K; k2++)
+                    if (px[k2] == px[k])
+                      u[k] += xr[s * K + k2] - saved[s * K + k2];
+                }
+              memcpy (xr + s * K, u, K * sizeof (float));
+            }
+          saved += stride;
+        }
+      if (nonneg)
+        for (gsize q = 0; q < stride; q++)
+          xr[q] = xr[q] < 0.f ? 0.f : xr[q];
+    }
+}
+
+/* -------------------------------------------------------------- products -- */
+
+void
+ctr_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns)
+{
+  const guint K = m->K, nc = m->n_cols;
+  const CtrSymmetry *sy = m->sym;
+  const guint64 nr = (guint64) m->n_views * nc;
+  float *X = g_new (float, ctr_scsr_packed_size (m, ns));
+  ctr_scsr_pack (m, x, X, ns);
+#pragma omp parallel
+  {
+    float *ax = g_new (float, (gsize) nc * ns * K);
+#pragma omp for schedule(dynamic, 1)
+    for (guint o = 0; o < m->n_orbits; o++)
+      {
+        memset (ax, 0, (gsize) nc * ns * K * sizeof (float));
+        for (guint p = 0; p < m->P; p++)
+          ctr_scsr_orbit_forward (m, o, p, ns, X, ax);
+        for (guint k = 0; k < K; k++)
+          {
+            gint32 v = sy->lane_view[(gsize) o * K + k];
+            if (v < 0)
+              continue;
+            for (guint j = 0; j < nc; j++)
+              for (guint s = 0; s < ns; s++)
+                y[s * nr + (guint64) v * nc + ctr_symmetry_lane_col (sy, k, j)] = ax[((gsize) j * ns + s) * K + k];
+          }
+      }
+    g_free (ax);
+  }
+  g_free (X);
+}
+
+void
+ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns)
+{
+  const guint K = m->K, nc = m->n_cols;
+  const CtrSymmetry *sy = m->sym;
+  const guint64 nr = (guint64) m->n_views * nc;
+  const gsize psize = ctr_scsr_packed_size (m, ns), lsz = (gsize) nc * ns * K;
+  float *X = g_new0 (float, psize), *D = g_new0 (float, psize);
+  /* Lane-ordered y of every orbit, then each thread its own parts. */
+  float *bl = g_new (float, lsz * m->n_orbits);
+#pragma omp parallel for schedule(static)
+  for (guint o = 0; o < m->n_orbits; o++)
+    for (guint k = 0; k < K; k++)
+      {
+        gint32 v = sy->lane_view[(gsize) o * K + k];
+        for (guint j = 0; j < nc; j++)
+          for (guint s = 0; s < ns; s++)
+            bl[o * lsz + ((gsize) j * ns + s) * K + k] =
+              v < 0 ? 0.f : y[s * nr + (guint64) v * nc + ctr_symmetry_lane_col (sy, k, j)];
+      }
+#pragma omp parallel for schedule(static, 1)
+  for (guint p = 0; p < m->P; p++)
+    {
+      for (guint o = 0; o < m->n_orbits; o++)
+        ctr_scsr_orbit_adjoint (m, o, p, ns, bl + o * lsz, D);
+      ctr_scsr_finish_part (m, p, ns, X, D, NULL, FALSE, NULL);
+    }
+  ctr_scsr_unpack (m, X, x, ns);
+  g_free (bl);
+  g_free (X);
+  g_free (D);
+}

@@ -1,0 +1,103 @@
+/* ctr-scsr.h — the symmetry-compressed system matrix (SCSR; Yu et al. 2018,
+ * cuART §3, ../shared/papers/cuart-scsr-2018.txt).
+ *
+ * Only the rows of one canonical view per orbit are stored (ctr-symmetry.h):
+ * 720 uniform views under D4 → 91 stored views, 7.9× less than CSR.  Row
+ * (orbit o, column j) holds, for every pixel q the canonical ray (o, j)
+ * crosses, the pair (rep r, weight w) with q = slot h of r, grouped into K
+ * segments by h and in ray order inside a segment.  The same row serves the K
+ * rays (lane view k, column j or its mirror): in lane k the pixel is
+ * slot compose[k][h] of r (cuART Eq. 2 in general form).
+ *
+ * Images are used in a packed layout X[rep][slice][K]: X[r][s][k] = x[s][slot
+ * k of r].  One stored element then reads or writes K contiguous floats — one
+ * SIMD vector serving the K symmetric rays at once — so each element read from
+ * memory serves K views × S slices (MemXCT's SpMM idea and cuART's symmetry
+ * together).  Pixels on a symmetry axis occupy several slots of their rep;
+ * those slots are kept equal (ctr_scsr_reduce sums their updates).
+ *
+ * Transposed product without atomics: the reps are split into P angular
+ * parts (ctr_symmetry_partition) and each row is stored part by part, so a
+ * thread that owns whole parts writes pixels no other thread writes (the
+ * per-thread partitions of DESIGN.md §3); no per-thread image copies.  The round-robin column permutation of cuART §3.2 is a GPU
+ * device for warps; it lives in the blocked layout (ctr-blocking.h).
+ */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+#include "ctr-geometry.h"
+#include "ctr-volume.h"
+#include "ctr-sysmat.h"
+#include "ctr-symmetry.h"
+
+G_BEGIN_DECLS
+
+typedef struct _CtrScsr CtrScsr;
+
+typedef struct {
+  guint32 rep;
+  float w;     /* mm, as in ctr-sysmat.h */
+} CtrScsrElem;
+
+/**
+ * ctr_scsr_build:
+ * @g: fan or parallel geometry; @grid: slice grid; @model: ray model.
+ * @allowed: CTR_SYM_* mask (CTR_SYM_ALL for the largest group).
+ *
+ * Finds the symmetry (ctr_symmetry_find) and computes the stored rows, OpenMP
+ * over orbits.  A geometry without symmetry gives K = 1 (one orbit per view:
+ * the rows of plain CSR in this layout).
+ * Returns: (transfer full): NULL with CTR_ERROR_INVALID_GEOMETRY,
+ *   CTR_ERROR_INVALID_ARGUMENT, CTR_ERROR_OUT_OF_MEMORY, G_IO_ERROR_CANCELLED.
+ */
+CtrScsr *ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
+                         guint allowed, GCancellable *cancellable, GError **error);
+CtrScsr *ctr_scsr_ref (CtrScsr *m);
+void ctr_scsr_unref (CtrScsr *m);
+
+const CtrSymmetry *ctr_scsr_symmetry (const CtrScsr *m);
+CtrRayModel ctr_scsr_model (const CtrScsr *m);
+guint ctr_scsr_order (const CtrScsr *m);          /* K */
+guint ctr_scsr_n_parts (const CtrScsr *m);        /* P, see ctr_symmetry_partition */
+/* Parts a new matrix gets: the OpenMP thread count. */
+guint ctr_scsr_default_parts (void);
+guint ctr_scsr_n_orbits (const CtrScsr *m);       /* stored views */
+guint ctr_scsr_n_views (const CtrScsr *m);
+guint ctr_scsr_n_cols (const CtrScsr *m);
+guint64 ctr_scsr_n_pixels (const CtrScsr *m);
+guint64 ctr_scsr_nnz (const CtrScsr *m);          /* stored elements */
+/* Non-zeros of the equivalent CSR matrix (every acquired ray's row). */
+guint64 ctr_scsr_nnz_expanded (const CtrScsr *m);
+/* Bytes of the stored arrays (segment pointers, elements, row norms). */
+guint64 ctr_scsr_bytes (const CtrScsr *m);
+
+/* Stored arrays, borrowed: @seg_ptr has n_orbits·n_cols·P·K + 1 entries; the
+ * elements of part p, slot h of row (o, j) are
+ * elems[seg_ptr[((o·n_cols + j)·P + p)·K + h] .. seg_ptr[... + 1]). */
+void ctr_scsr_arrays (const CtrScsr *m, const gint64 **seg_ptr, const CtrScsrElem **elems);
+/* Σ_j w² and Σ_j w of stored row (o, j): n_orbits·n_cols floats, borrowed. */
+const float *ctr_scsr_row_sq (const CtrScsr *m);
+const float *ctr_scsr_row_sum (const CtrScsr *m);
+
+/**
+ * ctr_scsr_expand_row:
+ * Writes the dense row of acquired ray (@view, @col) into @dense (n_pixels
+ * floats, overwritten) as the stored row maps it: for tests and for checking
+ * a cache file against the direct computation.
+ */
+void ctr_scsr_expand_row (const CtrScsr *m, guint view, guint col, float *dense);
+
+/* Packed layout (see top): @X has n_reps·n_slices·K floats. */
+gsize ctr_scsr_packed_size (const CtrScsr *m, guint n_slices);
+void ctr_scsr_pack (const CtrScsr *m, const float *x, float *X, guint n_slices);
+void ctr_scsr_unpack (const CtrScsr *m, const float *X, float *x, guint n_slices);
+
+/* y[s][view·n_cols + col] = (A x)[s] for every acquired ray (overwrites y);
+ * x[s][pixel] = (Aᵀ y)[s] (overwrites x).  Standard layouts as ctr-sysmat.h. */
+void ctr_scsr_apply (const CtrScsr *m, const float *x, float *y, guint n_slices);
+void ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint n_slices);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrScsr, ctr_scsr_unref)
+
+G_END_DECLS

@@ -1,0 +1,152 @@
+/* ctr-cuda-api.h — the plain C boundary between the CUDA translation units
+ * (compiled by nvcc, no GLib) and the GLib host glue (ctr-cuda.c).
+ *
+ * Every function returns a CtrCudaStatus; on failure it writes one line into
+ * @err (CTR_CUDA_ERR_LEN bytes) naming the CUDA/cuSPARSE call and its error
+ * string, and leaves no device memory behind (everything it allocated is
+ * freed on that path).  The glue turns the status into a GError:
+ * CTR_CUDA_UNAVAILABLE → CTR_ERROR_BACKEND_UNAVAILABLE, CTR_CUDA_NO_MEMORY →
+ * CTR_ERROR_OUT_OF_MEMORY.
+ *
+ * Layouts are those of core/sysmat/ctr-scsr.h and ctr-scsr-private.h:
+ *   packed image X[rep][slice][K], lane-ordered data [orbit][j][slice][K],
+ *   segment pointers seg_ptr[((orbit·n_cols + j)·P + p)·K + h] for part p
+ *   and slot h (int64, nnz + 1 end; P = ctr_scsr_n_parts),
+ *   elements {uint32 rep; float w} (8 bytes, CtrScsrElem).
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CTR_CUDA_ERR_LEN 256
+
+typedef enum {
+  CTR_CUDA_OK = 0,
+  CTR_CUDA_UNAVAILABLE = 1,  /* no driver, no device, a failed CUDA call */
+  CTR_CUDA_NO_MEMORY = 2     /* too little free device memory */
+} CtrCudaStatus;
+
+/* --------------------------------------------------------------- device -- */
+
+typedef struct {
+  int count;                 /* devices visible */
+  int driver_version;        /* e.g. 13000; 0 without a driver */
+  int runtime_version;
+  char name[128];            /* device 0 */
+  int cc_major, cc_minor;
+  size_t free_bytes, total_bytes;
+  double bandwidth_gbs;      /* 2 · memory clock · bus width (theoretical peak) */
+} CtrCudaDeviceInfo;
+
+/* Queries device 0.  CTR_CUDA_UNAVAILABLE with the reason (no driver, no
+ * device, driver older than the runtime). */
+CtrCudaStatus ctr_cuda_device_query (CtrCudaDeviceInfo *info, char *err);
+
+/* ----------------------------------------------------------------- SCSR -- */
+
+typedef struct {
+  unsigned K, n_parts, n_orbits, n_cols, n_reps, ns;
+  uint64_t nnz;
+  const int64_t *seg_ptr;          /* n_orbits·n_cols·P·K + 1, P = n_parts */
+  const void *elems;               /* nnz CtrScsrElem */
+  const uint8_t *compose;          /* [8][8] slot of elem[a] ∘ elem[b] */
+  const uint32_t *rep_pixel;       /* [rep][K] */
+  const uint8_t *rep_stabilised;   /* [rep] */
+  int with_scale;                  /* 0: none, 1: [rep][K], 2: [orbit][rep][K] */
+} CtrCudaScsrDesc;
+
+typedef struct CtrCudaScsr CtrCudaScsr;
+
+/* Uploads the matrix and allocates X, D, b, coef, valid (and scale) for
+ * desc->ns slices, after checking the device's free memory.  @out NULL on
+ * failure. */
+CtrCudaStatus ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err);
+void ctr_cuda_scsr_destroy (CtrCudaScsr *d);
+/* Bytes of device memory the session holds. */
+size_t ctr_cuda_scsr_device_bytes (const CtrCudaScsr *d);
+
+typedef enum {
+  CTR_CUDA_BUF_X,       /* packed image: n_reps·ns·K */
+  CTR_CUDA_BUF_B,       /* lane-ordered data: n_orbits·n_cols·ns·K */
+  CTR_CUDA_BUF_COEF,    /* lane-ordered coefficients */
+  CTR_CUDA_BUF_VALID,   /* lane-ordered 1/0 (as float) for the residual */
+  CTR_CUDA_BUF_SCALE    /* [rep][K] or [orbit][rep][K] */
+} CtrCudaBuf;
+
+CtrCudaStatus ctr_cuda_scsr_upload (CtrCudaScsr *d, CtrCudaBuf which, const float *host, size_t n, char *err);
+CtrCudaStatus ctr_cuda_scsr_download_x (CtrCudaScsr *d, float *X, char *err);
+
+/* Lane-ordered forward product of every orbit: ax = A X (n_orbits·n_cols·ns·K). */
+CtrCudaStatus ctr_cuda_scsr_forward (CtrCudaScsr *d, float *ax, char *err);
+/* X = Aᵀ (coef ∘ b) (the adjoint of the lane data with coef as the mask). */
+CtrCudaStatus ctr_cuda_scsr_adjoint (CtrCudaScsr *d, char *err);
+
+/* The view-level blocked layout of core/sysmat/ctr-blocking.h (cuART §4,
+ * Algorithm 1), one entry per dense sub-matrix: element (row i, column c) at
+ * [c·n_rows + i], row i rotated by i columns, ray0 before the junction and
+ * ray1 (UINT32_MAX: none) from it on. */
+typedef struct {
+  unsigned n_rows, width;
+  const uint32_t *ray0, *ray1, *junction;
+  const uint32_t *rep;
+  const uint8_t *slot;
+  const float *w;
+} CtrCudaBlock;
+
+/* Uploads the blocked layout beside the SCSR rows (checks free memory). */
+CtrCudaStatus ctr_cuda_scsr_set_blocked (CtrCudaScsr *d, const CtrCudaBlock *blocks, unsigned n_blocks, char *err);
+/* Lane-ordered forward product ax = A X like ctr_cuda_scsr_forward, walked
+ * the cuART Algorithm 2 way: one thread per blocked row, the column-major
+ * sub-matrices read coalesced; *ms: device time of the kernels. */
+CtrCudaStatus ctr_cuda_scsr_forward_blocked (CtrCudaScsr *d, float *ax, double *ms, char *err);
+
+typedef enum {
+  CTR_CUDA_PART = 0,    /* parallel ART, one orbit per subset */
+  CTR_CUDA_SART = 1,    /* as PART with the per-orbit column scale */
+  CTR_CUDA_SIRT = 2     /* all orbits, one update with the global scale */
+} CtrCudaMethod;
+
+/* One full iteration on the device; *update_ms: device time of the update
+ * (cudaEvent); *residual (when non-NULL): ||b − A X|| / ||b|| over the valid
+ * lanes, computed on the device after the update (two doubles come back). */
+CtrCudaStatus ctr_cuda_scsr_iterate (CtrCudaScsr *d, CtrCudaMethod method, int nonneg,
+                                     double *update_ms, double *residual, char *err);
+
+/* ------------------------------------------------------- cuSPARSE (CSR) -- */
+
+typedef struct {
+  unsigned n_views, n_cols, ns;
+  uint64_t n_pixels, nnz;
+  const int64_t *row_ptr;          /* n_views·n_cols + 1 */
+  const uint32_t *col_idx;
+  const float *values;
+  /* orbit subsets: lane_view[orbit·K + k] (−1 masked), as ctr-symmetry.h */
+  unsigned K, n_orbits;
+  const int32_t *lane_view;
+} CtrCudaCsrDesc;
+
+typedef struct CtrCudaCsr CtrCudaCsr;
+
+CtrCudaStatus ctr_cuda_csr_create (const CtrCudaCsrDesc *desc, CtrCudaCsr **out, char *err);
+void ctr_cuda_csr_destroy (CtrCudaCsr *d);
+/* Ray-ordered [s][view·n_cols + col] data b, coefficients and valid mask;
+ * the image x [s][pixel]. */
+CtrCudaStatus ctr_cuda_csr_upload (CtrCudaCsr *d, const float *x, const float *b,
+                                   const float *coef, const float *valid, char *err);
+CtrCudaStatus ctr_cuda_csr_download_x (CtrCudaCsr *d, float *x, char *err);
+/* y = A x (cusparseSpMV, every view), x = Aᵀ y (CUSPARSE_OPERATION_TRANSPOSE). */
+CtrCudaStatus ctr_cuda_csr_forward (CtrCudaCsr *d, const float *x, float *y, char *err);
+CtrCudaStatus ctr_cuda_csr_adjoint (CtrCudaCsr *d, const float *y, float *x, char *err);
+/* One parallel-ART iteration with orbit subsets (the same update as
+ * ctr_cuda_scsr_iterate with CTR_CUDA_PART). */
+CtrCudaStatus ctr_cuda_csr_iterate_part (CtrCudaCsr *d, int nonneg, double *update_ms,
+                                         double *residual, char *err);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,52 @@
+/* ctr-cuda-common.cuh — error checking shared by the .cu files: every CUDA
+ * call goes through CK(), which writes the call, the file:line and CUDA's
+ * error string into err and jumps to the function's `fail:` label, where the
+ * function frees what it allocated. */
+#pragma once
+
+#include "ctr-cuda-api.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+static inline CtrCudaStatus
+ctr_cuda_fail (cudaError_t e, const char *what, const char *file, int line, char *err)
+{
+  if (err)
+    snprintf (err, CTR_CUDA_ERR_LEN, "%s failed (%s:%d): %s", what, file, line, cudaGetErrorString (e));
+  cudaGetLastError ();  /* clear a non-sticky error */
+  return e == cudaErrorMemoryAllocation ? CTR_CUDA_NO_MEMORY : CTR_CUDA_UNAVAILABLE;
+}
+
+#define CK(call)                                                             \
+  do {                                                                       \
+    cudaError_t ck_e_ = (call);                                              \
+    if (ck_e_ != cudaSuccess)                                                \
+      {                                                                      \
+        st = ctr_cuda_fail (ck_e_, #call, __FILE__, __LINE__, err);          \
+        goto fail;                                                           \
+      }                                                                      \
+  } while (0)
+
+/* A kernel launch: the launch error, then (in debug builds) the execution. */
+#define CK_LAUNCH() CK (cudaGetLastError ())
+
+/* Free device memory minus a safety margin (64 MiB + 5 %) must cover @need. */
+static inline CtrCudaStatus
+ctr_cuda_check_free (size_t need, const char *what, char *err)
+{
+  size_t fr = 0, tot = 0;
+  cudaError_t e = cudaMemGetInfo (&fr, &tot);
+  if (e != cudaSuccess)
+    return ctr_cuda_fail (e, "cudaMemGetInfo", __FILE__, __LINE__, err);
+  size_t margin = ((size_t) 64 << 20) + tot / 20;
+  if (fr < margin || need > fr - margin)
+    {
+      if (err)
+        snprintf (err, CTR_CUDA_ERR_LEN,
+                  "too little device memory for %s: %.1f MiB needed, %.1f MiB free of %.1f MiB",
+                  what, need / 1048576.0, fr / 1048576.0, tot / 1048576.0);
+      return CTR_CUDA_NO_MEMORY;
+    }
+  return CTR_CUDA_OK;
+}

@@ -1,0 +1,58 @@
+/* ctr-cuda-device.cu — run-time detection of the CUDA device (driver,
+ * device count, name, memory, peak bandwidth). */
+#include "ctr-cuda-common.cuh"
+
+#include <string.h>
+
+extern "C" CtrCudaStatus
+ctr_cuda_device_query (CtrCudaDeviceInfo *info, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  memset (info, 0, sizeof *info);
+  cudaDeviceProp prop;
+  int clock_khz = 0, bus_bits = 0;
+  cudaError_t e = cudaDriverGetVersion (&info->driver_version);
+  if (e != cudaSuccess || info->driver_version == 0)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "no CUDA driver (libcuda.so not found or not loadable)");
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  CK (cudaRuntimeGetVersion (&info->runtime_version));
+  if (info->driver_version < info->runtime_version)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN,
+                "the CUDA driver (%d) is older than the runtime this program was built with (%d)",
+                info->driver_version, info->runtime_version);
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  e = cudaGetDeviceCount (&info->count);
+  if (e != cudaSuccess || info->count == 0)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "no CUDA device (%s)",
+                e != cudaSuccess ? cudaGetErrorString (e) : "none found");
+      cudaGetLastError ();
+      info->count = 0;
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  CK (cudaSetDevice (0));
+  CK (cudaGetDeviceProperties (&prop, 0));
+  snprintf (info->name, sizeof info->name, "%.127s", prop.name);
+  info->cc_major = prop.major;
+  info->cc_minor = prop.minor;
+  if (prop.major < 8)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN,
+                "%.127s has compute capability %d.%d; this build has code for 8.0 and 9.0 (+ PTX 9.0)",
+                prop.name, prop.major, prop.minor);
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  CK (cudaMemGetInfo (&info->free_bytes, &info->total_bytes));
+  /* cudaDeviceProp lost memoryClockRate in CUDA 13: ask the attributes. */
+  if (cudaDeviceGetAttribute (&clock_khz, cudaDevAttrMemoryClockRate, 0) == cudaSuccess
+      && cudaDeviceGetAttribute (&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0) == cudaSuccess)
+    info->bandwidth_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  cudaGetLastError ();
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}

@@ -1,0 +1,882 @@
+/* ctr-cuda-scsr.cu — the SCSR orbit pass on the device (cuART §5, Eq. 9 on
+ * the symmetry-compressed matrix of core/sysmat/ctr-scsr.h).
+ *
+ * Kernel orbit_rows<K, SB>: one warp per stored row (orbit o, column j).  The
+ * 32 threads stride over the row's elements, which are contiguous in memory
+ * (8-byte {rep, w}), so every load of the matrix is one coalesced 256-byte
+ * transaction; each element then reads K neighbouring floats of the packed
+ * image X[rep][s][·] (one 32-byte sector for K = 8) and serves the K
+ * symmetric rays of the orbit (lane g reads slot compose[g][h] of segment h)
+ * for SB slices at once.  A butterfly of shuffles gives every thread the K·SB
+ * dot products; the residuals v = coef ∘ (b − a) follow, and the warp walks
+ * the row again (now from L1/L2: one orbit's rows are ~8 MB for W1, below the
+ * 50 MB L2 of an H100) adding w · v into the update image D with atomicAdd.
+ *
+ * Why atomics, and why they are correct: rows of one orbit cross the same
+ * pixels (every pixel is hit by several rays of a view and by all K lanes),
+ * so the transposed product has write conflicts between warps.  atomicAdd
+ * on float in global memory is a single read-modify-write at L2, so no
+ * update is lost (compute-sanitizer racecheck checks shared memory only; the
+ * global accumulation is made race-free by the atomics, and memcheck covers
+ * the bounds).  The only difference from the CPU (per-thread images reduced in
+ * thread order, core/sysmat/ctr-scsr.c) is the order of the float additions:
+ * results agree to float rounding, not bit for bit — tests/test-gpu.c states
+ * the tolerance.  The round-robin column rotation of the blocked layout
+ * (ctr-blocking.h) lowers the conflict rate; it is not what makes this
+ * correct.
+ *
+ * Kernel reduce<K>: one thread per (rep, slice): X += D (slots that are one
+ * pixel share their summed update, as ctr_scsr_reduce), optional scale (SART,
+ * SIRT), clip at 0, D ← 0.  Subset order is kept by stream order: the
+ * orbit pass of orbit o+1 starts after the reduce of orbit o.
+ *
+ * The whole iteration stays on the device; ctr_cuda_scsr_iterate brings back
+ * two doubles (the residual sums) and nothing else.
+ */
+#include "ctr-cuda-common.cuh"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  uint32_t rep;
+  float w;
+} Elem;
+
+typedef struct {
+  unsigned char c[8][8];
+} Compose;
+
+struct CtrCudaScsr {
+  unsigned K, P, no, nc, nreps, ns;
+  size_t lane_size;          /* floats of one orbit's lane data: nc·ns·K */
+  size_t psize;              /* floats of the packed image: nreps·ns·K */
+  size_t psize1;             /* nreps·K */
+  int with_scale;
+  Compose comp;
+  unsigned char *comp_dev;   /* the same 64 bytes on the device */
+  long long *seg;            /* int64 */
+  Elem *el;
+  uint32_t *rep_pixel;
+  uint8_t *rep_stab;
+  float *X, *D, *b, *coef, *valid, *scale, *ax;
+  double *sums;              /* [2]: Σ valid (b − a)², Σ valid b² */
+  cudaStream_t stream;
+  cudaEvent_t ev0, ev1;
+  size_t bytes;
+  /* One iteration's launches (2 per orbit) captured once per (method,
+   * nonneg) and replayed: the launch gaps of ~180 small kernels shrink
+   * (METHOD.md).  CTR_CUDA_GRAPHS=0 launches them one by one instead. */
+  cudaGraphExec_t gexec[3][2];
+  int use_graphs;
+  /* Warps per stored row (1, 2, 4, 8; CTR_CUDA_WARPS_PER_ROW, default 1):
+   * one orbit of W1 is only 1024 rows = 1024 warps, so more warps per row
+   * put more of them in flight; the results agree to rounding. */
+  unsigned warps_per_row;
+  /* optional view-level blocked copy of the rows (ctr_cuda_scsr_set_blocked) */
+  struct DevBlock {
+    unsigned n_rows, width;
+    uint32_t *ray0, *ray1, *junction, *rep;
+    uint8_t *slot;
+    float *w;
+  } *blk;
+  unsigned n_blk;
+};
+
+enum { MODE_SOLVE = 0, MODE_FORWARD = 1, MODE_RESIDUAL = 2 };
+enum { WARPS_PER_BLOCK = 8 };
+
+/* cg[g] = slot that lane g reads in segment h; @sc is the compose table in
+ * shared memory (a kernel parameter indexed at run time would be copied to
+ * the stack). */
+template <int K>
+__device__ __forceinline__ void
+load_comp (const unsigned char (*sc)[8], int h, unsigned char cg[K])
+{
+#pragma unroll
+  for (int g = 0; g < K; g++)
+    cg[g] = sc[g][h];
+}
+
+/* The K slots of one rep (one slice): K·4 contiguous bytes, aligned to
+ * K·4 (X[rep][s][K] with cudaMalloc's 256-byte base), read as float4/float2. */
+template <int K>
+__device__ __forceinline__ void
+load_slots (const float *__restrict__ p, float xv[K])
+{
+  if constexpr (K % 4 == 0)
+    {
+#pragma unroll
+      for (int i = 0; i < K / 4; i++)
+        {
+          const float4 f = __ldg (reinterpret_cast<const float4 *> (p) + i);
+          xv[4 * i] = f.x; xv[4 * i + 1] = f.y; xv[4 * i + 2] = f.z; xv[4 * i + 3] = f.w;
+        }
+    }
+  else if constexpr (K == 2)
+    {
+      const float2 f = __ldg (reinterpret_cast<const float2 *> (p));
+      xv[0] = f.x; xv[1] = f.y;
+    }
+  else
+    xv[0] = __ldg (p);
+}
+
+/* p[q] += w · u[q] for the K slots: float4/float2 atomics on sm_90 (one L2
+ * operation per 16 bytes), scalar atomics before. */
+template <int K>
+__device__ __forceinline__ void
+add_slots (float *p, float w, const float u[K])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (K % 4 == 0)
+    {
+#pragma unroll
+      for (int i = 0; i < K / 4; i++)
+        atomicAdd (reinterpret_cast<float4 *> (p) + i,
+                   make_float4 (w * u[4 * i], w * u[4 * i + 1], w * u[4 * i + 2], w * u[4 * i + 3]));
+    }
+  else if constexpr (K == 2)
+    atomicAdd (reinterpret_cast<float2 *> (p), make_float2 (w * u[0], w * u[1]));
+  else
+    atomicAdd (p, w * u[0]);
+#else
+#pragma unroll
+  for (int q = 0; q < K; q++)
+    atomicAdd (p + q, w * u[q]);
+#endif
+}
+
+/* One warp per stored row of orbits [o0, o0 + n_orb).  @X NULL: a = 0 (the
+ * adjoint).  Modes: SOLVE (D += Aᵀ (coef ∘ (b − a))), FORWARD (ax = a),
+ * RESIDUAL (sums += valid-weighted (b − a)², b²).
+ *
+ * Register arrays are indexed by compile-time constants only (slot q, lane
+ * g, slice s unrolled); the run-time map lane g ↔ slot compose[g][h] of a
+ * segment is applied once per segment by a K×K selection, not per element:
+ * forward, the segment's sums are kept in slot order and folded into the
+ * lanes at its end; adjoint, the lane residuals are put in slot order at its
+ * start. */
+template <int K, int SB, int W>
+__global__ void __launch_bounds__ (WARPS_PER_BLOCK * 32)
+orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
+            unsigned o0, unsigned n_orb, unsigned nc, unsigned ns, unsigned P,
+            const float *__restrict__ X, const float *__restrict__ b,
+            const float *__restrict__ coef, const float *__restrict__ valid,
+            float *__restrict__ ax, float *__restrict__ D, double *__restrict__ sums,
+            const unsigned char *__restrict__ comp, int mode)
+{
+  __shared__ unsigned char sc[8][8];
+  if (threadIdx.x < 64)
+    sc[threadIdx.x / 8][threadIdx.x % 8] = comp[threadIdx.x];
+  /* W warps share one row (W = 1: one warp per row); their dot products
+   * meet in shared memory, summed in the same order by each of them. */
+  __shared__ float part[WARPS_PER_BLOCK][SB * K];
+  __syncthreads ();                      /* before any warp leaves */
+  const unsigned wb = threadIdx.x / 32, wr = wb % W;
+  const unsigned long long gw = (unsigned long long) blockIdx.x * (WARPS_PER_BLOCK / W) + wb / W;
+  const bool active = gw < (unsigned long long) n_orb * nc;
+  if (W == 1 && !active)
+    return;                              /* whole warps leave together (no later barrier) */
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned long long row = (unsigned long long) o0 * nc + (active ? gw : 0);   /* o·nc + j */
+  const long long *seg = seg_ptr + row * P * K;   /* P·K segments: part p, slot h */
+  const int PK = active ? (int) P * K : 0;
+  const size_t stride = (size_t) ns * K;
+  const size_t lb = (size_t) row * ns * K;   /* lane data of (o, j): [o][j][s][K] */
+  double r_num = 0, r_den = 0;
+
+  for (unsigned s0 = 0; s0 < ns; s0 += SB)
+    {
+      const unsigned sb = min ((unsigned) SB, ns - s0);
+      const size_t off = (size_t) s0 * K;
+      float a[SB * K];
+#pragma unroll
+      for (int q = 0; q < SB * K; q++)
+        a[q] = 0.f;
+      if (X != nullptr)
+        {
+          for (int t = 0; t < PK; t++)
+            {
+              unsigned char cg[K];
+              load_comp<K> (sc, t % K, cg);
+              float acc[SB * K];         /* this segment's sums, slot order */
+#pragma unroll
+              for (int q = 0; q < SB * K; q++)
+                acc[q] = 0.f;
+              for (long long e = seg[t] + wr * 32 + lane; e < seg[t + 1]; e += 32 * W)
+                {
+                  const Elem m = el[e];
+                  const float *xr = X + (size_t) m.rep * stride + off;
+#pragma unroll
+                  for (int s = 0; s < SB; s++)
+                    if (s < (int) sb)
+                      {
+                        float xv[K];
+                        load_slots<K> (xr + s * K, xv);
+#pragma unroll
+                        for (int q = 0; q < K; q++)
+                          acc[s * K + q] += m.w * xv[q];
+                      }
+                }
+              /* lane g reads slot cg[g] */
+#pragma unroll
+              for (int s = 0; s < SB; s++)
+#pragma unroll
+                for (int g = 0; g < K; g++)
+#pragma unroll
+                  for (int q = 0; q < K; q++)
+                    a[s * K + g] += cg[g] == q ? acc[s * K + q] : 0.f;
+            }
+#pragma unroll
+          for (int q = 0; q < SB * K; q++)
+#pragma unroll
+            for (int d = 16; d > 0; d >>= 1)
+              a[q] += __shfl_xor_sync (0xffffffffu, a[q], d);
+          if constexpr (W > 1)
+            {
+              if (lane == 0)
+#pragma unroll
+                for (int q = 0; q < SB * K; q++)
+                  part[wb][q] = a[q];
+              __syncthreads ();
+              const unsigned w0 = wb - wr;
+#pragma unroll
+              for (int q = 0; q < SB * K; q++)
+                {
+                  float sum = 0.f;
+#pragma unroll
+                  for (int k = 0; k < W; k++)
+                    sum += part[w0 + k][q];
+                  a[q] = sum;
+                }
+              __syncthreads ();          /* part[] is written again next pass */
+            }
+        }
+      if (!active)
+        continue;
+      if (mode == MODE_FORWARD)
+        {
+          if (lane == 0 && wr == 0)
+#pragma unroll
+            for (int q = 0; q < SB * K; q++)
+              if (q < (int) (sb * K))
+                ax[lb + off + q] = a[q];
+          continue;
+        }
+      if (mode == MODE_RESIDUAL)
+        {
+          if (lane == 0 && wr == 0)
+#pragma unroll
+            for (int q = 0; q < SB * K; q++)
+              if (q < (int) (sb * K))
+              {
+                const float vq = valid[lb + off + q];
+                const double bq = b[lb + off + q], d = bq - a[q];
+                r_num += vq * d * d;
+                r_den += vq * bq * bq;
+              }
+          continue;
+        }
+      /* SOLVE: residual times coefficient, then the transposed product. */
+      float v[SB * K];
+      bool any = false;
+#pragma unroll
+      for (int q = 0; q < SB * K; q++)
+        {
+          v[q] = 0.f;
+          if (q < (int) (sb * K))
+            v[q] = coef[lb + off + q] * (b[lb + off + q] - a[q]);
+          any |= v[q] != 0.f;
+        }
+      if (!any)                          /* warp-uniform: every thread holds all v */
+        continue;
+      for (int t = 0; t < PK; t++)
+        {
+          if (seg[t] == seg[t + 1])
+            continue;
+          unsigned char cg[K];
+          load_comp<K> (sc, t % K, cg);
+          float u[SB * K];               /* slot cg[g] of this segment gets lane g's residual */
+#pragma unroll
+          for (int s = 0; s < SB; s++)
+#pragma unroll
+            for (int q = 0; q < K; q++)
+              {
+                float val = 0.f;
+#pragma unroll
+                for (int g = 0; g < K; g++)
+                  val = cg[g] == q ? v[s * K + g] : val;
+                u[s * K + q] = val;
+              }
+          for (long long e = seg[t] + wr * 32 + lane; e < seg[t + 1]; e += 32 * W)
+            {
+              const Elem m = el[e];
+              float *dr = D + (size_t) m.rep * stride + off;
+#pragma unroll
+              for (int s = 0; s < SB; s++)
+                if (s < (int) sb)
+                  add_slots<K> (dr + s * K, m.w, u + s * K);
+            }
+        }
+    }
+  if (mode == MODE_RESIDUAL && lane == 0 && wr == 0 && (r_num != 0 || r_den != 0))
+    {
+      atomicAdd (sums, r_num);
+      atomicAdd (sums + 1, r_den);
+    }
+}
+
+/* cuART Algorithm 2's forward product on the view-level blocked layout: one
+ * thread per blocked row i of one dense sub-matrix; at step c the threads of
+ * a warp read w, rep, slot at [c·n_rows + i] — consecutive addresses, one
+ * coalesced load each — and thanks to the rotation rarely the same pixel.
+ * The element is ray0's before the row's junction (in unrotated order) and
+ * ray1's after; each serves the K lanes of its orbit (slot compose[g][h]).
+ * Within one sub-matrix every stored row appears at most once, and the
+ * sub-matrices are launched one after the other, so ax += needs no atomics. */
+template <int K>
+__global__ void __launch_bounds__ (256)
+blocked_forward (const uint32_t *__restrict__ ray0, const uint32_t *__restrict__ ray1,
+                 const uint32_t *__restrict__ junction, const uint32_t *__restrict__ rep,
+                 const uint8_t *__restrict__ slot, const float *__restrict__ w,
+                 unsigned n_rows, unsigned width, unsigned ns, const float *__restrict__ X,
+                 const unsigned char *__restrict__ comp, float *__restrict__ ax)
+{
+  __shared__ unsigned char sc[8][8];
+  if (threadIdx.x < 64)
+    sc[threadIdx.x / 8][threadIdx.x % 8] = comp[threadIdx.x];
+  __syncthreads ();
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n_rows || width == 0)
+    return;
+  const unsigned rot = i % width, jn = junction[i];
+  const uint32_t r0 = ray0[i], r1 = ray1[i];
+  const size_t stride = (size_t) ns * K;
+  for (unsigned s = 0; s < ns; s++)
+    {
+      float a0[K], a1[K];
+#pragma unroll
+      for (int g = 0; g < K; g++)
+        a0[g] = a1[g] = 0.f;
+      for (unsigned c = 0; c < width; c++)
+        {
+          const size_t q = (size_t) c * n_rows + i;
+          const float wq = w[q];
+          if (wq == 0.f)
+            continue;                    /* padding */
+          const float *xr = X + (size_t) rep[q] * stride + (size_t) s * K;
+          const unsigned h = slot[q];
+          const unsigned orig = c >= rot ? c - rot : c + width - rot;
+          const bool first = orig < jn;
+#pragma unroll
+          for (int g = 0; g < K; g++)
+            {
+              const float t = wq * __ldg (xr + sc[g][h]);
+              a0[g] += first ? t : 0.f;
+              a1[g] += first ? 0.f : t;
+            }
+        }
+#pragma unroll
+      for (int g = 0; g < K; g++)
+        ax[((size_t) r0 * ns + s) * K + g] += a0[g];
+      if (r1 != 0xffffffffu)
+#pragma unroll
+        for (int g = 0; g < K; g++)
+          ax[((size_t) r1 * ns + s) * K + g] += a1[g];
+    }
+}
+
+/* X += (shared, scaled) D, clip, D ← 0; one thread per (rep, slice). */
+template <int K>
+__global__ void
+reduce (float *__restrict__ X, float *__restrict__ D, unsigned nreps, unsigned ns,
+        const uint32_t *__restrict__ rep_pixel, const uint8_t *__restrict__ rep_stab,
+        const float *__restrict__ scale, int nonneg)
+{
+  const unsigned long long t = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (unsigned long long) nreps * ns)
+    return;
+  const unsigned r = (unsigned) (t / ns);
+  float *d = D + t * K, *x = X + t * K;
+  float u[K];
+#pragma unroll
+  for (int k = 0; k < K; k++)
+    {
+      u[k] = d[k];
+      d[k] = 0.f;
+    }
+  if (rep_stab[r])
+    {
+      const uint32_t *px = rep_pixel + (size_t) r * K;
+      float w[K];
+#pragma unroll
+      for (int k = 0; k < K; k++)
+        {
+          w[k] = 0.f;
+#pragma unroll
+          for (int k2 = 0; k2 < K; k2++)
+            if (px[k2] == px[k])
+              w[k] += u[k2];
+        }
+#pragma unroll
+      for (int k = 0; k < K; k++)
+        u[k] = w[k];
+    }
+#pragma unroll
+  for (int k = 0; k < K; k++)
+    {
+      float nv = x[k] + (scale ? u[k] * scale[(size_t) r * K + k] : u[k]);
+      x[k] = nonneg && nv < 0.f ? 0.f : nv;
+    }
+}
+
+/* ---------------------------------------------------------------- launch -- */
+
+template <int K>
+static cudaError_t
+launch_rows_k (CtrCudaScsr *d, unsigned o0, unsigned n_orb, const float *X, float *ax,
+               float *D, double *sums, int mode)
+{
+  const unsigned long long rows = (unsigned long long) n_orb * d->nc;
+  const unsigned rpb = WARPS_PER_BLOCK / d->warps_per_row;
+  const unsigned blocks = (unsigned) ((rows + rpb - 1) / rpb);
+  if (blocks == 0)
+    return cudaSuccess;
+  /* SB slices per pass over the row: K·SB accumulators per array.  Sized
+   * from `nvcc -Xptxas -v` (CUDA 13.0): K = 8, 4, 1 use 58-64 registers and
+   * no stack frame on sm_80 and sm_90; K = 2 keeps a 32-48 byte frame.  For
+   * more slices than SB the warp walks its row again (from L1/L2: one
+   * orbit's rows are a few MB). */
+  constexpr int SB = K >= 8 ? 1 : K == 1 ? 16 : 8 / K;
+#define CTR_ROWS_ARGS d->seg, d->el, o0, n_orb, d->nc, d->ns, d->P, X, d->b, d->coef, d->valid, ax, D, sums, d->comp_dev, mode
+  switch (d->warps_per_row)
+    {
+    case 8: orbit_rows<K, SB, 8><<<blocks, WARPS_PER_BLOCK * 32, 0, d->stream>>> (CTR_ROWS_ARGS); break;
+    case 4: orbit_rows<K, SB, 4><<<blocks, WARPS_PER_BLOCK * 32, 0, d->stream>>> (CTR_ROWS_ARGS); break;
+    case 2: orbit_rows<K, SB, 2><<<blocks, WARPS_PER_BLOCK * 32, 0, d->stream>>> (CTR_ROWS_ARGS); break;
+    default: orbit_rows<K, SB, 1><<<blocks, WARPS_PER_BLOCK * 32, 0, d->stream>>> (CTR_ROWS_ARGS); break;
+    }
+#undef CTR_ROWS_ARGS
+  return cudaGetLastError ();
+}
+
+static cudaError_t
+launch_rows (CtrCudaScsr *d, unsigned o0, unsigned n_orb, const float *X, float *ax, float *D,
+             double *sums, int mode)
+{
+  switch (d->K)
+    {
+    case 8: return launch_rows_k<8> (d, o0, n_orb, X, ax, D, sums, mode);
+    case 4: return launch_rows_k<4> (d, o0, n_orb, X, ax, D, sums, mode);
+    case 2: return launch_rows_k<2> (d, o0, n_orb, X, ax, D, sums, mode);
+    default: return launch_rows_k<1> (d, o0, n_orb, X, ax, D, sums, mode);
+    }
+}
+
+static cudaError_t
+launch_reduce (CtrCudaScsr *d, const float *scale, int nonneg)
+{
+  const unsigned long long n = (unsigned long long) d->nreps * d->ns;
+  const unsigned bs = 256, blocks = (unsigned) ((n + bs - 1) / bs);
+  if (blocks == 0)
+    return cudaSuccess;
+  switch (d->K)
+    {
+    case 8: reduce<8><<<blocks, bs, 0, d->stream>>> (d->X, d->D, d->nreps, d->ns, d->rep_pixel, d->rep_stab, scale, nonneg); break;
+    case 4: reduce<4><<<blocks, bs, 0, d->stream>>> (d->X, d->D, d->nreps, d->ns, d->rep_pixel, d->rep_stab, scale, nonneg); break;
+    case 2: reduce<2><<<blocks, bs, 0, d->stream>>> (d->X, d->D, d->nreps, d->ns, d->rep_pixel, d->rep_stab, scale, nonneg); break;
+    default: reduce<1><<<blocks, bs, 0, d->stream>>> (d->X, d->D, d->nreps, d->ns, d->rep_pixel, d->rep_stab, scale, nonneg); break;
+    }
+  return cudaGetLastError ();
+}
+
+/* ------------------------------------------------------------- session -- */
+
+extern "C" void
+ctr_cuda_scsr_destroy (CtrCudaScsr *d)
+{
+  if (d == nullptr)
+    return;
+  /* Errors while freeing are ignored: nothing more can be done with them. */
+  if (d->stream)
+    cudaStreamSynchronize (d->stream);
+  cudaFree (d->seg);
+  cudaFree (d->el);
+  cudaFree (d->rep_pixel);
+  cudaFree (d->rep_stab);
+  cudaFree (d->X);
+  cudaFree (d->D);
+  cudaFree (d->b);
+  cudaFree (d->coef);
+  cudaFree (d->valid);
+  cudaFree (d->scale);
+  cudaFree (d->ax);
+  cudaFree (d->sums);
+  cudaFree (d->comp_dev);
+  for (unsigned i = 0; i < d->n_blk; i++)
+    {
+      cudaFree (d->blk[i].ray0);
+      cudaFree (d->blk[i].ray1);
+      cudaFree (d->blk[i].junction);
+      cudaFree (d->blk[i].rep);
+      cudaFree (d->blk[i].slot);
+      cudaFree (d->blk[i].w);
+    }
+  free (d->blk);
+  for (int m = 0; m < 3; m++)
+    for (int n = 0; n < 2; n++)
+      if (d->gexec[m][n])
+        cudaGraphExecDestroy (d->gexec[m][n]);
+  if (d->ev0) cudaEventDestroy (d->ev0);
+  if (d->ev1) cudaEventDestroy (d->ev1);
+  if (d->stream) cudaStreamDestroy (d->stream);
+  cudaGetLastError ();
+  free (d);
+}
+
+extern "C" size_t
+ctr_cuda_scsr_device_bytes (const CtrCudaScsr *d)
+{
+  return d->bytes;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  *out = nullptr;
+  const unsigned K = desc->K;
+  if (K != 1 && K != 2 && K != 4 && K != 8)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "symmetry group of order %u is not 1, 2, 4 or 8", K);
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  CtrCudaScsr *d = (CtrCudaScsr *) calloc (1, sizeof *d);
+  if (d == nullptr)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "host allocation of the CUDA session failed");
+      return CTR_CUDA_NO_MEMORY;
+    }
+  d->K = K;
+  d->P = desc->n_parts ? desc->n_parts : 1;
+  d->no = desc->n_orbits;
+  d->nc = desc->n_cols;
+  d->nreps = desc->n_reps;
+  d->ns = desc->ns;
+  d->with_scale = desc->with_scale;
+  {
+    const char *env = getenv ("CTR_CUDA_GRAPHS");
+    d->use_graphs = env == nullptr || strcmp (env, "0") != 0;
+    const char *wpr = getenv ("CTR_CUDA_WARPS_PER_ROW");
+    const int w = wpr ? atoi (wpr) : 1;
+    d->warps_per_row = w == 2 || w == 4 || w == 8 ? (unsigned) w : 1;
+  }
+  d->lane_size = (size_t) d->nc * d->ns * K;
+  d->psize = (size_t) d->nreps * d->ns * K;
+  d->psize1 = (size_t) d->nreps * K;
+  for (int a = 0; a < 8; a++)
+    for (int c = 0; c < 8; c++)
+      d->comp.c[a][c] = desc->compose[a * 8 + c];
+
+  const size_t n_seg = (size_t) d->no * d->nc * d->P * K + 1;
+  const size_t lane_all = d->lane_size * d->no;
+  const size_t scale_n = desc->with_scale == 2 ? d->psize1 * d->no : desc->with_scale == 1 ? d->psize1 : 0;
+  const size_t need = n_seg * 8 + desc->nnz * 8 + d->psize1 * 4 + d->nreps
+                      + 2 * d->psize * 4 + 4 * lane_all * 4 + scale_n * 4 + 16;
+  st = ctr_cuda_check_free (need, "the SCSR matrix and solver buffers", err);
+  if (st != CTR_CUDA_OK)
+    {
+      free (d);
+      return st;
+    }
+  d->bytes = need;
+  CK (cudaStreamCreateWithFlags (&d->stream, cudaStreamNonBlocking));
+  CK (cudaEventCreate (&d->ev0));
+  CK (cudaEventCreate (&d->ev1));
+  CK (cudaMalloc ((void **) &d->seg, n_seg * 8));
+  CK (cudaMalloc ((void **) &d->el, (desc->nnz ? desc->nnz : 1) * 8));
+  CK (cudaMalloc ((void **) &d->rep_pixel, d->psize1 * 4 + 4));
+  CK (cudaMalloc ((void **) &d->rep_stab, d->nreps + 1));
+  CK (cudaMalloc ((void **) &d->X, d->psize * 4 + 4));
+  CK (cudaMalloc ((void **) &d->D, d->psize * 4 + 4));
+  CK (cudaMalloc ((void **) &d->b, lane_all * 4 + 4));
+  CK (cudaMalloc ((void **) &d->coef, lane_all * 4 + 4));
+  CK (cudaMalloc ((void **) &d->valid, lane_all * 4 + 4));
+  CK (cudaMalloc ((void **) &d->ax, lane_all * 4 + 4));
+  CK (cudaMalloc ((void **) &d->sums, 2 * sizeof (double)));
+  CK (cudaMalloc ((void **) &d->comp_dev, sizeof d->comp));
+  CK (cudaMemcpyAsync (d->comp_dev, &d->comp, sizeof d->comp, cudaMemcpyHostToDevice, d->stream));
+  if (scale_n)
+    CK (cudaMalloc ((void **) &d->scale, scale_n * 4));
+  CK (cudaMemcpyAsync (d->seg, desc->seg_ptr, n_seg * 8, cudaMemcpyHostToDevice, d->stream));
+  if (desc->nnz)
+    CK (cudaMemcpyAsync (d->el, desc->elems, desc->nnz * 8, cudaMemcpyHostToDevice, d->stream));
+  CK (cudaMemcpyAsync (d->rep_pixel, desc->rep_pixel, d->psize1 * 4, cudaMemcpyHostToDevice, d->stream));
+  CK (cudaMemcpyAsync (d->rep_stab, desc->rep_stabilised, d->nreps, cudaMemcpyHostToDevice, d->stream));
+  CK (cudaMemsetAsync (d->X, 0, d->psize * 4 + 4, d->stream));
+  CK (cudaMemsetAsync (d->D, 0, d->psize * 4 + 4, d->stream));
+  CK (cudaMemsetAsync (d->b, 0, lane_all * 4 + 4, d->stream));
+  CK (cudaMemsetAsync (d->coef, 0, lane_all * 4 + 4, d->stream));
+  CK (cudaMemsetAsync (d->valid, 0, lane_all * 4 + 4, d->stream));
+  CK (cudaStreamSynchronize (d->stream));
+  *out = d;
+  return CTR_CUDA_OK;
+fail:
+  ctr_cuda_scsr_destroy (d);
+  return st;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_upload (CtrCudaScsr *d, CtrCudaBuf which, const float *host, size_t n, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  float *dst = nullptr;
+  size_t cap = 0;
+  switch (which)
+    {
+    case CTR_CUDA_BUF_X: dst = d->X; cap = d->psize; break;
+    case CTR_CUDA_BUF_B: dst = d->b; cap = d->lane_size * d->no; break;
+    case CTR_CUDA_BUF_COEF: dst = d->coef; cap = d->lane_size * d->no; break;
+    case CTR_CUDA_BUF_VALID: dst = d->valid; cap = d->lane_size * d->no; break;
+    case CTR_CUDA_BUF_SCALE:
+      dst = d->scale;
+      cap = d->with_scale == 2 ? d->psize1 * d->no : d->with_scale == 1 ? d->psize1 : 0;
+      break;
+    }
+  if (dst == nullptr || n != cap)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "upload of buffer %d: %zu floats given, %zu expected", (int) which, n, cap);
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  CK (cudaMemcpyAsync (dst, host, n * 4, cudaMemcpyHostToDevice, d->stream));
+  CK (cudaStreamSynchronize (d->stream));
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_download_x (CtrCudaScsr *d, float *X, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  CK (cudaMemcpyAsync (X, d->X, d->psize * 4, cudaMemcpyDeviceToHost, d->stream));
+  CK (cudaStreamSynchronize (d->stream));
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_forward (CtrCudaScsr *d, float *ax, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  CK (launch_rows (d, 0, d->no, d->X, d->ax, nullptr, nullptr, MODE_FORWARD));
+  CK (cudaMemcpyAsync (ax, d->ax, d->lane_size * d->no * 4, cudaMemcpyDeviceToHost, d->stream));
+  CK (cudaStreamSynchronize (d->stream));
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_adjoint (CtrCudaScsr *d, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  CK (cudaMemsetAsync (d->X, 0, d->psize * 4, d->stream));
+  CK (cudaMemsetAsync (d->D, 0, d->psize * 4, d->stream));
+  CK (launch_rows (d, 0, d->no, nullptr, nullptr, d->D, nullptr, MODE_SOLVE));
+  CK (launch_reduce (d, nullptr, 0));
+  CK (cudaStreamSynchronize (d->stream));
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+/* The launches of one iteration, in stream order. */
+static cudaError_t
+enqueue_iteration (CtrCudaScsr *d, CtrCudaMethod method, int nonneg)
+{
+  cudaError_t e;
+  if (method == CTR_CUDA_SIRT)
+    {
+      if ((e = launch_rows (d, 0, d->no, d->X, nullptr, d->D, nullptr, MODE_SOLVE)) != cudaSuccess)
+        return e;
+      return launch_reduce (d, d->scale, nonneg);
+    }
+  for (unsigned o = 0; o < d->no; o++)
+    {
+      if ((e = launch_rows (d, o, 1, d->X, nullptr, d->D, nullptr, MODE_SOLVE)) != cudaSuccess)
+        return e;
+      if ((e = launch_reduce (d, method == CTR_CUDA_SART ? d->scale + d->psize1 * o : nullptr, nonneg)) != cudaSuccess)
+        return e;
+    }
+  return cudaSuccess;
+}
+
+/* Captures the iteration into a graph; on any failure the stream is left
+ * out of capture and the error returned. */
+static cudaError_t
+capture_iteration (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, cudaGraphExec_t *out)
+{
+  cudaGraph_t graph = nullptr;
+  cudaError_t e = cudaStreamBeginCapture (d->stream, cudaStreamCaptureModeThreadLocal);
+  if (e != cudaSuccess)
+    return e;
+  cudaError_t e_enq = enqueue_iteration (d, method, nonneg);
+  e = cudaStreamEndCapture (d->stream, &graph);
+  if (e_enq != cudaSuccess || e != cudaSuccess)
+    {
+      if (graph)
+        cudaGraphDestroy (graph);
+      return e_enq != cudaSuccess ? e_enq : e;
+    }
+  e = cudaGraphInstantiate (out, graph, 0);
+  cudaGraphDestroy (graph);
+  return e;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_iterate (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, double *update_ms,
+                       double *residual, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  float ms = 0.f;
+  double sums[2] = { 0, 0 };
+  const int nn = nonneg ? 1 : 0;
+  if ((method == CTR_CUDA_SART && d->with_scale != 2) || (method == CTR_CUDA_SIRT && d->with_scale != 1)
+      || (int) method < 0 || (int) method > 2)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "the session was created without the scale this method needs");
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  if (d->use_graphs && d->gexec[method][nn] == nullptr
+      && capture_iteration (d, method, nonneg, &d->gexec[method][nn]) != cudaSuccess)
+    {
+      /* No graph (capture refused): launch one by one from now on. */
+      d->gexec[method][nn] = nullptr;
+      d->use_graphs = 0;
+      cudaGetLastError ();
+    }
+  CK (cudaEventRecord (d->ev0, d->stream));
+  if (d->use_graphs)
+    CK (cudaGraphLaunch (d->gexec[method][nn], d->stream));
+  else
+    CK (enqueue_iteration (d, method, nonneg));
+  CK (cudaEventRecord (d->ev1, d->stream));
+  if (residual)
+    {
+      CK (cudaMemsetAsync (d->sums, 0, 2 * sizeof (double), d->stream));
+      CK (launch_rows (d, 0, d->no, d->X, nullptr, nullptr, d->sums, MODE_RESIDUAL));
+      CK (cudaMemcpyAsync (sums, d->sums, sizeof sums, cudaMemcpyDeviceToHost, d->stream));
+    }
+  CK (cudaStreamSynchronize (d->stream));
+  CK (cudaEventElapsedTime (&ms, d->ev0, d->ev1));
+  if (update_ms)
+    *update_ms = ms;
+  if (residual)
+    *residual = sums[1] > 0 ? sqrt (sums[0] / sums[1]) : sqrt (sums[0]);
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_set_blocked (CtrCudaScsr *d, const CtrCudaBlock *blocks, unsigned n_blocks, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  size_t need = 0;
+  for (unsigned b = 0; b < n_blocks; b++)
+    need += (size_t) blocks[b].n_rows * (12 + (size_t) blocks[b].width * 9) + 64;
+  if (d->blk != nullptr)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "the blocked layout is already on the device");
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  if ((st = ctr_cuda_check_free (need, "the blocked layout", err)) != CTR_CUDA_OK)
+    return st;
+  d->blk = (CtrCudaScsr::DevBlock *) calloc (n_blocks ? n_blocks : 1, sizeof *d->blk);
+  if (d->blk == nullptr)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "host allocation failed");
+      return CTR_CUDA_NO_MEMORY;
+    }
+  d->n_blk = n_blocks;   /* destroy frees what was allocated so far */
+  for (unsigned b = 0; b < n_blocks; b++)
+    {
+      CtrCudaScsr::DevBlock *k = &d->blk[b];
+      const CtrCudaBlock *h = &blocks[b];
+      const size_t n = h->n_rows, cells = (size_t) h->n_rows * h->width;
+      k->n_rows = h->n_rows;
+      k->width = h->width;
+      CK (cudaMalloc ((void **) &k->ray0, n * 4 + 4));
+      CK (cudaMalloc ((void **) &k->ray1, n * 4 + 4));
+      CK (cudaMalloc ((void **) &k->junction, n * 4 + 4));
+      CK (cudaMalloc ((void **) &k->rep, cells * 4 + 4));
+      CK (cudaMalloc ((void **) &k->slot, cells + 4));
+      CK (cudaMalloc ((void **) &k->w, cells * 4 + 4));
+      CK (cudaMemcpyAsync (k->ray0, h->ray0, n * 4, cudaMemcpyHostToDevice, d->stream));
+      CK (cudaMemcpyAsync (k->ray1, h->ray1, n * 4, cudaMemcpyHostToDevice, d->stream));
+      CK (cudaMemcpyAsync (k->junction, h->junction, n * 4, cudaMemcpyHostToDevice, d->stream));
+      if (cells)
+        {
+          CK (cudaMemcpyAsync (k->rep, h->rep, cells * 4, cudaMemcpyHostToDevice, d->stream));
+          CK (cudaMemcpyAsync (k->slot, h->slot, cells, cudaMemcpyHostToDevice, d->stream));
+          CK (cudaMemcpyAsync (k->w, h->w, cells * 4, cudaMemcpyHostToDevice, d->stream));
+        }
+    }
+  CK (cudaStreamSynchronize (d->stream));
+  d->bytes += need;
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+template <int K>
+static cudaError_t
+launch_blocked_k (CtrCudaScsr *d)
+{
+  for (unsigned b = 0; b < d->n_blk; b++)
+    {
+      const CtrCudaScsr::DevBlock *k = &d->blk[b];
+      if (k->n_rows == 0 || k->width == 0)
+        continue;
+      blocked_forward<K><<<(k->n_rows + 255) / 256, 256, 0, d->stream>>> (
+          k->ray0, k->ray1, k->junction, k->rep, k->slot, k->w, k->n_rows, k->width, d->ns, d->X,
+          d->comp_dev, d->ax);
+      cudaError_t e = cudaGetLastError ();
+      if (e != cudaSuccess)
+        return e;
+    }
+  return cudaSuccess;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_forward_blocked (CtrCudaScsr *d, float *ax, double *ms_out, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  float ms = 0.f;
+  if (d->blk == nullptr)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "no blocked layout on the device (ctr_cuda_scsr_set_blocked)");
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  CK (cudaMemsetAsync (d->ax, 0, d->lane_size * d->no * 4, d->stream));
+  CK (cudaEventRecord (d->ev0, d->stream));
+  switch (d->K)
+    {
+    case 8: CK (launch_blocked_k<8> (d)); break;
+    case 4: CK (launch_blocked_k<4> (d)); break;
+    case 2: CK (launch_blocked_k<2> (d)); break;
+    default: CK (launch_blocked_k<1> (d)); break;
+    }
+  CK (cudaEventRecord (d->ev1, d->stream));
+  CK (cudaMemcpyAsync (ax, d->ax, d->lane_size * d->no * 4, cudaMemcpyDeviceToHost, d->stream));
+  CK (cudaStreamSynchronize (d->stream));
+  CK (cudaEventElapsedTime (&ms, d->ev0, d->ev1));
+  if (ms_out)
+    *ms_out = ms;
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}

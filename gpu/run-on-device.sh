@@ -1,0 +1,190 @@
+#!/bin/bash
+# gpu/run-on-device.sh — build here, check and time on a lent GPU machine.
+#
+# The GPU machine (see /work/.library/device/README.md, METHOD.md, HOPPER.md)
+# has CUDA 13 (nvcc, cudart, cusparse, compute-sanitizer) but none of our
+# other libraries (GLib, json-glib, FFTW, libtiff, DCMTK), and nothing can be
+# installed there.  So the programs are built HERE and carried, with every
+# shared library they need that is not part of the base system or of CUDA,
+# in build-cuda/gpubundle (ignored by git through /build*/):
+#
+#   1. here:   gpu/run-on-device.sh bundle
+#              (meson setup build-cuda -Dgui=disabled -Dcuda=enabled if needed,
+#               ninja, copy bin/ lib/ and the W1 dataset; prints the size,
+#               which must stay under the 64 MiB the device tool carries)
+#   2. device: run(command="bash gpu/run-on-device.sh test", carry=["build-cuda/gpubundle"])
+#              tests/test-gpu (GPU = CPU within the stated tolerances), then
+#              compute-sanitizer memcheck and racecheck on the small cases
+#   3. device: run(command="bash gpu/run-on-device.sh w1", carry=["build-cuda/gpubundle"])
+#              W1 (512², 720 × 1024): parallel ART per iteration, SCSR kernel
+#              (1, 4, 8 warps per row; without CUDA graphs) vs cuSPARSE in
+#              one run; the 16-slice batch
+#      then:   "bash gpu/run-on-device.sh q1": Q1 convergence on
+#              shepp-logan-fan-w1 (SSIM per iteration, seconds)
+#   4. device: run(command="bash gpu/run-on-device.sh w2", carry=["build-cuda/gpubundle"])
+#              W2 (1024², 720 × 1024): SCSR kernel vs cuSPARSE
+#
+# Each device step writes its logs and JSON under $OUT and prints a short
+# table last (the tool returns the end of the output).  Each fits one
+# 10-minute command; the matrix builds run on the device's 16 cores.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+B=build-cuda/gpubundle
+mode=${1:-}
+
+bundle () {
+  cd "$here" || exit 1
+  if [ ! -f build-cuda/build.ninja ]; then
+    meson setup build-cuda -Dgui=disabled -Dcuda=enabled || exit 1
+  fi
+  ninja -C build-cuda -j2 app/ctrecon-cli tests/test-gpu || exit 1
+  rm -rf "$B"
+  mkdir -p "$B/bin" "$B/lib" "$B/data"
+  cp build-cuda/app/ctrecon-cli build-cuda/tests/test-gpu "$B/bin/"
+  # Libraries outside the base system and CUDA: glibc, libstdc++, libgcc and
+  # CUDA's own are the device's (its image is newer than this Debian 12, so
+  # the binaries built here run there); everything else travels.
+  ldd "$B"/bin/* | awk '/=> \// { print $3 }' | sort -u | while read -r lib; do
+    case "$(basename "$lib")" in
+      libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*) ;;
+      libcuda.so*|libcudart*|libcusparse*|libnvJitLink*) ;;
+      *) cp -L "$lib" "$B/lib/" ;;
+    esac
+  done
+  if [ -d ../shared/data/shepp-logan-fan-w1 ]; then
+    cp -r ../shared/data/shepp-logan-fan-w1 "$B/data/"
+    chmod -R u+w "$B/data"
+  fi
+  du -sh "$B"
+  echo "carry build-cuda/gpubundle; on the device: bash gpu/run-on-device.sh test|w1|q1|w2"
+}
+
+device_env () {
+  cd "$here" || exit 1
+  OUT=${OUT:-/tmp/ctr-out}
+  mkdir -p "$OUT"
+  export LD_LIBRARY_PATH="$here/$B/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export OMP_NUM_THREADS=${OMP_NUM_THREADS:-16}
+  export CTR_CACHE_DIR=/tmp/ctr-cache
+  export CTR_SHARED_DATA="$here/$B/data"
+  PATH=/usr/local/cuda/bin:$PATH
+  if [ ! -x "$B/bin/ctrecon-cli" ]; then
+    echo "no $B: run 'gpu/run-on-device.sh bundle' here first and carry build-cuda/gpubundle"
+    exit 1
+  fi
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.memory --format=csv > "$OUT/device.txt" 2>&1
+  cat "$OUT/device.txt"
+  if ldd "$B/bin/ctrecon-cli" "$B/bin/test-gpu" | grep "not found"; then
+    echo "missing libraries on the device (above): bundle them"
+    exit 1
+  fi
+}
+
+# One bench art run: name, then its arguments; JSON (last stdout line) saved.
+bench () {
+  local name=$1
+  shift
+  echo "== bench $name: $*"
+  "$B/bin/ctrecon-cli" bench art "$@" > "$OUT/$name.out" 2> "$OUT/$name.err"
+  local rc=$?
+  tail -n 1 "$OUT/$name.out" > "$OUT/$name.json"
+  tail -n 4 "$OUT/$name.err"
+  [ $rc -eq 0 ] || echo "bench $name failed (rc $rc)"
+}
+
+summary () {
+  python3 - "$OUT" "$@" <<'EOF'
+import json, sys, os
+out = sys.argv[1]
+rows = []
+for name in sys.argv[2:]:
+    try:
+        j = json.load(open(os.path.join(out, name + ".json")))
+    except Exception as e:
+        rows.append((name, "no result", "", "", "", ""))
+        continue
+    peak = j.get("peak_gbps", 0) or 0
+    rows.append((name, j.get("backend"), "%d²×%d" % (j["image"], j["slices"]),
+                 "%.4f ms" % (1e3 * j["iteration_s"]), "%.0f GB/s" % j["gbps"],
+                 "%.0f%% of peak" % (100 * j["gbps"] / peak) if peak else ""))
+    if "device" in j:
+        dev = j["device"]
+print("%-14s %-9s %-10s %-12s %-11s %s" % ("run", "backend", "size", "iteration", "matrix GB/s", ""))
+for r in rows:
+    print("%-14s %-9s %-10s %-12s %-11s %s" % r)
+t = {}
+for name in sys.argv[2:]:
+    try:
+        t[name] = json.load(open(os.path.join(out, name + ".json")))["iteration_s"]
+    except Exception:
+        pass
+def ratio(a, b, label):
+    if a in t and b in t:
+        print("%s: %.2fx" % (label, t[b] / t[a]))
+ratio("w1-cuda", "w1-cusparse", "W1 SCSR kernel vs cuSPARSE")
+for v in ("w1-cuda-w4", "w1-cuda-w8", "w1-cuda-nograph"):
+    ratio(v, "w1-cusparse", "W1 %s vs cuSPARSE" % v)
+ratio("w2-cuda", "w2-cusparse", "W2 SCSR kernel vs cuSPARSE")
+if "w1-cuda" in t and "w1-cuda-16" in t:
+    print("16-slice batch speed-up (16·t1/t16): %.2fx" % (16 * t["w1-cuda"] / t["w1-cuda-16"]))
+EOF
+}
+
+case "$mode" in
+  bundle)
+    bundle
+    ;;
+  test)
+    device_env
+    set -o pipefail
+    "$B/bin/test-gpu" -p /ctr/backend --verbose 2>&1 | tee "$OUT/test-backend.log" | tail -n 3
+    "$B/bin/test-gpu" -p /ctr/gpu --verbose 2>&1 | tee "$OUT/test-gpu.log" | grep -E "^# (device|d4|c4|none)|^ok|^not ok|Bail|skipped|^device"
+    echo "test-gpu rc=$?"
+    for tool in memcheck racecheck; do
+      compute-sanitizer --tool $tool --error-exitcode 3 "$B/bin/test-gpu" -p /ctr/gpu/products/d4-fan-curved \
+        > "$OUT/sanitizer-$tool.log" 2>&1
+      echo "compute-sanitizer $tool (products, D4): rc=$? — $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tr '\n' ' ')"
+      compute-sanitizer --tool $tool --error-exitcode 3 "$B/bin/test-gpu" -p /ctr/gpu/solvers/c4-fan-flat-offset-odd \
+        > "$OUT/sanitizer-$tool-solvers.log" 2>&1
+      echo "compute-sanitizer $tool (solvers, C4): rc=$? — $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool-solvers.log" | tr '\n' ' ')"
+    done
+    ;;
+  w1)
+    device_env
+    W1="--image 512 --views 720 --cols 1024"
+    bench w1-cuda --backend cuda $W1 --iterations 20
+    export CTR_CUDA_WARPS_PER_ROW=4
+    bench w1-cuda-w4 --backend cuda $W1 --iterations 20
+    export CTR_CUDA_WARPS_PER_ROW=8
+    bench w1-cuda-w8 --backend cuda $W1 --iterations 20
+    unset CTR_CUDA_WARPS_PER_ROW
+    export CTR_CUDA_GRAPHS=0
+    bench w1-cuda-nograph --backend cuda $W1 --iterations 10
+    unset CTR_CUDA_GRAPHS
+    bench w1-cusparse --backend cusparse $W1 --iterations 5
+    bench w1-cuda-16 --backend cuda $W1 --slices 16 --iterations 10
+    summary w1-cuda w1-cuda-w4 w1-cuda-w8 w1-cuda-nograph w1-cusparse w1-cuda-16
+    ;;
+  q1)
+    device_env
+    # Q1: converged parallel ART on the cuART set-up, SSIM per iteration.
+    ds="$B/data/shepp-logan-fan-w1/equiangular/geometry.json"
+    if [ -f "$ds" ]; then
+      echo "== Q1 convergence (cuda, 512², 30 iterations)"
+      "$B/bin/ctrecon-cli" reconstruct "$ds" -m part -n 30 --size 512 --pixel-size 0.359375 --backend cuda \
+        --reference "$B/data/shepp-logan-fan-w1/reference_512.tif" \
+        --metrics "$OUT/q1-cuda.csv" -o /tmp/q1-cuda.tif > "$OUT/q1-cuda.log" 2>&1
+      echo "rc=$?"; tail -n 4 "$OUT/q1-cuda.log"
+    fi
+    ;;
+  w2)
+    device_env
+    bench w2-cuda --backend cuda --image 1024 --views 720 --cols 1024 --iterations 10
+    bench w2-cusparse --backend cusparse --image 1024 --views 720 --cols 1024 --iterations 3
+    summary w2-cuda w2-cusparse
+    ;;
+  *)
+    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 (on the GPU machine)"
+    exit 2
+    ;;
+esac

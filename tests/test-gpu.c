@@ -1,0 +1,379 @@
+/* test-gpu.c — the backend registry (always) and the CUDA backend against the
+ * CPU (only where a CUDA device answers; else exit 77 = skipped).
+ *
+ * Run as two meson tests from one program:
+ *   backend  (-p /ctr/backend, suite core): names, "best", the reason why
+ *            CUDA is unavailable, the CPU backend equal to
+ *            ctr_solver_run_scsr; needs no GPU.
+ *   gpu      (-p /ctr/gpu, suite gpu): exit 77 without a build with CUDA or
+ *            without a device.
+ *
+ * Tolerances of the GPU tests, and why.  The device adds the same float
+ * products as the CPU in another order: the forward dot products are summed
+ * by 32 threads and a shuffle butterfly instead of 8-wide SIMD lanes, and
+ * the transposed product accumulates with atomicAdd in whatever order the
+ * warps arrive (ctr-cuda-scsr.cu).  Every output is a sum of at most a few
+ * hundred positive-weighted terms, so reordering changes it by at most
+ * ~n·ε·Σ|terms| with ε = 6e-8: 1e-5 of the largest output is a bound with
+ * margin for the products (the CPU's SCSR-vs-CSR test uses the same).  After
+ * 10 iterations of parallel ART (and SART, SIRT) the differences of each
+ * iteration are carried on but not amplified (the iteration is a
+ * non-expansive map for 0 < λ < 2), so 1e-4 of the image maximum is stated
+ * for the solvers.  Bit-for-bit equality is not expected and not tested.
+ */
+#include <math.h>
+#include <string.h>
+#include "ctrecon.h"
+#include "ctr-backend.h"
+#include "sysmat/ctr-scsr.h"
+#ifdef CTR_HAVE_CUDA
+#include "ctr-cuda.h"
+#endif
+
+typedef struct {
+  const char *name;
+  CtrDetectorShape shape;
+  guint n, cols, views;
+  double offset;      /* detector offset, columns */
+  double shift_mm;    /* grid centre shift */
+  guint expect_order;
+} Case;
+
+static const Case cases[] = {
+  { "d4-fan-curved", CTR_DETECTOR_CURVED, 32, 48, 64, 0, 0, 8 },
+  { "c4-fan-flat-offset-odd", CTR_DETECTOR_FLAT, 29, 41, 36, -0.5, 0, 4 },
+  { "none-shifted-grid", CTR_DETECTOR_FLAT, 30, 44, 24, 0, 3.0, 1 },
+};
+
+static CtrGeometry *
+make_geometry (const Case *c, guint n_rows)
+{
+  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_FAN, c->views);
+  g->n_cols = c->cols;
+  g->n_rows = n_rows;
+  g->shape = c->shape;
+  g->sod_mm = 250;
+  g->sdd_mm = 450;
+  const double gmax = asin (60.0 / g->sod_mm);
+  g->pitch_u = c->shape == CTR_DETECTOR_CURVED ? 2 * gmax / c->cols : 2 * g->sdd_mm * tan (gmax) / c->cols;
+  g->offset_u = c->offset * g->pitch_u;
+  ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / c->views);
+  return g;
+}
+
+static CtrGrid
+make_grid (const Case *c, guint nz)
+{
+  CtrGrid grid = ctr_grid_square (c->n, 80.0 / c->n, nz, 1.0);
+  grid.cx = c->shift_mm;
+  return grid;
+}
+
+/* Two blobs per slice, moving with the slice; consistent data A·x_true,
+ * slice 1 with two dead detector columns. */
+static CtrVolume *
+make_truth (const CtrGrid *grid)
+{
+  CtrVolume *xt = ctr_volume_new (grid, NULL);
+  for (guint s = 0; s < grid->nz; s++)
+    for (guint iy = 0; iy < grid->ny; iy++)
+      for (guint ix = 0; ix < grid->nx; ix++)
+        {
+          double px = ctr_grid_x (grid, ix) - grid->cx, py = ctr_grid_y (grid, iy) - 4.0 * s;
+          xt->data[((gsize) s * grid->ny + iy) * grid->nx + ix] =
+            (float) (0.02 * exp (-(px * px + py * py) / (2 * 12.0 * 12.0)) + (px > 5 && px < 15 && py > -8 ? 0.01 : 0));
+        }
+  return xt;
+}
+
+static CtrProjections *
+simulate (const CtrSysmat *a, const CtrGeometry *g, const CtrVolume *x)
+{
+  CtrProjections *p = ctr_projections_new (g->n_views, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, NULL);
+  g_autofree float *y = g_new (float, (gsize) g->n_views * g->n_cols);
+  for (guint s = 0; s < g->n_rows; s++)
+    {
+      ctr_sysmat_apply (a, ctr_volume_slice (x, s), y, 1);
+      guint row = ctr_geometry_slice_row (g, s);
+      for (guint v = 0; v < g->n_views; v++)
+        memcpy (ctr_projections_view (p, v) + (gsize) row * g->n_cols, y + (gsize) v * g->n_cols,
+                g->n_cols * sizeof (float));
+    }
+  p->mask = g_new (guint8, (gsize) g->n_rows * g->n_cols);
+  memset (p->mask, 1, (gsize) g->n_rows * g->n_cols);
+  if (g->n_rows > 1)
+    {
+      guint row1 = ctr_geometry_slice_row (g, 1);
+      p->mask[(gsize) row1 * g->n_cols + 5] = p->mask[(gsize) row1 * g->n_cols + 20] = 0;
+    }
+  return p;
+}
+
+G_GNUC_UNUSED static double
+max_rel_diff (const float *a, const float *b, gsize n)
+{
+  double d = 0, m = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      d = MAX (d, fabs ((double) a[i] - b[i]));
+      m = MAX (m, fabs ((double) b[i]));
+    }
+  return m > 0 ? d / m : d;
+}
+
+/* ------------------------------------------------- registry (no GPU) -- */
+
+static void
+test_registry (void)
+{
+  guint n = 0;
+  const CtrBackend *const *list = ctr_backend_list (&n);
+  g_assert_cmpuint (n, >=, 1);
+  gboolean has_cpu = FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *why = NULL;
+      gboolean ok = list[i]->available (list[i], &why);
+      g_test_message ("backend %s (priority %d): %s — %s", list[i]->name, list[i]->priority,
+                      ok ? "available" : "unavailable", ok ? list[i]->description : why);
+      g_assert_true (ok || (why != NULL && *why != '\0'));
+      has_cpu |= strcmp (list[i]->name, "cpu") == 0;
+      if (i > 0)
+        g_assert_cmpint (list[i - 1]->priority, >=, list[i]->priority);
+    }
+  g_assert_true (has_cpu);
+  g_assert_true (ctr_backend_cpu ()->available (ctr_backend_cpu (), NULL));
+  g_assert_nonnull (ctr_backend_best ());
+  g_assert_true (ctr_backend_by_name ("cpu", NULL) == ctr_backend_cpu ());
+
+  g_autoptr (GError) e = NULL;
+  g_assert_null (ctr_backend_by_name ("opencl", &e));
+  g_assert_error (e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&e);
+  g_assert_null (ctr_backend_select ("opencl", NULL, &e));
+  g_assert_error (e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&e);
+
+  /* cuda: either usable, or unavailable with a reason; select then falls
+   * back to the CPU and says why. */
+  const CtrBackend *cu = ctr_backend_by_name ("cuda", &e);
+  if (cu == NULL)
+    {
+      g_assert_error (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE);
+      g_test_message ("cuda: %s", e->message);
+#ifndef CTR_HAVE_CUDA
+      g_assert_nonnull (strstr (e->message, "not built"));
+#endif
+      g_autofree char *note = NULL;
+      const CtrBackend *b = ctr_backend_select ("cuda", &note, NULL);
+      g_assert_true (b == ctr_backend_cpu ());
+      g_assert_nonnull (note);
+      g_autofree char *note2 = NULL;
+      g_assert_true (ctr_backend_select ("best", &note2, NULL) == ctr_backend_cpu ());
+      g_assert_nonnull (note2);
+      g_assert_true (ctr_backend_best () == ctr_backend_cpu ());
+    }
+  else
+    {
+      g_assert_no_error (e);
+      g_assert_true (ctr_backend_best () == cu);
+    }
+
+  g_clear_error (&e);
+
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_PART);
+  g_assert_cmpstr (o.backend, ==, "best");
+  g_assert_true (ctr_recon_options_validate (&o, NULL));
+  o.backend = "vulkan";
+  g_assert_false (ctr_recon_options_validate (&o, &e));
+  g_assert_error (e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+}
+
+/* The CPU backend is the core solver: same image, bit for bit. */
+static void
+test_cpu_backend (void)
+{
+  const Case *c = &cases[0];
+  g_autoptr (CtrGeometry) g = make_geometry (c, 2);
+  CtrGrid grid = make_grid (c, 2);
+  g_autoptr (CtrVolume) xt = make_truth (&grid);
+  g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, NULL);
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  g_autoptr (CtrProjections) p = simulate (a, g, xt);
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_PART);
+  o.iterations = 3;
+  g_autoptr (GError) e = NULL;
+  g_autoptr (CtrVolume) x1 = ctr_solver_run_scsr (m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+  g_assert_no_error (e);
+  g_autoptr (CtrVolume) x2 = ctr_backend_run_scsr (ctr_backend_cpu (), m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+  g_assert_no_error (e);
+  g_assert_cmpmem (x1->data, ctr_grid_size (&grid) * sizeof (float), x2->data, ctr_grid_size (&grid) * sizeof (float));
+}
+
+/* ------------------------------------------------------- GPU vs CPU -- */
+
+#ifdef CTR_HAVE_CUDA
+static void
+test_products (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr (CtrGeometry) g = make_geometry (c, 1);
+  CtrGrid grid = make_grid (c, 1);
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, NULL);
+  g_assert_cmpuint (ctr_scsr_order (m), ==, c->expect_order);
+  const guint64 np = (guint64) c->n * c->n, nr = (guint64) c->views * c->cols;
+  GRand *r = g_rand_new_with_seed (11);
+  for (guint ns = 1; ns <= 5; ns += 4)   /* 5 slices: a full slice block and a remainder for every K */
+    {
+      g_autofree float *x = g_new (float, np * ns), *y = g_new (float, nr * ns);
+      for (gsize i = 0; i < np * ns; i++)
+        x[i] = (float) g_rand_double_range (r, -1, 1);
+      for (gsize i = 0; i < nr * ns; i++)
+        y[i] = (float) g_rand_double_range (r, -1, 1);
+      g_autofree float *ax_cpu = g_new (float, nr * ns), *ax_gpu = g_new (float, nr * ns), *ax_sp = g_new (float, nr * ns);
+      g_autofree float *aty_cpu = g_new (float, np * ns), *aty_gpu = g_new (float, np * ns), *aty_sp = g_new (float, np * ns);
+      g_autoptr (GError) e = NULL;
+      ctr_scsr_apply (m, x, ax_cpu, ns);
+      ctr_scsr_apply_adjoint (m, y, aty_cpu, ns);
+      /* 4 warps per stored row (partial dot products meet in shared memory)
+       * first, then the default 1, whose results the checks below use. */
+      g_setenv ("CTR_CUDA_WARPS_PER_ROW", "4", TRUE);
+      g_assert_true (ctr_cuda_scsr_apply (m, x, ax_gpu, ns, &e));
+      g_assert_no_error (e);
+      g_assert_true (ctr_cuda_scsr_apply_adjoint (m, y, aty_gpu, ns, &e));
+      g_assert_no_error (e);
+      const double w4a = max_rel_diff (ax_gpu, ax_cpu, nr * ns), w4b = max_rel_diff (aty_gpu, aty_cpu, np * ns);
+      g_test_message ("%s ns %u: 4 warps per row: Ax %.2e A'y %.2e", c->name, ns, w4a, w4b);
+      g_assert_cmpfloat (w4a, <=, 1e-5);
+      g_assert_cmpfloat (w4b, <=, 1e-5);
+      g_unsetenv ("CTR_CUDA_WARPS_PER_ROW");
+      g_assert_true (ctr_cuda_scsr_apply (m, x, ax_gpu, ns, &e));
+      g_assert_no_error (e);
+      g_assert_true (ctr_cuda_scsr_apply_adjoint (m, y, aty_gpu, ns, &e));
+      g_assert_no_error (e);
+      g_autofree float *ax_blk = g_new (float, nr * ns);
+      g_assert_true (ctr_cuda_scsr_apply_blocked (m, x, ax_blk, ns, NULL, &e));
+      g_assert_no_error (e);
+      const double d5 = max_rel_diff (ax_blk, ax_cpu, nr * ns);
+      g_test_message ("%s ns %u: blocked (cuART Algorithm 2) Ax %.2e", c->name, ns, d5);
+      g_assert_cmpfloat (d5, <=, 1e-5);
+      g_assert_true (ctr_cuda_csr_apply (a, x, ax_sp, ns, &e));
+      g_assert_no_error (e);
+      g_assert_true (ctr_cuda_csr_apply_adjoint (a, y, aty_sp, ns, &e));
+      g_assert_no_error (e);
+      double l = 0, rr = 0;
+      for (gsize i = 0; i < nr * ns; i++)
+        l += (double) ax_gpu[i] * y[i];
+      for (gsize i = 0; i < np * ns; i++)
+        rr += (double) x[i] * aty_gpu[i];
+      double d1 = max_rel_diff (ax_gpu, ax_cpu, nr * ns), d2 = max_rel_diff (aty_gpu, aty_cpu, np * ns);
+      double d3 = max_rel_diff (ax_sp, ax_cpu, nr * ns), d4 = max_rel_diff (aty_sp, aty_cpu, np * ns);
+      g_test_message ("%s ns %u: SCSR-GPU Ax %.2e A'y %.2e; cuSPARSE Ax %.2e A'y %.2e; <Ax,y> %.6f <x,A'y> %.6f",
+                      c->name, ns, d1, d2, d3, d4, l, rr);
+      g_assert_cmpfloat (d1, <=, 1e-5);
+      g_assert_cmpfloat (d2, <=, 1e-5);
+      g_assert_cmpfloat (d3, <=, 1e-5);
+      g_assert_cmpfloat (d4, <=, 1e-5);
+      g_assert_cmpfloat (fabs (l - rr), <=, 1e-5 * (fabs (l) + 1));
+    }
+  g_rand_free (r);
+}
+
+/* 10 iterations of parallel ART (both step rules, non-negative), and SART
+ * and SIRT, on the GPU equal the CPU backend within 1e-4 of the maximum;
+ * cuSPARSE parallel ART too (same orbit subsets). */
+static void
+test_solvers (gconstpointer data)
+{
+  const Case *c = data;
+  const guint ns = 3;
+  g_autoptr (CtrGeometry) g = make_geometry (c, ns);
+  CtrGrid grid = make_grid (c, ns);
+  g_autoptr (CtrVolume) xt = make_truth (&grid);
+  g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, NULL);
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  g_autoptr (CtrProjections) p = simulate (a, g, xt);
+  const CtrBackend *cuda = ctr_backend_by_name ("cuda", NULL), *sp = ctr_backend_by_name ("cusparse", NULL);
+  g_assert_nonnull (cuda);
+  g_assert_nonnull (sp);
+  const gsize n = ctr_grid_size (&grid);
+  for (CtrMethod meth = CTR_METHOD_PART; meth <= CTR_METHOD_SIRT; meth++)
+    for (int step = CTR_PART_STEP_SPARSITY; step <= (meth == CTR_METHOD_PART ? CTR_PART_STEP_CUART : CTR_PART_STEP_SPARSITY); step++)
+      {
+        CtrReconOptions o;
+        ctr_recon_options_init (&o, meth);
+        o.iterations = 10;
+        o.part_step = step;
+        o.nonnegative = TRUE;
+        g_autoptr (GError) e = NULL;
+        g_autoptr (CtrVolume) x_cpu = ctr_backend_run_scsr (ctr_backend_cpu (), m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+        g_assert_no_error (e);
+        g_autoptr (CtrVolume) x_gpu = ctr_cuda_run_scsr (m, FALSE, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+        g_assert_no_error (e);
+        double d = max_rel_diff (x_gpu->data, x_cpu->data, n), dt = max_rel_diff (x_gpu->data, xt->data, n);
+        g_setenv ("CTR_CUDA_WARPS_PER_ROW", "4", TRUE);
+        g_autoptr (CtrVolume) x_w4 = ctr_cuda_run_scsr (m, FALSE, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+        g_unsetenv ("CTR_CUDA_WARPS_PER_ROW");
+        g_assert_no_error (e);
+        const double d4 = max_rel_diff (x_w4->data, x_cpu->data, n);
+        g_test_message ("%s %s step %d: 4 warps per row vs CPU %.2e", c->name, ctr_method_name (meth), step, d4);
+        g_assert_cmpfloat (d4, <=, 1e-4);
+        double ds = NAN;
+        if (meth == CTR_METHOD_PART)
+          {
+            g_autoptr (CtrVolume) x_sp = ctr_cuda_run_scsr (m, TRUE, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+            g_assert_no_error (e);
+            ds = max_rel_diff (x_sp->data, x_cpu->data, n);
+            g_assert_cmpfloat (ds, <=, 1e-4);
+          }
+        g_test_message ("%s %s step %d: GPU vs CPU %.2e, cuSPARSE vs CPU %.2e, GPU vs truth %.3f",
+                        c->name, ctr_method_name (meth), step, d, ds, dt);
+        g_assert_cmpfloat (d, <=, 1e-4);
+      }
+}
+#endif
+
+int
+main (int argc, char **argv)
+{
+  gboolean want_gpu = FALSE;
+  for (int i = 1; i < argc; i++)
+    want_gpu |= strstr (argv[i], "/ctr/gpu") != NULL;
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ctr/backend/registry", test_registry);
+  g_test_add_func ("/ctr/backend/cpu", test_cpu_backend);
+#ifdef CTR_HAVE_CUDA
+  g_autoptr (GError) e = NULL;
+  CtrCudaDeviceInfo info;
+  if (!ctr_cuda_probe (&info, &e))
+    {
+      if (want_gpu)
+        {
+          g_printerr ("skipped: %s\n", e->message);
+          return 77;
+        }
+    }
+  else
+    {
+      g_printerr ("device: %s (cc %d.%d, %.1f GiB, %.0f GB/s peak)\n", info.name, info.cc_major, info.cc_minor,
+                  info.total_bytes / 1073741824.0, info.bandwidth_gbs);
+      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+        {
+          g_autofree char *p1 = g_strdup_printf ("/ctr/gpu/products/%s", cases[i].name);
+          g_autofree char *p2 = g_strdup_printf ("/ctr/gpu/solvers/%s", cases[i].name);
+          g_test_add_data_func (p1, &cases[i], test_products);
+          g_test_add_data_func (p2, &cases[i], test_solvers);
+        }
+    }
+#else
+  if (want_gpu)
+    {
+      g_printerr ("skipped: this build has no CUDA backend (-Dcuda=disabled or nvcc not on PATH)\n");
+      return 77;
+    }
+#endif
+  return g_test_run ();
+}

@@ -1,0 +1,387 @@
+/* test-scsr.c — the symmetry-compressed matrix (cuART §3): every row expanded
+ * from SCSR equals the row computed directly, for D4, rotation-only and no
+ * symmetry, odd and even sizes; products adjoint and equal to CSR's. */
+#include <math.h>
+#include <string.h>
+#include <omp.h>
+#include "ctrecon.h"
+#include "sysmat/ctr-scsr.h"
+#include "sysmat/ctr-matrix-cache.h"
+#include "sysmat/ctr-blocking.h"
+#include <glib/gstdio.h>
+
+typedef struct {
+  const char *name;
+  CtrBeam beam;
+  CtrDetectorShape shape;
+  guint n, cols, views;
+  double offset;      /* detector offset, columns */
+  double shift_mm;    /* grid centre shift */
+  guint expect_order;
+} Case;
+
+static const Case cases[] = {
+  { "d4-fan-curved-even", CTR_BEAM_FAN, CTR_DETECTOR_CURVED, 32, 48, 64, 0, 0, 8 },
+  { "d4-fan-flat-odd", CTR_BEAM_FAN, CTR_DETECTOR_FLAT, 31, 45, 40, 0, 0, 8 },
+  { "d4-parallel-odd", CTR_BEAM_PARALLEL, CTR_DETECTOR_FLAT, 33, 47, 48, 0, 0, 8 },
+  { "c4-fan-offset-even", CTR_BEAM_FAN, CTR_DETECTOR_CURVED, 32, 48, 64, 1.25, 0, 4 },
+  { "c4-fan-flat-offset-odd", CTR_BEAM_FAN, CTR_DETECTOR_FLAT, 29, 41, 36, -0.5, 0, 4 },
+  { "none-shifted-grid", CTR_BEAM_FAN, CTR_DETECTOR_FLAT, 30, 44, 24, 0, 3.0, 1 },
+};
+
+static CtrGeometry *
+make_geometry (const Case *c)
+{
+  CtrGeometry *g = ctr_geometry_new (c->beam, c->views);
+  g->n_cols = c->cols;
+  g->shape = c->shape;
+  const double fov = 60.0;
+  if (c->beam == CTR_BEAM_PARALLEL)
+    g->pitch_u = 2 * fov / c->cols;
+  else
+    {
+      g->sod_mm = 250;
+      g->sdd_mm = 450;
+      double gmax = asin (fov / g->sod_mm);
+      g->pitch_u = c->shape == CTR_DETECTOR_CURVED ? 2 * gmax / c->cols
+                                                   : 2 * g->sdd_mm * tan (gmax) / c->cols;
+    }
+  g->offset_u = c->offset * g->pitch_u;
+  ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / c->views);
+  return g;
+}
+
+static CtrGrid
+make_grid (const Case *c)
+{
+  CtrGrid grid = ctr_grid_square (c->n, 80.0 / c->n, 1, 1);
+  grid.cx = c->shift_mm;
+  return grid;
+}
+
+static void
+test_rows (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr (CtrGeometry) g = make_geometry (c);
+  CtrGrid grid = make_grid (c);
+  for (int model = CTR_RAY_MODEL_JOSEPH; model <= CTR_RAY_MODEL_AREA; model++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, model, CTR_SYM_ALL, NULL, &error);
+      g_assert_no_error (error);
+      g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, model, NULL, &error);
+      g_assert_no_error (error);
+      const CtrSymmetry *sy = ctr_scsr_symmetry (m);
+      g_test_message ("%s model %d: %s", c->name, model, sy->reason);
+      g_assert_cmpuint (ctr_scsr_order (m), ==, c->expect_order);
+      /* Every acquired view is covered exactly once; orbits ≈ views / K. */
+      g_assert_cmpuint (ctr_scsr_n_orbits (m) * c->expect_order, >=, c->views);
+      if (c->expect_order > 1)
+        g_assert_cmpuint (ctr_scsr_n_orbits (m), <=, c->views / c->expect_order + 2);
+
+      const gint64 *rp;
+      const guint32 *ci;
+      const float *va;
+      ctr_sysmat_csr (a, &rp, &ci, &va);
+      const guint64 np = (guint64) c->n * c->n;
+      g_autofree float *dense = g_new (float, np), *direct = g_new (float, np);
+      double worst = 0;
+      guint64 nnz = 0;
+      for (guint v = 0; v < c->views; v++)
+        for (guint col = 0; col < c->cols; col++)
+          {
+            ctr_scsr_expand_row (m, v, col, dense);
+            memset (direct, 0, np * sizeof (float));
+            guint64 i = (guint64) v * c->cols + col;
+            double mx = 0;
+            for (gint64 k = rp[i]; k < rp[i + 1]; k++)
+              {
+                direct[ci[k]] += va[k];
+                mx = MAX (mx, fabs (va[k]));
+              }
+            nnz += rp[i + 1] - rp[i];
+            for (guint64 p = 0; p < np; p++)
+              worst = MAX (worst, fabs (dense[p] - direct[p]) / MAX (mx, 1e-30));
+          }
+      g_test_message ("  max relative row difference %.3g; stored %" G_GUINT64_FORMAT
+                      " of %" G_GUINT64_FORMAT " non-zeros", worst, ctr_scsr_nnz (m), nnz);
+      g_assert_cmpfloat (worst, <=, 1e-6);
+      /* Elements present in one and not the other (beyond the tiny weights a
+       * rounding flip of Joseph's interpolation adds) would show here. */
+      g_assert_cmpfloat (fabs ((double) ctr_scsr_nnz_expanded (m) - nnz), <=, 1e-3 * nnz + 4);
+    }
+}
+
+static void
+fill_random (float *a, gsize n, guint32 seed)
+{
+  GRand *r = g_rand_new_with_seed (seed);
+  for (gsize i = 0; i < n; i++)
+    a[i] = (float) g_rand_double_range (r, -1, 1);
+  g_rand_free (r);
+}
+
+/* <Ax, y> = <x, Aᵀy> and A x equal to CSR's, for 1 and 11 slices (one full
+ * register block of 8 and a remainder). */
+static void
+test_products (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr (CtrGeometry) g = make_geometry (c);
+  CtrGrid grid = make_grid (c);
+  /* More parts than threads (5 parts, run on the suite's 2 threads) must
+   * give the same products as one part per thread. */
+  const int threads = omp_get_max_threads ();
+  omp_set_num_threads (5);
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  omp_set_num_threads (threads);
+  g_assert_cmpuint (ctr_scsr_n_parts (m), ==, 5);
+  g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, NULL);
+  const guint64 np = (guint64) c->n * c->n, nr = (guint64) c->views * c->cols;
+  for (guint ns = 1; ns <= 11; ns += 10)
+    {
+      g_autofree float *x = g_new (float, np * ns), *y = g_new (float, nr * ns);
+      g_autofree float *ax = g_new (float, nr * ns), *ax_csr = g_new (float, nr * ns);
+      g_autofree float *aty = g_new (float, np * ns), *aty_csr = g_new (float, np * ns);
+      fill_random (x, np * ns, 7);
+      fill_random (y, nr * ns, 8);
+      ctr_scsr_apply (m, x, ax, ns);
+      ctr_scsr_apply_adjoint (m, y, aty, ns);
+      ctr_sysmat_apply (a, x, ax_csr, ns);
+      ctr_sysmat_apply_adjoint (a, y, aty_csr, ns);
+      double l = 0, r = 0, dmax = 0, amax = 0, bmax = 0, bd = 0;
+      for (guint64 i = 0; i < nr * ns; i++)
+        {
+          l += (double) ax[i] * y[i];
+          dmax = MAX (dmax, fabs (ax[i] - ax_csr[i]));
+          amax = MAX (amax, fabs (ax_csr[i]));
+        }
+      for (guint64 p = 0; p < np * ns; p++)
+        {
+          r += (double) x[p] * aty[p];
+          bd = MAX (bd, fabs (aty[p] - aty_csr[p]));
+          bmax = MAX (bmax, fabs (aty_csr[p]));
+        }
+      g_test_message ("%s ns %u: <Ax,y> %.6f <x,A'y> %.6f; |Ax - Ax_csr| %.2g of %.2g; |A'y - csr| %.2g of %.2g",
+                      c->name, ns, l, r, dmax, amax, bd, bmax);
+      g_assert_cmpfloat (fabs (l - r), <=, 1e-5 * (fabs (l) + 1));
+      g_assert_cmpfloat (dmax, <=, 1e-5 * amax);
+      g_assert_cmpfloat (bd, <=, 1e-5 * bmax);
+    }
+}
+
+/* Consistent data A·x_true for a stack of 3 slices with different truths;
+ * slice 1 has two dead detector columns. */
+static CtrProjections *
+simulate_stack (const CtrSysmat *a, const CtrGeometry *g, const CtrVolume *x)
+{
+  CtrProjections *p = ctr_projections_new (g->n_views, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, NULL);
+  g_autofree float *y = g_new (float, (gsize) g->n_views * g->n_cols);
+  for (guint s = 0; s < g->n_rows; s++)
+    {
+      ctr_sysmat_apply (a, ctr_volume_slice (x, s), y, 1);
+      guint row = ctr_geometry_slice_row (g, s);
+      for (guint v = 0; v < g->n_views; v++)
+        memcpy (ctr_projections_view (p, v) + (gsize) row * g->n_cols, y + (gsize) v * g->n_cols,
+                g->n_cols * sizeof (float));
+    }
+  p->mask = g_new (guint8, (gsize) g->n_rows * g->n_cols);
+  memset (p->mask, 1, (gsize) g->n_rows * g->n_cols);
+  guint row1 = ctr_geometry_slice_row (g, 1);
+  p->mask[(gsize) row1 * g->n_cols + 5] = p->mask[(gsize) row1 * g->n_cols + 20] = 0;
+  return p;
+}
+
+static double
+max_rel_diff (const CtrVolume *a, const CtrVolume *b)
+{
+  gsize n = ctr_grid_size (&a->grid);
+  double d = 0, m = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      d = MAX (d, fabs (a->data[i] - b->data[i]));
+      m = MAX (m, fabs (b->data[i]));
+    }
+  return d / m;
+}
+
+/* Parallel ART on SCSR equals parallel ART on CSR with the same orbit subsets
+ * after 10 iterations (both step rules, with non-negativity); SART and SIRT
+ * on SCSR converge towards the truth. */
+static void
+test_solvers (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr (CtrGeometry) g = make_geometry (c);
+  g->n_rows = 3;
+  CtrGrid grid = make_grid (c);
+  grid.nz = 3;
+  g_autoptr (CtrVolume) xt = ctr_volume_new (&grid, NULL);
+  for (guint s = 0; s < 3; s++)
+    for (guint iy = 0; iy < grid.ny; iy++)
+      for (guint ix = 0; ix < grid.nx; ix++)
+        {
+          double px = ctr_grid_x (&grid, ix) - grid.cx, py = ctr_grid_y (&grid, iy) - 4.0 * s;
+          xt->data[((gsize) s * grid.ny + iy) * grid.nx + ix] =
+            (float) (0.02 * exp (-(px * px + py * py) / (2 * 12.0 * 12.0)) + (px > 5 && px < 15 && py > -8 ? 0.01 : 0));
+        }
+  g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, NULL);
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  g_autoptr (CtrProjections) p = simulate_stack (a, g, xt);
+
+  for (int step = CTR_PART_STEP_SPARSITY; step <= CTR_PART_STEP_CUART; step++)
+    {
+      CtrReconOptions o;
+      ctr_recon_options_init (&o, CTR_METHOD_PART);
+      o.iterations = 10;
+      o.part_step = step;
+      o.nonnegative = TRUE;
+      o.ray_model = CTR_RAY_MODEL_AREA;
+      o.matrix = CTR_MATRIX_CSR;
+      o.subsets = CTR_SUBSETS_ORBIT;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CtrVolume) x_csr = ctr_solver_run (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      o.matrix = CTR_MATRIX_SCSR;
+      g_autoptr (CtrVolume) x_scsr = ctr_solver_run_scsr (m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      double d = max_rel_diff (x_scsr, x_csr), e = max_rel_diff (x_scsr, xt);
+      g_test_message ("%s PART step %d: SCSR vs CSR %.2e; vs truth %.3f", c->name, step, d, e);
+      g_assert_cmpfloat (d, <=, 1e-5);
+    }
+  for (CtrMethod meth = CTR_METHOD_SART; meth <= CTR_METHOD_SIRT; meth++)
+    {
+      CtrReconOptions o;
+      ctr_recon_options_init (&o, meth);
+      o.iterations = meth == CTR_METHOD_SIRT ? 60 : 10;
+      o.ray_model = CTR_RAY_MODEL_AREA;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CtrVolume) x = ctr_solver_run_scsr (m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      double e = max_rel_diff (x, xt);
+      g_test_message ("%s %s on SCSR: max error vs truth %.3f of the maximum", c->name, ctr_method_name (meth), e);
+      g_assert_cmpfloat (e, <, 0.35);
+    }
+}
+
+/* The blocked layouts hold exactly the stored rows: walking them gives the
+ * canonical views' projections. */
+static void
+test_blocking (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr (CtrGeometry) g = make_geometry (c);
+  CtrGrid grid = make_grid (c);
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
+  const guint64 np = (guint64) c->n * c->n, nr = (guint64) c->views * c->cols;
+  const guint no = ctr_scsr_n_orbits (m);
+  g_autofree float *x = g_new (float, np), *y = g_new (float, nr), *yb = g_new (float, (gsize) no * c->cols);
+  fill_random (x, np, 3);
+  ctr_scsr_apply (m, x, y, 1);
+  for (int kind = CTR_BLOCKING_VIEW; kind <= CTR_BLOCKING_GLOBAL; kind++)
+    {
+      g_autoptr (CtrBlocked) b = ctr_blocked_new (m, kind);
+      ctr_blocked_apply_canonical (b, m, x, yb);
+      double d = 0, mx = 0;
+      for (guint o = 0; o < no; o++)
+        for (guint j = 0; j < c->cols; j++)
+          {
+            float ref = y[(gsize) sy->orbit_view[o] * c->cols + j];
+            d = MAX (d, fabs (yb[(gsize) o * c->cols + j] - ref));
+            mx = MAX (mx, fabs (ref));
+          }
+      g_test_message ("%s %s blocking: %u sub-matrices, padding %.1f %%, max difference %.2g of %.2g",
+                      c->name, kind == CTR_BLOCKING_VIEW ? "view-level" : "global", b->n_blocks,
+                      100 * ctr_blocked_padding (b), d, mx);
+      g_assert_cmpuint (b->nnz, ==, ctr_scsr_nnz (m));
+      g_assert_cmpfloat (d, <=, 1e-5 * mx);
+    }
+}
+
+/* The disk cache: a saved matrix loads back identical; a truncated, corrupted
+ * or stale file is refused with CTR_ERROR_FORMAT and rebuilt by the cache. */
+static void
+test_cache (void)
+{
+  const Case *c = &cases[0];
+  g_autoptr (CtrGeometry) g = make_geometry (c);
+  CtrGrid grid = make_grid (c);
+  g_autofree char *dir = g_dir_make_tmp ("ctr-cache-XXXXXX", NULL);
+  g_setenv ("CTR_CACHE_DIR", dir, TRUE);
+  g_autofree char *key = ctr_matrix_cache_key (g, &grid, CTR_RAY_MODEL_AREA);
+  g_autofree char *path = ctr_matrix_cache_path (key);
+  g_autoptr (GError) error = NULL;
+  gboolean loaded = TRUE;
+
+  g_autoptr (CtrScsr) built = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (loaded);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_autoptr (CtrScsr) again = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (loaded);
+  g_assert_cmpuint (ctr_scsr_nnz (again), ==, ctr_scsr_nnz (built));
+  const gint64 *s1, *s2;
+  const CtrScsrElem *e1, *e2;
+  ctr_scsr_arrays (built, &s1, &e1);
+  ctr_scsr_arrays (again, &s2, &e2);
+  g_assert_cmpmem (e1, ctr_scsr_nnz (built) * sizeof (CtrScsrElem), e2, ctr_scsr_nnz (again) * sizeof (CtrScsrElem));
+
+  gchar *data;
+  gsize len;
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  /* Truncated. */
+  g_assert_true (g_file_set_contents (path, data, len - 100, NULL));
+  g_assert_null (ctr_scsr_load (path, key, g, &grid, CTR_RAY_MODEL_AREA, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
+  g_test_message ("truncated: %s", error->message);
+  g_clear_error (&error);
+  /* One weight changed. */
+  data[len - 1000] ^= 0x40;
+  g_assert_true (g_file_set_contents (path, data, len, NULL));
+  g_assert_null (ctr_scsr_load (path, key, g, &grid, CTR_RAY_MODEL_AREA, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
+  g_test_message ("corrupt: %s", error->message);
+  g_clear_error (&error);
+  /* Another geometry's key. */
+  g_autofree char *other = g_strdup (key);
+  other[0] = other[0] == 'a' ? 'b' : 'a';
+  g_assert_null (ctr_scsr_load (path, other, g, &grid, CTR_RAY_MODEL_AREA, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
+  g_clear_error (&error);
+  /* The cache rebuilds over the corrupt file and the next load is good. */
+  g_autoptr (CtrScsr) rebuilt = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (loaded);
+  g_autoptr (CtrScsr) reloaded = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (loaded);
+  g_free (data);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_unsetenv ("CTR_CACHE_DIR");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *p1 = g_strdup_printf ("/ctr/core/scsr/rows/%s", cases[i].name);
+      g_autofree char *p2 = g_strdup_printf ("/ctr/core/scsr/products/%s", cases[i].name);
+      g_test_add_data_func (p1, &cases[i], test_rows);
+      g_test_add_data_func (p2, &cases[i], test_products);
+      g_autofree char *p4 = g_strdup_printf ("/ctr/core/scsr/blocking/%s", cases[i].name);
+      g_test_add_data_func (p4, &cases[i], test_blocking);
+      if (cases[i].expect_order > 1)
+        {
+          g_autofree char *p3 = g_strdup_printf ("/ctr/core/scsr/solvers/%s", cases[i].name);
+          g_test_add_data_func (p3, &cases[i], test_solvers);
+        }
+    }
+  g_test_add_func ("/ctr/core/scsr/cache", test_cache);
+  return g_test_run ();
+}

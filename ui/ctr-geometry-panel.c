@@ -1,0 +1,612 @@
+/* ctr-geometry-panel.c — the geometry editor: fields, validation, sketch.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The form is a table of fields (below) turned into rows at init.  Every
+ * keystroke re-parses all fields into a fresh CtrGeometry and validates it:
+ *   1. a field that is not a number (or not a whole number) says so;
+ *   2. the sizes must keep those of the loaded projections (views, rows,
+ *      columns): the data cannot change shape;
+ *   3. ctr_geometry_validate() — core's own check — and its message is shown
+ *      beside the field it names (or below the form when it names none).
+ * Only a geometry that passes all three is handed out
+ * (ctr_geometry_panel_get_geometry); the sketch, the field-of-view row and the
+ * view slider follow every valid edit.  Angles: a uniform list is edited as
+ * start / step / count; an irregular list from the file is kept as it is until
+ * the user edits one of those three fields.
+ */
+#define G_LOG_DOMAIN "ctr-geometry-panel"
+
+#include <math.h>
+#include <string.h>
+
+#include "ctr-geometry-panel.h"
+#include "ctr-geometry-sketch.h"
+
+typedef enum {
+  F_SOD, F_SDD, F_COLS, F_ROWS, F_PITCH_U, F_PITCH_V, F_OFFSET_U, F_OFFSET_V,
+  F_VIEWS, F_ANGLE_START, F_ANGLE_STEP,
+  F_IMAGE_SIZE, F_PIXEL_SIZE,
+  N_FIELDS
+} Field;
+
+enum { GROUP_DETECTOR, GROUP_VIEWS, GROUP_GRID };
+
+static const struct {
+  const char *name;
+  const char *title;
+  const char *hint;
+  gboolean    integer;
+  int         group;
+} fields[N_FIELDS] = {
+  [F_SOD]         = { "sod", "Source to isocentre", "SOD, mm", FALSE, GROUP_DETECTOR },
+  [F_SDD]         = { "sdd", "Source to detector", "SDD, mm; more than SOD", FALSE, GROUP_DETECTOR },
+  [F_COLS]        = { "cols", "Columns", "detector columns", TRUE, GROUP_DETECTOR },
+  [F_ROWS]        = { "rows", "Rows", "detector rows (slices)", TRUE, GROUP_DETECTOR },
+  [F_PITCH_U]     = { "pitch-u", "Column pitch", NULL, FALSE, GROUP_DETECTOR },
+  [F_PITCH_V]     = { "pitch-v", "Row pitch", "mm", FALSE, GROUP_DETECTOR },
+  [F_OFFSET_U]    = { "offset-u", "Offset u", "shift of the central ray's column", FALSE, GROUP_DETECTOR },
+  [F_OFFSET_V]    = { "offset-v", "Offset v", "mm", FALSE, GROUP_DETECTOR },
+  [F_VIEWS]       = { "views", "Count", "number of views", TRUE, GROUP_VIEWS },
+  [F_ANGLE_START] = { "angle-start", "Start", "β of the first view, degrees", FALSE, GROUP_VIEWS },
+  [F_ANGLE_STEP]  = { "angle-step", "Step", "degrees per view; negative turns clockwise", FALSE, GROUP_VIEWS },
+  [F_IMAGE_SIZE]  = { "image-size", "Image size", "pixels per side", TRUE, GROUP_GRID },
+  [F_PIXEL_SIZE]  = { "pixel-size", "Pixel size", "mm", FALSE, GROUP_GRID },
+};
+
+struct _CtrGeometryPanel
+{
+  GtkWidget          parent_instance;
+
+  /* template children */
+  GtkWidget         *paned;
+  AdwPreferencesGroup *detector_group;
+  AdwPreferencesGroup *views_group;
+  AdwPreferencesGroup *grid_group;
+  AdwComboRow       *beam_row;
+  AdwComboRow       *shape_row;
+  AdwActionRow      *fov_row;
+  GtkLabel          *status_label;
+  GtkButton         *reset_button;
+  CtrGeometrySketch *sketch;
+  GtkAdjustment     *view_adjustment;
+
+  AdwActionRow      *rows[N_FIELDS];
+  GtkEntry          *entries[N_FIELDS];
+  GtkLabel          *units[N_FIELDS];
+  char              *reasons[N_FIELDS];
+
+  CtrGeometry       *original;   /* the file's, nullable */
+  CtrGrid            original_grid;
+  guint              data_views, data_rows, data_cols;  /* 0: no data */
+  CtrGeometry       *edited;     /* valid, or NULL */
+  CtrGrid            grid;
+  gboolean           grid_valid;
+  gboolean           angles_edited;
+  gboolean           updating;
+};
+
+G_DEFINE_FINAL_TYPE (CtrGeometryPanel, ctr_geometry_panel, GTK_TYPE_WIDGET)
+
+enum { CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static Field
+field_from_name (const char *name)
+{
+  for (guint f = 0; f < N_FIELDS; f++)
+    if (g_strcmp0 (fields[f].name, name) == 0)
+      return f;
+  return N_FIELDS;
+}
+
+static gboolean
+curved (CtrGeometryPanel *self)
+{
+  return adw_combo_row_get_selected (self->beam_row) != CTR_BEAM_PARALLEL &&
+         adw_combo_row_get_selected (self->shape_row) == CTR_DETECTOR_CURVED;
+}
+
+static void
+set_reason (CtrGeometryPanel *self, Field f, const char *reason)
+{
+  if (reason != NULL && *reason == '\0')
+    reason = NULL;
+  g_free (self->reasons[f]);
+  self->reasons[f] = g_strdup (reason);
+  if (reason != NULL)
+    {
+      adw_action_row_set_subtitle (self->rows[f], reason);
+      gtk_widget_add_css_class (GTK_WIDGET (self->rows[f]), "ctr-invalid");
+      gtk_widget_add_css_class (GTK_WIDGET (self->entries[f]), "error");
+    }
+  else
+    {
+      const char *hint = fields[f].hint;
+      if (f == F_PITCH_U)
+        hint = curved (self) ? "radians per column (equiangular)" : "mm";
+      adw_action_row_set_subtitle (self->rows[f], hint ? hint : "");
+      gtk_widget_remove_css_class (GTK_WIDGET (self->rows[f]), "ctr-invalid");
+      gtk_widget_remove_css_class (GTK_WIDGET (self->entries[f]), "error");
+    }
+}
+
+static gboolean
+parse_field (CtrGeometryPanel *self, Field f, double *value)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->entries[f]));
+  g_autofree char *trimmed = g_strstrip (g_strdup (text));
+  char *end = NULL;
+
+  /* accept a decimal comma too */
+  g_strdelimit (trimmed, ",", '.');
+  if (*trimmed == '\0')
+    {
+      set_reason (self, f, "Enter a value");
+      return FALSE;
+    }
+  *value = g_ascii_strtod (trimmed, &end);
+  if (end == trimmed || *end != '\0' || !isfinite (*value))
+    {
+      g_autofree char *msg = g_strdup_printf ("“%s” is not a number", trimmed);
+      set_reason (self, f, msg);
+      return FALSE;
+    }
+  if (fields[f].integer && (*value != floor (*value) || *value < 0 || *value > 1e6))
+    {
+      g_autofree char *msg = g_strdup_printf ("%s must be a whole number", fields[f].title);
+      set_reason (self, f, msg);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Which field does core's validation message name? */
+static Field
+field_of_message (const char *m)
+{
+  static const struct { const char *key; Field f; } map[] = {
+    { "zero views", F_VIEWS },
+    { "too large", F_VIEWS },
+    { "columns", F_COLS },
+    { "column pitch", F_PITCH_U },
+    { "row pitch", F_PITCH_V },
+    { "offsets", F_OFFSET_U },
+    { "angle", F_ANGLE_STEP },
+    { "source to detector", F_SDD },
+    { "source to isocentre", F_SOD },
+    { "curved detector", F_PITCH_U },
+    { "covers no field", F_PITCH_U },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    if (strstr (m, map[i].key) != NULL)
+      return map[i].f;
+  return N_FIELDS;
+}
+
+static void
+set_text (CtrGeometryPanel *self, Field f, const char *format, double v)
+{
+  g_autofree char *text = g_strdup_printf (format, v);
+  gtk_editable_set_text (GTK_EDITABLE (self->entries[f]), text);
+}
+
+static gboolean
+uniform_angles (const CtrGeometry *g, double *start, double *step)
+{
+  *start = g->n_views > 0 ? g->angles[0] : 0;
+  *step = g->n_views > 1 ? (g->angles[g->n_views - 1] - g->angles[0]) / (g->n_views - 1) : 0;
+  for (guint k = 0; k < g->n_views; k++)
+    if (fabs (g->angles[k] - (*start + k * *step)) > 1e-6)
+      return FALSE;
+  return TRUE;
+}
+
+static void
+validate (CtrGeometryPanel *self)
+{
+  double v[N_FIELDS] = { 0 };
+  gboolean ok = TRUE;
+  CtrBeam beam = adw_combo_row_get_selected (self->beam_row);
+  g_autoptr(CtrGeometry) g = NULL;
+
+  if (self->updating)
+    return;
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->shape_row), beam != CTR_BEAM_PARALLEL);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->rows[F_SOD]), beam != CTR_BEAM_PARALLEL);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->rows[F_SDD]), beam != CTR_BEAM_PARALLEL);
+  gtk_label_set_label (self->units[F_PITCH_U], curved (self) ? "rad" : "mm");
+  gtk_label_set_label (self->units[F_OFFSET_U], curved (self) ? "rad" : "mm");
+
+  for (guint f = 0; f < N_FIELDS; f++)
+    {
+      set_reason (self, f, NULL);
+      if (!parse_field (self, f, &v[f]))
+        ok = FALSE;
+    }
+  gtk_label_set_label (self->status_label, "");
+  g_clear_pointer (&self->edited, ctr_geometry_free);
+  self->grid_valid = FALSE;
+
+  /* the data's shape is fixed */
+  if (self->data_views > 0)
+    {
+      const struct { Field f; guint n; const char *what; } fixed[] = {
+        { F_VIEWS, self->data_views, "views" },
+        { F_ROWS, self->data_rows, "rows" },
+        { F_COLS, self->data_cols, "columns" },
+      };
+      for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
+        if (self->reasons[fixed[i].f] == NULL && v[fixed[i].f] != fixed[i].n)
+          {
+            g_autofree char *msg = g_strdup_printf ("The projections have %u %s", fixed[i].n, fixed[i].what);
+            set_reason (self, fixed[i].f, msg);
+            ok = FALSE;
+          }
+    }
+  if (self->reasons[F_VIEWS] == NULL && v[F_VIEWS] < 1)
+    {
+      set_reason (self, F_VIEWS, "At least one view");
+      ok = FALSE;
+    }
+  if (self->reasons[F_ANGLE_STEP] == NULL && v[F_ANGLE_STEP] == 0 && v[F_VIEWS] > 1)
+    {
+      set_reason (self, F_ANGLE_STEP, "The step must not be 0");
+      ok = FALSE;
+    }
+  if (self->reasons[F_IMAGE_SIZE] == NULL && (v[F_IMAGE_SIZE] < 1 || v[F_IMAGE_SIZE] > 16384))
+    {
+      set_reason (self, F_IMAGE_SIZE, "From 1 to 16384 pixels");
+      ok = FALSE;
+    }
+  if (self->reasons[F_PIXEL_SIZE] == NULL && !(v[F_PIXEL_SIZE] > 0))
+    {
+      set_reason (self, F_PIXEL_SIZE, "Pixel size must be positive");
+      ok = FALSE;
+    }
+
+  if (self->reasons[F_VIEWS] == NULL && v[F_VIEWS] >= 1)
+    {
+      g = ctr_geometry_new (beam, (guint) v[F_VIEWS]);
+      g->shape = beam == CTR_BEAM_PARALLEL ? CTR_DETECTOR_FLAT : adw_combo_row_get_selected (self->shape_row);
+      g->sod_mm = beam == CTR_BEAM_PARALLEL ? 0 : v[F_SOD];
+      g->sdd_mm = beam == CTR_BEAM_PARALLEL ? 0 : v[F_SDD];
+      g->n_cols = (guint) v[F_COLS];
+      g->n_rows = (guint) v[F_ROWS];
+      g->pitch_u = v[F_PITCH_U];
+      g->pitch_v_mm = v[F_PITCH_V];
+      g->offset_u = v[F_OFFSET_U];
+      g->offset_v_mm = v[F_OFFSET_V];
+      if (self->original != NULL)
+        {
+          g->rows_increase_with_v = self->original->rows_increase_with_v;
+          g->pixel_size_known = self->original->pixel_size_known;
+        }
+      if (!self->angles_edited && self->original != NULL && self->original->n_views == g->n_views)
+        memcpy (g->angles, self->original->angles, g->n_views * sizeof (double));
+      else
+        ctr_geometry_set_uniform_angles (g, v[F_ANGLE_START] * G_PI / 180, v[F_ANGLE_STEP] * G_PI / 180);
+
+      g_autoptr(GError) error = NULL;
+      if (!ctr_geometry_validate (g, &error))
+        {
+          Field f = field_of_message (error->message);
+          g_autofree char *msg = g_strdup_printf ("%c%s", g_ascii_toupper (error->message[0]), error->message + 1);
+          if (f < N_FIELDS && self->reasons[f] == NULL)
+            set_reason (self, f, msg);
+          else
+            gtk_label_set_label (self->status_label, msg);
+          ok = FALSE;
+        }
+    }
+  else
+    ok = FALSE;
+
+  if (g != NULL && self->reasons[F_IMAGE_SIZE] == NULL && self->reasons[F_PIXEL_SIZE] == NULL &&
+      ctr_geometry_validate (g, NULL))
+    {
+      self->grid = ctr_default_grid (g, (guint) v[F_IMAGE_SIZE], v[F_PIXEL_SIZE]);
+      self->grid_valid = TRUE;
+    }
+
+  if (ok)
+    {
+      double fov = ctr_geometry_fov_radius_mm (g);
+      double side = self->grid.nx * self->grid.dx;
+      g_autofree char *text = g_strdup_printf (
+        "Ø %.1f mm scanned by every view; the grid spans %.1f × %.1f mm (%s)",
+        2 * fov, side, self->grid.ny * self->grid.dy,
+        side * G_SQRT2 / 2 < fov ? "inside the field of view"
+          : side / 2 > fov * 1.001 ? "beyond the field of view: the corners see no data"
+          : "the disc fits the grid");
+      adw_action_row_set_subtitle (self->fov_row, text);
+      self->edited = g_steal_pointer (&g);
+      gtk_adjustment_set_upper (self->view_adjustment, self->edited->n_views);
+      ctr_geometry_sketch_set (self->sketch, self->edited, &self->grid);
+    }
+  else
+    {
+      adw_action_row_set_subtitle (self->fov_row, "–");
+      ctr_geometry_sketch_set (self->sketch, g, NULL);
+      if (*gtk_label_get_label (self->status_label) == '\0')
+        gtk_label_set_label (self->status_label, "Fix the fields marked in red to use this geometry.");
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->status_label), *gtk_label_get_label (self->status_label) != '\0');
+  g_signal_emit (self, signals[CHANGED], 0);
+}
+
+static void
+on_entry_changed (GtkEditable *editable, CtrGeometryPanel *self)
+{
+  if (self->updating)
+    return;
+  if (editable == GTK_EDITABLE (self->entries[F_VIEWS]) ||
+      editable == GTK_EDITABLE (self->entries[F_ANGLE_START]) ||
+      editable == GTK_EDITABLE (self->entries[F_ANGLE_STEP]))
+    self->angles_edited = TRUE;
+  validate (self);
+}
+
+static void
+on_shape_changed (CtrGeometryPanel *self)
+{
+  double sdd, pitch, offset;
+
+  if (self->updating)
+    return;
+  /* Flat ↔ curved: keep the same angular size of the columns at the source
+   * (pitch_rad ≈ pitch_mm / SDD) so the sketch stays sensible. */
+  self->updating = TRUE;
+  if (parse_field (self, F_SDD, &sdd) && sdd > 0 && parse_field (self, F_PITCH_U, &pitch) &&
+      parse_field (self, F_OFFSET_U, &offset))
+    {
+      gboolean to_curved = adw_combo_row_get_selected (self->shape_row) == CTR_DETECTOR_CURVED;
+      double k = to_curved ? 1 / sdd : sdd;
+      set_text (self, F_PITCH_U, "%.8g", pitch * k);
+      set_text (self, F_OFFSET_U, "%.8g", offset * k);
+    }
+  self->updating = FALSE;
+  validate (self);
+}
+
+static void
+on_beam_changed (CtrGeometryPanel *self)
+{
+  validate (self);
+}
+
+static void
+on_view_changed (GtkAdjustment *adj, CtrGeometryPanel *self)
+{
+  ctr_geometry_sketch_set_view (self->sketch, (guint) gtk_adjustment_get_value (adj) - 1);
+}
+
+static void
+fill_fields (CtrGeometryPanel *self)
+{
+  const CtrGeometry *g = self->original;
+  double start, step;
+
+  self->updating = TRUE;
+  self->angles_edited = FALSE;
+  if (g != NULL)
+    {
+      gboolean uniform = uniform_angles (g, &start, &step);
+      adw_combo_row_set_selected (self->beam_row, g->beam);
+      adw_combo_row_set_selected (self->shape_row, g->shape);
+      set_text (self, F_SOD, "%.8g", g->sod_mm);
+      set_text (self, F_SDD, "%.8g", g->sdd_mm);
+      set_text (self, F_COLS, "%.0f", g->n_cols);
+      set_text (self, F_ROWS, "%.0f", g->n_rows);
+      set_text (self, F_PITCH_U, "%.8g", g->pitch_u);
+      set_text (self, F_PITCH_V, "%.8g", g->pitch_v_mm);
+      set_text (self, F_OFFSET_U, "%.8g", g->offset_u);
+      set_text (self, F_OFFSET_V, "%.8g", g->offset_v_mm);
+      set_text (self, F_VIEWS, "%.0f", g->n_views);
+      set_text (self, F_ANGLE_START, "%.8g", start * 180 / G_PI);
+      set_text (self, F_ANGLE_STEP, "%.8g", step * 180 / G_PI);
+      adw_preferences_group_set_description (self->views_group, uniform
+        ? "A uniform list: β_k = start + k · step"
+        : "The file lists irregular angles; they are kept unless you edit these fields (which makes the list uniform)");
+      set_text (self, F_IMAGE_SIZE, "%.0f", self->original_grid.nx);
+      set_text (self, F_PIXEL_SIZE, "%.6g", self->original_grid.dx);
+      gtk_adjustment_set_upper (self->view_adjustment, g->n_views);
+      gtk_adjustment_set_value (self->view_adjustment, 1);
+    }
+  self->updating = FALSE;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->paned), g != NULL);
+  validate (self);
+}
+
+/* ---- public --------------------------------------------------------------- */
+
+void
+ctr_geometry_panel_load (CtrGeometryPanel     *self,
+                         const CtrGeometry    *g,
+                         const CtrProjections *projections,
+                         const CtrGrid        *grid)
+{
+  g_return_if_fail (CTR_IS_GEOMETRY_PANEL (self));
+
+  g_clear_pointer (&self->original, ctr_geometry_free);
+  if (g != NULL)
+    self->original = ctr_geometry_copy (g);
+  self->data_views = projections ? projections->n_views : 0;
+  self->data_rows = projections ? projections->n_rows : 0;
+  self->data_cols = projections ? projections->n_cols : 0;
+  if (grid != NULL)
+    self->original_grid = *grid;
+  else if (g != NULL)
+    self->original_grid = ctr_default_grid (g, 0, 0);
+  fill_fields (self);
+}
+
+void
+ctr_geometry_panel_revert (CtrGeometryPanel *self)
+{
+  g_return_if_fail (CTR_IS_GEOMETRY_PANEL (self));
+  fill_fields (self);
+}
+
+const CtrGeometry *
+ctr_geometry_panel_get_geometry (CtrGeometryPanel *self)
+{
+  g_return_val_if_fail (CTR_IS_GEOMETRY_PANEL (self), NULL);
+  return self->edited;
+}
+
+gboolean
+ctr_geometry_panel_get_grid (CtrGeometryPanel *self, CtrGrid *grid)
+{
+  g_return_val_if_fail (CTR_IS_GEOMETRY_PANEL (self), FALSE);
+  if (!self->grid_valid || self->edited == NULL)
+    return FALSE;
+  *grid = self->grid;
+  return TRUE;
+}
+
+gboolean
+ctr_geometry_panel_is_valid (CtrGeometryPanel *self)
+{
+  g_return_val_if_fail (CTR_IS_GEOMETRY_PANEL (self), FALSE);
+  return self->edited != NULL && self->grid_valid;
+}
+
+gboolean
+ctr_geometry_panel_set_text (CtrGeometryPanel *self, const char *field, const char *text)
+{
+  g_return_val_if_fail (CTR_IS_GEOMETRY_PANEL (self), FALSE);
+  Field f = field_from_name (field);
+  if (f >= N_FIELDS)
+    return FALSE;
+  gtk_editable_set_text (GTK_EDITABLE (self->entries[f]), text);
+  return TRUE;
+}
+
+const char *
+ctr_geometry_panel_get_reason (CtrGeometryPanel *self, const char *field)
+{
+  g_return_val_if_fail (CTR_IS_GEOMETRY_PANEL (self), NULL);
+  Field f = field_from_name (field);
+  if (f >= N_FIELDS)
+    return NULL;
+  return self->reasons[f] ? self->reasons[f] : "";
+}
+
+void
+ctr_geometry_panel_set_beam (CtrGeometryPanel *self, CtrBeam beam, CtrDetectorShape shape)
+{
+  g_return_if_fail (CTR_IS_GEOMETRY_PANEL (self));
+  adw_combo_row_set_selected (self->beam_row, beam);
+  adw_combo_row_set_selected (self->shape_row, shape);
+}
+
+void
+ctr_geometry_panel_set_view (CtrGeometryPanel *self, guint view)
+{
+  g_return_if_fail (CTR_IS_GEOMETRY_PANEL (self));
+  gtk_adjustment_set_value (self->view_adjustment, view + 1);
+}
+
+/* ---- GObject -------------------------------------------------------------- */
+
+static void
+ctr_geometry_panel_dispose (GObject *object)
+{
+  CtrGeometryPanel *self = CTR_GEOMETRY_PANEL (object);
+
+  g_clear_pointer (&self->original, ctr_geometry_free);
+  g_clear_pointer (&self->edited, ctr_geometry_free);
+  for (guint f = 0; f < N_FIELDS; f++)
+    g_clear_pointer (&self->reasons[f], g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_GEOMETRY_PANEL);
+  G_OBJECT_CLASS (ctr_geometry_panel_parent_class)->dispose (object);
+}
+
+static void
+ctr_geometry_panel_class_init (CtrGeometryPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ctr_geometry_panel_dispose;
+
+  /**
+   * CtrGeometryPanel::changed:
+   * After every edit, valid or not (ask ctr_geometry_panel_is_valid).
+   */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  g_type_ensure (CTR_TYPE_GEOMETRY_SKETCH);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/ctrecon/CtRecon/ui/ctr-geometry-panel.ui");
+  gtk_widget_class_bind_template_child (widget_class, CtrGeometryPanel, paned);
+  gtk_widget_class_bind_template_child (widget_class, CtrGeometryPanel, detector_group);
+  gtk_widget_class_bind_template_child (widget_class, CtrGeometryPanel, views_group);
+  gtk_widget_class_bind_template_child (widget_class, CtrGeometryPanel, grid_group);
+  gtk_widget_class_bind_template_child (widget_class, CtrGeometryPanel, beam_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrGeometryPanel, shape_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrGeometryPanel, status_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrGeometryPanel, reset_button);
+  gtk_widget_class_bind_template_child (widget_class, CtrGeometryPanel, sketch);
+  gtk_widget_class_bind_template_child (widget_class, CtrGeometryPanel, view_adjustment);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+ctr_geometry_panel_init (CtrGeometryPanel *self)
+{
+  AdwPreferencesGroup *groups[] = { self->detector_group, self->views_group, self->grid_group };
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  groups[0] = self->detector_group;
+  groups[1] = self->views_group;
+  groups[2] = self->grid_group;
+
+  for (guint f = 0; f < N_FIELDS; f++)
+    {
+      GtkWidget *row = adw_action_row_new ();
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      GtkWidget *entry = gtk_entry_new ();
+      GtkWidget *unit = gtk_label_new (NULL);
+      const char *u = f == F_SOD || f == F_SDD || f == F_PITCH_V || f == F_OFFSET_V || f == F_PIXEL_SIZE ? "mm"
+                    : f == F_ANGLE_START || f == F_ANGLE_STEP ? "°" : f == F_IMAGE_SIZE ? "px" : "";
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), fields[f].title);
+      adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 3);
+      gtk_editable_set_width_chars (GTK_EDITABLE (entry), 10);
+      gtk_editable_set_max_width_chars (GTK_EDITABLE (entry), 10);
+      gtk_entry_set_alignment (GTK_ENTRY (entry), 1.0);
+      gtk_entry_set_input_purpose (GTK_ENTRY (entry), GTK_INPUT_PURPOSE_NUMBER);
+      gtk_widget_set_valign (box, GTK_ALIGN_CENTER);
+      gtk_label_set_label (GTK_LABEL (unit), u);
+      gtk_label_set_width_chars (GTK_LABEL (unit), 3);
+      gtk_label_set_xalign (GTK_LABEL (unit), 0);
+      gtk_widget_add_css_class (unit, "dim-label");
+      gtk_box_append (GTK_BOX (box), entry);
+      gtk_box_append (GTK_BOX (box), unit);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), box);
+      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), entry);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      fields[f].title, -1);
+      gtk_widget_set_name (entry, fields[f].name);
+
+      self->rows[f] = ADW_ACTION_ROW (row);
+      self->entries[f] = GTK_ENTRY (entry);
+      self->units[f] = GTK_LABEL (unit);
+      g_signal_connect (entry, "changed", G_CALLBACK (on_entry_changed), self);
+      adw_preferences_group_add (groups[fields[f].group], row);
+      set_reason (self, f, NULL);
+    }
+  self->fov_row = ADW_ACTION_ROW (adw_action_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->fov_row), "Field of view");
+  adw_action_row_set_subtitle_lines (self->fov_row, 3);
+  adw_preferences_group_add (self->grid_group, GTK_WIDGET (self->fov_row));
+
+  g_signal_connect_swapped (self->beam_row, "notify::selected", G_CALLBACK (on_beam_changed), self);
+  g_signal_connect_swapped (self->shape_row, "notify::selected", G_CALLBACK (on_shape_changed), self);
+  g_signal_connect (self->view_adjustment, "value-changed", G_CALLBACK (on_view_changed), self);
+  g_signal_connect_swapped (self->reset_button, "clicked", G_CALLBACK (ctr_geometry_panel_revert), self);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->paned), FALSE);
+}

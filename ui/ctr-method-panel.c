@@ -1,0 +1,388 @@
+/* ctr-method-panel.c — method and parameters, generated from core's table.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Nothing about a method is written here: the method list is ctr-recon's
+ * method table, the rows are ctr-params' table (a spin button for a number,
+ * a switch for a yes/no, a combo row for a choice), their ranges and the
+ * per-method defaults come from the same table, and a row is shown only for
+ * the methods that use its parameter.  A new parameter in core appears in the
+ * window (and in any CLI built on ctr-params) without a change here.
+ *
+ * The backend row lists "Best available" and every backend registered in
+ * core (ctr_backend_list: the CPU, and the CUDA backends when the build has
+ * them); each unavailable one carries its reason ("no CUDA driver", …), and
+ * the row's subtitle says what will actually run — the CPU with its OpenMP
+ * thread count, or the GPU — because core falls back to the CPU with a
+ * message rather than fail (ctr_backend_select).
+ */
+#define G_LOG_DOMAIN "ctr-method-panel"
+
+#include <math.h>
+#include <omp.h>
+
+#include "ctr-method-panel.h"
+
+struct _CtrMethodPanel
+{
+  GtkWidget    parent_instance;
+
+  GtkWidget   *box;
+  AdwComboRow *method_row;
+  AdwComboRow *backend_row;
+  GPtrArray   *backend_names;   /* const char*, static; index 0 = "best" */
+  GPtrArray   *rows;     /* GtkWidget*, one per CtrParam, table order */
+  GPtrArray   *inputs;   /* GtkSpinButton / GtkSwitch / AdwComboRow */
+  gboolean     updating;
+};
+
+G_DEFINE_FINAL_TYPE (CtrMethodPanel, ctr_method_panel, GTK_TYPE_WIDGET)
+
+enum { CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static double
+input_value (GtkWidget *input, const CtrParam *p)
+{
+  switch (p->type)
+    {
+    case CTR_PARAM_INT:
+    case CTR_PARAM_DOUBLE:
+      return gtk_spin_button_get_value (GTK_SPIN_BUTTON (input));
+    case CTR_PARAM_BOOL:
+      return gtk_switch_get_active (GTK_SWITCH (input)) ? 1 : 0;
+    case CTR_PARAM_CHOICE:
+      return adw_combo_row_get_selected (ADW_COMBO_ROW (input));
+    }
+  return NAN;
+}
+
+static void
+set_input_value (GtkWidget *input, const CtrParam *p, double v)
+{
+  switch (p->type)
+    {
+    case CTR_PARAM_INT:
+    case CTR_PARAM_DOUBLE:
+      gtk_spin_button_set_value (GTK_SPIN_BUTTON (input), v);
+      break;
+    case CTR_PARAM_BOOL:
+      gtk_switch_set_active (GTK_SWITCH (input), v != 0);
+      break;
+    case CTR_PARAM_CHOICE:
+      adw_combo_row_set_selected (ADW_COMBO_ROW (input), (guint) v);
+      break;
+    }
+}
+
+static void
+emit_changed (CtrMethodPanel *self)
+{
+  if (!self->updating)
+    g_signal_emit (self, signals[CHANGED], 0);
+}
+
+static void
+apply_method (CtrMethodPanel *self, gboolean reset_values)
+{
+  guint n;
+  const CtrParam *params = ctr_params_list (&n);
+  CtrMethod m = ctr_method_panel_get_method (self);
+
+  self->updating = TRUE;
+  for (guint i = 0; i < n; i++)
+    {
+      gboolean applies = ctr_param_applies (&params[i], m);
+      gtk_widget_set_visible (g_ptr_array_index (self->rows, i), applies);
+      if (applies && reset_values)
+        set_input_value (g_ptr_array_index (self->inputs, i), &params[i], ctr_param_default (&params[i], m));
+    }
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->method_row), ctr_method_description (m));
+  self->updating = FALSE;
+  emit_changed (self);
+}
+
+static void
+on_method_selected (CtrMethodPanel *self)
+{
+  apply_method (self, TRUE);
+}
+
+/* The subtitle says what runs: the chosen backend, or the CPU and why. */
+static void
+on_backend_selected (CtrMethodPanel *self)
+{
+  guint i = adw_combo_row_get_selected (self->backend_row);
+  const char *name = i < self->backend_names->len ? g_ptr_array_index (self->backend_names, i) : "best";
+  g_autofree char *note = NULL;
+  g_autofree char *text = NULL;
+  const CtrBackend *b = ctr_backend_select (name, &note, NULL);
+
+  if (b == NULL || g_str_equal (b->name, "cpu"))
+    text = g_strdup_printf ("Runs on the CPU (%d OpenMP threads)%s%s", omp_get_max_threads (),
+                            note ? ": " : "", note ? note : "");
+  else
+    text = g_strdup_printf ("Runs on %s: %s", b->name, b->description);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->backend_row), text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->backend_row), text);
+  emit_changed (self);
+}
+
+static GtkWidget *
+make_row (CtrMethodPanel *self, const CtrParam *p, GtkWidget **input_out)
+{
+  GtkWidget *row, *input;
+
+  if (p->type == CTR_PARAM_CHOICE)
+    {
+      g_autoptr(GtkStringList) labels = gtk_string_list_new ((const char *const *) p->choice_labels);
+      row = adw_combo_row_new ();
+      adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (labels));
+      g_signal_connect_swapped (row, "notify::selected", G_CALLBACK (emit_changed), self);
+      input = row;
+    }
+  else
+    {
+      row = adw_action_row_new ();
+      if (p->type == CTR_PARAM_BOOL)
+        {
+          input = gtk_switch_new ();
+          g_signal_connect_swapped (input, "notify::active", G_CALLBACK (emit_changed), self);
+        }
+      else
+        {
+          /* open ends of a range become the nearest representable step */
+          double tiny = pow (10, -(double) MAX (p->digits, 1u));
+          double lo = p->min_open ? p->min + tiny : p->min;
+          double hi = p->max_open ? p->max - tiny : p->max;
+          if (p->type == CTR_PARAM_INT)
+            hi = MIN (hi, 100000);
+          input = gtk_spin_button_new_with_range (lo, hi, p->step);
+          gtk_spin_button_set_digits (GTK_SPIN_BUTTON (input), p->type == CTR_PARAM_INT ? 0 : p->digits);
+          gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (input), TRUE);
+          g_signal_connect_swapped (input, "value-changed", G_CALLBACK (emit_changed), self);
+        }
+      gtk_widget_set_valign (input, GTK_ALIGN_CENTER);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), input);
+      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), input);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (input), GTK_ACCESSIBLE_PROPERTY_LABEL, p->label, -1);
+    }
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), p->label);
+  gtk_widget_set_tooltip_text (row, p->description);
+  gtk_widget_set_name (row, p->name);
+  *input_out = input;
+  return row;
+}
+
+/* ---- public ---------------------------------------------------------------- */
+
+GtkWidget *
+ctr_method_panel_new (void)
+{
+  return g_object_new (CTR_TYPE_METHOD_PANEL, NULL);
+}
+
+CtrMethod
+ctr_method_panel_get_method (CtrMethodPanel *self)
+{
+  g_return_val_if_fail (CTR_IS_METHOD_PANEL (self), CTR_METHOD_FBP);
+  guint i = adw_combo_row_get_selected (self->method_row);
+  return i < CTR_N_METHODS ? (CtrMethod) i : CTR_METHOD_FBP;
+}
+
+void
+ctr_method_panel_set_method (CtrMethodPanel *self, CtrMethod method)
+{
+  g_return_if_fail (CTR_IS_METHOD_PANEL (self));
+  g_return_if_fail (method < CTR_N_METHODS);
+  if (adw_combo_row_get_selected (self->method_row) == method)
+    apply_method (self, TRUE);
+  else
+    adw_combo_row_set_selected (self->method_row, method);
+}
+
+void
+ctr_method_panel_get_options (CtrMethodPanel *self, CtrReconOptions *options)
+{
+  guint n;
+  const CtrParam *params = ctr_params_list (&n);
+  CtrMethod m;
+
+  g_return_if_fail (CTR_IS_METHOD_PANEL (self));
+  m = ctr_method_panel_get_method (self);
+  ctr_recon_options_init (options, m);
+  {
+    guint b = adw_combo_row_get_selected (self->backend_row);
+    options->backend = b > 0 && b < self->backend_names->len ? g_ptr_array_index (self->backend_names, b) : "best";
+  }
+  for (guint i = 0; i < n; i++)
+    if (ctr_param_applies (&params[i], m))
+      {
+        double v = input_value (g_ptr_array_index (self->inputs, i), &params[i]);
+        if (params[i].type == CTR_PARAM_INT)
+          v = round (v);
+        /* the widgets' ranges lie inside the table's: this cannot fail */
+        if (!ctr_param_set (&params[i], options, v, NULL))
+          g_warning ("parameter %s: value %g refused", params[i].name, v);
+      }
+}
+
+gboolean
+ctr_method_panel_set_param (CtrMethodPanel *self, const char *name, double value, GError **error)
+{
+  guint n;
+  const CtrParam *params = ctr_params_list (&n);
+  const CtrParam *p = ctr_param_find (name);
+  CtrReconOptions scratch;
+
+  g_return_val_if_fail (CTR_IS_METHOD_PANEL (self), FALSE);
+  if (p == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "unknown parameter “%s”", name);
+      return FALSE;
+    }
+  ctr_recon_options_init (&scratch, ctr_method_panel_get_method (self));
+  if (!ctr_param_set (p, &scratch, value, error))
+    return FALSE;
+  set_input_value (g_ptr_array_index (self->inputs, p - params), p, value);
+  return TRUE;
+}
+
+GtkWidget *
+ctr_method_panel_get_row (CtrMethodPanel *self, const char *name)
+{
+  guint n;
+  const CtrParam *params = ctr_params_list (&n);
+  const CtrParam *p = ctr_param_find (name);
+
+  g_return_val_if_fail (CTR_IS_METHOD_PANEL (self), NULL);
+  return p ? g_ptr_array_index (self->rows, p - params) : NULL;
+}
+
+/* ---- GObject ---------------------------------------------------------------- */
+
+static void
+ctr_method_panel_dispose (GObject *object)
+{
+  CtrMethodPanel *self = CTR_METHOD_PANEL (object);
+
+  g_clear_pointer (&self->box, gtk_widget_unparent);
+  g_clear_pointer (&self->rows, g_ptr_array_unref);
+  g_clear_pointer (&self->inputs, g_ptr_array_unref);
+  g_clear_pointer (&self->backend_names, g_ptr_array_unref);
+  G_OBJECT_CLASS (ctr_method_panel_parent_class)->dispose (object);
+}
+
+static void
+ctr_method_panel_class_init (CtrMethodPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ctr_method_panel_dispose;
+  /**
+   * CtrMethodPanel::changed:
+   * The method or a parameter changed.
+   */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+ctr_method_panel_init (CtrMethodPanel *self)
+{
+  guint n;
+  const CtrParam *params = ctr_params_list (&n);
+  g_autoptr(GtkStringList) methods = gtk_string_list_new (NULL);
+  AdwPreferencesGroup *group, *backend;
+
+  self->rows = g_ptr_array_new ();
+  self->inputs = g_ptr_array_new ();
+  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 18);
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+
+  group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  adw_preferences_group_set_title (group, "Method");
+  gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (group));
+
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    gtk_string_list_append (methods, ctr_method_label ((CtrMethod) m));
+  self->method_row = ADW_COMBO_ROW (adw_combo_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->method_row), "Algorithm");
+  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (self->method_row), 2);
+  adw_combo_row_set_model (self->method_row, G_LIST_MODEL (methods));
+  gtk_widget_set_name (GTK_WIDGET (self->method_row), "method");
+  adw_preferences_group_add (group, GTK_WIDGET (self->method_row));
+
+  for (guint i = 0; i < n; i++)
+    {
+      GtkWidget *input = NULL;
+      GtkWidget *row = make_row (self, &params[i], &input);
+      g_ptr_array_add (self->rows, row);
+      g_ptr_array_add (self->inputs, input);
+      adw_preferences_group_add (group, row);
+    }
+
+  backend = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  adw_preferences_group_set_title (backend, "Backend");
+  gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (backend));
+  {
+    g_autoptr(GtkStringList) labels = gtk_string_list_new (NULL);
+    guint nb = 0;
+    const CtrBackend *const *list = ctr_backend_list (&nb);
+    GtkWidget *icon = gtk_image_new_from_icon_name ("computer-symbolic");
+
+    self->backend_names = g_ptr_array_new ();
+    g_ptr_array_add (self->backend_names, (gpointer) "best");
+    gtk_string_list_append (labels, "Best available");
+    for (guint k = 0; k < nb; k++)
+      {
+        g_autofree char *reason = NULL;
+        g_autofree char *label = NULL;
+        if (list[k]->available (list[k], &reason))
+          label = g_strdup (list[k]->name);
+        else
+          label = g_strdup_printf ("%s (unavailable: %s)", list[k]->name, reason ? reason : "no reason given");
+        g_ptr_array_add (self->backend_names, (gpointer) list[k]->name);
+        gtk_string_list_append (labels, label);
+      }
+    self->backend_row = ADW_COMBO_ROW (adw_combo_row_new ());
+    adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->backend_row), "Backend");
+    adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (self->backend_row), 6);
+    adw_combo_row_set_model (self->backend_row, G_LIST_MODEL (labels));
+    gtk_widget_set_name (GTK_WIDGET (self->backend_row), "backend");
+    adw_action_row_add_prefix (ADW_ACTION_ROW (self->backend_row), icon);
+    g_signal_connect_swapped (self->backend_row, "notify::selected", G_CALLBACK (on_backend_selected), self);
+  }
+  adw_preferences_group_add (backend, GTK_WIDGET (self->backend_row));
+
+  g_signal_connect_swapped (self->method_row, "notify::selected", G_CALLBACK (on_method_selected), self);
+  adw_combo_row_set_selected (self->method_row, CTR_METHOD_SIRT);
+  apply_method (self, TRUE);
+  on_backend_selected (self);
+}
+
+/* Selects backend @name ("best", "cpu", "cuda", …); FALSE when this build
+ * has no backend of that name. */
+gboolean
+ctr_method_panel_set_backend (CtrMethodPanel *self, const char *name)
+{
+  g_return_val_if_fail (CTR_IS_METHOD_PANEL (self), FALSE);
+  for (guint i = 0; i < self->backend_names->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (self->backend_names, i), name) == 0)
+      {
+        adw_combo_row_set_selected (self->backend_row, i);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* The backend chosen: "best" or a backend's name (static string). */
+const char *
+ctr_method_panel_get_backend (CtrMethodPanel *self)
+{
+  g_return_val_if_fail (CTR_IS_METHOD_PANEL (self), "best");
+  guint i = adw_combo_row_get_selected (self->backend_row);
+  return i < self->backend_names->len ? g_ptr_array_index (self->backend_names, i) : "best";
+}

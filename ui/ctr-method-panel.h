@@ -1,0 +1,37 @@
+/* ctr-method-panel.h — method and parameters, generated from core's table.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+#include "ctrecon.h"
+
+G_BEGIN_DECLS
+
+#define CTR_TYPE_METHOD_PANEL (ctr_method_panel_get_type ())
+
+G_DECLARE_FINAL_TYPE (CtrMethodPanel, ctr_method_panel, CTR, METHOD_PANEL, GtkWidget)
+
+GtkWidget *ctr_method_panel_new         (void);
+CtrMethod  ctr_method_panel_get_method  (CtrMethodPanel  *self);
+/* Selects @method and puts every parameter to that method's default. */
+void       ctr_method_panel_set_method  (CtrMethodPanel  *self,
+                                         CtrMethod        method);
+/* The options the form shows (defaults of the method for what it hides). */
+void       ctr_method_panel_get_options (CtrMethodPanel  *self,
+                                         CtrReconOptions *options);
+/* Sets parameter @name (ctr-params.h) as if the user had; FALSE with
+ * CTR_ERROR_INVALID_ARGUMENT when unknown or out of range. */
+gboolean   ctr_method_panel_set_param   (CtrMethodPanel  *self,
+                                         const char      *name,
+                                         double           value,
+                                         GError         **error);
+gboolean    ctr_method_panel_set_backend (CtrMethodPanel *self,
+                                          const char     *name);
+const char *ctr_method_panel_get_backend (CtrMethodPanel *self);
+/* The widget of parameter @name's row (tests assert on its visibility). */
+GtkWidget *ctr_method_panel_get_row     (CtrMethodPanel  *self,
+                                         const char      *name);
+
+G_END_DECLS
