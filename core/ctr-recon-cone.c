@@ -98,17 +98,8 @@ ctr_reconstruct_cone (const CtrGeometry *g, const CtrProjections *p, const CtrGr
     {
       CtrFdkTimings t;
       CtrVolume *vol = ctr_fdk_run (g, p, grid, o->window, o->cutoff, &t, cancellable, error);
-      if (vol != NULL && callback != NULL)
-        {
-          CtrIterStats st = { 0 };
-          st.method = o->method;
-          st.iteration = st.n_iterations = 1;
-          st.elapsed_s = st.iteration_s = t.total_s;
-          st.residual = NAN;
-          ctr_iter_stats_set_quality (&st, vol, ref, o->metrics_radius_mm);
-          st.image = vol;
-          callback (&st, user_data);
-        }
+      if (vol != NULL)
+        ctr_iter_report_single_pass (o->method, vol, ref, o->metrics_radius_mm, t.total_s, callback, user_data);
       return vol;
     }
 

@@ -178,6 +178,22 @@ ctr_default_grid (const CtrGeometry *g, guint size, double pixel_mm)
 }
 
 void
+ctr_iter_report_single_pass (CtrMethod method, const CtrVolume *img, const CtrVolume *reference,
+                             double radius_mm, double seconds, CtrIterFunc callback, gpointer user_data)
+{
+  if (callback == NULL)
+    return;
+  CtrIterStats st = { 0 };
+  st.method = method;
+  st.iteration = st.n_iterations = 1;
+  st.elapsed_s = st.iteration_s = seconds;
+  st.residual = NAN;
+  ctr_iter_stats_set_quality (&st, img, reference, radius_mm);
+  st.image = img;
+  callback (&st, user_data);
+}
+
+void
 ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
                             const CtrVolume *reference, double radius_mm)
 {
@@ -251,17 +267,9 @@ ctr_reconstruct (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *g
     {
       gint64 t0 = g_get_monotonic_time ();
       CtrVolume *img = ctr_fbp_run (g, p, grid, o->window, o->cutoff, cancellable, error);
-      if (img != NULL && callback != NULL)
-        {
-          CtrIterStats st = { 0 };
-          st.method = o->method;
-          st.iteration = st.n_iterations = 1;
-          st.elapsed_s = st.iteration_s = (g_get_monotonic_time () - t0) / 1e6;
-          st.residual = NAN;
-          ctr_iter_stats_set_quality (&st, img, ref, o->metrics_radius_mm);
-          st.image = img;
-          callback (&st, user_data);
-        }
+      if (img != NULL)
+        ctr_iter_report_single_pass (o->method, img, ref, o->metrics_radius_mm,
+                                     (g_get_monotonic_time () - t0) / 1e6, callback, user_data);
       return img;
     }
 
@@ -279,8 +287,8 @@ ctr_reconstruct (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *g
           if (be == NULL)
             return NULL;
           if (note != NULL)
-            g_message ("%s", note);
-          g_message ("backend: %s", be->name);
+            g_info ("%s", note);
+          g_info ("backend: %s", be->name);
           return ctr_backend_run_scsr (be, m, g, p, grid, o, ref, callback, user_data, cancellable, error);
         }
       g_message ("SCSR falls back to plain CSR: %s", ctr_scsr_symmetry (m)->reason);

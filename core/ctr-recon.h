@@ -119,6 +119,13 @@ typedef void (*CtrIterFunc) (const CtrIterStats *stats, gpointer user_data);
 void ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
                                  const CtrVolume *reference, double radius_mm);
 
+/* Reports a one-pass method (FBP, FDK) through @callback (when non-NULL):
+ * iteration 1 of 1, @seconds as elapsed and iteration time, no residual,
+ * quality against @reference as ctr_iter_stats_set_quality. */
+void ctr_iter_report_single_pass (CtrMethod method, const CtrVolume *img, const CtrVolume *reference,
+                                  double radius_mm, double seconds, CtrIterFunc callback,
+                                  gpointer user_data);
+
 /* Method table: "fbp", "art", "part", "sart", "sirt", "fdk". */
 const char *ctr_method_name (CtrMethod m);
 const char *ctr_method_label (CtrMethod m);        /* "Parallel ART (cuART Eq. 9)" */
