@@ -543,6 +543,27 @@ show_dataset (CtrWindow *self)
   sync_slice_toolbar (self);
 }
 
+
+/* Tick callback: counts frames in user_data's slot and starts the run after
+ * the second one. */
+static gboolean
+run_after_frames (GtkWidget     *widget,
+                  GdkFrameClock *clock,
+                  gpointer       data)
+{
+  static GQuark frames_q;
+  if (frames_q == 0)
+    frames_q = g_quark_from_static_string ("ctr-run-after-frames");
+  guint frames = GPOINTER_TO_UINT (g_object_get_qdata (G_OBJECT (widget), frames_q)) + 1;
+  g_object_set_qdata (G_OBJECT (widget), frames_q, GUINT_TO_POINTER (frames));
+  if (frames < 2)
+    return G_SOURCE_CONTINUE;
+  g_object_set_qdata (G_OBJECT (widget), frames_q, NULL);
+  if (!CTR_WINDOW (widget)->closed)
+    ctr_window_reconstruct (CTR_WINDOW (widget));
+  return G_SOURCE_REMOVE;
+}
+
 static void
 load_cb (GObject      *source_object,
          GAsyncResult *result,
@@ -614,8 +635,10 @@ load_cb (GObject      *source_object,
 
   if (self->run_on_load && !self->closed)
     {
+      /* As a user would: reconstruct once the loaded dataset is on screen
+       * (two frames later), not inside the frame that lays it out. */
       self->run_on_load = FALSE;
-      ctr_window_reconstruct (self);
+      gtk_widget_add_tick_callback (GTK_WIDGET (self), run_after_frames, GINT_TO_POINTER (0), NULL);
     }
 }
 
