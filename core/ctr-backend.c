@@ -163,6 +163,37 @@ ctr_backend_select (const char *name, char **note, GError **error)
   return &cpu_backend;
 }
 
+/* FDK entry points by backend name (ctr_backend_register_fdk). */
+static struct {
+  const char *name;
+  CtrBackendRunFdk fn;
+} fdk_registry[MAX_BACKENDS];
+static guint n_fdk;
+
+void
+ctr_backend_register_fdk (const char *name, CtrBackendRunFdk fn)
+{
+  if (name == NULL || fn == NULL || n_fdk == MAX_BACKENDS)
+    return;
+  for (guint i = 0; i < n_fdk; i++)
+    if (strcmp (fdk_registry[i].name, name) == 0)
+      return;
+  fdk_registry[n_fdk].name = name;
+  fdk_registry[n_fdk].fn = fn;
+  n_fdk++;
+}
+
+CtrBackendRunFdk
+ctr_backend_fdk (const CtrBackend *b)
+{
+  if (b == NULL)
+    return NULL;
+  for (guint i = 0; i < n_fdk; i++)
+    if (strcmp (fdk_registry[i].name, b->name) == 0)
+      return fdk_registry[i].fn;
+  return NULL;
+}
+
 /* Counts the iterations a backend reported, so that a GPU failure can fall
  * back to the CPU only before the first one. */
 typedef struct {

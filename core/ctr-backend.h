@@ -23,6 +23,7 @@
 #include <gio/gio.h>
 #include "ctr-recon.h"
 #include "sysmat/ctr-scsr.h"
+#include "analytic/ctr-fdk.h"
 
 G_BEGIN_DECLS
 
@@ -92,6 +93,28 @@ const CtrBackend *const *ctr_backend_list (guint *n_out);
 
 /* "cpu, cuda, cusparse": the names this build knows (for --help). */
 const char *ctr_backend_known_names (void);
+
+/**
+ * CtrBackendRunFdk:
+ * A backend's cone-beam FDK: same contract as ctr_fdk_run
+ * (core/analytic/ctr-fdk.h) with the window and cutoff of @options;
+ * @timings (nullable): seconds per step.  Errors as ctr_fdk_run, plus
+ * CTR_ERROR_BACKEND_UNAVAILABLE / CTR_ERROR_OUT_OF_MEMORY from the device
+ * (the caller then runs the CPU's FDK).
+ */
+typedef CtrVolume *(*CtrBackendRunFdk) (const CtrBackend *self, const CtrGeometry *g,
+                                        const CtrProjections *p, const CtrGrid *grid,
+                                        const CtrReconOptions *options, CtrFdkTimings *timings,
+                                        GCancellable *cancellable, GError **error);
+
+/* Records @fn as the FDK of the backend named @name (called from the GPU
+ * library's constructor, before main(); a second one for a name is
+ * ignored).  Kept beside the vtable so that a backend's FDK lives in its
+ * own module. */
+void ctr_backend_register_fdk (const char *name, CtrBackendRunFdk fn);
+
+/* (nullable) @b's FDK; NULL for the CPU (ctr_fdk_run) and a backend without. */
+CtrBackendRunFdk ctr_backend_fdk (const CtrBackend *b);
 
 /**
  * ctr_backend_run_scsr:

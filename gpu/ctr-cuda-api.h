@@ -147,6 +147,47 @@ CtrCudaStatus ctr_cuda_csr_adjoint (CtrCudaCsr *d, const float *y, float *x, cha
 CtrCudaStatus ctr_cuda_csr_iterate_part (CtrCudaCsr *d, int nonneg, double *update_ms,
                                          double *residual, char *err);
 
+/* ------------------------------------------------------ FDK (cone beam) -- */
+/* gpu/ctr-cuda-fdk.cu; the GLib side is gpu/ctr-cuda-fdk.c. */
+
+typedef enum {
+  CTR_CUDA_FDK_AUTO = 0,     /* by problem size (iFDK Table 4) */
+  CTR_CUDA_FDK_L1TRAN = 1,   /* transposed projections [col][row] in global memory / L1 */
+  CTR_CUDA_FDK_TEXTURE = 2   /* layered 2-D texture, hardware bilinear */
+} CtrCudaFdkKernel;
+
+typedef struct {
+  unsigned n_views, n_rows, n_cols;   /* panel */
+  unsigned nx, ny, nz;                /* volume, [z][y][x] */
+  const float *proj;        /* host, [view][row][col] line integrals */
+  const float *cosw;        /* host, [row][col] cosine weight */
+  const float *view_col;    /* host, [view][col] Δβ · redundancy weight */
+  const float *ramp;        /* host, 2·n_cols − 1 taps: the ramp filter's impulse
+                             * response at lags −(n_cols−1) … n_cols−1 */
+  const double *mats;       /* host, [view][12] P_grid: (i, j, k, 1) → (h0, h1, h2),
+                             * row-major; P[2] = P[10] = 0 (circular orbit) */
+  double sod2;              /* SOD², mm² */
+  int mirror;               /* z-mirror symmetry usable (centred grid, no v offset) */
+  CtrCudaFdkKernel kernel;
+  unsigned max_slab_nz;     /* 0: as many slices as free memory allows */
+  unsigned view_batch;      /* views per streamed batch (0: 32) */
+} CtrCudaFdkDesc;
+
+typedef struct {
+  double filter_s;          /* device time of weighting + cuFFT filtering */
+  double backproject_s;     /* device time of the back-projection kernels */
+  double transfer_s;        /* device time of host↔device copies */
+  double total_s;           /* wall clock of ctr_cuda_fdk_device_run */
+  unsigned n_slabs;
+  CtrCudaFdkKernel kernel;  /* the one that ran */
+} CtrCudaFdkTimes;
+
+/* Filters and back-projects on device 0 into @vol (host, nz·ny·nx floats,
+ * overwritten).  Projections are streamed in batches through pinned
+ * buffers on two streams; the filtered ones stay on the device; the volume
+ * is done in z slabs when it does not fit beside them. */
+CtrCudaStatus ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t, char *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,10 @@
 #              shepp-logan-fan-w1 (SSIM per iteration, seconds)
 #   4. device: run(command="bash gpu/run-on-device.sh w2", carry=["build-cuda/gpubundle"])
 #              W2 (1024², 720 × 1024): SCSR kernel vs cuSPARSE
+#   5. device: run(command="bash gpu/run-on-device.sh w3", carry=["build-cuda/gpubundle"])
+#              W3 cone-beam FDK (512³ from 1024 views of 512²): back-projection
+#              GUPS of both kernels (L1-Tran, texture), total FDK seconds;
+#              also a 256³ run (360 views of 256², W4-sized) for comparison
 #
 # Each device step writes its logs and JSON under $OUT and prints a short
 # table last (the tool returns the end of the output).  Each fits one
@@ -37,17 +41,17 @@ bundle () {
   if [ ! -f build-cuda/build.ninja ]; then
     meson setup build-cuda -Dgui=disabled -Dcuda=enabled || exit 1
   fi
-  ninja -C build-cuda -j2 app/ctrecon-cli tests/test-gpu || exit 1
+  ninja -C build-cuda -j2 app/ctrecon-cli tests/test-gpu tests/test-gpu-fdk || exit 1
   rm -rf "$B"
   mkdir -p "$B/bin" "$B/lib" "$B/data"
-  cp build-cuda/app/ctrecon-cli build-cuda/tests/test-gpu "$B/bin/"
+  cp build-cuda/app/ctrecon-cli build-cuda/tests/test-gpu build-cuda/tests/test-gpu-fdk "$B/bin/"
   # Libraries outside the base system and CUDA: glibc, libstdc++, libgcc and
   # CUDA's own are the device's (its image is newer than this Debian 12, so
   # the binaries built here run there); everything else travels.
   ldd "$B"/bin/* | awk '/=> \// { print $3 }' | sort -u | while read -r lib; do
     case "$(basename "$lib")" in
       libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*) ;;
-      libcuda.so*|libcudart*|libcusparse*|libnvJitLink*) ;;
+      libcuda.so*|libcudart*|libcusparse*|libcufft*|libnvJitLink*) ;;
       *) cp -L "$lib" "$B/lib/" ;;
     esac
   done
@@ -56,7 +60,7 @@ bundle () {
     chmod -R u+w "$B/data"
   fi
   du -sh "$B"
-  echo "carry build-cuda/gpubundle; on the device: bash gpu/run-on-device.sh test|w1|q1|w2"
+  echo "carry build-cuda/gpubundle; on the device: bash gpu/run-on-device.sh test|w1|q1|w2|w3"
 }
 
 device_env () {
@@ -148,6 +152,39 @@ case "$mode" in
         > "$OUT/sanitizer-$tool-solvers.log" 2>&1
       echo "compute-sanitizer $tool (solvers, C4): rc=$? — $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool-solvers.log" | tr '\n' ' ')"
     done
+    "$B/bin/test-gpu-fdk" --verbose 2>&1 | tee "$OUT/test-gpu-fdk.log" | grep -E "^# |^ok|^not ok|Bail|skipped"
+    echo "test-gpu-fdk rc=$?"
+    for tool in memcheck racecheck; do
+      compute-sanitizer --tool $tool --error-exitcode 3 "$B/bin/test-gpu-fdk" -p /ctr/gpu-fdk/cylinder \
+        > "$OUT/sanitizer-$tool-fdk.log" 2>&1
+      echo "compute-sanitizer $tool (FDK, cylinder): rc=$? — $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool-fdk.log" | tr '\n' ' ')"
+    done
+    ;;
+  w3)
+    device_env
+    # W3: 512³ from 1024 views of 512² (issue 5); both kernels, best of 3.
+    for run in "w3 --volume 512 --views 1024 --detector 512 512" "w4size --volume 256 --views 360 --detector 256 256"; do
+      set -- $run
+      name=$1
+      shift
+      echo "== bench fdk $name: $*"
+      "$B/bin/ctrecon-cli" bench fdk --backend cuda --repeat 3 "$@" > "$OUT/fdk-$name.out" 2> "$OUT/fdk-$name.err"
+      echo "rc=$?"
+      tail -n 7 "$OUT/fdk-$name.err"
+      tail -n 1 "$OUT/fdk-$name.out" | tee "$OUT/fdk-$name.json"
+    done
+    python3 - "$OUT" <<'EOF'
+import json, sys, os
+for name in ("w3", "w4size"):
+    try:
+        j = json.load(open(os.path.join(sys.argv[1], "fdk-%s.json" % name)))
+    except Exception:
+        print(name, "no result"); continue
+    k = j["kernels"]
+    print("%s %s: L1-Tran %.1f GUPS, texture %.1f GUPS; best (%s) filter %.3f s, back-projection %.3f s, transfers %.3f s, total %.3f s"
+          % (name, "x".join(map(str, j["volume"])), k["l1tran"]["backproject_gups"], k["texture"]["backproject_gups"],
+             j["kernel"], j["filter_s"], j["backproject_s"], j["transfer_s"], j["total_s"]))
+EOF
     ;;
   w1)
     device_env
@@ -184,7 +221,7 @@ case "$mode" in
     summary w2-cuda w2-cusparse
     ;;
   *)
-    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 (on the GPU machine)"
+    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 (on the GPU machine)"
     exit 2
     ;;
 esac

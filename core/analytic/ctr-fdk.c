@@ -223,6 +223,35 @@ ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p, CtrFilterWindow w
   return q;
 }
 
+gboolean
+ctr_fdk_weights (const CtrGeometry *g, float *cosw, float *view_col, GError **error)
+{
+  g_return_val_if_fail (g != NULL && cosw != NULL && view_col != NULL, FALSE);
+  if (!ctr_fdk_check_geometry (g, error))
+    return FALSE;
+  const guint nv = g->n_views, nr = g->n_rows, nc = g->n_cols;
+  g_autofree double *dbeta = view_weights (g);
+  Redundancy red;
+  redundancy_init (&red, g);
+  g_autofree double *gam = g_new (double, nc);
+  for (guint c = 0; c < nc; c++)
+    gam[c] = atan2 (ctr_geometry_col_u (g, c), g->sdd_mm);
+  const double sdd2 = g->sdd_mm * g->sdd_mm;
+  for (guint r = 0; r < nr; r++)
+    {
+      const double v = ctr_geometry_row_v (g, r);
+      for (guint c = 0; c < nc; c++)
+        {
+          const double u = ctr_geometry_col_u (g, c);
+          cosw[(gsize) r * nc + c] = (float) (g->sdd_mm / sqrt (sdd2 + u * u + v * v));
+        }
+    }
+  for (guint v = 0; v < nv; v++)
+    for (guint c = 0; c < nc; c++)
+      view_col[(gsize) v * nc + c] = (float) (dbeta[v] * redundancy_weight (&red, v, gam[c]));
+  return TRUE;
+}
+
 CtrVolume *
 ctr_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
              CtrFilterWindow window, double cutoff, CtrFdkTimings *timings,

@@ -70,6 +70,21 @@ CtrProjections *ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p,
                                 GCancellable *cancellable, GError **error);
 
 /**
+ * ctr_fdk_weights:
+ * @g: cone geometry (checked as ctr_fdk_filter does).
+ * @cosw: (out caller-allocates): n_rows × n_cols floats, [row][col]: the
+ *   cosine weight SDD/√(SDD² + u² + v²).
+ * @view_col: (out caller-allocates): n_views × n_cols floats, [view][col]:
+ *   Δβ_view · w_red(view, γ(col)) (½ for a full scan, Parker otherwise).
+ *
+ * The host-side weights of step 1 exactly as ctr_fdk_filter applies them
+ * (pixel (v, r, c) is multiplied by cosw[r][c] · view_col[v][c] before the
+ * ramp filter), for a backend that filters elsewhere (gpu/ctr-cuda-fdk.c).
+ * Returns: FALSE with the errors of ctr_fdk_check_geometry.
+ */
+gboolean ctr_fdk_weights (const CtrGeometry *g, float *cosw, float *view_col, GError **error);
+
+/**
  * ctr_fdk_backproject:
  * @g: cone geometry of @q.
  * @q: filtered projections from ctr_fdk_filter ([view][row][col]).

@@ -1,0 +1,574 @@
+/* ctr-cuda-fdk.cu — cone-beam FDK on the GPU (see ctr-cuda-api.h, FDK part).
+ *
+ * Step 1, filtering (iFDK Algorithm 1, the CPU's ctr_fdk_filter): batches of
+ * view_batch views are copied by the host into a pinned buffer and sent on
+ * one of two streams (the upload of batch b+1 overlaps the filtering of
+ * batch b); a kernel applies the host's weights (cosine [row][col] times
+ * Δβ·redundancy [view][col], ctr_fdk_weights) and zero-pads every row to
+ * m = 2^⌈log2 2N⌉; a batched cuFFT R2C, a multiplication by H and a C2R
+ * convolve every row with the CPU's own filter: H is the transform of the
+ * impulse response of core's CtrRampFilter (2N−1 taps, taken by the glue
+ * through the public ctr_ramp_filter_apply), so windows, cutoff and the
+ * discrete Ram-Lak kernel are the CPU's.  The filtered views stay on the
+ * device: transposed [view][col][row] (L1-Tran) or in layered 2-D textures
+ * of ≤ 1024 views (texture variant), written straight from the FFT buffer.
+ *
+ * Step 2, back-projection (iFDK §3.2, Algorithm 4, Theorems 1-3): one thread
+ * per (x, y) column and run of ZB slices; per view the depth U, the weight
+ * (SOD/U)² and the detector column are computed once (the view's P_grid sits
+ * in constant memory, read uniformly by the warp), the row steps linearly
+ * along z, ZB sums stay in registers over all views of a chunk and are added
+ * to the volume once per chunk (coalesced over x).  With the z-mirror
+ * symmetry (centred grid, single slab) a thread also serves slices
+ * nz−1−k with row (nr−1)−row(k).
+ *   L1-Tran: the rows a z run reads are contiguous in the transposed view,
+ *            so the run stays in L1 (__ldg); bilinear in software, exactly
+ *            the CPU's arithmetic (samples outside the panel are 0).
+ *   Texture: tex2DLayered with cudaFilterModeLinear (hardware bilinear,
+ *            8-bit fraction of the weights: the looser tolerance in
+ *            tests/test-gpu-fdk.c); the same panel test as the CPU.
+ * AUTO picks the texture when α = (N_u·N_v·N_p)/(N_x·N_y·N_z) ≥ 256 (iFDK
+ * Table 4: the texture kernel wins only for small volumes from large
+ * detectors), else L1-Tran.
+ *
+ * Slabs: the filtered projections are kept whole; the volume takes what is
+ * left of the free memory, in z slabs of at most max_slab_nz slices, each
+ * zeroed, back-projected with every view and brought back.
+ */
+#include "ctr-cuda-common.cuh"
+
+#include <cufft.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <vector>
+
+#define ZB 8                 /* slices per thread */
+#define MAX_CHUNK 1024       /* views per back-projection launch (constant memory, texture layers) */
+
+__constant__ float c_mats[MAX_CHUNK * 12];
+
+static const char *
+cufft_error_name (cufftResult r)
+{
+  switch (r)
+    {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    default: return "cuFFT error";
+    }
+}
+
+#define CKF(call)                                                                      \
+  do {                                                                                 \
+    cufftResult ckf_r_ = (call);                                                       \
+    if (ckf_r_ != CUFFT_SUCCESS)                                                       \
+      {                                                                                \
+        snprintf (err, CTR_CUDA_ERR_LEN, "%s failed (%s:%d): %s", #call, __FILE__,     \
+                  __LINE__, cufft_error_name (ckf_r_));                                \
+        st = ckf_r_ == CUFFT_ALLOC_FAILED ? CTR_CUDA_NO_MEMORY : CTR_CUDA_UNAVAILABLE; \
+        goto fail;                                                                     \
+      }                                                                                \
+  } while (0)
+
+/* ------------------------------------------------------------ filtering -- */
+
+/* pad[row][c] = raw[row][c] · cosw[r][c] · vw[v][c] for c < nc, 0 up to m;
+ * row = b·nr + r for view v = v0 + b. */
+__global__ void
+fdk_weight_pad (const float *__restrict__ raw, const float *__restrict__ cosw,
+                const float *__restrict__ vw, float *__restrict__ pad,
+                unsigned nb, unsigned nr, unsigned nc, unsigned m, unsigned v0)
+{
+  const unsigned c = blockIdx.y * blockDim.x + threadIdx.x;
+  const unsigned row = blockIdx.x;  /* x: up to 2³¹ − 1 rows */
+  if (c >= m || row >= nb * nr)
+    return;
+  const unsigned b = row / nr, r = row % nr;
+  float val = 0.0f;
+  if (c < nc)
+    val = raw[(size_t) row * nc + c] * cosw[(size_t) r * nc + c] * vw[(size_t) (v0 + b) * nc + c];
+  pad[(size_t) row * m + c] = val;
+}
+
+/* spec[row][f] *= h[f] (h already holds 1/m). */
+__global__ void
+fdk_multiply (cufftComplex *__restrict__ spec, const cufftComplex *__restrict__ h, unsigned nf, size_t n)
+{
+  const size_t t = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n)
+    return;
+  const cufftComplex a = spec[t], b = h[t % nf];
+  spec[t] = make_cuFloatComplex (a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+__global__ void
+fdk_scale_complex (cufftComplex *h, unsigned nf, float s)
+{
+  const unsigned f = blockIdx.x * blockDim.x + threadIdx.x;
+  if (f < nf)
+    h[f] = make_cuFloatComplex (h[f].x * s, h[f].y * s);
+}
+
+/* qt[v0 + b][c][r] = pad[b·nr + r][c] (the transposed store of L1-Tran):
+ * a 32×32 tile through shared memory for each (b, r, c) block. */
+__global__ void
+fdk_store_transposed (const float *__restrict__ pad, float *__restrict__ qt,
+                      unsigned nr, unsigned nc, unsigned m, unsigned v0)
+{
+  __shared__ float tile[32][33];
+  const unsigned b = blockIdx.z;
+  const unsigned c_base = blockIdx.x * 32, r_base = blockIdx.y * 32;
+  for (unsigned y = threadIdx.y; y < 32; y += blockDim.y)
+    {
+      const unsigned r = r_base + y, c = c_base + threadIdx.x;
+      if (r < nr && c < nc)
+        tile[y][threadIdx.x] = pad[((size_t) b * nr + r) * m + c];
+    }
+  __syncthreads ();
+  for (unsigned y = threadIdx.y; y < 32; y += blockDim.y)
+    {
+      const unsigned c = c_base + y, r = r_base + threadIdx.x;
+      if (r < nr && c < nc)
+        qt[((size_t) (v0 + b) * nc + c) * nr + r] = tile[threadIdx.x][y];
+    }
+}
+
+/* ------------------------------------------------------ back-projection -- */
+
+struct BpArgs {
+  const float *qt;            /* L1-Tran: the chunk's first view, [view][col][row] */
+  cudaTextureObject_t tex;    /* texture: the chunk's layers */
+  float *vol;                 /* slab [zs][ny][nx] */
+  int nb, nc, nr, nx, ny;
+  int z0;                     /* slab's first slice in the volume */
+  int zcount;                 /* slices a launch covers: zs, or ⌈nz/2⌉ with the mirror */
+  int nz;
+  float sod2, cmax, rmax;
+};
+
+template <bool TEX>
+__device__ __forceinline__ float
+fdk_sample (const BpArgs &a, const float *q0, const float *q1, float fu, float colf, int b, float r)
+{
+  if (TEX)
+    return tex2DLayered<float> (a.tex, colf + 0.5f, r + 0.5f, b);
+  const int r0 = (int) r;
+  const int r1 = min (r0 + 1, a.nr - 1);
+  const float fr = r - (float) r0;
+  const float s00 = __ldg (q0 + r0), s10 = __ldg (q1 + r0);
+  const float s01 = __ldg (q0 + r1), s11 = __ldg (q1 + r1);
+  const float l0 = s00 + fu * (s10 - s00), l1 = s01 + fu * (s11 - s01);
+  return l0 + fr * (l1 - l0);
+}
+
+template <bool TEX, bool MIRROR>
+__global__ void __launch_bounds__ (256)
+fdk_backproject (BpArgs a)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+  const int kc = blockIdx.z * ZB;
+  if (i >= a.nx || j >= a.ny)
+    return;
+  float acc[ZB], accm[ZB];
+#pragma unroll
+  for (int z = 0; z < ZB; z++)
+    acc[z] = accm[z] = 0.0f;
+  const float fi = (float) i, fj = (float) j;
+  for (int b = 0; b < a.nb; b++)
+    {
+      const float *P = c_mats + 12 * b;
+      const float h2 = fmaf (P[8], fi, fmaf (P[9], fj, P[11]));
+      if (h2 <= 0.0f)
+        continue;  /* at or behind the source */
+      const float inv = 1.0f / h2;
+      const float colf = fmaf (P[0], fi, fmaf (P[1], fj, P[3])) * inv;
+      if (!(colf >= 0.0f && colf <= a.cmax))
+        continue;
+      const float ra = fmaf (P[4], fi, fmaf (P[5], fj, P[7])) * inv;
+      const float rd = P[6] * inv;
+      const float w = a.sod2 * inv * inv;
+      const int c0 = (int) colf;
+      const float fu = colf - (float) c0;
+      const int c1 = min (c0 + 1, a.nc - 1);
+      const float *q0 = NULL, *q1 = NULL;
+      if (!TEX)
+        {
+          q0 = a.qt + ((size_t) b * a.nc + c0) * a.nr;
+          q1 = a.qt + ((size_t) b * a.nc + c1) * a.nr;
+        }
+#pragma unroll
+      for (int z = 0; z < ZB; z++)
+        {
+          const int kl = kc + z;
+          if (kl < a.zcount)
+            {
+              const float r = fmaf (rd, (float) (a.z0 + kl), ra);
+              if (r >= 0.0f && r <= a.rmax)
+                {
+                  acc[z] += w * fdk_sample<TEX> (a, q0, q1, fu, colf, b, r);
+                  if (MIRROR && a.nz - 1 - kl != kl)
+                    accm[z] += w * fdk_sample<TEX> (a, q0, q1, fu, colf, b, a.rmax - r);
+                }
+            }
+        }
+    }
+  const size_t nxy = (size_t) a.nx * a.ny, ij = (size_t) j * a.nx + i;
+#pragma unroll
+  for (int z = 0; z < ZB; z++)
+    {
+      const int kl = kc + z;
+      if (kl < a.zcount)
+        {
+          a.vol[(size_t) kl * nxy + ij] += acc[z];
+          if (MIRROR && a.nz - 1 - kl != kl)
+            a.vol[(size_t) (a.nz - 1 - kl) * nxy + ij] += accm[z];
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- driver -- */
+
+static double
+now_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static unsigned
+next_pow2 (unsigned long long x)
+{
+  unsigned long long m = 1;
+  while (m < x)
+    m <<= 1;
+  return (unsigned) m;
+}
+
+struct Lane {
+  cudaStream_t stream = NULL;
+  float *pinned = NULL, *raw = NULL, *pad = NULL;
+  cufftComplex *spec = NULL;
+  cufftHandle fwd = 0, inv = 0;
+  bool has_fwd = false, has_inv = false;
+  cudaEvent_t e0 = NULL, e1 = NULL, e2 = NULL;  /* copy start, copy end / filter start, filter end */
+  bool busy = false;
+};
+
+extern "C" CtrCudaStatus
+ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  const double t_start = now_s ();
+  const unsigned nv = d->n_views, nr = d->n_rows, nc = d->n_cols;
+  const unsigned nx = d->nx, ny = d->ny, nz = d->nz;
+  const size_t nxy = (size_t) nx * ny;
+  const unsigned m = next_pow2 (2ull * nc), nf = m / 2 + 1;
+  const unsigned vb = d->view_batch ? (d->view_batch > 64 ? 64 : d->view_batch) : 32;  /* divides MAX_CHUNK when a power of two */
+  const double alpha = (double) nr * nc * nv / ((double) nxy * nz);
+  CtrCudaFdkKernel kind = d->kernel != CTR_CUDA_FDK_AUTO ? d->kernel
+                          : alpha >= 256.0 ? CTR_CUDA_FDK_TEXTURE : CTR_CUDA_FDK_L1TRAN;
+  const bool tex = kind == CTR_CUDA_FDK_TEXTURE;
+  const unsigned n_chunks = (nv + MAX_CHUNK - 1) / MAX_CHUNK;
+  double filter_ms = 0, bp_ms = 0, copy_ms = 0;
+  unsigned n_slabs = 0;
+
+  Lane lane[2];
+  float *d_cosw = NULL, *d_vw = NULL, *d_kern = NULL, *d_qt = NULL, *d_vol = NULL;
+  cufftComplex *d_h = NULL;
+  cufftHandle kplan = 0;
+  bool has_kplan = false;
+  std::vector<cudaArray_t> arrays (n_chunks, (cudaArray_t) NULL);
+  std::vector<cudaTextureObject_t> texs (n_chunks, 0);
+  std::vector<float> fmats ((size_t) nv * 12);
+  std::vector<float> hk (m, 0.0f);
+  cudaEvent_t eb0 = NULL, eb1 = NULL;
+  size_t free_b = 0, total_b = 0, slab_nz = 0;
+
+  if (vb == 0 || (MAX_CHUNK % vb) != 0)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "view batch %u must divide %u", vb, MAX_CHUNK);
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  if (nc > 16384 || nr > 16384 || nx == 0 || ny == 0 || nz == 0 || nv == 0)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "FDK: unsupported sizes (panel %u × %u, volume %u × %u × %u)",
+                nr, nc, nx, ny, nz);
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  for (size_t k = 0; k < (size_t) nv * 12; k++)
+    fmats[k] = (float) d->mats[k];
+  /* the ramp's taps placed circularly: lag l at l mod m */
+  for (unsigned l = 0; l < nc; l++)
+    hk[l] = d->ramp[nc - 1 + l];
+  for (unsigned l = 1; l < nc; l++)
+    hk[m - l] = d->ramp[nc - 1 - l];
+
+  {
+    /* memory: filtered store + weights + two lanes; the volume slab comes after */
+    const size_t lane_bytes = sizeof (float) * (size_t) vb * nr * (nc + m) + sizeof (cufftComplex) * (size_t) vb * nr * nf;
+    const size_t store_bytes = sizeof (float) * (size_t) nv * nr * nc;
+    const size_t fixed = store_bytes + 2 * lane_bytes + sizeof (float) * ((size_t) nr * nc + (size_t) nv * nc + m)
+                         + sizeof (cufftComplex) * nf;
+    st = ctr_cuda_check_free (fixed + sizeof (float) * nxy, "FDK (filtered projections, FFT buffers, one slice)", err);
+    if (st != CTR_CUDA_OK)
+      return st;
+  }
+
+  CK (cudaEventCreate (&eb0));
+  CK (cudaEventCreate (&eb1));
+  CK (cudaMalloc (&d_cosw, sizeof (float) * nr * nc));
+  CK (cudaMalloc (&d_vw, sizeof (float) * (size_t) nv * nc));
+  CK (cudaMalloc (&d_kern, sizeof (float) * m));
+  CK (cudaMalloc (&d_h, sizeof (cufftComplex) * nf));
+  CK (cudaMemcpy (d_cosw, d->cosw, sizeof (float) * nr * nc, cudaMemcpyHostToDevice));
+  CK (cudaMemcpy (d_vw, d->view_col, sizeof (float) * (size_t) nv * nc, cudaMemcpyHostToDevice));
+  CK (cudaMemcpy (d_kern, hk.data (), sizeof (float) * m, cudaMemcpyHostToDevice));
+  CKF (cufftPlan1d (&kplan, (int) m, CUFFT_R2C, 1));
+  has_kplan = true;
+  CKF (cufftExecR2C (kplan, d_kern, d_h));
+  fdk_scale_complex<<<(nf + 255) / 256, 256>>> (d_h, nf, 1.0f / (float) m);
+  CK_LAUNCH ();
+
+  if (tex)
+    {
+      for (unsigned ch = 0; ch < n_chunks; ch++)
+        {
+          const unsigned layers = (ch + 1 < n_chunks) ? MAX_CHUNK : nv - ch * MAX_CHUNK;
+          cudaChannelFormatDesc cf = cudaCreateChannelDesc<float> ();
+          CK (cudaMalloc3DArray (&arrays[ch], &cf, make_cudaExtent (nc, nr, layers), cudaArrayLayered));
+          cudaResourceDesc rd;
+          memset (&rd, 0, sizeof rd);
+          rd.resType = cudaResourceTypeArray;
+          rd.res.array.array = arrays[ch];
+          cudaTextureDesc td;
+          memset (&td, 0, sizeof td);
+          td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+          td.filterMode = cudaFilterModeLinear;
+          td.readMode = cudaReadModeElementType;
+          td.normalizedCoords = 0;
+          CK (cudaCreateTextureObject (&texs[ch], &rd, &td, NULL));
+        }
+    }
+  else
+    CK (cudaMalloc (&d_qt, sizeof (float) * (size_t) nv * nr * nc));
+
+  for (int s = 0; s < 2; s++)
+    {
+      Lane &L = lane[s];
+      const size_t rows = (size_t) vb * nr;
+      CK (cudaStreamCreateWithFlags (&L.stream, cudaStreamNonBlocking));
+      CK (cudaEventCreate (&L.e0));
+      CK (cudaEventCreate (&L.e1));
+      CK (cudaEventCreate (&L.e2));
+      CK (cudaHostAlloc ((void **) &L.pinned, sizeof (float) * rows * nc, cudaHostAllocDefault));
+      CK (cudaMalloc (&L.raw, sizeof (float) * rows * nc));
+      CK (cudaMalloc (&L.pad, sizeof (float) * rows * m));
+      CK (cudaMalloc (&L.spec, sizeof (cufftComplex) * rows * nf));
+      int n[1] = { (int) m };
+      CKF (cufftPlanMany (&L.fwd, 1, n, NULL, 1, (int) m, NULL, 1, (int) nf, CUFFT_R2C, (int) rows));
+      L.has_fwd = true;
+      CKF (cufftPlanMany (&L.inv, 1, n, NULL, 1, (int) nf, NULL, 1, (int) m, CUFFT_C2R, (int) rows));
+      L.has_inv = true;
+      CKF (cufftSetStream (L.fwd, L.stream));
+      CKF (cufftSetStream (L.inv, L.stream));
+    }
+  CK (cudaDeviceSynchronize ());
+
+  /* ---- step 1: stream the views through the two lanes ---- */
+  for (unsigned v0 = 0, it = 0; v0 < nv; v0 += vb, it++)
+    {
+      Lane &L = lane[it & 1];
+      const unsigned nb = nv - v0 < vb ? nv - v0 : vb;
+      if (L.busy)
+        {
+          /* the lane's previous batch: its pinned buffer is free again */
+          CK (cudaEventSynchronize (L.e2));
+          float ms;
+          CK (cudaEventElapsedTime (&ms, L.e0, L.e1));
+          copy_ms += ms;
+          CK (cudaEventElapsedTime (&ms, L.e1, L.e2));
+          filter_ms += ms;
+        }
+      memcpy (L.pinned, d->proj + (size_t) v0 * nr * nc, sizeof (float) * (size_t) nb * nr * nc);
+      CK (cudaEventRecord (L.e0, L.stream));
+      CK (cudaMemcpyAsync (L.raw, L.pinned, sizeof (float) * (size_t) nb * nr * nc, cudaMemcpyHostToDevice, L.stream));
+      CK (cudaEventRecord (L.e1, L.stream));
+      dim3 gw (nb * nr, (m + 255) / 256);
+      fdk_weight_pad<<<gw, 256, 0, L.stream>>> (L.raw, d_cosw, d_vw, L.pad, nb, nr, nc, m, v0);
+      CK_LAUNCH ();
+      CKF (cufftExecR2C (L.fwd, L.pad, L.spec));
+      {
+        const size_t n = (size_t) nb * nr * nf;
+        fdk_multiply<<<(unsigned) ((n + 255) / 256), 256, 0, L.stream>>> (L.spec, d_h, nf, n);
+        CK_LAUNCH ();
+      }
+      CKF (cufftExecC2R (L.inv, L.spec, L.pad));
+      if (tex)
+        {
+          cudaMemcpy3DParms p;
+          memset (&p, 0, sizeof p);
+          p.srcPtr = make_cudaPitchedPtr (L.pad, sizeof (float) * m, nc, nr);
+          p.dstArray = arrays[v0 / MAX_CHUNK];
+          p.dstPos = make_cudaPos (0, 0, v0 % MAX_CHUNK);
+          p.extent = make_cudaExtent (nc, nr, nb);
+          p.kind = cudaMemcpyDeviceToDevice;
+          CK (cudaMemcpy3DAsync (&p, L.stream));
+        }
+      else
+        {
+          dim3 gt ((nc + 31) / 32, (nr + 31) / 32, nb);
+          fdk_store_transposed<<<gt, dim3 (32, 8), 0, L.stream>>> (L.pad, d_qt, nr, nc, m, v0);
+          CK_LAUNCH ();
+        }
+      CK (cudaEventRecord (L.e2, L.stream));
+      L.busy = true;
+    }
+  for (int s = 0; s < 2; s++)
+    if (lane[s].busy)
+      {
+        CK (cudaEventSynchronize (lane[s].e2));
+        float ms;
+        CK (cudaEventElapsedTime (&ms, lane[s].e0, lane[s].e1));
+        copy_ms += ms;
+        CK (cudaEventElapsedTime (&ms, lane[s].e1, lane[s].e2));
+        filter_ms += ms;
+        lane[s].busy = false;
+      }
+  /* the FFT buffers are no longer needed: make room for the volume */
+  for (int s = 0; s < 2; s++)
+    {
+      Lane &L = lane[s];
+      if (L.has_fwd) cufftDestroy (L.fwd);
+      if (L.has_inv) cufftDestroy (L.inv);
+      L.has_fwd = L.has_inv = false;
+      cudaFree (L.raw);
+      cudaFree (L.pad);
+      cudaFree (L.spec);
+      L.raw = L.pad = NULL;
+      L.spec = NULL;
+    }
+
+  /* ---- step 2: slabs ---- */
+  CK (cudaMemGetInfo (&free_b, &total_b));
+  {
+    const size_t margin = ((size_t) 64 << 20) + total_b / 20;
+    const size_t avail = free_b > margin ? free_b - margin : 0;
+    slab_nz = avail / (sizeof (float) * nxy);
+    if (slab_nz > nz)
+      slab_nz = nz;
+    if (d->max_slab_nz && slab_nz > d->max_slab_nz)
+      slab_nz = d->max_slab_nz;
+    if (slab_nz == 0)
+      {
+        snprintf (err, CTR_CUDA_ERR_LEN,
+                  "too little device memory for one FDK slice: %.1f MiB free of %.1f MiB",
+                  free_b / 1048576.0, total_b / 1048576.0);
+        st = CTR_CUDA_NO_MEMORY;
+        goto fail;
+      }
+  }
+  CK (cudaMalloc (&d_vol, sizeof (float) * nxy * slab_nz));
+  for (size_t z0 = 0; z0 < nz; z0 += slab_nz)
+    {
+      const size_t zs = nz - z0 < slab_nz ? nz - z0 : slab_nz;
+      const bool mirror = d->mirror && zs == nz && nz > 1;
+      const int zcount = mirror ? (int) ((nz + 1) / 2) : (int) zs;
+      n_slabs++;
+      CK (cudaMemset (d_vol, 0, sizeof (float) * nxy * zs));
+      CK (cudaEventRecord (eb0, 0));
+      for (unsigned ch = 0; ch < n_chunks; ch++)
+        {
+          const unsigned c0 = ch * MAX_CHUNK, nb = nv - c0 < MAX_CHUNK ? nv - c0 : MAX_CHUNK;
+          CK (cudaMemcpyToSymbol (c_mats, fmats.data () + (size_t) c0 * 12, sizeof (float) * 12 * nb));
+          BpArgs a;
+          a.qt = tex ? NULL : d_qt + (size_t) c0 * nr * nc;
+          a.tex = tex ? texs[ch] : 0;
+          a.vol = d_vol;
+          a.nb = (int) nb;
+          a.nc = (int) nc;
+          a.nr = (int) nr;
+          a.nx = (int) nx;
+          a.ny = (int) ny;
+          a.z0 = (int) z0;
+          a.zcount = zcount;
+          a.nz = (int) nz;
+          a.sod2 = (float) d->sod2;
+          a.cmax = (float) (nc - 1);
+          a.rmax = (float) (nr - 1);
+          dim3 blk (32, 8), grd ((nx + 31) / 32, (ny + 7) / 8, (zcount + ZB - 1) / ZB);
+          if (tex && mirror)
+            fdk_backproject<true, true><<<grd, blk>>> (a);
+          else if (tex)
+            fdk_backproject<true, false><<<grd, blk>>> (a);
+          else if (mirror)
+            fdk_backproject<false, true><<<grd, blk>>> (a);
+          else
+            fdk_backproject<false, false><<<grd, blk>>> (a);
+          CK_LAUNCH ();
+        }
+      CK (cudaEventRecord (eb1, 0));
+      CK (cudaEventSynchronize (eb1));
+      float ms;
+      CK (cudaEventElapsedTime (&ms, eb0, eb1));
+      bp_ms += ms;
+      CK (cudaEventRecord (eb0, 0));
+      CK (cudaMemcpy (vol + z0 * nxy, d_vol, sizeof (float) * nxy * zs, cudaMemcpyDeviceToHost));
+      CK (cudaEventRecord (eb1, 0));
+      CK (cudaEventSynchronize (eb1));
+      CK (cudaEventElapsedTime (&ms, eb0, eb1));
+      copy_ms += ms;
+    }
+
+  if (t)
+    {
+      t->filter_s = filter_ms / 1e3;
+      t->backproject_s = bp_ms / 1e3;
+      t->transfer_s = copy_ms / 1e3;
+      t->n_slabs = n_slabs;
+      t->kernel = kind;
+    }
+
+fail:
+  for (int s = 0; s < 2; s++)
+    {
+      Lane &L = lane[s];
+      if (L.stream) cudaStreamSynchronize (L.stream);
+      if (L.has_fwd) cufftDestroy (L.fwd);
+      if (L.has_inv) cufftDestroy (L.inv);
+      cudaFree (L.raw);
+      cudaFree (L.pad);
+      cudaFree (L.spec);
+      if (L.pinned) cudaFreeHost (L.pinned);
+      if (L.e0) cudaEventDestroy (L.e0);
+      if (L.e1) cudaEventDestroy (L.e1);
+      if (L.e2) cudaEventDestroy (L.e2);
+      if (L.stream) cudaStreamDestroy (L.stream);
+    }
+  for (unsigned ch = 0; ch < n_chunks; ch++)
+    {
+      if (texs[ch]) cudaDestroyTextureObject (texs[ch]);
+      if (arrays[ch]) cudaFreeArray (arrays[ch]);
+    }
+  if (has_kplan) cufftDestroy (kplan);
+  cudaFree (d_cosw);
+  cudaFree (d_vw);
+  cudaFree (d_kern);
+  cudaFree (d_h);
+  cudaFree (d_qt);
+  cudaFree (d_vol);
+  if (eb0) cudaEventDestroy (eb0);
+  if (eb1) cudaEventDestroy (eb1);
+  cudaGetLastError ();
+  if (t && st == CTR_CUDA_OK)
+    t->total_s = now_s () - t_start;
+  return st;
+}

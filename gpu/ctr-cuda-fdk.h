@@ -1,0 +1,54 @@
+/* ctr-cuda-fdk.h — cone-beam FDK on the GPU, GLib side (no CUDA header,
+ * no GTK).  Kernels and streaming: ctr-cuda-fdk.cu (see its header comment
+ * and ctr-cuda-api.h).  Registered as the FDK of the "cuda" backend
+ * (ctr_backend_register_fdk), so ctr_reconstruct of a cone-beam scan with
+ * method fdk runs here when CtrReconOptions.backend selects "cuda" (or
+ * "best" with a device) and falls back to the CPU's ctr_fdk_run otherwise.
+ */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+#include "analytic/ctr-fdk.h"
+#include "ctr-cuda-api.h"
+
+G_BEGIN_DECLS
+
+/**
+ * CtrCudaFdkOptions:
+ * @kernel: CTR_CUDA_FDK_AUTO (iFDK Table 4 rule), _L1TRAN or _TEXTURE;
+ *   the environment variable CTR_CUDA_FDK_KERNEL=l1tran|texture overrides AUTO.
+ * @max_slab_nz: at most this many slices per device slab (0: as free
+ *   memory allows); for tests of the slab split.
+ * @view_batch: views per streamed filtering batch, a power of two ≤ 64
+ *   (0: 32).
+ */
+typedef struct {
+  CtrCudaFdkKernel kernel;
+  guint max_slab_nz;
+  guint view_batch;
+} CtrCudaFdkOptions;
+
+/**
+ * ctr_cuda_fdk_run:
+ * @g, @p, @grid, @window, @cutoff: as ctr_fdk_run (core/analytic/ctr-fdk.h).
+ * @opt: (nullable): defaults when NULL.
+ * @times: (out) (optional): device seconds of filtering, back-projection and
+ *   transfers, wall seconds in total, slabs and the kernel that ran.
+ *
+ * ctr_fdk_run on device 0: the same weights (ctr_fdk_weights), the same ramp
+ * filter (the impulse response of core's CtrRampFilter, applied with cuFFT)
+ * and the same back-projection arithmetic (bilinear, samples outside the
+ * panel 0, weight (SOD/U)²) — equal to the CPU's result up to float
+ * rounding (L1-Tran) or the texture unit's 8-bit interpolation weights.
+ * Returns: (transfer full): the volume [z][y][x] (unit 1/mm, or 1/pixel),
+ *   or NULL with the errors of ctr_fdk_run, CTR_ERROR_BACKEND_UNAVAILABLE
+ *   (no device, a failed CUDA/cuFFT call, a geometry whose matrices depend
+ *   on z in the column) or CTR_ERROR_OUT_OF_MEMORY (too little device
+ *   memory for the filtered projections and one slice).
+ */
+CtrVolume *ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
+                             CtrFilterWindow window, double cutoff, const CtrCudaFdkOptions *opt,
+                             CtrCudaFdkTimes *times, GCancellable *cancellable, GError **error);
+
+G_END_DECLS
