@@ -58,6 +58,28 @@ ctr_fdk_check_geometry (const CtrGeometry *g, GError **error)
   return TRUE;
 }
 
+gboolean
+ctr_fdk_check_input (const CtrGeometry *g, const CtrProjections *p, GError **error)
+{
+  if (!ctr_fdk_check_geometry (g, error))
+    return FALSE;
+  if (p->kind != CTR_PROJ_LINE_INTEGRALS)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "FDK needs line integrals; convert the counts first");
+      return FALSE;
+    }
+  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "projections are %u views × %u rows × %u columns but the geometry says "
+                   "%u × %u × %u", p->n_views, p->n_rows, p->n_cols,
+                   g->n_views, g->n_rows, g->n_cols);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static int
 cmp_index_by_angle (gconstpointer a, gconstpointer b, gpointer user_data)
 {
@@ -145,22 +167,8 @@ ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p, CtrFilterWindow w
 {
   g_return_val_if_fail (g != NULL && p != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  if (!ctr_fdk_check_geometry (g, error))
+  if (!ctr_fdk_check_input (g, p, error))
     return NULL;
-  if (p->kind != CTR_PROJ_LINE_INTEGRALS)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "FDK needs line integrals; convert the counts first");
-      return NULL;
-    }
-  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "projections are %u views × %u rows × %u columns but the geometry says "
-                   "%u × %u × %u", p->n_views, p->n_rows, p->n_cols,
-                   g->n_views, g->n_rows, g->n_cols);
-      return NULL;
-    }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 

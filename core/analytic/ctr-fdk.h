@@ -48,6 +48,9 @@ typedef struct {
  * CTR_ERROR_UNSUPPORTED (a curved cone-beam detector).
  */
 gboolean ctr_fdk_check_geometry (const CtrGeometry *g, GError **error);
+/* ctr_fdk_check_geometry, and @p line integrals of g's size
+ * (CTR_ERROR_INVALID_ARGUMENT otherwise). */
+gboolean ctr_fdk_check_input (const CtrGeometry *g, const CtrProjections *p, GError **error);
 
 /**
  * ctr_fdk_filter:
