@@ -51,138 +51,16 @@
  * special.  Slice s of the output is detector row ctr_geometry_slice_row (s).
  */
 #include "ctr-fbp.h"
+#include "ctr-redundancy.h"
 #include "ctr-filter.h"
 #include "ctr-error.h"
 
 #include <math.h>
 #include <string.h>
 
-/* A scan counts as full when its range reaches 2π within this (radians). */
-#define FULL_SCAN_TOLERANCE 1e-3
-
-double
-ctr_parker_weight (double beta_rel, double gamma, double delta)
-{
-  /* Conjugate of (β, γ) in FORMAT.md terms is (β + π - 2γ, -γ): the ray's
-   * direction angle is β + π/2 - γ.  Parker's (1982) weights with his γ
-   * replaced by -γ; each branch is only reached where its denominator is
-   * positive, so incomplete scans (δ < |γ|) just give weights < 1. */
-  if (beta_rel < 0.0 || beta_rel > G_PI + 2.0 * delta)
-    return 0.0;
-  if (beta_rel < 2.0 * (delta + gamma))
-    {
-      double s = sin (G_PI_4 * beta_rel / (delta + gamma));
-      return s * s;
-    }
-  if (beta_rel <= G_PI + 2.0 * gamma)
-    return 1.0;
-  double s = sin (G_PI_4 * (G_PI + 2.0 * delta - beta_rel) / (delta - gamma));
-  return s * s;
-}
-
-static int
-cmp_index_by_angle (gconstpointer a, gconstpointer b, gpointer user_data)
-{
-  const double *ang = user_data;
-  double x = ang[*(const guint *) a], y = ang[*(const guint *) b];
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/* Δβ per view: half the distance to the neighbours in sorted order. */
-static double *
-view_weights (const CtrGeometry *g)
-{
-  const guint nv = g->n_views;
-  double *dw = g_new (double, nv);
-  if (nv == 1)
-    {
-      dw[0] = G_PI;  /* one view: nothing to integrate; keep the image finite */
-      return dw;
-    }
-  g_autofree guint *order = g_new (guint, nv);
-  for (guint k = 0; k < nv; k++)
-    order[k] = k;
-  g_qsort_with_data (order, (gint) nv, sizeof (guint), cmp_index_by_angle, g->angles);
-  for (guint i = 0; i < nv; i++)
-    {
-      double lo = i > 0 ? g->angles[order[i - 1]] : NAN;
-      double hi = i + 1 < nv ? g->angles[order[i + 1]] : NAN;
-      double here = g->angles[order[i]];
-      double w;
-      if (i == 0)
-        w = hi - here;
-      else if (i + 1 == nv)
-        w = here - lo;
-      else
-        w = 0.5 * (hi - lo);
-      dw[order[i]] = w;
-    }
-  return dw;
-}
-
-typedef struct {
-  const CtrGeometry *g;
-  gboolean fan, curved;
-  gboolean full_scan;
-  double red_const;      /* redundancy weight where no Parker weights are used */
-  double delta;          /* Parker: half the excess over π */
-  double lo, hi, step;   /* sorted extremes, mean step */
-  gboolean decreasing;
-} Redundancy;
-
-static void
-redundancy_init (Redundancy *r, const CtrGeometry *g)
-{
-  memset (r, 0, sizeof *r);
-  r->g = g;
-  r->fan = g->beam == CTR_BEAM_FAN;
-  r->curved = r->fan && g->shape == CTR_DETECTOR_CURVED;
-  double range = ctr_geometry_angular_range (g);
-  if (g->n_views < 2)
-    range = G_PI;
-  r->lo = r->hi = g->angles[0];
-  for (guint k = 1; k < g->n_views; k++)
-    {
-      r->lo = MIN (r->lo, g->angles[k]);
-      r->hi = MAX (r->hi, g->angles[k]);
-    }
-  r->step = g->n_views > 1 ? (r->hi - r->lo) / (g->n_views - 1) : 0.0;
-  r->decreasing = g->angles[g->n_views - 1] < g->angles[0];
-  r->full_scan = range >= 2.0 * G_PI - FULL_SCAN_TOLERANCE;
-  if (!r->fan)
-    r->red_const = G_PI / range;
-  else if (r->full_scan)
-    r->red_const = 0.5;
-  else
-    {
-      r->red_const = 0.0;  /* Parker */
-      r->delta = 0.5 * (range - G_PI);
-    }
-}
-
-/* Redundancy weight of the ray (view, column angle gamma). */
-static double
-redundancy_weight (const Redundancy *r, guint view, double gamma)
-{
-  if (!r->fan || r->full_scan)
-    return r->red_const;
-  /* β measured from the scan's start, in its sense of rotation; the scan's
-   * nominal span starts half a step before the first view. */
-  double beta = r->g->angles[view];
-  double beta_rel;
-  if (r->decreasing)
-    {
-      beta_rel = r->hi - beta + 0.5 * r->step;
-      gamma = -gamma;
-    }
-  else
-    beta_rel = beta - r->lo + 0.5 * r->step;
-  return ctr_parker_weight (beta_rel, gamma, r->delta);
-}
-
 /* Weights one detector row of view @v in place: Δβ · redundancy · pre-weight. */
 static void
-weight_row (const CtrGeometry *g, const Redundancy *red, guint v, double dbeta, float *row)
+weight_row (const CtrGeometry *g, const CtrRedundancy *red, guint v, double dbeta, float *row)
 {
   const double sod = g->sod_mm, sdd = g->sdd_mm;
   for (guint c = 0; c < g->n_cols; c++)
@@ -205,7 +83,7 @@ weight_row (const CtrGeometry *g, const Redundancy *red, guint v, double dbeta, 
           gamma = atan2 (u, sdd);
           w = sod / sqrt (sod * sod + s * s);       /* K&S Eq. 152 */
         }
-      row[c] = (float) (row[c] * w * dbeta * redundancy_weight (red, v, gamma));
+      row[c] = (float) (row[c] * w * dbeta * ctr_redundancy_weight (red, v, gamma));
     }
 }
 
@@ -390,9 +268,9 @@ ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
                    "cannot allocate a sinogram of %u × %u floats", nv, nc);
       return NULL;
     }
-  g_autofree double *dbeta = view_weights (g);
-  Redundancy red;
-  redundancy_init (&red, g);
+  g_autofree double *dbeta = ctr_view_spacing (g);
+  CtrRedundancy red;
+  ctr_redundancy_init (&red, g);
 
   for (guint slice = 0; slice < grid->nz; slice++)
     {

@@ -8,6 +8,8 @@
  */
 #pragma once
 
+#include "ctr-redundancy.h"   /* ctr_parker_weight */
+
 #include <glib.h>
 #include <gio/gio.h>
 #include "ctr-geometry.h"
@@ -34,9 +36,5 @@ CtrVolume *ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
                         const CtrGrid *grid, CtrFilterWindow window,
                         double cutoff, GCancellable *cancellable, GError **error);
 
-/* Parker (1982) weight of ray (beta_rel, gamma) for a short scan of range
- * pi + 2·delta, where beta_rel is measured from the scan's start in the scan's
- * sense of rotation and gamma grows with u (FORMAT.md).  Full-scan data need none. */
-double ctr_parker_weight (double beta_rel, double gamma, double delta);
 
 G_END_DECLS

@@ -27,6 +27,7 @@
  * orbit plane, the usual approximation off it).
  */
 #include "ctr-fdk.h"
+#include "ctr-redundancy.h"
 #include "ctr-fbp.h"
 #include "ctr-filter.h"
 #include "ctr-error.h"
@@ -34,8 +35,6 @@
 #include <math.h>
 #include <string.h>
 
-/* A scan counts as full when its range reaches 2π within this (radians). */
-#define FULL_SCAN_TOLERANCE 1e-3
 
 gboolean
 ctr_fdk_check_geometry (const CtrGeometry *g, GError **error)
@@ -80,87 +79,6 @@ ctr_fdk_check_input (const CtrGeometry *g, const CtrProjections *p, GError **err
   return TRUE;
 }
 
-static int
-cmp_index_by_angle (gconstpointer a, gconstpointer b, gpointer user_data)
-{
-  const double *ang = user_data;
-  double x = ang[*(const guint *) a], y = ang[*(const guint *) b];
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/* Δβ per view: half the distance to the neighbours in sorted order (the end
- * views the distance to their single neighbour), so Σ Δβ = the range. */
-static double *
-view_weights (const CtrGeometry *g)
-{
-  const guint nv = g->n_views;
-  double *dw = g_new (double, nv);
-  if (nv == 1)
-    {
-      dw[0] = G_PI;
-      return dw;
-    }
-  g_autofree guint *order = g_new (guint, nv);
-  for (guint k = 0; k < nv; k++)
-    order[k] = k;
-  g_qsort_with_data (order, (gint) nv, sizeof (guint), cmp_index_by_angle, g->angles);
-  for (guint i = 0; i < nv; i++)
-    {
-      double here = g->angles[order[i]];
-      if (i == 0)
-        dw[order[i]] = g->angles[order[1]] - here;
-      else if (i + 1 == nv)
-        dw[order[i]] = here - g->angles[order[i - 1]];
-      else
-        dw[order[i]] = 0.5 * (g->angles[order[i + 1]] - g->angles[order[i - 1]]);
-    }
-  return dw;
-}
-
-typedef struct {
-  const CtrGeometry *g;
-  gboolean full_scan;
-  double delta;          /* Parker: half the excess over π */
-  double lo, hi, step;   /* sorted extremes, mean step */
-  gboolean decreasing;
-} Redundancy;
-
-static void
-redundancy_init (Redundancy *r, const CtrGeometry *g)
-{
-  memset (r, 0, sizeof *r);
-  r->g = g;
-  double range = g->n_views < 2 ? G_PI : ctr_geometry_angular_range (g);
-  r->lo = r->hi = g->angles[0];
-  for (guint k = 1; k < g->n_views; k++)
-    {
-      r->lo = MIN (r->lo, g->angles[k]);
-      r->hi = MAX (r->hi, g->angles[k]);
-    }
-  r->step = g->n_views > 1 ? (r->hi - r->lo) / (g->n_views - 1) : 0.0;
-  r->decreasing = g->angles[g->n_views - 1] < g->angles[0];
-  r->full_scan = range >= 2.0 * G_PI - FULL_SCAN_TOLERANCE;
-  r->delta = 0.5 * (range - G_PI);
-}
-
-static double
-redundancy_weight (const Redundancy *r, guint view, double gamma)
-{
-  if (r->full_scan)
-    return 0.5;
-  /* β from the scan's start in its sense of rotation; the nominal span
-   * starts half a step before the first view (as in ctr-fbp.c). */
-  double beta = r->g->angles[view], beta_rel;
-  if (r->decreasing)
-    {
-      beta_rel = r->hi - beta + 0.5 * r->step;
-      gamma = -gamma;
-    }
-  else
-    beta_rel = beta - r->lo + 0.5 * r->step;
-  return ctr_parker_weight (beta_rel, gamma, r->delta);
-}
-
 CtrProjections *
 ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p, CtrFilterWindow window,
                 double cutoff, GCancellable *cancellable, GError **error)
@@ -181,9 +99,9 @@ ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p, CtrFilterWindow w
   if (q == NULL)
     return NULL;
 
-  g_autofree double *dbeta = view_weights (g);
-  Redundancy red;
-  redundancy_init (&red, g);
+  g_autofree double *dbeta = ctr_view_spacing (g);
+  CtrRedundancy red;
+  ctr_redundancy_init (&red, g);
   /* Per column γ; per detector pixel the cosine weight (the same for every
    * view), [row][col]. */
   g_autofree double *gam = g_new (double, nc);
@@ -215,7 +133,7 @@ ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p, CtrFilterWindow w
     for (gint64 v = 0; v < (gint64) nv; v++)
       {
         for (guint c = 0; c < nc; c++)
-          wc[c] = (float) (dbeta[v] * redundancy_weight (&red, (guint) v, gam[c]));
+          wc[c] = (float) (dbeta[v] * ctr_redundancy_weight (&red, (guint) v, gam[c]));
         const float *src = ctr_projections_view (p, (guint) v);
         float *dst = ctr_projections_view (q, (guint) v);
         for (guint r = 0; r < nr; r++)
@@ -238,9 +156,9 @@ ctr_fdk_weights (const CtrGeometry *g, float *cosw, float *view_col, GError **er
   if (!ctr_fdk_check_geometry (g, error))
     return FALSE;
   const guint nv = g->n_views, nr = g->n_rows, nc = g->n_cols;
-  g_autofree double *dbeta = view_weights (g);
-  Redundancy red;
-  redundancy_init (&red, g);
+  g_autofree double *dbeta = ctr_view_spacing (g);
+  CtrRedundancy red;
+  ctr_redundancy_init (&red, g);
   g_autofree double *gam = g_new (double, nc);
   for (guint c = 0; c < nc; c++)
     gam[c] = atan2 (ctr_geometry_col_u (g, c), g->sdd_mm);
@@ -256,7 +174,7 @@ ctr_fdk_weights (const CtrGeometry *g, float *cosw, float *view_col, GError **er
     }
   for (guint v = 0; v < nv; v++)
     for (guint c = 0; c < nc; c++)
-      view_col[(gsize) v * nc + c] = (float) (dbeta[v] * redundancy_weight (&red, v, gam[c]));
+      view_col[(gsize) v * nc + c] = (float) (dbeta[v] * ctr_redundancy_weight (&red, v, gam[c]));
   return TRUE;
 }
 
