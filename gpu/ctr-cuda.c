@@ -80,14 +80,6 @@ scsr_session (const CtrScsr *m, guint ns, int with_scale, GError **error)
   return s;
 }
 
-static gsize
-lane_total (const CtrScsr *m, guint ns)
-{
-  return (gsize) ctr_scsr_n_orbits (m) * ctr_scsr_n_cols (m) * ns * ctr_scsr_order (m);
-}
-
-static void lanes_to_rays (const CtrScsr *m, const float *lane, float *ray, guint ns);
-
 gboolean
 ctr_cuda_scsr_apply_blocked (const CtrScsr *m, const float *x, float *y, guint ns, double *ms,
                              GError **error)
@@ -104,14 +96,14 @@ ctr_cuda_scsr_apply_blocked (const CtrScsr *m, const float *x, float *y, guint n
     }
   char err[CTR_CUDA_ERR_LEN] = "";
   g_autofree float *X = g_new (float, ctr_scsr_packed_size (m, ns));
-  g_autofree float *ax = g_new (float, lane_total (m, ns));
+  g_autofree float *ax = g_new (float, ctr_scsr_lane_size (m, ns));
   ctr_scsr_pack (m, x, X, ns);
   gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, ctr_scsr_packed_size (m, ns), err), err, error)
                 && status_to_error (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, err), err, error)
                 && status_to_error (ctr_cuda_scsr_forward_blocked (s, ax, ms, err), err, error);
   ctr_cuda_scsr_destroy (s);
   if (ok)
-    lanes_to_rays (m, ax, y, ns);
+    ctr_scsr_lanes_to_rays (m, ax, y, ns);
   return ok;
 }
 
@@ -121,29 +113,16 @@ ctr_cuda_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns, GErro
   CtrCudaScsr *s = scsr_session (m, ns, 0, error);
   if (s == NULL)
     return FALSE;
-  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
-  const guint K = ctr_scsr_order (m), nc = ctr_scsr_n_cols (m), no = ctr_scsr_n_orbits (m);
-  const guint64 nr = (guint64) ctr_scsr_n_views (m) * nc;
   char err[CTR_CUDA_ERR_LEN] = "";
   g_autofree float *X = g_new (float, ctr_scsr_packed_size (m, ns));
-  g_autofree float *ax = g_new (float, lane_total (m, ns));
+  g_autofree float *ax = g_new (float, ctr_scsr_lane_size (m, ns));
   ctr_scsr_pack (m, x, X, ns);
   gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, ctr_scsr_packed_size (m, ns), err), err, error)
                 && status_to_error (ctr_cuda_scsr_forward (s, ax, err), err, error);
   ctr_cuda_scsr_destroy (s);
   if (!ok)
     return FALSE;
-  for (guint o = 0; o < no; o++)
-    for (guint k = 0; k < K; k++)
-      {
-        gint32 v = sy->lane_view[(gsize) o * K + k];
-        if (v < 0)
-          continue;
-        for (guint j = 0; j < nc; j++)
-          for (guint sl = 0; sl < ns; sl++)
-            y[sl * nr + (guint64) v * nc + ctr_symmetry_lane_col (sy, k, j)]
-              = ax[(((gsize) o * nc + j) * ns + sl) * K + k];
-      }
+  ctr_scsr_lanes_to_rays (m, ax, y, ns);
   return TRUE;
 }
 
@@ -155,25 +134,16 @@ ctr_cuda_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint n
     return FALSE;
   const CtrSymmetry *sy = ctr_scsr_symmetry (m);
   const guint K = ctr_scsr_order (m), nc = ctr_scsr_n_cols (m), no = ctr_scsr_n_orbits (m);
-  const guint64 nr = (guint64) ctr_scsr_n_views (m) * nc;
-  const gsize lt = lane_total (m, ns);
+  const gsize lt = ctr_scsr_lane_size (m, ns);
   char err[CTR_CUDA_ERR_LEN] = "";
   g_autofree float *bl = g_new0 (float, lt), *cl = g_new0 (float, lt);
   g_autofree float *X = g_new (float, ctr_scsr_packed_size (m, ns));
+  ctr_scsr_rays_to_lanes (m, y, bl, ns);
   for (guint o = 0; o < no; o++)
     for (guint k = 0; k < K; k++)
-      {
-        gint32 v = sy->lane_view[(gsize) o * K + k];
-        if (v < 0)
-          continue;
-        for (guint j = 0; j < nc; j++)
-          for (guint sl = 0; sl < ns; sl++)
-            {
-              gsize q = (((gsize) o * nc + j) * ns + sl) * K + k;
-              bl[q] = y[sl * nr + (guint64) v * nc + ctr_symmetry_lane_col (sy, k, j)];
-              cl[q] = 1.f;
-            }
-      }
+      if (sy->lane_view[(gsize) o * K + k] >= 0)
+        for (gsize q = (gsize) o * nc * ns * K + k; q < (gsize) (o + 1) * nc * ns * K; q += K)
+          cl[q] = 1.f;
   gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_B, bl, lt, err), err, error)
                 && status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_COEF, cl, lt, err), err, error)
                 && status_to_error (ctr_cuda_scsr_adjoint (s, err), err, error)
@@ -299,25 +269,6 @@ check_inputs (const CtrScsr *m, const CtrGeometry *g, const CtrProjections *p,
 
 /* Lane-ordered [o][j][s][K] → ray-ordered [s][view·nc + col] (masked
  * lanes are not written). */
-static void
-lanes_to_rays (const CtrScsr *m, const float *lane, float *ray, guint ns)
-{
-  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
-  const guint K = ctr_scsr_order (m), nc = ctr_scsr_n_cols (m), no = ctr_scsr_n_orbits (m);
-  const guint64 nr = (guint64) ctr_scsr_n_views (m) * nc;
-  for (guint o = 0; o < no; o++)
-    for (guint k = 0; k < K; k++)
-      {
-        gint32 v = sy->lane_view[(gsize) o * K + k];
-        if (v < 0)
-          continue;
-        for (guint j = 0; j < nc; j++)
-          for (guint s = 0; s < ns; s++)
-            ray[s * nr + (guint64) v * nc + ctr_symmetry_lane_col (sy, k, j)]
-              = lane[(((gsize) o * nc + j) * ns + s) * K + k];
-      }
-}
-
 CtrVolume *
 ctr_cuda_run_scsr (const CtrScsr *m, gboolean cusparse, const CtrGeometry *g,
                    const CtrProjections *p, const CtrGrid *grid, const CtrReconOptions *o,
@@ -371,9 +322,9 @@ ctr_cuda_run_scsr (const CtrScsr *m, gboolean cusparse, const CtrGeometry *g,
         goto out;
       g_autofree float *br = g_new0 (float, (gsize) ns * nr), *cr = g_new0 (float, (gsize) ns * nr);
       g_autofree float *vr = g_new0 (float, (gsize) ns * nr);
-      lanes_to_rays (m, su.b, br, ns);
-      lanes_to_rays (m, su.coef, cr, ns);
-      lanes_to_rays (m, su.valid, vr, ns);
+      ctr_scsr_lanes_to_rays (m, su.b, br, ns);
+      ctr_scsr_lanes_to_rays (m, su.coef, cr, ns);
+      ctr_scsr_lanes_to_rays (m, su.valid, vr, ns);
       if (!status_to_error (ctr_cuda_csr_upload (dc, vol->data, br, cr, vr, err), err, error))
         goto out;
     }

@@ -682,6 +682,20 @@ start_load (CtrWindow *self, LoadRequest *req)
   g_task_run_in_thread (task, load_thread);
 }
 
+/* The user declined a question a load asked (which series, which
+ * geometry): the load ends as cancelled with @why. */
+static void
+load_declined (CtrWindow *self, LoadRequest *req, const char *why)
+{
+  g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, why);
+  load_request_free (req);
+  if (!self->closed)
+    {
+      set_status (self, "Idle", why);
+      g_signal_emit (self, signals[DATASET_LOADED], 0, error);
+    }
+}
+
 static void
 series_chosen (GtkWindow *parent, char *uid, gpointer user_data)
 {
@@ -690,14 +704,8 @@ series_chosen (GtkWindow *parent, char *uid, gpointer user_data)
 
   if (uid == NULL || self->closed)
     {
-      g_autoptr(GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED, "No series chosen");
-      load_request_free (req);
       g_free (uid);
-      if (!self->closed)
-        {
-          set_status (self, "Idle", "No series chosen");
-          g_signal_emit (self, signals[DATASET_LOADED], 0, error);
-        }
+      load_declined (self, req, "No series chosen");
       return;
     }
   req->series_uid = uid;
@@ -712,14 +720,8 @@ xa_completed (GtkWindow *parent, CtrDicomProjections *p, gpointer user_data)
 
   if (p == NULL || self->closed)
     {
-      g_autoptr(GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED, "No geometry given");
-      load_request_free (req);
       ctr_dicom_projections_free (p);
-      if (!self->closed)
-        {
-          set_status (self, "Idle", "The acquisition geometry was not given");
-          g_signal_emit (self, signals[DATASET_LOADED], 0, error);
-        }
+      load_declined (self, req, "The acquisition geometry was not given");
       return;
     }
   req->xa = p;

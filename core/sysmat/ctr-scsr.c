@@ -590,48 +590,18 @@ ctr_scsr_finish_part (const CtrScsr *m, guint part, guint ns, float *X, float *D
 
 /* -------------------------------------------------------------- products -- */
 
-void
-ctr_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns)
+gsize
+ctr_scsr_lane_size (const CtrScsr *m, guint ns)
 {
-  const guint K = m->K, nc = m->n_cols;
-  const CtrSymmetry *sy = m->sym;
-  const guint64 nr = (guint64) m->n_views * nc;
-  float *X = g_new (float, ctr_scsr_packed_size (m, ns));
-  ctr_scsr_pack (m, x, X, ns);
-#pragma omp parallel
-  {
-    float *ax = g_new (float, (gsize) nc * ns * K);
-#pragma omp for schedule(dynamic, 1)
-    for (guint o = 0; o < m->n_orbits; o++)
-      {
-        memset (ax, 0, (gsize) nc * ns * K * sizeof (float));
-        for (guint p = 0; p < m->P; p++)
-          ctr_scsr_orbit_forward (m, o, p, ns, X, ax);
-        for (guint k = 0; k < K; k++)
-          {
-            gint32 v = sy->lane_view[(gsize) o * K + k];
-            if (v < 0)
-              continue;
-            for (guint j = 0; j < nc; j++)
-              for (guint s = 0; s < ns; s++)
-                y[s * nr + (guint64) v * nc + ctr_symmetry_lane_col (sy, k, j)] = ax[((gsize) j * ns + s) * K + k];
-          }
-      }
-    g_free (ax);
-  }
-  g_free (X);
+  return (gsize) m->n_orbits * m->n_cols * ns * m->K;
 }
 
 void
-ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns)
+ctr_scsr_rays_to_lanes (const CtrScsr *m, const float *rays, float *lanes, guint ns)
 {
   const guint K = m->K, nc = m->n_cols;
   const CtrSymmetry *sy = m->sym;
   const guint64 nr = (guint64) m->n_views * nc;
-  const gsize psize = ctr_scsr_packed_size (m, ns), lsz = (gsize) nc * ns * K;
-  float *X = g_new0 (float, psize), *D = g_new0 (float, psize);
-  /* Lane-ordered y of every orbit, then each thread its own parts. */
-  float *bl = g_new (float, lsz * m->n_orbits);
 #pragma omp parallel for schedule(static)
   for (guint o = 0; o < m->n_orbits; o++)
     for (guint k = 0; k < K; k++)
@@ -639,9 +609,55 @@ ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns)
         gint32 v = sy->lane_view[(gsize) o * K + k];
         for (guint j = 0; j < nc; j++)
           for (guint s = 0; s < ns; s++)
-            bl[o * lsz + ((gsize) j * ns + s) * K + k] =
-              v < 0 ? 0.f : y[s * nr + (guint64) v * nc + ctr_symmetry_lane_col (sy, k, j)];
+            lanes[(((gsize) o * nc + j) * ns + s) * K + k] =
+              v < 0 ? 0.f : rays[s * nr + (guint64) v * nc + ctr_symmetry_lane_col (sy, k, j)];
       }
+}
+
+void
+ctr_scsr_lanes_to_rays (const CtrScsr *m, const float *lanes, float *rays, guint ns)
+{
+  const guint K = m->K, nc = m->n_cols;
+  const CtrSymmetry *sy = m->sym;
+  const guint64 nr = (guint64) m->n_views * nc;
+#pragma omp parallel for schedule(static)
+  for (guint o = 0; o < m->n_orbits; o++)
+    for (guint k = 0; k < K; k++)
+      {
+        gint32 v = sy->lane_view[(gsize) o * K + k];
+        if (v < 0)
+          continue;
+        for (guint j = 0; j < nc; j++)
+          for (guint s = 0; s < ns; s++)
+            rays[s * nr + (guint64) v * nc + ctr_symmetry_lane_col (sy, k, j)] =
+              lanes[(((gsize) o * nc + j) * ns + s) * K + k];
+      }
+}
+
+void
+ctr_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns)
+{
+  const gsize lsz = (gsize) m->n_cols * ns * m->K;
+  float *X = g_new (float, ctr_scsr_packed_size (m, ns));
+  float *ax = g_new0 (float, ctr_scsr_lane_size (m, ns));
+  ctr_scsr_pack (m, x, X, ns);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (guint o = 0; o < m->n_orbits; o++)
+    for (guint p = 0; p < m->P; p++)
+      ctr_scsr_orbit_forward (m, o, p, ns, X, ax + o * lsz);
+  ctr_scsr_lanes_to_rays (m, ax, y, ns);
+  g_free (ax);
+  g_free (X);
+}
+
+void
+ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns)
+{
+  const gsize psize = ctr_scsr_packed_size (m, ns), lsz = (gsize) m->n_cols * ns * m->K;
+  float *X = g_new0 (float, psize), *D = g_new0 (float, psize);
+  float *bl = g_new (float, ctr_scsr_lane_size (m, ns));
+  ctr_scsr_rays_to_lanes (m, y, bl, ns);
+  /* Each thread its own parts: no two threads write one rep. */
 #pragma omp parallel for schedule(static, 1)
   for (guint p = 0; p < m->P; p++)
     {

@@ -93,6 +93,14 @@ gsize ctr_scsr_packed_size (const CtrScsr *m, guint n_slices);
 void ctr_scsr_pack (const CtrScsr *m, const float *x, float *X, guint n_slices);
 void ctr_scsr_unpack (const CtrScsr *m, const float *X, float *x, guint n_slices);
 
+/* Lane order of the orbit kernels: [orbit][stored column j][slice][lane k]
+ * (n_orbits·n_cols·n_slices·K floats, ctr_scsr_lane_size) ↔ rays
+ * [slice][view·n_cols + col].  rays_to_lanes writes 0 in masked lanes;
+ * lanes_to_rays writes every acquired ray once. */
+gsize ctr_scsr_lane_size (const CtrScsr *m, guint n_slices);
+void ctr_scsr_rays_to_lanes (const CtrScsr *m, const float *rays, float *lanes, guint n_slices);
+void ctr_scsr_lanes_to_rays (const CtrScsr *m, const float *lanes, float *rays, guint n_slices);
+
 /* y[s][view·n_cols + col] = (A x)[s] for every acquired ray (overwrites y);
  * x[s][pixel] = (Aᵀ y)[s] (overwrites x).  Standard layouts as ctr-sysmat.h. */
 void ctr_scsr_apply (const CtrScsr *m, const float *x, float *y, guint n_slices);
