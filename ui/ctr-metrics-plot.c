@@ -24,6 +24,7 @@
 #include <math.h>
 
 #include "ctr-metrics-plot.h"
+#include "ctr-plot-draw.h"
 
 typedef struct {
   guint  iteration;
@@ -157,21 +158,6 @@ format_value (double v)
   return g_string_free (s, FALSE);
 }
 
-static double
-nice_step (double raw)
-{
-  double e = pow (10, floor (log10 (raw)));
-  double f = raw / e;
-
-  if (f <= 1)
-    return e;
-  if (f <= 2)
-    return 2 * e;
-  if (f <= 5)
-    return 5 * e;
-  return 10 * e;
-}
-
 /* ---- drawing helpers ------------------------------------------------ */
 
 typedef struct {
@@ -191,17 +177,10 @@ draw_text (DrawCtx    *ctx,
            double      y_align,
            double      alpha)
 {
-  PangoLayout *layout = gtk_widget_create_pango_layout (ctx->widget, NULL);
-  int w, h;
-
-  pango_layout_set_markup (layout, markup, -1);
-  pango_layout_get_pixel_size (layout, &w, &h);
   cairo_save (ctx->cr);
   cairo_set_source_rgba (ctx->cr, ctx->fg.red, ctx->fg.green, ctx->fg.blue, ctx->fg.alpha * alpha);
-  cairo_move_to (ctx->cr, round (x - x_align * w), round (y - y_align * h));
-  pango_cairo_show_layout (ctx->cr, layout);
+  int w = ctr_plot_draw_text (ctx->cr, ctx->widget, markup, x, y, x_align, y_align);
   cairo_restore (ctx->cr);
-  g_object_unref (layout);
   return w;
 }
 
@@ -250,7 +229,7 @@ draw_y_ticks_linear (DrawCtx *ctx,
       vmax += pad;
     }
 
-  double step = nice_step ((vmax - vmin) / 4);
+  double step = ctr_plot_nice_step ((vmax - vmin) / 4);
   double lo = floor (vmin / step) * step;
   double hi = ceil (vmax / step) * step;
   int decimals = MAX (0, (int) -floor (log10 (step) + 1e-9));
@@ -346,7 +325,7 @@ draw_x_ticks (DrawCtx     *ctx,
               gboolean     with_title)
 {
   double span = f->xmax - f->xmin;
-  double step = MAX (1.0, nice_step (MAX (span, 1.0) / 5));
+  double step = MAX (1.0, ctr_plot_nice_step (MAX (span, 1.0) / 5));
   double first = ceil (f->xmin / step) * step;
   double ybase = f->y0 + f->h;
 

@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "ctr-profile-plot.h"
+#include "ctr-plot-draw.h"
 
 typedef struct {
   char    *name;
@@ -43,26 +44,6 @@ curve_free (gpointer data)
   g_free (c);
 }
 
-static double
-nice_step (double raw)
-{
-  double e = pow (10, floor (log10 (raw)));
-  double f = raw / e;
-  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * e;
-}
-
-static void
-text (cairo_t *cr, GtkWidget *w, const char *markup, double x, double y, double ax, double ay)
-{
-  PangoLayout *layout = gtk_widget_create_pango_layout (w, NULL);
-  int tw, th;
-  pango_layout_set_markup (layout, markup, -1);
-  pango_layout_get_pixel_size (layout, &tw, &th);
-  cairo_move_to (cr, round (x - ax * tw), round (y - ay * th));
-  pango_cairo_show_layout (cr, layout);
-  g_object_unref (layout);
-}
-
 static void
 draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
@@ -86,7 +67,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
   if (self->curves->len == 0 || !(smax > 0) || !isfinite (vmin))
     {
       cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.5);
-      text (cr, w, "<small>Drag a line across the image on the left</small>", width / 2.0, height / 2.0, 0.5, 0.5);
+      ctr_plot_draw_text (cr, w, "<small>Drag a line across the image on the left</small>", width / 2.0, height / 2.0, 0.5, 0.5);
       return;
     }
   if (!(vmax > vmin))
@@ -120,15 +101,15 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
           x = 14;
           top += 18;
         }
-      text (cr, w, label, x + 22, top + 8, 0, 0.5);
+      ctr_plot_draw_text (cr, w, label, x + 22, top + 8, 0, 0.5);
       x += 22 + tw + 14;
     }
 
   double x0 = 66, y0 = top + 26, pw = width - x0 - 16, ph = height - y0 - 44;
   if (pw < 40 || ph < 40)
     return;
-  double vstep = nice_step ((vmax - vmin) / 5), lo = floor (vmin / vstep) * vstep, hi = ceil (vmax / vstep) * vstep;
-  double sstep = nice_step (smax / 6);
+  double vstep = ctr_plot_nice_step ((vmax - vmin) / 5), lo = floor (vmin / vstep) * vstep, hi = ceil (vmax / vstep) * vstep;
+  double sstep = ctr_plot_nice_step (smax / 6);
 #define PX(s_) (x0 + (s_) / smax * pw)
 #define PY(v_) (y0 + ph - ((v_) - lo) / (hi - lo) * ph)
 
@@ -142,7 +123,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
       cairo_line_to (cr, x0 + pw, y);
       cairo_stroke (cr);
       cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.75);
-      text (cr, w, label, x0 - 6, y, 1, 0.5);
+      ctr_plot_draw_text (cr, w, label, x0 - 6, y, 1, 0.5);
     }
   for (double t = 0; t <= smax + 1e-9; t += sstep)
     {
@@ -153,13 +134,13 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
       cairo_line_to (cr, xx, y0 + ph);
       cairo_stroke (cr);
       cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.75);
-      text (cr, w, label, xx, y0 + ph + 4, 0.5, 0);
+      ctr_plot_draw_text (cr, w, label, xx, y0 + ph + 4, 0.5, 0);
     }
   {
     g_autofree char *xt = g_strdup ("<small>Distance along the line (mm)</small>");
     g_autofree char *yt = g_markup_printf_escaped ("<small>%s</small>", self->unit ? self->unit : "value");
-    text (cr, w, xt, x0 + pw / 2, y0 + ph + 22, 0.5, 0);
-    text (cr, w, yt, x0, y0 - 4, 0.5, 1);
+    ctr_plot_draw_text (cr, w, xt, x0 + pw / 2, y0 + ph + 22, 0.5, 0);
+    ctr_plot_draw_text (cr, w, yt, x0, y0 - 4, 0.5, 1);
   }
   cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.55);
   cairo_move_to (cr, x0 + 0.5, y0);

@@ -1,0 +1,26 @@
+/* ctr-plot-draw.c — see ctr-plot-draw.h. */
+#include "ctr-plot-draw.h"
+
+#include <math.h>
+
+double
+ctr_plot_nice_step (double raw)
+{
+  double e = pow (10, floor (log10 (raw)));
+  double f = raw / e;
+  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * e;
+}
+
+int
+ctr_plot_draw_text (cairo_t *cr, GtkWidget *widget, const char *markup,
+                    double x, double y, double x_align, double y_align)
+{
+  PangoLayout *layout = gtk_widget_create_pango_layout (widget, NULL);
+  int w, h;
+  pango_layout_set_markup (layout, markup, -1);
+  pango_layout_get_pixel_size (layout, &w, &h);
+  cairo_move_to (cr, round (x - x_align * w), round (y - y_align * h));
+  pango_cairo_show_layout (cr, layout);
+  g_object_unref (layout);
+  return w;
+}
