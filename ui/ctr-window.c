@@ -127,6 +127,7 @@ struct _CtrWindow
   guint                 running : 1;
   guint                 closed : 1;
   guint                 run_on_load : 1;
+  guint                 frames_before_run;   /* run_after_frames' count */
 };
 
 G_DEFINE_FINAL_TYPE (CtrWindow, ctr_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -544,23 +545,19 @@ show_dataset (CtrWindow *self)
 }
 
 
-/* Tick callback: counts frames in user_data's slot and starts the run after
- * the second one. */
+/* Tick callback: starts the run on the second frame after the dataset
+ * was shown. */
 static gboolean
 run_after_frames (GtkWidget     *widget,
                   GdkFrameClock *clock,
                   gpointer       data)
 {
-  static GQuark frames_q;
-  if (frames_q == 0)
-    frames_q = g_quark_from_static_string ("ctr-run-after-frames");
-  guint frames = GPOINTER_TO_UINT (g_object_get_qdata (G_OBJECT (widget), frames_q)) + 1;
-  g_object_set_qdata (G_OBJECT (widget), frames_q, GUINT_TO_POINTER (frames));
-  if (frames < 2)
+  CtrWindow *self = CTR_WINDOW (widget);
+  if (++self->frames_before_run < 2)
     return G_SOURCE_CONTINUE;
-  g_object_set_qdata (G_OBJECT (widget), frames_q, NULL);
-  if (!CTR_WINDOW (widget)->closed)
-    ctr_window_reconstruct (CTR_WINDOW (widget));
+  self->frames_before_run = 0;
+  if (!self->closed)
+    ctr_window_reconstruct (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -638,7 +635,7 @@ load_cb (GObject      *source_object,
       /* As a user would: reconstruct once the loaded dataset is on screen
        * (two frames later), not inside the frame that lays it out. */
       self->run_on_load = FALSE;
-      gtk_widget_add_tick_callback (GTK_WIDGET (self), run_after_frames, GINT_TO_POINTER (0), NULL);
+      gtk_widget_add_tick_callback (GTK_WIDGET (self), run_after_frames, NULL, NULL);
     }
 }
 

@@ -117,8 +117,12 @@ solver_run (const CtrSysmat *a, const CtrScsr *m, const CtrGeometry *g, const Ct
   st.b = g_try_new (float, (gsize) st.ns * st.nr);
   st.r = g_try_new0 (float, (gsize) st.ns * st.nr);
   st.valid = g_new (guint8, (gsize) st.ns * st.n_cols);
-  st.inv_sq = g_new (float, st.nr);
-  st.inv_sum = g_new (float, st.nr);
+  /* Per-ray norms of the CSR path (SCSR keeps them per stored row). */
+  if (a != NULL)
+    {
+      st.inv_sq = g_new (float, st.nr);
+      st.inv_sum = g_new (float, st.nr);
+    }
   g_autofree float *kappa = NULL, *inv_colsum = NULL;
   g_autoptr (CtrSymmetry) orbits = NULL;
   CtrScsrSolve *ss = NULL;
