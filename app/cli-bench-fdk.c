@@ -167,7 +167,7 @@ ctr_cli_bench_fdk (int argc, char **argv)
           for (int k = 0; k < repeat; k++)
             {
               CtrCudaFdkTimes t;
-              g_autoptr (CtrVolume) v = ctr_cuda_fdk_run (g, p, &grid, CTR_WINDOW_RAM_LAK, 1.0, &o, &t, NULL, &error);
+              g_autoptr (CtrVolume) v = ctr_cuda_fdk_run (g, p, &grid, CTR_FILTER_RAM_LAK, 1.0, &o, &t, NULL, &error);
               if (v == NULL)
                 return ctr_cli_fail (error);
               fprintf (stderr, "%s run %d: filter %.4f s, back-projection %.4f s, transfers %.4f s, total %.4f s, %u slab(s)\n",
@@ -203,7 +203,7 @@ ctr_cli_bench_fdk (int argc, char **argv)
     {
       CtrFdkTimings t;
       g_clear_pointer (&vol, ctr_volume_unref);
-      vol = ctr_fdk_run (g, p, &grid, CTR_WINDOW_RAM_LAK, 1.0, &t, NULL, &error);
+      vol = ctr_fdk_run (g, p, &grid, CTR_FILTER_RAM_LAK, 1.0, &t, NULL, &error);
       if (vol == NULL)
         return ctr_cli_fail (error);
       fprintf (stderr, "run %d: filter %.3f s, back-projection %.3f s, total %.3f s\n",

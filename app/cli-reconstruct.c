@@ -112,7 +112,7 @@ write_output (const char *output, const char *format, const CtrVolume *v, const 
   g_autofree char *derivation = ctr_method_is_iterative (o->method)
     ? g_strdup_printf ("%s, %u iterations, relaxation %g, %s", ctr_method_label (o->method), o->iterations,
                        o->relaxation, o->nonnegative ? "non-negative" : "signed")
-    : g_strdup_printf ("%s, %s window, cut-off %g", ctr_method_label (o->method), ctr_window_name (o->window),
+    : g_strdup_printf ("%s, %s window, cut-off %g", ctr_method_label (o->method), ctr_filter_window_name (o->window),
                        o->cutoff);
   if (v->unit != NULL && strstr (v->unit, "pixel") != NULL)
     fprintf (stderr, "ctrecon-cli: warning: the image is in %s (the dataset's pixel size is unknown); "
@@ -236,7 +236,7 @@ ctr_cli_reconstruct (int argc, char **argv)
     job.options.cutoff = cutoff;
   if (allow_negative)
     job.options.nonnegative = FALSE;
-  if (window && !ctr_window_from_name (window, &job.options.window, &error))
+  if (window && !ctr_filter_window_from_name (window, &job.options.window, &error))
     return ctr_cli_fail (error);
   if (ray_model)
     {
@@ -337,7 +337,7 @@ ctr_cli_reconstruct (int argc, char **argv)
         }
     }
   else
-    job.grid = ctr_default_grid (g, (guint) size, pixel_size > 0 ? pixel_size : dims_d[0]);
+    job.grid = ctr_grid_default (g, (guint) size, pixel_size > 0 ? pixel_size : dims_d[0]);
   if (n_dims_n == 3)  /* --size NXxNYxNZ */
     {
       job.grid.ny = (guint) dims_n[1];

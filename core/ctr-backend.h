@@ -21,7 +21,9 @@
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-recon.h"
+#include "ctr-projections.h"
+#include "ctr-recon-types.h"
+#include "ctr-progress.h"
 #include "sysmat/ctr-scsr.h"
 #include "analytic/ctr-fdk.h"
 

@@ -264,3 +264,23 @@ ctr_geometry_describe (const CtrGeometry *g)
   g_string_append_printf (s, ", field of view Ø %.1f mm", 2.0 * ctr_geometry_fov_radius_mm (g));
   return g_string_free (s, FALSE);
 }
+
+CtrGrid
+ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm)
+{
+  const double diameter = 2.0 * ctr_geometry_fov_radius_mm (g);
+  double px = pixel_mm > 0 ? pixel_mm : 0.0;
+  guint n = size;
+  if (n == 0 && px == 0)
+    px = ctr_geometry_pitch_at_iso_mm (g);
+  if (n == 0)
+    n = (guint) MAX (1.0, ceil (diameter / px - 1e-6));
+  if (px == 0)
+    px = diameter / n;
+  if (g->beam != CTR_BEAM_CONE)
+    return ctr_grid_square (n, px, g->n_rows, g->pitch_v_mm);
+  const double mag = g->sod_mm / g->sdd_mm;
+  CtrGrid grid = ctr_grid_square (n, px, g->n_rows, g->pitch_v_mm * mag);
+  grid.cz = g->offset_v_mm * mag;
+  return grid;
+}

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <glib.h>
+#include "ctr-volume.h"
 
 G_BEGIN_DECLS
 
@@ -154,6 +155,19 @@ double ctr_geometry_fov_radius_mm (const CtrGeometry *g);
 /* Detector pitch seen at the isocentre, mm (parallel: pitch_u; flat fan:
  * pitch_u·SOD/SDD; curved fan: pitch_u·SOD). */
 double ctr_geometry_pitch_at_iso_mm (const CtrGeometry *g);
+
+/**
+ * ctr_grid_default:
+ * The grid a user expects for @g: n×n pixels whose pixel size is the
+ * detector pitch seen at the isocentre (ctr_geometry_pitch_at_iso_mm) and
+ * that cover the field-of-view disc (ctr_geometry_fov_radius_mm), centred on
+ * the isocentre.  @size (> 0) and @pixel_mm (> 0) override the size and the
+ * pixel (with only one given, the other is chosen to cover the field of
+ * view).  In z: fan and parallel beam, one slice per detector row at
+ * pitch_v_mm; cone beam, n_rows slices of pitch_v·SOD/SDD centred where the
+ * panel's centre projects (offset_v·SOD/SDD).
+ */
+CtrGrid ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm);
 
 /* Span of the view angles as scanned: for sorted-by-step acquisitions
  * |beta_last - beta_first| + one mean step, radians. */

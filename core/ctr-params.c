@@ -24,7 +24,7 @@ static const char *const subsets_labels[] = { "Automatic (orbits with SCSR)", "O
 static const char *const step_choices[] = { "sparsity", "cuart", NULL };
 static const char *const step_labels[] = { "Sparsity bound (Censor 2001)", "cuART Eq. 9 (M′)", NULL };
 
-G_STATIC_ASSERT (G_N_ELEMENTS (window_choices) == CTR_N_WINDOWS + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (window_choices) == CTR_N_FILTERS + 1);
 
 static const CtrParam params[] = {
   { "window", "Filter window",

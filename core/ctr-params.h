@@ -14,7 +14,7 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-recon.h"
+#include "ctr-recon-types.h"
 
 G_BEGIN_DECLS
 

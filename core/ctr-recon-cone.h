@@ -21,14 +21,4 @@ CtrVolume *ctr_reconstruct_cone (const CtrGeometry *g, const CtrProjections *p,
                                  gpointer user_data, GCancellable *cancellable,
                                  GError **error);
 
-/**
- * ctr_cone_default_grid:
- * The grid a user expects for cone geometry @g: in-plane as
- * ctr_default_grid() (the field-of-view disc at the detector pitch seen at
- * the isocentre; @size / @pixel_mm override, 0 = automatic); in z, n_rows
- * slices of pitch_v·SOD/SDD centred where the panel's centre projects
- * (offset_v·SOD/SDD).
- */
-CtrGrid ctr_cone_default_grid (const CtrGeometry *g, guint size, double pixel_mm);
-
 G_END_DECLS

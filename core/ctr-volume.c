@@ -142,17 +142,58 @@ ctr_image_sample_bilinear (const float *img, guint nx, guint ny, double fx, doub
   return acc;
 }
 
-void
-ctr_volume_resample_slice (const CtrVolume *src, guint z, const CtrGrid *dst, float *out)
+/* Bilinear sample of slice @z of @src at world (x, y); 0 outside. */
+static double
+sample_slice (const CtrVolume *src, guint z, double x, double y)
 {
   const CtrGrid *s = &src->grid;
-  const float *img = ctr_volume_slice (src, MIN (z, s->nz - 1));
-  for (guint iy = 0; iy < dst->ny; iy++)
-    for (guint ix = 0; ix < dst->nx; ix++)
-      {
-        /* world → continuous source index */
-        double fx = (ctr_grid_x (dst, ix) - s->cx) / s->dx + (s->nx - 1) * 0.5;
-        double fy = (s->ny - 1) * 0.5 - (ctr_grid_y (dst, iy) - s->cy) / s->dy;
-        out[(gsize) iy * dst->nx + ix] = (float) ctr_image_sample_bilinear (img, s->nx, s->ny, fx, fy);
-      }
+  const double fx = (x - s->cx) / s->dx + (s->nx - 1) * 0.5;
+  const double fy = (s->ny - 1) * 0.5 - (y - s->cy) / s->dy;
+  return ctr_image_sample_bilinear (ctr_volume_slice (src, z), s->nx, s->ny, fx, fy);
+}
+
+CtrVolume *
+ctr_volume_resample (const CtrVolume *src, const CtrGrid *grid, CtrResampleMode mode, GError **error)
+{
+  const CtrGrid *s = &src->grid;
+  if (mode == CTR_RESAMPLE_SLICES && s->nz != grid->nz && s->nz != 1)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the reference has %u slices, the reconstruction %u", s->nz, grid->nz);
+      return NULL;
+    }
+  if (ctr_grid_equal (s, grid))
+    return ctr_volume_copy (src);
+  CtrVolume *out = ctr_volume_new (grid, error);
+  if (out == NULL)
+    return NULL;
+#pragma omp parallel for schedule(static)
+  for (gint64 iz = 0; iz < (gint64) grid->nz; iz++)
+    {
+      /* Source slices z0, z0 + 1 and the weight of the second. */
+      gint64 z0 = s->nz == 1 ? 0 : iz;
+      double ez = 0.0;
+      if (mode == CTR_RESAMPLE_VOLUME && s->nz > 1)
+        {
+          const double fz = (ctr_grid_z (grid, (double) iz) - s->cz) / s->dz + (s->nz - 1) * 0.5;
+          z0 = (gint64) floor (fz);
+          ez = fz - (double) z0;
+          if (!(fz > -1.0 && fz < s->nz))
+            z0 = -2;  /* outside: zero */
+        }
+      float *dst = ctr_volume_slice (out, (guint) iz);
+      for (guint iy = 0; iy < grid->ny; iy++)
+        for (guint ix = 0; ix < grid->nx; ix++)
+          {
+            const double x = ctr_grid_x (grid, ix), y = ctr_grid_y (grid, iy);
+            double acc = 0.0;
+            if (z0 >= 0 && z0 < (gint64) s->nz && ez < 1.0)
+              acc += (1.0 - ez) * sample_slice (src, (guint) z0, x, y);
+            if (ez > 0.0 && z0 + 1 >= 0 && z0 + 1 < (gint64) s->nz)
+              acc += ez * sample_slice (src, (guint) (z0 + 1), x, y);
+            dst[(gsize) iy * grid->nx + ix] = (float) acc;
+          }
+    }
+  ctr_volume_set_unit (out, src->unit);
+  return out;
 }

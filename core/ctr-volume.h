@@ -59,14 +59,29 @@ void ctr_volume_range (const CtrVolume *v, float *min, float *max);
  * (fx, fy); neighbours outside the image count as 0. */
 double ctr_image_sample_bilinear (const float *img, guint nx, guint ny, double fx, double fy);
 
+/* How ctr_volume_resample() maps the slices of the source onto the target. */
+typedef enum {
+  /* Slice by slice, z by index (the slices of a fan/parallel-beam stack, one
+   * per detector row): the source has the target's number of slices, or one
+   * slice that serves every target slice.  Bilinear in x and y. */
+  CTR_RESAMPLE_SLICES,
+  /* By position in mm: trilinear (a source of one slice serves every z). */
+  CTR_RESAMPLE_VOLUME
+} CtrResampleMode;
+
 /**
- * ctr_volume_resample_slice:
- * Bilinear resampling of slice @z of @src onto the x/y grid of @dst_grid
- * (out-of-grid samples are 0).  @out has dst_grid->nx·ny floats.
- * Used to compare images on different grids (references, profiles).
+ * ctr_volume_resample:
+ * @src: the volume to resample (a reference image, typically).
+ * @grid: the target grid.
+ * @mode: see #CtrResampleMode.
+ * Samples @src at the voxel centres of @grid; neighbours outside @src count
+ * as 0.  A source already on @grid is copied.
+ * Returns: (transfer full): the resampled volume with @src's unit, or NULL
+ *   with CTR_ERROR_INVALID_ARGUMENT (CTR_RESAMPLE_SLICES and the slice counts
+ *   disagree) or CTR_ERROR_OUT_OF_MEMORY.
  */
-void ctr_volume_resample_slice (const CtrVolume *src, guint z,
-                                const CtrGrid *dst_grid, float *out);
+CtrVolume *ctr_volume_resample (const CtrVolume *src, const CtrGrid *grid, CtrResampleMode mode,
+                                GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrVolume, ctr_volume_unref)
 

@@ -8,6 +8,8 @@
 #include "ctr-phantom.h"
 #include "ctr-phantom3d.h"
 #include "ctr-metrics.h"
+#include "ctr-recon-types.h"
+#include "ctr-progress.h"
 #include "ctr-recon.h"
 #include "ctr-backend.h"
 #include "io/ctr-tiff.h"

@@ -79,7 +79,7 @@ check_disc_sized (const CtrGeometry *g, const char *what, double disc_r, double 
   g_autoptr (CtrPhantom) ph = ctr_phantom_new_disc (0.0, 0.0, disc_r, MU);
   CtrGrid grid = ctr_grid_square (IMG_N, px, g->n_rows, 1.0);
   gint64 t0 = g_get_monotonic_time ();
-  g_autoptr (CtrVolume) v = reconstruct (ph, g, &grid, CTR_WINDOW_RAM_LAK, 1.0);
+  g_autoptr (CtrVolume) v = reconstruct (ph, g, &grid, CTR_FILTER_RAM_LAK, 1.0);
   double secs = (g_get_monotonic_time () - t0) * 1e-6;
   g_assert_cmpstr (v->unit, ==, "1/mm");
   double sd;
@@ -271,7 +271,7 @@ test_disc_position (void)
     gs[6]->angles[k] += 2.0;   /* a clockwise short scan starting at 2 rad */
   for (guint i = 0; i < G_N_ELEMENTS (gs); i++)
     {
-      g_autoptr (CtrVolume) v = reconstruct (ph, gs[i], &grid, CTR_WINDOW_HANN, 1.0);
+      g_autoptr (CtrVolume) v = reconstruct (ph, gs[i], &grid, CTR_FILTER_HANN, 1.0);
       double cx, cy;
       centroid (v, &cx, &cy);
       double sd;
@@ -313,7 +313,7 @@ shepp_logan_case (const CtrGeometry *g, const char *what, const double bound[2])
   g_assert_no_error (error);
   g_autoptr (CtrProjections) p = ctr_phantom_project (ph, g, 4, &error);
   g_assert_no_error (error);
-  const CtrFilterWindow windows[2] = { CTR_WINDOW_RAM_LAK, CTR_WINDOW_HANN };
+  const CtrFilterWindow windows[2] = { CTR_FILTER_RAM_LAK, CTR_FILTER_HANN };
   for (guint w = 0; w < 2; w++)
     {
       gint64 t0 = g_get_monotonic_time ();
@@ -332,7 +332,7 @@ shepp_logan_case (const CtrGeometry *g, const char *what, const double bound[2])
       double em = rmse (mirror, truth->data, (gsize) n * n);
       double ef = rmse (flip, truth->data, (gsize) n * n);
       g_test_message ("Shepp-Logan %-22s %-8s RMSE %.6f /mm (mirrored x %.6f, flipped y %.6f); FBP %.3f s",
-                      what, windows[w] == CTR_WINDOW_HANN ? "hann" : "ram-lak", e, em, ef, secs);
+                      what, windows[w] == CTR_FILTER_HANN ? "hann" : "ram-lak", e, em, ef, secs);
       g_assert_cmpfloat (e, <, bound[w]);
       g_assert_cmpfloat (em, >, 1.5 * e);
       g_assert_cmpfloat (ef, >, 3.0 * e);
@@ -406,7 +406,7 @@ test_filter_kernel (void)
   const guint n = 64;
   const double tau = 0.5;
   g_autoptr (GError) error = NULL;
-  g_autoptr (CtrRampFilter) f = ctr_ramp_filter_new (n, tau, CTR_WINDOW_RAM_LAK, 1.0, NULL, &error);
+  g_autoptr (CtrRampFilter) f = ctr_ramp_filter_new (n, tau, CTR_FILTER_RAM_LAK, 1.0, NULL, &error);
   g_assert_no_error (error);
   float row[64] = { 0 };
   row[20] = 1.0f;
@@ -418,7 +418,7 @@ test_filter_kernel (void)
       g_assert_cmpfloat_with_epsilon (row[i], tau * h, 1e-5);
     }
   /* windows reduce the impulse's peak; all of them keep it positive */
-  for (CtrFilterWindow w = CTR_WINDOW_SHEPP_LOGAN; w < CTR_N_WINDOWS; w++)
+  for (CtrFilterWindow w = CTR_FILTER_SHEPP_LOGAN; w < CTR_N_FILTERS; w++)
     {
       g_autoptr (CtrRampFilter) fw = ctr_ramp_filter_new (n, tau, w, 0.8, NULL, &error);
       g_assert_no_error (error);
@@ -439,42 +439,42 @@ test_invalid (void)
   g_assert_no_error (error);
   CtrGrid grid = ctr_grid_square (32, 1.0, 1, 1.0);
 
-  g_assert_null (ctr_fbp_run (g, p, &grid, CTR_WINDOW_HANN, 0.0, NULL, &error));
+  g_assert_null (ctr_fbp_run (g, p, &grid, CTR_FILTER_HANN, 0.0, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_null (ctr_fbp_run (g, p, &grid, CTR_WINDOW_HANN, 1.5, NULL, &error));
+  g_assert_null (ctr_fbp_run (g, p, &grid, CTR_FILTER_HANN, 1.5, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_null (ctr_fbp_run (g, p, &grid, CTR_N_WINDOWS, 1.0, NULL, &error));
+  g_assert_null (ctr_fbp_run (g, p, &grid, CTR_N_FILTERS, 1.0, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
   CtrGrid two = ctr_grid_square (32, 1.0, 2, 1.0);
-  g_assert_null (ctr_fbp_run (g, p, &two, CTR_WINDOW_HANN, 1.0, NULL, &error));
+  g_assert_null (ctr_fbp_run (g, p, &two, CTR_FILTER_HANN, 1.0, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
   g_autoptr (CtrProjections) wrong = ctr_projections_new (15, 1, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &error);
-  g_assert_null (ctr_fbp_run (g, wrong, &grid, CTR_WINDOW_HANN, 1.0, NULL, &error));
+  g_assert_null (ctr_fbp_run (g, wrong, &grid, CTR_FILTER_HANN, 1.0, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
   g_autoptr (CtrGeometry) cone = ctr_geometry_copy (g);
   cone->beam = CTR_BEAM_CONE;
-  g_assert_null (ctr_fbp_run (cone, p, &grid, CTR_WINDOW_HANN, 1.0, NULL, &error));
+  g_assert_null (ctr_fbp_run (cone, p, &grid, CTR_FILTER_HANN, 1.0, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
   g_clear_error (&error);
 
   g_autoptr (CtrGeometry) bad = ctr_geometry_copy (g);
   bad->sdd_mm = 100.0;
-  g_assert_null (ctr_fbp_run (bad, p, &grid, CTR_WINDOW_HANN, 1.0, NULL, &error));
+  g_assert_null (ctr_fbp_run (bad, p, &grid, CTR_FILTER_HANN, 1.0, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
   g_clear_error (&error);
 
-  g_assert_null (ctr_ramp_filter_new (16, 1.0, CTR_WINDOW_HANN, 0.0, NULL, &error));
+  g_assert_null (ctr_ramp_filter_new (16, 1.0, CTR_FILTER_HANN, 0.0, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_null (ctr_ramp_filter_new (16, -1.0, CTR_WINDOW_HANN, 1.0, NULL, &error));
+  g_assert_null (ctr_ramp_filter_new (16, -1.0, CTR_FILTER_HANN, 1.0, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 }
@@ -488,7 +488,7 @@ test_cancel (void)
   CtrGrid grid = ctr_grid_square (32, 1.0, 1, 1.0);
   g_autoptr (GCancellable) c = g_cancellable_new ();
   g_cancellable_cancel (c);
-  g_assert_null (ctr_fbp_run (g, p, &grid, CTR_WINDOW_HANN, 1.0, c, &error));
+  g_assert_null (ctr_fbp_run (g, p, &grid, CTR_FILTER_HANN, 1.0, c, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
@@ -500,7 +500,7 @@ test_unit_pixels (void)
   g->pixel_size_known = FALSE;
   g_autoptr (CtrProjections) p = ctr_projections_new (16, 1, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &error);
   CtrGrid grid = ctr_grid_square (32, 1.0, 1, 1.0);
-  g_autoptr (CtrVolume) v = ctr_fbp_run (g, p, &grid, CTR_WINDOW_RAM_LAK, 1.0, NULL, &error);
+  g_autoptr (CtrVolume) v = ctr_fbp_run (g, p, &grid, CTR_FILTER_RAM_LAK, 1.0, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (v->unit, ==, "1/pixel");
 }

@@ -34,7 +34,7 @@ fdk (const CtrPhantom3d *ph, const CtrGeometry *g, const CtrGrid *grid, guint ra
   g_autoptr (GError) error = NULL;
   g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, rays, &error);
   g_assert_no_error (error);
-  CtrVolume *v = ctr_fdk_run (g, p, grid, CTR_WINDOW_RAM_LAK, 1.0, NULL, NULL, &error);
+  CtrVolume *v = ctr_fdk_run (g, p, grid, CTR_FILTER_RAM_LAK, 1.0, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (v);
   return v;
@@ -151,9 +151,9 @@ test_mirror_matches_plain (void)
       CtrGrid a = ctr_grid_square (48, 4.0, nz, 4.0);
       CtrGrid b = a;
       b.cz = 1e-6 * a.dz;
-      g_autoptr (CtrVolume) va = ctr_fdk_run (g, p, &a, CTR_WINDOW_HANN, 1.0, NULL, NULL, &error);
+      g_autoptr (CtrVolume) va = ctr_fdk_run (g, p, &a, CTR_FILTER_HANN, 1.0, NULL, NULL, &error);
       g_assert_no_error (error);
-      g_autoptr (CtrVolume) vb = ctr_fdk_run (g, p, &b, CTR_WINDOW_HANN, 1.0, NULL, NULL, &error);
+      g_autoptr (CtrVolume) vb = ctr_fdk_run (g, p, &b, CTR_FILTER_HANN, 1.0, NULL, NULL, &error);
       g_assert_no_error (error);
       double maxd = 0.0;
       for (gsize i = 0; i < ctr_grid_size (&a); i++)
@@ -175,7 +175,7 @@ test_shepp_logan_3d (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, 2, &error);
   g_assert_no_error (error);
-  g_autoptr (CtrVolume) v = ctr_fdk_run (g, p, &grid, CTR_WINDOW_HANN, 1.0, NULL, NULL, &error);
+  g_autoptr (CtrVolume) v = ctr_fdk_run (g, p, &grid, CTR_FILTER_HANN, 1.0, NULL, NULL, &error);
   g_assert_no_error (error);
   g_autoptr (CtrVolume) truth = ctr_phantom3d_rasterize (ph, &grid, 3, &error);
   g_assert_no_error (error);
@@ -288,7 +288,7 @@ test_routing_and_errors (void)
   g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0, 0, 0, 80.0, 50.0, MU);
   g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, 1, &error);
   g_assert_no_error (error);
-  CtrGrid grid = ctr_default_grid (g, 0, 0);
+  CtrGrid grid = ctr_grid_default (g, 0, 0);
   g_assert_cmpuint (grid.nz, ==, g->n_rows);
   g_assert_cmpfloat (fabs (grid.dz - 12.8 * 1000.0 / 1536.0), <, 1e-9);
 
@@ -314,7 +314,7 @@ test_routing_and_errors (void)
   /* cancelled before the start */
   g_autoptr (GCancellable) c = g_cancellable_new ();
   g_cancellable_cancel (c);
-  g_assert_null (ctr_fdk_run (g, p, &grid, CTR_WINDOW_RAM_LAK, 1.0, NULL, c, &error));
+  g_assert_null (ctr_fdk_run (g, p, &grid, CTR_FILTER_RAM_LAK, 1.0, NULL, c, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&error);
 
@@ -322,14 +322,14 @@ test_routing_and_errors (void)
   g_autoptr (CtrGeometry) curved = ctr_geometry_copy (g);
   curved->shape = CTR_DETECTOR_CURVED;
   curved->pitch_u = 0.005;
-  g_assert_null (ctr_fdk_run (curved, p, &grid, CTR_WINDOW_RAM_LAK, 1.0, NULL, NULL, &error));
+  g_assert_null (ctr_fdk_run (curved, p, &grid, CTR_FILTER_RAM_LAK, 1.0, NULL, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED);
   g_clear_error (&error);
 
   /* fan geometry through the facade and directly */
   g_autoptr (CtrGeometry) fan = ctr_geometry_copy (g);
   fan->beam = CTR_BEAM_FAN;
-  g_assert_null (ctr_fdk_run (fan, p, &grid, CTR_WINDOW_RAM_LAK, 1.0, NULL, NULL, &error));
+  g_assert_null (ctr_fdk_run (fan, p, &grid, CTR_FILTER_RAM_LAK, 1.0, NULL, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
   g_clear_error (&error);
   ctr_recon_options_init (&o, CTR_METHOD_FDK);
@@ -341,12 +341,12 @@ test_routing_and_errors (void)
   /* projections of another shape */
   g_autoptr (CtrGeometry) other = ctr_geometry_copy (g);
   other->n_cols = 31;
-  g_assert_null (ctr_fdk_run (other, p, &grid, CTR_WINDOW_RAM_LAK, 1.0, NULL, NULL, &error));
+  g_assert_null (ctr_fdk_run (other, p, &grid, CTR_FILTER_RAM_LAK, 1.0, NULL, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
   /* bad cut-off */
-  g_assert_null (ctr_fdk_run (g, p, &grid, CTR_WINDOW_HANN, 0.0, NULL, NULL, &error));
+  g_assert_null (ctr_fdk_run (g, p, &grid, CTR_FILTER_HANN, 0.0, NULL, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
 }
 

@@ -130,10 +130,10 @@ test_field_of_view (void)
   g_assert_cmpfloat_with_epsilon (ctr_geometry_angular_range (c), 2 * G_PI, 1e-12);
   CtrReconOptions o;
   ctr_recon_options_init (&o, CTR_METHOD_FBP);
-  CtrGrid grid = ctr_default_grid (g, 0, 0);
+  CtrGrid grid = ctr_grid_default (g, 0, 0);
   g_assert_cmpfloat_with_epsilon (grid.dx, 1.0, 1e-12);
   g_assert_cmpfloat (grid.nx * grid.dx, >=, 2 * ctr_geometry_fov_radius_mm (g) - 1e-9);
-  CtrGrid sized = ctr_default_grid (g, 64, 0);
+  CtrGrid sized = ctr_grid_default (g, 64, 0);
   g_assert_cmpuint (sized.nx, ==, 64);
   g_assert_cmpfloat_with_epsilon (sized.dx * 64, 2 * ctr_geometry_fov_radius_mm (g), 1e-9);
 }

@@ -79,7 +79,7 @@ gpu_fdk (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid, Ctr
   g_autoptr (GError) error = NULL;
   CtrCudaFdkOptions o = { k, max_slab, 0 };
   CtrCudaFdkTimes t;
-  CtrVolume *v = ctr_cuda_fdk_run (g, p, grid, CTR_WINDOW_RAM_LAK, 1.0, &o, &t, NULL, &error);
+  CtrVolume *v = ctr_cuda_fdk_run (g, p, grid, CTR_FILTER_RAM_LAK, 1.0, &o, &t, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (v);
   g_test_message ("  %s kernel, %u slab(s): filter %.4f s, back-projection %.4f s, transfers %.4f s, total %.4f s",
@@ -97,7 +97,7 @@ check_both (const CtrGeometry *g, const CtrPhantom3d *ph, const CtrGrid *grid, c
   g_autoptr (GError) error = NULL;
   g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, 1, &error);
   g_assert_no_error (error);
-  g_autoptr (CtrVolume) cpu = ctr_fdk_run (g, p, grid, CTR_WINDOW_RAM_LAK, 1.0, NULL, NULL, &error);
+  g_autoptr (CtrVolume) cpu = ctr_fdk_run (g, p, grid, CTR_FILTER_RAM_LAK, 1.0, NULL, NULL, &error);
   g_assert_no_error (error);
   g_autoptr (CtrVolume) l1 = gpu_fdk (g, p, grid, CTR_CUDA_FDK_L1TRAN, 0);
   g_autofree char *w1 = g_strdup_printf ("%s, L1-Tran", what);

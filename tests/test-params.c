@@ -116,7 +116,7 @@ test_text_round_trip (void)
   g_autoptr (GError) error = NULL;
   ctr_recon_options_init (&o, CTR_METHOD_FBP);
   g_assert_true (ctr_param_parse (ctr_param_find ("window"), &o, "hann", NULL));
-  g_assert_cmpint (o.window, ==, CTR_WINDOW_HANN);
+  g_assert_cmpint (o.window, ==, CTR_FILTER_HANN);
   g_assert_false (ctr_param_parse (ctr_param_find ("window"), &o, "gauss", &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);

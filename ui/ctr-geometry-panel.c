@@ -306,7 +306,7 @@ validate (CtrGeometryPanel *self)
   if (g != NULL && self->reasons[F_IMAGE_SIZE] == NULL && self->reasons[F_PIXEL_SIZE] == NULL &&
       ctr_geometry_validate (g, NULL))
     {
-      self->grid = ctr_default_grid (g, (guint) v[F_IMAGE_SIZE], v[F_PIXEL_SIZE]);
+      self->grid = ctr_grid_default (g, (guint) v[F_IMAGE_SIZE], v[F_PIXEL_SIZE]);
       self->grid_valid = TRUE;
     }
 
@@ -438,7 +438,7 @@ ctr_geometry_panel_load (CtrGeometryPanel     *self,
   if (grid != NULL)
     self->original_grid = *grid;
   else if (g != NULL)
-    self->original_grid = ctr_default_grid (g, 0, 0);
+    self->original_grid = ctr_grid_default (g, 0, 0);
   fill_fields (self);
 }
 

@@ -279,7 +279,7 @@ next_step (Driver *d)
       CHECK (d, g_str_has_prefix (ctr_window_get_progress_text (w), "iteration 8 / 8"),
              "progress reads “%s”", ctr_window_get_progress_text (w));
       ctr_method_panel_set_method (mp, CTR_METHOD_FBP);
-      ctr_method_panel_set_param (mp, "window", CTR_WINDOW_HANN, NULL);
+      ctr_method_panel_set_param (mp, "window", CTR_FILTER_HANN, NULL);
       d->t0 = g_get_monotonic_time ();
       gtk_widget_activate_action (GTK_WIDGET (w), "win.reconstruct", NULL);
       break;

@@ -522,9 +522,9 @@ show_dataset (CtrWindow *self)
   {
     CtrGrid grid;
     if (d->reference != NULL && d->reference->grid.nz == 1)
-      grid = ctr_default_grid (d->geometry, d->reference->grid.nx, d->reference->grid.dx);
+      grid = ctr_grid_default (d->geometry, d->reference->grid.nx, d->reference->grid.dx);
     else
-      grid = ctr_default_grid (d->geometry, 0, 0);
+      grid = ctr_grid_default (d->geometry, 0, 0);
     ctr_geometry_panel_load (self->geometry_panel, d->geometry, d->projections, &grid);
   }
   refresh_result_pages (self);

@@ -220,7 +220,7 @@ ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
                    grid->nz, g->n_rows);
       return NULL;
     }
-  if ((int) window < 0 || window >= CTR_N_WINDOWS)
+  if ((int) window < 0 || window >= CTR_N_FILTERS)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
                    "unknown filter window %d", (int) window);

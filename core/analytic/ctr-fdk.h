@@ -26,7 +26,7 @@
 #include "ctr-geometry.h"
 #include "ctr-projections.h"
 #include "ctr-volume.h"
-#include "ctr-recon.h"
+#include "analytic/ctr-filter.h"
 
 G_BEGIN_DECLS
 

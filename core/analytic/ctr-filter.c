@@ -40,6 +40,36 @@
 #include <math.h>
 #include <string.h>
 
+static const char *window_names[CTR_N_FILTERS] = {
+  [CTR_FILTER_RAM_LAK] = "ram-lak",
+  [CTR_FILTER_SHEPP_LOGAN] = "shepp-logan",
+  [CTR_FILTER_COSINE] = "cosine",
+  [CTR_FILTER_HAMMING] = "hamming",
+  [CTR_FILTER_HANN] = "hann",
+};
+
+const char *
+ctr_filter_window_name (CtrFilterWindow w)
+{
+  g_return_val_if_fail (w < CTR_N_FILTERS, NULL);
+  return window_names[w];
+}
+
+gboolean
+ctr_filter_window_from_name (const char *name, CtrFilterWindow *out, GError **error)
+{
+  for (guint w = 0; w < CTR_N_FILTERS; w++)
+    if (name != NULL && g_ascii_strcasecmp (name, window_names[w]) == 0)
+      {
+        *out = w;
+        return TRUE;
+      }
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+               "unknown filter window '%s' (choose ram-lak, shepp-logan, cosine, hamming or hann)",
+               name ? name : "");
+  return FALSE;
+}
+
 struct _CtrRampFilter
 {
   guint n;             /* samples per row */
@@ -68,19 +98,19 @@ window_value (CtrFilterWindow window, double f, double fc)
     return 0.0;
   switch (window)
     {
-    case CTR_WINDOW_SHEPP_LOGAN:
+    case CTR_FILTER_SHEPP_LOGAN:
       {
         double x = G_PI * f / (2.0 * fc);
         return x == 0.0 ? 1.0 : sin (x) / x;
       }
-    case CTR_WINDOW_COSINE:
+    case CTR_FILTER_COSINE:
       return cos (G_PI * f / (2.0 * fc));
-    case CTR_WINDOW_HAMMING:
+    case CTR_FILTER_HAMMING:
       return 0.54 + 0.46 * cos (G_PI * f / fc);
-    case CTR_WINDOW_HANN:
+    case CTR_FILTER_HANN:
       return 0.5 + 0.5 * cos (G_PI * f / fc);
-    case CTR_WINDOW_RAM_LAK:
-    case CTR_N_WINDOWS:
+    case CTR_FILTER_RAM_LAK:
+    case CTR_N_FILTERS:
     default:
       return 1.0;
     }
@@ -104,7 +134,7 @@ ctr_ramp_filter_new (guint n, double spacing, CtrFilterWindow window,
                    "ramp filter: sample spacing must be positive, got %g", spacing);
       return NULL;
     }
-  if ((int) window < 0 || window >= CTR_N_WINDOWS)
+  if ((int) window < 0 || window >= CTR_N_FILTERS)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
                    "ramp filter: unknown window %d", (int) window);

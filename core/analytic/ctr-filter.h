@@ -10,9 +10,23 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-recon.h"
 
 G_BEGIN_DECLS
+
+/* Apodisation window of the ramp filter (Kak & Slaney ch. 3). */
+typedef enum {
+  CTR_FILTER_RAM_LAK,     /* plain ramp (no apodisation) */
+  CTR_FILTER_SHEPP_LOGAN, /* sinc */
+  CTR_FILTER_COSINE,
+  CTR_FILTER_HAMMING,
+  CTR_FILTER_HANN,
+  CTR_N_FILTERS
+} CtrFilterWindow;
+
+/* "ram-lak", "shepp-logan", "cosine", "hamming", "hann". */
+const char *ctr_filter_window_name (CtrFilterWindow w);
+/* CTR_ERROR_INVALID_ARGUMENT naming the valid choices. */
+gboolean ctr_filter_window_from_name (const char *name, CtrFilterWindow *out, GError **error);
 
 typedef struct _CtrRampFilter CtrRampFilter;
 

@@ -19,7 +19,9 @@
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-recon.h"
+#include "ctr-projections.h"
+#include "ctr-recon-types.h"
+#include "ctr-progress.h"
 #include "sysmat/ctr-cone-projector.h"
 
 G_BEGIN_DECLS

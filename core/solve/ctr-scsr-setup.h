@@ -15,7 +15,7 @@
 #include <glib.h>
 #include "ctr-geometry.h"
 #include "ctr-projections.h"
-#include "ctr-recon.h"
+#include "ctr-recon-types.h"
 #include "sysmat/ctr-scsr.h"
 
 G_BEGIN_DECLS

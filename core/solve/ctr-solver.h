@@ -5,7 +5,7 @@
  *  PART (parallel ART; cuART Eq. 9), all rays of one view at once:
  *        x += A_vᵀ (c ∘ (b_v - A_v x)),  c_i = λ / (κ_v ||a_i||²),
  *        κ_v = M' (as printed) or the view's sparsity bound (default; see
- *        CtrPartStep in ctr-recon.h)
+ *        CtrPartStep in ctr-recon-types.h)
  *  SART (Andersen & Kak 1984, Eq. 5), view by view:
  *        x_j += λ / (Σ_{i∈v} a_ij) · Σ_{i∈v} a_ij (b_i - a_i·x) / (Σ_j a_ij)
  *  SIRT (Gilbert 1972, in the row/column normalised form used by ASTRA):
@@ -21,7 +21,9 @@
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-recon.h"
+#include "ctr-projections.h"
+#include "ctr-recon-types.h"
+#include "ctr-progress.h"
 #include "sysmat/ctr-sysmat.h"
 #include "sysmat/ctr-scsr.h"
 

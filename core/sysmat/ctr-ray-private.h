@@ -6,7 +6,7 @@
 #include <glib.h>
 #include "ctr-geometry.h"
 #include "ctr-volume.h"
-#include "ctr-sysmat.h"
+#include "ctr-ray-model.h"
 
 G_BEGIN_DECLS
 

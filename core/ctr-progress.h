@@ -1,0 +1,54 @@
+/* ctr-progress.h — what a reconstruction reports while it runs: one
+ * CtrIterStats per iteration (one-pass methods report once, as iteration 1
+ * of 1) through a CtrIterFunc, and the helpers that fill it in the same way
+ * for every method and backend.
+ */
+#pragma once
+
+#include <glib.h>
+#include "ctr-recon-types.h"
+#include "ctr-volume.h"
+
+G_BEGIN_DECLS
+
+/**
+ * CtrIterStats:
+ * What a solver reports after every iteration (and FBP/FDK once, as
+ * iteration 1 of 1).
+ * @residual: ||b - A x||₂ / ||b||₂ over the valid rays of all slices
+ *   (NaN for FBP and FDK, which build no operator).
+ * @rmse, @psnr, @ssim: against the reference (NaN without one), computed as
+ *   ctr-metrics.h states, averaged over slices.
+ * @image: borrowed; valid only during the callback (copy what you keep).
+ */
+typedef struct {
+  CtrMethod method;
+  guint iteration;
+  guint n_iterations;
+  double elapsed_s;      /* since the start of the run (operator set-up excluded) */
+  double iteration_s;    /* this iteration's update alone (no residual, no metrics) */
+  double residual;
+  gboolean has_reference;
+  double rmse;
+  double psnr;
+  double ssim;
+  const CtrVolume *image;
+} CtrIterStats;
+
+/* Called from the thread that runs the reconstruction. */
+typedef void (*CtrIterFunc) (const CtrIterStats *stats, gpointer user_data);
+
+/* Sets @stats' rmse/psnr/ssim/has_reference from @img against @reference (same
+ * grid; NULL → NaN) with ctr_quality_compute's protocol (ctr-metrics.h),
+ * counting the pixels within @radius_mm of the grid centre (<= 0: all). */
+void ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
+                                 const CtrVolume *reference, double radius_mm);
+
+/* Reports a one-pass method (FBP, FDK) through @callback (when non-NULL):
+ * iteration 1 of 1, @seconds as elapsed and iteration time, no residual,
+ * quality against @reference as ctr_iter_stats_set_quality. */
+void ctr_iter_report_single_pass (CtrMethod method, const CtrVolume *img, const CtrVolume *reference,
+                                  double radius_mm, double seconds, CtrIterFunc callback,
+                                  gpointer user_data);
+
+G_END_DECLS

@@ -1,0 +1,125 @@
+/* ctr-recon-types.c — the method table and the options' defaults and checks
+ * (see ctr-recon-types.h). */
+#include "ctr-recon-types.h"
+#include "ctr-error.h"
+
+#include <math.h>
+#include <string.h>
+
+static const struct {
+  const char *name;
+  const char *label;
+  const char *description;
+  guint iterations;
+  double relaxation;
+} methods[CTR_N_METHODS] = {
+  [CTR_METHOD_FBP] = { "fbp", "FBP", "Filtered back-projection (Kak & Slaney ch. 3): one pass, ramp filter with a window", 1, 1.0 },
+  [CTR_METHOD_ART] = { "art", "ART (Kaczmarz)", "Algebraic reconstruction, ray by ray (cuART Eq. 1)", 10, 0.25 },
+  /* λ 1.5: the orbit subsets of SCSR (8 views 45° apart) take a step of
+   * 1/κ_S per view; 1.5 reached SSIM 0.991 at iteration 3 on the W1
+   * Shepp-Logan and the best quarter-dose RMSE by iteration 4. */
+  [CTR_METHOD_PART] = { "part", "Parallel ART", "All rays of a symmetry orbit's views at once (cuART Eq. 9)", 10, 1.5 },
+  [CTR_METHOD_SART] = { "sart", "SART", "Simultaneous ART, one subset of views at a time (Andersen & Kak 1984)", 10, 0.5 },
+  [CTR_METHOD_SIRT] = { "sirt", "SIRT", "All rays at once, row- and column-sum normalised (Gilbert 1972)", 100, 1.0 },
+  [CTR_METHOD_FDK] = { "fdk", "FDK", "Feldkamp-Davis-Kress cone-beam filtered back-projection (iFDK Algorithms 1 and 4)", 1, 1.0 },
+};
+
+const char *
+ctr_method_name (CtrMethod m)
+{
+  g_return_val_if_fail (m < CTR_N_METHODS, NULL);
+  return methods[m].name;
+}
+
+const char *
+ctr_method_label (CtrMethod m)
+{
+  g_return_val_if_fail (m < CTR_N_METHODS, NULL);
+  return methods[m].label;
+}
+
+const char *
+ctr_method_description (CtrMethod m)
+{
+  g_return_val_if_fail (m < CTR_N_METHODS, NULL);
+  return methods[m].description;
+}
+
+gboolean
+ctr_method_is_iterative (CtrMethod m)
+{
+  return m != CTR_METHOD_FBP && m != CTR_METHOD_FDK && m < CTR_N_METHODS;
+}
+
+gboolean
+ctr_method_from_name (const char *name, CtrMethod *out, GError **error)
+{
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    if (name != NULL && g_ascii_strcasecmp (name, methods[m].name) == 0)
+      {
+        *out = m;
+        return TRUE;
+      }
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+               "unknown method '%s' (choose fbp, art, part, sart, sirt or fdk)", name ? name : "");
+  return FALSE;
+}
+
+void
+ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
+{
+  g_return_if_fail (method < CTR_N_METHODS);
+  memset (o, 0, sizeof *o);
+  o->method = method;
+  o->iterations = methods[method].iterations;
+  o->relaxation = methods[method].relaxation;
+  o->nonnegative = TRUE;
+  o->ray_model = CTR_RAY_MODEL_AREA;
+  o->part_step = CTR_PART_STEP_SPARSITY;
+  o->matrix = CTR_MATRIX_SCSR;
+  o->backend = "best";
+  o->window = CTR_FILTER_RAM_LAK;
+  o->cutoff = 1.0;
+  o->metrics_radius_mm = 0.0;
+}
+
+gboolean
+ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
+{
+#define FAIL(...) do { g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, __VA_ARGS__); return FALSE; } while (0)
+  if (o->method >= CTR_N_METHODS)
+    FAIL ("unknown method %d", (int) o->method);
+  if (ctr_method_is_iterative (o->method))
+    {
+      if (o->iterations < 1 || o->iterations > 100000)
+        FAIL ("iterations must be between 1 and 100000, got %u", o->iterations);
+      if (!(isfinite (o->relaxation) && o->relaxation > 0.0 && o->relaxation < 2.0))
+        FAIL ("relaxation must lie in (0, 2), got %g", o->relaxation);
+      if (o->ray_model != CTR_RAY_MODEL_JOSEPH && o->ray_model != CTR_RAY_MODEL_SIDDON
+          && o->ray_model != CTR_RAY_MODEL_AREA)
+        FAIL ("unknown ray model %d", (int) o->ray_model);
+      if (o->backend != NULL && strcmp (o->backend, "best") != 0 && strcmp (o->backend, "cpu") != 0
+          && strcmp (o->backend, "cuda") != 0 && strcmp (o->backend, "cusparse") != 0)
+        FAIL ("unknown backend '%s' (choose best, cpu, cuda or cusparse)", o->backend);
+      if (o->matrix != CTR_MATRIX_SCSR && o->matrix != CTR_MATRIX_CSR)
+        FAIL ("unknown matrix format %d", (int) o->matrix);
+      if (o->subsets > CTR_SUBSETS_ORBIT)
+        FAIL ("unknown subsets %d", (int) o->subsets);
+      if (o->matrix == CTR_MATRIX_SCSR && o->subsets == CTR_SUBSETS_VIEW
+          && (o->method == CTR_METHOD_PART || o->method == CTR_METHOD_SART))
+        FAIL ("SCSR runs the views of one symmetry orbit together; one view per subset needs the CSR matrix");
+      if (o->matrix == CTR_MATRIX_CSR && o->subsets == CTR_SUBSETS_ORBIT && o->method != CTR_METHOD_PART)
+        FAIL ("orbit subsets on the CSR matrix are implemented for parallel ART only");
+    }
+  else
+    {
+      if (o->window >= CTR_N_FILTERS)
+        FAIL ("unknown filter window %d", (int) o->window);
+      if (!(isfinite (o->cutoff) && o->cutoff > 0.0 && o->cutoff <= 1.0))
+        FAIL ("filter cut-off must lie in (0, 1] of Nyquist, got %g", o->cutoff);
+    }
+  if (!isfinite (o->metrics_radius_mm))
+    FAIL ("metrics radius must be finite");
+  return TRUE;
+#undef FAIL
+}

@@ -1,0 +1,96 @@
+/* ctr-recon-types.h — the vocabulary of a reconstruction: which method, with
+ * which parameters, stored how.  Plain data and the method table; nothing
+ * here runs a solver (the facade is ctr-recon-plan.h).
+ *
+ * The method table (names, labels, descriptions, defaults) and the option
+ * checks live here once; the CLI's options and the window's widgets are made
+ * from them through ctr-params.h (STYLE.md, libvips: parameters as data).
+ */
+#pragma once
+
+#include <glib.h>
+#include "analytic/ctr-filter.h"
+#include "sysmat/ctr-ray-model.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  CTR_METHOD_FBP,   /* filtered back-projection (parallel, flat and curved fan) */
+  CTR_METHOD_ART,   /* Kaczmarz, ray by ray (cuART Eq. 1) */
+  CTR_METHOD_PART,  /* parallel ART, view by view (cuART Eq. 9) */
+  CTR_METHOD_SART,  /* Andersen & Kak 1984, view by view */
+  CTR_METHOD_SIRT,  /* all rays at once, row- and column-sum normalised */
+  CTR_METHOD_FDK,   /* Feldkamp-Davis-Kress, circular cone beam, flat panel (analytic/ctr-fdk.h) */
+  CTR_N_METHODS
+} CtrMethod;
+
+/* How parallel ART normalises the rays of one subset (see solve/ctr-part.c). */
+typedef enum {
+  /* c_i = λ / (κ_S · Σ_j w_ij²), κ_S = the largest number of rays of subset S
+   * that cross one pixel (Censor, Gordon & Gordon 2001, sparsity bound):
+   * convergent for 0 < λ < 2 and nearly as fast per view as ART.  Default. */
+  CTR_PART_STEP_SPARSITY,
+  /* c_i = λ / (M' · Σ_j w_ij²), M' = rays of the subset: cuART Eq. 9 as printed. */
+  CTR_PART_STEP_CUART
+} CtrPartStep;
+
+/* How the system matrix is stored (see sysmat/ctr-scsr.h). */
+typedef enum {
+  /* Symmetry-compressed CSR (cuART §3): rows stored for canonical views only;
+   * plain CSR (with a plan note saying why) when the geometry admits no
+   * symmetry.  Default. */
+  CTR_MATRIX_SCSR,
+  /* Plain CSR: every row of every view stored. */
+  CTR_MATRIX_CSR
+} CtrMatrixFormat;
+
+/* Ordered subsets of the view-by-view solvers (parallel ART, SART). */
+typedef enum {
+  /* Orbits with SCSR, single views with CSR.  Default. */
+  CTR_SUBSETS_AUTO,
+  /* One view per subset, in acquisition order (CSR only). */
+  CTR_SUBSETS_VIEW,
+  /* The views of one symmetry orbit together (ctr-symmetry.h): with SCSR
+   * each stored row is read once for all of them. */
+  CTR_SUBSETS_ORBIT
+} CtrSubsets;
+
+typedef struct {
+  CtrMethod method;
+  /* iterative methods */
+  guint iterations;       /* full passes over all views, >= 1 */
+  double relaxation;      /* λ, in (0, 2) for ART/PART/SART/SIRT */
+  gboolean nonnegative;   /* clip the image at 0 after every update */
+  CtrRayModel ray_model;
+  CtrPartStep part_step;
+  CtrMatrixFormat matrix;
+  CtrSubsets subsets;
+  /* Where the iterative solvers and FDK run (ctr-backend.h): "best"
+   * (default; NULL reads the same), "cpu", "cuda", "cusparse".  A GPU
+   * backend that cannot run falls back to the CPU with a plan note.  Static
+   * string, not freed. */
+  const char *backend;
+  /* FBP, FDK */
+  CtrFilterWindow window;
+  double cutoff;          /* window cut-off as a fraction of Nyquist, (0, 1] */
+  /* metrics: only pixels within this radius (mm) of the grid centre count
+   * (the scanned disc); <= 0: the whole image. */
+  double metrics_radius_mm;
+} CtrReconOptions;
+
+/* Method table: "fbp", "art", "part", "sart", "sirt", "fdk". */
+const char *ctr_method_name (CtrMethod m);
+const char *ctr_method_label (CtrMethod m);        /* "Parallel ART (cuART Eq. 9)" */
+const char *ctr_method_description (CtrMethod m);  /* one sentence */
+gboolean ctr_method_is_iterative (CtrMethod m);
+/* CTR_ERROR_INVALID_ARGUMENT naming the valid choices. */
+gboolean ctr_method_from_name (const char *name, CtrMethod *out, GError **error);
+
+/* Defaults per method (iterations, relaxation) — the single source of defaults. */
+void ctr_recon_options_init (CtrReconOptions *o, CtrMethod method);
+/* Each parameter alone in its range: CTR_ERROR_INVALID_ARGUMENT with the
+ * parameter's name, value and range.  Whether the combination suits a
+ * geometry and a backend is the plan's check (ctr_recon_plan_new). */
+gboolean ctr_recon_options_validate (const CtrReconOptions *o, GError **error);
+
+G_END_DECLS
