@@ -3,10 +3,11 @@
  * standard output, progress on stderr.
  *
  * bench art: a synthetic fan-beam scan (W1: --image 512 --views 720 --cols
- * 1024) of the Shepp-Logan phantom (exact line integrals), the system matrix
- * built in the chosen format, then K full parallel-ART iterations (cuART Eq.
- * 9; orbit subsets with SCSR, view subsets with CSR unless --subsets says
- * otherwise).  iteration_s is the median over the K iterations of the update
+ * 1024) of the Shepp-Logan phantom (exact line integrals), a plan
+ * (ctr-recon-plan.h) whose system matrix is built afresh in the chosen
+ * format (the disk cache is off: the build is measured), then K full
+ * parallel-ART iterations (cuART Eq. 9; orbit subsets with SCSR, view
+ * subsets with CSR unless --subsets says otherwise).  iteration_s is the median over the K iterations of the update
  * alone; gbps is the matrix bytes streamed per iteration (SCSR: once, forward
  * and back-projection fused per row; CSR: twice) over that time.
  */
@@ -19,9 +20,7 @@
 
 #include "cli-common.h"
 #include "cli-bench-fdk.h"
-#include "sysmat/ctr-scsr.h"
-#include "sysmat/ctr-blocking.h"
-#include "solve/ctr-solver.h"
+#include "cli-params.h"
 
 typedef struct {
   GArray *times;
@@ -49,31 +48,29 @@ cmp_double (const void *a, const void *b)
 static int
 bench_art (int argc, char **argv)
 {
-  g_autofree char *geometry = g_strdup ("fan-curved"), *matrix = g_strdup ("scsr");
-  g_autofree char *model = g_strdup ("area"), *subsets = NULL, *backend = g_strdup ("cpu");
-  int image = 512, views = 720, cols = 1024, slices = 1, iterations = 5;
-  double relaxation = 0;
+  g_autofree char *geometry = g_strdup ("fan-curved"), *backend = g_strdup ("cpu");
+  int image = 512, views = 720, cols = 1024, slices = 1;
   GOptionEntry entries[] = {
     { "geometry", 0, 0, G_OPTION_ARG_STRING, &geometry, "fan-flat or fan-curved (default)", "G" },
     { "image", 0, 0, G_OPTION_ARG_INT, &image, "image of N × N pixels covering the field of view (512)", "N" },
     { "views", 0, 0, G_OPTION_ARG_INT, &views, "views, uniform over 360° (720)", "V" },
     { "cols", 0, 0, G_OPTION_ARG_INT, &cols, "detector columns (1024)", "C" },
-    { "matrix", 0, 0, G_OPTION_ARG_STRING, &matrix, "scsr (default) or csr", "M" },
-    { "ray-model", 0, 0, G_OPTION_ARG_STRING, &model, "area (default), joseph or siddon", "R" },
-    { "subsets", 0, 0, G_OPTION_ARG_STRING, &subsets, "orbit or view (default: orbit with scsr, view with csr)", "S" },
     { "slices", 0, 0, G_OPTION_ARG_INT, &slices, "slices reconstructed together (1)", "S" },
-    { "iterations", 0, 0, G_OPTION_ARG_INT, &iterations, "parallel-ART iterations timed (5)", "K" },
-    { "relaxation", 0, 0, G_OPTION_ARG_DOUBLE, &relaxation, "λ (default: parallel ART's)", "L" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default), cuda (SCSR kernel) or cusparse (CSR SpMV baseline); GPU ones need --matrix scsr", "B" },
     { NULL }
   };
+  static const char *const method_params[] = { "matrix", "ray-model", "subsets", "iterations", "relaxation",
+                                               "part-step", NULL };
+  g_autoptr (CtrCliParams) params = ctr_cli_params_new (method_params);
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- time parallel ART on a synthetic fan-beam scan");
   g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_main_entries (ctx, ctr_cli_params_entries (params), NULL);
+  g_option_context_set_description (ctx, "Defaults: --matrix scsr, --ray-model area, --iterations 5, parallel ART's relaxation.");
   if (!ctr_cli_parse (ctx, &argc, &argv))
     return 2;
-  if (image < 8 || views < 1 || cols < 2 || slices < 1 || iterations < 1)
+  if (image < 8 || views < 1 || cols < 2 || slices < 1)
     {
-      fprintf (stderr, "ctrecon-cli bench art: --image >= 8, --views >= 1, --cols >= 2, --slices >= 1, --iterations >= 1\n");
+      fprintf (stderr, "ctrecon-cli bench art: --image >= 8, --views >= 1, --cols >= 2, --slices >= 1\n");
       return 2;
     }
   gboolean curved = g_str_equal (geometry, "fan-curved");
@@ -84,31 +81,12 @@ bench_art (int argc, char **argv)
     }
   CtrReconOptions o;
   ctr_recon_options_init (&o, CTR_METHOD_PART);
-  o.iterations = (guint) iterations;
-  if (relaxation != 0)
-    o.relaxation = relaxation;
-  if (g_str_equal (matrix, "scsr")) o.matrix = CTR_MATRIX_SCSR;
-  else if (g_str_equal (matrix, "csr")) o.matrix = CTR_MATRIX_CSR;
-  else
-    {
-      fprintf (stderr, "ctrecon-cli bench art: unknown --matrix '%s' (scsr or csr)\n", matrix);
-      return 2;
-    }
-  if (g_str_equal (model, "area")) o.ray_model = CTR_RAY_MODEL_AREA;
-  else if (g_str_equal (model, "joseph")) o.ray_model = CTR_RAY_MODEL_JOSEPH;
-  else if (g_str_equal (model, "siddon")) o.ray_model = CTR_RAY_MODEL_SIDDON;
-  else
-    {
-      fprintf (stderr, "ctrecon-cli bench art: unknown --ray-model '%s'\n", model);
-      return 2;
-    }
-  if (subsets && g_str_equal (subsets, "orbit")) o.subsets = CTR_SUBSETS_ORBIT;
-  else if (subsets && g_str_equal (subsets, "view")) o.subsets = CTR_SUBSETS_VIEW;
-  else if (subsets)
-    {
-      fprintf (stderr, "ctrecon-cli bench art: unknown --subsets '%s'\n", subsets);
-      return 2;
-    }
+  o.iterations = 5;
+  if (!ctr_cli_params_apply (params, &o, "bench art"))
+    return 2;
+  const int iterations = (int) o.iterations;
+  const char *matrix = ctr_param_find ("matrix")->choices[o.matrix];
+  const char *model = ctr_param_find ("ray-model")->choices[o.ray_model];
   g_autoptr (GError) error = NULL;
   if (!ctr_recon_options_validate (&o, &error))
     return ctr_cli_fail (error);
@@ -174,54 +152,45 @@ bench_art (int argc, char **argv)
     }
 
   BenchProgress bp = { g_array_new (FALSE, FALSE, sizeof (double)), NAN, NAN };
-  g_autoptr (CtrVolume) x = NULL;
-  double bytes_per_iteration;
-  gint64 t0 = g_get_monotonic_time ();
-  if (o.matrix == CTR_MATRIX_SCSR)
+  o.backend = be->name;
+  g_setenv ("CTR_MATRIX_CACHE", "0", TRUE);
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &error);
+  if (plan == NULL)
+    return ctr_cli_fail (error);
+  if (!g_str_equal (ctr_recon_plan_get_backend (plan), be->name))
     {
-      g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, o.ray_model, CTR_SYM_ALL, NULL, &error);
-      if (m == NULL)
-        return ctr_cli_fail (error);
-      double build_s = (g_get_monotonic_time () - t0) / 1e6;
-      g_autoptr (CtrBlocked) blk = ctr_blocked_new (m, CTR_BLOCKING_VIEW);
-      g_autoptr (CtrBlocked) blk_g = ctr_blocked_new (m, CTR_BLOCKING_GLOBAL);
-      fprintf (stderr, "  SCSR %s: %u stored views of %d, %.1f MiB, built in %.2f s\n",
-               ctr_scsr_symmetry (m)->group.name, ctr_scsr_n_orbits (m), views,
-               ctr_scsr_bytes (m) / 1048576.0, build_s);
-      json_builder_set_member_name (jb, "build_s"); json_builder_add_double_value (jb, build_s);
-      json_builder_set_member_name (jb, "matrix_bytes"); json_builder_add_int_value (jb, (gint64) ctr_scsr_bytes (m));
-      json_builder_set_member_name (jb, "nnz"); json_builder_add_int_value (jb, (gint64) ctr_scsr_nnz (m));
-      json_builder_set_member_name (jb, "nnz_expanded"); json_builder_add_int_value (jb, (gint64) ctr_scsr_nnz_expanded (m));
-      json_builder_set_member_name (jb, "stored_views"); json_builder_add_int_value (jb, ctr_scsr_n_orbits (m));
-      json_builder_set_member_name (jb, "symmetry"); json_builder_add_string_value (jb, ctr_scsr_symmetry (m)->group.name);
-      json_builder_set_member_name (jb, "padding"); json_builder_add_double_value (jb, ctr_blocked_padding (blk));
-      json_builder_set_member_name (jb, "padding_global"); json_builder_add_double_value (jb, ctr_blocked_padding (blk_g));
-      bytes_per_iteration = (double) ctr_scsr_bytes (m);
-      if (g_str_equal (be->name, "cusparse"))  /* CSR (8 B per element + row pointers), read twice */
-        bytes_per_iteration = 2.0 * (ctr_scsr_nnz_expanded (m) * 8.0 + ((double) views * cols + 1) * 4.0);
-      if (ctr_scsr_order (m) > 1)
-        x = be->run_scsr (be, m, g, p, &grid, &o, ref, on_iter, &bp, NULL, &error);
-      else
-        {
-          fprintf (stderr, "  no symmetry: %s\n", ctr_scsr_symmetry (m)->reason);
-          return ctr_cli_fail (error);
-        }
+      /* No silent fallback in a benchmark. */
+      for (const char *const *n = ctr_recon_plan_get_notes (plan); *n; n++)
+        fprintf (stderr, "  %s\n", *n);
+      fprintf (stderr, "ctrecon-cli bench art: backend %s cannot run this case\n", be->name);
+      return 1;
     }
-  else
+  CtrPlanInfo info;
+  ctr_recon_plan_get_info (plan, TRUE, &info);
+  for (const char *const *n = ctr_recon_plan_get_notes (plan); *n; n++)
+    fprintf (stderr, "  %s\n", *n);
+  fprintf (stderr, "  %s: %u stored views of %d, %.1f MiB, built in %.2f s\n", info.operator_name,
+           info.stored_views, views, info.matrix_bytes / 1048576.0, info.setup_s);
+  json_builder_set_member_name (jb, "operator"); json_builder_add_string_value (jb, info.operator_name);
+  json_builder_set_member_name (jb, "build_s"); json_builder_add_double_value (jb, info.setup_s);
+  json_builder_set_member_name (jb, "matrix_bytes"); json_builder_add_int_value (jb, (gint64) info.matrix_bytes);
+  json_builder_set_member_name (jb, "nnz"); json_builder_add_int_value (jb, (gint64) info.nnz);
+  json_builder_set_member_name (jb, "nnz_expanded"); json_builder_add_int_value (jb, (gint64) info.nnz_expanded);
+  json_builder_set_member_name (jb, "stored_views"); json_builder_add_int_value (jb, info.stored_views);
+  json_builder_set_member_name (jb, "symmetry"); json_builder_add_string_value (jb, info.symmetry);
+  json_builder_set_member_name (jb, "padding"); json_builder_add_double_value (jb, isnan (info.padding_view) ? 0.0 : info.padding_view);
+  if (!isnan (info.padding_global))
     {
-      g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, o.ray_model, NULL, &error);
-      if (a == NULL)
-        return ctr_cli_fail (error);
-      double build_s = (g_get_monotonic_time () - t0) / 1e6;
-      fprintf (stderr, "  CSR: %.1f MiB, built in %.2f s\n", ctr_sysmat_bytes (a) / 1048576.0, build_s);
-      json_builder_set_member_name (jb, "build_s"); json_builder_add_double_value (jb, build_s);
-      json_builder_set_member_name (jb, "matrix_bytes"); json_builder_add_int_value (jb, (gint64) ctr_sysmat_bytes (a));
-      json_builder_set_member_name (jb, "nnz"); json_builder_add_int_value (jb, (gint64) ctr_sysmat_nnz (a));
-      json_builder_set_member_name (jb, "stored_views"); json_builder_add_int_value (jb, views);
-      json_builder_set_member_name (jb, "padding"); json_builder_add_double_value (jb, 0.0);
-      bytes_per_iteration = 2.0 * ctr_sysmat_bytes (a);
-      x = ctr_solver_run (a, g, p, &grid, &o, ref, on_iter, &bp, NULL, &error);
+      json_builder_set_member_name (jb, "padding_global"); json_builder_add_double_value (jb, info.padding_global);
     }
+  /* Bytes streamed per iteration: SCSR once (forward and back-projection
+   * fused per row); CSR (8 B per element + row pointers) twice. */
+  double bytes_per_iteration = (double) info.matrix_bytes;
+  if (g_str_equal (info.operator_name, "cusparse-csr"))
+    bytes_per_iteration = 2.0 * (info.nnz_expanded * 8.0 + ((double) views * cols + 1) * 4.0);
+  else if (g_str_equal (info.operator_name, "cpu-csr"))
+    bytes_per_iteration = 2.0 * info.matrix_bytes;
+  g_autoptr (CtrVolume) x = ctr_recon_plan_execute (plan, p, ref, on_iter, &bp, NULL, &error);
   if (x == NULL)
     return ctr_cli_fail (error);
   double *t = (double *) bp.times->data;

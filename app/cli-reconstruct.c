@@ -1,11 +1,12 @@
 /* cli-reconstruct.c — `ctrecon-cli reconstruct GEOMETRY.json ...`.
  *
  * Loads a dataset, chooses the grid (the dataset reference's grid when it has
- * one, else the field of view at the detector's resolution), runs
- * ctr_reconstruct() on a worker thread while the main thread waits for Ctrl-C
- * (which cancels between views), prints one line per iteration on stderr and
- * writes the image (float32 TIFF) and optionally the metrics (CSV), both
- * atomically.
+ * one, else the field of view at the detector's resolution), makes a plan
+ * (ctr-recon-plan.h) and prints its notes, executes it on a worker thread
+ * while the main thread waits for Ctrl-C (which cancels between views),
+ * prints one line per iteration on stderr and writes the image (float32
+ * TIFF) and optionally the metrics (CSV), both atomically.  The method's
+ * parameters are options made from the parameter table (cli-params.h).
  */
 #include <glib-unix.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "cli-common.h"
+#include "cli-params.h"
 
 typedef struct {
   /* inputs */
@@ -55,13 +57,28 @@ quit_loop (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static void
+print_notes (CtrReconPlan *plan, guint from)
+{
+  const char *const *notes = ctr_recon_plan_get_notes (plan);
+  for (guint i = from; notes[i] != NULL; i++)
+    fprintf (stderr, "%s\n", notes[i]);
+}
+
 static gpointer
 worker (gpointer data)
 {
   Job *job = data;
-  job->result = ctr_reconstruct (job->dataset->geometry, job->dataset->projections, &job->grid,
-                                 &job->options, job->reference, on_iteration, job,
-                                 job->cancellable, &job->error);
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (job->dataset->geometry, &job->grid, &job->options,
+                                                      job->cancellable, &job->error);
+  if (plan != NULL)
+    {
+      print_notes (plan, 0);
+      const guint n_before = g_strv_length ((char **) ctr_recon_plan_get_notes (plan));
+      job->result = ctr_recon_plan_execute (plan, job->dataset->projections, job->reference, on_iteration,
+                                            job, job->cancellable, &job->error);
+      print_notes (plan, n_before);   /* a fall-back during the run */
+    }
   /* Quit from inside the loop: a quit before g_main_loop_run() would be lost. */
   g_idle_add (quit_loop, job->loop);
   return NULL;
@@ -157,19 +174,15 @@ int
 ctr_cli_reconstruct (int argc, char **argv)
 {
   g_autofree char *method = NULL, *output = NULL, *reference = NULL, *metrics = NULL;
-  g_autofree char *format = NULL;
-  g_autofree char *variant = NULL, *window = NULL, *ray_model = NULL, *part_step = NULL;
-  g_autofree char *matrix = NULL, *subsets = NULL, *backend = NULL;
-  int iterations = 0, size = 0;
+  g_autofree char *format = NULL, *variant = NULL, *backend = NULL;
+  int size = 0;
   g_autofree char *size_str = NULL, *voxel_str = NULL;
   double dims_n[3] = { 0, 0, 0 }, dims_d[3] = { 0, 0, 0 };
   guint n_dims_n = 0, n_dims_d = 0;
-  double relaxation = 0, pixel_size = 0, cutoff = 0, metrics_radius = -1;
+  double pixel_size = 0, metrics_radius = -1;
   gboolean no_reference = FALSE, allow_negative = FALSE;
   GOptionEntry entries[] = {
     { "method", 'm', 0, G_OPTION_ARG_STRING, &method, "fbp, art, part, sart, sirt or fdk (cone beam: fdk, sart, sirt; default fbp, fdk for cone beam)", "M" },
-    { "iterations", 'n', 0, G_OPTION_ARG_INT, &iterations, "full passes over all views (iterative methods)", "N" },
-    { "relaxation", 'l', 0, G_OPTION_ARG_DOUBLE, &relaxation, "relaxation λ in (0, 2); default per method", "L" },
     { "size", 's', 0, G_OPTION_ARG_STRING, &size_str, "image of N × N pixels, or a volume of NX × NY × NZ voxels (default: cover the field of view)", "N|NXxNYxNZ" },
     { "voxel-size", 0, 0, G_OPTION_ARG_STRING, &voxel_str, "voxel size in mm, DXxDYxDZ or one value for all three (volumes; default: the detector pitch at the isocentre)", "DXxDYxDZ" },
     { "pixel-size", 'p', 0, G_OPTION_ARG_DOUBLE, &pixel_size, "pixel size in mm (default: detector pitch at the isocentre)", "MM" },
@@ -178,20 +191,16 @@ ctr_cli_reconstruct (int argc, char **argv)
     { "metrics", 0, 0, G_OPTION_ARG_FILENAME, &metrics, "write per-iteration residual/RMSE/PSNR/SSIM as CSV", "OUT.csv" },
     { "metrics-radius", 0, 0, G_OPTION_ARG_DOUBLE, &metrics_radius, "metrics inside this radius (mm); default the field of view, 0 = whole image", "MM" },
     { "variant", 0, 0, G_OPTION_ARG_STRING, &variant, "load this entry of the dataset's \"variants\" (e.g. noiseless)", "NAME" },
-    { "window", 'w', 0, G_OPTION_ARG_STRING, &window, "FBP window: ram-lak, shepp-logan, cosine, hamming, hann", "W" },
-    { "cutoff", 0, 0, G_OPTION_ARG_DOUBLE, &cutoff, "FBP window cut-off, fraction of Nyquist in (0, 1]", "C" },
-    { "ray-model", 0, 0, G_OPTION_ARG_STRING, &ray_model, "system matrix weights: area (cuART's area-integral model, default), joseph or siddon", "MODEL" },
-    { "matrix", 0, 0, G_OPTION_ARG_STRING, &matrix, "system matrix storage for part/sart/sirt: scsr (symmetry-compressed, default) or csr", "FORMAT" },
-    { "subsets", 0, 0, G_OPTION_ARG_STRING, &subsets, "ordered subsets of part/sart: orbit (the views of one symmetry orbit; default with scsr) or view (one view; default with csr)", "S" },
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "where part/sart/sirt on SCSR run: best (default: cuda when a device answers, else cpu), cpu, cuda or cusparse (cuSPARSE baseline, part only)", "B" },
-    { "part-step", 0, 0, G_OPTION_ARG_STRING, &part_step, "parallel ART normalisation: sparsity (default) or cuart (Eq. 9 as printed)", "S" },
-    { "allow-negative", 0, 0, G_OPTION_ARG_NONE, &allow_negative, "do not clip the image at 0", NULL },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "where the method runs: best (default: cuda when a device answers, else cpu), cpu, cuda or cusparse (cuSPARSE baseline, part only)", "B" },
+    { "allow-negative", 0, 0, G_OPTION_ARG_NONE, &allow_negative, "do not clip the image at 0 (--nonnegative no)", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "tiff (default: float32 stack) or dicom (a CT image series in HU, one file per slice, in the folder --output)", "F" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "output image, float32 TIFF (pages = slices from the lowest z)", "OUT.tif" },
     { NULL }
   };
+  g_autoptr (CtrCliParams) params = ctr_cli_params_new (NULL);
   g_autoptr (GOptionContext) ctx = g_option_context_new ("GEOMETRY.json|DICOM — reconstruct a dataset (a geometry.json, or a DICOM file or folder)");
   g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_main_entries (ctx, ctr_cli_params_entries (params), NULL);
   g_option_context_set_description (ctx,
       "Progress and one line per iteration go to standard error. Ctrl-C cancels between views.\n"
       "Output is in 1/mm (1/pixel when the dataset's pixel size is unknown), row 0 = +y, column 0 = -x.");
@@ -223,65 +232,13 @@ ctr_cli_reconstruct (int argc, char **argv)
       || (voxel_str != NULL && !parse_dims (voxel_str, "--voxel-size", FALSE, dims_d, &n_dims_d)))
     return 2;
   size = (int) dims_n[0];
-  if (iterations < 0 || size < 0)
-    {
-      fprintf (stderr, "ctrecon-cli reconstruct: --iterations and --size must be positive\n");
-      return 2;
-    }
-  if (iterations > 0)
-    job.options.iterations = iterations;
-  if (relaxation != 0)
-    job.options.relaxation = relaxation;
-  if (cutoff != 0)
-    job.options.cutoff = cutoff;
+  if (!ctr_cli_params_apply (params, &job.options, "reconstruct"))
+    return 2;
   if (allow_negative)
     job.options.nonnegative = FALSE;
-  if (window && !ctr_filter_window_from_name (window, &job.options.window, &error))
-    return ctr_cli_fail (error);
-  if (ray_model)
-    {
-      if (g_str_equal (ray_model, "joseph")) job.options.ray_model = CTR_RAY_MODEL_JOSEPH;
-      else if (g_str_equal (ray_model, "siddon")) job.options.ray_model = CTR_RAY_MODEL_SIDDON;
-      else if (g_str_equal (ray_model, "area")) job.options.ray_model = CTR_RAY_MODEL_AREA;
-      else
-        {
-          fprintf (stderr, "ctrecon-cli reconstruct: unknown --ray-model '%s' (area, joseph or siddon)\n", ray_model);
-          return 2;
-        }
-    }
-  if (matrix)
-    {
-      if (g_str_equal (matrix, "scsr")) job.options.matrix = CTR_MATRIX_SCSR;
-      else if (g_str_equal (matrix, "csr")) job.options.matrix = CTR_MATRIX_CSR;
-      else
-        {
-          fprintf (stderr, "ctrecon-cli reconstruct: unknown --matrix '%s' (scsr or csr)\n", matrix);
-          return 2;
-        }
-    }
-  if (subsets)
-    {
-      if (g_str_equal (subsets, "orbit")) job.options.subsets = CTR_SUBSETS_ORBIT;
-      else if (g_str_equal (subsets, "view")) job.options.subsets = CTR_SUBSETS_VIEW;
-      else
-        {
-          fprintf (stderr, "ctrecon-cli reconstruct: unknown --subsets '%s' (orbit or view)\n", subsets);
-          return 2;
-        }
-    }
-  if (part_step)
-    {
-      if (g_str_equal (part_step, "sparsity")) job.options.part_step = CTR_PART_STEP_SPARSITY;
-      else if (g_str_equal (part_step, "cuart")) job.options.part_step = CTR_PART_STEP_CUART;
-      else
-        {
-          fprintf (stderr, "ctrecon-cli reconstruct: unknown --part-step '%s' (sparsity or cuart)\n", part_step);
-          return 2;
-        }
-    }
   if (backend)
     {
-      /* Options hold a static string (ctr-recon.h). */
+      /* Options hold a static string (ctr-recon-types.h). */
       static const char *const names[] = { "best", "cpu", "cuda", "cusparse" };
       job.options.backend = NULL;
       for (guint i = 0; i < G_N_ELEMENTS (names); i++)
@@ -312,17 +269,6 @@ ctr_cli_reconstruct (int argc, char **argv)
     g_autofree char *desc = ctr_geometry_describe (g);
     fprintf (stderr, "%s: %s\n", job.dataset->name, desc);
   }
-  /* Which backend the SCSR solvers run on, and why not CUDA when it is not. */
-  if (g->beam != CTR_BEAM_CONE && ctr_method_is_iterative (job.options.method)
-      && job.options.method != CTR_METHOD_ART && job.options.matrix == CTR_MATRIX_SCSR)
-    {
-      g_autofree char *note = NULL;
-      const CtrBackend *be = ctr_backend_select (job.options.backend, &note, NULL);
-      if (note)
-        fprintf (stderr, "%s\n", note);
-      if (be)
-        fprintf (stderr, "backend: %s — %s\n", be->name, be->description);
-    }
 
   /* Grid: explicit options win; else the reference's grid; else the field of view. */
   const CtrVolume *dref = no_reference ? NULL : job.dataset->reference;

@@ -2,7 +2,7 @@
  * ctr-backend.h). */
 #include "ctr-backend.h"
 #include "ctr-error.h"
-#include "solve/ctr-solver.h"
+#include "sysmat/ctr-scsr-op.h"
 
 #include <string.h>
 
@@ -21,21 +21,19 @@ cpu_available (const CtrBackend *self, char **reason)
   return TRUE;
 }
 
-static CtrVolume *
-cpu_run_scsr (const CtrBackend *self, const CtrScsr *m, const CtrGeometry *g,
-              const CtrProjections *p, const CtrGrid *grid, const CtrReconOptions *o,
-              const CtrVolume *reference, CtrIterFunc callback, gpointer user_data,
-              GCancellable *cancellable, GError **error)
+static CtrOperator *
+cpu_scsr_operator (const CtrBackend *self, CtrScsr *m, const CtrGeometry *g, const CtrGrid *grid,
+                   GError **error)
 {
-  return ctr_solver_run_scsr (m, g, p, grid, o, reference, callback, user_data, cancellable, error);
+  return ctr_scsr_op_new (m, g, grid, error);
 }
 
 static const CtrBackend cpu_backend = {
   .name = "cpu",
-  .description = "CPU, OpenMP over the SCSR orbit rows (core/solve/ctr-scsr-solve.c)",
+  .description = "CPU, OpenMP (SCSR orbit rows, CSR, cone beam on the fly)",
   .priority = 10,
   .available = cpu_available,
-  .run_scsr = cpu_run_scsr,
+  .scsr_operator = cpu_scsr_operator,
 };
 
 const CtrBackend *
@@ -59,7 +57,7 @@ ensure_cpu (void)
 void
 ctr_backend_register (const CtrBackend *b)
 {
-  if (b == NULL || b->name == NULL || b->run_scsr == NULL || b->available == NULL)
+  if (b == NULL || b->name == NULL || b->available == NULL)
     return;
   for (guint i = 0; i < n_registered; i++)
     if (strcmp (registry[i]->name, b->name) == 0)
@@ -191,50 +189,5 @@ ctr_backend_fdk (const CtrBackend *b)
   for (guint i = 0; i < n_fdk; i++)
     if (strcmp (fdk_registry[i].name, b->name) == 0)
       return fdk_registry[i].fn;
-  return NULL;
-}
-
-/* Counts the iterations a backend reported, so that a GPU failure can fall
- * back to the CPU only before the first one. */
-typedef struct {
-  CtrIterFunc callback;
-  gpointer user_data;
-  guint calls;
-} Relay;
-
-static void
-relay_iter (const CtrIterStats *stats, gpointer data)
-{
-  Relay *r = data;
-  r->calls++;
-  if (r->callback)
-    r->callback (stats, r->user_data);
-}
-
-CtrVolume *
-ctr_backend_run_scsr (const CtrBackend *b, const CtrScsr *m, const CtrGeometry *g,
-                      const CtrProjections *p, const CtrGrid *grid, const CtrReconOptions *o,
-                      const CtrVolume *reference, CtrIterFunc callback, gpointer user_data,
-                      GCancellable *cancellable, GError **error)
-{
-  if (b == NULL)
-    b = &cpu_backend;
-  if (b == &cpu_backend)
-    return cpu_run_scsr (b, m, g, p, grid, o, reference, callback, user_data, cancellable, error);
-  Relay relay = { callback, user_data, 0 };
-  GError *e = NULL;
-  CtrVolume *v = b->run_scsr (b, m, g, p, grid, o, reference, relay_iter, &relay, cancellable, &e);
-  if (v != NULL)
-    return v;
-  if (relay.calls == 0
-      && (g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
-          || g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY)))
-    {
-      g_message ("backend %s could not run (%s); the CPU runs instead", b->name, e->message);
-      g_clear_error (&e);
-      return cpu_run_scsr (&cpu_backend, m, g, p, grid, o, reference, callback, user_data,
-                           cancellable, error);
-    }
-  g_propagate_error (error, e);
   return NULL;
 }

@@ -1,11 +1,13 @@
-/* ctr-backend.h — where the iterative solvers run (DESIGN.md §1, §4).
+/* ctr-backend.h — where reconstructions run (DESIGN.md §1, §4).
  *
  * A backend is a small vtable: a name, a one-line description, an
- * availability probe that says why not, and the entry point that runs an
- * SCSR solver (parallel ART, SART or SIRT with orbit subsets, as
- * ctr_solver_run_scsr) to completion, reporting through CtrIterFunc.
+ * availability probe that says why not, the operators it makes
+ * (ctr-operator.h: the projector every iterative method runs on) and its
+ * FDK.  The CPU backend makes every operator (SCSR, CSR, cone beam on the
+ * fly: sysmat/ctr-*-op.h); a GPU backend makes what it has and the plan
+ * (ctr-recon-plan.h) runs the rest on the CPU with a note.
  *
- *   "cpu"       core's OpenMP solver (core/solve/ctr-scsr-solve.c); always there.
+ *   "cpu"       core's OpenMP operators; always there.
  *   "cuda"      the SCSR orbit kernel on the GPU (gpu/ctr-cuda-scsr.cu).
  *   "cusparse"  the cuART paper's baseline: cuSPARSE SpMV and transposed
  *               SpMV on the expanded CSR matrix (gpu/ctr-cuda-csr.cu),
@@ -23,7 +25,7 @@
 #include <gio/gio.h>
 #include "ctr-projections.h"
 #include "ctr-recon-types.h"
-#include "ctr-progress.h"
+#include "ctr-operator.h"
 #include "sysmat/ctr-scsr.h"
 #include "analytic/ctr-fdk.h"
 
@@ -31,13 +33,12 @@ G_BEGIN_DECLS
 
 typedef struct _CtrBackend CtrBackend;
 
-/* Same contract as ctr_solver_run_scsr (core/solve/ctr-solver.h). */
-typedef CtrVolume *(*CtrBackendRunScsr) (const CtrBackend *self, const CtrScsr *m,
-                                         const CtrGeometry *g, const CtrProjections *p,
-                                         const CtrGrid *grid, const CtrReconOptions *options,
-                                         const CtrVolume *reference, CtrIterFunc callback,
-                                         gpointer user_data, GCancellable *cancellable,
-                                         GError **error);
+/* The backend's operator for a symmetry-compressed matrix @m of @g on
+ * @grid (ctr-operator.h; the CPU's is ctr_scsr_op_new).  Errors:
+ * CTR_ERROR_BACKEND_UNAVAILABLE, CTR_ERROR_OUT_OF_MEMORY (device memory). */
+typedef CtrOperator *(*CtrBackendScsrOperator) (const CtrBackend *self, CtrScsr *m,
+                                                 const CtrGeometry *g, const CtrGrid *grid,
+                                                 GError **error);
 
 struct _CtrBackend {
   const char *name;          /* "cpu", "cuda", "cusparse" */
@@ -47,7 +48,11 @@ struct _CtrBackend {
    * ("no CUDA device", "no CUDA driver", "too little device memory: …").
    * Cheap after the first call (the result is cached). */
   gboolean (*available) (const CtrBackend *self, char **reason);
-  CtrBackendRunScsr run_scsr;
+  /* (nullable) makes the backend's SCSR operator; NULL: none (the CPU's runs). */
+  CtrBackendScsrOperator scsr_operator;
+  /* Bit (1 << CtrMethod) of every iterative method the backend's operators
+   * run; 0: all. */
+  guint methods;
   /* (nullable) The device it runs on, one line ("NVIDIA H100 80GB HBM3,
    * cc 9.0, 79.1 GiB"), (transfer full); NULL for the CPU or no device. */
   char *(*device_name) (const CtrBackend *self);
@@ -117,18 +122,5 @@ void ctr_backend_register_fdk (const char *name, CtrBackendRunFdk fn);
 
 /* (nullable) @b's FDK; NULL for the CPU (ctr_fdk_run) and a backend without. */
 CtrBackendRunFdk ctr_backend_fdk (const CtrBackend *b);
-
-/**
- * ctr_backend_run_scsr:
- * Runs @b's solver; when a GPU backend fails to start (its error is
- * CTR_ERROR_BACKEND_UNAVAILABLE or CTR_ERROR_OUT_OF_MEMORY before the first
- * iteration), logs why and runs the CPU solver instead.
- * Returns: as ctr_solver_run_scsr.
- */
-CtrVolume *ctr_backend_run_scsr (const CtrBackend *b, const CtrScsr *m, const CtrGeometry *g,
-                                 const CtrProjections *p, const CtrGrid *grid,
-                                 const CtrReconOptions *options, const CtrVolume *reference,
-                                 CtrIterFunc callback, gpointer user_data,
-                                 GCancellable *cancellable, GError **error);
 
 G_END_DECLS

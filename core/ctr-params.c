@@ -3,13 +3,14 @@
 #include "ctr-error.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #define ITERATIVE (CTR_PARAM_METHOD_BIT (CTR_METHOD_ART) | CTR_PARAM_METHOD_BIT (CTR_METHOD_PART) | \
                    CTR_PARAM_METHOD_BIT (CTR_METHOD_SART) | CTR_PARAM_METHOD_BIT (CTR_METHOD_SIRT))
+#define AT(field) offsetof (CtrReconOptions, field)
 #define ANALYTIC (CTR_PARAM_METHOD_BIT (CTR_METHOD_FBP) | CTR_PARAM_METHOD_BIT (CTR_METHOD_FDK))
 
-static const char *const window_choices[] = { "ram-lak", "shepp-logan", "cosine", "hamming", "hann", NULL };
 static const char *const window_labels[] = { "Ram-Lak (none)", "Shepp-Logan", "Cosine", "Hamming", "Hann", NULL };
 /* CtrMatrixFormat order */
 static const char *const matrix_choices[] = { "scsr", "csr", NULL };
@@ -24,38 +25,38 @@ static const char *const subsets_labels[] = { "Automatic (orbits with SCSR)", "O
 static const char *const step_choices[] = { "sparsity", "cuart", NULL };
 static const char *const step_labels[] = { "Sparsity bound (Censor 2001)", "cuART Eq. 9 (M′)", NULL };
 
-G_STATIC_ASSERT (G_N_ELEMENTS (window_choices) == CTR_N_FILTERS + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (window_labels) == CTR_N_FILTERS + 1);
 
 static const CtrParam params[] = {
   { "window", "Filter window",
     "Apodisation of the ramp filter (Kak & Slaney ch. 3); Ram-Lak is the plain ramp",
-    CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, window_choices, window_labels, ANALYTIC },
+    CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, ctr_filter_window_names, window_labels, ANALYTIC, AT (window) },
   { "cutoff", "Cut-off",
     "Window cut-off as a fraction of the Nyquist frequency, in (0, 1]",
-    CTR_PARAM_DOUBLE, 0, 1, TRUE, FALSE, 2, 0.05, NULL, NULL, ANALYTIC },
+    CTR_PARAM_DOUBLE, 0, 1, TRUE, FALSE, 2, 0.05, NULL, NULL, ANALYTIC, AT (cutoff) },
   { "iterations", "Iterations",
     "Full passes over all views, 1 to 100000",
-    CTR_PARAM_INT, 1, 100000, FALSE, FALSE, 0, 1, NULL, NULL, ITERATIVE },
+    CTR_PARAM_INT, 1, 100000, FALSE, FALSE, 0, 1, NULL, NULL, ITERATIVE, AT (iterations) },
   { "relaxation", "Relaxation λ",
     "Step length of every update, in (0, 2) (cuART Eq. 1 and 9)",
-    CTR_PARAM_DOUBLE, 0, 2, TRUE, TRUE, 3, 0.05, NULL, NULL, ITERATIVE },
+    CTR_PARAM_DOUBLE, 0, 2, TRUE, TRUE, 3, 0.05, NULL, NULL, ITERATIVE, AT (relaxation) },
   { "nonnegative", "Non-negativity",
     "Clip the image at 0 after every update (attenuation is never negative)",
-    CTR_PARAM_BOOL, 0, 1, FALSE, FALSE, 0, 1, NULL, NULL, ITERATIVE },
+    CTR_PARAM_BOOL, 0, 1, FALSE, FALSE, 0, 1, NULL, NULL, ITERATIVE, AT (nonnegative) },
   { "matrix", "Matrix format",
     "How the system matrix is stored: SCSR keeps rows of canonical views only (cuART §3), CSR every row",
-    CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, matrix_choices, matrix_labels, ITERATIVE },
+    CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, matrix_choices, matrix_labels, ITERATIVE, AT (matrix) },
   { "ray-model", "Ray model",
     "Weights of the system matrix: Joseph interpolation, Siddon line length or the area integral (cuART §2.1)",
-    CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, ray_choices, ray_labels, ITERATIVE },
+    CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, ray_choices, ray_labels, ITERATIVE, AT (ray_model) },
   { "subsets", "Subsets",
     "Ordered subsets of the view-by-view solvers: one view, or the views of one symmetry orbit (read once from SCSR)",
     CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, subsets_choices, subsets_labels,
-    CTR_PARAM_METHOD_BIT (CTR_METHOD_PART) | CTR_PARAM_METHOD_BIT (CTR_METHOD_SART) },
+    CTR_PARAM_METHOD_BIT (CTR_METHOD_PART) | CTR_PARAM_METHOD_BIT (CTR_METHOD_SART), AT (subsets) },
   { "part-step", "Parallel ART step",
     "Normalisation of the rays of one view in parallel ART",
     CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, step_choices, step_labels,
-    CTR_PARAM_METHOD_BIT (CTR_METHOD_PART) },
+    CTR_PARAM_METHOD_BIT (CTR_METHOD_PART), AT (part_step) },
 };
 
 const CtrParam *
@@ -97,24 +98,18 @@ double
 ctr_param_get (const CtrParam *p, const CtrReconOptions *o)
 {
   g_return_val_if_fail (p != NULL && o != NULL, NAN);
-  if (g_str_equal (p->name, "window"))
-    return o->window;
-  if (g_str_equal (p->name, "cutoff"))
-    return o->cutoff;
-  if (g_str_equal (p->name, "iterations"))
-    return o->iterations;
-  if (g_str_equal (p->name, "relaxation"))
-    return o->relaxation;
-  if (g_str_equal (p->name, "nonnegative"))
-    return o->nonnegative ? 1 : 0;
-  if (g_str_equal (p->name, "matrix"))
-    return o->matrix;
-  if (g_str_equal (p->name, "ray-model"))
-    return o->ray_model;
-  if (g_str_equal (p->name, "part-step"))
-    return o->part_step;
-  if (g_str_equal (p->name, "subsets"))
-    return o->subsets;
+  const char *field = (const char *) o + p->offset;
+  switch (p->type)
+    {
+    case CTR_PARAM_INT:
+      return *(const guint *) field;
+    case CTR_PARAM_DOUBLE:
+      return *(const double *) field;
+    case CTR_PARAM_BOOL:
+      return *(const gboolean *) field ? 1 : 0;
+    case CTR_PARAM_CHOICE:
+      return *(const int *) field;
+    }
   g_return_val_if_reached (NAN);
 }
 
@@ -162,26 +157,22 @@ ctr_param_set (const CtrParam *p, CtrReconOptions *o, double value, GError **err
   g_return_val_if_fail (p != NULL && o != NULL, FALSE);
   if (!check_range (p, value, error))
     return FALSE;
-  if (g_str_equal (p->name, "window"))
-    o->window = (CtrFilterWindow) value;
-  else if (g_str_equal (p->name, "cutoff"))
-    o->cutoff = value;
-  else if (g_str_equal (p->name, "iterations"))
-    o->iterations = (guint) value;
-  else if (g_str_equal (p->name, "relaxation"))
-    o->relaxation = value;
-  else if (g_str_equal (p->name, "nonnegative"))
-    o->nonnegative = value != 0;
-  else if (g_str_equal (p->name, "matrix"))
-    o->matrix = (CtrMatrixFormat) value;
-  else if (g_str_equal (p->name, "ray-model"))
-    o->ray_model = (CtrRayModel) value;
-  else if (g_str_equal (p->name, "part-step"))
-    o->part_step = (CtrPartStep) value;
-  else if (g_str_equal (p->name, "subsets"))
-    o->subsets = (CtrSubsets) value;
-  else
-    g_return_val_if_reached (FALSE);
+  char *field = (char *) o + p->offset;
+  switch (p->type)
+    {
+    case CTR_PARAM_INT:
+      *(guint *) field = (guint) value;
+      break;
+    case CTR_PARAM_DOUBLE:
+      *(double *) field = value;
+      break;
+    case CTR_PARAM_BOOL:
+      *(gboolean *) field = value != 0;
+      break;
+    case CTR_PARAM_CHOICE:
+      *(int *) field = (int) value;
+      break;
+    }
   return TRUE;
 }
 

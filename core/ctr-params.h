@@ -40,6 +40,8 @@ typedef enum {
  *   in enum order.
  * @choice_labels: (array zero-terminated=1): their labels.
  * @methods: bit (1 << CtrMethod) for every method that uses the parameter.
+ * @offset: where the value lives in CtrReconOptions (offsetof): a guint for
+ *   INT, a double for DOUBLE, a gboolean for BOOL, an enum (int) for CHOICE.
  *
  * Static data: never freed.
  */
@@ -57,6 +59,7 @@ typedef struct {
   const char *const *choices;
   const char *const *choice_labels;
   guint methods;
+  gsize offset;
 } CtrParam;
 
 #define CTR_PARAM_METHOD_BIT(m) (1u << (m))

@@ -1,18 +1,16 @@
 /* ctr-cuda.c — GLib glue of the CUDA backend: run-time probe, GError
  * conversion, the host-side solver set-up and iteration loop, and the
- * registration of the "cuda" and "cusparse" backends (see ctr-cuda.h).
- *
- * The set-up mirrors core/solve/ctr-scsr-solve.c (ctr_scsr_solve_new) so
- * that the device iterates exactly the CPU solver's update: lane-ordered data
- * b and coefficients [orbit][j][slice][K], κ of each orbit (sparsity bound
- * or M'), SART/SIRT inverse column sums.  It reads only the public arrays of
- * ctr-scsr.h (ctr_scsr_arrays), not the CPU kernel.
+ * registration of the "cuda" and "cusparse" backends, and their operators
+ * (ctr-operator.h; see ctr-cuda.h).  The iteration loop is core's
+ * (solve/ctr-iterate.c); the coefficients are the methods' own, the layout
+ * core's SCSR host functions, so the device iterates exactly the CPU
+ * operator's numbers.  It reads only the public arrays of ctr-scsr.h
+ * (ctr_scsr_arrays), not the CPU kernel.
  */
 #include "ctr-cuda.h"
-#include "solve/ctr-scsr-setup.h"
 #include "ctr-error.h"
-#include "ctr-metrics.h"
 #include "sysmat/ctr-blocking.h"
+#include "sysmat/ctr-scsr-op.h"
 
 #include <math.h>
 #include <string.h>
@@ -209,175 +207,243 @@ ctr_cuda_csr_apply_adjoint (const CtrSysmat *a, const float *y, float *x, guint 
   return ok;
 }
 
-/* ------------------------------------------------------ solver set-up -- */
+/* ---------------------------------------------------------- operators -- */
 
-/* The once-per-run preparation is core's (solve/ctr-scsr-setup.h), shared
- * with the CPU solver so that both iterate the same numbers. */
-typedef CtrScsrSetup Setup;
-#define setup_init(su, m, g, p, o, ns, error) ctr_scsr_setup_init ((su), (m), (g), (p), (o), (ns), (error))
-#define setup_clear(su) ctr_scsr_setup_clear (su)
+/* The SCSR operator on the device (ctr-operator.h).  Layouts, column and row
+ * sums are core's host functions (sysmat/ctr-scsr-op.h) on the same matrix,
+ * so the device iterates exactly the CPU operator's numbers.  Whole passes of
+ * PART, SART and SIRT run on the device (CtrOperatorPass); the device
+ * session (matrix, image, data, coefficients) lives from begin to end.  The
+ * cuSPARSE baseline (cusparse != 0) runs parallel ART on the expanded CSR
+ * matrix with the same orbit subsets. */
+typedef struct {
+  CtrScsrOpBase base;
+  gboolean cusparse;
+  int kind;
+  CtrCudaScsr *ds;      /* SCSR session, begin → end */
+  CtrCudaCsr *dc;       /* cuSPARSE session, begin → end */
+  CtrSysmat *a;         /* cuSPARSE: the expanded matrix, made on first use */
+  float *x;             /* cuSPARSE: natural image [s][pixel] */
+} CudaOp;
 
-/* ------------------------------------------------------------- solver -- */
-
-static gboolean
-check_inputs (const CtrScsr *m, const CtrGeometry *g, const CtrProjections *p,
-              const CtrGrid *grid, const CtrReconOptions *o, const CtrVolume *reference,
-              gboolean cusparse, GError **error)
+static void
+cuda_op_end (CtrOperator *op)
 {
-  if (!ctr_recon_options_validate (o, error))
-    return FALSE;
-  if (o->method != CTR_METHOD_PART && o->method != CTR_METHOD_SART && o->method != CTR_METHOD_SIRT)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "%s does not run on SCSR (parallel ART, SART and SIRT do)", ctr_method_name (o->method));
-      return FALSE;
-    }
-  if (cusparse && o->method != CTR_METHOD_PART)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE,
-                   "the cuSPARSE baseline runs parallel ART only, not %s", ctr_method_name (o->method));
-      return FALSE;
-    }
-  if (ctr_scsr_n_views (m) != g->n_views || ctr_scsr_n_cols (m) != g->n_cols
-      || ctr_scsr_n_pixels (m) != (guint64) grid->nx * grid->ny)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "the system matrix was built for another geometry or grid");
-      return FALSE;
-    }
-  if (p->n_views != g->n_views || p->n_cols != g->n_cols || p->n_rows != g->n_rows || grid->nz != g->n_rows)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "projections (%u × %u × %u), geometry (%u × %u × %u) and %u image slices disagree",
-                   p->n_views, p->n_rows, p->n_cols, g->n_views, g->n_rows, g->n_cols, grid->nz);
-      return FALSE;
-    }
-  if (p->kind != CTR_PROJ_LINE_INTEGRALS)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "the solvers need line integrals; convert the counts first");
-      return FALSE;
-    }
-  if (reference != NULL && !ctr_grid_equal (&reference->grid, grid))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "the reference is on another grid than the reconstruction");
-      return FALSE;
-    }
-  return TRUE;
+  CudaOp *c = (CudaOp *) op;
+  ctr_cuda_scsr_destroy (c->ds);
+  ctr_cuda_csr_destroy (c->dc);
+  c->ds = NULL;
+  c->dc = NULL;
+  g_clear_pointer (&c->x, g_free);
 }
 
-/* Lane-ordered [o][j][s][K] → ray-ordered [s][view·nc + col] (masked
- * lanes are not written). */
-CtrVolume *
-ctr_cuda_run_scsr (const CtrScsr *m, gboolean cusparse, const CtrGeometry *g,
-                   const CtrProjections *p, const CtrGrid *grid, const CtrReconOptions *o,
-                   const CtrVolume *reference, CtrIterFunc callback, gpointer user_data,
-                   GCancellable *cancellable, GError **error)
+static void
+cuda_op_finalize (CtrOperator *op)
 {
-  g_return_val_if_fail (m && g && p && grid && o, NULL);
-  if (!check_inputs (m, g, p, grid, o, reference, cusparse, error))
-    return NULL;
-  if (!ctr_cuda_probe (NULL, error))
-    return NULL;
-  g_autoptr (CtrVolume) vol = ctr_volume_new (grid, error);
-  if (vol == NULL)
-    return NULL;
-  ctr_volume_set_unit (vol, g->pixel_size_known ? "1/mm" : "1/pixel");
-  const guint ns = grid->nz;
-  const guint64 nr = (guint64) g->n_views * g->n_cols, np = (guint64) grid->nx * grid->ny;
-  Setup su = { 0 };
-  CtrCudaScsr *ds = NULL;
-  CtrCudaCsr *dc = NULL;
-  g_autoptr (CtrSysmat) a = NULL;
-  g_autofree float *X = NULL;
-  CtrVolume *result = NULL;
+  CudaOp *c = (CudaOp *) op;
+  cuda_op_end (op);
+  if (c->a)
+    ctr_sysmat_unref (c->a);
+  ctr_scsr_op_clear_common (&c->base);
+  g_free (c);
+}
+
+/* coef · step of the ray's subset, lane order (@step NULL: coef). */
+static float *
+stepped_coef (CtrOperator *op, const float *coef, const float *step)
+{
+  float *c = g_new (float, op->data_size);
+  const gsize per_orbit = op->data_size / op->n_subsets;
+  for (gsize q = 0; q < op->data_size; q++)
+    c[q] = step ? coef[q] * step[q / per_orbit] : coef[q];
+  return c;
+}
+
+static gboolean
+cuda_op_begin (CtrOperator *op, int kind, const float *X, const float *B, const float *coef,
+               const float *valid, const float *step, const float *scale, GError **error)
+{
+  CudaOp *c = (CudaOp *) op;
+  const CtrScsr *m = c->base.m;
+  const guint ns = op->n_slices;
   char err[CTR_CUDA_ERR_LEN] = "";
-  if (!setup_init (&su, m, g, p, o, ns, error))
-    goto out;
-
-  if (!cusparse)
+  c->kind = kind;
+  g_autofree float *cf = stepped_coef (op, coef, step);
+  if (c->cusparse)
     {
-      const int with_scale = o->method == CTR_METHOD_SART ? 2 : o->method == CTR_METHOD_SIRT ? 1 : 0;
-      ds = scsr_session (m, ns, with_scale, error);
-      if (ds == NULL)
-        goto out;
-      const gsize psize = ctr_scsr_packed_size (m, ns);
-      X = g_new (float, psize);
-      ctr_scsr_pack (m, vol->data, X, ns);
-      if (!status_to_error (ctr_cuda_scsr_upload (ds, CTR_CUDA_BUF_X, X, psize, err), err, error)
-          || !status_to_error (ctr_cuda_scsr_upload (ds, CTR_CUDA_BUF_B, su.b, su.lane_all, err), err, error)
-          || !status_to_error (ctr_cuda_scsr_upload (ds, CTR_CUDA_BUF_COEF, su.coef, su.lane_all, err), err, error)
-          || !status_to_error (ctr_cuda_scsr_upload (ds, CTR_CUDA_BUF_VALID, su.valid, su.lane_all, err), err, error)
-          || (su.scale && !status_to_error (ctr_cuda_scsr_upload (ds, CTR_CUDA_BUF_SCALE, su.scale, su.scale_n, err), err, error)))
-        goto out;
-    }
-  else
-    {
-      a = ctr_sysmat_build (g, grid, ctr_scsr_model (m), cancellable, error);
-      if (a == NULL)
-        goto out;
-      dc = csr_session (a, ns, ctr_scsr_symmetry (m), error);
-      if (dc == NULL)
-        goto out;
-      g_autofree float *br = g_new0 (float, (gsize) ns * nr), *cr = g_new0 (float, (gsize) ns * nr);
-      g_autofree float *vr = g_new0 (float, (gsize) ns * nr);
-      ctr_scsr_lanes_to_rays (m, su.b, br, ns);
-      ctr_scsr_lanes_to_rays (m, su.coef, cr, ns);
-      ctr_scsr_lanes_to_rays (m, su.valid, vr, ns);
-      if (!status_to_error (ctr_cuda_csr_upload (dc, vol->data, br, cr, vr, err), err, error))
-        goto out;
-    }
-
-  gint64 t_start = g_get_monotonic_time ();
-  for (guint it = 1; it <= o->iterations; it++)
-    {
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        goto out;
-      double ms = 0, res = NAN;
-      CtrCudaStatus st = ds ? ctr_cuda_scsr_iterate (ds, (CtrCudaMethod) (o->method == CTR_METHOD_SART ? CTR_CUDA_SART
-                                                                          : o->method == CTR_METHOD_SIRT ? CTR_CUDA_SIRT
-                                                                          : CTR_CUDA_PART),
-                                                     o->nonnegative, &ms, callback ? &res : NULL, err)
-                            : ctr_cuda_csr_iterate_part (dc, o->nonnegative, &ms, callback ? &res : NULL, err);
-      if (!status_to_error (st, err, error))
-        goto out;
-      /* The image comes back for the metrics (every iteration when there is
-       * a reference), else every IMAGE_EVERY iterations for display, and at
-       * the end; the residual is computed on the device. */
-      enum { IMAGE_EVERY = 5 };
-      const gboolean last = it == o->iterations;
-      if (last || (callback != NULL && (reference != NULL || it == 1 || it % IMAGE_EVERY == 0)))
+      if (kind != CTR_CUDA_PART)
         {
-          gboolean ok = ds ? status_to_error (ctr_cuda_scsr_download_x (ds, X, err), err, error)
-                           : status_to_error (ctr_cuda_csr_download_x (dc, vol->data, err), err, error);
-          if (!ok)
-            goto out;
-          if (ds)
-            ctr_scsr_unpack (m, X, vol->data, ns);
+          g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED, "the cuSPARSE baseline runs parallel ART only");
+          return FALSE;
         }
-      if (callback != NULL)
+      if (c->a == NULL)
         {
-          CtrIterStats stats = { 0 };
-          stats.method = o->method;
-          stats.iteration = it;
-          stats.n_iterations = o->iterations;
-          stats.iteration_s = ms / 1e3;
-          stats.residual = res;
-          ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
-          stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
-          stats.image = vol;
-          callback (&stats, user_data);
+          c->a = ctr_sysmat_build (op->geometry, &op->grid, ctr_scsr_model (m), NULL, error);
+          if (c->a == NULL)
+            return FALSE;
         }
+      c->dc = csr_session (c->a, ns, ctr_scsr_symmetry (m), error);
+      if (c->dc == NULL)
+        return FALSE;
+      const gsize nr = (gsize) op->geometry->n_views * op->geometry->n_cols * ns;
+      g_autofree float *br = g_new0 (float, nr), *cr = g_new0 (float, nr), *vr = g_new0 (float, nr);
+      ctr_scsr_lanes_to_rays (m, B, br, ns);
+      ctr_scsr_lanes_to_rays (m, cf, cr, ns);
+      ctr_scsr_lanes_to_rays (m, valid, vr, ns);
+      c->x = g_new (float, ctr_grid_size (&op->grid));
+      ctr_scsr_unpack (m, X, c->x, ns);
+      return status_to_error (ctr_cuda_csr_upload (c->dc, c->x, br, cr, vr, err), err, error);
     }
-  (void) np;
-  result = g_steal_pointer (&vol);
+  const int with_scale = kind == CTR_CUDA_SART ? 2 : kind == CTR_CUDA_SIRT ? 1 : 0;
+  c->ds = scsr_session (m, ns, with_scale, error);
+  if (c->ds == NULL)
+    return FALSE;
+  g_autofree float *sart_scale = NULL;
+  if (kind == CTR_CUDA_SART)
+    {
+      sart_scale = g_new (float, op->scale_size * op->n_subsets);
+      ctr_scsr_inverse_column_sums (m, sart_scale);
+    }
+  const float *sc = kind == CTR_CUDA_SART ? sart_scale : scale;
+  const gsize sc_n = kind == CTR_CUDA_SART ? op->scale_size * op->n_subsets : op->scale_size;
+  return status_to_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_X, X, op->image_size, err), err, error)
+         && status_to_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_B, B, op->data_size, err), err, error)
+         && status_to_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_COEF, cf, op->data_size, err), err, error)
+         && status_to_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_VALID, valid, op->data_size, err), err, error)
+         && (sc == NULL || status_to_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_SCALE, sc, sc_n, err), err, error));
+}
 
-out:
-  ctr_cuda_scsr_destroy (ds);
-  ctr_cuda_csr_destroy (dc);
-  setup_clear (&su);
-  return result;
+static gboolean
+cuda_op_run (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double *residual, GError **error)
+{
+  CudaOp *c = (CudaOp *) op;
+  char err[CTR_CUDA_ERR_LEN] = "";
+  double ms = 0;
+  CtrCudaStatus st = c->dc ? ctr_cuda_csr_iterate_part (c->dc, nonneg, &ms, residual, err)
+                           : ctr_cuda_scsr_iterate (c->ds, (CtrCudaMethod) kind, nonneg, &ms, residual, err);
+  if (seconds)
+    *seconds = ms / 1e3;
+  return status_to_error (st, err, error);
+}
+
+static gboolean
+cuda_op_download (CtrOperator *op, float *X, GError **error)
+{
+  CudaOp *c = (CudaOp *) op;
+  char err[CTR_CUDA_ERR_LEN] = "";
+  if (c->dc)
+    {
+      if (!status_to_error (ctr_cuda_csr_download_x (c->dc, c->x, err), err, error))
+        return FALSE;
+      ctr_scsr_pack (c->base.m, c->x, X, op->n_slices);
+      return TRUE;
+    }
+  return status_to_error (ctr_cuda_scsr_download_x (c->ds, X, err), err, error);
+}
+
+static const CtrOperatorPass cuda_pass = {
+  .begin = cuda_op_begin,
+  .run = cuda_op_run,
+  .download = cuda_op_download,
+  .end = cuda_op_end,
+};
+
+/* Whole-matrix products on a session of their own (a subset's are cut out
+ * of them). */
+static gboolean
+cuda_op_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **error)
+{
+  CudaOp *c = (CudaOp *) op;
+  CtrCudaScsr *s = scsr_session (c->base.m, op->n_slices, 0, error);
+  if (s == NULL)
+    return FALSE;
+  char err[CTR_CUDA_ERR_LEN] = "";
+  g_autofree float *all = subset == CTR_SUBSET_ALL ? NULL : g_new (float, op->data_size);
+  gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, op->image_size, err), err, error)
+                && status_to_error (ctr_cuda_scsr_forward (s, all ? all : Y, err), err, error);
+  ctr_cuda_scsr_destroy (s);
+  if (ok && all != NULL)
+    {
+      const gsize per_orbit = op->data_size / op->n_subsets;
+      memcpy (Y + per_orbit * subset, all + per_orbit * subset, per_orbit * sizeof (float));
+    }
+  return ok;
+}
+
+static gboolean
+cuda_op_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **error)
+{
+  CudaOp *c = (CudaOp *) op;
+  const CtrScsr *m = c->base.m;
+  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
+  const guint K = ctr_scsr_order (m);
+  const gsize per_orbit = op->data_size / op->n_subsets;
+  /* The rays of the subset as the mask: X = Aᵀ (mask ∘ Y). */
+  g_autofree float *mask = g_new0 (float, op->data_size);
+  for (guint o = 0; o < op->n_subsets; o++)
+    if (subset == CTR_SUBSET_ALL || subset == o)
+      for (gsize q = 0; q < per_orbit; q++)
+        mask[per_orbit * o + q] = sy->lane_view[(gsize) o * K + q % K] >= 0;
+  CtrCudaScsr *s = scsr_session (m, op->n_slices, 0, error);
+  if (s == NULL)
+    return FALSE;
+  char err[CTR_CUDA_ERR_LEN] = "";
+  gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_B, Y, op->data_size, err), err, error)
+                && status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_COEF, mask, op->data_size, err), err, error)
+                && status_to_error (ctr_cuda_scsr_adjoint (s, err), err, error)
+                && status_to_error (ctr_cuda_scsr_download_x (s, D, err), err, error);
+  ctr_cuda_scsr_destroy (s);
+  return ok;
+}
+
+/* Not on the device yet: the subset methods run whole passes (cuda_pass). */
+static gboolean
+cuda_op_update (CtrOperator *op, guint subset, float *X, const float *B, const float *coef, float step,
+                float *D, CtrUpdateFlags flags, GError **error)
+{
+  g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+               "%s: a single subset update is not implemented on the GPU", op->klass->name);
+  return FALSE;
+}
+
+static gboolean
+cuda_op_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags, GError **error)
+{
+  g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+               "%s: a separate update step is not implemented on the GPU", op->klass->name);
+  return FALSE;
+}
+
+#define CUDA_OP_CLASS(cname) { \
+  .name = cname, \
+  .finalize = cuda_op_finalize, \
+  .image_to_native = ctr_scsr_op_image_to_native, \
+  .image_from_native = ctr_scsr_op_image_from_native, \
+  .data_gather = ctr_scsr_op_data_gather, \
+  .forward = cuda_op_forward, \
+  .adjoint = cuda_op_adjoint, \
+  .update = cuda_op_update, \
+  .finish = cuda_op_finish, \
+  .column_sums = ctr_scsr_op_column_sums, \
+  .row_sums = ctr_scsr_op_row_sums, \
+  .subset_overlap = ctr_scsr_op_subset_overlap, \
+  .subset_rays = ctr_scsr_op_subset_rays, \
+  .pass = &cuda_pass, \
+}
+
+static const CtrOperatorClass cuda_scsr_class = CUDA_OP_CLASS ("cuda-scsr");
+static const CtrOperatorClass cusparse_class = CUDA_OP_CLASS ("cusparse-csr");
+
+CtrOperator *
+ctr_cuda_op_new (CtrScsr *m, gboolean cusparse, const CtrGeometry *g, const CtrGrid *grid, GError **error)
+{
+  g_return_val_if_fail (m != NULL && g != NULL && grid != NULL, NULL);
+  if (!ctr_cuda_probe (NULL, error) || !ctr_scsr_op_check (m, g, grid, error))
+    return NULL;
+  CudaOp *c = g_new0 (CudaOp, 1);
+  ctr_scsr_op_init_common (&c->base, cusparse ? &cusparse_class : &cuda_scsr_class, m, g, grid);
+  c->cusparse = cusparse;
+  return &c->base.parent;
 }
 
 /* ----------------------------------------------------------- backends -- */
@@ -393,13 +459,11 @@ cuda_available (const CtrBackend *self, char **reason)
   return FALSE;
 }
 
-static CtrVolume *
-cuda_run (const CtrBackend *self, const CtrScsr *m, const CtrGeometry *g, const CtrProjections *p,
-          const CtrGrid *grid, const CtrReconOptions *o, const CtrVolume *reference,
-          CtrIterFunc callback, gpointer user_data, GCancellable *cancellable, GError **error)
+static CtrOperator *
+cuda_scsr_operator (const CtrBackend *self, CtrScsr *m, const CtrGeometry *g, const CtrGrid *grid,
+                    GError **error)
 {
-  return ctr_cuda_run_scsr (m, strcmp (self->name, "cusparse") == 0, g, p, grid, o, reference,
-                            callback, user_data, cancellable, error);
+  return ctr_cuda_op_new (m, strcmp (self->name, "cusparse") == 0, g, grid, error);
 }
 
 static char *
@@ -425,7 +489,7 @@ static const CtrBackend cuda_backend = {
   .description = "GPU, SCSR orbit kernel (one warp per stored row, atomic transposed product)",
   .priority = 100,
   .available = cuda_available,
-  .run_scsr = cuda_run,
+  .scsr_operator = cuda_scsr_operator,
   .device_name = cuda_device_name,
   .peak_bandwidth_gbs = cuda_peak_gbs,
 };
@@ -434,8 +498,9 @@ static const CtrBackend cusparse_backend = {
   .name = "cusparse",
   .description = "GPU baseline, cuSPARSE CSR SpMV + transposed SpMV (cuART's baseline; parallel ART only)",
   .priority = 50,
+  .methods = 1u << CTR_METHOD_PART,
   .available = cuda_available,
-  .run_scsr = cuda_run,
+  .scsr_operator = cuda_scsr_operator,
   .device_name = cuda_device_name,
   .peak_bandwidth_gbs = cuda_peak_gbs,
 };

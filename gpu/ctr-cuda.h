@@ -41,26 +41,20 @@ gboolean ctr_cuda_csr_apply (const CtrSysmat *a, const float *x, float *y, guint
 gboolean ctr_cuda_csr_apply_adjoint (const CtrSysmat *a, const float *y, float *x, guint n_slices, GError **error);
 
 /**
- * ctr_cuda_run_scsr:
- * ctr_solver_run_scsr on the GPU: parallel ART, SART or SIRT with orbit
- * subsets on the SCSR kernel (@cusparse FALSE), or parallel ART on the
- * expanded CSR matrix with cuSPARSE (@cusparse TRUE; the CSR matrix is built
- * here with ctr_sysmat_build).  The set-up (lane-ordered data, step
- * coefficients with the orbit's sparsity bound, SART/SIRT column sums) is the
- * CPU solver's, done once on the host; the iterations run on the device and
- * bring back the residual (two doubles) per iteration, and the image after
- * every iteration when @reference is set (RMSE/SSIM need it), else after
- * the first, every 5th and the last (CtrIterStats.image is the last one
- * brought back).  CtrIterStats.iteration_s is the device time of the
- * update (cudaEvent), without the residual.
- * Returns: (transfer full): as ctr_solver_run_scsr, plus
- *   CTR_ERROR_BACKEND_UNAVAILABLE / CTR_ERROR_OUT_OF_MEMORY from the device.
+ * ctr_cuda_op_new:
+ * The SCSR matrix @m as an operator on the device (ctr-operator.h): whole
+ * passes of parallel ART, SART and SIRT on the SCSR orbit kernel (@cusparse
+ * FALSE, "cuda-scsr"), or parallel ART on the expanded CSR matrix with
+ * cuSPARSE (@cusparse TRUE, "cusparse-csr"; the CSR matrix is built on first
+ * use with ctr_sysmat_build), with the same orbit subsets.  The pass brings
+ * back the residual (two doubles) when asked, and the image when the driver
+ * reports.  Whole forward and adjoint products run on sessions of their own.
+ * Returns: (transfer full): the operator, or NULL with
+ *   CTR_ERROR_BACKEND_UNAVAILABLE (no device) or CTR_ERROR_INVALID_ARGUMENT
+ *   (@m built for another geometry or grid).
  */
-CtrVolume *ctr_cuda_run_scsr (const CtrScsr *m, gboolean cusparse, const CtrGeometry *g,
-                              const CtrProjections *p, const CtrGrid *grid,
-                              const CtrReconOptions *options, const CtrVolume *reference,
-                              CtrIterFunc callback, gpointer user_data,
-                              GCancellable *cancellable, GError **error);
+CtrOperator *ctr_cuda_op_new (CtrScsr *m, gboolean cusparse, const CtrGeometry *g, const CtrGrid *grid,
+                              GError **error);
 
 /* Registers "cuda" and "cusparse" with ctr_backend_register (also done by a
  * constructor of this library; calling it again is harmless). */

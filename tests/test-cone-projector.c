@@ -7,7 +7,7 @@
 #include "ctrecon.h"
 #include "ctr-phantom3d.h"
 #include "sysmat/ctr-cone-projector.h"
-#include "solve/ctr-cone-solve.h"
+
 
 #define MU 0.02
 

@@ -6,7 +6,6 @@
 #include <string.h>
 #include "ctrecon.h"
 #include "ctr-phantom3d.h"
-#include "ctr-recon-cone.h"
 #include "analytic/ctr-fdk.h"
 
 #define MU 0.02

@@ -3,8 +3,8 @@
  *
  * Run as two meson tests from one program:
  *   backend  (-p /ctr/backend, suite core): names, "best", the reason why
- *            CUDA is unavailable, the CPU backend equal to
- *            ctr_solver_run_scsr; needs no GPU.
+ *            CUDA is unavailable, the CPU backend's operator equal to
+ *            core's SCSR operator; needs no GPU.
  *   gpu      (-p /ctr/gpu, suite gpu): exit 77 without a build with CUDA or
  *            without a device.
  *
@@ -24,6 +24,7 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
+#include "ctr-test-solve.h"
 #include "ctr-backend.h"
 #include "sysmat/ctr-scsr.h"
 #ifdef CTR_HAVE_CUDA
@@ -190,7 +191,7 @@ test_registry (void)
   g_assert_error (e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
 }
 
-/* The CPU backend is the core solver: same image, bit for bit. */
+/* The CPU backend's operator is core's SCSR operator: same image, bit for bit. */
 static void
 test_cpu_backend (void)
 {
@@ -205,9 +206,9 @@ test_cpu_backend (void)
   ctr_recon_options_init (&o, CTR_METHOD_PART);
   o.iterations = 3;
   g_autoptr (GError) e = NULL;
-  g_autoptr (CtrVolume) x1 = ctr_solver_run_scsr (m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+  g_autoptr (CtrVolume) x1 = test_run_scsr (m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
   g_assert_no_error (e);
-  g_autoptr (CtrVolume) x2 = ctr_backend_run_scsr (ctr_backend_cpu (), m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+  g_autoptr (CtrVolume) x2 = test_run_op (ctr_backend_cpu ()->scsr_operator (ctr_backend_cpu (), m, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
   g_assert_no_error (e);
   g_assert_cmpmem (x1->data, ctr_grid_size (&grid) * sizeof (float), x2->data, ctr_grid_size (&grid) * sizeof (float));
 }
@@ -309,13 +310,13 @@ test_solvers (gconstpointer data)
         o.part_step = step;
         o.nonnegative = TRUE;
         g_autoptr (GError) e = NULL;
-        g_autoptr (CtrVolume) x_cpu = ctr_backend_run_scsr (ctr_backend_cpu (), m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+        g_autoptr (CtrVolume) x_cpu = test_run_op (ctr_backend_cpu ()->scsr_operator (ctr_backend_cpu (), m, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
         g_assert_no_error (e);
-        g_autoptr (CtrVolume) x_gpu = ctr_cuda_run_scsr (m, FALSE, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+        g_autoptr (CtrVolume) x_gpu = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
         g_assert_no_error (e);
         double d = max_rel_diff (x_gpu->data, x_cpu->data, n), dt = max_rel_diff (x_gpu->data, xt->data, n);
         g_setenv ("CTR_CUDA_WARPS_PER_ROW", "4", TRUE);
-        g_autoptr (CtrVolume) x_w4 = ctr_cuda_run_scsr (m, FALSE, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+        g_autoptr (CtrVolume) x_w4 = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
         g_unsetenv ("CTR_CUDA_WARPS_PER_ROW");
         g_assert_no_error (e);
         const double d4 = max_rel_diff (x_w4->data, x_cpu->data, n);
@@ -324,7 +325,7 @@ test_solvers (gconstpointer data)
         double ds = NAN;
         if (meth == CTR_METHOD_PART)
           {
-            g_autoptr (CtrVolume) x_sp = ctr_cuda_run_scsr (m, TRUE, g, p, &grid, &o, NULL, NULL, NULL, NULL, &e);
+            g_autoptr (CtrVolume) x_sp = test_run_op (ctr_cuda_op_new (m, TRUE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
             g_assert_no_error (e);
             ds = max_rel_diff (x_sp->data, x_cpu->data, n);
             g_assert_cmpfloat (ds, <=, 1e-4);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <omp.h>
 #include "ctrecon.h"
+#include "ctr-test-solve.h"
 #include "sysmat/ctr-scsr.h"
 #include "sysmat/ctr-matrix-cache.h"
 #include "sysmat/ctr-blocking.h"
@@ -241,10 +242,10 @@ test_solvers (gconstpointer data)
       o.matrix = CTR_MATRIX_CSR;
       o.subsets = CTR_SUBSETS_ORBIT;
       g_autoptr (GError) error = NULL;
-      g_autoptr (CtrVolume) x_csr = ctr_solver_run (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, &error);
+      g_autoptr (CtrVolume) x_csr = test_run_csr (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, &error);
       g_assert_no_error (error);
       o.matrix = CTR_MATRIX_SCSR;
-      g_autoptr (CtrVolume) x_scsr = ctr_solver_run_scsr (m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &error);
+      g_autoptr (CtrVolume) x_scsr = test_run_scsr (m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &error);
       g_assert_no_error (error);
       double d = max_rel_diff (x_scsr, x_csr), e = max_rel_diff (x_scsr, xt);
       g_test_message ("%s PART step %d: SCSR vs CSR %.2e; vs truth %.3f", c->name, step, d, e);
@@ -257,7 +258,7 @@ test_solvers (gconstpointer data)
       o.iterations = meth == CTR_METHOD_SIRT ? 60 : 10;
       o.ray_model = CTR_RAY_MODEL_AREA;
       g_autoptr (GError) error = NULL;
-      g_autoptr (CtrVolume) x = ctr_solver_run_scsr (m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &error);
+      g_autoptr (CtrVolume) x = test_run_scsr (m, g, p, &grid, &o, NULL, NULL, NULL, NULL, &error);
       g_assert_no_error (error);
       double e = max_rel_diff (x, xt);
       g_test_message ("%s %s on SCSR: max error vs truth %.3f of the maximum", c->name, ctr_method_name (meth), e);
@@ -315,11 +316,11 @@ test_cache (void)
   g_autoptr (GError) error = NULL;
   gboolean loaded = TRUE;
 
-  g_autoptr (CtrScsr) built = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, &error);
+  g_autoptr (CtrScsr) built = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_false (loaded);
   g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
-  g_autoptr (CtrScsr) again = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, &error);
+  g_autoptr (CtrScsr) again = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (loaded);
   g_assert_cmpuint (ctr_scsr_nnz (again), ==, ctr_scsr_nnz (built));
@@ -352,10 +353,10 @@ test_cache (void)
   g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
   g_clear_error (&error);
   /* The cache rebuilds over the corrupt file and the next load is good. */
-  g_autoptr (CtrScsr) rebuilt = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, &error);
+  g_autoptr (CtrScsr) rebuilt = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_false (loaded);
-  g_autoptr (CtrScsr) reloaded = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, &error);
+  g_autoptr (CtrScsr) reloaded = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (loaded);
   g_free (data);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
+#include "ctr-test-solve.h"
 
 #define N 48
 
@@ -111,7 +112,7 @@ test_convergence (gconstpointer data)
   o.iterations = method == CTR_METHOD_SIRT ? 200 : 20;
   Progress prog = { 0 };
   g_autoptr (GError) error = NULL;
-  g_autoptr (CtrVolume) x = ctr_solver_run (a, g, p, &grid, &o, xt, on_iter, &prog, NULL, &error);
+  g_autoptr (CtrVolume) x = test_run_csr (a, g, p, &grid, &o, xt, on_iter, &prog, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (prog.calls, ==, o.iterations);
   double e = rel_error (x, xt, 0);
@@ -138,7 +139,7 @@ test_stack (gconstpointer data)
   CtrReconOptions o;
   ctr_recon_options_init (&o, method);
   o.iterations = 3;
-  g_autoptr (CtrVolume) stack = ctr_solver_run (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, NULL);
+  g_autoptr (CtrVolume) stack = test_run_csr (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, NULL);
   g_assert_nonnull (stack);
 
   for (guint s = 0; s < 3; s++)
@@ -151,7 +152,7 @@ test_stack (gconstpointer data)
       for (guint v = 0; v < 60; v++)
         memcpy (ctr_projections_view (p1, v), ctr_projections_view (p, v) + row * g->n_cols,
                 g->n_cols * sizeof (float));
-      g_autoptr (CtrVolume) one = ctr_solver_run (a, g1, p1, &grid1, &o, NULL, NULL, NULL, NULL, NULL);
+      g_autoptr (CtrVolume) one = test_run_csr (a, g1, p1, &grid1, &o, NULL, NULL, NULL, NULL, NULL);
       const float *u = ctr_volume_slice (stack, s), *w = one->data;
       float mx = 0, md = 0;
       for (gsize i = 0; i < ctr_grid_slice_size (&grid); i++)
@@ -182,7 +183,7 @@ test_cancel (void)
       g_autoptr (GCancellable) cancel = g_cancellable_new ();
       Progress prog = { .cancel_at = 2, .cancellable = cancel };
       g_autoptr (GError) error = NULL;
-      g_autoptr (CtrVolume) x = ctr_solver_run (a, g, p, &grid, &o, NULL, on_iter, &prog, cancel, &error);
+      g_autoptr (CtrVolume) x = test_run_csr (a, g, p, &grid, &o, NULL, on_iter, &prog, cancel, &error);
       g_assert_null (x);
       g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
       g_assert_cmpuint (prog.calls, ==, 2);
@@ -210,8 +211,8 @@ test_dead_pixels (void)
       CtrReconOptions o;
       ctr_recon_options_init (&o, m);
       o.iterations = 3;
-      g_autoptr (CtrVolume) x1 = ctr_solver_run (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, NULL);
-      g_autoptr (CtrVolume) x2 = ctr_solver_run (a, g, bad, &grid, &o, NULL, NULL, NULL, NULL, NULL);
+      g_autoptr (CtrVolume) x1 = test_run_csr (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, NULL);
+      g_autoptr (CtrVolume) x2 = test_run_csr (a, g, bad, &grid, &o, NULL, NULL, NULL, NULL, NULL);
       g_assert_cmpmem (x1->data, ctr_grid_size (&grid) * 4, x2->data, ctr_grid_size (&grid) * 4);
     }
 }
@@ -229,9 +230,9 @@ test_part_steps (void)
   CtrReconOptions o;
   ctr_recon_options_init (&o, CTR_METHOD_PART);
   o.iterations = 5;
-  g_autoptr (CtrVolume) xs = ctr_solver_run (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, NULL);
+  g_autoptr (CtrVolume) xs = test_run_csr (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, NULL);
   o.part_step = CTR_PART_STEP_CUART;
-  g_autoptr (CtrVolume) xc = ctr_solver_run (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, NULL);
+  g_autoptr (CtrVolume) xc = test_run_csr (a, g, p, &grid, &o, NULL, NULL, NULL, NULL, NULL);
   double es = rel_error (xs, xt, 0), ec = rel_error (xc, xt, 0);
   g_test_message ("parallel ART after 5 iterations: sparsity step %.4f, cuART M' step %.4f", es, ec);
   g_assert_cmpfloat (es, <, 0.5 * ec);

@@ -40,26 +40,27 @@
 #include <math.h>
 #include <string.h>
 
-static const char *window_names[CTR_N_FILTERS] = {
+const char *const ctr_filter_window_names[CTR_N_FILTERS + 1] = {
   [CTR_FILTER_RAM_LAK] = "ram-lak",
   [CTR_FILTER_SHEPP_LOGAN] = "shepp-logan",
   [CTR_FILTER_COSINE] = "cosine",
   [CTR_FILTER_HAMMING] = "hamming",
   [CTR_FILTER_HANN] = "hann",
+  [CTR_N_FILTERS] = NULL,
 };
 
 const char *
 ctr_filter_window_name (CtrFilterWindow w)
 {
   g_return_val_if_fail (w < CTR_N_FILTERS, NULL);
-  return window_names[w];
+  return ctr_filter_window_names[w];
 }
 
 gboolean
 ctr_filter_window_from_name (const char *name, CtrFilterWindow *out, GError **error)
 {
   for (guint w = 0; w < CTR_N_FILTERS; w++)
-    if (name != NULL && g_ascii_strcasecmp (name, window_names[w]) == 0)
+    if (name != NULL && g_ascii_strcasecmp (name, ctr_filter_window_names[w]) == 0)
       {
         *out = w;
         return TRUE;

@@ -23,7 +23,10 @@ typedef enum {
   CTR_N_FILTERS
 } CtrFilterWindow;
 
-/* "ram-lak", "shepp-logan", "cosine", "hamming", "hann". */
+/* "ram-lak", "shepp-logan", "cosine", "hamming", "hann": the names by
+ * CtrFilterWindow, NULL-terminated. */
+extern const char *const ctr_filter_window_names[CTR_N_FILTERS + 1];
+/* ctr_filter_window_names[w]. */
 const char *ctr_filter_window_name (CtrFilterWindow w);
 /* CTR_ERROR_INVALID_ARGUMENT naming the valid choices. */
 gboolean ctr_filter_window_from_name (const char *name, CtrFilterWindow *out, GError **error);

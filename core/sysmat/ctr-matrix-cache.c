@@ -217,10 +217,12 @@ fail:
 
 CtrScsr *
 ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
-                                gboolean *loaded, GCancellable *cancellable, GError **error)
+                                gboolean *loaded, char **note, GCancellable *cancellable, GError **error)
 {
   if (loaded)
     *loaded = FALSE;
+  if (note)
+    *note = NULL;
   if (!ctr_geometry_validate (g, error))
     return NULL;
   g_autofree char *key = ctr_matrix_cache_key (g, grid, model);
@@ -235,14 +237,19 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
             *loaded = TRUE;
           return m;
         }
-      g_message ("matrix cache: %s; rebuilding", e->message);
+      if (note)
+        *note = g_strdup_printf ("matrix cache: %s; rebuilt", e->message);
     }
   CtrScsr *m = ctr_scsr_build (g, grid, model, CTR_SYM_ALL, cancellable, error);
   if (m != NULL && path != NULL && ctr_scsr_order (m) > 1)
     {
       g_autoptr (GError) e = NULL;
-      if (!ctr_scsr_save (m, key, path, &e))
-        g_message ("matrix cache: %s", e->message);
+      if (!ctr_scsr_save (m, key, path, &e) && note)
+        {
+          char *prev = *note;
+          *note = g_strdup_printf ("%s%smatrix cache: %s", prev ? prev : "", prev ? "; " : "", e->message);
+          g_free (prev);
+        }
     }
   return m;
 }

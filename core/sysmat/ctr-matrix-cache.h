@@ -43,14 +43,16 @@ CtrScsr *ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g,
  * ctr_matrix_cache_get_scsr:
  * The SCSR matrix of (@g, @grid, @model) from the cache when a valid file is
  * there, else built (ctr_scsr_build with CTR_SYM_ALL) and saved.  A cache
- * that cannot be read or written only costs the build (logged); the errors
- * are those of ctr_scsr_build.
+ * that cannot be read or written only costs the build (said in @note); the
+ * errors are those of ctr_scsr_build.
  * @loaded: (out) (optional): TRUE when it came from the cache.
+ * @note: (out) (optional) (transfer full): what went wrong with the cache
+ *   file, or NULL.
  */
 CtrScsr *ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid,
-                                         CtrRayModel model, gboolean *loaded,
+                                         CtrRayModel model, gboolean *loaded, char **note,
                                          GCancellable *cancellable, GError **error);
 #define ctr_matrix_cache_get_scsr(g, grid, model, cancellable, error) \
-  ctr_matrix_cache_get_scsr_full ((g), (grid), (model), NULL, (cancellable), (error))
+  ctr_matrix_cache_get_scsr_full ((g), (grid), (model), NULL, NULL, (cancellable), (error))
 
 G_END_DECLS

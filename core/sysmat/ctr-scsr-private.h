@@ -39,6 +39,11 @@ void ctr_scsr_save_stabilised (const CtrScsr *m, guint part, guint ns, const flo
 void ctr_scsr_finish_part (const CtrScsr *m, guint part, guint ns, float *X, float *D,
                            const float *scale, gboolean nonneg, const float *saved);
 
+/* Makes the slots of @part's reps that are one pixel (reps on a symmetry
+ * axis) hold the sum of their raw accumulations in @D (the adjoint of a
+ * pixel that sits in two slots lands half in each). */
+void ctr_scsr_reduce_part (const CtrScsr *m, guint part, guint ns, float *D);
+
 /* Assembles a matrix from arrays (taken over, g_free'd) that were checked
  * against @sym by the caller (the cache loader). */
 CtrScsr *ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views,

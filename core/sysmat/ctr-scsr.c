@@ -588,6 +588,33 @@ ctr_scsr_finish_part (const CtrScsr *m, guint part, guint ns, float *X, float *D
     }
 }
 
+void
+ctr_scsr_reduce_part (const CtrScsr *m, guint part, guint ns, float *D)
+{
+  const CtrSymmetry *sy = m->sym;
+  const guint K = m->K;
+  const gsize stride = (gsize) ns * K;
+  for (guint32 r = sy->part_start[part]; r < sy->part_start[part + 1]; r++)
+    {
+      if (G_LIKELY (!sy->rep_stabilised[r]))
+        continue;
+      const guint32 *px = sy->rep_pixel + (gsize) r * K;
+      float *dr = D + (gsize) r * stride;
+      for (guint s = 0; s < ns; s++)
+        {
+          float u[8];
+          for (guint k = 0; k < K; k++)
+            {
+              u[k] = 0.f;
+              for (guint k2 = 0; k2 < K; k2++)
+                if (px[k2] == px[k])
+                  u[k] += dr[s * K + k2];
+            }
+          memcpy (dr + s * K, u, K * sizeof (float));
+        }
+    }
+}
+
 /* -------------------------------------------------------------- products -- */
 
 gsize

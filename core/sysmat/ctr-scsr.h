@@ -106,6 +106,19 @@ void ctr_scsr_lanes_to_rays (const CtrScsr *m, const float *lanes, float *rays, 
 void ctr_scsr_apply (const CtrScsr *m, const float *x, float *y, guint n_slices);
 void ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint n_slices);
 
+/* Column sums A_oᵀ1 of orbit @orbit (or of every orbit) over its acquired
+ * lanes, for one slice, in the packed layout ([rep][K], slots that are one
+ * pixel hold the pixel's sum): ctr_scsr_packed_size (m, 1) floats. */
+void ctr_scsr_column_sums_orbit (const CtrScsr *m, guint orbit, float *out);
+void ctr_scsr_column_sums_all (const CtrScsr *m, float *out);
+/* 1 / the column sums of every orbit (0 where a pixel is not seen):
+ * [orbit][rep][K], n_orbits · ctr_scsr_packed_size (m, 1) floats. */
+void ctr_scsr_inverse_column_sums (const CtrScsr *m, float *out);
+/* κ of every orbit: the largest number of the orbit's rays that cross one
+ * pixel (the sparsity bound of Censor, Gordon & Gordon 2001, which parallel
+ * ART divides its step by); n_orbits floats. */
+void ctr_scsr_orbit_overlaps (const CtrScsr *m, float *kappa);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrScsr, ctr_scsr_unref)
 
 G_END_DECLS

@@ -1,0 +1,111 @@
+/* cli-params.c — options from the parameter table (see cli-params.h). */
+#include <stdio.h>
+
+#include "cli-params.h"
+
+/* Short options kept from the first CLI. */
+static const struct {
+  const char *name;
+  char short_name;
+} shorts[] = { { "iterations", 'n' }, { "relaxation", 'l' }, { "window", 'w' } };
+
+struct _CtrCliParams {
+  GArray *params;         /* const CtrParam * */
+  char **values;          /* one per param, as given (or NULL) */
+  GOptionEntry *entries;  /* NULL-terminated */
+  GPtrArray *strings;     /* descriptions and argument names the entries point at */
+};
+
+static char *
+describe (const CtrParam *p)
+{
+  GString *s = g_string_new (p->description);
+  switch (p->type)
+    {
+    case CTR_PARAM_CHOICE:
+      {
+        g_autofree char *names = g_strjoinv (", ", (char **) p->choices);
+        g_string_append_printf (s, ": %s", names);
+        break;
+      }
+    case CTR_PARAM_BOOL:
+      g_string_append (s, " (yes or no)");
+      break;
+    case CTR_PARAM_INT:
+    case CTR_PARAM_DOUBLE:
+      break;
+    }
+  g_string_append (s, "; default per method");
+  return g_string_free (s, FALSE);
+}
+
+CtrCliParams *
+ctr_cli_params_new (const char *const *only)
+{
+  CtrCliParams *cp = g_new0 (CtrCliParams, 1);
+  cp->params = g_array_new (FALSE, FALSE, sizeof (const CtrParam *));
+  cp->strings = g_ptr_array_new_with_free_func (g_free);
+  guint n;
+  const CtrParam *all = ctr_params_list (&n);
+  for (guint i = 0; i < n; i++)
+    if (only == NULL || g_strv_contains (only, all[i].name))
+      {
+        const CtrParam *p = &all[i];
+        g_array_append_val (cp->params, p);
+      }
+  cp->values = g_new0 (char *, cp->params->len + 1);
+  cp->entries = g_new0 (GOptionEntry, cp->params->len + 1);
+  for (guint i = 0; i < cp->params->len; i++)
+    {
+      const CtrParam *p = g_array_index (cp->params, const CtrParam *, i);
+      GOptionEntry *e = &cp->entries[i];
+      e->long_name = p->name;
+      for (guint k = 0; k < G_N_ELEMENTS (shorts); k++)
+        if (g_str_equal (shorts[k].name, p->name))
+          e->short_name = shorts[k].short_name;
+      e->arg = G_OPTION_ARG_STRING;
+      e->arg_data = &cp->values[i];
+      char *desc = describe (p), *arg = g_ascii_strup (p->name, -1);
+      g_ptr_array_add (cp->strings, desc);
+      g_ptr_array_add (cp->strings, arg);
+      e->description = desc;
+      e->arg_description = arg;
+    }
+  return cp;
+}
+
+void
+ctr_cli_params_free (CtrCliParams *cp)
+{
+  if (cp == NULL)
+    return;
+  g_array_unref (cp->params);
+  g_strfreev (cp->values);
+  g_free (cp->entries);
+  g_ptr_array_unref (cp->strings);
+  g_free (cp);
+}
+
+const GOptionEntry *
+ctr_cli_params_entries (CtrCliParams *cp)
+{
+  return cp->entries;
+}
+
+gboolean
+ctr_cli_params_apply (CtrCliParams *cp, CtrReconOptions *o, const char *command)
+{
+  for (guint i = 0; i < cp->params->len; i++)
+    {
+      if (cp->values[i] == NULL)
+        continue;
+      const CtrParam *p = g_array_index (cp->params, const CtrParam *, i);
+      g_autoptr (GError) error = NULL;
+      if (!ctr_param_parse (p, o, cp->values[i], &error))
+        {
+          fprintf (stderr, "ctrecon-cli %s: --%s: %s\n", command, p->name, error->message);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}

@@ -1,0 +1,201 @@
+/* ctr-iterate.c — the one iteration driver (see ctr-iterate.h). */
+#include "ctr-iterate.h"
+#include "ctr-error.h"
+
+#include <math.h>
+#include <string.h>
+
+static gboolean
+check_inputs (const CtrOperator *op, const CtrProjections *p, const CtrReconOptions *o,
+              const CtrVolume *reference, GError **error)
+{
+  const CtrGeometry *g = op->geometry;
+  if (!ctr_recon_options_validate (o, error))
+    return FALSE;
+  if (!ctr_method_is_iterative (o->method))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "%s is not an iterative method", ctr_method_name (o->method));
+      return FALSE;
+    }
+  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "projections (%u × %u × %u) and geometry (%u × %u × %u) disagree",
+                   p->n_views, p->n_rows, p->n_cols, g->n_views, g->n_rows, g->n_cols);
+      return FALSE;
+    }
+  if (p->kind != CTR_PROJ_LINE_INTEGRALS)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the solvers need line integrals; convert the counts first");
+      return FALSE;
+    }
+  if (reference != NULL && !ctr_grid_equal (&reference->grid, &op->grid))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the reference is on another grid than the reconstruction");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ||B − R|| / ||B|| over the valid rays. */
+static double
+relative_residual (const float *B, const float *R, const float *valid, gsize n)
+{
+  double num = 0.0, den = 0.0;
+#pragma omp parallel for reduction(+:num,den) schedule(static)
+  for (gint64 q = 0; q < (gint64) n; q++)
+    if (valid[q] != 0.f)
+      {
+        const double d = (double) B[q] - R[q];
+        num += d * d;
+        den += (double) B[q] * B[q];
+      }
+  return den > 0 ? sqrt (num / den) : sqrt (num);
+}
+
+/* The native data and validity of @p. */
+static gboolean
+gather_data (CtrOperator *op, const CtrProjections *p, float *B, float *valid, GError **error)
+{
+  const gsize per_view = (gsize) p->n_rows * p->n_cols, n = per_view * p->n_views;
+  float *alive = g_try_new (float, n);
+  if (alive == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "cannot allocate the validity of %" G_GSIZE_FORMAT " rays", n);
+      return FALSE;
+    }
+  for (guint v = 0; v < p->n_views; v++)
+    for (gsize i = 0; i < per_view; i++)
+      alive[(gsize) v * per_view + i] = p->mask == NULL || p->mask[i] != 0 ? 1.f : 0.f;
+  op->klass->data_gather (op, p->data, B);
+  op->klass->data_gather (op, alive, valid);
+  g_free (alive);
+  return TRUE;
+}
+
+/* One run on @op; *@n_reported counts the reports made. */
+static CtrVolume *
+run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p,
+          const CtrReconOptions *o, const CtrVolume *reference, CtrIterFunc callback,
+          gpointer user_data, GCancellable *cancellable, guint *n_reported, GError **error)
+{
+  g_autoptr (CtrVolume) vol = ctr_volume_new (&op->grid, error);
+  if (vol == NULL)
+    return NULL;
+  ctr_volume_set_unit (vol, op->geometry->pixel_size_known ? "1/mm" : "1/pixel");
+  g_autofree float *X = g_try_new0 (float, op->image_size);
+  g_autofree float *B = g_try_new (float, op->data_size);
+  g_autofree float *valid = g_try_new (float, op->data_size);
+  g_autofree float *R = NULL;
+  if (X == NULL || B == NULL || valid == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "cannot allocate the solver's image and data (%" G_GSIZE_FORMAT " + 2 × %" G_GSIZE_FORMAT " floats)",
+                   op->image_size, op->data_size);
+      return NULL;
+    }
+  if (!gather_data (op, p, B, valid, error))
+    return NULL;
+
+  CtrIterate it = { .op = op, .o = o, .X = X, .B = B, .valid = valid, .residual = NAN,
+                    .report = callback != NULL, .cancellable = cancellable };
+  gpointer state = NULL;
+  CtrVolume *result = NULL;
+  if (!solver->setup (&it, &state, error))
+    goto out;
+
+  const gint64 t_start = g_get_monotonic_time ();
+  for (guint i = 1; i <= o->iterations; i++)
+    {
+      it.iteration = i;
+      it.residual = NAN;
+      if (ctr_iterate_cancelled (&it, error))
+        goto out;
+      const gint64 t0 = g_get_monotonic_time ();
+      if (!solver->iterate (&it, state, error))
+        goto out;
+      const gint64 t1 = g_get_monotonic_time ();
+      const gboolean last = i == o->iterations;
+      if (callback == NULL && !last)
+        continue;
+      if (solver->sync != NULL && !solver->sync (&it, state, error))
+        goto out;
+      op->klass->image_from_native (op, X, vol->data);
+      if (callback == NULL)
+        continue;
+      CtrIterStats stats = { 0 };
+      stats.method = o->method;
+      stats.iteration = i;
+      stats.n_iterations = o->iterations;
+      stats.iteration_s = (t1 - t0) / 1e6;
+      stats.residual = it.residual;
+      if (isnan (stats.residual))
+        {
+          if (R == NULL && (R = g_try_new (float, op->data_size)) == NULL)
+            {
+              g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the residual");
+              goto out;
+            }
+          if (!op->klass->forward (op, CTR_SUBSET_ALL, X, R, error))
+            goto out;
+          stats.residual = relative_residual (B, R, valid, op->data_size);
+        }
+      ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
+      stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
+      stats.image = vol;
+      callback (&stats, user_data);
+      (*n_reported)++;
+    }
+  result = g_steal_pointer (&vol);
+
+out:
+  if (solver->free != NULL)
+    solver->free (&it, state);
+  return result;
+}
+
+CtrVolume *
+ctr_iterate_run (CtrOperator *op, const CtrSolverClass *solver, CtrOperatorFallback fallback,
+                 gpointer fallback_data, const CtrProjections *p, const CtrReconOptions *o, const CtrVolume *reference,
+                 CtrIterFunc callback, gpointer user_data, GCancellable *cancellable, char **note,
+                 GError **error)
+{
+  g_return_val_if_fail (op != NULL && solver != NULL && p != NULL && o != NULL, NULL);
+  if (note != NULL)
+    *note = NULL;
+  if (!check_inputs (op, p, o, reference, error))
+    return NULL;
+  if (solver->method != o->method)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "the solver runs %s, the options ask for %s",
+                   ctr_method_name (solver->method), ctr_method_name (o->method));
+      return NULL;
+    }
+  guint n_reported = 0;
+  GError *e = NULL;
+  CtrVolume *v = run_once (op, solver, p, o, reference, callback, user_data, cancellable, &n_reported, &e);
+  if (v != NULL)
+    return v;
+  if (fallback == NULL || n_reported > 0
+      || !(g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
+           || g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY)))
+    {
+      g_propagate_error (error, e);
+      return NULL;
+    }
+  g_autoptr (CtrOperator) cpu = fallback (fallback_data, error);
+  if (cpu == NULL)
+    {
+      g_error_free (e);
+      return NULL;
+    }
+  if (note != NULL)
+    *note = g_strdup_printf ("%s could not run (%s); %s runs instead", op->klass->name, e->message,
+                             cpu->klass->name);
+  g_error_free (e);
+  return run_once (cpu, solver, p, o, reference, callback, user_data, cancellable, &n_reported, error);
+}

@@ -1,0 +1,104 @@
+/* ctr-iterate.h — the one iteration driver of every iterative method
+ * (DESIGN.md §1, §3).
+ *
+ * The driver owns what all methods share: the checks of the inputs, the data
+ * and the image in the operator's native layout (ctr-operator.h), the
+ * cancellation, the data residual, the metrics against a reference, the
+ * report after every iteration (CtrIterFunc), and the fall-back to a CPU
+ * operator when a device fails before the first iteration.  A method
+ * (CtrSolverClass) only says how it prepares (its coefficients, scales and
+ * subsets) and what one iteration does with the operator; the methods are
+ * listed in ctr-solvers.h.
+ */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+#include "ctr-operator.h"
+#include "ctr-progress.h"
+#include "ctr-projections.h"
+#include "ctr-recon-types.h"
+
+G_BEGIN_DECLS
+
+/**
+ * CtrIterate:
+ * The state of one run, as a method sees it.
+ * @op: the operator.
+ * @o: the options (method, iterations, relaxation, …).
+ * @X: the image, native (image_size floats; the method updates it).
+ * @B: the measured line integrals, native (data_size floats).
+ * @valid: 1 for an acquired ray on a live detector pixel, else 0 (native).
+ * @iteration: the iteration running now, from 1.
+ * @report: TRUE when this iteration is reported (a callback is set): a
+ *   device pass then brings its residual back.
+ * @residual: a method whose pass yields ||B − A X|| / ||B|| over the valid
+ *   rays sets it (NaN otherwise: the driver computes it when it reports).
+ * @cancellable: check it between subsets with ctr_iterate_cancelled().
+ */
+typedef struct {
+  CtrOperator *op;
+  const CtrReconOptions *o;
+  float *X;
+  const float *B;
+  const float *valid;
+  guint iteration;
+  gboolean report;
+  double residual;
+  GCancellable *cancellable;
+} CtrIterate;
+
+/**
+ * CtrSolverClass:
+ * One iterative method.
+ * @method: which.
+ * @setup: prepares @state (coefficients, scales); CTR_ERROR_UNSUPPORTED when
+ *   the operator cannot run the method.
+ * @iterate: one full pass over the subsets (one "iteration").
+ * @sync: (nullable) brings a device-held image into it->X before a report.
+ * @free: releases @state (also after a failed setup).
+ */
+typedef struct {
+  CtrMethod method;
+  gboolean (*setup) (CtrIterate *it, gpointer *state, GError **error);
+  gboolean (*iterate) (CtrIterate *it, gpointer state, GError **error);
+  gboolean (*sync) (CtrIterate *it, gpointer state, GError **error);
+  void (*free) (CtrIterate *it, gpointer state);
+} CtrSolverClass;
+
+/* FALSE with G_IO_ERROR_CANCELLED when the run was cancelled. */
+static inline gboolean
+ctr_iterate_cancelled (const CtrIterate *it, GError **error)
+{
+  return g_cancellable_set_error_if_cancelled (it->cancellable, error);
+}
+
+/* Makes the CPU operator a run falls back to; NULL with an error. */
+typedef CtrOperator *(*CtrOperatorFallback) (gpointer data, GError **error);
+
+/**
+ * ctr_iterate_run:
+ * @op: the operator (its geometry and grid describe the run).
+ * @solver: the method (ctr_solver_class, ctr-solvers.h); it must be @o's.
+ * @fallback: (nullable): when @op fails with CTR_ERROR_BACKEND_UNAVAILABLE
+ *   or CTR_ERROR_OUT_OF_MEMORY before the first report, the run starts again
+ *   on the operator this makes (once), and @note says why.
+ * @p: line integrals [view][row][col] of @op's geometry; p->mask marks dead
+ *   detector pixels (their rays carry no weight).
+ * @o: the options; the method must be iterative.
+ * @reference: (nullable): a reference on @op's grid for the metrics.
+ * @callback: (nullable): called after every iteration, from this thread.
+ * @note: (out) (optional) (transfer full): the fall-back's reason, or NULL.
+ * Returns: (transfer full): the image on @op's grid in 1/mm (1/pixel when
+ *   the pixel size is unknown), or NULL with CTR_ERROR_INVALID_ARGUMENT (the
+ *   inputs disagree), CTR_ERROR_UNSUPPORTED (the method does not run on this
+ *   operator), CTR_ERROR_OUT_OF_MEMORY, CTR_ERROR_BACKEND_UNAVAILABLE,
+ *   G_IO_ERROR_CANCELLED.
+ */
+CtrVolume *ctr_iterate_run (CtrOperator *op, const CtrSolverClass *solver,
+                            CtrOperatorFallback fallback, gpointer fallback_data,
+                            const CtrProjections *p, const CtrReconOptions *o,
+                            const CtrVolume *reference, CtrIterFunc callback, gpointer user_data,
+                            GCancellable *cancellable, char **note, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,178 @@
+/* ctr-subset-methods.c — ART, parallel ART, SART and SIRT: the algebraic
+ * methods that differ only in their coefficients, scales and subsets
+ * (DESIGN.md §3).  With the operator's subsets S visited in order:
+ *
+ *  ART   (Kaczmarz; cuART Eq. 1), ray by ray (SEQUENTIAL):
+ *          x += λ (b_i − a_i·x) / ||a_i||² · a_i
+ *  PART  (parallel ART; cuART Eq. 9), all rays of S at once:
+ *          x += A_Sᵀ (c ∘ (b_S − A_S x)),  c_i = λ / (κ_S ||a_i||²)
+ *        κ_S = the subset's sparsity bound (Censor, Gordon & Gordon 2001,
+ *        Parallel Computing 27, 777-808: the largest number of rays of S
+ *        crossing one pixel; convergent for 0 < λ < 2 and nearly as fast
+ *        per view as ART), or M' = the rays of S as cuART prints it
+ *        (CTR_PART_STEP_CUART, about M' times too small a step).
+ *  SART  (Andersen & Kak 1984, Ultrasonic Imaging 6, 81-94, Eq. 5):
+ *          x_j += λ / (Σ_{i∈S} a_ij) · Σ_{i∈S} a_ij (b_i − a_i·x) / (Σ_j a_ij)
+ *  SIRT  (Gilbert 1972, in the row/column-normalised form of ASTRA and
+ *        TIGRE): x += λ C Aᵀ R (b − A x), R = 1/row sums, C = 1/column sums,
+ *        convergent for 0 < λ < 2; accumulated subset by subset so that
+ *        cancellation is checked between subsets.
+ * Dead detector pixels and missing views carry coefficient 0.
+ *
+ * A backend that keeps whole passes on its device (CtrOperatorPass) runs
+ * PART, SART and SIRT there with the same coefficients.
+ */
+#include "ctr-iterate.h"
+#include "ctr-error.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef enum { KIND_PART = 0, KIND_SART = 1, KIND_SIRT = 2, KIND_ART = 3 } Kind;
+
+typedef struct {
+  Kind kind;
+  float *coef;       /* native data: the per-ray factor */
+  float *step;       /* per subset: the step (λ, or λ/κ_S) */
+  float *scale;      /* SIRT: λ / column sums, scale_size */
+  float *D;          /* SIRT: the accumulated update, image_size */
+  CtrUpdateFlags flags;
+  gboolean on_device;
+} SubsetState;
+
+static void
+subset_free (CtrIterate *it, gpointer data)
+{
+  SubsetState *st = data;
+  if (st == NULL)
+    return;
+  if (st->on_device)
+    it->op->klass->pass->end (it->op);
+  g_free (st->coef);
+  g_free (st->step);
+  g_free (st->scale);
+  g_free (st->D);
+  g_free (st);
+}
+
+/* coef_i = valid_i / @sums_i (0 where the ray crosses nothing). */
+static void
+inverse_times_valid (float *coef, const float *valid, gsize n)
+{
+#pragma omp parallel for schedule(static)
+  for (gint64 q = 0; q < (gint64) n; q++)
+    coef[q] = coef[q] > 0.f && valid[q] != 0.f ? 1.f / coef[q] : 0.f;
+}
+
+static gboolean
+subset_setup (CtrIterate *it, Kind kind, gpointer *state, GError **error)
+{
+  CtrOperator *op = it->op;
+  const CtrReconOptions *o = it->o;
+  if (kind == KIND_ART && !op->can_update_sequential)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "ART is row-sequential and runs on the CSR matrix with one view per subset, not on %s",
+                   op->klass->name);
+      return FALSE;
+    }
+  SubsetState *st = g_new0 (SubsetState, 1);
+  *state = st;
+  st->kind = kind;
+  st->coef = g_try_new (float, op->data_size);
+  st->step = g_try_new (float, op->n_subsets);
+  if (st->coef == NULL || st->step == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the solver's coefficients");
+      return FALSE;
+    }
+  const double lambda = o->relaxation;
+  if (kind == KIND_PART || kind == KIND_ART)
+    op->klass->row_sums (op, st->coef, NULL);
+  else
+    op->klass->row_sums (op, NULL, st->coef);
+  inverse_times_valid (st->coef, it->valid, op->data_size);
+  for (guint s = 0; s < op->n_subsets; s++)
+    {
+      double kappa = 1.0;
+      if (kind == KIND_PART)
+        kappa = o->part_step == CTR_PART_STEP_CUART ? (double) op->klass->subset_rays (op, s)
+                                                    : op->klass->subset_overlap (op, s);
+      st->step[s] = (float) (lambda / MAX (kappa, 1.0));
+    }
+  st->flags = o->nonnegative ? CTR_UPDATE_NONNEG : 0;
+  if (kind == KIND_SART)
+    st->flags |= CTR_UPDATE_COLUMN_SCALE;
+  if (kind == KIND_ART)
+    st->flags |= CTR_UPDATE_SEQUENTIAL;
+  if (kind == KIND_SIRT)
+    {
+      /* One step λ C Aᵀ R r after all subsets: the subsets accumulate R r. */
+      for (guint s = 0; s < op->n_subsets; s++)
+        st->step[s] = 1.f;
+      st->scale = g_try_new (float, op->scale_size);
+      st->D = g_try_new0 (float, op->image_size);
+      if (st->scale == NULL || st->D == NULL)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the SIRT update image");
+          return FALSE;
+        }
+      if (!op->klass->column_sums (op, CTR_SUBSET_ALL, st->scale, error))
+        return FALSE;
+      for (gsize q = 0; q < op->scale_size; q++)
+        st->scale[q] = st->scale[q] > 0.f ? (float) (lambda / st->scale[q]) : 0.f;
+    }
+  if (op->klass->pass != NULL && kind != KIND_ART)
+    {
+      if (!op->klass->pass->begin (op, kind, it->X, it->B, st->coef, it->valid,
+                                   kind == KIND_SIRT ? NULL : st->step, st->scale, error))
+        return FALSE;
+      st->on_device = TRUE;
+    }
+  return TRUE;
+}
+
+static gboolean
+subset_iterate (CtrIterate *it, gpointer data, GError **error)
+{
+  SubsetState *st = data;
+  CtrOperator *op = it->op;
+  if (st->on_device)
+    {
+      double seconds = 0;
+      return op->klass->pass->run (op, st->kind, (st->flags & CTR_UPDATE_NONNEG) != 0, &seconds,
+                                   it->report ? &it->residual : NULL, error);
+    }
+  for (guint t = 0; t < op->n_subsets; t++)
+    {
+      if (ctr_iterate_cancelled (it, error))
+        return FALSE;
+      const guint s = ctr_operator_subset_at (op, t);
+      if (!op->klass->update (op, s, it->X, it->B, st->coef, st->step[s], st->D, st->flags, error))
+        return FALSE;
+    }
+  if (st->kind == KIND_SIRT)
+    return op->klass->finish (op, it->X, st->D, st->scale, st->flags, error);
+  return TRUE;
+}
+
+static gboolean
+subset_sync (CtrIterate *it, gpointer data, GError **error)
+{
+  SubsetState *st = data;
+  return !st->on_device || it->op->klass->pass->download (it->op, it->X, error);
+}
+
+#define SUBSET_METHOD(name, KIND) \
+  static gboolean name##_setup (CtrIterate *it, gpointer *state, GError **error) \
+  { return subset_setup (it, KIND, state, error); }
+
+SUBSET_METHOD (art, KIND_ART)
+SUBSET_METHOD (part, KIND_PART)
+SUBSET_METHOD (sart, KIND_SART)
+SUBSET_METHOD (sirt, KIND_SIRT)
+
+const CtrSolverClass ctr_art_solver = { CTR_METHOD_ART, art_setup, subset_iterate, subset_sync, subset_free };
+const CtrSolverClass ctr_part_solver = { CTR_METHOD_PART, part_setup, subset_iterate, subset_sync, subset_free };
+const CtrSolverClass ctr_sart_solver = { CTR_METHOD_SART, sart_setup, subset_iterate, subset_sync, subset_free };
+const CtrSolverClass ctr_sirt_solver = { CTR_METHOD_SIRT, sirt_setup, subset_iterate, subset_sync, subset_free };

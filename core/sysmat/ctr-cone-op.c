@@ -1,0 +1,275 @@
+/* ctr-cone-op.c — the on-the-fly cone-beam projector pair as a CPU
+ * operator (see ctr-cone-op.h).
+ *
+ * One subset is one view.  They are visited in the golden-ratio order: view
+ * k goes to the place of frac(k·φ) among all views, so consecutive updates
+ * come from views far apart in angle — the usual remedy for SART's slow
+ * progress when neighbouring views, which carry nearly the same information,
+ * follow each other (Herman & Meyer 1993, "Algebraic reconstruction
+ * techniques can be made computationally efficient").  Deterministic; every
+ * view once.
+ */
+#include "ctr-cone-op.h"
+#include "ctr-error.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  CtrOperator parent;
+  CtrConeProjector *cp;
+  gsize nvox, per_view;
+  guint nv;
+  float *ax;    /* one view */
+  float *bp;    /* a volume: the update */
+  float *cs;    /* a volume: column sums of one view */
+} ConeOp;
+
+static void
+cone_op_finalize (CtrOperator *op)
+{
+  ConeOp *c = (ConeOp *) op;
+  ctr_cone_projector_free (c->cp);
+  g_free (c->ax);
+  g_free (c->bp);
+  g_free (c->cs);
+  ctr_operator_clear (op);
+  g_free (c);
+}
+
+static void
+cone_copy_image (CtrOperator *op, const float *from, float *to)
+{
+  if (from != to)
+    memcpy (to, from, op->image_size * sizeof (float));
+}
+
+static void
+cone_data_gather (CtrOperator *op, const float *proj, float *Y)
+{
+  if (proj != Y)
+    memcpy (Y, proj, op->data_size * sizeof (float));
+}
+
+static gboolean
+cone_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **error)
+{
+  ConeOp *c = (ConeOp *) op;
+  const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
+  for (guint v = v0; v < v1; v++)
+    ctr_cone_projector_forward_view (c->cp, X, v, Y + c->per_view * v);
+  return TRUE;
+}
+
+static gboolean
+cone_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **error)
+{
+  ConeOp *c = (ConeOp *) op;
+  memset (D, 0, c->nvox * sizeof (float));
+  const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
+  for (guint v = v0; v < v1; v++)
+    ctr_cone_projector_adjoint_view (c->cp, Y + c->per_view * v, v, D, NULL);
+  return TRUE;
+}
+
+static void
+clip (float *x, gsize n)
+{
+#pragma omp parallel for schedule(static)
+  for (gint64 i = 0; i < (gint64) n; i++)
+    if (x[i] < 0.0f)
+      x[i] = 0.0f;
+}
+
+/* c->ax = step · coef ∘ (b − A_v X) for view @v. */
+static void
+view_residual (ConeOp *c, guint v, const float *X, const float *B, const float *coef, float step)
+{
+  const float *b = B + c->per_view * v, *cc = coef + c->per_view * v;
+  ctr_cone_projector_forward_view (c->cp, X, v, c->ax);
+  for (gsize i = 0; i < c->per_view; i++)
+    c->ax[i] = step * cc[i] * (b[i] - c->ax[i]);
+}
+
+static gboolean
+cone_update (CtrOperator *op, guint subset, float *X, const float *B, const float *coef, float step, float *D,
+             CtrUpdateFlags flags, GError **error)
+{
+  ConeOp *c = (ConeOp *) op;
+  g_return_val_if_fail (!(flags & CTR_UPDATE_SEQUENTIAL), FALSE);
+  if (subset == CTR_SUBSET_ALL)
+    {
+      float *target = D != NULL ? D : c->bp;
+      if (D == NULL)
+        memset (c->bp, 0, c->nvox * sizeof (float));
+      if (D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE))
+        memset (c->cs, 0, c->nvox * sizeof (float));
+      for (guint v = 0; v < c->nv; v++)
+        {
+          view_residual (c, v, X, B, coef, step);
+          ctr_cone_projector_adjoint_view (c->cp, c->ax, v, target,
+                                           D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
+        }
+      if (D != NULL)
+        return TRUE;
+    }
+  else
+    {
+      view_residual (c, subset, X, B, coef, step);
+      if (D != NULL)
+        {
+          ctr_cone_projector_adjoint_view (c->cp, c->ax, subset, D, NULL);
+          return TRUE;
+        }
+      memset (c->bp, 0, c->nvox * sizeof (float));
+      if (flags & CTR_UPDATE_COLUMN_SCALE)
+        memset (c->cs, 0, c->nvox * sizeof (float));
+      /* One traversal for the update and, with COLUMN_SCALE, the column sums. */
+      ctr_cone_projector_adjoint_view (c->cp, c->ax, subset, c->bp,
+                                       (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
+    }
+  const gboolean scaled = (flags & CTR_UPDATE_COLUMN_SCALE) != 0;
+#pragma omp parallel for schedule(static)
+  for (gint64 i = 0; i < (gint64) c->nvox; i++)
+    {
+      if (!scaled)
+        X[i] += c->bp[i];
+      else if (c->cs[i] > 0.0f)
+        X[i] += c->bp[i] / c->cs[i];
+    }
+  if (flags & CTR_UPDATE_NONNEG)
+    clip (X, c->nvox);
+  return TRUE;
+}
+
+static gboolean
+cone_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags, GError **error)
+{
+  ConeOp *c = (ConeOp *) op;
+#pragma omp parallel for schedule(static)
+  for (gint64 i = 0; i < (gint64) c->nvox; i++)
+    {
+      float nv = X[i] + (scale ? scale[i] * D[i] : D[i]);
+      X[i] = (flags & CTR_UPDATE_NONNEG) && nv < 0.f ? 0.f : nv;
+      D[i] = 0.f;
+    }
+  return TRUE;
+}
+
+static gboolean
+cone_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
+{
+  ConeOp *c = (ConeOp *) op;
+  memset (out, 0, c->nvox * sizeof (float));
+  for (gsize i = 0; i < c->per_view; i++)
+    c->ax[i] = 1.0f;
+  const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
+  for (guint v = v0; v < v1; v++)
+    ctr_cone_projector_adjoint_view (c->cp, c->ax, v, out, NULL);
+  return TRUE;
+}
+
+static void
+cone_row_sums (CtrOperator *op, float *sq, float *sum)
+{
+  ConeOp *c = (ConeOp *) op;
+  g_return_if_fail (sq == NULL);
+  if (sum == NULL)
+    return;
+  float *ones = g_new (float, c->nvox);
+  for (gsize i = 0; i < c->nvox; i++)
+    ones[i] = 1.0f;
+  for (guint v = 0; v < c->nv; v++)
+    ctr_cone_projector_forward_view (c->cp, ones, v, sum + c->per_view * v);
+  g_free (ones);
+}
+
+static double
+cone_subset_overlap (CtrOperator *op, guint subset)
+{
+  return 1.0;
+}
+
+static guint64
+cone_subset_rays (CtrOperator *op, guint subset)
+{
+  return ((ConeOp *) op)->per_view;
+}
+
+static const CtrOperatorClass cone_class = {
+  .name = "cpu-cone",
+  .finalize = cone_op_finalize,
+  .image_to_native = cone_copy_image,
+  .image_from_native = cone_copy_image,
+  .data_gather = cone_data_gather,
+  .forward = cone_forward,
+  .adjoint = cone_adjoint,
+  .update = cone_update,
+  .finish = cone_finish,
+  .column_sums = cone_column_sums,
+  .row_sums = cone_row_sums,
+  .subset_overlap = cone_subset_overlap,
+  .subset_rays = cone_subset_rays,
+};
+
+static int
+cmp_by_key (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const double *key = user_data;
+  double x = key[*(const guint *) a], y = key[*(const guint *) b];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The golden-ratio visiting order (see the top of this file). */
+static guint *
+spread_order (guint n)
+{
+  g_autofree double *key = g_new (double, n);
+  g_autofree guint *order = g_new (guint, n);
+  const double phi = 0.5 * (sqrt (5.0) - 1.0);
+  for (guint k = 0; k < n; k++)
+    {
+      double x = k * phi;
+      key[k] = x - floor (x);
+      order[k] = k;
+    }
+  g_qsort_with_data (order, (gint) n, sizeof (guint), cmp_by_key, key);
+  /* order[] lists k by increasing frac(kφ); the i-th update takes the view
+   * whose slot is i when views are spread by φ. */
+  guint *visit = g_new (guint, n);
+  for (guint i = 0; i < n; i++)
+    visit[order[i]] = i;
+  return visit;
+}
+
+CtrOperator *
+ctr_cone_op_new (CtrConeProjector *cp, GError **error)
+{
+  g_return_val_if_fail (cp != NULL, NULL);
+  const CtrGeometry *g = ctr_cone_projector_geometry (cp);
+  const CtrGrid *grid = ctr_cone_projector_grid (cp);
+  ConeOp *c = g_new0 (ConeOp, 1);
+  CtrOperator *op = &c->parent;
+  ctr_operator_init (op, &cone_class, g, grid, 1);
+  c->cp = cp;
+  c->nvox = ctr_grid_size (grid);
+  c->per_view = (gsize) g->n_rows * g->n_cols;
+  c->nv = g->n_views;
+  op->image_size = op->scale_size = c->nvox;
+  op->data_size = c->per_view * c->nv;
+  op->n_subsets = c->nv;
+  op->order = spread_order (c->nv);
+  op->description = g_strdup_printf ("cone-beam Joseph projector pair on the fly (%u × %u × %u voxels)",
+                                     grid->nx, grid->ny, grid->nz);
+  c->ax = g_try_new0 (float, c->per_view);
+  c->bp = g_try_new0 (float, c->nvox);
+  c->cs = g_try_new0 (float, c->nvox);
+  if (!c->ax || !c->bp || !c->cs)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "cone operator: cannot allocate its work space (%" G_GSIZE_FORMAT " voxels)", c->nvox);
+      ctr_operator_unref (op);
+      return NULL;
+    }
+  return op;
+}
