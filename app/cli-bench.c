@@ -216,9 +216,15 @@ int
 ctr_cli_bench (int argc, char **argv)
 {
   if (argc >= 2 && strcmp (argv[1], "art") == 0)
-    return bench_art (argc - 1, argv + 1);
+    {
+      g_set_prgname ("ctrecon-cli bench art");  /* GOption's usage line */
+      return bench_art (argc - 1, argv + 1);
+    }
   if (argc >= 2 && strcmp (argv[1], "fdk") == 0)
-    return ctr_cli_bench_fdk (argc - 1, argv + 1);
+    {
+      g_set_prgname ("ctrecon-cli bench fdk");
+      return ctr_cli_bench_fdk (argc - 1, argv + 1);
+    }
   fprintf (stderr, "Usage: ctrecon-cli bench art|fdk [OPTION…]   ('ctrecon-cli bench art --help')\n");
   return 2;
 }

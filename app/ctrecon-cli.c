@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli-common.h"
+#include "ctr-config.h"
 
 static const struct {
   const char *name;
@@ -22,6 +23,7 @@ usage (FILE *out)
   fprintf (out, "Usage: ctrecon-cli COMMAND [OPTION…]\n\nCommands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nOptions:\n  -h, --help     show this help and exit\n  --version      show the version and exit\n");
   fprintf (out, "\nRun 'ctrecon-cli COMMAND --help' for a command's options.\n");
 }
 
@@ -39,9 +41,19 @@ main (int argc, char **argv)
       usage (stdout);
       return 0;
     }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("ctrecon-cli %s\n", CTR_VERSION);
+      return 0;
+    }
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        /* GOption's usage line names the program: "ctrecon-cli reconstruct". */
+        g_autofree char *prgname = g_strconcat ("ctrecon-cli ", commands[i].name, NULL);
+        g_set_prgname (prgname);
+        return commands[i].run (argc - 1, argv + 1);
+      }
   fprintf (stderr, "ctrecon-cli: unknown command '%s'\n\n", argv[1]);
   usage (stderr);
   return 2;
