@@ -9,6 +9,7 @@
 #include "ctr-phantom3d.h"
 #include "ctr-metrics.h"
 #include "ctr-random.h"
+#include "ctr-noise.h"
 #include "ctr-recon-types.h"
 #include "ctr-progress.h"
 #include "ctr-recon-plan.h"
