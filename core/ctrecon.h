@@ -8,6 +8,8 @@
 #include "ctr-phantom.h"
 #include "ctr-phantom3d.h"
 #include "ctr-metrics.h"
+#include "ctr-hu.h"
+#include "ctr-roi.h"
 #include "ctr-random.h"
 #include "ctr-noise.h"
 #include "ctr-recon-types.h"
