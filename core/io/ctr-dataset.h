@@ -5,6 +5,10 @@
  * one_file_per_view, or "dicom": a folder read by ctr-dicom.h),
  * converts counts to line integrals (flat/dark or I0, dead-pixel mask) and loads
  * the reference image when the file names one.  Unknown keys are ignored.
+ * Beside line integrals an "I0" key (in the projection spec or at the top)
+ * states the photons per bin of the scan behind them; it ends up in
+ * projections->i0 for the noise model (ctr-noise.h) and dose simulation
+ * (ctr-dose.h), as DICOM-CT-PD's PhotonStatistics does.
  */
 #pragma once
 
