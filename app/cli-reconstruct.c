@@ -133,7 +133,7 @@ write_output (const char *output, const char *format, const CtrVolume *v, const 
                        o->cutoff);
   if (v->unit != NULL && strstr (v->unit, "pixel") != NULL)
     fprintf (stderr, "ctrecon-cli: warning: the image is in %s (the dataset's pixel size is unknown); "
-             "its HU assume 1/mm with mu_water 0.0192\n", v->unit);
+             "its HU assume 1/mm with mu_water %g\n", v->unit, CTR_MU_WATER_PER_MM);
   g_autofree char *description = g_strdup_printf ("%s (ctrecon %s)", name, ctr_method_name (o->method));
   CtrDicomExportOptions eo;
   ctr_dicom_export_options_init (&eo);
