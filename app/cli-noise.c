@@ -13,16 +13,6 @@
 
 #include "cli-common.h"
 
-static void
-add_number (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
 int
 ctr_cli_noise (int argc, char **argv)
 {
@@ -59,9 +49,9 @@ ctr_cli_noise (int argc, char **argv)
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "source");
   json_builder_add_string_value (b, level.source == CTR_NOISE_FROM_STATISTICS ? "statistics" : "sinogram");
-  add_number (b, "i0", level.i0);
-  add_number (b, "i0_sinogram", level.i0_sinogram);
-  add_number (b, "sigma", level.sigma);
+  ctr_cli_json_number (b, "i0", level.i0);
+  ctr_cli_json_number (b, "i0_sinogram", level.i0_sinogram);
+  ctr_cli_json_number (b, "sigma", level.sigma);
   json_builder_set_member_name (b, "rays");
   json_builder_add_int_value (b, (gint64) level.n_rays);
   json_builder_end_object (b);
