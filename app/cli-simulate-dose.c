@@ -86,6 +86,9 @@ ctr_cli_simulate_dose (int argc, char **argv)
   if (model != NULL && !ctr_dose_model_from_name (model, &o.model, &error))
     return ctr_cli_fail (error);
 
+  /* Before any work: the output folder must be new or empty. */
+  if (!ctr_dataset_write_check (output, &error))
+    return ctr_cli_fail (error);
   fprintf (stderr, "loading %s…\n", argv[1]);
   g_autoptr (CtrDataset) d = ctr_dataset_load (argv[1], variant, NULL, &error);
   if (d == NULL)
@@ -95,7 +98,12 @@ ctr_cli_simulate_dose (int argc, char **argv)
   g_autofree float *counts = NULL;
   g_autoptr (CtrProjections) low = ctr_dose_simulate (d->projections, &o, &report, &counts, &error);
   if (low == NULL)
-    return ctr_cli_fail (error);
+    {
+      int status = ctr_cli_fail (error);
+      if (g_error_matches (error, CTR_ERROR, CTR_ERROR_INVALID_DATA) && i0 == 0)
+        fprintf (stderr, "ctrecon-cli: give --i0 PHOTONS when you know the photons per bin of this scan\n");
+      return status;
+    }
   fprintf (stderr, "%s: %s\n", ctr_dose_model_name (report.model), report.reason);
   if (report.warning != NULL)
     fprintf (stderr, "ctrecon-cli: warning: %s\n", report.warning);

@@ -160,7 +160,7 @@ ctr_dose_simulate (const CtrProjections *p, const CtrDoseOptions *options, CtrDo
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
                    "the dose of these data is unknown: they hold line integrals without the open-beam "
                    "photon count I0 and no raw counts (flat/dark), so a lower dose cannot be simulated; "
-                   "state I0 (the \"I0\" key of geometry.json, or the I0 option)");
+                   "state I0 (the \"I0\" key of geometry.json, or the I0 of the dose options)");
       return NULL;
     }
   const gsize plane = (gsize) in->n_rows * in->n_cols;

@@ -10,10 +10,10 @@
 #include <math.h>
 #include <string.h>
 
-/* TRUE when @dir is missing or an empty folder. */
-static gboolean
-dir_is_free (const char *dir, GError **error)
+gboolean
+ctr_dataset_write_check (const char *dir, GError **error)
 {
+  g_return_val_if_fail (dir != NULL, FALSE);
   if (!g_file_test (dir, G_FILE_TEST_EXISTS))
     return TRUE;
   g_autoptr (GError) local = NULL;
@@ -185,7 +185,7 @@ ctr_dataset_write (const char *dir, const char *name, const CtrGeometry *g, cons
                    g->n_views, g->n_rows, g->n_cols, p->n_views, p->n_rows, p->n_cols);
       return FALSE;
     }
-  if (!dir_is_free (dir, error))
+  if (!ctr_dataset_write_check (dir, error))
     return FALSE;
 
   g_autofree char *abs_dir = g_canonicalize_filename (dir, NULL);

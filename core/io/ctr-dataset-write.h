@@ -45,4 +45,8 @@ gboolean ctr_dataset_write (const char *dir, const char *name, const CtrGeometry
                             const CtrVolume *reference, JsonObject *extra,
                             GError **error);
 
+/* Whether @dir can receive a dataset (missing, or an empty folder), so a
+ * caller can refuse before any work: FALSE with CTR_ERROR_IO otherwise. */
+gboolean ctr_dataset_write_check (const char *dir, GError **error);
+
 G_END_DECLS
