@@ -273,15 +273,7 @@ ctr_cli_reconstruct (int argc, char **argv)
   /* Grid: explicit options win; else the reference's grid; else the field of view. */
   const CtrVolume *dref = no_reference ? NULL : job.dataset->reference;
   if (size == 0 && pixel_size == 0 && n_dims_d == 0 && dref != NULL)
-    {
-      job.grid = dref->grid;
-      if (g->beam != CTR_BEAM_CONE)  /* cone beam keeps the reference's 3-D grid */
-        {
-          job.grid.nz = g->n_rows;
-          job.grid.dz = g->pitch_v_mm;
-          job.grid.cz = 0;
-        }
-    }
+    job.grid = ctr_dataset_default_grid (job.dataset);
   else
     job.grid = ctr_grid_default (g, (guint) size, pixel_size > 0 ? pixel_size : dims_d[0]);
   if (n_dims_n == 3)  /* --size NXxNYxNZ */

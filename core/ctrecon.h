@@ -25,6 +25,8 @@
 #include "io/ctr-geometry-json.h"
 #include "io/ctr-dataset-write.h"
 #include "ctr-params.h"
+#include "study/ctr-study.h"
+#include "study/ctr-study-plot.h"
 #include "sysmat/ctr-sysmat.h"
 #include "sysmat/ctr-cone-projector.h"
 #include "sysmat/ctr-symmetry.h"

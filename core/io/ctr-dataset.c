@@ -777,6 +777,22 @@ load_reference (JsonObject *ref, const CtrGeometry *g, const char *base_dir, con
 /* ------------------------------------------------------------------------ */
 /* The dataset                                                               */
 
+CtrGrid
+ctr_dataset_default_grid (const CtrDataset *d)
+{
+  const CtrGeometry *g = d->geometry;
+  if (d->reference == NULL)
+    return ctr_grid_default (g, 0, 0);
+  CtrGrid grid = d->reference->grid;
+  if (g->beam != CTR_BEAM_CONE)  /* cone beam keeps the reference's 3-D grid */
+    {
+      grid.nz = g->n_rows;
+      grid.dz = g->pitch_v_mm;
+      grid.cz = 0;
+    }
+  return grid;
+}
+
 void
 ctr_dataset_free (CtrDataset *d)
 {

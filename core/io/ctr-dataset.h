@@ -59,6 +59,15 @@ CtrDataset *ctr_dataset_load (const char *path, const char *variant,
 CtrGeometry *ctr_dataset_parse_geometry (const char *json_text, gssize length,
                                          GError **error);
 
+/**
+ * ctr_dataset_default_grid:
+ * The grid a reconstruction of @d gets when the user names none: the
+ * reference's grid when the dataset has one (fan and parallel beam: its x/y
+ * grid with one slice per detector row, ctr_geometry_slice_row order; cone
+ * beam: the reference's 3-D grid), else ctr_grid_default (geometry, 0, 0).
+ */
+CtrGrid ctr_dataset_default_grid (const CtrDataset *d);
+
 void ctr_dataset_free (CtrDataset *d);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDataset, ctr_dataset_free)
