@@ -36,6 +36,9 @@ on_progress (const CtrStudyProgress *p, gpointer data)
       fprintf (stderr, "%s\n", line->str);
       g_string_free (line, TRUE);
     }
+  else if (p->notes != NULL)
+    for (guint i = 0; p->notes[i] != NULL; i++)
+      fprintf (stderr, "  %s\n", p->notes[i]);
   else if (p->iteration == NULL && p->stage != NULL)
     fprintf (stderr, "%s…\n", p->stage);
 }

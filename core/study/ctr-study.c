@@ -5,7 +5,7 @@
 #include "ctr-study-private.h"
 #include "ctr-error.h"
 #include "ctr-hu.h"
-#include "ctr-recon.h"
+#include "ctr-recon-plan.h"
 
 #include <math.h>
 #include <string.h>
@@ -304,6 +304,48 @@ check_cancelled (GCancellable *c, GError **error)
   return g_cancellable_set_error_if_cancelled (c, error);
 }
 
+/* The scan of every dose, kept for the whole study; @i0 gets each one's
+ * photons per bin (NaN when the data state none). */
+static GPtrArray *
+simulate_doses (const CtrStudy *s, const CtrDataset *d, RunState *rs, GArray *i0,
+                GCancellable *cancellable, GError **error)
+{
+  const gboolean have_stats = d->projections->flat != NULL
+                              || (isfinite (d->projections->i0) && d->projections->i0 > 0) || s->dose.i0 > 0;
+  g_autoptr (GPtrArray) scans = g_ptr_array_new_with_free_func ((GDestroyNotify) ctr_projections_unref);
+  for (guint k = 0; k < s->doses->len; k++)
+    {
+      const double F = g_array_index (s->doses, double, k);
+      if (check_cancelled (cancellable, error))
+        return NULL;
+      rs->progress.dose = F;
+      rs->progress.label = NULL;
+      g_autofree char *stage = g_strdup_printf ("simulating %g × the dose", F);
+      report_stage (rs, stage);
+      double photons = NAN;
+      CtrProjections *p;
+      if (F == 1.0 && !have_stats)   /* the data as they are */
+        p = ctr_projections_ref (d->projections);
+      else
+        {
+          CtrDoseOptions o = s->dose;
+          o.fraction = F;
+          CtrDoseReport report;
+          p = ctr_dose_simulate (d->projections, &o, &report, NULL, error);
+          if (p == NULL)
+            {
+              g_prefix_error (error, "dose %g: ", F);
+              return NULL;
+            }
+          photons = report.i0_out;
+          ctr_dose_report_clear (&report);
+        }
+      g_ptr_array_add (scans, p);
+      g_array_append_val (i0, photons);
+    }
+  return g_steal_pointer (&scans);
+}
+
 gboolean
 ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, gpointer user_data,
                GCancellable *cancellable, GError **error)
@@ -326,49 +368,42 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
                        : s->grid_size > 0 || s->grid_pixel_mm > 0 ? ctr_grid_default (g, s->grid_size, s->grid_pixel_mm)
                        : ctr_dataset_default_grid (d);
   const double radius = s->metrics_radius_mm >= 0 ? s->metrics_radius_mm : ctr_geometry_fov_radius_mm (g);
-  const gboolean have_i0 = isfinite (d->projections->i0) && d->projections->i0 > 0;
-  const gboolean have_stats = d->projections->flat != NULL || have_i0 || s->dose.i0 > 0;
+  const guint n_doses = s->doses->len;
 
   RunState rs = { .func = progress, .user_data = user_data };
-  rs.progress.n_runs = s->doses->len * s->methods->len;
-  for (guint k = 0; k < s->doses->len; k++)
+  rs.progress.n_runs = n_doses * s->methods->len;
+  g_autoptr (GArray) i0 = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GPtrArray) scans = simulate_doses (s, d, &rs, i0, cancellable, error);
+  if (scans == NULL)
+    return FALSE;
+
+  for (guint j = 0; j < s->methods->len; j++)
     {
-      const double F = g_array_index (s->doses, double, k);
-      rs.progress.run = k * s->methods->len;
-      rs.progress.dose = F;
-      rs.progress.label = NULL;
-      if (check_cancelled (cancellable, error))
-        return FALSE;
-      g_autofree char *stage = g_strdup_printf ("simulating %g × the dose", F);
-      report_stage (&rs, stage);
-
-      /* The scan at this dose: the data as they are at F = 1 without statistics. */
-      g_autoptr (CtrProjections) p = NULL;
-      double i0 = NAN;
-      if (F == 1.0 && !have_stats)
-        p = ctr_projections_ref (d->projections);
-      else
+      const StudyMethod *m = &g_array_index (s->methods, StudyMethod, j);
+      CtrReconOptions o = m->options;
+      o.metrics_radius_mm = radius;
+      rs.progress.run = j * n_doses;
+      rs.progress.label = m->label;
+      g_autofree char *planning = g_strdup_printf ("planning %s", m->label);
+      report_stage (&rs, planning);
+      g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, cancellable, error);
+      if (plan == NULL)
         {
-          CtrDoseOptions o = s->dose;
-          o.fraction = F;
-          CtrDoseReport report;
-          p = ctr_dose_simulate (d->projections, &o, &report, NULL, error);
-          if (p == NULL)
-            {
-              g_prefix_error (error, "dose %g: ", F);
-              return FALSE;
-            }
-          i0 = report.i0_out;
-          ctr_dose_report_clear (&report);
+          if (!g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            g_prefix_error (error, "%s: ", m->label);
+          return FALSE;
         }
+      rs.progress.notes = ctr_recon_plan_get_notes (plan);
+      report_stage (&rs, planning);
+      rs.progress.notes = NULL;
 
-      for (guint j = 0; j < s->methods->len; j++)
+      for (guint k = 0; k < n_doses; k++)
         {
-          const StudyMethod *m = &g_array_index (s->methods, StudyMethod, j);
+          const double F = g_array_index (s->doses, double, k);
           if (check_cancelled (cancellable, error))
             return FALSE;
-          rs.progress.run = k * s->methods->len + j;
-          rs.progress.label = m->label;
+          rs.progress.run = j * n_doses + k;
+          rs.progress.dose = F;
           rs.progress.row = NULL;
           rs.best_rmse = INFINITY;
           rs.best_iteration = 0;
@@ -376,10 +411,8 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
           g_autofree char *what = g_strdup_printf ("%s at %g × the dose", m->label, F);
           report_stage (&rs, what);
 
-          CtrReconOptions o = m->options;
-          o.metrics_radius_mm = radius;
-          g_autoptr (CtrVolume) img = ctr_reconstruct (g, p, &grid, &o, d->reference, on_iteration, &rs,
-                                                       cancellable, error);
+          g_autoptr (CtrVolume) img = ctr_recon_plan_execute (plan, g_ptr_array_index (scans, k), d->reference,
+                                                              on_iteration, &rs, cancellable, error);
           if (img == NULL)
             {
               if (!g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -391,7 +424,7 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
           row.label = g_strdup (m->label);
           row.parameters = g_strdup (m->parameters);
           row.dose = F;
-          row.i0 = i0;
+          row.i0 = g_array_index (i0, double, k);
           row.method_index = j;
           row.method = o.method;
           row.rmse = rs.have_last ? rs.last.rmse : NAN;

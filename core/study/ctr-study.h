@@ -3,9 +3,12 @@
  *
  * For every dose fraction F the data are brought to F × their dose once
  * (ctr_dose_simulate, the same seed for every dose, so `ctrecon-cli
- * simulate-dose --fraction F --seed S` reproduces each scan), then every
- * method configuration reconstructs that scan (ctr_reconstruct) on the
- * dataset's grid, and the run's figures are taken: RMSE, PSNR and SSIM
+ * simulate-dose --fraction F --seed S` reproduces each scan; the scans are
+ * kept while the study runs: doses × the projections' size).  Then every
+ * method configuration makes one plan (ctr_recon_plan_new: the operator is
+ * built or loaded once, and only one plan is alive at a time) and executes
+ * it on the scan of every dose, on the dataset's grid, and the run's
+ * figures are taken: RMSE, PSNR and SSIM
  * against the dataset's reference inside the field of view (the solvers'
  * own protocol, ctr-progress.h), the RMSE in HU, the mean/SD of every ROI
  * in HU and its CNR against the background ROI, the noise SD of a uniform
@@ -89,6 +92,9 @@ typedef struct {
  *   "fbp window=hann at 0.25 × the dose").
  * @iteration: (nullable): the current run's latest iteration (borrowed).
  * @row: (nullable): set once, when a run has finished (borrowed).
+ * @notes: (nullable) (array zero-terminated=1): set once per method, when
+ *   its plan has been made: what the plan decided and why
+ *   (ctr_recon_plan_get_notes; borrowed).
  */
 typedef struct {
   guint run, n_runs;
@@ -98,6 +104,7 @@ typedef struct {
   const char *stage;
   const CtrIterStats *iteration;
   const CtrStudyRow *row;
+  const char *const *notes;
 } CtrStudyProgress;
 
 /* Called from the thread that runs the study; copy what you keep. */
@@ -169,19 +176,20 @@ const char *ctr_study_get_title (const CtrStudy *s);
 /**
  * ctr_study_run:
  * @d: the dataset (not modified).
- * Runs every dose × method (earlier rows are dropped first) and keeps the
- * rows.  Progress goes to @progress after every iteration and run.
+ * Runs every method × dose (earlier rows are dropped first) and keeps the
+ * rows, in run order: every dose of the first configuration, then of the
+ * next.  Progress goes to @progress after every iteration and run.
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (no dose or no method, an
  *   ROI outside the image), the errors of ctr_dose_simulate (no counts or I0
- *   for a dose other than 1) and ctr_reconstruct, or G_IO_ERROR_CANCELLED;
- *   the rows finished before the failure are kept.
+ *   for a dose other than 1) and of, or G_IO_ERROR_CANCELLED; the rows finished
+ *   before the failure are kept.
  * A dose of exactly 1 on data without counts or I0 reconstructs the data as
  * they are (every other dose needs I0).
  */
 gboolean ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress,
                         gpointer user_data, GCancellable *cancellable, GError **error);
 
-/* The rows so far, in run order (dose-major). */
+/* The rows so far, in run order (method-major). */
 const CtrStudyRow *ctr_study_get_rows (const CtrStudy *s, guint *n_rows);
 
 /**
