@@ -1,4 +1,5 @@
 /* cli-common.c — error reporting and option parsing shared by the subcommands. */
+#include <glib-unix.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,4 +91,49 @@ ctr_cli_parse_roi (const char *text, const char *option, CtrRoi *roi, GError **e
   g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                "%s '%s': expected circle:X,Y,R or rect:X,Y,W,H (mm, positive sizes)", option, text ? text : "");
   return FALSE;
+}
+
+typedef struct {
+  void (*work) (gpointer data, GCancellable *cancellable);
+  gpointer data;
+  GCancellable *cancellable;
+  GMainLoop *loop;
+} Worker;
+
+static gboolean
+quit_loop (gpointer loop)
+{
+  g_main_loop_quit (loop);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+worker_thread (gpointer data)
+{
+  Worker *w = data;
+  w->work (w->data, w->cancellable);
+  /* Quit from inside the loop: a quit before g_main_loop_run() would be lost. */
+  g_idle_add (quit_loop, w->loop);
+  return NULL;
+}
+
+static gboolean
+on_sigint (gpointer data)
+{
+  fprintf (stderr, "ctrecon-cli: cancelling…\n");
+  g_cancellable_cancel (data);
+  return G_SOURCE_CONTINUE;
+}
+
+void
+ctr_cli_run_cancellable (const char *name, void (*work) (gpointer data, GCancellable *cancellable),
+                         gpointer data, GCancellable *cancellable)
+{
+  Worker w = { work, data, cancellable, g_main_loop_new (NULL, FALSE) };
+  guint sig = g_unix_signal_add (SIGINT, on_sigint, cancellable);
+  GThread *thread = g_thread_new (name, worker_thread, &w);
+  g_main_loop_run (w.loop);
+  g_thread_join (thread);
+  g_source_remove (sig);
+  g_main_loop_unref (w.loop);
 }

@@ -20,6 +20,12 @@ int ctr_cli_study (int argc, char **argv);
  * errors, G_OPTION_ERROR); cancellation prints "cancelled". */
 int ctr_cli_fail (const GError *error);
 
+/* Runs @work (@data, @cancellable) on a worker thread named @name while the
+ * main thread waits; Ctrl-C cancels @cancellable (the work checks it) and
+ * prints "cancelling…".  Returns when @work has returned. */
+void ctr_cli_run_cancellable (const char *name, void (*work) (gpointer data, GCancellable *cancellable),
+                              gpointer data, GCancellable *cancellable);
+
 /* Reads the TIFF @path as a volume of @pixel_mm voxels centred on the
  * isocentre (pages = slices); @info (out) gets its shape. */
 CtrVolume *ctr_cli_read_volume (const char *path, double pixel_mm, CtrTiffInfo *info, GError **error);

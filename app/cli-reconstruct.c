@@ -8,7 +8,6 @@
  * TIFF) and optionally the metrics (CSV), both atomically.  The method's
  * parameters are options made from the parameter table (cli-params.h).
  */
-#include <glib-unix.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +27,6 @@ typedef struct {
   CtrVolume *result;
   GError *error;
   CtrIterStats last;
-  GMainLoop *loop;
 } Job;
 
 static void
@@ -50,13 +48,6 @@ on_iteration (const CtrIterStats *s, gpointer data)
                           s->iteration_s, s->residual, s->rmse, s->psnr, s->ssim);
 }
 
-static gboolean
-quit_loop (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
 static void
 print_notes (CtrReconPlan *plan, guint from)
 {
@@ -65,32 +56,20 @@ print_notes (CtrReconPlan *plan, guint from)
     fprintf (stderr, "%s\n", notes[i]);
 }
 
-static gpointer
-worker (gpointer data)
+static void
+work (gpointer data, GCancellable *cancellable)
 {
   Job *job = data;
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (job->dataset->geometry, &job->grid, &job->options,
-                                                      job->cancellable, &job->error);
+                                                      cancellable, &job->error);
   if (plan != NULL)
     {
       print_notes (plan, 0);
       const guint n_before = g_strv_length ((char **) ctr_recon_plan_get_notes (plan));
       job->result = ctr_recon_plan_execute (plan, job->dataset->projections, job->reference, on_iteration,
-                                            job, job->cancellable, &job->error);
+                                            job, cancellable, &job->error);
       print_notes (plan, n_before);   /* a fall-back during the run */
     }
-  /* Quit from inside the loop: a quit before g_main_loop_run() would be lost. */
-  g_idle_add (quit_loop, job->loop);
-  return NULL;
-}
-
-static gboolean
-on_sigint (gpointer data)
-{
-  Job *job = data;
-  fprintf (stderr, "ctrecon-cli: cancelling…\n");
-  g_cancellable_cancel (job->cancellable);
-  return G_SOURCE_CONTINUE;
 }
 
 /* A reference given as a bare TIFF has no grid: it must match the output grid. */
@@ -307,12 +286,7 @@ ctr_cli_reconstruct (int argc, char **argv)
 
   job.csv = g_string_new ("iteration,elapsed_s,iteration_s,residual,rmse,psnr,ssim\n");
   job.cancellable = g_cancellable_new ();
-  job.loop = g_main_loop_new (NULL, FALSE);
-  guint sig = g_unix_signal_add (SIGINT, on_sigint, &job);
-  GThread *thread = g_thread_new ("reconstruct", worker, &job);
-  g_main_loop_run (job.loop);
-  g_thread_join (thread);
-  g_source_remove (sig);
+  ctr_cli_run_cancellable ("reconstruct", work, &job, job.cancellable);
 
   int status = 0;
   if (job.result == NULL)
@@ -337,7 +311,6 @@ ctr_cli_reconstruct (int argc, char **argv)
   g_clear_pointer (&job.result, ctr_volume_unref);
   g_clear_pointer (&job.reference, ctr_volume_unref);
   g_clear_object (&job.cancellable);
-  g_main_loop_unref (job.loop);
   g_string_free (job.csv, TRUE);
   ctr_dataset_free (job.dataset);
   return status;

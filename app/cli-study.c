@@ -5,7 +5,6 @@
  * the runs that finished.
  */
 #include <errno.h>
-#include <glib-unix.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -14,8 +13,6 @@
 typedef struct {
   CtrStudy *study;
   CtrDataset *dataset;
-  GCancellable *cancellable;
-  GMainLoop *loop;
   gboolean ok;
   GError *error;
 } Job;
@@ -43,29 +40,11 @@ on_progress (const CtrStudyProgress *p, gpointer data)
     fprintf (stderr, "%s…\n", p->stage);
 }
 
-static gboolean
-quit_loop (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-worker (gpointer data)
+static void
+work (gpointer data, GCancellable *cancellable)
 {
   Job *job = data;
-  job->ok = ctr_study_run (job->study, job->dataset, on_progress, job, job->cancellable, &job->error);
-  g_idle_add (quit_loop, job->loop);
-  return NULL;
-}
-
-static gboolean
-on_sigint (gpointer data)
-{
-  Job *job = data;
-  fprintf (stderr, "ctrecon-cli: cancelling…\n");
-  g_cancellable_cancel (job->cancellable);
-  return G_SOURCE_CONTINUE;
+  job->ok = ctr_study_run (job->study, job->dataset, on_progress, job, cancellable, &job->error);
 }
 
 int
@@ -117,14 +96,9 @@ ctr_cli_study (int argc, char **argv)
   fprintf (stderr, "%u dose(s) × %u method configuration(s) on %s\n", ctr_study_get_n_doses (study),
            ctr_study_get_n_methods (study), dataset->name);
 
-  Job job = { study, dataset, g_cancellable_new (), g_main_loop_new (NULL, FALSE), FALSE, NULL };
-  guint sig = g_unix_signal_add (SIGINT, on_sigint, &job);
-  GThread *thread = g_thread_new ("study", worker, &job);
-  g_main_loop_run (job.loop);
-  g_thread_join (thread);
-  g_source_remove (sig);
-  g_object_unref (job.cancellable);
-  g_main_loop_unref (job.loop);
+  Job job = { study, dataset, FALSE, NULL };
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  ctr_cli_run_cancellable ("study", work, &job, cancellable);
 
   int status = job.ok ? 0 : ctr_cli_fail (job.error);
   g_clear_error (&job.error);

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
+#include "ctr-test-scan.h"
 
 #define Z_CRIT 3.2905   /* two-sided α = 0.001 */
 
@@ -135,29 +136,6 @@ test_normal_moments (void)
 
 /* ------------------------------------------------------------------------ */
 
-/* A small fan-beam scan of the analytic head: 180 views × 256 columns. */
-static CtrGeometry *
-small_fan (void)
-{
-  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_FAN, 180);
-  g->shape = CTR_DETECTOR_CURVED;
-  g->sod_mm = 595;
-  g->sdd_mm = 1085.6;
-  g->n_cols = 256;
-  g->pitch_u = 2 * asin (115.0 / 595) / 256;
-  ctr_geometry_set_uniform_angles (g, 0, 2 * G_PI / 180);
-  return g;
-}
-
-static CtrProjections *
-noiseless_head (const CtrGeometry *g)
-{
-  g_autoptr (CtrPhantom) ph = ctr_phantom_new_head (100);
-  CtrProjections *p = ctr_phantom_project (ph, g, 2, NULL);
-  g_assert_nonnull (p);
-  return p;
-}
-
 /* Counts N against Poisson(λ): the mean z and the dispersion z. */
 static void
 assert_poisson (const float *counts, const double *lambda, gsize n, const char *what)
@@ -183,8 +161,8 @@ assert_poisson (const float *counts, const double *lambda, gsize n, const char *
 static void
 test_resample (void)
 {
-  g_autoptr (CtrGeometry) g = small_fan ();
-  g_autoptr (CtrProjections) p = noiseless_head (g);
+  g_autoptr (CtrGeometry) g = test_fan (180, 256);
+  g_autoptr (CtrProjections) p = test_head (g, 2);
   p->i0 = 1e4;
   const double F = 0.3;
   CtrDoseOptions o;
@@ -218,8 +196,8 @@ test_resample (void)
 static void
 test_thin_line_integrals (void)
 {
-  g_autoptr (CtrGeometry) g = small_fan ();
-  g_autoptr (CtrProjections) truth = noiseless_head (g);
+  g_autoptr (CtrGeometry) g = test_fan (180, 256);
+  g_autoptr (CtrProjections) truth = test_head (g, 2);
   g_autoptr (CtrProjections) p = ctr_projections_copy (truth);
   const double I0 = 2e4, F = 0.25;
   ctr_projections_add_poisson_noise (p, I0, 7);
@@ -321,8 +299,8 @@ test_thin_raw_counts (void)
 static void
 test_refusals (void)
 {
-  g_autoptr (CtrGeometry) g = small_fan ();
-  g_autoptr (CtrProjections) p = noiseless_head (g);
+  g_autoptr (CtrGeometry) g = test_fan (180, 256);
+  g_autoptr (CtrProjections) p = test_head (g, 2);
   CtrDoseOptions o;
   ctr_dose_options_init (&o);
   o.fraction = 0.5;
@@ -370,8 +348,8 @@ test_refusals (void)
 static void
 test_deterministic (void)
 {
-  g_autoptr (CtrGeometry) g = small_fan ();
-  g_autoptr (CtrProjections) p = noiseless_head (g);
+  g_autoptr (CtrGeometry) g = test_fan (180, 256);
+  g_autoptr (CtrProjections) p = test_head (g, 2);
   CtrDoseOptions o;
   ctr_dose_options_init (&o);
   o.fraction = 0.5;

@@ -12,36 +12,15 @@
 #include <string.h>
 #include <json-glib/json-glib.h>
 #include "ctrecon.h"
+#include "ctr-test-scan.h"
 
 #define SINOGRAM_TOL 0.05
-
-static CtrGeometry *
-fan (guint views, guint cols)
-{
-  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_FAN, views);
-  g->shape = CTR_DETECTOR_CURVED;
-  g->sod_mm = 595;
-  g->sdd_mm = 1085.6;
-  g->n_cols = cols;
-  g->pitch_u = 2 * asin (115.0 / 595) / cols;
-  ctr_geometry_set_uniform_angles (g, 0, 2 * G_PI / views);
-  return g;
-}
-
-static CtrProjections *
-head (const CtrGeometry *g)
-{
-  g_autoptr (CtrPhantom) ph = ctr_phantom_new_head (100);
-  CtrProjections *p = ctr_phantom_project (ph, g, 4, NULL);
-  g_assert_nonnull (p);
-  return p;
-}
 
 static void
 test_statistics (void)
 {
-  g_autoptr (CtrGeometry) g = fan (90, 128);
-  g_autoptr (CtrProjections) p = head (g);
+  g_autoptr (CtrGeometry) g = test_fan (90, 128);
+  g_autoptr (CtrProjections) p = test_head (g, 4);
   p->i0 = 1e4;
   CtrNoiseLevel level;
   g_autoptr (GError) error = NULL;
@@ -108,8 +87,8 @@ test_statistics (void)
 static void
 test_sinogram_simulated (void)
 {
-  g_autoptr (CtrGeometry) g = fan (360, 512);
-  g_autoptr (CtrProjections) clean = head (g);
+  g_autoptr (CtrGeometry) g = test_fan (360, 512);
+  g_autoptr (CtrProjections) clean = test_head (g, 4);
   const double i0s[] = { 2e3, 2e4, 2e5 };
   double prev = 0;
   for (guint k = 0; k < G_N_ELEMENTS (i0s); k++)
@@ -195,7 +174,7 @@ test_head_fan_lowdose (void)
 static void
 test_errors (void)
 {
-  g_autoptr (CtrGeometry) g = fan (10, 4);
+  g_autoptr (CtrGeometry) g = test_fan (10, 4);
   g_autoptr (CtrProjections) p = ctr_projections_new (10, 1, 4, CTR_PROJ_LINE_INTEGRALS, NULL);
   CtrNoiseLevel level;
   g_autoptr (GError) error = NULL;
@@ -208,12 +187,12 @@ test_errors (void)
   g_assert_true (ctr_noise_estimate (g, p, &level, &error));
   g_assert_true (isnan (level.i0_sinogram));
   /* Geometry and projections disagree. */
-  g_autoptr (CtrGeometry) g2 = fan (11, 4);
+  g_autoptr (CtrGeometry) g2 = test_fan (11, 4);
   g_assert_false (ctr_noise_estimate (g2, p, &level, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   /* A sinogram without noise has no weights. */
-  g_autoptr (CtrGeometry) g3 = fan (20, 64);
+  g_autoptr (CtrGeometry) g3 = test_fan (20, 64);
   g_autoptr (CtrProjections) flat = ctr_projections_new (20, 1, 64, CTR_PROJ_LINE_INTEGRALS, NULL);
   g_assert_true (ctr_noise_estimate (g3, flat, &level, &error));
   g_assert_true (isinf (level.i0));

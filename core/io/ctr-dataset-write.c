@@ -125,10 +125,7 @@ write_files (const char *tmp, const char *name, const CtrGeometry *g, const CtrP
   JsonObject *root = json_object_new ();
   json_object_set_string_member (root, "name", name);
   JsonObject *geo = ctr_geometry_to_json_object (g);
-  GList *keys = json_object_get_members (geo);
-  for (GList *l = keys; l != NULL; l = l->next)
-    json_object_set_member (root, l->data, json_node_copy (json_object_get_member (geo, l->data)));
-  g_list_free (keys);
+  ctr_json_object_merge (root, geo, TRUE);
   json_object_unref (geo);
 
   json_object_set_string_member (root, "kind", as_counts ? "counts" : "line_integrals");
@@ -144,29 +141,11 @@ write_files (const char *tmp, const char *name, const CtrGeometry *g, const CtrP
   if (reference != NULL)
     json_object_set_object_member (root, "reference", reference_object (reference));
   if (extra != NULL)
-    {
-      keys = json_object_get_members (extra);
-      for (GList *l = keys; l != NULL; l = l->next)
-        json_object_set_member (root, l->data, json_node_copy (json_object_get_member (extra, l->data)));
-      g_list_free (keys);
-    }
-
-  g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  json_node_take_object (node, root);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_indent (gen, 1);
-  json_generator_set_root (gen, node);
-  gsize length = 0;
-  g_autofree char *text = json_generator_to_data (gen, &length);
+    ctr_json_object_merge (root, extra, TRUE);
   g_autofree char *json_path = g_build_filename (tmp, "geometry.json", NULL);
-  g_autoptr (GError) local = NULL;
-  if (!g_file_set_contents (json_path, text, (gssize) length, &local))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "could not write “%s”: %s", json_path, local->message);
-      return FALSE;
-    }
-  return TRUE;
+  gboolean ok = ctr_json_object_write (root, json_path, error);
+  json_object_unref (root);
+  return ok;
 }
 
 gboolean
