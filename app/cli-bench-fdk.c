@@ -29,7 +29,7 @@
 #include <omp.h>
 #endif
 
-#define MU_WATER 0.0192
+#define MU_WATER CTR_MU_WATER_PER_MM
 
 static gboolean
 parse_volume (const char *text, guint n[3])

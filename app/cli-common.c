@@ -1,5 +1,8 @@
 /* cli-common.c — error reporting and option parsing shared by the subcommands. */
+#include <glib-unix.h>
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli-common.h"
 
@@ -31,4 +34,106 @@ ctr_cli_parse (GOptionContext *ctx, int *argc, char ***argv)
       return FALSE;
     }
   return TRUE;
+}
+
+CtrVolume *
+ctr_cli_read_volume (const char *path, double pixel_mm, CtrTiffInfo *info, GError **error)
+{
+  g_autofree float *data = ctr_tiff_read (path, info, error);
+  if (data == NULL)
+    return NULL;
+  CtrGrid grid = { info->width, info->height, info->pages,
+                   pixel_mm, pixel_mm, pixel_mm, 0, 0, 0 };
+  CtrVolume *v = ctr_volume_new (&grid, error);
+  if (v == NULL)
+    return NULL;
+  g_free (v->data);
+  v->data = g_steal_pointer (&data);
+  return v;
+}
+
+void
+ctr_cli_json_number (JsonBuilder *b, const char *name, double value)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (value))
+    json_builder_add_double_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+gboolean
+ctr_cli_parse_roi (const char *text, const char *option, CtrRoi *roi, GError **error)
+{
+  const char *colon = text != NULL ? strchr (text, ':') : NULL;
+  if (colon != NULL)
+    {
+      g_autofree char *shape = g_strndup (text, colon - text);
+      g_auto (GStrv) parts = g_strsplit (colon + 1, ",", -1);
+      guint n = g_strv_length (parts), want = g_str_equal (shape, "circle") ? 3 : g_str_equal (shape, "rect") ? 4 : 0;
+      double v[4];
+      gboolean ok = want > 0 && n == want;
+      for (guint i = 0; ok && i < n; i++)
+        {
+          char *end = NULL;
+          const char *p = g_strstrip (parts[i]);
+          v[i] = g_ascii_strtod (p, &end);
+          ok = *p != '\0' && end != NULL && *end == '\0' && isfinite (v[i]);
+        }
+      if (ok)
+        {
+          *roi = want == 3 ? ctr_roi_circle (v[0], v[1], v[2]) : ctr_roi_rectangle (v[0], v[1], v[2], v[3]);
+          g_autoptr (GError) local = NULL;
+          if (ctr_roi_validate (roi, &local))
+            return TRUE;
+        }
+    }
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "%s '%s': expected circle:X,Y,R or rect:X,Y,W,H (mm, positive sizes)", option, text ? text : "");
+  return FALSE;
+}
+
+typedef struct {
+  void (*work) (gpointer data, GCancellable *cancellable);
+  gpointer data;
+  GCancellable *cancellable;
+  GMainLoop *loop;
+} Worker;
+
+static gboolean
+quit_loop (gpointer loop)
+{
+  g_main_loop_quit (loop);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+worker_thread (gpointer data)
+{
+  Worker *w = data;
+  w->work (w->data, w->cancellable);
+  /* Quit from inside the loop: a quit before g_main_loop_run() would be lost. */
+  g_idle_add (quit_loop, w->loop);
+  return NULL;
+}
+
+static gboolean
+on_sigint (gpointer data)
+{
+  fprintf (stderr, "ctrecon-cli: cancelling…\n");
+  g_cancellable_cancel (data);
+  return G_SOURCE_CONTINUE;
+}
+
+void
+ctr_cli_run_cancellable (const char *name, void (*work) (gpointer data, GCancellable *cancellable),
+                         gpointer data, GCancellable *cancellable)
+{
+  Worker w = { work, data, cancellable, g_main_loop_new (NULL, FALSE) };
+  guint sig = g_unix_signal_add (SIGINT, on_sigint, cancellable);
+  GThread *thread = g_thread_new (name, worker_thread, &w);
+  g_main_loop_run (w.loop);
+  g_thread_join (thread);
+  g_source_remove (sig);
+  g_main_loop_unref (w.loop);
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include "ctrecon.h"
 
 /* Each subcommand: argv[0] is the subcommand's name; returns the exit status
@@ -10,10 +11,35 @@ int ctr_cli_reconstruct (int argc, char **argv);
 int ctr_cli_metrics (int argc, char **argv);
 int ctr_cli_simulate (int argc, char **argv);
 int ctr_cli_bench (int argc, char **argv);
+int ctr_cli_simulate_dose (int argc, char **argv);
+int ctr_cli_noise (int argc, char **argv);
+int ctr_cli_roi (int argc, char **argv);
+int ctr_cli_study (int argc, char **argv);
 
 /* Prints "ctrecon-cli: <message>" on stderr and returns 1 (or 2 for usage
  * errors, G_OPTION_ERROR); cancellation prints "cancelled". */
 int ctr_cli_fail (const GError *error);
+
+/* Runs @work (@data, @cancellable) on a worker thread named @name while the
+ * main thread waits; Ctrl-C cancels @cancellable (the work checks it) and
+ * prints "cancelling…".  Returns when @work has returned. */
+void ctr_cli_run_cancellable (const char *name, void (*work) (gpointer data, GCancellable *cancellable),
+                              gpointer data, GCancellable *cancellable);
+
+/* Reads the TIFF @path as a volume of @pixel_mm voxels centred on the
+ * isocentre (pages = slices); @info (out) gets its shape. */
+CtrVolume *ctr_cli_read_volume (const char *path, double pixel_mm, CtrTiffInfo *info, GError **error);
+
+/* Adds member @name = @value to the object being built, null when not finite
+ * (JSON has no infinity). */
+void ctr_cli_json_number (JsonBuilder *b, const char *name, double value);
+
+/**
+ * ctr_cli_parse_roi:
+ * "circle:X,Y,R" or "rect:X,Y,W,H" (mm; x to the right, y up, origin at the
+ * grid centre) into @roi.  G_OPTION_ERROR_BAD_VALUE naming @option.
+ */
+gboolean ctr_cli_parse_roi (const char *text, const char *option, CtrRoi *roi, GError **error);
 
 /* Parses the subcommand's options; on failure prints the message and the
  * usage hint and returns FALSE. */

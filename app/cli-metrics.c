@@ -31,16 +31,6 @@ typedef struct {
   gint samples;
 } MetricsOptions;
 
-static void
-add_double (JsonBuilder *b, const char *name, double value)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (value))
-    json_builder_add_double_value (b, value);
-  else
-    json_builder_add_null_value (b);
-}
-
 static gboolean
 parse_profile (const char *text, double xy[4], GError **error)
 {
@@ -61,23 +51,6 @@ bad:
   g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                "--profile '%s': expected four numbers X0,Y0,X1,Y1 in mm", text);
   return FALSE;
-}
-
-/* Reads @path as a volume of @pixel_mm voxels centred on the isocentre. */
-static CtrVolume *
-read_volume (const char *path, double pixel_mm, CtrTiffInfo *info, GError **error)
-{
-  g_autofree float *data = ctr_tiff_read (path, info, error);
-  if (data == NULL)
-    return NULL;
-  CtrGrid grid = { info->width, info->height, info->pages,
-                   pixel_mm, pixel_mm, pixel_mm, 0, 0, 0 };
-  CtrVolume *v = ctr_volume_new (&grid, error);
-  if (v == NULL)
-    return NULL;
-  g_free (v->data);
-  v->data = g_steal_pointer (&data);
-  return v;
 }
 
 /* A one-slice volume holding slice @z of @v. */
@@ -136,10 +109,10 @@ run_metrics (const char *image_path, const char *ref_path, const MetricsOptions 
     }
 
   CtrTiffInfo img_info, ref_info;
-  g_autoptr (CtrVolume) img = read_volume (image_path, opt->pixel_mm, &img_info, error);
+  g_autoptr (CtrVolume) img = ctr_cli_read_volume (image_path, opt->pixel_mm, &img_info, error);
   if (img == NULL)
     return FALSE;
-  g_autoptr (CtrVolume) ref = read_volume (ref_path, opt->pixel_mm, &ref_info, error);
+  g_autoptr (CtrVolume) ref = ctr_cli_read_volume (ref_path, opt->pixel_mm, &ref_info, error);
   if (ref == NULL)
     return FALSE;
   if (img_info.width != ref_info.width || img_info.height != ref_info.height
@@ -220,7 +193,7 @@ run_metrics (const char *image_path, const char *ref_path, const MetricsOptions 
     json_builder_add_int_value (b, opt->slice);
   else
     json_builder_add_null_value (b);
-  add_double (b, "pixel_size_mm", opt->pixel_mm);
+  ctr_cli_json_number (b, "pixel_size_mm", opt->pixel_mm);
   json_builder_set_member_name (b, "radius_mm");
   if (mask != NULL)
     json_builder_add_double_value (b, opt->radius_mm);
@@ -231,11 +204,11 @@ run_metrics (const char *image_path, const char *ref_path, const MetricsOptions 
     json_builder_add_int_value (b, mask_pixels);
   else
     json_builder_add_null_value (b);
-  add_double (b, "data_range", (double) hi - (double) lo);
-  add_double (b, "rmse", q.rmse);
-  add_double (b, "psnr", q.psnr);
-  add_double (b, "ssim", q.ssim);
-  add_double (b, "pearson", pearson);
+  ctr_cli_json_number (b, "data_range", (double) hi - (double) lo);
+  ctr_cli_json_number (b, "rmse", q.rmse);
+  ctr_cli_json_number (b, "psnr", q.psnr);
+  ctr_cli_json_number (b, "ssim", q.ssim);
+  ctr_cli_json_number (b, "pearson", pearson);
 
   if (opt->profile != NULL)
     {
@@ -256,9 +229,9 @@ run_metrics (const char *image_path, const char *ref_path, const MetricsOptions 
       for (guint k = 0; k < n; k++)
         {
           json_builder_begin_object (b);
-          add_double (b, "s_mm", s[k]);
-          add_double (b, "image", pi[k]);
-          add_double (b, "reference", pr[k]);
+          ctr_cli_json_number (b, "s_mm", s[k]);
+          ctr_cli_json_number (b, "image", pi[k]);
+          ctr_cli_json_number (b, "reference", pr[k]);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);

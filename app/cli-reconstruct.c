@@ -8,7 +8,6 @@
  * TIFF) and optionally the metrics (CSV), both atomically.  The method's
  * parameters are options made from the parameter table (cli-params.h).
  */
-#include <glib-unix.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +27,6 @@ typedef struct {
   CtrVolume *result;
   GError *error;
   CtrIterStats last;
-  GMainLoop *loop;
 } Job;
 
 static void
@@ -50,13 +48,6 @@ on_iteration (const CtrIterStats *s, gpointer data)
                           s->iteration_s, s->residual, s->rmse, s->psnr, s->ssim);
 }
 
-static gboolean
-quit_loop (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
 static void
 print_notes (CtrReconPlan *plan, guint from)
 {
@@ -65,32 +56,20 @@ print_notes (CtrReconPlan *plan, guint from)
     fprintf (stderr, "%s\n", notes[i]);
 }
 
-static gpointer
-worker (gpointer data)
+static void
+work (gpointer data, GCancellable *cancellable)
 {
   Job *job = data;
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (job->dataset->geometry, &job->grid, &job->options,
-                                                      job->cancellable, &job->error);
+                                                      cancellable, &job->error);
   if (plan != NULL)
     {
       print_notes (plan, 0);
       const guint n_before = g_strv_length ((char **) ctr_recon_plan_get_notes (plan));
       job->result = ctr_recon_plan_execute (plan, job->dataset->projections, job->reference, on_iteration,
-                                            job, job->cancellable, &job->error);
+                                            job, cancellable, &job->error);
       print_notes (plan, n_before);   /* a fall-back during the run */
     }
-  /* Quit from inside the loop: a quit before g_main_loop_run() would be lost. */
-  g_idle_add (quit_loop, job->loop);
-  return NULL;
-}
-
-static gboolean
-on_sigint (gpointer data)
-{
-  Job *job = data;
-  fprintf (stderr, "ctrecon-cli: cancelling…\n");
-  g_cancellable_cancel (job->cancellable);
-  return G_SOURCE_CONTINUE;
 }
 
 /* A reference given as a bare TIFF has no grid: it must match the output grid. */
@@ -133,7 +112,7 @@ write_output (const char *output, const char *format, const CtrVolume *v, const 
                        o->cutoff);
   if (v->unit != NULL && strstr (v->unit, "pixel") != NULL)
     fprintf (stderr, "ctrecon-cli: warning: the image is in %s (the dataset's pixel size is unknown); "
-             "its HU assume 1/mm with mu_water 0.0192\n", v->unit);
+             "its HU assume 1/mm with mu_water %g\n", v->unit, CTR_MU_WATER_PER_MM);
   g_autofree char *description = g_strdup_printf ("%s (ctrecon %s)", name, ctr_method_name (o->method));
   CtrDicomExportOptions eo;
   ctr_dicom_export_options_init (&eo);
@@ -273,15 +252,7 @@ ctr_cli_reconstruct (int argc, char **argv)
   /* Grid: explicit options win; else the reference's grid; else the field of view. */
   const CtrVolume *dref = no_reference ? NULL : job.dataset->reference;
   if (size == 0 && pixel_size == 0 && n_dims_d == 0 && dref != NULL)
-    {
-      job.grid = dref->grid;
-      if (g->beam != CTR_BEAM_CONE)  /* cone beam keeps the reference's 3-D grid */
-        {
-          job.grid.nz = g->n_rows;
-          job.grid.dz = g->pitch_v_mm;
-          job.grid.cz = 0;
-        }
-    }
+    job.grid = ctr_dataset_default_grid (job.dataset);
   else
     job.grid = ctr_grid_default (g, (guint) size, pixel_size > 0 ? pixel_size : dims_d[0]);
   if (n_dims_n == 3)  /* --size NXxNYxNZ */
@@ -315,12 +286,7 @@ ctr_cli_reconstruct (int argc, char **argv)
 
   job.csv = g_string_new ("iteration,elapsed_s,iteration_s,residual,rmse,psnr,ssim\n");
   job.cancellable = g_cancellable_new ();
-  job.loop = g_main_loop_new (NULL, FALSE);
-  guint sig = g_unix_signal_add (SIGINT, on_sigint, &job);
-  GThread *thread = g_thread_new ("reconstruct", worker, &job);
-  g_main_loop_run (job.loop);
-  g_thread_join (thread);
-  g_source_remove (sig);
+  ctr_cli_run_cancellable ("reconstruct", work, &job, job.cancellable);
 
   int status = 0;
   if (job.result == NULL)
@@ -345,7 +311,6 @@ ctr_cli_reconstruct (int argc, char **argv)
   g_clear_pointer (&job.result, ctr_volume_unref);
   g_clear_pointer (&job.reference, ctr_volume_unref);
   g_clear_object (&job.cancellable);
-  g_main_loop_unref (job.loop);
   g_string_free (job.csv, TRUE);
   ctr_dataset_free (job.dataset);
   return status;

@@ -46,6 +46,12 @@ geometry_json (const CtrGeometry *g, const char *name, const char *phantom, doub
     }
   json_builder_set_member_name (b, "kind");
   json_builder_add_string_value (b, "line_integrals");
+  if (i0 > 0)
+    {
+      /* the dose behind the line integrals (ctr-dataset.h), for ctr-noise and ctr-dose */
+      json_builder_set_member_name (b, "I0");
+      json_builder_add_double_value (b, i0);
+    }
   json_builder_set_member_name (b, "views");
   json_builder_add_int_value (b, g->n_views);
   json_builder_set_member_name (b, "detector_cols");
@@ -153,7 +159,7 @@ ctr_cli_simulate (int argc, char **argv)
   else if (g_str_equal (phantom, "shepp-logan"))
     ph = ctr_phantom_new_shepp_logan (radius, 0.02);
   else if (g_str_equal (phantom, "disc"))
-    ph = ctr_phantom_new_disc (0, 0, radius, 0.0192);
+    ph = ctr_phantom_new_disc (0, 0, radius, CTR_MU_WATER_PER_MM);
   else
     {
       fprintf (stderr, "ctrecon-cli simulate: unknown --phantom '%s' (head, shepp-logan or disc)\n", phantom);

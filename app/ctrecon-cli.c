@@ -13,6 +13,10 @@ static const struct {
 } commands[] = {
   { "reconstruct", ctr_cli_reconstruct, "reconstruct a dataset (geometry.json) with FBP, ART, parallel ART, SART or SIRT" },
   { "simulate", ctr_cli_simulate, "simulate a fan/parallel scan of an analytic phantom (writes geometry.json + TIFFs)" },
+  { "simulate-dose", ctr_cli_simulate_dose, "the same scan at a lower dose (binomial thinning / Poisson re-sampling; writes a new dataset)" },
+  { "noise", ctr_cli_noise, "noise level of a dataset: photons per bin stated or estimated from the sinogram (JSON on stdout)" },
+  { "study", ctr_cli_study, "dose study: doses × methods × parameters on one dataset (writes study.csv and study.png)" },
+  { "roi", ctr_cli_roi, "mean, SD and CNR in HU inside circular/rectangular ROIs of an image (JSON on stdout)" },
   { "bench", ctr_cli_bench, "benchmarks: 'bench art' (parallel ART, CSR vs SCSR), 'bench fdk' (cone-beam FDK); JSON on stdout" },
   { "metrics", ctr_cli_metrics, "RMSE, PSNR, SSIM of an image against a reference (JSON on stdout)" },
 };
@@ -22,7 +26,7 @@ usage (FILE *out)
 {
   fprintf (out, "Usage: ctrecon-cli COMMAND [OPTION…]\n\nCommands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf (out, "  %-14s %s\n", commands[i].name, commands[i].summary);
   fprintf (out, "\nOptions:\n  -h, --help     show this help and exit\n  --version      show the version and exit\n");
   fprintf (out, "\nRun 'ctrecon-cli COMMAND --help' for a command's options.\n");
 }

@@ -12,6 +12,7 @@
  */
 #include "ctr-phantom.h"
 #include "ctr-error.h"
+#include "ctr-hu.h"
 
 #include <math.h>
 #include <string.h>
@@ -86,7 +87,7 @@ ctr_phantom_new_head (double radius_mm)
    * +y.  Designed in mm for radius_mm = 100 and scaled.  Values are the
    * increments each ellipse adds; the totals are stated beside them
    * (mu_water = 0.0192 /mm, HU = 1000 (mu - mu_water) / mu_water). */
-  const double mu_w = 0.0192;
+  const double mu_w = CTR_MU_WATER_PER_MM;
   const double scalp = 0.0195;   /* skin and subcutaneous tissue, ≈ +16 HU */
   const double bone = 0.038;     /* skull, ≈ +980 HU */
   const double brain = 0.0202;   /* ≈ +52 HU */

@@ -75,6 +75,25 @@ fill_row (float *row, const guint8 *mask, guint n)
     }
 }
 
+double *
+ctr_projections_open_beam (const CtrProjections *p)
+{
+  g_return_val_if_fail (p != NULL, NULL);
+  const gboolean have_i0 = isfinite (p->i0) && p->i0 > 0.0;
+  if (p->flat == NULL && !have_i0)
+    return NULL;
+  const gsize plane = (gsize) p->n_rows * p->n_cols;
+  double *open = g_new (double, plane);  /* one detector plane: small */
+  for (gsize i = 0; i < plane; i++)
+    {
+      double dark = p->dark != NULL ? p->dark[i] : 0.0;
+      double o = (p->flat != NULL ? (double) p->flat[i] : p->i0) - dark;
+      gboolean ok = isfinite (o) && o > 0.0 && (p->mask == NULL || p->mask[i]);
+      open[i] = ok ? o : 0.0;
+    }
+  return open;
+}
+
 gboolean
 ctr_projections_to_line_integrals (CtrProjections *p, GError **error)
 {
@@ -98,23 +117,17 @@ ctr_projections_to_line_integrals (CtrProjections *p, GError **error)
 
   /* Open-beam signal per pixel, flat - dark (FORMAT.md), or I0 - dark; dead
    * where it is not a positive finite number. */
-  g_autofree double *open = g_try_malloc_n (plane, sizeof (double));
-  g_autofree guint8 *mask = g_try_malloc (plane);
-  if (open == NULL || mask == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
-                   "cannot allocate the open-beam image of %u × %u", p->n_rows, p->n_cols);
-      return FALSE;
-    }
+  g_autofree double *open = ctr_projections_open_beam (p);
+  g_autofree guint8 *mask = g_new (guint8, plane);
   gsize n_dead = 0;
   for (gsize i = 0; i < plane; i++)
     {
-      double dark = p->dark != NULL ? p->dark[i] : 0.0;
-      double o = (p->flat != NULL ? (double) p->flat[i] : p->i0) - dark;
-      gboolean ok = isfinite (o) && o > 0.0 && (p->mask == NULL || p->mask[i]);
-      open[i] = ok ? o : 1.0;
-      mask[i] = ok ? 1 : 0;
-      n_dead += !ok;
+      mask[i] = open[i] > 0.0;
+      if (!mask[i])
+        {
+          open[i] = 1.0;
+          n_dead++;
+        }
     }
 
 #pragma omp parallel for schedule(static)

@@ -2,6 +2,7 @@
  * conversion lives in ctr-projections-preprocess.c. */
 #include "ctr-projections.h"
 #include "ctr-error.h"
+#include "ctr-random.h"
 
 #include <math.h>
 #include <string.h>
@@ -81,61 +82,6 @@ ctr_projections_sinogram (const CtrProjections *p, guint row)
   return s;
 }
 
-/* splitmix64: a small, well-mixed seedable generator (Steele et al. 2014),
- * enough for reproducible simulated noise; one stream per view so the
- * result does not depend on the number of threads. */
-static inline guint64
-splitmix64 (guint64 *s)
-{
-  guint64 z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static inline double
-uniform01 (guint64 *s)
-{
-  return ((splitmix64 (s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-/* Poisson sample: inversion for small means, otherwise the transformed
- * rejection method PTRS of Hörmann (1993, Insurance: Mathematics and
- * Economics 12, 39-45), exact for every mean. */
-static double
-poisson (double mean, guint64 *s)
-{
-  if (mean < 10.0)
-    {
-      double l = exp (-mean), p = 1.0;
-      double k = 0;
-      do
-        {
-          k += 1;
-          p *= uniform01 (s);
-        }
-      while (p > l);
-      return k - 1;
-    }
-  const double slam = sqrt (mean), loglam = log (mean);
-  const double b = 0.931 + 2.53 * slam;
-  const double a = -0.059 + 0.02483 * b;
-  const double invalpha = 1.1239 + 1.1328 / (b - 3.4);
-  const double vr = 0.9277 - 3.6224 / (b - 2.0);
-  for (;;)
-    {
-      double u = uniform01 (s) - 0.5, v = uniform01 (s);
-      double us = 0.5 - fabs (u);
-      double k = floor ((2.0 * a / us + b) * u + mean + 0.43);
-      if (us >= 0.07 && v <= vr)
-        return k;
-      if (k < 0 || (us < 0.013 && v > us))
-        continue;
-      if (log (v) + log (invalpha) - log (a / (us * us) + b) <= -mean + k * loglam - lgamma (k + 1))
-        return k;
-    }
-}
-
 void
 ctr_projections_add_poisson_noise (CtrProjections *p, double i0, guint64 seed)
 {
@@ -143,11 +89,12 @@ ctr_projections_add_poisson_noise (CtrProjections *p, double i0, guint64 seed)
 #pragma omp parallel for schedule(static)
   for (guint v = 0; v < p->n_views; v++)
     {
-      guint64 s = seed * 0x100000001B3ull + v;
+      CtrRng rng;
+      ctr_rng_init (&rng, seed, v);
       float *d = p->data + (gsize) v * plane;
       for (gsize i = 0; i < plane; i++)
         {
-          double counts = poisson (i0 * exp (-(double) d[i]), &s);
+          double counts = ctr_rng_poisson (&rng, i0 * exp (-(double) d[i]));
           d[i] = (float) -log (MAX (counts, 1.0) / i0);
         }
     }

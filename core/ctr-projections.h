@@ -56,6 +56,17 @@ ctr_projections_view (const CtrProjections *p, guint view)
  */
 gboolean ctr_projections_to_line_integrals (CtrProjections *p, GError **error);
 
+/**
+ * ctr_projections_open_beam:
+ * The open-beam counts of every detector pixel as the data state them:
+ * flat − dark where a flat is present, else I0 − dark (dark 0 when absent),
+ * the same numbers ctr_projections_to_line_integrals() divides by.
+ * Returns: (transfer full) (nullable): double [row][col] (g_free), 0 for
+ *   dead pixels (not a positive finite number, or @p->mask 0); NULL when the
+ *   data state neither a flat nor I0.
+ */
+double *ctr_projections_open_beam (const CtrProjections *p);
+
 /* CTR_ERROR_INVALID_DATA if any value is NaN or infinite (names view/row/col). */
 gboolean ctr_projections_check_finite (const CtrProjections *p, GError **error);
 

@@ -35,8 +35,8 @@ void        ctr_slice_view_set_slice       (CtrSliceView *self,
 guint       ctr_slice_view_get_n_slices    (CtrSliceView *self);
 void        ctr_slice_view_set_orientation (CtrSliceView *self,
                                             CtrSliceOrientation orientation);
-/* μ_water (1/mm) of the HU read-out and presets: 0.0192 /mm (FORMAT.md). */
-#define CTR_SLICE_VIEW_MU_WATER 0.0192
+/* μ_water (1/mm) of the HU read-out and presets: the project's one value (core/ctr-hu.h). */
+#define CTR_SLICE_VIEW_MU_WATER CTR_MU_WATER_PER_MM
 double      ctr_slice_view_to_hu           (double        mu);
 char       *ctr_slice_view_describe_pixel  (CtrSliceView *self,
                                             guint         ix,

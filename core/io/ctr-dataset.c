@@ -638,6 +638,28 @@ load_counts_fields (CtrProjections *p, JsonObject *root, JsonObject *spec, const
   return TRUE;
 }
 
+/* "I0" beside line integrals: the photons per bin of the scan behind them
+ * (low-dose statistics: ctr-noise.h, ctr-dose.h); optional, positive. */
+static gboolean
+load_photon_count (CtrProjections *p, JsonObject *root, JsonObject *spec, const char *where,
+                   GError **error)
+{
+  JsonObject *o = json_object_has_member (spec, "I0") ? spec : root;
+  if (!json_object_has_member (o, "I0"))
+    return TRUE;   /* keeps what the projections brought (DICOM PhotonStatistics) */
+  double i0;
+  if (!get_double (o, "I0", TRUE, 0.0, &i0, where, error))
+    return FALSE;
+  if (!(i0 > 0))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “I0” must be positive, got %g",
+                   where, i0);
+      return FALSE;
+    }
+  p->i0 = i0;
+  return TRUE;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Reference image                                                           */
 
@@ -754,6 +776,22 @@ load_reference (JsonObject *ref, const CtrGeometry *g, const char *base_dir, con
 
 /* ------------------------------------------------------------------------ */
 /* The dataset                                                               */
+
+CtrGrid
+ctr_dataset_default_grid (const CtrDataset *d)
+{
+  const CtrGeometry *g = d->geometry;
+  if (d->reference == NULL)
+    return ctr_grid_default (g, 0, 0);
+  CtrGrid grid = d->reference->grid;
+  if (g->beam != CTR_BEAM_CONE)  /* cone beam keeps the reference's 3-D grid */
+    {
+      grid.nz = g->n_rows;
+      grid.dz = g->pitch_v_mm;
+      grid.cz = 0;
+    }
+  return grid;
+}
 
 void
 ctr_dataset_free (CtrDataset *d)
@@ -886,6 +924,8 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
     return NULL;
   if (kind == CTR_PROJ_COUNTS
       && !load_counts_fields (d->projections, root, spec, base_dir, abs_path, cancellable, error))
+    return NULL;
+  if (kind == CTR_PROJ_LINE_INTEGRALS && !load_photon_count (d->projections, root, spec, abs_path, error))
     return NULL;
 
   if (!ctr_projections_check_finite (d->projections, error)

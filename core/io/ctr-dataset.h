@@ -5,6 +5,10 @@
  * one_file_per_view, or "dicom": a folder read by ctr-dicom.h),
  * converts counts to line integrals (flat/dark or I0, dead-pixel mask) and loads
  * the reference image when the file names one.  Unknown keys are ignored.
+ * Beside line integrals an "I0" key (in the projection spec or at the top)
+ * states the photons per bin of the scan behind them; it ends up in
+ * projections->i0 for the noise model (ctr-noise.h) and dose simulation
+ * (ctr-dose.h), as DICOM-CT-PD's PhotonStatistics does.
  */
 #pragma once
 
@@ -54,6 +58,15 @@ CtrDataset *ctr_dataset_load (const char *path, const char *variant,
  * Errors as ctr_dataset_load. */
 CtrGeometry *ctr_dataset_parse_geometry (const char *json_text, gssize length,
                                          GError **error);
+
+/**
+ * ctr_dataset_default_grid:
+ * The grid a reconstruction of @d gets when the user names none: the
+ * reference's grid when the dataset has one (fan and parallel beam: its x/y
+ * grid with one slice per detector row, ctr_geometry_slice_row order; cone
+ * beam: the reference's 3-D grid), else ctr_grid_default (geometry, 0, 0).
+ */
+CtrGrid ctr_dataset_default_grid (const CtrDataset *d);
 
 void ctr_dataset_free (CtrDataset *d);
 

@@ -16,6 +16,7 @@
 #include "ctr-dicom.h"
 #include "ctr-dicom-shim.h"
 #include "ctr-error.h"
+#include "ctr-hu.h"
 
 #include <glib/gstdio.h>
 #include <errno.h>
@@ -29,7 +30,7 @@ void
 ctr_dicom_export_options_init (CtrDicomExportOptions *o)
 {
   memset (o, 0, sizeof *o);
-  o->mu_water = 0.0192;
+  o->mu_water = CTR_MU_WATER_PER_MM;
   o->series_number = 1;
 }
 

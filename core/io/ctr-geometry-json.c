@@ -154,24 +154,35 @@ ctr_geometry_json_write (const CtrGeometry *g, const char *name, const char *sou
     json_object_set_member (out, "name", json_node_copy (json_object_get_member (root, "name")));
 
   JsonObject *geo = ctr_geometry_to_json_object (g);
-  GList *keys = json_object_get_members (geo);
-  for (GList *l = keys; l != NULL; l = l->next)
-    json_object_set_member (out, l->data, json_node_copy (json_object_get_member (geo, l->data)));
-  g_list_free (keys);
+  ctr_json_object_merge (out, geo, TRUE);
   json_object_unref (geo);
-
   if (root != NULL)
     {
-      keys = json_object_get_members (root);
-      for (GList *l = keys; l != NULL; l = l->next)
-        if (!json_object_has_member (out, l->data))
-          json_object_set_member (out, l->data, json_node_copy (json_object_get_member (root, l->data)));
-      g_list_free (keys);
+      ctr_json_object_merge (out, root, FALSE);
       json_object_unref (root);
     }
+  gboolean ok = ctr_json_object_write (out, path, error);
+  json_object_unref (out);
+  return ok;
+}
 
+void
+ctr_json_object_merge (JsonObject *dst, JsonObject *src, gboolean replace)
+{
+  g_return_if_fail (dst != NULL && src != NULL);
+  GList *keys = json_object_get_members (src);
+  for (GList *l = keys; l != NULL; l = l->next)
+    if (replace || !json_object_has_member (dst, l->data))
+      json_object_set_member (dst, l->data, json_node_copy (json_object_get_member (src, l->data)));
+  g_list_free (keys);
+}
+
+gboolean
+ctr_json_object_write (JsonObject *o, const char *path, GError **error)
+{
+  g_return_val_if_fail (o != NULL && path != NULL, FALSE);
   g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  json_node_take_object (node, out);
+  json_node_set_object (node, o);
   g_autoptr (JsonGenerator) gen = json_generator_new ();
   json_generator_set_pretty (gen, TRUE);
   json_generator_set_indent (gen, 1);

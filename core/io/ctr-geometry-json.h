@@ -48,4 +48,16 @@ gboolean ctr_geometry_json_write (const CtrGeometry *g, const char *name,
                                   const char *source_path, const char *path,
                                   GError **error);
 
+/* Copies every member of @src into @dst (deep copies); members @dst already
+ * has are kept unless @replace. */
+void ctr_json_object_merge (JsonObject *dst, JsonObject *src, gboolean replace);
+
+/**
+ * ctr_json_object_write:
+ * @o as indented JSON text into @path, through a temporary file beside it
+ * that is renamed over @path (readers see the old file or the new one).
+ * Returns: FALSE with CTR_ERROR_IO naming the path and the reason.
+ */
+gboolean ctr_json_object_write (JsonObject *o, const char *path, GError **error);
+
 G_END_DECLS

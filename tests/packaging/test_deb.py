@@ -39,7 +39,8 @@ PSNR_MIN, SSIM_MIN, PEARSON_MIN = 30.0, 0.95, 0.99
 SAME_CODE_RMSE = 1e-4  # fraction of the phantom's data range
 
 MAN_PAGES = ["ctrecon", "ctrecon-cli", "ctrecon-cli-reconstruct", "ctrecon-cli-simulate",
-             "ctrecon-cli-metrics", "ctrecon-cli-bench-art", "ctrecon-cli-bench-fdk"]
+             "ctrecon-cli-metrics", "ctrecon-cli-simulate-dose", "ctrecon-cli-noise", "ctrecon-cli-roi",
+             "ctrecon-cli-study", "ctrecon-cli-bench-art", "ctrecon-cli-bench-fdk"]
 EXPECTED = [
     "usr/bin/ctrecon",
     "usr/bin/ctrecon-cli",

@@ -1,0 +1,349 @@
+/* ctr-study-plot.c — RMSE and SSIM against dose, per method (see
+ * ctr-study-plot.h). */
+#include "ctr-study-plot.h"
+#include "ctr-study-private.h"
+#include "ctr-error.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Okabe & Ito's colour-blind-safe palette (yellow left out: too pale on white). */
+static const double palette[][3] = {
+  { 0.000, 0.447, 0.698 }, { 0.835, 0.369, 0.000 }, { 0.000, 0.620, 0.451 },
+  { 0.800, 0.475, 0.655 }, { 0.902, 0.624, 0.000 }, { 0.337, 0.706, 0.914 },
+  { 0.000, 0.000, 0.000 },
+};
+#define N_COLOURS G_N_ELEMENTS (palette)
+#define N_MARKERS 4
+
+#define FONT_SIZE 13.0
+#define TITLE_SIZE 15.0
+#define MARKER 4.5
+
+typedef struct {
+  double x, y, w, h;       /* plot area */
+  double x0, x1, y0, y1;   /* data range */
+  gboolean log_x;
+} Axes;
+
+static double
+map_x (const Axes *a, double v)
+{
+  double t = a->log_x ? (log (v) - log (a->x0)) / (log (a->x1) - log (a->x0)) : (v - a->x0) / (a->x1 - a->x0);
+  return a->x + t * a->w;
+}
+
+static double
+map_y (const Axes *a, double v)
+{
+  return a->y + a->h - (v - a->y0) / (a->y1 - a->y0) * a->h;
+}
+
+/* A 1-2-5 step giving about @n intervals over @range. */
+static double
+nice_step (double range, int n)
+{
+  double raw = range / n, mag = pow (10, floor (log10 (raw)));
+  double f = raw / mag;
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+}
+
+static void
+text_at (cairo_t *cr, const char *text, double x, double y, double ax, double ay)
+{
+  cairo_text_extents_t e;
+  cairo_text_extents (cr, text, &e);
+  cairo_move_to (cr, x - ax * e.width - e.x_bearing, y - ay * e.height - e.y_bearing);
+  cairo_show_text (cr, text);
+}
+
+static void
+marker (cairo_t *cr, guint kind, double x, double y)
+{
+  const double r = MARKER;
+  switch (kind % N_MARKERS)
+    {
+    case 0:
+      cairo_arc (cr, x, y, r, 0, 2 * G_PI);
+      break;
+    case 1:
+      cairo_rectangle (cr, x - r * 0.9, y - r * 0.9, 1.8 * r, 1.8 * r);
+      break;
+    case 2:
+      cairo_move_to (cr, x, y - 1.15 * r);
+      cairo_line_to (cr, x + r, y + 0.75 * r);
+      cairo_line_to (cr, x - r, y + 0.75 * r);
+      cairo_close_path (cr);
+      break;
+    default:
+      cairo_move_to (cr, x, y - 1.2 * r);
+      cairo_line_to (cr, x + 1.2 * r, y);
+      cairo_line_to (cr, x, y + 1.2 * r);
+      cairo_line_to (cr, x - 1.2 * r, y);
+      cairo_close_path (cr);
+      break;
+    }
+  cairo_fill (cr);
+}
+
+static double
+row_value (const CtrStudyRow *r, gboolean ssim)
+{
+  return ssim ? r->ssim : r->hu_rmse;
+}
+
+/* One panel: @ssim selects the quantity. */
+static void
+draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, double ph, gboolean ssim)
+{
+  guint n_rows = 0;
+  const CtrStudyRow *rows = ctr_study_get_rows (s, &n_rows);
+  Axes a = { px + 72, py + 34, pw - 72 - 16, ph - 34 - 52, 0, 0, 0, 0, FALSE };
+
+  /* Data ranges: x over the study's doses, y over the finite values. */
+  a.x0 = INFINITY;
+  a.x1 = -INFINITY;
+  for (guint i = 0; i < s->doses->len; i++)
+    {
+      double d = g_array_index (s->doses, double, i);
+      a.x0 = MIN (a.x0, d);
+      a.x1 = MAX (a.x1, d);
+    }
+  a.y0 = INFINITY;
+  a.y1 = -INFINITY;
+  for (guint k = 0; k < n_rows; k++)
+    {
+      double v = row_value (&rows[k], ssim);
+      if (isfinite (v))
+        {
+          a.y0 = MIN (a.y0, v);
+          a.y1 = MAX (a.y1, v);
+        }
+    }
+
+  cairo_set_source_rgb (cr, 0, 0, 0);
+  cairo_set_font_size (cr, TITLE_SIZE);
+  text_at (cr, ssim ? "SSIM in the field of view" : "RMSE in the field of view (HU)", a.x + a.w / 2, py + 6, 0.5, 0);
+  cairo_set_font_size (cr, FONT_SIZE);
+  if (!isfinite (a.x0))
+    return;
+  if (!isfinite (a.y0))
+    {
+      cairo_set_source_rgb (cr, 0.4, 0.4, 0.4);
+      text_at (cr, n_rows == 0 ? "no run finished yet" : "no reference: nothing to compare with",
+               a.x + a.w / 2, a.y + a.h / 2, 0.5, 0.5);
+      return;
+    }
+
+  /* x: logarithmic over a factor 3 or more; margins of 6 % either side. */
+  a.log_x = a.x0 > 0 && a.x1 / a.x0 >= 3;
+  if (a.x1 == a.x0)
+    {
+      a.x0 *= 0.9;
+      a.x1 *= 1.1;
+    }
+  else if (a.log_x)
+    {
+      double m = 0.06 * log (a.x1 / a.x0);
+      a.x0 *= exp (-m);
+      a.x1 *= exp (m);
+    }
+  else
+    {
+      double m = 0.06 * (a.x1 - a.x0);
+      a.x0 -= m;
+      a.x1 += m;
+    }
+  /* y: at least three 1-2-5 ticks, SSIM never above 1. */
+  double span = a.y1 - a.y0;
+  if (!(span > 0))
+    span = fabs (a.y1) > 0 ? 0.1 * fabs (a.y1) : 1;
+  double step = nice_step (span, 4);
+  a.y0 = floor ((a.y0 - 0.05 * span) / step) * step;
+  a.y1 = ceil ((a.y1 + 0.05 * span) / step) * step;
+  if (ssim && a.y1 > 1)
+    a.y1 = 1;
+  if (!ssim && a.y0 < 0)
+    a.y0 = 0;
+
+  /* Grid and ticks. */
+  cairo_set_line_width (cr, 1);
+  for (double v = a.y0; v <= a.y1 + 1e-9 * step; v += step)
+    {
+      double y = round (map_y (&a, v)) + 0.5;
+      cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
+      cairo_move_to (cr, a.x, y);
+      cairo_line_to (cr, a.x + a.w, y);
+      cairo_stroke (cr);
+      char buf[32];
+      g_snprintf (buf, sizeof buf, step < 0.01 ? "%.3f" : step < 0.1 ? "%.2f" : step < 1 ? "%.1f" : "%.0f", v);
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      text_at (cr, buf, a.x - 6, y, 1, 0.5);
+    }
+  for (guint i = 0; i < s->doses->len; i++)
+    {
+      double d = g_array_index (s->doses, double, i);
+      double x = round (map_x (&a, d)) + 0.5;
+      cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
+      cairo_move_to (cr, x, a.y);
+      cairo_line_to (cr, x, a.y + a.h);
+      cairo_stroke (cr);
+      char buf[32];
+      g_snprintf (buf, sizeof buf, "%g", d);
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      text_at (cr, buf, x, a.y + a.h + 6, 0.5, 0);
+    }
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  cairo_rectangle (cr, a.x + 0.5, a.y + 0.5, a.w - 1, a.h - 1);
+  cairo_stroke (cr);
+  text_at (cr, a.log_x ? "dose (fraction of the data's; log scale)" : "dose (fraction of the data's)",
+           a.x + a.w / 2, a.y + a.h + 28, 0.5, 0);
+
+  /* One polyline per method, points in the study's dose order sorted by dose. */
+  cairo_save (cr);
+  cairo_rectangle (cr, a.x, a.y, a.w, a.h);
+  cairo_clip (cr);
+  for (guint m = 0; m < s->methods->len; m++)
+    {
+      const double *c = palette[m % N_COLOURS];
+      g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (double) * 2);
+      for (guint k = 0; k < n_rows; k++)
+        if (rows[k].method_index == m && isfinite (row_value (&rows[k], ssim)))
+          {
+            double p[2] = { rows[k].dose, row_value (&rows[k], ssim) };
+            g_array_append_vals (pts, p, 1);
+          }
+      if (pts->len == 0)
+        continue;
+      double *xy = (double *) pts->data;
+      /* insertion sort by dose: a handful of points */
+      for (guint i = 1; i < pts->len; i++)
+        for (guint j = i; j > 0 && xy[2 * j] < xy[2 * (j - 1)]; j--)
+          {
+            double t0 = xy[2 * j], t1 = xy[2 * j + 1];
+            xy[2 * j] = xy[2 * (j - 1)];
+            xy[2 * j + 1] = xy[2 * (j - 1) + 1];
+            xy[2 * (j - 1)] = t0;
+            xy[2 * (j - 1) + 1] = t1;
+          }
+      cairo_set_source_rgb (cr, c[0], c[1], c[2]);
+      cairo_set_line_width (cr, 2);
+      for (guint i = 0; i < pts->len; i++)
+        {
+          double x = map_x (&a, xy[2 * i]), y = map_y (&a, xy[2 * i + 1]);
+          if (i == 0)
+            cairo_move_to (cr, x, y);
+          else
+            cairo_line_to (cr, x, y);
+        }
+      cairo_stroke (cr);
+      for (guint i = 0; i < pts->len; i++)
+        marker (cr, m / N_COLOURS + m, map_x (&a, xy[2 * i]), map_y (&a, xy[2 * i + 1]));
+    }
+  cairo_restore (cr);
+}
+
+/* The legend's height for @width, drawing it at @y when @draw. */
+static double
+legend (const CtrStudy *s, cairo_t *cr, double width, double y, gboolean draw)
+{
+  cairo_set_font_size (cr, FONT_SIZE);
+  const double pad = 24, swatch = 30, line_h = 22;
+  double x = pad, rows = s->methods->len > 0 ? 1 : 0;
+  for (guint m = 0; m < s->methods->len; m++)
+    {
+      const char *label = g_array_index (s->methods, StudyMethod, m).label;
+      cairo_text_extents_t e;
+      cairo_text_extents (cr, label, &e);
+      double w = swatch + 6 + e.x_advance + pad;
+      if (x + w > width && x > pad)
+        {
+          x = pad;
+          rows++;
+        }
+      if (draw)
+        {
+          const double *c = palette[m % N_COLOURS];
+          double cy = y + (rows - 1) * line_h + line_h / 2;
+          cairo_set_source_rgb (cr, c[0], c[1], c[2]);
+          cairo_set_line_width (cr, 2);
+          cairo_move_to (cr, x, cy);
+          cairo_line_to (cr, x + swatch, cy);
+          cairo_stroke (cr);
+          marker (cr, m / N_COLOURS + m, x + swatch / 2, cy);
+          cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+          text_at (cr, label, x + swatch + 6, cy, 0, 0.5);
+        }
+      x += w;
+    }
+  return rows * line_h;
+}
+
+void
+ctr_study_plot_draw (const CtrStudy *s, cairo_t *cr, double width, double height)
+{
+  g_return_if_fail (s != NULL && cr != NULL);
+  cairo_save (cr);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  cairo_select_font_face (cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+
+  /* Title: the dataset and the dose model's anchor. */
+  cairo_set_source_rgb (cr, 0, 0, 0);
+  cairo_set_font_size (cr, TITLE_SIZE + 2);
+  g_autofree char *title = g_strdup_printf ("Dose study%s%s", *s->title ? ": " : "", s->title);
+  text_at (cr, title, width / 2, 10, 0.5, 0);
+  const double top = 40;
+
+  double legend_h = legend (s, cr, width, 0, FALSE);
+  double panel_h = MAX (height - top - legend_h - 16, 80);
+  double panel_w = width / 2;
+  draw_panel (s, cr, 0, top, panel_w, panel_h, FALSE);
+  draw_panel (s, cr, panel_w, top, panel_w, panel_h, TRUE);
+  legend (s, cr, width, top + panel_h + 4, TRUE);
+  cairo_restore (cr);
+}
+
+gboolean
+ctr_study_plot_write_png (const CtrStudy *s, const char *path, int width, int height, GError **error)
+{
+  g_return_val_if_fail (s != NULL && path != NULL, FALSE);
+  if (width < 200 || height < 200 || width > 8000 || height > 8000)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "a figure of %d × %d pixels: both sides must be 200 to 8000", width, height);
+      return FALSE;
+    }
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, width, height);
+  cairo_t *cr = cairo_create (surface);
+  ctr_study_plot_draw (s, cr, width, height);
+  cairo_destroy (cr);
+
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  int fd = g_mkstemp (tmp);
+  if (fd < 0)
+    {
+      int e = errno;
+      cairo_surface_destroy (surface);
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
+      return FALSE;
+    }
+  close (fd);
+  cairo_status_t st = cairo_surface_write_to_png (surface, tmp);
+  cairo_surface_destroy (surface);
+  if (st != CAIRO_STATUS_SUCCESS || g_rename (tmp, path) != 0)
+    {
+      int e = errno;
+      g_unlink (tmp);
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "could not write “%s”: %s", path,
+                   st != CAIRO_STATUS_SUCCESS ? cairo_status_to_string (st) : g_strerror (e));
+      return FALSE;
+    }
+  g_chmod (path, 0644);
+  return TRUE;
+}

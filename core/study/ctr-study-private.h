@@ -1,0 +1,33 @@
+/* ctr-study-private.h — the study's insides, shared by ctr-study.c,
+ * ctr-study-json.c and ctr-study-plot.c. */
+#pragma once
+
+#include "ctr-study.h"
+
+typedef struct {
+  char *label;
+  char *parameters;
+  CtrReconOptions options;
+} StudyMethod;
+
+typedef struct {
+  char *name;
+  CtrRoi roi;
+  CtrStudyRoiRole role;
+} StudyRoi;
+
+struct _CtrStudy {
+  char *dataset, *variant;      /* from STUDY.json; NULL when built in code */
+  GArray *doses;                /* double */
+  GArray *methods;              /* StudyMethod */
+  GArray *rois;                 /* StudyRoi */
+  GArray *rows;                 /* CtrStudyRow; its strings and arrays owned here */
+  CtrDoseOptions dose;
+  double mu_water;
+  gboolean has_grid;
+  CtrGrid grid;
+  guint grid_size;              /* STUDY.json "grid": ctr_grid_default's size and pixel (0: default) */
+  double grid_pixel_mm;
+  double metrics_radius_mm;
+  char *title;
+};

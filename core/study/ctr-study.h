@@ -1,0 +1,208 @@
+/* ctr-study.h — a dose study: one dataset, a grid of doses × methods ×
+ * parameters, one row of figures per run.
+ *
+ * For every dose fraction F the data are brought to F × their dose once
+ * (ctr_dose_simulate, the same seed for every dose, so `ctrecon-cli
+ * simulate-dose --fraction F --seed S` reproduces each scan; the scans are
+ * kept while the study runs: doses × the projections' size).  Then every
+ * method configuration makes one plan (ctr_recon_plan_new: the operator is
+ * built or loaded once, and only one plan is alive at a time) and executes
+ * it on the scan of every dose, on the dataset's grid, and the run's
+ * figures are taken: RMSE, PSNR and SSIM
+ * against the dataset's reference inside the field of view (the solvers'
+ * own protocol, ctr-progress.h), the RMSE in HU, the mean/SD of every ROI
+ * in HU and its CNR against the background ROI, the noise SD of a uniform
+ * region (ctr-roi.h), the iterations run, the iteration with the lowest
+ * RMSE, and the method's time.  Methods and parameters are given by name
+ * and parsed through the parameter table (ctr-params.h), so a method or a
+ * parameter added there is usable here unchanged.
+ *
+ * A study is built in code (the window) or from a STUDY.json
+ * (ctr_study_new_from_file; format in README.md), run on a worker thread
+ * with a progress callback and a GCancellable, and written as a CSV table
+ * (ctr_study_write_csv) and a figure (ctr-study-plot.h).  The library
+ * prints nothing.
+ */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+#include "ctr-dose.h"
+#include "ctr-progress.h"
+#include "ctr-recon-types.h"
+#include "ctr-roi.h"
+#include "io/ctr-dataset.h"
+
+G_BEGIN_DECLS
+
+typedef struct _CtrStudy CtrStudy;
+
+/* What an ROI is for. */
+typedef enum {
+  CTR_STUDY_ROI_MEASURE,     /* mean, SD and CNR reported */
+  CTR_STUDY_ROI_BACKGROUND,  /* the reference of every CNR (at most one); mean and SD reported */
+  CTR_STUDY_ROI_NOISE        /* a uniform region: its plane-detrended SD (at most one) */
+} CtrStudyRoiRole;
+
+/**
+ * CtrStudyRow:
+ * The figures of one run (all owned by the study).
+ * @dose: F, the fraction of the data's dose.
+ * @i0: photons per bin at this dose (NaN when the data state none).
+ * @method_index: which configuration (ctr_study_get_method_label).
+ * @method: the method.
+ * @label: "fbp window=hann cutoff=0.5": the method and the parameters the
+ *   study sets.
+ * @parameters: the same parameters alone, "window=hann;cutoff=0.5".
+ * @rmse, @psnr, @ssim: against the reference inside the field of view,
+ *   1/mm, dB, 1 (NaN without a reference).
+ * @hu_rmse: @rmse in HU (1000·rmse/μ_water).
+ * @roi_mean_hu, @roi_sd_hu, @roi_cnr: one entry per ROI in the order
+ *   added (CNR NaN for the background, the noise ROI, or without a
+ *   background; mean/SD NaN for the noise ROI).
+ * @noise_sd_hu: detrended SD of the noise ROI (NaN without one).
+ * @iterations: iterations run (1 for FBP/FDK).
+ * @best_iteration, @best_rmse: the iteration with the lowest RMSE and that
+ *   RMSE (0 and NaN without a reference).
+ * @seconds: the method's time as it reports it (operator set-up excluded,
+ *   ctr-progress.h).
+ */
+typedef struct {
+  double dose;
+  double i0;
+  guint method_index;
+  CtrMethod method;
+  const char *label;
+  const char *parameters;
+  double rmse, psnr, ssim, hu_rmse;
+  const double *roi_mean_hu, *roi_sd_hu, *roi_cnr;
+  double noise_sd_hu;
+  guint iterations;
+  guint best_iteration;
+  double best_rmse;
+  double seconds;
+} CtrStudyRow;
+
+/**
+ * CtrStudyProgress:
+ * @run: 0-based index of the current run, of @n_runs (doses × methods).
+ * @fraction: the whole study's progress in [0, 1].
+ * @dose, @label: the current run's dose and method label.
+ * @stage: what is being done, in words ("simulating 0.25 × the dose",
+ *   "fbp window=hann at 0.25 × the dose").
+ * @iteration: (nullable): the current run's latest iteration (borrowed).
+ * @row: (nullable): set once, when a run has finished (borrowed).
+ * @notes: (nullable) (array zero-terminated=1): set once per method, when
+ *   its plan has been made: what the plan decided and why
+ *   (ctr_recon_plan_get_notes; borrowed).
+ */
+typedef struct {
+  guint run, n_runs;
+  double fraction;
+  double dose;
+  const char *label;
+  const char *stage;
+  const CtrIterStats *iteration;
+  const CtrStudyRow *row;
+  const char *const *notes;
+} CtrStudyProgress;
+
+/* Called from the thread that runs the study; copy what you keep. */
+typedef void (*CtrStudyProgressFunc) (const CtrStudyProgress *progress, gpointer user_data);
+
+/* An empty study: no doses, methods or ROIs; dose options as
+ * ctr_dose_options_init, μ_water CTR_MU_WATER_PER_MM, the dataset's grid
+ * and field of view.  Free with ctr_study_free(). */
+CtrStudy *ctr_study_new (void);
+void ctr_study_free (CtrStudy *s);
+
+/**
+ * ctr_study_new_from_file:
+ * Reads a STUDY.json (README.md, "Dose studies").  Every key is checked:
+ * methods by name (ctr_method_from_name), their parameters by name and
+ * range (ctr_param_find, ctr_param_applies, ctr_param_parse), ROIs, doses.
+ * The dataset's path is resolved against the file's folder
+ * (ctr_study_get_dataset).
+ * Returns: (transfer full): the study, or NULL with CTR_ERROR_IO (cannot
+ *   read), CTR_ERROR_FORMAT (not JSON, a missing or mistyped key, an
+ *   unknown key, method or parameter; the message names the key) or
+ *   CTR_ERROR_INVALID_ARGUMENT (a value out of range).
+ */
+CtrStudy *ctr_study_new_from_file (const char *path, GError **error);
+
+/* The dataset a STUDY.json names (absolute path; NULL for a study built in
+ * code) and its variant (nullable). */
+const char *ctr_study_get_dataset (const CtrStudy *s, const char **variant);
+
+/* Adds a dose fraction F (> 0; CTR_ERROR_INVALID_ARGUMENT otherwise, or
+ * when already present).  Doses run in the order added. */
+gboolean ctr_study_add_dose (CtrStudy *s, double fraction, GError **error);
+
+/**
+ * ctr_study_add_method:
+ * Adds a configuration: @options (validated, CTR_ERROR_INVALID_ARGUMENT)
+ * and the parameters it sets, @parameters ("window=hann;cutoff=0.5", may
+ * be NULL or ""), which make its label.  FALSE on error.
+ */
+gboolean ctr_study_add_method (CtrStudy *s, const CtrReconOptions *options,
+                               const char *parameters, GError **error);
+
+/* Adds an ROI; CTR_ERROR_INVALID_ARGUMENT for an invalid ROI, an empty or
+ * repeated name, or a second background / noise ROI. */
+gboolean ctr_study_add_roi (CtrStudy *s, const char *name, const CtrRoi *roi,
+                            CtrStudyRoiRole role, GError **error);
+
+/* Seed, electronic noise, stated I0 and model of the dose simulation
+ * (->fraction is ignored: the study's doses are used). */
+void ctr_study_set_dose_options (CtrStudy *s, const CtrDoseOptions *options);
+/* μ_water (1/mm, > 0) for HU. */
+void ctr_study_set_mu_water (CtrStudy *s, double mu_water);
+/* The reconstruction grid; NULL: ctr_dataset_default_grid. */
+void ctr_study_set_grid (CtrStudy *s, const CtrGrid *grid);
+/* Radius (mm) of the disc the quality metrics count; < 0 (default): the
+ * field of view (ctr_geometry_fov_radius_mm); 0: the whole image. */
+void ctr_study_set_metrics_radius (CtrStudy *s, double radius_mm);
+
+guint ctr_study_get_n_doses (const CtrStudy *s);
+double ctr_study_get_dose (const CtrStudy *s, guint i);
+guint ctr_study_get_n_methods (const CtrStudy *s);
+const char *ctr_study_get_method_label (const CtrStudy *s, guint i);
+guint ctr_study_get_n_rois (const CtrStudy *s);
+const char *ctr_study_get_roi_name (const CtrStudy *s, guint i, CtrStudyRoiRole *role);
+double ctr_study_get_mu_water (const CtrStudy *s);
+/* The dataset name of the last run ("" before). */
+const char *ctr_study_get_title (const CtrStudy *s);
+
+/**
+ * ctr_study_run:
+ * @d: the dataset (not modified).
+ * Runs every method × dose (earlier rows are dropped first) and keeps the
+ * rows, in run order: every dose of the first configuration, then of the
+ * next.  Progress goes to @progress after every iteration and run.
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (no dose or no method, an
+ *   ROI outside the image), the errors of ctr_dose_simulate (no counts or I0
+ *   for a dose other than 1) and of, or G_IO_ERROR_CANCELLED; the rows finished
+ *   before the failure are kept.
+ * A dose of exactly 1 on data without counts or I0 reconstructs the data as
+ * they are (every other dose needs I0).
+ */
+gboolean ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress,
+                        gpointer user_data, GCancellable *cancellable, GError **error);
+
+/* The rows so far, in run order (method-major). */
+const CtrStudyRow *ctr_study_get_rows (const CtrStudy *s, guint *n_rows);
+
+/**
+ * ctr_study_write_csv:
+ * The rows as CSV (RFC 4180; a header line; numbers with 8 significant
+ * digits; empty fields for NaN): dose, i0, method, label, parameters, rmse,
+ * psnr, ssim, hu_rmse, then per ROI NAME roi_NAME_mean_hu, roi_NAME_sd_hu,
+ * roi_NAME_cnr (measure ROIs), the background's mean and SD, noise_sd_hu,
+ * iterations, best_iteration, best_rmse, seconds.  Written to a temporary
+ * file and renamed over @path.  CTR_ERROR_IO.
+ */
+gboolean ctr_study_write_csv (const CtrStudy *s, const char *path, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrStudy, ctr_study_free)
+
+G_END_DECLS
