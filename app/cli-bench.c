@@ -48,10 +48,11 @@ cmp_double (const void *a, const void *b)
 static int
 bench_art (int argc, char **argv)
 {
-  g_autofree char *geometry = g_strdup ("fan-curved"), *backend = g_strdup ("cpu");
+  g_autofree char *geometry = g_strdup ("fan-curved"), *backend = g_strdup ("cpu"), *method = NULL;
   int image = 512, views = 720, cols = 1024, slices = 1;
   GOptionEntry entries[] = {
     { "geometry", 0, 0, G_OPTION_ARG_STRING, &geometry, "fan-flat or fan-curved (default)", "G" },
+    { "method", 'm', 0, G_OPTION_ARG_STRING, &method, "the iterative method timed: part (default), art, sart, sirt, cgls, pwls, asd-pocs", "M" },
     { "image", 0, 0, G_OPTION_ARG_INT, &image, "image of N × N pixels covering the field of view (512)", "N" },
     { "views", 0, 0, G_OPTION_ARG_INT, &views, "views, uniform over 360° (720)", "V" },
     { "cols", 0, 0, G_OPTION_ARG_INT, &cols, "detector columns (1024)", "C" },
@@ -62,10 +63,10 @@ bench_art (int argc, char **argv)
   static const char *const method_params[] = { "matrix", "ray-model", "subsets", "iterations", "relaxation",
                                                "part-step", NULL };
   g_autoptr (CtrCliParams) params = ctr_cli_params_new (method_params);
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("- time parallel ART on a synthetic fan-beam scan");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- time an iterative method (parallel ART by default) on a synthetic fan-beam scan");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_main_entries (ctx, ctr_cli_params_entries (params), NULL);
-  g_option_context_set_description (ctx, "Defaults: --matrix scsr, --ray-model area, --iterations 5, parallel ART's relaxation.");
+  g_option_context_set_description (ctx, "Defaults: --method part, --matrix scsr, --ray-model area, --iterations 5, the method's relaxation.");
   if (!ctr_cli_parse (ctx, &argc, &argv))
     return 2;
   if (image < 8 || views < 1 || cols < 2 || slices < 1)
@@ -79,15 +80,23 @@ bench_art (int argc, char **argv)
       fprintf (stderr, "ctrecon-cli bench art: unknown --geometry '%s' (fan-flat or fan-curved)\n", geometry);
       return 2;
     }
+  CtrMethod m = CTR_METHOD_PART;
+  g_autoptr (GError) error = NULL;
+  if (method != NULL && !ctr_method_from_name (method, &m, &error))
+    return ctr_cli_fail (error);
+  if (!ctr_method_is_iterative (m))
+    {
+      fprintf (stderr, "ctrecon-cli bench art: --method %s is not iterative\n", method);
+      return 2;
+    }
   CtrReconOptions o;
-  ctr_recon_options_init (&o, CTR_METHOD_PART);
+  ctr_recon_options_init (&o, m);
   o.iterations = 5;
   if (!ctr_cli_params_apply (params, &o, "bench art"))
     return 2;
   const int iterations = (int) o.iterations;
   const char *matrix = ctr_param_find ("matrix")->choices[o.matrix];
   const char *model = ctr_param_find ("ray-model")->choices[o.ray_model];
-  g_autoptr (GError) error = NULL;
   if (!ctr_recon_options_validate (&o, &error))
     return ctr_cli_fail (error);
   /* No silent fallback in a benchmark: the backend named runs or the bench fails. */
@@ -133,6 +142,7 @@ bench_art (int argc, char **argv)
   g_autoptr (JsonBuilder) jb = json_builder_new ();
   json_builder_begin_object (jb);
   json_builder_set_member_name (jb, "benchmark"); json_builder_add_string_value (jb, "art");
+  json_builder_set_member_name (jb, "method"); json_builder_add_string_value (jb, ctr_method_name (m));
   json_builder_set_member_name (jb, "geometry"); json_builder_add_string_value (jb, geometry);
   json_builder_set_member_name (jb, "image"); json_builder_add_int_value (jb, image);
   json_builder_set_member_name (jb, "views"); json_builder_add_int_value (jb, views);

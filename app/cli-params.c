@@ -16,10 +16,10 @@ struct _CtrCliParams {
   GPtrArray *strings;     /* descriptions and argument names the entries point at */
 };
 
-static char *
-describe (const CtrParam *p)
+static void
+describe_one (GString *s, const CtrParam *p)
 {
-  GString *s = g_string_new (p->description);
+  g_string_append (s, p->description);
   switch (p->type)
     {
     case CTR_PARAM_CHOICE:
@@ -35,6 +35,35 @@ describe (const CtrParam *p)
     case CTR_PARAM_DOUBLE:
       break;
     }
+}
+
+/* The description of every parameter called @p->name, by method. */
+static char *
+describe (const CtrParam *p)
+{
+  GString *s = g_string_new (NULL);
+  guint n, count = 0;
+  const CtrParam *all = ctr_params_list (&n);
+  for (guint i = 0; i < n; i++)
+    count += g_str_equal (all[i].name, p->name);
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (all[i].name, p->name))
+      {
+        if (s->len > 0)
+          g_string_append (s, ". ");
+        if (count > 1)
+          {
+            g_string_append (s, "[");
+            for (guint m = 0, first = 1; m < CTR_N_METHODS; m++)
+              if (ctr_param_applies (&all[i], m))
+                {
+                  g_string_append_printf (s, "%s%s", first ? "" : ", ", ctr_method_name (m));
+                  first = 0;
+                }
+            g_string_append (s, "] ");
+          }
+        describe_one (s, &all[i]);
+      }
   g_string_append (s, "; default per method");
   return g_string_free (s, FALSE);
 }
@@ -47,8 +76,10 @@ ctr_cli_params_new (const char *const *only)
   cp->strings = g_ptr_array_new_with_free_func (g_free);
   guint n;
   const CtrParam *all = ctr_params_list (&n);
+  /* One option per name (a name may stand for different parameters of
+   * different methods: ctr_param_find_for picks the method's when applied). */
   for (guint i = 0; i < n; i++)
-    if (only == NULL || g_strv_contains (only, all[i].name))
+    if ((only == NULL || g_strv_contains (only, all[i].name)) && ctr_param_find (all[i].name) == &all[i])
       {
         const CtrParam *p = &all[i];
         g_array_append_val (cp->params, p);
@@ -99,7 +130,7 @@ ctr_cli_params_apply (CtrCliParams *cp, CtrReconOptions *o, const char *command)
     {
       if (cp->values[i] == NULL)
         continue;
-      const CtrParam *p = g_array_index (cp->params, const CtrParam *, i);
+      const CtrParam *p = ctr_param_find_for (g_array_index (cp->params, const CtrParam *, i)->name, o->method);
       g_autoptr (GError) error = NULL;
       if (!ctr_param_parse (p, o, cp->values[i], &error))
         {

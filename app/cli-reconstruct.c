@@ -44,6 +44,9 @@ on_iteration (const CtrIterStats *s, gpointer data)
     g_string_append_printf (line, "  RMSE %.4e  PSNR %.2f dB  SSIM %.4f", s->rmse, s->psnr, s->ssim);
   fprintf (stderr, "%s\n", line->str);
   g_string_free (line, TRUE);
+  if (s->stopped)
+    fprintf (stderr, "%s stopped at iteration %u of %u: the data residual reached the noise level or stopped falling\n",
+             ctr_method_name (s->method), s->iteration, s->n_iterations);
   g_string_append_printf (job->csv, "%u,%.6f,%.6f,%.8g,%.8g,%.8g,%.8g\n", s->iteration, s->elapsed_s,
                           s->iteration_s, s->residual, s->rmse, s->psnr, s->ssim);
 }

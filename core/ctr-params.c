@@ -6,10 +6,12 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#define ITERATIVE (CTR_PARAM_METHOD_BIT (CTR_METHOD_ART) | CTR_PARAM_METHOD_BIT (CTR_METHOD_PART) | \
-                   CTR_PARAM_METHOD_BIT (CTR_METHOD_SART) | CTR_PARAM_METHOD_BIT (CTR_METHOD_SIRT))
+#define BIT(m) CTR_PARAM_METHOD_BIT (CTR_METHOD_##m)
+/* The algebraic methods (ART family), every iterative method, the analytic ones. */
+#define ALGEBRAIC (BIT (ART) | BIT (PART) | BIT (SART) | BIT (SIRT))
+#define ITERATIVE (ALGEBRAIC | BIT (CGLS) | BIT (PWLS) | BIT (ASD_POCS))
+#define ANALYTIC (BIT (FBP) | BIT (FDK))
 #define AT(field) offsetof (CtrReconOptions, field)
-#define ANALYTIC (CTR_PARAM_METHOD_BIT (CTR_METHOD_FBP) | CTR_PARAM_METHOD_BIT (CTR_METHOD_FDK))
 
 static const char *const window_labels[] = { "Ram-Lak (none)", "Shepp-Logan", "Cosine", "Hamming", "Hann", NULL };
 /* CtrMatrixFormat order */
@@ -24,6 +26,12 @@ static const char *const subsets_labels[] = { "Automatic (orbits with SCSR)", "O
 /* CtrPartStep order */
 static const char *const step_choices[] = { "sparsity", "cuart", NULL };
 static const char *const step_labels[] = { "Sparsity bound (Censor 2001)", "cuART Eq. 9 (M′)", NULL };
+/* CtrPenalty order */
+static const char *const penalty_choices[] = { "hyperbola", "huber", "quadratic", NULL };
+static const char *const penalty_labels[] = { "Hyperbola (edge-preserving)", "Huber (edge-preserving)", "Quadratic", NULL };
+/* CtrStop order */
+static const char *const stop_choices[] = { "none", "auto", NULL };
+static const char *const stop_labels[] = { "After the iterations", "At the noise level (discrepancy principle)", NULL };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (window_labels) == CTR_N_FILTERS + 1);
 
@@ -38,11 +46,11 @@ static const CtrParam params[] = {
     "Full passes over all views, 1 to 100000",
     CTR_PARAM_INT, 1, 100000, FALSE, FALSE, 0, 1, NULL, NULL, ITERATIVE, AT (iterations) },
   { "relaxation", "Relaxation λ",
-    "Step length of every update, in (0, 2) (cuART Eq. 1 and 9)",
-    CTR_PARAM_DOUBLE, 0, 2, TRUE, TRUE, 3, 0.05, NULL, NULL, ITERATIVE, AT (relaxation) },
+    "Step length of every update, in (0, 2) (cuART Eq. 1 and 9; ASD-POCS: its SART steps)",
+    CTR_PARAM_DOUBLE, 0, 2, TRUE, TRUE, 3, 0.05, NULL, NULL, ALGEBRAIC | BIT (ASD_POCS), AT (relaxation) },
   { "nonnegative", "Non-negativity",
     "Clip the image at 0 after every update (attenuation is never negative)",
-    CTR_PARAM_BOOL, 0, 1, FALSE, FALSE, 0, 1, NULL, NULL, ITERATIVE, AT (nonnegative) },
+    CTR_PARAM_BOOL, 0, 1, FALSE, FALSE, 0, 1, NULL, NULL, ALGEBRAIC | BIT (PWLS) | BIT (ASD_POCS), AT (nonnegative) },
   { "matrix", "Matrix format",
     "How the system matrix is stored: SCSR keeps rows of canonical views only (cuART §3), CSR every row",
     CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, matrix_choices, matrix_labels, ITERATIVE, AT (matrix) },
@@ -57,6 +65,30 @@ static const CtrParam params[] = {
     "Normalisation of the rays of one view in parallel ART",
     CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, step_choices, step_labels,
     CTR_PARAM_METHOD_BIT (CTR_METHOD_PART), AT (part_step) },
+  { "stop", "Stop",
+    "When to stop: after the iterations, or when the data residual reaches the noise level estimated from the data (discrepancy principle, Morozov 1966)",
+    CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, stop_choices, stop_labels, ALGEBRAIC | BIT (CGLS), AT (stop) },
+  { "beta", "Penalty weight β",
+    "Weight of the edge-preserving penalty; 0 = from the noise level of the data (see the PWLS docs)",
+    CTR_PARAM_DOUBLE, 0, 1e12, FALSE, FALSE, 4, 0.1, NULL, NULL, BIT (PWLS), AT (beta) },
+  { "delta", "Edge scale δ",
+    "Differences between neighbours above δ (1/mm) count as edges and are kept; 0 = from the noise level",
+    CTR_PARAM_DOUBLE, 0, 1e6, FALSE, FALSE, 6, 0.0001, NULL, NULL, BIT (PWLS), AT (delta) },
+  { "penalty", "Penalty",
+    "Potential of the neighbour differences (8-neighbourhood): hyperbola and Huber keep edges, quadratic smooths them",
+    CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, penalty_choices, penalty_labels, BIT (PWLS), AT (penalty) },
+  { "subsets", "Ordered subsets",
+    "Subsets of views per iteration (groups of symmetry orbits spread over the angles); 0 = automatic",
+    CTR_PARAM_INT, 0, 4096, FALSE, FALSE, 0, 1, NULL, NULL, BIT (PWLS), AT (n_subsets) },
+  { "momentum", "Momentum",
+    "Nesterov's momentum on the ordered subsets (Kim, Ramani & Fessler 2015); without it each iteration lowers the objective",
+    CTR_PARAM_BOOL, 0, 1, FALSE, FALSE, 0, 1, NULL, NULL, BIT (PWLS), AT (momentum) },
+  { "tv-iterations", "TV steps",
+    "Steepest-descent steps on the total variation after every data pass (N_grad of Sidky & Pan 2008)",
+    CTR_PARAM_INT, 1, 10000, FALSE, FALSE, 0, 1, NULL, NULL, BIT (ASD_POCS), AT (tv_iterations) },
+  { "epsilon", "Data tolerance ε",
+    "The data residual ||A x − b|| that ASD-POCS may keep (Sidky & Pan 2008); 0 = from the noise level",
+    CTR_PARAM_DOUBLE, 0, 1e12, FALSE, FALSE, 4, 0.1, NULL, NULL, BIT (ASD_POCS), AT (epsilon) },
 };
 
 const CtrParam *
@@ -74,6 +106,20 @@ ctr_param_find (const char *name)
     if (g_str_equal (params[i].name, name))
       return &params[i];
   return NULL;
+}
+
+const CtrParam *
+ctr_param_find_for (const char *name, CtrMethod method)
+{
+  const CtrParam *first = NULL;
+  for (guint i = 0; name != NULL && i < G_N_ELEMENTS (params); i++)
+    if (g_str_equal (params[i].name, name))
+      {
+        if (ctr_param_applies (&params[i], method))
+          return &params[i];
+        first = first ? first : &params[i];
+      }
+  return first;
 }
 
 gboolean

@@ -66,8 +66,12 @@ typedef struct {
 
 /* The table, in display order; @n_params receives its length. */
 const CtrParam *ctr_params_list (guint *n_params);
-/* NULL when no parameter has that name. */
+/* NULL when no parameter has that name.  A name may stand for different
+ * parameters of different methods ("subsets": the subset kind of parallel
+ * ART and SART, the number of ordered subsets of PWLS): ctr_param_find gives
+ * the first, ctr_param_find_for the one @method uses (else the first). */
 const CtrParam *ctr_param_find (const char *name);
+const CtrParam *ctr_param_find_for (const char *name, CtrMethod method);
 gboolean ctr_param_applies (const CtrParam *p, CtrMethod method);
 
 /* The value of @p in @o as a double (INT, BOOL 0/1, CHOICE index). */

@@ -19,6 +19,8 @@ G_BEGIN_DECLS
  *   (NaN for FBP and FDK, which build no operator).
  * @rmse, @psnr, @ssim: against the reference (NaN without one), computed as
  *   ctr-metrics.h states, averaged over slices.
+ * @stopped: TRUE on the last report of a run that its stopping rule ended
+ *   before n_iterations (CTR_STOP_AUTO: the residual reached the noise).
  * @image: borrowed; valid only during the callback (copy what you keep).
  */
 typedef struct {
@@ -32,6 +34,7 @@ typedef struct {
   double rmse;
   double psnr;
   double ssim;
+  gboolean stopped;
   const CtrVolume *image;
 } CtrIterStats;
 

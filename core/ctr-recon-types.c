@@ -22,6 +22,10 @@ static const struct {
   [CTR_METHOD_SART] = { "sart", "SART", "Simultaneous ART, one subset of views at a time (Andersen & Kak 1984)", 10, 0.5 },
   [CTR_METHOD_SIRT] = { "sirt", "SIRT", "All rays at once, row- and column-sum normalised (Gilbert 1972)", 100, 1.0 },
   [CTR_METHOD_FDK] = { "fdk", "FDK", "Feldkamp-Davis-Kress cone-beam filtered back-projection (iFDK Algorithms 1 and 4)", 1, 1.0 },
+  [CTR_METHOD_CGLS] = { "cgls", "CGLS", "Conjugate gradients on the normal equations AᵀA x = Aᵀb (Hestenes & Stiefel 1952)", 20, 1.0 },
+  [CTR_METHOD_PWLS] = { "pwls", "PWLS", "Penalised weighted least squares with an edge-preserving penalty, ordered subsets with momentum (Kim, Ramani & Fessler 2015)", 20, 1.0 },
+  /* λ 1.9 and 100 iterations: ASD-POCS steps with SART (ctr-asd-pocs.c). */
+  [CTR_METHOD_ASD_POCS] = { "asd-pocs", "ASD-POCS", "SART data steps and adaptive TV steepest descent (Sidky & Pan 2008)", 100, 1.9 },
 };
 
 const char *
@@ -61,7 +65,8 @@ ctr_method_from_name (const char *name, CtrMethod *out, GError **error)
         return TRUE;
       }
   g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-               "unknown method '%s' (choose fbp, art, part, sart, sirt or fdk)", name ? name : "");
+               "unknown method '%s' (choose fbp, art, part, sart, sirt, cgls, pwls, asd-pocs or fdk)",
+               name ? name : "");
   return FALSE;
 }
 
@@ -81,6 +86,10 @@ ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
   o->window = CTR_FILTER_RAM_LAK;
   o->cutoff = 1.0;
   o->metrics_radius_mm = 0.0;
+  o->stop = CTR_STOP_NONE;
+  o->penalty = CTR_PENALTY_HYPERBOLA;
+  o->momentum = TRUE;
+  o->tv_iterations = 20;  /* Sidky & Pan 2008, N_grad */
 }
 
 gboolean
@@ -105,11 +114,20 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
         FAIL ("unknown matrix format %d", (int) o->matrix);
       if (o->subsets > CTR_SUBSETS_ORBIT)
         FAIL ("unknown subsets %d", (int) o->subsets);
-      if (o->matrix == CTR_MATRIX_SCSR && o->subsets == CTR_SUBSETS_VIEW
-          && (o->method == CTR_METHOD_PART || o->method == CTR_METHOD_SART))
-        FAIL ("SCSR runs the views of one symmetry orbit together; one view per subset needs the CSR matrix");
-      if (o->matrix == CTR_MATRIX_CSR && o->subsets == CTR_SUBSETS_ORBIT && o->method != CTR_METHOD_PART)
-        FAIL ("orbit subsets on the CSR matrix are implemented for parallel ART only");
+      if (o->stop > CTR_STOP_AUTO)
+        FAIL ("unknown stopping rule %d", (int) o->stop);
+      if (!(isfinite (o->beta) && o->beta >= 0.0 && o->beta <= 1e12))
+        FAIL ("beta must be 0 (automatic) or a positive weight up to 1e12, got %g", o->beta);
+      if (!(isfinite (o->delta) && o->delta >= 0.0 && o->delta <= 1e6))
+        FAIL ("delta must be 0 (automatic) or a positive edge scale in 1/mm, got %g", o->delta);
+      if (o->penalty > CTR_PENALTY_QUADRATIC)
+        FAIL ("unknown penalty %d", (int) o->penalty);
+      if (o->n_subsets > 4096)
+        FAIL ("subsets must be 0 (automatic) to 4096, got %u", o->n_subsets);
+      if (o->tv_iterations < 1 || o->tv_iterations > 10000)
+        FAIL ("tv-iterations must be between 1 and 10000, got %u", o->tv_iterations);
+      if (!(isfinite (o->epsilon) && o->epsilon >= 0.0))
+        FAIL ("epsilon must be 0 (automatic) or a positive data tolerance, got %g", o->epsilon);
     }
   else
     {

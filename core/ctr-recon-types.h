@@ -21,8 +21,28 @@ typedef enum {
   CTR_METHOD_SART,  /* Andersen & Kak 1984, view by view */
   CTR_METHOD_SIRT,  /* all rays at once, row- and column-sum normalised */
   CTR_METHOD_FDK,   /* Feldkamp-Davis-Kress, circular cone beam, flat panel (analytic/ctr-fdk.h) */
+  CTR_METHOD_CGLS,  /* conjugate gradients on the normal equations (Hestenes & Stiefel 1952) */
+  CTR_METHOD_PWLS,  /* penalised weighted least squares, OS-SQS with momentum (Kim, Ramani & Fessler 2015) */
+  CTR_METHOD_ASD_POCS, /* SART data steps + TV steepest descent (Sidky & Pan 2008) */
   CTR_N_METHODS
 } CtrMethod;
+
+/* The edge-preserving potential ψ of the PWLS penalty (solve/ctr-penalty.h),
+ * all with ψ''(0) = 1; δ is the edge scale in the image's unit (1/mm). */
+typedef enum {
+  CTR_PENALTY_HYPERBOLA,  /* δ² (sqrt (1 + (t/δ)²) − 1): quadratic below δ, |t|·δ above; TV as δ → 0.  Default. */
+  CTR_PENALTY_HUBER,      /* t²/2 for |t| ≤ δ, δ|t| − δ²/2 above (Huber 1964) */
+  CTR_PENALTY_QUADRATIC   /* t²/2 (δ unused): smooths edges too */
+} CtrPenalty;
+
+/* When an unregularised iterative method stops. */
+typedef enum {
+  CTR_STOP_NONE,  /* after the given iterations */
+  /* The discrepancy principle (Morozov 1966): when the data residual
+   * reaches the noise level estimated from the data (ctr-noise.h), at most
+   * the given iterations. */
+  CTR_STOP_AUTO
+} CtrStop;
 
 /* How parallel ART normalises the rays of one subset (see solve/ctr-part.c). */
 typedef enum {
@@ -65,6 +85,16 @@ typedef struct {
   CtrPartStep part_step;
   CtrMatrixFormat matrix;
   CtrSubsets subsets;
+  CtrStop stop;           /* art, part, sart, sirt, cgls */
+  /* PWLS */
+  double beta;            /* penalty weight β (> 0), or 0: from the noise level (ctr-pwls.c) */
+  double delta;           /* edge scale δ (1/mm, > 0), or 0: from the noise level */
+  CtrPenalty penalty;
+  guint n_subsets;        /* ordered subsets of views (PWLS), or 0: automatic */
+  gboolean momentum;      /* Nesterov's momentum (PWLS; default TRUE) */
+  /* ASD-POCS */
+  guint tv_iterations;    /* TV steepest-descent steps per iteration (N_grad of Sidky & Pan) */
+  double epsilon;         /* data-residual tolerance ε (||A x − b||₂), or 0: from the noise level */
   /* Where the iterative solvers and FDK run (ctr-backend.h): "best"
    * (default; NULL reads the same), "cpu", "cuda", "cusparse".  A GPU
    * backend that cannot run falls back to the CPU with a plan note.  Static
@@ -78,7 +108,8 @@ typedef struct {
   double metrics_radius_mm;
 } CtrReconOptions;
 
-/* Method table: "fbp", "art", "part", "sart", "sirt", "fdk". */
+/* Method table: "fbp", "art", "part", "sart", "sirt", "fdk", "cgls", "pwls",
+ * "asd-pocs". */
 const char *ctr_method_name (CtrMethod m);
 const char *ctr_method_label (CtrMethod m);        /* "Parallel ART (cuART Eq. 9)" */
 const char *ctr_method_description (CtrMethod m);  /* one sentence */

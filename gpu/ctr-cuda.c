@@ -490,6 +490,7 @@ static const CtrBackend cuda_backend = {
   .priority = 100,
   .available = cuda_available,
   .scsr_operator = cuda_scsr_operator,
+  .methods = (1u << CTR_METHOD_PART) | (1u << CTR_METHOD_SART) | (1u << CTR_METHOD_SIRT),
   .device_name = cuda_device_name,
   .peak_bandwidth_gbs = cuda_peak_gbs,
 };

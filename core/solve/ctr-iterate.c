@@ -1,6 +1,21 @@
 /* ctr-iterate.c — the one iteration driver (see ctr-iterate.h). */
 #include "ctr-iterate.h"
 #include "ctr-error.h"
+#include "ctr-noise.h"
+
+/* The stopping rule (CTR_STOP_AUTO): stop at the first iteration whose data
+ * residual ||b − A x|| is at most CTR_DISCREPANCY_TAU times the noise
+ * level sqrt (Σ var(bᵢ)) estimated from the data (ctr-noise.h) — Morozov's
+ * discrepancy principle (Morozov 1966, Soviet Math. Dokl. 7, 414-417) —
+ * or that lowers it by less than CTR_STAGNATION (the residual has reached
+ * its floor: noise the image cannot absorb plus the model's own error,
+ * which can keep it above the noise level for ever).  τ slightly below 1
+ * because the iterate absorbs part of the noise (the least-squares solution's
+ * residual lies below the noise level by the image's degrees of freedom);
+ * measured on head-fan-lowdose (quarter dose), the RMSE minima of parallel
+ * ART, SART and CGLS lay at 0.967-0.985 of the noise level. */
+#define CTR_DISCREPANCY_TAU 0.98
+#define CTR_STAGNATION 0.01
 
 #include <math.h>
 #include <string.h>
@@ -101,14 +116,27 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   if (!gather_data (op, p, B, valid, error))
     return NULL;
 
-  CtrIterate it = { .op = op, .o = o, .X = X, .B = B, .valid = valid, .residual = NAN,
-                    .report = callback != NULL, .cancellable = cancellable };
+  /* The discrepancy principle's target: ||B − A X|| ≤ sqrt (Σ var(bᵢ)). */
+  double target = NAN, b_norm = 0.0;
+  if (o->stop == CTR_STOP_AUTO)
+    {
+      CtrNoiseLevel level;
+      g_autoptr (GError) e = NULL;
+      if (ctr_noise_estimate (op->geometry, p, &level, &e) && isfinite (level.sigma))
+        target = CTR_DISCREPANCY_TAU * level.sigma * sqrt ((double) level.n_rays);
+      for (gsize q = 0; q < op->data_size; q++)
+        b_norm += valid[q] != 0.f ? (double) B[q] * B[q] : 0.0;
+      b_norm = sqrt (b_norm);
+    }
+  CtrIterate it = { .op = op, .o = o, .p = p, .X = X, .B = B, .valid = valid, .residual = NAN,
+                    .report = callback != NULL || !isnan (target), .cancellable = cancellable };
   gpointer state = NULL;
   CtrVolume *result = NULL;
   if (!solver->setup (&it, &state, error))
     goto out;
 
   const gint64 t_start = g_get_monotonic_time ();
+  double previous = NAN;
   for (guint i = 1; i <= o->iterations; i++)
     {
       it.iteration = i;
@@ -119,36 +147,45 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       if (!solver->iterate (&it, state, error))
         goto out;
       const gint64 t1 = g_get_monotonic_time ();
-      const gboolean last = i == o->iterations;
-      if (callback == NULL && !last)
-        continue;
-      if (solver->sync != NULL && !solver->sync (&it, state, error))
-        goto out;
-      op->klass->image_from_native (op, X, vol->data);
-      if (callback == NULL)
-        continue;
+      gboolean last = i == o->iterations;
       CtrIterStats stats = { 0 };
-      stats.method = o->method;
-      stats.iteration = i;
-      stats.n_iterations = o->iterations;
-      stats.iteration_s = (t1 - t0) / 1e6;
       stats.residual = it.residual;
-      if (isnan (stats.residual))
+      if (it.report && isnan (stats.residual))
         {
           if (R == NULL && (R = g_try_new (float, op->data_size)) == NULL)
             {
               g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the residual");
               goto out;
             }
+          if (solver->sync != NULL && !solver->sync (&it, state, error))
+            goto out;
           if (!op->klass->forward (op, CTR_SUBSET_ALL, X, R, error))
             goto out;
           stats.residual = relative_residual (B, R, valid, op->data_size);
         }
+      if (!isnan (target) && !last
+          && (stats.residual * (b_norm > 0 ? b_norm : 1.0) <= target
+              || (!isnan (previous) && stats.residual > (1.0 - CTR_STAGNATION) * previous)))
+        last = stats.stopped = TRUE;
+      previous = stats.residual;
+      if (callback == NULL && !last)
+        continue;
+      if (solver->sync != NULL && !solver->sync (&it, state, error))
+        goto out;
+      op->klass->image_from_native (op, X, vol->data);
+      if (callback == NULL)
+        break;
+      stats.method = o->method;
+      stats.iteration = i;
+      stats.n_iterations = o->iterations;
+      stats.iteration_s = (t1 - t0) / 1e6;
       ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
       stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
       stats.image = vol;
       callback (&stats, user_data);
       (*n_reported)++;
+      if (last)
+        break;
     }
   result = g_steal_pointer (&vol);
 

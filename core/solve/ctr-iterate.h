@@ -26,6 +26,8 @@ G_BEGIN_DECLS
  * The state of one run, as a method sees it.
  * @op: the operator.
  * @o: the options (method, iterations, relaxation, …).
+ * @p: the projections as given (with their statistics: I0, flat and dark
+ *   fields, the dead-pixel mask), for methods that need more than @B.
  * @X: the image, native (image_size floats; the method updates it).
  * @B: the measured line integrals, native (data_size floats).
  * @valid: 1 for an acquired ray on a live detector pixel, else 0 (native).
@@ -39,6 +41,7 @@ G_BEGIN_DECLS
 typedef struct {
   CtrOperator *op;
   const CtrReconOptions *o;
+  const CtrProjections *p;
   float *X;
   const float *B;
   const float *valid;

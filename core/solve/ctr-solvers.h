@@ -15,5 +15,9 @@ extern const CtrSolverClass ctr_art_solver;
 extern const CtrSolverClass ctr_part_solver;
 extern const CtrSolverClass ctr_sart_solver;
 extern const CtrSolverClass ctr_sirt_solver;
+/* ctr-cgls.c, ctr-pwls.c, ctr-asd-pocs.c */
+extern const CtrSolverClass ctr_cgls_solver;
+extern const CtrSolverClass ctr_pwls_solver;
+extern const CtrSolverClass ctr_asd_pocs_solver;
 
 G_END_DECLS
