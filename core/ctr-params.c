@@ -68,12 +68,12 @@ static const CtrParam params[] = {
   { "stop", "Stop",
     "When to stop: after the iterations, or when the data residual reaches the noise level estimated from the data (discrepancy principle, Morozov 1966)",
     CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, stop_choices, stop_labels, ALGEBRAIC | BIT (CGLS), AT (stop) },
-  { "beta", "Penalty weight β",
-    "Weight of the edge-preserving penalty; 0 = from the noise level of the data (see the PWLS docs)",
-    CTR_PARAM_DOUBLE, 0, 1e12, FALSE, FALSE, 4, 0.1, NULL, NULL, BIT (PWLS), AT (beta) },
+  { "beta", "Penalty strength",
+    "Strength b of the edge-preserving penalty, dimensionless: the penalty's weight is β = b/δ²; 0 = the default 0.085",
+    CTR_PARAM_DOUBLE, 0, 1e6, FALSE, FALSE, 4, 0.01, NULL, NULL, BIT (PWLS), AT (beta) },
   { "delta", "Edge scale δ",
-    "Differences between neighbours above δ (1/mm) count as edges and are kept; 0 = from the noise level",
-    CTR_PARAM_DOUBLE, 0, 1e6, FALSE, FALSE, 6, 0.0001, NULL, NULL, BIT (PWLS), AT (delta) },
+    "Differences between neighbours above δ (1/mm) count as edges and are kept; 0 = 0.8 % of the object's attenuation",
+    CTR_PARAM_DOUBLE, 0, 1, FALSE, FALSE, 6, 0.0001, NULL, NULL, BIT (PWLS), AT (delta) },
   { "penalty", "Penalty",
     "Potential of the neighbour differences (8-neighbourhood): hyperbola and Huber keep edges, quadratic smooths them",
     CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, penalty_choices, penalty_labels, BIT (PWLS), AT (penalty) },
@@ -88,7 +88,7 @@ static const CtrParam params[] = {
     CTR_PARAM_INT, 1, 10000, FALSE, FALSE, 0, 1, NULL, NULL, BIT (ASD_POCS), AT (tv_iterations) },
   { "epsilon", "Data tolerance ε",
     "The data residual ||A x − b|| that ASD-POCS may keep (Sidky & Pan 2008); 0 = from the noise level",
-    CTR_PARAM_DOUBLE, 0, 1e12, FALSE, FALSE, 4, 0.1, NULL, NULL, BIT (ASD_POCS), AT (epsilon) },
+    CTR_PARAM_DOUBLE, 0, 1e6, FALSE, FALSE, 4, 0.1, NULL, NULL, BIT (ASD_POCS), AT (epsilon) },
 };
 
 const CtrParam *

@@ -116,18 +116,18 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
         FAIL ("unknown subsets %d", (int) o->subsets);
       if (o->stop > CTR_STOP_AUTO)
         FAIL ("unknown stopping rule %d", (int) o->stop);
-      if (!(isfinite (o->beta) && o->beta >= 0.0 && o->beta <= 1e12))
-        FAIL ("beta must be 0 (automatic) or a positive weight up to 1e12, got %g", o->beta);
-      if (!(isfinite (o->delta) && o->delta >= 0.0 && o->delta <= 1e6))
-        FAIL ("delta must be 0 (automatic) or a positive edge scale in 1/mm, got %g", o->delta);
+      if (!(isfinite (o->beta) && o->beta >= 0.0 && o->beta <= 1e6))
+        FAIL ("beta must be 0 (the default) or a positive strength up to 1e6, got %g", o->beta);
+      if (!(isfinite (o->delta) && o->delta >= 0.0 && o->delta <= 1.0))
+        FAIL ("delta must be 0 (automatic) or a positive edge scale up to 1 /mm, got %g", o->delta);
       if (o->penalty > CTR_PENALTY_QUADRATIC)
         FAIL ("unknown penalty %d", (int) o->penalty);
       if (o->n_subsets > 4096)
         FAIL ("subsets must be 0 (automatic) to 4096, got %u", o->n_subsets);
       if (o->tv_iterations < 1 || o->tv_iterations > 10000)
         FAIL ("tv-iterations must be between 1 and 10000, got %u", o->tv_iterations);
-      if (!(isfinite (o->epsilon) && o->epsilon >= 0.0))
-        FAIL ("epsilon must be 0 (automatic) or a positive data tolerance, got %g", o->epsilon);
+      if (!(isfinite (o->epsilon) && o->epsilon >= 0.0 && o->epsilon <= 1e6))
+        FAIL ("epsilon must be 0 (automatic) or a positive data tolerance up to 1e6, got %g", o->epsilon);
     }
   else
     {

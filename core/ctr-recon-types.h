@@ -87,8 +87,8 @@ typedef struct {
   CtrSubsets subsets;
   CtrStop stop;           /* art, part, sart, sirt, cgls */
   /* PWLS */
-  double beta;            /* penalty weight β (> 0), or 0: from the noise level (ctr-pwls.c) */
-  double delta;           /* edge scale δ (1/mm, > 0), or 0: from the noise level */
+  double beta;            /* penalty strength b = β δ² (dimensionless, > 0), or 0: the default (solve/ctr-pwls.c) */
+  double delta;           /* edge scale δ (1/mm, > 0), or 0: from the object's attenuation */
   CtrPenalty penalty;
   guint n_subsets;        /* ordered subsets of views (PWLS), or 0: automatic */
   gboolean momentum;      /* Nesterov's momentum (PWLS; default TRUE) */

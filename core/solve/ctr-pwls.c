@@ -22,7 +22,8 @@
  * each stored row is read once per subset, so once per iteration).  The
  * iteration starts from FBP (Hann window), as Kim et al. do.
  *
- * Parameters from the data (CtrReconOptions.beta, .delta = 0), so that the
+ * Parameters (CtrReconOptions.delta = 0 and .beta = 0 for the defaults; a
+ * given beta is the dimensionless strength b = β δ²), so that the
  * defaults work on data whose dose nobody wrote down.  Φ is the negative
  * log-posterior of a Gaussian data model with the noise of the data and a
  * fixed Gibbs prior exp (−β R) (the clinical MBIR arrangement, Thibault,
@@ -38,7 +39,7 @@
  *        δ = CTR_PWLS_DELTA_REL · μ̄      (8 HU for water: soft-tissue
  *                                         contrast below it is smoothed,
  *                                         edges above it kept),
- *        β = CTR_PWLS_BETA_DELTA2 / δ²   (β δ² is dimensionless).
+ *        β = b / δ²,  b = CTR_PWLS_BETA_DELTA2 (dimensionless).
  *  The two constants were chosen on ../shared/data/head-fan-lowdose (the
  *  same pair is best at quarter and at full dose, as a fixed prior should
  *  be) and checked on the real gel-fan scan and our analytic head phantom
@@ -215,7 +216,7 @@ pwls_setup (CtrIterate *it, gpointer *state, GError **error)
   s->delta = o->delta > 0 ? o->delta : CTR_PWLS_DELTA_REL * mu;
   if (!(s->delta > 0))
     s->delta = 1e-6;
-  s->beta = o->beta > 0 ? o->beta : CTR_PWLS_BETA_DELTA2 / (s->delta * s->delta);
+  s->beta = (o->beta > 0 ? o->beta : CTR_PWLS_BETA_DELTA2) / (s->delta * s->delta);
 
   /* Ordered subsets: groups of the operator's subsets, round-robin. */
   guint M = o->n_subsets;
