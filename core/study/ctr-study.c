@@ -161,6 +161,7 @@ ctr_study_set_mu_water (CtrStudy *s, double mu_water)
 {
   g_return_if_fail (s != NULL && isfinite (mu_water) && mu_water > 0);
   s->mu_water = mu_water;
+  s->mu_water_set = TRUE;
 }
 
 void
@@ -362,6 +363,8 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
   g_array_set_size (s->rows, 0);
   g_free (s->title);
   s->title = g_strdup (d->name != NULL ? d->name : "");
+  if (!s->mu_water_set)
+    s->mu_water = d->mu_water > 0 ? d->mu_water : CTR_MU_WATER_PER_MM;
 
   const CtrGeometry *g = d->geometry;
   const CtrGrid grid = s->has_grid ? s->grid
