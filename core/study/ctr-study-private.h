@@ -31,4 +31,5 @@ struct _CtrStudy {
   double grid_pixel_mm;
   double metrics_radius_mm;
   char *title;
+  GMutex lock;                  /* guards rows, title, mu_water while a run appends: the figure may be drawn live */
 };

@@ -190,7 +190,10 @@ const char *ctr_study_get_title (const CtrStudy *s);
 gboolean ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress,
                         gpointer user_data, GCancellable *cancellable, GError **error);
 
-/* The rows so far, in run order (method-major). */
+/* The rows so far, in run order (method-major).  Not while the study runs on
+ * another thread (the array grows): take the rows from the progress
+ * callback then.  ctr_study_plot_draw and ctr_study_write_csv may be called
+ * while it runs (they lock the rows). */
 const CtrStudyRow *ctr_study_get_rows (const CtrStudy *s, guint *n_rows);
 
 /**
