@@ -28,6 +28,8 @@ dose_record (const CtrDataset *d, const CtrDoseOptions *o, const CtrDoseReport *
 
   JsonObject *extra = json_object_new ();
   json_object_set_object_member (extra, "dose", dose);
+  if (d->mu_water > 0)
+    json_object_set_double_member (extra, "mu_water_per_mm", d->mu_water);
   JsonArray *notes = json_array_new ();
   g_autofree char *n1 = g_strdup_printf ("Simulated by ctrecon-cli simulate-dose from %s: %g x the dose "
                                          "(%s), I0 %.6g -> %.6g photons per bin, seed %" G_GUINT64_FORMAT ".",

@@ -852,6 +852,14 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
   if (!get_string (root, "name", FALSE, &name, abs_path, error))
     return NULL;
   d->name = name != NULL ? g_strdup (name) : g_path_get_basename (abs_path);
+  if (!get_double (root, "mu_water_per_mm", FALSE, 0.0, &d->mu_water, abs_path, error))
+    return NULL;
+  if (d->mu_water < 0 || (json_object_has_member (root, "mu_water_per_mm") && d->mu_water == 0))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “mu_water_per_mm” must be positive, got %g",
+                   abs_path, d->mu_water);
+      return NULL;
+    }
 
   /* Geometry first: no point reading pixels for an impossible acquisition. */
   d->geometry = geometry_from_object (root, abs_path, error);

@@ -28,6 +28,10 @@ typedef struct {
   CtrVolume *reference;        /* owned, NULL when the file names none */
   char **variants;             /* NULL-terminated names of "variants", may be NULL */
   char *variant;               /* the variant that was loaded, NULL = "projections" */
+  /* μ_water (1/mm) the data state for HU: the key "mu_water_per_mm", or
+   * DICOM-CT-PD's HUCalibrationFactor (0018,0061); 0 when they state none
+   * (callers then use CTR_MU_WATER_PER_MM, ctr-hu.h). */
+  double mu_water;
 } CtrDataset;
 
 /**

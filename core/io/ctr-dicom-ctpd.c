@@ -99,7 +99,7 @@ get_str (CtrDcm *d, const PdTag *t)
 /* Values every view must share, from the first file. */
 typedef struct {
   guint channels, rows;
-  double transverse, axial, sdd, central_col, central_row, i0;
+  double transverse, axial, sdd, central_col, central_row, i0, mu_water;
   gboolean curved, log;
 } Fixed;
 
@@ -160,6 +160,10 @@ read_fixed (CtrDcm *d, const char *path, Fixed *f, GError **error)
     }
   g_autofree char *log = get_str (d, &T_LOG);
   f->log = log == NULL || g_ascii_strcasecmp (log, "NO") != 0;
+
+  /* HUCalibrationFactor (0018,0061, the DICOM-CT-PD dictionary): μ_water in 1/mm. */
+  if (!ctr_dcm_get_double (d, 0x0018, 0x0061, 0, &f->mu_water) || !isfinite (f->mu_water) || f->mu_water <= 0)
+    f->mu_water = 0;
 
   guint n_ph = ctr_dcm_count (d, T_PHOTONS.group, elem_of (d, &T_PHOTONS));
   f->i0 = 0;
@@ -337,5 +341,6 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
                                       (flags & CTR_DICOM_CTPD_CENTRAL_ROW) && f.rows > 1 ? " (central row)" : "");
   out->geometry = g_steal_pointer (&g);
   out->projections = g_steal_pointer (&p);
+  out->mu_water = f.mu_water;
   return out;
 }

@@ -409,6 +409,7 @@ ctr_dicom_dataset_from_projections (CtrDicomProjections *p, const char *path, co
   d->name = name != NULL ? g_strdup (name) : g_path_get_basename (path);
   d->geometry = g_steal_pointer (&p->geometry);
   d->projections = g_steal_pointer (&p->projections);
+  d->mu_water = p->mu_water;
   return d;
 }
 

@@ -100,6 +100,7 @@ typedef struct {
   CtrProjections *projections;
   CtrDicomMissing missing;
   char *description;
+  double mu_water;   /* DICOM-CT-PD HUCalibrationFactor (0018,0061), 1/mm; 0 when absent */
 } CtrDicomProjections;
 
 void ctr_dicom_projections_free (CtrDicomProjections *p);

@@ -354,7 +354,8 @@ ctr_study_new_from_file (const char *path, GError **error)
       return NULL;
     }
   s->dose.seed = (guint64) seed;
-  s->mu_water = mu;
+  if (json_object_has_member (root, "mu_water"))
+    ctr_study_set_mu_water (s, mu);
   s->metrics_radius_mm = radius;
   if (json_object_has_member (root, "dose_model")
       && !ctr_dose_model_from_name (json_object_get_string_member_with_default (root, "dose_model", ""),

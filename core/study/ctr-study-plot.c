@@ -199,8 +199,14 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
   cairo_rectangle (cr, a.x + 0.5, a.y + 0.5, a.w - 1, a.h - 1);
   cairo_stroke (cr);
-  text_at (cr, a.log_x ? "dose (fraction of the data's; log scale)" : "dose (fraction of the data's)",
-           a.x + a.w / 2, a.y + a.h + 28, 0.5, 0);
+  /* Where the photons per bin are known, say what dose 1 is. */
+  double i0_full = NAN;
+  for (guint k = 0; k < n_rows && !isfinite (i0_full); k++)
+    if (isfinite (rows[k].i0))
+      i0_full = rows[k].i0 / rows[k].dose;
+  g_autofree char *anchor = isfinite (i0_full) ? g_strdup_printf ("; 1 = %.4g photons per bin", i0_full) : g_strdup ("");
+  g_autofree char *xlabel = g_strdup_printf ("dose (fraction of the data's%s%s)", anchor, a.log_x ? "; log scale" : "");
+  text_at (cr, xlabel, a.x + a.w / 2, a.y + a.h + 28, 0.5, 0);
 
   /* One polyline per method, points in the study's dose order sorted by dose. */
   cairo_save (cr);
@@ -286,6 +292,7 @@ void
 ctr_study_plot_draw (const CtrStudy *s, cairo_t *cr, double width, double height)
 {
   g_return_if_fail (s != NULL && cr != NULL);
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new ((GMutex *) &s->lock);
   cairo_save (cr);
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);

@@ -23,11 +23,13 @@ struct _CtrStudy {
   GArray *rois;                 /* StudyRoi */
   GArray *rows;                 /* CtrStudyRow; its strings and arrays owned here */
   CtrDoseOptions dose;
-  double mu_water;
+  double mu_water;               /* the run's μ_water */
+  gboolean mu_water_set;         /* given (STUDY.json, ctr_study_set_mu_water): wins over the data's */
   gboolean has_grid;
   CtrGrid grid;
   guint grid_size;              /* STUDY.json "grid": ctr_grid_default's size and pixel (0: default) */
   double grid_pixel_mm;
   double metrics_radius_mm;
   char *title;
+  GMutex lock;                  /* guards rows, title, mu_water while a run appends: the figure may be drawn live */
 };

@@ -48,6 +48,7 @@ ctr_study_new (void)
   s->mu_water = CTR_MU_WATER_PER_MM;
   s->metrics_radius_mm = -1;
   s->title = g_strdup ("");
+  g_mutex_init (&s->lock);
   return s;
 }
 
@@ -63,6 +64,7 @@ ctr_study_free (CtrStudy *s)
   g_free (s->dataset);
   g_free (s->variant);
   g_free (s->title);
+  g_mutex_clear (&s->lock);
   g_free (s);
 }
 
@@ -161,6 +163,7 @@ ctr_study_set_mu_water (CtrStudy *s, double mu_water)
 {
   g_return_if_fail (s != NULL && isfinite (mu_water) && mu_water > 0);
   s->mu_water = mu_water;
+  s->mu_water_set = TRUE;
 }
 
 void
@@ -359,9 +362,13 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
                    s->doses->len, s->methods->len);
       return FALSE;
     }
+  g_mutex_lock (&s->lock);
   g_array_set_size (s->rows, 0);
   g_free (s->title);
   s->title = g_strdup (d->name != NULL ? d->name : "");
+  if (!s->mu_water_set)
+    s->mu_water = d->mu_water > 0 ? d->mu_water : CTR_MU_WATER_PER_MM;
+  g_mutex_unlock (&s->lock);
 
   const CtrGeometry *g = d->geometry;
   const CtrGrid grid = s->has_grid ? s->grid
@@ -440,8 +447,10 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
               row_clear (&row);
               return FALSE;
             }
+          g_mutex_lock (&s->lock);
           g_array_append_val (s->rows, row);
           rs.progress.row = &g_array_index (s->rows, CtrStudyRow, s->rows->len - 1);
+          g_mutex_unlock (&s->lock);
           rs.progress.iteration = NULL;
           rs.progress.fraction = (rs.progress.run + 1.0) / rs.progress.n_runs;
           rs.progress.stage = what;
@@ -490,6 +499,7 @@ gboolean
 ctr_study_write_csv (const CtrStudy *s, const char *path, GError **error)
 {
   g_return_val_if_fail (s != NULL && path != NULL, FALSE);
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new ((GMutex *) &s->lock);
   g_autoptr (GString) out = g_string_new ("dose,i0,method,label,parameters,rmse,psnr,ssim,hu_rmse");
   for (guint i = 0; i < s->rois->len; i++)
     {

@@ -111,7 +111,7 @@ typedef struct {
 typedef void (*CtrStudyProgressFunc) (const CtrStudyProgress *progress, gpointer user_data);
 
 /* An empty study: no doses, methods or ROIs; dose options as
- * ctr_dose_options_init, μ_water CTR_MU_WATER_PER_MM, the dataset's grid
+ * ctr_dose_options_init, μ_water the dataset's (else CTR_MU_WATER_PER_MM), the dataset's grid
  * and field of view.  Free with ctr_study_free(). */
 CtrStudy *ctr_study_new (void);
 void ctr_study_free (CtrStudy *s);
@@ -155,7 +155,8 @@ gboolean ctr_study_add_roi (CtrStudy *s, const char *name, const CtrRoi *roi,
 /* Seed, electronic noise, stated I0 and model of the dose simulation
  * (->fraction is ignored: the study's doses are used). */
 void ctr_study_set_dose_options (CtrStudy *s, const CtrDoseOptions *options);
-/* μ_water (1/mm, > 0) for HU. */
+/* μ_water (1/mm, > 0) for HU; unset, the run uses the dataset's
+ * (CtrDataset.mu_water) or CTR_MU_WATER_PER_MM. */
 void ctr_study_set_mu_water (CtrStudy *s, double mu_water);
 /* The reconstruction grid; NULL: ctr_dataset_default_grid. */
 void ctr_study_set_grid (CtrStudy *s, const CtrGrid *grid);
@@ -189,7 +190,10 @@ const char *ctr_study_get_title (const CtrStudy *s);
 gboolean ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress,
                         gpointer user_data, GCancellable *cancellable, GError **error);
 
-/* The rows so far, in run order (method-major). */
+/* The rows so far, in run order (method-major).  Not while the study runs on
+ * another thread (the array grows): take the rows from the progress
+ * callback then.  ctr_study_plot_draw and ctr_study_write_csv may be called
+ * while it runs (they lock the rows). */
 const CtrStudyRow *ctr_study_get_rows (const CtrStudy *s, guint *n_rows);
 
 /**

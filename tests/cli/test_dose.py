@@ -185,6 +185,8 @@ d2 = os.path.join(tmp.name, "d2")
 r = simulate(os.path.join(HFL, "dicom_quarterdose"), d2, "--fraction", "0.5")
 if check(r.returncode == 0, "DICOM-CT-PD quarter dose -> 0.5: runs (" + r.stderr.strip().splitlines()[1] + ")"):
     check(abs(meta(d2).get("I0", 0) - 12500) < 1e-6, "states I0 = 12500 from PhotonStatistics 25000")
+    check(abs(meta(d2).get("mu_water_per_mm", 0) - 0.0192) < 1e-9,
+          "carries the series' HUCalibrationFactor as mu_water_per_mm = 0.0192")
 
 # --- the originals are untouched ---------------------------------------------
 after = {d: digest(d) for d in (HFL, SAVU)}

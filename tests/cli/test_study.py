@@ -218,6 +218,24 @@ for doses, ok in (([1], True), ([1, 0.5], False)):
         check(r.returncode == 1 and "I0" in r.stderr and n == 0,
               "without I0, dose 0.5 is refused with the reason before any reconstruction")
 
+# mu_water: the dataset's own ("mu_water_per_mm") unless STUDY.json sets one.
+mu_ds = json.load(open(os.path.join(T, "noi0.json")))
+mu_ds["mu_water_per_mm"] = 0.02
+with open(os.path.join(T, "mu.json"), "w") as fh:
+    json.dump(mu_ds, fh)
+for given, want in ((None, 0.02), (0.0192, 0.0192)):
+    body = {**study, "dataset": "mu.json", "doses": [1], "methods": [study["methods"][0]], "rois": []}
+    if given is not None:
+        body["mu_water"] = given
+    p = os.path.join(T, "mu-study.json")
+    with open(p, "w") as fh:
+        json.dump(body, fh)
+    o = os.path.join(T, f"mu-out-{want}")
+    r = run("study", p, "--output", o)
+    row = next(csv.DictReader(open(os.path.join(o, "study.csv")))) if r.returncode == 0 else None
+    check(row is not None and rel_ok(row["hu_rmse"], float(row["rmse"]) * 1000 / want),
+          f"HU with mu_water {want} ({'STUDY.json' if given else 'the dataset'}'s)")
+
 # --- Ctrl-C: cancelled, the finished runs written -------------------------------------------
 p = os.path.join(T, "long.json")
 with open(p, "w") as fh:
