@@ -23,7 +23,7 @@ static const struct {
   [CTR_METHOD_SIRT] = { "sirt", "SIRT", "All rays at once, row- and column-sum normalised (Gilbert 1972)", 100, 1.0 },
   [CTR_METHOD_FDK] = { "fdk", "FDK", "Feldkamp-Davis-Kress cone-beam filtered back-projection (iFDK Algorithms 1 and 4)", 1, 1.0 },
   [CTR_METHOD_CGLS] = { "cgls", "CGLS", "Conjugate gradients on the normal equations AᵀA x = Aᵀb (Hestenes & Stiefel 1952)", 20, 1.0 },
-  [CTR_METHOD_PWLS] = { "pwls", "PWLS", "Penalised weighted least squares with an edge-preserving penalty, ordered subsets with momentum (Kim, Ramani & Fessler 2015)", 20, 1.0 },
+  [CTR_METHOD_PWLS] = { "pwls", "PWLS", "Penalised weighted least squares with an edge-preserving penalty, ordered subsets with momentum (Kim, Ramani & Fessler 2015)", 12, 1.0 },
   /* λ 1.9 and 100 iterations: ASD-POCS steps with SART (ctr-asd-pocs.c). */
   [CTR_METHOD_ASD_POCS] = { "asd-pocs", "ASD-POCS", "SART data steps and adaptive TV steepest descent (Sidky & Pan 2008)", 100, 1.9 },
 };
