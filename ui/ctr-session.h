@@ -48,6 +48,9 @@ void          ctr_session_get_data_range   (CtrSession    *self,
                                             double        *max);
 /* (transfer none): CtrRun items, oldest first. */
 GListModel   *ctr_session_get_runs         (CtrSession    *self);
+/* (transfer none): the runs that hold a result, oldest first: the newest
+ * six finished runs (older ones keep their numbers, not their image). */
+GListModel   *ctr_session_get_results      (CtrSession    *self);
 /* (transfer none) (nullable): the newest run with a result. */
 CtrRun       *ctr_session_get_latest_result (CtrSession   *self);
 gboolean      ctr_session_get_busy         (CtrSession    *self);

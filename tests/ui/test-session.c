@@ -255,6 +255,7 @@ test_reconstruct (void)
   /* SIRT's residual falls */
   g_assert_cmpfloat (ctr_run_get_stats (run, 3)->residual, <, ctr_run_get_stats (run, 0)->residual);
   g_assert_true (ctr_session_get_latest_result (session) == run);
+  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_results (session)), ==, 1);
 
   /* the session's texts and properties at the end */
   g_assert_false (ctr_session_get_busy (session));
@@ -343,6 +344,7 @@ test_cancel (void)
   g_assert_cmpuint (ctr_run_get_n_stats (run), >=, 1);
   g_assert_cmpuint (ctr_run_get_n_stats (run), <, 400);
   g_assert_null (ctr_session_get_latest_result (session));
+  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_results (session)), ==, 0);
   g_assert_false (ctr_session_get_busy (session));
   g_assert_cmpstr (ctr_session_get_status (session), ==, "Cancelled");
   g_assert_cmpstr (ctr_session_get_progress_text (session), ==, "Cancelled");
@@ -386,6 +388,53 @@ test_replace (void)
   g_assert_true (ctr_session_get_dataset (session) != before);
   g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 0);
   g_assert_false (ctr_session_get_busy (session));
+}
+
+/* Seven runs: all keep their numbers, the newest six their image. */
+static void
+test_results (void)
+{
+  g_autoptr(CtrSession) session = NULL;
+  g_autoptr(CtrRun) first = NULL;
+  CtrReconOptions o;
+  CtrGrid grid;
+  GListModel *results;
+
+  if (dataset_path == NULL)
+    {
+      g_test_skip ("no simulated dataset ($CTR_CLI simulate)");
+      return;
+    }
+  session = loaded_session ();
+  grid = small_grid (session);
+  ctr_recon_options_init (&o, CTR_METHOD_FBP);
+  for (guint i = 0; i < 7; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CtrRun) run = NULL;
+      Async a = { 0 };
+
+      ctr_session_reconstruct_async (session, ctr_session_get_dataset (session)->geometry, &grid, &o, NULL,
+                                     async_done, &a);
+      wait_for (&a.done, 60, "an FBP run");
+      run = ctr_session_reconstruct_finish (session, a.result, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (ctr_run_get_number (run), ==, i + 1);
+      g_assert_cmpstr (ctr_run_get_label (run), ==, i == 0 ? "1 · FBP" : ctr_run_get_label (run));
+      g_clear_object (&a.result);
+    }
+  results = ctr_session_get_results (session);
+  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 7);
+  g_assert_cmpuint (g_list_model_get_n_items (results), ==, 6);
+  first = g_list_model_get_item (ctr_session_get_runs (session), 0);
+  g_assert_null (ctr_run_get_result (first));
+  g_assert_cmpuint (ctr_run_get_n_stats (first), ==, 1);
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
+      g_assert_cmpuint (ctr_run_get_number (run), ==, i + 2);
+      g_assert_nonnull (ctr_run_get_result (run));
+    }
 }
 
 static void
@@ -507,6 +556,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/session/reconstruct", test_reconstruct);
   g_test_add_func ("/ui/session/cancel", test_cancel);
   g_test_add_func ("/ui/session/replace", test_replace);
+  g_test_add_func ("/ui/session/results", test_results);
   g_test_add_func ("/ui/session/errors", test_errors);
   g_test_add_func ("/ui/session/finalize", test_finalize);
   status = g_test_run ();
