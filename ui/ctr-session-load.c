@@ -202,14 +202,13 @@ load_done (GObject *source, GAsyncResult *result, gpointer data)
       ctr_session_set_status (self, NULL, job->question->outcome == CTR_DICOM_OUTCOME_CHOOSE_SERIES
                                             ? "Choose a series" : "The file lacks its acquisition geometry");
       _ctr_session_notify_busy (self, CTR_SESSION_PROP_LOADING);
-      g_task_set_task_data (outer, g_steal_pointer (&job->question), (GDestroyNotify) ctr_dicom_resolution_free);
-      g_task_return_boolean (outer, TRUE);
+      g_task_return_pointer (outer, g_steal_pointer (&job->question), (GDestroyNotify) ctr_dicom_resolution_free);
       return;
     }
   adopt_dataset (self, job);
   ctr_session_set_status (self, "Idle", "Dataset loaded");
   _ctr_session_notify_busy (self, CTR_SESSION_PROP_LOADING);
-  g_task_return_boolean (outer, TRUE);
+  g_task_return_pointer (outer, NULL, NULL);   /* loaded, no question */
 }
 
 static void
@@ -294,13 +293,18 @@ ctr_session_load_finish (CtrSession          *self,
   g_return_val_if_fail (CTR_IS_SESSION (self), FALSE);
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
-  if (!g_task_propagate_boolean (G_TASK (result), error))
-    return FALSE;
-  if (question != NULL)
+  GError *local = NULL;
+  CtrDicomResolution *asked = g_task_propagate_pointer (G_TASK (result), &local);
+
+  if (local != NULL)
     {
-      *question = g_task_get_task_data (G_TASK (result));
-      g_task_set_task_data (G_TASK (result), NULL, NULL);
+      g_propagate_error (error, local);
+      return FALSE;
     }
+  if (question != NULL)
+    *question = asked;
+  else
+    ctr_dicom_resolution_free (asked);
   return TRUE;
 }
 

@@ -293,6 +293,15 @@ ctr_session_get_data_range (CtrSession *self, double *min, double *max)
   *max = self->data_max;
 }
 
+const char *
+ctr_session_get_image_unit (CtrSession *self)
+{
+  g_return_val_if_fail (CTR_IS_SESSION (self), NULL);
+  if (self->dataset == NULL)
+    return NULL;
+  return self->dataset->geometry->pixel_size_known ? "1/mm" : "1/pixel";
+}
+
 GListModel *
 ctr_session_get_runs (CtrSession *self)
 {

@@ -46,6 +46,9 @@ GBytes       *ctr_session_get_preview      (CtrSession    *self,
 void          ctr_session_get_data_range   (CtrSession    *self,
                                             double        *min,
                                             double        *max);
+/* The unit of its reconstructions: "1/mm", or "1/pixel" when the dataset
+ * does not know its pixel size (NULL without a dataset). */
+const char   *ctr_session_get_image_unit   (CtrSession    *self);
 /* (transfer none): CtrRun items, oldest first. */
 GListModel   *ctr_session_get_runs         (CtrSession    *self);
 /* (transfer none): the runs that hold a result, oldest first: the newest

@@ -147,7 +147,7 @@ sirt_options (CtrReconOptions *o, guint iterations)
 static CtrGrid
 small_grid (CtrSession *session)
 {
-  return ctr_default_grid (ctr_session_get_dataset (session)->geometry, 64, 0);
+  return ctr_grid_default (ctr_session_get_dataset (session)->geometry, 64, 0);
 }
 
 /* ---- tests --------------------------------------------------------------- */
