@@ -33,6 +33,7 @@ struct _CtrRunPage
   CtrMethodPanel *method_panel;
   GtkProgressBar *progress_bar;
   GtkLabel       *status_label;
+  GtkLabel       *notes_label;
   GtkLabel       *residual_label;
   GtkLabel       *rmse_label;
   GtkLabel       *psnr_label;
@@ -249,6 +250,23 @@ on_dataset (CtrRunPage *self)
   sync_slice_toolbar (self);
 }
 
+/* The newest run's plan notes, one per line, under the status. */
+static void
+show_notes (CtrRunPage *self, GParamSpec *pspec, CtrRun *run)
+{
+  GListModel *runs = ctr_session_get_runs (self->session);
+  guint n = g_list_model_get_n_items (runs);
+  g_autoptr(CtrRun) newest = n > 0 ? g_list_model_get_item (runs, n - 1) : NULL;
+  const char *const *notes = run ? ctr_run_get_notes (run) : NULL;
+  g_autofree char *text = NULL;
+
+  if (run != newest)
+    return;
+  text = notes != NULL ? g_strjoinv ("\n", (char **) notes) : NULL;
+  gtk_label_set_label (self->notes_label, text ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->notes_label), text != NULL && *text != '\0');
+}
+
 /* A run ended: a finished one's result replaces the live slice. */
 static void
 on_run_state (CtrRunPage *self, GParamSpec *pspec, CtrRun *run)
@@ -278,7 +296,11 @@ on_runs_changed (CtrRunPage *self, guint position, guint removed, guint added, G
     {
       g_autoptr(CtrRun) run = g_list_model_get_item (runs, i);
       g_signal_connect_object (run, "notify::state", G_CALLBACK (on_run_state), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (run, "notify::notes", G_CALLBACK (show_notes), self, G_CONNECT_SWAPPED);
+      show_notes (self, NULL, run);
     }
+  if (g_list_model_get_n_items (runs) == 0)
+    show_notes (self, NULL, NULL);
 }
 
 void
@@ -395,6 +417,7 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, method_panel);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, status_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, notes_label);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, residual_label);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, rmse_label);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, psnr_label);

@@ -15,6 +15,9 @@ CtrRun *_ctr_run_new         (guint                  number,
 /* Appends the numbers of one report (->image is not kept); notifies n-stats. */
 void    _ctr_run_add_stats   (CtrRun                *self,
                               const CtrIterStats    *stats);
+/* The plan's notes (copied); notifies notes. */
+void    _ctr_run_set_notes   (CtrRun                *self,
+                              const char *const     *notes);
 /* Ends the run: @result (nullable, a reference is taken) for FINISHED. */
 void    _ctr_run_finish      (CtrRun                *self,
                               CtrRunState            state,

@@ -21,6 +21,7 @@ struct _CtrRun
   CtrVolume       *result;
   GArray          *stats;      /* CtrIterStats, ->image NULL */
   double           wall_s;
+  char           **notes;
 };
 
 G_DEFINE_FINAL_TYPE (CtrRun, ctr_run, G_TYPE_OBJECT)
@@ -42,6 +43,7 @@ enum {
   PROP_STATE,
   PROP_N_STATS,
   PROP_HAS_RESULT,
+  PROP_NOTES,
   N_PROPS
 };
 
@@ -143,6 +145,24 @@ _ctr_run_finish (CtrRun      *self,
 }
 
 void
+_ctr_run_set_notes (CtrRun *self, const char *const *notes)
+{
+  g_return_if_fail (CTR_IS_RUN (self));
+  if (notes != NULL && self->notes != NULL && g_strv_equal (notes, (const char *const *) self->notes))
+    return;
+  g_strfreev (self->notes);
+  self->notes = g_strdupv ((char **) notes);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NOTES]);
+}
+
+const char *const *
+ctr_run_get_notes (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  return (const char *const *) self->notes;
+}
+
+void
 _ctr_run_drop_result (CtrRun *self)
 {
   g_return_if_fail (CTR_IS_RUN (self));
@@ -240,6 +260,7 @@ ctr_run_finalize (GObject *object)
   g_free (self->derivation);
   g_clear_pointer (&self->result, ctr_volume_unref);
   g_array_unref (self->stats);
+  g_strfreev (self->notes);
 
   G_OBJECT_CLASS (ctr_run_parent_class)->finalize (object);
 }
@@ -269,6 +290,9 @@ ctr_run_get_property (GObject    *object,
     case PROP_HAS_RESULT:
       g_value_set_boolean (value, self->result != NULL);
       break;
+    case PROP_NOTES:
+      g_value_set_boxed (value, self->notes);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -297,6 +321,9 @@ ctr_run_class_init (CtrRunClass *klass)
   properties[PROP_HAS_RESULT] =
     g_param_spec_boolean ("has-result", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_NOTES] =
+    g_param_spec_boxed ("notes", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 

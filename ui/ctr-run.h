@@ -55,6 +55,10 @@ CtrVolume             *ctr_run_get_result       (CtrRun *self);
 guint                  ctr_run_get_n_stats      (CtrRun *self);
 const CtrIterStats    *ctr_run_get_stats        (CtrRun *self,
                                                  guint   index);
+/* What the reconstruction plan decided and why (ctr_recon_plan_get_notes:
+ * the operator, the symmetry found, the backend, every fall-back), one line
+ * each; NULL until the plan is made.  Property "notes" (GStrv). */
+const char *const     *ctr_run_get_notes        (CtrRun *self);
 /* Wall-clock seconds from the start to the end of the run (0 while running). */
 double                 ctr_run_get_wall_s       (CtrRun *self);
 

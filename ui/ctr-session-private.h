@@ -36,6 +36,12 @@ struct _CtrSession
 
   CtrLoadJob   *load;     /* the current load, or NULL */
   CtrReconJob  *recon;    /* the current reconstruction, or NULL */
+
+  /* The plan of the last run (ctr-recon-plan.h: its operator, e.g. the
+   * system matrix), kept for the next run with the same geometry, grid and
+   * options; dropped with the dataset. */
+  CtrReconPlan *plan;
+  CtrGeometry  *plan_geometry;
 };
 
 enum {
@@ -66,6 +72,9 @@ void          _ctr_session_cancel_reconstruction (CtrSession      *self);
 /* A newer dataset replaces the one being reconstructed: the run ends
  * cancelled and its late reports and result are ignored. */
 void          _ctr_session_detach_reconstruction (CtrSession      *self);
+
+/* Forgets the kept plan (a new dataset). */
+void          _ctr_session_drop_plan          (CtrSession         *self);
 
 /* Worker threads yield the CPU to the main thread (see ctr-session.c). */
 void          _ctr_lower_thread_priority      (void);

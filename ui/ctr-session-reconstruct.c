@@ -9,6 +9,13 @@
  * borrowed image; we copy the shown slice and the numbers into a Progress
  * message and hand it to the main context with g_main_context_invoke_full(),
  * as GLib's gfile.c does for copy progress.
+ *
+ * Plan once, execute many (ctr-recon-plan.h): the session keeps the plan of
+ * its last run and executes it again when the next run has the same
+ * geometry, grid and options, so the system matrix is built once; any
+ * change makes a new plan in the worker thread (from the disk cache when the
+ * matrix is there).  The plan's notes (operator, symmetry, backend,
+ * fall-backs) go to the run.
  */
 #define G_LOG_DOMAIN "ctr-session"
 
@@ -41,6 +48,9 @@ struct _CtrReconJob {
   guint            slice;        /* the slice copied for display */
   gint             pending_images;
   gint64           start_us;
+  CtrReconPlan    *plan;         /* the kept plan reused, or the one the thread made */
+  gboolean         new_plan;     /* made by this job: the session keeps it */
+  char           **notes;        /* the plan's notes after the run (thread) */
 };
 
 static void
@@ -54,7 +64,64 @@ recon_job_free (gpointer data)
   g_clear_pointer (&job->geometry, ctr_geometry_free);
   g_clear_pointer (&job->projections, ctr_projections_unref);
   g_clear_pointer (&job->reference, ctr_volume_unref);
+  g_clear_pointer (&job->plan, ctr_recon_plan_unref);
+  g_strfreev (job->notes);
   g_free (job);
+}
+
+/* ---- the kept plan ---------------------------------------------------------- */
+
+static gboolean
+geometry_equal (const CtrGeometry *a, const CtrGeometry *b)
+{
+  return a->beam == b->beam && a->shape == b->shape && a->sod_mm == b->sod_mm && a->sdd_mm == b->sdd_mm &&
+         a->n_views == b->n_views && a->n_rows == b->n_rows && a->n_cols == b->n_cols &&
+         a->pitch_u == b->pitch_u && a->pitch_v_mm == b->pitch_v_mm && a->offset_u == b->offset_u &&
+         a->offset_v_mm == b->offset_v_mm && a->rows_increase_with_v == b->rows_increase_with_v &&
+         a->pixel_size_known == b->pixel_size_known &&
+         memcmp (a->angles, b->angles, sizeof (double) * a->n_views) == 0;
+}
+
+/* Every parameter of the table, the backend and the metrics' radius. */
+static gboolean
+options_equal (const CtrReconOptions *a, const CtrReconOptions *b)
+{
+  guint n = 0;
+  const CtrParam *params = ctr_params_list (&n);
+
+  if (a->method != b->method || g_strcmp0 (a->backend ? a->backend : "best", b->backend ? b->backend : "best") != 0 ||
+      a->metrics_radius_mm != b->metrics_radius_mm)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (ctr_param_get (&params[i], a) != ctr_param_get (&params[i], b))
+      return FALSE;
+  return TRUE;
+}
+
+/* The kept plan when it fits the job (a reference), else NULL. */
+static CtrReconPlan *
+kept_plan (CtrSession *self, const CtrReconJob *job)
+{
+  if (self->plan == NULL || !geometry_equal (self->plan_geometry, job->geometry) ||
+      !ctr_grid_equal (ctr_recon_plan_get_grid (self->plan), &job->grid) ||
+      !options_equal (ctr_recon_plan_get_options (self->plan), &job->options))
+    return NULL;
+  return ctr_recon_plan_ref (self->plan);
+}
+
+static void
+keep_plan (CtrSession *self, CtrReconJob *job)
+{
+  _ctr_session_drop_plan (self);
+  self->plan = ctr_recon_plan_ref (job->plan);
+  self->plan_geometry = ctr_geometry_copy (job->geometry);
+}
+
+void
+_ctr_session_drop_plan (CtrSession *self)
+{
+  g_clear_pointer (&self->plan, ctr_recon_plan_unref);
+  g_clear_pointer (&self->plan_geometry, ctr_geometry_free);
 }
 
 /* A 2-D copy of slice @z of @v (the only part a window shows). */
@@ -127,6 +194,42 @@ progress_dispatch (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+typedef struct {
+  GTask  *task;    /* owned */
+  char  **notes;
+} Notes;
+
+static void
+notes_free (gpointer data)
+{
+  Notes *n = data;
+  g_object_unref (n->task);
+  g_strfreev (n->notes);
+  g_free (n);
+}
+
+static gboolean
+notes_dispatch (gpointer data)
+{
+  Notes *n = data;
+  CtrReconJob *job = g_task_get_task_data (n->task);
+
+  if (job->session->recon == job)
+    _ctr_run_set_notes (job->run, (const char *const *) n->notes);
+  return G_SOURCE_REMOVE;
+}
+
+/* Worker thread: the plan's notes to the run, before the first iteration. */
+static void
+post_notes (CtrReconJob *job)
+{
+  Notes *n = g_new0 (Notes, 1);
+
+  n->task = g_object_ref (job->task);
+  n->notes = g_strdupv ((char **) ctr_recon_plan_get_notes (job->plan));
+  g_main_context_invoke_full (g_task_get_context (job->task), G_PRIORITY_DEFAULT, notes_dispatch, n, notes_free);
+}
+
 /* Worker thread: copy what we keep, post it to the session's main context. */
 static void
 on_iteration (const CtrIterStats *stats, gpointer user_data)
@@ -153,11 +256,22 @@ recon_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancell
 {
   CtrReconJob *job = data;
   GError *error = NULL;
-  CtrVolume *volume;
+  CtrVolume *volume = NULL;
 
   _ctr_lower_thread_priority ();
-  volume = ctr_reconstruct (job->geometry, job->projections, &job->grid, &job->options, job->reference,
-                            on_iteration, job, cancellable, &error);
+  if (job->plan == NULL)
+    {
+      job->plan = ctr_recon_plan_new (job->geometry, &job->grid, &job->options, cancellable, &error);
+      job->new_plan = job->plan != NULL;
+    }
+  if (job->plan != NULL)
+    {
+      post_notes (job);
+      volume = ctr_recon_plan_execute (job->plan, job->projections, job->reference, on_iteration, job, cancellable,
+                                       &error);
+      /* an execute may add a fall-back */
+      job->notes = g_strdupv ((char **) ctr_recon_plan_get_notes (job->plan));
+    }
   if (volume == NULL)
     {
       if (error == NULL)
@@ -232,6 +346,10 @@ recon_done (GObject *source, GAsyncResult *result, gpointer data)
       return;
     }
   self->recon = NULL;
+  if (job->notes != NULL)
+    _ctr_run_set_notes (job->run, (const char *const *) job->notes);
+  if (job->new_plan)
+    keep_plan (self, job);
   finish_run (self, job, volume, error);
   _ctr_session_notify_busy (self, CTR_SESSION_PROP_RUNNING);
   if (volume != NULL)
@@ -299,6 +417,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
   job->slice = grid->nz / 2;
   job->start_us = g_get_monotonic_time ();
   job->run = _ctr_run_new (g_list_model_get_n_items (G_LIST_MODEL (self->runs)) + 1, options, grid);
+  job->plan = kept_plan (self, job);
   self->recon = job;
 
   _ctr_session_set_latest_stats (self, NULL);

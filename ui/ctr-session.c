@@ -330,6 +330,13 @@ ctr_session_get_latest_result (CtrSession *self)
   return run;   /* the store keeps its reference */
 }
 
+CtrReconPlan *
+ctr_session_get_plan (CtrSession *self)
+{
+  g_return_val_if_fail (CTR_IS_SESSION (self), NULL);
+  return self->plan;
+}
+
 gboolean
 ctr_session_get_busy (CtrSession *self)
 {
@@ -401,6 +408,7 @@ ctr_session_finalize (GObject *object)
   g_free (self->report);
   g_clear_pointer (&self->preview, g_bytes_unref);
   g_clear_pointer (&self->latest_stats, ctr_run_stats_free);
+  _ctr_session_drop_plan (self);
   g_free (self->progress_text);
   g_free (self->status);
   G_OBJECT_CLASS (ctr_session_parent_class)->finalize (object);

@@ -56,6 +56,10 @@ GListModel   *ctr_session_get_runs         (CtrSession    *self);
 GListModel   *ctr_session_get_results      (CtrSession    *self);
 /* (transfer none) (nullable): the newest run with a result. */
 CtrRun       *ctr_session_get_latest_result (CtrSession   *self);
+/* (transfer none) (nullable): the plan of the last run, kept for the next
+ * run with the same geometry, grid and options (ctr-recon-plan.h); NULL
+ * before the first run of a dataset. */
+CtrReconPlan *ctr_session_get_plan         (CtrSession    *self);
 gboolean      ctr_session_get_busy         (CtrSession    *self);
 gboolean      ctr_session_get_loading      (CtrSession    *self);
 gboolean      ctr_session_get_running      (CtrSession    *self);

@@ -271,6 +271,11 @@ test_reconstruct (void)
   g_assert_cmpuint (r->busy_true, ==, 1);
   g_assert_cmpuint (r->busy_false, ==, 1);
 
+  /* the plan's notes: what ran where */
+  g_assert_nonnull (ctr_run_get_notes (run));
+  g_assert_true (g_strv_contains (ctr_run_get_notes (run), "backend: cpu"));
+  g_assert_cmpuint (count (r, "notes"), ==, 0);   /* the run's, not the session's */
+
   /* the session adds threads, not numbers: the same as ctr_reconstruct */
   direct = ctr_reconstruct (d->geometry, d->projections, &grid, &o, d->reference, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
@@ -388,6 +393,70 @@ test_replace (void)
   g_assert_true (ctr_session_get_dataset (session) != before);
   g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 0);
   g_assert_false (ctr_session_get_busy (session));
+}
+
+static CtrRun *
+run_sirt (CtrSession *session, const CtrGrid *grid, guint iterations)
+{
+  g_autoptr(GError) error = NULL;
+  CtrReconOptions o;
+  CtrRun *run;
+  Async a = { 0 };
+
+  sirt_options (&o, iterations);
+  ctr_session_reconstruct_async (session, ctr_session_get_dataset (session)->geometry, grid, &o, NULL,
+                                 async_done, &a);
+  wait_for (&a.done, 120, "a SIRT run");
+  run = ctr_session_reconstruct_finish (session, a.result, &error);
+  g_clear_object (&a.result);
+  g_assert_no_error (error);
+  return run;
+}
+
+/* Plan once, execute many: the same geometry, grid and options run on the
+ * kept plan; another grid or other options make a new one; a new dataset
+ * forgets it.  Both executes of one plan give the same image. */
+static void
+test_plan (void)
+{
+  g_autoptr(CtrSession) session = NULL;
+  g_autoptr(CtrRun) a = NULL, b = NULL, c = NULL, d = NULL;
+  CtrReconPlan *first;
+  CtrGrid grid, other;
+  Async load = { 0 };
+
+  if (dataset_path == NULL)
+    {
+      g_test_skip ("no simulated dataset ($CTR_CLI simulate)");
+      return;
+    }
+  session = loaded_session ();
+  g_assert_null (ctr_session_get_plan (session));
+  grid = small_grid (session);
+  a = run_sirt (session, &grid, 3);
+  first = ctr_session_get_plan (session);
+  g_assert_nonnull (first);
+  g_assert_true (ctr_grid_equal (ctr_recon_plan_get_grid (first), &grid));
+
+  b = run_sirt (session, &grid, 3);
+  g_assert_true (ctr_session_get_plan (session) == first);
+  g_assert_cmpmem (ctr_run_get_result (a)->data, ctr_grid_size (&grid) * sizeof (float),
+                   ctr_run_get_result (b)->data, ctr_grid_size (&grid) * sizeof (float));
+  g_assert_true (g_strv_equal (ctr_run_get_notes (a), ctr_run_get_notes (b)));
+
+  c = run_sirt (session, &grid, 4);
+  g_assert_true (ctr_session_get_plan (session) != first);
+  g_assert_cmpuint (ctr_recon_plan_get_options (ctr_session_get_plan (session))->iterations, ==, 4);
+
+  other = ctr_grid_default (ctr_session_get_dataset (session)->geometry, 48, 0);
+  d = run_sirt (session, &other, 4);
+  g_assert_true (ctr_grid_equal (ctr_recon_plan_get_grid (ctr_session_get_plan (session)), &other));
+
+  ctr_session_load_async (session, dataset_path, NULL, NULL, NULL, async_done, &load);
+  wait_for (&load.done, 60, "the dataset again");
+  g_assert_true (ctr_session_load_finish (session, load.result, NULL, NULL));
+  g_clear_object (&load.result);
+  g_assert_null (ctr_session_get_plan (session));
 }
 
 /* Seven runs: all keep their numbers, the newest six their image. */
@@ -557,6 +626,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/session/cancel", test_cancel);
   g_test_add_func ("/ui/session/replace", test_replace);
   g_test_add_func ("/ui/session/results", test_results);
+  g_test_add_func ("/ui/session/plan", test_plan);
   g_test_add_func ("/ui/session/errors", test_errors);
   g_test_add_func ("/ui/session/finalize", test_finalize);
   status = g_test_run ();

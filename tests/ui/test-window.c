@@ -173,6 +173,10 @@ ui_close_window (CtrWindow *window)
   g_assert_finalize_object (window);
 }
 
+static void wait_frames (GtkWidget *widget, guint n);
+
+/* As a user would, the next step comes once the loaded dataset is on
+ * screen (two frames later), not inside the frame that lays it out. */
 gboolean
 ui_open_and_wait (CtrWindow *window, const char *path, double timeout_s)
 {
@@ -182,6 +186,7 @@ ui_open_and_wait (CtrWindow *window, const char *path, double timeout_s)
 
   ctr_window_open (window, file);
   ui_wait_idle (window, timeout_s, "the dataset");
+  wait_frames (GTK_WIDGET (window), 2);
   return ctr_session_get_dataset (session) != NULL && ctr_session_get_dataset (session) != before;
 }
 
@@ -334,6 +339,7 @@ ui_export (CtrWindow *window, const char *action, const char *path)
 
 typedef struct {
   guint frames;
+  guint wanted;
 } Frames;
 
 static gboolean
@@ -346,7 +352,20 @@ count_frame (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 static gboolean
 frames_drawn (gpointer data)
 {
-  return ((Frames *) data)->frames >= 4;
+  Frames *f = data;
+  return f->frames >= f->wanted;
+}
+
+static void
+wait_frames (GtkWidget *widget, guint n)
+{
+  Frames f = { 0, n };
+  guint id;
+
+  gtk_widget_queue_draw (widget);
+  id = gtk_widget_add_tick_callback (widget, count_frame, &f, NULL);
+  ui_wait (frames_drawn, &f, 30, "frames to be drawn");
+  gtk_widget_remove_tick_callback (widget, id);
 }
 
 gboolean
@@ -382,16 +401,11 @@ ui_screenshot (GtkWidget *widget, const char *name)
 {
   g_autofree char *path = ui_out_path (name);
   g_autoptr(GError) error = NULL;
-  Frames f = { 0 };
-  guint id;
 
   g_unlink (path);
   if (CTR_IS_WINDOW (widget))
     dismiss_toasts (widget);
-  gtk_widget_queue_draw (widget);
-  id = gtk_widget_add_tick_callback (widget, count_frame, &f, NULL);
-  ui_wait (frames_drawn, &f, 30, "frames to be drawn");
-  gtk_widget_remove_tick_callback (widget, id);
+  wait_frames (widget, 4);
   CHECK (ctr_widget_save_png (widget, path, &error), "screenshot %s%s%s", path, error ? ": " : "",
          error ? error->message : "");
 }
@@ -628,6 +642,11 @@ scenario_runs (CtrWindow *w)
   run = reconstruct_and_wait (w, 240);
   CHECK (run != NULL && ctr_run_get_state (run) == CTR_RUN_FINISHED, "run 2 finished in %.2f s", elapsed_s (t0));
   CHECK (n_results (w) == 1, "one result after the second run");
+  {
+    GtkLabel *notes = ui_child (run_page (w), CTR_TYPE_RUN_PAGE, "notes_label");
+    CHECK (gtk_widget_get_visible (GTK_WIDGET (notes)) && strstr (gtk_label_get_label (notes), "backend: ") != NULL,
+           "the plan's notes are shown: “%s”", gtk_label_get_label (notes));
+  }
   {
     GtkProgressBar *bar = ui_child (run_page (w), CTR_TYPE_RUN_PAGE, "progress_bar");
     CHECK (g_str_has_prefix (ctr_session_get_progress_text (session), "iteration 8 / 8") &&
