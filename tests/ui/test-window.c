@@ -863,6 +863,7 @@ typedef struct {
   gint64      max_gap_us;
   gint64      max_gap_cpu_us;
   gint64      max_cpu_us;
+  char       *max_cpu_when;     /* the progress text when it happened */
   guint       ticks;
   gint64      frame_t[4];       /* before-paint, layout, paint, after-paint */
   gint64      frame_worst[4];
@@ -894,7 +895,12 @@ probe_tick (gpointer data)
               p->max_gap_us = gap;
               p->max_gap_cpu_us = cpu - p->cpu_us;
             }
-          p->max_cpu_us = MAX (p->max_cpu_us, cpu - p->cpu_us);
+          if (cpu - p->cpu_us > p->max_cpu_us)
+            {
+              p->max_cpu_us = cpu - p->cpu_us;
+              g_free (p->max_cpu_when);
+              p->max_cpu_when = g_strdup (ctr_session_get_progress_text (p->session));
+            }
           p->ticks++;
         }
       p->last_us = now;
@@ -950,14 +956,16 @@ test_responsiveness (void)
   CHECK (run != NULL && ctr_run_get_state (run) == CTR_RUN_FINISHED, "parallel ART on the 720-view scan finished: %s",
          ctr_session_get_status (p.session));
   printf ("main loop: largest gap %.1f ms between 10 ms ticks (main thread on the CPU for %.1f ms of it); "
-          "most main-thread CPU between two ticks %.1f ms; %u ticks during the run\n",
-          p.max_gap_us / 1000.0, p.max_gap_cpu_us / 1000.0, p.max_cpu_us / 1000.0, p.ticks);
+          "most main-thread CPU between two ticks %.1f ms (at “%s”); %u ticks during the run\n",
+          p.max_gap_us / 1000.0, p.max_gap_cpu_us / 1000.0, p.max_cpu_us / 1000.0,
+          p.max_cpu_when ? p.max_cpu_when : "", p.ticks);
   if (p.frame_worst[0] > 0)
     printf ("main loop: longest frame while running %.1f ms (update %.1f, layout %.1f, paint + render %.1f)\n",
             (p.frame_worst[3] - p.frame_worst[0]) / 1000.0, (p.frame_worst[1] - p.frame_worst[0]) / 1000.0,
             (p.frame_worst[2] - p.frame_worst[1]) / 1000.0, (p.frame_worst[3] - p.frame_worst[2]) / 1000.0);
   fflush (stdout);
   ui_screenshot (GTK_WIDGET (w), "ui-responsiveness.png");
+  g_free (p.max_cpu_when);
   ui_close_window (w);
 }
 
