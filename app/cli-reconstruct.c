@@ -241,7 +241,17 @@ ctr_cli_reconstruct (int argc, char **argv)
     return ctr_cli_fail (error);
 
   fprintf (stderr, "loading %s…\n", argv[1]);
-  job.dataset = ctr_dataset_load (argv[1], variant, NULL, &error);
+  if (variant == NULL && ctr_dicom_is_dicom (argv[1]))
+    {
+      /* DICOM: which series, stated with its report (missing views); a
+       * choice or missing geometry is an error saying what to do */
+      g_autoptr(CtrDicomResolution) r = ctr_dicom_resolve (argv[1], NULL, NULL, NULL, &error);
+      if (r != NULL && r->report != NULL && r->outcome == CTR_DICOM_OUTCOME_DATASET)
+        fprintf (stderr, "DICOM: %s\n", r->report);
+      job.dataset = r != NULL ? ctr_dicom_resolution_take_dataset (r, &error) : NULL;
+    }
+  else
+    job.dataset = ctr_dataset_load (argv[1], variant, NULL, &error);
   if (job.dataset == NULL)
     return ctr_cli_fail (error);
   const CtrGeometry *g = job.dataset->geometry;

@@ -7,14 +7,16 @@
  * (each reader's docstring states its mapping).
  *
  * Typical use (CLI and window):
+ *   - ctr_dicom_resolve() turns a file, a folder or a list of dropped files
+ *     into one of three outcomes: the loaded dataset, the projection series
+ *     to choose from, or X-ray angiography frames whose geometry the file
+ *     lacks (ask the user, ctr_dicom_xa_complete(), then
+ *     ctr_dicom_resolution_take_dataset()).  The window asks; the CLI
+ *     reports the choice as an error.
  *   - ctr_dataset_load() accepts a DICOM file or folder directly (it calls
- *     ctr_dicom_load_dataset()).
- *   - A window that wants to show what a folder holds first calls
- *     ctr_dicom_scan() (series, view counts, missing/duplicate views), then
- *     ctr_dicom_load_dataset() with the chosen series UID.
- *   - For XA files without geometry: ctr_dicom_xa_load() returns the frames
- *     with CtrDicomProjections.missing != 0; ask the user, then
- *     ctr_dicom_xa_complete().
+ *     ctr_dicom_load_dataset(): resolve, and any question is an error).
+ *   - ctr_dicom_scan() lists what a folder holds (series, view counts,
+ *     missing/duplicate views).
  *   - ctr_dicom_export_series() writes a reconstruction as CT images.
  */
 #pragma once
@@ -190,18 +192,93 @@ gboolean ctr_dicom_xa_complete (CtrDicomProjections *p, double sod_mm, double sd
                                 double step_rad, GError **error);
 
 /**
+ * CtrDicomOutcome:
+ * @CTR_DICOM_OUTCOME_DATASET: ->dataset holds the loaded series.
+ * @CTR_DICOM_OUTCOME_CHOOSE_SERIES: ->series lists several projection series
+ *   (DICOM-CT-PD or XA); resolve again with the chosen one's UID.
+ * @CTR_DICOM_OUTCOME_GEOMETRY_MISSING: ->frames holds X-ray angiography
+ *   frames whose file lacks what ->frames->missing names; complete them
+ *   (ctr_dicom_xa_complete), then ctr_dicom_resolution_take_dataset().
+ */
+typedef enum {
+  CTR_DICOM_OUTCOME_DATASET,
+  CTR_DICOM_OUTCOME_CHOOSE_SERIES,
+  CTR_DICOM_OUTCOME_GEOMETRY_MISSING
+} CtrDicomOutcome;
+
+/**
+ * CtrDicomResolution:
+ * What a DICOM file, folder or set of files holds, resolved as far as the
+ * files allow (ctr_dicom_resolve).  Owns everything it points to.
+ * @dataset: (nullable): the dataset (DATASET).
+ * @series: (nullable) (element-type CtrDicomSeries): the projection series
+ *   to choose from, sorted by UID (CHOOSE_SERIES).
+ * @frames: (nullable): the XA frames, ->missing != 0 (GEOMETRY_MISSING).
+ * @report: (nullable): the chosen series' report (CtrDicomSeries.report;
+ *   for XA with the file's geometry, a second line says how counts became
+ *   line integrals); missing views are stated here, not logged.
+ * @path: absolute: the folder the series lies in, or the XA file.
+ * @name: (nullable): the chosen series' description: the dataset's name.
+ */
+typedef struct {
+  CtrDicomOutcome outcome;
+  CtrDataset *dataset;
+  GPtrArray *series;
+  CtrDicomProjections *frames;
+  char *report;
+  char *path;
+  char *name;
+} CtrDicomResolution;
+
+void ctr_dicom_resolution_free (CtrDicomResolution *r);
+
+/**
+ * ctr_dicom_resolve:
+ * @path: (nullable): a DICOM file or folder; NULL when @files is given.  A
+ *   single file of a DICOM-CT-PD series stands for its whole series in that
+ *   folder (the folder is scanned, that series chosen).
+ * @files: (nullable) (array zero-terminated=1): files dropped together,
+ *   grouped by series as a folder's would be (the first one's folder is
+ *   ->path).
+ * @series_uid: (nullable): the series to load (a CHOOSE_SERIES answer);
+ *   NULL picks the only projection series, or asks.
+ * Scans, chooses and loads (may take seconds: call it from a worker thread).
+ * Returns: (transfer full): the outcome; NULL with the errors of
+ *   ctr_dicom_scan / ctr_dicom_ctpd_load / ctr_dicom_xa_load, or
+ *   CTR_ERROR_FORMAT (no projection series, the message lists what is
+ *   there; no series @series_uid; the series is not projection data),
+ *   CTR_ERROR_INVALID_DATA (duplicate views: the series' report),
+ *   CTR_ERROR_UNSUPPORTED (an XA series of several files),
+ *   G_IO_ERROR_CANCELLED.
+ */
+CtrDicomResolution *ctr_dicom_resolve (const char *path, const char *const *files,
+                                       const char *series_uid, GCancellable *cancellable,
+                                       GError **error);
+
+/**
+ * ctr_dicom_resolution_take_dataset:
+ * The dataset of @r, taken from it: ->dataset for DATASET; for
+ * GEOMETRY_MISSING once ->frames is complete (->missing == 0), the frames
+ * as a dataset named ->name at ->path.  Otherwise NULL with
+ * CTR_ERROR_FORMAT (CHOOSE_SERIES: the message lists the series with their
+ * UIDs) or CTR_ERROR_INVALID_GEOMETRY (the geometry is still incomplete: the
+ * message names the missing attributes).  Transfer full.
+ */
+CtrDataset *ctr_dicom_resolution_take_dataset (CtrDicomResolution *r, GError **error);
+
+/**
  * ctr_dicom_load_dataset:
  * @path: a DICOM file or a folder of DICOM files.  A single file of a
  *   DICOM-CT-PD series stands for its whole series in that folder.
  * @series_uid: (nullable): the series to load when the folder holds several;
  *   NULL loads the only projection series there.
+ * ctr_dicom_resolve() where every question is an error.
  * Returns a CtrDataset like a geometry.json gives (no reference, no variants;
- *   name = SeriesDescription or the folder's name; path = @path made absolute).
- * Errors: those of ctr_dicom_scan / ctr_dicom_ctpd_load / ctr_dicom_xa_load;
- *   CTR_ERROR_FORMAT when the folder holds several projection series and
- *   @series_uid is NULL (the message lists them) or none;
- *   CTR_ERROR_INVALID_GEOMETRY when an XA file lacks geometry tags (the
- *   message names them; use ctr_dicom_xa_load + ctr_dicom_xa_complete).
+ *   name = SeriesDescription; path = the series' folder, or the XA file).
+ * Errors: those of ctr_dicom_resolve; CTR_ERROR_FORMAT when the folder holds
+ *   several projection series and @series_uid is NULL (the message lists
+ *   them); CTR_ERROR_INVALID_GEOMETRY when an XA file lacks geometry tags
+ *   (the message names them; use ctr_dicom_resolve, ctr_dicom_xa_complete).
  */
 CtrDataset *ctr_dicom_load_dataset (const char *path, const char *series_uid,
                                     GCancellable *cancellable, GError **error);
@@ -269,5 +346,6 @@ gboolean ctr_dicom_export_series (const CtrVolume *v, const char *folder,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDicomSeries, ctr_dicom_series_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDicomProjections, ctr_dicom_projections_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDicomResolution, ctr_dicom_resolution_free)
 
 G_END_DECLS

@@ -1,157 +1,16 @@
-/* ctr-dicom-open.c — opening DICOM in the window: series, geometry, dialogs.
+/* ctr-dicom-dialogs.c — the questions a DICOM folder or file can raise.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The reading itself is core's (core/io/ctr-dicom.h); this module only
- * decides which series to read and asks the user what the files do not say.
+ * Which series to read and what the files lack is core's
+ * (ctr_dicom_resolve); this module only asks the user.
  */
-#define G_LOG_DOMAIN "ctr-dicom-open"
+#define G_LOG_DOMAIN "ctr-dicom-dialogs"
 
 #include <math.h>
 #include <string.h>
 
-#include "ctr-dicom-open.h"
-
-void
-ctr_dicom_open_result_free (CtrDicomOpenResult *r)
-{
-  if (r == NULL)
-    return;
-  g_clear_pointer (&r->dataset, ctr_dataset_free);
-  g_free (r->report);
-  g_clear_pointer (&r->choices, g_ptr_array_unref);
-  g_clear_pointer (&r->xa, ctr_dicom_projections_free);
-  g_free (r->path);
-  g_free (r);
-}
-
-static gboolean
-is_projection_series (const CtrDicomSeries *s)
-{
-  return s->kind == CTR_DICOM_KIND_CTPD || s->kind == CTR_DICOM_KIND_XA;
-}
-
-/* The series of @path or @files, and the series a single file stands for. */
-static GPtrArray *
-scan (const char *path, const char *const *files, char **folder, char **preselect,
-      GCancellable *cancellable, GError **error)
-{
-  GPtrArray *all;
-
-  if (files != NULL)
-    {
-      *folder = g_path_get_dirname (files[0]);
-      return ctr_dicom_scan_files (files, cancellable, error);
-    }
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      *folder = g_strdup (path);
-      return ctr_dicom_scan (path, cancellable, error);
-    }
-  /* One file: a DICOM-CT-PD view stands for its whole series in the folder. */
-  all = ctr_dicom_scan (path, cancellable, error);
-  if (all == NULL)
-    return NULL;
-  if (all->len == 1 && ((CtrDicomSeries *) all->pdata[0])->kind == CTR_DICOM_KIND_CTPD)
-    {
-      *preselect = g_strdup (((CtrDicomSeries *) all->pdata[0])->series_uid);
-      *folder = g_path_get_dirname (path);
-      g_ptr_array_unref (all);
-      return ctr_dicom_scan (*folder, cancellable, error);
-    }
-  *folder = g_strdup (path);
-  return all;
-}
-
-CtrDicomOpenResult *
-ctr_dicom_open_resolve (const char *path, const char *const *files, const char *series_uid,
-                        GCancellable *cancellable, GError **error)
-{
-  g_autofree char *folder = NULL;
-  g_autofree char *preselect = NULL;
-  g_autoptr(GPtrArray) all = NULL;
-  g_autoptr(GString) list = g_string_new (NULL);
-  g_autoptr(CtrDicomProjections) p = NULL;
-  CtrDicomOpenResult *r;
-  CtrDicomSeries *chosen = NULL;
-  guint n_proj = 0;
-
-  g_return_val_if_fail (path != NULL || (files != NULL && files[0] != NULL), NULL);
-
-  all = scan (path, files, &folder, &preselect, cancellable, error);
-  if (all == NULL)
-    return NULL;
-  if (series_uid == NULL)
-    series_uid = preselect;
-
-  for (guint i = 0; i < all->len; i++)
-    {
-      CtrDicomSeries *s = all->pdata[i];
-      g_string_append_printf (list, "\n• %s", s->report);
-      if (series_uid != NULL ? g_str_equal (s->series_uid, series_uid) : is_projection_series (s))
-        {
-          chosen = s;
-          n_proj++;
-        }
-    }
-  if (n_proj == 0)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   series_uid != NULL ? "%s holds no series %s; it holds:%s"
-                                      : "%s%s holds no projection data (DICOM-CT-PD or X-ray angiography); it holds:%s",
-                   folder, series_uid != NULL ? series_uid : "", list->str);
-      return NULL;
-    }
-
-  r = g_new0 (CtrDicomOpenResult, 1);
-  r->path = g_canonicalize_filename (folder, NULL);
-  if (n_proj > 1)
-    {
-      r->choices = g_ptr_array_new_with_free_func ((GDestroyNotify) ctr_dicom_series_free);
-      for (guint i = 0; i < all->len; i++)
-        if (is_projection_series (all->pdata[i]))
-          g_ptr_array_add (r->choices, g_steal_pointer (&all->pdata[i]));
-      return r;
-    }
-
-  if (chosen->n_duplicates > 0)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "%s: %s", folder, chosen->report);
-      ctr_dicom_open_result_free (r);
-      return NULL;
-    }
-  if (chosen->kind == CTR_DICOM_KIND_CTPD)
-    p = ctr_dicom_ctpd_load (chosen, CTR_DICOM_CTPD_DEFAULT, cancellable, error);
-  else if (chosen->kind == CTR_DICOM_KIND_XA && chosen->n_files == 1)
-    {
-      p = ctr_dicom_xa_load (chosen->files[0], error);
-      g_free (r->path);
-      r->path = g_canonicalize_filename (chosen->files[0], NULL);
-    }
-  else if (chosen->kind == CTR_DICOM_KIND_XA)
-    g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                 "%s: the X-ray angiography series has %u files; a rotational run must be one multi-frame file",
-                 folder, chosen->n_files);
-  else
-    g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: series %s is not projection data (%s)",
-                 folder, chosen->series_uid, chosen->report);
-  if (p == NULL)
-    {
-      ctr_dicom_open_result_free (r);
-      return NULL;
-    }
-
-  /* XA: the description states how counts became line integrals */
-  r->report = chosen->kind == CTR_DICOM_KIND_XA && p->description != NULL &&
-              p->missing == CTR_DICOM_MISSING_NONE
-    ? g_strdup_printf ("%s\n%s", chosen->report, p->description)
-    : g_strdup (chosen->report);
-  if (p->missing != CTR_DICOM_MISSING_NONE)
-    r->xa = g_steal_pointer (&p);
-  else
-    r->dataset = ctr_dicom_dataset_from_projections (p, r->path, chosen->description);
-  return r;
-}
+#include "ctr-dicom-dialogs.h"
 
 /* ---- choosing a series --------------------------------------------------- */
 
@@ -252,26 +111,6 @@ ctr_dicom_series_dialog (GtkWindow *parent, GPtrArray *series, CtrDicomSeriesCho
   return dialog;
 }
 
-const CtrDicomSeries *
-ctr_dicom_series_dialog_get_series (GtkWidget *dialog, guint index)
-{
-  SeriesDialog *d = g_object_get_data (G_OBJECT (dialog), "ctr-series-dialog");
-
-  if (d == NULL || index >= d->series->len)
-    return NULL;
-  return d->series->pdata[index];
-}
-
-void
-ctr_dicom_series_dialog_choose (GtkWidget *dialog, guint index)
-{
-  SeriesDialog *d = g_object_get_data (G_OBJECT (dialog), "ctr-series-dialog");
-
-  g_return_if_fail (d != NULL && index < d->checks->len);
-  gtk_check_button_set_active (d->checks->pdata[index], TRUE);
-  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "open");
-}
-
 /* ---- missing XA geometry ------------------------------------------------- */
 
 enum { F_SOD, F_SDD, F_PITCH_U, F_PITCH_V, F_START, F_STEP, N_FIELDS };
@@ -291,7 +130,8 @@ static const struct {
 };
 
 typedef struct {
-  CtrDicomProjections *p;
+  CtrDicomResolution  *r;
+  CtrDicomProjections *p;         /* r->frames */
   GtkEntry            *entry[N_FIELDS];
   GtkLabel            *reason[N_FIELDS];
   double               value[N_FIELDS];
@@ -304,7 +144,7 @@ static void
 xa_dialog_free (gpointer data)
 {
   XaDialog *d = data;
-  ctr_dicom_projections_free (d->p);
+  ctr_dicom_resolution_free (d->r);
   g_free (d);
 }
 
@@ -384,7 +224,7 @@ xa_changed (GtkWidget *dialog)
 static void
 xa_response (AdwMessageDialog *dialog, const char *response, XaDialog *d)
 {
-  CtrDicomProjections *p = NULL;
+  CtrDicomResolution *r = NULL;
 
   if (g_str_equal (response, "load") && xa_validate (d, GTK_WIDGET (dialog)))
     {
@@ -396,7 +236,10 @@ xa_response (AdwMessageDialog *dialog, const char *response, XaDialog *d)
           v[i] = d->value[i];
       if (ctr_dicom_xa_complete (d->p, v[F_SOD], v[F_SDD], v[F_PITCH_U], v[F_PITCH_V],
                                  v[F_START] * G_PI / 180, v[F_STEP] * G_PI / 180, &error))
-        p = g_steal_pointer (&d->p);
+        {
+          r = g_steal_pointer (&d->r);
+          d->p = NULL;
+        }
       else
         {
           GtkWidget *err = adw_message_dialog_new (d->parent, "Invalid Geometry", error->message);
@@ -404,13 +247,14 @@ xa_response (AdwMessageDialog *dialog, const char *response, XaDialog *d)
           gtk_window_present (GTK_WINDOW (err));
         }
     }
-  d->callback (d->parent, p, d->user_data);
+  d->callback (d->parent, r, d->user_data);
 }
 
 GtkWidget *
-ctr_dicom_xa_dialog (GtkWindow *parent, CtrDicomProjections *p, CtrDicomXaCompleted callback,
+ctr_dicom_xa_dialog (GtkWindow *parent, CtrDicomResolution *r, CtrDicomXaCompleted callback,
                      gpointer user_data)
 {
+  CtrDicomProjections *p = r->frames;
   g_autofree char *body = g_strdup_printf ("%s\nThe file does not state the values below; "
                                            "enter them to reconstruct its %u views.",
                                            p->description ? p->description : "X-ray angiography run",
@@ -420,6 +264,7 @@ ctr_dicom_xa_dialog (GtkWindow *parent, CtrDicomProjections *p, CtrDicomXaComple
   XaDialog *d = g_new0 (XaDialog, 1);
   int row = 0;
 
+  d->r = r;
   d->p = p;
   d->callback = callback;
   d->user_data = user_data;
@@ -443,6 +288,10 @@ ctr_dicom_xa_dialog (GtkWindow *parent, CtrDicomProjections *p, CtrDicomXaComple
       unit = gtk_label_new (fields[i].unit);
       gtk_label_set_xalign (GTK_LABEL (unit), 0);
       reason = gtk_label_new ("");
+      {
+        g_autofree char *name = g_strdup_printf ("%s-reason", fields[i].name);
+        gtk_widget_set_name (reason, name);
+      }
       gtk_label_set_xalign (GTK_LABEL (reason), 0);
       gtk_widget_add_css_class (reason, "error");
       gtk_widget_add_css_class (reason, "caption");
@@ -464,31 +313,4 @@ ctr_dicom_xa_dialog (GtkWindow *parent, CtrDicomProjections *p, CtrDicomXaComple
   xa_validate (d, dialog);
   gtk_window_present (GTK_WINDOW (dialog));
   return dialog;
-}
-
-const char *
-ctr_dicom_xa_dialog_set_text (GtkWidget *dialog, const char *name, const char *text)
-{
-  XaDialog *d = g_object_get_data (G_OBJECT (dialog), "ctr-xa-dialog");
-
-  g_return_val_if_fail (d != NULL, NULL);
-  for (guint i = 0; i < N_FIELDS; i++)
-    if (g_str_equal (fields[i].name, name) && d->entry[i] != NULL)
-      {
-        gtk_editable_set_text (GTK_EDITABLE (d->entry[i]), text);
-        return gtk_label_get_text (d->reason[i]);
-      }
-  return NULL;
-}
-
-gboolean
-ctr_dicom_xa_dialog_can_load (GtkWidget *dialog)
-{
-  return adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (dialog), "load");
-}
-
-void
-ctr_dicom_xa_dialog_confirm (GtkWidget *dialog)
-{
-  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "load");
 }
