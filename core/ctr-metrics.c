@@ -205,26 +205,19 @@ ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm)
 }
 
 gboolean
-ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
-                     CtrQuality *out)
+ctr_quality_sum_slices (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
+                        double data_range, CtrQuality *sums)
 {
-  g_return_val_if_fail (img != NULL && ref != NULL && out != NULL, FALSE);
+  g_return_val_if_fail (img != NULL && ref != NULL && sums != NULL, FALSE);
   if (!ctr_grid_equal (&img->grid, &ref->grid))
     return FALSE;
 
   const CtrGrid *g = &ref->grid;
   const gsize n = ctr_grid_slice_size (g);
-
-  /* One data range for the whole reference volume (for one slice, the
-   * protocol's reference.max() − reference.min()). */
-  float lo, hi;
-  ctr_volume_range (ref, &lo, &hi);
-  const double data_range = (double) hi - (double) lo;
-
   g_autofree guint8 *mask = radius_mm > 0 ? ctr_metrics_disc_mask (g, radius_mm) : NULL;
   g_autofree float *masked = mask != NULL ? g_new (float, n) : NULL;
 
-  double sum_rmse = 0.0, sum_psnr = 0.0, sum_ssim = 0.0;
+  sums->rmse = sums->psnr = sums->ssim = 0.0;
   for (guint z = 0; z < g->nz; z++)
     {
       const float *a = ctr_volume_slice (img, z);
@@ -235,13 +228,29 @@ ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_m
             masked[i] = mask[i] ? a[i] : 0.0f;
           a = masked;
         }
-      sum_rmse += ctr_metrics_rmse (a, b, n, mask);
-      sum_psnr += ctr_metrics_psnr (a, b, n, data_range, mask);
-      sum_ssim += ctr_metrics_ssim (a, b, g->nx, g->ny, data_range);
+      sums->rmse += ctr_metrics_rmse (a, b, n, mask);
+      sums->psnr += ctr_metrics_psnr (a, b, n, data_range, mask);
+      sums->ssim += ctr_metrics_ssim (a, b, g->nx, g->ny, data_range);
     }
-  out->rmse = sum_rmse / g->nz;
-  out->psnr = sum_psnr / g->nz;
-  out->ssim = sum_ssim / g->nz;
+  return TRUE;
+}
+
+gboolean
+ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
+                     CtrQuality *out)
+{
+  g_return_val_if_fail (img != NULL && ref != NULL && out != NULL, FALSE);
+  /* One data range for the whole reference volume (for one slice, the
+   * protocol's reference.max() − reference.min()). */
+  float lo, hi;
+  ctr_volume_range (ref, &lo, &hi);
+  CtrQuality sums;
+  if (!ctr_quality_sum_slices (img, ref, radius_mm, (double) hi - (double) lo, &sums))
+    return FALSE;
+  const guint nz = ref->grid.nz;
+  out->rmse = sums.rmse / nz;
+  out->psnr = sums.psnr / nz;
+  out->ssim = sums.ssim / nz;
   return TRUE;
 }
 

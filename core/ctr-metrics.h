@@ -46,6 +46,18 @@ gboolean ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref,
                               double radius_mm, CtrQuality *out);
 
 /**
+ * ctr_quality_sum_slices:
+ * The per-slice RMSE, PSNR and SSIM of ctr_quality_compute summed (not
+ * averaged) over the slices of @img against @ref (same grid, checked), with
+ * the data range given: @data_range = max − min of the whole reference.  For
+ * a part of a stack (one rank's slice block, mpi/): the parts' sums added
+ * and divided by the whole stack's slice count give ctr_quality_compute of
+ * the whole.
+ */
+gboolean ctr_quality_sum_slices (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
+                                 double data_range, CtrQuality *sums);
+
+/**
  * ctr_profile_sample:
  * @n samples (>= 2) of slice @z along the segment (x0, y0) → (x1, y1) in mm,
  * bilinear interpolation, 0 outside the grid.  @out has @n floats; @out_s

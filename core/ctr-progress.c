@@ -15,7 +15,7 @@ ctr_iter_report_single_pass (CtrMethod method, const CtrVolume *img, const CtrVo
   st.method = method;
   st.iteration = st.n_iterations = 1;
   st.elapsed_s = st.iteration_s = seconds;
-  st.residual = NAN;
+  st.residual = st.data_sq = NAN;
   ctr_iter_stats_set_quality (&st, img, reference, radius_mm);
   st.image = img;
   callback (&st, user_data);

@@ -17,6 +17,9 @@ G_BEGIN_DECLS
  * iteration 1 of 1).
  * @residual: ||b - A x||₂ / ||b||₂ over the valid rays of all slices
  *   (NaN for FBP and FDK, which build no operator).
+ * @data_sq: ||b||₂² over the same rays (NaN for FBP and FDK), so that the
+ *   reports of runs over parts of one stack combine into the whole's:
+ *   residual = sqrt (Σ residual_k² · data_sq_k / Σ data_sq_k) (mpi/).
  * @rmse, @psnr, @ssim: against the reference (NaN without one), computed as
  *   ctr-metrics.h states, averaged over slices.
  * @stopped: TRUE on the last report of a run that its stopping rule ended
@@ -30,6 +33,7 @@ typedef struct {
   double elapsed_s;      /* since the start of the run (operator set-up excluded) */
   double iteration_s;    /* this iteration's update alone (no residual, no metrics) */
   double residual;
+  double data_sq;
   gboolean has_reference;
   double rmse;
   double psnr;

@@ -87,10 +87,31 @@ ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p, CtrFilterWindow w
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   if (!ctr_fdk_check_input (g, p, error))
     return NULL;
+  return ctr_fdk_filter_views (g, p, 0, window, cutoff, cancellable, error);
+}
+
+CtrProjections *
+ctr_fdk_filter_views (const CtrGeometry *g, const CtrProjections *p, guint first_view,
+                      CtrFilterWindow window, double cutoff, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (g != NULL && p != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (!ctr_fdk_check_geometry (g, error))
+    return NULL;
+  if (p->kind != CTR_PROJ_LINE_INTEGRALS || p->n_rows != g->n_rows || p->n_cols != g->n_cols
+      || first_view > g->n_views || p->n_views > g->n_views - first_view)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "FDK: %u views × %u rows × %u columns of %s from view %u do not fit the geometry's "
+                   "%u × %u × %u", p->n_views, p->n_rows, p->n_cols,
+                   p->kind == CTR_PROJ_LINE_INTEGRALS ? "line integrals" : "counts", first_view,
+                   g->n_views, g->n_rows, g->n_cols);
+      return NULL;
+    }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  const guint nv = g->n_views, nr = g->n_rows, nc = g->n_cols;
+  const guint nv = p->n_views, nr = g->n_rows, nc = g->n_cols;
   const double tau = g->pitch_u * g->sod_mm / g->sdd_mm;
   g_autoptr (CtrRampFilter) filter = ctr_ramp_filter_new (nc, tau, window, cutoff, NULL, error);
   if (filter == NULL)
@@ -133,7 +154,7 @@ ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p, CtrFilterWindow w
     for (gint64 v = 0; v < (gint64) nv; v++)
       {
         for (guint c = 0; c < nc; c++)
-          wc[c] = (float) (dbeta[v] * ctr_redundancy_weight (&red, (guint) v, gam[c]));
+          wc[c] = (float) (dbeta[first_view + v] * ctr_redundancy_weight (&red, first_view + (guint) v, gam[c]));
         const float *src = ctr_projections_view (p, (guint) v);
         float *dst = ctr_projections_view (q, (guint) v);
         for (guint r = 0; r < nr; r++)

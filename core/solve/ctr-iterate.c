@@ -116,17 +116,19 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   if (!gather_data (op, p, B, valid, error))
     return NULL;
 
+  /* ||B||² over the valid rays (reported: CtrIterStats.data_sq). */
+  double b_sq = 0.0;
+  for (gsize q = 0; q < op->data_size; q++)
+    b_sq += valid[q] != 0.f ? (double) B[q] * B[q] : 0.0;
+  const double b_norm = sqrt (b_sq);
   /* The discrepancy principle's target: ||B − A X|| ≤ sqrt (Σ var(bᵢ)). */
-  double target = NAN, b_norm = 0.0;
+  double target = NAN;
   if (o->stop == CTR_STOP_AUTO)
     {
       CtrNoiseLevel level;
       g_autoptr (GError) e = NULL;
       if (ctr_noise_estimate (op->geometry, p, &level, &e) && isfinite (level.sigma))
         target = CTR_DISCREPANCY_TAU * level.sigma * sqrt ((double) level.n_rays);
-      for (gsize q = 0; q < op->data_size; q++)
-        b_norm += valid[q] != 0.f ? (double) B[q] * B[q] : 0.0;
-      b_norm = sqrt (b_norm);
     }
   CtrIterate it = { .op = op, .o = o, .p = p, .X = X, .B = B, .valid = valid, .residual = NAN,
                     .report = callback != NULL || !isnan (target), .cancellable = cancellable };
@@ -150,6 +152,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       gboolean last = i == o->iterations;
       CtrIterStats stats = { 0 };
       stats.residual = it.residual;
+      stats.data_sq = b_sq;
       if (it.report && isnan (stats.residual))
         {
           if (R == NULL && (R = g_try_new (float, op->data_size)) == NULL)
