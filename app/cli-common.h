@@ -16,6 +16,17 @@ int ctr_cli_noise (int argc, char **argv);
 int ctr_cli_roi (int argc, char **argv);
 int ctr_cli_study (int argc, char **argv);
 
+/* Under mpirun (cli-mpi.c): starts MPI before @command runs (a non-zero
+ * exit status when the job cannot run: MPI failed, a command that runs on
+ * one process only, a build without MPI started as several ranks);
+ * ctr_cli_mpi_stop() ends it.  ctr_cli_mpi_running(): MPI was started. */
+int ctr_cli_mpi_start (int *argc, char ***argv, const char *command);
+void ctr_cli_mpi_stop (void);
+gboolean ctr_cli_mpi_running (void);
+/* SIGTERM cancels like Ctrl-C (set under mpirun, which turns Ctrl-C into
+ * SIGTERM for the ranks). */
+extern gboolean ctr_cli_cancel_on_sigterm;
+
 /* Prints "ctrecon-cli: <message>" on stderr and returns 1 (or 2 for usage
  * errors, G_OPTION_ERROR); cancellation prints "cancelled". */
 int ctr_cli_fail (const GError *error);

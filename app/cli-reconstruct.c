@@ -14,6 +14,9 @@
 
 #include "cli-common.h"
 #include "cli-params.h"
+#ifdef CTR_HAVE_MPI
+#include "ctr-mpi.h"
+#endif
 
 typedef struct {
   /* inputs */
@@ -22,6 +25,9 @@ typedef struct {
   CtrReconOptions options;
   CtrVolume *reference;
   GCancellable *cancellable;
+  /* under mpirun: rank 0's failure before the run (the other ranks hear
+   * of it in the run's first round) */
+  GError *input_error;
   /* outputs */
   GString *csv;
   CtrVolume *result;
@@ -59,10 +65,47 @@ print_notes (CtrReconPlan *plan, guint from)
     fprintf (stderr, "%s\n", notes[i]);
 }
 
+#ifdef CTR_HAVE_MPI
+/* Every rank: the run split across the ranks (mpi/ctr-mpi.h); rank 0 has
+ * the inputs and prints. */
+static void
+work_mpi (Job *job, GCancellable *cancellable)
+{
+  CtrMpiInput in = { 0 };
+  const gboolean have = job->dataset != NULL && job->input_error == NULL;
+  if (have)
+    {
+      in.geometry = job->dataset->geometry;
+      in.projections = job->dataset->projections;
+      in.grid = job->grid;
+      in.options = job->options;
+      in.reference = job->reference;
+    }
+  CtrMpiReport report;
+  if (ctr_mpi_reconstruct (have ? &in : NULL, g_steal_pointer (&job->input_error), on_iteration, job,
+                           cancellable, &job->result, &report, &job->error)
+      && report.split != NULL)
+    {
+      for (guint i = 0; report.notes != NULL && report.notes[i] != NULL; i++)
+        fprintf (stderr, "%s\n", report.notes[i]);
+      for (guint i = 0; report.split[i] != NULL; i++)
+        fprintf (stderr, "%s\n", report.split[i]);
+      ctr_mpi_report_clear (&report);
+    }
+}
+#endif
+
 static void
 work (gpointer data, GCancellable *cancellable)
 {
   Job *job = data;
+#ifdef CTR_HAVE_MPI
+  if (ctr_cli_mpi_running ())
+    {
+      work_mpi (job, cancellable);
+      return;
+    }
+#endif
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (job->dataset->geometry, &job->grid, &job->options,
                                                       cancellable, &job->error);
   if (plan != NULL)
@@ -122,6 +165,64 @@ write_output (const char *output, const char *format, const CtrVolume *v, const 
   eo.derivation = derivation;
   eo.series_description = description;
   return ctr_dicom_export_series (v, output, &eo, error);
+}
+
+/* Runs the job (a worker thread, Ctrl-C cancels) and frees it; rank 0 (or a
+ * plain run) writes the image and the metrics.  Returns the exit status. */
+static int
+run_job (Job *job, const char *output, const char *format, const char *metrics)
+{
+  g_autoptr (GError) error = NULL;
+  job->csv = g_string_new ("iteration,elapsed_s,iteration_s,residual,rmse,psnr,ssim\n");
+  job->cancellable = g_cancellable_new ();
+  ctr_cli_run_cancellable ("reconstruct", work, job, job->cancellable);
+
+  int status = 0;
+  if (job->error != NULL)
+    status = ctr_cli_fail (job->error);
+  else if (job->result == NULL)
+    status = ctr_cli_mpi_running () ? 0 : ctr_cli_fail (NULL);  /* under mpirun: a rank other than 0 */
+  else
+    {
+      if (!write_output (output, format, job->result, &job->options, job->dataset->name, &error))
+        status = ctr_cli_fail (error);
+      else if (metrics != NULL && !g_file_set_contents (metrics, job->csv->str, -1, &error))
+        status = ctr_cli_fail (error);
+      else
+        {
+          fprintf (stderr, "wrote %s (%u × %u × %u, %s)\n", output, job->grid.nx, job->grid.ny,
+                   job->grid.nz, job->result->unit ? job->result->unit : "1/mm");
+          if (job->last.has_reference)
+            fprintf (stderr, "against the reference: RMSE %.4e  PSNR %.2f dB  SSIM %.4f\n",
+                     job->last.rmse, job->last.psnr, job->last.ssim);
+        }
+    }
+
+  g_clear_error (&job->error);
+  g_clear_error (&job->input_error);
+  g_clear_pointer (&job->result, ctr_volume_unref);
+  g_clear_pointer (&job->reference, ctr_volume_unref);
+  g_clear_object (&job->cancellable);
+  g_string_free (job->csv, TRUE);
+  g_clear_pointer (&job->dataset, ctr_dataset_free);
+  return status;
+}
+
+/* Rank 0 could not make the inputs: under mpirun the other ranks must hear
+ * it (they are waiting in the run's first round); else print and fail. */
+static int
+fail_inputs (Job *job, GError *error, const char *output, const char *format, const char *metrics)
+{
+  if (!ctr_cli_mpi_running ())
+    {
+      int status = ctr_cli_fail (error);
+      g_error_free (error);
+      g_clear_pointer (&job->dataset, ctr_dataset_free);
+      g_clear_pointer (&job->reference, ctr_volume_unref);
+      return status;
+    }
+  job->input_error = error;
+  return run_job (job, output, format, metrics);
 }
 
 /* "N" or "NXxNYxNZ" (sizes, @integers) or "D" / "DXxDYxDZ" (mm): 1 or 3
@@ -240,6 +341,10 @@ ctr_cli_reconstruct (int argc, char **argv)
   if (!ctr_recon_options_validate (&job.options, &error))
     return ctr_cli_fail (error);
 
+#ifdef CTR_HAVE_MPI
+  if (ctr_cli_mpi_running () && ctr_mpi_rank () != 0)
+    return run_job (&job, output, format, metrics);  /* rank 0 reads and sends */
+#endif
   fprintf (stderr, "loading %s…\n", argv[1]);
   if (variant == NULL && ctr_dicom_is_dicom (argv[1]))
     {
@@ -253,7 +358,7 @@ ctr_cli_reconstruct (int argc, char **argv)
   else
     job.dataset = ctr_dataset_load (argv[1], variant, NULL, &error);
   if (job.dataset == NULL)
-    return ctr_cli_fail (error);
+    return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
   const CtrGeometry *g = job.dataset->geometry;
   if (method == NULL && g->beam == CTR_BEAM_CONE)  /* FDK is the analytic method for cone beam */
     job.options.method = m = CTR_METHOD_FDK;
@@ -285,10 +390,7 @@ ctr_cli_reconstruct (int argc, char **argv)
     {
       job.reference = load_reference_tiff (reference, &job.grid, &error);
       if (job.reference == NULL)
-        {
-          ctr_dataset_free (job.dataset);
-          return ctr_cli_fail (error);
-        }
+        return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
     }
   else if (dref != NULL)
     job.reference = ctr_volume_ref ((CtrVolume *) dref);
@@ -297,34 +399,5 @@ ctr_cli_reconstruct (int argc, char **argv)
            job.grid.nx, job.grid.ny, job.grid.dx, job.grid.nz, job.grid.nz == 1 ? "" : "s",
            job.reference ? ", metrics against the reference" : "");
 
-  job.csv = g_string_new ("iteration,elapsed_s,iteration_s,residual,rmse,psnr,ssim\n");
-  job.cancellable = g_cancellable_new ();
-  ctr_cli_run_cancellable ("reconstruct", work, &job, job.cancellable);
-
-  int status = 0;
-  if (job.result == NULL)
-    status = ctr_cli_fail (job.error);
-  else
-    {
-      if (!write_output (output, format, job.result, &job.options, job.dataset->name, &error))
-        status = ctr_cli_fail (error);
-      else if (metrics != NULL && !g_file_set_contents (metrics, job.csv->str, -1, &error))
-        status = ctr_cli_fail (error);
-      else
-        {
-          fprintf (stderr, "wrote %s (%u × %u × %u, %s)\n", output, job.grid.nx, job.grid.ny,
-                   job.grid.nz, job.result->unit ? job.result->unit : "1/mm");
-          if (job.last.has_reference)
-            fprintf (stderr, "against the reference: RMSE %.4e  PSNR %.2f dB  SSIM %.4f\n",
-                     job.last.rmse, job.last.psnr, job.last.ssim);
-        }
-    }
-
-  g_clear_error (&job.error);
-  g_clear_pointer (&job.result, ctr_volume_unref);
-  g_clear_pointer (&job.reference, ctr_volume_unref);
-  g_clear_object (&job.cancellable);
-  g_string_free (job.csv, TRUE);
-  ctr_dataset_free (job.dataset);
-  return status;
+  return run_job (&job, output, format, metrics);
 }

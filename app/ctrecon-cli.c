@@ -56,7 +56,11 @@ main (int argc, char **argv)
         /* GOption's usage line names the program: "ctrecon-cli reconstruct". */
         g_autofree char *prgname = g_strconcat ("ctrecon-cli ", commands[i].name, NULL);
         g_set_prgname (prgname);
-        return commands[i].run (argc - 1, argv + 1);
+        int status = ctr_cli_mpi_start (&argc, &argv, commands[i].name);
+        if (status == 0)
+          status = commands[i].run (argc - 1, argv + 1);
+        ctr_cli_mpi_stop ();
+        return status;
       }
   fprintf (stderr, "ctrecon-cli: unknown command '%s'\n\n", argv[1]);
   usage (stderr);

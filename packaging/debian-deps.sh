@@ -9,7 +9,8 @@ libgtk-4-dev libadwaita-1-dev
 xvfb xauth desktop-file-utils appstream
 python3 python3-numpy python3-skimage python3-tifffile
 g++ libdcmtk-dev libsndfile1-dev dicom3tools python3-pydicom
-plastimatch"
+plastimatch
+libopenmpi-dev openmpi-bin"
 
 missing=""
 for p in $PKGS; do

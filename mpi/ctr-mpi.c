@@ -1,0 +1,250 @@
+/* ctr-mpi.c — starting MPI, the status rounds, and the entry point (see
+ * ctr-mpi.h).
+ *
+ * The status round is what keeps a failing rank from hanging the others.
+ * Every step of a run that could fail on one rank ends with a round, and a
+ * round is always the same pair of collectives (MPI_Allreduce sum, then max),
+ * whichever phase a rank is in; so a rank that failed in step k and one that
+ * is still reporting iteration i meet in the same collective, see that their
+ * phases differ (Σ phase² · size ≠ (Σ phase)²), and the one still running
+ * cancels its plan and comes to the end, where they meet again in the same
+ * phase and read the failing rank's message (one MPI_Bcast from it).
+ */
+#include "ctr-mpi-private.h"
+
+#include <math.h>
+#include <string.h>
+
+static gboolean initialised;
+
+gboolean
+ctr_mpi_launched (void)
+{
+  return g_getenv ("OMPI_COMM_WORLD_SIZE") != NULL || g_getenv ("PMIX_RANK") != NULL
+         || g_getenv ("PMI_RANK") != NULL;
+}
+
+gboolean
+ctr_mpi_init (int *argc, char ***argv, GError **error)
+{
+  int provided = 0;
+  if (MPI_Init_thread (argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE, "MPI could not start");
+      return FALSE;
+    }
+  initialised = TRUE;
+  if (provided < MPI_THREAD_SERIALIZED)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE,
+                   "this MPI library does not allow calls from a worker thread (MPI_THREAD_SERIALIZED)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+ctr_mpi_finalize (void)
+{
+  if (initialised)
+    MPI_Finalize ();
+  initialised = FALSE;
+}
+
+guint
+ctr_mpi_rank (void)
+{
+  int r = 0;
+  if (initialised)
+    MPI_Comm_rank (MPI_COMM_WORLD, &r);
+  return (guint) r;
+}
+
+guint
+ctr_mpi_size (void)
+{
+  int n = 1;
+  if (initialised)
+    MPI_Comm_size (MPI_COMM_WORLD, &n);
+  return (guint) n;
+}
+
+void
+ctr_mpi_report_clear (CtrMpiReport *report)
+{
+  g_clear_pointer (&report->split, g_strfreev);
+  g_clear_pointer (&report->notes, g_strfreev);
+  report->n_ranks = 0;
+}
+
+/* Status slots of the summed buffer: phase, phase², cancel requests, then
+ * one per rank (0 fine, 1 failed, 2 cancelled). */
+enum { SLOT_PHASE, SLOT_PHASE2, SLOT_CANCEL, SLOT_RANKS };
+
+/* The failing rank broadcasts its error: domain name, code, message. */
+static void
+bcast_error (CtrMpiJob *job, int root, const GError *local, GError **error)
+{
+  int head[3] = { 0, 0, 0 };
+  const char *domain = local ? g_quark_to_string (local->domain) : "";
+  if (job->rank == root)
+    {
+      head[0] = (int) strlen (domain) + 1;
+      head[1] = local ? local->code : 0;
+      head[2] = local ? (int) strlen (local->message) + 1 : 1;
+    }
+  MPI_Bcast (head, 3, MPI_INT, root, job->comm);
+  g_autofree char *d = g_malloc0 (head[0]), *msg = g_malloc0 (head[2]);
+  if (job->rank == root)
+    {
+      memcpy (d, domain, head[0]);
+      memcpy (msg, local ? local->message : "", head[2]);
+    }
+  MPI_Bcast (d, head[0], MPI_CHAR, root, job->comm);
+  MPI_Bcast (msg, head[2], MPI_CHAR, root, job->comm);
+  const GQuark q = g_quark_from_string (d);
+  if (q == G_IO_ERROR && head[1] == G_IO_ERROR_CANCELLED)
+    g_set_error_literal (error, q, head[1], msg);
+  else if (job->size > 1)
+    g_set_error (error, q, head[1], "rank %d: %s", root, msg);
+  else
+    g_set_error_literal (error, q, head[1], msg);
+}
+
+CtrMpiRound
+ctr_mpi_round (CtrMpiJob *job, int phase, const GError *local, gboolean cancel_request, double *sum,
+               double *max, gboolean *cancel_out, GError **error)
+{
+  const int n = SLOT_RANKS + job->size + CTR_MPI_N_SUM;
+  g_autofree double *in = g_new0 (double, n), *out = g_new (double, n);
+  in[SLOT_PHASE] = phase;
+  in[SLOT_PHASE2] = (double) phase * phase;
+  in[SLOT_CANCEL] = cancel_request ? 1 : 0;
+  const gboolean cancelled = local != NULL && g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  in[SLOT_RANKS + job->rank] = local == NULL ? 0 : cancelled ? 2 : 1;
+  if (sum != NULL)
+    memcpy (in + SLOT_RANKS + job->size, sum, CTR_MPI_N_SUM * sizeof (double));
+  MPI_Allreduce (in, out, n, MPI_DOUBLE, MPI_SUM, job->comm);
+  double mx[CTR_MPI_N_MAX] = { 0 }, mx_out[CTR_MPI_N_MAX];
+  if (max != NULL)
+    memcpy (mx, max, sizeof mx);
+  MPI_Allreduce (mx, mx_out, CTR_MPI_N_MAX, MPI_DOUBLE, MPI_MAX, job->comm);
+  if (sum != NULL)
+    memcpy (sum, out + SLOT_RANKS + job->size, CTR_MPI_N_SUM * sizeof (double));
+  if (max != NULL)
+    memcpy (max, mx_out, sizeof mx_out);
+  if (cancel_out != NULL)
+    *cancel_out = out[SLOT_CANCEL] > 0;
+
+  /* Phases are whole numbers below 2²⁶: these sums are exact in double. */
+  if (job->size * out[SLOT_PHASE2] != out[SLOT_PHASE] * out[SLOT_PHASE])
+    return CTR_MPI_ROUND_MISMATCH;
+  int failed = -1, cancelled_rank = -1;
+  for (int r = 0; r < job->size; r++)
+    {
+      const double s = out[SLOT_RANKS + r];
+      if (s == 1 && failed < 0)
+        failed = r;
+      else if (s == 2 && cancelled_rank < 0)
+        cancelled_rank = r;
+    }
+  const int root = failed >= 0 ? failed : cancelled_rank;
+  if (root < 0)
+    return CTR_MPI_ROUND_OK;
+  bcast_error (job, root, job->rank == root ? local : NULL, error);
+  return CTR_MPI_ROUND_FAILED;
+}
+
+gboolean
+ctr_mpi_settle (CtrMpiJob *job, int phase, GError **local, GError **error)
+{
+  g_autoptr (GError) mine = g_steal_pointer (local);
+  for (;;)
+    {
+      const CtrMpiRound r = ctr_mpi_round (job, phase, mine, FALSE, NULL, NULL, NULL, error);
+      if (r == CTR_MPI_ROUND_OK)
+        return TRUE;
+      if (r == CTR_MPI_ROUND_FAILED)
+        return FALSE;
+    }
+}
+
+static void
+on_outer_cancelled (GCancellable *outer, gpointer inner)
+{
+  g_cancellable_cancel (inner);
+}
+
+/* Methods whose iterations couple the slices of a stack (global inner
+ * products or norms) would give another image per block than on the whole. */
+static gboolean
+check_splittable (const CtrMpiShared *sh, guint size, GError **error)
+{
+  const CtrMethod m = sh->options.method;
+  if (size > 1 && (m == CTR_METHOD_CGLS || m == CTR_METHOD_PWLS || m == CTR_METHOD_ASD_POCS))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "%s couples all slices through its step sizes and norms; it runs on one process "
+                   "(mpirun -np 1), not across %u ranks", ctr_method_name (m), size);
+      return FALSE;
+    }
+  if (size > 1 && sh->options.stop == CTR_STOP_AUTO)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "--stop auto decides on the whole stack's residual; across ranks give the iterations");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+ctr_mpi_reconstruct (const CtrMpiInput *input, GError *input_error, CtrIterFunc callback, gpointer user_data,
+                     GCancellable *cancellable, CtrVolume **result, CtrMpiReport *report, GError **error)
+{
+  g_return_val_if_fail (result != NULL, FALSE);
+  *result = NULL;
+  if (report != NULL)
+    memset (report, 0, sizeof *report);
+  CtrMpiJob job = { .comm = MPI_COMM_WORLD, .outer = cancellable, .inner = g_cancellable_new () };
+  MPI_Comm_rank (job.comm, &job.rank);
+  MPI_Comm_size (job.comm, &job.size);
+  if (cancellable != NULL)
+    job.outer_handler = g_cancellable_connect (cancellable, G_CALLBACK (on_outer_cancelled), job.inner, NULL);
+  g_autoptr (GError) local = input_error;
+  if (job.rank == 0 && input == NULL && local == NULL)
+    g_set_error (&local, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "rank 0 has no inputs");
+
+  CtrMpiShared sh = { 0 };
+  g_autoptr (GPtrArray) split = g_ptr_array_new_with_free_func (g_free);
+  char **notes = NULL;
+  gboolean ok = ctr_mpi_settle (&job, CTR_MPI_PHASE_INPUT, &local, error);
+  if (ok)
+    {
+      ctr_mpi_share_inputs (&job, input, &sh);
+      GError *e = NULL;
+      check_splittable (&sh, (guint) job.size, &e);
+      ok = ctr_mpi_settle (&job, CTR_MPI_PHASE_CHECKED, &e, error);
+    }
+  if (ok)
+    {
+      if (sh.options.method == CTR_METHOD_FDK)
+        ok = ctr_mpi_run_fdk (&job, input, &sh, callback, user_data, result, split, error);
+      else
+        ok = ctr_mpi_run_stack (&job, input, &sh, callback, user_data, result, split, &notes, error);
+    }
+  if (report != NULL && ok)
+    {
+      report->n_ranks = (guint) job.size;
+      g_ptr_array_add (split, NULL);
+      report->split = (char **) g_ptr_array_steal (split, NULL);
+      report->notes = g_steal_pointer (&notes);
+    }
+  g_strfreev (notes);
+  if (!ok)
+    g_clear_pointer (result, ctr_volume_unref);
+  ctr_mpi_shared_clear (&sh);
+  if (cancellable != NULL)
+    g_cancellable_disconnect (cancellable, job.outer_handler);
+  g_object_unref (job.inner);
+  return ok;
+}
