@@ -66,6 +66,12 @@ print_notes (CtrReconPlan *plan, guint from)
 }
 
 #ifdef CTR_HAVE_MPI
+static void
+on_note (const char *line, gpointer data)
+{
+  fprintf (stderr, "%s\n", line);
+}
+
 /* Every rank: the run split across the ranks (mpi/ctr-mpi.h); rank 0 has
  * the inputs and prints. */
 static void
@@ -81,17 +87,8 @@ work_mpi (Job *job, GCancellable *cancellable)
       in.options = job->options;
       in.reference = job->reference;
     }
-  CtrMpiReport report;
-  if (ctr_mpi_reconstruct (have ? &in : NULL, g_steal_pointer (&job->input_error), on_iteration, job,
-                           cancellable, &job->result, &report, &job->error)
-      && report.split != NULL)
-    {
-      for (guint i = 0; report.notes != NULL && report.notes[i] != NULL; i++)
-        fprintf (stderr, "%s\n", report.notes[i]);
-      for (guint i = 0; report.split[i] != NULL; i++)
-        fprintf (stderr, "%s\n", report.split[i]);
-      ctr_mpi_report_clear (&report);
-    }
+  ctr_mpi_reconstruct (have ? &in : NULL, g_steal_pointer (&job->input_error), on_iteration, on_note, job,
+                       cancellable, &job->result, &job->error);
 }
 #endif
 

@@ -72,8 +72,7 @@ reduce_floats (MPI_Comm comm, int me, float *data, gsize n)
 }
 
 gboolean
-ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrIterFunc callback,
-                 gpointer user_data, CtrVolume **result, GPtrArray *split, GError **error)
+ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVolume **result, GError **error)
 {
   const gint64 t_start = g_get_monotonic_time ();
   const CtrGeometry *g = sh->geometry;
@@ -164,22 +163,22 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrIte
       if (me == 0)
         {
           const char *threads = g_getenv ("OMP_NUM_THREADS");
-          g_ptr_array_add (split, g_strdup_printf ("MPI: %d ranks (OMP_NUM_THREADS %s), iFDK grid of %d z-slab%s × %d view "
+          ctr_mpi_note (job, "MPI: %d ranks (OMP_NUM_THREADS %s), iFDK grid of %d z-slab%s × %d view "
                                                    "group%s (§4.1.1): each rank filters 1/%d of its group's views, "
                                                    "back-projects the group into its slab; slabs summed over groups",
                                                    size, threads ? threads : "unset", R, R == 1 ? "" : "s", C,
-                                                   C == 1 ? "" : "s", R));
+                                                   C == 1 ? "" : "s", R);
           for (int k = 0; k < size; k++)
             {
               const CtrMpiBlock gk = ctr_mpi_block (g->n_views, (guint) C, (guint) (k / R));
               const CtrMpiBlock sk = slabs[k % R];
-              g_ptr_array_add (split, g_strdup_printf ("  rank %d: filters views %u-%u, back-projects views %u-%u into "
+              ctr_mpi_note (job, "  rank %d: filters views %u-%u, back-projects views %u-%u into "
                                                        "slices %u-%u; filter %.3f s, all-gather %.3f s, "
                                                        "back-projection %.3f s, reduce+gather %.3f s",
                                                        k, filter[k].first, filter[k].first + filter[k].count - 1,
                                                        gk.first, gk.first + gk.count - 1, sk.first,
                                                        sk.first + sk.count - 1, times[4 * k], times[4 * k + 1],
-                                                       times[4 * k + 2], times[4 * k + 3]));
+                                                       times[4 * k + 2], times[4 * k + 3]);
             }
         }
     }
@@ -194,7 +193,7 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrIte
       if (in->reference != NULL)
         ref = ctr_volume_resample (in->reference, &sh->grid, CTR_RESAMPLE_VOLUME, NULL);
       ctr_iter_report_single_pass (CTR_METHOD_FDK, whole, ref, sh->options.metrics_radius_mm,
-                                   (g_get_monotonic_time () - t_start) / 1e6, callback, user_data);
+                                   (g_get_monotonic_time () - t_start) / 1e6, job->callback, job->user_data);
       *result = g_steal_pointer (&whole);
     }
   return TRUE;

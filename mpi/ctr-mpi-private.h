@@ -26,6 +26,9 @@ enum {
 typedef struct {
   MPI_Comm comm;
   int rank, size;
+  CtrIterFunc callback;  /* rank 0's reports */
+  CtrMpiNoteFunc note;   /* rank 0's lines */
+  gpointer user_data;
   GCancellable *outer;   /* the caller's (nullable) */
   GCancellable *inner;   /* what the plan sees: cancelled by @outer or by a round */
   gulong outer_handler;
@@ -110,11 +113,13 @@ void ctr_mpi_scatter_views (CtrMpiJob *job, const CtrProjections *p, const CtrMp
 void ctr_mpi_gather_slices (CtrMpiJob *job, const float *part, float *whole, gsize slice_size,
                             const CtrMpiBlock *slices, gboolean scatter);
 
+/* A line for the user (rank 0, when the job has a note function). */
+void ctr_mpi_note (CtrMpiJob *job, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
 /* The three decompositions; each sets *@result on rank 0. */
-gboolean ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrIterFunc callback,
-                            gpointer user_data, CtrVolume **result, GPtrArray *split, char ***notes,
+gboolean ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVolume **result,
                             GError **error);
-gboolean ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrIterFunc callback,
-                          gpointer user_data, CtrVolume **result, GPtrArray *split, GError **error);
+gboolean ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVolume **result,
+                          GError **error);
 
 G_END_DECLS

@@ -24,8 +24,6 @@
 
 typedef struct {
   CtrMpiJob *job;
-  CtrIterFunc callback;
-  gpointer user_data;
   const CtrVolume *ref_part;  /* this rank's kept slices of the reference */
   guint keep_offset;          /* first kept slice in the rank's own grid */
   guint nz_total;
@@ -72,7 +70,7 @@ on_iteration (const CtrIterStats *s, gpointer data)
       g_cancellable_cancel (job->inner);
       return;
     }
-  if (job->rank != 0 || run->callback == NULL)
+  if (job->rank != 0 || job->callback == NULL)
     return;
   CtrIterStats st = *s;
   st.data_sq = sum[1];
@@ -83,7 +81,7 @@ on_iteration (const CtrIterStats *s, gpointer data)
   st.ssim = st.has_reference ? sum[4] / run->nz_total : NAN;
   st.iteration_s = max[0];
   st.image = NULL;
-  run->callback (&st, run->user_data);
+  job->callback (&st, job->user_data);
 }
 
 /* The halo (slices) of a cone-beam slab: CTR_MPI_HALO when set, else the z
@@ -190,31 +188,28 @@ plan_in_turn (CtrMpiJob *job, const CtrGeometry *g, const CtrGrid *grid, const C
   return plan;
 }
 
+/* How the work was split, every rank's plan (rank 0). */
 static void
-describe (GPtrArray *split, const CtrMpiShared *sh, const Share *s, int size, guint halo, const double *setup)
+describe (CtrMpiJob *job, const CtrMpiShared *sh, const Share *s, guint halo, const double *setup)
 {
-  const gboolean cone = sh->geometry->beam == CTR_BEAM_CONE;
   const char *threads = g_getenv ("OMP_NUM_THREADS");
-  if (cone)
-    g_ptr_array_add (split, g_strdup_printf ("MPI: %d ranks (OMP_NUM_THREADS %s), z-slabs of the %u-slice volume "
-                                             "with %u halo slices on either side (an approximation: "
-                                             "the halo absorbs the rays that leave the slab)",
-                                             size, threads ? threads : "unset", sh->grid.nz, halo));
+  if (sh->geometry->beam == CTR_BEAM_CONE)
+    ctr_mpi_note (job, "MPI: %d ranks (OMP_NUM_THREADS %s), z-slabs of the %u-slice volume with %u halo slices on "
+                  "either side (an approximation: the halo absorbs the rays that leave the slab)",
+                  job->size, threads ? threads : "unset", sh->grid.nz, halo);
   else
-    g_ptr_array_add (split, g_strdup_printf ("MPI: %d ranks (OMP_NUM_THREADS %s), contiguous blocks of the %u slices, "
-                                             "one system matrix per rank (MemXCT: the matrix replicated, the slices "
-                                             "distributed)", size, threads ? threads : "unset", sh->grid.nz));
-  for (int r = 0; r < size; r++)
-    g_ptr_array_add (split, g_strdup_printf ("  rank %d: slices %u-%u (%u)%s%u detector rows from %u; plan %.2f s%s",
-                                             r, s[r].keep.first, s[r].keep.first + s[r].keep.count - 1,
-                                             s[r].keep.count, cone ? ", slab with halo " : ", ",
-                                             s[r].rows.count, s[r].rows.first, setup[2 * r],
-                                             setup[2 * r + 1] > 0 ? ", matrix from the cache" : ""));
+    ctr_mpi_note (job, "MPI: %d ranks (OMP_NUM_THREADS %s), contiguous blocks of the %u slices, one system matrix "
+                  "per rank (MemXCT: the matrix replicated, the slices distributed)",
+                  job->size, threads ? threads : "unset", sh->grid.nz);
+  for (int r = 0; r < job->size; r++)
+    ctr_mpi_note (job, "  rank %d: slices %u-%u (%u)%s%u detector rows from %u; plan %.2f s%s", r, s[r].keep.first,
+                  s[r].keep.first + s[r].keep.count - 1, s[r].keep.count,
+                  halo > 0 ? ", slab with halo " : ", ", s[r].rows.count, s[r].rows.first, setup[2 * r],
+                  setup[2 * r + 1] > 0 ? ", matrix from the cache" : "");
 }
 
 gboolean
-ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrIterFunc callback,
-                   gpointer user_data, CtrVolume **result, GPtrArray *split, char ***notes, GError **error)
+ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVolume **result, GError **error)
 {
   const CtrGeometry *g = sh->geometry;
   const int size = job->size, me = job->rank;
@@ -263,8 +258,10 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrI
       rows[r] = s[r].rows;
       keep[r] = s[r].keep;
     }
+  double t[4];   /* seconds: scatter, plan, run, gather */
+  gint64 t0 = g_get_monotonic_time ();
   ctr_mpi_scatter_rows (job, me == 0 ? in->projections : NULL, rows, my_p);
-  StackRun run = { .job = job, .callback = callback, .user_data = user_data, .ref_part = ref_part,
+  StackRun run = { .job = job, .ref_part = ref_part,
                    .keep_offset = my.keep.first - my.slab.first, .nz_total = sh->grid.nz,
                    .radius_mm = sh->options.metrics_radius_mm };
   if (sh->has_reference)
@@ -280,23 +277,25 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrI
                              keep, TRUE);
       g_clear_pointer (&ref_full, ctr_volume_unref);
     }
+  t[0] = (g_get_monotonic_time () - t0) / 1e6;
 
   /* Plan (the node's first rank first), then run. */
-  const gint64 t0 = g_get_monotonic_time ();
+  t0 = g_get_monotonic_time ();
   g_autoptr (CtrReconPlan) plan = plan_in_turn (job, my_g, &my_grid, &sh->options, error);
   if (plan == NULL)
     return FALSE;
   CtrPlanInfo info;
   ctr_recon_plan_get_info (plan, FALSE, &info);
-  double mine[2] = { (g_get_monotonic_time () - t0) / 1e6, info.from_cache ? 1 : 0 };
+  t[1] = (g_get_monotonic_time () - t0) / 1e6;
+  double mine[2] = { info.setup_s, info.from_cache ? 1 : 0 };
   g_autofree double *setup = g_new (double, 2 * size);
   MPI_Gather (mine, 2, MPI_DOUBLE, setup, 2, MPI_DOUBLE, 0, job->comm);
-  if (me == 0)
-    {
-      describe (split, sh, s, size, halo, setup);
-      *notes = g_strdupv ((char **) ctr_recon_plan_get_notes (plan));
-    }
+  for (const char *const *n = ctr_recon_plan_get_notes (plan); *n != NULL; n++)
+    ctr_mpi_note (job, "%s", *n);
+  describe (job, sh, s, halo, setup);
+  t0 = g_get_monotonic_time ();
   g_autoptr (CtrVolume) img = ctr_recon_plan_execute (plan, my_p, NULL, on_iteration, &run, job->inner, &e);
+  t[2] = (g_get_monotonic_time () - t0) / 1e6;
   g_autoptr (CtrVolume) part = NULL;
   if (img != NULL)
     part = my.keep.count == my.slab.count ? ctr_volume_ref (img) : kept_slices (img, run.keep_offset, my.keep.count);
@@ -304,7 +303,14 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrI
     g_set_error (&e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot keep the slab's slices");
   if (!ctr_mpi_settle (job, CTR_MPI_PHASE_DONE, &e, error))
     return FALSE;
+  t0 = g_get_monotonic_time ();
   ctr_mpi_gather_slices (job, part->data, me == 0 ? whole->data : NULL, ctr_grid_slice_size (&sh->grid), keep, FALSE);
+  t[3] = (g_get_monotonic_time () - t0) / 1e6;
+  g_autofree double *times = g_new (double, 4 * size);
+  MPI_Gather (t, 4, MPI_DOUBLE, times, 4, MPI_DOUBLE, 0, job->comm);
+  for (int r = 0; r < size; r++)
+    ctr_mpi_note (job, "  rank %d: scatter %.3f s, plan %.3f s (its matrix %.3f s), run %.3f s, gather %.3f s", r,
+                  times[4 * r], times[4 * r + 1], setup[2 * r], times[4 * r + 2], times[4 * r + 3]);
   if (me == 0)
     *result = g_steal_pointer (&whole);
   return TRUE;

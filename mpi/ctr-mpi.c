@@ -13,6 +13,7 @@
 #include "ctr-mpi-private.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 static gboolean initialised;
@@ -70,11 +71,15 @@ ctr_mpi_size (void)
 }
 
 void
-ctr_mpi_report_clear (CtrMpiReport *report)
+ctr_mpi_note (CtrMpiJob *job, const char *format, ...)
 {
-  g_clear_pointer (&report->split, g_strfreev);
-  g_clear_pointer (&report->notes, g_strfreev);
-  report->n_ranks = 0;
+  if (job->rank != 0 || job->note == NULL)
+    return;
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *line = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  job->note (line, job->user_data);
 }
 
 /* Status slots of the summed buffer: phase, phase², cancel requests, then
@@ -198,14 +203,13 @@ check_splittable (const CtrMpiShared *sh, guint size, GError **error)
 }
 
 gboolean
-ctr_mpi_reconstruct (const CtrMpiInput *input, GError *input_error, CtrIterFunc callback, gpointer user_data,
-                     GCancellable *cancellable, CtrVolume **result, CtrMpiReport *report, GError **error)
+ctr_mpi_reconstruct (const CtrMpiInput *input, GError *input_error, CtrIterFunc callback, CtrMpiNoteFunc note,
+                     gpointer user_data, GCancellable *cancellable, CtrVolume **result, GError **error)
 {
   g_return_val_if_fail (result != NULL, FALSE);
   *result = NULL;
-  if (report != NULL)
-    memset (report, 0, sizeof *report);
-  CtrMpiJob job = { .comm = MPI_COMM_WORLD, .outer = cancellable, .inner = g_cancellable_new () };
+  CtrMpiJob job = { .comm = MPI_COMM_WORLD, .callback = callback, .note = note, .user_data = user_data,
+                    .outer = cancellable, .inner = g_cancellable_new () };
   MPI_Comm_rank (job.comm, &job.rank);
   MPI_Comm_size (job.comm, &job.size);
   if (cancellable != NULL)
@@ -215,31 +219,16 @@ ctr_mpi_reconstruct (const CtrMpiInput *input, GError *input_error, CtrIterFunc 
     g_set_error (&local, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "rank 0 has no inputs");
 
   CtrMpiShared sh = { 0 };
-  g_autoptr (GPtrArray) split = g_ptr_array_new_with_free_func (g_free);
-  char **notes = NULL;
   gboolean ok = ctr_mpi_settle (&job, CTR_MPI_PHASE_INPUT, &local, error);
   if (ok)
     {
       ctr_mpi_share_inputs (&job, input, &sh);
-      GError *e = NULL;
-      check_splittable (&sh, (guint) job.size, &e);
-      ok = ctr_mpi_settle (&job, CTR_MPI_PHASE_CHECKED, &e, error);
+      check_splittable (&sh, (guint) job.size, &local);
+      ok = ctr_mpi_settle (&job, CTR_MPI_PHASE_CHECKED, &local, error);
     }
   if (ok)
-    {
-      if (sh.options.method == CTR_METHOD_FDK)
-        ok = ctr_mpi_run_fdk (&job, input, &sh, callback, user_data, result, split, error);
-      else
-        ok = ctr_mpi_run_stack (&job, input, &sh, callback, user_data, result, split, &notes, error);
-    }
-  if (report != NULL && ok)
-    {
-      report->n_ranks = (guint) job.size;
-      g_ptr_array_add (split, NULL);
-      report->split = (char **) g_ptr_array_steal (split, NULL);
-      report->notes = g_steal_pointer (&notes);
-    }
-  g_strfreev (notes);
+    ok = sh.options.method == CTR_METHOD_FDK ? ctr_mpi_run_fdk (&job, input, &sh, result, error)
+                                             : ctr_mpi_run_stack (&job, input, &sh, result, error);
   if (!ok)
     g_clear_pointer (result, ctr_volume_unref);
   ctr_mpi_shared_clear (&sh);

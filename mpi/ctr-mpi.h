@@ -71,21 +71,10 @@ typedef struct {
   const CtrVolume *reference;
 } CtrMpiInput;
 
-/**
- * CtrMpiReport:
- * @n_ranks: ranks that ran.
- * @split: (transfer full): how the work was split, one line each (the
- *   decomposition, every rank's share, the matrix from the cache or built);
- *   NULL-terminated, g_strfreev.  Filled on rank 0.
- * @notes: (transfer full): rank 0's plan notes (ctr_recon_plan_get_notes).
- */
-typedef struct {
-  guint n_ranks;
-  char **split;
-  char **notes;
-} CtrMpiReport;
-
-void ctr_mpi_report_clear (CtrMpiReport *report);
+/* A line for the user (rank 0 only): the plan's notes, how the work was
+ * split (the decomposition, every rank's share, the matrix from the cache
+ * or built) as soon as it is decided, every rank's timings at the end. */
+typedef void (*CtrMpiNoteFunc) (const char *line, gpointer user_data);
 
 /**
  * ctr_mpi_reconstruct:
@@ -98,10 +87,11 @@ void ctr_mpi_report_clear (CtrMpiReport *report);
  *   rank's rays, RMSE/PSNR/SSIM averaged over every slice with one data
  *   range; iteration_s is the slowest rank's; @image is NULL (the image lives
  *   in parts until the end).  The other ranks' callbacks are not called.
+ * @note: (nullable): called on rank 0 with lines for the user (see
+ *   CtrMpiNoteFunc), with @user_data, from this thread.
  * @cancellable: (nullable): this rank's; a cancelled rank cancels all.
  * @result: (out) (transfer full): rank 0: the image on @input's grid; other
  *   ranks: NULL.
- * @report: (out caller-allocates) (optional): see CtrMpiReport.
  * Returns: TRUE on every rank when every rank succeeded; else FALSE on every
  *   rank with the same error: the lowest failing rank's, prefixed "rank R: "
  *   (a real error wins over a cancellation), codes as ctr_recon_plan_new and
@@ -110,7 +100,7 @@ void ctr_mpi_report_clear (CtrMpiReport *report);
  *   ranks, G_IO_ERROR_CANCELLED.
  */
 gboolean ctr_mpi_reconstruct (const CtrMpiInput *input, GError *input_error, CtrIterFunc callback,
-                              gpointer user_data, GCancellable *cancellable, CtrVolume **result,
-                              CtrMpiReport *report, GError **error);
+                              CtrMpiNoteFunc note, gpointer user_data, GCancellable *cancellable,
+                              CtrVolume **result, GError **error);
 
 G_END_DECLS
