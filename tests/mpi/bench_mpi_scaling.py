@@ -26,7 +26,7 @@ import time
 
 import tifffile
 
-from mpi_common import CLI, DATA, MPIRUN, mpi_env, mpirun_cmd, require_mpi
+from mpi_common import DATA, mpi_env, mpirun_cmd, require_mpi
 
 require_mpi()
 SAVU = os.path.join(DATA, "savu-parallel-tiff")

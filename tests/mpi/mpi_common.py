@@ -21,6 +21,16 @@ def require_mpi():
         sys.exit(77)
 
 
+def require_data():
+    """The two datasets of the suite, or skip (77) when shared data is absent."""
+    savu = os.path.join(DATA, "savu-parallel-tiff", "geometry.json")
+    cone = os.path.join(DATA, "head-cone-small", "geometry.json")
+    if not (os.path.exists(savu) and os.path.exists(cone)):
+        print("shared data missing")
+        sys.exit(77)
+    return savu, cone
+
+
 def mpi_env(**extra):
     env = dict(os.environ)
     # CI and containers run as root; Open MPI refuses that unless told.

@@ -15,14 +15,10 @@ import tempfile
 import numpy as np
 import tifffile
 
-from mpi_common import DATA, check, finish, mpi_env, mpirun, require_mpi, run
+from mpi_common import check, finish, mpi_env, mpirun, require_data, require_mpi, run
 
 require_mpi()
-SAVU = os.path.join(DATA, "savu-parallel-tiff", "geometry.json")
-CONE = os.path.join(DATA, "head-cone-small", "geometry.json")
-if not (os.path.exists(SAVU) and os.path.exists(CONE)):
-    print("shared data missing")
-    raise SystemExit(77)
+SAVU, CONE = require_data()
 
 
 def rel_max(a, b):

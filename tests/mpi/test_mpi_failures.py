@@ -7,14 +7,10 @@ import subprocess
 import tempfile
 import time
 
-from mpi_common import CLI, DATA, MPIRUN, check, finish, mpi_env, mpirun, mpirun_cmd, require_mpi
+from mpi_common import CLI, check, finish, mpi_env, mpirun, mpirun_cmd, require_data, require_mpi
 
 require_mpi()
-SAVU = os.path.join(DATA, "savu-parallel-tiff", "geometry.json")
-CONE = os.path.join(DATA, "head-cone-small", "geometry.json")
-if not (os.path.exists(SAVU) and os.path.exists(CONE)):
-    print("shared data missing")
-    raise SystemExit(77)
+SAVU, CONE = require_data()
 
 
 def ended(p, what, needle, out):
