@@ -283,6 +283,8 @@ ctr_cli_reconstruct (int argc, char **argv)
   g_option_context_add_main_entries (ctx, ctr_cli_params_entries (params), NULL);
   g_option_context_set_description (ctx,
       "Progress and one line per iteration go to standard error. Ctrl-C cancels between views.\n"
+      "Under mpirun (a build with MPI) the work is split across the ranks: slice blocks (fan, parallel beam),\n"
+      "iFDK view groups x z-slabs (FDK), z-slabs with halo slices (cone SART/SIRT); rank 0 reads and writes.\n"
       "Output is in 1/mm (1/pixel when the dataset's pixel size is unknown), row 0 = +y, column 0 = -x.");
   if (!ctr_cli_parse (ctx, &argc, &argv))
     return 2;

@@ -49,7 +49,8 @@ choose_slabs (CtrMpiJob *job, const CtrMpiShared *sh)
     if (job->size % r == 0 && (guint) r <= sh->grid.nz
         && vol / r + view * g->n_views / (job->size / r) <= budget)
       best = r;
-  /* Every rank must reach the same R: the smallest any rank found. */
+  /* Every rank must use the same R: the rank with the least memory per
+   * rank decides (the largest of the ranks' choices). */
   int out = best;
   MPI_Allreduce (&best, &out, 1, MPI_INT, MPI_MAX, job->comm);
   return out;
