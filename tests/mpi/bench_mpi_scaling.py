@@ -17,6 +17,7 @@ Strong: the whole problem on 1 or 2 ranks.  Weak: 1 rank gets half of it
 import csv
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -64,6 +65,37 @@ def run(ranks, threads, args, metrics):
     return wall, rows, p.stderr
 
 
+def seconds(line, name):
+    m = re.search(name + r" ([0-9.]+) s", line)
+    return float(m.group(1)) if m else None
+
+
+def model_constants(cases, notes, times, tmp):
+    """The per-rank costs the model uses, from the 1-rank runs (last repeat's
+    per-rank lines; the dataset load timed here with `noise`)."""
+    def case(what, threads):
+        return next(i for i, c in enumerate(cases) if c[0] == what and c[1] == 1 and c[2] == threads)
+    run1 = seconds(notes[case("SIRT strong", 1)][-1], "run")
+    run2 = seconds(notes[case("SIRT strong", 2)][-1], "run")
+    plan = seconds(notes[case("SIRT strong", 1)][-1], "plan")
+    fdk = notes[case("FDK strong", 1)][-1]
+    loads = []
+    for _ in range(3):
+        t0 = time.monotonic()
+        subprocess.run([os.environ["CTR_CLI"], "noise", os.path.join(SAVU, "geometry.json")], capture_output=True,
+                       env=mpi_env(OMP_NUM_THREADS=1), check=True)
+        loads.append(time.monotonic() - t0)
+    proj_mb = 91 * 135 * 160 * 4 / 1e6
+    return {
+        "sirt_s_per_slice_it_1t": run1 / (3 * 135),
+        "threads2_speedup": run1 / run2,
+        "plan_cache_s": plan,
+        "load_s_per_mb": statistics.median(loads) / proj_mb,
+        "fdk_gups_per_core": 256 * 256 * FDK_NZ * 96 / seconds(fdk, "back-projection") / 2 ** 30,
+        "fdk_filter_s_per_mpix": seconds(fdk, "filter") / (96 * 48 * 64 / 1e6),
+    }
+
+
 def main():
     tmp = tempfile.mkdtemp()
     try:
@@ -81,10 +113,13 @@ def main():
         for threads in (1, 2):
             cases.append(("SIRT weak", 1, threads, ["reconstruct", half, *sirt]))
             cases.append(("FDK weak", 1, threads, ["reconstruct", CONE, "--size", f"256x256x{FDK_NZ // 2}", *fdk]))
-        # Warm the matrix cache (the runs below load it; setup is reported apart).
+        # Warm the matrix cache (the runs below load it; setup is reported
+        # apart).  Its key holds the thread count (the matrix is stored in
+        # one part per thread), so once per thread count.
         for a in (os.path.join(SAVU, "geometry.json"), half):
-            run(1, 2, ["reconstruct", a, "--method", "sirt", "--iterations", "1", "--no-reference", "-o", out],
-                os.path.join(tmp, "warm.csv"))
+            for threads in (1, 2):
+                run(1, threads, ["reconstruct", a, "--method", "sirt", "--iterations", "1", "--no-reference",
+                                 "-o", out], os.path.join(tmp, "warm.csv"))
         print(f"load average before: {open('/proc/loadavg').read().split()[:3]}", flush=True)
         times = {i: [] for i in range(len(cases))}
         notes = {}
@@ -107,6 +142,8 @@ def main():
         for i, (what, ranks, threads, args) in enumerate(cases):
             for line in notes[i]:
                 print(f"  [{what}, {ranks}×{threads}] {line.strip()}")
+        print("\nconstants for tests/mpi/scaling_model.py --json:")
+        print(json.dumps(model_constants(cases, notes, times, tmp)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
