@@ -36,6 +36,10 @@ def mpi_env(**extra):
     # CI and containers run as root; Open MPI refuses that unless told.
     env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
     env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    # Containers often forbid the cross-memory attach that Open MPI's
+    # shared-memory transport uses for large messages; plain copies work
+    # everywhere.
+    env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
     # Two ranks share the machine's cores: one thread each.
     env["OMP_NUM_THREADS"] = "1"
     env.update({k: str(v) for k, v in extra.items()})
