@@ -33,6 +33,7 @@ struct _CtrReconPlan {
   CtrScsr *scsr;             /* the SCSR matrix when the operator is made of one */
   GPtrArray *notes;          /* char *, NULL-terminated */
   CtrPlanInfo info;
+  char *operator_key;        /* what the operator was made for (operator_key ()) */
 };
 
 static void
@@ -57,8 +58,9 @@ plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
   const CtrMethod m = o->method;
   if (g->beam == CTR_BEAM_CONE)
     {
-      if (m != CTR_METHOD_FDK && m != CTR_METHOD_SART && m != CTR_METHOD_SIRT)
-        FAIL (CTR_ERROR_UNSUPPORTED, "cone beam is reconstructed with fdk, sart or sirt; %s is for fan and parallel beam",
+      if (m == CTR_METHOD_FBP || m == CTR_METHOD_ART || m == CTR_METHOD_PART)
+        FAIL (CTR_ERROR_UNSUPPORTED,
+              "cone beam is reconstructed with fdk, sart, sirt, cgls, pwls or asd-pocs; %s is for fan and parallel beam",
               ctr_method_name (m));
       return TRUE;
     }
@@ -76,6 +78,25 @@ plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
   if (o->matrix == CTR_MATRIX_CSR && o->subsets == CTR_SUBSETS_ORBIT && m != CTR_METHOD_PART)
     FAIL (CTR_ERROR_INVALID_ARGUMENT, "orbit subsets on the CSR matrix are implemented for parallel ART only");
   return TRUE;
+}
+
+/* The operator an iterative method with @o needs, as a key: two option sets
+ * with the same key run on the same operator ("" for FBP and FDK). */
+static char *
+operator_key (const CtrGeometry *g, const CtrReconOptions *o)
+{
+  if (!ctr_method_is_iterative (o->method))
+    return g_strdup ("");
+  const char *backend = o->backend != NULL && *o->backend ? o->backend : "best";
+  if (g->beam == CTR_BEAM_CONE)
+    return g_strdup ("cone");
+  const guint model = o->ray_model;
+  if (o->method == CTR_METHOD_ART
+      || (o->matrix == CTR_MATRIX_CSR && !(o->method == CTR_METHOD_PART && o->subsets == CTR_SUBSETS_ORBIT)))
+    return g_strdup_printf ("csr-view:%u", model);
+  if (o->matrix == CTR_MATRIX_CSR)
+    return g_strdup_printf ("csr-orbit:%u", model);
+  return g_strdup_printf ("scsr:%u:%s", model, backend);
 }
 
 #undef FAIL
@@ -232,6 +253,7 @@ ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOpt
   plan->info.symmetry = "none";
   plan->info.padding_view = plan->info.padding_global = NAN;
   plan->info.operator_name = ctr_method_name (o->method);
+  plan->operator_key = operator_key (g, o);
   plan->backend = plan_backend (plan, error);
   if (plan->backend == NULL)
     return NULL;
@@ -275,6 +297,7 @@ ctr_recon_plan_unref (CtrReconPlan *plan)
     ctr_scsr_unref (plan->scsr);
   ctr_geometry_free (plan->g);
   g_ptr_array_unref (plan->notes);
+  g_free (plan->operator_key);
   g_mutex_clear (&plan->lock);
   g_free (plan);
 }
@@ -371,6 +394,36 @@ ctr_recon_plan_execute (CtrReconPlan *plan, const CtrProjections *p, const CtrVo
   CtrVolume *img = execute_locked (plan, p, reference, callback, user_data, cancellable, error);
   g_mutex_unlock (&plan->lock);
   return img;
+}
+
+gboolean
+ctr_recon_plan_set_options (CtrReconPlan *plan, const CtrReconOptions *o, GError **error)
+{
+  g_return_val_if_fail (plan != NULL && o != NULL, FALSE);
+  if (!plan_check (plan->g, &plan->grid, o, error))
+    return FALSE;
+  g_autofree char *key = operator_key (plan->g, o);
+  const gboolean iterative = ctr_method_is_iterative (o->method);
+  const char *why = NULL;
+  if (iterative != ctr_method_is_iterative (plan->o.method))
+    why = iterative ? "an iterative method needs an operator" : "the plan was made for an iterative method";
+  else if (!iterative && o->method != plan->o.method)
+    why = "another analytic method";
+  else if (!iterative && g_strcmp0 (o->backend ? o->backend : "best", plan->o.backend ? plan->o.backend : "best") != 0)
+    why = "another backend";
+  else if (iterative && g_strcmp0 (key, plan->operator_key) != 0)
+    why = "another matrix, ray model, subset kind or backend";
+  else if (iterative && plan->backend->methods != 0 && !(plan->backend->methods & (1u << o->method)))
+    why = "a method its backend does not run";
+  if (why != NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "these options need a new plan: %s", why);
+      return FALSE;
+    }
+  g_mutex_lock (&plan->lock);
+  plan->o = *o;
+  g_mutex_unlock (&plan->lock);
+  return TRUE;
 }
 
 const char *const *

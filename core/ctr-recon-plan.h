@@ -33,8 +33,8 @@ typedef struct _CtrReconPlan CtrReconPlan;
  * @o: the method and its parameters (copied).
  * @cancellable: (nullable): checked while the operator is built.
  *
- * Methods by beam: fan and parallel beam fbp, art, part, sart, sirt; cone
- * beam fdk, sart, sirt.  The matrix (o->matrix) serves part, sart and sirt;
+ * Methods by beam: fan and parallel beam fbp, art, part, sart, sirt, cgls,
+ * pwls, asd-pocs; cone beam fdk, sart, sirt, cgls, pwls, asd-pocs.  The matrix (o->matrix) serves part, sart and sirt;
  * art always runs on CSR (it is row-sequential).  SCSR needs a symmetric
  * geometry; without one the plan runs CSR and says why.  A backend that
  * cannot run the method (cusparse: parallel ART only; cone beam: no GPU
@@ -75,6 +75,18 @@ void ctr_recon_plan_unref (CtrReconPlan *plan);
 CtrVolume *ctr_recon_plan_execute (CtrReconPlan *plan, const CtrProjections *p,
                                    const CtrVolume *reference, CtrIterFunc callback,
                                    gpointer user_data, GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_recon_plan_set_options:
+ * Runs the plan's next executes with @o when @o needs no other operator
+ * than the plan has: another iterative method on the same matrix (ray
+ * model, matrix format, subset kind, backend), other iterations, relaxation,
+ * penalty or stopping rule; FBP with another window.  Not during an execute.
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT ("these options need a new
+ * plan: …") or the errors of ctr_recon_plan_new's checks; the plan is then
+ * unchanged.
+ */
+gboolean ctr_recon_plan_set_options (CtrReconPlan *plan, const CtrReconOptions *o, GError **error);
 
 /* What the plan decided and why, one line each, oldest first: the operator
  * ("SCSR (cuART §3): D4 …; 91 of 720 views stored, 617.2 MiB"), the backend,
