@@ -64,6 +64,7 @@ init ()
   if (const char *e = getenv ("CTR_EMU_FAULT_AT"))
     fault_at = strtoull (e, nullptr, 10);
   atexit (print_summary);
+  install_fault_handler ();
 }
 
 void

@@ -32,8 +32,8 @@
 
 namespace ctr_emu {
 
-thread_local uint3 tl_thread_idx, tl_block_idx;
-thread_local dim3 tl_block_dim, tl_grid_dim;
+__thread uint3 tl_thread_idx, tl_block_idx;
+__thread dim3 tl_block_dim, tl_grid_dim;
 
 enum FState { F_RUN, F_BAR, F_WARP, F_DONE };
 
@@ -68,6 +68,12 @@ struct Worker {
 };
 
 static thread_local Worker *tw;
+
+const char *
+current_kernel ()
+{
+  return tw && tw->cur ? tw->kname : nullptr;
+}
 static char launch_sync;                 /* TSan: stream order between launches */
 
 static Worker *
@@ -124,13 +130,12 @@ release_barrier (Worker *w, Thread *self)
   w->bar_arrived = 0;
 }
 
+/* Bookkeeping when a CUDA thread ends (on its fiber, before the last
+ * switch: the TSan ignore must end there, the slot's context is reused). */
 static void
-thread_entry (void *arg)
+thread_ended (Worker *w, Thread *t)
 {
-  Worker *w = tw;
-  Thread *t = (Thread *) arg;
-  fiber_started (&w->sched);
-  w->call->run_thread ();
+  TsanIgnore ignore;
   t->state = F_DONE;
   w->live--;
   hb_release (&w->block_sync);
@@ -139,16 +144,26 @@ thread_entry (void *arg)
   const unsigned warp = t->linear / 32, lane = t->linear % 32;
   w->warp_exited[warp] |= 1u << lane;
   if (w->warp_arrived[warp] != 0)
-   for (unsigned l = 0; l < 32 && warp * 32 + l < w->n; l++)
-    {
-      const Thread *x = &w->th[warp * 32 + l];
-      if (x->state == F_WARP && (x->xmask >> lane & 1))
-        device_error ("kernel %s (%s:%d): thread %u ended while lane %u of its warp waits for it at %s (%s)",
-                      w->kname, w->kfile, w->kline, t->linear, l, op_name (x->xop), x->file);
-    }
+    for (unsigned l = 0; l < 32 && warp * 32 + l < w->n; l++)
+      {
+        const Thread *x = &w->th[warp * 32 + l];
+        if (x->state == F_WARP && (x->xmask >> lane & 1))
+          device_error ("kernel %s (%s:%d): thread %u ended while lane %u of its warp waits for it at %s (%s)",
+                        w->kname, w->kfile, w->kline, t->linear, l, op_name (x->xop), x->file);
+      }
   if (w->live > 0 && w->bar_arrived == w->live)
     release_barrier (w, nullptr);
   w->cur = nullptr;
+}
+
+static void
+thread_entry (void *arg)
+{
+  Worker *w = tw;
+  Thread *t = (Thread *) arg;
+  fiber_started (&w->sched);
+  w->call->run_thread ();
+  thread_ended (w, t);
   switch_to_sched (&w->sched, &t->ctx, true);
   abort ();   /* never resumed */
 }
@@ -156,6 +171,7 @@ thread_entry (void *arg)
 void
 block_barrier (const char *file, int line)
 {
+  TsanIgnore ignore;
   Worker *w = tw;
   Thread *t = w ? w->cur : nullptr;
   if (t == nullptr)
@@ -214,6 +230,7 @@ lane_result (Worker *w, unsigned base, unsigned lane, const Thread *me)
 uint64_t
 warp_exchange (WarpOp op, unsigned mask, uint64_t v, int arg, int width, const char *site)
 {
+  TsanIgnore ignore;
   Worker *w = tw;
   Thread *t = w ? w->cur : nullptr;
   if (t == nullptr)

@@ -17,7 +17,23 @@
 /* CTR_EMU_ASAN / CTR_EMU_TSAN: the variant the harness serves (meson.build);
  * the harness itself is not instrumented, it annotates fibers for them. */
 
+#if defined(CTR_EMU_TSAN)
+extern "C" void __tsan_ignore_thread_begin (void);
+extern "C" void __tsan_ignore_thread_end (void);
+#endif
+
 namespace ctr_emu {
+
+/* The harness's own bookkeeping on a CUDA thread's fiber (barriers, warp
+ * exchanges, checks) is not the program's: TSan does not look at it. */
+struct TsanIgnore {
+#if defined(CTR_EMU_TSAN)
+  TsanIgnore () { __tsan_ignore_thread_begin (); }
+  ~TsanIgnore () { __tsan_ignore_thread_end (); }
+#else
+  TsanIgnore () {}
+#endif
+};
 
 /* ------------------------------------------------------------ global -- */
 
@@ -127,7 +143,9 @@ double now_ms ();
 /* ---------------------------------------------------------- execution -- */
 
 void run_kernel (KernelCall *call, dim3 grid, dim3 block, const char *file, int line);
-void exec_shutdown ();
+/* The kernel the calling worker runs now, or nullptr. */
+const char *current_kernel ();
+void install_fault_handler ();
 
 /* Texture arrays (emu-texture.cc). */
 void texture_forget_array (cudaArray_t a);

@@ -19,6 +19,7 @@
 #include "emu-internal.h"
 
 #include <map>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -247,6 +248,41 @@ copy_async (const char *call, void *dst, const void *src, size_t n, cudaMemcpyKi
   if (pageable_dst || sync)
     flush_stream (stream_of (st));
   return cudaSuccess;
+}
+
+#if !defined(CTR_EMU_ASAN) && !defined(CTR_EMU_TSAN) && !defined(CTR_EMU_TRAFFIC)
+/* A fault on the guard page after an allocation: say whose it is. */
+static void
+on_segv (int sig, siginfo_t *si, void *ctx)
+{
+  const uintptr_t a = (uintptr_t) si->si_addr;
+  for (const auto &kv : table)
+    {
+      const Alloc &al = kv.second;
+      if (al.map_size && a >= (uintptr_t) al.map && a < (uintptr_t) al.map + al.map_size)
+        {
+          const char *k = current_kernel ();
+          fprintf (stderr, "ctr-emu: device-side error: %s%s%saccess at %p, %zu bytes past the end of the %zu-byte "
+                   "allocation at %p\n", k ? "kernel " : "", k ? k : "", k ? ": " : "", (void *) a,
+                   (size_t) (a - (al.base + al.size)), al.size, (void *) al.base);
+          abort ();
+        }
+    }
+  signal (SIGSEGV, SIG_DFL);
+  raise (SIGSEGV);
+}
+#endif
+
+void
+install_fault_handler ()
+{
+#if !defined(CTR_EMU_ASAN) && !defined(CTR_EMU_TSAN) && !defined(CTR_EMU_TRAFFIC)
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_segv;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction (SIGSEGV, &sa, nullptr);
+#endif
 }
 
 }  /* namespace ctr_emu */

@@ -54,6 +54,7 @@ count_textures (CtrEmuLive *l)
 void
 check_atomic (const void *p, size_t size, const char *what)
 {
+  TsanIgnore ignore;
   if ((uintptr_t) p % size != 0)
     device_error ("%s on %p, which is not aligned to %zu bytes", what, p, size);
   const Alloc *a = find_alloc (p);
@@ -65,6 +66,7 @@ check_atomic (const void *p, size_t size, const char *what)
 void
 check_load_float (const float *v, size_t n, const void *addr)
 {
+  TsanIgnore ignore;
   for (size_t i = 0; i < n; i++)
     if (is_poison (v[i]))
       {
@@ -84,6 +86,7 @@ texel (const cudaArray *a, long x, long y, size_t layer)
 float
 tex2d_layered (cudaTextureObject_t tex, float x, float y, int layer)
 {
+  TsanIgnore ignore;
   auto it = textures.find (tex);
   if (it == textures.end ())
     {

@@ -260,8 +260,8 @@ cudaMemcpyToSymbol (const T &symbol, const void *src, size_t n, size_t offset = 
 
 namespace ctr_emu {
 /* The running fiber's indices (set by the scheduler at every switch). */
-extern thread_local uint3 tl_thread_idx, tl_block_idx;
-extern thread_local dim3 tl_block_dim, tl_grid_dim;
+extern __thread uint3 tl_thread_idx, tl_block_idx;
+extern __thread dim3 tl_block_dim, tl_grid_dim;
 void block_barrier (const char *file, int line);
 /* One warp-synchronous exchange: every lane of @mask deposits @v; returns
  * what @op gives this lane (lane index, width and @arg as the intrinsic). */
