@@ -28,7 +28,9 @@ ctr_cuda_fail (cudaError_t e, const char *what, const char *file, int line, char
       }                                                                      \
   } while (0)
 
-/* A kernel launch: the launch error, then (in debug builds) the execution. */
+/* After a kernel launch: the launch error only (bad configuration, too many
+ * resources).  A fault while the kernel runs surfaces at the next
+ * synchronising call, which goes through CK() as well. */
 #define CK_LAUNCH() CK (cudaGetLastError ())
 
 /* Free device memory minus a safety margin (64 MiB + 5 %) must cover @need. */

@@ -123,7 +123,8 @@ ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *
   if (st != CTR_CUDA_OK)
     {
       g_set_error (error, CTR_ERROR,
-                   st == CTR_CUDA_NO_MEMORY ? CTR_ERROR_OUT_OF_MEMORY : CTR_ERROR_BACKEND_UNAVAILABLE,
+                   st == CTR_CUDA_NO_MEMORY ? CTR_ERROR_OUT_OF_MEMORY
+                   : st == CTR_CUDA_INVALID ? CTR_ERROR_INVALID_ARGUMENT : CTR_ERROR_BACKEND_UNAVAILABLE,
                    "CUDA FDK: %s", err[0] ? err : "unknown error");
       return NULL;
     }

@@ -62,12 +62,13 @@ struct CtrCudaScsr {
   float *X, *D, *b, *coef, *valid, *scale, *ax;
   double *sums;              /* [2]: Σ valid (b − a)², Σ valid b² */
   cudaStream_t stream;
-  cudaEvent_t ev0, ev1;
+  cudaEvent_t ev0, ev1, ev2;
   size_t bytes;
   /* One iteration's launches (2 per orbit) captured once per (method,
    * nonneg) and replayed: the launch gaps of ~180 small kernels shrink
-   * (METHOD.md).  CTR_CUDA_GRAPHS=0 launches them one by one instead. */
-  cudaGraphExec_t gexec[3][2];
+   * (METHOD.md); the residual (a memset and one launch) likewise.
+   * CTR_CUDA_GRAPHS=0 launches them one by one instead. */
+  cudaGraphExec_t gexec[3][2], rexec;
   int use_graphs;
   /* Warps per stored row (1, 2, 4, 8; CTR_CUDA_WARPS_PER_ROW, default 1):
    * one orbit of W1 is only 1024 rows = 1024 warps, so more warps per row
@@ -493,6 +494,24 @@ launch_reduce (CtrCudaScsr *d, const float *scale, int nonneg)
 
 /* ------------------------------------------------------------- session -- */
 
+/* Frees the blocked layout (also what a failed upload left half made). */
+static void
+free_blocked (CtrCudaScsr *d)
+{
+  for (unsigned i = 0; i < d->n_blk; i++)
+    {
+      cudaFree (d->blk[i].ray0);
+      cudaFree (d->blk[i].ray1);
+      cudaFree (d->blk[i].junction);
+      cudaFree (d->blk[i].rep);
+      cudaFree (d->blk[i].slot);
+      cudaFree (d->blk[i].w);
+    }
+  free (d->blk);
+  d->blk = nullptr;
+  d->n_blk = 0;
+}
+
 extern "C" void
 ctr_cuda_scsr_destroy (CtrCudaScsr *d)
 {
@@ -514,22 +533,16 @@ ctr_cuda_scsr_destroy (CtrCudaScsr *d)
   cudaFree (d->ax);
   cudaFree (d->sums);
   cudaFree (d->comp_dev);
-  for (unsigned i = 0; i < d->n_blk; i++)
-    {
-      cudaFree (d->blk[i].ray0);
-      cudaFree (d->blk[i].ray1);
-      cudaFree (d->blk[i].junction);
-      cudaFree (d->blk[i].rep);
-      cudaFree (d->blk[i].slot);
-      cudaFree (d->blk[i].w);
-    }
-  free (d->blk);
+  free_blocked (d);
   for (int m = 0; m < 3; m++)
     for (int n = 0; n < 2; n++)
       if (d->gexec[m][n])
         cudaGraphExecDestroy (d->gexec[m][n]);
+  if (d->rexec)
+    cudaGraphExecDestroy (d->rexec);
   if (d->ev0) cudaEventDestroy (d->ev0);
   if (d->ev1) cudaEventDestroy (d->ev1);
+  if (d->ev2) cudaEventDestroy (d->ev2);
   if (d->stream) cudaStreamDestroy (d->stream);
   cudaGetLastError ();
   free (d);
@@ -594,6 +607,7 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
   CK (cudaStreamCreateWithFlags (&d->stream, cudaStreamNonBlocking));
   CK (cudaEventCreate (&d->ev0));
   CK (cudaEventCreate (&d->ev1));
+  CK (cudaEventCreate (&d->ev2));
   CK (cudaMalloc ((void **) &d->seg, n_seg * 8));
   CK (cudaMalloc ((void **) &d->el, (desc->nnz ? desc->nnz : 1) * 8));
   CK (cudaMalloc ((void **) &d->rep_pixel, d->psize1 * 4 + 4));
@@ -714,16 +728,28 @@ enqueue_iteration (CtrCudaScsr *d, CtrCudaMethod method, int nonneg)
   return cudaSuccess;
 }
 
-/* Captures the iteration into a graph; on any failure the stream is left
- * out of capture and the error returned. */
+/* The residual's launches: the sums zeroed, then one forward pass over
+ * every orbit that reduces Σ valid (b − a)² and Σ valid b² (MODE_RESIDUAL). */
 static cudaError_t
-capture_iteration (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, cudaGraphExec_t *out)
+enqueue_residual (CtrCudaScsr *d)
+{
+  cudaError_t e = cudaMemsetAsync (d->sums, 0, 2 * sizeof (double), d->stream);
+  if (e != cudaSuccess)
+    return e;
+  return launch_rows (d, 0, d->no, d->X, nullptr, nullptr, d->sums, MODE_RESIDUAL);
+}
+
+/* Captures @what (the iteration, or the residual) into a graph; on any
+ * failure the stream is left out of capture and the error returned (the
+ * caller launches directly from then on). */
+static cudaError_t
+capture (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, bool residual, cudaGraphExec_t *out)
 {
   cudaGraph_t graph = nullptr;
   cudaError_t e = cudaStreamBeginCapture (d->stream, cudaStreamCaptureModeThreadLocal);
   if (e != cudaSuccess)
     return e;
-  cudaError_t e_enq = enqueue_iteration (d, method, nonneg);
+  cudaError_t e_enq = residual ? enqueue_residual (d) : enqueue_iteration (d, method, nonneg);
   e = cudaStreamEndCapture (d->stream, &graph);
   if (e_enq != cudaSuccess || e != cudaSuccess)
     {
@@ -733,47 +759,65 @@ capture_iteration (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, cudaGraphEx
     }
   e = cudaGraphInstantiate (out, graph, 0);
   cudaGraphDestroy (graph);
+  if (e != cudaSuccess)
+    *out = nullptr;
   return e;
 }
 
+/* The graph of @what, captured on first use; nullptr (graphs off from now
+ * on) when capture is refused. */
+static cudaGraphExec_t
+graph_of (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, bool residual)
+{
+  if (!d->use_graphs)
+    return nullptr;
+  cudaGraphExec_t *slot = residual ? &d->rexec : &d->gexec[method][nonneg ? 1 : 0];
+  if (*slot == nullptr && capture (d, method, nonneg, residual, slot) != cudaSuccess)
+    {
+      d->use_graphs = 0;
+      cudaGetLastError ();
+    }
+  return *slot;
+}
+
 extern "C" CtrCudaStatus
-ctr_cuda_scsr_iterate (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, double *update_ms,
-                       double *residual, char *err)
+ctr_cuda_scsr_iterate (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, double *update_ms, double *residual,
+                       double *residual_ms, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
-  float ms = 0.f;
+  float ms = 0.f, rms = 0.f;
   double sums[2] = { 0, 0 };
-  const int nn = nonneg ? 1 : 0;
   if ((method == CTR_CUDA_SART && d->with_scale != 2) || (method == CTR_CUDA_SIRT && d->with_scale != 1)
       || (int) method < 0 || (int) method > 2)
     {
       snprintf (err, CTR_CUDA_ERR_LEN, "the session was created without the scale this method needs");
-      return CTR_CUDA_UNAVAILABLE;
+      return CTR_CUDA_INVALID;
     }
-  if (d->use_graphs && d->gexec[method][nn] == nullptr
-      && capture_iteration (d, method, nonneg, &d->gexec[method][nn]) != cudaSuccess)
-    {
-      /* No graph (capture refused): launch one by one from now on. */
-      d->gexec[method][nn] = nullptr;
-      d->use_graphs = 0;
-      cudaGetLastError ();
-    }
+  cudaGraphExec_t g = graph_of (d, method, nonneg, false);
+  cudaGraphExec_t gr = residual ? graph_of (d, method, nonneg, true) : nullptr;
   CK (cudaEventRecord (d->ev0, d->stream));
-  if (d->use_graphs)
-    CK (cudaGraphLaunch (d->gexec[method][nn], d->stream));
+  if (g)
+    CK (cudaGraphLaunch (g, d->stream));
   else
     CK (enqueue_iteration (d, method, nonneg));
   CK (cudaEventRecord (d->ev1, d->stream));
   if (residual)
     {
-      CK (cudaMemsetAsync (d->sums, 0, 2 * sizeof (double), d->stream));
-      CK (launch_rows (d, 0, d->no, d->X, nullptr, nullptr, d->sums, MODE_RESIDUAL));
+      if (gr)
+        CK (cudaGraphLaunch (gr, d->stream));
+      else
+        CK (enqueue_residual (d));
+      CK (cudaEventRecord (d->ev2, d->stream));
       CK (cudaMemcpyAsync (sums, d->sums, sizeof sums, cudaMemcpyDeviceToHost, d->stream));
     }
   CK (cudaStreamSynchronize (d->stream));
   CK (cudaEventElapsedTime (&ms, d->ev0, d->ev1));
+  if (residual)
+    CK (cudaEventElapsedTime (&rms, d->ev1, d->ev2));
   if (update_ms)
     *update_ms = ms;
+  if (residual_ms)
+    *residual_ms = rms;
   if (residual)
     *residual = sums[1] > 0 ? sqrt (sums[0] / sums[1]) : sqrt (sums[0]);
   return CTR_CUDA_OK;
@@ -829,6 +873,8 @@ ctr_cuda_scsr_set_blocked (CtrCudaScsr *d, const CtrCudaBlock *blocks, unsigned 
   d->bytes += need;
   return CTR_CUDA_OK;
 fail:
+  /* no half-made layout: the session is as before the call */
+  free_blocked (d);
   return st;
 }
 

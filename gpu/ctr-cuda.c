@@ -23,7 +23,8 @@ status_to_error (CtrCudaStatus st, const char *err, GError **error)
   if (st == CTR_CUDA_OK)
     return TRUE;
   g_set_error (error, CTR_ERROR,
-               st == CTR_CUDA_NO_MEMORY ? CTR_ERROR_OUT_OF_MEMORY : CTR_ERROR_BACKEND_UNAVAILABLE,
+               st == CTR_CUDA_NO_MEMORY ? CTR_ERROR_OUT_OF_MEMORY
+               : st == CTR_CUDA_INVALID ? CTR_ERROR_INVALID_ARGUMENT : CTR_ERROR_BACKEND_UNAVAILABLE,
                "CUDA: %s", err[0] ? err : "unknown error");
   return FALSE;
 }
@@ -314,15 +315,18 @@ cuda_op_begin (CtrOperator *op, int kind, const float *X, const float *B, const 
 }
 
 static gboolean
-cuda_op_run (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double *residual, GError **error)
+cuda_op_run (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double *residual,
+             double *residual_seconds, GError **error)
 {
   CudaOp *c = (CudaOp *) op;
   char err[CTR_CUDA_ERR_LEN] = "";
-  double ms = 0;
-  CtrCudaStatus st = c->dc ? ctr_cuda_csr_iterate_part (c->dc, nonneg, &ms, residual, err)
-                           : ctr_cuda_scsr_iterate (c->ds, (CtrCudaMethod) kind, nonneg, &ms, residual, err);
+  double ms = 0, rms = 0;
+  CtrCudaStatus st = c->dc ? ctr_cuda_csr_iterate_part (c->dc, nonneg, &ms, residual, &rms, err)
+                           : ctr_cuda_scsr_iterate (c->ds, (CtrCudaMethod) kind, nonneg, &ms, residual, &rms, err);
   if (seconds)
     *seconds = ms / 1e3;
+  if (residual_seconds)
+    *residual_seconds = rms / 1e3;
   return status_to_error (st, err, error);
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 namespace ctr_emu {
 
@@ -25,6 +26,17 @@ config ()
 }
 
 static std::atomic<unsigned long long> n_device_errors { 0 };
+static std::atomic<int> jitter { 0 };
+
+Jitter::~Jitter ()
+{
+  if (jitter.load (std::memory_order_relaxed))
+    {
+      static thread_local unsigned seed = 12345u + (unsigned) (uintptr_t) &seed;
+      seed = seed * 1103515245u + 12345u;
+      usleep ((seed >> 16) % 300);
+    }
+}
 
 static void
 print_summary ()
@@ -321,6 +333,12 @@ ctr_emu_device_memory (void)
 {
   EMU_API;
   return config ().device_bytes;
+}
+
+extern "C" void
+ctr_emu_host_jitter (int on)
+{
+  jitter.store (on);
 }
 
 extern "C" void

@@ -41,7 +41,13 @@ struct TsanIgnore {
  * work (kernels run on the worker pool while the flushing thread holds it). */
 std::recursive_mutex &api_lock ();
 void init ();
+/* After the lock is released: a short random sleep when host jitter is on
+ * (ctr_emu_host_jitter), so that host threads interleave between calls. */
+struct Jitter {
+  ~Jitter ();
+};
 #define EMU_API                                                               \
+  ::ctr_emu::Jitter emu_jitter_;                                              \
   std::lock_guard<std::recursive_mutex> emu_guard_ (::ctr_emu::api_lock ()); \
   ::ctr_emu::init ()
 

@@ -50,6 +50,10 @@ size_t ctr_emu_device_memory (void);
 size_t ctr_emu_peak_device_bytes (void);
 void ctr_emu_reset_peak (void);
 
+/* On: every CUDA call sleeps a random 0-300 µs after it returns, so that
+ * host threads calling CUDA at once interleave their calls in many orders. */
+void ctr_emu_host_jitter (int on);
+
 /* Launches of kernels whose name starts with @prefix (NULL: none) skip
  * their first block: what a miscompiled or faulty kernel would give. */
 void ctr_emu_corrupt_kernel (const char *prefix);
