@@ -335,6 +335,75 @@ test_solvers (gconstpointer data)
         g_assert_cmpfloat (d, <=, 1e-4);
       }
 }
+
+/* What the progress callback reports: at every iteration the image of that
+ * iteration (it handed an older one without a reference) and the residual
+ * ||b − A x|| / ||b|| of it (computed on the device in a pass of its own,
+ * whose time is reported apart from the update's), as the CPU reports them.
+ * Parallel ART on the SCSR kernel and on cuSPARSE. */
+typedef struct {
+  GPtrArray *images;
+  GArray *residuals;
+  double residual_s;
+} Reports;
+
+static void
+keep_report (const CtrIterStats *s, gpointer data)
+{
+  Reports *r = data;
+  g_assert_cmpuint (s->iteration, ==, r->images->len + 1);
+  g_assert_nonnull (s->image);
+  const gsize n = ctr_grid_size (&s->image->grid);
+  g_ptr_array_add (r->images, g_memdup2 (s->image->data, n * sizeof (float)));
+  g_array_append_val (r->residuals, s->residual);
+  r->residual_s += s->residual_s;
+}
+
+static void
+test_reports (gconstpointer data)
+{
+  const Case *c = data;
+  const guint ns = 2, iters = 6;
+  g_autoptr (CtrGeometry) g = make_geometry (c, ns);
+  CtrGrid grid = make_grid (c, ns);
+  g_autoptr (CtrVolume) xt = make_truth (&grid);
+  g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, NULL);
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  g_autoptr (CtrProjections) p = simulate (a, g, xt);
+  const gsize n = ctr_grid_size (&grid);
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_PART);
+  o.iterations = iters;
+  o.nonnegative = TRUE;
+  Reports cpu = { g_ptr_array_new_with_free_func (g_free), g_array_new (FALSE, FALSE, sizeof (double)), 0 };
+  g_autoptr (GError) e = NULL;
+  g_autoptr (CtrVolume) x_cpu = test_run_op (ctr_backend_cpu ()->scsr_operator (ctr_backend_cpu (), m, g, &grid, &e),
+                                             p, &o, NULL, keep_report, &cpu, NULL, &e);
+  g_assert_no_error (e);
+  for (int sp = 0; sp < 2; sp++)
+    {
+      Reports gpu = { g_ptr_array_new_with_free_func (g_free), g_array_new (FALSE, FALSE, sizeof (double)), 0 };
+      g_autoptr (CtrVolume) x = test_run_op (ctr_cuda_op_new (m, sp, g, &grid, &e), p, &o, NULL, keep_report, &gpu,
+                                             NULL, &e);
+      g_assert_no_error (e);
+      g_assert_cmpuint (gpu.images->len, ==, iters);
+      for (guint i = 0; i < iters; i++)
+        {
+          const double di = max_rel_diff (gpu.images->pdata[i], cpu.images->pdata[i], n);
+          const double r_gpu = g_array_index (gpu.residuals, double, i), r_cpu = g_array_index (cpu.residuals, double, i);
+          g_test_message ("%s %s iteration %u: image vs CPU %.2e, residual %.6f vs CPU %.6f", c->name,
+                          sp ? "cuSPARSE" : "SCSR", i + 1, di, r_gpu, r_cpu);
+          g_assert_cmpfloat (di, <=, 1e-4);
+          g_assert_cmpfloat (fabs (r_gpu - r_cpu), <=, 1e-4 * r_cpu + 1e-7);
+        }
+      /* the residual's own device pass was timed (emulated or real) */
+      g_assert_cmpfloat (gpu.residual_s, >, 0.0);
+      g_ptr_array_unref (gpu.images);
+      g_array_unref (gpu.residuals);
+    }
+  g_ptr_array_unref (cpu.images);
+  g_array_unref (cpu.residuals);
+}
 #endif
 
 int
@@ -365,8 +434,10 @@ main (int argc, char **argv)
         {
           g_autofree char *p1 = g_strdup_printf ("/ctr/gpu/products/%s", cases[i].name);
           g_autofree char *p2 = g_strdup_printf ("/ctr/gpu/solvers/%s", cases[i].name);
+          g_autofree char *p3 = g_strdup_printf ("/ctr/gpu/reports/%s", cases[i].name);
           g_test_add_data_func (p1, &cases[i], test_products);
           g_test_add_data_func (p2, &cases[i], test_solvers);
+          g_test_add_data_func (p3, &cases[i], test_reports);
         }
     }
 #else
