@@ -87,24 +87,28 @@ CtrCudaStatus ctr_cuda_scsr_forward (CtrCudaScsr *d, float *ax, char *err);
 /* X = Aᵀ (coef ∘ b) (the adjoint of the lane data with coef as the mask). */
 CtrCudaStatus ctr_cuda_scsr_adjoint (CtrCudaScsr *d, char *err);
 
-/* The view-level blocked layout of core/sysmat/ctr-blocking.h (cuART §4,
- * Algorithm 1), one entry per dense sub-matrix: element (row i, column c) at
- * [c·n_rows + i], row i rotated by i columns, ray0 before the junction and
- * ray1 (UINT32_MAX: none) from it on. */
+/* The orbit-level blocked layout of core/sysmat/ctr-blocking.h
+ * (CTR_BLOCKING_ORBIT; cuART §4), one entry per dense sub-matrix: element
+ * (row i, column c) at [c·n_rows + i], row i rotated by i columns, ray0
+ * before the junction and ray1 (UINT32_MAX: none) from it on; blocks of
+ * orbit o are orbit_first[o] … orbit_first[o + 1] − 1. */
 typedef struct {
-  unsigned n_rows, width;
+  unsigned orbit, n_rows, width;
   const uint32_t *ray0, *ray1, *junction;
   const uint32_t *rep;
   const uint8_t *slot;
   const float *w;
 } CtrCudaBlock;
 
-/* Uploads the blocked layout beside the SCSR rows (checks free memory). */
-CtrCudaStatus ctr_cuda_scsr_set_blocked (CtrCudaScsr *d, const CtrCudaBlock *blocks, unsigned n_blocks, char *err);
-/* Lane-ordered forward product ax = A X like ctr_cuda_scsr_forward, walked
- * the cuART Algorithm 2 way: one thread per blocked row, the column-major
- * sub-matrices read coalesced; *ms: device time of the kernels. */
-CtrCudaStatus ctr_cuda_scsr_forward_blocked (CtrCudaScsr *d, float *ax, double *ms, char *err);
+/* Uploads the blocked layout beside the SCSR rows (checks free memory); on
+ * failure the session holds no part of it. */
+CtrCudaStatus ctr_cuda_scsr_set_blocked (CtrCudaScsr *d, const CtrCudaBlock *blocks, unsigned n_blocks,
+                                         const unsigned *orbit_first, char *err);
+/* From now on forward, adjoint and iterate walk the blocked layout the
+ * cuART Algorithm 2 way (@on: one thread per blocked row,
+ * ctr-cuda-blocked.cu) or the stored rows (one or more warps per row);
+ * CTR_CUDA_INVALID without a layout. */
+CtrCudaStatus ctr_cuda_scsr_use_blocked (CtrCudaScsr *d, int on, char *err);
 
 typedef enum {
   CTR_CUDA_PART = 0,    /* parallel ART, one orbit per subset */

@@ -125,7 +125,7 @@ ctr_cuda_csr_destroy (CtrCudaCsr *d)
   if (d->ev1) cudaEventDestroy (d->ev1);
   if (d->ev2) cudaEventDestroy (d->ev2);
   if (d->stream) cudaStreamDestroy (d->stream);
-  cudaGetLastError ();
+  ctr_cuda_clear_error ();
   delete d;
 }
 
@@ -397,7 +397,7 @@ graph_of (CtrCudaCsr *d, int nonneg, bool residual)
     {
       *slot = nullptr;
       d->use_graphs = 0;
-      cudaGetLastError ();
+      ctr_cuda_clear_error ();
     }
   return *slot;
 }

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+thread_local const char *ctr_cuda_inner_call = nullptr;
+
 extern "C" CtrCudaStatus
 ctr_cuda_device_query (CtrCudaDeviceInfo *info, char *err)
 {

@@ -651,7 +651,7 @@ fail:
   cudaFree (d_vol);
   if (eb0) cudaEventDestroy (eb0);
   if (eb1) cudaEventDestroy (eb1);
-  cudaGetLastError ();
+  ctr_cuda_clear_error ();
   if (t && st == CTR_CUDA_OK)
     t->total_s = now_s () - t_start;
   return st;

@@ -56,8 +56,43 @@ ctr_cuda_probe (CtrCudaDeviceInfo *info, GError **error)
 
 /* ------------------------------------------------------------ session -- */
 
+/* The kernel variant: the stored rows walked by warps (CTR_CUDA_KERNEL=rows,
+ * CTR_CUDA_WARPS_PER_ROW warps per row) or the orbit-level blocked layout
+ * walked by threads (CTR_CUDA_KERNEL=blocked).  The default is the one the
+ * traffic model of gpu/README.md finds cheapest, until a device measures. */
+#define CTR_CUDA_DEFAULT_BLOCKED FALSE
+
+static gboolean
+want_blocked (void)
+{
+  const char *v = g_getenv ("CTR_CUDA_KERNEL");
+  if (v != NULL && strcmp (v, "blocked") == 0)
+    return TRUE;
+  if (v != NULL && strcmp (v, "rows") == 0)
+    return FALSE;
+  return CTR_CUDA_DEFAULT_BLOCKED;
+}
+
+/* Uploads the orbit-level blocked layout of @m and walks it from now on. */
+static gboolean
+use_blocked (CtrCudaScsr *s, const CtrScsr *m, GError **error)
+{
+  g_autoptr (CtrBlocked) blk = ctr_blocked_new (m, CTR_BLOCKING_ORBIT);
+  g_autofree CtrCudaBlock *cb = g_new0 (CtrCudaBlock, MAX (blk->n_blocks, 1));
+  for (guint i = 0; i < blk->n_blocks; i++)
+    {
+      const CtrBlock *k = &blk->blocks[i];
+      cb[i] = (CtrCudaBlock) { k->orbit, k->n_rows, k->width, k->ray0, k->ray1, k->junction, k->rep, k->slot, k->w };
+    }
+  char err[CTR_CUDA_ERR_LEN] = "";
+  return status_to_error (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err), err, error)
+         && status_to_error (ctr_cuda_scsr_use_blocked (s, 1, err), err, error);
+}
+
+/* A device session for @m: @blocked 0 the rows, 1 the blocked layout, -1
+ * the default (want_blocked). */
 static CtrCudaScsr *
-scsr_session (const CtrScsr *m, guint ns, int with_scale, GError **error)
+scsr_session (const CtrScsr *m, guint ns, int with_scale, int blocked, GError **error)
 {
   if (!ctr_cuda_probe (NULL, error))
     return NULL;
@@ -76,40 +111,18 @@ scsr_session (const CtrScsr *m, guint ns, int with_scale, GError **error)
   CtrCudaScsr *s = NULL;
   if (!status_to_error (ctr_cuda_scsr_create (&d, &s, err), err, error))
     return NULL;
+  if ((blocked < 0 ? want_blocked () : blocked) && !use_blocked (s, m, error))
+    {
+      ctr_cuda_scsr_destroy (s);
+      return NULL;
+    }
   return s;
 }
 
-gboolean
-ctr_cuda_scsr_apply_blocked (const CtrScsr *m, const float *x, float *y, guint ns, double *ms,
-                             GError **error)
+static gboolean
+apply_forward (const CtrScsr *m, const float *x, float *y, guint ns, int blocked, GError **error)
 {
-  CtrCudaScsr *s = scsr_session (m, ns, 0, error);
-  if (s == NULL)
-    return FALSE;
-  g_autoptr (CtrBlocked) blk = ctr_blocked_new (m, CTR_BLOCKING_VIEW);
-  g_autofree CtrCudaBlock *cb = g_new0 (CtrCudaBlock, MAX (blk->n_blocks, 1));
-  for (guint i = 0; i < blk->n_blocks; i++)
-    {
-      const CtrBlock *k = &blk->blocks[i];
-      cb[i] = (CtrCudaBlock) { k->n_rows, k->width, k->ray0, k->ray1, k->junction, k->rep, k->slot, k->w };
-    }
-  char err[CTR_CUDA_ERR_LEN] = "";
-  g_autofree float *X = g_new (float, ctr_scsr_packed_size (m, ns));
-  g_autofree float *ax = g_new (float, ctr_scsr_lane_size (m, ns));
-  ctr_scsr_pack (m, x, X, ns);
-  gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, ctr_scsr_packed_size (m, ns), err), err, error)
-                && status_to_error (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, err), err, error)
-                && status_to_error (ctr_cuda_scsr_forward_blocked (s, ax, ms, err), err, error);
-  ctr_cuda_scsr_destroy (s);
-  if (ok)
-    ctr_scsr_lanes_to_rays (m, ax, y, ns);
-  return ok;
-}
-
-gboolean
-ctr_cuda_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns, GError **error)
-{
-  CtrCudaScsr *s = scsr_session (m, ns, 0, error);
+  CtrCudaScsr *s = scsr_session (m, ns, 0, blocked, error);
   if (s == NULL)
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";
@@ -119,16 +132,15 @@ ctr_cuda_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns, GErro
   gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, ctr_scsr_packed_size (m, ns), err), err, error)
                 && status_to_error (ctr_cuda_scsr_forward (s, ax, err), err, error);
   ctr_cuda_scsr_destroy (s);
-  if (!ok)
-    return FALSE;
-  ctr_scsr_lanes_to_rays (m, ax, y, ns);
-  return TRUE;
+  if (ok)
+    ctr_scsr_lanes_to_rays (m, ax, y, ns);
+  return ok;
 }
 
-gboolean
-ctr_cuda_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns, GError **error)
+static gboolean
+apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns, int blocked, GError **error)
 {
-  CtrCudaScsr *s = scsr_session (m, ns, 0, error);
+  CtrCudaScsr *s = scsr_session (m, ns, 0, blocked, error);
   if (s == NULL)
     return FALSE;
   const CtrSymmetry *sy = ctr_scsr_symmetry (m);
@@ -151,6 +163,30 @@ ctr_cuda_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint n
   if (ok)
     ctr_scsr_unpack (m, X, x, ns);
   return ok;
+}
+
+gboolean
+ctr_cuda_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns, GError **error)
+{
+  return apply_forward (m, x, y, ns, 0, error);
+}
+
+gboolean
+ctr_cuda_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns, GError **error)
+{
+  return apply_adjoint (m, y, x, ns, 0, error);
+}
+
+gboolean
+ctr_cuda_scsr_apply_blocked (const CtrScsr *m, const float *x, float *y, guint ns, GError **error)
+{
+  return apply_forward (m, x, y, ns, 1, error);
+}
+
+gboolean
+ctr_cuda_scsr_apply_adjoint_blocked (const CtrScsr *m, const float *y, float *x, guint ns, GError **error)
+{
+  return apply_adjoint (m, y, x, ns, 1, error);
 }
 
 static CtrCudaCsr *
@@ -296,7 +332,7 @@ cuda_op_begin (CtrOperator *op, int kind, const float *X, const float *B, const 
       return status_to_error (ctr_cuda_csr_upload (c->dc, c->x, br, cr, vr, err), err, error);
     }
   const int with_scale = kind == CTR_CUDA_SART ? 2 : kind == CTR_CUDA_SIRT ? 1 : 0;
-  c->ds = scsr_session (m, ns, with_scale, error);
+  c->ds = scsr_session (m, ns, with_scale, -1, error);
   if (c->ds == NULL)
     return FALSE;
   g_autofree float *sart_scale = NULL;
@@ -358,7 +394,7 @@ static gboolean
 cuda_op_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **error)
 {
   CudaOp *c = (CudaOp *) op;
-  CtrCudaScsr *s = scsr_session (c->base.m, op->n_slices, 0, error);
+  CtrCudaScsr *s = scsr_session (c->base.m, op->n_slices, 0, -1, error);
   if (s == NULL)
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";
@@ -388,7 +424,7 @@ cuda_op_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError
     if (subset == CTR_SUBSET_ALL || subset == o)
       for (gsize q = 0; q < per_orbit; q++)
         mask[per_orbit * o + q] = sy->lane_view[(gsize) o * K + q % K] >= 0;
-  CtrCudaScsr *s = scsr_session (m, op->n_slices, 0, error);
+  CtrCudaScsr *s = scsr_session (m, op->n_slices, 0, -1, error);
   if (s == NULL)
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";

@@ -31,11 +31,14 @@ gboolean ctr_cuda_probe (CtrCudaDeviceInfo *info, GError **error);
  * ctr_scsr_apply / ctr_scsr_apply_adjoint up to float rounding. */
 gboolean ctr_cuda_scsr_apply (const CtrScsr *m, const float *x, float *y, guint n_slices, GError **error);
 gboolean ctr_cuda_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint n_slices, GError **error);
-/* As ctr_cuda_scsr_apply, walking the view-level blocked layout
- * (ctr-blocking.h; cuART Algorithm 2: one thread per blocked row); *ms
- * (nullable): device time of the product's kernels. */
-gboolean ctr_cuda_scsr_apply_blocked (const CtrScsr *m, const float *x, float *y, guint n_slices,
-                                      double *ms, GError **error);
+/* As ctr_cuda_scsr_apply and _adjoint, walking the orbit-level blocked
+ * layout (ctr-blocking.h, CTR_BLOCKING_ORBIT; cuART Algorithm 2: one thread
+ * per blocked row, ctr-cuda-blocked.cu) instead of the stored rows.  The
+ * operator (ctr_cuda_op_new) walks the layout CTR_CUDA_KERNEL=rows|blocked
+ * names, by default the one gpu/README.md's traffic model chose. */
+gboolean ctr_cuda_scsr_apply_blocked (const CtrScsr *m, const float *x, float *y, guint n_slices, GError **error);
+gboolean ctr_cuda_scsr_apply_adjoint_blocked (const CtrScsr *m, const float *y, float *x, guint n_slices,
+                                              GError **error);
 /* cuSPARSE SpMV and transposed SpMV on the CSR matrix @a. */
 gboolean ctr_cuda_csr_apply (const CtrSysmat *a, const float *x, float *y, guint n_slices, GError **error);
 gboolean ctr_cuda_csr_apply_adjoint (const CtrSysmat *a, const float *y, float *x, guint n_slices, GError **error);

@@ -187,8 +187,11 @@ static gboolean
 e_scsr_blocked (GError **error)
 {
   g_autofree float *y = g_new (float, 24 * 20 * 2);
-  return ctr_cuda_scsr_apply_blocked (fx.m, fx.x, y, 2, NULL, error)
-         && check_close (max_rel (y, fx.ax_cpu, 24 * 20 * 2), 1e-5, "blocked A x", error);
+  g_autofree float *x = g_new (float, 144 * 2);
+  return ctr_cuda_scsr_apply_blocked (fx.m, fx.x, y, 2, error)
+         && check_close (max_rel (y, fx.ax_cpu, 24 * 20 * 2), 1e-5, "blocked A x", error)
+         && ctr_cuda_scsr_apply_adjoint_blocked (fx.m, fx.y, x, 2, error)
+         && check_close (max_rel (x, fx.aty_cpu, 144 * 2), 1e-5, "blocked A'y", error);
 }
 
 static gboolean
@@ -242,6 +245,15 @@ static gboolean e_plan_part (GError **error) { return plan_run ("cuda", CTR_METH
 static gboolean e_plan_sart (GError **error) { return plan_run ("cuda", CTR_METHOD_SART, error); }
 static gboolean e_plan_sirt (GError **error) { return plan_run ("cuda", CTR_METHOD_SIRT, error); }
 static gboolean e_plan_cusparse (GError **error) { return plan_run ("cusparse", CTR_METHOD_PART, error); }
+
+static gboolean
+e_plan_part_blocked (GError **error)
+{
+  g_setenv ("CTR_CUDA_KERNEL", "blocked", TRUE);
+  gboolean ok = plan_run ("cuda", CTR_METHOD_PART, error);
+  g_unsetenv ("CTR_CUDA_KERNEL");
+  return ok;
+}
 
 /* The operator's own products (the driver's residual when a pass gives none). */
 static gboolean
@@ -315,6 +327,7 @@ static const Entry entries[] = {
   { "plan sart (cuda)", e_plan_sart },
   { "plan sirt (cuda)", e_plan_sirt },
   { "plan part (cusparse)", e_plan_cusparse },
+  { "plan part (cuda, orbit-level blocked)", e_plan_part_blocked },
   { "ctr_cuda_fdk_run l1tran", e_fdk_l1tran },
   { "ctr_cuda_fdk_run texture", e_fdk_texture },
   { "plan fdk (cuda)", e_plan_fdk },
@@ -405,13 +418,72 @@ test_entry (gconstpointer data)
   total_recovered += recovered;
 }
 
+
+/* Defect 4: a failed upload of the blocked layout leaves none (it left the
+ * row count set over NULL device pointers, which the next blocked launch
+ * would have walked).  Every call of ctr_cuda_scsr_set_blocked fails in
+ * turn; then the session has no layout (use_blocked refuses), holds what it
+ * held before, and still runs the rows. */
+static void
+test_set_blocked (void)
+{
+  const CtrSymmetry *sy = ctr_scsr_symmetry (fx.m);
+  const gint64 *seg;
+  const CtrScsrElem *el;
+  ctr_scsr_arrays (fx.m, &seg, &el);
+  CtrCudaScsrDesc d = {
+    .K = ctr_scsr_order (fx.m), .n_parts = ctr_scsr_n_parts (fx.m), .n_orbits = ctr_scsr_n_orbits (fx.m),
+    .n_cols = ctr_scsr_n_cols (fx.m), .n_reps = sy->n_reps, .ns = 2, .nnz = ctr_scsr_nnz (fx.m),
+    .seg_ptr = (const int64_t *) seg, .elems = el, .compose = &sy->group.compose[0][0],
+    .rep_pixel = sy->rep_pixel, .rep_stabilised = sy->rep_stabilised, .with_scale = 0,
+  };
+  g_autoptr (CtrBlocked) blk = ctr_blocked_new (fx.m, CTR_BLOCKING_ORBIT);
+  g_autofree CtrCudaBlock *cb = g_new0 (CtrCudaBlock, blk->n_blocks);
+  for (guint i = 0; i < blk->n_blocks; i++)
+    {
+      const CtrBlock *k = &blk->blocks[i];
+      cb[i] = (CtrCudaBlock) { k->orbit, k->n_rows, k->width, k->ray0, k->ray1, k->junction, k->rep, k->slot, k->w };
+    }
+  char err[CTR_CUDA_ERR_LEN];
+  CtrCudaScsr *s = NULL;
+  g_assert_cmpint (ctr_cuda_scsr_create (&d, &s, err), ==, CTR_CUDA_OK);
+  CtrEmuLive before, after;
+  ctr_emu_live (&before);
+  ctr_emu_fault_arm (0);
+  g_assert_cmpint (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err), ==, CTR_CUDA_OK);
+  const unsigned long long n = ctr_emu_fault_calls ();
+  ctr_cuda_scsr_destroy (s);
+  for (unsigned long long i = 1; i <= n; i++)
+    {
+      g_assert_cmpint (ctr_cuda_scsr_create (&d, &s, err), ==, CTR_CUDA_OK);
+      ctr_emu_live (&before);
+      ctr_emu_fault_arm (i);
+      const CtrCudaStatus st = ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err);
+      ctr_emu_fault_arm (0);
+      g_assert_cmpint (st, !=, CTR_CUDA_OK);
+      ctr_emu_live (&after);
+      char diff[256];
+      g_assert_cmpint (ctr_emu_live_diff (&before, &after, diff, sizeof diff), ==, 0);
+      g_assert_cmpint (ctr_cuda_scsr_use_blocked (s, 1, err), ==, CTR_CUDA_INVALID);
+      g_autofree float *ax = g_new (float, ctr_scsr_lane_size (fx.m, 2));
+      g_assert_cmpint (ctr_cuda_scsr_forward (s, ax, err), ==, CTR_CUDA_OK);
+      /* and a second upload works */
+      g_assert_cmpint (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err), ==, CTR_CUDA_OK);
+      g_assert_cmpint (ctr_cuda_scsr_use_blocked (s, 1, err), ==, CTR_CUDA_OK);
+      ctr_cuda_scsr_destroy (s);
+    }
+  g_test_message ("ctr_cuda_scsr_set_blocked: %llu failable calls, each failed in turn: no layout left, nothing leaked", n);
+  total_runs += n;
+  total_errors += n;
+}
+
 static void
 test_total (void)
 {
-  g_test_message ("fault injection: %u runs over %u entry points (%u errors, %u CPU fall-backs, %u recovered)",
+  g_test_message ("fault injection: %u runs over %u entry points + set_blocked (%u errors, %u CPU fall-backs, %u recovered)",
                   total_runs, (guint) G_N_ELEMENTS (entries), total_errors, total_fallbacks, total_recovered);
   g_assert_cmpuint (total_runs, >, 0);
-  g_print ("# fault injection: %u failing calls over %u entry points: %u errors, %u CPU fall-backs, %u recovered\n",
+  g_print ("# fault injection: %u failing calls over %u entry points and set_blocked: %u errors, %u CPU fall-backs, %u recovered\n",
            total_runs, (guint) G_N_ELEMENTS (entries), total_errors, total_fallbacks, total_recovered);
 }
 
@@ -428,6 +500,7 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/ctr/gpu-faults/%u", i);
       g_test_add_data_func (path, &entries[i], test_entry);
     }
+  g_test_add_func ("/ctr/gpu-faults/set-blocked", test_set_blocked);
   g_test_add_func ("/ctr/gpu-faults/total", test_total);
   return g_test_run ();
 }

@@ -255,12 +255,15 @@ test_products (gconstpointer data)
       g_assert_no_error (e);
       g_assert_true (ctr_cuda_scsr_apply_adjoint (m, y, aty_gpu, ns, &e));
       g_assert_no_error (e);
-      g_autofree float *ax_blk = g_new (float, nr * ns);
-      g_assert_true (ctr_cuda_scsr_apply_blocked (m, x, ax_blk, ns, NULL, &e));
+      g_autofree float *ax_blk = g_new (float, nr * ns), *aty_blk = g_new (float, np * ns);
+      g_assert_true (ctr_cuda_scsr_apply_blocked (m, x, ax_blk, ns, &e));
       g_assert_no_error (e);
-      const double d5 = max_rel_diff (ax_blk, ax_cpu, nr * ns);
-      g_test_message ("%s ns %u: blocked (cuART Algorithm 2) Ax %.2e", c->name, ns, d5);
+      g_assert_true (ctr_cuda_scsr_apply_adjoint_blocked (m, y, aty_blk, ns, &e));
+      g_assert_no_error (e);
+      const double d5 = max_rel_diff (ax_blk, ax_cpu, nr * ns), d6 = max_rel_diff (aty_blk, aty_cpu, np * ns);
+      g_test_message ("%s ns %u: orbit-level blocked (cuART Algorithm 2) Ax %.2e A'y %.2e", c->name, ns, d5, d6);
       g_assert_cmpfloat (d5, <=, 1e-5);
+      g_assert_cmpfloat (d6, <=, 1e-5);
       g_assert_true (ctr_cuda_csr_apply (a, x, ax_sp, ns, &e));
       g_assert_no_error (e);
       g_assert_true (ctr_cuda_csr_apply_adjoint (a, y, aty_sp, ns, &e));
@@ -315,13 +318,20 @@ test_solvers (gconstpointer data)
         g_autoptr (CtrVolume) x_gpu = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
         g_assert_no_error (e);
         double d = max_rel_diff (x_gpu->data, x_cpu->data, n), dt = max_rel_diff (x_gpu->data, xt->data, n);
+        g_setenv ("CTR_CUDA_KERNEL", "rows", TRUE);
         g_setenv ("CTR_CUDA_WARPS_PER_ROW", "4", TRUE);
         g_autoptr (CtrVolume) x_w4 = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
         g_unsetenv ("CTR_CUDA_WARPS_PER_ROW");
         g_assert_no_error (e);
-        const double d4 = max_rel_diff (x_w4->data, x_cpu->data, n);
-        g_test_message ("%s %s step %d: 4 warps per row vs CPU %.2e", c->name, ctr_method_name (meth), step, d4);
+        g_setenv ("CTR_CUDA_KERNEL", "blocked", TRUE);
+        g_autoptr (CtrVolume) x_blk = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
+        g_unsetenv ("CTR_CUDA_KERNEL");
+        g_assert_no_error (e);
+        const double d4 = max_rel_diff (x_w4->data, x_cpu->data, n), db = max_rel_diff (x_blk->data, x_cpu->data, n);
+        g_test_message ("%s %s step %d: 4 warps per row vs CPU %.2e, orbit-level blocked vs CPU %.2e", c->name,
+                        ctr_method_name (meth), step, d4, db);
         g_assert_cmpfloat (d4, <=, 1e-4);
+        g_assert_cmpfloat (db, <=, 1e-4);
         double ds = NAN;
         if (meth == CTR_METHOD_PART)
           {
