@@ -139,6 +139,12 @@ cuda_backend_fdk (const CtrBackend *self, const CtrGeometry *g, const CtrProject
                   const CtrGrid *grid, const CtrReconOptions *o, CtrFdkTimings *timings,
                   GCancellable *cancellable, GError **error)
 {
+  g_autofree char *why = NULL;
+  if (!self->available (self, &why))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE, "%s", why ? why : "unavailable");
+      return NULL;
+    }
   CtrCudaFdkTimes t = { 0 };
   CtrVolume *vol = ctr_cuda_fdk_run (g, p, grid, o->window, o->cutoff, NULL, &t, cancellable, error);
   if (vol != NULL && timings != NULL)

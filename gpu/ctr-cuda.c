@@ -488,15 +488,32 @@ ctr_cuda_op_new (CtrScsr *m, gboolean cusparse, const CtrGeometry *g, const CtrG
 
 /* ----------------------------------------------------------- backends -- */
 
+/* A device that answers and passes the self-check (ctr-cuda-selfcheck.c). */
 static gboolean
 cuda_available (const CtrBackend *self, char **reason)
 {
   g_autoptr (GError) e = NULL;
-  if (ctr_cuda_probe (NULL, &e))
+  if (!ctr_cuda_probe (NULL, &e))
+    {
+      if (reason)
+        *reason = g_strdup (e->message);
+      return FALSE;
+    }
+  const CtrCudaSelfCheck *c = ctr_cuda_selfcheck ();
+  if (c->passed)
     return TRUE;
   if (reason)
-    *reason = g_strdup (e->message);
+    *reason = g_strdup_printf ("the CUDA self-check failed: %s", c->reason);
   return FALSE;
+}
+
+static char *
+cuda_self_check (const CtrBackend *self, gboolean *passed)
+{
+  const CtrCudaSelfCheck *c = ctr_cuda_selfcheck ();
+  if (passed)
+    *passed = c->passed;
+  return ctr_cuda_selfcheck_report (c);
 }
 
 static CtrOperator *
@@ -532,6 +549,7 @@ static const CtrBackend cuda_backend = {
   .scsr_operator = cuda_scsr_operator,
   .device_name = cuda_device_name,
   .peak_bandwidth_gbs = cuda_peak_gbs,
+  .self_check = cuda_self_check,
 };
 
 static const CtrBackend cusparse_backend = {
@@ -543,6 +561,7 @@ static const CtrBackend cusparse_backend = {
   .scsr_operator = cuda_scsr_operator,
   .device_name = cuda_device_name,
   .peak_bandwidth_gbs = cuda_peak_gbs,
+  .self_check = cuda_self_check,
 };
 
 void

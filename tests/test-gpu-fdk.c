@@ -71,6 +71,7 @@ compare (const CtrVolume *gpu, const CtrVolume *cpu, double tol_l2, double tol_m
   double d2 = 0, c2 = 0, dmax = 0, cmax = 0;
   for (gsize i = 0; i < n; i++)
     {
+      g_assert_true (isfinite (gpu->data[i]));
       const double d = (double) gpu->data[i] - cpu->data[i];
       d2 += d * d;
       c2 += (double) cpu->data[i] * cpu->data[i];

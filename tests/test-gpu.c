@@ -30,6 +30,9 @@
 #ifdef CTR_HAVE_CUDA
 #include "ctr-cuda.h"
 #endif
+#ifdef CTR_EMU_BUILD
+#include "ctr-emu.h"
+#endif
 
 typedef struct {
   const char *name;
@@ -116,6 +119,8 @@ max_rel_diff (const float *a, const float *b, gsize n)
   double d = 0, m = 0;
   for (gsize i = 0; i < n; i++)
     {
+      if (!isfinite (a[i]) || !isfinite (b[i]))
+        return INFINITY;   /* MAX would skip a NaN */
       d = MAX (d, fabs ((double) a[i] - b[i]));
       m = MAX (m, fabs ((double) b[i]));
     }
@@ -414,6 +419,70 @@ test_reports (gconstpointer data)
   g_ptr_array_unref (cpu.images);
   g_array_unref (cpu.residuals);
 }
+
+/* The run-time self-check (gpu/ctr-cuda-selfcheck.c): it passes on a sound
+ * device, within the tolerances of these tests. */
+static void
+test_selfcheck (void)
+{
+  const CtrCudaSelfCheck *c = ctr_cuda_selfcheck ();
+  g_autofree char *report = ctr_cuda_selfcheck_report (c);
+  g_test_message ("%s", report);
+  g_assert_true (c->ran);
+  g_assert_true (c->passed);
+  g_assert_nonnull (ctr_backend_by_name ("cuda", NULL));
+}
+
+#ifdef CTR_EMU_BUILD
+/* A wrong kernel result (the harness skips the first block of every launch
+ * of the SCSR row kernel): the self-check fails, "cuda" is unavailable with
+ * the reason, and a plan asking for it runs the CPU and says why.  In a
+ * child process: the self-check runs once per process. */
+static void
+test_selfcheck_wrong (void)
+{
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 600 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  ctr_emu_corrupt_kernel ("orbit_rows");
+  const CtrCudaSelfCheck *c = ctr_cuda_selfcheck ();
+  g_autofree char *report = ctr_cuda_selfcheck_report (c);
+  g_test_message ("%s", report);
+  g_assert_true (c->ran);
+  g_assert_false (c->passed);
+  g_autoptr (GError) e = NULL;
+  g_assert_null (ctr_backend_by_name ("cuda", &e));
+  g_assert_error (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE);
+  g_assert_nonnull (strstr (e->message, "self-check"));
+  g_clear_error (&e);
+  const Case *cs = &cases[0];
+  g_autoptr (CtrGeometry) g = make_geometry (cs, 1);
+  CtrGrid grid = make_grid (cs, 1);
+  g_autoptr (CtrVolume) xt = make_truth (&grid);
+  g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, NULL);
+  g_autoptr (CtrProjections) p = simulate (a, g, xt);
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_PART);
+  o.iterations = 2;
+  o.backend = "cuda";
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
+  g_assert_no_error (e);
+  g_assert_cmpstr (ctr_recon_plan_get_backend (plan), ==, "cpu");
+  gboolean said = FALSE;
+  for (const char *const *n = ctr_recon_plan_get_notes (plan); *n; n++)
+    {
+      g_test_message ("note: %s", *n);
+      said |= strstr (*n, "self-check") != NULL;
+    }
+  g_assert_true (said);
+  g_autoptr (CtrVolume) v = ctr_recon_plan_execute (plan, p, NULL, NULL, NULL, NULL, &e);
+  g_assert_no_error (e);
+  g_assert_nonnull (v);
+}
+#endif
 #endif
 
 int
@@ -449,6 +518,10 @@ main (int argc, char **argv)
           g_test_add_data_func (p2, &cases[i], test_solvers);
           g_test_add_data_func (p3, &cases[i], test_reports);
         }
+      g_test_add_func ("/ctr/gpu/selfcheck/sound", test_selfcheck);
+#ifdef CTR_EMU_BUILD
+      g_test_add_func ("/ctr/gpu/selfcheck/wrong-kernel", test_selfcheck_wrong);
+#endif
     }
 #else
   if (want_gpu)

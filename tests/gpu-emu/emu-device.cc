@@ -63,6 +63,9 @@ init ()
     c.threads = 1;
   if (c.threads > 64)
     c.threads = 64;
+#if defined(CTR_EMU_TRAFFIC)
+  c.threads = 1;   /* the traffic model counts on one worker */
+#endif
   if (const char *e = getenv ("CTR_EMU_DEVICE_MB"))
     c.device_bytes = (size_t) strtoull (e, nullptr, 10) << 20;
   if (const char *e = getenv ("CTR_EMU_NO_DEVICE"))

@@ -26,6 +26,7 @@
 #include "emu-internal.h"
 #include "emu-fiber.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,12 @@ const char *
 current_kernel ()
 {
   return tw && tw->cur ? tw->kname : nullptr;
+}
+
+int
+current_linear ()
+{
+  return tw && tw->cur ? (int) tw->cur->linear : -1;
 }
 static char launch_sync;                 /* TSan: stream order between launches */
 
@@ -314,6 +321,7 @@ run_block (Worker *w, KernelCall *call, dim3 grid, dim3 block, unsigned long lon
                          (unsigned) (b / ((unsigned long long) grid.x * grid.y)) };
   tl_block_dim = block;
   tl_grid_dim = grid;
+  traffic_block_begin (n);
   hb_acquire (&w->block_sync);
   for (unsigned t = 0; t < n; t++)
     {
@@ -382,7 +390,7 @@ work_on (Launch *l)
   w->kline = l->line;
   unsigned long long b;
   while ((b = l->next.fetch_add (1)) < l->n_blocks)
-    if (!(l->skip_first && b == 0))
+    if (!(l->skip_first && b == 0) && !traffic_skip_block (b))
       run_block (w, l->call, l->grid, l->block, b);
 }
 
@@ -411,6 +419,8 @@ pool_thread ()
 void
 run_kernel (KernelCall *call, dim3 grid, dim3 block, const char *file, int line)
 {
+  if (traffic_skip (call->name))
+    return;
   if (pool == nullptr)
     {
       pool = new Pool ();

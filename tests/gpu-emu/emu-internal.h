@@ -101,6 +101,7 @@ bool is_poison (float f);
 /* ------------------------------------------------------------ streams -- */
 
 struct Op {
+  bool captured = false;     /* recorded into a graph (the traffic model counts those memsets) */
   virtual ~Op () {}
   virtual void exec () = 0;
   virtual const char *what () const = 0;
@@ -163,6 +164,14 @@ void count_sparse (CtrEmuLive *l);
 /* Traffic model hooks (emu-traffic.cc; no-ops without CTR_EMU_TRAFFIC). */
 void traffic_launch_begin (const char *name);
 void traffic_launch_end ();
-void traffic_warp_end (unsigned warp_key);
+void traffic_block_begin (unsigned n_threads);
+void traffic_warp_end (unsigned warp);
+void traffic_atomic (const void *p, size_t n);
+void traffic_memset (size_t n);
+/* True when sampling skips this launch of @name. */
+bool traffic_skip (const char *name);
+bool traffic_skip_block (unsigned long long b);
+/* The running CUDA thread's index in its block, or -1. */
+int current_linear ();
 
 }  /* namespace ctr_emu */

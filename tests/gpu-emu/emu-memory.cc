@@ -187,7 +187,12 @@ struct SetOp final : Op {
   void *dst;
   int value;
   size_t n;
-  void exec () override { memset (dst, value, n); }
+  void exec () override
+  {
+    memset (dst, value, n);
+    if (captured)
+      traffic_memset (n);   /* a graph's memset is part of an iteration; a session's set-up is not */
+  }
   const char *what () const override { return "cudaMemsetAsync"; }
 };
 

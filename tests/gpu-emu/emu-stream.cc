@@ -79,6 +79,7 @@ enqueue (cudaStream_t st, OpPtr op)
     {
       if (s->capture_invalid)
         return cudaErrorStreamCaptureInvalidated;
+      op->captured = true;
       s->captured.push_back (std::move (op));
       return cudaSuccess;
     }

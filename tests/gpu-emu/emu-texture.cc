@@ -55,6 +55,7 @@ void
 check_atomic (const void *p, size_t size, const char *what)
 {
   TsanIgnore ignore;
+  traffic_atomic (p, size);
   if ((uintptr_t) p % size != 0)
     device_error ("%s on %p, which is not aligned to %zu bytes", what, p, size);
   const Alloc *a = find_alloc (p);

@@ -68,14 +68,21 @@ unsigned long long ctr_emu_device_errors (void);
  * memory traffic of the launches since the last reset, per kernel name. */
 typedef struct {
   const char *kernel;                 /* name as written at the launch */
-  unsigned long long launches;
+  unsigned long long launches;        /* seen */
+  unsigned long long executed;        /* run (the others skipped by sampling) */
   unsigned long long requests;        /* warp-level memory instructions */
   unsigned long long sectors;         /* Σ distinct 32-byte sectors per warp request */
   unsigned long long unique_sectors;  /* Σ over launches of distinct sectors touched */
   unsigned long long atomics;         /* atomic operations (per lane) */
+  unsigned long long blocks, blocks_run;  /* blocks of the launches run, and run (block sampling) */
 } CtrEmuTraffic;
 int ctr_emu_traffic_enabled (void);
 void ctr_emu_traffic_reset (void);
+/* Runs only every @every-th launch of each kernel (1: all); the rows say
+ * how many were seen and run, the caller scales. */
+void ctr_emu_traffic_sample (unsigned every);
+/* Runs only every @every-th block of a launch (1: all). */
+void ctr_emu_traffic_sample_blocks (unsigned every);
 /* Fills up to @max rows; returns the number of kernels seen. */
 unsigned ctr_emu_traffic_get (CtrEmuTraffic *rows, unsigned max);
 
