@@ -5,6 +5,13 @@
 
 #include "ctr-cuda-common.cuh"
 
+/* The traffic model (gpu/README.md) finds the DRAM bytes of the row walk
+ * the same for 1, 2, 4 and 8 warps per row and the requested bytes within
+ * 2 % up to 4; one W1 orbit has 1024 rows, i.e. 1024 warps at one warp per
+ * row against the 8448 warp slots of an H100 (132 SMs × 64): 4 puts 4096
+ * in flight.  A device measurement replaces this choice. */
+#define CTR_CUDA_DEFAULT_WARPS_PER_ROW 4
+
 /* One blocked sub-matrix on the device: rows [row0, row0 + n_rows) of the
  * concatenated ray0/ray1/junction arrays, cells [cell0, cell0 + n_rows·width)
  * of rep/slot/w (column-major: cell (i, c) at cell0 + c·n_rows + i). */
@@ -56,9 +63,9 @@ struct CtrCudaScsr {
    * CTR_CUDA_GRAPHS=0 launches them one by one instead. */
   cudaGraphExec_t gexec[3][2], rexec;
   int use_graphs;
-  /* Warps per stored row (1, 2, 4, 8; CTR_CUDA_WARPS_PER_ROW, default 1):
-   * one orbit of W1 is only 1024 rows = 1024 warps, so more warps per row
-   * put more of them in flight; the results agree to rounding. */
+  /* Warps per stored row (1, 2, 4, 8; CTR_CUDA_WARPS_PER_ROW, default
+   * CTR_CUDA_DEFAULT_WARPS_PER_ROW): their partial dot products meet in
+   * shared memory; the results agree to rounding. */
   unsigned warps_per_row;
   /* the orbit-level blocked copy of the rows (ctr-cuda-blocked.cu), or
    * none; use_blocked: the iterations walk it instead of the rows */

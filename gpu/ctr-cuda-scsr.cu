@@ -394,8 +394,8 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
     const char *env = getenv ("CTR_CUDA_GRAPHS");
     d->use_graphs = env == nullptr || strcmp (env, "0") != 0;
     const char *wpr = getenv ("CTR_CUDA_WARPS_PER_ROW");
-    const int w = wpr ? atoi (wpr) : 1;
-    d->warps_per_row = w == 2 || w == 4 || w == 8 ? (unsigned) w : 1;
+    const int w = wpr ? atoi (wpr) : CTR_CUDA_DEFAULT_WARPS_PER_ROW;
+    d->warps_per_row = w == 1 || w == 2 || w == 4 || w == 8 ? (unsigned) w : CTR_CUDA_DEFAULT_WARPS_PER_ROW;
   }
   d->lane_size = (size_t) d->nc * d->ns * K;
   d->psize = (size_t) d->nreps * d->ns * K;

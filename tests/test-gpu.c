@@ -244,17 +244,24 @@ test_products (gconstpointer data)
       g_autoptr (GError) e = NULL;
       ctr_scsr_apply (m, x, ax_cpu, ns);
       ctr_scsr_apply_adjoint (m, y, aty_cpu, ns);
-      /* 4 warps per stored row (partial dot products meet in shared memory)
-       * first, then the default 1, whose results the checks below use. */
-      g_setenv ("CTR_CUDA_WARPS_PER_ROW", "4", TRUE);
-      g_assert_true (ctr_cuda_scsr_apply (m, x, ax_gpu, ns, &e));
-      g_assert_no_error (e);
-      g_assert_true (ctr_cuda_scsr_apply_adjoint (m, y, aty_gpu, ns, &e));
-      g_assert_no_error (e);
-      const double w4a = max_rel_diff (ax_gpu, ax_cpu, nr * ns), w4b = max_rel_diff (aty_gpu, aty_cpu, np * ns);
-      g_test_message ("%s ns %u: 4 warps per row: Ax %.2e A'y %.2e", c->name, ns, w4a, w4b);
-      g_assert_cmpfloat (w4a, <=, 1e-5);
-      g_assert_cmpfloat (w4b, <=, 1e-5);
+      /* 1, 2 and 8 warps per stored row first, then the default (4: partial
+       * dot products meet in shared memory), whose results the checks below
+       * use. */
+      for (int w = 1; w <= 8; w *= 2)
+        {
+          if (w == 4)
+            continue;
+          g_autofree char *ws = g_strdup_printf ("%d", w);
+          g_setenv ("CTR_CUDA_WARPS_PER_ROW", ws, TRUE);
+          g_assert_true (ctr_cuda_scsr_apply (m, x, ax_gpu, ns, &e));
+          g_assert_no_error (e);
+          g_assert_true (ctr_cuda_scsr_apply_adjoint (m, y, aty_gpu, ns, &e));
+          g_assert_no_error (e);
+          const double wa = max_rel_diff (ax_gpu, ax_cpu, nr * ns), wb = max_rel_diff (aty_gpu, aty_cpu, np * ns);
+          g_test_message ("%s ns %u: %d warp(s) per row: Ax %.2e A'y %.2e", c->name, ns, w, wa, wb);
+          g_assert_cmpfloat (wa, <=, 1e-5);
+          g_assert_cmpfloat (wb, <=, 1e-5);
+        }
       g_unsetenv ("CTR_CUDA_WARPS_PER_ROW");
       g_assert_true (ctr_cuda_scsr_apply (m, x, ax_gpu, ns, &e));
       g_assert_no_error (e);
@@ -324,18 +331,18 @@ test_solvers (gconstpointer data)
         g_assert_no_error (e);
         double d = max_rel_diff (x_gpu->data, x_cpu->data, n), dt = max_rel_diff (x_gpu->data, xt->data, n);
         g_setenv ("CTR_CUDA_KERNEL", "rows", TRUE);
-        g_setenv ("CTR_CUDA_WARPS_PER_ROW", "4", TRUE);
-        g_autoptr (CtrVolume) x_w4 = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
+        g_setenv ("CTR_CUDA_WARPS_PER_ROW", "1", TRUE);
+        g_autoptr (CtrVolume) x_w1 = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
         g_unsetenv ("CTR_CUDA_WARPS_PER_ROW");
         g_assert_no_error (e);
         g_setenv ("CTR_CUDA_KERNEL", "blocked", TRUE);
         g_autoptr (CtrVolume) x_blk = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
         g_unsetenv ("CTR_CUDA_KERNEL");
         g_assert_no_error (e);
-        const double d4 = max_rel_diff (x_w4->data, x_cpu->data, n), db = max_rel_diff (x_blk->data, x_cpu->data, n);
-        g_test_message ("%s %s step %d: 4 warps per row vs CPU %.2e, orbit-level blocked vs CPU %.2e", c->name,
-                        ctr_method_name (meth), step, d4, db);
-        g_assert_cmpfloat (d4, <=, 1e-4);
+        const double d1 = max_rel_diff (x_w1->data, x_cpu->data, n), db = max_rel_diff (x_blk->data, x_cpu->data, n);
+        g_test_message ("%s %s step %d: 1 warp per row vs CPU %.2e, orbit-level blocked vs CPU %.2e", c->name,
+                        ctr_method_name (meth), step, d1, db);
+        g_assert_cmpfloat (d1, <=, 1e-4);
         g_assert_cmpfloat (db, <=, 1e-4);
         double ds = NAN;
         if (meth == CTR_METHOD_PART)
