@@ -15,6 +15,7 @@ int ctr_cli_simulate_dose (int argc, char **argv);
 int ctr_cli_noise (int argc, char **argv);
 int ctr_cli_roi (int argc, char **argv);
 int ctr_cli_study (int argc, char **argv);
+int ctr_cli_selftest (int argc, char **argv);
 
 /* Prints "ctrecon-cli: <message>" on stderr and returns 1 (or 2 for usage
  * errors, G_OPTION_ERROR); cancellation prints "cancelled". */

@@ -30,6 +30,8 @@ typedef struct {
   double elapsed_s;      /* since the start of the run (operator set-up excluded) */
   double iteration_s;    /* this iteration's update alone (no residual, no metrics) */
   double residual;
+  double residual_s;     /* what computing the residual took (a device's own
+                          * forward pass, or the driver's), 0 when free */
   gboolean has_reference;
   double rmse;
   double psnr;

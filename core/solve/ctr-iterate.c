@@ -140,7 +140,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   for (guint i = 1; i <= o->iterations; i++)
     {
       it.iteration = i;
-      it.residual = NAN;
+      it.residual = it.update_s = it.residual_s = NAN;
       if (ctr_iterate_cancelled (&it, error))
         goto out;
       const gint64 t0 = g_get_monotonic_time ();
@@ -150,8 +150,10 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       gboolean last = i == o->iterations;
       CtrIterStats stats = { 0 };
       stats.residual = it.residual;
+      stats.residual_s = isnan (it.residual_s) ? 0.0 : it.residual_s;
       if (it.report && isnan (stats.residual))
         {
+          const gint64 r0 = g_get_monotonic_time ();
           if (R == NULL && (R = g_try_new (float, op->data_size)) == NULL)
             {
               g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the residual");
@@ -162,6 +164,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
           if (!op->klass->forward (op, CTR_SUBSET_ALL, X, R, error))
             goto out;
           stats.residual = relative_residual (B, R, valid, op->data_size);
+          stats.residual_s = (g_get_monotonic_time () - r0) / 1e6;
         }
       if (!isnan (target) && !last
           && (stats.residual * (b_norm > 0 ? b_norm : 1.0) <= target
@@ -178,7 +181,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       stats.method = o->method;
       stats.iteration = i;
       stats.n_iterations = o->iterations;
-      stats.iteration_s = (t1 - t0) / 1e6;
+      stats.iteration_s = isnan (it.update_s) ? (t1 - t0) / 1e6 : it.update_s;
       ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
       stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
       stats.image = vol;
