@@ -26,6 +26,7 @@
 #include "io/ctr-geometry-json.h"
 #include "io/ctr-dataset-write.h"
 #include "io/ctr-output-path.h"
+#include "io/ctr-file.h"
 #include "ctr-params.h"
 #include "study/ctr-study.h"
 #include "study/ctr-study-plot.h"

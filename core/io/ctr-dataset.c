@@ -6,6 +6,7 @@
 #include "ctr-dataset.h"
 #include "ctr-error.h"
 #include "ctr-memory.h"
+#include "ctr-file.h"
 #include "ctr-tiff.h"
 #include "ctr-dicom.h"
 
@@ -888,6 +889,8 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
   g_autofree char *text = NULL;
   gsize length = 0;
   g_autoptr (GError) local = NULL;
+  if (!ctr_file_check_regular (abs_path, error))   /* a FIFO would block the read */
+    return NULL;
   if (!g_file_get_contents (abs_path, &text, &length, &local))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot read %s: %s", abs_path, local->message);

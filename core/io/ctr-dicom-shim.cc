@@ -9,6 +9,7 @@
 #include "ctr-dicom-shim.h"
 #include "ctr-error.h"
 #include "ctr-memory.h"
+#include "ctr-file.h"
 #include "ctr-dicom.h"
 
 #include <dcmtk/config/osconfig.h>
@@ -93,12 +94,21 @@ dataset (CtrDcm *d)
 extern "C" gboolean
 ctr_dcm_has_preamble (const char *path)
 {
-  FILE *f = g_fopen (path, "rb");
-  if (f == NULL)
+  int fd = ctr_file_open_regular (path, NULL);   /* a FIFO must not block */
+  if (fd < 0)
     return FALSE;
   char buf[132];
-  size_t n = fread (buf, 1, sizeof buf, f);
-  fclose (f);
+  gsize n = 0;
+  while (n < sizeof buf)
+    {
+      const ssize_t r = read (fd, buf + n, sizeof buf - n);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      n += (gsize) r;
+    }
+  close (fd);
   return n == sizeof buf && memcmp (buf + 128, "DICM", 4) == 0;
 }
 
@@ -123,6 +133,8 @@ ctr_dcm_open (const char *path, GError **error)
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s is a folder, not a DICOM file", path);
       return NULL;
     }
+  if (!ctr_file_check_regular (path, error))   /* DCMTK opens by name: a FIFO would block it */
+    return NULL;
   CtrDcm *d = new (std::nothrow) CtrDcm ();
   if (d == NULL)
     {

@@ -9,6 +9,7 @@
 #include "ctr-tiff.h"
 #include "ctr-error.h"
 #include "ctr-memory.h"
+#include "ctr-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -120,24 +121,18 @@ set_format_error (GError **error, TiffFile *f, const char *fmt, ...)
 static TiffFile *
 tiff_open_read (const char *path, GError **error)
 {
-  /* Tell a missing or unreadable file (CTR_ERROR_IO) from a bad one (FORMAT). */
-  if (g_access (path, R_OK) != 0)
-    {
-      int e = errno;
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot open %s: %s", path, g_strerror (e));
-      return NULL;
-    }
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot open %s: it is a folder", path);
-      return NULL;
-    }
+  /* Tell a missing or unreadable file, a folder or a FIFO (CTR_ERROR_IO,
+   * opened without blocking: ctr-file.h) from a bad one (FORMAT). */
+  int fd = ctr_file_open_regular (path, error);
+  if (fd < 0)
+    return NULL;
   g_autoptr (TiffFile) f = tiff_file_new (path);
   TIFFOpenOptions *opts = tiff_options_new (f);
-  f->tif = TIFFOpenExt (path, "rm", opts);
+  f->tif = TIFFFdOpenExt (fd, path, "rm", opts);   /* TIFFClose closes fd */
   TIFFOpenOptionsFree (opts);
   if (f->tif == NULL)
     {
+      close (fd);
       set_format_error (error, f, "not a readable TIFF file");
       return NULL;
     }

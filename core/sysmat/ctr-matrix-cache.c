@@ -4,6 +4,7 @@
 #include "ctr-error.h"
 
 #include "ctr-memory.h"
+#include "io/ctr-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -140,27 +141,15 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
     goto fail;                                                            \
   } while (0)
 
-/* Opens @path for reading only when it is a regular file: O_NONBLOCK, so a
- * FIFO put in the file's place cannot block the run (an open for reading
- * waits for a writer), then fstat on what was opened. */
+/* Opens @path for reading only when it is a regular file (a FIFO put in the
+ * file's place must not block the run: io/ctr-file.h). */
 static FILE *
 open_regular (const char *path, GStatBuf *st, GError **error)
 {
-  int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  int fd = ctr_file_open_regular (path, error);
   if (fd < 0)
-    {
-      int e = errno;
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot open %s: %s", path, g_strerror (e));
-      return NULL;
-    }
-  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode))
-    {
-      close (fd);
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s is not a regular file", path);
-      return NULL;
-    }
-  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
-  FILE *f = fdopen (fd, "rb");
+    return NULL;
+  FILE *f = fstat (fd, st) == 0 ? fdopen (fd, "rb") : NULL;
   if (f == NULL)
     {
       int e = errno;

@@ -140,6 +140,21 @@ with tempfile.TemporaryDirectory() as tmp:
               "the DICOM input folder is untouched")
     geo, sino, ref = (path("scan", f) for f in ("geometry.json", "sinogram.tif", "reference.tif"))
 
+    # Inputs that are FIFOs: an error at once, not a run that waits forever
+    # for a writer (the geometry.json itself, and a sinogram it names).
+    os.mkfifo(path("fifo.json"))
+    refused(["reconstruct", path("fifo.json"), "--output", path("x.tif")], "not a regular file",
+            "the geometry.json is a FIFO", timeout=30)
+    os.mkfifo(path("fifo-sino.tif"))
+    with open(path("scan", "geometry.json")) as f:
+        gj = json.load(f)
+    gj["projections"]["file"] = path("fifo-sino.tif")
+    gj.pop("reference", None)
+    with open(path("fifo-sino.json"), "w") as f:
+        json.dump(gj, f)
+    refused(["reconstruct", path("fifo-sino.json"), "--output", path("x.tif")], "not a regular file",
+            "the sinogram named by the geometry.json is a FIFO", timeout=30)
+
     # ------------------------------------------------------------------ 3 --
     if ctpd is not None:
         ctpd.write_series(path("gap-huge"), ["1", "9000000000000000000"], views_per_turn=4)
