@@ -74,6 +74,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_assert (isfinite (fov) && fov >= 0);
   g_assert (isfinite (ctr_geometry_pitch_at_iso_mm (g)));
   g_autofree char *desc = ctr_geometry_describe (g);
+  g_assert (desc != NULL && desc[0] != 0);
   for (int k = 0; k < 3; k++)
     {
       /* As the editor (size and pixel), and as the CLI's defaults. */
