@@ -24,20 +24,5 @@ export CTR_SANITIZED=1   # tests that cap the address space skip the cap (ASan r
 status=0
 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 4 \
   --no-suite gpu --no-suite packaging || status=$?
-/usr/bin/python3 - build-asan/meson-logs/testlog.json <<'PY'
-import json, sys
-passed = failed = skipped = 0
-for line in open(sys.argv[1]):
-    line = line.strip()
-    if not line:
-        continue
-    r = json.loads(line)["result"]
-    if r in ("OK", "EXPECTEDFAIL"):
-        passed += 1
-    elif r == "SKIP":
-        skipped += 1
-    else:
-        failed += 1
-print(f"sanitizers: {passed} passed, {failed} failed, {skipped} skipped")
-PY
+/usr/bin/python3 packaging/test-summary.py build-asan/meson-logs/testlog.json sanitizers
 exit $status

@@ -25,6 +25,7 @@
 #include "ctr-dicom.h"
 #include "ctr-dicom-shim.h"
 #include "ctr-error.h"
+#include "ctr-file.h"
 #include "ctr-hu.h"
 
 #include <glib/gstdio.h>
@@ -153,24 +154,6 @@ check_target (const char *folder, gboolean *exists, GError **error)
   return TRUE;
 }
 
-/* Removes the files of @dir (no subfolders there: we made it) and @dir. */
-static void
-remove_folder (const char *dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  if (d != NULL)
-    {
-      const char *name;
-      while ((name = g_dir_read_name (d)) != NULL)
-        {
-          g_autofree char *p = g_build_filename (dir, name, NULL);
-          g_unlink (p);
-        }
-      g_dir_close (d);
-    }
-  g_rmdir (dir);
-}
-
 static gboolean
 set_errno_error (GError **error, int e, const char *what, const char *path)
 {
@@ -225,7 +208,7 @@ swap_in (const char *tmp, const char *folder, gboolean exists, GError **error)
     return g_rename (tmp, folder) == 0 || set_errno_error (error, errno, "rename the new series to", folder);
   if (renameat2 (AT_FDCWD, tmp, AT_FDCWD, folder, RENAME_EXCHANGE) == 0)
     {
-      remove_folder (tmp);   /* the old series, now at the temporary name */
+      ctr_file_remove_folder (tmp);   /* the old series, now at the temporary name */
       return TRUE;
     }
   if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
@@ -244,7 +227,7 @@ swap_in (const char *tmp, const char *folder, gboolean exists, GError **error)
       g_rename (old, folder);
       return set_errno_error (error, e, "rename the new series to", folder);
     }
-  remove_folder (old);
+  ctr_file_remove_folder (old);
   return TRUE;
 }
 
@@ -396,7 +379,7 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder_arg, const CtrDi
   if (pix == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate a %u × %u slice", gr->nx, gr->ny);
-      remove_folder (tmp);
+      ctr_file_remove_folder (tmp);
       return FALSE;
     }
   g_autoptr (GError) local = NULL;
@@ -410,7 +393,7 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder_arg, const CtrDi
   ok = ok && sync_folder (tmp, &local) && swap_in (tmp, folder, exists, &local);
   if (!ok)
     {
-      remove_folder (tmp);
+      ctr_file_remove_folder (tmp);
       g_set_error (error, local->domain, local->code, "cannot write the DICOM series into %s: %s; %s", folder,
                    local->message, exists ? "the series there is as it was" : "nothing was written");
       return FALSE;

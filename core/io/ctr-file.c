@@ -9,18 +9,41 @@
 
 #include <glib/gstdio.h>
 
+const char *
+ctr_file_kind_name (unsigned int m)
+{
+  return S_ISREG (m) ? "a regular file" : S_ISDIR (m) ? "a folder" : S_ISFIFO (m) ? "a FIFO"
+         : S_ISCHR (m) ? "a character device" : S_ISBLK (m) ? "a block device"
+         : S_ISSOCK (m) ? "a socket" : "a special file";
+}
+
+void
+ctr_file_remove_folder (const char *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  if (d != NULL)
+    {
+      const char *name;
+      while ((name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *p = g_build_filename (dir, name, NULL);
+          g_unlink (p);
+        }
+      g_dir_close (d);
+    }
+  g_rmdir (dir);
+}
+
 static gboolean
 regular_or_error (const char *path, const struct stat *st, GError **error)
 {
   if (S_ISREG (st->st_mode))
     return TRUE;
-  const char *what = S_ISDIR (st->st_mode) ? NULL : S_ISFIFO (st->st_mode) ? "a FIFO"
-                     : S_ISCHR (st->st_mode) ? "a character device" : S_ISBLK (st->st_mode) ? "a block device"
-                     : S_ISSOCK (st->st_mode) ? "a socket" : "a special file";
-  if (what == NULL)
+  if (S_ISDIR (st->st_mode))
     g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s is a folder, not a file", path);
   else
-    g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s is not a regular file (it is %s)", path, what);
+    g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s is not a regular file (it is %s)", path,
+                 ctr_file_kind_name (st->st_mode));
   return FALSE;
 }
 

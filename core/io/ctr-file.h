@@ -30,4 +30,12 @@ gboolean ctr_file_check_regular (const char *path, GError **error);
  */
 int ctr_file_open_regular (const char *path, GError **error);
 
+/* What a stat mode is, for messages: "a regular file", "a folder", "a FIFO",
+ * "a character device", "a block device", "a socket", "a special file". */
+const char *ctr_file_kind_name (unsigned int st_mode);
+
+/* Removes the files in @dir and then @dir (a folder of files we made: a
+ * temporary series or dataset; subfolders are not descended into). */
+void ctr_file_remove_folder (const char *dir);
+
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* ctr-output-path.c — may a run write here? (see ctr-output-path.h) */
 #include "ctr-output-path.h"
 #include "ctr-error.h"
+#include "ctr-file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,24 +18,6 @@ static gboolean
 same_id (const FileId *a, const struct stat *b)
 {
   return a->dev == b->st_dev && a->ino == b->st_ino;
-}
-
-static const char *
-kind_of (mode_t m)
-{
-  if (S_ISDIR (m))
-    return "a folder";
-  if (S_ISFIFO (m))
-    return "a FIFO";
-  if (S_ISCHR (m))
-    return "a character device";
-  if (S_ISBLK (m))
-    return "a block device";
-  if (S_ISSOCK (m))
-    return "a socket";
-  if (S_ISREG (m))
-    return "a regular file";
-  return "a special file";
 }
 
 /* @path made absolute with every symbolic link resolved; for a path that
@@ -153,9 +136,9 @@ ctr_output_path_check (const char *path_arg, CtrOutputKind kind, const CtrDatase
     }
   if (exists && kind == CTR_OUTPUT_FILE && !S_ISREG (out.st_mode))
     REFUSE ("%s exists and is not a regular file (it is %s); refusing to replace it", path,
-            kind_of (out.st_mode));
+            ctr_file_kind_name (out.st_mode));
   if (exists && kind == CTR_OUTPUT_FOLDER && !S_ISDIR (out.st_mode))
-    REFUSE ("%s exists and is not a folder (it is %s); refusing to replace it", path, kind_of (out.st_mode));
+    REFUSE ("%s exists and is not a folder (it is %s); refusing to replace it", path, ctr_file_kind_name (out.st_mode));
   if (!exists)
     {
       /* A file goes into an existing folder; a series folder may create the
