@@ -5,6 +5,7 @@ Each section is one defect found by probing the CLI as an attacker and a
 careless user would; each check failed before its fix:
   1. outputs that resolve to an input (symlinks and hard links followed) or
      to an existing non-regular file are refused, the inputs untouched;
+     inputs that are FIFOs fail at once instead of blocking;
   3. DICOM InstanceNumbers: absurd numbers and gaps are refused at once (no
      hang), a small gap is a visible warning;
   4. sizes from a file are checked against the machine's memory before
