@@ -22,8 +22,8 @@ int ctr_cli_selftest (int argc, char **argv);
 int ctr_cli_fail (const GError *error);
 
 /* Runs @work (@data, @cancellable) on a worker thread named @name while the
- * main thread waits; Ctrl-C cancels @cancellable (the work checks it) and
- * prints "cancelling…".  Returns when @work has returned. */
+ * main thread waits; Ctrl-C and SIGTERM cancel @cancellable (the work
+ * checks it) and print "cancelling…".  Returns when @work has returned. */
 void ctr_cli_run_cancellable (const char *name, void (*work) (gpointer data, GCancellable *cancellable),
                               gpointer data, GCancellable *cancellable);
 

@@ -7,6 +7,7 @@
  */
 #include "ctr-recon-plan.h"
 #include "ctr-error.h"
+#include "ctr-memory.h"
 #include "ctr-backend.h"
 #include "ctr-operator.h"
 #include "analytic/ctr-fbp.h"
@@ -47,6 +48,29 @@ add_note (CtrReconPlan *plan, char *note)
 
 #define FAIL(code, ...) do { g_set_error (error, CTR_ERROR, (code), __VA_ARGS__); return FALSE; } while (0)
 
+/* A run that can give a meaningful image on this machine: the field of view
+ * at least one pixel of the image wide, and the image, the data and the
+ * solver's work arrays (iterative: image twice, data three times; the
+ * matrix comes on top and is checked when it is built) within the memory
+ * the machine has (ctr-memory.h), before anything is built. */
+static gboolean
+plan_plausible (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error)
+{
+  const double fov = 2.0 * ctr_geometry_fov_radius_mm (g), px = MIN (grid->dx, grid->dy);
+  if (!(fov >= px))
+    FAIL (CTR_ERROR_INVALID_ARGUMENT,
+          "the field of view (Ø %g mm) is smaller than one pixel of the image (%g mm): check the pixel size",
+          fov, px);
+  const gboolean iterative = ctr_method_is_iterative (o->method);
+  const guint64 image = ctr_memory_mul (ctr_grid_size (grid), sizeof (float));
+  const guint64 data = ctr_memory_mul (ctr_memory_mul (g->n_views, g->n_rows), ctr_memory_mul (g->n_cols, sizeof (float)));
+  const guint64 need = ctr_memory_add (ctr_memory_mul (image, iterative ? 2 : 1), ctr_memory_mul (data, iterative ? 3 : 1));
+  g_autofree char *what = g_strdup_printf ("%s on %u × %u × %u voxels from %u views × %u rows × %u columns",
+                                           ctr_method_label (o->method), grid->nx, grid->ny, grid->nz,
+                                           g->n_views, g->n_rows, g->n_cols);
+  return ctr_memory_check (need, what, error);
+}
+
 /* The combinations that exist (the options' own ranges are
  * ctr_recon_options_validate's). */
 static gboolean
@@ -62,11 +86,13 @@ plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
         FAIL (CTR_ERROR_UNSUPPORTED,
               "cone beam is reconstructed with fdk, sart, sirt, cgls, pwls or asd-pocs; %s is for fan and parallel beam",
               ctr_method_name (m));
-      return TRUE;
+      return plan_plausible (g, grid, o, error);
     }
   if (m == CTR_METHOD_FDK)
     FAIL (CTR_ERROR_INVALID_GEOMETRY, "FDK reconstructs cone-beam data; use fbp for %s beam",
           g->beam == CTR_BEAM_FAN ? "fan" : "parallel");
+  if (!plan_plausible (g, grid, o, error))
+    return FALSE;
   if (grid->nz != g->n_rows)
     FAIL (CTR_ERROR_INVALID_ARGUMENT, "the image has %u slices but the detector %u rows", grid->nz, g->n_rows);
   if (!ctr_method_is_iterative (m))
@@ -347,7 +373,7 @@ execute_locked (CtrReconPlan *plan, const CtrProjections *p, const CtrVolume *re
     {
       ref = ctr_volume_resample (reference, &plan->grid,
                                  g->beam == CTR_BEAM_CONE ? CTR_RESAMPLE_VOLUME : CTR_RESAMPLE_SLICES, error);
-      if (ref == NULL)
+      if (ref == NULL || !ctr_reference_check (ref, error))
         return NULL;
     }
   if (o->method == CTR_METHOD_FBP || o->method == CTR_METHOD_FDK)
@@ -358,8 +384,10 @@ execute_locked (CtrReconPlan *plan, const CtrProjections *p, const CtrVolume *re
                          ? ctr_fbp_run (g, p, &plan->grid, o->window, o->cutoff, cancellable, error)
                          : fdk_run (plan, p, &t, cancellable, error);
       const double seconds = o->method == CTR_METHOD_FDK ? t.total_s : (g_get_monotonic_time () - t0) / 1e6;
-      if (img != NULL)
-        ctr_iter_report_single_pass (o->method, img, ref, o->metrics_radius_mm, seconds, callback, user_data);
+      if (img != NULL
+          && !ctr_iter_report_single_pass (o->method, img, ref, o->metrics_radius_mm, seconds, callback,
+                                           user_data, error))
+        g_clear_pointer (&img, ctr_volume_unref);
       return img;
     }
   g_autofree char *note = NULL;

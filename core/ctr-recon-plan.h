@@ -40,11 +40,16 @@ typedef struct _CtrReconPlan CtrReconPlan;
  * cannot run the method (cusparse: parallel ART only; cone beam: no GPU
  * projector) or is unavailable leaves the CPU to it, with a note.
  *
+ * Before anything is built it refuses what cannot give a meaningful image:
+ * an implausible geometry (ctr_geometry_validate), a grid whose pixel is
+ * wider than the field of view, and a run whose image, data and work
+ * arrays need more memory than the machine has (ctr-memory.h).
+ *
  * Returns: (transfer full): the plan, or NULL with CTR_ERROR_INVALID_GEOMETRY,
  *   CTR_ERROR_INVALID_ARGUMENT (a parameter out of range, a combination that
- *   does not exist, grid and geometry that disagree), CTR_ERROR_UNSUPPORTED
- *   (a method for another beam), CTR_ERROR_OUT_OF_MEMORY,
- *   G_IO_ERROR_CANCELLED.
+ *   does not exist, grid and geometry that disagree, a field of view
+ *   smaller than a pixel), CTR_ERROR_UNSUPPORTED (a method for another
+ *   beam), CTR_ERROR_OUT_OF_MEMORY (with the figures), G_IO_ERROR_CANCELLED.
  */
 CtrReconPlan *ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
                                   GCancellable *cancellable, GError **error);
@@ -65,10 +70,16 @@ void ctr_recon_plan_unref (CtrReconPlan *plan);
  *
  * One execute at a time per plan (a second waits for the first).  A device
  * that fails before the first iteration leaves the run, and the plan's later
- * runs, to the CPU, with a note.
+ * runs, to the CPU, with a note.  A run never hands back, nor reports, a
+ * plausible-looking wrong image: an image or metrics that are not finite
+ * fail it (ctr_iter_stats_check), and a reference that cannot measure
+ * quality on the grid (constant, non-finite, smaller than SSIM's window) is
+ * refused before it starts (ctr_reference_check).
  * Returns: (transfer full): the image in 1/mm (1/pixel when the geometry's
  *   pixel size is unknown), or NULL with CTR_ERROR_INVALID_ARGUMENT (the
- *   projections or the reference do not fit the plan),
+ *   projections or the reference do not fit the plan, a reference that
+ *   cannot measure quality), CTR_ERROR_INVALID_DATA (NaN or infinity in the
+ *   image or the metrics: the data or the geometry are wrong),
  *   CTR_ERROR_OUT_OF_MEMORY, CTR_ERROR_BACKEND_UNAVAILABLE (a device failed
  *   after the first iteration), G_IO_ERROR_CANCELLED.
  */

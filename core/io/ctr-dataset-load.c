@@ -6,6 +6,8 @@
  */
 #include "ctr-dataset.h"
 #include "ctr-error.h"
+#include "ctr-memory.h"
+#include "ctr-file.h"
 #include "ctr-tiff.h"
 #include "ctr-dicom.h"
 
@@ -162,7 +164,12 @@ get_numbers (JsonObject *o, const char *key, double **out, guint *n_out, const c
     }
   JsonArray *a = json_node_get_array (n);
   guint len = json_array_get_length (a);
-  g_autofree double *v = g_new0 (double, MAX (len, 1));
+  g_autofree double *v = ctr_memory_try_new (MAX (len, 1), sizeof (double), TRUE, "a list of numbers", error);
+  if (v == NULL)
+    {
+      g_prefix_error (error, "%s: the key “%s”: ", where, key);
+      return FALSE;
+    }
   for (guint i = 0; i < len; i++)
     {
       JsonNode *e = json_array_get_element (a, i);
@@ -242,13 +249,24 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
       return NULL;
     }
 
-  guint views;
-  if (!get_size (o, "views", TRUE, 0, &views, where, error))
+  guint views, cols, rows;
+  if (!get_size (o, "views", TRUE, 0, &views, where, error)
+      || !get_size (o, "detector_cols", TRUE, 0, &cols, where, error)
+      || !get_size (o, "detector_rows", FALSE, 1, &rows, where, error))
     return NULL;
-  g_autoptr (CtrGeometry) g = ctr_geometry_new (beam, views);
-  if (!get_size (o, "detector_cols", TRUE, 0, &g->n_cols, where, error)
-      || !get_size (o, "detector_rows", FALSE, 1, &g->n_rows, where, error))
+  /* Sizes before allocations: "views": 1e9 must not take the machine's
+   * memory (or abort in the allocator) before it is refused.  What the
+   * dataset needs at least: the angles and the projections as float32. */
+  g_autofree char *what = g_strdup_printf ("%s: %u views × %u rows × %u columns", where, views, rows, cols);
+  const guint64 need = ctr_memory_add (ctr_memory_mul (views, sizeof (double)),
+                                       ctr_memory_mul (ctr_memory_mul (views, rows), ctr_memory_mul (cols, sizeof (float))));
+  if (!ctr_memory_check (need, what, error))
     return NULL;
+  g_autoptr (CtrGeometry) g = ctr_geometry_try_new (beam, views, error);
+  if (g == NULL)
+    return NULL;
+  g->n_cols = cols;
+  g->n_rows = rows;
 
   g->shape = CTR_DETECTOR_FLAT;
   if (beam == CTR_BEAM_FAN || beam == CTR_BEAM_CONE)
@@ -418,10 +436,13 @@ parse_pattern (const char *pattern, char **prefix, char **suffix, int *width, gb
   return TRUE;
 }
 
+/* The path of @file named in the JSON, recorded as one of @d's inputs. */
 static char *
-resolve (const char *base_dir, const char *file)
+resolve (CtrDataset *d, const char *base_dir, const char *file)
 {
-  return g_path_is_absolute (file) ? g_strdup (file) : g_build_filename (base_dir, file, NULL);
+  char *path = g_path_is_absolute (file) ? g_strdup (file) : g_build_filename (base_dir, file, NULL);
+  ctr_dataset_add_input (d, path);
+  return path;
 }
 
 /* Reads a whole TIFF and checks it is @pages × @height × @width.  @what says
@@ -451,7 +472,7 @@ read_checked (const char *path, guint pages, guint height, guint width, const ch
 
 /* Loads the projections described by @spec ("projections" or a variant). */
 static CtrProjections *
-load_projections (JsonObject *spec, const char *spec_key, const CtrGeometry *g, CtrProjKind kind,
+load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const CtrGeometry *g, CtrProjKind kind,
                   const char *base_dir, const char *where, GCancellable *cancellable,
                   GError **error)
 {
@@ -469,7 +490,7 @@ load_projections (JsonObject *spec, const char *spec_key, const CtrGeometry *g, 
       const char *folder;
       if (!get_string (spec, "folder", TRUE, &folder, ctx, error))
         return NULL;
-      g_autofree char *path = resolve (base_dir, folder);
+      g_autofree char *path = resolve (d, base_dir, folder);
       CtrProjections *dp = ctr_dicom_load_projections (path, g, cancellable, error);
       if (dp == NULL)
         g_prefix_error (error, "%s, the key “folder”: ", ctx);
@@ -482,7 +503,7 @@ load_projections (JsonObject *spec, const char *spec_key, const CtrGeometry *g, 
       const char *file;
       if (!get_string (spec, "file", TRUE, &file, ctx, error))
         return NULL;
-      g_autofree char *path = resolve (base_dir, file);
+      g_autofree char *path = resolve (d, base_dir, file);
       if (check_cancelled (cancellable, error))
         return NULL;
       const gboolean sino = g_str_equal (layout, "sinogram");
@@ -549,7 +570,7 @@ load_projections (JsonObject *spec, const char *spec_key, const CtrGeometry *g, 
           g_autofree char *name = zero_pad
             ? g_strdup_printf ("%s%0*" G_GINT64_FORMAT "%s", prefix, width, index, suffix)
             : g_strdup_printf ("%s%*" G_GINT64_FORMAT "%s", prefix, width, index, suffix);
-          g_autofree char *path = resolve (base_dir, name);
+          g_autofree char *path = resolve (d, base_dir, name);
           g_autofree char *what = g_strdup_printf ("view %u (key “pattern”)", v);
           g_autofree float *img = read_checked (path, 1, R, C, ctx, what, error);
           if (img == NULL)
@@ -601,7 +622,7 @@ load_field (const char *path, guint R, guint C, const char *where, const char *k
 
 /* flat / dark / I0 for raw counts: looked up in @spec first, then at the top. */
 static gboolean
-load_counts_fields (CtrProjections *p, JsonObject *root, JsonObject *spec, const char *base_dir,
+load_counts_fields (CtrDataset *d, CtrProjections *p, JsonObject *root, JsonObject *spec, const char *base_dir,
                     const char *where, GCancellable *cancellable, GError **error)
 {
   const char *keys[] = { "flat", "dark" };
@@ -616,7 +637,7 @@ load_counts_fields (CtrProjections *p, JsonObject *root, JsonObject *spec, const
         continue;
       if (check_cancelled (cancellable, error))
         return FALSE;
-      g_autofree char *path = resolve (base_dir, file);
+      g_autofree char *path = resolve (d, base_dir, file);
       *dst[k] = load_field (path, p->n_rows, p->n_cols, where, keys[k], error);
       if (*dst[k] == NULL)
         return FALSE;
@@ -665,7 +686,7 @@ load_photon_count (CtrProjections *p, JsonObject *root, JsonObject *spec, const 
 /* Reference image                                                           */
 
 static CtrVolume *
-load_reference (JsonObject *ref, const CtrGeometry *g, const char *base_dir, const char *where,
+load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char *base_dir, const char *where,
                 GError **error)
 {
   g_autofree char *ctx = g_strdup_printf ("%s, “reference”", where);
@@ -673,7 +694,7 @@ load_reference (JsonObject *ref, const CtrGeometry *g, const char *base_dir, con
   if (!get_string (ref, "file", TRUE, &file, ctx, error)
       || !get_string (ref, "unit", FALSE, &unit, ctx, error))
     return NULL;
-  g_autofree char *path = resolve (base_dir, file);
+  g_autofree char *path = resolve (d, base_dir, file);
   CtrTiffInfo info;
   g_autoptr (GError) local = NULL;
   g_autofree float *data = ctr_tiff_read (path, &info, &local);
@@ -775,6 +796,7 @@ load_reference (JsonObject *ref, const CtrGeometry *g, const char *base_dir, con
   return g_steal_pointer (&vol);
 }
 
+
 CtrDataset *
 ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellable, GError **error)
 {
@@ -801,6 +823,8 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
   g_autofree char *text = NULL;
   gsize length = 0;
   g_autoptr (GError) local = NULL;
+  if (!ctr_file_check_regular (abs_path, error))   /* a FIFO would block the read */
+    return NULL;
   if (!g_file_get_contents (abs_path, &text, &length, &local))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot read %s: %s", abs_path, local->message);
@@ -813,6 +837,7 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
 
   g_autoptr (CtrDataset) d = g_new0 (CtrDataset, 1);
   d->path = g_strdup (abs_path);
+  ctr_dataset_add_input (d, abs_path);
   const char *name;
   if (!get_string (root, "name", FALSE, &name, abs_path, error))
     return NULL;
@@ -891,12 +916,12 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
     return NULL;
 
   g_autofree char *base_dir = g_path_get_dirname (abs_path);
-  d->projections = load_projections (spec, spec_key, d->geometry, kind, base_dir, abs_path,
+  d->projections = load_projections (d, spec, spec_key, d->geometry, kind, base_dir, abs_path,
                                      cancellable, error);
   if (d->projections == NULL)
     return NULL;
   if (kind == CTR_PROJ_COUNTS
-      && !load_counts_fields (d->projections, root, spec, base_dir, abs_path, cancellable, error))
+      && !load_counts_fields (d, d->projections, root, spec, base_dir, abs_path, cancellable, error))
     return NULL;
   if (kind == CTR_PROJ_LINE_INTEGRALS && !load_photon_count (d->projections, root, spec, abs_path, error))
     return NULL;
@@ -918,7 +943,7 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
     {
       if (check_cancelled (cancellable, error))
         return NULL;
-      d->reference = load_reference (ref, d->geometry, base_dir, abs_path, error);
+      d->reference = load_reference (d, ref, d->geometry, base_dir, abs_path, error);
       if (d->reference == NULL)
         return NULL;
     }

@@ -2,6 +2,8 @@
  * ctr-dataset-load.c. */
 #include "ctr-dataset.h"
 
+#include <stdarg.h>
+
 /* ------------------------------------------------------------------------ */
 /* The dataset                                                               */
 
@@ -21,11 +23,43 @@ ctr_dataset_default_grid (const CtrDataset *d)
   return grid;
 }
 
+static void
+strv_add (char ***v, char *owned)
+{
+  const guint n = *v != NULL ? g_strv_length (*v) : 0;
+  *v = g_renew (char *, *v, n + 2);
+  (*v)[n] = owned;
+  (*v)[n + 1] = NULL;
+}
+
+void
+ctr_dataset_add_input (CtrDataset *d, const char *path)
+{
+  g_return_if_fail (d != NULL && path != NULL);
+  char *abs = g_canonicalize_filename (path, NULL);
+  if (d->inputs != NULL && g_strv_contains ((const char *const *) d->inputs, abs))
+    g_free (abs);
+  else
+    strv_add (&d->inputs, abs);
+}
+
+void
+ctr_dataset_add_warning (CtrDataset *d, const char *format, ...)
+{
+  g_return_if_fail (d != NULL && format != NULL);
+  va_list ap;
+  va_start (ap, format);
+  strv_add (&d->warnings, g_strdup_vprintf (format, ap));
+  va_end (ap);
+}
+
 void
 ctr_dataset_free (CtrDataset *d)
 {
   if (d == NULL)
     return;
+  g_strfreev (d->inputs);
+  g_strfreev (d->warnings);
   g_free (d->name);
   g_free (d->path);
   ctr_geometry_free (d->geometry);

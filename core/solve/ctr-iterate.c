@@ -176,13 +176,21 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       if (solver->sync != NULL && !solver->sync (&it, state, error))
         goto out;
       op->klass->image_from_native (op, X, vol->data);
-      if (callback == NULL)
-        break;
       stats.method = o->method;
       stats.iteration = i;
       stats.n_iterations = o->iterations;
+      if (callback == NULL)
+        {
+          /* The last iteration, unreported: still never a non-finite image. */
+          if (!ctr_iter_stats_check (&stats, vol, error))
+            goto out;
+          break;
+        }
       stats.iteration_s = isnan (it.update_s) ? (t1 - t0) / 1e6 : it.update_s;
       ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
+      /* Diverged (NaN, infinity) or unmeasurable: fail, report nothing. */
+      if (!ctr_iter_stats_check (&stats, vol, error))
+        goto out;
       stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
       stats.image = vol;
       callback (&stats, user_data);
