@@ -18,8 +18,6 @@
 
 static gboolean mpi_running;
 
-gboolean ctr_cli_cancel_on_sigterm;
-
 int
 ctr_cli_mpi_start (int *argc, char ***argv, const char *command)
 {
@@ -30,7 +28,6 @@ ctr_cli_mpi_start (int *argc, char ***argv, const char *command)
   if (!ctr_mpi_init (argc, argv, &error))
     return ctr_cli_fail (error);
   mpi_running = TRUE;
-  ctr_cli_cancel_on_sigterm = TRUE;  /* mpirun turns Ctrl-C into SIGTERM for the ranks */
   if (ctr_mpi_rank () != 0 && g_strcmp0 (g_getenv ("CTR_MPI_VERBOSE"), "1") != 0)
     {
       if (freopen ("/dev/null", "w", stderr) == NULL)

@@ -358,6 +358,34 @@ ctr_cli_reconstruct (int argc, char **argv)
     job.dataset = ctr_dataset_load (argv[1], variant, NULL, &error);
   if (job.dataset == NULL)
     return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
+  if (job.dataset->warnings != NULL)
+    for (guint i = 0; job.dataset->warnings[i] != NULL; i++)
+      fprintf (stderr, "ctrecon-cli: warning: %s\n", job.dataset->warnings[i]);
+  /* Outputs never replace inputs, nor each other, nor special files: decided
+   * before the run (ctr-output-path.h). */
+  {
+    const gboolean dicom = format != NULL && g_str_equal (format, "dicom");
+    const char *others_out[3] = { NULL }, *others_csv[3] = { NULL };
+    guint n_out = 0, n_csv = 0;
+    if (reference != NULL)
+      others_out[n_out++] = others_csv[n_csv++] = reference;
+    if (metrics != NULL)
+      others_out[n_out++] = metrics;
+    others_csv[n_csv++] = output;
+    const char *option = "--output";
+    gboolean ok = ctr_output_path_check (output, dicom ? CTR_OUTPUT_FOLDER : CTR_OUTPUT_FILE, job.dataset,
+                                         others_out, &error);
+    if (ok && metrics != NULL)
+      {
+        option = "--metrics";
+        ok = ctr_output_path_check (metrics, CTR_OUTPUT_FILE, job.dataset, others_csv, &error);
+      }
+    if (!ok)
+      {
+        g_prefix_error (&error, "%s: ", option);
+        return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
+      }
+  }
   const CtrGeometry *g = job.dataset->geometry;
   if (method == NULL && g->beam == CTR_BEAM_CONE)  /* FDK is the analytic method for cone beam */
     job.options.method = m = CTR_METHOD_FDK;

@@ -19,6 +19,7 @@ static const struct {
   { "roi", ctr_cli_roi, "mean, SD and CNR in HU inside circular/rectangular ROIs of an image (JSON on stdout)" },
   { "bench", ctr_cli_bench, "benchmarks: 'bench art' (parallel ART, CSR vs SCSR), 'bench fdk' (cone-beam FDK); JSON on stdout" },
   { "metrics", ctr_cli_metrics, "RMSE, PSNR, SSIM of an image against a reference (JSON on stdout)" },
+  { "selftest", ctr_cli_selftest, "the GPU backends checked against the CPU on a small known problem, and the backend chosen" },
 };
 
 static void

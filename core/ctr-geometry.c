@@ -1,8 +1,11 @@
 /* ctr-geometry.c — see ctr-geometry.h for the conventions (FORMAT.md). */
 #include "ctr-geometry.h"
 #include "ctr-error.h"
+#include "ctr-memory.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 CtrGeometry *
 ctr_geometry_new (CtrBeam beam, guint n_views)
@@ -18,6 +21,20 @@ ctr_geometry_new (CtrBeam beam, guint n_views)
   g->rows_increase_with_v = TRUE;
   g->pixel_size_known = TRUE;
   g->angles = g_new0 (double, MAX (n_views, 1));
+  return g;
+}
+
+CtrGeometry *
+ctr_geometry_try_new (CtrBeam beam, guint n_views, GError **error)
+{
+  g_autofree char *what = g_strdup_printf ("the angles of %u views", n_views);
+  double *angles = ctr_memory_try_new (MAX (n_views, 1), sizeof (double), TRUE, what, error);
+  if (angles == NULL)
+    return NULL;
+  CtrGeometry *g = ctr_geometry_new (beam, 0);
+  g_free (g->angles);
+  g->angles = angles;
+  g->n_views = n_views;
   return g;
 }
 
@@ -52,6 +69,51 @@ positive_finite (double v)
   return isfinite (v) && v > 0.0;
 }
 
+static gboolean
+in_range (double v, double lo, double hi)
+{
+  return v >= lo && v <= hi;  /* FALSE for NaN */
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Two views at exactly the same angle: the first such pair (indices into
+ * @g->angles), or FALSE. */
+static gboolean
+find_duplicate_angle (const CtrGeometry *g, guint *first, guint *second)
+{
+  if (g->n_views < 2)
+    return FALSE;
+  /* Sorted copy of (angle, index) pairs as doubles: the index rides in a
+   * second array ordered by the angle. */
+  g_autofree double *sorted = g_try_new (double, g->n_views);
+  if (sorted == NULL)
+    return FALSE;
+  memcpy (sorted, g->angles, g->n_views * sizeof (double));
+  qsort (sorted, g->n_views, sizeof (double), cmp_double);
+  for (guint k = 1; k < g->n_views; k++)
+    if (sorted[k] == sorted[k - 1])
+      {
+        const double a = sorted[k];
+        *first = *second = G_MAXUINT;
+        for (guint v = 0; v < g->n_views && *second == G_MAXUINT; v++)
+          if (g->angles[v] == a)
+            {
+              if (*first == G_MAXUINT)
+                *first = v;
+              else
+                *second = v;
+            }
+        return TRUE;
+      }
+  return FALSE;
+}
+
 gboolean
 ctr_geometry_validate (const CtrGeometry *g, GError **error)
 {
@@ -66,21 +128,50 @@ ctr_geometry_validate (const CtrGeometry *g, GError **error)
     FAIL ("%u views x %u rows x %u columns is too large", g->n_views, g->n_rows, g->n_cols);
   if (g->beam != CTR_BEAM_PARALLEL && g->beam != CTR_BEAM_FAN && g->beam != CTR_BEAM_CONE)
     FAIL ("unknown beam type %d", (int) g->beam);
+  const gboolean curved = g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED;
   if (!positive_finite (g->pitch_u))
     FAIL ("detector column pitch must be positive, got %g", g->pitch_u);
+  if (curved && !in_range (g->pitch_u, CTR_GEOMETRY_MIN_PITCH_RAD, G_PI_2))
+    FAIL ("detector column pitch %g rad is implausible (a curved detector's pitch lies between %g and "
+          "pi/2 rad)", g->pitch_u, CTR_GEOMETRY_MIN_PITCH_RAD);
+  if (!curved && !in_range (g->pitch_u, CTR_GEOMETRY_MIN_PITCH_MM, CTR_GEOMETRY_MAX_PITCH_MM))
+    FAIL ("detector column pitch %g mm is implausible (a detector's pitch lies between %g and %g mm)",
+          g->pitch_u, CTR_GEOMETRY_MIN_PITCH_MM, CTR_GEOMETRY_MAX_PITCH_MM);
   if (!positive_finite (g->pitch_v_mm))
     FAIL ("detector row pitch must be positive, got %g mm", g->pitch_v_mm);
+  if (!in_range (g->pitch_v_mm, CTR_GEOMETRY_MIN_PITCH_MM, CTR_GEOMETRY_MAX_PITCH_MM))
+    FAIL ("detector row pitch %g mm is implausible (a detector's pitch lies between %g and %g mm)",
+          g->pitch_v_mm, CTR_GEOMETRY_MIN_PITCH_MM, CTR_GEOMETRY_MAX_PITCH_MM);
   if (!isfinite (g->offset_u) || !isfinite (g->offset_v_mm))
     FAIL ("detector offsets must be finite numbers");
+  if (fabs (g->offset_v_mm) > CTR_GEOMETRY_MAX_DISTANCE_MM
+      || (!curved && fabs (g->offset_u) > CTR_GEOMETRY_MAX_DISTANCE_MM))
+    FAIL ("detector offsets of %g and %g mm are implausible (at most %g mm)", g->offset_u, g->offset_v_mm,
+          CTR_GEOMETRY_MAX_DISTANCE_MM);
   for (guint k = 0; k < g->n_views; k++)
-    if (!isfinite (g->angles[k]))
-      FAIL ("view %u has a non-finite angle", k);
+    {
+      if (!isfinite (g->angles[k]))
+        FAIL ("view %u has a non-finite angle", k);
+      if (fabs (g->angles[k]) > CTR_GEOMETRY_MAX_ANGLE_RAD)
+        FAIL ("view %u has the angle %g rad; angles beyond ±%g rad (%.0f turns) are implausible", k,
+              g->angles[k], CTR_GEOMETRY_MAX_ANGLE_RAD, CTR_GEOMETRY_MAX_ANGLE_RAD / (2 * G_PI));
+    }
+  guint k1, k2;
+  if (find_duplicate_angle (g, &k1, &k2))
+    FAIL ("views %u and %u have the same angle (%.17g rad); every view must have its own angle "
+          "(is the angle step 0?)", k1, k2, g->angles[k1]);
   if (g->beam != CTR_BEAM_PARALLEL)
     {
       if (!positive_finite (g->sod_mm))
         FAIL ("source to isocentre distance must be positive, got %g mm", g->sod_mm);
       if (!positive_finite (g->sdd_mm))
         FAIL ("source to detector distance must be positive, got %g mm", g->sdd_mm);
+      if (!in_range (g->sod_mm, CTR_GEOMETRY_MIN_DISTANCE_MM, CTR_GEOMETRY_MAX_DISTANCE_MM))
+        FAIL ("source to isocentre distance %g mm is implausible (between %g mm and %g km)", g->sod_mm,
+              CTR_GEOMETRY_MIN_DISTANCE_MM, CTR_GEOMETRY_MAX_DISTANCE_MM / 1e6);
+      if (!in_range (g->sdd_mm, CTR_GEOMETRY_MIN_DISTANCE_MM, CTR_GEOMETRY_MAX_DISTANCE_MM))
+        FAIL ("source to detector distance %g mm is implausible (between %g mm and %g km)", g->sdd_mm,
+              CTR_GEOMETRY_MIN_DISTANCE_MM, CTR_GEOMETRY_MAX_DISTANCE_MM / 1e6);
       if (g->sdd_mm <= g->sod_mm)
         FAIL ("source to detector distance (%g mm) must exceed source to isocentre distance (%g mm)",
               g->sdd_mm, g->sod_mm);
@@ -274,7 +365,13 @@ ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm)
   if (n == 0 && px == 0)
     px = ctr_geometry_pitch_at_iso_mm (g);
   if (n == 0)
-    n = (guint) MAX (1.0, ceil (diameter / px - 1e-6));
+    {
+      /* In double first: a pixel of 8.6e-9 mm over a 220 mm disc is 2.6e10
+       * pixels, beyond guint.  Saturate, so ctr_grid_validate refuses the
+       * grid as too large instead of wrapping round to a plausible size. */
+      const double want = ceil (diameter / px - 1e-6);
+      n = !(want >= 1.0) ? 1 : want >= (double) G_MAXUINT ? G_MAXUINT : (guint) want;
+    }
   if (px == 0)
     px = diameter / n;
   if (g->beam != CTR_BEAM_CONE)

@@ -84,10 +84,25 @@ typedef struct {
   gboolean pixel_size_known;
 } CtrGeometry;
 
+/* The plausible ranges ctr_geometry_validate() enforces: beyond them a
+ * finite number is a typing or unit error, not an acquisition (SOD and SDD
+ * of 1 µm to 1 km; flat and parallel pitches of 1 nm to 10 m; a curved
+ * detector's pitch from 1 nrad; angles within ±10⁴ rad, about 1600 turns). */
+#define CTR_GEOMETRY_MIN_DISTANCE_MM 1e-3
+#define CTR_GEOMETRY_MAX_DISTANCE_MM 1e6
+#define CTR_GEOMETRY_MIN_PITCH_MM 1e-6
+#define CTR_GEOMETRY_MAX_PITCH_MM 1e4
+#define CTR_GEOMETRY_MIN_PITCH_RAD 1e-9
+#define CTR_GEOMETRY_MAX_ANGLE_RAD 1e4
+
 /* Allocates a geometry with @n_views zeroed angles and neutral defaults
  * (rows_increase_with_v = TRUE, pixel_size_known = TRUE).  Free with
  * ctr_geometry_free(). */
 CtrGeometry *ctr_geometry_new (CtrBeam beam, guint n_views);
+/* As ctr_geometry_new() for a view count that comes from a file: NULL with
+ * CTR_ERROR_OUT_OF_MEMORY (and the figures) when the angles alone exceed
+ * the machine's memory (ctr-memory.h), instead of aborting. */
+CtrGeometry *ctr_geometry_try_new (CtrBeam beam, guint n_views, GError **error);
 CtrGeometry *ctr_geometry_copy (const CtrGeometry *g);
 void ctr_geometry_free (CtrGeometry *g);
 
@@ -96,10 +111,17 @@ void ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double s
 
 /**
  * ctr_geometry_validate:
- * Checks every field: positive sizes, finite angles, SOD > 0 and SDD > SOD for
- * fan/cone, pitches > 0, a curved fan narrower than pi, the detector's rays not
- * passing behind the source.  Returns FALSE with CTR_ERROR_INVALID_GEOMETRY and
- * a message naming the field and its value.
+ * Checks every field: positive sizes; SOD > 0 and SDD > SOD for fan/cone; a
+ * curved fan narrower than pi, the detector's rays not passing behind the
+ * source; and plausibility, since a finite but absurd number reconstructs
+ * to an all-zero, NaN or garbage image: distances, pitches and offsets in
+ * the CTR_GEOMETRY_* ranges above, angles finite, within
+ * ±CTR_GEOMETRY_MAX_ANGLE_RAD and distinct (no two views at the same angle:
+ * "angle_step_rad": 0 puts every view there).  (That the field of view
+ * covers at least a pixel of the image is the plan's check, ctr-recon-plan.h.)
+ * O(n_views log n_views).
+ * Returns FALSE with CTR_ERROR_INVALID_GEOMETRY and a message naming the
+ * field and its value.
  */
 gboolean ctr_geometry_validate (const CtrGeometry *g, GError **error);
 
@@ -163,7 +185,9 @@ double ctr_geometry_pitch_at_iso_mm (const CtrGeometry *g);
  * that cover the field-of-view disc (ctr_geometry_fov_radius_mm), centred on
  * the isocentre.  @size (> 0) and @pixel_mm (> 0) override the size and the
  * pixel (with only one given, the other is chosen to cover the field of
- * view).  In z: fan and parallel beam, one slice per detector row at
+ * view).  A size that does not fit a guint (a tiny @pixel_mm) saturates at
+ * G_MAXUINT, which ctr_grid_validate() refuses as too large: check the
+ * grid before use.  In z: fan and parallel beam, one slice per detector row at
  * pitch_v_mm; cone beam, n_rows slices of pitch_v·SOD/SDD centred where the
  * panel's centre projects (offset_v·SOD/SDD).
  */

@@ -21,7 +21,8 @@ G_BEGIN_DECLS
 double ctr_metrics_rmse (const float *img, const float *ref, gsize n, const guint8 *mask);
 double ctr_metrics_psnr (const float *img, const float *ref, gsize n, double data_range,
                          const guint8 *mask);
-/* SSIM of two nx×ny images; NaN if either side is smaller than 11 pixels. */
+/* SSIM of two nx×ny images, in [-1, 1]; NaN if either side is smaller than 11
+ * pixels or @data_range is not positive (SSIM is then undefined). */
 double ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny,
                          double data_range);
 /* Pearson correlation over @mask (all when NULL). */

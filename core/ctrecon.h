@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ctr-error.h"
+#include "ctr-memory.h"
 #include "ctr-geometry.h"
 #include "ctr-volume.h"
 #include "ctr-projections.h"
@@ -24,6 +25,8 @@
 #include "io/ctr-dicom.h"
 #include "io/ctr-geometry-json.h"
 #include "io/ctr-dataset-write.h"
+#include "io/ctr-output-path.h"
+#include "io/ctr-file.h"
 #include "ctr-params.h"
 #include "study/ctr-study.h"
 #include "study/ctr-study-plot.h"

@@ -142,7 +142,7 @@ case "$mode" in
     device_env
     set -o pipefail
     "$B/bin/test-gpu" -p /ctr/backend --verbose 2>&1 | tee "$OUT/test-backend.log" | tail -n 3
-    "$B/bin/test-gpu" -p /ctr/gpu --verbose 2>&1 | tee "$OUT/test-gpu.log" | grep -E "^# (device|d4|c4|none)|^ok|^not ok|Bail|skipped|^device"
+    "$B/bin/test-gpu" -p /ctr/gpu/products -p /ctr/gpu/solvers -p /ctr/gpu/reports -p /ctr/gpu/selfcheck --verbose 2>&1 | tee "$OUT/test-gpu.log" | grep -E "^# (device|d4|c4|none)|^ok|^not ok|Bail|skipped|^device"
     echo "test-gpu rc=$?"
     for tool in memcheck racecheck; do
       compute-sanitizer --tool $tool --error-exitcode 3 "$B/bin/test-gpu" -p /ctr/gpu/products/d4-fan-curved \

@@ -83,6 +83,15 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
       && (me != 0 || ctr_fdk_check_input (g, in->projections, &e)) && (guint) size > g->n_views)
     g_set_error (&e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "%d ranks for %u views: give at most one rank per view",
                  size, g->n_views);
+  /* Rank 0's reference on the grid, refused before the run when it cannot
+   * measure quality (ctr_reference_check, as a plan's execute does). */
+  g_autoptr (CtrVolume) ref = NULL;
+  if (e == NULL && me == 0 && in->reference != NULL)
+    {
+      ref = ctr_volume_resample (in->reference, &sh->grid, CTR_RESAMPLE_VOLUME, &e);
+      if (ref != NULL && !ctr_reference_check (ref, &e))
+        g_clear_pointer (&ref, ctr_volume_unref);
+    }
   if (!ctr_mpi_settle (job, CTR_MPI_PHASE_PLAN, &e, error))
     return FALSE;
   const int R = choose_slabs (job, sh), C = size / R, r = me % R, c = me / R;
@@ -187,15 +196,17 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
   MPI_Comm_free (&row);
   if (!ok)
     return FALSE;
+  /* Rank 0 checks the whole image (never a non-finite result) and reports
+   * it; every rank hears whether that failed. */
   if (me == 0)
     {
       ctr_volume_set_unit (whole, g->pixel_size_known ? "1/mm" : "1/pixel");
-      g_autoptr (CtrVolume) ref = NULL;
-      if (in->reference != NULL)
-        ref = ctr_volume_resample (in->reference, &sh->grid, CTR_RESAMPLE_VOLUME, NULL);
       ctr_iter_report_single_pass (CTR_METHOD_FDK, whole, ref, sh->options.metrics_radius_mm,
-                                   (g_get_monotonic_time () - t_start) / 1e6, job->callback, job->user_data);
-      *result = g_steal_pointer (&whole);
+                                   (g_get_monotonic_time () - t_start) / 1e6, job->callback, job->user_data, &e);
     }
+  if (!ctr_mpi_settle (job, CTR_MPI_PHASE_CHECKED_RESULT, &e, error))
+    return FALSE;
+  if (me == 0)
+    *result = g_steal_pointer (&whole);
   return TRUE;
 }

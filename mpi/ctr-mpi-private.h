@@ -16,12 +16,13 @@ enum {
   CTR_MPI_PHASE_PLAN,             /* the node's first rank has planned (cache filled) */
   CTR_MPI_PHASE_PLANNED,          /* every rank has planned */
   CTR_MPI_PHASE_FILTERED,         /* FDK: every rank has filtered its views */
-  CTR_MPI_PHASE_DONE              /* every rank has its part of the result */
+  CTR_MPI_PHASE_DONE,             /* every rank has its part of the result */
+  CTR_MPI_PHASE_CHECKED_RESULT    /* FDK: rank 0 has checked the whole image (finite values and metrics) */
 };
 
 /* The doubles one round sums and maximises besides its status. */
 #define CTR_MPI_N_SUM 5   /* residual² · ||b||², ||b||², Σ RMSE, Σ PSNR, Σ SSIM */
-#define CTR_MPI_N_MAX 1   /* the iteration's seconds */
+#define CTR_MPI_N_MAX 2   /* the iteration's seconds, the residual's seconds */
 
 typedef struct {
   MPI_Comm comm;

@@ -58,7 +58,7 @@ on_iteration (const CtrIterStats *s, gpointer data)
           sum[4] = q.ssim;
         }
     }
-  double max[CTR_MPI_N_MAX] = { s->iteration_s };
+  double max[CTR_MPI_N_MAX] = { s->iteration_s, s->residual_s };
   gboolean cancel_all = FALSE;
   g_autoptr (GError) e = NULL;
   const gboolean asked = job->outer != NULL && g_cancellable_is_cancelled (job->outer);
@@ -80,6 +80,7 @@ on_iteration (const CtrIterStats *s, gpointer data)
   st.psnr = st.has_reference ? sum[3] / run->nz_total : NAN;
   st.ssim = st.has_reference ? sum[4] / run->nz_total : NAN;
   st.iteration_s = max[0];
+  st.residual_s = max[1];
   st.image = NULL;
   job->callback (&st, job->user_data);
 }
@@ -238,9 +239,14 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrV
     {
       CtrGrid kg = ctr_mpi_grid_slices (&sh->grid, my.keep.first, my.keep.count);
       ref_part = ctr_volume_new (&kg, &e);
-      if (e == NULL && me == 0)
-        ref_full = ctr_volume_resample (in->reference, &sh->grid,
-                                        g->beam == CTR_BEAM_CONE ? CTR_RESAMPLE_VOLUME : CTR_RESAMPLE_SLICES, &e);
+      /* Refused before the run when it cannot measure quality
+       * (ctr_reference_check, as a plan's execute does). */
+      if (e == NULL && me == 0
+          && (ref_full = ctr_volume_resample (in->reference, &sh->grid,
+                                              g->beam == CTR_BEAM_CONE ? CTR_RESAMPLE_VOLUME : CTR_RESAMPLE_SLICES,
+                                              &e)) != NULL
+          && !ctr_reference_check (ref_full, &e))
+        g_clear_pointer (&ref_full, ctr_volume_unref);
     }
   if (e == NULL && me == 0)
     {

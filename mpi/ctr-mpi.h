@@ -85,8 +85,8 @@ typedef void (*CtrMpiNoteFunc) (const char *line, gpointer user_data);
  * @callback: (nullable): called on rank 0 after every iteration with the
  *   whole stack's report (one-pass methods: once): residual over every
  *   rank's rays, RMSE/PSNR/SSIM averaged over every slice with one data
- *   range; iteration_s is the slowest rank's; @image is NULL (the image lives
- *   in parts until the end).  The other ranks' callbacks are not called.
+ *   range; iteration_s and residual_s are the slowest rank's; @image is
+ *   NULL (the image lives in parts until the end).  The other ranks' callbacks are not called.
  * @note: (nullable): called on rank 0 with lines for the user (see
  *   CtrMpiNoteFunc), with @user_data, from this thread.
  * @cancellable: (nullable): this rank's; a cancelled rank cancels all.

@@ -82,29 +82,14 @@ geometry_equal (const CtrGeometry *a, const CtrGeometry *b)
          memcmp (a->angles, b->angles, sizeof (double) * a->n_views) == 0;
 }
 
-/* Every parameter of the table, the backend and the metrics' radius. */
-static gboolean
-options_equal (const CtrReconOptions *a, const CtrReconOptions *b)
-{
-  guint n = 0;
-  const CtrParam *params = ctr_params_list (&n);
-
-  if (a->method != b->method || g_strcmp0 (a->backend ? a->backend : "best", b->backend ? b->backend : "best") != 0 ||
-      a->metrics_radius_mm != b->metrics_radius_mm)
-    return FALSE;
-  for (guint i = 0; i < n; i++)
-    if (ctr_param_get (&params[i], a) != ctr_param_get (&params[i], b))
-      return FALSE;
-  return TRUE;
-}
-
-/* The kept plan when it fits the job (a reference), else NULL. */
+/* The kept plan when it is for the job's geometry and grid (a reference),
+ * else NULL; whether its operator suits the job's options the worker asks
+ * the plan (ctr_recon_plan_set_options), off the main thread. */
 static CtrReconPlan *
 kept_plan (CtrSession *self, const CtrReconJob *job)
 {
   if (self->plan == NULL || !geometry_equal (self->plan_geometry, job->geometry) ||
-      !ctr_grid_equal (ctr_recon_plan_get_grid (self->plan), &job->grid) ||
-      !options_equal (ctr_recon_plan_get_options (self->plan), &job->options))
+      !ctr_grid_equal (ctr_recon_plan_get_grid (self->plan), &job->grid))
     return NULL;
   return ctr_recon_plan_ref (self->plan);
 }
@@ -259,6 +244,9 @@ recon_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancell
   CtrVolume *volume = NULL;
 
   _ctr_lower_thread_priority ();
+  /* The kept plan runs these options when they need no other operator. */
+  if (job->plan != NULL && !ctr_recon_plan_set_options (job->plan, &job->options, NULL))
+    g_clear_pointer (&job->plan, ctr_recon_plan_unref);
   if (job->plan == NULL)
     {
       job->plan = ctr_recon_plan_new (job->geometry, &job->grid, &job->options, cancellable, &error);

@@ -86,6 +86,13 @@ load_series (CtrDicomResolution *r, const CtrDicomSeries *s, GCancellable *cance
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "%s: %s", r->path, s->report);
       return FALSE;
     }
+  if (s->n_missing > CTR_DICOM_MAX_MISSING)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                   "%s: %s: more than %u views missing; the InstanceNumbers do not number the views "
+                   "of one scan", r->path, s->report, CTR_DICOM_MAX_MISSING);
+      return FALSE;
+    }
   if (s->kind == CTR_DICOM_KIND_CTPD)
     p = ctr_dicom_ctpd_load (s, CTR_DICOM_CTPD_DEFAULT, cancellable, error);
   else if (s->kind == CTR_DICOM_KIND_XA && s->n_files == 1)
@@ -118,6 +125,10 @@ load_series (CtrDicomResolution *r, const CtrDicomSeries *s, GCancellable *cance
     {
       r->outcome = CTR_DICOM_OUTCOME_DATASET;
       r->dataset = ctr_dicom_dataset_from_projections (p, r->path, r->name);
+      for (guint i = 0; i < s->n_files; i++)
+        ctr_dataset_add_input (r->dataset, s->files[i]);
+      if (s->n_missing > 0)
+        ctr_dataset_add_warning (r->dataset, "%s", s->report);
     }
   return TRUE;
 }
@@ -200,6 +211,7 @@ ctr_dicom_resolution_take_dataset (CtrDicomResolution *r, GError **error)
       if (r->frames != NULL && r->frames->missing == CTR_DICOM_MISSING_NONE)
         {
           CtrDataset *d = ctr_dicom_dataset_from_projections (r->frames, r->path, r->name);
+          ctr_dataset_add_input (d, r->path);   /* the XA file */
           g_clear_pointer (&r->frames, ctr_dicom_projections_free);
           return d;
         }

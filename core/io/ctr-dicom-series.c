@@ -147,12 +147,15 @@ make_series (GArray *entries, guint first, guint last, CtrDicomKind kind, char *
             g_string_append_printf (dup, "%s%" G_GINT64_FORMAT, dup->len ? ", " : "", e->instance);
         }
       else if (p->instance != G_MININT64 && e->instance > p->instance + 1)
-        for (gint64 k = p->instance + 1; k < e->instance; k++)
-          {
-            s->n_missing++;
-            if (n_missing_listed++ < 10)
-              g_string_append_printf (missing, "%s%" G_GINT64_FORMAT, missing->len ? ", " : "", k);
-          }
+        {
+          /* Counted, not walked: instance numbers lie in the IS range
+           * (ctr_dicom_scan_files), so the gap fits in 32 bits, and a gap of
+           * 2³¹ costs no more than a gap of one. */
+          const guint64 gap = (guint64) (e->instance - p->instance - 1);
+          s->n_missing = (guint) MIN ((guint64) s->n_missing + gap, (guint64) G_MAXUINT);
+          for (gint64 k = p->instance + 1; k < e->instance && n_missing_listed < 10; k++, n_missing_listed++)
+            g_string_append_printf (missing, "%s%" G_GINT64_FORMAT, missing->len ? ", " : "", k);
+        }
     }
   GString *r = g_string_new (NULL);
   g_string_append_printf (r, "%s: %s, %u file%s, %u view%s", s->description, kind_name (kind), s->n_files,
@@ -198,7 +201,20 @@ ctr_dicom_scan_files (const char *const *paths, GCancellable *cancellable, GErro
         e.series_uid = g_strdup ("(no Series Instance UID)");
       double v;
       if (ctr_dcm_get_double (d, 0x0020, 0x0013, 0, &v))
-        e.instance = (gint64) v;
+        {
+          /* IS: an integer of -2³¹ … 2³¹ - 1 (PS3.5 6.2); anything else is a
+           * damaged or hostile file, and beyond gint64 a cast is undefined. */
+          if (!(v >= G_MININT32 && v <= G_MAXINT32) || v != floor (v))
+            {
+              g_autofree char *text = ctr_dcm_get_string (d, 0x0020, 0x0013);
+              g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                           "%s: InstanceNumber (0020,0013) “%s” is not an integer from %d to %d",
+                           paths[i], text != NULL ? text : "?", G_MININT32, G_MAXINT32);
+              entry_clear (&e);
+              return NULL;
+            }
+          e.instance = (gint64) v;
+        }
       CtrDicomKind kind = ctr_dicom_classify (d);
       if (kind == CTR_DICOM_KIND_CTPD)
         {
@@ -207,7 +223,7 @@ ctr_dicom_scan_files (const char *const *paths, GCancellable *cancellable, GErro
             e.angle = v;
         }
       if (ctr_dcm_get_double (d, 0x0028, 0x0008, 0, &v) && v >= 1)
-        e.frames = (guint) v;
+        e.frames = v <= CTR_DICOM_MAX_FRAMES ? (guint) v : CTR_DICOM_MAX_FRAMES;  /* the reader refuses more */
       if (!g_hash_table_contains (kinds, e.series_uid))
         {
           g_hash_table_insert (kinds, g_strdup (e.series_uid), GINT_TO_POINTER (kind));

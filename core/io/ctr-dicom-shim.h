@@ -60,6 +60,10 @@ gboolean ctr_dcm_get_double_frame (CtrDcm *d, guint frame, guint16 group, guint1
  * conventional block 0x10 is assumed ((group, 0x1000 | low)).  */
 guint16 ctr_dcm_private_tag (CtrDcm *d, guint16 group, const char *creator, guint8 low);
 
+/* Bound on what a file may claim: frames of one object (ctr_dcm_read_pixels
+ * refuses more). */
+#define CTR_DICOM_MAX_FRAMES 1000000u
+
 /**
  * ctr_dcm_read_pixels:
  * All frames of the Pixel Data as float32 [frame][row][col], col fastest, with
@@ -97,6 +101,11 @@ gboolean ctr_dcm_put_frame_string (CtrDcm *d, gint frame, guint16 seq_group, gui
 gboolean ctr_dcm_put_pixels16 (CtrDcm *d, const guint16 *data, gsize n, GError **error);
 /* Writes @path as a Part 10 file, Explicit VR Little Endian.  CTR_ERROR_IO. */
 gboolean ctr_dcm_save (CtrDcm *d, const char *path, GError **error);
+/* As ctr_dcm_save, onto the open file descriptor @fd (not closed, not
+ * synced; @path names it in messages), with write(2)'s own error: a full
+ * disk is CTR_ERROR_IO "cannot write PATH: No space left on device".
+ * @bytes (out, optional): the bytes written. */
+gboolean ctr_dcm_save_fd (CtrDcm *d, int fd, const char *path, guint64 *bytes, GError **error);
 
 /* A new globally unique UID (DCMTK's root for generated UIDs).  g_free. */
 char *ctr_dcm_new_uid (void);

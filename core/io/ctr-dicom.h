@@ -43,7 +43,8 @@ typedef enum {
  * @files: (array zero-terminated=1): absolute paths, sorted by view
  *   (DICOM-CT-PD: InstanceNumber, then focal-spot angle; others: InstanceNumber).
  * @n_views: views the series holds (files for DICOM-CT-PD, frames for XA).
- * @n_missing: gaps in the InstanceNumber sequence (DICOM-CT-PD).
+ * @n_missing: views missing from the InstanceNumber sequence (DICOM-CT-PD),
+ *   saturated at G_MAXUINT.
  * @n_duplicates: files whose InstanceNumber another file of the series has.
  * @report: one human-readable line: kind, views, missing and duplicate
  *   instance numbers (at most 10 listed).
@@ -63,6 +64,11 @@ typedef struct {
 
 void ctr_dicom_series_free (CtrDicomSeries *s);
 
+/* Bound on what a series may claim: views missing from it (gaps in
+ * InstanceNumber) beyond which the numbers cannot be the views of one scan.
+ * (The frames of one object: CTR_DICOM_MAX_FRAMES, ctr-dicom-shim.h.) */
+#define CTR_DICOM_MAX_MISSING 100000u
+
 /* TRUE when @path is a DICOM Part 10 file ("DICM" after the 128-byte
  * preamble) or a folder holding at least one. */
 gboolean ctr_dicom_is_dicom (const char *path);
@@ -74,8 +80,9 @@ gboolean ctr_dicom_is_dicom (const char *path);
  * Groups the files by Series Instance UID.
  * Returns: (transfer full) (element-type CtrDicomSeries): the series, sorted
  *   by UID; NULL with CTR_ERROR_IO (unreadable folder), CTR_ERROR_FORMAT (no
- *   DICOM file there, or a file that does not parse; the message names it),
- *   G_IO_ERROR_CANCELLED.
+ *   DICOM file there, a file that does not parse, an InstanceNumber that is
+ *   not an integer of the IS range -2³¹ … 2³¹ - 1; the message names the
+ *   file), G_IO_ERROR_CANCELLED.
  */
 GPtrArray *ctr_dicom_scan (const char *path, GCancellable *cancellable, GError **error);
 
@@ -274,11 +281,16 @@ CtrDataset *ctr_dicom_resolution_take_dataset (CtrDicomResolution *r, GError **e
  *   NULL loads the only projection series there.
  * ctr_dicom_resolve() where every question is an error.
  * Returns a CtrDataset like a geometry.json gives (no reference, no variants;
- *   name = SeriesDescription; path = the series' folder, or the XA file).
+ *   name = SeriesDescription or the folder's name; path = the series' folder
+ *   (absolute), or the XA file; inputs = the series' files; a warning naming
+ *   the missing views when InstanceNumbers have gaps).
  * Errors: those of ctr_dicom_resolve; CTR_ERROR_FORMAT when the folder holds
  *   several projection series and @series_uid is NULL (the message lists
- *   them); CTR_ERROR_INVALID_GEOMETRY when an XA file lacks geometry tags
- *   (the message names them; use ctr_dicom_resolve, ctr_dicom_xa_complete).
+ *   them) or none, or an InstanceNumber is not an integer of the IS range;
+ *   CTR_ERROR_INVALID_DATA when more than CTR_DICOM_MAX_MISSING views are
+ *   missing;
+ *   CTR_ERROR_INVALID_GEOMETRY when an XA file lacks geometry tags (the
+ *   message names them; use ctr_dicom_resolve, ctr_dicom_xa_complete).
  */
 CtrDataset *ctr_dicom_load_dataset (const char *path, const char *series_uid,
                                     GCancellable *cancellable, GError **error);
@@ -337,9 +349,18 @@ void ctr_dicom_export_options_init (CtrDicomExportOptions *o);
  * pixel, new Study (unless given), Series, SOP and Frame of Reference UIDs.
  * Patient frame (LPS) from FORMAT's: X = x, Y = -y, Z = -z, so the image as
  * stored (row 0 = +y = anterior, column 0 = -x = patient right) is the
- * standard radiological axial view.  Each file is written to a temporary name
- * in @folder and renamed.  CTR_ERROR_IO, CTR_ERROR_INVALID_ARGUMENT
- * (mu_water <= 0).
+ * standard radiological axial view.
+ *
+ * All or nothing: the series is written into a temporary folder beside
+ * @folder, every file verified (DCMTK's status, write(2)'s errno, the size
+ * on disk after fsync), then swapped in as a whole; a previous series in
+ * @folder is replaced only once the new one is complete.  @folder must not
+ * exist, be empty, or hold only a series of ours ("CT<digits>.dcm"): other
+ * files there are refused, not deleted.  ctr_output_path_check()
+ * (CTR_OUTPUT_FOLDER) refuses a folder that holds the run's inputs.
+ * Errors: CTR_ERROR_IO (a full disk says "No space left on device", and
+ * the folder is left as it was), CTR_ERROR_INVALID_ARGUMENT (mu_water <= 0,
+ * a folder holding other files).
  */
 gboolean ctr_dicom_export_series (const CtrVolume *v, const char *folder,
                                   const CtrDicomExportOptions *options, GError **error);

@@ -142,7 +142,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   for (guint i = 1; i <= o->iterations; i++)
     {
       it.iteration = i;
-      it.residual = NAN;
+      it.residual = it.update_s = it.residual_s = NAN;
       if (ctr_iterate_cancelled (&it, error))
         goto out;
       const gint64 t0 = g_get_monotonic_time ();
@@ -153,8 +153,10 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       CtrIterStats stats = { 0 };
       stats.residual = it.residual;
       stats.data_sq = b_sq;
+      stats.residual_s = isnan (it.residual_s) ? 0.0 : it.residual_s;
       if (it.report && isnan (stats.residual))
         {
+          const gint64 r0 = g_get_monotonic_time ();
           if (R == NULL && (R = g_try_new (float, op->data_size)) == NULL)
             {
               g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the residual");
@@ -165,6 +167,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
           if (!op->klass->forward (op, CTR_SUBSET_ALL, X, R, error))
             goto out;
           stats.residual = relative_residual (B, R, valid, op->data_size);
+          stats.residual_s = (g_get_monotonic_time () - r0) / 1e6;
         }
       if (!isnan (target) && !last
           && (stats.residual * (b_norm > 0 ? b_norm : 1.0) <= target
@@ -176,13 +179,21 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       if (solver->sync != NULL && !solver->sync (&it, state, error))
         goto out;
       op->klass->image_from_native (op, X, vol->data);
-      if (callback == NULL)
-        break;
       stats.method = o->method;
       stats.iteration = i;
       stats.n_iterations = o->iterations;
-      stats.iteration_s = (t1 - t0) / 1e6;
+      if (callback == NULL)
+        {
+          /* The last iteration, unreported: still never a non-finite image. */
+          if (!ctr_iter_stats_check (&stats, vol, error))
+            goto out;
+          break;
+        }
+      stats.iteration_s = isnan (it.update_s) ? (t1 - t0) / 1e6 : it.update_s;
       ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
+      /* Diverged (NaN, infinity) or unmeasurable: fail, report nothing. */
+      if (!ctr_iter_stats_check (&stats, vol, error))
+        goto out;
       stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
       stats.image = vol;
       callback (&stats, user_data);

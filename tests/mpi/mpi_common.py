@@ -42,6 +42,13 @@ def mpi_env(**extra):
     env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
     # Two ranks share the machine's cores: one thread each.
     env["OMP_NUM_THREADS"] = "1"
+    if env.get("CTR_SANITIZED") == "1":
+        # Under ASan (packaging/run-sanitizers.sh) Open MPI's own leaks are
+        # suppressed by library (packaging/lsan.supp): its components stay
+        # loaded and the unwinder walks its frames (built without frame
+        # pointers) so that those frames have names.
+        env["OMPI_MCA_mca_base_component_disable_dlclose"] = "1"
+        env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "fast_unwind_on_malloc=0"]))
     env.update({k: str(v) for k, v in extra.items()})
     return env
 

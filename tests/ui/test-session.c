@@ -396,26 +396,35 @@ test_replace (void)
 }
 
 static CtrRun *
-run_sirt (CtrSession *session, const CtrGrid *grid, guint iterations)
+run_options (CtrSession *session, const CtrGrid *grid, const CtrReconOptions *options)
 {
   g_autoptr(GError) error = NULL;
-  CtrReconOptions o;
+  CtrReconOptions o = *options;
   CtrRun *run;
   Async a = { 0 };
 
-  sirt_options (&o, iterations);
   ctr_session_reconstruct_async (session, ctr_session_get_dataset (session)->geometry, grid, &o, NULL,
                                  async_done, &a);
-  wait_for (&a.done, 120, "a SIRT run");
+  wait_for (&a.done, 120, "a run");
   run = ctr_session_reconstruct_finish (session, a.result, &error);
   g_clear_object (&a.result);
   g_assert_no_error (error);
   return run;
 }
 
-/* Plan once, execute many: the same geometry, grid and options run on the
- * kept plan; another grid or other options make a new one; a new dataset
- * forgets it.  Both executes of one plan give the same image. */
+static CtrRun *
+run_sirt (CtrSession *session, const CtrGrid *grid, guint iterations)
+{
+  CtrReconOptions o;
+
+  sirt_options (&o, iterations);
+  return run_options (session, grid, &o);
+}
+
+/* Plan once, execute many: the same geometry and grid run on the kept plan
+ * while the options need no other operator (other iterations, another
+ * method on the same matrix); another matrix or grid makes a new plan; a
+ * new dataset forgets it.  Both executes of one plan give the same image. */
 static void
 test_plan (void)
 {
@@ -445,8 +454,24 @@ test_plan (void)
   g_assert_true (g_strv_equal (ctr_run_get_notes (a), ctr_run_get_notes (b)));
 
   c = run_sirt (session, &grid, 4);
-  g_assert_true (ctr_session_get_plan (session) != first);
+  g_assert_true (ctr_session_get_plan (session) == first);
   g_assert_cmpuint (ctr_recon_plan_get_options (ctr_session_get_plan (session))->iterations, ==, 4);
+
+  {
+    g_autoptr(CtrRun) e = NULL, f = NULL;
+    CtrReconOptions o;
+
+    ctr_recon_options_init (&o, CTR_METHOD_PART);
+    o.iterations = 2;
+    o.backend = "cpu";
+    e = run_options (session, &grid, &o);       /* another method, the same SCSR matrix */
+    g_assert_true (ctr_session_get_plan (session) == first);
+    o.matrix = CTR_MATRIX_CSR;
+    g_autoptr(CtrReconPlan) kept = ctr_recon_plan_ref (first);  /* no address reuse */
+    f = run_options (session, &grid, &o);       /* another matrix: a new plan */
+    g_assert_true (ctr_session_get_plan (session) != kept);
+    first = ctr_session_get_plan (session);
+  }
 
   other = ctr_grid_default (ctr_session_get_dataset (session)->geometry, 48, 0);
   d = run_sirt (session, &other, 4);
