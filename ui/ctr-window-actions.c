@@ -195,7 +195,10 @@ save_response (GtkNativeDialog *native, int response, CtrWindow *self)
 
       if (path == NULL)
         _ctr_window_toast (self, "Only local files can be written");
-      else if (!func (self, path, &error))
+      /* outputs never replace the dataset's inputs, FIFOs or devices */
+      else if (!ctr_output_path_check (path, CTR_OUTPUT_FILE, ctr_session_get_dataset (self->session), NULL,
+                                       &error)
+               || !func (self, path, &error))
         _ctr_window_toast (self, error->message);
       else
         {
@@ -310,10 +313,15 @@ dicom_folder_response (GtkNativeDialog *native, int response, CtrWindow *self)
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
       g_autofree char *path = file ? g_file_get_path (file) : NULL;
 
+      g_autoptr(GError) error = NULL;
+
       if (path == NULL)
         _ctr_window_toast (self, "Only local files can be written");
       else if (run == NULL)
         _ctr_window_toast (self, "No reconstruction to export yet");
+      else if (!ctr_output_path_check (path, CTR_OUTPUT_FOLDER, ctr_session_get_dataset (self->session), NULL,
+                                       &error))
+        _ctr_window_toast (self, error->message);
       else
         {
           DicomExport *e = g_new0 (DicomExport, 1);
