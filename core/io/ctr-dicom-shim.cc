@@ -10,7 +10,6 @@
 #include "ctr-error.h"
 #include "ctr-memory.h"
 #include "ctr-file.h"
-#include "ctr-dicom.h"
 
 #include <dcmtk/config/osconfig.h>
 #include <dcmtk/dcmdata/dctk.h>

@@ -29,6 +29,10 @@ G_BEGIN_DECLS
 
 typedef struct _CtrDcm CtrDcm;
 
+/* The most frames of one object ctr_dcm_read_pixels reads (a bound on what a
+ * file may claim). */
+#define CTR_DICOM_MAX_FRAMES 1000000u
+
 /* Loads @path.  CTR_ERROR_IO (missing, unreadable), CTR_ERROR_FORMAT (not
  * DICOM, truncated, malformed). */
 CtrDcm *ctr_dcm_open (const char *path, GError **error);

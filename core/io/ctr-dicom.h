@@ -64,10 +64,9 @@ typedef struct {
 
 void ctr_dicom_series_free (CtrDicomSeries *s);
 
-/* Bounds on what a file may claim: frames of one object (ctr_dcm_read_pixels
- * refuses more), and views missing from a series (gaps in InstanceNumber)
- * beyond which the numbers cannot be the views of one scan. */
-#define CTR_DICOM_MAX_FRAMES 1000000u
+/* Bounds on what a file may claim: views missing from a series (gaps in
+ * InstanceNumber) beyond which the numbers cannot be the views of one scan;
+ * frames of one object: CTR_DICOM_MAX_FRAMES (ctr-dicom-shim.h). */
 #define CTR_DICOM_MAX_MISSING 100000u
 
 /* TRUE when @path is a DICOM Part 10 file ("DICM" after the 128-byte
