@@ -181,9 +181,9 @@ for name in ("w3", "w4size"):
     except Exception:
         print(name, "no result"); continue
     k = j["kernels"]
-    print("%s %s: L1-Tran %.1f GUPS, texture %.1f GUPS; best (%s) filter %.3f s, back-projection %.3f s, transfers %.3f s, total %.3f s"
+    print("%s %s: L1-Tran %.1f GUPS, texture %.1f GUPS; best (%s) filter %.3f s, back-projection %.3f s, transfers and set-up %.3f s, total %.3f s"
           % (name, "x".join(map(str, j["volume"])), k["l1tran"]["backproject_gups"], k["texture"]["backproject_gups"],
-             j["kernel"], j["filter_s"], j["backproject_s"], j["transfer_s"], j["total_s"]))
+             j["kernel"], j["filter_s"], j["backproject_s"], j["other_s"], j["total_s"]))
 EOF
     ;;
   w1)

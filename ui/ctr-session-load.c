@@ -191,23 +191,23 @@ load_done (GObject *source, GAsyncResult *result, gpointer data)
   if (!ok)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        ctr_session_set_status (self, "Cancelled", "Loading was cancelled");
+        _ctr_session_set_status (self, "Cancelled", "Loading was cancelled");
       else
-        ctr_session_set_status (self, "Idle", "The dataset could not be opened");
+        _ctr_session_set_status (self, "Idle", "The dataset could not be opened");
       _ctr_session_notify_busy (self, CTR_SESSION_PROP_LOADING);
       g_task_return_error (outer, g_steal_pointer (&error));
       return;
     }
   if (job->question != NULL)
     {
-      ctr_session_set_status (self, NULL, job->question->outcome == CTR_DICOM_OUTCOME_CHOOSE_SERIES
+      _ctr_session_set_status (self, NULL, job->question->outcome == CTR_DICOM_OUTCOME_CHOOSE_SERIES
                                             ? "Choose a series" : "The file lacks its acquisition geometry");
       _ctr_session_notify_busy (self, CTR_SESSION_PROP_LOADING);
       g_task_return_pointer (outer, g_steal_pointer (&job->question), (GDestroyNotify) ctr_dicom_resolution_free);
       return;
     }
   adopt_dataset (self, job);
-  ctr_session_set_status (self, "Idle", "Dataset loaded");
+  _ctr_session_set_status (self, "Idle", "Dataset loaded");
   _ctr_session_notify_busy (self, CTR_SESSION_PROP_LOADING);
   g_task_return_pointer (outer, NULL, NULL);   /* loaded, no question */
 }
@@ -218,7 +218,7 @@ start_load (CtrSession *self, CtrLoadJob *job, GCancellable *cancellable, GAsync
 {
   g_autoptr(GTask) task = NULL;
   g_autofree char *status = NULL;
-  gboolean was_busy = ctr_session_get_busy (self);
+  gboolean was_busy = _ctr_session_busy (self);
 
   _ctr_session_detach_reconstruction (self);
   if (self->load != NULL)
@@ -235,7 +235,7 @@ start_load (CtrSession *self, CtrLoadJob *job, GCancellable *cancellable, GAsync
   else
     status = g_strdup_printf ("Loading %s…", job->path);
   _ctr_session_set_fraction (self, -1);
-  ctr_session_set_status (self, "Loading…", status);
+  _ctr_session_set_status (self, "Loading…", status);
   _ctr_session_notify (self, CTR_SESSION_PROP_LOADING);
   if (!was_busy)
     _ctr_session_notify (self, CTR_SESSION_PROP_BUSY);

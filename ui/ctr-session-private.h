@@ -1,6 +1,7 @@
 /* ctr-session-private.h — what the files of CtrSession share: the
  * session's fields and the helpers that notify its properties.
- * ctr-session.c: the object, its properties and exports;
+ * ctr-session.c: the object and its exports; ctr-session-state.c: its
+ * properties and the helpers below;
  * ctr-session-load.c: loading; ctr-session-reconstruct.c: reconstructing.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -57,8 +58,17 @@ enum {
   CTR_SESSION_N_PROPS
 };
 
+/* ctr-session-state.c: the properties and the helpers below; calls no
+ * other file of the session. */
+void          _ctr_session_install_properties (GObjectClass       *object_class);
 void          _ctr_session_notify             (CtrSession         *self,
                                                guint               prop);
+/* ctr_session_set_status without the type check. */
+void          _ctr_session_set_status         (CtrSession         *self,
+                                               const char         *progress_text,
+                                               const char         *status);
+/* A load or a reconstruction is running. */
+gboolean      _ctr_session_busy               (CtrSession         *self);
 /* Notifies @prop (loading or running), then busy. */
 void          _ctr_session_notify_busy        (CtrSession         *self,
                                                guint               prop);

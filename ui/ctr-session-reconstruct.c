@@ -166,14 +166,14 @@ progress_dispatch (gpointer data)
   _ctr_run_add_stats (job->run, stats);
   _ctr_session_set_fraction (self, (double) k / n);
   text = g_strdup_printf ("iteration %u / %u", k, n);
-  ctr_session_set_status (self, text, NULL);
+  _ctr_session_set_status (self, text, NULL);
   if (k < n && k > 0 && stats->elapsed_s > 0)
     {
       double left = stats->elapsed_s / k * (n - k);
       g_autofree char *status =
         left < 90 ? g_strdup_printf ("%s: about %.0f s left", ctr_method_label (stats->method), MAX (left, 1))
                   : g_strdup_printf ("%s: about %.0f min left", ctr_method_label (stats->method), left / 60);
-      ctr_session_set_status (self, NULL, status);
+      _ctr_session_set_status (self, NULL, status);
     }
   _ctr_session_set_latest_stats (self, stats);
   return G_SOURCE_REMOVE;
@@ -299,19 +299,19 @@ finish_run (CtrSession *self, CtrReconJob *job, CtrVolume *volume, const GError 
           : g_strdup_printf ("Finished: %s in %.1f s (wall clock), %u × %u × %u voxels", ctr_method_label (m),
                              wall_s, volume->grid.nx, volume->grid.ny, volume->grid.nz);
       _ctr_session_set_fraction (self, 1.0);
-      ctr_session_set_status (self, text, status);
+      _ctr_session_set_status (self, text, status);
       _ctr_run_finish (job->run, CTR_RUN_FINISHED, volume, wall_s);
       g_list_store_append (self->results, job->run);
       drop_old_results (self);
     }
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      ctr_session_set_status (self, "Cancelled", "Cancelled");
+      _ctr_session_set_status (self, "Cancelled", "Cancelled");
       _ctr_run_finish (job->run, CTR_RUN_CANCELLED, NULL, wall_s);
     }
   else
     {
-      ctr_session_set_status (self, "Failed", "The reconstruction failed");
+      _ctr_session_set_status (self, "Failed", "The reconstruction failed");
       _ctr_run_finish (job->run, CTR_RUN_FAILED, NULL, wall_s);
     }
   if (self->fraction < 0)
@@ -379,7 +379,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
 
   outer = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (outer, ctr_session_reconstruct_async);
-  if (self->dataset == NULL || ctr_session_get_busy (self))
+  if (self->dataset == NULL || _ctr_session_busy (self))
     {
       g_task_return_new_error (outer, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
                                self->dataset == NULL ? "No dataset to reconstruct"
@@ -413,7 +413,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
   status = g_strdup_printf ("%s on a %u × %u grid of %.3g mm pixels…", ctr_method_label (options->method),
                             grid->nx, grid->ny, grid->dx);
   _ctr_session_set_fraction (self, -1);
-  ctr_session_set_status (self, "Preparing…", status);
+  _ctr_session_set_status (self, "Preparing…", status);
   _ctr_session_notify_busy (self, CTR_SESSION_PROP_RUNNING);
 
   task = g_task_new (self, job->cancellable, recon_done, job);
@@ -439,6 +439,6 @@ _ctr_session_cancel_reconstruction (CtrSession *self)
   if (self->recon == NULL)
     return;
   g_cancellable_cancel (self->recon->cancellable);
-  ctr_session_set_status (self, "Cancelling…", NULL);
+  _ctr_session_set_status (self, "Cancelling…", NULL);
 }
 

@@ -41,6 +41,17 @@ _ctr_window_update_actions (CtrWindow *self)
                                  ctr_profile_page_get_n_curves (self->profile_page) > 0);
 }
 
+/* ---- messages ---------------------------------------------------------------- */
+
+void
+_ctr_window_toast (CtrWindow  *self,
+                   const char *message)
+{
+  AdwToast *t = adw_toast_new (message);
+  adw_toast_set_timeout (t, 6);
+  adw_toast_overlay_add_toast (self->toast_overlay, t);
+}
+
 /* ---- open -------------------------------------------------------------------- */
 
 static void
@@ -51,8 +62,10 @@ open_response (GtkNativeDialog *native,
   if (response == GTK_RESPONSE_ACCEPT && self->session != NULL)
     {
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
-      if (file != NULL)
-        ctr_window_open (self, file);
+      g_autofree char *uri = file != NULL ? g_file_get_uri (file) : NULL;
+      /* opened by the window (ctr_window_open), as a recent file is */
+      if (uri != NULL)
+        gtk_widget_activate_action (GTK_WIDGET (self), "win.open-recent", "s", uri);
     }
   g_object_unref (native);
 }
@@ -118,13 +131,6 @@ open_folder_action (GtkWidget *widget, const char *action_name, GVariant *parame
 
   g_signal_connect (native, "response", G_CALLBACK (open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
-}
-
-static void
-open_recent_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
-{
-  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
-  ctr_window_open (CTR_WINDOW (widget), file);
 }
 
 /* ---- reconstruct, cancel ------------------------------------------------------ */
@@ -195,7 +201,10 @@ save_response (GtkNativeDialog *native, int response, CtrWindow *self)
 
       if (path == NULL)
         _ctr_window_toast (self, "Only local files can be written");
-      else if (!func (self, path, &error))
+      /* outputs never replace the dataset's inputs, FIFOs or devices */
+      else if (!ctr_output_path_check (path, CTR_OUTPUT_FILE, ctr_session_get_dataset (self->session), NULL,
+                                       &error)
+               || !func (self, path, &error))
         _ctr_window_toast (self, error->message);
       else
         {
@@ -310,10 +319,15 @@ dicom_folder_response (GtkNativeDialog *native, int response, CtrWindow *self)
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
       g_autofree char *path = file ? g_file_get_path (file) : NULL;
 
+      g_autoptr(GError) error = NULL;
+
       if (path == NULL)
         _ctr_window_toast (self, "Only local files can be written");
       else if (run == NULL)
         _ctr_window_toast (self, "No reconstruction to export yet");
+      else if (!ctr_output_path_check (path, CTR_OUTPUT_FOLDER, ctr_session_get_dataset (self->session), NULL,
+                                       &error))
+        _ctr_window_toast (self, error->message);
       else
         {
           DicomExport *e = g_new0 (DicomExport, 1);
@@ -361,7 +375,6 @@ _ctr_window_class_actions_init (CtrWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
-  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.reconstruct", NULL, reconstruct_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-reconstruction", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.save-geometry", NULL, export_action);

@@ -43,15 +43,6 @@ _ctr_window_show_error (CtrWindow  *self,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
-void
-_ctr_window_toast (CtrWindow  *self,
-                   const char *message)
-{
-  AdwToast *t = adw_toast_new (message);
-  adw_toast_set_timeout (t, 6);
-  adw_toast_overlay_add_toast (self->toast_overlay, t);
-}
-
 /* ---- loading ------------------------------------------------------------ */
 
 static void load_done (GObject *source, GAsyncResult *result, gpointer data);
@@ -350,6 +341,14 @@ ctr_window_dispose (GObject *object)
   G_OBJECT_CLASS (ctr_window_parent_class)->dispose (object);
 }
 
+/* Opens the dataset at a URI: the recent-files menu and the open dialogs. */
+static void
+open_recent_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
+  ctr_window_open (CTR_WINDOW (widget), file);
+}
+
 static void
 ctr_window_class_init (CtrWindowClass *klass)
 {
@@ -378,6 +377,7 @@ ctr_window_class_init (CtrWindowClass *klass)
   gtk_widget_class_bind_template_child_full (widget_class, "reconstruct_button", FALSE, 0);
   gtk_widget_class_bind_template_child_full (widget_class, "cancel_button", FALSE, 0);
 
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   _ctr_window_class_actions_init (klass);
 }
 

@@ -29,6 +29,10 @@ G_BEGIN_DECLS
 
 typedef struct _CtrDcm CtrDcm;
 
+/* The most frames of one object ctr_dcm_read_pixels reads (a bound on what a
+ * file may claim). */
+#define CTR_DICOM_MAX_FRAMES 1000000u
+
 /* Loads @path.  CTR_ERROR_IO (missing, unreadable), CTR_ERROR_FORMAT (not
  * DICOM, truncated, malformed). */
 CtrDcm *ctr_dcm_open (const char *path, GError **error);
@@ -59,10 +63,6 @@ gboolean ctr_dcm_get_double_frame (CtrDcm *d, guint frame, guint16 group, guint1
  * @creator (the value of (group,00xx)); when no block carries @creator, the
  * conventional block 0x10 is assumed ((group, 0x1000 | low)).  */
 guint16 ctr_dcm_private_tag (CtrDcm *d, guint16 group, const char *creator, guint8 low);
-
-/* Bound on what a file may claim: frames of one object (ctr_dcm_read_pixels
- * refuses more). */
-#define CTR_DICOM_MAX_FRAMES 1000000u
 
 /**
  * ctr_dcm_read_pixels:

@@ -64,9 +64,9 @@ typedef struct {
 
 void ctr_dicom_series_free (CtrDicomSeries *s);
 
-/* Bound on what a series may claim: views missing from it (gaps in
- * InstanceNumber) beyond which the numbers cannot be the views of one scan.
- * (The frames of one object: CTR_DICOM_MAX_FRAMES, ctr-dicom-shim.h.) */
+/* Bounds on what a file may claim: views missing from a series (gaps in
+ * InstanceNumber) beyond which the numbers cannot be the views of one scan;
+ * frames of one object: CTR_DICOM_MAX_FRAMES (ctr-dicom-shim.h). */
 #define CTR_DICOM_MAX_MISSING 100000u
 
 /* TRUE when @path is a DICOM Part 10 file ("DICM" after the 128-byte

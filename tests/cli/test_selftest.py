@@ -45,4 +45,15 @@ expect(code == 1, 'a wrong kernel result exits 1', out)
 expect('self-check FAILED' in out, 'the report says FAILED', out)
 expect('backend chosen: cpu' in out, 'the CPU is chosen', out)
 expect('self-check failed' in out, 'the choice says why', out)
+# `bench fdk --backend cuda` goes through the backend's FDK (app/ includes
+# no gpu/ header): both kernels run and the water cylinder comes out water.
+import json
+r = subprocess.run([emu, 'bench', 'fdk', '--backend', 'cuda', '--volume', '24x24x16', '--views', '24',
+                    '--detector', '20', '24'], capture_output=True, text=True, timeout=500)
+out = r.stdout + r.stderr
+expect(r.returncode == 0, 'bench fdk --backend cuda runs on the emulated device', out)
+b = json.loads(r.stdout.strip().splitlines()[-1])
+expect(b['backend'] == 'cuda' and set(b['kernels']) == {'l1tran', 'texture'}, 'both kernels are timed', out)
+expect(abs(b['centre_value_per_mm'] / b['true_value_per_mm'] - 1) < 0.02,
+       "the GPU FDK's water cylinder is water within 2 %", out)
 print('selftest: ok')
