@@ -2,7 +2,7 @@
 # libFuzzer smoke runs (issue 14): builds the harnesses of tests/fuzz with
 # clang (ASan + UBSan, -Dfuzz=enabled) in build-fuzz, then for each target
 #  1. replays the committed seed corpus and every reproducer (seconds);
-#  2. fuzzes for CTR_FUZZ_SECONDS (default 150) with the limits of the
+#  2. fuzzes for CTR_FUZZ_SECONDS (default 120) with the limits of the
 #     issue: -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048.
 # New inputs go to build-fuzz/fuzz-work/NAME/corpus (the committed corpus
 # is read only); a crash, leak, timeout or out-of-memory leaves its input
@@ -13,7 +13,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 sh packaging/debian-deps.sh --fuzz
-seconds=${CTR_FUZZ_SECONDS:-150}
+seconds=${CTR_FUZZ_SECONDS:-120}
 targets=${CTR_FUZZ_TARGETS:-"tiff dataset dicom geometry"}
 if [ ! -f build-fuzz/build.ninja ]; then
   CC=clang CXX=clang++ meson setup build-fuzz --buildtype=debugoptimized -Dfuzz=enabled \
@@ -23,7 +23,11 @@ fi
 names=""
 for t in $targets; do names="$names tests/fuzz/fuzz-$t"; done
 # shellcheck disable=SC2086
-meson compile -C build-fuzz $names >/dev/null
+if ! meson compile -C build-fuzz $names > build-fuzz/compile.log 2>&1; then
+  tail -40 build-fuzz/compile.log >&2
+  echo "fuzz: the build failed (build-fuzz/compile.log)" >&2
+  exit 1
+fi
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 status=0

@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 sh packaging/debian-deps.sh
 sh packaging/build.sh
 status=0
-meson test -C build --print-errorlogs --num-processes 1 || status=$?
+meson test -C build --print-errorlogs --num-processes 2 || status=$?
 /usr/bin/python3 packaging/test-summary.py build/meson-logs/testlog.json
 exit $status
