@@ -81,6 +81,20 @@ echo "dataset: $dataset"
 
 # run_case NAME [VAR=VALUE ...]: one case of test-window in its own X
 # display; fails the script unless the case ran (not skipped) and passed.
+# Under the sanitizers (packaging/run-sanitizers.sh) the window runs with
+# ASan and UBSan but without LeakSanitizer: GLib leaks its first block of
+# quarks (2,048 pointers, 16,384 bytes, allocated when GLib loads) by design
+# once a process registers more than 2,048 quarks (glib/gquark.c replaces the
+# array and keeps the old one for lock-free lookups), which GTK does; seen
+# under gdb as the one 16,384-byte g_malloc of the window test, from GLib's
+# constructor.  GLib has no frame pointers, so the
+# leak's stack is g_malloc alone and no suppression can single it out.  The
+# session model's test (tests/ui/test-session.c) keeps leak detection.
+if [ "${CTR_SANITIZED:-}" = 1 ]; then
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  export ASAN_OPTIONS
+fi
+
 run_case () {
   name=$1
   shift
