@@ -44,6 +44,8 @@ ctr_geometry_copy (const CtrGeometry *g)
   g_return_val_if_fail (g != NULL, NULL);
   CtrGeometry *c = g_memdup2 (g, sizeof *g);
   c->angles = g_memdup2 (g->angles, sizeof (double) * MAX (g->n_views, 1));
+  if (g->vectors != NULL)
+    c->vectors = g_memdup2 (g->vectors, sizeof (double) * CTR_GEOMETRY_VECTOR_LEN * g->n_views);
   return c;
 }
 
@@ -53,6 +55,7 @@ ctr_geometry_free (CtrGeometry *g)
   if (g == NULL)
     return;
   g_free (g->angles);
+  g_free (g->vectors);
   g_free (g);
 }
 
@@ -114,6 +117,85 @@ find_duplicate_angle (const CtrGeometry *g, guint *first, guint *second)
   return FALSE;
 }
 
+/* ---- per-view vectors (ctr-geometry-vectors.h) ---- */
+
+static double dot3 (const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void
+cross3 (const double a[3], const double b[3], double out[3])
+{
+  out[0] = a[1] * b[2] - a[2] * b[1];
+  out[1] = a[2] * b[0] - a[0] * b[2];
+  out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double norm3 (const double a[3]) { return sqrt (dot3 (a, a)); }
+
+void
+ctr_geometry_vectors_normal (CtrBeam beam, const double *w, double n[3])
+{
+  double sd[3] = { w[3] - w[0], w[4] - w[1], w[5] - w[2] };
+  if (beam == CTR_BEAM_FAN)
+    {
+      n[0] = -w[7];
+      n[1] = w[6];
+      n[2] = 0.0;
+    }
+  else
+    cross3 (w + 6, w + 9, n);
+  double len = norm3 (n);
+  double s = dot3 (sd, n) < 0 ? -1.0 : 1.0;
+  for (int k = 0; k < 3; k++)
+    n[k] = s * n[k] / len;
+}
+
+static gboolean
+vectors_validate (const CtrGeometry *g, GError **error)
+{
+#define FAIL(...) do { g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY, __VA_ARGS__); return FALSE; } while (0)
+  if (g->beam == CTR_BEAM_PARALLEL)
+    FAIL ("per-view vectors describe fan or cone beam, not parallel beam");
+  if (g->shape != CTR_DETECTOR_FLAT)
+    FAIL ("per-view vectors describe a flat detector, not a curved one");
+  for (guint k = 0; k < g->n_views; k++)
+    {
+      const double *w = g->vectors + (gsize) k * CTR_GEOMETRY_VECTOR_LEN;
+      for (int i = 0; i < CTR_GEOMETRY_VECTOR_LEN; i++)
+        if (!isfinite (w[i]))
+          FAIL ("view %u: vector component %d is not a finite number", k, i);
+      for (int i = 0; i < 6; i++)
+        if (fabs (w[i]) > CTR_GEOMETRY_MAX_DISTANCE_MM)
+          FAIL ("view %u: the %s lies %g mm from the isocentre; beyond %g km is implausible", k,
+                i < 3 ? "source" : "detector centre", fabs (w[i]), CTR_GEOMETRY_MAX_DISTANCE_MM / 1e6);
+      if (g->beam == CTR_BEAM_FAN && (w[2] != 0.0 || w[5] != 0.0 || w[8] != 0.0))
+        FAIL ("view %u: fan-beam vectors lie in the plane z = 0 (source z %g, detector z %g, u z %g mm); "
+              "use cone beam for a tilted orbit", k, w[2], w[5], w[8]);
+      const double lu = norm3 (w + 6), lv = norm3 (w + 9);
+      if (!(lu >= CTR_GEOMETRY_MIN_PITCH_MM && lu <= CTR_GEOMETRY_MAX_PITCH_MM))
+        FAIL ("view %u: the column step u is %g mm long; a detector's pitch lies between %g and %g mm", k, lu,
+              CTR_GEOMETRY_MIN_PITCH_MM, CTR_GEOMETRY_MAX_PITCH_MM);
+      if (g->beam == CTR_BEAM_CONE)
+        {
+          if (!(lv >= CTR_GEOMETRY_MIN_PITCH_MM && lv <= CTR_GEOMETRY_MAX_PITCH_MM))
+            FAIL ("view %u: the row step v is %g mm long; a detector's pitch lies between %g and %g mm", k, lv,
+                  CTR_GEOMETRY_MIN_PITCH_MM, CTR_GEOMETRY_MAX_PITCH_MM);
+          double c[3];
+          cross3 (w + 6, w + 9, c);
+          if (norm3 (c) < 1e-6 * lu * lv)
+            FAIL ("view %u: the column step u and the row step v are parallel; they must span the detector plane", k);
+        }
+      double n[3];
+      ctr_geometry_vectors_normal (g->beam, w, n);
+      const double sd[3] = { w[3] - w[0], w[4] - w[1], w[5] - w[2] };
+      const double sdd = dot3 (sd, n);
+      if (!(sdd >= CTR_GEOMETRY_MIN_DISTANCE_MM))
+        FAIL ("view %u: the source lies %g mm from the detector plane; it must lie in front of it "
+              "(at least %g mm)", k, sdd, CTR_GEOMETRY_MIN_DISTANCE_MM);
+    }
+  return TRUE;
+#undef FAIL
+}
+
 gboolean
 ctr_geometry_validate (const CtrGeometry *g, GError **error)
 {
@@ -156,6 +238,8 @@ ctr_geometry_validate (const CtrGeometry *g, GError **error)
         FAIL ("view %u has the angle %g rad; angles beyond ±%g rad (%.0f turns) are implausible", k,
               g->angles[k], CTR_GEOMETRY_MAX_ANGLE_RAD, CTR_GEOMETRY_MAX_ANGLE_RAD / (2 * G_PI));
     }
+  if (g->vectors != NULL)  /* no circular orbit to check: the vectors' own checks */
+    return vectors_validate (g, error);
   guint k1, k2;
   if (find_duplicate_angle (g, &k1, &k2))
     FAIL ("views %u and %u have the same angle (%.17g rad); every view must have its own angle "
@@ -219,6 +303,17 @@ void
 ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
                   double origin[2], double dir[2])
 {
+  if (g->vectors != NULL)
+    {
+      double o[3], d[3];
+      ctr_cone_ray (g, view, col, (g->n_rows - 1) * 0.5, o, d);
+      const double n = hypot (d[0], d[1]);
+      origin[0] = o[0];
+      origin[1] = o[1];
+      dir[0] = d[0] / n;
+      dir[1] = d[1] / n;
+      return;
+    }
   const double b = g->angles[view];
   const double sb = sin (b), cb = cos (b);
   /* d0: central ray direction (source → isocentre); eu: detector u axis. */
@@ -254,9 +349,85 @@ ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
 }
 
 void
+ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
+              double origin[3], double dir[3])
+{
+  double d[3];
+  if (g->vectors != NULL)
+    {
+      /* detector point − source = D − S + a·u + b·v */
+      const double *w = g->vectors + (gsize) view * CTR_GEOMETRY_VECTOR_LEN;
+      const double a = col - (g->n_cols - 1) * 0.5;
+      const double b = g->beam == CTR_BEAM_CONE ? row - (g->n_rows - 1) * 0.5 : 0.0;
+      for (guint k = 0; k < 3; k++)
+        {
+          origin[k] = w[k];
+          d[k] = w[3 + k] - w[k] + a * w[6 + k] + b * w[9 + k];
+        }
+    }
+  else
+    {
+      const double b = g->angles[view], sb = sin (b), cb = cos (b);
+      const double u = ctr_geometry_col_u (g, col), v = ctr_geometry_row_v (g, row);
+      origin[0] = g->sod_mm * sb;
+      origin[1] = -g->sod_mm * cb;
+      origin[2] = 0.0;
+      /* detector point - source = SDD·d0 + u·e_u + v·e_z */
+      d[0] = -g->sdd_mm * sb + u * cb;
+      d[1] = g->sdd_mm * cb + u * sb;
+      d[2] = v;
+    }
+  const double n = sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  for (guint k = 0; k < 3; k++)
+    dir[k] = d[k] / n;
+}
+
+/* Pinhole matrix of a view given by vectors: with M = [u v (D − S)] (as
+ * columns), X − S = λ·M·(a, b, 1)ᵀ for the detector point (a, b) (in steps
+ * from D) that X projects to, so (λa, λb, λ) = M⁻¹(X − S).  Scaled by the
+ * source's distance to the detector plane, λ becomes the depth along the
+ * detector normal in mm (the circular h2); then column = a + (cols−1)/2 and
+ * row = b + (rows−1)/2. */
+static void
+projection_matrix_vectors (const CtrGeometry *g, guint view, double P[12])
+{
+  const double *w = g->vectors + (gsize) view * CTR_GEOMETRY_VECTOR_LEN;
+  const double m[3][3] = { { w[6], w[9], w[3] - w[0] },
+                           { w[7], w[10], w[4] - w[1] },
+                           { w[8], w[11], w[5] - w[2] } };
+  double inv[3][3];
+  const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+                     - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+                     + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      {
+        /* adjugate: cofactor of m[c][r] */
+        const int r1 = (c + 1) % 3, r2 = (c + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+        inv[r][c] = (m[r1][c1] * m[r2][c2] - m[r1][c2] * m[r2][c1]) / det;
+      }
+  /* depth scale: |D − S| projected on the normal, i.e. 1/‖third row of M⁻¹‖ */
+  const double scale = 1.0 / sqrt (inv[2][0] * inv[2][0] + inv[2][1] * inv[2][1] + inv[2][2] * inv[2][2]);
+  const double c0 = (g->n_cols - 1) * 0.5, r0 = (g->n_rows - 1) * 0.5;
+  for (int c = 0; c < 3; c++)
+    {
+      P[c] = scale * (inv[0][c] + c0 * inv[2][c]);
+      P[4 + c] = scale * (inv[1][c] + r0 * inv[2][c]);
+      P[8 + c] = scale * inv[2][c];
+    }
+  for (int r = 0; r < 3; r++)
+    P[4 * r + 3] = -(P[4 * r] * w[0] + P[4 * r + 1] * w[1] + P[4 * r + 2] * w[2]);
+}
+
+void
 ctr_geometry_projection_matrix (const CtrGeometry *g, guint view, double P[12])
 {
   g_return_if_fail (g != NULL && view < g->n_views);
+  if (g->vectors != NULL)
+    {
+      projection_matrix_vectors (g, view, P);
+      return;
+    }
   /* iFDK Eqs. 1-3 (M1 · M_rot · M0) in the FORMAT.md frame: source
    * S = R (sin b, -cos b, 0), d0 = (-sin b, cos b, 0), e_u = (cos b, sin b, 0),
    * e_v = +z.  Depth h2 = (X - S)·d0 = -x sin b + y cos b + R; the flat panel
@@ -295,9 +466,33 @@ edge_radius (const CtrGeometry *g, double u)
     }
 }
 
+/* Per-view vectors: the smallest disc about the axis that every view's
+ * outer column edges enclose (the signed distance of each edge ray from the
+ * axis; an edge pair on one side of the axis counts with its larger one, as
+ * below). */
+static double
+fov_radius_vectors (const CtrGeometry *g)
+{
+  double r = G_MAXDOUBLE;
+  for (guint k = 0; k < g->n_views; k++)
+    {
+      double o[2], d[2], e[2];
+      for (int s = 0; s < 2; s++)
+        {
+          ctr_geometry_ray (g, k, s ? g->n_cols - 0.5 : -0.5, o, d);
+          e[s] = o[0] * d[1] - o[1] * d[0];
+        }
+      const double here = (e[0] > 0) == (e[1] > 0) ? MAX (fabs (e[0]), fabs (e[1])) : MIN (fabs (e[0]), fabs (e[1]));
+      r = MIN (r, here);
+    }
+  return r;
+}
+
 double
 ctr_geometry_fov_radius_mm (const CtrGeometry *g)
 {
+  if (g->vectors != NULL)
+    return fov_radius_vectors (g);
   double u0 = ctr_geometry_col_u (g, -0.5);
   double u1 = ctr_geometry_col_u (g, g->n_cols - 0.5);
   /* An offset detector that does not straddle the axis covers no centred disc;
@@ -351,7 +546,8 @@ ctr_geometry_describe (const CtrGeometry *g)
                           beam, shape, g->n_views, ctr_geometry_angular_range (g) * 180.0 / G_PI,
                           g->n_rows, g->n_cols);
   if (g->beam != CTR_BEAM_PARALLEL)
-    g_string_append_printf (s, ", SOD %.1f mm, SDD %.1f mm", g->sod_mm, g->sdd_mm);
+    g_string_append_printf (s, ", SOD %.1f mm, SDD %.1f mm%s", g->sod_mm, g->sdd_mm,
+                            g->vectors != NULL ? " (means of per-view vectors)" : "");
   g_string_append_printf (s, ", field of view Ø %.1f mm", 2.0 * ctr_geometry_fov_radius_mm (g));
   return g_string_free (s, FALSE);
 }

@@ -64,6 +64,10 @@ typedef enum {
  *   any values (not necessarily uniform or sorted).  Owned by the geometry.
  * @pixel_size_known: FALSE when the dataset's "mm" are really detector pixels
  *   (reconstructions are then in 1/pixel).
+ * @vectors: (nullable) (array length=n_views*12): per-view vectors (source,
+ *   detector centre, u and v steps, mm; ctr-geometry-vectors.h), or NULL for
+ *   a circular orbit.  When set, the rays come from them and the circular
+ *   fields above are their per-view means (a summary).  Owned.
  *
  * Plain data, owned by whoever created it; copy with ctr_geometry_copy().
  */
@@ -82,6 +86,7 @@ typedef struct {
   gboolean rows_increase_with_v;
   double *angles;
   gboolean pixel_size_known;
+  double *vectors;
 } CtrGeometry;
 
 /* The plausible ranges ctr_geometry_validate() enforces: beyond them a
@@ -94,6 +99,14 @@ typedef struct {
 #define CTR_GEOMETRY_MAX_PITCH_MM 1e4
 #define CTR_GEOMETRY_MIN_PITCH_RAD 1e-9
 #define CTR_GEOMETRY_MAX_ANGLE_RAD 1e4
+
+/* Doubles per view in CtrGeometry.vectors (S, D, u, v: ctr-geometry-vectors.h). */
+#define CTR_GEOMETRY_VECTOR_LEN 12
+
+/* Unit normal @n (3 doubles) of the detector of one view's vectors @w
+ * (12 doubles), pointing away from the source; for fan beam the in-plane
+ * normal to u. */
+void ctr_geometry_vectors_normal (CtrBeam beam, const double *w, double n[3]);
 
 /* Allocates a geometry with @n_views zeroed angles and neutral defaults
  * (rows_increase_with_v = TRUE, pixel_size_known = TRUE).  Free with
@@ -117,7 +130,11 @@ void ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double s
  * to an all-zero, NaN or garbage image: distances, pitches and offsets in
  * the CTR_GEOMETRY_* ranges above, angles finite, within
  * ±CTR_GEOMETRY_MAX_ANGLE_RAD and distinct (no two views at the same angle:
- * "angle_step_rad": 0 puts every view there).  (That the field of view
+ * "angle_step_rad": 0 puts every view there).  Per-view vectors instead:
+ * every number finite, sources and detector centres within the distance
+ * range, u (and for cone beam v) steps of a plausible pitch and not
+ * parallel, each source in front of its detector plane, fan-beam vectors
+ * in the plane z = 0.  (That the field of view
  * covers at least a pixel of the image is the plan's check, ctr-recon-plan.h.)
  * O(n_views log n_views).
  * Returns FALSE with CTR_ERROR_INVALID_GEOMETRY and a message naming the
@@ -145,10 +162,21 @@ guint ctr_geometry_slice_row (const CtrGeometry *g, guint slice);
  * The ray of (@view, continuous column @col) in the plane of rotation:
  * @origin (2 doubles, mm) is the source for fan beam, or the ray's point closest
  * to the axis for parallel beam; @dir (2 doubles) is the unit direction of
- * travel towards the detector.  Fan and parallel beam only.
+ * travel towards the detector.  Fan and parallel beam (and, for the field of
+ * view, the central row of cone-beam vectors projected onto z = 0).  With
+ * per-view vectors the ray runs from S through D + (col − (cols−1)/2)·u.
  */
 void ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
                        double origin[2], double dir[2]);
+
+/**
+ * ctr_cone_ray:
+ * Source position @origin and unit direction @dir (3 doubles each, mm) of
+ * the cone-beam ray through the continuous detector position (@col, @row) of
+ * @view (flat panel; circular or per-view vectors).
+ */
+void ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
+                   double origin[3], double dir[3]);
 
 /**
  * ctr_geometry_projection_matrix:
@@ -161,7 +189,9 @@ void ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
  * and h2 = (X - S)·d0 is the point's depth along the central ray from the
  * source, mm (h2 <= 0: at or behind the source).  The FDK distance weight is
  * 1/U² = (SOD / h2)².  @P is row-major: P[4 r + c].  Meaningful for
- * CTR_BEAM_CONE (and, ignoring the row, flat fan beam).
+ * CTR_BEAM_CONE (and, ignoring the row, flat fan beam).  With per-view
+ * vectors P is the pinhole matrix of the view's S, D, u, v (h2 = depth along
+ * the detector normal, mm), exact for any orientation.
  */
 void ctr_geometry_projection_matrix (const CtrGeometry *g, guint view, double P[12]);
 

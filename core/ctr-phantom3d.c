@@ -174,22 +174,6 @@ ctr_phantom3d_rasterize (const CtrPhantom3d *ph, const CtrGrid *grid, guint supe
   return vol;
 }
 
-void
-ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
-              double origin[3], double dir[3])
-{
-  const double b = g->angles[view], sb = sin (b), cb = cos (b);
-  const double u = ctr_geometry_col_u (g, col), v = ctr_geometry_row_v (g, row);
-  origin[0] = g->sod_mm * sb;
-  origin[1] = -g->sod_mm * cb;
-  origin[2] = 0.0;
-  /* detector point - source = SDD·d0 + u·e_u + v·e_z */
-  double d[3] = { -g->sdd_mm * sb + u * cb, g->sdd_mm * cb + u * sb, v };
-  double n = sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  for (guint k = 0; k < 3; k++)
-    dir[k] = d[k] / n;
-}
-
 CtrProjections *
 ctr_phantom3d_project (const CtrPhantom3d *ph, const CtrGeometry *g, guint rays_per_bin,
                        GError **error)

@@ -83,11 +83,6 @@ CtrVolume *ctr_phantom3d_rasterize (const CtrPhantom3d *ph, const CtrGrid *grid,
 CtrProjections *ctr_phantom3d_project (const CtrPhantom3d *ph, const CtrGeometry *g,
                                        guint rays_per_bin, GError **error);
 
-/* Source position and unit direction (mm) of the cone-beam ray through the
- * continuous detector position (@col, @row) of @view (flat panel). */
-void ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
-                   double origin[3], double dir[3]);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrPhantom3d, ctr_phantom3d_free)
 
 G_END_DECLS

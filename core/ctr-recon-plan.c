@@ -11,6 +11,7 @@
 #include "ctr-backend.h"
 #include "ctr-operator.h"
 #include "analytic/ctr-fbp.h"
+#include "ctr-geometry-vectors.h"
 #include "analytic/ctr-fdk.h"
 #include "solve/ctr-iterate.h"
 #include "solve/ctr-solvers.h"
@@ -283,6 +284,19 @@ ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOpt
   plan->backend = plan_backend (plan, error);
   if (plan->backend == NULL)
     return NULL;
+  if (!ctr_method_is_iterative (o->method) && ctr_geometry_has_vectors (g))
+    {
+      /* FBP and FDK run on the circular description of per-view vectors. */
+      double dev;
+      CtrGeometry *c = ctr_geometry_circular_from_vectors (g, &dev, error);
+      if (c == NULL)
+        return NULL;
+      ctr_geometry_free (plan->g);
+      plan->g = c;
+      add_note (plan, g_strdup_printf ("the per-view vectors are a circular orbit (SOD %.1f mm, SDD %.1f mm; "
+                                       "largest deviation %.2g mm): %s runs on it", c->sod_mm, c->sdd_mm, dev,
+                                       ctr_method_label (o->method)));
+    }
   if (ctr_method_is_iterative (o->method))
     {
       if (!plan_operator (plan, cancellable, error))

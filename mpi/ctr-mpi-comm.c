@@ -2,6 +2,7 @@
  * ctr-mpi-private.h).  Shares of many slices or views travel as one element
  * of an MPI datatype per slice or view, so no count overflows an int. */
 #include "ctr-mpi-private.h"
+#include "ctr-geometry-vectors.h"
 
 #include <string.h>
 
@@ -33,6 +34,20 @@ ctr_mpi_share_inputs (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *out)
   if (job->rank == 0)
     memcpy (angles, in->geometry->angles, g.n_views * sizeof (double));
   MPI_Bcast (angles, (int) g.n_views, MPI_DOUBLE, 0, job->comm);
+  /* Per-view vectors (a pointer of rank 0's: only whether it is set travels). */
+  out->geometry->vectors = NULL;
+  if (g.vectors != NULL)
+    {
+      const gsize n = (gsize) g.n_views * CTR_GEOMETRY_VECTOR_LEN;
+      out->geometry->vectors = g_new (double, n);
+      if (job->rank == 0)
+        memcpy (out->geometry->vectors, in->geometry->vectors, n * sizeof (double));
+      MPI_Datatype view;  /* one view's 12 doubles: no count overflows an int */
+      MPI_Type_contiguous (CTR_GEOMETRY_VECTOR_LEN, MPI_DOUBLE, &view);
+      MPI_Type_commit (&view);
+      MPI_Bcast (out->geometry->vectors, (int) g.n_views, view, 0, job->comm);
+      MPI_Type_free (&view);
+    }
   /* The options hold a static backend name (ctr-recon-types.h). */
   static const char *const names[] = { "best", "cpu", "cuda", "cusparse" };
   out->options.backend = NULL;
@@ -54,21 +69,23 @@ ctr_mpi_geometry_rows (const CtrGeometry *g, guint first, guint count)
   CtrGeometry *s = ctr_geometry_copy (g);
   /* v of row i: sign · (i − (n−1)/2) · pitch + offset (ctr_geometry_row_v). */
   const double sign = g->rows_increase_with_v ? 1.0 : -1.0;
+  const double shift = first + (count - 1) * 0.5 - (g->n_rows - 1) * 0.5;
   s->n_rows = count;
-  s->offset_v_mm = g->offset_v_mm + sign * (first + (count - 1) * 0.5 - (g->n_rows - 1) * 0.5) * g->pitch_v_mm;
+  s->offset_v_mm = g->offset_v_mm + sign * shift * g->pitch_v_mm;
+  /* Vectors: the detector centre moves by as many row steps. */
+  for (guint k = 0; s->vectors != NULL && g->beam == CTR_BEAM_CONE && k < g->n_views; k++)
+    {
+      double *w = s->vectors + (gsize) k * CTR_GEOMETRY_VECTOR_LEN;
+      for (int c = 0; c < 3; c++)
+        w[3 + c] += shift * w[9 + c];
+    }
   return s;
 }
 
 CtrGeometry *
 ctr_mpi_geometry_views (const CtrGeometry *g, guint first, guint count)
 {
-  CtrGeometry *s = ctr_geometry_new (g->beam, count);
-  double *angles = s->angles;
-  *s = *g;
-  s->angles = angles;
-  s->n_views = count;
-  memcpy (angles, g->angles + first, count * sizeof (double));
-  return s;
+  return ctr_geometry_select_views (g, first, count);
 }
 
 CtrGrid

@@ -19,6 +19,7 @@
  * scales, are split C ways); CTR_MPI_SLABS sets it.
  */
 #include "ctr-mpi-private.h"
+#include "ctr-geometry-vectors.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,10 +77,14 @@ gboolean
 ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVolume **result, GError **error)
 {
   const gint64 t_start = g_get_monotonic_time ();
-  const CtrGeometry *g = sh->geometry;
   const int size = job->size, me = job->rank;
   GError *e = NULL;
-  if (ctr_fdk_check_geometry (g, &e) && ctr_grid_validate (&sh->grid, &e)
+  /* Per-view vectors: FDK runs on their circular description, or refuses. */
+  g_autoptr (CtrGeometry) circular = NULL;
+  if (ctr_geometry_has_vectors (sh->geometry))
+    circular = ctr_geometry_circular_from_vectors (sh->geometry, NULL, &e);
+  const CtrGeometry *g = circular != NULL ? circular : sh->geometry;
+  if (e == NULL && ctr_fdk_check_geometry (g, &e) && ctr_grid_validate (&sh->grid, &e)
       && (me != 0 || ctr_fdk_check_input (g, in->projections, &e)) && (guint) size > g->n_views)
     g_set_error (&e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "%d ranks for %u views: give at most one rank per view",
                  size, g->n_views);

@@ -28,6 +28,7 @@
  * orbit plane, the usual approximation off it).
  */
 #include "ctr-fdk.h"
+#include "ctr-geometry-vectors.h"
 #include "ctr-redundancy.h"
 #include "ctr-fbp.h"
 #include "ctr-filter.h"
@@ -53,6 +54,16 @@ ctr_fdk_check_geometry (const CtrGeometry *g, GError **error)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
                    "FDK handles a flat panel; a curved (cylindrical) cone-beam detector is not supported");
+      return FALSE;
+    }
+  if (ctr_geometry_has_vectors (g))
+    {
+      /* FDK's filter and weights assume a circular orbit: callers pass the
+       * circular description (ctr_fdk_run and the plan make it). */
+      g_autoptr (CtrGeometry) c = ctr_geometry_circular_from_vectors (g, NULL, error);
+      if (c != NULL)
+        g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                     "FDK takes the circular description of per-view vectors (ctr_geometry_circular_from_vectors)");
       return FALSE;
     }
   return TRUE;

@@ -2,6 +2,7 @@
  * filtering (ctr-fdk-filter.c), then voxel-driven back-projection
  * (ctr-fdk-backproject.c); see ctr-fdk.h. */
 #include "ctr-fdk.h"
+#include "ctr-geometry-vectors.h"
 
 CtrVolume *
 ctr_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
@@ -13,6 +14,15 @@ ctr_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
   const gint64 t0 = g_get_monotonic_time ();
   if (!ctr_grid_validate (grid, error))
     return NULL;
+  /* Per-view vectors: FDK runs on their circular description, or refuses. */
+  g_autoptr (CtrGeometry) circular = NULL;
+  if (ctr_geometry_has_vectors (g))
+    {
+      circular = ctr_geometry_circular_from_vectors (g, NULL, error);
+      if (circular == NULL)
+        return NULL;
+      g = circular;
+    }
   g_autoptr (CtrProjections) q = ctr_fdk_filter (g, p, window, cutoff, cancellable, error);
   if (q == NULL)
     return NULL;

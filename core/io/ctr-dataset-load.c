@@ -5,6 +5,7 @@
  * key.  Unknown keys are ignored, as FORMAT.md asks of readers.
  */
 #include "ctr-dataset.h"
+#include "ctr-geometry-json.h"
 #include "ctr-error.h"
 #include "ctr-memory.h"
 #include "ctr-file.h"
@@ -262,6 +263,8 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
                                        ctr_memory_mul (ctr_memory_mul (views, rows), ctr_memory_mul (cols, sizeof (float))));
   if (!ctr_memory_check (need, what, error))
     return NULL;
+  if (json_object_has_member (o, "vectors"))  /* per-view vectors: ctr-geometry-vectors.h */
+    return ctr_geometry_json_read_vectors (o, beam, views, rows, cols, where, error);
   g_autoptr (CtrGeometry) g = ctr_geometry_try_new (beam, views, error);
   if (g == NULL)
     return NULL;

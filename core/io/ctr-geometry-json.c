@@ -11,7 +11,7 @@ static const char *const geometry_keys[] = {
   "detector_pitch_u_mm", "detector_pitch_u_rad", "detector_pitch_v_mm",
   "detector_offset_u_mm", "detector_offset_u_rad", "detector_offset_v_mm",
   "rows_increase_with_v", "pixel_size_known", "angles_rad",
-  "angle_start_rad", "angle_step_rad",
+  "angle_start_rad", "angle_step_rad", "vectors",
 };
 
 JsonObject *
@@ -45,6 +45,8 @@ ctr_geometry_to_json_object (const CtrGeometry *g)
   for (guint k = 0; k < g->n_views; k++)
     json_array_add_double_element (angles, g->angles[k]);
   json_object_set_array_member (o, "angles_rad", angles);
+  if (g->vectors != NULL)
+    ctr_geometry_json_add_vectors (o, g);
   return o;
 }
 

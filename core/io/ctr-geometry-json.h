@@ -21,9 +21,33 @@ G_BEGIN_DECLS
  * Returns: (transfer full): a new JSON object holding the geometry keys of
  *   FORMAT.md ("type", "detector_shape", "views", "detector_cols",
  *   "detector_rows", distances, pitches, offsets, "rows_increase_with_v",
- *   "pixel_size_known", "angles_rad").  Unref with json_object_unref().
+ *   "pixel_size_known", "angles_rad"; and "vectors" for a vector geometry,
+ *   whose circular keys are then its summary, ignored on reading).  Unref
+ *   with json_object_unref().
  */
 JsonObject *ctr_geometry_to_json_object (const CtrGeometry *g);
+
+/**
+ * ctr_geometry_json_read_vectors:
+ * @o: a geometry.json object holding "vectors".
+ * @beam, @views, @rows, @cols: already read from @o's "type", "views",
+ *   "detector_rows", "detector_cols".
+ * @where: the file name, for messages.
+ * The "vectors" form: one array per view, 12 numbers [S, D, u, v] (mm,
+ * ctr-geometry-vectors.h; ASTRA cone_vec order) or, for fan beam, 6 numbers
+ * [S_x, S_y, D_x, D_y, u_x, u_y] (ASTRA fanflat_vec).  Fan beam also reads
+ * "detector_pitch_v_mm" / "detector_offset_v_mm" for a stack of slices;
+ * both read "pixel_size_known".  The circular keys are ignored.
+ * Returns: (transfer full): the geometry, or NULL with CTR_ERROR_FORMAT (a
+ *   malformed entry), CTR_ERROR_INVALID_GEOMETRY (a wrong count or a
+ *   degenerate view, ctr_geometry_new_from_vectors) or CTR_ERROR_UNSUPPORTED
+ *   (parallel beam).
+ */
+CtrGeometry *ctr_geometry_json_read_vectors (JsonObject *o, CtrBeam beam, guint views, guint rows, guint cols,
+                                             const char *where, GError **error);
+
+/* Adds @g's per-view vectors to @o as "vectors" (12 numbers per view). */
+void ctr_geometry_json_add_vectors (JsonObject *o, const CtrGeometry *g);
 
 /**
  * ctr_geometry_json_write:

@@ -1,5 +1,6 @@
 /* ctr-matrix-cache.c — SCSR matrices on disk (see ctr-matrix-cache.h). */
 #include "ctr-matrix-cache.h"
+#include "ctr-geometry-vectors.h"
 #include "ctr-scsr-private.h"
 #include "ctr-error.h"
 
@@ -40,6 +41,8 @@ ctr_matrix_cache_key (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel mod
   g_checksum_update (c, (const guchar *) ints, sizeof ints);
   g_checksum_update (c, (const guchar *) reals, sizeof reals);
   g_checksum_update (c, (const guchar *) g->angles, g->n_views * sizeof (double));
+  if (g->vectors != NULL)  /* the rays themselves; the summary above does not pin them */
+    g_checksum_update (c, (const guchar *) g->vectors, g->n_views * sizeof (double) * CTR_GEOMETRY_VECTOR_LEN);
   char *key = g_strdup (g_checksum_get_string (c));
   g_checksum_free (c);
   return key;
