@@ -4,7 +4,8 @@
  * implausible geometry refused, the default grid saturating instead of
  * wrapping, SSIM never above 1, runs that fail instead of handing back a
  * non-finite image, empty system matrices, DICOM InstanceNumbers out of
- * range or with huge gaps, and the DICOM export all or nothing.  Each test
+ * range or with huge gaps, the DICOM export all or nothing, and TIFF strips
+ * that point outside the file.  Each test
  * failed before its fix (the CLI side is tests/cli/test_hostile.py). */
 #include "ctrecon.h"
 #include "io/ctr-dicom-shim.h"
@@ -620,6 +621,28 @@ test_dicom_export_whole (void)
   g_assert_true (g_file_test (first, G_FILE_TEST_EXISTS));
 }
 
+/* A 484-byte TIFF (found by the one-hour fuzz run) that claims 4,194,309
+ * lines in 838,862 strips but gives one strip offset: libtiff fills the
+ * rest with offset 0, and the reader used to return the file's own header,
+ * read over and over, as a 7 × 4,194,309 image.  It must be refused. */
+static void
+test_tiff_strips_outside_file (void)
+{
+  const char *dir = g_getenv ("CTR_TESTS_DIR");
+  if (dir == NULL)
+    {
+      g_test_skip ("CTR_TESTS_DIR is not set");
+      return;
+    }
+  g_autofree char *path = g_build_filename (dir, "fuzz", "reproducers", "tiff", "strips-outside-file.tif", NULL);
+  g_autoptr (GError) error = NULL;
+  CtrTiffInfo info;
+  g_autofree float *data = ctr_tiff_read (path, &info, &error);
+  g_assert_null (data);
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
+  g_assert_nonnull (strstr (error->message, "lies outside the file"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -630,6 +653,7 @@ main (int argc, char **argv)
   tmp_dir = g_dir_make_tmp ("ctr-test-hostile-XXXXXX", &error);
   g_assert_no_error (error);
   g_test_add_func ("/ctr/hostile/output-path", test_output_path);
+  g_test_add_func ("/ctr/hostile/tiff/strips-outside-file", test_tiff_strips_outside_file);
   g_test_add_func ("/ctr/hostile/memory", test_memory);
   g_test_add_func ("/ctr/hostile/geometry/plausible", test_plausible);
   g_test_add_func ("/ctr/hostile/grid-default-overflow", test_grid_default_overflow);

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -309,6 +310,35 @@ convert_samples (const guint8 *src, float *dst, gsize n, guint16 bps, guint16 fm
     }
 }
 
+/* Every strip (or tile) of the current page must lie inside the file,
+ * past its 8-byte header, and hold data: libtiff fills offsets a crafted
+ * file leaves out with 0 and estimates their sizes, so without this a
+ * 484-byte file that claims 4 million lines reads its own header over and
+ * over into a plausible-looking image (found by fuzzing). */
+static gboolean
+check_chunks (TiffFile *f, guint page, GError **error)
+{
+  TIFF *tif = f->tif;
+  struct stat st;
+  if (fstat (TIFFFileno (tif), &st) != 0)
+    return TRUE;  /* not a plain file: libtiff's own checks only */
+  const guint64 size = (guint64) st.st_size;
+  const guint32 n = TIFFIsTiled (tif) ? TIFFNumberOfTiles (tif) : TIFFNumberOfStrips (tif);
+  const char *what = TIFFIsTiled (tif) ? "tile" : "strip";
+  for (guint32 k = 0; k < n; k++)
+    {
+      const guint64 off = TIFFGetStrileOffset (tif, k), len = TIFFGetStrileByteCount (tif, k);
+      if (off < 8 || len == 0 || off > size || len > size - off)
+        {
+          set_format_error (error, f, "page %u: %s %u of %u lies outside the file or holds no data (offset %"
+                            G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " bytes; the file has %" G_GUINT64_FORMAT
+                            " bytes): the file is truncated or damaged", page, what, k, n, off, len, size);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* Reads the current directory (already checked by read_page_shape) into @out
  * (width·height floats).  libtiff decodes, un-predicts and byte-swaps. */
 static gboolean
@@ -316,6 +346,8 @@ read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GErr
 {
   const gsize bytes_per = s->bps / 8;
   TIFF *tif = f->tif;
+  if (!check_chunks (f, page, error))
+    return FALSE;
 
   if (TIFFIsTiled (tif))
     {
