@@ -44,6 +44,13 @@
  *  same pair is best at quarter and at full dose, as a fixed prior should
  *  be) and checked on the real gel-fan scan and our analytic head phantom
  *  (README, low-dose table).
+ * Ray model: Joseph's (linear interpolation between pixel centres) by
+ * default, not the area integral the algebraic methods use.  A penalised
+ * fit reaches its model's floor, so the model decides the noiseless case:
+ * on head-fan-lowdose, whose object is the bilinear interpolation of its
+ * grid, PWLS gave 13.3 HU noiseless, 17.7 HU at full and 23.1 HU at
+ * quarter dose with the area model and 7.8, 14.7 and 22.2 HU with
+ * Joseph's; on the real gel-fan scan (18 views) both gave Pearson 0.9765.
  * Momentum needs subsets that are not too small: with fewer than
  * CTR_PWLS_MOMENTUM_MIN_VIEWS views per subset the iteration runs without it
  * (measured: 48 subsets of 15 views diverged with momentum, converged
