@@ -41,5 +41,13 @@ void               ctr_geometry_panel_set_beam   (CtrGeometryPanel     *self,
 void               ctr_geometry_panel_set_view   (CtrGeometryPanel     *self,
                                                   guint                 view);
 void               ctr_geometry_panel_revert     (CtrGeometryPanel     *self);
+/* The geometry of an ASTRA proj_geom (JSON) or an RTK geometry (.xml; the
+ * detector's size from the data, its pitch from the fields shown), as the
+ * Import… button does (core/io/ctr-geometry-import.h); FALSE with the
+ * importer's GError, or CTR_ERROR_INVALID_GEOMETRY when its sizes are not
+ * the projections'. */
+gboolean           ctr_geometry_panel_import     (CtrGeometryPanel     *self,
+                                                  const char           *path,
+                                                  GError              **error);
 
 G_END_DECLS

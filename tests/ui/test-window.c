@@ -23,7 +23,7 @@
  *                              and loaded back, method rows, a run cancelled,
  *                              a second run, FBP, exports, preferences,
  *                              shortcuts, profile, comparison: ui-geometry.png,
- *                              ui-geometry-invalid.png, ui-reconstruct.png,
+ *                              ui-geometry-invalid.png, ui-import-geometry.png, ui-reconstruct.png,
  *                              ui-profile.png, ui-compare.png
  *   /ui/window/volume          FDK of a cone-beam scan, coronal plane:
  *                              ui-volume-coronal.png
@@ -521,6 +521,64 @@ cancel_after_first (CtrSession *session, GParamSpec *pspec, CtrWindow *w)
     }
 }
 
+/* Import… (issue 17): the file's geometry written as an ASTRA fanflat_vec
+ * proj_geom with the detector shifted 2 mm along u, imported on the
+ * geometry page: valid, per-view vectors kept, the sketch drawn
+ * (ui-import-geometry.png); an RTK file that does not fit the data refused;
+ * then the file's geometry and grid again. */
+static void
+scenario_import_geometry (CtrWindow *w, CtrGeometryPanel *gp)
+{
+  CtrDataset *d = ctr_session_get_dataset (ctr_window_get_session (w));
+  g_autoptr (CtrGeometry) keep = ctr_geometry_copy (ctr_geometry_panel_get_geometry (gp));
+  CtrGrid grid;
+  const gboolean have_grid = ctr_geometry_panel_get_grid (gp, &grid);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CtrGeometry) v = ctr_geometry_to_vectors (keep, &error);
+  if (v == NULL || d == NULL || keep->beam != CTR_BEAM_FAN)
+    {
+      ui_note ("Import… not checked: %s", error ? error->message : "not a flat fan-beam dataset");
+      return;
+    }
+  GString *json = g_string_new (NULL);
+  g_string_append_printf (json, "{\"type\": \"fanflat_vec\", \"DetectorCount\": %u, \"Vectors\": [", v->n_cols);
+  for (guint k = 0; k < v->n_views; k++)
+    {
+      const double *x = v->vectors + (gsize) k * CTR_GEOMETRY_VECTOR_LEN;
+      const double n = hypot (x[6], x[7]);
+      g_string_append_printf (json, "%s[%.17g, %.17g, %.17g, %.17g, %.17g, %.17g]", k ? ", " : "", x[0], x[1],
+                              x[3] + 2.0 * x[6] / n, x[4] + 2.0 * x[7] / n, x[6], x[7]);
+    }
+  g_string_append (json, "]}\n");
+  g_autofree char *astra = ui_out_path ("astra-proj-geom.json");
+  g_autofree char *rtk = ui_out_path ("rtk-geometry.xml");
+  g_autofree char *text = g_string_free (json, FALSE);
+  CHECK (g_file_set_contents (astra, text, -1, NULL), "ASTRA proj_geom written to %s", astra);
+
+  show_page (w, "geometry");
+  const gboolean ok = ctr_geometry_panel_import (gp, astra, &error);
+  CHECK (ok, "Import… reads the ASTRA fanflat_vec geometry%s%s", error ? ": " : "", error ? error->message : "");
+  g_clear_error (&error);
+  const CtrGeometry *now = ctr_geometry_panel_get_geometry (gp);
+  CHECK (ok && now != NULL && ctr_geometry_has_vectors (now) && ctr_geometry_panel_is_valid (gp)
+             && ui_button_enabled (w, "reconstruct_button"),
+         "the imported per-view vectors are the page's geometry, valid, Reconstruct enabled");
+  ui_screenshot (GTK_WIDGET (w), "ui-import-geometry.png");
+
+  const char *xml = "<RTKThreeDCircularGeometry version=\"3\"><SourceToIsocenterDistance>100</SourceToIsocenterDistance>"
+                    "<SourceToDetectorDistance>300</SourceToDetectorDistance>"
+                    "<Projection><GantryAngle>0</GantryAngle></Projection></RTKThreeDCircularGeometry>";
+  CHECK (g_file_set_contents (rtk, xml, -1, NULL), "RTK geometry written");
+  const gboolean refused = !ctr_geometry_panel_import (gp, rtk, &error);
+  CHECK (refused && error != NULL && strstr (error->message, "projections") != NULL,
+         "an RTK geometry of 1 view is refused for %u views: “%s”", keep->n_views, error ? error->message : "");
+  g_clear_error (&error);
+
+  ctr_geometry_panel_load (gp, keep, d->projections, have_grid ? &grid : NULL);
+  CHECK (ctr_geometry_panel_is_valid (gp) && !ctr_geometry_has_vectors (ctr_geometry_panel_get_geometry (gp)),
+         "the file's geometry again");
+}
+
 static void
 scenario_geometry (CtrWindow *w, CtrGeometryPanel *gp)
 {
@@ -576,6 +634,8 @@ scenario_geometry (CtrWindow *w, CtrGeometryPanel *gp)
            error ? error->message : "");
     ctr_geometry_panel_revert (gp);
   }
+
+  scenario_import_geometry (w, gp);
 }
 
 static void
