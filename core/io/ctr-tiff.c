@@ -222,6 +222,7 @@ check_chunks (TiffFile *f, guint page, GError **error)
   const guint64 size = (guint64) st.st_size;
   const guint32 n = TIFFIsTiled (tif) ? TIFFNumberOfTiles (tif) : TIFFNumberOfStrips (tif);
   const char *what = TIFFIsTiled (tif) ? "tile" : "strip";
+  guint64 stored = 0;
   for (guint32 k = 0; k < n; k++)
     {
       const guint64 off = TIFFGetStrileOffset (tif, k), len = TIFFGetStrileByteCount (tif, k);
@@ -232,6 +233,28 @@ check_chunks (TiffFile *f, guint page, GError **error)
                             " bytes): the file is truncated or damaged", page, what, k, n, off, len, size);
           return FALSE;
         }
+      stored += len;
+    }
+  /* The pixels the page claims against the bytes that hold them: all of
+   * them when uncompressed; at most 4096 : 1 compressed (beyond any codec
+   * TIFF float data uses: deflate tops out near 1032 : 1, LZW near 2700 : 1).
+   * A 428-byte file claiming 168 MB of floats in three 56-byte strips was
+   * found by fuzzing. */
+  guint32 w = 0, h = 0;
+  guint16 bps = 0, spp = 1, compression = COMPRESSION_NONE;
+  TIFFGetField (tif, TIFFTAG_IMAGEWIDTH, &w);
+  TIFFGetField (tif, TIFFTAG_IMAGELENGTH, &h);
+  TIFFGetFieldDefaulted (tif, TIFFTAG_BITSPERSAMPLE, &bps);
+  TIFFGetFieldDefaulted (tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+  TIFFGetFieldDefaulted (tif, TIFFTAG_COMPRESSION, &compression);
+  const guint64 claimed = (guint64) w * h * spp * (bps / 8);
+  const guint64 most = compression == COMPRESSION_NONE ? stored : stored * 4096;
+  if (claimed > most)
+    {
+      set_format_error (error, f, "page %u claims %" G_GUINT64_FORMAT " bytes of pixels but its %u %ss hold %"
+                        G_GUINT64_FORMAT " bytes%s: the file is truncated or damaged", page, claimed, n, what,
+                        stored, compression == COMPRESSION_NONE ? "" : " (compressed beyond 4096 : 1)");
+      return FALSE;
     }
   return TRUE;
 }
