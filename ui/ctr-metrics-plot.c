@@ -5,7 +5,8 @@
  * Stacked panels sharing the iteration axis: the relative data residual
  * ||b - Ax||/||b|| on a logarithmic axis, and, when the dataset has a
  * reference image, RMSE, PSNR and SSIM on linear axes.  Several runs are
- * overlaid, each in its own colour (legend at the top); each panel shows the
+ * overlaid, each in its own colour (legend at the top; one-pass methods,
+ * FBP and FDK, as a dashed horizontal reference line); each panel shows the
  * latest value of the newest run, and hovering shows every run's values at
  * the iteration under the pointer.  The plot is a view of a session's runs
  * (a GListModel of CtrRun): the numbers are the CtrIterStats the solver
@@ -107,6 +108,13 @@ point_value (const Point *p,
     }
 }
 
+/* FBP and FDK report once: their value is a level, not a curve. */
+static gboolean
+run_is_one_pass (CtrRun *run)
+{
+  return !ctr_method_is_iterative (ctr_run_get_options (run)->method);
+}
+
 static gboolean
 value_usable (double v,
               gboolean log_axis)
@@ -135,15 +143,15 @@ static char *
 format_log_tick (double v)
 {
   int e = (int) floor (log10 (v) + 1e-9);
-  int m = (int) round (v / pow (10, e));
+  double m = v / pow (10, e);
   GString *s = g_string_new (NULL);
 
   if (e >= -3 && e <= 3)
-    g_string_printf (s, "%g", v);
+    g_string_printf (s, "%.3g", v);
   else
     {
-      if (m != 1)
-        g_string_append_printf (s, "%d×", m);
+      if (fabs (m - 1) > 1e-6)
+        g_string_append_printf (s, "%.3g×", m);
       g_string_append (s, "10");
       append_superscript (s, e);
     }
@@ -259,9 +267,9 @@ draw_y_ticks_linear (DrawCtx *ctx,
 }
 
 /* Log axis fitted to the data (not widened to whole decades, so a residual
- * that moves within one decade still fills the panel).  Gridlines at
- * m·10^e; labels at decades, at 1-2-5, 1-2-3-5 or every m by the span,
- * skipping any that would collide with the previous one. */
+ * that moves within one decade still fills the panel).  Ticks from
+ * ctr_plot_log_ticks (three or more per decade, three or more labelled);
+ * a label that would collide with the previous one is left out. */
 static void
 draw_y_ticks_log (DrawCtx *ctx,
                   Frame   *f,
@@ -281,50 +289,35 @@ draw_y_ticks_log (DrawCtx *ctx,
     }
   lo -= 0.04 * span;
   hi += 0.04 * span;
-  span = hi - lo;
   f->ymin = lo;
   f->ymax = hi;
 
   double last_label_y = INFINITY;
+  double values[128];
+  gboolean labelled[128];
+  guint n = ctr_plot_log_ticks (lo, hi, values, labelled, G_N_ELEMENTS (values));
 
-  for (int e = (int) floor (lo); e <= (int) ceil (hi); e++)
-    for (int m = 1; m <= 9; m++)
-      {
-        double v = m * pow (10, e);
-        double t = log10 (v);
-        gboolean major = m == 1;
-        gboolean labelled;
-        double y;
+  for (guint i = 0; i < n; i++)
+    {
+      double v = values[i];
+      int e = (int) floor (log10 (v) + 1e-9);
+      gboolean major = fabs (v - pow (10, e)) < 1e-9 * v;
+      double y = round (frame_y (f, v)) + 0.5;
 
-        if (t < lo - 1e-9 || t > hi + 1e-9)
-          continue;
-        if (!major && span > 4)
-          continue;           /* no minor lines over many decades */
+      set_fg (ctx, major ? 0.14 : 0.06);
+      cairo_move_to (ctx->cr, f->x0, y);
+      cairo_line_to (ctx->cr, f->x0 + f->w, y);
+      cairo_stroke (ctx->cr);
 
-        if (span > 2.5)
-          labelled = major;
-        else if (span > 1.2)
-          labelled = major || m == 2 || m == 5;
-        else if (span > 0.5)
-          labelled = major || m == 2 || m == 3 || m == 5;
-        else
-          labelled = TRUE;
+      if (labelled[i] && last_label_y - y >= 16)
+        {
+          g_autofree char *tick = format_log_tick (v);
+          g_autofree char *label = g_strdup_printf ("<small>%s</small>", tick);
 
-        y = round (frame_y (f, v)) + 0.5;
-        set_fg (ctx, major ? 0.14 : 0.06);
-        cairo_move_to (ctx->cr, f->x0, y);
-        cairo_line_to (ctx->cr, f->x0 + f->w, y);
-        cairo_stroke (ctx->cr);
-
-        if (labelled && last_label_y - y >= 22)
-          {
-            g_autofree char *tick = format_log_tick (v);
-            g_autofree char *label = g_strdup_printf ("<small>%s</small>", tick);
-
-            draw_text (ctx, label, f->x0 - 6, y, 1, 0.5, major ? 0.8 : 0.65);
-            last_label_y = y;
-          }
-      }
+          draw_text (ctx, label, f->x0 - 6, y, 1, 0.5, major ? 0.8 : 0.65);
+          last_label_y = y;
+        }
+    }
 }
 
 static void
@@ -518,6 +511,27 @@ draw_panel (CtrMetricsPlot *self,
       guint n_run = 0;
 
       gdk_cairo_set_source_rgba (cr, &rgba);
+      if (run_is_one_pass (run))
+        {
+          /* FBP, FDK: one value, drawn across the panel as a dashed
+           * reference line (a dot at iteration 1 would hide under others) */
+          for (guint i = 0; i < n_points; i++)
+            {
+              double v = point_value (run_point (run, i), series);
+              double y;
+
+              if (!value_usable (v, log_axis))
+                continue;
+              y = round (frame_y (&f, v)) + 0.5;
+              cairo_save (cr);
+              cairo_set_dash (cr, (double[]) { 7, 4 }, 2, 0);
+              cairo_move_to (cr, f.x0, y);
+              cairo_line_to (cr, f.x0 + f.w, y);
+              cairo_stroke (cr);
+              cairo_restore (cr);
+            }
+          continue;
+        }
       for (guint i = 0; i < n_points; i++)
         {
           const Point *p = run_point (run, i);
@@ -572,7 +586,7 @@ draw_panel (CtrMetricsPlot *self,
           for (guint i = 0; i < ctr_run_get_n_stats (run); i++)
             {
               const Point *p = run_point (run, i);
-              if (p->iteration != k || !value_usable (point_value (p, series), log_axis))
+              if ((p->iteration != k && !run_is_one_pass (run)) || !value_usable (point_value (p, series), log_axis))
                 continue;
               g_autofree char *v = format_value (point_value (p, series));
               g_string_append_printf (text, "  <span foreground='#%02x%02x%02x'>●</span> %s",
@@ -657,9 +671,12 @@ ctr_metrics_plot_draw (GtkDrawingArea *area,
             }
           gdk_cairo_set_source_rgba (cr, &rgba);
           cairo_set_line_width (cr, 3);
+          if (run_is_one_pass (snap_run (&snap, r)))
+            cairo_set_dash (cr, (double[]) { 5, 3 }, 2, 0);
           cairo_move_to (cr, x, top + 8);
           cairo_line_to (cr, x + 16, top + 8);
           cairo_stroke (cr);
+          cairo_set_dash (cr, NULL, 0, 0);
           draw_text (&ctx, label, x + 20, top + 8, 0, 0.5, 0.9);
           x += 20 + tw + 14;
         }
