@@ -8,6 +8,11 @@
  * and maximum (0.1st and 99.9th percentiles) and follows every new image
  * until the user drags it (horizontal:
  * width, vertical: level); a double click returns to the automatic window.
+ * Images in 1/mm can be shown in Hounsfield units (a window preset of
+ * ctr-hu-preset.h, or ctr_slice_view_set_hu): the colour bar's ends, the
+ * window label and the pointer read-out then read HU with the μ_water used.
+ * The read-out sits above the size and window label at the bottom left,
+ * both wrapped within the view.
  * The display keeps the physical aspect ratio (nx·dx by ny·dy).  Row 0 of the
  * slice is +y and is drawn at the top (FORMAT.md), so no flip is needed.
  *
@@ -26,6 +31,7 @@
 #include <string.h>
 
 #include "ctr-slice-view.h"
+#include "ctr-hu-preset.h"
 
 #define MARGIN 12.0
 
@@ -43,6 +49,11 @@ struct _CtrSliceView
   double      data_min;
   double      data_max;
   gboolean    manual_window;
+  int         hu;              /* CtrSliceHu */
+
+  /* where the last frame put the overlays (ctr_slice_view_get_overlay_boxes) */
+  graphene_rect_t readout_box;
+  graphene_rect_t label_box;
 
   /* the shown plane (ctr-slice-plane.h) */
   int         orientation;     /* CtrSliceOrientation */
@@ -200,15 +211,19 @@ mm_to_widget (CtrSliceView *self, const graphene_rect_t *r, double xm, double ym
   *y = r->origin.y + fy / g->ny * r->size.height;
 }
 
+/* Draws @markup anchored at (@x, @y); wrapped within @max_width pixels
+ * when > 0; its box (backdrop included) in @box when given. */
 static void
-draw_text (CtrSliceView *self,
-           GtkSnapshot  *snapshot,
-           const char   *markup,
-           double        x,
-           double        y,
-           double        x_align,
-           double        y_align,
-           gboolean      backdrop)
+draw_text_in (CtrSliceView    *self,
+              GtkSnapshot     *snapshot,
+              const char      *markup,
+              double           x,
+              double           y,
+              double           x_align,
+              double           y_align,
+              gboolean         backdrop,
+              double           max_width,
+              graphene_rect_t *box)
 {
   PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
   PangoRectangle ink, logical;
@@ -216,10 +231,18 @@ draw_text (CtrSliceView *self,
   GdkRGBA bg = { 0.0, 0.0, 0.0, 0.55 };
 
   pango_layout_set_markup (layout, markup, -1);
+  if (max_width > 0)
+    {
+      pango_layout_set_width (layout, (int) (max_width * PANGO_SCALE));
+      pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+    }
   pango_layout_get_pixel_extents (layout, &ink, &logical);
 
   double tx = floor (x - x_align * logical.width);
   double ty = floor (y - y_align * logical.height);
+
+  if (box != NULL)
+    graphene_rect_init (box, tx - 6, ty - 3, logical.width + 12, logical.height + 6);
 
   if (backdrop)
     {
@@ -241,6 +264,52 @@ draw_text (CtrSliceView *self,
   gtk_snapshot_restore (snapshot);
 
   g_object_unref (layout);
+}
+
+static void
+draw_text (CtrSliceView *self,
+           GtkSnapshot  *snapshot,
+           const char   *markup,
+           double        x,
+           double        y,
+           double        x_align,
+           double        y_align,
+           gboolean      backdrop)
+{
+  draw_text_in (self, snapshot, markup, x, y, x_align, y_align, backdrop, 0, NULL);
+}
+
+/* Whether the values are shown in HU: asked for, on an image in 1/mm. */
+static gboolean
+shows_hu (CtrSliceView *self)
+{
+  return self->hu != CTR_SLICE_HU_OFF && self->image != NULL && g_strcmp0 (self->image->unit, "1/mm") == 0;
+}
+
+/* A value of the image (or a window end) as shown: "+40 HU", "0.0192". */
+static char *
+format_shown (CtrSliceView *self, double v)
+{
+  if (!shows_hu (self))
+    return g_strdup_printf ("%.4g", v);
+  if (self->hu == CTR_SLICE_HU_DIFFERENCE)
+    return g_strdup_printf ("%+.0f HU", 1000.0 * v / CTR_SLICE_VIEW_MU_WATER);
+  return g_strdup_printf ("%+.0f HU", ctr_slice_view_to_hu (v));
+}
+
+/* "W 80  L 40 HU (μ_water 0.0192 /mm)" or "W 0.004  L 0.019 (auto)". */
+static char *
+format_window (CtrSliceView *self)
+{
+  double width = self->hi - self->lo, level = 0.5 * (self->hi + self->lo);
+
+  if (!shows_hu (self))
+    return g_strdup_printf ("W %.4g  L %.4g%s", width, level, self->manual_window ? "" : " (auto)");
+  if (self->hu == CTR_SLICE_HU_DIFFERENCE)
+    return g_strdup_printf ("W %.0f HU, centred on %.0f (μ_water %.4g /mm)", 1000.0 * width / CTR_SLICE_VIEW_MU_WATER,
+                            1000.0 * level / CTR_SLICE_VIEW_MU_WATER, CTR_SLICE_VIEW_MU_WATER);
+  return g_strdup_printf ("W %.0f  L %.0f HU (μ_water %.4g /mm)", 1000.0 * width / CTR_SLICE_VIEW_MU_WATER,
+                          ctr_slice_view_to_hu (level), CTR_SLICE_VIEW_MU_WATER);
 }
 
 static void
@@ -309,8 +378,10 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
   }
   {
     double bh = MIN (200, h / 2.5), by = MARGIN + 28, bx = w - MARGIN - 14;
-    g_autofree char *hi = g_strdup_printf ("<small><span font_features='tnum'>%.4g</span></small>", self->hi);
-    g_autofree char *lo = g_strdup_printf ("<small><span font_features='tnum'>%.4g</span></small>", self->lo);
+    g_autofree char *hi_text = format_shown (self, self->hi);
+    g_autofree char *lo_text = format_shown (self, self->lo);
+    g_autofree char *hi = g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", hi_text);
+    g_autofree char *lo = g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", lo_text);
     draw_text (self, snapshot, hi, bx - 8, by, 1, 0.3, TRUE);
     draw_text (self, snapshot, lo, bx - 8, by + bh, 1, 0.7, TRUE);
   }
@@ -322,26 +393,25 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
       draw_text (self, snapshot, markup, MARGIN + 8, MARGIN + 6, 0, 0, TRUE);
     }
 
+  /* bottom left: size and window; the pointer read-out above them, both
+   * wrapped within the view so that neither covers the other nor is cut */
   {
-    const CtrGrid *g = &self->plane.grid;
-    g_autofree char *markup =
-      g_strdup_printf ("<small><span font_features='tnum'>"
-                       "%u × %u px · %.3g mm\n"
-                       "W %.4g  L %.4g%s</span></small>",
-                       g->nx, g->ny, g->dx,
-                       self->hi - self->lo, 0.5 * (self->hi + self->lo),
-                       self->manual_window ? "" : " (auto)");
-    draw_text (self, snapshot, markup, MARGIN + 8, h - MARGIN - 6, 0, 1, TRUE);
-  }
+    double max_w = w - 2 * MARGIN - 16 - 60;   /* clear of the colour bar's labels */
+    g_autofree char *text = ctr_slice_view_describe_window (self);
+    g_autofree char *escaped = g_markup_escape_text (text, -1);
+    g_autofree char *markup = g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", escaped);
 
-  if (self->pointer_info != NULL)
-    {
-      g_autofree char *escaped = g_markup_escape_text (self->pointer_info, -1);
-      g_autofree char *markup =
-        g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>",
-                         escaped);
-      draw_text (self, snapshot, markup, w - MARGIN - 8, h - MARGIN - 6, 1, 1, TRUE);
-    }
+    draw_text_in (self, snapshot, markup, MARGIN + 8, h - MARGIN - 6, 0, 1, TRUE, MAX (max_w, 40), &self->label_box);
+    graphene_rect_init (&self->readout_box, 0, 0, 0, 0);
+    if (self->pointer_info != NULL)
+      {
+        g_autofree char *info = g_markup_escape_text (self->pointer_info, -1);
+        g_autofree char *info_markup =
+          g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", info);
+        draw_text_in (self, snapshot, info_markup, MARGIN + 8, self->label_box.origin.y - 6, 0, 1, TRUE,
+                      MAX (max_w, 40), &self->readout_box);
+      }
+  }
 }
 
 static void
@@ -359,13 +429,14 @@ set_pointer_info (CtrSliceView *self,
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-static void
-on_motion (GtkEventControllerMotion *controller,
-           double                    x,
-           double                    y,
-           CtrSliceView             *self)
+void
+ctr_slice_view_point_at (CtrSliceView *self,
+                         double        x,
+                         double        y)
 {
   graphene_rect_t rect;
+
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
 
   self->pointer_x = x;
   self->pointer_y = y;
@@ -380,6 +451,37 @@ on_motion (GtkEventControllerMotion *controller,
   guint iy = MIN (g->ny - 1, (guint) ((y - rect.origin.y) / rect.size.height * g->ny));
 
   set_pointer_info (self, ctr_slice_view_describe_pixel (self, ix, iy));
+}
+
+static void
+on_motion (GtkEventControllerMotion *controller,
+           double                    x,
+           double                    y,
+           CtrSliceView             *self)
+{
+  ctr_slice_view_point_at (self, x, y);
+}
+
+/**
+ * ctr_slice_view_describe_window:
+ * The size and window label at the bottom left: "512 × 512 px · 0.5 mm
+ * pixels" (or "pixel size unknown" for an image per pixel), then the
+ * window ("W 80  L 40 HU (μ_water 0.0192 /mm)" under a Hounsfield preset).
+ * Transfer full; NULL without an image.
+ */
+char *
+ctr_slice_view_describe_window (CtrSliceView *self)
+{
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), NULL);
+  if (self->image == NULL)
+    return NULL;
+
+  const CtrGrid *g = &self->plane.grid;
+  gboolean pixel_known = self->image->unit == NULL || strstr (self->image->unit, "pixel") == NULL;
+  g_autofree char *size = pixel_known ? g_strdup_printf ("%.3g mm pixels", g->dx)
+                                      : g_strdup ("pixel size unknown (values per pixel)");
+  g_autofree char *window = format_window (self);
+  return g_strdup_printf ("%u × %u px · %s\n%s", g->nx, g->ny, size, window);
 }
 
 /**
@@ -402,13 +504,26 @@ ctr_slice_view_describe_pixel (CtrSliceView *self, guint ix, guint iy)
     static const char *axes[][2] = { { "x", "y" }, { "x", "z" }, { "y", "z" } };
     guint o = self->image->grid.nz > 1 ? self->orientation : CTR_SLICE_AXIAL;
     /* Images in 1/mm are also shown in Hounsfield units, with the μ_water
-     * the presets assume (stated, since a calibrated scanner has its own). */
-    g_autofree char *hu = g_strcmp0 (self->image->unit, "1/mm") == 0
-      ? g_strdup_printf ("  = %+.0f HU (μ_water %.4g /mm)", ctr_slice_view_to_hu (v), CTR_SLICE_VIEW_MU_WATER)
-      : g_strdup ("");
-    return g_strdup_printf ("%s %+.1f mm  %s %+.1f mm   %.5g %s%s",
-                            axes[o][0], ctr_grid_x (g, ix), axes[o][1], ctr_grid_y (g, iy), v,
-                            self->image->unit ? self->image->unit : "", hu);
+     * the presets assume (stated, since a calibrated scanner has its own);
+     * under a Hounsfield preset HU come first. */
+    gboolean mm = g_strcmp0 (self->image->unit, "1/mm") == 0;
+    g_autofree char *hu_text = mm ? format_shown (self, v) : NULL;
+    g_autofree char *hu = NULL;
+    g_autofree char *value = NULL;
+
+    if (mm && shows_hu (self))
+      {
+        value = g_strdup_printf ("%s", hu_text);
+        hu = g_strdup_printf ("  = %.5g 1/mm (μ_water %.4g /mm)", v, CTR_SLICE_VIEW_MU_WATER);
+      }
+    else
+      {
+        value = g_strdup_printf ("%.5g %s", v, self->image->unit ? self->image->unit : "");
+        hu = mm ? g_strdup_printf ("  = %+.0f HU (μ_water %.4g /mm)", ctr_slice_view_to_hu (v), CTR_SLICE_VIEW_MU_WATER)
+                : g_strdup ("");
+      }
+    return g_strdup_printf ("%s %+.1f mm  %s %+.1f mm   %s%s", axes[o][0], ctr_grid_x (g, ix), axes[o][1],
+                            ctr_grid_y (g, iy), value, hu);
   }
 }
 
@@ -528,7 +643,7 @@ on_pressed (GtkGestureClick *gesture,
             CtrSliceView    *self)
 {
   if (n_press == 2)
-    ctr_slice_view_reset_window (self);
+    ctr_slice_view_apply_preset (self, "auto");
 }
 
 static void
@@ -921,9 +1036,6 @@ ctr_slice_view_set_slice (CtrSliceView *self, guint slice)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-/* Window/level presets for images in 1/mm (ctr_slice_hu_preset).  Returns
- * FALSE (nothing changed) for an unknown name or an image in another unit.
- * "auto" returns to the automatic window. */
 gboolean
 ctr_slice_view_apply_preset (CtrSliceView *self, const char *name)
 {
@@ -932,12 +1044,46 @@ ctr_slice_view_apply_preset (CtrSliceView *self, const char *name)
   g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), FALSE);
   if (g_strcmp0 (name, "auto") == 0)
     {
+      ctr_slice_view_set_hu (self, CTR_SLICE_HU_OFF);
       ctr_slice_view_reset_window (self);
+      g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0);
       return TRUE;
     }
-  if (self->image == NULL || g_strcmp0 (self->image->unit, "1/mm") != 0 || !ctr_slice_hu_preset (name, &lo, &hi))
+  if (self->image == NULL || g_strcmp0 (self->image->unit, "1/mm") != 0 || !ctr_hu_preset_is_hu (name))
     return FALSE;
+  if (self->hu == CTR_SLICE_HU_OFF)
+    ctr_slice_view_set_hu (self, CTR_SLICE_HU_VALUES);
+  if (!ctr_hu_preset_window (name, CTR_SLICE_VIEW_MU_WATER, &lo, &hi))
+    return TRUE;   /* "custom": the window stays */
   ctr_slice_view_set_window (self, lo, hi);
   g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0);
   return TRUE;
+}
+
+void
+ctr_slice_view_set_hu (CtrSliceView *self, CtrSliceHu hu)
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  if (self->hu == (int) hu)
+    return;
+  self->hu = hu;
+  if (self->pointer_info != NULL)
+    ctr_slice_view_point_at (self, self->pointer_x, self->pointer_y);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+CtrSliceHu
+ctr_slice_view_get_hu (CtrSliceView *self)
+{
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), CTR_SLICE_HU_OFF);
+  return self->hu;
+}
+
+gboolean
+ctr_slice_view_get_overlay_boxes (CtrSliceView *self, graphene_rect_t *readout, graphene_rect_t *window_label)
+{
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), FALSE);
+  *readout = self->readout_box;
+  *window_label = self->label_box;
+  return self->readout_box.size.width > 0 && self->label_box.size.width > 0;
 }
