@@ -20,6 +20,10 @@
  */
 #define G_LOG_DOMAIN "ctr-window"
 
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "ctr-window-private.h"
 #include "ctr-widget-png.h"
 
@@ -70,20 +74,64 @@ open_response (GtkNativeDialog *native,
   g_object_unref (native);
 }
 
-/* A file chooser starting in the folder of the loaded dataset. */
+/* A folder we may write to and that is meant to be written to: root may
+ * write into a dr-xr-xr-x data folder, but should not. */
+static gboolean
+writable_folder (const char *path)
+{
+  GStatBuf st;
+
+  return path != NULL && g_stat (path, &st) == 0 && S_ISDIR (st.st_mode) &&
+         (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0 && g_access (path, W_OK | X_OK) == 0;
+}
+
+char *
+_ctr_window_save_folder (CtrWindow *self, GUserDirectory fallback)
+{
+  CtrDataset *d = ctr_session_get_dataset (self->session);
+  const char *special = g_get_user_special_dir (fallback);
+
+  if (writable_folder (self->last_folder))
+    return g_strdup (self->last_folder);
+  if (d != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (d->path);
+      if (writable_folder (dir))
+        return g_steal_pointer (&dir);
+    }
+  if (writable_folder (special))
+    return g_strdup (special);
+  return g_strdup (g_get_home_dir ());
+}
+
+/* Remembers where a save or export went (@path's folder). */
+static void
+remember_folder (CtrWindow *self, const char *path)
+{
+  g_free (self->last_folder);
+  self->last_folder = g_path_get_dirname (path);
+}
+
+/* A file chooser: opening starts in the loaded dataset's folder; saving in
+ * _ctr_window_save_folder (@fallback). */
 static GtkFileChooserNative *
-new_chooser (CtrWindow *self, const char *title, GtkFileChooserAction action, const char *accept)
+new_chooser (CtrWindow *self, const char *title, GtkFileChooserAction action, const char *accept,
+             GUserDirectory fallback)
 {
   GtkFileChooserNative *native = gtk_file_chooser_native_new (title, GTK_WINDOW (self), action, accept, "_Cancel");
   CtrDataset *d = ctr_session_get_dataset (self->session);
+  gboolean opening = g_str_equal (accept, "_Open");
+  g_autofree char *folder = NULL;
 
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
-  if (d != NULL)
+  if (opening && d != NULL)
+    folder = g_path_get_dirname (d->path);
+  else if (!opening)
+    folder = _ctr_window_save_folder (self, fallback);
+  if (folder != NULL)
     {
-      g_autoptr(GFile) file = g_file_new_for_path (d->path);
-      g_autoptr(GFile) dir = g_file_get_parent (file);
-      if (dir != NULL)
-        gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), dir, NULL);
+      g_autoptr(GFile) dir = g_file_new_for_path (folder);
+      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), dir, NULL);
     }
   return native;
 }
@@ -110,7 +158,8 @@ static void
 open_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   CtrWindow *self = CTR_WINDOW (widget);
-  GtkFileChooserNative *native = new_chooser (self, "Open Dataset", GTK_FILE_CHOOSER_ACTION_OPEN, "_Open");
+  GtkFileChooserNative *native =
+    new_chooser (self, "Open Dataset", GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", G_USER_DIRECTORY_DOCUMENTS);
 
   /* DICOM files often have no extension: shared-mime-info recognises them
    * by "DICM" at offset 128 (application/dicom). */
@@ -127,7 +176,7 @@ open_folder_action (GtkWidget *widget, const char *action_name, GVariant *parame
 {
   CtrWindow *self = CTR_WINDOW (widget);
   GtkFileChooserNative *native =
-    new_chooser (self, "Open DICOM Folder", GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open");
+    new_chooser (self, "Open DICOM Folder", GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open", G_USER_DIRECTORY_DOCUMENTS);
 
   g_signal_connect (native, "response", G_CALLBACK (open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
@@ -210,6 +259,7 @@ save_response (GtkNativeDialog *native, int response, CtrWindow *self)
         {
           g_autofree char *base = g_path_get_basename (path);
           g_autofree char *msg = g_strdup_printf ("Saved %s", base);
+          remember_folder (self, path);
           _ctr_window_toast (self, msg);
         }
     }
@@ -219,7 +269,9 @@ save_response (GtkNativeDialog *native, int response, CtrWindow *self)
 static void
 ask_save_path (CtrWindow *self, const char *title, const char *name, SaveFunc func)
 {
-  GtkFileChooserNative *native = new_chooser (self, title, GTK_FILE_CHOOSER_ACTION_SAVE, "_Save");
+  GtkFileChooserNative *native =
+    new_chooser (self, title, GTK_FILE_CHOOSER_ACTION_SAVE, "_Save",
+                 g_str_has_suffix (name, ".png") ? G_USER_DIRECTORY_PICTURES : G_USER_DIRECTORY_DOCUMENTS);
 
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), name);
   g_object_set_data (G_OBJECT (native), "ctr-save-func", func);
@@ -300,7 +352,9 @@ dicom_exported (GObject *source, GAsyncResult *result, gpointer data)
   if (!ctr_session_export_dicom_finish (CTR_SESSION (source), result, &error))
     msg = g_strdup_printf ("DICOM export failed: %s", error->message);
   else
-    msg = g_strdup_printf ("Exported %u DICOM slices to %s", e->n_slices, e->folder);
+    msg = g_strdup_printf (g_dngettext (NULL, "Exported %u DICOM slice to %s", "Exported %u DICOM slices to %s",
+                                        e->n_slices),
+                           e->n_slices, e->folder);
   if (e->window->session != NULL)
     _ctr_window_toast (e->window, msg);
   g_object_unref (e->window);
@@ -331,6 +385,7 @@ dicom_folder_response (GtkNativeDialog *native, int response, CtrWindow *self)
       else
         {
           DicomExport *e = g_new0 (DicomExport, 1);
+          remember_folder (self, path);
           e->window = g_object_ref (self);
           e->folder = g_strdup (path);
           e->n_slices = ctr_run_get_result (run)->grid.nz;
@@ -345,7 +400,8 @@ export_dicom_action (GtkWidget *widget, const char *action_name, GVariant *param
 {
   CtrWindow *self = CTR_WINDOW (widget);
   GtkFileChooserNative *native = new_chooser (self, "Export DICOM Series (choose a folder)",
-                                              GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Export");
+                                              GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Export",
+                                              G_USER_DIRECTORY_DOCUMENTS);
 
   g_signal_connect (native, "response", G_CALLBACK (dicom_folder_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));

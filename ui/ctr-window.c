@@ -27,6 +27,7 @@
 G_DEFINE_FINAL_TYPE (CtrWindow, ctr_window, ADW_TYPE_APPLICATION_WINDOW)
 
 #define MAX_RECENT 8
+#define RECENT_GROUP "ctrecon-dataset"
 
 void
 _ctr_window_show_error (CtrWindow  *self,
@@ -195,6 +196,7 @@ add_recent (const char *path)
   g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
   GtkRecentData data = { 0 };
   gboolean dir = g_file_test (path, G_FILE_TEST_IS_DIR);
+  const char *groups[] = { RECENT_GROUP, NULL };
 
   if (uri == NULL)
     return;
@@ -202,6 +204,7 @@ add_recent (const char *path)
                                  : g_str_has_suffix (path, ".json") ? "application/json" : "application/dicom");
   data.app_name = (char *) recent_app_name ();
   data.app_exec = (char *) "ctrecon %f";
+  data.groups = (char **) groups;
   gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
 }
 
@@ -213,7 +216,9 @@ compare_recent (gconstpointer a, gconstpointer b)
   return -g_date_time_compare (ta, tb);
 }
 
-/* The open menu's recent section: this application's datasets, newest first. */
+/* The open menu's recent section: the datasets this application opened,
+ * newest first (file choosers also record what was saved or exported
+ * under the application's name: the group tells datasets apart). */
 static void
 rebuild_recent_menu (CtrWindow *self)
 {
@@ -221,7 +226,7 @@ rebuild_recent_menu (CtrWindow *self)
   g_autoptr(GPtrArray) mine = g_ptr_array_new ();
 
   for (GList *l = items; l != NULL; l = l->next)
-    if (gtk_recent_info_has_application (l->data, recent_app_name ()) && gtk_recent_info_is_local (l->data) &&
+    if (gtk_recent_info_has_group (l->data, RECENT_GROUP) && gtk_recent_info_is_local (l->data) &&
         gtk_recent_info_exists (l->data))
       g_ptr_array_add (mine, l->data);
   g_ptr_array_sort (mine, compare_recent);
@@ -265,6 +270,16 @@ on_dataset (CtrWindow *self)
     grid = ctr_grid_default (d->geometry, 0, 0);
   ctr_geometry_panel_load (self->geometry_panel, d->geometry, d->projections, &grid);
   _ctr_window_update_actions (self);
+}
+
+/* The Run page's window preset: Profile and Compare read HU with it. */
+static void
+on_preset (CtrWindow *self)
+{
+  const char *name = ctr_run_page_get_preset (self->run_page);
+
+  ctr_profile_page_set_preset (self->profile_page, name);
+  ctr_compare_page_set_preset (self->compare_page, name);
 }
 
 /* ---- preferences (org.ctrecon.CtRecon) ----------------------------------- */
@@ -337,6 +352,7 @@ ctr_window_dispose (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->recent_section);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->last_folder, g_free);
 
   G_OBJECT_CLASS (ctr_window_parent_class)->dispose (object);
 }
@@ -402,6 +418,7 @@ ctr_window_init (CtrWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->geometry_panel, "changed", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->run_page, "notify::preset", G_CALLBACK (on_preset), self, G_CONNECT_SWAPPED);
   bind_settings (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
