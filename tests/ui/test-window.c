@@ -1047,6 +1047,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/volume", test_volume);
   g_test_add_func ("/ui/window/dicom", test_window_dicom);
   g_test_add_func ("/ui/window/dicom-xa", test_window_dicom_xa);
+  g_test_add_func ("/ui/window/study", test_window_study);
+  g_test_add_func ("/ui/window/no-reference", test_window_no_reference);
   g_test_add_func ("/ui/window/responsiveness", test_responsiveness);
   status = g_test_run ();
 

@@ -92,4 +92,8 @@ void        ui_screenshot       (GtkWidget   *widget,
 void        test_window_dicom    (void);
 void        test_window_dicom_xa (void);
 
+/* tests/ui/test-window-study.c */
+void        test_window_study        (void);
+void        test_window_no_reference (void);
+
 G_END_DECLS

@@ -1,0 +1,486 @@
+/* test-window-study.c — /ui/window/study: the defects a low-dose study
+ * meets in the window (issue 15, "Defects seen"), each checked on the real
+ * window: runs labelled by what distinguishes them (legend, Compare,
+ * Profile, CSV), "Preparing…" saying what, progress and the latest numbers
+ * pinned in view, Hounsfield presets applied everywhere ("Custom" after a
+ * drag), the pointer read-out clear of the window label, log-axis ticks,
+ * Recent holding datasets only, save choosers in a writable folder, "1 DICOM
+ * slice"; screenshot ui-hu.png.  /ui/window/no-reference: a dataset
+ * without a reference gives the image the space (ui-no-reference.png).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Environment: CTR_UI_DATASET (with a reference; gel-fan), CTR_UI_NOREF (a
+ * geometry.json without a reference), CTR_UI_OUT.
+ */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "test-window.h"
+#include "ctr-compare-page.h"
+#include "ctr-hu-preset.h"
+#include "ctr-plot-draw.h"
+#include "ctr-profile-page.h"
+#include "ctr-run-page.h"
+#include "ctr-slice-view.h"
+
+static CtrRunPage *
+run_page_of (CtrWindow *w)
+{
+  return ui_child (w, CTR_TYPE_WINDOW, "run_page");
+}
+
+/* Reconstructs with the method panel as it is. */
+static CtrRun *
+reconstruct (CtrWindow *w)
+{
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.reconstruct", NULL);
+  ui_wait_idle (w, 240, "a run");
+  return ctr_session_get_latest_result (ctr_window_get_session (w));
+}
+
+/* @method with its defaults but @param = @value (NULL: none). */
+static CtrRun *
+run_and_wait (CtrWindow *w, CtrMethod method, const char *param, double value)
+{
+  CtrMethodPanel *mp = ctr_run_page_get_method_panel (run_page_of (w));
+
+  ctr_method_panel_set_method (mp, method);
+  if (param != NULL)
+    ctr_method_panel_set_param (mp, param, value, NULL);
+  return reconstruct (w);
+}
+
+/* ---- labels ----------------------------------------------------------------- */
+
+static gboolean
+all_distinct (GPtrArray *labels)
+{
+  for (guint i = 0; i < labels->len; i++)
+    for (guint j = i + 1; j < labels->len; j++)
+      if (g_strcmp0 (labels->pdata[i], labels->pdata[j]) == 0)
+        return FALSE;
+  return labels->len >= 2;
+}
+
+static char *first_progress_text;
+
+static void
+on_progress_text (CtrSession *session, GParamSpec *pspec, gpointer data)
+{
+  if (first_progress_text == NULL)
+    first_progress_text = g_strdup (ctr_session_get_progress_text (session));
+}
+
+static void
+study_runs (CtrWindow *w)
+{
+  CtrSession *session = ctr_window_get_session (w);
+  CtrMethodPanel *mp = ctr_run_page_get_method_panel (run_page_of (w));
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  GListModel *results = ctr_session_get_results (session);
+
+  /* SIRT, then two FBPs that differ only in their window */
+  g_signal_connect (session, "notify::progress-text", G_CALLBACK (on_progress_text), NULL);
+  run_and_wait (w, CTR_METHOD_SIRT, "iterations", 3);
+  g_signal_handlers_disconnect_by_func (session, on_progress_text, NULL);
+  CHECK (first_progress_text && g_str_has_prefix (first_progress_text, "Preparing SIRT: ") &&
+             strstr (first_progress_text, "matrix") != NULL,
+         "before the first iteration the progress says what is prepared: “%s”",
+         first_progress_text ? first_progress_text : "");
+  g_clear_pointer (&first_progress_text, g_free);
+  run_and_wait (w, CTR_METHOD_FBP, "window", CTR_FILTER_HANN);
+  ctr_method_panel_set_param (mp, "window", CTR_FILTER_HAMMING, NULL);
+  ctr_method_panel_set_param (mp, "cutoff", 0.8, NULL);
+  reconstruct (w);
+  CHECK (g_list_model_get_n_items (results) == 4, "four results (FBP, SIRT, FBP Hann, FBP Hamming 0.8)");
+  for (guint i = 1; i < g_list_model_get_n_items (results); i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
+      g_ptr_array_add (labels, (gpointer) ctr_run_get_label (run));
+      ui_note ("run label: %s", ctr_run_get_label (run));
+    }
+  CHECK (all_distinct (labels) && strstr (labels->pdata[1], "Hann") && strstr (labels->pdata[2], "Hamming") &&
+             strstr (labels->pdata[2], "cut-off 0.8") && strstr (labels->pdata[0], "3 it"),
+         "the runs' labels name what distinguishes them (window, cut-off, iterations)");
+
+  /* the same labels on Compare (tile captions) */
+  {
+    CtrComparePage *compare = ui_child (w, CTR_TYPE_WINDOW, "compare_page");
+    GtkWidget *grid = ui_child (compare, CTR_TYPE_COMPARE_PAGE, "compare_grid");
+    g_autoptr(GPtrArray) tiles = ui_find_all (grid, CTR_TYPE_SLICE_VIEW);
+    guint found = 0;
+
+    for (guint t = 0; t < tiles->len; t++)
+      {
+        g_autofree char *caption = NULL;
+        g_object_get (tiles->pdata[t], "caption", &caption, NULL);
+        for (guint i = 0; i < labels->len; i++)
+          found += g_strcmp0 (caption, labels->pdata[i]) == 0;
+      }
+    CHECK (found == labels->len, "Compare captions its tiles with the %u labels (%u found)", labels->len, found);
+  }
+
+  /* and in the metrics CSV */
+  {
+    g_autofree char *csv = ui_out_path ("study-metrics.csv");
+    g_autofree char *text = NULL;
+    guint found = 0;
+
+    g_unlink (csv);
+    if (ui_export (w, "win.export-metrics", csv) && g_file_get_contents (csv, &text, NULL, NULL))
+      for (guint i = 0; i < labels->len; i++)
+        found += strstr (text, labels->pdata[i]) != NULL;
+    CHECK (found == labels->len, "the metrics CSV names the runs by their labels (%u of %u)", found, labels->len);
+  }
+
+  /* progress and the latest numbers pinned in view at the window's size */
+  {
+    CtrRunPage *page = run_page_of (w);
+    GtkWidget *bar = ui_child (page, CTR_TYPE_RUN_PAGE, "progress_bar");
+    GtkLabel *latest = ui_child (page, CTR_TYPE_RUN_PAGE, "latest_label");
+    graphene_rect_t b;
+    gboolean inside = gtk_widget_compute_bounds (bar, GTK_WIDGET (w), &b) &&
+                      b.origin.y + b.size.height <= gtk_widget_get_height (GTK_WIDGET (w));
+
+    CHECK (gtk_widget_get_ancestor (bar, GTK_TYPE_SCROLLED_WINDOW) == NULL && inside,
+           "the progress bar is pinned (not scrolled), inside the %d px high window (bottom at %.0f px)",
+           gtk_widget_get_height (GTK_WIDGET (w)), b.origin.y + b.size.height);
+    CHECK (gtk_widget_get_ancestor (GTK_WIDGET (latest), GTK_TYPE_SCROLLED_WINDOW) == NULL &&
+               strstr (gtk_label_get_label (latest), "RMSE") != NULL,
+           "the latest numbers are pinned beside it: “%s”", gtk_label_get_label (latest));
+  }
+}
+
+/* ---- Hounsfield presets --------------------------------------------------------- */
+
+static void
+study_hu (CtrWindow *w)
+{
+  CtrRunPage *page = run_page_of (w);
+  CtrSliceView *view = ui_child (page, CTR_TYPE_RUN_PAGE, "slice_view");
+  GtkDropDown *presets = ui_child (page, CTR_TYPE_RUN_PAGE, "preset_dropdown");
+  CtrVolume *v = ctr_slice_view_get_image (view);
+  gboolean mm = v != NULL && g_strcmp0 (v->unit, "1/mm") == 0;
+  graphene_rect_t readout, label;
+
+  if (!mm)
+    {
+      ui_note ("skip HU checks: the result is in %s", v && v->unit ? v->unit : "no unit");
+      return;
+    }
+  adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "reconstruct");
+  gtk_drop_down_set_selected (presets, ctr_hu_preset_find ("brain"));
+  {
+    g_autofree char *wl = ctr_slice_view_describe_window (view);
+    double lo, hi;
+
+    ctr_slice_view_get_window (view, &lo, &hi);
+    CHECK (ctr_slice_view_get_hu (view) == CTR_SLICE_HU_VALUES && strstr (wl, "W 80  L 40 HU") &&
+               fabs (lo - 0.0192) < 1e-9 && fabs (hi - 0.0192 * 1.08) < 1e-9,
+           "Brain: window 0 to 80 HU in 1/mm, the label reads “%s”", wl);
+  }
+  /* the read-out in HU, above the window label, inside the view */
+  ui_spin (100);
+  ctr_slice_view_point_at (view, gtk_widget_get_width (GTK_WIDGET (view)) / 2.0,
+                           gtk_widget_get_height (GTK_WIDGET (view)) / 2.0);
+  {
+    g_autofree char *info = NULL;
+    g_object_get (view, "pointer-info", &info, NULL);
+    CHECK (info && strstr (info, " HU") && strstr (info, " HU") < strstr (info, "1/mm"),
+           "the read-out leads with HU: “%s”", info ? info : "");
+  }
+  ui_screenshot (GTK_WIDGET (w), "ui-hu.png");
+  ctr_slice_view_get_overlay_boxes (view, &readout, &label);
+  CHECK (readout.size.width > 0 && label.size.width > 0 && !graphene_rect_intersection (&readout, &label, NULL) && readout.origin.x >= 0 &&
+             readout.origin.x + readout.size.width <= gtk_widget_get_width (GTK_WIDGET (view)),
+         "read-out (%.0f,%.0f %.0f×%.0f) clear of the W/L label (%.0f,%.0f) and inside the view",
+         readout.origin.x, readout.origin.y, readout.size.width, readout.size.height, label.origin.x, label.origin.y);
+
+  /* a drag moves the window: the drop-down says Custom, still in HU */
+  {
+    double lo, hi;
+    ctr_slice_view_get_window (view, &lo, &hi);
+    ctr_slice_view_set_window (view, lo, hi + 0.3 * (hi - lo));
+    g_signal_emit_by_name (view, "window-changed");
+    CHECK (gtk_drop_down_get_selected (presets) == (guint) ctr_hu_preset_find ("custom") &&
+               ctr_slice_view_get_hu (view) == CTR_SLICE_HU_VALUES,
+           "after a drag the preset reads “%s”, values still in HU",
+           ctr_hu_preset_label (gtk_drop_down_get_selected (presets)));
+  }
+  gtk_drop_down_set_selected (presets, ctr_hu_preset_find ("soft-tissue"));
+
+  /* Profile and Compare follow */
+  {
+    CtrProfilePage *profile = ui_child (w, CTR_TYPE_WINDOW, "profile_page");
+    g_autofree char *csv = ui_out_path ("study-profile.csv");
+    g_autofree char *text = NULL;
+
+    g_unlink (csv);
+    CHECK (ctr_profile_page_get_n_curves (profile) > 0 && ui_export (w, "win.export-profile", csv) &&
+               g_file_get_contents (csv, &text, NULL, NULL) && strstr (text, "[HU (μ_water 0.0192 /mm)]"),
+           "the profile is in HU under the preset (its CSV header says so)");
+  }
+  {
+    CtrComparePage *compare = ui_child (w, CTR_TYPE_WINDOW, "compare_page");
+    GtkWidget *grid = ui_child (compare, CTR_TYPE_COMPARE_PAGE, "compare_grid");
+    g_autoptr(GPtrArray) tiles = ui_find_all (grid, CTR_TYPE_SLICE_VIEW);
+    guint n_values = 0, n_diff = 0;
+
+    for (guint t = 0; t < tiles->len; t++)
+      {
+        n_values += ctr_slice_view_get_hu (tiles->pdata[t]) == CTR_SLICE_HU_VALUES;
+        n_diff += ctr_slice_view_get_hu (tiles->pdata[t]) == CTR_SLICE_HU_DIFFERENCE;
+      }
+    CHECK (tiles->len >= 3 && n_values == tiles->len - 1 && n_diff == 1,
+           "Compare: %u image tiles in HU, %u difference in HU", n_values, n_diff);
+
+    /* the read-out of the left tile, near its left edge: inside the tile */
+    adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "compare");
+    ui_spin (200);
+    if (tiles->len > 0)
+      {
+        CtrSliceView *tile = tiles->pdata[0];
+        ctr_slice_view_point_at (tile, gtk_widget_get_width (tiles->pdata[0]) * 0.3,
+                                 gtk_widget_get_height (tiles->pdata[0]) / 2.0);
+        ui_screenshot (GTK_WIDGET (w), "ui-compare-hu.png");
+        ctr_slice_view_get_overlay_boxes (tile, &readout, &label);
+        CHECK (readout.size.width > 0 && readout.origin.x >= 0 &&
+                   readout.origin.x + readout.size.width <= gtk_widget_get_width (GTK_WIDGET (tile)) &&
+                   !graphene_rect_intersection (&readout, &label, NULL),
+               "Compare: the read-out lies inside its %d px tile (%.0f to %.0f), clear of the W/L label",
+               gtk_widget_get_width (GTK_WIDGET (tile)), readout.origin.x, readout.origin.x + readout.size.width);
+      }
+  }
+  gtk_drop_down_set_selected (presets, 0);
+  CHECK (ctr_slice_view_get_hu (view) == CTR_SLICE_HU_OFF, "Automatic returns to 1/mm");
+
+  /* an image per pixel (unknown pixel size): said so, not "1 mm" */
+  {
+    CtrGrid g = ctr_grid_default (ctr_session_get_dataset (ctr_window_get_session (w))->geometry, 64, 1.0);
+    g_autoptr(CtrVolume) px = NULL;
+    CtrSliceView *lone = CTR_SLICE_VIEW (g_object_ref_sink (ctr_slice_view_new ()));
+    g_autofree char *text = NULL;
+
+    g.nz = 1;
+    px = ctr_volume_new (&g, NULL);
+    ctr_volume_set_unit (px, "1/pixel");
+    ctr_slice_view_set_image (lone, px, 0);
+    text = ctr_slice_view_describe_window (lone);
+    CHECK (strstr (text, "pixel size unknown") && !strstr (text, " mm"), "an image per pixel: “%s”", text);
+    CHECK (!ctr_slice_view_apply_preset (lone, "brain"), "… and refuses Hounsfield presets");
+    g_object_unref (lone);
+  }
+}
+
+/* ---- plots, recent files, choosers, exports -------------------------------------- */
+
+static void
+study_log_ticks (void)
+{
+  /* (lo, hi) in decades: within one decade, one decade, six decades */
+  static const double ranges[][2] = { { -1.68, -1.54 }, { -1.7, -1.4 }, { -3.1, -2.05 }, { -6.2, 0.1 } };
+
+  for (guint r = 0; r < G_N_ELEMENTS (ranges); r++)
+    {
+      double values[256];
+      gboolean labelled[256];
+      guint n = ctr_plot_log_ticks (ranges[r][0], ranges[r][1], values, labelled, 256), n_labelled = 0;
+      guint worst = G_MAXUINT;
+
+      for (guint i = 0; i < n; i++)
+        n_labelled += labelled[i];
+      /* every whole decade inside the range holds three ticks or more */
+      for (int e = (int) ceil (ranges[r][0]); e + 1 <= ranges[r][1]; e++)
+        {
+          guint in = 0;
+          for (guint i = 0; i < n; i++)
+            in += values[i] >= pow (10, e) * (1 - 1e-9) && values[i] < pow (10, e + 1) * (1 - 1e-9);
+          worst = MIN (worst, in);
+        }
+      CHECK (n_labelled >= 3 && (worst == G_MAXUINT || worst >= 3),
+             "log axis 10^%.2f to 10^%.2f: %u ticks, %u labelled, fewest in a whole decade %d", ranges[r][0],
+             ranges[r][1], n, n_labelled, worst == G_MAXUINT ? -1 : (int) worst);
+    }
+}
+
+static void
+recent_labels (GMenuModel *model, GPtrArray *out)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      char *label = NULL;
+      if (section != NULL)
+        recent_labels (section, out);
+      else if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_LABEL, "s", &label))
+        g_ptr_array_add (out, label);
+    }
+}
+
+/* The folder the next save chooser of @action starts in (cancelled). */
+static char *
+chooser_folder (CtrWindow *w, const char *action)
+{
+  GtkWidget *dialog;
+  g_autoptr(GFile) folder = NULL;
+
+  gtk_widget_activate_action (GTK_WIDGET (w), action, NULL);
+  dialog = ui_wait_toplevel (GTK_WINDOW (w), GTK_TYPE_FILE_CHOOSER_DIALOG, 10);
+  if (dialog == NULL)
+    return NULL;
+  ui_spin (300);
+  folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (dialog));
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  ui_spin (300);
+  return folder ? g_file_get_path (folder) : NULL;
+}
+
+static const char *
+toast_title (CtrWindow *w)
+{
+  GType toast_type = g_type_from_name ("AdwToastWidget");
+  GtkWidget *widget = toast_type ? ui_find (GTK_WIDGET (w), toast_type, NULL) : NULL;
+  g_autoptr(AdwToast) toast = NULL;
+
+  if (widget == NULL)
+    return NULL;
+  g_object_get (widget, "toast", &toast, NULL);
+  return toast ? adw_toast_get_title (toast) : NULL;
+}
+
+static gboolean
+dicom_toast_shown (gpointer data)
+{
+  const char *t = toast_title (data);
+  return t != NULL && g_str_has_prefix (t, "Exported");
+}
+
+/* Writable and meant to be written to (root may write into dr-xr-xr-x). */
+static gboolean
+writable (const char *dir)
+{
+  GStatBuf st;
+  return dir != NULL && g_stat (dir, &st) == 0 && (st.st_mode & 0222) != 0 && access (dir, W_OK) == 0;
+}
+
+/* Before anything was saved: the first save chooser. */
+static void
+study_first_chooser (CtrWindow *w, const char *dataset)
+{
+  g_autofree char *data_dir = g_path_get_dirname (dataset);
+  g_autofree char *first = chooser_folder (w, "win.export-png");
+  g_autofree char *csv = ui_out_path ("study-metrics-2.csv");
+  g_autofree char *next = NULL;
+
+  CHECK (writable (first) && (writable (data_dir) || g_strcmp0 (first, data_dir) != 0),
+         "the first save chooser starts in a writable folder: %s (dataset folder %s)", first ? first : "none",
+         writable (data_dir) ? "writable" : "read-only");
+  g_unlink (csv);
+  ui_export (w, "win.export-metrics", csv);
+  next = chooser_folder (w, "win.export-volume");
+  CHECK (g_strcmp0 (next, ui_out_dir ()) == 0, "the next one starts where the last export went: %s",
+         next ? next : "none");
+}
+
+static void
+study_files (CtrWindow *w)
+{
+  /* Recent: datasets only, after CSV exports */
+  {
+    AdwSplitButton *open = ui_child (w, CTR_TYPE_WINDOW, "open_button");
+    g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+    guint datasets = 0, others = 0;
+
+    ui_spin (300);
+    recent_labels (adw_split_button_get_menu_model (open), labels);
+    for (guint i = 0; i < labels->len; i++)
+      {
+        const char *l = labels->pdata[i];
+        if (g_str_has_suffix (l, ".csv") || g_str_has_suffix (l, ".png") || g_str_has_suffix (l, ".tif"))
+          others++;
+        else if (g_str_has_suffix (l, ".json"))
+          datasets++;
+      }
+    CHECK (datasets >= 1 && others == 0, "Open › Recent lists %u dataset(s) and no exported file (%u)", datasets,
+           others);
+  }
+
+  /* one slice exported: "1 DICOM slice" */
+  {
+    g_autofree char *folder = ui_out_path ("study-dicom");
+    CtrRun *run = ctr_session_get_latest_result (ctr_window_get_session (w));
+    guint nz = run ? ctr_run_get_result (run)->grid.nz : 0;
+
+    g_mkdir_with_parents (folder, 0755);
+    {
+      g_autoptr(GDir) d = g_dir_open (folder, 0, NULL);
+      const char *name;
+      while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *f = g_build_filename (folder, name, NULL);
+          g_unlink (f);
+        }
+    }
+    if (nz == 1 && ui_export (w, "win.export-dicom", folder))
+      {
+        ui_wait (dicom_toast_shown, w, 60, "the DICOM export's message");
+        CHECK (g_str_has_prefix (toast_title (w), "Exported 1 DICOM slice to "), "“%s”", toast_title (w));
+      }
+    else
+      ui_note ("skip the DICOM grammar check: %u slices", nz);
+  }
+}
+
+void
+test_window_study (void)
+{
+  const char *dataset = g_getenv ("CTR_UI_DATASET");
+  CtrWindow *w;
+
+  study_log_ticks ();
+  if (dataset == NULL || !g_file_test (dataset, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("no dataset ($CTR_UI_DATASET)");
+      return;
+    }
+  w = ui_new_window ();
+  CHECK (ui_open_and_wait (w, dataset, 120), "dataset loaded");
+  if (ctr_session_get_dataset (ctr_window_get_session (w)) != NULL)
+    {
+      run_and_wait (w, CTR_METHOD_FBP, NULL, 0);
+      study_first_chooser (w, dataset);
+      study_runs (w);
+      study_hu (w);
+      study_files (w);
+    }
+  ui_close_window (w);
+}
+
+/* ---- /ui/window/no-reference --------------------------------------------------- */
+
+void
+test_window_no_reference (void)
+{
+  const char *dataset = g_getenv ("CTR_UI_NOREF");
+  CtrWindow *w;
+  GtkPaned *paned;
+
+  if (dataset == NULL || !g_file_test (dataset, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("no dataset without a reference ($CTR_UI_NOREF)");
+      return;
+    }
+  w = ui_new_window ();
+  CHECK (ui_open_and_wait (w, dataset, 120), "a dataset without a reference loaded");
+  paned = ui_child (run_page_of (w), CTR_TYPE_RUN_PAGE, "content_paned");
+  run_and_wait (w, CTR_METHOD_FBP, NULL, 0);
+  CHECK (!gtk_widget_get_visible (gtk_paned_get_end_child (paned)),
+         "FBP without a reference: no empty convergence column, the image takes the space");
+  ui_screenshot (GTK_WIDGET (w), "ui-no-reference.png");
+  run_and_wait (w, CTR_METHOD_SIRT, "iterations", 3);
+  CHECK (gtk_widget_get_visible (gtk_paned_get_end_child (paned)), "SIRT reports a residual: the plot comes back");
+  ui_close_window (w);
+}
