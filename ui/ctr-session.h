@@ -95,6 +95,17 @@ void          ctr_session_load_async       (CtrSession          *self,
                                             GAsyncReadyCallback  callback,
                                             gpointer             user_data);
 /**
+ * ctr_session_load_draft_async:
+ * As ctr_session_load_async() for a geometry.json whose geometry is wrong:
+ * the dataset holds the file's geometry as a draft to fix
+ * (ctr_dataset_load_draft, ->geometry_missing).
+ */
+void          ctr_session_load_draft_async (CtrSession          *self,
+                                            const char          *path,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+/**
  * ctr_session_load_resolution_async:
  * @resolution: (transfer full): a CTR_DICOM_OUTCOME_GEOMETRY_MISSING answer
  *   whose ->frames the user completed (ctr_dicom_xa_complete).

@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- *   win.open                 Ctrl+O         a geometry.json or DICOM file
+ *   win.open                 Ctrl+O         a geometry.json, DICOM or TIFF file
  *   win.open-folder          Ctrl+Shift+O   a DICOM or dataset folder
  *   win.open-recent (s)                     a URI of the recent menu
  *   win.reconstruct          Ctrl+R         a run with the chosen method
@@ -136,7 +136,9 @@ new_chooser (CtrWindow *self, const char *title, GtkFileChooserAction action, co
   return native;
 }
 
-static void
+/* Adds a filter of @pattern, @suffix and @mime_type (each nullable) and
+ * returns it (owned by the chooser) for more. */
+static GtkFileFilter *
 add_filter (GtkFileChooserNative *native, const char *name, const char *pattern, const char *suffix,
             const char *mime_type, gboolean current)
 {
@@ -152,6 +154,7 @@ add_filter (GtkFileChooserNative *native, const char *name, const char *pattern,
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
   if (current)
     gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (native), filter);
+  return filter;
 }
 
 static void
@@ -163,9 +166,13 @@ open_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 
   /* DICOM files often have no extension: shared-mime-info recognises them
    * by "DICM" at offset 128 (application/dicom). */
-  add_filter (native, "Datasets (geometry.json, DICOM)", "*.json", "dcm", "application/dicom", TRUE);
+  /* a bare TIFF of projections opens the geometry editor */
+  gtk_file_filter_add_mime_type (add_filter (native, "Datasets (geometry.json, DICOM, TIFF)", "*.json", "dcm",
+                                             "application/dicom", TRUE),
+                                 "image/tiff");
   add_filter (native, "Dataset geometry (*.json)", "*.json", NULL, NULL, FALSE);
   add_filter (native, "DICOM (*.dcm, or without extension)", NULL, "dcm", "application/dicom", FALSE);
+  add_filter (native, "TIFF projections without geometry.json", NULL, NULL, "image/tiff", FALSE);
   add_filter (native, "All files", "*", NULL, NULL, FALSE);
   g_signal_connect (native, "response", G_CALLBACK (open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
@@ -279,6 +286,29 @@ ask_save_path (CtrWindow *self, const char *title, const char *name, SaveFunc fu
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
 }
 
+/* A bare TIFF's geometry.json: the projections' keys the loader wrote
+ * (d->projection_spec, a temporary source file) and the edited geometry. */
+static gboolean
+save_draft_geometry (CtrDataset *d, const CtrGeometry *g, const char *path, GError **error)
+{
+  g_autofree char *tmp = NULL;
+  GError *local = NULL;
+  int fd = g_file_open_tmp ("ctrecon-tiff-XXXXXX.json", &tmp, &local);
+  gboolean ok;
+
+  if (fd < 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "Cannot write a temporary file: %s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  close (fd);
+  ok = g_file_set_contents (tmp, d->projection_spec, -1, error) &&
+       ctr_geometry_json_write (g, d->name, tmp, path, error);
+  g_unlink (tmp);
+  return ok;
+}
+
 /* A geometry.json at @path that still names the dataset's projections and
  * reference (ctr_geometry_json_write). */
 static gboolean
@@ -293,6 +323,8 @@ save_geometry_to (CtrWindow *self, const char *path, GError **error)
                    "No valid geometry to save (fix the fields marked in red)");
       return FALSE;
     }
+  if (d->projection_spec != NULL)
+    return save_draft_geometry (d, g, path, error);
   return ctr_geometry_json_write (g, NULL, d->path, path, error);
 }
 
