@@ -21,7 +21,10 @@
 #    ui-profile.png, ui-compare.png in BUILD_DIR, each checked for content.
 # 2b. /ui/window/study, /ui/window/no-reference (tests/ui/test-window-study.c):
 #    the study workstation's visible defects, one check each: ui-hu.png,
-#    ui-compare-hu.png, ui-no-reference.png.
+#    ui-compare-hu.png, ui-no-reference.png; /ui/window/open-tiff: the
+#    dataset's projections TIFF opened without its geometry.json, a bad
+#    geometry.json's problems and Edit Geometry, a truncated TIFF:
+#    ui-open-tiff.png, ui-edit-geometry.png.
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
 #    coronal plane: ui-volume-coronal.png.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
@@ -310,12 +313,37 @@ then
 else
   echo "SKIP (part 2b, no reference): could not write the copy without a reference"
 fi
+# the dataset's projections TIFF opened bare: the geometry editor
+tiff=$("$python" -c 'import json, os, sys; d = json.load(open(sys.argv[1])); p = d.get("projections", {})
+print(os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), p["file"]) if "file" in p else "")' "$dataset" 2>/dev/null || true)
+rm -f "$build_dir/ui-open-tiff.png" "$build_dir/ui-edit-geometry.png"
+if [ -n "$tiff" ] && [ -f "$tiff" ]; then
+  run_case open-tiff CTR_UI_TIFF="$tiff"
+else
+  echo "SKIP (part 2b, open-tiff): the dataset names no projections TIFF"
+fi
 "$python" - "$build_dir" "$work" <<'PY'
 import os, sys
 sys.path.insert(0, sys.argv[2])
 from png import load
 import numpy as np
 d = sys.argv[1]
+for name in ["ui-open-tiff", "ui-edit-geometry"]:
+    path = os.path.join(d, name + ".png")
+    if not os.path.exists(path):
+        continue
+    data, rgb = load(path)
+    h, w = rgb.shape[:2]
+    right = rgb[h // 10:, w // 3:]
+    c = [0xe6, 0x61, 0x00]
+    fan = ((abs(right[:, :, 0] - c[0]) < 40) & (abs(right[:, :, 1] - c[1]) < 40) & (abs(right[:, :, 2] - c[2]) < 40)).sum()
+    left = rgb[h // 10:, : w // 3]
+    red = ((abs(left[:, :, 0] - 0xc0) < 50) & (left[:, :, 1] < 80) & (left[:, :, 2] < 80)).sum()
+    print(f"{name}: {w}x{h}, {fan} pixels of the fan of rays, {red} of error-coloured text")
+    if name == "ui-open-tiff":
+        assert fan > 200, "no sketch once the TIFF's geometry is typed in"
+    else:
+        assert red > 30, "the bad fields are not marked"
 for name in ["ui-hu", "ui-compare-hu", "ui-no-reference"]:
     path = os.path.join(d, name + ".png")
     if not os.path.exists(path):

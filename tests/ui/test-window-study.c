@@ -7,11 +7,14 @@
  * Recent holding datasets only, save choosers in a writable folder, "1 DICOM
  * slice"; screenshot ui-hu.png.  /ui/window/no-reference: a dataset
  * without a reference gives the image the space (ui-no-reference.png).
+ * /ui/window/open-tiff: a bare TIFF opens the geometry editor; a truncated
+ * one is refused in words (ui-open-tiff.png).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Environment: CTR_UI_DATASET (with a reference; gel-fan), CTR_UI_NOREF (a
- * geometry.json without a reference), CTR_UI_OUT.
+ * geometry.json without a reference), CTR_UI_TIFF (CTR_UI_DATASET's
+ * projections TIFF), CTR_UI_OUT.
  */
 #include <math.h>
 #include <string.h>
@@ -20,6 +23,7 @@
 
 #include "test-window.h"
 #include "ctr-compare-page.h"
+#include "ctr-geometry-panel.h"
 #include "ctr-hu-preset.h"
 #include "ctr-plot-draw.h"
 #include "ctr-profile-page.h"
@@ -482,5 +486,166 @@ test_window_no_reference (void)
   ui_screenshot (GTK_WIDGET (w), "ui-no-reference.png");
   run_and_wait (w, CTR_METHOD_SIRT, "iterations", 3);
   CHECK (gtk_widget_get_visible (gtk_paned_get_end_child (paned)), "SIRT reports a residual: the plot comes back");
+  ui_close_window (w);
+}
+
+/* ---- /ui/window/open-tiff --------------------------------------------------- */
+
+static GtkWidget *
+error_dialog_shown (CtrWindow *w, double timeout_s)
+{
+  return ui_wait_toplevel (GTK_WINDOW (w), ADW_TYPE_MESSAGE_DIALOG, timeout_s);
+}
+
+static void
+set_field (CtrGeometryPanel *gp, const char *field, double value)
+{
+  g_autofree char *text = g_strdup_printf ("%.10g", value);
+  ctr_geometry_panel_set_text (gp, field, text);
+}
+
+/* A bare TIFF (the dataset's sinogram, $CTR_UI_TIFF) opens the geometry
+ * editor with the missing fields in red; typed in from the dataset's
+ * geometry.json it reconstructs and saves a geometry.json that loads; a
+ * truncated copy is refused in words. */
+void
+test_window_open_tiff (void)
+{
+  const char *tiff = g_getenv ("CTR_UI_TIFF");
+  const char *dataset = g_getenv ("CTR_UI_DATASET");
+  g_autoptr(CtrDataset) truth = NULL;
+  CtrGeometryPanel *gp;
+  CtrWindow *w;
+
+  if (tiff == NULL || dataset == NULL || !g_file_test (tiff, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("no TIFF ($CTR_UI_TIFF)");
+      return;
+    }
+  truth = ctr_dataset_load (dataset, NULL, NULL, NULL);
+  g_assert_nonnull (truth);
+  w = ui_new_window ();
+  gp = ui_child (w, CTR_TYPE_WINDOW, "geometry_panel");
+  CHECK (ui_open_and_wait (w, tiff, 120) && error_dialog_shown (w, 0.5) == NULL,
+         "the bare TIFF %s opens (no “not valid JSON”)", tiff);
+  CHECK (g_strcmp0 (adw_view_stack_get_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack")), "geometry") == 0,
+         "… on the Geometry page");
+  CHECK (!ctr_geometry_panel_is_valid (gp) && *ctr_geometry_panel_get_reason (gp, "sod") &&
+             *ctr_geometry_panel_get_reason (gp, "pitch-u") && !ui_button_enabled (w, "reconstruct_button"),
+         "SOD (“%s”) and pitch (“%s”) are asked for; Reconstruct waits for them",
+         ctr_geometry_panel_get_reason (gp, "sod"), ctr_geometry_panel_get_reason (gp, "pitch-u"));
+
+  /* typed in from the dataset's own geometry.json */
+  {
+    const CtrGeometry *t = truth->geometry;
+    set_field (gp, "sod", t->sod_mm);
+    set_field (gp, "sdd", t->sdd_mm);
+    set_field (gp, "pitch-u", t->pitch_u);
+    set_field (gp, "offset-u", t->offset_u);
+    set_field (gp, "angle-start", t->angles[0] * 180 / G_PI);
+    set_field (gp, "angle-step", (t->angles[1] - t->angles[0]) * 180 / G_PI);
+  }
+  CHECK (ctr_geometry_panel_is_valid (gp) && ui_button_enabled (w, "reconstruct_button"),
+         "with SOD, SDD, pitch and angles typed the geometry is valid");
+  ctr_geometry_panel_set_view (gp, 9);
+  ui_screenshot (GTK_WIDGET (w), "ui-open-tiff.png");
+  {
+    const CtrGeometry *g = ctr_geometry_panel_get_geometry (gp);
+    double worst = 0;
+    for (guint k = 0; g != NULL && k < g->n_views && k < truth->geometry->n_views; k++)
+      worst = MAX (worst, fabs (g->angles[k] - truth->geometry->angles[k]));
+    CHECK (g != NULL && g->n_views == truth->geometry->n_views && g->n_cols == truth->geometry->n_cols &&
+               worst < 1e-6,
+           "the typed geometry matches the dataset's (%u views, angles within %.1e rad)", g ? g->n_views : 0, worst);
+  }
+  {
+    CtrMethodPanel *mp = ctr_run_page_get_method_panel (run_page_of (w));
+    CtrRun *run;
+    ctr_method_panel_set_method (mp, CTR_METHOD_FBP);
+    run = reconstruct (w);
+    CHECK (run != NULL && ctr_run_get_state (run) == CTR_RUN_FINISHED, "FBP of the TIFF finished");
+  }
+  {
+    g_autofree char *json = ui_out_path ("geometry-from-tiff.json");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CtrDataset) back = NULL;
+
+    g_unlink (json);
+    CHECK (ui_export (w, "win.save-geometry", json), "Save Geometry writes %s", json);
+    back = ctr_dataset_load (json, NULL, NULL, &error);
+    CHECK (back != NULL && back->projections->n_views == truth->projections->n_views &&
+               fabs (back->geometry->sod_mm - truth->geometry->sod_mm) < 1e-6 &&
+               memcmp (back->projections->data, truth->projections->data,
+                       (gsize) truth->projections->n_views * truth->projections->n_rows *
+                         truth->projections->n_cols * sizeof (float)) == 0,
+           "… which loads the same projections and geometry%s%s", error ? ": " : "", error ? error->message : "");
+  }
+
+  /* a geometry.json with two bad fields: both listed, Edit Geometry opens
+   * the data with them marked */
+  {
+    g_autofree char *bad = ui_out_path ("geometry-bad.json");
+    g_autoptr(CtrGeometry) g = ctr_geometry_copy (truth->geometry);
+    g_autoptr(GError) error = NULL;
+    GtkWidget *dialog;
+
+    g_unlink (bad);
+    ctr_geometry_json_write (g, NULL, dataset, bad, &error);
+    g_assert_no_error (error);
+    {
+      /* SDD below SOD and a negative pitch, written over the valid file */
+      g_autofree char *text = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *o;
+      g_assert_true (json_parser_load_from_file (parser, bad, NULL));
+      o = json_node_get_object (json_parser_get_root (parser));
+      json_object_set_double_member (o, "source_to_detector_mm", g->sod_mm * 0.5);
+      json_object_set_double_member (o, "detector_pitch_u_mm", -0.4);
+      g_assert_true (ctr_json_object_write (o, bad, NULL));
+    }
+    ui_open_and_wait (w, bad, 60);
+    dialog = error_dialog_shown (w, 10);
+    {
+      const char *body = dialog ? adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)) : "";
+      CHECK (dialog != NULL && strstr (body, "source to detector") && strstr (body, "column pitch") &&
+                 adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (dialog), "edit"),
+             "a bad geometry.json: every bad field listed, with Edit Geometry: “%s”", body);
+    }
+    if (dialog != NULL)
+      {
+        ui_screenshot (dialog, "ui-geometry-problems.png");
+        /* what a click on the button does: the response, then the dialog closes */
+        adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "edit");
+        gtk_window_destroy (GTK_WINDOW (dialog));
+        ui_spin (200);
+        ui_wait_idle (w, 60, "the draft");
+        ui_spin (200);
+        CHECK (ctr_session_get_dataset (ctr_window_get_session (w)) != NULL &&
+                   ctr_session_get_dataset (ctr_window_get_session (w))->geometry_missing &&
+                   *ctr_geometry_panel_get_reason (gp, "sdd") && *ctr_geometry_panel_get_reason (gp, "pitch-u") &&
+                   !ui_button_enabled (w, "reconstruct_button"),
+               "Edit Geometry: the data open with SDD (“%s”) and pitch (“%s”) marked",
+               ctr_geometry_panel_get_reason (gp, "sdd"), ctr_geometry_panel_get_reason (gp, "pitch-u"));
+        ui_screenshot (GTK_WIDGET (w), "ui-edit-geometry.png");
+      }
+  }
+
+  /* a truncated copy: said in words */
+  {
+    g_autofree char *cut = ui_out_path ("truncated.tif");
+    g_autofree char *bytes = NULL;
+    gsize len = 0;
+    GtkWidget *dialog;
+
+    g_file_get_contents (tiff, &bytes, &len, NULL);
+    g_file_set_contents (cut, bytes, len / 2, NULL);
+    ui_open_and_wait (w, cut, 60);
+    dialog = error_dialog_shown (w, 10);
+    CHECK (dialog != NULL && strstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)), "truncated") &&
+               !strstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)), "4294967295"),
+           "a truncated TIFF: “%s”", dialog ? adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)) : "no dialog");
+    if (dialog != NULL)
+      gtk_window_destroy (GTK_WINDOW (dialog));
+  }
   ui_close_window (w);
 }

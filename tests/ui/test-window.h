@@ -95,5 +95,6 @@ void        test_window_dicom_xa (void);
 /* tests/ui/test-window-study.c */
 void        test_window_study        (void);
 void        test_window_no_reference (void);
+void        test_window_open_tiff    (void);
 
 G_END_DECLS
