@@ -26,6 +26,7 @@ struct _CtrWindow
   AdwToastOverlay      *toast_overlay;
   AdwSplitButton       *open_button;
   AdwViewSwitcherTitle *window_title;
+  GtkStack             *content_stack;   /* "empty" (AdwStatusPage) until a dataset is open, then "pages" */
   AdwViewStack         *stack;
   CtrRunPage           *run_page;
   CtrGeometryPanel     *geometry_panel;

@@ -355,6 +355,7 @@ on_dataset (CtrWindow *self)
 
   if (d == NULL)
     return;
+  gtk_stack_set_visible_child_name (self->content_stack, "pages");
   add_recent (d->path);
   adw_view_switcher_title_set_subtitle (self->window_title, d->name);
   /* compare like with like: on a 2-D reference's grid (size and pixel),
@@ -491,7 +492,10 @@ ctr_window_class_init (CtrWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, open_button);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, CtrWindow, content_stack);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, stack);
+  gtk_widget_class_bind_template_child_full (widget_class, "primary_menu_button", FALSE, 0);
+  gtk_widget_class_bind_template_child_full (widget_class, "empty_page", FALSE, 0);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, run_page);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, geometry_panel);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, profile_page);
