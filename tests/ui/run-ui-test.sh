@@ -24,7 +24,9 @@
 #    ui-compare-hu.png, ui-no-reference.png; /ui/window/open-tiff: the
 #    dataset's projections TIFF opened without its geometry.json, a bad
 #    geometry.json's problems and Edit Geometry, a truncated TIFF:
-#    ui-open-tiff.png, ui-edit-geometry.png.
+#    ui-open-tiff.png, ui-edit-geometry.png; /ui/window/hig: the empty
+#    state, the primary menu's Preferences, Keyboard Shortcuts and About:
+#    ui-empty.png, ui-preferences.png, ui-shortcuts.png, ui-about.png.
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
 #    coronal plane: ui-volume-coronal.png.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
@@ -290,7 +292,9 @@ PY
 # same dataset without its reference (a copy of its geometry.json beside a
 # link to its projections): ui-no-reference.png.
 echo "== study on $dataset"
-rm -f "$build_dir/ui-hu.png" "$build_dir/ui-compare-hu.png" "$build_dir/ui-no-reference.png"
+rm -f "$build_dir/ui-hu.png" "$build_dir/ui-compare-hu.png" "$build_dir/ui-no-reference.png" \
+      "$build_dir/ui-empty.png"
+run_case hig
 run_case study
 mkdir -p "$work/noref"
 if "$python" - "$dataset" "$work/noref" <<'PY'

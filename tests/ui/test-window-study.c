@@ -649,3 +649,70 @@ test_window_open_tiff (void)
   }
   ui_close_window (w);
 }
+
+/* ---- /ui/window/hig ------------------------------------------------------------ */
+
+static gboolean
+menu_has_action (GMenuModel *model, const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      g_autofree char *a = NULL;
+      if (section != NULL && menu_has_action (section, action))
+        return TRUE;
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &a) && g_str_equal (a, action))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* @action opens a window of @type (saved as @shot, nullable); it is closed
+ * again. */
+static gboolean
+opens (CtrWindow *w, const char *action, GType type, const char *shot)
+{
+  GtkWidget *shown;
+
+  if (g_str_has_prefix (action, "app."))
+    g_action_group_activate_action (G_ACTION_GROUP (gtk_window_get_application (GTK_WINDOW (w))), action + 4, NULL);
+  else
+    gtk_widget_activate_action (GTK_WIDGET (w), action, NULL);
+  shown = ui_wait_toplevel (NULL, type, 10);
+  if (shown == NULL)
+    return FALSE;
+  if (shot != NULL)
+    ui_screenshot (shown, shot);
+  gtk_window_destroy (GTK_WINDOW (shown));
+  ui_spin (100);
+  return TRUE;
+}
+
+/* The primary menu (Preferences, Keyboard Shortcuts, About) and the empty
+ * state before a dataset is open. */
+void
+test_window_hig (void)
+{
+  CtrWindow *w = ui_new_window ();
+  GtkStack *content = ui_child (w, CTR_TYPE_WINDOW, "content_stack");
+  GtkMenuButton *menu = ui_child (w, CTR_TYPE_WINDOW, "primary_menu_button");
+  GtkWidget *empty = ui_child (w, CTR_TYPE_WINDOW, "empty_page");
+  GtkWidget *open = ui_find (empty, GTK_TYPE_BUTTON, NULL);
+  const char *dataset = g_getenv ("CTR_UI_DATASET");
+
+  CHECK (g_strcmp0 (gtk_stack_get_visible_child_name (content), "empty") == 0 && ADW_IS_STATUS_PAGE (empty) &&
+             open != NULL && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (open)), "win.open") == 0,
+         "before a dataset: an empty state with an Open button");
+  ui_screenshot (GTK_WIDGET (w), "ui-empty.png");
+  CHECK (gtk_menu_button_get_primary (menu) && menu_has_action (gtk_menu_button_get_menu_model (menu), "app.preferences") &&
+             menu_has_action (gtk_menu_button_get_menu_model (menu), "win.show-help-overlay") &&
+             menu_has_action (gtk_menu_button_get_menu_model (menu), "app.about"),
+         "a primary menu (F10) with Preferences, Keyboard Shortcuts and About");
+  CHECK (opens (w, "app.preferences", ADW_TYPE_PREFERENCES_WINDOW, "ui-preferences.png"), "Preferences opens an AdwPreferencesWindow");
+  CHECK (opens (w, "win.show-help-overlay", GTK_TYPE_SHORTCUTS_WINDOW, "ui-shortcuts.png"), "Keyboard Shortcuts opens the shortcuts window");
+  CHECK (opens (w, "app.about", ADW_TYPE_ABOUT_WINDOW, "ui-about.png"), "About opens an AdwAboutWindow");
+  if (dataset != NULL && g_file_test (dataset, G_FILE_TEST_IS_REGULAR))
+    CHECK (ui_open_and_wait (w, dataset, 120) && g_strcmp0 (gtk_stack_get_visible_child_name (content), "pages") == 0,
+           "a dataset replaces the empty state by the pages");
+  ui_close_window (w);
+}

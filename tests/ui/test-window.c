@@ -1050,6 +1050,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/study", test_window_study);
   g_test_add_func ("/ui/window/no-reference", test_window_no_reference);
   g_test_add_func ("/ui/window/open-tiff", test_window_open_tiff);
+  g_test_add_func ("/ui/window/hig", test_window_hig);
   g_test_add_func ("/ui/window/responsiveness", test_responsiveness);
   status = g_test_run ();
 

@@ -96,5 +96,6 @@ void        test_window_dicom_xa (void);
 void        test_window_study        (void);
 void        test_window_no_reference (void);
 void        test_window_open_tiff    (void);
+void        test_window_hig          (void);
 
 G_END_DECLS
