@@ -339,13 +339,15 @@ for name in ["ui-open-tiff", "ui-edit-geometry"]:
     data, rgb = load(path)
     h, w = rgb.shape[:2]
     right = rgb[h // 10:, w // 3:]
-    c = [0xe6, 0x61, 0x00]
-    fan = ((abs(right[:, :, 0] - c[0]) < 40) & (abs(right[:, :, 1] - c[1]) < 40) & (abs(right[:, :, 2] - c[2]) < 40)).sum()
+    def near(rgb, c, tol):
+        return ((abs(rgb[:, :, 0] - c[0]) < tol) & (abs(rgb[:, :, 1] - c[1]) < tol) & (abs(rgb[:, :, 2] - c[2]) < tol)).sum()
+    # the fan of rays: its orange edges and light orange fill
+    fan = int(near(right, [0xe6, 0x61, 0x00], 40)) + int(near(right, [0xf8, 0xe4, 0xd8], 12))
     left = rgb[h // 10:, : w // 3]
     red = ((abs(left[:, :, 0] - 0xc0) < 50) & (left[:, :, 1] < 80) & (left[:, :, 2] < 80)).sum()
     print(f"{name}: {w}x{h}, {fan} pixels of the fan of rays, {red} of error-coloured text")
     if name == "ui-open-tiff":
-        assert fan > 200, "no sketch once the TIFF's geometry is typed in"
+        assert fan > 2000, "no sketch once the TIFF's geometry is typed in"
     else:
         assert red > 30, "the bad fields are not marked"
 for name in ["ui-hu", "ui-compare-hu", "ui-no-reference"]:
