@@ -152,7 +152,8 @@ ctr_dataset_geometry_problems (const char *path)
 
   g_return_val_if_fail (path != NULL, NULL);
   parser = read_object (path, &root);
-  if (parser == NULL)
+  /* per-view vectors are checked by the loader alone (ctr-geometry-vectors.h) */
+  if (parser == NULL || json_object_has_member (root, "vectors"))
     return NULL;
   g = draft_geometry (root, problems);
   if (problems->len == 0)
@@ -196,7 +197,7 @@ ctr_dataset_load_draft (const char *path, GCancellable *cancellable, GError **er
 
   g_return_val_if_fail (path != NULL, NULL);
   parser = read_object (path, &root);
-  if (parser == NULL)
+  if (parser == NULL || json_object_has_member (root, "vectors"))
     return ctr_dataset_load (path, NULL, cancellable, error);   /* its error says why */
   draft = draft_geometry (root, problems);
   if (draft == NULL)

@@ -97,7 +97,8 @@ CtrDataset *ctr_dataset_load_bare_tiff (const char *path, GCancellable *cancella
  * sentence each ("the column pitch (“detector_pitch_u_mm”) must be
  * positive, got -0.4"), where ctr_dataset_load() stops at the first.
  * Returns: (transfer full) (nullable): NULL-terminated sentences; NULL when
- *   the geometry has none or @path is not a JSON object.
+ *   the geometry has none, @path is not a JSON object, or the geometry is
+ *   given as per-view "vectors" (the loader's message names the problem).
  */
 char **ctr_dataset_geometry_problems (const char *path);
 
