@@ -214,6 +214,9 @@ refresh (CtrComparePage *self)
     {
       g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
       CtrSliceView *v = add_tile (self, ctr_run_get_result (run), ctr_run_get_label (run), FALSE);
+      /* a renamed run: new captions */
+      g_signal_handlers_disconnect_by_data (run, self);
+      g_signal_connect_object (run, "notify::label", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
       ctr_slice_view_get_window (v, &lo, &hi);
       have_window = TRUE;
     }

@@ -86,11 +86,13 @@ run_point (CtrRun *run, guint i)
   return ctr_run_get_stats (run, i);
 }
 
+/* A run's colour follows its number, as on the Profile page, so that it
+ * keeps its colour when an earlier run is deleted. */
 static GdkRGBA
-run_rgba (guint r)
+run_rgba (const Snapshot *snap, guint r)
 {
   GdkRGBA c;
-  ctr_plot_run_color (r, &c);
+  ctr_plot_run_color (r < snap->runs->len ? ctr_run_get_number (snap_run (snap, r)) - 1 : 0, &c);
   return c;
 }
 
@@ -388,7 +390,7 @@ draw_panel (CtrMetricsPlot *self,
     "SSIM vs reference",
   };
   gboolean log_axis = series == SERIES_RESIDUAL;
-  GdkRGBA newest = run_rgba (snap->runs->len > 0 ? snap->runs->len - 1 : 0);
+  GdkRGBA newest = run_rgba (snap, snap->runs->len > 0 ? snap->runs->len - 1 : 0);
   const GdkRGBA *color = &newest;
   cairo_t *cr = ctx->cr;
   double vmin = INFINITY, vmax = -INFINITY;
@@ -506,7 +508,7 @@ draw_panel (CtrMetricsPlot *self,
     {
       CtrRun *run = snap_run (snap, r);
       guint n_points = ctr_run_get_n_stats (run);
-      GdkRGBA rgba = run_rgba (r);
+      GdkRGBA rgba = run_rgba (snap, r);
       gboolean pen_down = FALSE;
       guint n_run = 0;
 
@@ -582,7 +584,7 @@ draw_panel (CtrMetricsPlot *self,
       for (guint r = 0; r < snap->runs->len; r++)
         {
           CtrRun *run = snap_run (snap, r);
-          GdkRGBA rgba = run_rgba (r);
+          GdkRGBA rgba = run_rgba (snap, r);
           for (guint i = 0; i < ctr_run_get_n_stats (run); i++)
             {
               const Point *p = run_point (run, i);
@@ -659,7 +661,7 @@ ctr_metrics_plot_draw (GtkDrawingArea *area,
           g_autofree char *label = g_markup_printf_escaped ("<small>%s</small>",
                                                             ctr_run_get_label (snap_run (&snap, r)));
           PangoLayout *layout = gtk_widget_create_pango_layout (ctx.widget, NULL);
-          GdkRGBA rgba = run_rgba (r);
+          GdkRGBA rgba = run_rgba (&snap, r);
           int tw, th;
           pango_layout_set_markup (layout, label, -1);
           pango_layout_get_pixel_size (layout, &tw, &th);
@@ -772,7 +774,7 @@ watch_runs (CtrMetricsPlot *self, guint position, guint removed, guint added, GL
  * ctr_metrics_plot_set_runs:
  * @runs: (nullable): a GListModel of CtrRun (a session's), oldest first.
  *
- * Overlays every run of @runs, run i in ctr_plot_run_color (i), and follows
+ * Overlays every run of @runs, run number n in ctr_plot_run_color (n − 1), and follows
  * the model: new runs, new numbers, a run's new label.
  */
 void

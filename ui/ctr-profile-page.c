@@ -81,6 +81,10 @@ update_profile (CtrProfilePage *self)
           CtrVolume *volume = ctr_run_get_result (run);
           GdkRGBA color;
 
+          /* a renamed run: new names on the plot and in the CSV */
+          g_signal_handlers_disconnect_by_data (run, self);
+          g_signal_connect_object (run, "notify::label", G_CALLBACK (update_profile), self, G_CONNECT_SWAPPED);
+
           ctr_plot_run_color (ctr_run_get_number (run) - 1, &color);
           ctr_profile_sample (volume, volume->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
           if (hu)

@@ -17,6 +17,7 @@
 
 #include "ctr-run-page.h"
 #include "ctr-hu-preset.h"
+#include "ctr-run-list.h"
 #include "ctr-metrics-plot.h"
 #include "ctr-slice-view.h"
 
@@ -49,6 +50,8 @@ struct _CtrRunPage
   GtkAdjustment  *slice_adjustment;
   CtrMetricsPlot *metrics_plot;
   GtkPaned       *content_paned;
+  GtkWidget      *runs_group;
+  GtkListBox     *runs_list;
 };
 
 G_DEFINE_FINAL_TYPE (CtrRunPage, ctr_run_page, GTK_TYPE_WIDGET)
@@ -387,6 +390,8 @@ on_runs_changed (CtrRunPage *self, guint position, guint removed, guint added, G
     }
   if (g_list_model_get_n_items (runs) == 0)
     show_notes (self, NULL, NULL);
+  gtk_widget_set_visible (self->runs_group, g_list_model_get_n_items (runs) > 0);
+  update_plot_column (self);
 }
 
 void
@@ -404,6 +409,7 @@ ctr_run_page_set_session (CtrRunPage *self, CtrSession *session)
       for (guint i = 0; i < G_N_ELEMENTS (self->bindings); i++)
         g_clear_pointer (&self->bindings[i], g_binding_unbind);
       ctr_metrics_plot_set_runs (self->metrics_plot, NULL);
+      ctr_run_list_bind (self->runs_list, NULL);
       g_clear_object (&self->session);
     }
   if (session != NULL)
@@ -422,6 +428,7 @@ ctr_run_page_set_session (CtrRunPage *self, CtrSession *session)
       self->bindings[2] = g_object_bind_property (session, "running", self->method_panel, "sensitive",
                                                   G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
       ctr_metrics_plot_set_runs (self->metrics_plot, ctr_session_get_runs (session));
+      ctr_run_list_bind (self->runs_list, session);
       on_dataset (self);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
@@ -524,6 +531,8 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, slice_adjustment);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, metrics_plot);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, content_paned);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, runs_group);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, runs_list);
   gtk_widget_class_bind_template_callback (widget_class, on_orientation);
   gtk_widget_class_bind_template_callback (widget_class, on_slice_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_preset);

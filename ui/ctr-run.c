@@ -184,6 +184,20 @@ ctr_run_get_number (CtrRun *self)
   return self->number;
 }
 
+void
+ctr_run_set_label (CtrRun *self, const char *label)
+{
+  g_autofree char *clean = NULL;
+
+  g_return_if_fail (CTR_IS_RUN (self));
+  clean = g_strstrip (g_strdup (label != NULL ? label : ""));
+  if (*clean == '\0' || g_strcmp0 (clean, self->label) == 0)
+    return;
+  g_free (self->label);
+  self->label = g_steal_pointer (&clean);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LABEL]);
+}
+
 const char *
 ctr_run_get_label (CtrRun *self)
 {

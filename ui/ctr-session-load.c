@@ -165,6 +165,7 @@ adopt_dataset (CtrSession *self, CtrLoadJob *job)
 {
   g_list_store_remove_all (self->results);
   g_list_store_remove_all (self->runs);
+  self->next_run = 0;
   _ctr_session_drop_plan (self);
   _ctr_session_set_latest_stats (self, NULL);
   g_clear_pointer (&self->dataset, ctr_dataset_free);

@@ -296,7 +296,8 @@ add_recent (const char *path)
   if (uri == NULL)
     return;
   data.mime_type = (char *) (dir ? "inode/directory"
-                                 : g_str_has_suffix (path, ".json") ? "application/json" : "application/dicom");
+                                 : g_str_has_suffix (path, ".json") ? "application/json"
+                                 : ctr_tiff_is_tiff (path) ? "image/tiff" : "application/dicom");
   data.app_name = (char *) recent_app_name ();
   data.app_exec = (char *) "ctrecon %f";
   data.groups = (char **) groups;
