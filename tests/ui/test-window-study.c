@@ -59,6 +59,14 @@ run_and_wait (CtrWindow *w, CtrMethod method, const char *param, double value)
 
 /* ---- labels ----------------------------------------------------------------- */
 
+/* (transfer none): the session keeps it */
+static CtrRun *
+run_at_results (GListModel *results, guint i)
+{
+  g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
+  return run;
+}
+
 static gboolean
 all_distinct (GPtrArray *labels)
 {
@@ -155,6 +163,46 @@ study_runs (CtrWindow *w)
     CHECK (gtk_widget_get_ancestor (GTK_WIDGET (latest), GTK_TYPE_SCROLLED_WINDOW) == NULL &&
                strstr (gtk_label_get_label (latest), "RMSE") != NULL,
            "the latest numbers are pinned beside it: “%s”", gtk_label_get_label (latest));
+  }
+
+  /* rename run 4 in the runs list, delete run 1 */
+  {
+    GtkWidget *page = GTK_WIDGET (run_page_of (w));
+    GtkWidget *entry = ui_find (page, ADW_TYPE_ENTRY_ROW, "run-4-label");
+    GtkWidget *remove = ui_find (page, GTK_TYPE_BUTTON, "run-1-delete");
+    CtrComparePage *compare = ui_child (w, CTR_TYPE_WINDOW, "compare_page");
+    GtkWidget *grid = ui_child (compare, CTR_TYPE_COMPARE_PAGE, "compare_grid");
+    g_autoptr(CtrRun) fourth = g_list_model_get_item (results, 3);
+    guint found = 0;
+
+    CHECK (entry != NULL && remove != NULL, "the Run page lists the runs to rename and delete");
+    if (entry != NULL)
+      {
+        gtk_editable_set_text (GTK_EDITABLE (entry), "  FBP Hamming, soft  ");
+        g_signal_emit_by_name (entry, "apply");
+      }
+    {
+      g_autoptr(GPtrArray) tiles = ui_find_all (grid, CTR_TYPE_SLICE_VIEW);
+      for (guint t = 0; t < tiles->len; t++)
+        {
+          g_autofree char *caption = NULL;
+          g_object_get (tiles->pdata[t], "caption", &caption, NULL);
+          found += g_strcmp0 (caption, "FBP Hamming, soft") == 0;
+        }
+    }
+    CHECK (g_strcmp0 (ctr_run_get_label (fourth), "FBP Hamming, soft") == 0 && found == 1,
+           "run 4 renamed “%s”, its Compare tile too", ctr_run_get_label (fourth));
+    if (remove != NULL)
+      g_signal_emit_by_name (remove, "clicked");
+    ui_spin (100);
+    CHECK (g_list_model_get_n_items (ctr_session_get_runs (session)) == 3 && g_list_model_get_n_items (results) == 3 &&
+               ctr_run_get_number (run_at_results (results, 0)) == 2,
+           "run 1 deleted: %u runs, %u results", g_list_model_get_n_items (ctr_session_get_runs (session)),
+           g_list_model_get_n_items (results));
+    run_and_wait (w, CTR_METHOD_FBP, NULL, 0);
+    CHECK (ctr_run_get_number (ctr_session_get_latest_result (session)) == 5,
+           "the next run is number 5 (numbers are not reused): “%s”",
+           ctr_run_get_label (ctr_session_get_latest_result (session)));
   }
 }
 
@@ -403,9 +451,10 @@ study_files (CtrWindow *w)
     for (guint i = 0; i < labels->len; i++)
       {
         const char *l = labels->pdata[i];
-        if (g_str_has_suffix (l, ".csv") || g_str_has_suffix (l, ".png") || g_str_has_suffix (l, ".tif"))
+        /* what this case saved and exported: CSV, PNG, the DICOM folder */
+        if (g_str_has_suffix (l, ".csv") || g_str_has_suffix (l, ".png") || strstr (l, "study-") != NULL)
           others++;
-        else if (g_str_has_suffix (l, ".json"))
+        else
           datasets++;
       }
     CHECK (datasets >= 1 && others == 0, "Open › Recent lists %u dataset(s) and no exported file (%u)", datasets,
