@@ -12,7 +12,7 @@
  * ctr-hu-preset.h, or ctr_slice_view_set_hu): the colour bar's ends, the
  * window label and the pointer read-out then read HU with the μ_water used.
  * The read-out sits above the size and window label at the bottom left,
- * both wrapped within the view.
+ * both wrapped within the view; their text is ctr-slice-view-text.c's.
  * The display keeps the physical aspect ratio (nx·dx by ny·dy).  Row 0 of the
  * slice is +y and is drawn at the top (FORMAT.md), so no flip is needed.
  *
@@ -30,59 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctr-slice-view.h"
-#include "ctr-hu-preset.h"
-
-#define MARGIN 12.0
-
-struct _CtrSliceView
-{
-  GtkWidget   parent_instance;
-
-  CtrVolume  *image;
-  guint       slice;
-  GdkTexture *texture;
-
-  /* display window: grey 0 at lo, 255 at hi */
-  double      lo;
-  double      hi;
-  double      data_min;
-  double      data_max;
-  gboolean    manual_window;
-  int         hu;              /* CtrSliceHu */
-
-  /* where the last frame put the overlays (ctr_slice_view_get_overlay_boxes) */
-  graphene_rect_t readout_box;
-  graphene_rect_t label_box;
-
-  /* the shown plane (ctr-slice-plane.h) */
-  int         orientation;     /* CtrSliceOrientation */
-  CtrSlicePlane plane;
-
-  /* drag state */
-  double      drag_center;
-  double      drag_width;
-
-  char       *caption;
-  char       *placeholder;
-  char       *pointer_info;
-
-  /* zoom about the centre and pan, in units of the fitted image size */
-  double      zoom;
-  double      pan_x;
-  double      pan_y;
-  double      drag_pan_x;
-  double      drag_pan_y;
-  double      drag_x;
-  double      drag_y;
-  int         drag_mode;       /* DRAG_* */
-
-  gboolean    profile_tool;
-  double      pointer_x;       /* last pointer position, widget coordinates */
-  double      pointer_y;
-  gboolean    have_segment;
-  double      segment[4];      /* x0, y0, x1, y1 in mm */
-};
+#include "ctr-slice-view-private.h"
 
 enum { DRAG_WINDOW, DRAG_SEGMENT, DRAG_PAN };
 
@@ -116,12 +64,6 @@ replace_str (char       **ptr,
   g_free (*ptr);
   *ptr = g_strdup (value);
   return TRUE;
-}
-
-static const float *
-current_slice (CtrSliceView *self)
-{
-  return self->image != NULL ? self->plane.data : NULL;
 }
 
 static void
@@ -279,39 +221,6 @@ draw_text (CtrSliceView *self,
   draw_text_in (self, snapshot, markup, x, y, x_align, y_align, backdrop, 0, NULL);
 }
 
-/* Whether the values are shown in HU: asked for, on an image in 1/mm. */
-static gboolean
-shows_hu (CtrSliceView *self)
-{
-  return self->hu != CTR_SLICE_HU_OFF && self->image != NULL && g_strcmp0 (self->image->unit, "1/mm") == 0;
-}
-
-/* A value of the image (or a window end) as shown: "+40 HU", "0.0192". */
-static char *
-format_shown (CtrSliceView *self, double v)
-{
-  if (!shows_hu (self))
-    return g_strdup_printf ("%.4g", v);
-  if (self->hu == CTR_SLICE_HU_DIFFERENCE)
-    return g_strdup_printf ("%+.0f HU", 1000.0 * v / CTR_SLICE_VIEW_MU_WATER);
-  return g_strdup_printf ("%+.0f HU", ctr_slice_view_to_hu (v));
-}
-
-/* "W 80  L 40 HU (μ_water 0.0192 /mm)" or "W 0.004  L 0.019 (auto)". */
-static char *
-format_window (CtrSliceView *self)
-{
-  double width = self->hi - self->lo, level = 0.5 * (self->hi + self->lo);
-
-  if (!shows_hu (self))
-    return g_strdup_printf ("W %.4g  L %.4g%s", width, level, self->manual_window ? "" : " (auto)");
-  if (self->hu == CTR_SLICE_HU_DIFFERENCE)
-    return g_strdup_printf ("W %.0f HU, centred on %.0f (μ_water %.4g /mm)", 1000.0 * width / CTR_SLICE_VIEW_MU_WATER,
-                            1000.0 * level / CTR_SLICE_VIEW_MU_WATER, CTR_SLICE_VIEW_MU_WATER);
-  return g_strdup_printf ("W %.0f  L %.0f HU (μ_water %.4g /mm)", 1000.0 * width / CTR_SLICE_VIEW_MU_WATER,
-                          ctr_slice_view_to_hu (level), CTR_SLICE_VIEW_MU_WATER);
-}
-
 static void
 ctr_slice_view_snapshot (GtkWidget   *widget,
                          GtkSnapshot *snapshot)
@@ -378,8 +287,8 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
   }
   {
     double bh = MIN (200, h / 2.5), by = MARGIN + 28, bx = w - MARGIN - 14;
-    g_autofree char *hi_text = format_shown (self, self->hi);
-    g_autofree char *lo_text = format_shown (self, self->lo);
+    g_autofree char *hi_text = _ctr_slice_view_format_value (self, self->hi);
+    g_autofree char *lo_text = _ctr_slice_view_format_value (self, self->lo);
     g_autofree char *hi = g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", hi_text);
     g_autofree char *lo = g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", lo_text);
     draw_text (self, snapshot, hi, bx - 8, by, 1, 0.3, TRUE);
@@ -460,71 +369,6 @@ on_motion (GtkEventControllerMotion *controller,
            CtrSliceView             *self)
 {
   ctr_slice_view_point_at (self, x, y);
-}
-
-/**
- * ctr_slice_view_describe_window:
- * The size and window label at the bottom left: "512 × 512 px · 0.5 mm
- * pixels" (or "pixel size unknown" for an image per pixel), then the
- * window ("W 80  L 40 HU (μ_water 0.0192 /mm)" under a Hounsfield preset).
- * Transfer full; NULL without an image.
- */
-char *
-ctr_slice_view_describe_window (CtrSliceView *self)
-{
-  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), NULL);
-  if (self->image == NULL)
-    return NULL;
-
-  const CtrGrid *g = &self->plane.grid;
-  gboolean pixel_known = self->image->unit == NULL || strstr (self->image->unit, "pixel") == NULL;
-  g_autofree char *size = pixel_known ? g_strdup_printf ("%.3g mm pixels", g->dx)
-                                      : g_strdup ("pixel size unknown (values per pixel)");
-  g_autofree char *window = format_window (self);
-  return g_strdup_printf ("%u × %u px · %s\n%s", g->nx, g->ny, size, window);
-}
-
-/**
- * ctr_slice_view_describe_pixel:
- * The pointer read-out for pixel (@ix, @iy) of the shown plane: position in
- * mm, value and unit, and for images in 1/mm the value in HU with the
- * μ_water used.  Transfer full; NULL without an image or outside it.
- */
-char *
-ctr_slice_view_describe_pixel (CtrSliceView *self, guint ix, guint iy)
-{
-  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), NULL);
-  if (self->image == NULL || ix >= self->plane.grid.nx || iy >= self->plane.grid.ny)
-    return NULL;
-
-  const CtrGrid *g = &self->plane.grid;
-  float v = current_slice (self)[(gsize) iy * g->nx + ix];
-
-  {
-    static const char *axes[][2] = { { "x", "y" }, { "x", "z" }, { "y", "z" } };
-    guint o = self->image->grid.nz > 1 ? self->orientation : CTR_SLICE_AXIAL;
-    /* Images in 1/mm are also shown in Hounsfield units, with the μ_water
-     * the presets assume (stated, since a calibrated scanner has its own);
-     * under a Hounsfield preset HU come first. */
-    gboolean mm = g_strcmp0 (self->image->unit, "1/mm") == 0;
-    g_autofree char *hu_text = mm ? format_shown (self, v) : NULL;
-    g_autofree char *hu = NULL;
-    g_autofree char *value = NULL;
-
-    if (mm && shows_hu (self))
-      {
-        value = g_strdup_printf ("%s", hu_text);
-        hu = g_strdup_printf ("  = %.5g 1/mm (μ_water %.4g /mm)", v, CTR_SLICE_VIEW_MU_WATER);
-      }
-    else
-      {
-        value = g_strdup_printf ("%.5g %s", v, self->image->unit ? self->image->unit : "");
-        hu = mm ? g_strdup_printf ("  = %+.0f HU (μ_water %.4g /mm)", ctr_slice_view_to_hu (v), CTR_SLICE_VIEW_MU_WATER)
-                : g_strdup ("");
-      }
-    return g_strdup_printf ("%s %+.1f mm  %s %+.1f mm   %s%s", axes[o][0], ctr_grid_x (g, ix), axes[o][1],
-                            ctr_grid_y (g, iy), value, hu);
-  }
 }
 
 static void
@@ -1036,54 +880,8 @@ ctr_slice_view_set_slice (CtrSliceView *self, guint slice)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-gboolean
-ctr_slice_view_apply_preset (CtrSliceView *self, const char *name)
-{
-  double lo, hi;
-
-  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), FALSE);
-  if (g_strcmp0 (name, "auto") == 0)
-    {
-      ctr_slice_view_set_hu (self, CTR_SLICE_HU_OFF);
-      ctr_slice_view_reset_window (self);
-      g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0);
-      return TRUE;
-    }
-  if (self->image == NULL || g_strcmp0 (self->image->unit, "1/mm") != 0 || !ctr_hu_preset_is_hu (name))
-    return FALSE;
-  if (self->hu == CTR_SLICE_HU_OFF)
-    ctr_slice_view_set_hu (self, CTR_SLICE_HU_VALUES);
-  if (!ctr_hu_preset_window (name, CTR_SLICE_VIEW_MU_WATER, &lo, &hi))
-    return TRUE;   /* "custom": the window stays */
-  ctr_slice_view_set_window (self, lo, hi);
-  g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0);
-  return TRUE;
-}
-
 void
-ctr_slice_view_set_hu (CtrSliceView *self, CtrSliceHu hu)
+_ctr_slice_view_window_changed (CtrSliceView *self)
 {
-  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
-  if (self->hu == (int) hu)
-    return;
-  self->hu = hu;
-  if (self->pointer_info != NULL)
-    ctr_slice_view_point_at (self, self->pointer_x, self->pointer_y);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-CtrSliceHu
-ctr_slice_view_get_hu (CtrSliceView *self)
-{
-  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), CTR_SLICE_HU_OFF);
-  return self->hu;
-}
-
-gboolean
-ctr_slice_view_get_overlay_boxes (CtrSliceView *self, graphene_rect_t *readout, graphene_rect_t *window_label)
-{
-  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), FALSE);
-  *readout = self->readout_box;
-  *window_label = self->label_box;
-  return self->readout_box.size.width > 0 && self->label_box.size.width > 0;
+  g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0);
 }
