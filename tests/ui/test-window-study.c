@@ -452,7 +452,7 @@ study_files (CtrWindow *w)
       {
         const char *l = labels->pdata[i];
         /* what this case saved and exported: CSV, PNG, the DICOM folder */
-        if (g_str_has_suffix (l, ".csv") || g_str_has_suffix (l, ".png") || strstr (l, "study-") != NULL)
+        if (g_str_has_suffix (l, ".csv") || g_str_has_suffix (l, ".png") || g_str_has_suffix (l, "/study-dicom"))
           others++;
         else
           datasets++;
