@@ -389,6 +389,7 @@ dismiss_toasts (GtkWidget *window)
 
       if (widget == NULL)
         return;
+      ui_spin (400);   /* let it finish sliding in: libadwaita 1.2 crashes on a dismissal mid-animation */
       g_object_get (widget, "toast", &toast, NULL);
       if (toast != NULL)
         adw_toast_dismiss (toast);   /* what its close button does */
