@@ -143,3 +143,42 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
   return TRUE;
 #undef FAIL
 }
+
+char *
+ctr_recon_options_describe (const CtrReconOptions *o)
+{
+  g_return_val_if_fail (o != NULL && o->method < CTR_N_METHODS, NULL);
+
+  g_autofree char *name = g_ascii_strup (methods[o->method].name, -1);
+  GString *s = g_string_new (name);
+
+  switch (o->method)
+    {
+    case CTR_METHOD_FBP:
+    case CTR_METHOD_FDK:
+      {
+        /* as the window's method panel names them (ctr-params.c) */
+        static const char *const windows[CTR_N_FILTERS] = { "Ram-Lak", "Shepp-Logan", "Cosine", "Hamming", "Hann" };
+        g_string_append_printf (s, " · %s · cut-off %g", o->window < CTR_N_FILTERS ? windows[o->window] : "?",
+                                o->cutoff);
+      }
+      break;
+    case CTR_METHOD_PWLS:
+      g_string_append_printf (s, " · %u it", o->iterations);
+      if (o->beta > 0)
+        g_string_append_printf (s, " · β %g", o->beta);
+      else
+        g_string_append (s, " · β default");
+      break;
+    case CTR_METHOD_CGLS:
+      g_string_append_printf (s, " · %u it", o->iterations);
+      break;
+    default:
+      g_string_append_printf (s, " · %u it · λ %g", o->iterations, o->relaxation);
+      break;
+    }
+  if (ctr_method_is_iterative (o->method) && o->stop == CTR_STOP_AUTO && o->method != CTR_METHOD_PWLS &&
+      o->method != CTR_METHOD_ASD_POCS)
+    g_string_append (s, " · auto stop");
+  return g_string_free (s, FALSE);
+}

@@ -124,4 +124,20 @@ void ctr_recon_options_init (CtrReconOptions *o, CtrMethod method);
  * geometry and a backend is the plan's check (ctr_recon_plan_new). */
 gboolean ctr_recon_options_validate (const CtrReconOptions *o, GError **error);
 
+/**
+ * ctr_recon_options_describe:
+ * A short label of what tells a run of @o apart from other runs of the same
+ * data, for legends, captions and CSV columns: the method's name, then by
+ * method the filter window and cut-off (FBP, FDK), the iterations and the
+ * relaxation λ (ART, parallel ART, SART, SIRT, ASD-POCS), the iterations and
+ * the penalty strength β (PWLS; "β default" for 0), "auto stop" under
+ * CTR_STOP_AUTO.  Examples: "FBP · Hann · cut-off 0.8",
+ * "PART · 8 it · λ 1.5", "PWLS · 12 it · β 0.2".  Numbers are printed as
+ * a person types them (%g), so two options that differ get different
+ * labels unless they differ only in a parameter not named above.
+ *
+ * Returns: (transfer full): the label (UTF-8).
+ */
+char *ctr_recon_options_describe (const CtrReconOptions *o);
+
 G_END_DECLS

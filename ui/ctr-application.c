@@ -5,11 +5,14 @@
  * `ctrecon [FILE …]` opens each dataset (a geometry.json, a DICOM file or
  * folder) in a window: an idle window without a dataset is reused, others
  * get a window of their own.  Quitting closes every window, which cancels
- * its work.
+ * its work.  The primary menu's Preferences (app.preferences, Ctrl+,) and
+ * About (app.about) live here; Keyboard Shortcuts is GtkApplication's help
+ * overlay (resources/gtk/help-overlay.ui, win.show-help-overlay, Ctrl+?).
  */
 #define G_LOG_DOMAIN "ctr-application"
 
 #include "ctr-application.h"
+#include "ctr-preferences.h"
 #include "ctr-window.h"
 
 struct _CtrApplication
@@ -65,6 +68,7 @@ ctr_application_startup (GApplication *app)
   static const char *cancel_accels[] = { "Escape", NULL };
   static const char *open_accels[] = { "<Ctrl>o", NULL };
   static const char *quit_accels[] = { "<Ctrl>q", NULL };
+  static const char *preferences_accels[] = { "<Ctrl>comma", NULL };
 
   G_APPLICATION_CLASS (ctr_application_parent_class)->startup (app);
 
@@ -72,6 +76,7 @@ ctr_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.cancel-reconstruction", cancel_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", preferences_accels);
 }
 
 static void
@@ -91,6 +96,42 @@ quit_activated (GSimpleAction *action,
 }
 
 static void
+preferences_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+  gtk_window_present (ctr_preferences_window_new (parent));
+}
+
+static void
+about_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  static const char *developers[] = { "The CT Recon developers", NULL };
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+  AdwAboutWindow *about = ADW_ABOUT_WINDOW (adw_about_window_new ());
+
+  if (parent != NULL)
+    gtk_window_set_transient_for (GTK_WINDOW (about), parent);
+  adw_about_window_set_application_name (about, "CT Recon");
+  adw_about_window_set_application_icon (about, "org.ctrecon.CtRecon");
+  adw_about_window_set_version (about, CTR_VERSION);
+  adw_about_window_set_developer_name (about, "The CT Recon developers");
+  adw_about_window_set_developers (about, developers);
+  adw_about_window_set_license_type (about, GTK_LICENSE_GPL_3_0);
+  adw_about_window_set_comments (about,
+    "Computed-tomography reconstruction: FBP, FDK and iterative methods (ART, parallel ART, SART, SIRT, CGLS, "
+    "PWLS, ASD-POCS) on a symmetry-compressed system matrix, with live convergence, line profiles, comparison "
+    "and Hounsfield windows.");
+  adw_about_window_add_credit_section (about, "Methods", (const char *[]) {
+    "cuART: symmetry-compressed system matrix and parallel ART",
+    "Kak & Slaney: filtered back-projection",
+    "Feldkamp, Davis & Kress: cone-beam FBP",
+    "Kim, Ramani & Fessler: PWLS with ordered subsets and momentum",
+    "Sidky & Pan: ASD-POCS",
+    NULL });
+  gtk_window_present (GTK_WINDOW (about));
+}
+
+static void
 ctr_application_class_init (CtrApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
@@ -105,6 +146,8 @@ ctr_application_init (CtrApplication *self)
 {
   static const GActionEntry app_actions[] = {
     { "quit", quit_activated, NULL, NULL, NULL, { 0 } },
+    { "preferences", preferences_activated, NULL, NULL, NULL, { 0 } },
+    { "about", about_activated, NULL, NULL, NULL, { 0 } },
   };
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions), self);

@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "ctr-compare-page.h"
+#include "ctr-hu-preset.h"
 #include "ctr-slice-view.h"
 
 struct _CtrComparePage
@@ -23,6 +24,7 @@ struct _CtrComparePage
   CtrSession *session;
   GPtrArray  *views;      /* CtrSliceView*, in the grid's order */
   gboolean    linking;
+  char       *preset;     /* the Run page's window preset (ctr-hu-preset.h) */
 
   /* template children */
   GtkWidget  *content;
@@ -97,6 +99,43 @@ add_tile (CtrComparePage *self, CtrVolume *image, const char *caption, gboolean 
   gtk_grid_attach (self->compare_grid, GTK_WIDGET (view), i % 3, i / 3, 1, 1);
   g_ptr_array_add (self->views, view);
   return view;
+}
+
+/* The preset on every image tile (their linked window), HU differences on
+ * the difference tile; "auto" returns to the shared automatic window. */
+static void
+apply_preset (CtrComparePage *self)
+{
+  gboolean hu = ctr_hu_preset_is_hu (self->preset);
+  CtrSliceView *first = NULL;
+
+  for (guint i = 0; i < self->views->len; i++)
+    {
+      CtrSliceView *v = g_ptr_array_index (self->views, i);
+      if (is_difference (v))
+        ctr_slice_view_set_hu (v, hu ? CTR_SLICE_HU_DIFFERENCE : CTR_SLICE_HU_OFF);
+      else if (hu)
+        ctr_slice_view_apply_preset (v, self->preset);
+      else if (first == NULL)
+        first = v;
+    }
+  if (!hu && first != NULL)
+    {
+      /* the automatic window of one image, shared (link_window) */
+      ctr_slice_view_apply_preset (first, "auto");
+      link_window (first, self);
+    }
+}
+
+void
+ctr_compare_page_set_preset (CtrComparePage *self, const char *name)
+{
+  g_return_if_fail (CTR_IS_COMPARE_PAGE (self));
+  if (g_strcmp0 (self->preset, name) == 0)
+    return;
+  g_free (self->preset);
+  self->preset = g_strdup (name);
+  apply_preset (self);
 }
 
 /* a − b on the same grid (the shown slice), or NULL when the grids differ. */
@@ -175,6 +214,9 @@ refresh (CtrComparePage *self)
     {
       g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
       CtrSliceView *v = add_tile (self, ctr_run_get_result (run), ctr_run_get_label (run), FALSE);
+      /* a renamed run: new captions */
+      g_signal_handlers_disconnect_by_data (run, self);
+      g_signal_connect_object (run, "notify::label", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
       ctr_slice_view_get_window (v, &lo, &hi);
       have_window = TRUE;
     }
@@ -195,6 +237,8 @@ refresh (CtrComparePage *self)
       g_autoptr(CtrRun) b = n >= 2 ? g_list_model_get_item (results, n - 2) : NULL;
       add_difference (self, a, b, ref);
     }
+  if (ctr_hu_preset_is_hu (self->preset))
+    apply_preset (self);
   gtk_label_set_label (self->compare_label, n == 0
     ? "Reconstruct to compare: each finished run appears here beside the reference."
     : "Newest runs and the reference side by side, with a difference image; zoom (scroll), pan (Shift+drag) and window/level (drag) are linked.");
@@ -240,6 +284,7 @@ ctr_compare_page_dispose (GObject *object)
 
   ctr_compare_page_set_session (self, NULL);
   g_clear_pointer (&self->views, g_ptr_array_unref);
+  g_clear_pointer (&self->preset, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_COMPARE_PAGE);
   G_OBJECT_CLASS (ctr_compare_page_parent_class)->dispose (object);
 }

@@ -18,6 +18,11 @@ G_DECLARE_FINAL_TYPE (CtrComparePage, ctr_compare_page, CTR, COMPARE_PAGE, GtkWi
 /* The session shown (property "session"); nullable. */
 void  ctr_compare_page_set_session (CtrComparePage *self,
                                     CtrSession     *session);
+/* Follows the Run page's window preset @name (ctr-hu-preset.h): a
+ * Hounsfield preset sets every image tile's window and shows HU, the
+ * difference in HU; "auto" returns to the shared automatic window. */
+void  ctr_compare_page_set_preset  (CtrComparePage *self,
+                                    const char     *name);
 /* Tiles shown (property "n-tiles"): results, reference, difference. */
 guint ctr_compare_page_get_n_tiles (CtrComparePage *self);
 

@@ -83,6 +83,7 @@ struct _CtrGeometryPanel
   CtrGrid            grid;
   gboolean           grid_valid;
   gboolean           angles_edited;
+  gboolean           grid_follows;     /* a draft geometry: the grid fits the first valid one */
   gboolean           updating;
 };
 
@@ -272,6 +273,30 @@ validate (CtrGeometryPanel *self)
       ok = FALSE;
     }
 
+  /* each distance and pitch on its own, so that every bad field is marked
+   * at once (core's check below names only the first); a vector geometry's
+   * fields are read-only means */
+  if (!vectors)
+  {
+    const struct { Field f; gboolean needed; const char *what; } must_be_positive[] = {
+      { F_SOD, beam != CTR_BEAM_PARALLEL, "The source to isocentre distance must be positive" },
+      { F_PITCH_U, TRUE, "The column pitch must be positive" },
+      { F_PITCH_V, TRUE, "The row pitch must be positive" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (must_be_positive); i++)
+      if (must_be_positive[i].needed && self->reasons[must_be_positive[i].f] == NULL &&
+          !(v[must_be_positive[i].f] > 0))
+        {
+          set_reason (self, must_be_positive[i].f, must_be_positive[i].what);
+          ok = FALSE;
+        }
+    if (beam != CTR_BEAM_PARALLEL && self->reasons[F_SDD] == NULL && !(v[F_SDD] > v[F_SOD]))
+      {
+        set_reason (self, F_SDD, "The source to detector distance must exceed the source to isocentre distance");
+        ok = FALSE;
+      }
+  }
+
   if (vectors)
     g = ctr_geometry_copy (self->original);
   else if (self->reasons[F_VIEWS] == NULL && v[F_VIEWS] >= 1)
@@ -311,6 +336,21 @@ validate (CtrGeometryPanel *self)
   else
     ok = FALSE;
 
+  /* a draft's grid was a guess: the first valid geometry gets its field
+   * of view at the detector's resolution, unless the user set the grid */
+  if (g != NULL && self->grid_follows && ctr_geometry_validate (g, NULL))
+    {
+      CtrGrid fit = ctr_grid_default (g, 0, 0);
+      self->grid_follows = FALSE;
+      self->updating = TRUE;
+      set_text (self, F_IMAGE_SIZE, "%.0f", fit.nx);
+      set_text (self, F_PIXEL_SIZE, "%.6g", fit.dx);
+      self->updating = FALSE;
+      set_reason (self, F_IMAGE_SIZE, NULL);
+      set_reason (self, F_PIXEL_SIZE, NULL);
+      v[F_IMAGE_SIZE] = fit.nx;
+      v[F_PIXEL_SIZE] = g_ascii_strtod (gtk_editable_get_text (GTK_EDITABLE (self->entries[F_PIXEL_SIZE])), NULL);
+    }
   if (g != NULL && self->reasons[F_IMAGE_SIZE] == NULL && self->reasons[F_PIXEL_SIZE] == NULL &&
       ctr_geometry_validate (g, NULL))
     {
@@ -353,6 +393,8 @@ on_entry_changed (GtkEditable *editable, CtrGeometryPanel *self)
       editable == GTK_EDITABLE (self->entries[F_ANGLE_START]) ||
       editable == GTK_EDITABLE (self->entries[F_ANGLE_STEP]))
     self->angles_edited = TRUE;
+  if (editable == GTK_EDITABLE (self->entries[F_IMAGE_SIZE]) || editable == GTK_EDITABLE (self->entries[F_PIXEL_SIZE]))
+    self->grid_follows = FALSE;
   validate (self);
 }
 
@@ -450,6 +492,7 @@ ctr_geometry_panel_load (CtrGeometryPanel     *self,
     self->original_grid = *grid;
   else if (g != NULL)
     self->original_grid = ctr_grid_default (g, 0, 0);
+  self->grid_follows = g != NULL && !ctr_geometry_validate (g, NULL);
   fill_fields (self);
 }
 

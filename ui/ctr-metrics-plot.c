@@ -5,7 +5,8 @@
  * Stacked panels sharing the iteration axis: the relative data residual
  * ||b - Ax||/||b|| on a logarithmic axis, and, when the dataset has a
  * reference image, RMSE, PSNR and SSIM on linear axes.  Several runs are
- * overlaid, each in its own colour (legend at the top); each panel shows the
+ * overlaid, each in its own colour (legend at the top; one-pass methods,
+ * FBP and FDK, as a dashed horizontal reference line); each panel shows the
  * latest value of the newest run, and hovering shows every run's values at
  * the iteration under the pointer.  The plot is a view of a session's runs
  * (a GListModel of CtrRun): the numbers are the CtrIterStats the solver
@@ -85,11 +86,13 @@ run_point (CtrRun *run, guint i)
   return ctr_run_get_stats (run, i);
 }
 
+/* A run's colour follows its number, as on the Profile page, so that it
+ * keeps its colour when an earlier run is deleted. */
 static GdkRGBA
-run_rgba (guint r)
+run_rgba (const Snapshot *snap, guint r)
 {
   GdkRGBA c;
-  ctr_plot_run_color (r, &c);
+  ctr_plot_run_color (r < snap->runs->len ? ctr_run_get_number (snap_run (snap, r)) - 1 : 0, &c);
   return c;
 }
 
@@ -105,6 +108,13 @@ point_value (const Point *p,
     case SERIES_SSIM:     return p->ssim;
     default:              g_assert_not_reached ();
     }
+}
+
+/* FBP and FDK report once: their value is a level, not a curve. */
+static gboolean
+run_is_one_pass (CtrRun *run)
+{
+  return !ctr_method_is_iterative (ctr_run_get_options (run)->method);
 }
 
 static gboolean
@@ -135,15 +145,15 @@ static char *
 format_log_tick (double v)
 {
   int e = (int) floor (log10 (v) + 1e-9);
-  int m = (int) round (v / pow (10, e));
+  double m = v / pow (10, e);
   GString *s = g_string_new (NULL);
 
   if (e >= -3 && e <= 3)
-    g_string_printf (s, "%g", v);
+    g_string_printf (s, "%.3g", v);
   else
     {
-      if (m != 1)
-        g_string_append_printf (s, "%d×", m);
+      if (fabs (m - 1) > 1e-6)
+        g_string_append_printf (s, "%.3g×", m);
       g_string_append (s, "10");
       append_superscript (s, e);
     }
@@ -259,9 +269,9 @@ draw_y_ticks_linear (DrawCtx *ctx,
 }
 
 /* Log axis fitted to the data (not widened to whole decades, so a residual
- * that moves within one decade still fills the panel).  Gridlines at
- * m·10^e; labels at decades, at 1-2-5, 1-2-3-5 or every m by the span,
- * skipping any that would collide with the previous one. */
+ * that moves within one decade still fills the panel).  Ticks from
+ * ctr_plot_log_ticks (three or more per decade, three or more labelled);
+ * a label that would collide with the previous one is left out. */
 static void
 draw_y_ticks_log (DrawCtx *ctx,
                   Frame   *f,
@@ -281,50 +291,35 @@ draw_y_ticks_log (DrawCtx *ctx,
     }
   lo -= 0.04 * span;
   hi += 0.04 * span;
-  span = hi - lo;
   f->ymin = lo;
   f->ymax = hi;
 
   double last_label_y = INFINITY;
+  double values[128];
+  gboolean labelled[128];
+  guint n = ctr_plot_log_ticks (lo, hi, values, labelled, G_N_ELEMENTS (values));
 
-  for (int e = (int) floor (lo); e <= (int) ceil (hi); e++)
-    for (int m = 1; m <= 9; m++)
-      {
-        double v = m * pow (10, e);
-        double t = log10 (v);
-        gboolean major = m == 1;
-        gboolean labelled;
-        double y;
+  for (guint i = 0; i < n; i++)
+    {
+      double v = values[i];
+      int e = (int) floor (log10 (v) + 1e-9);
+      gboolean major = fabs (v - pow (10, e)) < 1e-9 * v;
+      double y = round (frame_y (f, v)) + 0.5;
 
-        if (t < lo - 1e-9 || t > hi + 1e-9)
-          continue;
-        if (!major && span > 4)
-          continue;           /* no minor lines over many decades */
+      set_fg (ctx, major ? 0.14 : 0.06);
+      cairo_move_to (ctx->cr, f->x0, y);
+      cairo_line_to (ctx->cr, f->x0 + f->w, y);
+      cairo_stroke (ctx->cr);
 
-        if (span > 2.5)
-          labelled = major;
-        else if (span > 1.2)
-          labelled = major || m == 2 || m == 5;
-        else if (span > 0.5)
-          labelled = major || m == 2 || m == 3 || m == 5;
-        else
-          labelled = TRUE;
+      if (labelled[i] && last_label_y - y >= 16)
+        {
+          g_autofree char *tick = format_log_tick (v);
+          g_autofree char *label = g_strdup_printf ("<small>%s</small>", tick);
 
-        y = round (frame_y (f, v)) + 0.5;
-        set_fg (ctx, major ? 0.14 : 0.06);
-        cairo_move_to (ctx->cr, f->x0, y);
-        cairo_line_to (ctx->cr, f->x0 + f->w, y);
-        cairo_stroke (ctx->cr);
-
-        if (labelled && last_label_y - y >= 22)
-          {
-            g_autofree char *tick = format_log_tick (v);
-            g_autofree char *label = g_strdup_printf ("<small>%s</small>", tick);
-
-            draw_text (ctx, label, f->x0 - 6, y, 1, 0.5, major ? 0.8 : 0.65);
-            last_label_y = y;
-          }
-      }
+          draw_text (ctx, label, f->x0 - 6, y, 1, 0.5, major ? 0.8 : 0.65);
+          last_label_y = y;
+        }
+    }
 }
 
 static void
@@ -395,7 +390,7 @@ draw_panel (CtrMetricsPlot *self,
     "SSIM vs reference",
   };
   gboolean log_axis = series == SERIES_RESIDUAL;
-  GdkRGBA newest = run_rgba (snap->runs->len > 0 ? snap->runs->len - 1 : 0);
+  GdkRGBA newest = run_rgba (snap, snap->runs->len > 0 ? snap->runs->len - 1 : 0);
   const GdkRGBA *color = &newest;
   cairo_t *cr = ctx->cr;
   double vmin = INFINITY, vmax = -INFINITY;
@@ -513,11 +508,32 @@ draw_panel (CtrMetricsPlot *self,
     {
       CtrRun *run = snap_run (snap, r);
       guint n_points = ctr_run_get_n_stats (run);
-      GdkRGBA rgba = run_rgba (r);
+      GdkRGBA rgba = run_rgba (snap, r);
       gboolean pen_down = FALSE;
       guint n_run = 0;
 
       gdk_cairo_set_source_rgba (cr, &rgba);
+      if (run_is_one_pass (run))
+        {
+          /* FBP, FDK: one value, drawn across the panel as a dashed
+           * reference line (a dot at iteration 1 would hide under others) */
+          for (guint i = 0; i < n_points; i++)
+            {
+              double v = point_value (run_point (run, i), series);
+              double y;
+
+              if (!value_usable (v, log_axis))
+                continue;
+              y = round (frame_y (&f, v)) + 0.5;
+              cairo_save (cr);
+              cairo_set_dash (cr, (double[]) { 7, 4 }, 2, 0);
+              cairo_move_to (cr, f.x0, y);
+              cairo_line_to (cr, f.x0 + f.w, y);
+              cairo_stroke (cr);
+              cairo_restore (cr);
+            }
+          continue;
+        }
       for (guint i = 0; i < n_points; i++)
         {
           const Point *p = run_point (run, i);
@@ -568,11 +584,11 @@ draw_panel (CtrMetricsPlot *self,
       for (guint r = 0; r < snap->runs->len; r++)
         {
           CtrRun *run = snap_run (snap, r);
-          GdkRGBA rgba = run_rgba (r);
+          GdkRGBA rgba = run_rgba (snap, r);
           for (guint i = 0; i < ctr_run_get_n_stats (run); i++)
             {
               const Point *p = run_point (run, i);
-              if (p->iteration != k || !value_usable (point_value (p, series), log_axis))
+              if ((p->iteration != k && !run_is_one_pass (run)) || !value_usable (point_value (p, series), log_axis))
                 continue;
               g_autofree char *v = format_value (point_value (p, series));
               g_string_append_printf (text, "  <span foreground='#%02x%02x%02x'>●</span> %s",
@@ -645,7 +661,7 @@ ctr_metrics_plot_draw (GtkDrawingArea *area,
           g_autofree char *label = g_markup_printf_escaped ("<small>%s</small>",
                                                             ctr_run_get_label (snap_run (&snap, r)));
           PangoLayout *layout = gtk_widget_create_pango_layout (ctx.widget, NULL);
-          GdkRGBA rgba = run_rgba (r);
+          GdkRGBA rgba = run_rgba (&snap, r);
           int tw, th;
           pango_layout_set_markup (layout, label, -1);
           pango_layout_get_pixel_size (layout, &tw, &th);
@@ -657,9 +673,12 @@ ctr_metrics_plot_draw (GtkDrawingArea *area,
             }
           gdk_cairo_set_source_rgba (cr, &rgba);
           cairo_set_line_width (cr, 3);
+          if (run_is_one_pass (snap_run (&snap, r)))
+            cairo_set_dash (cr, (double[]) { 5, 3 }, 2, 0);
           cairo_move_to (cr, x, top + 8);
           cairo_line_to (cr, x + 16, top + 8);
           cairo_stroke (cr);
+          cairo_set_dash (cr, NULL, 0, 0);
           draw_text (&ctx, label, x + 20, top + 8, 0, 0.5, 0.9);
           x += 20 + tw + 14;
         }
@@ -755,7 +774,7 @@ watch_runs (CtrMetricsPlot *self, guint position, guint removed, guint added, GL
  * ctr_metrics_plot_set_runs:
  * @runs: (nullable): a GListModel of CtrRun (a session's), oldest first.
  *
- * Overlays every run of @runs, run i in ctr_plot_run_color (i), and follows
+ * Overlays every run of @runs, run number n in ctr_plot_run_color (n − 1), and follows
  * the model: new runs, new numbers, a run's new label.
  */
 void

@@ -11,6 +11,72 @@ ctr_plot_nice_step (double raw)
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * e;
 }
 
+/* Whether tick mantissa @m (1…9) is drawn, and labelled, at @level:
+ * 0 decades, 1 one-two-five, 2 one-two-three-five, 3 every m. */
+static gboolean
+mantissa_in (int m, int level)
+{
+  switch (level)
+    {
+    case 0: return m == 1;
+    case 1: return m == 1 || m == 2 || m == 5;
+    case 2: return m == 1 || m == 2 || m == 3 || m == 5;
+    default: return TRUE;
+    }
+}
+
+static guint
+log_ticks_at (double lo, double hi, int drawn, int shown, double *values, gboolean *labelled, guint max,
+              guint *n_labelled)
+{
+  guint n = 0;
+
+  *n_labelled = 0;
+  for (int e = (int) floor (lo) - 1; e <= (int) ceil (hi) && n < max; e++)
+    for (int m = 1; m <= 9 && n < max; m++)
+      {
+        double v = m * pow (10, e);
+        double t = log10 (v);
+
+        if (t < lo - 1e-9 || t > hi + 1e-9 || !mantissa_in (m, drawn))
+          continue;
+        values[n] = v;
+        labelled[n] = mantissa_in (m, shown);
+        *n_labelled += labelled[n];
+        n++;
+      }
+  return n;
+}
+
+guint
+ctr_plot_log_ticks (double lo, double hi, double *values, gboolean *labelled, guint max)
+{
+  double span = hi - lo;
+  int drawn = span > 1.2 ? 1 : 3;
+  guint n = 0, n_labelled = 0;
+
+  g_return_val_if_fail (hi > lo && values != NULL && labelled != NULL, 0);
+  for (int shown = span > 2.5 ? 0 : span > 1.2 ? 1 : span > 0.5 ? 2 : 3; shown <= 3; shown++)
+    {
+      n = log_ticks_at (lo, hi, MAX (drawn, shown), shown, values, labelled, max, &n_labelled);
+      if (n_labelled >= 3)
+        return n;
+    }
+  {
+    /* within one decade: linear 1-2-5 steps of its own */
+    double vlo = pow (10, lo), vhi = pow (10, hi);
+    double step = ctr_plot_nice_step ((vhi - vlo) / 4);
+
+    n = 0;
+    for (double v = ceil (vlo / step - 1e-9) * step; v <= vhi * (1 + 1e-12) && n < max; v += step)
+      {
+        values[n] = v;
+        labelled[n++] = TRUE;
+      }
+  }
+  return n;
+}
+
 void
 ctr_plot_run_color (guint index, GdkRGBA *color)
 {

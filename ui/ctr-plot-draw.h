@@ -9,6 +9,19 @@ G_BEGIN_DECLS
 /* The 1, 2, 5 × 10^k step at or above @raw (> 0). */
 double ctr_plot_nice_step (double raw);
 
+/**
+ * ctr_plot_log_ticks:
+ * The ticks of a log axis from 10^@lo to 10^@hi (@lo < @hi, log10 units):
+ * up to @max values (ascending, in data units) in @values, each with
+ * @labelled[i] saying whether it carries a number.  Every decade shown has
+ * at least three ticks (1, 2, 5 × 10^e; all of 1…9 over 1.2 decades or
+ * less), and the axis at least three labelled ticks: decades over many
+ * decades, then 1-2-5, then every m; an axis within one decade gets
+ * 1-2-5 × 10^k steps of its own (0.022, 0.024, …).
+ * Returns: the number of ticks written.
+ */
+guint ctr_plot_log_ticks (double lo, double hi, double *values, gboolean *labelled, guint max);
+
 /* The colour of run @index (0-based, in the session's order): the GNOME
  * HIG palette blue 4, orange 4, green 5, purple 3, red 3, brown 3, repeated.
  * The convergence and profile plots draw a run in the same colour. */

@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "ctr-profile-page.h"
+#include "ctr-hu-preset.h"
 #include "ctr-plot-draw.h"
 #include "ctr-profile-plot.h"
 #include "ctr-slice-view.h"
@@ -25,6 +26,7 @@ struct _CtrProfilePage
   GtkWidget       parent_instance;
 
   CtrSession     *session;
+  char           *preset;       /* the Run page's window preset (ctr-hu-preset.h) */
 
   /* template children */
   GtkWidget      *paned;
@@ -45,6 +47,13 @@ static GParamSpec *properties[N_PROPS];
 
 static const GdkRGBA reference_color = { 0.35, 0.35, 0.35, 1 };
 
+static void
+to_hu (float *v, guint n)
+{
+  for (guint k = 0; k < n; k++)
+    v[k] = (float) ctr_slice_view_to_hu (v[k]);
+}
+
 /* The curves along the segment: every result, then the reference. */
 static void
 update_profile (CtrProfilePage *self)
@@ -54,8 +63,13 @@ update_profile (CtrProfilePage *self)
   double s[PROFILE_SAMPLES];
   float v[PROFILE_SAMPLES];
 
+  const char *unit = self->session ? ctr_session_get_image_unit (self->session) : NULL;
+  /* under a Hounsfield preset the curves are in HU, as the images are */
+  gboolean hu = ctr_hu_preset_is_hu (self->preset) && g_strcmp0 (unit, "1/mm") == 0;
+  g_autofree char *hu_unit = g_strdup_printf ("HU (μ_water %.4g /mm)", CTR_SLICE_VIEW_MU_WATER);
+
   ctr_profile_plot_clear (self->profile_plot);
-  ctr_profile_plot_set_unit (self->profile_plot, self->session ? ctr_session_get_image_unit (self->session) : NULL);
+  ctr_profile_plot_set_unit (self->profile_plot, hu ? hu_unit : unit);
   if (self->session != NULL && ctr_slice_view_get_segment (self->profile_view, seg) &&
       hypot (seg[2] - seg[0], seg[3] - seg[1]) > 0)
     {
@@ -67,8 +81,14 @@ update_profile (CtrProfilePage *self)
           CtrVolume *volume = ctr_run_get_result (run);
           GdkRGBA color;
 
+          /* a renamed run: new names on the plot and in the CSV */
+          g_signal_handlers_disconnect_by_data (run, self);
+          g_signal_connect_object (run, "notify::label", G_CALLBACK (update_profile), self, G_CONNECT_SWAPPED);
+
           ctr_plot_run_color (ctr_run_get_number (run) - 1, &color);
           ctr_profile_sample (volume, volume->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
+          if (hu)
+            to_hu (v, PROFILE_SAMPLES);
           ctr_profile_plot_add_curve (self->profile_plot, ctr_run_get_label (run), &color, FALSE, PROFILE_SAMPLES,
                                       s, v);
         }
@@ -76,6 +96,8 @@ update_profile (CtrProfilePage *self)
         {
           CtrVolume *ref = d->reference;
           ctr_profile_sample (ref, ref->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
+          if (hu)
+            to_hu (v, PROFILE_SAMPLES);
           ctr_profile_plot_add_curve (self->profile_plot, "reference", &reference_color, TRUE, PROFILE_SAMPLES, s,
                                       v);
         }
@@ -143,6 +165,21 @@ ctr_profile_page_set_session (CtrProfilePage *self, CtrSession *session)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
 }
 
+/* Follows the Run page's window preset @name: the image under the tool gets
+ * it, the curves are in HU under a Hounsfield preset. */
+void
+ctr_profile_page_set_preset (CtrProfilePage *self, const char *name)
+{
+  g_return_if_fail (CTR_IS_PROFILE_PAGE (self));
+  if (g_strcmp0 (self->preset, name) == 0)
+    return;
+  g_free (self->preset);
+  self->preset = g_strdup (name);
+  if (!ctr_slice_view_apply_preset (self->profile_view, name))
+    ctr_slice_view_apply_preset (self->profile_view, "auto");
+  update_profile (self);
+}
+
 guint
 ctr_profile_page_get_n_curves (CtrProfilePage *self)
 {
@@ -163,6 +200,7 @@ ctr_profile_page_dispose (GObject *object)
   CtrProfilePage *self = CTR_PROFILE_PAGE (object);
 
   ctr_profile_page_set_session (self, NULL);
+  g_clear_pointer (&self->preset, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_PROFILE_PAGE);
   G_OBJECT_CLASS (ctr_profile_page_parent_class)->dispose (object);
 }

@@ -17,6 +17,11 @@ G_DECLARE_FINAL_TYPE (CtrProfilePage, ctr_profile_page, CTR, PROFILE_PAGE, GtkWi
 /* The session shown (property "session"); nullable. */
 void     ctr_profile_page_set_session  (CtrProfilePage *self,
                                         CtrSession     *session);
+/* Follows the Run page's window preset @name (ctr-hu-preset.h): the image
+ * under the tool gets it, and under a Hounsfield preset the curves (and the
+ * CSV) are in HU of images in 1/mm. */
+void     ctr_profile_page_set_preset   (CtrProfilePage *self,
+                                        const char     *name);
 /* Curves on the plot (property "n-curves"): 0 until a line is drawn on an
  * image. */
 guint    ctr_profile_page_get_n_curves (CtrProfilePage *self);

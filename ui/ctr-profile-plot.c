@@ -105,7 +105,8 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
       x += 22 + tw + 14;
     }
 
-  double x0 = 66, y0 = top + 26, pw = width - x0 - 16, ph = height - y0 - 44;
+  /* the unit has a line of its own between the legend and the plot */
+  double x0 = 66, y0 = top + 44, pw = width - x0 - 16, ph = height - y0 - 44;
   if (pw < 40 || ph < 40)
     return;
   double vstep = ctr_plot_nice_step ((vmax - vmin) / 5), lo = floor (vmin / vstep) * vstep, hi = ceil (vmax / vstep) * vstep;
@@ -140,7 +141,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
     g_autofree char *xt = g_strdup ("<small>Distance along the line (mm)</small>");
     g_autofree char *yt = g_markup_printf_escaped ("<small>%s</small>", self->unit ? self->unit : "value");
     ctr_plot_draw_text (cr, w, xt, x0 + pw / 2, y0 + ph + 22, 0.5, 0);
-    ctr_plot_draw_text (cr, w, yt, x0, y0 - 4, 0.5, 1);
+    ctr_plot_draw_text (cr, w, yt, 14, top + 22, 0, 0);
   }
   cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.55);
   cairo_move_to (cr, x0 + 0.5, y0);
@@ -320,7 +321,8 @@ ctr_profile_plot_write_csv (CtrProfilePlot *self, const char *path, GError **err
   for (guint i = 0; i < self->curves->len; i++)
     {
       Curve *c = g_ptr_array_index (self->curves, i);
-      g_autofree char *name = g_strdup (c->name);
+      /* the curve's label and the values' unit: "1 · FBP · Hann · cut-off 1 [HU …]" */
+      g_autofree char *name = self->unit ? g_strdup_printf ("%s [%s]", c->name, self->unit) : g_strdup (c->name);
       g_strdelimit (name, ",\"\n", ' ');
       g_string_append_printf (csv, ",%s", name);
       n = MAX (n, c->n);

@@ -13,8 +13,11 @@
 #define G_LOG_DOMAIN "ctr-run-page"
 
 #include <math.h>
+#include <string.h>
 
 #include "ctr-run-page.h"
+#include "ctr-hu-preset.h"
+#include "ctr-run-list.h"
 #include "ctr-metrics-plot.h"
 #include "ctr-slice-view.h"
 
@@ -25,6 +28,7 @@ struct _CtrRunPage
   CtrSession     *session;
   GBinding       *bindings[3];
   guint           pulse_id;
+  gboolean        setting_preset;   /* on_preset is changing the window */
 
   /* template children */
   GtkWidget      *content;
@@ -34,6 +38,7 @@ struct _CtrRunPage
   GtkProgressBar *progress_bar;
   GtkLabel       *status_label;
   GtkLabel       *notes_label;
+  GtkLabel       *latest_label;
   GtkLabel       *residual_label;
   GtkLabel       *rmse_label;
   GtkLabel       *psnr_label;
@@ -44,6 +49,9 @@ struct _CtrRunPage
   GtkDropDown    *preset_dropdown;
   GtkAdjustment  *slice_adjustment;
   CtrMetricsPlot *metrics_plot;
+  GtkPaned       *content_paned;
+  GtkWidget      *runs_group;
+  GtkListBox     *runs_list;
 };
 
 G_DEFINE_FINAL_TYPE (CtrRunPage, ctr_run_page, GTK_TYPE_WIDGET)
@@ -51,13 +59,11 @@ G_DEFINE_FINAL_TYPE (CtrRunPage, ctr_run_page, GTK_TYPE_WIDGET)
 enum {
   PROP_0,
   PROP_SESSION,
+  PROP_PRESET,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
-
-/* The toolbar's presets, in the drop-down's order. */
-static const char *const preset_names[] = { "auto", "soft-tissue", "brain", "bone", "lung", "hu" };
 
 static void
 toast (CtrRunPage *self, const char *message)
@@ -112,6 +118,50 @@ set_number (GtkLabel *label, const char *format, double value)
     gtk_label_set_label (label, "–");
 }
 
+/* The pinned one-line summary under the progress bar: "it 8 / 8 ·
+ * residual 0.012 · RMSE 0.0011 · SSIM 0.93 · 3.2 s" (what was reported). */
+static void
+show_latest (CtrRunPage *self, const CtrIterStats *stats)
+{
+  g_autoptr(GString) s = NULL;
+
+  if (stats == NULL)
+    {
+      gtk_label_set_label (self->latest_label, "");
+      return;
+    }
+  s = g_string_new (NULL);
+  if (ctr_method_is_iterative (stats->method))
+    g_string_append_printf (s, "it %u / %u", stats->iteration, MAX (stats->n_iterations, 1));
+  else
+    g_string_append (s, ctr_method_label (stats->method));
+  if (isfinite (stats->residual))
+    g_string_append_printf (s, " · residual %.3g", stats->residual);
+  if (stats->has_reference && isfinite (stats->rmse))
+    g_string_append_printf (s, " · RMSE %.3g · SSIM %.3f", stats->rmse, stats->ssim);
+  g_string_append_printf (s, " · %.1f s", stats->elapsed_s);
+  gtk_label_set_label (self->latest_label, s->str);
+}
+
+/* The convergence column only when it has something to show (a reference,
+ * or a residual some run reported): otherwise the image takes the space. */
+static void
+update_plot_column (CtrRunPage *self)
+{
+  CtrDataset *d = self->session ? ctr_session_get_dataset (self->session) : NULL;
+  GListModel *runs = self->session ? ctr_session_get_runs (self->session) : NULL;
+  gboolean any = d != NULL && d->reference != NULL;
+
+  for (guint r = 0; runs != NULL && !any && r < g_list_model_get_n_items (runs); r++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (runs, r);
+      for (guint i = 0; !any && i < ctr_run_get_n_stats (run); i++)
+        any = isfinite (ctr_run_get_stats (run, i)->residual);
+    }
+  if (gtk_widget_get_visible (gtk_paned_get_end_child (self->content_paned)) != any)
+    gtk_widget_set_visible (gtk_paned_get_end_child (self->content_paned), any);
+}
+
 /* The newest report: its numbers, and its slice when it carries one. */
 static void
 on_stats (CtrRunPage *self)
@@ -119,6 +169,8 @@ on_stats (CtrRunPage *self)
   const CtrIterStats *stats = ctr_session_get_latest_stats (self->session);
   guint n, k;
 
+  show_latest (self, stats);
+  update_plot_column (self);
   if (stats == NULL)
     {
       set_number (self->residual_label, NULL, NAN);
@@ -179,13 +231,44 @@ on_slice_changed (CtrRunPage *self)
 static void
 on_preset (CtrRunPage *self)
 {
-  guint i = gtk_drop_down_get_selected (self->preset_dropdown);
+  const char *name = ctr_run_page_get_preset (self);
+  gboolean ok;
 
-  if (i < G_N_ELEMENTS (preset_names) && !ctr_slice_view_apply_preset (self->slice_view, preset_names[i]))
+  self->setting_preset = TRUE;
+  ok = ctr_slice_view_apply_preset (self->slice_view, name);
+  self->setting_preset = FALSE;
+  if (!ok)
     {
-      toast (self, "Hounsfield presets need an image in 1/mm");
+      CtrVolume *v = ctr_slice_view_get_image (self->slice_view);
+      g_autofree char *why = v != NULL && v->unit != NULL && strstr (v->unit, "pixel") != NULL
+        ? g_strdup ("Hounsfield presets need an image in 1/mm; this dataset’s pixel size is unknown")
+        : g_strdup ("Hounsfield presets need an image in 1/mm");
+      toast (self, why);
       gtk_drop_down_set_selected (self->preset_dropdown, 0);
+      return;
     }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESET]);
+}
+
+/* A drag on the image: a Hounsfield preset becomes "Custom" (still in HU). */
+static void
+on_window_dragged (CtrRunPage *self)
+{
+  const char *name = ctr_run_page_get_preset (self);
+  double lo, hi, plo, phi;
+
+  if (self->setting_preset || !ctr_hu_preset_window (name, CTR_SLICE_VIEW_MU_WATER, &plo, &phi))
+    return;
+  ctr_slice_view_get_window (self->slice_view, &lo, &hi);
+  if (fabs (lo - plo) > 1e-9 * fabs (phi - plo) + 1e-12 || fabs (hi - phi) > 1e-9 * fabs (phi - plo) + 1e-12)
+    gtk_drop_down_set_selected (self->preset_dropdown, ctr_hu_preset_find ("custom"));
+}
+
+const char *
+ctr_run_page_get_preset (CtrRunPage *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN_PAGE (self), "auto");
+  return ctr_hu_preset_name (gtk_drop_down_get_selected (self->preset_dropdown)) ?: "auto";
 }
 
 /* ---- the session ---------------------------------------------------------- */
@@ -235,11 +318,15 @@ on_dataset (CtrRunPage *self)
 
   ctr_metrics_plot_set_reference (self->metrics_plot, d->reference != NULL,
                                   ctr_session_get_image_unit (self->session));
+  update_plot_column (self);
   if (d->reference != NULL)
     {
       ctr_slice_view_reset_window (self->slice_view);
       ctr_slice_view_set_image (self->slice_view, d->reference, d->reference->grid.nz / 2);
       ctr_slice_view_set_caption (self->slice_view, "Reference");
+      /* a Hounsfield preset stays chosen across datasets when it can */
+      if (!g_str_equal (ctr_run_page_get_preset (self), "auto"))
+        on_preset (self);
     }
   else
     {
@@ -274,14 +361,16 @@ on_run_state (CtrRunPage *self, GParamSpec *pspec, CtrRun *run)
   CtrVolume *volume = ctr_run_get_result (run);
   CtrMethod method = ctr_run_get_options (run)->method;
   guint n = ctr_run_get_n_iterations (run);
-  g_autofree char *name = NULL;
   g_autofree char *caption = NULL;
   g_autofree char *full = NULL;
 
   if (ctr_run_get_state (run) != CTR_RUN_FINISHED || volume == NULL)
     return;
-  name = g_ascii_strup (ctr_method_name (method), -1);
-  caption = ctr_method_is_iterative (method) ? g_strdup_printf ("%s · %u iterations", name, n) : g_strdup (name);
+  caption = ctr_method_is_iterative (method) && ctr_run_get_n_stats (run) > 0 &&
+      ctr_run_get_stats (run, ctr_run_get_n_stats (run) - 1)->iteration < n
+    ? g_strdup_printf ("%s (stopped at iteration %u)", ctr_run_get_label (run),
+                       ctr_run_get_stats (run, ctr_run_get_n_stats (run) - 1)->iteration)
+    : g_strdup (ctr_run_get_label (run));
   if (volume->grid.nz > 1)
     full = g_strdup_printf ("%s · %u × %u × %u volume", caption, volume->grid.nx, volume->grid.ny, volume->grid.nz);
   ctr_slice_view_set_image (self->slice_view, volume, volume->grid.nz / 2);
@@ -301,6 +390,8 @@ on_runs_changed (CtrRunPage *self, guint position, guint removed, guint added, G
     }
   if (g_list_model_get_n_items (runs) == 0)
     show_notes (self, NULL, NULL);
+  gtk_widget_set_visible (self->runs_group, g_list_model_get_n_items (runs) > 0);
+  update_plot_column (self);
 }
 
 void
@@ -318,6 +409,7 @@ ctr_run_page_set_session (CtrRunPage *self, CtrSession *session)
       for (guint i = 0; i < G_N_ELEMENTS (self->bindings); i++)
         g_clear_pointer (&self->bindings[i], g_binding_unbind);
       ctr_metrics_plot_set_runs (self->metrics_plot, NULL);
+      ctr_run_list_bind (self->runs_list, NULL);
       g_clear_object (&self->session);
     }
   if (session != NULL)
@@ -336,6 +428,7 @@ ctr_run_page_set_session (CtrRunPage *self, CtrSession *session)
       self->bindings[2] = g_object_bind_property (session, "running", self->method_panel, "sensitive",
                                                   G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
       ctr_metrics_plot_set_runs (self->metrics_plot, ctr_session_get_runs (session));
+      ctr_run_list_bind (self->runs_list, session);
       on_dataset (self);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
@@ -371,6 +464,9 @@ ctr_run_page_get_property (GObject *object, guint prop_id, GValue *value, GParam
     case PROP_SESSION:
       g_value_set_object (value, self->session);
       break;
+    case PROP_PRESET:
+      g_value_set_string (value, ctr_run_page_get_preset (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -404,6 +500,11 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
   properties[PROP_SESSION] =
     g_param_spec_object ("session", NULL, NULL, CTR_TYPE_SESSION,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The window preset of the slice toolbar (ctr-hu-preset.h names): the
+   * Profile and Compare pages follow it. */
+  properties[PROP_PRESET] =
+    g_param_spec_string ("preset", NULL, NULL, "auto",
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (CTR_TYPE_SLICE_VIEW);
@@ -418,6 +519,7 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, status_label);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, notes_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, latest_label);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, residual_label);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, rmse_label);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, psnr_label);
@@ -428,6 +530,9 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, preset_dropdown);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, slice_adjustment);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, metrics_plot);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, content_paned);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, runs_group);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, runs_list);
   gtk_widget_class_bind_template_callback (widget_class, on_orientation);
   gtk_widget_class_bind_template_callback (widget_class, on_slice_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_preset);
@@ -436,6 +541,13 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
 static void
 ctr_run_page_init (CtrRunPage *self)
 {
+  g_autoptr(GtkStringList) presets = gtk_string_list_new (NULL);
+
   gtk_widget_init_template (GTK_WIDGET (self));
+  for (guint i = 0; i < ctr_hu_preset_count (); i++)
+    gtk_string_list_append (presets, ctr_hu_preset_label (i));
+  gtk_drop_down_set_model (self->preset_dropdown, G_LIST_MODEL (presets));
+  gtk_drop_down_set_selected (self->preset_dropdown, 0);
+  g_signal_connect_swapped (self->slice_view, "window-changed", G_CALLBACK (on_window_dragged), self);
   sync_slice_toolbar (self);
 }

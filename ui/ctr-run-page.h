@@ -21,5 +21,9 @@ void            ctr_run_page_set_session      (CtrRunPage *self,
 /* The method form: the window reads the options for a run and binds the
  * preferences to it. */
 CtrMethodPanel *ctr_run_page_get_method_panel (CtrRunPage *self);
+/* The slice toolbar's window preset (property "preset"): a name of
+ * ctr-hu-preset.h, "auto" when none; "custom" after a drag moved a
+ * Hounsfield preset's window. */
+const char     *ctr_run_page_get_preset       (CtrRunPage *self);
 
 G_END_DECLS

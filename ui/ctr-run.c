@@ -90,17 +90,22 @@ describe_options (const CtrReconOptions *o)
 CtrRun *
 _ctr_run_new (guint                  number,
               const CtrReconOptions *options,
-              const CtrGrid         *grid)
+              const CtrGrid         *grid,
+              const char            *data_label)
 {
   CtrRun *self = g_object_new (CTR_TYPE_RUN, NULL);
-  g_autofree char *name = g_ascii_strup (ctr_method_name (options->method), -1);
 
   self->number = number;
   self->options = *options;
   self->grid = *grid;
-  self->label = ctr_method_is_iterative (options->method)
-    ? g_strdup_printf ("%u · %s · %u it", number, name, options->iterations)
-    : g_strdup_printf ("%u · %s", number, name);
+  {
+    /* what tells this run apart: its parameters (core's description) and
+     * the data it ran on when that is not the dataset's default */
+    g_autofree char *what = ctr_recon_options_describe (options);
+    self->label = data_label != NULL && *data_label != '\0'
+      ? g_strdup_printf ("%u · %s · %s", number, what, data_label)
+      : g_strdup_printf ("%u · %s", number, what);
+  }
   self->derivation = describe_options (options);
   return self;
 }
@@ -177,6 +182,20 @@ ctr_run_get_number (CtrRun *self)
 {
   g_return_val_if_fail (CTR_IS_RUN (self), 0);
   return self->number;
+}
+
+void
+ctr_run_set_label (CtrRun *self, const char *label)
+{
+  g_autofree char *clean = NULL;
+
+  g_return_if_fail (CTR_IS_RUN (self));
+  clean = g_strstrip (g_strdup (label != NULL ? label : ""));
+  if (*clean == '\0' || g_strcmp0 (clean, self->label) == 0)
+    return;
+  g_free (self->label);
+  self->label = g_steal_pointer (&clean);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LABEL]);
 }
 
 const char *

@@ -40,6 +40,11 @@ G_DECLARE_FINAL_TYPE (CtrRun, ctr_run, CTR, RUN, GObject)
 guint                  ctr_run_get_number       (CtrRun *self);
 /* "2 · SIRT · 8 it", "3 · FBP"; " (cancelled)" appended when cancelled. */
 const char            *ctr_run_get_label        (CtrRun *self);
+/* Renames the run (property "label"): the user's name for it, shown in
+ * the legend, on Compare and Profile and in the CSV.  Surrounding blanks are
+ * dropped; an empty @label is ignored. */
+void                   ctr_run_set_label        (CtrRun     *self,
+                                                 const char *label);
 /* "SIRT: iterations 8, relaxation 1, ..." from the parameter table (DICOM
  * DerivationDescription). */
 const char            *ctr_run_get_derivation   (CtrRun *self);

@@ -2,8 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A geometry.json, a dataset folder, or DICOM (ctr_dicom_resolve: the
- * series, or the question the files raise: which series, which geometry).
+ * A geometry.json, a dataset folder, DICOM (ctr_dicom_resolve: the
+ * series, or the question the files raise: which series, which geometry),
+ * or a bare TIFF of projections with a draft geometry to complete
+ * (ctr_dataset_load_bare_tiff).
  * The thread also computes the value range and a sinogram preview, so the
  * main thread only wraps bytes.  A newer load supersedes an older one; a
  * load replaces a running reconstruction (its run ends cancelled).
@@ -26,6 +28,7 @@ struct _CtrLoadJob {
   char                *path;
   char               **files;
   char                *series_uid;
+  gboolean             draft;        /* a geometry.json with a wrong geometry, to edit */
   CtrDicomResolution  *resolution;   /* completed XA frames */
   /* what the thread found */
   CtrDataset          *dataset;
@@ -125,6 +128,11 @@ load_in_thread (CtrLoadJob *job, GCancellable *cancellable, GError **error)
       else
         g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s holds neither DICOM files nor a geometry.json", path);
     }
+  else if (job->draft)
+    job->dataset = ctr_dataset_load_draft (path, cancellable, error);
+  else if (ctr_tiff_is_tiff (path))
+    /* projections without their geometry.json: a draft to complete */
+    job->dataset = ctr_dataset_load_bare_tiff (path, cancellable, error);
   else
     job->dataset = ctr_dataset_load (path, NULL, cancellable, error);
 
@@ -157,6 +165,7 @@ adopt_dataset (CtrSession *self, CtrLoadJob *job)
 {
   g_list_store_remove_all (self->results);
   g_list_store_remove_all (self->runs);
+  self->next_run = 0;
   _ctr_session_drop_plan (self);
   _ctr_session_set_latest_stats (self, NULL);
   g_clear_pointer (&self->dataset, ctr_dataset_free);
@@ -264,6 +273,24 @@ ctr_session_load_async (CtrSession          *self,
   job->path = g_strdup (path);
   job->files = files ? g_strdupv ((char **) files) : NULL;
   job->series_uid = g_strdup (series_uid);
+  start_load (self, job, cancellable, callback, user_data);
+}
+
+void
+ctr_session_load_draft_async (CtrSession          *self,
+                              const char          *path,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  CtrLoadJob *job;
+
+  g_return_if_fail (CTR_IS_SESSION (self));
+  g_return_if_fail (path != NULL);
+
+  job = g_new0 (CtrLoadJob, 1);
+  job->path = g_strdup (path);
+  job->draft = TRUE;
   start_load (self, job, cancellable, callback, user_data);
 }
 

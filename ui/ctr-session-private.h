@@ -29,6 +29,7 @@ struct _CtrSession
   double        data_max;
   GListStore   *runs;
   GListStore   *results;  /* the runs that hold a result */
+  guint         next_run;  /* the number of the next run (runs can be deleted) */
 
   CtrIterStats *latest_stats;
   double        fraction;

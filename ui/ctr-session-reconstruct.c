@@ -359,6 +359,22 @@ _ctr_session_detach_reconstruction (CtrSession *self)
   _ctr_session_notify (self, CTR_SESSION_PROP_RUNNING);
 }
 
+/* The progress text before the first iteration: what the plan prepares. */
+static char *
+describe_preparation (const CtrGeometry *geometry, const CtrReconOptions *options)
+{
+  const char *name = ctr_method_label (options->method);
+
+  if (options->method == CTR_METHOD_FBP)
+    return g_strdup_printf ("Preparing %s: ramp filter and weights…", name);
+  if (options->method == CTR_METHOD_FDK)
+    return g_strdup_printf ("Preparing %s: cone-beam weights and ramp filter…", name);
+  if (geometry->beam == CTR_BEAM_CONE)
+    return g_strdup_printf ("Preparing %s: the cone-beam projector…", name);
+  return g_strdup_printf ("Preparing %s: the %s system matrix (kept, cached or built)…", name,
+                          options->matrix == CTR_MATRIX_CSR ? "CSR" : "SCSR");
+}
+
 void
 ctr_session_reconstruct_async (CtrSession            *self,
                                const CtrGeometry     *geometry,
@@ -404,7 +420,8 @@ ctr_session_reconstruct_async (CtrSession            *self,
   job->options = *options;
   job->slice = grid->nz / 2;
   job->start_us = g_get_monotonic_time ();
-  job->run = _ctr_run_new (g_list_model_get_n_items (G_LIST_MODEL (self->runs)) + 1, options, grid);
+  job->run = _ctr_run_new (++self->next_run, options, grid,
+                           self->dataset->variant);
   job->plan = kept_plan (self, job);
   self->recon = job;
 
@@ -413,7 +430,10 @@ ctr_session_reconstruct_async (CtrSession            *self,
   status = g_strdup_printf ("%s on a %u × %u grid of %.3g mm pixels…", ctr_method_label (options->method),
                             grid->nx, grid->ny, grid->dx);
   _ctr_session_set_fraction (self, -1);
-  _ctr_session_set_status (self, "Preparing…", status);
+  {
+    g_autofree char *preparing = describe_preparation (geometry, options);
+    _ctr_session_set_status (self, preparing, status);
+  }
   _ctr_session_notify_busy (self, CTR_SESSION_PROP_RUNNING);
 
   task = g_task_new (self, job->cancellable, recon_done, job);

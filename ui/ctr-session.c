@@ -211,6 +211,34 @@ ctr_session_get_results (CtrSession *self)
   return G_LIST_MODEL (self->results);
 }
 
+gboolean
+ctr_session_remove_run (CtrSession *self, CtrRun *run, GError **error)
+{
+  guint i;
+
+  g_return_val_if_fail (CTR_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (CTR_IS_RUN (run), FALSE);
+  if (ctr_run_get_state (run) == CTR_RUN_RUNNING)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "“%s” is running: cancel it first",
+                   ctr_run_get_label (run));
+      return FALSE;
+    }
+  if (!g_list_store_find (self->runs, run, &i))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "“%s” is not a run of this session",
+                   ctr_run_get_label (run));
+      return FALSE;
+    }
+  g_object_ref (run);
+  if (g_list_store_find (self->results, run, &i))
+    g_list_store_remove (self->results, i);
+  if (g_list_store_find (self->runs, run, &i))
+    g_list_store_remove (self->runs, i);
+  g_object_unref (run);
+  return TRUE;
+}
+
 CtrRun *
 ctr_session_get_latest_result (CtrSession *self)
 {

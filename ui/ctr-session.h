@@ -54,6 +54,16 @@ GListModel   *ctr_session_get_runs         (CtrSession    *self);
 /* (transfer none): the runs that hold a result, oldest first: the newest
  * six finished runs (older ones keep their numbers, not their image). */
 GListModel   *ctr_session_get_results      (CtrSession    *self);
+/**
+ * ctr_session_remove_run:
+ * Deletes @run from the runs (and the results): its numbers and image are
+ * gone; later runs keep their numbers.  FALSE with
+ * CTR_ERROR_INVALID_ARGUMENT for the running run (cancel it first) or a
+ * run of another session.
+ */
+gboolean      ctr_session_remove_run       (CtrSession    *self,
+                                            CtrRun        *run,
+                                            GError       **error);
 /* (transfer none) (nullable): the newest run with a result. */
 CtrRun       *ctr_session_get_latest_result (CtrSession   *self);
 /* (transfer none) (nullable): the plan of the last run, kept for the next
@@ -91,6 +101,17 @@ void          ctr_session_load_async       (CtrSession          *self,
                                             const char          *path,
                                             const char *const   *files,
                                             const char          *series_uid,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+/**
+ * ctr_session_load_draft_async:
+ * As ctr_session_load_async() for a geometry.json whose geometry is wrong:
+ * the dataset holds the file's geometry as a draft to fix
+ * (ctr_dataset_load_draft, ->geometry_missing).
+ */
+void          ctr_session_load_draft_async (CtrSession          *self,
+                                            const char          *path,
                                             GCancellable        *cancellable,
                                             GAsyncReadyCallback  callback,
                                             gpointer             user_data);

@@ -182,29 +182,3 @@ ctr_slice_view_to_hu (double mu)
 {
   return ctr_hu_from_mu (mu, CTR_SLICE_VIEW_MU_WATER);
 }
-
-/* Window/level presets for images in 1/mm, from Hounsfield windows with
- * mu = mu_water (1 + HU/1000), mu_water = CTR_MU_WATER_PER_MM (ctr-hu.h: the
- * value the head datasets were simulated with; a calibrated scanner states
- * its own). */
-gboolean
-ctr_slice_hu_preset (const char *name, double *lo, double *hi)
-{
-  static const struct { const char *name; double width_hu, level_hu; } presets[] = {
-    { "soft-tissue", 400, 40 },
-    { "brain", 80, 40 },
-    { "bone", 1800, 400 },
-    { "lung", 1500, -600 },
-    { "hu", 2000, 0 },     /* air (−1000 HU) to dense bone (+1000 HU) */
-  };
-  const double mu_water = CTR_SLICE_VIEW_MU_WATER;
-
-  for (guint i = 0; i < G_N_ELEMENTS (presets); i++)
-    if (g_strcmp0 (name, presets[i].name) == 0)
-      {
-        *lo = ctr_mu_from_hu (presets[i].level_hu - presets[i].width_hu / 2, mu_water);
-        *hi = ctr_mu_from_hu (presets[i].level_hu + presets[i].width_hu / 2, mu_water);
-        return TRUE;
-      }
-  return FALSE;
-}

@@ -56,11 +56,4 @@ GdkTexture *ctr_slice_plane_texture      (const CtrSlicePlane *plane,
 #define CTR_SLICE_VIEW_MU_WATER CTR_MU_WATER_PER_MM
 /* HU = 1000 (μ − μ_water) / μ_water for @mu in 1/mm. */
 double      ctr_slice_view_to_hu         (double               mu);
-/* The window in 1/mm of Hounsfield preset @name ("soft-tissue" W 400 L 40,
- * "brain" W 80 L 40, "bone" W 1800 L 400, "lung" W 1500 L −600, "hu"
- * W 2000 L 0); FALSE for an unknown name. */
-gboolean    ctr_slice_hu_preset          (const char          *name,
-                                          double              *lo,
-                                          double              *hi);
-
 G_END_DECLS

@@ -8,6 +8,11 @@
  * and maximum (0.1st and 99.9th percentiles) and follows every new image
  * until the user drags it (horizontal:
  * width, vertical: level); a double click returns to the automatic window.
+ * Images in 1/mm can be shown in Hounsfield units (a window preset of
+ * ctr-hu-preset.h, or ctr_slice_view_set_hu): the colour bar's ends, the
+ * window label and the pointer read-out then read HU with the μ_water used.
+ * The read-out sits above the size and window label at the bottom left,
+ * both wrapped within the view; their text is ctr-slice-view-text.c's.
  * The display keeps the physical aspect ratio (nx·dx by ny·dy).  Row 0 of the
  * slice is +y and is drawn at the top (FORMAT.md), so no flip is needed.
  *
@@ -25,53 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctr-slice-view.h"
-
-#define MARGIN 12.0
-
-struct _CtrSliceView
-{
-  GtkWidget   parent_instance;
-
-  CtrVolume  *image;
-  guint       slice;
-  GdkTexture *texture;
-
-  /* display window: grey 0 at lo, 255 at hi */
-  double      lo;
-  double      hi;
-  double      data_min;
-  double      data_max;
-  gboolean    manual_window;
-
-  /* the shown plane (ctr-slice-plane.h) */
-  int         orientation;     /* CtrSliceOrientation */
-  CtrSlicePlane plane;
-
-  /* drag state */
-  double      drag_center;
-  double      drag_width;
-
-  char       *caption;
-  char       *placeholder;
-  char       *pointer_info;
-
-  /* zoom about the centre and pan, in units of the fitted image size */
-  double      zoom;
-  double      pan_x;
-  double      pan_y;
-  double      drag_pan_x;
-  double      drag_pan_y;
-  double      drag_x;
-  double      drag_y;
-  int         drag_mode;       /* DRAG_* */
-
-  gboolean    profile_tool;
-  double      pointer_x;       /* last pointer position, widget coordinates */
-  double      pointer_y;
-  gboolean    have_segment;
-  double      segment[4];      /* x0, y0, x1, y1 in mm */
-};
+#include "ctr-slice-view-private.h"
 
 enum { DRAG_WINDOW, DRAG_SEGMENT, DRAG_PAN };
 
@@ -105,12 +64,6 @@ replace_str (char       **ptr,
   g_free (*ptr);
   *ptr = g_strdup (value);
   return TRUE;
-}
-
-static const float *
-current_slice (CtrSliceView *self)
-{
-  return self->image != NULL ? self->plane.data : NULL;
 }
 
 static void
@@ -200,15 +153,19 @@ mm_to_widget (CtrSliceView *self, const graphene_rect_t *r, double xm, double ym
   *y = r->origin.y + fy / g->ny * r->size.height;
 }
 
+/* Draws @markup anchored at (@x, @y); wrapped within @max_width pixels
+ * when > 0; its box (backdrop included) in @box when given. */
 static void
-draw_text (CtrSliceView *self,
-           GtkSnapshot  *snapshot,
-           const char   *markup,
-           double        x,
-           double        y,
-           double        x_align,
-           double        y_align,
-           gboolean      backdrop)
+draw_text_in (CtrSliceView    *self,
+              GtkSnapshot     *snapshot,
+              const char      *markup,
+              double           x,
+              double           y,
+              double           x_align,
+              double           y_align,
+              gboolean         backdrop,
+              double           max_width,
+              graphene_rect_t *box)
 {
   PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
   PangoRectangle ink, logical;
@@ -216,10 +173,18 @@ draw_text (CtrSliceView *self,
   GdkRGBA bg = { 0.0, 0.0, 0.0, 0.55 };
 
   pango_layout_set_markup (layout, markup, -1);
+  if (max_width > 0)
+    {
+      pango_layout_set_width (layout, (int) (max_width * PANGO_SCALE));
+      pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+    }
   pango_layout_get_pixel_extents (layout, &ink, &logical);
 
   double tx = floor (x - x_align * logical.width);
   double ty = floor (y - y_align * logical.height);
+
+  if (box != NULL)
+    graphene_rect_init (box, tx - 6, ty - 3, logical.width + 12, logical.height + 6);
 
   if (backdrop)
     {
@@ -241,6 +206,19 @@ draw_text (CtrSliceView *self,
   gtk_snapshot_restore (snapshot);
 
   g_object_unref (layout);
+}
+
+static void
+draw_text (CtrSliceView *self,
+           GtkSnapshot  *snapshot,
+           const char   *markup,
+           double        x,
+           double        y,
+           double        x_align,
+           double        y_align,
+           gboolean      backdrop)
+{
+  draw_text_in (self, snapshot, markup, x, y, x_align, y_align, backdrop, 0, NULL);
 }
 
 static void
@@ -309,8 +287,10 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
   }
   {
     double bh = MIN (200, h / 2.5), by = MARGIN + 28, bx = w - MARGIN - 14;
-    g_autofree char *hi = g_strdup_printf ("<small><span font_features='tnum'>%.4g</span></small>", self->hi);
-    g_autofree char *lo = g_strdup_printf ("<small><span font_features='tnum'>%.4g</span></small>", self->lo);
+    g_autofree char *hi_text = _ctr_slice_view_format_value (self, self->hi);
+    g_autofree char *lo_text = _ctr_slice_view_format_value (self, self->lo);
+    g_autofree char *hi = g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", hi_text);
+    g_autofree char *lo = g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", lo_text);
     draw_text (self, snapshot, hi, bx - 8, by, 1, 0.3, TRUE);
     draw_text (self, snapshot, lo, bx - 8, by + bh, 1, 0.7, TRUE);
   }
@@ -322,26 +302,25 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
       draw_text (self, snapshot, markup, MARGIN + 8, MARGIN + 6, 0, 0, TRUE);
     }
 
+  /* bottom left: size and window; the pointer read-out above them, both
+   * wrapped within the view so that neither covers the other nor is cut */
   {
-    const CtrGrid *g = &self->plane.grid;
-    g_autofree char *markup =
-      g_strdup_printf ("<small><span font_features='tnum'>"
-                       "%u × %u px · %.3g mm\n"
-                       "W %.4g  L %.4g%s</span></small>",
-                       g->nx, g->ny, g->dx,
-                       self->hi - self->lo, 0.5 * (self->hi + self->lo),
-                       self->manual_window ? "" : " (auto)");
-    draw_text (self, snapshot, markup, MARGIN + 8, h - MARGIN - 6, 0, 1, TRUE);
-  }
+    double max_w = w - 2 * MARGIN - 16 - 60;   /* clear of the colour bar's labels */
+    g_autofree char *text = ctr_slice_view_describe_window (self);
+    g_autofree char *escaped = g_markup_escape_text (text, -1);
+    g_autofree char *markup = g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", escaped);
 
-  if (self->pointer_info != NULL)
-    {
-      g_autofree char *escaped = g_markup_escape_text (self->pointer_info, -1);
-      g_autofree char *markup =
-        g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>",
-                         escaped);
-      draw_text (self, snapshot, markup, w - MARGIN - 8, h - MARGIN - 6, 1, 1, TRUE);
-    }
+    draw_text_in (self, snapshot, markup, MARGIN + 8, h - MARGIN - 6, 0, 1, TRUE, MAX (max_w, 40), &self->label_box);
+    graphene_rect_init (&self->readout_box, 0, 0, 0, 0);
+    if (self->pointer_info != NULL)
+      {
+        g_autofree char *info = g_markup_escape_text (self->pointer_info, -1);
+        g_autofree char *info_markup =
+          g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", info);
+        draw_text_in (self, snapshot, info_markup, MARGIN + 8, self->label_box.origin.y - 6, 0, 1, TRUE,
+                      MAX (max_w, 40), &self->readout_box);
+      }
+  }
 }
 
 static void
@@ -359,13 +338,14 @@ set_pointer_info (CtrSliceView *self,
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-static void
-on_motion (GtkEventControllerMotion *controller,
-           double                    x,
-           double                    y,
-           CtrSliceView             *self)
+void
+ctr_slice_view_point_at (CtrSliceView *self,
+                         double        x,
+                         double        y)
 {
   graphene_rect_t rect;
+
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
 
   self->pointer_x = x;
   self->pointer_y = y;
@@ -382,34 +362,13 @@ on_motion (GtkEventControllerMotion *controller,
   set_pointer_info (self, ctr_slice_view_describe_pixel (self, ix, iy));
 }
 
-/**
- * ctr_slice_view_describe_pixel:
- * The pointer read-out for pixel (@ix, @iy) of the shown plane: position in
- * mm, value and unit, and for images in 1/mm the value in HU with the
- * μ_water used.  Transfer full; NULL without an image or outside it.
- */
-char *
-ctr_slice_view_describe_pixel (CtrSliceView *self, guint ix, guint iy)
+static void
+on_motion (GtkEventControllerMotion *controller,
+           double                    x,
+           double                    y,
+           CtrSliceView             *self)
 {
-  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), NULL);
-  if (self->image == NULL || ix >= self->plane.grid.nx || iy >= self->plane.grid.ny)
-    return NULL;
-
-  const CtrGrid *g = &self->plane.grid;
-  float v = current_slice (self)[(gsize) iy * g->nx + ix];
-
-  {
-    static const char *axes[][2] = { { "x", "y" }, { "x", "z" }, { "y", "z" } };
-    guint o = self->image->grid.nz > 1 ? self->orientation : CTR_SLICE_AXIAL;
-    /* Images in 1/mm are also shown in Hounsfield units, with the μ_water
-     * the presets assume (stated, since a calibrated scanner has its own). */
-    g_autofree char *hu = g_strcmp0 (self->image->unit, "1/mm") == 0
-      ? g_strdup_printf ("  = %+.0f HU (μ_water %.4g /mm)", ctr_slice_view_to_hu (v), CTR_SLICE_VIEW_MU_WATER)
-      : g_strdup ("");
-    return g_strdup_printf ("%s %+.1f mm  %s %+.1f mm   %.5g %s%s",
-                            axes[o][0], ctr_grid_x (g, ix), axes[o][1], ctr_grid_y (g, iy), v,
-                            self->image->unit ? self->image->unit : "", hu);
-  }
+  ctr_slice_view_point_at (self, x, y);
 }
 
 static void
@@ -528,7 +487,7 @@ on_pressed (GtkGestureClick *gesture,
             CtrSliceView    *self)
 {
   if (n_press == 2)
-    ctr_slice_view_reset_window (self);
+    ctr_slice_view_apply_preset (self, "auto");
 }
 
 static void
@@ -921,23 +880,8 @@ ctr_slice_view_set_slice (CtrSliceView *self, guint slice)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-/* Window/level presets for images in 1/mm (ctr_slice_hu_preset).  Returns
- * FALSE (nothing changed) for an unknown name or an image in another unit.
- * "auto" returns to the automatic window. */
-gboolean
-ctr_slice_view_apply_preset (CtrSliceView *self, const char *name)
+void
+_ctr_slice_view_window_changed (CtrSliceView *self)
 {
-  double lo, hi;
-
-  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), FALSE);
-  if (g_strcmp0 (name, "auto") == 0)
-    {
-      ctr_slice_view_reset_window (self);
-      return TRUE;
-    }
-  if (self->image == NULL || g_strcmp0 (self->image->unit, "1/mm") != 0 || !ctr_slice_hu_preset (name, &lo, &hi))
-    return FALSE;
-  ctr_slice_view_set_window (self, lo, hi);
   g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0);
-  return TRUE;
 }

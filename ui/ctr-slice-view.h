@@ -12,6 +12,15 @@ G_BEGIN_DECLS
 
 #define CTR_TYPE_SLICE_VIEW (ctr_slice_view_get_type ())
 
+/* How values of an image in 1/mm are shown (colour bar, W/L, read-out):
+ * in 1/mm, in Hounsfield units, or as a difference of two images in HU
+ * (1000 Δμ / μ_water, no offset). */
+typedef enum {
+  CTR_SLICE_HU_OFF,
+  CTR_SLICE_HU_VALUES,
+  CTR_SLICE_HU_DIFFERENCE
+} CtrSliceHu;
+
 G_DECLARE_FINAL_TYPE (CtrSliceView, ctr_slice_view, CTR, SLICE_VIEW, GtkWidget)
 
 GtkWidget  *ctr_slice_view_new             (void);
@@ -30,11 +39,33 @@ void        ctr_slice_view_set_slice       (CtrSliceView *self,
 guint       ctr_slice_view_get_n_slices    (CtrSliceView *self);
 void        ctr_slice_view_set_orientation (CtrSliceView *self,
                                             CtrSliceOrientation orientation);
+char       *ctr_slice_view_describe_window (CtrSliceView *self);
 char       *ctr_slice_view_describe_pixel  (CtrSliceView *self,
                                             guint         ix,
                                             guint         iy);
+/* Window preset @name of ctr-hu-preset.h: "auto" returns to the automatic
+ * window in the image's unit; a Hounsfield preset sets its window and shows
+ * HU; "custom" keeps the window and shows HU.  FALSE (nothing changed) for
+ * an unknown name, or a Hounsfield one on an image not in 1/mm.  Emits
+ * "window-changed" when the window changed. */
 gboolean    ctr_slice_view_apply_preset    (CtrSliceView *self,
                                             const char   *name);
+/* Shows the values of an image in 1/mm in HU (see CtrSliceHu); ignored for
+ * other units. */
+void        ctr_slice_view_set_hu          (CtrSliceView *self,
+                                            CtrSliceHu    hu);
+CtrSliceHu  ctr_slice_view_get_hu          (CtrSliceView *self);
+/* What the pointer at widget point (@x, @y) shows (the read-out), as a
+ * pointer motion does; outside the image it clears it.  For linked cursors
+ * and tests. */
+void        ctr_slice_view_point_at        (CtrSliceView *self,
+                                            double        x,
+                                            double        y);
+/* Where the last frame drew the pointer read-out and the size/W/L label
+ * (widget coordinates); FALSE for a box not drawn. */
+gboolean    ctr_slice_view_get_overlay_boxes (CtrSliceView    *self,
+                                            graphene_rect_t *readout,
+                                            graphene_rect_t *window_label);
 void        ctr_slice_view_get_zoom_pan    (CtrSliceView *self,
                                             double       *zoom,
                                             double       *pan_x,

@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- *   win.open                 Ctrl+O         a geometry.json or DICOM file
+ *   win.open                 Ctrl+O         a geometry.json, DICOM or TIFF file
  *   win.open-folder          Ctrl+Shift+O   a DICOM or dataset folder
  *   win.open-recent (s)                     a URI of the recent menu
  *   win.reconstruct          Ctrl+R         a run with the chosen method
@@ -19,6 +19,10 @@
  * renamed into place and ends with a toast saying what happened.
  */
 #define G_LOG_DOMAIN "ctr-window"
+
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ctr-window-private.h"
 #include "ctr-widget-png.h"
@@ -70,25 +74,71 @@ open_response (GtkNativeDialog *native,
   g_object_unref (native);
 }
 
-/* A file chooser starting in the folder of the loaded dataset. */
+/* A folder we may write to and that is meant to be written to: root may
+ * write into a dr-xr-xr-x data folder, but should not. */
+static gboolean
+writable_folder (const char *path)
+{
+  GStatBuf st;
+
+  return path != NULL && g_stat (path, &st) == 0 && S_ISDIR (st.st_mode) &&
+         (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0 && g_access (path, W_OK | X_OK) == 0;
+}
+
+char *
+_ctr_window_save_folder (CtrWindow *self, GUserDirectory fallback)
+{
+  CtrDataset *d = ctr_session_get_dataset (self->session);
+  const char *special = g_get_user_special_dir (fallback);
+
+  if (writable_folder (self->last_folder))
+    return g_strdup (self->last_folder);
+  if (d != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (d->path);
+      if (writable_folder (dir))
+        return g_steal_pointer (&dir);
+    }
+  if (writable_folder (special))
+    return g_strdup (special);
+  return g_strdup (g_get_home_dir ());
+}
+
+/* Remembers where a save or export went (@path's folder). */
+static void
+remember_folder (CtrWindow *self, const char *path)
+{
+  g_free (self->last_folder);
+  self->last_folder = g_path_get_dirname (path);
+}
+
+/* A file chooser: opening starts in the loaded dataset's folder; saving in
+ * _ctr_window_save_folder (@fallback). */
 static GtkFileChooserNative *
-new_chooser (CtrWindow *self, const char *title, GtkFileChooserAction action, const char *accept)
+new_chooser (CtrWindow *self, const char *title, GtkFileChooserAction action, const char *accept,
+             GUserDirectory fallback)
 {
   GtkFileChooserNative *native = gtk_file_chooser_native_new (title, GTK_WINDOW (self), action, accept, "_Cancel");
   CtrDataset *d = ctr_session_get_dataset (self->session);
+  gboolean opening = g_str_equal (accept, "_Open");
+  g_autofree char *folder = NULL;
 
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
-  if (d != NULL)
+  if (opening && d != NULL)
+    folder = g_path_get_dirname (d->path);
+  else if (!opening)
+    folder = _ctr_window_save_folder (self, fallback);
+  if (folder != NULL)
     {
-      g_autoptr(GFile) file = g_file_new_for_path (d->path);
-      g_autoptr(GFile) dir = g_file_get_parent (file);
-      if (dir != NULL)
-        gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), dir, NULL);
+      g_autoptr(GFile) dir = g_file_new_for_path (folder);
+      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), dir, NULL);
     }
   return native;
 }
 
-static void
+/* Adds a filter of @pattern, @suffix and @mime_type (each nullable) and
+ * returns it (owned by the chooser) for more. */
+static GtkFileFilter *
 add_filter (GtkFileChooserNative *native, const char *name, const char *pattern, const char *suffix,
             const char *mime_type, gboolean current)
 {
@@ -104,19 +154,25 @@ add_filter (GtkFileChooserNative *native, const char *name, const char *pattern,
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
   if (current)
     gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (native), filter);
+  return filter;
 }
 
 static void
 open_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   CtrWindow *self = CTR_WINDOW (widget);
-  GtkFileChooserNative *native = new_chooser (self, "Open Dataset", GTK_FILE_CHOOSER_ACTION_OPEN, "_Open");
+  GtkFileChooserNative *native =
+    new_chooser (self, "Open Dataset", GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", G_USER_DIRECTORY_DOCUMENTS);
 
   /* DICOM files often have no extension: shared-mime-info recognises them
    * by "DICM" at offset 128 (application/dicom). */
-  add_filter (native, "Datasets (geometry.json, DICOM)", "*.json", "dcm", "application/dicom", TRUE);
+  /* a bare TIFF of projections opens the geometry editor */
+  gtk_file_filter_add_mime_type (add_filter (native, "Datasets (geometry.json, DICOM, TIFF)", "*.json", "dcm",
+                                             "application/dicom", TRUE),
+                                 "image/tiff");
   add_filter (native, "Dataset geometry (*.json)", "*.json", NULL, NULL, FALSE);
   add_filter (native, "DICOM (*.dcm, or without extension)", NULL, "dcm", "application/dicom", FALSE);
+  add_filter (native, "TIFF projections without geometry.json", NULL, NULL, "image/tiff", FALSE);
   add_filter (native, "All files", "*", NULL, NULL, FALSE);
   g_signal_connect (native, "response", G_CALLBACK (open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
@@ -127,7 +183,7 @@ open_folder_action (GtkWidget *widget, const char *action_name, GVariant *parame
 {
   CtrWindow *self = CTR_WINDOW (widget);
   GtkFileChooserNative *native =
-    new_chooser (self, "Open DICOM Folder", GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open");
+    new_chooser (self, "Open DICOM Folder", GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open", G_USER_DIRECTORY_DOCUMENTS);
 
   g_signal_connect (native, "response", G_CALLBACK (open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
@@ -210,6 +266,7 @@ save_response (GtkNativeDialog *native, int response, CtrWindow *self)
         {
           g_autofree char *base = g_path_get_basename (path);
           g_autofree char *msg = g_strdup_printf ("Saved %s", base);
+          remember_folder (self, path);
           _ctr_window_toast (self, msg);
         }
     }
@@ -219,12 +276,37 @@ save_response (GtkNativeDialog *native, int response, CtrWindow *self)
 static void
 ask_save_path (CtrWindow *self, const char *title, const char *name, SaveFunc func)
 {
-  GtkFileChooserNative *native = new_chooser (self, title, GTK_FILE_CHOOSER_ACTION_SAVE, "_Save");
+  GtkFileChooserNative *native =
+    new_chooser (self, title, GTK_FILE_CHOOSER_ACTION_SAVE, "_Save",
+                 g_str_has_suffix (name, ".png") ? G_USER_DIRECTORY_PICTURES : G_USER_DIRECTORY_DOCUMENTS);
 
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), name);
   g_object_set_data (G_OBJECT (native), "ctr-save-func", func);
   g_signal_connect (native, "response", G_CALLBACK (save_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+/* A bare TIFF's geometry.json: the projections' keys the loader wrote
+ * (d->projection_spec, a temporary source file) and the edited geometry. */
+static gboolean
+save_draft_geometry (CtrDataset *d, const CtrGeometry *g, const char *path, GError **error)
+{
+  g_autofree char *tmp = NULL;
+  GError *local = NULL;
+  int fd = g_file_open_tmp ("ctrecon-tiff-XXXXXX.json", &tmp, &local);
+  gboolean ok;
+
+  if (fd < 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "Cannot write a temporary file: %s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  close (fd);
+  ok = g_file_set_contents (tmp, d->projection_spec, -1, error) &&
+       ctr_geometry_json_write (g, d->name, tmp, path, error);
+  g_unlink (tmp);
+  return ok;
 }
 
 /* A geometry.json at @path that still names the dataset's projections and
@@ -241,6 +323,8 @@ save_geometry_to (CtrWindow *self, const char *path, GError **error)
                    "No valid geometry to save (fix the fields marked in red)");
       return FALSE;
     }
+  if (d->projection_spec != NULL)
+    return save_draft_geometry (d, g, path, error);
   return ctr_geometry_json_write (g, NULL, d->path, path, error);
 }
 
@@ -300,7 +384,9 @@ dicom_exported (GObject *source, GAsyncResult *result, gpointer data)
   if (!ctr_session_export_dicom_finish (CTR_SESSION (source), result, &error))
     msg = g_strdup_printf ("DICOM export failed: %s", error->message);
   else
-    msg = g_strdup_printf ("Exported %u DICOM slices to %s", e->n_slices, e->folder);
+    msg = g_strdup_printf (g_dngettext (NULL, "Exported %u DICOM slice to %s", "Exported %u DICOM slices to %s",
+                                        e->n_slices),
+                           e->n_slices, e->folder);
   if (e->window->session != NULL)
     _ctr_window_toast (e->window, msg);
   g_object_unref (e->window);
@@ -331,6 +417,7 @@ dicom_folder_response (GtkNativeDialog *native, int response, CtrWindow *self)
       else
         {
           DicomExport *e = g_new0 (DicomExport, 1);
+          remember_folder (self, path);
           e->window = g_object_ref (self);
           e->folder = g_strdup (path);
           e->n_slices = ctr_run_get_result (run)->grid.nz;
@@ -345,7 +432,8 @@ export_dicom_action (GtkWidget *widget, const char *action_name, GVariant *param
 {
   CtrWindow *self = CTR_WINDOW (widget);
   GtkFileChooserNative *native = new_chooser (self, "Export DICOM Series (choose a folder)",
-                                              GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Export");
+                                              GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Export",
+                                              G_USER_DIRECTORY_DOCUMENTS);
 
   g_signal_connect (native, "response", G_CALLBACK (dicom_folder_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));

@@ -20,11 +20,13 @@ struct _CtrWindow
   GCancellable         *cancellable;   /* the window's jobs; cancelled on close */
   GSettings            *settings;      /* nullable: no schema installed */
   GMenu                *recent_section;
+  char                 *last_folder;   /* where the last save or export went; nullable */
 
   /* template children */
   AdwToastOverlay      *toast_overlay;
   AdwSplitButton       *open_button;
   AdwViewSwitcherTitle *window_title;
+  GtkStack             *content_stack;   /* "empty" (AdwStatusPage) until a dataset is open, then "pages" */
   AdwViewStack         *stack;
   CtrRunPage           *run_page;
   CtrGeometryPanel     *geometry_panel;
@@ -35,6 +37,12 @@ struct _CtrWindow
 /* ctr-window-actions.c */
 void _ctr_window_class_actions_init (CtrWindowClass *klass);
 void _ctr_window_update_actions     (CtrWindow      *self);
+
+/* The folder a save or export chooser starts in: the last one used, else
+ * the dataset's folder when it is writable, else the user's @fallback
+ * folder (Pictures, Documents), else home.  Transfer full. */
+char *_ctr_window_save_folder       (CtrWindow      *self,
+                                     GUserDirectory  fallback);
 
 /* ctr-window.c */
 void _ctr_window_toast              (CtrWindow      *self,

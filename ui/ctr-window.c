@@ -27,6 +27,7 @@
 G_DEFINE_FINAL_TYPE (CtrWindow, ctr_window, ADW_TYPE_APPLICATION_WINDOW)
 
 #define MAX_RECENT 8
+#define RECENT_GROUP "ctrecon-dataset"
 
 void
 _ctr_window_show_error (CtrWindow  *self,
@@ -46,6 +47,7 @@ _ctr_window_show_error (CtrWindow  *self,
 /* ---- loading ------------------------------------------------------------ */
 
 static void load_done (GObject *source, GAsyncResult *result, gpointer data);
+static void handle_loaded (CtrWindow *self, CtrDicomResolution *question);
 
 /* The user declined a question a load asked: the load ends with @why. */
 static void
@@ -107,6 +109,13 @@ load_done (GObject      *source,
         _ctr_window_show_error (self, "Could Not Open Dataset", error->message);
       return;
     }
+  handle_loaded (self, question);
+}
+
+/* A load ended: nothing more to do, or the question DICOM files raise. */
+static void
+handle_loaded (CtrWindow *self, CtrDicomResolution *question)
+{
   if (question == NULL)
     return;
   if (self->session == NULL)
@@ -117,10 +126,97 @@ load_done (GObject      *source,
     ctr_dicom_xa_dialog (GTK_WINDOW (self), question, xa_completed, NULL);
 }
 
+/* A geometry.json refused for its geometry: every problem in words, and
+ * "Edit Geometry" opens it with the file's geometry as a draft. */
+typedef struct {
+  CtrWindow *window;
+  char      *path;
+} PathLoad;
+
+static void
+path_load_free (PathLoad *p)
+{
+  g_object_unref (p->window);
+  g_free (p->path);
+  g_free (p);
+}
+
+static void
+path_load_closure_free (gpointer data, GClosure *closure)
+{
+  path_load_free (data);
+}
+
+static void
+geometry_problems_response (AdwMessageDialog *dialog, const char *response, PathLoad *p)
+{
+  if (g_str_equal (response, "edit") && p->window->session != NULL)
+    ctr_session_load_draft_async (p->window->session, p->path, p->window->cancellable, load_done,
+                                  g_object_ref (p->window));
+}
+
+static gboolean
+show_geometry_problems (CtrWindow *self, const char *path, const GError *error)
+{
+  g_auto(GStrv) problems = NULL;
+  g_autoptr(GString) body = NULL;
+  AdwMessageDialog *dialog;
+  PathLoad *p;
+
+  if (!g_error_matches (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY) &&
+      !g_error_matches (error, CTR_ERROR, CTR_ERROR_FORMAT))
+    return FALSE;
+  problems = ctr_dataset_geometry_problems (path);
+  if (problems == NULL)
+    return FALSE;
+  body = g_string_new (NULL);
+  g_string_append_printf (body, "%s:\n", path);
+  for (guint i = 0; problems[i] != NULL; i++)
+    g_string_append_printf (body, "\n• %c%s", g_ascii_toupper (problems[i][0]), problems[i] + 1);
+  g_string_append (body, "\n\nEdit Geometry opens the data with these values in the geometry editor to correct them.");
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (
+    GTK_WINDOW (self), g_strv_length (problems) == 1 ? "The Geometry Has a Problem" : "The Geometry Has Problems", NULL));
+  adw_message_dialog_set_body (dialog, body->str);
+  adw_message_dialog_add_responses (dialog, "close", "_Close", "edit", "_Edit Geometry", NULL);
+  adw_message_dialog_set_response_appearance (dialog, "edit", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "edit");
+  adw_message_dialog_set_close_response (dialog, "close");
+  p = g_new0 (PathLoad, 1);
+  p->window = g_object_ref (self);
+  p->path = g_strdup (path);
+  g_signal_connect_data (dialog, "response", G_CALLBACK (geometry_problems_response), p, path_load_closure_free, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return TRUE;
+}
+
+static void
+path_load_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  PathLoad *p = data;
+  g_autoptr(GError) error = NULL;
+  CtrDicomResolution *question = NULL;
+
+  if (!ctr_session_load_finish (CTR_SESSION (source), result, &question, &error))
+    {
+      if (p->window->session != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+          (p->path == NULL || !show_geometry_problems (p->window, p->path, error)))
+        _ctr_window_show_error (p->window, "Could Not Open Dataset", error->message);
+      path_load_free (p);
+      return;
+    }
+  /* loaded, or a DICOM question: as any other load */
+  handle_loaded (p->window, question);
+  path_load_free (p);
+}
+
 void
 _ctr_window_load (CtrWindow *self, const char *path, const char *const *files)
 {
-  ctr_session_load_async (self->session, path, files, NULL, self->cancellable, load_done, g_object_ref (self));
+  PathLoad *p = g_new0 (PathLoad, 1);
+
+  p->window = g_object_ref (self);
+  p->path = g_strdup (path);
+  ctr_session_load_async (self->session, path, files, NULL, self->cancellable, path_load_done, p);
 }
 
 void
@@ -195,13 +291,16 @@ add_recent (const char *path)
   g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
   GtkRecentData data = { 0 };
   gboolean dir = g_file_test (path, G_FILE_TEST_IS_DIR);
+  const char *groups[] = { RECENT_GROUP, NULL };
 
   if (uri == NULL)
     return;
   data.mime_type = (char *) (dir ? "inode/directory"
-                                 : g_str_has_suffix (path, ".json") ? "application/json" : "application/dicom");
+                                 : g_str_has_suffix (path, ".json") ? "application/json"
+                                 : ctr_tiff_is_tiff (path) ? "image/tiff" : "application/dicom");
   data.app_name = (char *) recent_app_name ();
   data.app_exec = (char *) "ctrecon %f";
+  data.groups = (char **) groups;
   gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
 }
 
@@ -213,7 +312,9 @@ compare_recent (gconstpointer a, gconstpointer b)
   return -g_date_time_compare (ta, tb);
 }
 
-/* The open menu's recent section: this application's datasets, newest first. */
+/* The open menu's recent section: the datasets this application opened,
+ * newest first (file choosers also record what was saved or exported
+ * under the application's name: the group tells datasets apart). */
 static void
 rebuild_recent_menu (CtrWindow *self)
 {
@@ -221,7 +322,7 @@ rebuild_recent_menu (CtrWindow *self)
   g_autoptr(GPtrArray) mine = g_ptr_array_new ();
 
   for (GList *l = items; l != NULL; l = l->next)
-    if (gtk_recent_info_has_application (l->data, recent_app_name ()) && gtk_recent_info_is_local (l->data) &&
+    if (gtk_recent_info_has_group (l->data, RECENT_GROUP) && gtk_recent_info_is_local (l->data) &&
         gtk_recent_info_exists (l->data))
       g_ptr_array_add (mine, l->data);
   g_ptr_array_sort (mine, compare_recent);
@@ -255,16 +356,39 @@ on_dataset (CtrWindow *self)
 
   if (d == NULL)
     return;
+  gtk_stack_set_visible_child_name (self->content_stack, "pages");
   add_recent (d->path);
   adw_view_switcher_title_set_subtitle (self->window_title, d->name);
   /* compare like with like: on a 2-D reference's grid (size and pixel),
    * otherwise the field of view at the detector's resolution */
   if (d->reference != NULL && d->reference->grid.nz == 1)
     grid = ctr_grid_default (d->geometry, d->reference->grid.nx, d->reference->grid.dx);
+  else if (d->geometry_missing)
+    grid = ctr_grid_default (d->geometry, d->geometry->n_cols, 1.0);   /* the draft has no field of view yet */
   else
     grid = ctr_grid_default (d->geometry, 0, 0);
   ctr_geometry_panel_load (self->geometry_panel, d->geometry, d->projections, &grid);
   _ctr_window_update_actions (self);
+  if (d->geometry_missing)
+    {
+      /* a bare TIFF: the editor with its sketch, the missing fields in red */
+      g_autofree char *msg =
+        g_strdup_printf ("“%s” has no geometry.json: enter the source and detector distances, the pitch and the "
+                         "angles (fields in red); Save Geometry keeps them",
+                         d->name);
+      adw_view_stack_set_visible_child_name (self->stack, "geometry");
+      _ctr_window_toast (self, msg);
+    }
+}
+
+/* The Run page's window preset: Profile and Compare read HU with it. */
+static void
+on_preset (CtrWindow *self)
+{
+  const char *name = ctr_run_page_get_preset (self->run_page);
+
+  ctr_profile_page_set_preset (self->profile_page, name);
+  ctr_compare_page_set_preset (self->compare_page, name);
 }
 
 /* ---- preferences (org.ctrecon.CtRecon) ----------------------------------- */
@@ -337,6 +461,7 @@ ctr_window_dispose (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->recent_section);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->last_folder, g_free);
 
   G_OBJECT_CLASS (ctr_window_parent_class)->dispose (object);
 }
@@ -368,7 +493,10 @@ ctr_window_class_init (CtrWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, open_button);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, CtrWindow, content_stack);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, stack);
+  gtk_widget_class_bind_template_child_full (widget_class, "primary_menu_button", FALSE, 0);
+  gtk_widget_class_bind_template_child_full (widget_class, "empty_page", FALSE, 0);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, run_page);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, geometry_panel);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, profile_page);
@@ -402,6 +530,7 @@ ctr_window_init (CtrWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->geometry_panel, "changed", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->run_page, "notify::preset", G_CALLBACK (on_preset), self, G_CONNECT_SWAPPED);
   bind_settings (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);

@@ -69,5 +69,6 @@ ctr_dataset_free (CtrDataset *d)
     ctr_volume_unref (d->reference);
   g_strfreev (d->variants);
   g_free (d->variant);
+  g_free (d->projection_spec);
   g_free (d);
 }

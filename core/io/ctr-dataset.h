@@ -37,6 +37,13 @@ typedef struct {
                                 * files (ctr_output_path_check keeps outputs off them) */
   char **warnings;             /* NULL-terminated: what the loader noticed and the user
                                 * must see (DICOM views missing, ...); may be NULL */
+  /* A TIFF opened without its geometry.json (ctr_dataset_load_bare_tiff) or
+   * a geometry.json with a wrong geometry (ctr_dataset_load_draft):
+   * @geometry is a draft the user completes; for the TIFF @projection_spec
+   * holds the "kind" and "projections" keys (JSON text) that read the file
+   * again, for the geometry.json the user saves (NULL otherwise). */
+  gboolean geometry_missing;
+  char *projection_spec;
 } CtrDataset;
 
 /**
@@ -65,6 +72,46 @@ typedef struct {
  */
 CtrDataset *ctr_dataset_load (const char *path, const char *variant,
                               GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_dataset_load_bare_tiff:
+ * A TIFF opened without a geometry.json: one page is a sinogram (a line per
+ * view, a sample per detector column, one detector row), several pages one
+ * page per view (a line per detector row).  Float samples are line
+ * integrals; integer samples are counts, turned into line integrals with the
+ * brightest sample as the open beam I0 (said in ->warnings).  The geometry
+ * is a draft for the user to complete (->geometry_missing): fan beam, flat
+ * detector, views evenly over 360°, and SOD, SDD and column pitch 0, which
+ * ctr_geometry_validate() refuses, so nothing reconstructs before they are
+ * given.  No reference.
+ * Returns: (transfer full): the dataset, or NULL with ctr_tiff_read()'s
+ *   errors, CTR_ERROR_FORMAT (too small to be projections),
+ *   CTR_ERROR_INVALID_DATA (NaN or Inf), CTR_ERROR_OUT_OF_MEMORY,
+ *   G_IO_ERROR_CANCELLED.
+ */
+CtrDataset *ctr_dataset_load_bare_tiff (const char *path, GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_dataset_geometry_problems:
+ * Every problem of the geometry keys of the geometry.json at @path, one
+ * sentence each ("the column pitch (“detector_pitch_u_mm”) must be
+ * positive, got -0.4"), where ctr_dataset_load() stops at the first.
+ * Returns: (transfer full) (nullable): NULL-terminated sentences; NULL when
+ *   the geometry has none, @path is not a JSON object, or the geometry is
+ *   given as per-view "vectors" (the loader's message names the problem).
+ */
+char **ctr_dataset_geometry_problems (const char *path);
+
+/**
+ * ctr_dataset_load_draft:
+ * The dataset of a geometry.json whose geometry is wrong, with the file's
+ * geometry kept as it is (->geometry_missing: a draft for the user to fix;
+ * it fails ctr_geometry_validate()) and everything else loaded as
+ * ctr_dataset_load() does.  The views, columns and rows must be usable.
+ * Returns: (transfer full): the dataset, or NULL with ctr_dataset_load()'s
+ *   errors, or CTR_ERROR_INVALID_GEOMETRY when the data's shape is unknown.
+ */
+CtrDataset *ctr_dataset_load_draft (const char *path, GCancellable *cancellable, GError **error);
 
 /* Parses only the geometry part of a geometry.json held in memory.
  * Errors as ctr_dataset_load. */

@@ -165,6 +165,27 @@ supported_sample (guint16 bps, guint16 format)
 }
 
 /* Shape of the current directory, checked for what we can read. */
+/* Where the directory at byte @offset ends (its entry count read from the
+ * file: 2 + 12 n + 4 bytes, BigTIFF 8 + 20 n + 8); past the file's end
+ * when the count itself is cut off. */
+static guint64
+directory_end (TiffFile *f, guint64 offset)
+{
+  gboolean big = TIFFIsBigTIFF (f->tif);
+  guint8 b[8] = { 0 };
+  guint64 n = 0;
+  int fd = g_open (f->path, O_RDONLY, 0);
+  ssize_t got = fd >= 0 ? pread (fd, b, big ? 8 : 2, (off_t) offset) : -1;
+
+  if (fd >= 0)
+    close (fd);
+  if (got != (big ? 8 : 2))
+    return G_MAXUINT64;
+  for (int i = 0; i < (big ? 8 : 2); i++)
+    n |= (guint64) b[TIFFIsBigEndian (f->tif) ? (big ? 7 : 1) - i : i] << (8 * i);
+  return big ? offset + 8 + 20 * n + 8 : offset + 2 + 12 * n + 4;
+}
+
 static gboolean
 read_page_shape (TiffFile *f, guint page, PageShape *s, GError **error)
 {
@@ -289,7 +310,18 @@ probe_open (TiffFile *f, CtrTiffInfo *info, GError **error)
    * the latter leaves a message. */
   if (f->msg.errors->len > 0)
     {
-      set_format_error (error, f, "page %u is unreadable", pages);
+      /* a directory cut by the end of the file: a truncated file, said so */
+      const char *at = strstr (f->msg.errors->str, "at offset ");
+      guint64 offset = at != NULL ? g_ascii_strtoull (at + strlen ("at offset "), NULL, 10) : 0;
+      GStatBuf st;
+
+      if (offset > 0 && g_stat (f->path, &st) == 0 && directory_end (f, offset) > (guint64) st.st_size)
+        g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                     "%s: the file is truncated: it has %" G_GUINT64_FORMAT " bytes, but the directory of page %u at byte %"
+                     G_GUINT64_FORMAT " runs past its end (an incomplete copy or download?)",
+                     f->path, (guint64) st.st_size, pages + 1, offset);
+      else
+        set_format_error (error, f, "page %u is unreadable", pages);
       return FALSE;
     }
   info->width = first.width;
@@ -362,6 +394,38 @@ convert_samples (const guint8 *src, float *dst, gsize n, guint16 bps, guint16 fm
     }
 }
 
+/* A strip or tile that cannot be read: when the file ends before the data
+ * its offset and byte count point to, says that the file is truncated (in
+ * bytes and lines) instead of libtiff's decoder message ("Read error at
+ * scanline 4294967295" for a strip). */
+static void
+set_chunk_error (GError **error, TiffFile *f, guint page, guint32 chunk, gboolean tiled, guint32 first_line,
+                 guint32 height)
+{
+  GStatBuf st;
+  guint64 *offsets = NULL, *counts = NULL;
+  guint64 end = 0;
+
+  if (TIFFGetField (f->tif, tiled ? TIFFTAG_TILEOFFSETS : TIFFTAG_STRIPOFFSETS, &offsets) && offsets != NULL &&
+      TIFFGetField (f->tif, tiled ? TIFFTAG_TILEBYTECOUNTS : TIFFTAG_STRIPBYTECOUNTS, &counts) && counts != NULL)
+    end = offsets[chunk] + counts[chunk];
+  if (end > 0 && g_stat (f->path, &st) == 0 && (guint64) st.st_size < end)
+    {
+      if (tiled)
+        g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                     "%s: the file is truncated: it has %" G_GUINT64_FORMAT " bytes, but page %u's tile %u "
+                     "needs bytes up to %" G_GUINT64_FORMAT " (an incomplete copy or download?)",
+                     f->path, (guint64) st.st_size, page, chunk, end);
+      else
+        g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                     "%s: the file is truncated: it has %" G_GUINT64_FORMAT " bytes, but page %u needs bytes up "
+                     "to %" G_GUINT64_FORMAT " for its lines %u to %u of %u (an incomplete copy or download?)",
+                     f->path, (guint64) st.st_size, page, end, first_line + 1, height, height);
+      return;
+    }
+  set_format_error (error, f, "page %u: %s %u is unreadable", page, tiled ? "tile" : "strip", chunk);
+}
+
 /* Reads the current directory (already checked by read_page_shape) into @out
  * (width·height floats).  libtiff decodes, un-predicts and byte-swaps. */
 static gboolean
@@ -400,7 +464,7 @@ read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GErr
             tmsize_t got = TIFFReadEncodedTile (tif, tile, buf, tile_bytes);
             if (got < (tmsize_t) ((gsize) tw * th * bytes_per))
               {
-                set_format_error (error, f, "page %u: tile %u is unreadable or truncated", page, tile);
+                set_chunk_error (error, f, page, tile, TRUE, y0, s->height);
                 return FALSE;
               }
             guint32 nx = MIN (tw, s->width - x0), ny = MIN (th, s->height - y0);
@@ -436,7 +500,7 @@ read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GErr
       tmsize_t got = TIFFReadEncodedStrip (tif, strip, buf, want);
       if (got < want)
         {
-          set_format_error (error, f, "page %u: strip %u is unreadable or truncated", page, strip);
+          set_chunk_error (error, f, page, strip, FALSE, y0, s->height);
           return FALSE;
         }
       convert_samples (buf, out + (gsize) y0 * s->width, (gsize) ny * s->width, s->bps, s->format);

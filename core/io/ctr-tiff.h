@@ -31,6 +31,10 @@ typedef struct {
  * one sample per pixel, unsupported sample type). */
 gboolean ctr_tiff_probe (const char *path, CtrTiffInfo *info, GError **error);
 
+/* Whether @path is a regular file that starts like a TIFF ("II*\0",
+ * "MM\0*", or BigTIFF's 43). */
+gboolean ctr_tiff_is_tiff (const char *path);
+
 /**
  * ctr_tiff_read:
  * Reads every page of @path into a new float32 array [page][line][sample]

@@ -19,6 +19,14 @@
 #    exports, preferences, shortcuts, a line profile and the comparison page;
 #    ui-geometry.png, ui-geometry-invalid.png, ui-reconstruct.png,
 #    ui-profile.png, ui-compare.png in BUILD_DIR, each checked for content.
+# 2b. /ui/window/study, /ui/window/no-reference (tests/ui/test-window-study.c):
+#    the study workstation's visible defects, one check each: ui-hu.png,
+#    ui-compare-hu.png, ui-no-reference.png; /ui/window/open-tiff: the
+#    dataset's projections TIFF opened without its geometry.json, a bad
+#    geometry.json's problems and Edit Geometry, a truncated TIFF:
+#    ui-open-tiff.png, ui-edit-geometry.png; /ui/window/hig: the empty
+#    state, the primary menu's Preferences, Keyboard Shortcuts and About:
+#    ui-empty.png, ui-preferences.png, ui-shortcuts.png, ui-about.png.
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
 #    coronal plane: ui-volume-coronal.png.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
@@ -276,6 +284,82 @@ for name in ["ui-geometry", "ui-geometry-invalid", "ui-reconstruct", "ui-profile
         print(f"{name}: {levels} grey levels")
         assert levels >= 32, "no image shown"
 print("scenario screenshots ok")
+PY
+
+# ---- 2b. the study workstation's defects (tests/ui/test-window-study.c) --------
+# Labels, progress, HU presets everywhere, read-out placement, log ticks,
+# Recent, save folders, DICOM grammar: ui-hu.png, ui-compare-hu.png; then the
+# same dataset without its reference (a copy of its geometry.json beside a
+# link to its projections): ui-no-reference.png.
+echo "== study on $dataset"
+rm -f "$build_dir/ui-hu.png" "$build_dir/ui-compare-hu.png" "$build_dir/ui-no-reference.png" \
+      "$build_dir/ui-empty.png"
+run_case hig
+run_case study
+mkdir -p "$work/noref"
+if "$python" - "$dataset" "$work/noref" <<'PY'
+import json, os, sys
+src, out = sys.argv[1], sys.argv[2]
+d = json.load(open(src))
+d.pop("reference", None)
+d.pop("variants", None)
+d["name"] = d.get("name", "dataset") + " (no reference)"
+for key in ("projections", "flat", "dark"):
+    spec = d.get(key)
+    if isinstance(spec, dict) and "file" in spec:
+        target = os.path.join(os.path.dirname(os.path.abspath(src)), spec["file"])
+        os.symlink(target, os.path.join(out, os.path.basename(spec["file"])))
+        spec["file"] = os.path.basename(spec["file"])
+json.dump(d, open(os.path.join(out, "geometry.json"), "w"))
+PY
+then
+  run_case no-reference CTR_UI_NOREF="$work/noref/geometry.json"
+else
+  echo "SKIP (part 2b, no reference): could not write the copy without a reference"
+fi
+# the dataset's projections TIFF opened bare: the geometry editor
+tiff=$("$python" -c 'import json, os, sys; d = json.load(open(sys.argv[1])); p = d.get("projections", {})
+print(os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), p["file"]) if "file" in p else "")' "$dataset" 2>/dev/null || true)
+rm -f "$build_dir/ui-open-tiff.png" "$build_dir/ui-edit-geometry.png"
+if [ -n "$tiff" ] && [ -f "$tiff" ]; then
+  run_case open-tiff CTR_UI_TIFF="$tiff"
+else
+  echo "SKIP (part 2b, open-tiff): the dataset names no projections TIFF"
+fi
+"$python" - "$build_dir" "$work" <<'PY'
+import os, sys
+sys.path.insert(0, sys.argv[2])
+from png import load
+import numpy as np
+d = sys.argv[1]
+for name in ["ui-open-tiff", "ui-edit-geometry"]:
+    path = os.path.join(d, name + ".png")
+    if not os.path.exists(path):
+        continue
+    data, rgb = load(path)
+    h, w = rgb.shape[:2]
+    right = rgb[h // 10:, w // 3:]
+    def near(rgb, c, tol):
+        return ((abs(rgb[:, :, 0] - c[0]) < tol) & (abs(rgb[:, :, 1] - c[1]) < tol) & (abs(rgb[:, :, 2] - c[2]) < tol)).sum()
+    # the fan of rays: its orange edges and light orange fill
+    fan = int(near(right, [0xe6, 0x61, 0x00], 40)) + int(near(right, [0xf8, 0xe4, 0xd8], 12))
+    left = rgb[h // 10:, : w // 3]
+    red = ((abs(left[:, :, 0] - 0xc0) < 50) & (left[:, :, 1] < 80) & (left[:, :, 2] < 80)).sum()
+    print(f"{name}: {w}x{h}, {fan} pixels of the fan of rays, {red} of error-coloured text")
+    if name == "ui-open-tiff":
+        assert fan > 2000, "no sketch once the TIFF's geometry is typed in"
+    else:
+        assert red > 30, "the bad fields are not marked"
+for name in ["ui-hu", "ui-compare-hu", "ui-no-reference"]:
+    path = os.path.join(d, name + ".png")
+    if not os.path.exists(path):
+        continue
+    data, rgb = load(path)
+    h, w = rgb.shape[:2]
+    g = (rgb[:, :, 0] == rgb[:, :, 1]) & (rgb[:, :, 1] == rgb[:, :, 2])
+    levels = len(np.unique(rgb[h // 10:][g[h // 10:]][:, 0]))
+    print(f"{name}: {w}x{h}, {levels} grey levels")
+    assert w >= 800 and h >= 600 and levels >= 16, f"{name}: no image shown"
 PY
 
 # ---- 3. a volume: cone-beam FDK shown as a coronal plane ----------------------

@@ -232,7 +232,7 @@ test_reconstruct (void)
   ctr_session_reconstruct_async (session, d->geometry, &grid, &o, NULL, async_done, &a);
   g_assert_true (ctr_session_get_running (session));
   g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 1);
-  g_assert_cmpstr (ctr_session_get_progress_text (session), ==, "Preparing…");
+  g_assert_cmpstr (ctr_session_get_progress_text (session), ==, "Preparing SIRT: the SCSR system matrix (kept, cached or built)…");
   wait_for (&a.done, 120, "the run");
   run = ctr_session_reconstruct_finish (session, a.result, &error);
   g_clear_object (&a.result);
@@ -242,7 +242,7 @@ test_reconstruct (void)
   /* the run: numbers of every iteration, the result, its label */
   g_assert_cmpint (ctr_run_get_state (run), ==, CTR_RUN_FINISHED);
   g_assert_cmpuint (ctr_run_get_number (run), ==, 1);
-  g_assert_cmpstr (ctr_run_get_label (run), ==, "1 · SIRT · 4 it");
+  g_assert_cmpstr (ctr_run_get_label (run), ==, "1 · SIRT · 4 it · λ 1");
   g_assert_true (g_str_has_prefix (ctr_run_get_derivation (run), "SIRT: iterations 4"));
   g_assert_cmpuint (ctr_run_get_n_stats (run), ==, 4);
   for (guint i = 0; i < 4; i++)
@@ -299,7 +299,7 @@ test_reconstruct (void)
     lines = g_strsplit (text, "\n", -1);
     g_assert_cmpstr (lines[0], ==, "run,label,iteration,residual,rmse,psnr_db,ssim");
     g_assert_cmpuint (g_strv_length (lines), ==, 1 + 4 + 1);
-    g_assert_true (g_str_has_prefix (lines[4], "1,1 · SIRT · 4 it,4,"));
+    g_assert_true (g_str_has_prefix (lines[4], "1,1 · SIRT · 4 it · λ 1,4,"));
   }
   recorder_free (session, r);
 }
@@ -514,7 +514,7 @@ test_results (void)
       run = ctr_session_reconstruct_finish (session, a.result, &error);
       g_assert_no_error (error);
       g_assert_cmpuint (ctr_run_get_number (run), ==, i + 1);
-      g_assert_cmpstr (ctr_run_get_label (run), ==, i == 0 ? "1 · FBP" : ctr_run_get_label (run));
+      g_assert_cmpstr (ctr_run_get_label (run), ==, i == 0 ? "1 · FBP · Ram-Lak · cut-off 1" : ctr_run_get_label (run));
       g_clear_object (&a.result);
     }
   results = ctr_session_get_results (session);

@@ -389,6 +389,7 @@ dismiss_toasts (GtkWidget *window)
 
       if (widget == NULL)
         return;
+      ui_spin (400);   /* let it finish sliding in: libadwaita 1.2 crashes on a dismissal mid-animation */
       g_object_get (widget, "toast", &toast, NULL);
       if (toast != NULL)
         adw_toast_dismiss (toast);   /* what its close button does */
@@ -1047,6 +1048,10 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/volume", test_volume);
   g_test_add_func ("/ui/window/dicom", test_window_dicom);
   g_test_add_func ("/ui/window/dicom-xa", test_window_dicom_xa);
+  g_test_add_func ("/ui/window/study", test_window_study);
+  g_test_add_func ("/ui/window/no-reference", test_window_no_reference);
+  g_test_add_func ("/ui/window/open-tiff", test_window_open_tiff);
+  g_test_add_func ("/ui/window/hig", test_window_hig);
   g_test_add_func ("/ui/window/responsiveness", test_responsiveness);
   status = g_test_run ();
 

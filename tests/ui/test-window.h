@@ -92,4 +92,10 @@ void        ui_screenshot       (GtkWidget   *widget,
 void        test_window_dicom    (void);
 void        test_window_dicom_xa (void);
 
+/* tests/ui/test-window-study.c */
+void        test_window_study        (void);
+void        test_window_no_reference (void);
+void        test_window_open_tiff    (void);
+void        test_window_hig          (void);
+
 G_END_DECLS

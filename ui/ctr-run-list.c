@@ -1,0 +1,97 @@
+/* ctr-run-list.c — the session's runs as a list to rename and delete (see
+ * ctr-run-list.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "ctr-run-list"
+
+#include "ctr-run-list.h"
+#include "ctr-plot-draw.h"
+
+static void
+toast (GtkWidget *widget, const char *message)
+{
+  GtkWidget *overlay = gtk_widget_get_ancestor (widget, ADW_TYPE_TOAST_OVERLAY);
+  if (overlay != NULL)
+    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (message));
+}
+
+static void
+on_apply (AdwEntryRow *row, CtrRun *run)
+{
+  ctr_run_set_label (run, gtk_editable_get_text (GTK_EDITABLE (row)));
+  /* an empty name is ignored: show the label kept */
+  gtk_editable_set_text (GTK_EDITABLE (row), ctr_run_get_label (run));
+}
+
+static void
+on_delete (GtkButton *button, CtrRun *run)
+{
+  CtrSession *session = g_object_get_data (G_OBJECT (button), "ctr-session");
+  g_autoptr(GError) error = NULL;
+
+  if (session != NULL && !ctr_session_remove_run (session, run, &error))
+    toast (GTK_WIDGET (button), error->message);
+}
+
+/* The label follows renames made elsewhere (and " (cancelled)"). */
+static void
+on_label (CtrRun *run, GParamSpec *pspec, AdwEntryRow *row)
+{
+  if (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (row)), ctr_run_get_label (run)) != 0)
+    gtk_editable_set_text (GTK_EDITABLE (row), ctr_run_get_label (run));
+}
+
+static void
+draw_swatch (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  gdk_cairo_set_source_rgba (cr, data);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_fill (cr);
+}
+
+static GtkWidget *
+make_row (gpointer item, gpointer session)
+{
+  CtrRun *run = item;
+  AdwEntryRow *row = ADW_ENTRY_ROW (adw_entry_row_new ());
+  GtkWidget *swatch = gtk_drawing_area_new ();
+  GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
+  g_autofree char *title = g_strdup_printf ("Run %u", ctr_run_get_number (run));
+  g_autofree char *entry_name = g_strdup_printf ("run-%u-label", ctr_run_get_number (run));
+  g_autofree char *delete_name = g_strdup_printf ("run-%u-delete", ctr_run_get_number (run));
+  GdkRGBA color;
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  gtk_editable_set_text (GTK_EDITABLE (row), ctr_run_get_label (run));
+  adw_entry_row_set_show_apply_button (row, TRUE);
+  gtk_widget_set_name (GTK_WIDGET (row), entry_name);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row), ctr_run_get_derivation (run));
+  g_signal_connect_object (row, "apply", G_CALLBACK (on_apply), run, 0);
+  g_signal_connect_object (run, "notify::label", G_CALLBACK (on_label), row, 0);
+
+  /* the run's colour, as on the plots */
+  ctr_plot_run_color (ctr_run_get_number (run) - 1, &color);
+  gtk_widget_set_size_request (swatch, 6, 24);
+  gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), draw_swatch, gdk_rgba_copy (&color),
+                                  (GDestroyNotify) gdk_rgba_free);
+  adw_entry_row_add_prefix (row, swatch);
+
+  gtk_widget_set_name (remove, delete_name);
+  gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (remove, "Delete this run (its numbers and image)");
+  gtk_widget_add_css_class (remove, "flat");
+  g_object_set_data (G_OBJECT (remove), "ctr-session", session);
+  g_signal_connect_object (remove, "clicked", G_CALLBACK (on_delete), run, 0);
+  adw_entry_row_add_suffix (row, remove);
+  return GTK_WIDGET (row);
+}
+
+void
+ctr_run_list_bind (GtkListBox *box, CtrSession *session)
+{
+  g_return_if_fail (GTK_IS_LIST_BOX (box));
+  gtk_list_box_bind_model (box, session ? ctr_session_get_runs (session) : NULL, session ? make_row : NULL,
+                           session, NULL);
+}
