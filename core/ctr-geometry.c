@@ -1,5 +1,6 @@
 /* ctr-geometry.c — see ctr-geometry.h for the conventions (FORMAT.md). */
 #include "ctr-geometry.h"
+#include "ctr-helix.h"
 #include "ctr-error.h"
 
 #include <math.h>
@@ -27,6 +28,8 @@ ctr_geometry_copy (const CtrGeometry *g)
   g_return_val_if_fail (g != NULL, NULL);
   CtrGeometry *c = g_memdup2 (g, sizeof *g);
   c->angles = g_memdup2 (g->angles, sizeof (double) * MAX (g->n_views, 1));
+  c->source_z_mm = g->source_z_mm ? g_memdup2 (g->source_z_mm, sizeof (double) * g->n_views) : NULL;
+  c->focal_shift = g->focal_shift ? g_memdup2 (g->focal_shift, sizeof (double) * 3 * g->n_views) : NULL;
   return c;
 }
 
@@ -36,6 +39,8 @@ ctr_geometry_free (CtrGeometry *g)
   if (g == NULL)
     return;
   g_free (g->angles);
+  g_free (g->source_z_mm);
+  g_free (g->focal_shift);
   g_free (g);
 }
 
@@ -44,6 +49,31 @@ ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double step_r
 {
   for (guint k = 0; k < g->n_views; k++)
     g->angles[k] = start_rad + k * step_rad;
+}
+
+void
+ctr_geometry_set_source_z (CtrGeometry *g, double start_mm, double step_mm)
+{
+  g_return_if_fail (g != NULL);
+  if (g->source_z_mm == NULL)
+    g->source_z_mm = g_new (double, MAX (g->n_views, 1));
+  for (guint k = 0; k < g->n_views; k++)
+    g->source_z_mm[k] = start_mm + k * step_mm;
+}
+
+void
+ctr_geometry_copy_motion (CtrGeometry *dst, const CtrGeometry *src)
+{
+  g_return_if_fail (dst != NULL && src != NULL);
+  g_clear_pointer (&dst->source_z_mm, g_free);
+  g_clear_pointer (&dst->focal_shift, g_free);
+  dst->table_reversed = src->table_reversed;
+  if (dst->n_views != src->n_views)
+    return;
+  if (src->source_z_mm != NULL)
+    dst->source_z_mm = g_memdup2 (src->source_z_mm, sizeof (double) * src->n_views);
+  if (src->focal_shift != NULL)
+    dst->focal_shift = g_memdup2 (src->focal_shift, sizeof (double) * 3 * src->n_views);
 }
 
 static gboolean
@@ -91,6 +121,28 @@ ctr_geometry_validate (const CtrGeometry *g, GError **error)
       double gamma = g->shape == CTR_DETECTOR_CURVED ? umax : atan (umax / g->sdd_mm);
       if (g->sod_mm * sin (gamma) <= 0.0)
         FAIL ("the fan covers no field of view");
+    }
+  if ((g->source_z_mm != NULL || g->focal_shift != NULL) && g->beam != CTR_BEAM_CONE)
+    FAIL ("a source z per view or a flying focal spot needs cone beam (several detector rows or a helix)");
+  for (guint k = 0; g->source_z_mm != NULL && k < g->n_views; k++)
+    if (!isfinite (g->source_z_mm[k]))
+      FAIL ("view %u has a non-finite source z", k);
+  for (guint k = 0; g->focal_shift != NULL && k < g->n_views; k++)
+    {
+      const double *f = g->focal_shift + 3 * k;
+      if (!isfinite (f[0]) || !isfinite (f[1]) || !isfinite (f[2]))
+        FAIL ("view %u has a non-finite focal-spot shift", k);
+      if (fabs (f[0]) >= G_PI_2 || fabs (f[2]) >= 0.5 * g->sod_mm)
+        FAIL ("view %u: the focal spot is shifted by %g rad and %g mm radially; at most pi/2 and half "
+              "the source to isocentre distance", k, f[0], f[2]);
+    }
+  if (ctr_geometry_is_helical (g) && g->n_views > 1)
+    {
+      const double dir = g->angles[g->n_views - 1] > g->angles[0] ? 1.0 : -1.0;
+      for (guint k = 1; k < g->n_views; k++)
+        if (!(dir * (g->angles[k] - g->angles[k - 1]) > 0.0))
+          FAIL ("a helical scan's view angles must increase (or decrease) from view to view; view %u "
+                "is at %g rad after %g rad", k, g->angles[k], g->angles[k - 1]);
     }
   return TRUE;
 #undef FAIL
@@ -262,6 +314,16 @@ ctr_geometry_describe (const CtrGeometry *g)
   if (g->beam != CTR_BEAM_PARALLEL)
     g_string_append_printf (s, ", SOD %.1f mm, SDD %.1f mm", g->sod_mm, g->sdd_mm);
   g_string_append_printf (s, ", field of view Ø %.1f mm", 2.0 * ctr_geometry_fov_radius_mm (g));
+  if (ctr_geometry_is_helical (g))
+    {
+      const double z0 = g->source_z_mm[0], z1 = g->source_z_mm[g->n_views - 1];
+      g_string_append_printf (s, "; helical, table feed %.3g mm per rotation (pitch %.3g), slice width %.3g mm, "
+                              "source at table %.2f … %.2f mm",
+                              fabs (ctr_helix_feed_mm (g)), ctr_helix_pitch (g), ctr_geometry_slice_width_mm (g),
+                              ctr_geometry_table_mm (g, z0), ctr_geometry_table_mm (g, z1));
+    }
+  if (g->focal_shift != NULL)
+    g_string_append (s, "; flying focal spot");
   return g_string_free (s, FALSE);
 }
 
@@ -279,6 +341,15 @@ ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm)
     px = diameter / n;
   if (g->beam != CTR_BEAM_CONE)
     return ctr_grid_square (n, px, g->n_rows, g->pitch_v_mm);
+  double z_lo, z_hi;
+  if (ctr_geometry_is_helical (g) && ctr_helix_z_coverage (g, FALSE, &z_lo, &z_hi))
+    {
+      const double w = ctr_geometry_slice_width_mm (g);
+      const guint nz = (guint) MAX (1.0, floor ((z_hi - z_lo) / w + 1e-6) + 1.0);
+      CtrGrid grid = ctr_grid_square (n, px, nz, w);
+      grid.cz = 0.5 * (z_lo + z_hi);
+      return grid;
+    }
   const double mag = g->sod_mm / g->sdd_mm;
   CtrGrid grid = ctr_grid_square (n, px, g->n_rows, g->pitch_v_mm * mag);
   grid.cz = g->offset_v_mm * mag;

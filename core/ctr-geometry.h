@@ -1,4 +1,4 @@
-/* ctr-geometry.h — acquisition geometry (parallel, fan; cone later).
+/* ctr-geometry.h — acquisition geometry (parallel, fan, cone; helical cone).
  *
  * Conventions are those of shared/data/FORMAT.md (restated here so the code is
  * self-contained):
@@ -23,6 +23,11 @@
  *    radians, the ray direction is cos(gamma) d0 + sin(gamma) e_u.
  *  - Parallel beam: no source; rays travel along d0 = (-sin b, cos b) at signed
  *    distance u from the axis along e_u = (cos b, sin b).
+ *
+ * Helical scans are cone beam whose source moves along z: @source_z_mm holds
+ * the z of every view's focal centre (the detector moves with it), and a
+ * flying focal spot moves the source itself by @focal_shift; ctr-helix.h has
+ * the rays, the z coverage and the table coordinate of such a geometry.
  *
  * Magic values are never used to encode a kind: parallel beam is
  * CTR_BEAM_PARALLEL, not "SDD = 0".
@@ -64,6 +69,19 @@ typedef enum {
  *   any values (not necessarily uniform or sorted).  Owned by the geometry.
  * @pixel_size_known: FALSE when the dataset's "mm" are really detector pixels
  *   (reconstructions are then in 1/pixel).
+ * @source_z_mm: (array length=n_views) (nullable): cone beam only: z of the
+ *   focal centre of each view, mm (a helical scan, or an axial scan away from
+ *   z = 0).  The detector is centred on the focal centre: view k sees the
+ *   circular-orbit detector shifted by source_z_mm[k] along z.  NULL: every
+ *   view at z = 0 (a circular orbit).  Owned.
+ * @focal_shift: (array length=3·n_views) (nullable): cone beam only: a flying
+ *   focal spot, the source of view k displaced from its focal centre by
+ *   [3k] an angle (rad, the sense of beta), [3k+1] a distance along z (mm)
+ *   and [3k+2] a distance away from the axis (mm); the detector stays with
+ *   the focal centre (DICOM-CT-PD (7033,100B..100D)).  NULL: no shift.  Owned.
+ * @table_reversed: the data's own table coordinate is −z (DICOM-CT-PD's
+ *   DetectorFocalCenterAxialPosition z_pd = −z); FALSE: it is z.  Only
+ *   labels positions for the user (ctr_geometry_table_mm).
  *
  * Plain data, owned by whoever created it; copy with ctr_geometry_copy().
  */
@@ -82,6 +100,9 @@ typedef struct {
   gboolean rows_increase_with_v;
   double *angles;
   gboolean pixel_size_known;
+  double *source_z_mm;
+  double *focal_shift;
+  gboolean table_reversed;
 } CtrGeometry;
 
 /* Allocates a geometry with @n_views zeroed angles and neutral defaults
@@ -94,11 +115,21 @@ void ctr_geometry_free (CtrGeometry *g);
 /* Fills @g->angles with start + k * step, k = 0 .. n_views-1 (radians). */
 void ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double step_rad);
 
+/* Gives @g a source z per view (allocated when absent): start + k · step, mm. */
+void ctr_geometry_set_source_z (CtrGeometry *g, double start_mm, double step_mm);
+
+/* Copies @src's source motion (source_z_mm, focal_shift, table_reversed)
+ * into @dst, replacing @dst's; the view counts must agree (else @dst gets
+ * none).  For editors that rebuild a geometry from a form. */
+void ctr_geometry_copy_motion (CtrGeometry *dst, const CtrGeometry *src);
+
 /**
  * ctr_geometry_validate:
  * Checks every field: positive sizes, finite angles, SOD > 0 and SDD > SOD for
  * fan/cone, pitches > 0, a curved fan narrower than pi, the detector's rays not
- * passing behind the source.  Returns FALSE with CTR_ERROR_INVALID_GEOMETRY and
+ * passing behind the source; source z and focal-spot shifts only for cone
+ * beam, finite, a radial shift within half the SOD, a helical scan's angles
+ * strictly monotonic.  Returns FALSE with CTR_ERROR_INVALID_GEOMETRY and
  * a message naming the field and its value.
  */
 gboolean ctr_geometry_validate (const CtrGeometry *g, GError **error);

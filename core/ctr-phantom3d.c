@@ -9,6 +9,7 @@
  * intersected with the slab |q_z + t e_z| <= 1 of its end planes.
  */
 #include "ctr-phantom3d.h"
+#include "ctr-helix.h"
 #include "ctr-error.h"
 
 #include <math.h>
@@ -178,16 +179,7 @@ void
 ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
               double origin[3], double dir[3])
 {
-  const double b = g->angles[view], sb = sin (b), cb = cos (b);
-  const double u = ctr_geometry_col_u (g, col), v = ctr_geometry_row_v (g, row);
-  origin[0] = g->sod_mm * sb;
-  origin[1] = -g->sod_mm * cb;
-  origin[2] = 0.0;
-  /* detector point - source = SDD·d0 + u·e_u + v·e_z */
-  double d[3] = { -g->sdd_mm * sb + u * cb, g->sdd_mm * cb + u * sb, v };
-  double n = sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  for (guint k = 0; k < 3; k++)
-    dir[k] = d[k] / n;
+  ctr_geometry_ray3d (g, view, col, row, origin, dir);
 }
 
 CtrProjections *
@@ -197,10 +189,10 @@ ctr_phantom3d_project (const CtrPhantom3d *ph, const CtrGeometry *g, guint rays_
   g_return_val_if_fail (ph != NULL && g != NULL, NULL);
   if (!ctr_geometry_validate (g, error))
     return NULL;
-  if (g->beam != CTR_BEAM_CONE || g->shape != CTR_DETECTOR_FLAT)
+  if (g->beam != CTR_BEAM_CONE)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
-                   "3-D phantom projection needs a flat-panel cone-beam geometry");
+                   "3-D phantom projection needs a cone-beam geometry");
       return NULL;
     }
   CtrProjections *p = ctr_projections_new (g->n_views, g->n_rows, g->n_cols,

@@ -6,6 +6,8 @@
  * iterative ones, analytic/ for FBP and FDK).
  */
 #include "ctr-recon-plan.h"
+#include "ctr-recon-helical.h"
+#include "ctr-helix.h"
 #include "ctr-error.h"
 #include "ctr-backend.h"
 #include "ctr-operator.h"
@@ -33,6 +35,7 @@ struct _CtrReconPlan {
   CtrScsr *scsr;             /* the SCSR matrix when the operator is made of one */
   GPtrArray *notes;          /* char *, NULL-terminated */
   CtrPlanInfo info;
+  CtrHelicalPlan *helical;   /* helical and curved multi-row cone beam: the whole plan (ctr-recon-helical.h) */
 };
 
 static void
@@ -219,7 +222,7 @@ ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOpt
                     GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (g != NULL && grid != NULL && o != NULL, NULL);
-  if (!plan_check (g, grid, o, error))
+  if (!ctr_helix_applies (g) && !plan_check (g, grid, o, error))
     return NULL;
   g_autoptr (CtrReconPlan) plan = g_new0 (CtrReconPlan, 1);
   plan->ref_count = 1;
@@ -229,6 +232,15 @@ ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOpt
   plan->o = *o;
   plan->notes = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (plan->notes, NULL);
+  if (ctr_helix_applies (g))
+    {
+      plan->helical = ctr_helical_plan_new (g, grid, o, cancellable, error);
+      if (plan->helical == NULL)
+        return NULL;
+      plan->backend = ctr_backend_cpu ();
+      ctr_helical_plan_get_info (plan->helical, FALSE, &plan->info);
+      return g_steal_pointer (&plan);
+    }
   plan->info.symmetry = "none";
   plan->info.padding_view = plan->info.padding_global = NAN;
   plan->info.operator_name = ctr_method_name (o->method);
@@ -270,6 +282,7 @@ ctr_recon_plan_unref (CtrReconPlan *plan)
 {
   if (plan == NULL || !g_atomic_int_dec_and_test (&plan->ref_count))
     return;
+  ctr_helical_plan_free (plan->helical);
   ctr_operator_unref (plan->op);
   if (plan->scsr)
     ctr_scsr_unref (plan->scsr);
@@ -368,7 +381,9 @@ ctr_recon_plan_execute (CtrReconPlan *plan, const CtrProjections *p, const CtrVo
 {
   g_return_val_if_fail (plan != NULL && p != NULL, NULL);
   g_mutex_lock (&plan->lock);
-  CtrVolume *img = execute_locked (plan, p, reference, callback, user_data, cancellable, error);
+  CtrVolume *img = plan->helical != NULL
+    ? ctr_helical_plan_execute (plan->helical, p, reference, callback, user_data, cancellable, error)
+    : execute_locked (plan, p, reference, callback, user_data, cancellable, error);
   g_mutex_unlock (&plan->lock);
   return img;
 }
@@ -376,12 +391,16 @@ ctr_recon_plan_execute (CtrReconPlan *plan, const CtrProjections *p, const CtrVo
 const char *const *
 ctr_recon_plan_get_notes (CtrReconPlan *plan)
 {
+  if (plan->helical != NULL)
+    return ctr_helical_plan_get_notes (plan->helical);
   return (const char *const *) plan->notes->pdata;
 }
 
 const char *
 ctr_recon_plan_get_backend (CtrReconPlan *plan)
 {
+  if (plan->helical != NULL)
+    return ctr_helical_plan_get_backend (plan->helical);
   return plan->backend->name;
 }
 
@@ -400,6 +419,11 @@ ctr_recon_plan_get_options (CtrReconPlan *plan)
 void
 ctr_recon_plan_get_info (CtrReconPlan *plan, gboolean blocking, CtrPlanInfo *info)
 {
+  if (plan->helical != NULL)
+    {
+      ctr_helical_plan_get_info (plan->helical, blocking, info);
+      return;
+    }
   if (blocking && plan->scsr != NULL && isnan (plan->info.padding_view))
     {
       g_autoptr (CtrBlocked) view = ctr_blocked_new (plan->scsr, CTR_BLOCKING_VIEW);

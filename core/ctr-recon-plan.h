@@ -29,12 +29,21 @@ typedef struct _CtrReconPlan CtrReconPlan;
  * ctr_recon_plan_new:
  * @g: fan, parallel or cone geometry (copied).
  * @grid: the output grid (fan/parallel: nz = g->n_rows, one slice per
- *   detector row; cone: any 3-D grid).  ctr_grid_default() gives the usual one.
+ *   detector row; cone: any 3-D grid; helical: slices at their z, any number).
+ *   ctr_grid_default() gives the usual one.
  * @o: the method and its parameters (copied).
  * @cancellable: (nullable): checked while the operator is built.
  *
- * Methods by beam: fan and parallel beam fbp, art, part, sart, sirt; cone
- * beam fdk, sart, sirt.  The matrix (o->matrix) serves part, sart and sirt;
+ * Methods by beam: fan and parallel beam fbp, art, part, sart, sirt, cgls,
+ * pwls, asd-pocs; circular cone beam with a flat panel fdk, sart, sirt.
+ * Helical cone beam (a source z per view, a flying focal spot) and curved
+ * multi-row detectors (ctr_helix_applies) take the helical route
+ * (ctr-recon-helical.h): with o->rebin 180li (default) or 360li the data are
+ * rebinned to the grid's slices (ctr-rebin-helical.h) and any fan-beam
+ * method runs on the stack (PART on SCSR: one matrix for every slice); with
+ * rebin none the cone-beam projector pair runs sart, sirt, cgls, pwls or
+ * asd-pocs on the slab of the grid.  The grid's slices then sit at their
+ * true z (cz, dz: ctr_helix_grid or ctr_grid_default), from the lowest up.  The matrix (o->matrix) serves part, sart and sirt;
  * art always runs on CSR (it is row-sequential).  SCSR needs a symmetric
  * geometry; without one the plan runs CSR and says why.  A backend that
  * cannot run the method (cusparse: parallel ART only; cone beam: no GPU

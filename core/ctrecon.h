@@ -3,6 +3,7 @@
 
 #include "ctr-error.h"
 #include "ctr-geometry.h"
+#include "ctr-helix.h"
 #include "ctr-volume.h"
 #include "ctr-projections.h"
 #include "ctr-phantom.h"
@@ -41,3 +42,4 @@
 #include "analytic/ctr-filter.h"
 #include "analytic/ctr-fbp.h"
 #include "analytic/ctr-fdk.h"
+#include "analytic/ctr-rebin-helical.h"

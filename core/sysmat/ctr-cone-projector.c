@@ -2,7 +2,8 @@
  * and its exact adjoint (see ctr-cone-projector.h).
  *
  * Ray of detector bin (row, col) of view β: from the source S through the
- * bin centre, unit direction d (ctr_cone_ray, FORMAT.md frame).  For an
+ * bin centre, unit direction d (ctr_geometry_ray3d, FORMAT.md frame: flat or
+ * curved detector, circular or helical source path, flying focal spot).  For an
  * x-dominant ray (|d_x| >= |d_y|) plane i (x = x_i) is crossed at
  *   t_i = (x_i - S_x)/d_x,   fj(i) = (y_0 - S_y - t_i d_y)/Δy,
  *   fk(i) = (S_z + t_i d_z - z_0)/Δz                       (continuous indices)
@@ -16,7 +17,7 @@
  *        +──────────────────────▶ x
  */
 #include "ctr-cone-projector.h"
-#include "ctr-phantom3d.h"
+#include "ctr-helix.h"
 #include "ctr-error.h"
 
 #include <math.h>
@@ -45,12 +46,6 @@ ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid, GError **erro
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
                    "the cone-beam projector needs a cone-beam geometry");
-      return NULL;
-    }
-  if (g->shape != CTR_DETECTOR_FLAT)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "the cone-beam projector handles a flat panel; a curved cone-beam detector is not supported");
       return NULL;
     }
   CtrConeProjector *cp = g_new0 (CtrConeProjector, 1);
@@ -106,7 +101,7 @@ ray_setup (const CtrConeProjector *cp, guint view, guint row, guint col, Ray *r)
 {
   const CtrGrid *gr = &cp->grid;
   double o[3], d[3];
-  ctr_cone_ray (cp->g, view, col, row, o, d);
+  ctr_geometry_ray3d (cp->g, view, col, row, o, d);
   const double x0 = ctr_grid_x (gr, 0), y0 = ctr_grid_y (gr, 0), z0 = ctr_grid_z (gr, 0);
   if (fabs (d[0]) >= fabs (d[1]))
     {
@@ -207,6 +202,13 @@ void
 ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj, guint view,
                                  float *vol, float *weights)
 {
+  ctr_cone_projector_adjoint_view_masked (cp, proj, view, NULL, vol, weights);
+}
+
+void
+ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float *proj, guint view,
+                                        const guint8 *mask, float *vol, float *weights)
+{
   const CtrGrid *gr = &cp->grid;
   const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
   const gint64 nx = gr->nx, ny = gr->ny, nz = gr->nz;
@@ -224,7 +226,7 @@ ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj, 
   gsize nxs = 0, nys = 0;
   for (gsize i = 0; i < nrays; i++)
     {
-      if (proj[i] == 0.0f && weights == NULL)
+      if ((proj[i] == 0.0f && weights == NULL) || (mask != NULL && mask[i] == 0))
         continue;  /* contributes nothing */
       if (xdom[i])
         xs[nxs++] = (guint) i;
