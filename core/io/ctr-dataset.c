@@ -7,6 +7,7 @@
 #include "ctr-error.h"
 #include "ctr-tiff.h"
 #include "ctr-dicom.h"
+#include "ctr-helix.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -220,6 +221,120 @@ parse_json (const char *text, gssize length, const char *where, JsonObject **roo
   return g_steal_pointer (&parser);
 }
 
+/* An optional list of exactly @n numbers (NULL when absent). */
+static gboolean
+get_view_list (JsonObject *o, const char *key, guint n, double **out, const char *where, GError **error)
+{
+  guint len = 0;
+  if (!get_numbers (o, key, out, &len, where, error))
+    return FALSE;
+  if (*out != NULL && len != n)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "%s: the key “%s” has %u entries but “views” is %u", where, key, len, n);
+      g_clear_pointer (out, g_free);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The helical keys (README, "Helical scans"): the source z of every view
+ * ("source_z_mm", or "source_z_start_mm" with "source_z_step_mm" per view or
+ * "table_feed_per_rotation_mm"), the flying focal spot
+ * ("focal_shift_angle_rad", "focal_shift_z_mm", "focal_shift_radial_mm")
+ * and "table_reversed".  "type": "helical" must give a source z. */
+static gboolean
+helix_from_object (JsonObject *o, CtrGeometry *g, gboolean helical, const char *where, GError **error)
+{
+  const guint V = g->n_views;
+  g_autofree double *z = NULL;
+  if (!get_view_list (o, "source_z_mm", V, &z, where, error)
+      || !get_bool (o, "table_reversed", FALSE, &g->table_reversed, where, error))
+    return FALSE;
+  if (z != NULL)
+    g->source_z_mm = g_steal_pointer (&z);
+  else if (json_object_has_member (o, "source_z_start_mm"))
+    {
+      double start, step, feed;
+      if (!get_double (o, "source_z_start_mm", TRUE, 0, &start, where, error))
+        return FALSE;
+      if (json_object_has_member (o, "source_z_step_mm"))
+        {
+          if (!get_double (o, "source_z_step_mm", TRUE, 0, &step, where, error))
+            return FALSE;
+          ctr_geometry_set_source_z (g, start, step);
+        }
+      else if (json_object_has_member (o, "table_feed_per_rotation_mm"))
+        {
+          if (!get_double (o, "table_feed_per_rotation_mm", TRUE, 0, &feed, where, error))
+            return FALSE;
+          ctr_geometry_set_source_z (g, start, 0.0);
+          for (guint k = 0; k < V; k++)
+            g->source_z_mm[k] = start + feed * fabs (g->angles[k] - g->angles[0]) / (2.0 * G_PI);
+        }
+      else
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                       "%s: the key “source_z_start_mm” needs “source_z_step_mm” (mm per view) or "
+                       "“table_feed_per_rotation_mm”", where);
+          return FALSE;
+        }
+    }
+  else if (helical)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: a helical geometry needs the source z of every view: “source_z_mm” (a list), or "
+                   "“source_z_start_mm” with “source_z_step_mm” or “table_feed_per_rotation_mm”", where);
+      return FALSE;
+    }
+  static const char *const shift_keys[3] = { "focal_shift_angle_rad", "focal_shift_z_mm", "focal_shift_radial_mm" };
+  for (guint c = 0; c < 3; c++)
+    {
+      g_autofree double *list = NULL;
+      if (!get_view_list (o, shift_keys[c], V, &list, where, error))
+        return FALSE;
+      if (list == NULL)
+        continue;
+      if (g->focal_shift == NULL)
+        g->focal_shift = g_new0 (double, 3 * (gsize) V);
+      for (guint k = 0; k < V; k++)
+        g->focal_shift[3 * k + c] = list[k];
+    }
+  return TRUE;
+}
+
+/* A stated feed or pitch factor must agree with the source z (1 %, 2 %). */
+static gboolean
+helix_check_feed (JsonObject *o, const CtrGeometry *g, const char *where, GError **error)
+{
+  if (!ctr_geometry_is_helical (g))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "%s: the key “type” is “helical” but the source z does not move", where);
+      return FALSE;
+    }
+  double feed = 0, pitch = 0;
+  if (!get_double (o, "table_feed_per_rotation_mm", FALSE, 0, &feed, where, error)
+      || !get_double (o, "pitch_factor", FALSE, 0, &pitch, where, error))
+    return FALSE;
+  const double measured = ctr_helix_feed_mm (g);
+  if (feed != 0 && fabs (fabs (feed) - fabs (measured)) > MAX (0.01, 0.01 * fabs (feed)))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "%s: inconsistent feed: the key “table_feed_per_rotation_mm” is %g mm, but the source z "
+                   "moves %.4g mm per rotation", where, feed, measured);
+      return FALSE;
+    }
+  if (pitch != 0 && fabs (pitch - ctr_helix_pitch (g)) > 0.02 * fabs (pitch))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "%s: inconsistent feed: the key “pitch_factor” is %g, but the feed over the detector rows "
+                   "gives %.4g", where, pitch, ctr_helix_pitch (g));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static CtrGeometry *
 geometry_from_object (JsonObject *o, const char *where, GError **error)
 {
@@ -228,16 +343,17 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
     return NULL;
 
   CtrBeam beam;
+  const gboolean helical = g_str_equal (type, "helical");
   if (g_str_equal (type, "parallel"))
     beam = CTR_BEAM_PARALLEL;
   else if (g_str_equal (type, "fan"))
     beam = CTR_BEAM_FAN;
-  else if (g_str_equal (type, "cone"))
+  else if (g_str_equal (type, "cone") || helical)
     beam = CTR_BEAM_CONE;
   else
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: the key “type” is “%s”; expected “parallel”, “fan” or “cone”", where, type);
+                   "%s: the key “type” is “%s”; expected “parallel”, “fan”, “cone” or “helical”", where, type);
       return NULL;
     }
 
@@ -337,11 +453,16 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
       return NULL;
     }
 
+  if (beam == CTR_BEAM_CONE && !helix_from_object (o, g, helical, where, error))
+    return NULL;
+
   if (!ctr_geometry_validate (g, error))
     {
       g_prefix_error (error, "%s: ", where);
       return NULL;
     }
+  if (helical && !helix_check_feed (o, g, where, error))
+    return NULL;
   return g_steal_pointer (&g);
 }
 
@@ -745,6 +866,26 @@ load_reference (JsonObject *ref, const CtrGeometry *g, const char *base_dir, con
       return NULL;
     }
 
+  g_autofree double *zs = NULL;
+  if (!get_numbers (ref, "z_mm", &zs, &n, ctx, error))
+    return NULL;
+  if (zs != NULL)
+    {
+      /* The slices' z (a helical scan's reference): uniform, one per page. */
+      const double dz = n > 1 ? (zs[n - 1] - zs[0]) / (n - 1) : grid.dz;
+      gboolean ok = n == info.pages && dz > 0;
+      for (guint k = 0; ok && k < n; k++)
+        ok = fabs (zs[k] - (zs[0] + k * dz)) <= 1e-3 * dz;
+      if (!ok || (spacing != NULL && fabs (dz - grid.dz) > 1e-3 * dz))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                       "%s: the key “z_mm” must list one increasing, evenly spaced z per page (%u pages%s)",
+                       ctx, info.pages, spacing != NULL ? ", spaced as “spacing_xyz_mm” says" : "");
+          return NULL;
+        }
+      grid.dz = dz;
+      grid.cz = 0.5 * (zs[0] + zs[n - 1]);
+    }
   if (!get_numbers (ref, "center_mm", &center, &n, ctx, error))
     return NULL;
   if (center != NULL)
@@ -757,7 +898,8 @@ load_reference (JsonObject *ref, const CtrGeometry *g, const char *base_dir, con
         }
       grid.cx = center[0];
       grid.cy = center[1];
-      grid.cz = n == 3 ? center[2] : 0.0;
+      if (n == 3)
+        grid.cz = center[2];
     }
 
   g_autoptr (CtrVolume) vol = ctr_volume_new (&grid, &local);

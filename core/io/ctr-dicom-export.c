@@ -133,8 +133,12 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder, const CtrDicomE
     }
   char b1[20], b2[20], b3[20];
 
-  for (guint iz = 0; iz < gr->nz; iz++)
+  const gboolean down = o->table_coordinate && o->table_reversed;
+  for (guint n = 0; n < gr->nz; n++)
     {
+      /* File n + 1 holds slice iz: from the lowest z, or from the highest
+       * when the table coordinate runs along −z. */
+      const guint iz = down ? gr->nz - 1 - n : n;
       const float *src = ctr_volume_slice (v, iz);
       for (gsize i = 0; i < plane; i++)
         {
@@ -181,7 +185,7 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder, const CtrDicomE
       add (at, 0x0020, 0x0060, "CS", g_strdup (""));  /* Laterality, Type 2C */
       add (at, 0x0020, 0x0011, "IS", g_strdup_printf ("%u", o->series_number));
       add (at, 0x0020, 0x0012, "IS", g_strdup ("1"));
-      add (at, 0x0020, 0x0013, "IS", g_strdup_printf ("%u", iz + 1));
+      add (at, 0x0020, 0x0013, "IS", g_strdup_printf ("%u", n + 1));
       /* Centre of the first transmitted pixel (row 0, column 0), LPS. */
       const double z = ctr_grid_z (gr, iz);
       ds (b1, ctr_grid_x (gr, 0));
@@ -191,6 +195,8 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder, const CtrDicomE
       add (at, 0x0020, 0x0037, "DS", g_strdup ("1\\0\\0\\0\\1\\0"));
       add (at, 0x0020, 0x0052, "UI", g_strdup (frame_of_ref));
       add (at, 0x0020, 0x1040, "LO", g_strdup (""));
+      if (o->table_coordinate)
+        ds (b3, o->table_reversed ? -z : z);
       add (at, 0x0020, 0x1041, "DS", g_strdup (b3));
       add (at, 0x0028, 0x0004, "CS", g_strdup ("MONOCHROME2"));
       ds (b1, gr->dy);
@@ -219,7 +225,7 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder, const CtrDicomE
           || !ctr_dcm_put_pixels16 (d, pix, plane, error))
         return FALSE;
 
-      g_autofree char *name = g_strdup_printf ("CT%04u.dcm", iz + 1);
+      g_autofree char *name = g_strdup_printf ("CT%04u.dcm", n + 1);
       g_autofree char *path = g_build_filename (folder, name, NULL);
       g_autofree char *tmp_name = g_strdup_printf (".%s.%d.tmp", name, (int) getpid ());
       g_autofree char *tmp = g_build_filename (folder, tmp_name, NULL);

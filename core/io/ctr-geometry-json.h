@@ -21,7 +21,12 @@ G_BEGIN_DECLS
  * Returns: (transfer full): a new JSON object holding the geometry keys of
  *   FORMAT.md ("type", "detector_shape", "views", "detector_cols",
  *   "detector_rows", distances, pitches, offsets, "rows_increase_with_v",
- *   "pixel_size_known", "angles_rad").  Unref with json_object_unref().
+ *   "pixel_size_known", "angles_rad"; a helical geometry as "type":
+ *   "helical" with "source_z_mm", "table_feed_per_rotation_mm" and
+ *   "pitch_factor" (computed from the source z), any geometry with a flying
+ *   focal spot "focal_shift_angle_rad", "focal_shift_z_mm",
+ *   "focal_shift_radial_mm", and "table_reversed" when set).  Unref with
+ *   json_object_unref().
  */
 JsonObject *ctr_geometry_to_json_object (const CtrGeometry *g);
 
