@@ -369,18 +369,28 @@ typedef struct {
   float value;
 } Sample;
 
+/* A continuous column (>= 0) as its column j0 and the fraction f towards
+ * j0 + 1 (0 at the last column). */
+static inline guint
+split_col (guint n_cols, double col, double *f)
+{
+  guint j0 = (guint) col;
+  *f = col - j0;
+  if (j0 >= n_cols - 1)
+    {
+      j0 = n_cols - 1;
+      *f = 0.0;
+    }
+  return j0;
+}
+
 /* The value of nominal column @col (continuous) of row @i of view @k. */
 static inline double
 value_at (const CtrRebinPlan *r, const float *data, guint k, guint i, double col)
 {
   const float *row = data + ((gsize) k * r->R + i) * r->C;
-  guint j0 = (guint) col;
-  double f = col - j0;
-  if (j0 >= r->C - 1)
-    {
-      j0 = r->C - 1;
-      f = 0.0;
-    }
+  double f;
+  const guint j0 = split_col (r->C, col, &f);
   if (r->warp == NULL)
     return f > 0.0 ? (1.0 - f) * row[j0] + f * row[j0 + 1] : row[j0];
   double acc = 0.0;
@@ -389,14 +399,8 @@ value_at (const CtrRebinPlan *r, const float *data, guint k, guint i, double col
       const double wt = t == 0 ? 1.0 - f : f;
       if (wt == 0.0)
         continue;
-      const double c = r->warp[(gsize) k * r->C + j0 + t];
-      guint c0 = (guint) c;
-      double e = c - c0;
-      if (c0 >= r->C - 1)
-        {
-          c0 = r->C - 1;
-          e = 0.0;
-        }
+      double e;
+      const guint c0 = split_col (r->C, r->warp[(gsize) k * r->C + j0 + t], &e);
       acc += wt * (e > 0.0 ? (1.0 - e) * row[c0] + e * row[c0 + 1] : row[c0]);
     }
   return acc;
@@ -406,13 +410,8 @@ value_at (const CtrRebinPlan *r, const float *data, guint k, guint i, double col
 static inline double
 z_at (const CtrRebinPlan *r, guint k, guint i, double col)
 {
-  guint j0 = (guint) col;
-  double f = col - j0;
-  if (j0 >= r->C - 1)
-    {
-      j0 = r->C - 1;
-      f = 0.0;
-    }
+  double f;
+  const guint j0 = split_col (r->C, col, &f);
   if (r->za == NULL)
     {
       const double t = f > 0.0 ? (1.0 - f) * r->tstar[j0] + f * r->tstar[j0 + 1] : r->tstar[j0];

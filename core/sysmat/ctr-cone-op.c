@@ -36,11 +36,7 @@ view_mask (const ConeOp *c, guint v)
 static void
 forward_view (ConeOp *c, const float *X, guint v, float *y)
 {
-  ctr_cone_projector_forward_view (c->cp, X, v, y);
-  const guint8 *m = view_mask (c, v);
-  for (gsize i = 0; m != NULL && i < c->per_view; i++)
-    if (m[i] == 0)
-      y[i] = 0.0f;
+  ctr_cone_projector_forward_view_masked (c->cp, X, v, view_mask (c, v), y);
 }
 
 static void

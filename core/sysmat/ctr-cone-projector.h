@@ -53,6 +53,10 @@ const CtrGrid *ctr_cone_projector_grid (const CtrConeProjector *cp);
  */
 void ctr_cone_projector_forward_view (const CtrConeProjector *cp, const float *vol,
                                       guint view, float *out);
+/* As ctr_cone_projector_forward_view, 0 (and no work) for the rays whose
+ * @mask entry (n_rows·n_cols bytes, [row][col]; NULL: every ray) is 0. */
+void ctr_cone_projector_forward_view_masked (const CtrConeProjector *cp, const float *vol, guint view,
+                                             const guint8 *mask, float *out);
 
 /**
  * ctr_cone_projector_adjoint_view:
