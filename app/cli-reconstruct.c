@@ -236,6 +236,24 @@ helical_grid (const CtrDataset *d, const CtrReconOptions *o, const double *range
   return ctr_helix_grid (g, size, pixel_mm, first, last, w, grid, error);
 }
 
+/* Whether every slice of @grid lies within the reference's slices (half a
+ * slice of slack): outside them the resampled reference is 0, and metrics
+ * against it would be meaningless. */
+static gboolean
+reference_covers (const CtrVolume *ref, const CtrGrid *grid)
+{
+  const double lo = MIN (ctr_grid_z (&ref->grid, 0), ctr_grid_z (&ref->grid, ref->grid.nz - 1));
+  const double hi = MAX (ctr_grid_z (&ref->grid, 0), ctr_grid_z (&ref->grid, ref->grid.nz - 1));
+  const double slack = 0.5 * fabs (ref->grid.dz) + 1e-6;
+  for (guint k = 0; k < grid->nz; k++)
+    {
+      const double z = ctr_grid_z (grid, k);
+      if (z < lo - slack || z > hi + slack)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 int
 ctr_cli_reconstruct (int argc, char **argv)
 {
@@ -362,12 +380,20 @@ ctr_cli_reconstruct (int argc, char **argv)
   const CtrVolume *dref = no_reference ? NULL : job.dataset->reference;
   if (helical)
     {
+      /* The reference's slices unless the image differs from it in-plane. */
+      const gboolean ref_plane = dref != NULL && n_dims_d == 0 && (size == 0 || (guint) size == dref->grid.nx)
+        && (pixel_size == 0 || fabs (pixel_size - dref->grid.dx) <= 1e-6 * dref->grid.dx);
       if (!helical_grid (job.dataset, &job.options, z_range ? range : NULL, (guint) size,
-                         pixel_size > 0 ? pixel_size : dims_d[0],
-                         size == 0 && pixel_size == 0 && n_dims_d == 0 && dref != NULL, &job.grid, &error))
+                         pixel_size > 0 ? pixel_size : dims_d[0], ref_plane, &job.grid, &error))
         {
           ctr_dataset_free (job.dataset);
           return ctr_cli_fail (error);
+        }
+      if (dref != NULL && reference == NULL && !reference_covers (dref, &job.grid))
+        {
+          fprintf (stderr, "the dataset's reference (z %.2f … %.2f mm) does not hold every slice: no metrics "
+                   "against it\n", ctr_grid_z (&dref->grid, 0), ctr_grid_z (&dref->grid, dref->grid.nz - 1));
+          dref = NULL;
         }
       const double ta = ctr_geometry_table_mm (g, ctr_grid_z (&job.grid, 0));
       const double tb = ctr_geometry_table_mm (g, ctr_grid_z (&job.grid, job.grid.nz - 1));

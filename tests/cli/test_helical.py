@@ -22,7 +22,8 @@ full table):
   - PWLS with its defaults after 180LI: median RMSE <= 42 HU;
   - the noiseless TIFF with a helical geometry.json written here in another
     of its forms than the dataset's own (start + feed per rotation): FBP
-    Ram-Lak after 180LI <= 35 HU (README, independent: 32 HU);
+    Ram-Lak after 180LI <= 35 HU (README, independent: 32 HU); the CLI's
+    metrics only when the reference holds every output slice;
   - the helical iterative path (--rebin none, cone-beam projector on a slab)
     is no worse than the rebinned parallel ART at the same dose, and no
     worse than rebinned SART either (PART's default relaxation amplifies
@@ -188,7 +189,8 @@ mine.update({"name": "helical noiseless (test)", "type": "helical",
              "source_z_start_mm": G["source_z_start_mm"],
              "table_feed_per_rotation_mm": G["table_feed_per_rotation_mm"], "pitch_factor": G["pitch_factor"],
              "projections": {"file": os.path.join(H, G["projections"]["file"]), "layout": "view_pages",
-                             "dtype": "float32"}})
+                             "dtype": "float32"},
+             "reference": dict(REF, file=os.path.join(H, REF["file"]))})
 gj = os.path.join(tmp.name, "helical.json")
 json.dump(mine, open(gj, "w"))
 zrn = f"{Z0:g}:{Z1:g}:{(Z1 - Z0) / 2:g}"
@@ -201,6 +203,14 @@ if check(r.returncode == 0, "noiseless TIFF with a helical geometry.json (start 
     med, med_ssim, n = scores(out)
     check(n == 3 and med <= 35.0,
           f"noiseless, FBP Ram-Lak after 180LI: median RMSE {med:.1f} HU <= 35 (SSIM {med_ssim:.4f}, {n} slices)")
+    check("metrics against the reference" in r.stderr, "slices inside the reference's z range: metrics against it")
+# A slice outside the reference's z range (still sampled by the helix): no
+# metrics against a reference that is 0 there, and the CLI says so.
+z_out = Z0 - 3 * float(REF["spacing_xyz_mm"][2])
+out, r = recon(gj, "outside", "--method", "fbp", "--z-range", f"{z_out:g}:{z_out:g}:1")
+check(r.returncode == 0 and "does not hold every slice: no metrics" in r.stderr
+      and "metrics against the reference" not in r.stderr,
+      f"a slice at z = {z_out:g} mm, outside the reference: runs, no metrics against it, says why")
 
 # The same file contradicting itself: refused when read.
 for key, value, words in (("pitch_factor", 1.5 * G["pitch_factor"], ["inconsistent feed", "pitch_factor"]),
