@@ -21,9 +21,6 @@
 #include "ctr-phantom3d.h"
 #include "analytic/ctr-fdk.h"
 #include "ctr-backend.h"
-#ifdef CTR_HAVE_CUDA
-#include "ctr-cuda-fdk.h"
-#endif
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -154,49 +151,66 @@ ctr_cli_bench_fdk (int argc, char **argv)
     return ctr_cli_fail (error);
 
   const double updates = (double) n[0] * n[1] * n[2] * views / 1073741824.0;
-#ifdef CTR_HAVE_CUDA
   if (on_gpu)
     {
-      /* both kernels, the fastest of @repeat runs each */
-      CtrCudaFdkTimes kb[2];
+      /* both kernels through the backend's FDK (CTR_CUDA_FDK_KERNEL picks
+       * one, gpu/README.md), the fastest of @repeat runs each */
+      const CtrBackend *cb = ctr_backend_by_name ("cuda", &error);
+      CtrBackendRunFdk fdk = cb != NULL ? ctr_backend_fdk (cb) : NULL;
+      if (fdk == NULL)
+        {
+          if (error == NULL)
+            g_set_error (&error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE, "this build has no GPU FDK");
+          return ctr_cli_fail (error);
+        }
+      CtrReconOptions o;
+      ctr_recon_options_init (&o, CTR_METHOD_FDK);
+      o.window = CTR_FILTER_RAM_LAK;
+      o.cutoff = 1.0;
+      const char *const kernels[2] = { "l1tran", "texture" };
+      CtrFdkTimings kb[2];
       float centre_gpu = 0;
+      g_autofree char *saved = g_strdup (g_getenv ("CTR_CUDA_FDK_KERNEL"));
       for (int kk = 0; kk < 2; kk++)
         {
           kb[kk].total_s = INFINITY;
-          CtrCudaFdkOptions o = { kk == 0 ? CTR_CUDA_FDK_L1TRAN : CTR_CUDA_FDK_TEXTURE, 0, 0 };
+          g_setenv ("CTR_CUDA_FDK_KERNEL", kernels[kk], TRUE);
           for (int k = 0; k < repeat; k++)
             {
-              CtrCudaFdkTimes t;
-              g_autoptr (CtrVolume) v = ctr_cuda_fdk_run (g, p, &grid, CTR_FILTER_RAM_LAK, 1.0, &o, &t, NULL, &error);
+              CtrFdkTimings t;
+              g_autoptr (CtrVolume) v = fdk (cb, g, p, &grid, &o, &t, NULL, &error);
               if (v == NULL)
                 return ctr_cli_fail (error);
-              fprintf (stderr, "%s run %d: filter %.4f s, back-projection %.4f s, transfers %.4f s, total %.4f s, %u slab(s)\n",
-                       kk == 0 ? "l1tran" : "texture", k + 1, t.filter_s, t.backproject_s, t.transfer_s, t.total_s, t.n_slabs);
+              fprintf (stderr, "%s run %d: filter %.4f s, back-projection %.4f s, total %.4f s\n",
+                       kernels[kk], k + 1, t.filter_s, t.backproject_s, t.total_s);
               if (t.total_s < kb[kk].total_s)
                 kb[kk] = t;
               centre_gpu = ctr_volume_slice (v, n[2] / 2)[(gsize) (n[1] / 2) * n[0] + n[0] / 2];
             }
         }
-      const CtrBackend *cb = ctr_backend_by_name ("cuda", NULL);
-      g_autofree char *dev = cb && cb->device_name ? cb->device_name (cb) : g_strdup ("unknown");
+      if (saved != NULL)
+        g_setenv ("CTR_CUDA_FDK_KERNEL", saved, TRUE);
+      else
+        g_unsetenv ("CTR_CUDA_FDK_KERNEL");
+      g_autofree char *dev = cb->device_name ? cb->device_name (cb) : g_strdup ("unknown");
       const int f = kb[1].backproject_s < kb[0].backproject_s ? 1 : 0;
       g_autofree char *dev_json = g_strescape (dev, NULL);
+      /* other_s: transfers and set-up (total minus filter and back-projection) */
       printf ("{\"benchmark\": \"fdk\", \"backend\": \"cuda\", \"device\": \"%s\", \"kernel\": \"%s\", "
               "\"volume\": [%u, %u, %u], \"voxel_mm\": %.6g, \"views\": %d, \"detector\": [%u, %u], "
-              "\"filter_s\": %.6f, \"backproject_s\": %.6f, \"transfer_s\": %.6f, \"total_s\": %.6f, "
-              "\"gups\": %.4f, \"backproject_gups\": %.4f, \"slabs\": %u, "
+              "\"filter_s\": %.6f, \"backproject_s\": %.6f, \"other_s\": %.6f, \"total_s\": %.6f, "
+              "\"gups\": %.4f, \"backproject_gups\": %.4f, "
               "\"kernels\": {\"l1tran\": {\"backproject_s\": %.6f, \"backproject_gups\": %.4f, \"total_s\": %.6f}, "
               "\"texture\": {\"backproject_s\": %.6f, \"backproject_gups\": %.4f, \"total_s\": %.6f}}, "
               "\"centre_value_per_mm\": %.6f, \"true_value_per_mm\": %.6f}\n",
-              dev_json, f ? "texture" : "l1tran", n[0], n[1], n[2], voxel, views, det_rows, det_cols,
-              kb[f].filter_s, kb[f].backproject_s, kb[f].transfer_s, kb[f].total_s,
-              updates / kb[f].total_s, updates / kb[f].backproject_s, kb[f].n_slabs,
+              dev_json, kernels[f], n[0], n[1], n[2], voxel, views, det_rows, det_cols,
+              kb[f].filter_s, kb[f].backproject_s, kb[f].total_s - kb[f].filter_s - kb[f].backproject_s,
+              kb[f].total_s, updates / kb[f].total_s, updates / kb[f].backproject_s,
               kb[0].backproject_s, updates / kb[0].backproject_s, kb[0].total_s,
               kb[1].backproject_s, updates / kb[1].backproject_s, kb[1].total_s,
               centre_gpu, MU_WATER);
       return 0;
     }
-#endif
   CtrFdkTimings best = { INFINITY, INFINITY, INFINITY };
   g_autoptr (CtrVolume) vol = NULL;
   for (int k = 0; k < repeat; k++)

@@ -48,16 +48,18 @@ cmp_double (const void *a, const void *b)
 static int
 bench_art (int argc, char **argv)
 {
-  g_autofree char *geometry = g_strdup ("fan-curved"), *backend = g_strdup ("cpu"), *method = NULL;
+  /* NULL defaults: GOption replaces a string without freeing the old one,
+   * so a g_strdup'd default would leak whenever the option is given. */
+  g_autofree char *geometry_opt = NULL, *backend_opt = NULL, *method = NULL;
   int image = 512, views = 720, cols = 1024, slices = 1;
   GOptionEntry entries[] = {
-    { "geometry", 0, 0, G_OPTION_ARG_STRING, &geometry, "fan-flat or fan-curved (default)", "G" },
+    { "geometry", 0, 0, G_OPTION_ARG_STRING, &geometry_opt, "fan-flat or fan-curved (default)", "G" },
     { "method", 'm', 0, G_OPTION_ARG_STRING, &method, "the iterative method timed: part (default), art, sart, sirt, cgls, pwls, asd-pocs", "M" },
     { "image", 0, 0, G_OPTION_ARG_INT, &image, "image of N × N pixels covering the field of view (512)", "N" },
     { "views", 0, 0, G_OPTION_ARG_INT, &views, "views, uniform over 360° (720)", "V" },
     { "cols", 0, 0, G_OPTION_ARG_INT, &cols, "detector columns (1024)", "C" },
     { "slices", 0, 0, G_OPTION_ARG_INT, &slices, "slices reconstructed together (1)", "S" },
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default), cuda (SCSR kernel) or cusparse (CSR SpMV baseline); GPU ones need --matrix scsr", "B" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_opt, "cpu (default), cuda (SCSR kernel) or cusparse (CSR SpMV baseline); GPU ones need --matrix scsr", "B" },
     { NULL }
   };
   static const char *const method_params[] = { "matrix", "ray-model", "subsets", "iterations", "relaxation",
@@ -69,6 +71,8 @@ bench_art (int argc, char **argv)
   g_option_context_set_description (ctx, "Defaults: --method part, --matrix scsr, --ray-model area, --iterations 5, the method's relaxation.");
   if (!ctr_cli_parse (ctx, &argc, &argv))
     return 2;
+  const char *geometry = geometry_opt != NULL ? geometry_opt : "fan-curved";
+  const char *backend = backend_opt != NULL ? backend_opt : "cpu";
   if (image < 8 || views < 1 || cols < 2 || slices < 1)
     {
       fprintf (stderr, "ctrecon-cli bench art: --image >= 8, --views >= 1, --cols >= 2, --slices >= 1\n");

@@ -130,10 +130,15 @@ ctr_cli_run_cancellable (const char *name, void (*work) (gpointer data, GCancell
                          gpointer data, GCancellable *cancellable)
 {
   Worker w = { work, data, cancellable, g_main_loop_new (NULL, FALSE) };
+  /* Ctrl-C and SIGTERM (a batch system's stop, a shutdown, mpirun's Ctrl-C
+   * forwarded to the ranks) cancel between views: no half-written output,
+   * no orphaned matrix-cache temporary. */
   guint sig = g_unix_signal_add (SIGINT, on_sigint, cancellable);
+  guint term = g_unix_signal_add (SIGTERM, on_sigint, cancellable);
   GThread *thread = g_thread_new (name, worker_thread, &w);
   g_main_loop_run (w.loop);
   g_thread_join (thread);
   g_source_remove (sig);
+  g_source_remove (term);
   g_main_loop_unref (w.loop);
 }

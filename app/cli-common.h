@@ -15,14 +15,25 @@ int ctr_cli_simulate_dose (int argc, char **argv);
 int ctr_cli_noise (int argc, char **argv);
 int ctr_cli_roi (int argc, char **argv);
 int ctr_cli_study (int argc, char **argv);
+int ctr_cli_selftest (int argc, char **argv);
+int ctr_cli_import_geometry (int argc, char **argv);
+int ctr_cli_project (int argc, char **argv);
+
+/* Under mpirun (cli-mpi.c): starts MPI before @command runs (a non-zero
+ * exit status when the job cannot run: MPI failed, a command that runs on
+ * one process only, a build without MPI started as several ranks);
+ * ctr_cli_mpi_stop() ends it.  ctr_cli_mpi_running(): MPI was started. */
+int ctr_cli_mpi_start (int *argc, char ***argv, const char *command);
+void ctr_cli_mpi_stop (void);
+gboolean ctr_cli_mpi_running (void);
 
 /* Prints "ctrecon-cli: <message>" on stderr and returns 1 (or 2 for usage
  * errors, G_OPTION_ERROR); cancellation prints "cancelled". */
 int ctr_cli_fail (const GError *error);
 
 /* Runs @work (@data, @cancellable) on a worker thread named @name while the
- * main thread waits; Ctrl-C cancels @cancellable (the work checks it) and
- * prints "cancelling…".  Returns when @work has returned. */
+ * main thread waits; Ctrl-C and SIGTERM cancel @cancellable (the work
+ * checks it) and print "cancelling…".  Returns when @work has returned. */
 void ctr_cli_run_cancellable (const char *name, void (*work) (gpointer data, GCancellable *cancellable),
                               gpointer data, GCancellable *cancellable);
 

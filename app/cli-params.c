@@ -110,8 +110,12 @@ ctr_cli_params_free (CtrCliParams *cp)
 {
   if (cp == NULL)
     return;
+  /* Not g_strfreev: an option not given leaves a NULL before the values
+   * of later ones, which it would never reach (a leak per option given). */
+  for (guint i = 0; i < cp->params->len; i++)
+    g_free (cp->values[i]);
+  g_free (cp->values);
   g_array_unref (cp->params);
-  g_strfreev (cp->values);
   g_free (cp->entries);
   g_ptr_array_unref (cp->strings);
   g_free (cp);

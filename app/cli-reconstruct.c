@@ -14,6 +14,9 @@
 
 #include "cli-common.h"
 #include "cli-params.h"
+#ifdef CTR_HAVE_MPI
+#include "ctr-mpi.h"
+#endif
 
 typedef struct {
   /* inputs */
@@ -22,6 +25,9 @@ typedef struct {
   CtrReconOptions options;
   CtrVolume *reference;
   GCancellable *cancellable;
+  /* under mpirun: rank 0's failure before the run (the other ranks hear
+   * of it in the run's first round) */
+  GError *input_error;
   /* outputs */
   GString *csv;
   CtrVolume *result;
@@ -59,10 +65,44 @@ print_notes (CtrReconPlan *plan, guint from)
     fprintf (stderr, "%s\n", notes[i]);
 }
 
+#ifdef CTR_HAVE_MPI
+static void
+on_note (const char *line, gpointer data)
+{
+  fprintf (stderr, "%s\n", line);
+}
+
+/* Every rank: the run split across the ranks (mpi/ctr-mpi.h); rank 0 has
+ * the inputs and prints. */
+static void
+work_mpi (Job *job, GCancellable *cancellable)
+{
+  CtrMpiInput in = { 0 };
+  const gboolean have = job->dataset != NULL && job->input_error == NULL;
+  if (have)
+    {
+      in.geometry = job->dataset->geometry;
+      in.projections = job->dataset->projections;
+      in.grid = job->grid;
+      in.options = job->options;
+      in.reference = job->reference;
+    }
+  ctr_mpi_reconstruct (have ? &in : NULL, g_steal_pointer (&job->input_error), on_iteration, on_note, job,
+                       cancellable, &job->result, &job->error);
+}
+#endif
+
 static void
 work (gpointer data, GCancellable *cancellable)
 {
   Job *job = data;
+#ifdef CTR_HAVE_MPI
+  if (ctr_cli_mpi_running ())
+    {
+      work_mpi (job, cancellable);
+      return;
+    }
+#endif
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (job->dataset->geometry, &job->grid, &job->options,
                                                       cancellable, &job->error);
   if (plan != NULL)
@@ -151,6 +191,65 @@ write_output (const char *output, const char *format, const CtrVolume *v, const 
   eo.table_coordinate = helical;
   eo.table_reversed = g->table_reversed;
   return ctr_dicom_export_series (v, output, &eo, error);
+}
+
+/* Runs the job (a worker thread, Ctrl-C cancels) and frees it; rank 0 (or a
+ * plain run) writes the image and the metrics.  Returns the exit status. */
+static int
+run_job (Job *job, const char *output, const char *format, const char *metrics)
+{
+  g_autoptr (GError) error = NULL;
+  job->csv = g_string_new ("iteration,elapsed_s,iteration_s,residual,rmse,psnr,ssim\n");
+  job->cancellable = g_cancellable_new ();
+  ctr_cli_run_cancellable ("reconstruct", work, job, job->cancellable);
+
+  int status = 0;
+  if (job->error != NULL)
+    status = ctr_cli_fail (job->error);
+  else if (job->result == NULL)
+    status = ctr_cli_mpi_running () ? 0 : ctr_cli_fail (NULL);  /* under mpirun: a rank other than 0 */
+  else
+    {
+      if (!write_output (output, format, job->result, &job->options, job->dataset->name, job->dataset->geometry,
+                         &error))
+        status = ctr_cli_fail (error);
+      else if (metrics != NULL && !g_file_set_contents (metrics, job->csv->str, -1, &error))
+        status = ctr_cli_fail (error);
+      else
+        {
+          fprintf (stderr, "wrote %s (%u × %u × %u, %s)\n", output, job->grid.nx, job->grid.ny,
+                   job->grid.nz, job->result->unit ? job->result->unit : "1/mm");
+          if (job->last.has_reference)
+            fprintf (stderr, "against the reference: RMSE %.4e  PSNR %.2f dB  SSIM %.4f\n",
+                     job->last.rmse, job->last.psnr, job->last.ssim);
+        }
+    }
+
+  g_clear_error (&job->error);
+  g_clear_error (&job->input_error);
+  g_clear_pointer (&job->result, ctr_volume_unref);
+  g_clear_pointer (&job->reference, ctr_volume_unref);
+  g_clear_object (&job->cancellable);
+  g_string_free (job->csv, TRUE);
+  g_clear_pointer (&job->dataset, ctr_dataset_free);
+  return status;
+}
+
+/* Rank 0 could not make the inputs: under mpirun the other ranks must hear
+ * it (they are waiting in the run's first round); else print and fail. */
+static int
+fail_inputs (Job *job, GError *error, const char *output, const char *format, const char *metrics)
+{
+  if (!ctr_cli_mpi_running ())
+    {
+      int status = ctr_cli_fail (error);
+      g_error_free (error);
+      g_clear_pointer (&job->dataset, ctr_dataset_free);
+      g_clear_pointer (&job->reference, ctr_volume_unref);
+      return status;
+    }
+  job->input_error = error;
+  return run_job (job, output, format, metrics);
 }
 
 /* "N" or "NXxNYxNZ" (sizes, @integers) or "D" / "DXxDYxDZ" (mm): 1 or 3
@@ -290,6 +389,8 @@ ctr_cli_reconstruct (int argc, char **argv)
   g_option_context_add_main_entries (ctx, ctr_cli_params_entries (params), NULL);
   g_option_context_set_description (ctx,
       "Progress and one line per iteration go to standard error. Ctrl-C cancels between views.\n"
+      "Under mpirun (a build with MPI) the work is split across the ranks: slice blocks (fan, parallel beam),\n"
+      "iFDK view groups x z-slabs (FDK), z-slabs with halo slices (cone SART/SIRT); rank 0 reads and writes.\n"
       "Output is in 1/mm (1/pixel when the dataset's pixel size is unknown), row 0 = +y, column 0 = -x.");
   if (!ctr_cli_parse (ctx, &argc, &argv))
     return 2;
@@ -349,27 +450,67 @@ ctr_cli_reconstruct (int argc, char **argv)
   if (!ctr_recon_options_validate (&job.options, &error))
     return ctr_cli_fail (error);
 
+#ifdef CTR_HAVE_MPI
+  if (ctr_cli_mpi_running () && ctr_mpi_rank () != 0)
+    return run_job (&job, output, format, metrics);  /* rank 0 reads and sends */
+#endif
   fprintf (stderr, "loading %s…\n", argv[1]);
-  job.dataset = ctr_dataset_load (argv[1], variant, NULL, &error);
+  if (variant == NULL && ctr_dicom_is_dicom (argv[1]))
+    {
+      /* DICOM: which series, stated with its report (missing views); a
+       * choice or missing geometry is an error saying what to do */
+      g_autoptr(CtrDicomResolution) r = ctr_dicom_resolve (argv[1], NULL, NULL, NULL, &error);
+      if (r != NULL && r->report != NULL && r->outcome == CTR_DICOM_OUTCOME_DATASET)
+        fprintf (stderr, "DICOM: %s\n", r->report);
+      job.dataset = r != NULL ? ctr_dicom_resolution_take_dataset (r, &error) : NULL;
+    }
+  else
+    job.dataset = ctr_dataset_load (argv[1], variant, NULL, &error);
   if (job.dataset == NULL)
-    return ctr_cli_fail (error);
+    return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
+  if (job.dataset->warnings != NULL)
+    for (guint i = 0; job.dataset->warnings[i] != NULL; i++)
+      fprintf (stderr, "ctrecon-cli: warning: %s\n", job.dataset->warnings[i]);
+  /* Outputs never replace inputs, nor each other, nor special files: decided
+   * before the run (ctr-output-path.h). */
+  {
+    const gboolean dicom = format != NULL && g_str_equal (format, "dicom");
+    const char *others_out[3] = { NULL }, *others_csv[3] = { NULL };
+    guint n_out = 0, n_csv = 0;
+    if (reference != NULL)
+      others_out[n_out++] = others_csv[n_csv++] = reference;
+    if (metrics != NULL)
+      others_out[n_out++] = metrics;
+    others_csv[n_csv++] = output;
+    const char *option = "--output";
+    gboolean ok = ctr_output_path_check (output, dicom ? CTR_OUTPUT_FOLDER : CTR_OUTPUT_FILE, job.dataset,
+                                         others_out, &error);
+    if (ok && metrics != NULL)
+      {
+        option = "--metrics";
+        ok = ctr_output_path_check (metrics, CTR_OUTPUT_FILE, job.dataset, others_csv, &error);
+      }
+    if (!ok)
+      {
+        g_prefix_error (&error, "%s: ", option);
+        return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
+      }
+  }
   const CtrGeometry *g = job.dataset->geometry;
   const gboolean helical = ctr_helix_applies (g);
   if (method == NULL && g->beam == CTR_BEAM_CONE && !helical)  /* FDK is the analytic method for cone beam */
     job.options.method = m = CTR_METHOD_FDK;
   if ((z_range != NULL || rebin != NULL) && !helical)
     {
-      fprintf (stderr, "ctrecon-cli reconstruct: --z-range and --rebin are for helical (and curved multi-row) "
-               "cone-beam scans; %s is not one\n", argv[1]);
-      ctr_dataset_free (job.dataset);
-      return 2;
+      error = g_error_new (G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: --z-range and --rebin are for "
+                           "helical (and curved multi-row) cone-beam scans; %s is not one", argv[1]);
+      return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
     }
   if (helical && (n_dims_n == 3 || n_dims_d == 3))
     {
-      fprintf (stderr, "ctrecon-cli reconstruct: a helical scan's slices come from --z-range; give --size N "
-               "and --pixel-size MM for the image\n");
-      ctr_dataset_free (job.dataset);
-      return 2;
+      error = g_error_new_literal (G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: a helical scan's slices "
+                                   "come from --z-range; give --size N and --pixel-size MM for the image");
+      return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
     }
   {
     g_autofree char *desc = ctr_geometry_describe (g);
@@ -385,10 +526,7 @@ ctr_cli_reconstruct (int argc, char **argv)
         && (pixel_size == 0 || fabs (pixel_size - dref->grid.dx) <= 1e-6 * dref->grid.dx);
       if (!helical_grid (job.dataset, &job.options, z_range ? range : NULL, (guint) size,
                          pixel_size > 0 ? pixel_size : dims_d[0], ref_plane, &job.grid, &error))
-        {
-          ctr_dataset_free (job.dataset);
-          return ctr_cli_fail (error);
-        }
+        return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
       if (dref != NULL && reference == NULL && !reference_covers (dref, &job.grid))
         {
           fprintf (stderr, "the dataset's reference (z %.2f … %.2f mm) does not hold every slice: no metrics "
@@ -423,10 +561,7 @@ ctr_cli_reconstruct (int argc, char **argv)
     {
       job.reference = load_reference_tiff (reference, &job.grid, &error);
       if (job.reference == NULL)
-        {
-          ctr_dataset_free (job.dataset);
-          return ctr_cli_fail (error);
-        }
+        return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
     }
   else if (dref != NULL)
     job.reference = ctr_volume_ref ((CtrVolume *) dref);
@@ -435,34 +570,5 @@ ctr_cli_reconstruct (int argc, char **argv)
            job.grid.nx, job.grid.ny, job.grid.dx, job.grid.nz, job.grid.nz == 1 ? "" : "s",
            job.reference ? ", metrics against the reference" : "");
 
-  job.csv = g_string_new ("iteration,elapsed_s,iteration_s,residual,rmse,psnr,ssim\n");
-  job.cancellable = g_cancellable_new ();
-  ctr_cli_run_cancellable ("reconstruct", work, &job, job.cancellable);
-
-  int status = 0;
-  if (job.result == NULL)
-    status = ctr_cli_fail (job.error);
-  else
-    {
-      if (!write_output (output, format, job.result, &job.options, job.dataset->name, g, &error))
-        status = ctr_cli_fail (error);
-      else if (metrics != NULL && !g_file_set_contents (metrics, job.csv->str, -1, &error))
-        status = ctr_cli_fail (error);
-      else
-        {
-          fprintf (stderr, "wrote %s (%u × %u × %u, %s)\n", output, job.grid.nx, job.grid.ny,
-                   job.grid.nz, job.result->unit ? job.result->unit : "1/mm");
-          if (job.last.has_reference)
-            fprintf (stderr, "against the reference: RMSE %.4e  PSNR %.2f dB  SSIM %.4f\n",
-                     job.last.rmse, job.last.psnr, job.last.ssim);
-        }
-    }
-
-  g_clear_error (&job.error);
-  g_clear_pointer (&job.result, ctr_volume_unref);
-  g_clear_pointer (&job.reference, ctr_volume_unref);
-  g_clear_object (&job.cancellable);
-  g_string_free (job.csv, TRUE);
-  ctr_dataset_free (job.dataset);
-  return status;
+  return run_job (&job, output, format, metrics);
 }

@@ -95,6 +95,11 @@ ctr_cli_simulate_dose (int argc, char **argv)
   g_autoptr (CtrDataset) d = ctr_dataset_load (argv[1], variant, NULL, &error);
   if (d == NULL)
     return ctr_cli_fail (error);
+  if (!ctr_output_path_check (output, CTR_OUTPUT_FOLDER, d, NULL, &error))
+    {
+      g_prefix_error (&error, "--output: ");
+      return ctr_cli_fail (error);
+    }
 
   CtrDoseReport report;
   g_autofree float *counts = NULL;

@@ -213,6 +213,18 @@ ctr_cli_simulate (int argc, char **argv)
   g_autofree char *json_path = g_build_filename (output, "geometry.json", NULL);
   g_autofree char *sino_path = g_build_filename (output, "sinogram.tif", NULL);
   g_autofree char *ref_path = g_build_filename (output, "reference.tif", NULL);
+  /* Never over a FIFO, a device node or a link to another file of the set. */
+  const char *const paths[] = { json_path, sino_path, ref_path, NULL };
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      const char *others[3];
+      for (guint k = 0, j = 0; k < 3; k++)
+        if (k != i)
+          others[j++] = paths[k];
+      others[2] = NULL;
+      if (!ctr_output_path_check (paths[i], CTR_OUTPUT_FILE, NULL, others, &error))
+        return ctr_cli_fail (error);
+    }
   if (!ctr_tiff_write_float (sino_path, p->data, g->n_cols, g->n_views, 1, &error)
       || !ctr_tiff_write_volume (ref_path, ref, &error)
       || !g_file_set_contents (json_path, json, -1, &error))

@@ -93,6 +93,14 @@ ctr_cli_study (int argc, char **argv)
   g_autoptr (CtrDataset) dataset = ctr_dataset_load (path, variant, NULL, &error);
   if (dataset == NULL)
     return ctr_cli_fail (error);
+  /* study.csv and study.png never replace an input (the dataset's files, the
+   * STUDY.json), nor a FIFO or a device node (ctr-output-path.h). */
+  g_autofree char *csv = g_build_filename (output, "study.csv", NULL);
+  g_autofree char *png = g_build_filename (output, "study.png", NULL);
+  const char *others_csv[] = { argv[1], png, NULL }, *others_png[] = { argv[1], csv, NULL };
+  if (!ctr_output_path_check (csv, CTR_OUTPUT_FILE, dataset, others_csv, &error)
+      || !ctr_output_path_check (png, CTR_OUTPUT_FILE, dataset, others_png, &error))
+    return ctr_cli_fail (error);
   fprintf (stderr, "%u dose(s) × %u method configuration(s) on %s\n", ctr_study_get_n_doses (study),
            ctr_study_get_n_methods (study), dataset->name);
 
@@ -106,8 +114,6 @@ ctr_cli_study (int argc, char **argv)
   ctr_study_get_rows (study, &n_rows);
   if (n_rows > 0 || job.ok)
     {
-      g_autofree char *csv = g_build_filename (output, "study.csv", NULL);
-      g_autofree char *png = g_build_filename (output, "study.png", NULL);
       if (!ctr_study_write_csv (study, csv, &error) || !ctr_study_plot_write_png (study, png, width, height, &error))
         return ctr_cli_fail (error);
       fprintf (stderr, "wrote %s and %s (%u run%s%s)\n", csv, png, n_rows, n_rows == 1 ? "" : "s",

@@ -19,6 +19,9 @@ static const struct {
   { "roi", ctr_cli_roi, "mean, SD and CNR in HU inside circular/rectangular ROIs of an image (JSON on stdout)" },
   { "bench", ctr_cli_bench, "benchmarks: 'bench art' (parallel ART, CSR vs SCSR), 'bench fdk' (cone-beam FDK); JSON on stdout" },
   { "metrics", ctr_cli_metrics, "RMSE, PSNR, SSIM of an image against a reference (JSON on stdout)" },
+  { "project", ctr_cli_project, "forward-project an image (TIFF) through a geometry.json (fan, parallel, cone, vectors)" },
+  { "import-geometry", ctr_cli_import_geometry, "an ASTRA (proj_geom as JSON) or RTK (geometry XML) geometry as our geometry.json" },
+  { "selftest", ctr_cli_selftest, "the GPU backends checked against the CPU on a small known problem, and the backend chosen" },
 };
 
 static void
@@ -56,7 +59,11 @@ main (int argc, char **argv)
         /* GOption's usage line names the program: "ctrecon-cli reconstruct". */
         g_autofree char *prgname = g_strconcat ("ctrecon-cli ", commands[i].name, NULL);
         g_set_prgname (prgname);
-        return commands[i].run (argc - 1, argv + 1);
+        int status = ctr_cli_mpi_start (&argc, &argv, commands[i].name);
+        if (status == 0)
+          status = commands[i].run (argc - 1, argv + 1);
+        ctr_cli_mpi_stop ();
+        return status;
       }
   fprintf (stderr, "ctrecon-cli: unknown command '%s'\n\n", argv[1]);
   usage (stderr);

@@ -2,10 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Usage: ctrecon [--version] [DATASET.json | DICOM file or folder ...]
- * Hidden options for automated tests: --method NAME, --iterations N, --run,
- * --screenshot FILE.png, --page NAME, --view PLANE, --test-scenario DIR,
- * --probe-responsiveness (see ui/ctr-application.c and ui/ctr-test-driver.c).
+ * Usage: ctrecon [--version] [DATASET.json | DICOM file or folder …]
  */
 #include <stdio.h>
 
@@ -32,10 +29,8 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(CtrApplication) app = NULL;
-  int status;
 
   g_set_application_name ("CT Recon");
-
   app = ctr_application_new ();
   g_application_set_option_context_parameter_string (G_APPLICATION (app),
                                                      "[DATASET.json | DICOM file or folder…]");
@@ -46,9 +41,5 @@ main (int   argc,
   g_application_add_main_option (G_APPLICATION (app), "version", 0, G_OPTION_FLAG_NONE,
                                  G_OPTION_ARG_NONE, "Show the version and exit", NULL);
   g_signal_connect (app, "handle-local-options", G_CALLBACK (on_handle_local_options), NULL);
-  status = g_application_run (G_APPLICATION (app), argc, argv);
-  if (status == 0)
-    status = ctr_application_get_exit_status (app);
-
-  return status;
+  return g_application_run (G_APPLICATION (app), argc, argv);
 }

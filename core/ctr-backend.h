@@ -59,6 +59,10 @@ struct _CtrBackend {
   /* (nullable) Peak memory bandwidth of that device in GB/s (10⁹ B/s), 0
    * when unknown: what bench art compares its achieved GB/s with. */
   double (*peak_bandwidth_gbs) (const CtrBackend *self);
+  /* (nullable) The backend's self-check (a small known problem on its
+   * device and on the CPU, compared; run once per process, then cached):
+   * lines for people, (transfer full), *passed set.  NULL for the CPU. */
+  char *(*self_check) (const CtrBackend *self, gboolean *passed);
 };
 
 /* Adds @b (static storage, never freed) to the registry; a second backend

@@ -82,6 +82,12 @@ typedef enum {
  * @table_reversed: the data's own table coordinate is −z (DICOM-CT-PD's
  *   DetectorFocalCenterAxialPosition z_pd = −z); FALSE: it is z.  Only
  *   labels positions for the user (ctr_geometry_table_mm).
+ *   A geometry has either per-view vectors or these helical fields, never
+ *   both (ctr_geometry_validate refuses the pair).
+ * @vectors: (nullable) (array length=n_views*12): per-view vectors (source,
+ *   detector centre, u and v steps, mm; ctr-geometry-vectors.h), or NULL for
+ *   a circular orbit.  When set, the rays come from them and the circular
+ *   fields above are their per-view means (a summary).  Owned.
  *
  * Plain data, owned by whoever created it; copy with ctr_geometry_copy().
  */
@@ -103,12 +109,36 @@ typedef struct {
   double *source_z_mm;
   double *focal_shift;
   gboolean table_reversed;
+  double *vectors;
 } CtrGeometry;
+
+/* The plausible ranges ctr_geometry_validate() enforces: beyond them a
+ * finite number is a typing or unit error, not an acquisition (SOD and SDD
+ * of 1 µm to 1 km; flat and parallel pitches of 1 nm to 10 m; a curved
+ * detector's pitch from 1 nrad; angles within ±10⁴ rad, about 1600 turns). */
+#define CTR_GEOMETRY_MIN_DISTANCE_MM 1e-3
+#define CTR_GEOMETRY_MAX_DISTANCE_MM 1e6
+#define CTR_GEOMETRY_MIN_PITCH_MM 1e-6
+#define CTR_GEOMETRY_MAX_PITCH_MM 1e4
+#define CTR_GEOMETRY_MIN_PITCH_RAD 1e-9
+#define CTR_GEOMETRY_MAX_ANGLE_RAD 1e4
+
+/* Doubles per view in CtrGeometry.vectors (S, D, u, v: ctr-geometry-vectors.h). */
+#define CTR_GEOMETRY_VECTOR_LEN 12
+
+/* Unit normal @n (3 doubles) of the detector of one view's vectors @w
+ * (12 doubles), pointing away from the source; for fan beam the in-plane
+ * normal to u. */
+void ctr_geometry_vectors_normal (CtrBeam beam, const double *w, double n[3]);
 
 /* Allocates a geometry with @n_views zeroed angles and neutral defaults
  * (rows_increase_with_v = TRUE, pixel_size_known = TRUE).  Free with
  * ctr_geometry_free(). */
 CtrGeometry *ctr_geometry_new (CtrBeam beam, guint n_views);
+/* As ctr_geometry_new() for a view count that comes from a file: NULL with
+ * CTR_ERROR_OUT_OF_MEMORY (and the figures) when the angles alone exceed
+ * the machine's memory (ctr-memory.h), instead of aborting. */
+CtrGeometry *ctr_geometry_try_new (CtrBeam beam, guint n_views, GError **error);
 CtrGeometry *ctr_geometry_copy (const CtrGeometry *g);
 void ctr_geometry_free (CtrGeometry *g);
 
@@ -125,12 +155,23 @@ void ctr_geometry_copy_motion (CtrGeometry *dst, const CtrGeometry *src);
 
 /**
  * ctr_geometry_validate:
- * Checks every field: positive sizes, finite angles, SOD > 0 and SDD > SOD for
- * fan/cone, pitches > 0, a curved fan narrower than pi, the detector's rays not
- * passing behind the source; source z and focal-spot shifts only for cone
- * beam, finite, a radial shift within half the SOD, a helical scan's angles
- * strictly monotonic.  Returns FALSE with CTR_ERROR_INVALID_GEOMETRY and
- * a message naming the field and its value.
+ * Checks every field: positive sizes; SOD > 0 and SDD > SOD for fan/cone; a
+ * curved fan narrower than pi, the detector's rays not passing behind the
+ * source; and plausibility, since a finite but absurd number reconstructs
+ * to an all-zero, NaN or garbage image: distances, pitches and offsets in
+ * the CTR_GEOMETRY_* ranges above, angles finite, within
+ * ±CTR_GEOMETRY_MAX_ANGLE_RAD and distinct (no two views at the same angle:
+ * "angle_step_rad": 0 puts every view there).  Per-view vectors instead:
+ * every number finite, sources and detector centres within the distance
+ * range, u (and for cone beam v) steps of a plausible pitch and not
+ * parallel, each source in front of its detector plane, fan-beam vectors
+ * in the plane z = 0.  Source z and focal-spot shifts: cone beam only,
+ * finite, a radial shift within half the SOD, not with per-view vectors; a
+ * helical scan's angles strictly monotonic.  (That the field of view
+ * covers at least a pixel of the image is the plan's check, ctr-recon-plan.h.)
+ * O(n_views log n_views).
+ * Returns FALSE with CTR_ERROR_INVALID_GEOMETRY and a message naming the
+ * field and its value.
  */
 gboolean ctr_geometry_validate (const CtrGeometry *g, GError **error);
 
@@ -154,10 +195,78 @@ guint ctr_geometry_slice_row (const CtrGeometry *g, guint slice);
  * The ray of (@view, continuous column @col) in the plane of rotation:
  * @origin (2 doubles, mm) is the source for fan beam, or the ray's point closest
  * to the axis for parallel beam; @dir (2 doubles) is the unit direction of
- * travel towards the detector.  Fan and parallel beam only.
+ * travel towards the detector.  Fan and parallel beam (and, for the field of
+ * view, the central row of cone-beam vectors projected onto z = 0).  With
+ * per-view vectors the ray runs from S through D + (col − (cols−1)/2)·u.
  */
 void ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
                        double origin[2], double dir[2]);
+
+/**
+ * ctr_cone_ray:
+ * Source position @origin and unit direction @dir (3 doubles each, mm) of
+ * the cone-beam ray through the continuous detector position (@col, @row) of
+ * @view (ctr_geometry_col_u / ctr_geometry_row_v conventions): per-view
+ * vectors, or the circular orbit with a flat or curved detector, helical
+ * source z and flying focal spot included (frame of ctr-helix.h: the
+ * detector is centred on the view's focal centre, the ray starts at the
+ * source, ctr_geometry_source).
+ */
+void ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
+                   double origin[3], double dir[3]);
+
+/* ---- helical scans (the rays and coverage: ctr-helix.h) ---- */
+
+/* TRUE for a cone-beam geometry whose source z (source_z_mm) moves by more
+ * than 1 µm over the views: a helical scan. */
+gboolean ctr_geometry_is_helical (const CtrGeometry *g);
+
+/* z of the focal centre of @view, mm (0 without source_z_mm). */
+static inline double
+ctr_geometry_source_z (const CtrGeometry *g, guint view)
+{
+  return g->source_z_mm != NULL ? g->source_z_mm[view] : 0.0;
+}
+
+/* The position (mm) of the source of @view, flying focal spot included
+ * (circular orbit fields; per-view vectors: their source). */
+void ctr_geometry_source (const CtrGeometry *g, guint view, double s[3]);
+
+/* The data's own table coordinate of z (and back: the map is its own
+ * inverse): −z when @g->table_reversed (DICOM-CT-PD), else z.  mm. */
+static inline double
+ctr_geometry_table_mm (const CtrGeometry *g, double z)
+{
+  return g->table_reversed ? -z : z;
+}
+
+/* The nominal slice width, mm: the row pitch seen at the isocentre for cone
+ * beam (pitch_v·SOD/SDD), the row pitch for fan and parallel stacks. */
+double ctr_geometry_slice_width_mm (const CtrGeometry *g);
+
+/* The table feed per rotation, mm: the source's z motion per 2π of view
+ * angle, signed (> 0 when z grows as the views go on); 0 when not helical. */
+double ctr_helix_feed_mm (const CtrGeometry *g);
+
+/* The pitch factor: |feed| / (n_rows · slice width); 0 when not helical. */
+double ctr_helix_pitch (const CtrGeometry *g);
+
+/**
+ * ctr_helix_z_coverage:
+ * The z range (mm, FORMAT frame) that the scan samples fully: every line of
+ * the plane of rotation — each direction of the views of one rotation and
+ * each detector column — has measured rays at their z (ctr_helix_ray_z) on
+ * both sides of every z in [@z_lo, @z_hi].  With @complementary the rays of
+ * the opposite direction (the conjugate ray β + π − 2γ, −γ, which 180°
+ * rebinning uses) count too, which widens the range by about half a feed at
+ * each end.  Lines are taken at the views of one rotation (V = 2π / the mean
+ * view step) and the detector columns, by nearest direction.  Implemented in
+ * ctr-helix.c (declared here because the default grid needs it).
+ * Returns: FALSE (and leaves the outputs alone) when @g is not a cone-beam
+ *   geometry with source z, or no z is fully sampled (a scan of less than a
+ *   rotation, or a pitch that leaves gaps).
+ */
+gboolean ctr_helix_z_coverage (const CtrGeometry *g, gboolean complementary, double *z_lo, double *z_hi);
 
 /**
  * ctr_geometry_projection_matrix:
@@ -170,7 +279,9 @@ void ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
  * and h2 = (X - S)·d0 is the point's depth along the central ray from the
  * source, mm (h2 <= 0: at or behind the source).  The FDK distance weight is
  * 1/U² = (SOD / h2)².  @P is row-major: P[4 r + c].  Meaningful for
- * CTR_BEAM_CONE (and, ignoring the row, flat fan beam).
+ * CTR_BEAM_CONE (and, ignoring the row, flat fan beam).  With per-view
+ * vectors P is the pinhole matrix of the view's S, D, u, v (h2 = depth along
+ * the detector normal, mm), exact for any orientation.
  */
 void ctr_geometry_projection_matrix (const CtrGeometry *g, guint view, double P[12]);
 
@@ -194,9 +305,12 @@ double ctr_geometry_pitch_at_iso_mm (const CtrGeometry *g);
  * that cover the field-of-view disc (ctr_geometry_fov_radius_mm), centred on
  * the isocentre.  @size (> 0) and @pixel_mm (> 0) override the size and the
  * pixel (with only one given, the other is chosen to cover the field of
- * view).  In z: fan and parallel beam, one slice per detector row at
+ * view).  A size that does not fit a guint (a tiny @pixel_mm) saturates at
+ * G_MAXUINT, which ctr_grid_validate() refuses as too large: check the
+ * grid before use.  In z: fan and parallel beam, one slice per detector row at
  * pitch_v_mm; cone beam, n_rows slices of pitch_v·SOD/SDD centred where the
- * panel's centre projects (offset_v·SOD/SDD).
+ * panel's centre projects (offset_v·SOD/SDD); a helical scan, slices of the
+ * nominal slice width over its fully sampled z range (ctr_helix_z_coverage).
  */
 CtrGrid ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm);
 

@@ -1,23 +1,10 @@
-/* ctr-helix.c — helical cone-beam geometry: rays, z coverage, table
- * coordinate (see ctr-helix.h for the frame). */
+/* ctr-helix.c — helical cone-beam geometry: the z of rays, the fully
+ * sampled z range, slice grids (see ctr-helix.h for the frame; the rays
+ * themselves are ctr_cone_ray's, ctr-geometry.c). */
 #include "ctr-helix.h"
 #include "ctr-error.h"
 
 #include <math.h>
-
-gboolean
-ctr_geometry_is_helical (const CtrGeometry *g)
-{
-  if (g == NULL || g->beam != CTR_BEAM_CONE || g->source_z_mm == NULL || g->n_views < 2)
-    return FALSE;
-  double lo = g->source_z_mm[0], hi = lo;
-  for (guint k = 1; k < g->n_views; k++)
-    {
-      lo = MIN (lo, g->source_z_mm[k]);
-      hi = MAX (hi, g->source_z_mm[k]);
-    }
-  return hi - lo > 1e-3;
-}
 
 gboolean
 ctr_helix_applies (const CtrGeometry *g)
@@ -26,95 +13,13 @@ ctr_helix_applies (const CtrGeometry *g)
          && (g->source_z_mm != NULL || g->focal_shift != NULL || g->shape == CTR_DETECTOR_CURVED);
 }
 
-void
-ctr_geometry_source (const CtrGeometry *g, guint view, double s[3])
-{
-  double b = g->angles[view], r = g->sod_mm, z = ctr_geometry_source_z (g, view);
-  if (g->focal_shift != NULL)
-    {
-      const double *f = g->focal_shift + 3 * (gsize) view;
-      b += f[0];
-      z += f[1];
-      r += f[2];
-    }
-  s[0] = r * sin (b);
-  s[1] = -r * cos (b);
-  s[2] = z;
-}
-
-/* The detector point of (@col, @row) of @view (detector centred on the
- * focal centre). */
-static void
-detector_point (const CtrGeometry *g, guint view, double col, double row, double p[3])
-{
-  const double b = g->angles[view], sb = sin (b), cb = cos (b);
-  const double u = ctr_geometry_col_u (g, col), v = ctr_geometry_row_v (g, row);
-  double a, t;  /* along c (towards the isocentre) and along e */
-  if (g->shape == CTR_DETECTOR_CURVED)
-    {
-      a = g->sdd_mm * cos (u);
-      t = g->sdd_mm * sin (u);
-    }
-  else
-    {
-      a = g->sdd_mm;
-      t = u;
-    }
-  /* F + a·c + t·e + v·ẑ, c = (−sin b, cos b), e = (cos b, sin b). */
-  p[0] = g->sod_mm * sb - a * sb + t * cb;
-  p[1] = -g->sod_mm * cb + a * cb + t * sb;
-  p[2] = ctr_geometry_source_z (g, view) + v;
-}
-
-void
-ctr_geometry_ray3d (const CtrGeometry *g, guint view, double col, double row,
-                    double origin[3], double dir[3])
-{
-  double p[3];
-  ctr_geometry_source (g, view, origin);
-  detector_point (g, view, col, row, p);
-  double d[3] = { p[0] - origin[0], p[1] - origin[1], p[2] - origin[2] };
-  double n = sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  for (guint k = 0; k < 3; k++)
-    dir[k] = d[k] / n;
-}
-
-double
-ctr_geometry_slice_width_mm (const CtrGeometry *g)
-{
-  if (g->beam == CTR_BEAM_CONE)
-    return g->pitch_v_mm * g->sod_mm / g->sdd_mm;
-  return g->pitch_v_mm;
-}
-
-double
-ctr_helix_feed_mm (const CtrGeometry *g)
-{
-  if (!ctr_geometry_is_helical (g))
-    return 0.0;
-  const guint n = g->n_views - 1;
-  const double db = fabs (g->angles[n] - g->angles[0]);
-  if (!(db > 0))
-    return 0.0;
-  return (g->source_z_mm[n] - g->source_z_mm[0]) * 2.0 * G_PI / db;
-}
-
-double
-ctr_helix_pitch (const CtrGeometry *g)
-{
-  const double w = ctr_geometry_slice_width_mm (g) * g->n_rows;
-  return w > 0 ? fabs (ctr_helix_feed_mm (g)) / w : 0.0;
-}
-
 double
 ctr_helix_ray_z (const CtrGeometry *g, guint view, double row, double col)
 {
-  double s[3], p[3];
-  ctr_geometry_source (g, view, s);
-  detector_point (g, view, col, row, p);
-  const double dx = p[0] - s[0], dy = p[1] - s[1];
-  const double t = -(s[0] * dx + s[1] * dy) / (dx * dx + dy * dy);
-  return s[2] + t * (p[2] - s[2]);
+  double s[3], d[3];
+  ctr_cone_ray (g, view, col, row, s, d);
+  const double t = -(s[0] * d[0] + s[1] * d[1]) / (d[0] * d[0] + d[1] * d[1]);
+  return s[2] + t * d[2];
 }
 
 double

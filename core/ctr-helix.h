@@ -1,6 +1,8 @@
-/* ctr-helix.h — rays, z coverage and table coordinate of a cone-beam
- * geometry whose source moves along z (helical CT) or jumps (flying focal
- * spot).
+/* ctr-helix.h — the z of rays and the slice grids of a cone-beam geometry
+ * whose source moves along z (helical CT) or jumps (flying focal spot).
+ * The geometry itself (source z, focal spot, the rays ctr_cone_ray, the
+ * feed, pitch and fully sampled z range) is ctr-geometry.h's; this file
+ * states the frame they share.
  *
  * Frame and detector of ctr-geometry.h (FORMAT.md), extended along z: view k
  * has its focal centre F_k = (R sin b, −R cos b, z_k), R = SOD, b = β_k,
@@ -36,46 +38,11 @@
 
 G_BEGIN_DECLS
 
-/* TRUE for a cone-beam geometry whose source z (source_z_mm) moves by more
- * than 1 µm over the views: a helical scan. */
-gboolean ctr_geometry_is_helical (const CtrGeometry *g);
-
 /* TRUE for the cone-beam geometries the helical path reconstructs
  * (ctr-recon-plan.h: rebinning to fan-beam slices, or the cone-beam
  * projector on a slab) and FDK does not: a source z per view, a flying focal
  * spot or a curved (clinical multi-row) detector. */
 gboolean ctr_helix_applies (const CtrGeometry *g);
-
-/* z of the focal centre of @view, mm (0 without source_z_mm). */
-static inline double
-ctr_geometry_source_z (const CtrGeometry *g, guint view)
-{
-  return g->source_z_mm != NULL ? g->source_z_mm[view] : 0.0;
-}
-
-/* The position (mm) of the source of @view, flying focal spot included. */
-void ctr_geometry_source (const CtrGeometry *g, guint view, double s[3]);
-
-/**
- * ctr_geometry_ray3d:
- * The ray of cone-beam @view through the continuous detector position
- * (@col, @row) (ctr_geometry_col_u / ctr_geometry_row_v conventions), flat or
- * curved detector, helical source z and flying focal spot included:
- * @origin (mm) is the source, @dir the unit direction towards the detector.
- */
-void ctr_geometry_ray3d (const CtrGeometry *g, guint view, double col, double row,
-                         double origin[3], double dir[3]);
-
-/* The nominal slice width, mm: the row pitch seen at the isocentre for cone
- * beam (pitch_v·SOD/SDD), the row pitch for fan and parallel stacks. */
-double ctr_geometry_slice_width_mm (const CtrGeometry *g);
-
-/* The table feed per rotation, mm: the source's z motion per 2π of view
- * angle, signed (> 0 when z grows as the views go on); 0 when not helical. */
-double ctr_helix_feed_mm (const CtrGeometry *g);
-
-/* The pitch factor: |feed| / (n_rows · slice width); 0 when not helical. */
-double ctr_helix_pitch (const CtrGeometry *g);
 
 /**
  * ctr_helix_ray_z:
@@ -89,30 +56,6 @@ double ctr_helix_ray_z (const CtrGeometry *g, guint view, double row, double col
  * R·cos γ / SDD (curved), R·SDD / (SDD² + u²) (flat); such a ray of row v
  * has its z at z_k + t*·v. */
 double ctr_helix_closest_fraction (const CtrGeometry *g, double col);
-
-/**
- * ctr_helix_z_coverage:
- * The z range (mm, FORMAT frame) that the scan samples fully: every line of
- * the plane of rotation — each direction of the views of one rotation and
- * each detector column — has measured rays at their z (ctr_helix_ray_z) on
- * both sides of every z in [@z_lo, @z_hi].  With @complementary the rays of
- * the opposite direction (the conjugate ray β + π − 2γ, −γ, which 180°
- * rebinning uses) count too, which widens the range by about half a feed at
- * each end.  Lines are taken at the views of one rotation (V = 2π / the mean
- * view step) and the detector columns, by nearest direction.
- * Returns: FALSE (and leaves the outputs alone) when @g is not a cone-beam
- *   geometry with source z, or no z is fully sampled (a scan of less than a
- *   rotation, or a pitch that leaves gaps).
- */
-gboolean ctr_helix_z_coverage (const CtrGeometry *g, gboolean complementary, double *z_lo, double *z_hi);
-
-/* The data's own table coordinate of z (and back: the map is its own
- * inverse): −z when @g->table_reversed (DICOM-CT-PD), else z.  mm. */
-static inline double
-ctr_geometry_table_mm (const CtrGeometry *g, double z)
-{
-  return g->table_reversed ? -z : z;
-}
 
 /**
  * ctr_helix_grid:

@@ -114,8 +114,8 @@ double
 ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double data_range)
 {
   g_return_val_if_fail (img != NULL && ref != NULL, NAN);
-  if (nx < SSIM_TAPS || ny < SSIM_TAPS)
-    return NAN;
+  if (nx < SSIM_TAPS || ny < SSIM_TAPS || !(data_range > 0) || !isfinite (data_range))
+    return NAN;  /* undefined: no window, or C1 = C2 = 0 */
 
   double w[SSIM_TAPS];
   ssim_kernel (w);
@@ -124,6 +124,15 @@ ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double
   const gsize onx = nx - 2 * SSIM_RADIUS, ony = ny - 2 * SSIM_RADIUS;
   const double c1 = (SSIM_K1 * data_range) * (SSIM_K1 * data_range);
   const double c2 = (SSIM_K2 * data_range) * (SSIM_K2 * data_range);
+
+  /* The moments are taken about the reference's mean @off, not about 0:
+   * σ² = E[(x−off)²] − (E[x]−off)² is the same number, but without the
+   * cancellation that makes E[x²] − E[x]² of an image with a large offset
+   * and little contrast come out negative (and SSIM above 1). */
+  double off = 0.0;
+  for (gsize i = 0; i < (gsize) nx * ny; i++)
+    off += ref[i];
+  off /= (double) nx * ny;
 
   /* Horizontal pass over every row, only for the output columns: five planes
    * (x, y, x², y², xy) of ny × onx, interleaved per pixel. */
@@ -141,7 +150,7 @@ ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double
           double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
           for (int k = 0; k < SSIM_TAPS; k++)
             {
-              double va = a[ox + k], vb = b[ox + k];
+              double va = a[ox + k] - off, vb = b[ox + k] - off;
               sa += w[k] * va;
               sb += w[k] * vb;
               saa += w[k] * (va * va);
@@ -168,8 +177,10 @@ ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double
               for (int c = 0; c < 5; c++)
                 m[c] += w[k] * p[c];
             }
-          double ux = m[0], uy = m[1];
-          double vx = m[2] - ux * ux, vy = m[3] - uy * uy, vxy = m[4] - ux * uy;
+          const double sx = m[0], sy = m[1];   /* means about off */
+          /* Variances are >= 0; rounding must not make them negative. */
+          double vx = MAX (m[2] - sx * sx, 0.0), vy = MAX (m[3] - sy * sy, 0.0), vxy = m[4] - sx * sy;
+          const double ux = sx + off, uy = sy + off;
           double a1 = 2 * ux * uy + c1, a2 = 2 * vxy + c2;
           double b1 = ux * ux + uy * uy + c1, b2 = vx + vy + c2;
           acc += (a1 * a2) / (b1 * b2);
@@ -180,7 +191,9 @@ ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double
   double total = 0.0;
   for (gsize oy = 0; oy < ony; oy++)
     total += row_sum[oy];
-  return total / ((double) onx * (double) ony);
+  /* Each local S lies in [-1, 1] (Cauchy-Schwarz); only rounding can move
+   * the mean past the bounds, and an SSIM above 1 is never reported. */
+  return CLAMP (total / ((double) onx * (double) ony), -1.0, 1.0);
 }
 
 guint8 *
@@ -205,26 +218,19 @@ ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm)
 }
 
 gboolean
-ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
-                     CtrQuality *out)
+ctr_quality_sum_slices (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
+                        double data_range, CtrQuality *sums)
 {
-  g_return_val_if_fail (img != NULL && ref != NULL && out != NULL, FALSE);
+  g_return_val_if_fail (img != NULL && ref != NULL && sums != NULL, FALSE);
   if (!ctr_grid_equal (&img->grid, &ref->grid))
     return FALSE;
 
   const CtrGrid *g = &ref->grid;
   const gsize n = ctr_grid_slice_size (g);
-
-  /* One data range for the whole reference volume (for one slice, the
-   * protocol's reference.max() − reference.min()). */
-  float lo, hi;
-  ctr_volume_range (ref, &lo, &hi);
-  const double data_range = (double) hi - (double) lo;
-
   g_autofree guint8 *mask = radius_mm > 0 ? ctr_metrics_disc_mask (g, radius_mm) : NULL;
   g_autofree float *masked = mask != NULL ? g_new (float, n) : NULL;
 
-  double sum_rmse = 0.0, sum_psnr = 0.0, sum_ssim = 0.0;
+  sums->rmse = sums->psnr = sums->ssim = 0.0;
   for (guint z = 0; z < g->nz; z++)
     {
       const float *a = ctr_volume_slice (img, z);
@@ -235,13 +241,29 @@ ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_m
             masked[i] = mask[i] ? a[i] : 0.0f;
           a = masked;
         }
-      sum_rmse += ctr_metrics_rmse (a, b, n, mask);
-      sum_psnr += ctr_metrics_psnr (a, b, n, data_range, mask);
-      sum_ssim += ctr_metrics_ssim (a, b, g->nx, g->ny, data_range);
+      sums->rmse += ctr_metrics_rmse (a, b, n, mask);
+      sums->psnr += ctr_metrics_psnr (a, b, n, data_range, mask);
+      sums->ssim += ctr_metrics_ssim (a, b, g->nx, g->ny, data_range);
     }
-  out->rmse = sum_rmse / g->nz;
-  out->psnr = sum_psnr / g->nz;
-  out->ssim = sum_ssim / g->nz;
+  return TRUE;
+}
+
+gboolean
+ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
+                     CtrQuality *out)
+{
+  g_return_val_if_fail (img != NULL && ref != NULL && out != NULL, FALSE);
+  /* One data range for the whole reference volume (for one slice, the
+   * protocol's reference.max() − reference.min()). */
+  float lo, hi;
+  ctr_volume_range (ref, &lo, &hi);
+  CtrQuality sums;
+  if (!ctr_quality_sum_slices (img, ref, radius_mm, (double) hi - (double) lo, &sums))
+    return FALSE;
+  const guint nz = ref->grid.nz;
+  out->rmse = sums.rmse / nz;
+  out->psnr = sums.psnr / nz;
+  out->ssim = sums.ssim / nz;
   return TRUE;
 }
 

@@ -21,7 +21,8 @@ G_BEGIN_DECLS
 double ctr_metrics_rmse (const float *img, const float *ref, gsize n, const guint8 *mask);
 double ctr_metrics_psnr (const float *img, const float *ref, gsize n, double data_range,
                          const guint8 *mask);
-/* SSIM of two nx×ny images; NaN if either side is smaller than 11 pixels. */
+/* SSIM of two nx×ny images, in [-1, 1]; NaN if either side is smaller than 11
+ * pixels or @data_range is not positive (SSIM is then undefined). */
 double ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny,
                          double data_range);
 /* Pearson correlation over @mask (all when NULL). */
@@ -44,6 +45,18 @@ typedef struct {
  */
 gboolean ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref,
                               double radius_mm, CtrQuality *out);
+
+/**
+ * ctr_quality_sum_slices:
+ * The per-slice RMSE, PSNR and SSIM of ctr_quality_compute summed (not
+ * averaged) over the slices of @img against @ref (same grid, checked), with
+ * the data range given: @data_range = max − min of the whole reference.  For
+ * a part of a stack (one rank's slice block, mpi/): the parts' sums added
+ * and divided by the whole stack's slice count give ctr_quality_compute of
+ * the whole.
+ */
+gboolean ctr_quality_sum_slices (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
+                                 double data_range, CtrQuality *sums);
 
 /**
  * ctr_profile_sample:

@@ -125,7 +125,8 @@ struct _CtrOperatorClass {
  *   per subset with COLUMN_SCALE), 2 = SIRT (accumulate all subsets, then
  *   finish with the scale); *@seconds: the device's time for the pass;
  *   @residual (nullable): ||B − A X|| / ||B|| over the valid rays after the
- *   pass.
+ *   pass (one more forward pass on the device), *@residual_seconds its
+ *   device time (0 without).
  * @download: the current X to the host (native).
  * @end: releases what begin allocated (also after a failure).
  */
@@ -133,7 +134,7 @@ typedef struct _CtrOperatorPass {
   gboolean (*begin) (CtrOperator *op, int kind, const float *X, const float *B, const float *coef,
                      const float *valid, const float *step, const float *scale, GError **error);
   gboolean (*run) (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double *residual,
-                   GError **error);
+                   double *residual_seconds, GError **error);
   gboolean (*download) (CtrOperator *op, float *X, GError **error);
   void (*end) (CtrOperator *op);
 } CtrOperatorPass;

@@ -9,7 +9,6 @@
  * intersected with the slab |q_z + t e_z| <= 1 of its end planes.
  */
 #include "ctr-phantom3d.h"
-#include "ctr-helix.h"
 #include "ctr-error.h"
 
 #include <math.h>
@@ -173,13 +172,6 @@ ctr_phantom3d_rasterize (const CtrPhantom3d *ph, const CtrGrid *grid, guint supe
           ctr_volume_slice (vol, (guint) iz)[(gsize) iy * grid->nx + ix] = (float) (acc * inv);
         }
   return vol;
-}
-
-void
-ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
-              double origin[3], double dir[3])
-{
-  ctr_geometry_ray3d (g, view, col, row, origin, dir);
 }
 
 CtrProjections *

@@ -74,8 +74,8 @@ CtrVolume *ctr_phantom3d_rasterize (const CtrPhantom3d *ph, const CtrGrid *grid,
 /**
  * ctr_phantom3d_project:
  * Exact cone-beam line integrals of @ph for the cone geometry @g (flat or
- * curved detector, circular or helical source path, flying focal spot:
- * ctr_geometry_ray3d): each detector bin the mean of @rays_per_bin² rays
+ * curved detector, circular or helical source path, flying focal spot,
+ * per-view vectors: ctr_cone_ray): each detector bin the mean of @rays_per_bin² rays
  * spread uniformly over the bin's area (in column and row index), OpenMP
  * over views.
  * Returns: (transfer full): line integrals [view][row][col], or NULL with
@@ -84,12 +84,6 @@ CtrVolume *ctr_phantom3d_rasterize (const CtrPhantom3d *ph, const CtrGrid *grid,
  */
 CtrProjections *ctr_phantom3d_project (const CtrPhantom3d *ph, const CtrGeometry *g,
                                        guint rays_per_bin, GError **error);
-
-/* Source position and unit direction (mm) of the cone-beam ray through the
- * continuous detector position (@col, @row) of @view: ctr_geometry_ray3d
- * (ctr-helix.h; flat or curved, helical, flying focal spot). */
-void ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
-                   double origin[3], double dir[3]);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrPhantom3d, ctr_phantom3d_free)
 

@@ -3,6 +3,7 @@
 #include "ctr-projections.h"
 #include "ctr-error.h"
 #include "ctr-random.h"
+#include "ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
@@ -18,14 +19,10 @@ ctr_projections_new (guint n_views, guint n_rows, guint n_cols, CtrProjKind kind
       return NULL;
     }
   gsize n = (gsize) n_views * n_rows * n_cols;
-  float *data = g_try_malloc0_n (n, sizeof (float));
+  g_autofree char *what = g_strdup_printf ("projections of %u views × %u rows × %u columns", n_views, n_rows, n_cols);
+  float *data = ctr_memory_try_new (n, sizeof (float), TRUE, what, error);
   if (data == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
-                   "cannot allocate projections of %u × %u × %u (%.1f MiB)",
-                   n_views, n_rows, n_cols, n * 4.0 / 1048576.0);
-      return NULL;
-    }
+    return NULL;
   CtrProjections *p = g_new0 (CtrProjections, 1);
   p->ref_count = 1;
   p->n_views = n_views;

@@ -1,5 +1,5 @@
 /* ctr-recon-helical.c — the plan's routes for helical cone-beam data (see
- * ctr-recon-helical.h).
+ * ctr-recon-plan-private.h).
  *
  * The slab of the iterative route, seen from the side (z up):
  *
@@ -11,7 +11,7 @@
  *       |               └───────────┘  the circle lies between the outer
  *       +──────────────────────────▶ x model slices
  */
-#include "ctr-recon-helical.h"
+#include "ctr-recon-plan-private.h"
 #include "ctr-error.h"
 #include "ctr-helix.h"
 #include "ctr-backend.h"
@@ -189,7 +189,7 @@ slab_route (CtrHelicalPlan *hp, GCancellable *cancellable, GError **error)
       for (guint j = 0; j < C; j++)
         {
           double o[3], d[3];
-          ctr_geometry_ray3d (g, k, j, i, o, d);
+          ctr_cone_ray (g, k, j, i, o, d);
           travel = MAX (travel, rv * fabs (d[2]) / sqrt (d[0] * d[0] + d[1] * d[1]));
         }
   const double z_first = ctr_grid_z (grid, 0), z_last = ctr_grid_z (grid, grid->nz - 1);
@@ -224,7 +224,7 @@ slab_route (CtrHelicalPlan *hp, GCancellable *cancellable, GError **error)
         for (guint j = 0; j < C; j++)
           {
             double o[3], d[3], z0, z1;
-            ctr_geometry_ray3d (g, (guint) k, j, i, o, d);
+            ctr_cone_ray (g, (guint) k, j, i, o, d);
             const gboolean in = ray_z_extent (o, d, rv, &z0, &z1) && z0 >= zb_lo && z1 <= zb_hi;
             m[(gsize) i * C + j] = in;
             n_rays += in;
@@ -407,14 +407,7 @@ CtrVolume *
 ctr_helical_plan_execute (CtrHelicalPlan *hp, const CtrProjections *p, const CtrVolume *reference,
                           CtrIterFunc callback, gpointer user_data, GCancellable *cancellable, GError **error)
 {
-  const CtrGeometry *g = hp->g;
-  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "the projections (%u views × %u rows × %u columns) do not fit the plan's geometry (%u × %u × %u)",
-                   p->n_views, p->n_rows, p->n_cols, g->n_views, g->n_rows, g->n_cols);
-      return NULL;
-    }
+  /* the projections' sizes: checked by ctr_recon_plan_execute */
   g_autoptr (CtrVolume) ref = NULL;
   if (reference != NULL)
     {

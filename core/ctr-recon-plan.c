@@ -6,12 +6,14 @@
  * iterative ones, analytic/ for FBP and FDK).
  */
 #include "ctr-recon-plan.h"
-#include "ctr-recon-helical.h"
+#include "ctr-recon-plan-private.h"
 #include "ctr-helix.h"
 #include "ctr-error.h"
+#include "ctr-memory.h"
 #include "ctr-backend.h"
 #include "ctr-operator.h"
 #include "analytic/ctr-fbp.h"
+#include "ctr-geometry-vectors.h"
 #include "analytic/ctr-fdk.h"
 #include "solve/ctr-iterate.h"
 #include "solve/ctr-solvers.h"
@@ -35,7 +37,8 @@ struct _CtrReconPlan {
   CtrScsr *scsr;             /* the SCSR matrix when the operator is made of one */
   GPtrArray *notes;          /* char *, NULL-terminated */
   CtrPlanInfo info;
-  CtrHelicalPlan *helical;   /* helical and curved multi-row cone beam: the whole plan (ctr-recon-helical.h) */
+  CtrHelicalPlan *helical;   /* helical and curved multi-row cone beam: the whole plan (ctr-recon-plan-private.h) */
+  char *operator_key;        /* what the operator was made for (operator_key ()) */
 };
 
 static void
@@ -49,6 +52,29 @@ add_note (CtrReconPlan *plan, char *note)
 
 #define FAIL(code, ...) do { g_set_error (error, CTR_ERROR, (code), __VA_ARGS__); return FALSE; } while (0)
 
+/* A run that can give a meaningful image on this machine: the field of view
+ * at least one pixel of the image wide, and the image, the data and the
+ * solver's work arrays (iterative: image twice, data three times; the
+ * matrix comes on top and is checked when it is built) within the memory
+ * the machine has (ctr-memory.h), before anything is built. */
+static gboolean
+plan_plausible (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error)
+{
+  const double fov = 2.0 * ctr_geometry_fov_radius_mm (g), px = MIN (grid->dx, grid->dy);
+  if (!(fov >= px))
+    FAIL (CTR_ERROR_INVALID_ARGUMENT,
+          "the field of view (Ø %g mm) is smaller than one pixel of the image (%g mm): check the pixel size",
+          fov, px);
+  const gboolean iterative = ctr_method_is_iterative (o->method);
+  const guint64 image = ctr_memory_mul (ctr_grid_size (grid), sizeof (float));
+  const guint64 data = ctr_memory_mul (ctr_memory_mul (g->n_views, g->n_rows), ctr_memory_mul (g->n_cols, sizeof (float)));
+  const guint64 need = ctr_memory_add (ctr_memory_mul (image, iterative ? 2 : 1), ctr_memory_mul (data, iterative ? 3 : 1));
+  g_autofree char *what = g_strdup_printf ("%s on %u × %u × %u voxels from %u views × %u rows × %u columns",
+                                           ctr_method_label (o->method), grid->nx, grid->ny, grid->nz,
+                                           g->n_views, g->n_rows, g->n_cols);
+  return ctr_memory_check (need, what, error);
+}
+
 /* The combinations that exist (the options' own ranges are
  * ctr_recon_options_validate's). */
 static gboolean
@@ -60,14 +86,17 @@ plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
   const CtrMethod m = o->method;
   if (g->beam == CTR_BEAM_CONE)
     {
-      if (m != CTR_METHOD_FDK && m != CTR_METHOD_SART && m != CTR_METHOD_SIRT)
-        FAIL (CTR_ERROR_UNSUPPORTED, "cone beam is reconstructed with fdk, sart or sirt; %s is for fan and parallel beam",
+      if (m == CTR_METHOD_FBP || m == CTR_METHOD_ART || m == CTR_METHOD_PART)
+        FAIL (CTR_ERROR_UNSUPPORTED,
+              "cone beam is reconstructed with fdk, sart, sirt, cgls, pwls or asd-pocs; %s is for fan and parallel beam",
               ctr_method_name (m));
-      return TRUE;
+      return plan_plausible (g, grid, o, error);
     }
   if (m == CTR_METHOD_FDK)
     FAIL (CTR_ERROR_INVALID_GEOMETRY, "FDK reconstructs cone-beam data; use fbp for %s beam",
           g->beam == CTR_BEAM_FAN ? "fan" : "parallel");
+  if (!plan_plausible (g, grid, o, error))
+    return FALSE;
   if (grid->nz != g->n_rows)
     FAIL (CTR_ERROR_INVALID_ARGUMENT, "the image has %u slices but the detector %u rows", grid->nz, g->n_rows);
   if (!ctr_method_is_iterative (m))
@@ -79,6 +108,25 @@ plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
   if (o->matrix == CTR_MATRIX_CSR && o->subsets == CTR_SUBSETS_ORBIT && m != CTR_METHOD_PART)
     FAIL (CTR_ERROR_INVALID_ARGUMENT, "orbit subsets on the CSR matrix are implemented for parallel ART only");
   return TRUE;
+}
+
+/* The operator an iterative method with @o needs, as a key: two option sets
+ * with the same key run on the same operator ("" for FBP and FDK). */
+static char *
+operator_key (const CtrGeometry *g, const CtrReconOptions *o)
+{
+  if (!ctr_method_is_iterative (o->method))
+    return g_strdup ("");
+  const char *backend = o->backend != NULL && *o->backend ? o->backend : "best";
+  if (g->beam == CTR_BEAM_CONE)
+    return g_strdup ("cone");
+  const guint model = o->ray_model;
+  if (o->method == CTR_METHOD_ART
+      || (o->matrix == CTR_MATRIX_CSR && !(o->method == CTR_METHOD_PART && o->subsets == CTR_SUBSETS_ORBIT)))
+    return g_strdup_printf ("csr-view:%u", model);
+  if (o->matrix == CTR_MATRIX_CSR)
+    return g_strdup_printf ("csr-orbit:%u", model);
+  return g_strdup_printf ("scsr:%u:%s", model, backend);
 }
 
 #undef FAIL
@@ -244,9 +292,23 @@ ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOpt
   plan->info.symmetry = "none";
   plan->info.padding_view = plan->info.padding_global = NAN;
   plan->info.operator_name = ctr_method_name (o->method);
+  plan->operator_key = operator_key (g, o);
   plan->backend = plan_backend (plan, error);
   if (plan->backend == NULL)
     return NULL;
+  if (!ctr_method_is_iterative (o->method) && ctr_geometry_has_vectors (g))
+    {
+      /* FBP and FDK run on the circular description of per-view vectors. */
+      double dev;
+      CtrGeometry *c = ctr_geometry_circular_from_vectors (g, &dev, error);
+      if (c == NULL)
+        return NULL;
+      ctr_geometry_free (plan->g);
+      plan->g = c;
+      add_note (plan, g_strdup_printf ("the per-view vectors are a circular orbit (SOD %.1f mm, SDD %.1f mm; "
+                                       "largest deviation %.2g mm): %s runs on it", c->sod_mm, c->sdd_mm, dev,
+                                       ctr_method_label (o->method)));
+    }
   if (ctr_method_is_iterative (o->method))
     {
       if (!plan_operator (plan, cancellable, error))
@@ -288,6 +350,7 @@ ctr_recon_plan_unref (CtrReconPlan *plan)
     ctr_scsr_unref (plan->scsr);
   ctr_geometry_free (plan->g);
   g_ptr_array_unref (plan->notes);
+  g_free (plan->operator_key);
   g_mutex_clear (&plan->lock);
   g_free (plan);
 }
@@ -325,19 +388,12 @@ execute_locked (CtrReconPlan *plan, const CtrProjections *p, const CtrVolume *re
 {
   const CtrGeometry *g = plan->g;
   const CtrReconOptions *o = &plan->o;
-  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "the projections (%u views × %u rows × %u columns) do not fit the plan's geometry (%u × %u × %u)",
-                   p->n_views, p->n_rows, p->n_cols, g->n_views, g->n_rows, g->n_cols);
-      return NULL;
-    }
   g_autoptr (CtrVolume) ref = NULL;
   if (reference != NULL)
     {
       ref = ctr_volume_resample (reference, &plan->grid,
                                  g->beam == CTR_BEAM_CONE ? CTR_RESAMPLE_VOLUME : CTR_RESAMPLE_SLICES, error);
-      if (ref == NULL)
+      if (ref == NULL || !ctr_reference_check (ref, error))
         return NULL;
     }
   if (o->method == CTR_METHOD_FBP || o->method == CTR_METHOD_FDK)
@@ -348,8 +404,10 @@ execute_locked (CtrReconPlan *plan, const CtrProjections *p, const CtrVolume *re
                          ? ctr_fbp_run (g, p, &plan->grid, o->window, o->cutoff, cancellable, error)
                          : fdk_run (plan, p, &t, cancellable, error);
       const double seconds = o->method == CTR_METHOD_FDK ? t.total_s : (g_get_monotonic_time () - t0) / 1e6;
-      if (img != NULL)
-        ctr_iter_report_single_pass (o->method, img, ref, o->metrics_radius_mm, seconds, callback, user_data);
+      if (img != NULL
+          && !ctr_iter_report_single_pass (o->method, img, ref, o->metrics_radius_mm, seconds, callback,
+                                           user_data, error))
+        g_clear_pointer (&img, ctr_volume_unref);
       return img;
     }
   g_autofree char *note = NULL;
@@ -380,12 +438,56 @@ ctr_recon_plan_execute (CtrReconPlan *plan, const CtrProjections *p, const CtrVo
                         GError **error)
 {
   g_return_val_if_fail (plan != NULL && p != NULL, NULL);
+  const CtrGeometry *g = plan->g;
+  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the projections (%u views × %u rows × %u columns) do not fit the plan's geometry (%u × %u × %u)",
+                   p->n_views, p->n_rows, p->n_cols, g->n_views, g->n_rows, g->n_cols);
+      return NULL;
+    }
   g_mutex_lock (&plan->lock);
   CtrVolume *img = plan->helical != NULL
     ? ctr_helical_plan_execute (plan->helical, p, reference, callback, user_data, cancellable, error)
     : execute_locked (plan, p, reference, callback, user_data, cancellable, error);
   g_mutex_unlock (&plan->lock);
   return img;
+}
+
+gboolean
+ctr_recon_plan_set_options (CtrReconPlan *plan, const CtrReconOptions *o, GError **error)
+{
+  g_return_val_if_fail (plan != NULL && o != NULL, FALSE);
+  if (plan->helical != NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "these options need a new plan: a helical plan is made for its rebinning and method");
+      return FALSE;
+    }
+  if (!plan_check (plan->g, &plan->grid, o, error))
+    return FALSE;
+  g_autofree char *key = operator_key (plan->g, o);
+  const gboolean iterative = ctr_method_is_iterative (o->method);
+  const char *why = NULL;
+  if (iterative != ctr_method_is_iterative (plan->o.method))
+    why = iterative ? "an iterative method needs an operator" : "the plan was made for an iterative method";
+  else if (!iterative && o->method != plan->o.method)
+    why = "another analytic method";
+  else if (!iterative && g_strcmp0 (o->backend ? o->backend : "best", plan->o.backend ? plan->o.backend : "best") != 0)
+    why = "another backend";
+  else if (iterative && g_strcmp0 (key, plan->operator_key) != 0)
+    why = "another matrix, ray model, subset kind or backend";
+  else if (iterative && plan->backend->methods != 0 && !(plan->backend->methods & (1u << o->method)))
+    why = "a method its backend does not run";
+  if (why != NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "these options need a new plan: %s", why);
+      return FALSE;
+    }
+  g_mutex_lock (&plan->lock);
+  plan->o = *o;
+  g_mutex_unlock (&plan->lock);
+  return TRUE;
 }
 
 const char *const *

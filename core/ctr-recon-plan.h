@@ -35,25 +35,31 @@ typedef struct _CtrReconPlan CtrReconPlan;
  * @cancellable: (nullable): checked while the operator is built.
  *
  * Methods by beam: fan and parallel beam fbp, art, part, sart, sirt, cgls,
- * pwls, asd-pocs; circular cone beam with a flat panel fdk, sart, sirt.
- * Helical cone beam (a source z per view, a flying focal spot) and curved
- * multi-row detectors (ctr_helix_applies) take the helical route
- * (ctr-recon-helical.h): with o->rebin 180li (default) or 360li the data are
- * rebinned to the grid's slices (ctr-rebin-helical.h) and any fan-beam
- * method runs on the stack (PART on SCSR: one matrix for every slice); with
- * rebin none the cone-beam projector pair runs sart, sirt, cgls, pwls or
- * asd-pocs on the slab of the grid.  The grid's slices then sit at their
- * true z (cz, dz: ctr_helix_grid or ctr_grid_default), from the lowest up.  The matrix (o->matrix) serves part, sart and sirt;
+ * pwls, asd-pocs; cone beam with a flat panel or per-view vectors fdk (on
+ * a circular orbit), sart, sirt, cgls, pwls, asd-pocs.  Helical cone beam (a source z per
+ * view, a flying focal spot) and curved multi-row detectors
+ * (ctr_helix_applies) take the helical route (ctr-recon-plan-private.h):
+ * with o->rebin 180li (default) or 360li the data are rebinned to the grid's
+ * slices (ctr-rebin-helical.h) and any fan-beam method runs on the stack
+ * (PART on SCSR: one matrix for every slice); with rebin none the cone-beam
+ * projector pair runs sart, sirt, cgls, pwls or asd-pocs on the slab of the
+ * grid.  The grid's slices then sit at their true z (cz, dz: ctr_helix_grid
+ * or ctr_grid_default), from the lowest up.  The matrix (o->matrix) serves part, sart and sirt;
  * art always runs on CSR (it is row-sequential).  SCSR needs a symmetric
  * geometry; without one the plan runs CSR and says why.  A backend that
  * cannot run the method (cusparse: parallel ART only; cone beam: no GPU
  * projector) or is unavailable leaves the CPU to it, with a note.
  *
+ * Before anything is built it refuses what cannot give a meaningful image:
+ * an implausible geometry (ctr_geometry_validate), a grid whose pixel is
+ * wider than the field of view, and a run whose image, data and work
+ * arrays need more memory than the machine has (ctr-memory.h).
+ *
  * Returns: (transfer full): the plan, or NULL with CTR_ERROR_INVALID_GEOMETRY,
  *   CTR_ERROR_INVALID_ARGUMENT (a parameter out of range, a combination that
- *   does not exist, grid and geometry that disagree), CTR_ERROR_UNSUPPORTED
- *   (a method for another beam), CTR_ERROR_OUT_OF_MEMORY,
- *   G_IO_ERROR_CANCELLED.
+ *   does not exist, grid and geometry that disagree, a field of view
+ *   smaller than a pixel), CTR_ERROR_UNSUPPORTED (a method for another
+ *   beam), CTR_ERROR_OUT_OF_MEMORY (with the figures), G_IO_ERROR_CANCELLED.
  */
 CtrReconPlan *ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
                                   GCancellable *cancellable, GError **error);
@@ -74,16 +80,36 @@ void ctr_recon_plan_unref (CtrReconPlan *plan);
  *
  * One execute at a time per plan (a second waits for the first).  A device
  * that fails before the first iteration leaves the run, and the plan's later
- * runs, to the CPU, with a note.
+ * runs, to the CPU, with a note.  A run never hands back, nor reports, a
+ * plausible-looking wrong image: an image or metrics that are not finite
+ * fail it (ctr_iter_stats_check), and a reference that cannot measure
+ * quality on the grid (constant, non-finite, smaller than SSIM's window) is
+ * refused before it starts (ctr_reference_check).
  * Returns: (transfer full): the image in 1/mm (1/pixel when the geometry's
  *   pixel size is unknown), or NULL with CTR_ERROR_INVALID_ARGUMENT (the
- *   projections or the reference do not fit the plan),
+ *   projections or the reference do not fit the plan, a reference that
+ *   cannot measure quality), CTR_ERROR_INVALID_DATA (NaN or infinity in the
+ *   image or the metrics: the data or the geometry are wrong),
  *   CTR_ERROR_OUT_OF_MEMORY, CTR_ERROR_BACKEND_UNAVAILABLE (a device failed
  *   after the first iteration), G_IO_ERROR_CANCELLED.
  */
 CtrVolume *ctr_recon_plan_execute (CtrReconPlan *plan, const CtrProjections *p,
                                    const CtrVolume *reference, CtrIterFunc callback,
                                    gpointer user_data, GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_recon_plan_set_options:
+ * Runs the plan's next executes with @o when @o needs no other operator
+ * than the plan has: another iterative method on the same matrix (ray
+ * model, matrix format, subset kind, backend), other iterations, relaxation,
+ * penalty or stopping rule; FBP with another window.  Not during an execute.
+ * A helical plan (the route of ctr-recon-plan-private.h) takes no other
+ * options: make a new plan.
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT ("these options need a new
+ * plan: …") or the errors of ctr_recon_plan_new's checks; the plan is then
+ * unchanged.
+ */
+gboolean ctr_recon_plan_set_options (CtrReconPlan *plan, const CtrReconOptions *o, GError **error);
 
 /* What the plan decided and why, one line each, oldest first: the operator
  * ("SCSR (cuART §3): D4 …; 91 of 720 views stored, 617.2 MiB"), the backend,

@@ -79,7 +79,9 @@ ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
   o->iterations = methods[method].iterations;
   o->relaxation = methods[method].relaxation;
   o->nonnegative = TRUE;
-  o->ray_model = CTR_RAY_MODEL_AREA;
+  /* PWLS: Joseph's linear interpolation (ctr-pwls.c says why); the rest
+   * the area integral of cuART §2.1. */
+  o->ray_model = method == CTR_METHOD_PWLS ? CTR_RAY_MODEL_JOSEPH : CTR_RAY_MODEL_AREA;
   o->part_step = CTR_PART_STEP_SPARSITY;
   o->matrix = CTR_MATRIX_SCSR;
   o->backend = "best";

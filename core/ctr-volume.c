@@ -1,6 +1,7 @@
 /* ctr-volume.c — grids and reference-counted float volumes. */
 #include "ctr-volume.h"
 #include "ctr-error.h"
+#include "ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
@@ -34,8 +35,12 @@ ctr_grid_validate (const CtrGrid *g, GError **error)
     }
   if ((guint64) g->nx * g->ny > (guint64) 65536 * 65536)
     {
+      /* ctr_grid_default saturates a size beyond guint at G_MAXUINT. */
+      const gboolean beyond = g->nx == G_MAXUINT || g->ny == G_MAXUINT;
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "image size %u × %u is too large", g->nx, g->ny);
+                   "an image of %s%u × %u pixels of %g × %g mm is too large (at most 65536 × 65536 "
+                   "pixels a slice); is the pixel size right?", beyond ? "more than " : "",
+                   g->nx, g->ny, g->dx, g->dy);
       return FALSE;
     }
   return TRUE;
@@ -56,14 +61,10 @@ ctr_volume_new (const CtrGrid *grid, GError **error)
   if (!ctr_grid_validate (grid, error))
     return NULL;
   gsize n = ctr_grid_size (grid);
-  float *data = g_try_malloc0_n (n, sizeof (float));
+  g_autofree char *what = g_strdup_printf ("a volume of %u × %u × %u voxels", grid->nx, grid->ny, grid->nz);
+  float *data = ctr_memory_try_new (n, sizeof (float), TRUE, what, error);
   if (data == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
-                   "cannot allocate a %u × %u × %u volume (%.1f MiB)",
-                   grid->nx, grid->ny, grid->nz, n * 4.0 / 1048576.0);
-      return NULL;
-    }
+    return NULL;
   CtrVolume *v = g_new0 (CtrVolume, 1);
   v->ref_count = 1;
   v->grid = *grid;

@@ -2,8 +2,10 @@
 #pragma once
 
 #include "ctr-error.h"
+#include "ctr-memory.h"
 #include "ctr-geometry.h"
 #include "ctr-helix.h"
+#include "ctr-geometry-vectors.h"
 #include "ctr-volume.h"
 #include "ctr-projections.h"
 #include "ctr-phantom.h"
@@ -24,7 +26,10 @@
 #include "io/ctr-dataset.h"
 #include "io/ctr-dicom.h"
 #include "io/ctr-geometry-json.h"
+#include "io/ctr-geometry-import.h"
 #include "io/ctr-dataset-write.h"
+#include "io/ctr-output-path.h"
+#include "io/ctr-file.h"
 #include "ctr-params.h"
 #include "study/ctr-study.h"
 #include "study/ctr-study-plot.h"

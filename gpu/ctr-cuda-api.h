@@ -6,7 +6,7 @@
  * string, and leaves no device memory behind (everything it allocated is
  * freed on that path).  The glue turns the status into a GError:
  * CTR_CUDA_UNAVAILABLE → CTR_ERROR_BACKEND_UNAVAILABLE, CTR_CUDA_NO_MEMORY →
- * CTR_ERROR_OUT_OF_MEMORY.
+ * CTR_ERROR_OUT_OF_MEMORY, CTR_CUDA_INVALID → CTR_ERROR_INVALID_ARGUMENT.
  *
  * Layouts are those of core/sysmat/ctr-scsr.h and ctr-scsr-private.h:
  *   packed image X[rep][slice][K], lane-ordered data [orbit][j][slice][K],
@@ -28,7 +28,8 @@ extern "C" {
 typedef enum {
   CTR_CUDA_OK = 0,
   CTR_CUDA_UNAVAILABLE = 1,  /* no driver, no device, a failed CUDA call */
-  CTR_CUDA_NO_MEMORY = 2     /* too little free device memory */
+  CTR_CUDA_NO_MEMORY = 2,    /* too little free device memory */
+  CTR_CUDA_INVALID = 3       /* an argument out of range (the message says which) */
 } CtrCudaStatus;
 
 /* --------------------------------------------------------------- device -- */
@@ -86,24 +87,28 @@ CtrCudaStatus ctr_cuda_scsr_forward (CtrCudaScsr *d, float *ax, char *err);
 /* X = Aᵀ (coef ∘ b) (the adjoint of the lane data with coef as the mask). */
 CtrCudaStatus ctr_cuda_scsr_adjoint (CtrCudaScsr *d, char *err);
 
-/* The view-level blocked layout of core/sysmat/ctr-blocking.h (cuART §4,
- * Algorithm 1), one entry per dense sub-matrix: element (row i, column c) at
- * [c·n_rows + i], row i rotated by i columns, ray0 before the junction and
- * ray1 (UINT32_MAX: none) from it on. */
+/* The orbit-level blocked layout of core/sysmat/ctr-blocking.h
+ * (CTR_BLOCKING_ORBIT; cuART §4), one entry per dense sub-matrix: element
+ * (row i, column c) at [c·n_rows + i], row i rotated by i columns, ray0
+ * before the junction and ray1 (UINT32_MAX: none) from it on; blocks of
+ * orbit o are orbit_first[o] … orbit_first[o + 1] − 1. */
 typedef struct {
-  unsigned n_rows, width;
+  unsigned orbit, n_rows, width;
   const uint32_t *ray0, *ray1, *junction;
   const uint32_t *rep;
   const uint8_t *slot;
   const float *w;
 } CtrCudaBlock;
 
-/* Uploads the blocked layout beside the SCSR rows (checks free memory). */
-CtrCudaStatus ctr_cuda_scsr_set_blocked (CtrCudaScsr *d, const CtrCudaBlock *blocks, unsigned n_blocks, char *err);
-/* Lane-ordered forward product ax = A X like ctr_cuda_scsr_forward, walked
- * the cuART Algorithm 2 way: one thread per blocked row, the column-major
- * sub-matrices read coalesced; *ms: device time of the kernels. */
-CtrCudaStatus ctr_cuda_scsr_forward_blocked (CtrCudaScsr *d, float *ax, double *ms, char *err);
+/* Uploads the blocked layout beside the SCSR rows (checks free memory); on
+ * failure the session holds no part of it. */
+CtrCudaStatus ctr_cuda_scsr_set_blocked (CtrCudaScsr *d, const CtrCudaBlock *blocks, unsigned n_blocks,
+                                         const unsigned *orbit_first, char *err);
+/* From now on forward, adjoint and iterate walk the blocked layout the
+ * cuART Algorithm 2 way (@on: one thread per blocked row,
+ * ctr-cuda-blocked.cu) or the stored rows (one or more warps per row);
+ * CTR_CUDA_INVALID without a layout. */
+CtrCudaStatus ctr_cuda_scsr_use_blocked (CtrCudaScsr *d, int on, char *err);
 
 typedef enum {
   CTR_CUDA_PART = 0,    /* parallel ART, one orbit per subset */
@@ -113,9 +118,11 @@ typedef enum {
 
 /* One full iteration on the device; *update_ms: device time of the update
  * (cudaEvent); *residual (when non-NULL): ||b − A X|| / ||b|| over the valid
- * lanes, computed on the device after the update (two doubles come back). */
+ * lanes, computed on the device after the update (one more forward pass,
+ * captured in a graph of its own; two doubles come back), and
+ * *residual_ms (nullable) its device time. */
 CtrCudaStatus ctr_cuda_scsr_iterate (CtrCudaScsr *d, CtrCudaMethod method, int nonneg,
-                                     double *update_ms, double *residual, char *err);
+                                     double *update_ms, double *residual, double *residual_ms, char *err);
 
 /* ------------------------------------------------------- cuSPARSE (CSR) -- */
 
@@ -143,9 +150,10 @@ CtrCudaStatus ctr_cuda_csr_download_x (CtrCudaCsr *d, float *x, char *err);
 CtrCudaStatus ctr_cuda_csr_forward (CtrCudaCsr *d, const float *x, float *y, char *err);
 CtrCudaStatus ctr_cuda_csr_adjoint (CtrCudaCsr *d, const float *y, float *x, char *err);
 /* One parallel-ART iteration with orbit subsets (the same update as
- * ctr_cuda_scsr_iterate with CTR_CUDA_PART). */
+ * ctr_cuda_scsr_iterate with CTR_CUDA_PART); the residual's SpMVs in a
+ * graph of their own, timed in *residual_ms. */
 CtrCudaStatus ctr_cuda_csr_iterate_part (CtrCudaCsr *d, int nonneg, double *update_ms,
-                                         double *residual, char *err);
+                                         double *residual, double *residual_ms, char *err);
 
 /* ------------------------------------------------------ FDK (cone beam) -- */
 /* gpu/ctr-cuda-fdk.cu; the GLib side is gpu/ctr-cuda-fdk.c. */
@@ -165,12 +173,14 @@ typedef struct {
   const float *ramp;        /* host, 2·n_cols − 1 taps: the ramp filter's impulse
                              * response at lags −(n_cols−1) … n_cols−1 */
   const double *mats;       /* host, [view][12] P_grid: (i, j, k, 1) → (h0, h1, h2),
-                             * row-major; P[2] = P[10] = 0 (circular orbit) */
+                             * row-major; P[2] = P[10] = 0 (circular orbit);
+                             * the device uses them rounded to float */
   double sod2;              /* SOD², mm² */
   int mirror;               /* z-mirror symmetry usable (centred grid, no v offset) */
   CtrCudaFdkKernel kernel;
   unsigned max_slab_nz;     /* 0: as many slices as free memory allows */
-  unsigned view_batch;      /* views per streamed batch (0: 32) */
+  unsigned view_batch;      /* views per streamed batch: 0 (32) or a power of two
+                             * up to 64 (else CTR_CUDA_INVALID) */
 } CtrCudaFdkDesc;
 
 typedef struct {
@@ -180,6 +190,9 @@ typedef struct {
   double total_s;           /* wall clock of ctr_cuda_fdk_device_run */
   unsigned n_slabs;
   CtrCudaFdkKernel kernel;  /* the one that ran */
+  size_t device_bytes;      /* device memory the free-memory check counted: texture
+                             * arrays as the device sized them, filtered store,
+                             * weights, FFT buffers and work areas, one slice */
 } CtrCudaFdkTimes;
 
 /* Filters and back-projects on device 0 into @vol (host, nz·ny·nx floats,

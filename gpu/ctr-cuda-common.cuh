@@ -9,12 +9,36 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
+/* The innermost CUDA call that failed inside a helper that queues several
+ * (set by ctr_cuda_note, reported and cleared by ctr_cuda_fail), so that the
+ * message names it and not only the helper (ctr-cuda-device.cu). */
+extern thread_local const char *ctr_cuda_inner_call;
+
+static inline cudaError_t
+ctr_cuda_note (cudaError_t e, const char *call)
+{
+  if (e != cudaSuccess && ctr_cuda_inner_call == nullptr)
+    ctr_cuda_inner_call = call;
+  return e;
+}
+
+/* Clears a non-sticky error that was handled (a refused capture). */
+static inline void
+ctr_cuda_clear_error (void)
+{
+  cudaGetLastError ();
+  ctr_cuda_inner_call = nullptr;
+}
+
 static inline CtrCudaStatus
 ctr_cuda_fail (cudaError_t e, const char *what, const char *file, int line, char *err)
 {
-  if (err)
+  const char *inner = ctr_cuda_inner_call;
+  if (err && inner)
+    snprintf (err, CTR_CUDA_ERR_LEN, "%s failed (in %s, %s:%d): %s", inner, what, file, line, cudaGetErrorString (e));
+  else if (err)
     snprintf (err, CTR_CUDA_ERR_LEN, "%s failed (%s:%d): %s", what, file, line, cudaGetErrorString (e));
-  cudaGetLastError ();  /* clear a non-sticky error */
+  ctr_cuda_clear_error ();
   return e == cudaErrorMemoryAllocation ? CTR_CUDA_NO_MEMORY : CTR_CUDA_UNAVAILABLE;
 }
 
@@ -28,7 +52,9 @@ ctr_cuda_fail (cudaError_t e, const char *what, const char *file, int line, char
       }                                                                      \
   } while (0)
 
-/* A kernel launch: the launch error, then (in debug builds) the execution. */
+/* After a kernel launch: the launch error only (bad configuration, too many
+ * resources).  A fault while the kernel runs surfaces at the next
+ * synchronising call, which goes through CK() as well. */
 #define CK_LAUNCH() CK (cudaGetLastError ())
 
 /* Free device memory minus a safety margin (64 MiB + 5 %) must cover @need. */

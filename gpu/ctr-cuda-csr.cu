@@ -36,7 +36,7 @@ struct CtrCudaCsr {
   std::vector<int32_t> lane_view;
   cusparseHandle_t h;
   cudaStream_t stream;
-  cudaEvent_t ev0, ev1;
+  cudaEvent_t ev0, ev1, ev2;
   int32_t *rowptr;           /* [view][nc + 1], 0-based per view */
   int32_t *col;
   float *val;
@@ -47,8 +47,9 @@ struct CtrCudaCsr {
   cusparseDnVecDescr_t vx, vr;
   /* The iteration's ~25 launches per orbit captured once and replayed, as
    * for the SCSR kernel, so that the baseline is not measured by its launch
-   * gaps (CTR_CUDA_GRAPHS=0: launched one by one). */
-  cudaGraphExec_t gexec[2];
+   * gaps; the residual's SpMVs likewise (CTR_CUDA_GRAPHS=0: launched one by
+   * one; a capture that fails: one by one from then on). */
+  cudaGraphExec_t gexec[2], rexec;
   int use_graphs;
 };
 
@@ -105,6 +106,8 @@ ctr_cuda_csr_destroy (CtrCudaCsr *d)
   for (int n = 0; n < 2; n++)
     if (d->gexec[n])
       cudaGraphExecDestroy (d->gexec[n]);
+  if (d->rexec)
+    cudaGraphExecDestroy (d->rexec);
   if (d->vx) cusparseDestroyDnVec (d->vx);
   if (d->vr) cusparseDestroyDnVec (d->vr);
   if (d->h) cusparseDestroy (d->h);
@@ -120,8 +123,9 @@ ctr_cuda_csr_destroy (CtrCudaCsr *d)
   cudaFree (d->buf);
   if (d->ev0) cudaEventDestroy (d->ev0);
   if (d->ev1) cudaEventDestroy (d->ev1);
+  if (d->ev2) cudaEventDestroy (d->ev2);
   if (d->stream) cudaStreamDestroy (d->stream);
-  cudaGetLastError ();
+  ctr_cuda_clear_error ();
   delete d;
 }
 
@@ -180,6 +184,7 @@ ctr_cuda_csr_create (const CtrCudaCsrDesc *desc, CtrCudaCsr **out, char *err)
   CK (cudaStreamCreateWithFlags (&d->stream, cudaStreamNonBlocking));
   CK (cudaEventCreate (&d->ev0));
   CK (cudaEventCreate (&d->ev1));
+  CK (cudaEventCreate (&d->ev2));
   CKS (cusparseCreate (&d->h));
   CKS (cusparseSetStream (d->h, d->stream));
   CK (cudaMalloc ((void **) &d->rowptr, rp.size () * 4));
@@ -346,61 +351,92 @@ fail:
   return st;
 }
 
-extern "C" CtrCudaStatus
-ctr_cuda_csr_iterate_part (CtrCudaCsr *d, int nonneg, double *update_ms, double *residual, char *err)
+/* The residual: every view's forward SpMV, then the two sums. */
+static CtrCudaStatus
+enqueue_residual (CtrCudaCsr *d, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
-  float ms = 0.f;
-  double sums[2] = { 0, 0 };
-  const unsigned bs = 256;
-  const int nn = nonneg ? 1 : 0;
+  for (unsigned s = 0; s < d->ns; s++)
+    for (unsigned v = 0; v < d->nv; v++)
+      if ((st = spmv (d, s, v, false, d->r, err)) != CTR_CUDA_OK)
+        return st;
+  CK (cudaMemsetAsync (d->sums, 0, 2 * sizeof (double), d->stream));
+  residual_sums<<<256, 256, 0, d->stream>>> (d->r, d->b, d->valid, (size_t) d->ns * d->nr, d->sums);
+  CK_LAUNCH ();
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+/* The graph of the iteration (@residual FALSE) or of the residual, captured
+ * on first use; nullptr when graphs are off or the capture failed (then off
+ * from now on: the caller launches one by one). */
+static cudaGraphExec_t
+graph_of (CtrCudaCsr *d, int nonneg, bool residual)
+{
+  if (!d->use_graphs)
+    return nullptr;
+  cudaGraphExec_t *slot = residual ? &d->rexec : &d->gexec[nonneg ? 1 : 0];
+  if (*slot != nullptr)
+    return *slot;
+  char scratch[CTR_CUDA_ERR_LEN] = "";
   cudaGraph_t graph = nullptr;
-  if (d->use_graphs && d->gexec[nn] == nullptr)
+  cudaError_t e = cudaStreamBeginCapture (d->stream, cudaStreamCaptureModeThreadLocal);
+  if (e == cudaSuccess)
     {
-      CK (cudaStreamBeginCapture (d->stream, cudaStreamCaptureModeThreadLocal));
-      CtrCudaStatus st_enq = enqueue_part (d, nonneg, err);
-      cudaError_t e_end = cudaStreamEndCapture (d->stream, &graph);
-      cudaError_t e_inst = cudaErrorUnknown;
-      if (st_enq == CTR_CUDA_OK && e_end == cudaSuccess)
-        e_inst = cudaGraphInstantiate (&d->gexec[nn], graph, 0);
+      CtrCudaStatus st_enq = residual ? enqueue_residual (d, scratch) : enqueue_part (d, nonneg, scratch);
+      e = cudaStreamEndCapture (d->stream, &graph);
+      if (st_enq != CTR_CUDA_OK && e == cudaSuccess)
+        e = cudaErrorStreamCaptureInvalidated;
+      if (e == cudaSuccess)
+        e = cudaGraphInstantiate (slot, graph, 0);
       if (graph)
         cudaGraphDestroy (graph);
-      graph = nullptr;
-      if (e_inst != cudaSuccess)
-        {
-          /* No graph (capture refused): launch one by one from now on. */
-          d->gexec[nn] = nullptr;
-          d->use_graphs = 0;
-          err[0] = '\0';
-          cudaGetLastError ();
-        }
     }
+  if (e != cudaSuccess)
+    {
+      *slot = nullptr;
+      d->use_graphs = 0;
+      ctr_cuda_clear_error ();
+    }
+  return *slot;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_csr_iterate_part (CtrCudaCsr *d, int nonneg, double *update_ms, double *residual, double *residual_ms,
+                           char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  float ms = 0.f, rms = 0.f;
+  double sums[2] = { 0, 0 };
+  cudaGraphExec_t g = graph_of (d, nonneg, false);
+  cudaGraphExec_t gr = residual ? graph_of (d, nonneg, true) : nullptr;
   CK (cudaEventRecord (d->ev0, d->stream));
-  if (d->use_graphs)
-    CK (cudaGraphLaunch (d->gexec[nn], d->stream));
+  if (g)
+    CK (cudaGraphLaunch (g, d->stream));
   else if ((st = enqueue_part (d, nonneg, err)) != CTR_CUDA_OK)
     return st;
   CK (cudaEventRecord (d->ev1, d->stream));
   if (residual)
     {
-      for (unsigned s = 0; s < d->ns; s++)
-        for (unsigned v = 0; v < d->nv; v++)
-          if ((st = spmv (d, s, v, false, d->r, err)) != CTR_CUDA_OK)
-            return st;
-      CK (cudaMemsetAsync (d->sums, 0, sizeof sums, d->stream));
-      residual_sums<<<256, bs, 0, d->stream>>> (d->r, d->b, d->valid, (size_t) d->ns * d->nr, d->sums);
-      CK_LAUNCH ();
+      if (gr)
+        CK (cudaGraphLaunch (gr, d->stream));
+      else if ((st = enqueue_residual (d, err)) != CTR_CUDA_OK)
+        return st;
+      CK (cudaEventRecord (d->ev2, d->stream));
       CK (cudaMemcpyAsync (sums, d->sums, sizeof sums, cudaMemcpyDeviceToHost, d->stream));
     }
   CK (cudaStreamSynchronize (d->stream));
   CK (cudaEventElapsedTime (&ms, d->ev0, d->ev1));
+  if (residual)
+    CK (cudaEventElapsedTime (&rms, d->ev1, d->ev2));
   if (update_ms)
     *update_ms = ms;
+  if (residual_ms)
+    *residual_ms = rms;
   if (residual)
     *residual = sums[1] > 0 ? sqrt (sums[0] / sums[1]) : sqrt (sums[0]);
   return CTR_CUDA_OK;
 fail:
-  if (graph)
-    cudaGraphDestroy (graph);
   return st;
 }

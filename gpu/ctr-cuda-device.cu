@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+thread_local const char *ctr_cuda_inner_call = nullptr;
+
 extern "C" CtrCudaStatus
 ctr_cuda_device_query (CtrCudaDeviceInfo *info, char *err)
 {
@@ -14,7 +16,9 @@ ctr_cuda_device_query (CtrCudaDeviceInfo *info, char *err)
   cudaError_t e = cudaDriverGetVersion (&info->driver_version);
   if (e != cudaSuccess || info->driver_version == 0)
     {
-      snprintf (err, CTR_CUDA_ERR_LEN, "no CUDA driver (libcuda.so not found or not loadable)");
+      snprintf (err, CTR_CUDA_ERR_LEN, "no CUDA driver (libcuda.so not found or not loadable; cudaDriverGetVersion: %s)",
+                e != cudaSuccess ? cudaGetErrorString (e) : "version 0");
+      cudaGetLastError ();
       return CTR_CUDA_UNAVAILABLE;
     }
   CK (cudaRuntimeGetVersion (&info->runtime_version));
@@ -28,7 +32,7 @@ ctr_cuda_device_query (CtrCudaDeviceInfo *info, char *err)
   e = cudaGetDeviceCount (&info->count);
   if (e != cudaSuccess || info->count == 0)
     {
-      snprintf (err, CTR_CUDA_ERR_LEN, "no CUDA device (%s)",
+      snprintf (err, CTR_CUDA_ERR_LEN, "no CUDA device (cudaGetDeviceCount: %s)",
                 e != cudaSuccess ? cudaGetErrorString (e) : "none found");
       cudaGetLastError ();
       info->count = 0;

@@ -123,7 +123,8 @@ ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *
   if (st != CTR_CUDA_OK)
     {
       g_set_error (error, CTR_ERROR,
-                   st == CTR_CUDA_NO_MEMORY ? CTR_ERROR_OUT_OF_MEMORY : CTR_ERROR_BACKEND_UNAVAILABLE,
+                   st == CTR_CUDA_NO_MEMORY ? CTR_ERROR_OUT_OF_MEMORY
+                   : st == CTR_CUDA_INVALID ? CTR_ERROR_INVALID_ARGUMENT : CTR_ERROR_BACKEND_UNAVAILABLE,
                    "CUDA FDK: %s", err[0] ? err : "unknown error");
       return NULL;
     }
@@ -138,6 +139,12 @@ cuda_backend_fdk (const CtrBackend *self, const CtrGeometry *g, const CtrProject
                   const CtrGrid *grid, const CtrReconOptions *o, CtrFdkTimings *timings,
                   GCancellable *cancellable, GError **error)
 {
+  g_autofree char *why = NULL;
+  if (!self->available (self, &why))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE, "%s", why ? why : "unavailable");
+      return NULL;
+    }
   CtrCudaFdkTimes t = { 0 };
   CtrVolume *vol = ctr_cuda_fdk_run (g, p, grid, o->window, o->cutoff, NULL, &t, cancellable, error);
   if (vol != NULL && timings != NULL)

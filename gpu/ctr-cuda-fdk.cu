@@ -13,17 +13,29 @@
  * device: transposed [view][col][row] (L1-Tran) or in layered 2-D textures
  * of ≤ 1024 views (texture variant), written straight from the FFT buffer.
  *
+ * The last batch, when view_batch does not divide the views, has cuFFT
+ * plans of its own sized to its rows: a full-size plan would transform rows
+ * the batch never wrote (stale or never-written memory; compute-sanitizer's
+ * initcheck reports it).  The plans share one work area per lane (they run
+ * one after the other in the lane's stream), allocated by us, so that the
+ * free-memory check counts it.
+ *
  * Step 2, back-projection (iFDK §3.2, Algorithm 4, Theorems 1-3): one thread
  * per (x, y) column and run of ZB slices; per view the depth U, the weight
- * (SOD/U)² and the detector column are computed once (the view's P_grid sits
- * in constant memory, read uniformly by the warp), the row steps linearly
+ * (SOD/U)² and the detector column are computed once from the view's P_grid
+ * (12 floats, rounded from the host's doubles, in a device buffer of this
+ * run read with __ldg: uniform over the warp, so one broadcast load; a
+ * __constant__ array would be one per process, shared by every host thread
+ * running an FDK at the same time), the row steps linearly
  * along z, ZB sums stay in registers over all views of a chunk and are added
  * to the volume once per chunk (coalesced over x).  With the z-mirror
  * symmetry (centred grid, single slab) a thread also serves slices
  * nz−1−k with row (nr−1)−row(k).
  *   L1-Tran: the rows a z run reads are contiguous in the transposed view,
- *            so the run stays in L1 (__ldg); bilinear in software, exactly
- *            the CPU's arithmetic (samples outside the panel are 0).
+ *            so the run stays in L1 (__ldg); bilinear in software with the
+ *            CPU's formula (samples outside the panel are 0), but in float
+ *            from a float P_grid where the CPU works in double: detector
+ *            coordinates differ by ~1e-4 pixel (tests/test-gpu-fdk.c).
  *   Texture: tex2DLayered with cudaFilterModeLinear (hardware bilinear,
  *            8-bit fraction of the weights: the looser tolerance in
  *            tests/test-gpu-fdk.c); the same panel test as the CPU.
@@ -34,6 +46,11 @@
  * Slabs: the filtered projections are kept whole; the volume takes what is
  * left of the free memory, in z slabs of at most max_slab_nz slices, each
  * zeroed, back-projected with every view and brought back.
+ *
+ * Memory: the texture arrays (whose padding only the device knows) and the
+ * cuFFT plans (work areas not allocated yet) are made first; then the
+ * check asks for the filtered store, weights, both lanes' buffers, the
+ * plans' work areas and one slice against what the device says is free.
  */
 #include "ctr-cuda-common.cuh"
 
@@ -44,9 +61,7 @@
 #include <vector>
 
 #define ZB 8                 /* slices per thread */
-#define MAX_CHUNK 1024       /* views per back-projection launch (constant memory, texture layers) */
-
-__constant__ float c_mats[MAX_CHUNK * 12];
+#define MAX_CHUNK 1024       /* views per back-projection launch (texture layers) */
 
 static const char *
 cufft_error_name (cufftResult r)
@@ -143,6 +158,7 @@ fdk_store_transposed (const float *__restrict__ pad, float *__restrict__ qt,
 /* ------------------------------------------------------ back-projection -- */
 
 struct BpArgs {
+  const float *mats;          /* the chunk's first view's P_grid, [view][12] */
   const float *qt;            /* L1-Tran: the chunk's first view, [view][col][row] */
   cudaTextureObject_t tex;    /* texture: the chunk's layers */
   float *vol;                 /* slab [zs][ny][nx] */
@@ -184,7 +200,10 @@ fdk_backproject (BpArgs a)
   const float fi = (float) i, fj = (float) j;
   for (int b = 0; b < a.nb; b++)
     {
-      const float *P = c_mats + 12 * b;
+      float P[12];
+#pragma unroll
+      for (int k = 0; k < 12; k++)
+        P[k] = __ldg (a.mats + 12 * b + k);
       const float h2 = fmaf (P[8], fi, fmaf (P[9], fj, P[11]));
       if (h2 <= 0.0f)
         continue;  /* at or behind the source */
@@ -257,11 +276,43 @@ struct Lane {
   cudaStream_t stream = NULL;
   float *pinned = NULL, *raw = NULL, *pad = NULL;
   cufftComplex *spec = NULL;
-  cufftHandle fwd = 0, inv = 0;
-  bool has_fwd = false, has_inv = false;
+  /* fwd/inv: a full batch; tfwd/tinv: the last, partial one (on its lane) */
+  cufftHandle fwd = 0, inv = 0, tfwd = 0, tinv = 0;
+  bool has_fwd = false, has_inv = false, has_tfwd = false, has_tinv = false;
+  void *work = NULL;          /* shared by the lane's plans (one stream) */
+  size_t work_size = 0;
   cudaEvent_t e0 = NULL, e1 = NULL, e2 = NULL;  /* copy start, copy end / filter start, filter end */
   bool busy = false;
 };
+
+static void
+lane_free_fft (Lane &L)
+{
+  if (L.has_fwd) cufftDestroy (L.fwd);
+  if (L.has_inv) cufftDestroy (L.inv);
+  if (L.has_tfwd) cufftDestroy (L.tfwd);
+  if (L.has_tinv) cufftDestroy (L.tinv);
+  L.has_fwd = L.has_inv = L.has_tfwd = L.has_tinv = false;
+  cudaFree (L.raw);
+  cudaFree (L.pad);
+  cudaFree (L.spec);
+  cudaFree (L.work);
+  L.raw = L.pad = NULL;
+  L.spec = NULL;
+  L.work = NULL;
+}
+
+/* A batched 1-D R2C (or C2R) plan of @rows rows of length m without its
+ * work area (the lane's shared one is set later); its size into *ws. */
+#define FDK_PLAN(h, has, r2c, rows, ws)                                                                   \
+  do {                                                                                                    \
+    int n_[1] = { (int) m };                                                                              \
+    CKF (cufftCreate (&(h)));                                                                             \
+    has = true;                                                                                           \
+    CKF (cufftSetAutoAllocation ((h), 0));                                                                \
+    CKF (cufftMakePlanMany ((h), 1, n_, NULL, 1, (r2c) ? (int) m : (int) nf, NULL, 1, (r2c) ? (int) nf : (int) m, \
+                            (r2c) ? CUFFT_R2C : CUFFT_C2R, (int) (rows), &(ws)));                         \
+  } while (0)
 
 extern "C" CtrCudaStatus
 ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t, char *err)
@@ -272,17 +323,21 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
   const unsigned nx = d->nx, ny = d->ny, nz = d->nz;
   const size_t nxy = (size_t) nx * ny;
   const unsigned m = next_pow2 (2ull * nc), nf = m / 2 + 1;
-  const unsigned vb = d->view_batch ? (d->view_batch > 64 ? 64 : d->view_batch) : 32;  /* divides MAX_CHUNK when a power of two */
+  const unsigned vb = d->view_batch ? d->view_batch : 32;
   const double alpha = (double) nr * nc * nv / ((double) nxy * nz);
   CtrCudaFdkKernel kind = d->kernel != CTR_CUDA_FDK_AUTO ? d->kernel
                           : alpha >= 256.0 ? CTR_CUDA_FDK_TEXTURE : CTR_CUDA_FDK_L1TRAN;
   const bool tex = kind == CTR_CUDA_FDK_TEXTURE;
   const unsigned n_chunks = (nv + MAX_CHUNK - 1) / MAX_CHUNK;
+  const unsigned n_batches = (nv + vb - 1) / vb, tail_rows = (nv % vb) * nr;
+  const int tail_lane = (int) ((n_batches - 1) & 1);
   double filter_ms = 0, bp_ms = 0, copy_ms = 0;
   unsigned n_slabs = 0;
+  size_t kwork_size = 0, array_bytes = 0, need = 0;
 
   Lane lane[2];
-  float *d_cosw = NULL, *d_vw = NULL, *d_kern = NULL, *d_qt = NULL, *d_vol = NULL;
+  float *d_cosw = NULL, *d_vw = NULL, *d_kern = NULL, *d_qt = NULL, *d_vol = NULL, *d_mats = NULL;
+  void *d_kwork = NULL;
   cufftComplex *d_h = NULL;
   cufftHandle kplan = 0;
   bool has_kplan = false;
@@ -293,16 +348,16 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
   cudaEvent_t eb0 = NULL, eb1 = NULL;
   size_t free_b = 0, total_b = 0, slab_nz = 0;
 
-  if (vb == 0 || (MAX_CHUNK % vb) != 0)
+  if (vb > 64 || (MAX_CHUNK % vb) != 0)
     {
-      snprintf (err, CTR_CUDA_ERR_LEN, "view batch %u must divide %u", vb, MAX_CHUNK);
-      return CTR_CUDA_UNAVAILABLE;
+      snprintf (err, CTR_CUDA_ERR_LEN, "view batch %u: a power of two up to 64 (it must divide %u)", vb, MAX_CHUNK);
+      return CTR_CUDA_INVALID;
     }
   if (nc > 16384 || nr > 16384 || nx == 0 || ny == 0 || nz == 0 || nv == 0)
     {
       snprintf (err, CTR_CUDA_ERR_LEN, "FDK: unsupported sizes (panel %u × %u, volume %u × %u × %u)",
                 nr, nc, nx, ny, nz);
-      return CTR_CUDA_UNAVAILABLE;
+      return CTR_CUDA_UNAVAILABLE;   /* the CPU's FDK takes them */
     }
   for (size_t k = 0; k < (size_t) nv * 12; k++)
     fmats[k] = (float) d->mats[k];
@@ -312,32 +367,34 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
   for (unsigned l = 1; l < nc; l++)
     hk[m - l] = d->ramp[nc - 1 - l];
 
-  {
-    /* memory: filtered store + weights + two lanes; the volume slab comes after */
-    const size_t lane_bytes = sizeof (float) * (size_t) vb * nr * (nc + m) + sizeof (cufftComplex) * (size_t) vb * nr * nf;
-    const size_t store_bytes = sizeof (float) * (size_t) nv * nr * nc;
-    const size_t fixed = store_bytes + 2 * lane_bytes + sizeof (float) * ((size_t) nr * nc + (size_t) nv * nc + m)
-                         + sizeof (cufftComplex) * nf;
-    st = ctr_cuda_check_free (fixed + sizeof (float) * nxy, "FDK (filtered projections, FFT buffers, one slice)", err);
-    if (st != CTR_CUDA_OK)
-      return st;
-  }
-
   CK (cudaEventCreate (&eb0));
   CK (cudaEventCreate (&eb1));
-  CK (cudaMalloc (&d_cosw, sizeof (float) * nr * nc));
-  CK (cudaMalloc (&d_vw, sizeof (float) * (size_t) nv * nc));
-  CK (cudaMalloc (&d_kern, sizeof (float) * m));
-  CK (cudaMalloc (&d_h, sizeof (cufftComplex) * nf));
-  CK (cudaMemcpy (d_cosw, d->cosw, sizeof (float) * nr * nc, cudaMemcpyHostToDevice));
-  CK (cudaMemcpy (d_vw, d->view_col, sizeof (float) * (size_t) nv * nc, cudaMemcpyHostToDevice));
-  CK (cudaMemcpy (d_kern, hk.data (), sizeof (float) * m, cudaMemcpyHostToDevice));
-  CKF (cufftPlan1d (&kplan, (int) m, CUFFT_R2C, 1));
-  has_kplan = true;
-  CKF (cufftExecR2C (kplan, d_kern, d_h));
-  fdk_scale_complex<<<(nf + 255) / 256, 256>>> (d_h, nf, 1.0f / (float) m);
-  CK_LAUNCH ();
 
+  /* ---- what only the device knows the size of: plans, texture arrays ---- */
+  {
+    int n1[1] = { (int) m };
+    CKF (cufftCreate (&kplan));
+    has_kplan = true;
+    CKF (cufftSetAutoAllocation (kplan, 0));
+    CKF (cufftMakePlanMany (kplan, 1, n1, NULL, 1, (int) m, NULL, 1, (int) nf, CUFFT_R2C, 1, &kwork_size));
+  }
+  for (int s = 0; s < 2; s++)
+    {
+      Lane &L = lane[s];
+      const size_t rows = (size_t) vb * nr;
+      size_t ws = 0;
+      FDK_PLAN (L.fwd, L.has_fwd, true, rows, ws);
+      L.work_size = ws > L.work_size ? ws : L.work_size;
+      FDK_PLAN (L.inv, L.has_inv, false, rows, ws);
+      L.work_size = ws > L.work_size ? ws : L.work_size;
+      if (tail_rows != 0 && s == tail_lane)
+        {
+          FDK_PLAN (L.tfwd, L.has_tfwd, true, tail_rows, ws);
+          L.work_size = ws > L.work_size ? ws : L.work_size;
+          FDK_PLAN (L.tinv, L.has_tinv, false, tail_rows, ws);
+          L.work_size = ws > L.work_size ? ws : L.work_size;
+        }
+    }
   if (tex)
     {
       for (unsigned ch = 0; ch < n_chunks; ch++)
@@ -345,6 +402,9 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
           const unsigned layers = (ch + 1 < n_chunks) ? MAX_CHUNK : nv - ch * MAX_CHUNK;
           cudaChannelFormatDesc cf = cudaCreateChannelDesc<float> ();
           CK (cudaMalloc3DArray (&arrays[ch], &cf, make_cudaExtent (nc, nr, layers), cudaArrayLayered));
+          cudaArrayMemoryRequirements req;
+          CK (cudaArrayGetMemoryRequirements (&req, arrays[ch], 0));
+          array_bytes += req.size;
           cudaResourceDesc rd;
           memset (&rd, 0, sizeof rd);
           rd.resType = cudaResourceTypeArray;
@@ -358,7 +418,36 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
           CK (cudaCreateTextureObject (&texs[ch], &rd, &td, NULL));
         }
     }
-  else
+
+  {
+    /* the rest, against what is free now: the filtered store (L1-Tran), the
+     * weights and matrices, both lanes' buffers and work areas, one slice */
+    const size_t lane_bytes = sizeof (float) * (size_t) vb * nr * (2 * (size_t) nc + m)
+                              + sizeof (cufftComplex) * (size_t) vb * nr * nf;
+    const size_t store_bytes = tex ? 0 : sizeof (float) * (size_t) nv * nr * nc;
+    need = store_bytes + 2 * lane_bytes + lane[0].work_size + lane[1].work_size + kwork_size
+           + sizeof (float) * ((size_t) nr * nc + (size_t) nv * nc + m + (size_t) nv * 12)
+           + sizeof (cufftComplex) * nf + sizeof (float) * nxy;
+    st = ctr_cuda_check_free (need, "FDK (filtered projections, FFT buffers and work areas, one slice)", err);
+    if (st != CTR_CUDA_OK)
+      goto fail;
+  }
+
+  CK (cudaMalloc (&d_cosw, sizeof (float) * nr * nc));
+  CK (cudaMalloc (&d_vw, sizeof (float) * (size_t) nv * nc));
+  CK (cudaMalloc (&d_kern, sizeof (float) * m));
+  CK (cudaMalloc (&d_h, sizeof (cufftComplex) * nf));
+  CK (cudaMalloc (&d_mats, sizeof (float) * (size_t) nv * 12));
+  CK (cudaMalloc (&d_kwork, kwork_size ? kwork_size : 16));
+  CKF (cufftSetWorkArea (kplan, d_kwork));
+  CK (cudaMemcpy (d_cosw, d->cosw, sizeof (float) * nr * nc, cudaMemcpyHostToDevice));
+  CK (cudaMemcpy (d_vw, d->view_col, sizeof (float) * (size_t) nv * nc, cudaMemcpyHostToDevice));
+  CK (cudaMemcpy (d_kern, hk.data (), sizeof (float) * m, cudaMemcpyHostToDevice));
+  CK (cudaMemcpy (d_mats, fmats.data (), sizeof (float) * (size_t) nv * 12, cudaMemcpyHostToDevice));
+  CKF (cufftExecR2C (kplan, d_kern, d_h));
+  fdk_scale_complex<<<(nf + 255) / 256, 256>>> (d_h, nf, 1.0f / (float) m);
+  CK_LAUNCH ();
+  if (!tex)
     CK (cudaMalloc (&d_qt, sizeof (float) * (size_t) nv * nr * nc));
 
   for (int s = 0; s < 2; s++)
@@ -373,13 +462,18 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
       CK (cudaMalloc (&L.raw, sizeof (float) * rows * nc));
       CK (cudaMalloc (&L.pad, sizeof (float) * rows * m));
       CK (cudaMalloc (&L.spec, sizeof (cufftComplex) * rows * nf));
-      int n[1] = { (int) m };
-      CKF (cufftPlanMany (&L.fwd, 1, n, NULL, 1, (int) m, NULL, 1, (int) nf, CUFFT_R2C, (int) rows));
-      L.has_fwd = true;
-      CKF (cufftPlanMany (&L.inv, 1, n, NULL, 1, (int) nf, NULL, 1, (int) m, CUFFT_C2R, (int) rows));
-      L.has_inv = true;
+      CK (cudaMalloc (&L.work, L.work_size ? L.work_size : 16));
+      CKF (cufftSetWorkArea (L.fwd, L.work));
+      CKF (cufftSetWorkArea (L.inv, L.work));
       CKF (cufftSetStream (L.fwd, L.stream));
       CKF (cufftSetStream (L.inv, L.stream));
+      if (L.has_tfwd)
+        {
+          CKF (cufftSetWorkArea (L.tfwd, L.work));
+          CKF (cufftSetWorkArea (L.tinv, L.work));
+          CKF (cufftSetStream (L.tfwd, L.stream));
+          CKF (cufftSetStream (L.tinv, L.stream));
+        }
     }
   CK (cudaDeviceSynchronize ());
 
@@ -388,6 +482,7 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
     {
       Lane &L = lane[it & 1];
       const unsigned nb = nv - v0 < vb ? nv - v0 : vb;
+      const bool partial = nb < vb;
       if (L.busy)
         {
           /* the lane's previous batch: its pinned buffer is free again */
@@ -405,13 +500,13 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
       dim3 gw (nb * nr, (m + 255) / 256);
       fdk_weight_pad<<<gw, 256, 0, L.stream>>> (L.raw, d_cosw, d_vw, L.pad, nb, nr, nc, m, v0);
       CK_LAUNCH ();
-      CKF (cufftExecR2C (L.fwd, L.pad, L.spec));
+      CKF (cufftExecR2C (partial ? L.tfwd : L.fwd, L.pad, L.spec));
       {
         const size_t n = (size_t) nb * nr * nf;
         fdk_multiply<<<(unsigned) ((n + 255) / 256), 256, 0, L.stream>>> (L.spec, d_h, nf, n);
         CK_LAUNCH ();
       }
-      CKF (cufftExecC2R (L.inv, L.spec, L.pad));
+      CKF (cufftExecC2R (partial ? L.tinv : L.inv, L.spec, L.pad));
       if (tex)
         {
           cudaMemcpy3DParms p;
@@ -445,17 +540,7 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
       }
   /* the FFT buffers are no longer needed: make room for the volume */
   for (int s = 0; s < 2; s++)
-    {
-      Lane &L = lane[s];
-      if (L.has_fwd) cufftDestroy (L.fwd);
-      if (L.has_inv) cufftDestroy (L.inv);
-      L.has_fwd = L.has_inv = false;
-      cudaFree (L.raw);
-      cudaFree (L.pad);
-      cudaFree (L.spec);
-      L.raw = L.pad = NULL;
-      L.spec = NULL;
-    }
+    lane_free_fft (lane[s]);
 
   /* ---- step 2: slabs ---- */
   CK (cudaMemGetInfo (&free_b, &total_b));
@@ -488,8 +573,8 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
       for (unsigned ch = 0; ch < n_chunks; ch++)
         {
           const unsigned c0 = ch * MAX_CHUNK, nb = nv - c0 < MAX_CHUNK ? nv - c0 : MAX_CHUNK;
-          CK (cudaMemcpyToSymbol (c_mats, fmats.data () + (size_t) c0 * 12, sizeof (float) * 12 * nb));
           BpArgs a;
+          a.mats = d_mats + (size_t) c0 * 12;
           a.qt = tex ? NULL : d_qt + (size_t) c0 * nr * nc;
           a.tex = tex ? texs[ch] : 0;
           a.vol = d_vol;
@@ -535,6 +620,7 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
       t->transfer_s = copy_ms / 1e3;
       t->n_slabs = n_slabs;
       t->kernel = kind;
+      t->device_bytes = need + array_bytes;
     }
 
 fail:
@@ -542,11 +628,7 @@ fail:
     {
       Lane &L = lane[s];
       if (L.stream) cudaStreamSynchronize (L.stream);
-      if (L.has_fwd) cufftDestroy (L.fwd);
-      if (L.has_inv) cufftDestroy (L.inv);
-      cudaFree (L.raw);
-      cudaFree (L.pad);
-      cudaFree (L.spec);
+      lane_free_fft (L);
       if (L.pinned) cudaFreeHost (L.pinned);
       if (L.e0) cudaEventDestroy (L.e0);
       if (L.e1) cudaEventDestroy (L.e1);
@@ -559,15 +641,17 @@ fail:
       if (arrays[ch]) cudaFreeArray (arrays[ch]);
     }
   if (has_kplan) cufftDestroy (kplan);
+  cudaFree (d_kwork);
   cudaFree (d_cosw);
   cudaFree (d_vw);
   cudaFree (d_kern);
   cudaFree (d_h);
+  cudaFree (d_mats);
   cudaFree (d_qt);
   cudaFree (d_vol);
   if (eb0) cudaEventDestroy (eb0);
   if (eb1) cudaEventDestroy (eb1);
-  cudaGetLastError ();
+  ctr_cuda_clear_error ();
   if (t && st == CTR_CUDA_OK)
     t->total_s = now_s () - t_start;
   return st;

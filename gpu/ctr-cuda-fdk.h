@@ -21,7 +21,7 @@ G_BEGIN_DECLS
  * @max_slab_nz: at most this many slices per device slab (0: as free
  *   memory allows); for tests of the slab split.
  * @view_batch: views per streamed filtering batch, a power of two ≤ 64
- *   (0: 32).
+ *   (0: 32); anything else is CTR_ERROR_INVALID_ARGUMENT.
  */
 typedef struct {
   CtrCudaFdkKernel kernel;
@@ -38,14 +38,17 @@ typedef struct {
  *
  * ctr_fdk_run on device 0: the same weights (ctr_fdk_weights), the same ramp
  * filter (the impulse response of core's CtrRampFilter, applied with cuFFT)
- * and the same back-projection arithmetic (bilinear, samples outside the
- * panel 0, weight (SOD/U)²) — equal to the CPU's result up to float
- * rounding (L1-Tran) or the texture unit's 8-bit interpolation weights.
+ * and the same back-projection formula (bilinear, samples outside the
+ * panel 0, weight (SOD/U)²), evaluated in float from P_grid rounded to
+ * float where the CPU uses double — equal to the CPU's result up to that
+ * rounding (L1-Tran) and the texture unit's 8-bit interpolation weights
+ * (texture).
  * Returns: (transfer full): the volume [z][y][x] (unit 1/mm, or 1/pixel),
  *   or NULL with the errors of ctr_fdk_run, CTR_ERROR_BACKEND_UNAVAILABLE
  *   (no device, a failed CUDA/cuFFT call, a geometry whose matrices depend
- *   on z in the column) or CTR_ERROR_OUT_OF_MEMORY (too little device
- *   memory for the filtered projections and one slice).
+ *   on z in the column), CTR_ERROR_OUT_OF_MEMORY (too little device
+ *   memory for the filtered projections, the FFT buffers and one slice) or
+ *   CTR_ERROR_INVALID_ARGUMENT (@opt's view_batch).
  */
 CtrVolume *ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
                              CtrFilterWindow window, double cutoff, const CtrCudaFdkOptions *opt,

@@ -33,119 +33,10 @@
  * The whole iteration stays on the device; ctr_cuda_scsr_iterate brings back
  * two doubles (the residual sums) and nothing else.
  */
-#include "ctr-cuda-common.cuh"
+#include "ctr-cuda-scsr-private.cuh"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-  uint32_t rep;
-  float w;
-} Elem;
-
-typedef struct {
-  unsigned char c[8][8];
-} Compose;
-
-struct CtrCudaScsr {
-  unsigned K, P, no, nc, nreps, ns;
-  size_t lane_size;          /* floats of one orbit's lane data: nc·ns·K */
-  size_t psize;              /* floats of the packed image: nreps·ns·K */
-  size_t psize1;             /* nreps·K */
-  int with_scale;
-  Compose comp;
-  unsigned char *comp_dev;   /* the same 64 bytes on the device */
-  long long *seg;            /* int64 */
-  Elem *el;
-  uint32_t *rep_pixel;
-  uint8_t *rep_stab;
-  float *X, *D, *b, *coef, *valid, *scale, *ax;
-  double *sums;              /* [2]: Σ valid (b − a)², Σ valid b² */
-  cudaStream_t stream;
-  cudaEvent_t ev0, ev1;
-  size_t bytes;
-  /* One iteration's launches (2 per orbit) captured once per (method,
-   * nonneg) and replayed: the launch gaps of ~180 small kernels shrink
-   * (METHOD.md).  CTR_CUDA_GRAPHS=0 launches them one by one instead. */
-  cudaGraphExec_t gexec[3][2];
-  int use_graphs;
-  /* Warps per stored row (1, 2, 4, 8; CTR_CUDA_WARPS_PER_ROW, default 1):
-   * one orbit of W1 is only 1024 rows = 1024 warps, so more warps per row
-   * put more of them in flight; the results agree to rounding. */
-  unsigned warps_per_row;
-  /* optional view-level blocked copy of the rows (ctr_cuda_scsr_set_blocked) */
-  struct DevBlock {
-    unsigned n_rows, width;
-    uint32_t *ray0, *ray1, *junction, *rep;
-    uint8_t *slot;
-    float *w;
-  } *blk;
-  unsigned n_blk;
-};
-
-enum { MODE_SOLVE = 0, MODE_FORWARD = 1, MODE_RESIDUAL = 2 };
-enum { WARPS_PER_BLOCK = 8 };
-
-/* cg[g] = slot that lane g reads in segment h; @sc is the compose table in
- * shared memory (a kernel parameter indexed at run time would be copied to
- * the stack). */
-template <int K>
-__device__ __forceinline__ void
-load_comp (const unsigned char (*sc)[8], int h, unsigned char cg[K])
-{
-#pragma unroll
-  for (int g = 0; g < K; g++)
-    cg[g] = sc[g][h];
-}
-
-/* The K slots of one rep (one slice): K·4 contiguous bytes, aligned to
- * K·4 (X[rep][s][K] with cudaMalloc's 256-byte base), read as float4/float2. */
-template <int K>
-__device__ __forceinline__ void
-load_slots (const float *__restrict__ p, float xv[K])
-{
-  if constexpr (K % 4 == 0)
-    {
-#pragma unroll
-      for (int i = 0; i < K / 4; i++)
-        {
-          const float4 f = __ldg (reinterpret_cast<const float4 *> (p) + i);
-          xv[4 * i] = f.x; xv[4 * i + 1] = f.y; xv[4 * i + 2] = f.z; xv[4 * i + 3] = f.w;
-        }
-    }
-  else if constexpr (K == 2)
-    {
-      const float2 f = __ldg (reinterpret_cast<const float2 *> (p));
-      xv[0] = f.x; xv[1] = f.y;
-    }
-  else
-    xv[0] = __ldg (p);
-}
-
-/* p[q] += w · u[q] for the K slots: float4/float2 atomics on sm_90 (one L2
- * operation per 16 bytes), scalar atomics before. */
-template <int K>
-__device__ __forceinline__ void
-add_slots (float *p, float w, const float u[K])
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (K % 4 == 0)
-    {
-#pragma unroll
-      for (int i = 0; i < K / 4; i++)
-        atomicAdd (reinterpret_cast<float4 *> (p) + i,
-                   make_float4 (w * u[4 * i], w * u[4 * i + 1], w * u[4 * i + 2], w * u[4 * i + 3]));
-    }
-  else if constexpr (K == 2)
-    atomicAdd (reinterpret_cast<float2 *> (p), make_float2 (w * u[0], w * u[1]));
-  else
-    atomicAdd (p, w * u[0]);
-#else
-#pragma unroll
-  for (int q = 0; q < K; q++)
-    atomicAdd (p + q, w * u[q]);
-#endif
-}
 
 /* One warp per stored row of orbits [o0, o0 + n_orb).  @X NULL: a = 0 (the
  * adjoint).  Modes: SOLVE (D += Aᵀ (coef ∘ (b − a))), FORWARD (ax = a),
@@ -327,66 +218,6 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
     }
 }
 
-/* cuART Algorithm 2's forward product on the view-level blocked layout: one
- * thread per blocked row i of one dense sub-matrix; at step c the threads of
- * a warp read w, rep, slot at [c·n_rows + i] — consecutive addresses, one
- * coalesced load each — and thanks to the rotation rarely the same pixel.
- * The element is ray0's before the row's junction (in unrotated order) and
- * ray1's after; each serves the K lanes of its orbit (slot compose[g][h]).
- * Within one sub-matrix every stored row appears at most once, and the
- * sub-matrices are launched one after the other, so ax += needs no atomics. */
-template <int K>
-__global__ void __launch_bounds__ (256)
-blocked_forward (const uint32_t *__restrict__ ray0, const uint32_t *__restrict__ ray1,
-                 const uint32_t *__restrict__ junction, const uint32_t *__restrict__ rep,
-                 const uint8_t *__restrict__ slot, const float *__restrict__ w,
-                 unsigned n_rows, unsigned width, unsigned ns, const float *__restrict__ X,
-                 const unsigned char *__restrict__ comp, float *__restrict__ ax)
-{
-  __shared__ unsigned char sc[8][8];
-  if (threadIdx.x < 64)
-    sc[threadIdx.x / 8][threadIdx.x % 8] = comp[threadIdx.x];
-  __syncthreads ();
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n_rows || width == 0)
-    return;
-  const unsigned rot = i % width, jn = junction[i];
-  const uint32_t r0 = ray0[i], r1 = ray1[i];
-  const size_t stride = (size_t) ns * K;
-  for (unsigned s = 0; s < ns; s++)
-    {
-      float a0[K], a1[K];
-#pragma unroll
-      for (int g = 0; g < K; g++)
-        a0[g] = a1[g] = 0.f;
-      for (unsigned c = 0; c < width; c++)
-        {
-          const size_t q = (size_t) c * n_rows + i;
-          const float wq = w[q];
-          if (wq == 0.f)
-            continue;                    /* padding */
-          const float *xr = X + (size_t) rep[q] * stride + (size_t) s * K;
-          const unsigned h = slot[q];
-          const unsigned orig = c >= rot ? c - rot : c + width - rot;
-          const bool first = orig < jn;
-#pragma unroll
-          for (int g = 0; g < K; g++)
-            {
-              const float t = wq * __ldg (xr + sc[g][h]);
-              a0[g] += first ? t : 0.f;
-              a1[g] += first ? 0.f : t;
-            }
-        }
-#pragma unroll
-      for (int g = 0; g < K; g++)
-        ax[((size_t) r0 * ns + s) * K + g] += a0[g];
-      if (r1 != 0xffffffffu)
-#pragma unroll
-        for (int g = 0; g < K; g++)
-          ax[((size_t) r1 * ns + s) * K + g] += a1[g];
-    }
-}
-
 /* X += (shared, scaled) D, clip, D ← 0; one thread per (rep, slice). */
 template <int K>
 __global__ void
@@ -458,7 +289,7 @@ launch_rows_k (CtrCudaScsr *d, unsigned o0, unsigned n_orb, const float *X, floa
     default: orbit_rows<K, SB, 1><<<blocks, WARPS_PER_BLOCK * 32, 0, d->stream>>> (CTR_ROWS_ARGS); break;
     }
 #undef CTR_ROWS_ARGS
-  return cudaGetLastError ();
+  return ctr_cuda_note (cudaGetLastError (), "kernel launch (orbit_rows)");
 }
 
 static cudaError_t
@@ -474,8 +305,8 @@ launch_rows (CtrCudaScsr *d, unsigned o0, unsigned n_orb, const float *X, float 
     }
 }
 
-static cudaError_t
-launch_reduce (CtrCudaScsr *d, const float *scale, int nonneg)
+cudaError_t
+ctr_cuda_scsr_launch_reduce (CtrCudaScsr *d, const float *scale, int nonneg)
 {
   const unsigned long long n = (unsigned long long) d->nreps * d->ns;
   const unsigned bs = 256, blocks = (unsigned) ((n + bs - 1) / bs);
@@ -488,7 +319,7 @@ launch_reduce (CtrCudaScsr *d, const float *scale, int nonneg)
     case 2: reduce<2><<<blocks, bs, 0, d->stream>>> (d->X, d->D, d->nreps, d->ns, d->rep_pixel, d->rep_stab, scale, nonneg); break;
     default: reduce<1><<<blocks, bs, 0, d->stream>>> (d->X, d->D, d->nreps, d->ns, d->rep_pixel, d->rep_stab, scale, nonneg); break;
     }
-  return cudaGetLastError ();
+  return ctr_cuda_note (cudaGetLastError (), "kernel launch (reduce)");
 }
 
 /* ------------------------------------------------------------- session -- */
@@ -514,24 +345,18 @@ ctr_cuda_scsr_destroy (CtrCudaScsr *d)
   cudaFree (d->ax);
   cudaFree (d->sums);
   cudaFree (d->comp_dev);
-  for (unsigned i = 0; i < d->n_blk; i++)
-    {
-      cudaFree (d->blk[i].ray0);
-      cudaFree (d->blk[i].ray1);
-      cudaFree (d->blk[i].junction);
-      cudaFree (d->blk[i].rep);
-      cudaFree (d->blk[i].slot);
-      cudaFree (d->blk[i].w);
-    }
-  free (d->blk);
+  ctr_cuda_scsr_free_blocked (d);
   for (int m = 0; m < 3; m++)
     for (int n = 0; n < 2; n++)
       if (d->gexec[m][n])
         cudaGraphExecDestroy (d->gexec[m][n]);
+  if (d->rexec)
+    cudaGraphExecDestroy (d->rexec);
   if (d->ev0) cudaEventDestroy (d->ev0);
   if (d->ev1) cudaEventDestroy (d->ev1);
+  if (d->ev2) cudaEventDestroy (d->ev2);
   if (d->stream) cudaStreamDestroy (d->stream);
-  cudaGetLastError ();
+  ctr_cuda_clear_error ();
   free (d);
 }
 
@@ -569,8 +394,8 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
     const char *env = getenv ("CTR_CUDA_GRAPHS");
     d->use_graphs = env == nullptr || strcmp (env, "0") != 0;
     const char *wpr = getenv ("CTR_CUDA_WARPS_PER_ROW");
-    const int w = wpr ? atoi (wpr) : 1;
-    d->warps_per_row = w == 2 || w == 4 || w == 8 ? (unsigned) w : 1;
+    const int w = wpr ? atoi (wpr) : CTR_CUDA_DEFAULT_WARPS_PER_ROW;
+    d->warps_per_row = w == 1 || w == 2 || w == 4 || w == 8 ? (unsigned) w : CTR_CUDA_DEFAULT_WARPS_PER_ROW;
   }
   d->lane_size = (size_t) d->nc * d->ns * K;
   d->psize = (size_t) d->nreps * d->ns * K;
@@ -594,6 +419,7 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
   CK (cudaStreamCreateWithFlags (&d->stream, cudaStreamNonBlocking));
   CK (cudaEventCreate (&d->ev0));
   CK (cudaEventCreate (&d->ev1));
+  CK (cudaEventCreate (&d->ev2));
   CK (cudaMalloc ((void **) &d->seg, n_seg * 8));
   CK (cudaMalloc ((void **) &d->el, (desc->nnz ? desc->nnz : 1) * 8));
   CK (cudaMalloc ((void **) &d->rep_pixel, d->psize1 * 4 + 4));
@@ -671,7 +497,10 @@ extern "C" CtrCudaStatus
 ctr_cuda_scsr_forward (CtrCudaScsr *d, float *ax, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
-  CK (launch_rows (d, 0, d->no, d->X, d->ax, nullptr, nullptr, MODE_FORWARD));
+  if (d->use_blocked)
+    CK (ctr_cuda_blocked_enqueue (d, 0, d->no, d->X, d->ax));
+  else
+    CK (launch_rows (d, 0, d->no, d->X, d->ax, nullptr, nullptr, MODE_FORWARD));
   CK (cudaMemcpyAsync (ax, d->ax, d->lane_size * d->no * 4, cudaMemcpyDeviceToHost, d->stream));
   CK (cudaStreamSynchronize (d->stream));
   return CTR_CUDA_OK;
@@ -685,8 +514,11 @@ ctr_cuda_scsr_adjoint (CtrCudaScsr *d, char *err)
   CtrCudaStatus st = CTR_CUDA_OK;
   CK (cudaMemsetAsync (d->X, 0, d->psize * 4, d->stream));
   CK (cudaMemsetAsync (d->D, 0, d->psize * 4, d->stream));
-  CK (launch_rows (d, 0, d->no, nullptr, nullptr, d->D, nullptr, MODE_SOLVE));
-  CK (launch_reduce (d, nullptr, 0));
+  if (d->use_blocked)
+    CK (ctr_cuda_blocked_enqueue (d, 0, d->no, nullptr, nullptr));
+  else
+    CK (launch_rows (d, 0, d->no, nullptr, nullptr, d->D, nullptr, MODE_SOLVE));
+  CK (ctr_cuda_scsr_launch_reduce (d, nullptr, 0));
   CK (cudaStreamSynchronize (d->stream));
   return CTR_CUDA_OK;
 fail:
@@ -700,30 +532,46 @@ enqueue_iteration (CtrCudaScsr *d, CtrCudaMethod method, int nonneg)
   cudaError_t e;
   if (method == CTR_CUDA_SIRT)
     {
-      if ((e = launch_rows (d, 0, d->no, d->X, nullptr, d->D, nullptr, MODE_SOLVE)) != cudaSuccess)
+      e = d->use_blocked ? ctr_cuda_blocked_enqueue (d, 0, d->no, d->X, nullptr)
+                         : launch_rows (d, 0, d->no, d->X, nullptr, d->D, nullptr, MODE_SOLVE);
+      if (e != cudaSuccess)
         return e;
-      return launch_reduce (d, d->scale, nonneg);
+      return ctr_cuda_scsr_launch_reduce (d, d->scale, nonneg);
     }
   for (unsigned o = 0; o < d->no; o++)
     {
-      if ((e = launch_rows (d, o, 1, d->X, nullptr, d->D, nullptr, MODE_SOLVE)) != cudaSuccess)
+      e = d->use_blocked ? ctr_cuda_blocked_enqueue (d, o, 1, d->X, nullptr)
+                         : launch_rows (d, o, 1, d->X, nullptr, d->D, nullptr, MODE_SOLVE);
+      if (e != cudaSuccess)
         return e;
-      if ((e = launch_reduce (d, method == CTR_CUDA_SART ? d->scale + d->psize1 * o : nullptr, nonneg)) != cudaSuccess)
+      if ((e = ctr_cuda_scsr_launch_reduce (d, method == CTR_CUDA_SART ? d->scale + d->psize1 * o : nullptr, nonneg)) != cudaSuccess)
         return e;
     }
   return cudaSuccess;
 }
 
-/* Captures the iteration into a graph; on any failure the stream is left
- * out of capture and the error returned. */
+/* The residual's launches: the sums zeroed, then one forward pass over
+ * every orbit that reduces Σ valid (b − a)² and Σ valid b² (MODE_RESIDUAL). */
 static cudaError_t
-capture_iteration (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, cudaGraphExec_t *out)
+enqueue_residual (CtrCudaScsr *d)
+{
+  cudaError_t e = ctr_cuda_note (cudaMemsetAsync (d->sums, 0, 2 * sizeof (double), d->stream), "cudaMemsetAsync");
+  if (e != cudaSuccess)
+    return e;
+  return launch_rows (d, 0, d->no, d->X, nullptr, nullptr, d->sums, MODE_RESIDUAL);
+}
+
+/* Captures @what (the iteration, or the residual) into a graph; on any
+ * failure the stream is left out of capture and the error returned (the
+ * caller launches directly from then on). */
+static cudaError_t
+capture (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, bool residual, cudaGraphExec_t *out)
 {
   cudaGraph_t graph = nullptr;
   cudaError_t e = cudaStreamBeginCapture (d->stream, cudaStreamCaptureModeThreadLocal);
   if (e != cudaSuccess)
     return e;
-  cudaError_t e_enq = enqueue_iteration (d, method, nonneg);
+  cudaError_t e_enq = residual ? enqueue_residual (d) : enqueue_iteration (d, method, nonneg);
   e = cudaStreamEndCapture (d->stream, &graph);
   if (e_enq != cudaSuccess || e != cudaSuccess)
     {
@@ -733,149 +581,67 @@ capture_iteration (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, cudaGraphEx
     }
   e = cudaGraphInstantiate (out, graph, 0);
   cudaGraphDestroy (graph);
+  if (e != cudaSuccess)
+    *out = nullptr;
   return e;
 }
 
+/* The graph of @what, captured on first use; nullptr (graphs off from now
+ * on) when capture is refused. */
+static cudaGraphExec_t
+graph_of (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, bool residual)
+{
+  if (!d->use_graphs)
+    return nullptr;
+  cudaGraphExec_t *slot = residual ? &d->rexec : &d->gexec[method][nonneg ? 1 : 0];
+  if (*slot == nullptr && capture (d, method, nonneg, residual, slot) != cudaSuccess)
+    {
+      d->use_graphs = 0;
+      ctr_cuda_clear_error ();
+    }
+  return *slot;
+}
+
 extern "C" CtrCudaStatus
-ctr_cuda_scsr_iterate (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, double *update_ms,
-                       double *residual, char *err)
+ctr_cuda_scsr_iterate (CtrCudaScsr *d, CtrCudaMethod method, int nonneg, double *update_ms, double *residual,
+                       double *residual_ms, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
-  float ms = 0.f;
+  float ms = 0.f, rms = 0.f;
   double sums[2] = { 0, 0 };
-  const int nn = nonneg ? 1 : 0;
   if ((method == CTR_CUDA_SART && d->with_scale != 2) || (method == CTR_CUDA_SIRT && d->with_scale != 1)
       || (int) method < 0 || (int) method > 2)
     {
       snprintf (err, CTR_CUDA_ERR_LEN, "the session was created without the scale this method needs");
-      return CTR_CUDA_UNAVAILABLE;
+      return CTR_CUDA_INVALID;
     }
-  if (d->use_graphs && d->gexec[method][nn] == nullptr
-      && capture_iteration (d, method, nonneg, &d->gexec[method][nn]) != cudaSuccess)
-    {
-      /* No graph (capture refused): launch one by one from now on. */
-      d->gexec[method][nn] = nullptr;
-      d->use_graphs = 0;
-      cudaGetLastError ();
-    }
+  cudaGraphExec_t g = graph_of (d, method, nonneg, false);
+  cudaGraphExec_t gr = residual ? graph_of (d, method, nonneg, true) : nullptr;
   CK (cudaEventRecord (d->ev0, d->stream));
-  if (d->use_graphs)
-    CK (cudaGraphLaunch (d->gexec[method][nn], d->stream));
+  if (g)
+    CK (cudaGraphLaunch (g, d->stream));
   else
     CK (enqueue_iteration (d, method, nonneg));
   CK (cudaEventRecord (d->ev1, d->stream));
   if (residual)
     {
-      CK (cudaMemsetAsync (d->sums, 0, 2 * sizeof (double), d->stream));
-      CK (launch_rows (d, 0, d->no, d->X, nullptr, nullptr, d->sums, MODE_RESIDUAL));
+      if (gr)
+        CK (cudaGraphLaunch (gr, d->stream));
+      else
+        CK (enqueue_residual (d));
+      CK (cudaEventRecord (d->ev2, d->stream));
       CK (cudaMemcpyAsync (sums, d->sums, sizeof sums, cudaMemcpyDeviceToHost, d->stream));
     }
   CK (cudaStreamSynchronize (d->stream));
   CK (cudaEventElapsedTime (&ms, d->ev0, d->ev1));
+  if (residual)
+    CK (cudaEventElapsedTime (&rms, d->ev1, d->ev2));
   if (update_ms)
     *update_ms = ms;
+  if (residual_ms)
+    *residual_ms = rms;
   if (residual)
     *residual = sums[1] > 0 ? sqrt (sums[0] / sums[1]) : sqrt (sums[0]);
-  return CTR_CUDA_OK;
-fail:
-  return st;
-}
-
-extern "C" CtrCudaStatus
-ctr_cuda_scsr_set_blocked (CtrCudaScsr *d, const CtrCudaBlock *blocks, unsigned n_blocks, char *err)
-{
-  CtrCudaStatus st = CTR_CUDA_OK;
-  size_t need = 0;
-  for (unsigned b = 0; b < n_blocks; b++)
-    need += (size_t) blocks[b].n_rows * (12 + (size_t) blocks[b].width * 9) + 64;
-  if (d->blk != nullptr)
-    {
-      snprintf (err, CTR_CUDA_ERR_LEN, "the blocked layout is already on the device");
-      return CTR_CUDA_UNAVAILABLE;
-    }
-  if ((st = ctr_cuda_check_free (need, "the blocked layout", err)) != CTR_CUDA_OK)
-    return st;
-  d->blk = (CtrCudaScsr::DevBlock *) calloc (n_blocks ? n_blocks : 1, sizeof *d->blk);
-  if (d->blk == nullptr)
-    {
-      snprintf (err, CTR_CUDA_ERR_LEN, "host allocation failed");
-      return CTR_CUDA_NO_MEMORY;
-    }
-  d->n_blk = n_blocks;   /* destroy frees what was allocated so far */
-  for (unsigned b = 0; b < n_blocks; b++)
-    {
-      CtrCudaScsr::DevBlock *k = &d->blk[b];
-      const CtrCudaBlock *h = &blocks[b];
-      const size_t n = h->n_rows, cells = (size_t) h->n_rows * h->width;
-      k->n_rows = h->n_rows;
-      k->width = h->width;
-      CK (cudaMalloc ((void **) &k->ray0, n * 4 + 4));
-      CK (cudaMalloc ((void **) &k->ray1, n * 4 + 4));
-      CK (cudaMalloc ((void **) &k->junction, n * 4 + 4));
-      CK (cudaMalloc ((void **) &k->rep, cells * 4 + 4));
-      CK (cudaMalloc ((void **) &k->slot, cells + 4));
-      CK (cudaMalloc ((void **) &k->w, cells * 4 + 4));
-      CK (cudaMemcpyAsync (k->ray0, h->ray0, n * 4, cudaMemcpyHostToDevice, d->stream));
-      CK (cudaMemcpyAsync (k->ray1, h->ray1, n * 4, cudaMemcpyHostToDevice, d->stream));
-      CK (cudaMemcpyAsync (k->junction, h->junction, n * 4, cudaMemcpyHostToDevice, d->stream));
-      if (cells)
-        {
-          CK (cudaMemcpyAsync (k->rep, h->rep, cells * 4, cudaMemcpyHostToDevice, d->stream));
-          CK (cudaMemcpyAsync (k->slot, h->slot, cells, cudaMemcpyHostToDevice, d->stream));
-          CK (cudaMemcpyAsync (k->w, h->w, cells * 4, cudaMemcpyHostToDevice, d->stream));
-        }
-    }
-  CK (cudaStreamSynchronize (d->stream));
-  d->bytes += need;
-  return CTR_CUDA_OK;
-fail:
-  return st;
-}
-
-template <int K>
-static cudaError_t
-launch_blocked_k (CtrCudaScsr *d)
-{
-  for (unsigned b = 0; b < d->n_blk; b++)
-    {
-      const CtrCudaScsr::DevBlock *k = &d->blk[b];
-      if (k->n_rows == 0 || k->width == 0)
-        continue;
-      blocked_forward<K><<<(k->n_rows + 255) / 256, 256, 0, d->stream>>> (
-          k->ray0, k->ray1, k->junction, k->rep, k->slot, k->w, k->n_rows, k->width, d->ns, d->X,
-          d->comp_dev, d->ax);
-      cudaError_t e = cudaGetLastError ();
-      if (e != cudaSuccess)
-        return e;
-    }
-  return cudaSuccess;
-}
-
-extern "C" CtrCudaStatus
-ctr_cuda_scsr_forward_blocked (CtrCudaScsr *d, float *ax, double *ms_out, char *err)
-{
-  CtrCudaStatus st = CTR_CUDA_OK;
-  float ms = 0.f;
-  if (d->blk == nullptr)
-    {
-      snprintf (err, CTR_CUDA_ERR_LEN, "no blocked layout on the device (ctr_cuda_scsr_set_blocked)");
-      return CTR_CUDA_UNAVAILABLE;
-    }
-  CK (cudaMemsetAsync (d->ax, 0, d->lane_size * d->no * 4, d->stream));
-  CK (cudaEventRecord (d->ev0, d->stream));
-  switch (d->K)
-    {
-    case 8: CK (launch_blocked_k<8> (d)); break;
-    case 4: CK (launch_blocked_k<4> (d)); break;
-    case 2: CK (launch_blocked_k<2> (d)); break;
-    default: CK (launch_blocked_k<1> (d)); break;
-    }
-  CK (cudaEventRecord (d->ev1, d->stream));
-  CK (cudaMemcpyAsync (ax, d->ax, d->lane_size * d->no * 4, cudaMemcpyDeviceToHost, d->stream));
-  CK (cudaStreamSynchronize (d->stream));
-  CK (cudaEventElapsedTime (&ms, d->ev0, d->ev1));
-  if (ms_out)
-    *ms_out = ms;
   return CTR_CUDA_OK;
 fail:
   return st;

@@ -1,7 +1,7 @@
 /* ctr-cuda.c — GLib glue of the CUDA backend: run-time probe, GError
- * conversion, the host-side solver set-up and iteration loop, and the
- * registration of the "cuda" and "cusparse" backends, and their operators
- * (ctr-operator.h; see ctr-cuda.h).  The iteration loop is core's
+ * conversion, the host-side solver set-up, and the operators of the "cuda"
+ * and "cusparse" backends (ctr-operator.h; see ctr-cuda.h; the backends
+ * themselves are registered by ctr-cuda-backend.c).  The iteration loop is core's
  * (solve/ctr-iterate.c); the coefficients are the methods' own, the layout
  * core's SCSR host functions, so the device iterates exactly the CPU
  * operator's numbers.  It reads only the public arrays of ctr-scsr.h
@@ -23,7 +23,8 @@ status_to_error (CtrCudaStatus st, const char *err, GError **error)
   if (st == CTR_CUDA_OK)
     return TRUE;
   g_set_error (error, CTR_ERROR,
-               st == CTR_CUDA_NO_MEMORY ? CTR_ERROR_OUT_OF_MEMORY : CTR_ERROR_BACKEND_UNAVAILABLE,
+               st == CTR_CUDA_NO_MEMORY ? CTR_ERROR_OUT_OF_MEMORY
+               : st == CTR_CUDA_INVALID ? CTR_ERROR_INVALID_ARGUMENT : CTR_ERROR_BACKEND_UNAVAILABLE,
                "CUDA: %s", err[0] ? err : "unknown error");
   return FALSE;
 }
@@ -55,8 +56,43 @@ ctr_cuda_probe (CtrCudaDeviceInfo *info, GError **error)
 
 /* ------------------------------------------------------------ session -- */
 
+/* The kernel variant: the stored rows walked by warps (CTR_CUDA_KERNEL=rows,
+ * CTR_CUDA_WARPS_PER_ROW warps per row) or the orbit-level blocked layout
+ * walked by threads (CTR_CUDA_KERNEL=blocked).  The default is the one the
+ * traffic model of gpu/README.md finds cheapest, until a device measures. */
+#define CTR_CUDA_DEFAULT_BLOCKED FALSE
+
+static gboolean
+want_blocked (void)
+{
+  const char *v = g_getenv ("CTR_CUDA_KERNEL");
+  if (v != NULL && strcmp (v, "blocked") == 0)
+    return TRUE;
+  if (v != NULL && strcmp (v, "rows") == 0)
+    return FALSE;
+  return CTR_CUDA_DEFAULT_BLOCKED;
+}
+
+/* Uploads the orbit-level blocked layout of @m and walks it from now on. */
+static gboolean
+use_blocked (CtrCudaScsr *s, const CtrScsr *m, GError **error)
+{
+  g_autoptr (CtrBlocked) blk = ctr_blocked_new (m, CTR_BLOCKING_ORBIT);
+  g_autofree CtrCudaBlock *cb = g_new0 (CtrCudaBlock, MAX (blk->n_blocks, 1));
+  for (guint i = 0; i < blk->n_blocks; i++)
+    {
+      const CtrBlock *k = &blk->blocks[i];
+      cb[i] = (CtrCudaBlock) { k->orbit, k->n_rows, k->width, k->ray0, k->ray1, k->junction, k->rep, k->slot, k->w };
+    }
+  char err[CTR_CUDA_ERR_LEN] = "";
+  return status_to_error (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err), err, error)
+         && status_to_error (ctr_cuda_scsr_use_blocked (s, 1, err), err, error);
+}
+
+/* A device session for @m: @blocked 0 the rows, 1 the blocked layout, -1
+ * the default (want_blocked). */
 static CtrCudaScsr *
-scsr_session (const CtrScsr *m, guint ns, int with_scale, GError **error)
+scsr_session (const CtrScsr *m, guint ns, int with_scale, int blocked, GError **error)
 {
   if (!ctr_cuda_probe (NULL, error))
     return NULL;
@@ -75,40 +111,18 @@ scsr_session (const CtrScsr *m, guint ns, int with_scale, GError **error)
   CtrCudaScsr *s = NULL;
   if (!status_to_error (ctr_cuda_scsr_create (&d, &s, err), err, error))
     return NULL;
+  if ((blocked < 0 ? want_blocked () : blocked) && !use_blocked (s, m, error))
+    {
+      ctr_cuda_scsr_destroy (s);
+      return NULL;
+    }
   return s;
 }
 
-gboolean
-ctr_cuda_scsr_apply_blocked (const CtrScsr *m, const float *x, float *y, guint ns, double *ms,
-                             GError **error)
+static gboolean
+apply_forward (const CtrScsr *m, const float *x, float *y, guint ns, int blocked, GError **error)
 {
-  CtrCudaScsr *s = scsr_session (m, ns, 0, error);
-  if (s == NULL)
-    return FALSE;
-  g_autoptr (CtrBlocked) blk = ctr_blocked_new (m, CTR_BLOCKING_VIEW);
-  g_autofree CtrCudaBlock *cb = g_new0 (CtrCudaBlock, MAX (blk->n_blocks, 1));
-  for (guint i = 0; i < blk->n_blocks; i++)
-    {
-      const CtrBlock *k = &blk->blocks[i];
-      cb[i] = (CtrCudaBlock) { k->n_rows, k->width, k->ray0, k->ray1, k->junction, k->rep, k->slot, k->w };
-    }
-  char err[CTR_CUDA_ERR_LEN] = "";
-  g_autofree float *X = g_new (float, ctr_scsr_packed_size (m, ns));
-  g_autofree float *ax = g_new (float, ctr_scsr_lane_size (m, ns));
-  ctr_scsr_pack (m, x, X, ns);
-  gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, ctr_scsr_packed_size (m, ns), err), err, error)
-                && status_to_error (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, err), err, error)
-                && status_to_error (ctr_cuda_scsr_forward_blocked (s, ax, ms, err), err, error);
-  ctr_cuda_scsr_destroy (s);
-  if (ok)
-    ctr_scsr_lanes_to_rays (m, ax, y, ns);
-  return ok;
-}
-
-gboolean
-ctr_cuda_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns, GError **error)
-{
-  CtrCudaScsr *s = scsr_session (m, ns, 0, error);
+  CtrCudaScsr *s = scsr_session (m, ns, 0, blocked, error);
   if (s == NULL)
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";
@@ -118,16 +132,15 @@ ctr_cuda_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns, GErro
   gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, ctr_scsr_packed_size (m, ns), err), err, error)
                 && status_to_error (ctr_cuda_scsr_forward (s, ax, err), err, error);
   ctr_cuda_scsr_destroy (s);
-  if (!ok)
-    return FALSE;
-  ctr_scsr_lanes_to_rays (m, ax, y, ns);
-  return TRUE;
+  if (ok)
+    ctr_scsr_lanes_to_rays (m, ax, y, ns);
+  return ok;
 }
 
-gboolean
-ctr_cuda_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns, GError **error)
+static gboolean
+apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns, int blocked, GError **error)
 {
-  CtrCudaScsr *s = scsr_session (m, ns, 0, error);
+  CtrCudaScsr *s = scsr_session (m, ns, 0, blocked, error);
   if (s == NULL)
     return FALSE;
   const CtrSymmetry *sy = ctr_scsr_symmetry (m);
@@ -150,6 +163,30 @@ ctr_cuda_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint n
   if (ok)
     ctr_scsr_unpack (m, X, x, ns);
   return ok;
+}
+
+gboolean
+ctr_cuda_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns, GError **error)
+{
+  return apply_forward (m, x, y, ns, 0, error);
+}
+
+gboolean
+ctr_cuda_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns, GError **error)
+{
+  return apply_adjoint (m, y, x, ns, 0, error);
+}
+
+gboolean
+ctr_cuda_scsr_apply_blocked (const CtrScsr *m, const float *x, float *y, guint ns, GError **error)
+{
+  return apply_forward (m, x, y, ns, 1, error);
+}
+
+gboolean
+ctr_cuda_scsr_apply_adjoint_blocked (const CtrScsr *m, const float *y, float *x, guint ns, GError **error)
+{
+  return apply_adjoint (m, y, x, ns, 1, error);
 }
 
 static CtrCudaCsr *
@@ -295,7 +332,7 @@ cuda_op_begin (CtrOperator *op, int kind, const float *X, const float *B, const 
       return status_to_error (ctr_cuda_csr_upload (c->dc, c->x, br, cr, vr, err), err, error);
     }
   const int with_scale = kind == CTR_CUDA_SART ? 2 : kind == CTR_CUDA_SIRT ? 1 : 0;
-  c->ds = scsr_session (m, ns, with_scale, error);
+  c->ds = scsr_session (m, ns, with_scale, -1, error);
   if (c->ds == NULL)
     return FALSE;
   g_autofree float *sart_scale = NULL;
@@ -314,15 +351,18 @@ cuda_op_begin (CtrOperator *op, int kind, const float *X, const float *B, const 
 }
 
 static gboolean
-cuda_op_run (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double *residual, GError **error)
+cuda_op_run (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double *residual,
+             double *residual_seconds, GError **error)
 {
   CudaOp *c = (CudaOp *) op;
   char err[CTR_CUDA_ERR_LEN] = "";
-  double ms = 0;
-  CtrCudaStatus st = c->dc ? ctr_cuda_csr_iterate_part (c->dc, nonneg, &ms, residual, err)
-                           : ctr_cuda_scsr_iterate (c->ds, (CtrCudaMethod) kind, nonneg, &ms, residual, err);
+  double ms = 0, rms = 0;
+  CtrCudaStatus st = c->dc ? ctr_cuda_csr_iterate_part (c->dc, nonneg, &ms, residual, &rms, err)
+                           : ctr_cuda_scsr_iterate (c->ds, (CtrCudaMethod) kind, nonneg, &ms, residual, &rms, err);
   if (seconds)
     *seconds = ms / 1e3;
+  if (residual_seconds)
+    *residual_seconds = rms / 1e3;
   return status_to_error (st, err, error);
 }
 
@@ -354,7 +394,7 @@ static gboolean
 cuda_op_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **error)
 {
   CudaOp *c = (CudaOp *) op;
-  CtrCudaScsr *s = scsr_session (c->base.m, op->n_slices, 0, error);
+  CtrCudaScsr *s = scsr_session (c->base.m, op->n_slices, 0, -1, error);
   if (s == NULL)
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";
@@ -384,7 +424,7 @@ cuda_op_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError
     if (subset == CTR_SUBSET_ALL || subset == o)
       for (gsize q = 0; q < per_orbit; q++)
         mask[per_orbit * o + q] = sy->lane_view[(gsize) o * K + q % K] >= 0;
-  CtrCudaScsr *s = scsr_session (m, op->n_slices, 0, error);
+  CtrCudaScsr *s = scsr_session (m, op->n_slices, 0, -1, error);
   if (s == NULL)
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";
@@ -444,79 +484,4 @@ ctr_cuda_op_new (CtrScsr *m, gboolean cusparse, const CtrGeometry *g, const CtrG
   ctr_scsr_op_init_common (&c->base, cusparse ? &cusparse_class : &cuda_scsr_class, m, g, grid);
   c->cusparse = cusparse;
   return &c->base.parent;
-}
-
-/* ----------------------------------------------------------- backends -- */
-
-static gboolean
-cuda_available (const CtrBackend *self, char **reason)
-{
-  g_autoptr (GError) e = NULL;
-  if (ctr_cuda_probe (NULL, &e))
-    return TRUE;
-  if (reason)
-    *reason = g_strdup (e->message);
-  return FALSE;
-}
-
-static CtrOperator *
-cuda_scsr_operator (const CtrBackend *self, CtrScsr *m, const CtrGeometry *g, const CtrGrid *grid,
-                    GError **error)
-{
-  return ctr_cuda_op_new (m, strcmp (self->name, "cusparse") == 0, g, grid, error);
-}
-
-static char *
-cuda_device_name (const CtrBackend *self)
-{
-  CtrCudaDeviceInfo info;
-  if (!ctr_cuda_probe (&info, NULL))
-    return NULL;
-  return g_strdup_printf ("%s, cc %d.%d, %.1f GiB, driver %d, runtime %d", info.name, info.cc_major,
-                          info.cc_minor, info.total_bytes / 1073741824.0, info.driver_version,
-                          info.runtime_version);
-}
-
-static double
-cuda_peak_gbs (const CtrBackend *self)
-{
-  CtrCudaDeviceInfo info;
-  return ctr_cuda_probe (&info, NULL) ? info.bandwidth_gbs : 0.0;
-}
-
-static const CtrBackend cuda_backend = {
-  .name = "cuda",
-  .description = "GPU, SCSR orbit kernel (one warp per stored row, atomic transposed product)",
-  .priority = 100,
-  .available = cuda_available,
-  .scsr_operator = cuda_scsr_operator,
-  .methods = (1u << CTR_METHOD_PART) | (1u << CTR_METHOD_SART) | (1u << CTR_METHOD_SIRT),
-  .device_name = cuda_device_name,
-  .peak_bandwidth_gbs = cuda_peak_gbs,
-};
-
-static const CtrBackend cusparse_backend = {
-  .name = "cusparse",
-  .description = "GPU baseline, cuSPARSE CSR SpMV + transposed SpMV (cuART's baseline; parallel ART only)",
-  .priority = 50,
-  .methods = 1u << CTR_METHOD_PART,
-  .available = cuda_available,
-  .scsr_operator = cuda_scsr_operator,
-  .device_name = cuda_device_name,
-  .peak_bandwidth_gbs = cuda_peak_gbs,
-};
-
-void
-ctr_cuda_backend_register (void)
-{
-  ctr_backend_register (&cuda_backend);
-  ctr_backend_register (&cusparse_backend);
-}
-
-/* Runs before main() when the library is linked whole (gpu/meson.build):
- * only records the vtables; the device is probed on first use. */
-__attribute__ ((constructor)) static void
-ctr_cuda_backend_constructor (void)
-{
-  ctr_cuda_backend_register ();
 }

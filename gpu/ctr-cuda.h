@@ -31,11 +31,14 @@ gboolean ctr_cuda_probe (CtrCudaDeviceInfo *info, GError **error);
  * ctr_scsr_apply / ctr_scsr_apply_adjoint up to float rounding. */
 gboolean ctr_cuda_scsr_apply (const CtrScsr *m, const float *x, float *y, guint n_slices, GError **error);
 gboolean ctr_cuda_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint n_slices, GError **error);
-/* As ctr_cuda_scsr_apply, walking the view-level blocked layout
- * (ctr-blocking.h; cuART Algorithm 2: one thread per blocked row); *ms
- * (nullable): device time of the product's kernels. */
-gboolean ctr_cuda_scsr_apply_blocked (const CtrScsr *m, const float *x, float *y, guint n_slices,
-                                      double *ms, GError **error);
+/* As ctr_cuda_scsr_apply and _adjoint, walking the orbit-level blocked
+ * layout (ctr-blocking.h, CTR_BLOCKING_ORBIT; cuART Algorithm 2: one thread
+ * per blocked row, ctr-cuda-blocked.cu) instead of the stored rows.  The
+ * operator (ctr_cuda_op_new) walks the layout CTR_CUDA_KERNEL=rows|blocked
+ * names, by default the one gpu/README.md's traffic model chose. */
+gboolean ctr_cuda_scsr_apply_blocked (const CtrScsr *m, const float *x, float *y, guint n_slices, GError **error);
+gboolean ctr_cuda_scsr_apply_adjoint_blocked (const CtrScsr *m, const float *y, float *x, guint n_slices,
+                                              GError **error);
 /* cuSPARSE SpMV and transposed SpMV on the CSR matrix @a. */
 gboolean ctr_cuda_csr_apply (const CtrSysmat *a, const float *x, float *y, guint n_slices, GError **error);
 gboolean ctr_cuda_csr_apply_adjoint (const CtrSysmat *a, const float *y, float *x, guint n_slices, GError **error);
@@ -55,6 +58,39 @@ gboolean ctr_cuda_csr_apply_adjoint (const CtrSysmat *a, const float *y, float *
  */
 CtrOperator *ctr_cuda_op_new (CtrScsr *m, gboolean cusparse, const CtrGeometry *g, const CtrGrid *grid,
                               GError **error);
+
+/**
+ * CtrCudaSelfCheck:
+ * The run-time self-check of the CUDA backend (ctr-cuda-selfcheck.c): a
+ * small known problem on the device and on the CPU, compared.
+ * @ran: a device answered and the check ran.
+ * @passed: every difference within its tolerance.
+ * @forward, @adjoint: the operator's products, max |GPU − CPU| / max |CPU|.
+ * @solver: 3 iterations of parallel ART, the same measure on the image.
+ * @fdk_l1tran, @fdk_texture: the FDK volume, relative L2 difference.
+ * @tol_*: the tolerances of tests/test-gpu.c and tests/test-gpu-fdk.c.
+ * @seconds: wall time of the check.
+ * @reason: why it did not pass, or did not run.
+ */
+typedef struct {
+  gboolean ran, passed;
+  double forward, adjoint, solver, fdk_l1tran, fdk_texture;
+  double tol_products, tol_solver, tol_fdk_l1tran, tol_fdk_texture;
+  double seconds;
+  char reason[256];
+} CtrCudaSelfCheck;
+
+/**
+ * ctr_cuda_selfcheck:
+ * Runs the self-check the first time a process asks (the backends' probes
+ * ask before anything runs on the device), then answers from the cache.
+ * A check that fails makes "cuda" and "cusparse" unavailable with the
+ * reason: the plan runs the CPU and its notes say why.
+ * Returns: (transfer none): the result, valid for the process.
+ */
+const CtrCudaSelfCheck *ctr_cuda_selfcheck (void);
+/* The result in lines for people: (transfer full). */
+char *ctr_cuda_selfcheck_report (const CtrCudaSelfCheck *r);
 
 /* Registers "cuda" and "cusparse" with ctr_backend_register (also done by a
  * constructor of this library; calling it again is harmless). */

@@ -142,7 +142,7 @@ case "$mode" in
     device_env
     set -o pipefail
     "$B/bin/test-gpu" -p /ctr/backend --verbose 2>&1 | tee "$OUT/test-backend.log" | tail -n 3
-    "$B/bin/test-gpu" -p /ctr/gpu --verbose 2>&1 | tee "$OUT/test-gpu.log" | grep -E "^# (device|d4|c4|none)|^ok|^not ok|Bail|skipped|^device"
+    "$B/bin/test-gpu" -p /ctr/gpu/products -p /ctr/gpu/solvers -p /ctr/gpu/reports -p /ctr/gpu/selfcheck --verbose 2>&1 | tee "$OUT/test-gpu.log" | grep -E "^# (device|d4|c4|none)|^ok|^not ok|Bail|skipped|^device"
     echo "test-gpu rc=$?"
     for tool in memcheck racecheck; do
       compute-sanitizer --tool $tool --error-exitcode 3 "$B/bin/test-gpu" -p /ctr/gpu/products/d4-fan-curved \
@@ -181,9 +181,9 @@ for name in ("w3", "w4size"):
     except Exception:
         print(name, "no result"); continue
     k = j["kernels"]
-    print("%s %s: L1-Tran %.1f GUPS, texture %.1f GUPS; best (%s) filter %.3f s, back-projection %.3f s, transfers %.3f s, total %.3f s"
+    print("%s %s: L1-Tran %.1f GUPS, texture %.1f GUPS; best (%s) filter %.3f s, back-projection %.3f s, transfers and set-up %.3f s, total %.3f s"
           % (name, "x".join(map(str, j["volume"])), k["l1tran"]["backproject_gups"], k["texture"]["backproject_gups"],
-             j["kernel"], j["filter_s"], j["backproject_s"], j["transfer_s"], j["total_s"]))
+             j["kernel"], j["filter_s"], j["backproject_s"], j["other_s"], j["total_s"]))
 EOF
     ;;
   w1)

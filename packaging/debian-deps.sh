@@ -1,15 +1,23 @@
 #!/bin/sh
 # Installs what CT Recon needs on Debian 12 (only the packages that are missing).
 # Used by the README's two commands and by CI.  Needs root or sudo.
+#   --fuzz  also clang, its libFuzzer and sanitizer runtimes and its OpenMP
+#           (packaging/run-fuzz.sh)
 set -eu
 
-PKGS="meson ninja-build pkg-config gcc libc6-dev
+FUZZ_PKGS=""
+if [ "${1:-}" = "--fuzz" ]; then
+  FUZZ_PKGS="clang libclang-rt-14-dev libomp-dev"
+fi
+
+PKGS="$FUZZ_PKGS meson ninja-build pkg-config gcc libc6-dev
 libglib2.0-dev libjson-glib-dev libtiff-dev libfftw3-dev zlib1g-dev libcairo2-dev
 libgtk-4-dev libadwaita-1-dev
 xvfb xauth desktop-file-utils appstream
-python3 python3-numpy python3-skimage python3-tifffile
+python3 python3-numpy python3-skimage python3-tifffile python3-venv
 g++ libdcmtk-dev libsndfile1-dev dicom3tools python3-pydicom
-plastimatch"
+plastimatch
+libopenmpi-dev openmpi-bin"
 
 missing=""
 for p in $PKGS; do

@@ -502,6 +502,87 @@ test_mixed_series (void)
   g_assert_cmpuint (d2->geometry->n_views, ==, XA_F);
 }
 
+/* ctr_dicom_resolve: the three outcomes, the series a single file stands
+ * for, dropped files, and the dataset taken once the XA geometry is given. */
+static void
+test_resolve (void)
+{
+  g_autofree char *folder = new_folder ("resolve");
+  const gint inst[] = { 1, 2, 4, 5 };
+  PdSpec s = { "1.2.3.4.500", FALSE, FALSE, inst, 0 };
+  write_ctpd (folder, &s);
+  g_autofree char *xa = g_build_filename (folder, "run.dcm", NULL);
+  XaSpec x = { FALSE, "0\\30\\60\\90\\120", NULL, "1.2.3.4.501" };
+  write_xa (xa, &x);
+  g_autoptr (GError) error = NULL;
+
+  /* two projection series: choose */
+  g_autoptr (CtrDicomResolution) r = ctr_dicom_resolve (folder, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->outcome, ==, CTR_DICOM_OUTCOME_CHOOSE_SERIES);
+  g_assert_cmpuint (r->series->len, ==, 2);
+  g_assert_null (r->dataset);
+  g_assert_null (ctr_dicom_resolution_take_dataset (r, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
+  g_assert_nonnull (strstr (error->message, "1.2.3.4.501"));
+  g_clear_error (&error);
+
+  /* the DICOM-CT-PD series chosen: its dataset, the gap in the report */
+  g_autoptr (CtrDicomResolution) pd = ctr_dicom_resolve (folder, NULL, "1.2.3.4.500", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pd->outcome, ==, CTR_DICOM_OUTCOME_DATASET);
+  g_assert_cmpuint (pd->dataset->geometry->n_views, ==, PD_V);
+  g_assert_nonnull (strstr (pd->report, "missing (instance number 3)"));
+  g_autofree char *abs = g_canonicalize_filename (folder, NULL);
+  g_assert_cmpstr (pd->path, ==, abs);
+  g_autoptr (CtrDataset) d = ctr_dicom_resolution_take_dataset (pd, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (d);
+  g_assert_null (pd->dataset);
+
+  /* one file of the series stands for the series (the XA beside it is
+   * not offered) */
+  g_autoptr (GDir) dir = g_dir_open (folder, 0, NULL);
+  const char *name;
+  g_autofree char *pd_file = NULL;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (!g_str_equal (name, "run.dcm") && pd_file == NULL)
+      pd_file = g_build_filename (folder, name, NULL);
+  g_autoptr (CtrDicomResolution) r1 = ctr_dicom_resolve (pd_file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (r1->outcome, ==, CTR_DICOM_OUTCOME_DATASET);
+  g_assert_cmpuint (r1->dataset->geometry->n_views, ==, PD_V);
+
+  /* the XA series chosen: its geometry is missing; given, it loads */
+  g_autoptr (CtrDicomResolution) rx = ctr_dicom_resolve (folder, NULL, "1.2.3.4.501", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (rx->outcome, ==, CTR_DICOM_OUTCOME_GEOMETRY_MISSING);
+  g_autofree char *xa_abs = g_canonicalize_filename (xa, NULL);
+  g_assert_cmpstr (rx->path, ==, xa_abs);
+  g_assert_cmpint (rx->frames->missing, !=, CTR_DICOM_MISSING_NONE);
+  g_assert_null (ctr_dicom_resolution_take_dataset (rx, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
+  g_assert_nonnull (strstr (error->message, "DistanceSourceToDetector"));
+  g_clear_error (&error);
+  g_assert_true (ctr_dicom_xa_complete (rx->frames, 800, 1200, 0.2, 0.3, 0, 0, &error));
+  g_autoptr (CtrDataset) dx = ctr_dicom_resolution_take_dataset (rx, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (dx->projections->n_views, ==, XA_F);
+  g_assert_cmpstr (dx->name, ==, "synthetic rotational run");
+  g_assert_cmpstr (dx->path, ==, xa_abs);
+
+  /* dropped files: only the XA file, so no choice */
+  const char *files[] = { xa, NULL };
+  g_autoptr (CtrDicomResolution) rf = ctr_dicom_resolve (NULL, files, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (rf->outcome, ==, CTR_DICOM_OUTCOME_GEOMETRY_MISSING);
+
+  /* a series that is not there */
+  g_assert_null (ctr_dicom_resolve (folder, NULL, "1.2.3.4.999", NULL, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
+  g_assert_nonnull (strstr (error->message, "1.2.3.4.999"));
+}
+
 static void
 test_corrupt_truncated (void)
 {
@@ -686,6 +767,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/io/dicom/ctpd/missing-duplicate", test_ctpd_missing_duplicate);
   g_test_add_func ("/ctr/io/dicom/ctpd/bad", test_ctpd_bad);
   g_test_add_func ("/ctr/io/dicom/mixed-series", test_mixed_series);
+  g_test_add_func ("/ctr/io/dicom/resolve", test_resolve);
   g_test_add_func ("/ctr/io/dicom/corrupt-truncated", test_corrupt_truncated);
   g_test_add_func ("/ctr/io/dicom/export", test_export_roundtrip);
   g_test_add_func ("/ctr/io/dicom/pixels/bits-stored", test_pixels_bits_stored);

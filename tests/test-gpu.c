@@ -30,6 +30,9 @@
 #ifdef CTR_HAVE_CUDA
 #include "ctr-cuda.h"
 #endif
+#ifdef CTR_EMU_BUILD
+#include "ctr-emu.h"
+#endif
 
 typedef struct {
   const char *name;
@@ -116,6 +119,8 @@ max_rel_diff (const float *a, const float *b, gsize n)
   double d = 0, m = 0;
   for (gsize i = 0; i < n; i++)
     {
+      if (!isfinite (a[i]) || !isfinite (b[i]))
+        return INFINITY;   /* MAX would skip a NaN */
       d = MAX (d, fabs ((double) a[i] - b[i]));
       m = MAX (m, fabs ((double) b[i]));
     }
@@ -239,28 +244,38 @@ test_products (gconstpointer data)
       g_autoptr (GError) e = NULL;
       ctr_scsr_apply (m, x, ax_cpu, ns);
       ctr_scsr_apply_adjoint (m, y, aty_cpu, ns);
-      /* 4 warps per stored row (partial dot products meet in shared memory)
-       * first, then the default 1, whose results the checks below use. */
-      g_setenv ("CTR_CUDA_WARPS_PER_ROW", "4", TRUE);
-      g_assert_true (ctr_cuda_scsr_apply (m, x, ax_gpu, ns, &e));
-      g_assert_no_error (e);
-      g_assert_true (ctr_cuda_scsr_apply_adjoint (m, y, aty_gpu, ns, &e));
-      g_assert_no_error (e);
-      const double w4a = max_rel_diff (ax_gpu, ax_cpu, nr * ns), w4b = max_rel_diff (aty_gpu, aty_cpu, np * ns);
-      g_test_message ("%s ns %u: 4 warps per row: Ax %.2e A'y %.2e", c->name, ns, w4a, w4b);
-      g_assert_cmpfloat (w4a, <=, 1e-5);
-      g_assert_cmpfloat (w4b, <=, 1e-5);
+      /* 1, 2 and 8 warps per stored row first, then the default (4: partial
+       * dot products meet in shared memory), whose results the checks below
+       * use. */
+      for (int w = 1; w <= 8; w *= 2)
+        {
+          if (w == 4)
+            continue;
+          g_autofree char *ws = g_strdup_printf ("%d", w);
+          g_setenv ("CTR_CUDA_WARPS_PER_ROW", ws, TRUE);
+          g_assert_true (ctr_cuda_scsr_apply (m, x, ax_gpu, ns, &e));
+          g_assert_no_error (e);
+          g_assert_true (ctr_cuda_scsr_apply_adjoint (m, y, aty_gpu, ns, &e));
+          g_assert_no_error (e);
+          const double wa = max_rel_diff (ax_gpu, ax_cpu, nr * ns), wb = max_rel_diff (aty_gpu, aty_cpu, np * ns);
+          g_test_message ("%s ns %u: %d warp(s) per row: Ax %.2e A'y %.2e", c->name, ns, w, wa, wb);
+          g_assert_cmpfloat (wa, <=, 1e-5);
+          g_assert_cmpfloat (wb, <=, 1e-5);
+        }
       g_unsetenv ("CTR_CUDA_WARPS_PER_ROW");
       g_assert_true (ctr_cuda_scsr_apply (m, x, ax_gpu, ns, &e));
       g_assert_no_error (e);
       g_assert_true (ctr_cuda_scsr_apply_adjoint (m, y, aty_gpu, ns, &e));
       g_assert_no_error (e);
-      g_autofree float *ax_blk = g_new (float, nr * ns);
-      g_assert_true (ctr_cuda_scsr_apply_blocked (m, x, ax_blk, ns, NULL, &e));
+      g_autofree float *ax_blk = g_new (float, nr * ns), *aty_blk = g_new (float, np * ns);
+      g_assert_true (ctr_cuda_scsr_apply_blocked (m, x, ax_blk, ns, &e));
       g_assert_no_error (e);
-      const double d5 = max_rel_diff (ax_blk, ax_cpu, nr * ns);
-      g_test_message ("%s ns %u: blocked (cuART Algorithm 2) Ax %.2e", c->name, ns, d5);
+      g_assert_true (ctr_cuda_scsr_apply_adjoint_blocked (m, y, aty_blk, ns, &e));
+      g_assert_no_error (e);
+      const double d5 = max_rel_diff (ax_blk, ax_cpu, nr * ns), d6 = max_rel_diff (aty_blk, aty_cpu, np * ns);
+      g_test_message ("%s ns %u: orbit-level blocked (cuART Algorithm 2) Ax %.2e A'y %.2e", c->name, ns, d5, d6);
       g_assert_cmpfloat (d5, <=, 1e-5);
+      g_assert_cmpfloat (d6, <=, 1e-5);
       g_assert_true (ctr_cuda_csr_apply (a, x, ax_sp, ns, &e));
       g_assert_no_error (e);
       g_assert_true (ctr_cuda_csr_apply_adjoint (a, y, aty_sp, ns, &e));
@@ -315,13 +330,20 @@ test_solvers (gconstpointer data)
         g_autoptr (CtrVolume) x_gpu = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
         g_assert_no_error (e);
         double d = max_rel_diff (x_gpu->data, x_cpu->data, n), dt = max_rel_diff (x_gpu->data, xt->data, n);
-        g_setenv ("CTR_CUDA_WARPS_PER_ROW", "4", TRUE);
-        g_autoptr (CtrVolume) x_w4 = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
+        g_setenv ("CTR_CUDA_KERNEL", "rows", TRUE);
+        g_setenv ("CTR_CUDA_WARPS_PER_ROW", "1", TRUE);
+        g_autoptr (CtrVolume) x_w1 = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
         g_unsetenv ("CTR_CUDA_WARPS_PER_ROW");
         g_assert_no_error (e);
-        const double d4 = max_rel_diff (x_w4->data, x_cpu->data, n);
-        g_test_message ("%s %s step %d: 4 warps per row vs CPU %.2e", c->name, ctr_method_name (meth), step, d4);
-        g_assert_cmpfloat (d4, <=, 1e-4);
+        g_setenv ("CTR_CUDA_KERNEL", "blocked", TRUE);
+        g_autoptr (CtrVolume) x_blk = test_run_op (ctr_cuda_op_new (m, FALSE, g, &grid, &e), p, &o, NULL, NULL, NULL, NULL, &e);
+        g_unsetenv ("CTR_CUDA_KERNEL");
+        g_assert_no_error (e);
+        const double d1 = max_rel_diff (x_w1->data, x_cpu->data, n), db = max_rel_diff (x_blk->data, x_cpu->data, n);
+        g_test_message ("%s %s step %d: 1 warp per row vs CPU %.2e, orbit-level blocked vs CPU %.2e", c->name,
+                        ctr_method_name (meth), step, d1, db);
+        g_assert_cmpfloat (d1, <=, 1e-4);
+        g_assert_cmpfloat (db, <=, 1e-4);
         double ds = NAN;
         if (meth == CTR_METHOD_PART)
           {
@@ -335,6 +357,139 @@ test_solvers (gconstpointer data)
         g_assert_cmpfloat (d, <=, 1e-4);
       }
 }
+
+/* What the progress callback reports: at every iteration the image of that
+ * iteration (it handed an older one without a reference) and the residual
+ * ||b − A x|| / ||b|| of it (computed on the device in a pass of its own,
+ * whose time is reported apart from the update's), as the CPU reports them.
+ * Parallel ART on the SCSR kernel and on cuSPARSE. */
+typedef struct {
+  GPtrArray *images;
+  GArray *residuals;
+  double residual_s;
+} Reports;
+
+static void
+keep_report (const CtrIterStats *s, gpointer data)
+{
+  Reports *r = data;
+  g_assert_cmpuint (s->iteration, ==, r->images->len + 1);
+  g_assert_nonnull (s->image);
+  const gsize n = ctr_grid_size (&s->image->grid);
+  g_ptr_array_add (r->images, g_memdup2 (s->image->data, n * sizeof (float)));
+  g_array_append_val (r->residuals, s->residual);
+  r->residual_s += s->residual_s;
+}
+
+static void
+test_reports (gconstpointer data)
+{
+  const Case *c = data;
+  const guint ns = 2, iters = 6;
+  g_autoptr (CtrGeometry) g = make_geometry (c, ns);
+  CtrGrid grid = make_grid (c, ns);
+  g_autoptr (CtrVolume) xt = make_truth (&grid);
+  g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, NULL);
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  g_autoptr (CtrProjections) p = simulate (a, g, xt);
+  const gsize n = ctr_grid_size (&grid);
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_PART);
+  o.iterations = iters;
+  o.nonnegative = TRUE;
+  Reports cpu = { g_ptr_array_new_with_free_func (g_free), g_array_new (FALSE, FALSE, sizeof (double)), 0 };
+  g_autoptr (GError) e = NULL;
+  g_autoptr (CtrVolume) x_cpu = test_run_op (ctr_backend_cpu ()->scsr_operator (ctr_backend_cpu (), m, g, &grid, &e),
+                                             p, &o, NULL, keep_report, &cpu, NULL, &e);
+  g_assert_no_error (e);
+  for (int sp = 0; sp < 2; sp++)
+    {
+      Reports gpu = { g_ptr_array_new_with_free_func (g_free), g_array_new (FALSE, FALSE, sizeof (double)), 0 };
+      g_autoptr (CtrVolume) x = test_run_op (ctr_cuda_op_new (m, sp, g, &grid, &e), p, &o, NULL, keep_report, &gpu,
+                                             NULL, &e);
+      g_assert_no_error (e);
+      g_assert_cmpuint (gpu.images->len, ==, iters);
+      for (guint i = 0; i < iters; i++)
+        {
+          const double di = max_rel_diff (gpu.images->pdata[i], cpu.images->pdata[i], n);
+          const double r_gpu = g_array_index (gpu.residuals, double, i), r_cpu = g_array_index (cpu.residuals, double, i);
+          g_test_message ("%s %s iteration %u: image vs CPU %.2e, residual %.6f vs CPU %.6f", c->name,
+                          sp ? "cuSPARSE" : "SCSR", i + 1, di, r_gpu, r_cpu);
+          g_assert_cmpfloat (di, <=, 1e-4);
+          g_assert_cmpfloat (fabs (r_gpu - r_cpu), <=, 1e-4 * r_cpu + 1e-7);
+        }
+      /* the residual's own device pass was timed (emulated or real) */
+      g_assert_cmpfloat (gpu.residual_s, >, 0.0);
+      g_ptr_array_unref (gpu.images);
+      g_array_unref (gpu.residuals);
+    }
+  g_ptr_array_unref (cpu.images);
+  g_array_unref (cpu.residuals);
+}
+
+/* The run-time self-check (gpu/ctr-cuda-selfcheck.c): it passes on a sound
+ * device, within the tolerances of these tests. */
+static void
+test_selfcheck (void)
+{
+  const CtrCudaSelfCheck *c = ctr_cuda_selfcheck ();
+  g_autofree char *report = ctr_cuda_selfcheck_report (c);
+  g_test_message ("%s", report);
+  g_assert_true (c->ran);
+  g_assert_true (c->passed);
+  g_assert_nonnull (ctr_backend_by_name ("cuda", NULL));
+}
+
+#ifdef CTR_EMU_BUILD
+/* A wrong kernel result (the harness skips the first block of every launch
+ * of the SCSR row kernel): the self-check fails, "cuda" is unavailable with
+ * the reason, and a plan asking for it runs the CPU and says why.  In a
+ * child process: the self-check runs once per process. */
+static void
+test_selfcheck_wrong (void)
+{
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 600 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  ctr_emu_corrupt_kernel ("orbit_rows");
+  const CtrCudaSelfCheck *c = ctr_cuda_selfcheck ();
+  g_autofree char *report = ctr_cuda_selfcheck_report (c);
+  g_test_message ("%s", report);
+  g_assert_true (c->ran);
+  g_assert_false (c->passed);
+  g_autoptr (GError) e = NULL;
+  g_assert_null (ctr_backend_by_name ("cuda", &e));
+  g_assert_error (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE);
+  g_assert_nonnull (strstr (e->message, "self-check"));
+  g_clear_error (&e);
+  const Case *cs = &cases[0];
+  g_autoptr (CtrGeometry) g = make_geometry (cs, 1);
+  CtrGrid grid = make_grid (cs, 1);
+  g_autoptr (CtrVolume) xt = make_truth (&grid);
+  g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, NULL);
+  g_autoptr (CtrProjections) p = simulate (a, g, xt);
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_PART);
+  o.iterations = 2;
+  o.backend = "cuda";
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
+  g_assert_no_error (e);
+  g_assert_cmpstr (ctr_recon_plan_get_backend (plan), ==, "cpu");
+  gboolean said = FALSE;
+  for (const char *const *n = ctr_recon_plan_get_notes (plan); *n; n++)
+    {
+      g_test_message ("note: %s", *n);
+      said |= strstr (*n, "self-check") != NULL;
+    }
+  g_assert_true (said);
+  g_autoptr (CtrVolume) v = ctr_recon_plan_execute (plan, p, NULL, NULL, NULL, NULL, &e);
+  g_assert_no_error (e);
+  g_assert_nonnull (v);
+}
+#endif
 #endif
 
 int
@@ -365,9 +520,15 @@ main (int argc, char **argv)
         {
           g_autofree char *p1 = g_strdup_printf ("/ctr/gpu/products/%s", cases[i].name);
           g_autofree char *p2 = g_strdup_printf ("/ctr/gpu/solvers/%s", cases[i].name);
+          g_autofree char *p3 = g_strdup_printf ("/ctr/gpu/reports/%s", cases[i].name);
           g_test_add_data_func (p1, &cases[i], test_products);
           g_test_add_data_func (p2, &cases[i], test_solvers);
+          g_test_add_data_func (p3, &cases[i], test_reports);
         }
+      g_test_add_func ("/ctr/gpu/selfcheck/sound", test_selfcheck);
+#ifdef CTR_EMU_BUILD
+      g_test_add_func ("/ctr/gpu/selfcheck/wrong-kernel", test_selfcheck_wrong);
+#endif
     }
 #else
   if (want_gpu)

@@ -84,7 +84,7 @@ test_geometry (void)
   for (guint k = 0; k < g->n_views; k += 37)
     {
       double o[3], dir[3];
-      ctr_geometry_ray3d (g, k, (g->n_cols - 1) * 0.5, (g->n_rows - 1) * 0.5, o, dir);
+      ctr_cone_ray (g, k, (g->n_cols - 1) * 0.5, (g->n_rows - 1) * 0.5, o, dir);
       const double t = -(o[0] * dir[0] + o[1] * dir[1]) / (dir[0] * dir[0] + dir[1] * dir[1]);
       g_assert_cmpfloat (hypot (o[0] + t * dir[0], o[1] + t * dir[1]), <, 1e-9);
       g_assert_cmpfloat_with_epsilon (o[2] + t * dir[2], g->source_z_mm[k], 1e-9);

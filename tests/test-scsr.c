@@ -281,9 +281,23 @@ test_blocking (gconstpointer data)
   g_autofree float *x = g_new (float, np), *y = g_new (float, nr), *yb = g_new (float, (gsize) no * c->cols);
   fill_random (x, np, 3);
   ctr_scsr_apply (m, x, y, 1);
-  for (int kind = CTR_BLOCKING_VIEW; kind <= CTR_BLOCKING_GLOBAL; kind++)
+  for (int kind = CTR_BLOCKING_VIEW; kind <= CTR_BLOCKING_ORBIT; kind++)
     {
       g_autoptr (CtrBlocked) b = ctr_blocked_new (m, kind);
+      if (kind == CTR_BLOCKING_ORBIT)
+        {
+          /* every block within one orbit, the orbits' blocks in order */
+          g_assert_nonnull (b->orbit_first);
+          g_assert_cmpuint (b->orbit_first[no], ==, b->n_blocks);
+          for (guint o = 0; o < no; o++)
+            for (guint k = b->orbit_first[o]; k < b->orbit_first[o + 1]; k++)
+              for (guint i = 0; i < b->blocks[k].n_rows; i++)
+                {
+                  g_assert_cmpuint (b->blocks[k].orbit, ==, o);
+                  g_assert_cmpuint (b->blocks[k].ray0[i] / c->cols, ==, o);
+                  g_assert_true (b->blocks[k].ray1[i] == G_MAXUINT32 || b->blocks[k].ray1[i] / c->cols == o);
+                }
+        }
       ctr_blocked_apply_canonical (b, m, x, yb);
       double d = 0, mx = 0;
       for (guint o = 0; o < no; o++)
@@ -294,7 +308,8 @@ test_blocking (gconstpointer data)
             mx = MAX (mx, fabs (ref));
           }
       g_test_message ("%s %s blocking: %u sub-matrices, padding %.1f %%, max difference %.2g of %.2g",
-                      c->name, kind == CTR_BLOCKING_VIEW ? "view-level" : "global", b->n_blocks,
+                      c->name, kind == CTR_BLOCKING_VIEW ? "view-level" : kind == CTR_BLOCKING_GLOBAL ? "global" : "orbit-level",
+                      b->n_blocks,
                       100 * ctr_blocked_padding (b), d, mx);
       g_assert_cmpuint (b->nnz, ==, ctr_scsr_nnz (m));
       g_assert_cmpfloat (d, <=, 1e-5 * mx);

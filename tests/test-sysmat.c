@@ -162,6 +162,7 @@ test_errors (void)
   g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 4);
   g->sod_mm = 100;
   g->sdd_mm = 200;
+  ctr_geometry_set_uniform_angles (g, 0, G_PI / 2);  /* distinct: a valid geometry, refused for its beam */
   CtrGrid grid = ctr_grid_square (8, 1, 1, 1);
   g_assert_null (ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_JOSEPH, NULL, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);

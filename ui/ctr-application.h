@@ -1,4 +1,4 @@
-/* ctr-application.h — the GUI application: windows, accelerators, test options.
+/* ctr-application.h — the GUI application: windows and accelerators.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -12,7 +12,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (CtrApplication, ctr_application, CTR, APPLICATION, AdwApplication)
 
-CtrApplication *ctr_application_new             (void);
-int             ctr_application_get_exit_status (CtrApplication *self);
+CtrApplication *ctr_application_new (void);
 
 G_END_DECLS

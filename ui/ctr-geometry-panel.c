@@ -213,9 +213,15 @@ validate (CtrGeometryPanel *self)
   if (self->updating)
     return;
 
-  gtk_widget_set_sensitive (GTK_WIDGET (self->shape_row), beam != CTR_BEAM_PARALLEL);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->rows[F_SOD]), beam != CTR_BEAM_PARALLEL);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->rows[F_SDD]), beam != CTR_BEAM_PARALLEL);
+  /* Per-view vectors (ctr-geometry-vectors.h): the circular fields show
+   * their means and are read-only; only the grid is edited. */
+  const gboolean vectors = self->original != NULL && ctr_geometry_has_vectors (self->original);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->beam_row), !vectors);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->shape_row), beam != CTR_BEAM_PARALLEL && !vectors);
+  for (guint f = 0; f < N_FIELDS; f++)
+    if (f != F_IMAGE_SIZE && f != F_PIXEL_SIZE)
+      gtk_widget_set_sensitive (GTK_WIDGET (self->rows[f]), !vectors && (beam != CTR_BEAM_PARALLEL
+                                                                         || (f != F_SOD && f != F_SDD)));
   gtk_label_set_label (self->units[F_PITCH_U], curved (self) ? "rad" : "mm");
   gtk_label_set_label (self->units[F_OFFSET_U], curved (self) ? "rad" : "mm");
 
@@ -266,7 +272,9 @@ validate (CtrGeometryPanel *self)
       ok = FALSE;
     }
 
-  if (self->reasons[F_VIEWS] == NULL && v[F_VIEWS] >= 1)
+  if (vectors)
+    g = ctr_geometry_copy (self->original);
+  else if (self->reasons[F_VIEWS] == NULL && v[F_VIEWS] >= 1)
     {
       g = ctr_geometry_new (beam, (guint) v[F_VIEWS]);
       g->shape = beam == CTR_BEAM_PARALLEL ? CTR_DETECTOR_FLAT : adw_combo_row_get_selected (self->shape_row);
@@ -406,7 +414,10 @@ fill_fields (CtrGeometryPanel *self)
       set_text (self, F_VIEWS, "%.0f", g->n_views);
       set_text (self, F_ANGLE_START, "%.8g", start * 180 / G_PI);
       set_text (self, F_ANGLE_STEP, "%.8g", step * 180 / G_PI);
-      adw_preferences_group_set_description (self->views_group, uniform
+      adw_preferences_group_set_description (self->views_group, ctr_geometry_has_vectors (g)
+        ? "Per-view vectors (source, detector centre, u and v steps): these fields show their means; "
+          "edit the vectors in geometry.json"
+        : uniform
         ? "A uniform list: β_k = start + k · step"
         : "The file lists irregular angles; they are kept unless you edit these fields (which makes the list uniform)");
       set_text (self, F_IMAGE_SIZE, "%.0f", self->original_grid.nx);

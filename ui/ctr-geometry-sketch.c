@@ -15,7 +15,9 @@
  * The scale is fixed over all views (the largest distance from the isocentre
  * any drawn point reaches at any angle), so moving the view slider rotates
  * the picture without zooming.  Every coordinate comes from core's geometry
- * functions (ctr_geometry_col_u); nothing here re-derives the conventions.
+ * functions (ctr_geometry_col_u, ctr_geometry_view_vectors: a per-view
+ * vector geometry is drawn from its own source and detector, tilted or
+ * shifted as it is); nothing here re-derives the conventions.
  */
 #define G_LOG_DOMAIN "ctr-geometry-sketch"
 
@@ -36,21 +38,38 @@ G_DEFINE_FINAL_TYPE (CtrGeometrySketch, ctr_geometry_sketch, GTK_TYPE_DRAWING_AR
 
 typedef struct { double x, y; } P2;
 
-/* Detector point of continuous column @col (mm, world) for view angle @b. */
+/* Source of @view (mm, world; fan and cone beam), from core's vectors for a
+ * flat detector or per-view vectors. */
 static P2
-detector_point (const CtrGeometry *g, double b, double col, double parallel_dist)
+source_point (const CtrGeometry *g, guint view)
 {
+  double w[CTR_GEOMETRY_VECTOR_LEN];
+  ctr_geometry_view_vectors (g, view, w);
+  return (P2) { w[0], w[1] };
+}
+
+/* Detector point of continuous column @col (mm, world) of @view. */
+static P2
+detector_point (const CtrGeometry *g, guint view, double col, double parallel_dist)
+{
+  const double b = g->angles[view];
   double u = ctr_geometry_col_u (g, col);
   P2 d0 = { -sin (b), cos (b) }, eu = { cos (b), sin (b) };
 
   if (g->beam == CTR_BEAM_PARALLEL)
     return (P2) { parallel_dist * d0.x + u * eu.x, parallel_dist * d0.y + u * eu.y };
 
-  P2 s = { g->sod_mm * sin (b), -g->sod_mm * cos (b) };
   if (g->shape == CTR_DETECTOR_CURVED)
-    return (P2) { s.x + g->sdd_mm * (cos (u) * d0.x + sin (u) * eu.x),
-                  s.y + g->sdd_mm * (cos (u) * d0.y + sin (u) * eu.y) };
-  return (P2) { s.x + g->sdd_mm * d0.x + u * eu.x, s.y + g->sdd_mm * d0.y + u * eu.y };
+    {
+      P2 s = source_point (g, view);
+      return (P2) { s.x + g->sdd_mm * (cos (u) * d0.x + sin (u) * eu.x),
+                    s.y + g->sdd_mm * (cos (u) * d0.y + sin (u) * eu.y) };
+    }
+  /* flat, circular or per-view vectors: D + (col − (cols−1)/2)·u */
+  double w[CTR_GEOMETRY_VECTOR_LEN];
+  ctr_geometry_view_vectors (g, view, w);
+  const double a = col - (g->n_cols - 1) * 0.5;
+  return (P2) { w[3] + a * w[6], w[4] + a * w[7] };
 }
 
 static double
@@ -96,14 +115,21 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_da
     }
   else
     {
-      reach = MAX (reach, g->sod_mm);
-      for (double c = -0.5; c <= g->n_cols - 0.5; c += MAX (1.0, g->n_cols / 16.0))
+      /* every view of a vector geometry (orbits need not be circles);
+       * view 0 of a circular one */
+      const guint views = ctr_geometry_has_vectors (g) ? g->n_views : 1;
+      for (guint v = 0; v < views; v += MAX (1u, views / 90))
         {
-          P2 p = detector_point (g, 0, c, par);
+          P2 s = source_point (g, v);
+          reach = MAX (reach, hypot (s.x, s.y));
+          for (double c = -0.5; c <= g->n_cols - 0.5; c += MAX (1.0, g->n_cols / 16.0))
+            {
+              P2 p = detector_point (g, v, c, par);
+              reach = MAX (reach, hypot (p.x, p.y));
+            }
+          P2 p = detector_point (g, v, g->n_cols - 0.5, par);
           reach = MAX (reach, hypot (p.x, p.y));
         }
-      P2 p = detector_point (g, 0, g->n_cols - 0.5, par);
-      reach = MAX (reach, hypot (p.x, p.y));
     }
   double margin = 24;
   double scale = (MIN (width, height) / 2.0 - margin) / (reach * 1.05);
@@ -155,7 +181,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_da
   cairo_stroke (cr);
 
   /* rays */
-  P2 first = detector_point (g, b, -0.5, par), last = detector_point (g, b, g->n_cols - 0.5, par);
+  P2 first = detector_point (g, view, -0.5, par), last = detector_point (g, view, g->n_cols - 0.5, par);
   cairo_set_source_rgba (cr, 0.90, 0.38, 0.0, 0.18); /* orange 4 */
   if (g->beam == CTR_BEAM_PARALLEL)
     {
@@ -168,12 +194,12 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_da
     }
   else
     {
-      P2 s = { g->sod_mm * sin (b), -g->sod_mm * cos (b) };
+      P2 s = source_point (g, view);
       cairo_move_to (cr, s.x, s.y);
       guint n = 48;
       for (guint k = 0; k <= n; k++)
         {
-          P2 p = detector_point (g, b, -0.5 + (double) k / n * g->n_cols, par);
+          P2 p = detector_point (g, view, -0.5 + (double) k / n * g->n_cols, par);
           cairo_line_to (cr, p.x, p.y);
         }
       cairo_close_path (cr);
@@ -186,9 +212,9 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_da
   /* central ray */
   {
     P2 d0 = { -sin (b), cos (b) };
-    P2 a = g->beam == CTR_BEAM_PARALLEL ? (P2) { -par * d0.x, -par * d0.y }
-                                        : (P2) { g->sod_mm * sin (b), -g->sod_mm * cos (b) };
-    P2 e = detector_point (g, b, ctr_geometry_u_col (g, 0), par);
+    P2 a = g->beam == CTR_BEAM_PARALLEL ? (P2) { -par * d0.x, -par * d0.y } : source_point (g, view);
+    /* to the detector's centre for vectors, to u = 0 otherwise */
+    P2 e = detector_point (g, view, ctr_geometry_has_vectors (g) ? (g->n_cols - 1) * 0.5 : ctr_geometry_u_col (g, 0), par);
     double dash[] = { 4 * px, 3 * px };
     cairo_set_dash (cr, dash, 2, 0);
     cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.5);
@@ -205,7 +231,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_da
     guint n = g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED ? 48 : 1;
     for (guint k = 0; k <= n; k++)
       {
-        P2 p = detector_point (g, b, -0.5 + (double) k / n * g->n_cols, par);
+        P2 p = detector_point (g, view, -0.5 + (double) k / n * g->n_cols, par);
         if (k == 0)
           cairo_move_to (cr, p.x, p.y);
         else
@@ -220,7 +246,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_da
   /* source */
   if (g->beam != CTR_BEAM_PARALLEL)
     {
-      P2 s = { g->sod_mm * sin (b), -g->sod_mm * cos (b) };
+      P2 s = source_point (g, view);
       cairo_set_source_rgba (cr, 0.90, 0.38, 0.0, 1.0);
       cairo_arc (cr, s.x, s.y, 6 * px, 0, 2 * G_PI);
       cairo_fill (cr);

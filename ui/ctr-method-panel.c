@@ -15,6 +15,9 @@
  * the row's subtitle says what will actually run — the CPU with its OpenMP
  * thread count, or the GPU — because core falls back to the CPU with a
  * message rather than fail (ctr_backend_select).
+ *
+ * Properties "method-name", "iterations" and "backend" carry what the
+ * preferences keep (g_settings_bind in the window).
  */
 #define G_LOG_DOMAIN "ctr-method-panel"
 
@@ -38,8 +41,15 @@ struct _CtrMethodPanel
 
 G_DEFINE_FINAL_TYPE (CtrMethodPanel, ctr_method_panel, GTK_TYPE_WIDGET)
 
-enum { CHANGED, N_SIGNALS };
-static guint signals[N_SIGNALS];
+enum {
+  PROP_0,
+  PROP_METHOD_NAME,
+  PROP_ITERATIONS,
+  PROP_BACKEND,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static double
 input_value (GtkWidget *input, const CtrParam *p)
@@ -75,11 +85,13 @@ set_input_value (GtkWidget *input, const CtrParam *p, double v)
     }
 }
 
+/* A value changed (the method's defaults are set quietly, then announced
+ * once). */
 static void
 emit_changed (CtrMethodPanel *self)
 {
   if (!self->updating)
-    g_signal_emit (self, signals[CHANGED], 0);
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITERATIONS]);
 }
 
 static void
@@ -99,6 +111,7 @@ apply_method (CtrMethodPanel *self, gboolean reset_values)
     }
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self->method_row), ctr_method_description (m));
   self->updating = FALSE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_METHOD_NAME]);
   emit_changed (self);
 }
 
@@ -125,7 +138,7 @@ on_backend_selected (CtrMethodPanel *self)
     text = g_strdup_printf ("Runs on %s: %s", b->name, b->description);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self->backend_row), text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->backend_row), text);
-  emit_changed (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BACKEND]);
 }
 
 static GtkWidget *
@@ -248,15 +261,14 @@ ctr_method_panel_set_param (CtrMethodPanel *self, const char *name, double value
   return TRUE;
 }
 
-GtkWidget *
-ctr_method_panel_get_row (CtrMethodPanel *self, const char *name)
+/* The iteration count of an iterative method; 0 for a single-pass one. */
+static guint
+get_iterations (CtrMethodPanel *self)
 {
-  guint n;
-  const CtrParam *params = ctr_params_list (&n);
-  const CtrParam *p = ctr_param_find (name);
+  CtrReconOptions o;
 
-  g_return_val_if_fail (CTR_IS_METHOD_PANEL (self), NULL);
-  return p ? g_ptr_array_index (self->rows, p - params) : NULL;
+  ctr_method_panel_get_options (self, &o);
+  return ctr_method_is_iterative (o.method) ? o.iterations : 0;
 }
 
 /* ---- GObject ---------------------------------------------------------------- */
@@ -274,18 +286,79 @@ ctr_method_panel_dispose (GObject *object)
 }
 
 static void
+ctr_method_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  CtrMethodPanel *self = CTR_METHOD_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_METHOD_NAME:
+      g_value_set_string (value, ctr_method_name (ctr_method_panel_get_method (self)));
+      break;
+    case PROP_ITERATIONS:
+      g_value_set_uint (value, get_iterations (self));
+      break;
+    case PROP_BACKEND:
+      g_value_set_string (value, ctr_method_panel_get_backend (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ctr_method_panel_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  CtrMethodPanel *self = CTR_METHOD_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_METHOD_NAME:
+      {
+        CtrMethod m;
+        /* names the table does not know are ignored */
+        if (ctr_method_from_name (g_value_get_string (value), &m, NULL))
+          ctr_method_panel_set_method (self, m);
+      }
+      break;
+    case PROP_ITERATIONS:
+      /* 0 keeps the method's own default; a single-pass method has none */
+      if (g_value_get_uint (value) > 0 && get_iterations (self) > 0)
+        ctr_method_panel_set_param (self, "iterations", g_value_get_uint (value), NULL);
+      break;
+    case PROP_BACKEND:
+      ctr_method_panel_set_backend (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 ctr_method_panel_class_init (CtrMethodPanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ctr_method_panel_dispose;
-  /**
-   * CtrMethodPanel::changed:
-   * The method or a parameter changed.
-   */
-  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  object_class->get_property = ctr_method_panel_get_property;
+  object_class->set_property = ctr_method_panel_set_property;
+
+  /* The method's name in core's table ("sirt"). */
+  properties[PROP_METHOD_NAME] =
+    g_param_spec_string ("method-name", NULL, NULL, "sirt",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Iterations of an iterative method, 0 for a single-pass one; setting 0
+   * changes nothing.  Notified whenever a parameter changes. */
+  properties[PROP_ITERATIONS] =
+    g_param_spec_uint ("iterations", NULL, NULL, 0, 100000, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* "best" or a backend's name; unknown names are ignored. */
+  properties[PROP_BACKEND] =
+    g_param_spec_string ("backend", NULL, NULL, "best",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

@@ -1,4 +1,6 @@
 /* ctr-method-panel.h — method and parameters, generated from core's table.
+ * Each parameter's row is named after it (gtk_widget_get_name: "window",
+ * "iterations", …); properties "method-name", "iterations" and "backend".
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -30,8 +32,5 @@ gboolean   ctr_method_panel_set_param   (CtrMethodPanel  *self,
 gboolean    ctr_method_panel_set_backend (CtrMethodPanel *self,
                                           const char     *name);
 const char *ctr_method_panel_get_backend (CtrMethodPanel *self);
-/* The widget of parameter @name's row (tests assert on its visibility). */
-GtkWidget *ctr_method_panel_get_row     (CtrMethodPanel  *self,
-                                         const char      *name);
 
 G_END_DECLS

@@ -7,8 +7,9 @@
  * reference image, RMSE, PSNR and SSIM on linear axes.  Several runs are
  * overlaid, each in its own colour (legend at the top); each panel shows the
  * latest value of the newest run, and hovering shows every run's values at
- * the iteration under the pointer.  The numbers come from CtrIterStats as
- * the solver reported them, nothing is computed here.
+ * the iteration under the pointer.  The plot is a view of a session's runs
+ * (a GListModel of CtrRun): the numbers are the CtrIterStats the solver
+ * reported, kept by each run; nothing is computed or stored here.
  *
  * Why hand-drawn cairo and not PLplot's extcairo driver: PLplot keeps its
  * state in process-wide streams (plsstrm/plinit) that are not thread-safe and
@@ -25,14 +26,10 @@
 
 #include "ctr-metrics-plot.h"
 #include "ctr-plot-draw.h"
+#include "ctr-run.h"
 
-typedef struct {
-  guint  iteration;
-  double residual;
-  double rmse;
-  double psnr;
-  double ssim;
-} Point;
+/* A run's report: rmse, psnr, ssim are NaN without a reference. */
+typedef CtrIterStats Point;
 
 typedef enum {
   SERIES_RESIDUAL,
@@ -42,47 +39,58 @@ typedef enum {
   N_SERIES
 } Series;
 
-typedef struct {
-  char    *label;
-  GArray  *points;   /* Point */
-  guint    color;    /* index into run_color */
-} Run;
-
 struct _CtrMetricsPlot
 {
   GtkDrawingArea  parent_instance;
 
-  GPtrArray      *runs;          /* Run*, oldest first */
-  GArray         *points;        /* the newest run's points (borrowed) */
-  guint           n_iterations;
+  GListModel     *runs;          /* CtrRun, oldest first; nullable */
   gboolean        has_reference;
   char           *unit;
-  guint           next_color;
 
   double          hover_x;       /* widget x of the pointer, or -1 */
 };
 
 G_DEFINE_FINAL_TYPE (CtrMetricsPlot, ctr_metrics_plot, GTK_TYPE_DRAWING_AREA)
 
-/* GNOME HIG palette, one colour per run: blue 4, orange 4, green 5,
- * purple 3, red 3, brown 3. */
-#define N_RUN_COLORS 6
-static const GdkRGBA run_color[N_RUN_COLORS] = {
-  { 0x1c / 255., 0x71 / 255., 0xd8 / 255., 1 },
-  { 0xe6 / 255., 0x61 / 255., 0x00 / 255., 1 },
-  { 0x26 / 255., 0xa2 / 255., 0x69 / 255., 1 },
-  { 0x91 / 255., 0x41 / 255., 0xac / 255., 1 },
-  { 0xe0 / 255., 0x1b / 255., 0x24 / 255., 1 },
-  { 0x98 / 255., 0x6a / 255., 0x44 / 255., 1 },
-};
+/* The runs as drawn: references, and each run's colour index. */
+typedef struct {
+  GPtrArray *runs;   /* CtrRun*, owned */
+} Snapshot;
 
 static void
-run_free (gpointer data)
+snapshot_take (CtrMetricsPlot *self, Snapshot *snap)
 {
-  Run *r = data;
-  g_free (r->label);
-  g_array_unref (r->points);
-  g_free (r);
+  guint n = self->runs ? g_list_model_get_n_items (self->runs) : 0;
+
+  snap->runs = g_ptr_array_new_full (n, g_object_unref);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (snap->runs, g_list_model_get_item (self->runs, i));
+}
+
+static void
+snapshot_clear (Snapshot *snap)
+{
+  g_clear_pointer (&snap->runs, g_ptr_array_unref);
+}
+
+static CtrRun *
+snap_run (const Snapshot *snap, guint r)
+{
+  return g_ptr_array_index (snap->runs, r);
+}
+
+static const Point *
+run_point (CtrRun *run, guint i)
+{
+  return ctr_run_get_stats (run, i);
+}
+
+static GdkRGBA
+run_rgba (guint r)
+{
+  GdkRGBA c;
+  ctr_plot_run_color (r, &c);
+  return c;
 }
 
 static double
@@ -355,20 +363,23 @@ draw_x_ticks (DrawCtx     *ctx,
 /* The iteration axis: what the newest run plans, or the furthest any run
  * reached (a cancelled 400-iteration run does not squeeze the others). */
 static guint
-axis_iterations (CtrMetricsPlot *self)
+axis_iterations (const Snapshot *snap)
 {
-  guint n = self->n_iterations;
-  for (guint r = 0; r < self->runs->len; r++)
+  guint n = 1;
+  for (guint r = 0; r < snap->runs->len; r++)
     {
-      Run *run = g_ptr_array_index (self->runs, r);
-      for (guint i = 0; i < run->points->len; i++)
-        n = MAX (n, g_array_index (run->points, Point, i).iteration);
+      CtrRun *run = snap_run (snap, r);
+      if (r + 1 == snap->runs->len && ctr_run_get_state (run) != CTR_RUN_CANCELLED)
+        n = MAX (n, ctr_run_get_n_iterations (run));
+      for (guint i = 0; i < ctr_run_get_n_stats (run); i++)
+        n = MAX (n, run_point (run, i)->iteration);
     }
   return n;
 }
 
 static void
 draw_panel (CtrMetricsPlot *self,
+            const Snapshot *snap,
             DrawCtx        *ctx,
             Series          series,
             double          x0,
@@ -384,27 +395,26 @@ draw_panel (CtrMetricsPlot *self,
     "SSIM vs reference",
   };
   gboolean log_axis = series == SERIES_RESIDUAL;
-  const GdkRGBA *color = self->runs->len > 0
-    ? &run_color[((Run *) g_ptr_array_index (self->runs, self->runs->len - 1))->color]
-    : &run_color[0];
+  GdkRGBA newest = run_rgba (snap->runs->len > 0 ? snap->runs->len - 1 : 0);
+  const GdkRGBA *color = &newest;
   cairo_t *cr = ctx->cr;
   double vmin = INFINITY, vmax = -INFINITY;
   const Point *latest = NULL;
   guint n_usable = 0;
 
-  for (guint r = 0; r < self->runs->len; r++)
+  for (guint r = 0; r < snap->runs->len; r++)
     {
-      Run *run = g_ptr_array_index (self->runs, r);
-      for (guint i = 0; i < run->points->len; i++)
+      CtrRun *run = snap_run (snap, r);
+      for (guint i = 0; i < ctr_run_get_n_stats (run); i++)
         {
-          const Point *p = &g_array_index (run->points, Point, i);
+          const Point *p = run_point (run, i);
           double v = point_value (p, series);
 
           if (!value_usable (v, log_axis))
             continue;
           vmin = MIN (vmin, v);
           vmax = MAX (vmax, v);
-          if (r + 1 == self->runs->len)
+          if (r + 1 == snap->runs->len)
             latest = p;
           n_usable++;
         }
@@ -443,7 +453,7 @@ draw_panel (CtrMetricsPlot *self,
   Frame f = {
     .x0 = x0 + 58, .y0 = y0 + 24,
     .w = w - 58, .h = h - 24 - (last ? 40 : 20),
-    .xmin = 1, .xmax = MAX (axis_iterations (self), 1),
+    .xmin = 1, .xmax = MAX (axis_iterations (snap), 1),
     .log_axis = log_axis,
   };
 
@@ -466,7 +476,8 @@ draw_panel (CtrMetricsPlot *self,
       f.ymin = 0;
       f.ymax = 1;
       draw_text (ctx,
-                 self->points == NULL || self->points->len == 0 ? "<small>No data yet</small>"
+                 snap->runs->len == 0 || ctr_run_get_n_stats (snap_run (snap, snap->runs->len - 1)) == 0
+                   ? "<small>No data yet</small>"
                                         : "<small>Not reported by this method</small>",
                  f.x0 + f.w / 2, f.y0 + f.h / 2, 0.5, 0.5, 0.5);
     }
@@ -498,17 +509,18 @@ draw_panel (CtrMetricsPlot *self,
   cairo_set_line_width (cr, 2);
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
 
-  for (guint r = 0; r < self->runs->len; r++)
+  for (guint r = 0; r < snap->runs->len; r++)
     {
-      Run *run = g_ptr_array_index (self->runs, r);
-      GArray *points = run->points;
+      CtrRun *run = snap_run (snap, r);
+      guint n_points = ctr_run_get_n_stats (run);
+      GdkRGBA rgba = run_rgba (r);
       gboolean pen_down = FALSE;
       guint n_run = 0;
 
-      gdk_cairo_set_source_rgba (cr, &run_color[run->color]);
-      for (guint i = 0; i < points->len; i++)
+      gdk_cairo_set_source_rgba (cr, &rgba);
+      for (guint i = 0; i < n_points; i++)
         {
-          const Point *p = &g_array_index (points, Point, i);
+          const Point *p = run_point (run, i);
           double v = point_value (p, series);
 
           if (!value_usable (v, log_axis))
@@ -526,9 +538,9 @@ draw_panel (CtrMetricsPlot *self,
       cairo_stroke (cr);
 
       if (n_run <= 60)
-        for (guint i = 0; i < points->len; i++)
+        for (guint i = 0; i < n_points; i++)
           {
-            const Point *p = &g_array_index (points, Point, i);
+            const Point *p = run_point (run, i);
             double v = point_value (p, series);
 
             if (!value_usable (v, log_axis))
@@ -553,21 +565,21 @@ draw_panel (CtrMetricsPlot *self,
       cairo_line_to (cr, x, f.y0 + f.h);
       cairo_stroke (cr);
       g_string_append_printf (text, "<small>it %u", k);
-      for (guint r = 0; r < self->runs->len; r++)
+      for (guint r = 0; r < snap->runs->len; r++)
         {
-          Run *run = g_ptr_array_index (self->runs, r);
-          for (guint i = 0; i < run->points->len; i++)
+          CtrRun *run = snap_run (snap, r);
+          GdkRGBA rgba = run_rgba (r);
+          for (guint i = 0; i < ctr_run_get_n_stats (run); i++)
             {
-              const Point *p = &g_array_index (run->points, Point, i);
+              const Point *p = run_point (run, i);
               if (p->iteration != k || !value_usable (point_value (p, series), log_axis))
                 continue;
               g_autofree char *v = format_value (point_value (p, series));
               g_string_append_printf (text, "  <span foreground='#%02x%02x%02x'>●</span> %s",
-                                      (int) (run_color[run->color].red * 255),
-                                      (int) (run_color[run->color].green * 255),
-                                      (int) (run_color[run->color].blue * 255), v);
+                                      (int) (rgba.red * 255), (int) (rgba.green * 255),
+                                      (int) (rgba.blue * 255), v);
               cairo_arc (cr, x, frame_y (&f, point_value (p, series)), 4, 0, 2 * G_PI);
-              gdk_cairo_set_source_rgba (cr, &run_color[run->color]);
+              gdk_cairo_set_source_rgba (cr, &rgba);
               cairo_stroke (cr);
             }
         }
@@ -600,14 +612,23 @@ ctr_metrics_plot_draw (GtkDrawingArea *area,
 {
   CtrMetricsPlot *self = CTR_METRICS_PLOT (area);
   DrawCtx ctx = { cr, GTK_WIDGET (area), { 0, 0, 0, 1 } };
+  Snapshot snap;
   Series shown[N_SERIES];
   guint n_shown = 0;
+  gboolean has_reference = self->has_reference;
   const double margin = 14, gap = 14;
 
   gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &ctx.fg);
+  snapshot_take (self, &snap);
 
+  for (guint r = 0; r < snap.runs->len && !has_reference; r++)
+    {
+      CtrRun *run = snap_run (&snap, r);
+      for (guint i = 0; i < ctr_run_get_n_stats (run); i++)
+        has_reference = has_reference || run_point (run, i)->has_reference;
+    }
   shown[n_shown++] = SERIES_RESIDUAL;
-  if (self->has_reference)
+  if (has_reference)
     {
       shown[n_shown++] = SERIES_RMSE;
       shown[n_shown++] = SERIES_PSNR;
@@ -616,14 +637,15 @@ ctr_metrics_plot_draw (GtkDrawingArea *area,
 
   /* run legend */
   double top = margin;
-  if (self->runs->len > 0)
+  if (snap.runs->len > 0)
     {
       double x = margin;
-      for (guint r = 0; r < self->runs->len; r++)
+      for (guint r = 0; r < snap.runs->len; r++)
         {
-          Run *run = g_ptr_array_index (self->runs, r);
-          g_autofree char *label = g_markup_printf_escaped ("<small>%s</small>", run->label);
+          g_autofree char *label = g_markup_printf_escaped ("<small>%s</small>",
+                                                            ctr_run_get_label (snap_run (&snap, r)));
           PangoLayout *layout = gtk_widget_create_pango_layout (ctx.widget, NULL);
+          GdkRGBA rgba = run_rgba (r);
           int tw, th;
           pango_layout_set_markup (layout, label, -1);
           pango_layout_get_pixel_size (layout, &tw, &th);
@@ -633,7 +655,7 @@ ctr_metrics_plot_draw (GtkDrawingArea *area,
               x = margin;
               top += 18;
             }
-          gdk_cairo_set_source_rgba (cr, &run_color[run->color]);
+          gdk_cairo_set_source_rgba (cr, &rgba);
           cairo_set_line_width (cr, 3);
           cairo_move_to (cr, x, top + 8);
           cairo_line_to (cr, x + 16, top + 8);
@@ -646,8 +668,18 @@ ctr_metrics_plot_draw (GtkDrawingArea *area,
 
   double panel_h = (height - top - margin - gap * (n_shown - 1)) / n_shown;
   for (guint i = 0; i < n_shown; i++)
-    draw_panel (self, &ctx, shown[i], margin, top + i * (panel_h + gap),
+    draw_panel (self, &snap, &ctx, shown[i], margin, top + i * (panel_h + gap),
                 width - 2 * margin, panel_h, i + 1 == n_shown);
+  snapshot_clear (&snap);
+}
+
+static void
+ctr_metrics_plot_dispose (GObject *object)
+{
+  CtrMetricsPlot *self = CTR_METRICS_PLOT (object);
+
+  ctr_metrics_plot_set_runs (self, NULL);
+  G_OBJECT_CLASS (ctr_metrics_plot_parent_class)->dispose (object);
 }
 
 static void
@@ -655,9 +687,7 @@ ctr_metrics_plot_finalize (GObject *object)
 {
   CtrMetricsPlot *self = CTR_METRICS_PLOT (object);
 
-  g_ptr_array_unref (self->runs);
   g_free (self->unit);
-
   G_OBJECT_CLASS (ctr_metrics_plot_parent_class)->finalize (object);
 }
 
@@ -667,6 +697,7 @@ ctr_metrics_plot_class_init (CtrMetricsPlotClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  object_class->dispose = ctr_metrics_plot_dispose;
   object_class->finalize = ctr_metrics_plot_finalize;
 
   gtk_widget_class_set_css_name (widget_class, "ctrmetricsplot");
@@ -691,9 +722,6 @@ ctr_metrics_plot_init (CtrMetricsPlot *self)
 {
   GtkEventController *motion = gtk_event_controller_motion_new ();
 
-  self->runs = g_ptr_array_new_with_free_func (run_free);
-  self->points = NULL;
-  self->n_iterations = 1;
   self->hover_x = -1;
   g_signal_connect (motion, "motion", G_CALLBACK (on_motion), self);
   g_signal_connect (motion, "leave", G_CALLBACK (on_leave), self);
@@ -711,167 +739,77 @@ ctr_metrics_plot_new (void)
   return g_object_new (CTR_TYPE_METRICS_PLOT, NULL);
 }
 
+/* A run's label, state or numbers changed: draw again. */
+static void
+watch_runs (CtrMetricsPlot *self, guint position, guint removed, guint added, GListModel *runs)
+{
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (runs, i);
+      g_signal_connect_object (run, "notify", G_CALLBACK (gtk_widget_queue_draw), self, G_CONNECT_SWAPPED);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
 /**
- * ctr_metrics_plot_reset:
- * @n_iterations: length of the iteration axis (>= 1).
- * @has_reference: whether RMSE and SSIM panels are shown.
- * @unit: (nullable): the image unit, for the RMSE axis ("1/mm").
+ * ctr_metrics_plot_set_runs:
+ * @runs: (nullable): a GListModel of CtrRun (a session's), oldest first.
  *
- * Forgets all runs and prepares the axes for new ones.
+ * Overlays every run of @runs, run i in ctr_plot_run_color (i), and follows
+ * the model: new runs, new numbers, a run's new label.
  */
 void
-ctr_metrics_plot_reset (CtrMetricsPlot *self,
-                        guint           n_iterations,
-                        gboolean        has_reference,
-                        const char     *unit)
+ctr_metrics_plot_set_runs (CtrMetricsPlot *self,
+                           GListModel     *runs)
+{
+  g_return_if_fail (CTR_IS_METRICS_PLOT (self));
+  g_return_if_fail (runs == NULL || G_IS_LIST_MODEL (runs));
+
+  if (self->runs == runs)
+    return;
+  if (self->runs != NULL)
+    {
+      guint n = g_list_model_get_n_items (self->runs);
+      g_signal_handlers_disconnect_by_data (self->runs, self);
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(CtrRun) run = g_list_model_get_item (self->runs, i);
+          g_signal_handlers_disconnect_by_data (run, self);
+        }
+      g_clear_object (&self->runs);
+    }
+  if (runs != NULL)
+    {
+      self->runs = g_object_ref (runs);
+      g_signal_connect_object (runs, "items-changed", G_CALLBACK (watch_runs), self, G_CONNECT_SWAPPED);
+      watch_runs (self, 0, 0, g_list_model_get_n_items (runs), runs);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/**
+ * ctr_metrics_plot_set_reference:
+ * @has_reference: whether the RMSE, PSNR and SSIM panels are shown (they are
+ *   also shown as soon as a run reports them).
+ * @unit: (nullable): the image unit, for the RMSE axis ("1/mm").
+ */
+void
+ctr_metrics_plot_set_reference (CtrMetricsPlot *self,
+                                gboolean        has_reference,
+                                const char     *unit)
 {
   g_return_if_fail (CTR_IS_METRICS_PLOT (self));
 
-  g_ptr_array_set_size (self->runs, 0);
-  self->points = NULL;
-  self->next_color = 0;
-  self->n_iterations = MAX (n_iterations, 1);
   self->has_reference = has_reference;
   g_free (self->unit);
   self->unit = g_strdup (unit);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-/* Appends the numbers of one report (stats->image is not used). */
-void
-ctr_metrics_plot_add (CtrMetricsPlot     *self,
-                      const CtrIterStats *stats)
-{
-  Point p;
-
-  g_return_if_fail (CTR_IS_METRICS_PLOT (self));
-  g_return_if_fail (stats != NULL);
-
-  if (self->points == NULL)
-    ctr_metrics_plot_begin_run (self, ctr_method_label (stats->method), stats->n_iterations);
-  p.iteration = stats->iteration;
-  p.residual = stats->residual;
-  p.rmse = stats->has_reference ? stats->rmse : NAN;
-  p.psnr = stats->has_reference ? stats->psnr : NAN;
-  p.ssim = stats->has_reference ? stats->ssim : NAN;
-  g_array_append_val (self->points, p);
-
-  if (stats->n_iterations > self->n_iterations)
-    self->n_iterations = stats->n_iterations;
-  if (stats->has_reference)
-    self->has_reference = TRUE;
-
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-/* Points of the newest run. */
-guint
-ctr_metrics_plot_get_n_points (CtrMetricsPlot *self)
-{
-  g_return_val_if_fail (CTR_IS_METRICS_PLOT (self), 0);
-  return self->points != NULL ? self->points->len : 0;
-}
-
-/**
- * ctr_metrics_plot_begin_run:
- * @label: the legend text ("SIRT · 8 it").
- * @n_iterations: the run's planned iterations (widens the axis if larger).
- *
- * Starts a new overlaid run in the next colour; later ctr_metrics_plot_add()
- * calls go to it.  Older runs stay until ctr_metrics_plot_reset().
- */
-void
-ctr_metrics_plot_begin_run (CtrMetricsPlot *self,
-                            const char     *label,
-                            guint           n_iterations)
-{
-  Run *run;
-
-  g_return_if_fail (CTR_IS_METRICS_PLOT (self));
-  run = g_new0 (Run, 1);
-  run->label = g_strdup (label ? label : "run");
-  run->points = g_array_new (FALSE, FALSE, sizeof (Point));
-  run->color = self->next_color++ % N_RUN_COLORS;
-  g_ptr_array_add (self->runs, run);
-  self->points = run->points;
-  self->n_iterations = MAX (n_iterations, 1);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-/* Drops the newest run (a cancelled one that reported nothing). */
-void
-ctr_metrics_plot_drop_run (CtrMetricsPlot *self)
-{
-  g_return_if_fail (CTR_IS_METRICS_PLOT (self));
-  if (self->runs->len == 0)
-    return;
-  g_ptr_array_remove_index (self->runs, self->runs->len - 1);
-  self->points = self->runs->len > 0 ? ((Run *) g_ptr_array_index (self->runs, self->runs->len - 1))->points : NULL;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-/* Renames the newest run (e.g. "… (cancelled)"). */
-void
-ctr_metrics_plot_set_run_label (CtrMetricsPlot *self, const char *label)
-{
-  g_return_if_fail (CTR_IS_METRICS_PLOT (self));
-  if (self->runs->len == 0)
-    return;
-  Run *run = g_ptr_array_index (self->runs, self->runs->len - 1);
-  g_free (run->label);
-  run->label = g_strdup (label);
-  /* a stopped run no longer stretches the axis to its plan */
-  self->n_iterations = 1;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
+/* The runs overlaid. */
 guint
 ctr_metrics_plot_get_n_runs (CtrMetricsPlot *self)
 {
   g_return_val_if_fail (CTR_IS_METRICS_PLOT (self), 0);
-  return self->runs->len;
-}
-
-/* The colour of run @index (for matching curves elsewhere). */
-void
-ctr_metrics_plot_get_run_color (CtrMetricsPlot *self, guint index, GdkRGBA *color)
-{
-  g_return_if_fail (CTR_IS_METRICS_PLOT (self));
-  *color = run_color[index < self->runs->len ? ((Run *) g_ptr_array_index (self->runs, index))->color
-                                              : index % N_RUN_COLORS];
-}
-
-/**
- * ctr_metrics_plot_write_csv:
- * Writes every run's numbers as CSV (run, label, iteration, residual, rmse,
- * psnr_db, ssim; empty where not reported), atomically (temp file + rename).
- * Returns FALSE with the GFileError of the write.
- */
-gboolean
-ctr_metrics_plot_write_csv (CtrMetricsPlot *self, const char *path, GError **error)
-{
-  g_autoptr(GString) csv = g_string_new ("run,label,iteration,residual,rmse,psnr_db,ssim\n");
-
-  g_return_val_if_fail (CTR_IS_METRICS_PLOT (self), FALSE);
-  for (guint r = 0; r < self->runs->len; r++)
-    {
-      Run *run = g_ptr_array_index (self->runs, r);
-      g_autofree char *label = g_strdup (run->label);
-      g_strdelimit (label, ",\"\n", ' ');
-      for (guint i = 0; i < run->points->len; i++)
-        {
-          const Point *p = &g_array_index (run->points, Point, i);
-          double v[4] = { p->residual, p->rmse, p->psnr, p->ssim };
-          g_string_append_printf (csv, "%u,%s,%u", r + 1, label, p->iteration);
-          for (guint k = 0; k < 4; k++)
-            {
-              char buf[G_ASCII_DTOSTR_BUF_SIZE];
-              g_string_append_c (csv, ',');
-              if (isfinite (v[k]))
-                g_string_append (csv, g_ascii_dtostr (buf, sizeof buf, v[k]));
-            }
-          g_string_append_c (csv, '\n');
-        }
-    }
-  return g_file_set_contents (path, csv->str, (gssize) csv->len, error);
+  return self->runs ? g_list_model_get_n_items (self->runs) : 0;
 }

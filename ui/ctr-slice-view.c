@@ -44,11 +44,9 @@ struct _CtrSliceView
   double      data_max;
   gboolean    manual_window;
 
-  /* the shown plane (see update_plane) */
+  /* the shown plane (ctr-slice-plane.h) */
   int         orientation;     /* CtrSliceOrientation */
-  CtrGrid     pg;
-  const float *plane;
-  float      *plane_copy;
+  CtrSlicePlane plane;
 
   /* drag state */
   double      drag_center;
@@ -112,126 +110,25 @@ replace_str (char       **ptr,
 static const float *
 current_slice (CtrSliceView *self)
 {
-  return self->image != NULL ? self->plane : NULL;
+  return self->image != NULL ? self->plane.data : NULL;
 }
 
-/* The shown plane as a 2-D grid (x right, "y" up in the plane) and its
- * pixels, row 0 at the top:
- *   axial    — slice z of the volume as stored (no copy);
- *   coronal  — y fixed: x right, z up (row 0 = highest z);
- *   sagittal — x fixed: y right, z up. */
 static void
 update_plane (CtrSliceView *self)
 {
-  const CtrGrid *g;
-
-  g_clear_pointer (&self->plane_copy, g_free);
-  self->plane = NULL;
   if (self->image == NULL)
-    return;
-  g = &self->image->grid;
-  if (self->orientation == CTR_SLICE_AXIAL || g->nz == 1)
     {
-      self->pg = *g;
-      self->pg.nz = 1;
-      self->slice = MIN (self->slice, g->nz - 1);
-      self->plane = ctr_volume_slice (self->image, self->slice);
+      ctr_slice_plane_clear (&self->plane);
       return;
     }
-  if (self->orientation == CTR_SLICE_CORONAL)
-    {
-      guint y = MIN (self->slice, g->ny - 1);
-      float *p = g_new (float, (gsize) g->nx * g->nz);
-      for (guint r = 0; r < g->nz; r++)
-        memcpy (p + (gsize) r * g->nx, ctr_volume_slice (self->image, g->nz - 1 - r) + (gsize) y * g->nx,
-                g->nx * sizeof (float));
-      self->slice = y;
-      self->pg = (CtrGrid) { .nx = g->nx, .ny = g->nz, .nz = 1, .dx = g->dx, .dy = g->dz, .dz = 1,
-                             .cx = g->cx, .cy = g->cz };
-      self->plane = self->plane_copy = p;
-    }
-  else
-    {
-      guint x = MIN (self->slice, g->nx - 1);
-      float *p = g_new (float, (gsize) g->ny * g->nz);
-      for (guint r = 0; r < g->nz; r++)
-        {
-          const float *src = ctr_volume_slice (self->image, g->nz - 1 - r);
-          /* horizontal axis: y growing to the right (row ny-1 .. 0 of the slice) */
-          for (guint c = 0; c < g->ny; c++)
-            p[(gsize) r * g->ny + c] = src[(gsize) (g->ny - 1 - c) * g->nx + x];
-        }
-      self->slice = x;
-      self->pg = (CtrGrid) { .nx = g->ny, .ny = g->nz, .nz = 1, .dx = g->dy, .dy = g->dz, .dz = 1,
-                             .cx = g->cy, .cy = g->cz };
-      self->plane = self->plane_copy = p;
-    }
+  ctr_slice_plane_extract (&self->plane, self->image, self->orientation, self->slice);
+  self->slice = self->plane.index;
 }
-
-
-/* The automatic window: the 0.1st to 99.9th percentile of the finite values,
- * i.e. min/max made robust against a handful of hot pixels (reconstruction
- * corners, dead detector rays) that would otherwise grey out the whole slice.
- * Found with a histogram (two passes, O(n), no sort): the exact min and max,
- * then 16384 bins between them; the percentiles are bin edges, i.e. within
- * 1/16384 of the range of the exact values — invisible on an 8-bit display —
- * and the main thread no longer sorts every slice it shows. */
-#define AUTO_WINDOW_TAIL 0.001
-#define AUTO_WINDOW_BINS 16384
 
 static void
 compute_data_range (CtrSliceView *self)
 {
-  const float *s = current_slice (self);
-  gsize n = ctr_grid_slice_size (&self->pg);
-  double mn = INFINITY, mx = -INFINITY;
-  gsize m = 0;
-
-  for (gsize i = 0; i < n; i++)
-    if (isfinite (s[i]))
-      {
-        mn = MIN (mn, s[i]);
-        mx = MAX (mx, s[i]);
-        m++;
-      }
-  if (m == 0)
-    {
-      self->data_min = self->data_max = 0.0;
-      return;
-    }
-  if (!(mx > mn))
-    {
-      self->data_min = mn;
-      self->data_max = mx;
-      return;
-    }
-
-  g_autofree guint32 *hist = g_new0 (guint32, AUTO_WINDOW_BINS);
-  double scale = AUTO_WINDOW_BINS / (mx - mn);
-  for (gsize i = 0; i < n; i++)
-    if (isfinite (s[i]))
-      hist[MIN ((gsize) ((s[i] - mn) * scale), AUTO_WINDOW_BINS - 1)]++;
-
-  gsize lo_count = (gsize) (AUTO_WINDOW_TAIL * (m - 1)), hi_count = (gsize) ((1.0 - AUTO_WINDOW_TAIL) * (m - 1) + 0.5);
-  gsize acc = 0;
-  guint b_lo = 0, b_hi = AUTO_WINDOW_BINS - 1;
-  gboolean have_lo = FALSE;
-  for (guint b = 0; b < AUTO_WINDOW_BINS; b++)
-    {
-      acc += hist[b];
-      if (!have_lo && acc > lo_count)
-        {
-          b_lo = b;
-          have_lo = TRUE;
-        }
-      if (acc > hi_count)
-        {
-          b_hi = b;
-          break;
-        }
-    }
-  self->data_min = mn + b_lo / scale;
-  self->data_max = mn + (b_hi + 1) / scale;
+  ctr_slice_plane_robust_range (&self->plane, &self->data_min, &self->data_max);
 }
 
 static void
@@ -251,39 +148,8 @@ static void
 rebuild_texture (CtrSliceView *self)
 {
   g_clear_object (&self->texture);
-
-  if (self->image == NULL)
-    return;
-
-  const CtrGrid *g = &self->pg;
-  const float *s = current_slice (self);
-  gsize stride = (gsize) g->nx * 3;
-  guint8 *pixels = g_malloc (stride * g->ny);
-  double scale = 255.0 / (self->hi - self->lo);
-
-  for (guint y = 0; y < g->ny; y++)
-    {
-      const float *row = s + (gsize) y * g->nx;
-      guint8 *out = pixels + (gsize) y * stride;
-
-      for (guint x = 0; x < g->nx; x++)
-        {
-          double t = (row[x] - self->lo) * scale;
-          guint8 grey;
-
-          if (!(t > 0.0))          /* also catches NaN */
-            grey = 0;
-          else if (t >= 255.0)
-            grey = 255;
-          else
-            grey = (guint8) (t + 0.5);
-          out[3 * x] = out[3 * x + 1] = out[3 * x + 2] = grey;
-        }
-    }
-
-  g_autoptr(GBytes) bytes = g_bytes_new_take (pixels, stride * g->ny);
-  self->texture = gdk_memory_texture_new (g->nx, g->ny, GDK_MEMORY_R8G8B8,
-                                          bytes, stride);
+  if (self->image != NULL)
+    self->texture = ctr_slice_plane_texture (&self->plane, self->lo, self->hi);
 }
 
 /* Where the image lies in widget coordinates (physical aspect kept). */
@@ -294,7 +160,7 @@ image_rect (CtrSliceView    *self,
   if (self->image == NULL)
     return FALSE;
 
-  const CtrGrid *g = &self->pg;
+  const CtrGrid *g = &self->plane.grid;
   double w = gtk_widget_get_width (GTK_WIDGET (self)) - 2 * MARGIN;
   double h = gtk_widget_get_height (GTK_WIDGET (self)) - 2 * MARGIN;
   double iw = g->nx * (g->dx > 0 ? g->dx : 1.0);
@@ -317,7 +183,7 @@ image_rect (CtrSliceView    *self,
 static void
 widget_to_mm (CtrSliceView *self, const graphene_rect_t *r, double x, double y, double *xm, double *ym)
 {
-  const CtrGrid *g = &self->pg;
+  const CtrGrid *g = &self->plane.grid;
   double fx = (x - r->origin.x) / r->size.width * g->nx;
   double fy = (y - r->origin.y) / r->size.height * g->ny;
   *xm = ctr_grid_x (g, fx - 0.5);
@@ -327,7 +193,7 @@ widget_to_mm (CtrSliceView *self, const graphene_rect_t *r, double x, double y, 
 static void
 mm_to_widget (CtrSliceView *self, const graphene_rect_t *r, double xm, double ym, double *x, double *y)
 {
-  const CtrGrid *g = &self->pg;
+  const CtrGrid *g = &self->plane.grid;
   double fx = (xm - g->cx) / g->dx + 0.5 * g->nx;
   double fy = 0.5 * g->ny - (ym - g->cy) / g->dy;
   *x = r->origin.x + fx / g->nx * r->size.width;
@@ -457,7 +323,7 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
     }
 
   {
-    const CtrGrid *g = &self->pg;
+    const CtrGrid *g = &self->plane.grid;
     g_autofree char *markup =
       g_strdup_printf ("<small><span font_features='tnum'>"
                        "%u × %u px · %.3g mm\n"
@@ -509,7 +375,7 @@ on_motion (GtkEventControllerMotion *controller,
       return;
     }
 
-  const CtrGrid *g = &self->pg;
+  const CtrGrid *g = &self->plane.grid;
   guint ix = MIN (g->nx - 1, (guint) ((x - rect.origin.x) / rect.size.width * g->nx));
   guint iy = MIN (g->ny - 1, (guint) ((y - rect.origin.y) / rect.size.height * g->ny));
 
@@ -526,10 +392,10 @@ char *
 ctr_slice_view_describe_pixel (CtrSliceView *self, guint ix, guint iy)
 {
   g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), NULL);
-  if (self->image == NULL || ix >= self->pg.nx || iy >= self->pg.ny)
+  if (self->image == NULL || ix >= self->plane.grid.nx || iy >= self->plane.grid.ny)
     return NULL;
 
-  const CtrGrid *g = &self->pg;
+  const CtrGrid *g = &self->plane.grid;
   float v = current_slice (self)[(gsize) iy * g->nx + ix];
 
   {
@@ -684,8 +550,7 @@ ctr_slice_view_dispose (GObject *object)
   CtrSliceView *self = CTR_SLICE_VIEW (object);
 
   g_clear_pointer (&self->image, ctr_volume_unref);
-  g_clear_pointer (&self->plane_copy, g_free);
-  self->plane = NULL;
+  ctr_slice_plane_clear (&self->plane);
   g_clear_object (&self->texture);
 
   G_OBJECT_CLASS (ctr_slice_view_parent_class)->dispose (object);
@@ -1036,11 +901,7 @@ guint
 ctr_slice_view_get_n_slices (CtrSliceView *self)
 {
   g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), 0);
-  if (self->image == NULL)
-    return 0;
-  if (self->image->grid.nz == 1 || self->orientation == CTR_SLICE_AXIAL)
-    return self->image->grid.nz;
-  return self->orientation == CTR_SLICE_CORONAL ? self->image->grid.ny : self->image->grid.nx;
+  return ctr_slice_plane_count (self->image, self->orientation);
 }
 
 void
@@ -1060,30 +921,13 @@ ctr_slice_view_set_slice (CtrSliceView *self, guint slice)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-/* Hounsfield units of an attenuation @mu in 1/mm:
- * HU = 1000 (mu − mu_water) / mu_water with mu_water = CTR_SLICE_VIEW_MU_WATER. */
-double
-ctr_slice_view_to_hu (double mu)
-{
-  return 1000.0 * (mu - CTR_SLICE_VIEW_MU_WATER) / CTR_SLICE_VIEW_MU_WATER;
-}
-
-/* Window/level presets for images in 1/mm, from Hounsfield windows with
- * mu = mu_water (1 + HU/1000), mu_water = 0.0192 /mm (FORMAT.md: the value the
- * head datasets were simulated with; a calibrated scanner states its own).
- * Returns FALSE (nothing changed) for an unknown name or an image in another
- * unit. "auto" returns to the automatic window. */
+/* Window/level presets for images in 1/mm (ctr_slice_hu_preset).  Returns
+ * FALSE (nothing changed) for an unknown name or an image in another unit.
+ * "auto" returns to the automatic window. */
 gboolean
 ctr_slice_view_apply_preset (CtrSliceView *self, const char *name)
 {
-  static const struct { const char *name; double width_hu, level_hu; } presets[] = {
-    { "soft-tissue", 400, 40 },
-    { "brain", 80, 40 },
-    { "bone", 1800, 400 },
-    { "lung", 1500, -600 },
-    { "hu", 2000, 0 },     /* air (−1000 HU) to dense bone (+1000 HU) */
-  };
-  const double mu_water = CTR_SLICE_VIEW_MU_WATER;
+  double lo, hi;
 
   g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), FALSE);
   if (g_strcmp0 (name, "auto") == 0)
@@ -1091,16 +935,9 @@ ctr_slice_view_apply_preset (CtrSliceView *self, const char *name)
       ctr_slice_view_reset_window (self);
       return TRUE;
     }
-  if (self->image == NULL || g_strcmp0 (self->image->unit, "1/mm") != 0)
+  if (self->image == NULL || g_strcmp0 (self->image->unit, "1/mm") != 0 || !ctr_slice_hu_preset (name, &lo, &hi))
     return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (presets); i++)
-    if (g_strcmp0 (name, presets[i].name) == 0)
-      {
-        double lo = mu_water * (1 + (presets[i].level_hu - presets[i].width_hu / 2) / 1000);
-        double hi = mu_water * (1 + (presets[i].level_hu + presets[i].width_hu / 2) / 1000);
-        ctr_slice_view_set_window (self, lo, hi);
-        g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0);
-        return TRUE;
-      }
-  return FALSE;
+  ctr_slice_view_set_window (self, lo, hi);
+  g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0);
+  return TRUE;
 }

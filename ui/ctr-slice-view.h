@@ -6,16 +6,11 @@
 
 #include <gtk/gtk.h>
 #include "ctrecon.h"
+#include "ctr-slice-plane.h"
 
 G_BEGIN_DECLS
 
 #define CTR_TYPE_SLICE_VIEW (ctr_slice_view_get_type ())
-
-typedef enum {
-  CTR_SLICE_AXIAL,     /* z fixed: the stored slices */
-  CTR_SLICE_CORONAL,   /* y fixed: x right, z up */
-  CTR_SLICE_SAGITTAL   /* x fixed: y right, z up */
-} CtrSliceOrientation;
 
 G_DECLARE_FINAL_TYPE (CtrSliceView, ctr_slice_view, CTR, SLICE_VIEW, GtkWidget)
 
@@ -35,9 +30,6 @@ void        ctr_slice_view_set_slice       (CtrSliceView *self,
 guint       ctr_slice_view_get_n_slices    (CtrSliceView *self);
 void        ctr_slice_view_set_orientation (CtrSliceView *self,
                                             CtrSliceOrientation orientation);
-/* μ_water (1/mm) of the HU read-out and presets: the project's one value (core/ctr-hu.h). */
-#define CTR_SLICE_VIEW_MU_WATER CTR_MU_WATER_PER_MM
-double      ctr_slice_view_to_hu           (double        mu);
 char       *ctr_slice_view_describe_pixel  (CtrSliceView *self,
                                             guint         ix,
                                             guint         iy);

@@ -51,6 +51,7 @@
  * special.  Slice s of the output is detector row ctr_geometry_slice_row (s).
  */
 #include "ctr-fbp.h"
+#include "ctr-geometry-vectors.h"
 #include "ctr-redundancy.h"
 #include "ctr-filter.h"
 #include "ctr-error.h"
@@ -191,6 +192,15 @@ ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
 
   if (!ctr_geometry_validate (g, error))
     return NULL;
+  /* Per-view vectors: FBP runs on their circular description, or refuses. */
+  g_autoptr (CtrGeometry) circular = NULL;
+  if (ctr_geometry_has_vectors (g))
+    {
+      circular = ctr_geometry_circular_from_vectors (g, NULL, error);
+      if (circular == NULL)
+        return NULL;
+      g = circular;
+    }
   if (g->beam != CTR_BEAM_PARALLEL && g->beam != CTR_BEAM_FAN)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,

@@ -1,190 +1,8 @@
-/* ctr-fdk.c — FDK step 1 (weighting and ramp filtering) and the driver.
- *
- * Geometry at view angle β (FORMAT.md; e_u = (cos β, sin β, 0), d0 the
- * central ray, e_v = +z):
- *
- *                        flat panel at SDD from S
- *             v ^   ===========+===========>  u      (col grows with u,
- *               |              |                      row with v unless
- *               |        (u,v) .                      rows_increase_with_v
- *                \            /|                      is false)
- *                 \   x  .  /  |
- *                  \  U  . /   |  U = (x - S)·d0: depth of the voxel x
- *                   \    ./    |
- *                    \   o isocentre, SOD from S
- *                     \  |
- *                        S  source (SOD sin β, -SOD cos β, 0)
- *
- * FDK (Feldkamp et al. 1984; Kak & Slaney §3.6, Eqs. 176-180) written on the
- * virtual detector through the isocentre (p = u·SOD/SDD, ζ = v·SOD/SDD):
- *   R'_β(p, ζ) = R_β(p, ζ) · SOD / √(SOD² + p² + ζ²)        (cosine weight)
- *              = R_β · SDD / √(SDD² + u² + v²)
- *   Q_β = (w_red · Δβ · R'_β) ⊛_p h,  h = discrete Ram-Lak at τ = pitch_u·SOD/SDD
- *   f(x) = Σ_β (SOD / U)² · Q_β(p(x), ζ(x))                  (ctr-fdk-backproject.c)
- * Kak & Slaney's ½ (a full scan measures every ray twice) is the redundancy
- * weight w_red = ½; a short scan of range π + 2δ uses Parker's (1982) weights
- * instead, on the fan angle γ = atan(u/SDD) of each column (exact in the
- * orbit plane, the usual approximation off it).
- */
+/* ctr-fdk.c — FDK (Feldkamp, Davis & Kress 1984): weighting and ramp
+ * filtering (ctr-fdk-filter.c), then voxel-driven back-projection
+ * (ctr-fdk-backproject.c); see ctr-fdk.h. */
 #include "ctr-fdk.h"
-#include "ctr-redundancy.h"
-#include "ctr-fbp.h"
-#include "ctr-filter.h"
-#include "ctr-error.h"
-
-#include <math.h>
-#include <string.h>
-
-
-gboolean
-ctr_fdk_check_geometry (const CtrGeometry *g, GError **error)
-{
-  if (!ctr_geometry_validate (g, error))
-    return FALSE;
-  if (g->beam != CTR_BEAM_CONE)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
-                   "FDK reconstructs cone-beam data; this geometry is %s beam (use FBP)",
-                   g->beam == CTR_BEAM_FAN ? "fan" : "parallel");
-      return FALSE;
-    }
-  if (g->shape != CTR_DETECTOR_FLAT)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "FDK handles a flat panel; a curved (cylindrical) cone-beam detector is rebinned to "
-                   "fan-beam slices (use fbp) or reconstructed iteratively");
-      return FALSE;
-    }
-  if (g->source_z_mm != NULL || g->focal_shift != NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "FDK reconstructs a circular orbit with a fixed source; a helical scan (or a moving "
-                   "focal spot) is rebinned to fan-beam slices (use fbp) or reconstructed iteratively");
-      return FALSE;
-    }
-  return TRUE;
-}
-
-gboolean
-ctr_fdk_check_input (const CtrGeometry *g, const CtrProjections *p, GError **error)
-{
-  if (!ctr_fdk_check_geometry (g, error))
-    return FALSE;
-  if (p->kind != CTR_PROJ_LINE_INTEGRALS)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "FDK needs line integrals; convert the counts first");
-      return FALSE;
-    }
-  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "projections are %u views × %u rows × %u columns but the geometry says "
-                   "%u × %u × %u", p->n_views, p->n_rows, p->n_cols,
-                   g->n_views, g->n_rows, g->n_cols);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-CtrProjections *
-ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p, CtrFilterWindow window,
-                double cutoff, GCancellable *cancellable, GError **error)
-{
-  g_return_val_if_fail (g != NULL && p != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  if (!ctr_fdk_check_input (g, p, error))
-    return NULL;
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return NULL;
-
-  const guint nv = g->n_views, nr = g->n_rows, nc = g->n_cols;
-  const double tau = g->pitch_u * g->sod_mm / g->sdd_mm;
-  g_autoptr (CtrRampFilter) filter = ctr_ramp_filter_new (nc, tau, window, cutoff, NULL, error);
-  if (filter == NULL)
-    return NULL;
-  CtrProjections *q = ctr_projections_new (nv, nr, nc, CTR_PROJ_LINE_INTEGRALS, error);
-  if (q == NULL)
-    return NULL;
-
-  g_autofree double *dbeta = ctr_view_spacing (g);
-  CtrRedundancy red;
-  ctr_redundancy_init (&red, g);
-  /* Per column γ; per detector pixel the cosine weight (the same for every
-   * view), [row][col]. */
-  g_autofree double *gam = g_new (double, nc);
-  g_autofree float *cosw = g_try_malloc_n ((gsize) nr * nc, sizeof (float));
-  if (cosw == NULL)
-    {
-      ctr_projections_unref (q);
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
-                   "FDK: cannot allocate %u × %u weights", nr, nc);
-      return NULL;
-    }
-  for (guint c = 0; c < nc; c++)
-    gam[c] = atan2 (ctr_geometry_col_u (g, c), g->sdd_mm);
-  const double sdd2 = g->sdd_mm * g->sdd_mm;
-  for (guint r = 0; r < nr; r++)
-    {
-      const double v = ctr_geometry_row_v (g, r);
-      for (guint c = 0; c < nc; c++)
-        {
-          const double u = ctr_geometry_col_u (g, c);
-          cosw[(gsize) r * nc + c] = (float) (g->sdd_mm / sqrt (sdd2 + u * u + v * v));
-        }
-    }
-
-#pragma omp parallel
-  {
-    g_autofree float *wc = g_new (float, nc);
-#pragma omp for schedule(static)
-    for (gint64 v = 0; v < (gint64) nv; v++)
-      {
-        for (guint c = 0; c < nc; c++)
-          wc[c] = (float) (dbeta[v] * ctr_redundancy_weight (&red, (guint) v, gam[c]));
-        const float *src = ctr_projections_view (p, (guint) v);
-        float *dst = ctr_projections_view (q, (guint) v);
-        for (guint r = 0; r < nr; r++)
-          {
-            const float *cw = cosw + (gsize) r * nc;
-            const gsize o = (gsize) r * nc;
-            for (guint c = 0; c < nc; c++)
-              dst[o + c] = src[o + c] * cw[c] * wc[c];
-          }
-      }
-  }
-  ctr_ramp_filter_apply (filter, q->data, nv * nr);
-  return q;
-}
-
-gboolean
-ctr_fdk_weights (const CtrGeometry *g, float *cosw, float *view_col, GError **error)
-{
-  g_return_val_if_fail (g != NULL && cosw != NULL && view_col != NULL, FALSE);
-  if (!ctr_fdk_check_geometry (g, error))
-    return FALSE;
-  const guint nv = g->n_views, nr = g->n_rows, nc = g->n_cols;
-  g_autofree double *dbeta = ctr_view_spacing (g);
-  CtrRedundancy red;
-  ctr_redundancy_init (&red, g);
-  g_autofree double *gam = g_new (double, nc);
-  for (guint c = 0; c < nc; c++)
-    gam[c] = atan2 (ctr_geometry_col_u (g, c), g->sdd_mm);
-  const double sdd2 = g->sdd_mm * g->sdd_mm;
-  for (guint r = 0; r < nr; r++)
-    {
-      const double v = ctr_geometry_row_v (g, r);
-      for (guint c = 0; c < nc; c++)
-        {
-          const double u = ctr_geometry_col_u (g, c);
-          cosw[(gsize) r * nc + c] = (float) (g->sdd_mm / sqrt (sdd2 + u * u + v * v));
-        }
-    }
-  for (guint v = 0; v < nv; v++)
-    for (guint c = 0; c < nc; c++)
-      view_col[(gsize) v * nc + c] = (float) (dbeta[v] * ctr_redundancy_weight (&red, v, gam[c]));
-  return TRUE;
-}
+#include "ctr-geometry-vectors.h"
 
 CtrVolume *
 ctr_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
@@ -196,6 +14,15 @@ ctr_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
   const gint64 t0 = g_get_monotonic_time ();
   if (!ctr_grid_validate (grid, error))
     return NULL;
+  /* Per-view vectors: FDK runs on their circular description, or refuses. */
+  g_autoptr (CtrGeometry) circular = NULL;
+  if (ctr_geometry_has_vectors (g))
+    {
+      circular = ctr_geometry_circular_from_vectors (g, NULL, error);
+      if (circular == NULL)
+        return NULL;
+      g = circular;
+    }
   g_autoptr (CtrProjections) q = ctr_fdk_filter (g, p, window, cutoff, cancellable, error);
   if (q == NULL)
     return NULL;

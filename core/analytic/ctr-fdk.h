@@ -74,6 +74,22 @@ CtrProjections *ctr_fdk_filter (const CtrGeometry *g, const CtrProjections *p,
                                 GCancellable *cancellable, GError **error);
 
 /**
+ * ctr_fdk_filter_views:
+ * @g: the whole scan's cone geometry.
+ * @p: line integrals of the @p->n_views consecutive views @first_view ..
+ *   @first_view + @p->n_views − 1 of @g, [view][row][col].
+ *
+ * ctr_fdk_filter for a part of the views (one rank's share in iFDK §4.1.1):
+ * the view weights Δβ and the redundancy weights are those of the whole
+ * scan @g, so the parts' filtered views are exactly the rows of the whole's.
+ * Returns: (transfer full): @p's filtered views, or NULL with the errors of
+ *   ctr_fdk_filter (CTR_ERROR_INVALID_ARGUMENT also for views outside @g).
+ */
+CtrProjections *ctr_fdk_filter_views (const CtrGeometry *g, const CtrProjections *p, guint first_view,
+                                      CtrFilterWindow window, double cutoff,
+                                      GCancellable *cancellable, GError **error);
+
+/**
  * ctr_fdk_weights:
  * @g: cone geometry (checked as ctr_fdk_filter does).
  * @cosw: (out caller-allocates): n_rows × n_cols floats, [row][col]: the

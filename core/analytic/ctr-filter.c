@@ -28,7 +28,9 @@
  * and every window (Ram-Lak included) is zero above fc.
  *
  * Threading: FFTW's planner is not thread-safe, so plans are made (and
- * destroyed) under one static mutex, with FFTW_ESTIMATE (no measurement, no
+ * destroyed) under one process-wide mutex (ctr_fft_planner_lock: Debian's
+ * libfftw3f_omp makes fftwf_make_planner_thread_safe a no-op, its
+ * fftwf_threads_register_planner_hooks is a bare `ret`), with FFTW_ESTIMATE (no measurement, no
  * planner-time surprises).  Execution with the new-array interface
  * (fftwf_execute_dft_r2c/c2r) is thread-safe; every OpenMP thread owns its
  * buffers, allocated with fftwf_malloc so their alignment matches the plan's.
@@ -81,6 +83,18 @@ struct _CtrRampFilter
 };
 
 static GMutex planner_lock;
+
+void
+ctr_fft_planner_lock (void)
+{
+  g_mutex_lock (&planner_lock);
+}
+
+void
+ctr_fft_planner_unlock (void)
+{
+  g_mutex_unlock (&planner_lock);
+}
 
 static guint
 next_pow2 (guint64 x)

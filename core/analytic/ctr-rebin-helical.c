@@ -118,7 +118,7 @@ static double
 ray_theta (const CtrGeometry *g, guint view, double col)
 {
   double o[3], d[3];
-  ctr_geometry_ray3d (g, view, col, 0.0, o, d);
+  ctr_cone_ray (g, view, col, 0.0, o, d);
   return atan2 (-d[0], d[1]);
 }
 

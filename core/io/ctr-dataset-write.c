@@ -2,6 +2,7 @@
  * ctr-dataset-write.h). */
 #include "ctr-dataset-write.h"
 #include "ctr-error.h"
+#include "ctr-file.h"
 #include "ctr-geometry-json.h"
 #include "ctr-tiff.h"
 
@@ -30,24 +31,6 @@ ctr_dataset_write_check (const char *dir, GError **error)
     g_set_error (error, CTR_ERROR, CTR_ERROR_IO,
                  "%s exists and is not empty; choose a new folder (nothing was written)", dir);
   return empty;
-}
-
-/* Removes the files written into the temporary folder, then the folder. */
-static void
-remove_tree (const char *dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  if (d != NULL)
-    {
-      const char *name;
-      while ((name = g_dir_read_name (d)) != NULL)
-        {
-          g_autofree char *path = g_build_filename (dir, name, NULL);
-          g_unlink (path);
-        }
-      g_dir_close (d);
-    }
-  g_rmdir (dir);
 }
 
 static JsonObject *
@@ -185,7 +168,7 @@ ctr_dataset_write (const char *dir, const char *name, const CtrGeometry *g, cons
     }
   if (!write_files (tmpl, name, g, p, counts, reference, extra, error))
     {
-      remove_tree (tmpl);
+      ctr_file_remove_folder (tmpl);
       return FALSE;
     }
   /* rename(2) replaces an empty folder and refuses a non-empty one, so a
@@ -194,7 +177,7 @@ ctr_dataset_write (const char *dir, const char *name, const CtrGeometry *g, cons
   if (g_rename (tmpl, abs_dir) != 0)
     {
       int e = errno;
-      remove_tree (tmpl);
+      ctr_file_remove_folder (tmpl);
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot move the new dataset into %s: %s", abs_dir,
                    g_strerror (e));
       return FALSE;

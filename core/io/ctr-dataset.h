@@ -32,6 +32,11 @@ typedef struct {
    * DICOM-CT-PD's HUCalibrationFactor (0018,0061); 0 when they state none
    * (callers then use CTR_MU_WATER_PER_MM, ctr-hu.h). */
   double mu_water;
+  char **inputs;               /* NULL-terminated absolute paths of every file read: the
+                                * JSON, projections, flat, dark, reference; the DICOM
+                                * files (ctr_output_path_check keeps outputs off them) */
+  char **warnings;             /* NULL-terminated: what the loader noticed and the user
+                                * must see (DICOM views missing, ...); may be NULL */
 } CtrDataset;
 
 /**
@@ -49,6 +54,9 @@ typedef struct {
  *   CTR_ERROR_INVALID_GEOMETRY (zero views, negative distances, angle count
  *     that differs from "views", ...),
  *   CTR_ERROR_INVALID_DATA (NaN or Inf in the projections),
+ *   CTR_ERROR_OUT_OF_MEMORY (the sizes the file states need more memory
+ *     than the machine has: refused before anything is allocated, with both
+ *     figures in the message; ctr-memory.h),
  *   CTR_ERROR_UNSUPPORTED (valid input this version cannot read: helical
  *     DICOM-CT-PD, ...),
  *   G_IO_ERROR_CANCELLED.
@@ -71,6 +79,10 @@ CtrGeometry *ctr_dataset_parse_geometry (const char *json_text, gssize length,
  * beam: the reference's 3-D grid), else ctr_grid_default (geometry, 0, 0).
  */
 CtrGrid ctr_dataset_default_grid (const CtrDataset *d);
+/* Adds @path (made absolute) to d->inputs. */
+void ctr_dataset_add_input (CtrDataset *d, const char *path);
+/* Adds a warning (printf-style) to d->warnings. */
+void ctr_dataset_add_warning (CtrDataset *d, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 void ctr_dataset_free (CtrDataset *d);
 

@@ -1,6 +1,6 @@
 /* ctr-dicom-series.c — DICOM folders: files grouped by Series Instance UID,
- * sorted by view, with missing and duplicate views reported; and the
- * dataset entry point (ctr_dicom_load_dataset) that ctr_dataset_load uses.
+ * sorted by view, with missing and duplicate views reported.  Which series
+ * to load, and loading it, is ctr-dicom-resolve.c's.
  */
 #include "ctr-dicom.h"
 #include "ctr-dicom-private.h"
@@ -147,12 +147,15 @@ make_series (GArray *entries, guint first, guint last, CtrDicomKind kind, char *
             g_string_append_printf (dup, "%s%" G_GINT64_FORMAT, dup->len ? ", " : "", e->instance);
         }
       else if (p->instance != G_MININT64 && e->instance > p->instance + 1)
-        for (gint64 k = p->instance + 1; k < e->instance; k++)
-          {
-            s->n_missing++;
-            if (n_missing_listed++ < 10)
-              g_string_append_printf (missing, "%s%" G_GINT64_FORMAT, missing->len ? ", " : "", k);
-          }
+        {
+          /* Counted, not walked: instance numbers lie in the IS range
+           * (ctr_dicom_scan_files), so the gap fits in 32 bits, and a gap of
+           * 2³¹ costs no more than a gap of one. */
+          const guint64 gap = (guint64) (e->instance - p->instance - 1);
+          s->n_missing = (guint) MIN ((guint64) s->n_missing + gap, (guint64) G_MAXUINT);
+          for (gint64 k = p->instance + 1; k < e->instance && n_missing_listed < 10; k++, n_missing_listed++)
+            g_string_append_printf (missing, "%s%" G_GINT64_FORMAT, missing->len ? ", " : "", k);
+        }
     }
   GString *r = g_string_new (NULL);
   g_string_append_printf (r, "%s: %s, %u file%s, %u view%s", s->description, kind_name (kind), s->n_files,
@@ -198,7 +201,20 @@ ctr_dicom_scan_files (const char *const *paths, GCancellable *cancellable, GErro
         e.series_uid = g_strdup ("(no Series Instance UID)");
       double v;
       if (ctr_dcm_get_double (d, 0x0020, 0x0013, 0, &v))
-        e.instance = (gint64) v;
+        {
+          /* IS: an integer of -2³¹ … 2³¹ - 1 (PS3.5 6.2); anything else is a
+           * damaged or hostile file, and beyond gint64 a cast is undefined. */
+          if (!(v >= G_MININT32 && v <= G_MAXINT32) || v != floor (v))
+            {
+              g_autofree char *text = ctr_dcm_get_string (d, 0x0020, 0x0013);
+              g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                           "%s: InstanceNumber (0020,0013) “%s” is not an integer from %d to %d",
+                           paths[i], text != NULL ? text : "?", G_MININT32, G_MAXINT32);
+              entry_clear (&e);
+              return NULL;
+            }
+          e.instance = (gint64) v;
+        }
       CtrDicomKind kind = ctr_dicom_classify (d);
       if (kind == CTR_DICOM_KIND_CTPD)
         {
@@ -207,7 +223,7 @@ ctr_dicom_scan_files (const char *const *paths, GCancellable *cancellable, GErro
             e.angle = v;
         }
       if (ctr_dcm_get_double (d, 0x0028, 0x0008, 0, &v) && v >= 1)
-        e.frames = (guint) v;
+        e.frames = v <= CTR_DICOM_MAX_FRAMES ? (guint) v : CTR_DICOM_MAX_FRAMES;  /* the reader refuses more */
       if (!g_hash_table_contains (kinds, e.series_uid))
         {
           g_hash_table_insert (kinds, g_strdup (e.series_uid), GINT_TO_POINTER (kind));
@@ -285,149 +301,4 @@ ctr_dicom_scan (const char *path, GCancellable *cancellable, GError **error)
     }
   g_ptr_array_add (files, NULL);
   return ctr_dicom_scan_files ((const char *const *) files->pdata, cancellable, error);
-}
-
-CtrDataset *
-ctr_dicom_load_dataset (const char *path, const char *series_uid, GCancellable *cancellable,
-                        GError **error)
-{
-  g_return_val_if_fail (path != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  g_autofree char *abs = g_canonicalize_filename (path, NULL);
-  g_autofree char *file_series = NULL;
-  if (!g_file_test (abs, G_FILE_TEST_IS_DIR) && series_uid == NULL)
-    {
-      /* One file of a DICOM-CT-PD series (one view per file) stands for its
-       * whole series in the same folder. */
-      g_autoptr (CtrDcm) one = ctr_dcm_open (abs, error);
-      if (one == NULL)
-        return NULL;
-      if (ctr_dicom_classify (one) == CTR_DICOM_KIND_CTPD)
-        {
-          file_series = ctr_dcm_get_string (one, 0x0020, 0x000e);
-          if (file_series != NULL)
-            {
-              g_autofree char *dir = g_path_get_dirname (abs);
-              g_free (abs);
-              abs = g_steal_pointer (&dir);
-              series_uid = file_series;
-            }
-        }
-    }
-  g_autoptr (GPtrArray) all = ctr_dicom_scan (abs, cancellable, error);
-  if (all == NULL)
-    return NULL;
-
-  CtrDicomSeries *chosen = NULL;
-  guint n_proj = 0;
-  g_autoptr (GString) list = g_string_new (NULL);
-  for (guint i = 0; i < all->len; i++)
-    {
-      CtrDicomSeries *s = all->pdata[i];
-      g_string_append_printf (list, "\n  %s (%s)", s->report, s->series_uid);
-      if (series_uid != NULL)
-        {
-          if (g_str_equal (s->series_uid, series_uid))
-            chosen = s;
-        }
-      else if (s->kind == CTR_DICOM_KIND_CTPD || s->kind == CTR_DICOM_KIND_XA)
-        {
-          n_proj++;
-          chosen = s;
-        }
-    }
-  if (series_uid != NULL && chosen == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s holds no series %s; it holds:%s", abs, series_uid,
-                   list->str);
-      return NULL;
-    }
-  if (series_uid == NULL && n_proj != 1)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   n_proj == 0 ? "%s holds no projection data (DICOM-CT-PD or X-ray angiography); it holds:%s"
-                               : "%s holds several projection series; choose one by its Series Instance UID:%s",
-                   abs, list->str);
-      return NULL;
-    }
-
-  g_autoptr (CtrDicomProjections) p = NULL;
-  if (chosen->kind == CTR_DICOM_KIND_CTPD)
-    p = ctr_dicom_ctpd_load (chosen, CTR_DICOM_CTPD_DEFAULT, cancellable, error);
-  else if (chosen->kind == CTR_DICOM_KIND_XA)
-    {
-      if (chosen->n_files != 1)
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                       "%s: the X-ray angiography series has %u files; a rotational run must be one "
-                       "multi-frame file", abs, chosen->n_files);
-          return NULL;
-        }
-      p = ctr_dicom_xa_load (chosen->files[0], error);
-      if (p != NULL && p->missing != CTR_DICOM_MISSING_NONE)
-        {
-          g_autoptr (GString) m = g_string_new (NULL);
-          if (p->missing & CTR_DICOM_MISSING_SOD)
-            g_string_append (m, " DistanceSourceToPatient (0018,1111)");
-          if (p->missing & CTR_DICOM_MISSING_SDD)
-            g_string_append (m, " DistanceSourceToDetector (0018,1110)");
-          if (p->missing & CTR_DICOM_MISSING_PIXEL_SPACING)
-            g_string_append (m, " ImagerPixelSpacing (0018,1164)");
-          if (p->missing & CTR_DICOM_MISSING_ANGLES)
-            g_string_append (m, " PositionerPrimaryAngle (0018,1510)/Increment (0018,1520)");
-          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
-                       "%s: the acquisition geometry is incomplete; missing:%s", chosen->files[0], m->str);
-          return NULL;
-        }
-    }
-  else
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: series %s is %s, not projection data", abs,
-                   chosen->series_uid, kind_name (chosen->kind));
-      return NULL;
-    }
-  if (p == NULL)
-    return NULL;
-  if (chosen->n_duplicates > 0)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "%s: %s", abs, chosen->report);
-      return NULL;
-    }
-  if (chosen->n_missing > 0)
-    g_info ("%s: %s", abs, chosen->report);
-
-  return ctr_dicom_dataset_from_projections (p, abs, chosen->description);
-}
-
-CtrDataset *
-ctr_dicom_dataset_from_projections (CtrDicomProjections *p, const char *path, const char *name)
-{
-  g_return_val_if_fail (p != NULL && p->geometry != NULL && p->projections != NULL, NULL);
-  g_return_val_if_fail (p->missing == CTR_DICOM_MISSING_NONE, NULL);
-  CtrDataset *d = g_new0 (CtrDataset, 1);
-  d->path = g_canonicalize_filename (path, NULL);
-  d->name = name != NULL ? g_strdup (name) : g_path_get_basename (path);
-  d->geometry = g_steal_pointer (&p->geometry);
-  d->projections = g_steal_pointer (&p->projections);
-  d->mu_water = p->mu_water;
-  return d;
-}
-
-CtrProjections *
-ctr_dicom_load_projections (const char *path, const CtrGeometry *expect, GCancellable *cancellable,
-                            GError **error)
-{
-  g_return_val_if_fail (path != NULL && expect != NULL, NULL);
-  g_autoptr (CtrDataset) d = ctr_dicom_load_dataset (path, NULL, cancellable, error);
-  if (d == NULL)
-    return NULL;
-  const CtrProjections *p = d->projections;
-  if (p->n_views != expect->n_views || p->n_rows != expect->n_rows || p->n_cols != expect->n_cols)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s holds %u views × %u rows × %u columns, the geometry says %u × %u × %u", path,
-                   p->n_views, p->n_rows, p->n_cols, expect->n_views, expect->n_rows, expect->n_cols);
-      return NULL;
-    }
-  return ctr_projections_ref (d->projections);
 }

@@ -8,12 +8,18 @@
  */
 #include "ctr-dicom-shim.h"
 #include "ctr-error.h"
+#include "ctr-memory.h"
+#include "ctr-file.h"
 
 #include <dcmtk/config/osconfig.h>
 #include <dcmtk/dcmdata/dctk.h>
+#include <dcmtk/dcmdata/dcwcache.h>
 #include <dcmtk/oflog/oflog.h>
 
 #include <glib/gstdio.h>
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -87,12 +93,21 @@ dataset (CtrDcm *d)
 extern "C" gboolean
 ctr_dcm_has_preamble (const char *path)
 {
-  FILE *f = g_fopen (path, "rb");
-  if (f == NULL)
+  int fd = ctr_file_open_regular (path, NULL);   /* a FIFO must not block */
+  if (fd < 0)
     return FALSE;
   char buf[132];
-  size_t n = fread (buf, 1, sizeof buf, f);
-  fclose (f);
+  gsize n = 0;
+  while (n < sizeof buf)
+    {
+      const ssize_t r = read (fd, buf + n, sizeof buf - n);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      n += (gsize) r;
+    }
+  close (fd);
   return n == sizeof buf && memcmp (buf + 128, "DICM", 4) == 0;
 }
 
@@ -117,6 +132,8 @@ ctr_dcm_open (const char *path, GError **error)
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s is a folder, not a DICOM file", path);
       return NULL;
     }
+  if (!ctr_file_check_regular (path, error))   /* DCMTK opens by name: a FIFO would block it */
+    return NULL;
   CtrDcm *d = new (std::nothrow) CtrDcm ();
   if (d == NULL)
     {
@@ -247,6 +264,25 @@ element_double (DcmElement *el, guint index, double *out)
         break;
       }
     case EVR_IS:
+      {
+        /* As text: DCMTK's getSint32 wraps an out-of-range IS ("9000000000000000000"
+         * became -494665728) where the caller must see the number and refuse it. */
+        OFString text;
+        st = el->getOFString (text, index);
+        if (st.good ())
+          {
+            const char *c = text.c_str ();
+            while (*c == ' ')
+              c++;
+            char *end = NULL;
+            *out = g_ascii_strtod (c, &end);
+            while (end != NULL && *end == ' ')
+              end++;
+            if (end == c || end == NULL || *end != '\0')
+              return FALSE;
+          }
+        break;
+      }
     case EVR_SL:
       {
         Sint32 v;
@@ -366,7 +402,9 @@ ctr_dcm_read_pixels (CtrDcm *d, guint *rows_out, guint *cols_out, guint *frames_
   ctr_dcm_get_double (d, 0x0028, 0x0002, 0, &spp);
   ctr_dcm_get_double (d, 0x0028, 0x1053, 0, &slope);
   ctr_dcm_get_double (d, 0x0028, 0x1052, 0, &intercept);
-  if (rows < 1 || cols < 1 || frames < 1 || rows > 65535 || cols > 65535 || frames > 1e6)
+  /* Written so that NaN fails too; whole numbers only (casts below). */
+  if (!(rows >= 1 && rows <= 65535 && cols >= 1 && cols <= 65535 && frames >= 1 && frames <= CTR_DICOM_MAX_FRAMES)
+      || rows != floor (rows) || cols != floor (cols) || frames != floor (frames))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "image size %g × %g × %g frames is invalid",
                    rows, cols, frames);
@@ -386,6 +424,14 @@ ctr_dcm_read_pixels (CtrDcm *d, guint *rows_out, guint *cols_out, guint *frames_
     }
   if (slope == 0)
     slope = 1;
+  if (!std::isfinite (slope) || !std::isfinite (intercept))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "RescaleSlope (0028,1053) %g or RescaleIntercept "
+                   "(0028,1052) %g is not a finite number", slope, intercept);
+      return NULL;
+    }
+  if (!(stored_bits >= 1 && stored_bits <= bits))
+    stored_bits = bits;   /* BitsStored absent or absurd: all bits */
 
   DcmElement *el = find (d, 0x7fe0, 0x0010);
   if (el == NULL)
@@ -404,6 +450,13 @@ ctr_dcm_read_pixels (CtrDcm *d, guint *rows_out, guint *cols_out, guint *frames_
 
   const gsize n = (gsize) rows * (gsize) cols * (gsize) frames;
   const gsize bytes_per = (gsize) bits / 8;
+  /* What the file claims, before DCMTK loads the element's value or we
+   * convert it: both sized from the file (ctr-memory.h). */
+  {
+    g_autofree char *what = g_strdup_printf ("%g frames of %g × %g pixels", frames, rows, cols);
+    if (!ctr_memory_check (ctr_memory_add ((guint64) el->getLength (), ctr_memory_mul (n, sizeof (float))), what, error))
+      return NULL;
+  }
   Uint8 *raw = NULL;
   Uint16 *raw16 = NULL;
   OFCondition st;
@@ -432,12 +485,9 @@ ctr_dcm_read_pixels (CtrDcm *d, guint *rows_out, guint *cols_out, guint *frames_
                    (unsigned long) el->getLength (), rows, cols, frames, bits, n * bytes_per);
       return NULL;
     }
-  float *out = (float *) g_try_malloc_n (n, sizeof (float));
+  float *out = (float *) ctr_memory_try_new (n, sizeof (float), FALSE, "the pixels", error);
   if (out == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate %" G_GSIZE_FORMAT " pixels", n);
-      return NULL;
-    }
+    return NULL;
   const gboolean sign = repr == 1;
   /* BitsStored < BitsAllocated (e.g. 12 of 16, HighBit = BitsStored - 1):
    * mask the unused high bits and sign-extend from the stored sign bit. */
@@ -609,10 +659,60 @@ ctr_dcm_put_pixels16 (CtrDcm *d, const guint16 *data, gsize n, GError **error)
   return insert (d, el, error);
 }
 
+/* A DCMTK consumer over a file descriptor that keeps write(2)'s errno:
+ * DCMTK's own file stream reports a full disk as "I/O suspension or
+ * premature end of stream" and leaves the short file behind it. */
+class FdConsumer : public DcmConsumer
+{
+public:
+  explicit FdConsumer (int fd) : fd_ (fd), errno_ (0), written_ (0), status_ (EC_Normal) {}
+  OFBool good () const override { return status_.good (); }
+  OFCondition status () const override { return status_; }
+  OFBool isFlushed () const override { return OFTrue; }
+  offile_off_t avail () const override { return OFstatic_cast (offile_off_t, 1 << 30); }
+  offile_off_t
+  write (const void *buf, offile_off_t buflen) override
+  {
+    const char *p = OFstatic_cast (const char *, buf);
+    offile_off_t done = 0;
+    while (status_.good () && done < buflen)
+      {
+        const ssize_t n = ::write (fd_, p + done, OFstatic_cast (size_t, buflen - done));
+        if (n < 0 && errno == EINTR)
+          continue;
+        if (n <= 0)
+          {
+            errno_ = n < 0 ? errno : ENOSPC;
+            status_ = makeOFCondition (OFM_dcmdata, 950, OF_error, "write error");
+            break;
+          }
+        done += n;
+      }
+    written_ += done;
+    return done;
+  }
+  void flush () override {}
+  int error_number () const { return errno_; }
+  guint64 written () const { return written_; }
+
+private:
+  int fd_;
+  int errno_;
+  guint64 written_;
+  OFCondition status_;
+};
+
+class FdOutputStream : public DcmOutputStream
+{
+public:
+  explicit FdOutputStream (FdConsumer *c) : DcmOutputStream (c) {}
+};
+
 extern "C" gboolean
-ctr_dcm_save (CtrDcm *d, const char *path, GError **error)
+ctr_dcm_save_fd (CtrDcm *d, int fd, const char *path, guint64 *bytes, GError **error)
 {
   OFCondition st;
+  FdConsumer consumer (fd);
   try
     {
       /* FileMetaInformationVersion with an explicit VR (DCMTK would need its
@@ -625,19 +725,58 @@ ctr_dcm_save (CtrDcm *d, const char *path, GError **error)
           version->putUint8Array (v, 2);
           meta->insert (version, OFTrue);
         }
-      st = d->file.saveFile (OFFilename (path), EXS_LittleEndianExplicit, EET_ExplicitLength, EGL_recalcGL,
-                             EPD_noChange, 0, 0, EWM_updateMeta);
+      /* What DcmFileFormat::saveFile does, on our stream. */
+      FdOutputStream stream (&consumer);
+      DcmWriteCache wcache;
+      d->file.transferInit ();
+      st = d->file.write (stream, EXS_LittleEndianExplicit, EET_ExplicitLength, &wcache, EGL_recalcGL,
+                          EPD_noChange, 0, 0, 0, EWM_updateMeta);
+      d->file.transferEnd ();
+      if (st.good ())
+        stream.flush ();
+      if (st.good () && !stream.good ())
+        st = stream.status ();
+      if (st.good () && !stream.isFlushed ())
+        st = EC_StreamNotifyClient;
     }
   catch (...)
     {
       st = EC_IllegalCall;
+    }
+  if (consumer.error_number () != 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path,
+                   g_strerror (consumer.error_number ()));
+      return FALSE;
     }
   if (st.bad ())
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, st.text ());
       return FALSE;
     }
+  if (bytes != NULL)
+    *bytes = consumer.written ();
   return TRUE;
+}
+
+extern "C" gboolean
+ctr_dcm_save (CtrDcm *d, const char *path, GError **error)
+{
+  int fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
+      return FALSE;
+    }
+  gboolean ok = ctr_dcm_save_fd (d, fd, path, NULL, error);
+  if (close (fd) != 0 && ok)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
+      ok = FALSE;
+    }
+  return ok;
 }
 
 extern "C" char *

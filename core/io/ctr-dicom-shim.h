@@ -29,6 +29,10 @@ G_BEGIN_DECLS
 
 typedef struct _CtrDcm CtrDcm;
 
+/* The most frames of one object ctr_dcm_read_pixels reads (a bound on what a
+ * file may claim). */
+#define CTR_DICOM_MAX_FRAMES 1000000u
+
 /* Loads @path.  CTR_ERROR_IO (missing, unreadable), CTR_ERROR_FORMAT (not
  * DICOM, truncated, malformed). */
 CtrDcm *ctr_dcm_open (const char *path, GError **error);
@@ -97,6 +101,11 @@ gboolean ctr_dcm_put_frame_string (CtrDcm *d, gint frame, guint16 seq_group, gui
 gboolean ctr_dcm_put_pixels16 (CtrDcm *d, const guint16 *data, gsize n, GError **error);
 /* Writes @path as a Part 10 file, Explicit VR Little Endian.  CTR_ERROR_IO. */
 gboolean ctr_dcm_save (CtrDcm *d, const char *path, GError **error);
+/* As ctr_dcm_save, onto the open file descriptor @fd (not closed, not
+ * synced; @path names it in messages), with write(2)'s own error: a full
+ * disk is CTR_ERROR_IO "cannot write PATH: No space left on device".
+ * @bytes (out, optional): the bytes written. */
+gboolean ctr_dcm_save_fd (CtrDcm *d, int fd, const char *path, guint64 *bytes, GError **error);
 
 /* A new globally unique UID (DCMTK's root for generated UIDs).  g_free. */
 char *ctr_dcm_new_uid (void);

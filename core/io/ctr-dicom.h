@@ -7,14 +7,16 @@
  * (each reader's docstring states its mapping).
  *
  * Typical use (CLI and window):
+ *   - ctr_dicom_resolve() turns a file, a folder or a list of dropped files
+ *     into one of three outcomes: the loaded dataset, the projection series
+ *     to choose from, or X-ray angiography frames whose geometry the file
+ *     lacks (ask the user, ctr_dicom_xa_complete(), then
+ *     ctr_dicom_resolution_take_dataset()).  The window asks; the CLI
+ *     reports the choice as an error.
  *   - ctr_dataset_load() accepts a DICOM file or folder directly (it calls
- *     ctr_dicom_load_dataset()).
- *   - A window that wants to show what a folder holds first calls
- *     ctr_dicom_scan() (series, view counts, missing/duplicate views), then
- *     ctr_dicom_load_dataset() with the chosen series UID.
- *   - For XA files without geometry: ctr_dicom_xa_load() returns the frames
- *     with CtrDicomProjections.missing != 0; ask the user, then
- *     ctr_dicom_xa_complete().
+ *     ctr_dicom_load_dataset(): resolve, and any question is an error).
+ *   - ctr_dicom_scan() lists what a folder holds (series, view counts,
+ *     missing/duplicate views).
  *   - ctr_dicom_export_series() writes a reconstruction as CT images.
  */
 #pragma once
@@ -41,7 +43,8 @@ typedef enum {
  * @files: (array zero-terminated=1): absolute paths, sorted by view
  *   (DICOM-CT-PD: InstanceNumber, then focal-spot angle; others: InstanceNumber).
  * @n_views: views the series holds (files for DICOM-CT-PD, frames for XA).
- * @n_missing: gaps in the InstanceNumber sequence (DICOM-CT-PD).
+ * @n_missing: views missing from the InstanceNumber sequence (DICOM-CT-PD),
+ *   saturated at G_MAXUINT.
  * @n_duplicates: files whose InstanceNumber another file of the series has.
  * @report: one human-readable line: kind, views, missing and duplicate
  *   instance numbers (at most 10 listed).
@@ -61,6 +64,11 @@ typedef struct {
 
 void ctr_dicom_series_free (CtrDicomSeries *s);
 
+/* Bounds on what a file may claim: views missing from a series (gaps in
+ * InstanceNumber) beyond which the numbers cannot be the views of one scan;
+ * frames of one object: CTR_DICOM_MAX_FRAMES (ctr-dicom-shim.h). */
+#define CTR_DICOM_MAX_MISSING 100000u
+
 /* TRUE when @path is a DICOM Part 10 file ("DICM" after the 128-byte
  * preamble) or a folder holding at least one. */
 gboolean ctr_dicom_is_dicom (const char *path);
@@ -72,8 +80,9 @@ gboolean ctr_dicom_is_dicom (const char *path);
  * Groups the files by Series Instance UID.
  * Returns: (transfer full) (element-type CtrDicomSeries): the series, sorted
  *   by UID; NULL with CTR_ERROR_IO (unreadable folder), CTR_ERROR_FORMAT (no
- *   DICOM file there, or a file that does not parse; the message names it),
- *   G_IO_ERROR_CANCELLED.
+ *   DICOM file there, a file that does not parse, an InstanceNumber that is
+ *   not an integer of the IS range -2³¹ … 2³¹ - 1; the message names the
+ *   file), G_IO_ERROR_CANCELLED.
  */
 GPtrArray *ctr_dicom_scan (const char *path, GCancellable *cancellable, GError **error);
 
@@ -199,18 +208,98 @@ gboolean ctr_dicom_xa_complete (CtrDicomProjections *p, double sod_mm, double sd
                                 double step_rad, GError **error);
 
 /**
+ * CtrDicomOutcome:
+ * @CTR_DICOM_OUTCOME_DATASET: ->dataset holds the loaded series.
+ * @CTR_DICOM_OUTCOME_CHOOSE_SERIES: ->series lists several projection series
+ *   (DICOM-CT-PD or XA); resolve again with the chosen one's UID.
+ * @CTR_DICOM_OUTCOME_GEOMETRY_MISSING: ->frames holds X-ray angiography
+ *   frames whose file lacks what ->frames->missing names; complete them
+ *   (ctr_dicom_xa_complete), then ctr_dicom_resolution_take_dataset().
+ */
+typedef enum {
+  CTR_DICOM_OUTCOME_DATASET,
+  CTR_DICOM_OUTCOME_CHOOSE_SERIES,
+  CTR_DICOM_OUTCOME_GEOMETRY_MISSING
+} CtrDicomOutcome;
+
+/**
+ * CtrDicomResolution:
+ * What a DICOM file, folder or set of files holds, resolved as far as the
+ * files allow (ctr_dicom_resolve).  Owns everything it points to.
+ * @dataset: (nullable): the dataset (DATASET).
+ * @series: (nullable) (element-type CtrDicomSeries): the projection series
+ *   to choose from, sorted by UID (CHOOSE_SERIES).
+ * @frames: (nullable): the XA frames, ->missing != 0 (GEOMETRY_MISSING).
+ * @report: (nullable): the chosen series' report (CtrDicomSeries.report;
+ *   for XA with the file's geometry, a second line says how counts became
+ *   line integrals); missing views are stated here, not logged.
+ * @path: absolute: the folder the series lies in, or the XA file.
+ * @name: (nullable): the chosen series' description: the dataset's name.
+ */
+typedef struct {
+  CtrDicomOutcome outcome;
+  CtrDataset *dataset;
+  GPtrArray *series;
+  CtrDicomProjections *frames;
+  char *report;
+  char *path;
+  char *name;
+} CtrDicomResolution;
+
+void ctr_dicom_resolution_free (CtrDicomResolution *r);
+
+/**
+ * ctr_dicom_resolve:
+ * @path: (nullable): a DICOM file or folder; NULL when @files is given.  A
+ *   single file of a DICOM-CT-PD series stands for its whole series in that
+ *   folder (the folder is scanned, that series chosen).
+ * @files: (nullable) (array zero-terminated=1): files dropped together,
+ *   grouped by series as a folder's would be (the first one's folder is
+ *   ->path).
+ * @series_uid: (nullable): the series to load (a CHOOSE_SERIES answer);
+ *   NULL picks the only projection series, or asks.
+ * Scans, chooses and loads (may take seconds: call it from a worker thread).
+ * Returns: (transfer full): the outcome; NULL with the errors of
+ *   ctr_dicom_scan / ctr_dicom_ctpd_load / ctr_dicom_xa_load, or
+ *   CTR_ERROR_FORMAT (no projection series, the message lists what is
+ *   there; no series @series_uid; the series is not projection data),
+ *   CTR_ERROR_INVALID_DATA (duplicate views: the series' report),
+ *   CTR_ERROR_UNSUPPORTED (an XA series of several files),
+ *   G_IO_ERROR_CANCELLED.
+ */
+CtrDicomResolution *ctr_dicom_resolve (const char *path, const char *const *files,
+                                       const char *series_uid, GCancellable *cancellable,
+                                       GError **error);
+
+/**
+ * ctr_dicom_resolution_take_dataset:
+ * The dataset of @r, taken from it: ->dataset for DATASET; for
+ * GEOMETRY_MISSING once ->frames is complete (->missing == 0), the frames
+ * as a dataset named ->name at ->path.  Otherwise NULL with
+ * CTR_ERROR_FORMAT (CHOOSE_SERIES: the message lists the series with their
+ * UIDs) or CTR_ERROR_INVALID_GEOMETRY (the geometry is still incomplete: the
+ * message names the missing attributes).  Transfer full.
+ */
+CtrDataset *ctr_dicom_resolution_take_dataset (CtrDicomResolution *r, GError **error);
+
+/**
  * ctr_dicom_load_dataset:
  * @path: a DICOM file or a folder of DICOM files.  A single file of a
  *   DICOM-CT-PD series stands for its whole series in that folder.
  * @series_uid: (nullable): the series to load when the folder holds several;
  *   NULL loads the only projection series there.
+ * ctr_dicom_resolve() where every question is an error.
  * Returns a CtrDataset like a geometry.json gives (no reference, no variants;
- *   name = SeriesDescription or the folder's name; path = @path made absolute).
- * Errors: those of ctr_dicom_scan / ctr_dicom_ctpd_load / ctr_dicom_xa_load;
- *   CTR_ERROR_FORMAT when the folder holds several projection series and
- *   @series_uid is NULL (the message lists them) or none;
+ *   name = SeriesDescription or the folder's name; path = the series' folder
+ *   (absolute), or the XA file; inputs = the series' files; a warning naming
+ *   the missing views when InstanceNumbers have gaps).
+ * Errors: those of ctr_dicom_resolve; CTR_ERROR_FORMAT when the folder holds
+ *   several projection series and @series_uid is NULL (the message lists
+ *   them) or none, or an InstanceNumber is not an integer of the IS range;
+ *   CTR_ERROR_INVALID_DATA when more than CTR_DICOM_MAX_MISSING views are
+ *   missing;
  *   CTR_ERROR_INVALID_GEOMETRY when an XA file lacks geometry tags (the
- *   message names them; use ctr_dicom_xa_load + ctr_dicom_xa_complete).
+ *   message names them; use ctr_dicom_resolve, ctr_dicom_xa_complete).
  */
 CtrDataset *ctr_dicom_load_dataset (const char *path, const char *series_uid,
                                     GCancellable *cancellable, GError **error);
@@ -278,14 +367,24 @@ void ctr_dicom_export_options_init (CtrDicomExportOptions *o);
  * pixel, new Study (unless given), Series, SOP and Frame of Reference UIDs.
  * Patient frame (LPS) from FORMAT's: X = x, Y = -y, Z = -z, so the image as
  * stored (row 0 = +y = anterior, column 0 = -x = patient right) is the
- * standard radiological axial view.  Each file is written to a temporary name
- * in @folder and renamed.  CTR_ERROR_IO, CTR_ERROR_INVALID_ARGUMENT
- * (mu_water <= 0).
+ * standard radiological axial view.
+ *
+ * All or nothing: the series is written into a temporary folder beside
+ * @folder, every file verified (DCMTK's status, write(2)'s errno, the size
+ * on disk after fsync), then swapped in as a whole; a previous series in
+ * @folder is replaced only once the new one is complete.  @folder must not
+ * exist, be empty, or hold only a series of ours ("CT<digits>.dcm"): other
+ * files there are refused, not deleted.  ctr_output_path_check()
+ * (CTR_OUTPUT_FOLDER) refuses a folder that holds the run's inputs.
+ * Errors: CTR_ERROR_IO (a full disk says "No space left on device", and
+ * the folder is left as it was), CTR_ERROR_INVALID_ARGUMENT (mu_water <= 0,
+ * a folder holding other files).
  */
 gboolean ctr_dicom_export_series (const CtrVolume *v, const char *folder,
                                   const CtrDicomExportOptions *options, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDicomSeries, ctr_dicom_series_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDicomProjections, ctr_dicom_projections_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDicomResolution, ctr_dicom_resolution_free)
 
 G_END_DECLS

@@ -1,7 +1,6 @@
 /* ctr-geometry-json.c — write a CtrGeometry as a geometry.json (FORMAT.md). */
 #include "ctr-geometry-json.h"
 #include "ctr-error.h"
-#include "ctr-helix.h"
 
 #include <errno.h>
 #include <string.h>
@@ -12,19 +11,10 @@ static const char *const geometry_keys[] = {
   "detector_pitch_u_mm", "detector_pitch_u_rad", "detector_pitch_v_mm",
   "detector_offset_u_mm", "detector_offset_u_rad", "detector_offset_v_mm",
   "rows_increase_with_v", "pixel_size_known", "angles_rad",
-  "angle_start_rad", "angle_step_rad",
+  "angle_start_rad", "angle_step_rad", "vectors",
   "source_z_mm", "source_z_start_mm", "source_z_step_mm", "table_feed_per_rotation_mm", "pitch_factor",
   "focal_shift_angle_rad", "focal_shift_z_mm", "focal_shift_radial_mm", "table_reversed",
 };
-
-static void
-set_list (JsonObject *o, const char *key, const double *v, guint n, guint stride)
-{
-  JsonArray *a = json_array_sized_new (n);
-  for (guint k = 0; k < n; k++)
-    json_array_add_double_element (a, v[(gsize) k * stride]);
-  json_object_set_array_member (o, key, a);
-}
 
 JsonObject *
 ctr_geometry_to_json_object (const CtrGeometry *g)
@@ -54,22 +44,13 @@ ctr_geometry_to_json_object (const CtrGeometry *g)
   json_object_set_boolean_member (o, "rows_increase_with_v", g->rows_increase_with_v);
   json_object_set_boolean_member (o, "pixel_size_known", g->pixel_size_known);
 
-  set_list (o, "angles_rad", g->angles, g->n_views, 1);
-  if (g->source_z_mm != NULL)
-    set_list (o, "source_z_mm", g->source_z_mm, g->n_views, 1);
-  if (ctr_geometry_is_helical (g))
-    {
-      json_object_set_double_member (o, "table_feed_per_rotation_mm", ctr_helix_feed_mm (g));
-      json_object_set_double_member (o, "pitch_factor", ctr_helix_pitch (g));
-    }
-  if (g->focal_shift != NULL)
-    {
-      set_list (o, "focal_shift_angle_rad", g->focal_shift, g->n_views, 3);
-      set_list (o, "focal_shift_z_mm", g->focal_shift + 1, g->n_views, 3);
-      set_list (o, "focal_shift_radial_mm", g->focal_shift + 2, g->n_views, 3);
-    }
-  if (g->table_reversed)
-    json_object_set_boolean_member (o, "table_reversed", TRUE);
+  JsonArray *angles = json_array_sized_new (g->n_views);
+  for (guint k = 0; k < g->n_views; k++)
+    json_array_add_double_element (angles, g->angles[k]);
+  json_object_set_array_member (o, "angles_rad", angles);
+  if (g->vectors != NULL)
+    ctr_geometry_json_add_vectors (o, g);
+  ctr_geometry_json_add_helix (o, g);
   return o;
 }
 

@@ -8,12 +8,15 @@
  */
 #include "ctr-tiff.h"
 #include "ctr-error.h"
+#include "ctr-memory.h"
+#include "ctr-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -95,6 +98,9 @@ tiff_options_new (TiffFile *f)
   TIFFOpenOptions *opts = TIFFOpenOptionsAlloc ();
   TIFFOpenOptionsSetErrorHandlerExtR (opts, on_tiff_error, &f->msg);
   TIFFOpenOptionsSetWarningHandlerExtR (opts, on_tiff_warning, &f->msg);
+  /* libtiff's own buffers (strip offsets, decoded strips) sized from the
+   * file's tags stay within what the machine has (ctr-memory.h). */
+  TIFFOpenOptionsSetMaxSingleMemAlloc (opts, (tmsize_t) MIN (ctr_memory_limit_bytes (), (guint64) G_MAXSSIZE));
   return opts;
 }
 
@@ -116,24 +122,18 @@ set_format_error (GError **error, TiffFile *f, const char *fmt, ...)
 static TiffFile *
 tiff_open_read (const char *path, GError **error)
 {
-  /* Tell a missing or unreadable file (CTR_ERROR_IO) from a bad one (FORMAT). */
-  if (g_access (path, R_OK) != 0)
-    {
-      int e = errno;
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot open %s: %s", path, g_strerror (e));
-      return NULL;
-    }
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot open %s: it is a folder", path);
-      return NULL;
-    }
+  /* Tell a missing or unreadable file, a folder or a FIFO (CTR_ERROR_IO,
+   * opened without blocking: ctr-file.h) from a bad one (FORMAT). */
+  int fd = ctr_file_open_regular (path, error);
+  if (fd < 0)
+    return NULL;
   g_autoptr (TiffFile) f = tiff_file_new (path);
   TIFFOpenOptions *opts = tiff_options_new (f);
-  f->tif = TIFFOpenExt (path, "rm", opts);
+  f->tif = TIFFFdOpenExt (fd, path, "rm", opts);   /* TIFFClose closes fd */
   TIFFOpenOptionsFree (opts);
   if (f->tif == NULL)
     {
+      close (fd);
       set_format_error (error, f, "not a readable TIFF file");
       return NULL;
     }
@@ -310,6 +310,35 @@ convert_samples (const guint8 *src, float *dst, gsize n, guint16 bps, guint16 fm
     }
 }
 
+/* Every strip (or tile) of the current page must lie inside the file,
+ * past its 8-byte header, and hold data: libtiff fills offsets a crafted
+ * file leaves out with 0 and estimates their sizes, so without this a
+ * 484-byte file that claims 4 million lines reads its own header over and
+ * over into a plausible-looking image (found by fuzzing). */
+static gboolean
+check_chunks (TiffFile *f, guint page, GError **error)
+{
+  TIFF *tif = f->tif;
+  struct stat st;
+  if (fstat (TIFFFileno (tif), &st) != 0)
+    return TRUE;  /* not a plain file: libtiff's own checks only */
+  const guint64 size = (guint64) st.st_size;
+  const guint32 n = TIFFIsTiled (tif) ? TIFFNumberOfTiles (tif) : TIFFNumberOfStrips (tif);
+  const char *what = TIFFIsTiled (tif) ? "tile" : "strip";
+  for (guint32 k = 0; k < n; k++)
+    {
+      const guint64 off = TIFFGetStrileOffset (tif, k), len = TIFFGetStrileByteCount (tif, k);
+      if (off < 8 || len == 0 || off > size || len > size - off)
+        {
+          set_format_error (error, f, "page %u: %s %u of %u lies outside the file or holds no data (offset %"
+                            G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " bytes; the file has %" G_GUINT64_FORMAT
+                            " bytes): the file is truncated or damaged", page, what, k, n, off, len, size);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* Reads the current directory (already checked by read_page_shape) into @out
  * (width·height floats).  libtiff decodes, un-predicts and byte-swaps. */
 static gboolean
@@ -317,6 +346,8 @@ read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GErr
 {
   const gsize bytes_per = s->bps / 8;
   TIFF *tif = f->tif;
+  if (!check_chunks (f, page, error))
+    return FALSE;
 
   if (TIFFIsTiled (tif))
     {
@@ -333,11 +364,10 @@ read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GErr
           set_format_error (error, f, "page %u: inconsistent tile size", page);
           return FALSE;
         }
-      g_autofree guint8 *buf = g_try_malloc (tile_bytes);
+      g_autofree guint8 *buf = ctr_memory_try_new (tile_bytes, 1, FALSE, "a tile", error);
       if (buf == NULL)
         {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a tile of %"
-                       G_GINT64_FORMAT " bytes", f->path, (gint64) tile_bytes);
+          g_prefix_error (error, "%s: ", f->path);
           return FALSE;
         }
       for (guint32 y0 = 0; y0 < s->height; y0 += th)
@@ -369,11 +399,10 @@ read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GErr
       set_format_error (error, f, "page %u: inconsistent strip size", page);
       return FALSE;
     }
-  g_autofree guint8 *buf = g_try_malloc (strip_bytes);
+  g_autofree guint8 *buf = ctr_memory_try_new (strip_bytes, 1, FALSE, "a strip", error);
   if (buf == NULL)
     {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a strip of %"
-                   G_GINT64_FORMAT " bytes", f->path, (gint64) strip_bytes);
+      g_prefix_error (error, "%s: ", f->path);
       return FALSE;
     }
   for (guint32 y0 = 0; y0 < s->height; y0 += rps)
@@ -419,20 +448,10 @@ ctr_tiff_read (const char *path, CtrTiffInfo *info, GError **error)
     return NULL;
 
   const gsize plane = (gsize) in.width * in.height;
-  if (plane > G_MAXSIZE / sizeof (float) / in.pages)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "%s: %u pages of %u × %u are too large",
-                   path, in.pages, in.height, in.width);
-      return NULL;
-    }
-  g_autofree float *data = g_try_malloc_n (plane * in.pages, sizeof (float));
+  g_autofree char *what = g_strdup_printf ("%s: %u pages of %u × %u samples", path, in.pages, in.height, in.width);
+  g_autofree float *data = ctr_memory_try_new (ctr_memory_mul (plane, in.pages), sizeof (float), FALSE, what, error);
   if (data == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
-                   "%s: cannot allocate %u pages of %u × %u floats (%.1f MiB)", path, in.pages,
-                   in.height, in.width, plane * in.pages * 4.0 / 1048576.0);
-      return NULL;
-    }
+    return NULL;
   if (!TIFFSetDirectory (f->tif, 0))
     {
       set_format_error (error, f, "cannot read the first page");

@@ -116,17 +116,19 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   if (!gather_data (op, p, B, valid, error))
     return NULL;
 
+  /* ||B||² over the valid rays (reported: CtrIterStats.data_sq). */
+  double b_sq = 0.0;
+  for (gsize q = 0; q < op->data_size; q++)
+    b_sq += valid[q] != 0.f ? (double) B[q] * B[q] : 0.0;
+  const double b_norm = sqrt (b_sq);
   /* The discrepancy principle's target: ||B − A X|| ≤ sqrt (Σ var(bᵢ)). */
-  double target = NAN, b_norm = 0.0;
+  double target = NAN;
   if (o->stop == CTR_STOP_AUTO)
     {
       CtrNoiseLevel level;
       g_autoptr (GError) e = NULL;
       if (ctr_noise_estimate (op->geometry, p, &level, &e) && isfinite (level.sigma))
         target = CTR_DISCREPANCY_TAU * level.sigma * sqrt ((double) level.n_rays);
-      for (gsize q = 0; q < op->data_size; q++)
-        b_norm += valid[q] != 0.f ? (double) B[q] * B[q] : 0.0;
-      b_norm = sqrt (b_norm);
     }
   CtrIterate it = { .op = op, .o = o, .p = p, .X = X, .B = B, .valid = valid, .residual = NAN,
                     .report = callback != NULL || !isnan (target), .cancellable = cancellable };
@@ -140,7 +142,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   for (guint i = 1; i <= o->iterations; i++)
     {
       it.iteration = i;
-      it.residual = NAN;
+      it.residual = it.update_s = it.residual_s = NAN;
       if (ctr_iterate_cancelled (&it, error))
         goto out;
       const gint64 t0 = g_get_monotonic_time ();
@@ -150,8 +152,11 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       gboolean last = i == o->iterations;
       CtrIterStats stats = { 0 };
       stats.residual = it.residual;
+      stats.data_sq = b_sq;
+      stats.residual_s = isnan (it.residual_s) ? 0.0 : it.residual_s;
       if (it.report && isnan (stats.residual))
         {
+          const gint64 r0 = g_get_monotonic_time ();
           if (R == NULL && (R = g_try_new (float, op->data_size)) == NULL)
             {
               g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the residual");
@@ -162,6 +167,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
           if (!op->klass->forward (op, CTR_SUBSET_ALL, X, R, error))
             goto out;
           stats.residual = relative_residual (B, R, valid, op->data_size);
+          stats.residual_s = (g_get_monotonic_time () - r0) / 1e6;
         }
       if (!isnan (target) && !last
           && (stats.residual * (b_norm > 0 ? b_norm : 1.0) <= target
@@ -173,13 +179,21 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       if (solver->sync != NULL && !solver->sync (&it, state, error))
         goto out;
       op->klass->image_from_native (op, X, vol->data);
-      if (callback == NULL)
-        break;
       stats.method = o->method;
       stats.iteration = i;
       stats.n_iterations = o->iterations;
-      stats.iteration_s = (t1 - t0) / 1e6;
+      if (callback == NULL)
+        {
+          /* The last iteration, unreported: still never a non-finite image. */
+          if (!ctr_iter_stats_check (&stats, vol, error))
+            goto out;
+          break;
+        }
+      stats.iteration_s = isnan (it.update_s) ? (t1 - t0) / 1e6 : it.update_s;
       ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
+      /* Diverged (NaN, infinity) or unmeasurable: fail, report nothing. */
+      if (!ctr_iter_stats_check (&stats, vol, error))
+        goto out;
       stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
       stats.image = vol;
       callback (&stats, user_data);

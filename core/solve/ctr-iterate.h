@@ -36,6 +36,8 @@ G_BEGIN_DECLS
  *   device pass then brings its residual back.
  * @residual: a method whose pass yields ||B − A X|| / ||B|| over the valid
  *   rays sets it (NaN otherwise: the driver computes it when it reports).
+ * @update_s, @residual_s: a method that times its pass and residual on a
+ *   device sets them (NaN otherwise: the driver's clock).
  * @cancellable: check it between subsets with ctr_iterate_cancelled().
  */
 typedef struct {
@@ -48,6 +50,7 @@ typedef struct {
   guint iteration;
   gboolean report;
   double residual;
+  double update_s, residual_s;
   GCancellable *cancellable;
 } CtrIterate;
 

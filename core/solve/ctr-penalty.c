@@ -3,6 +3,7 @@
 #include "ctr-penalty.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Half of the 8-neighbourhood (each pair once): right, down, down-right,
  * down-left; the other half is the same offsets negated. */
@@ -75,35 +76,106 @@ ctr_penalty_value (CtrPenalty kind, double delta, const float *x, guint nx, guin
   return acc;
 }
 
+/* ω(t) of every kind in float, for the gradient's inner loop. */
+static inline float
+omega_f (CtrPenalty kind, float inv_delta, float delta, float t)
+{
+  switch (kind)
+    {
+    case CTR_PENALTY_HUBER:
+      return fabsf (t) <= delta ? 1.f : delta / fabsf (t);
+    case CTR_PENALTY_HYPERBOLA:
+      {
+        const float r = t * inv_delta;
+        return 1.f / sqrtf (1.f + r * r);
+      }
+    case CTR_PENALTY_QUADRATIC:
+    default:
+      return 1.f;
+    }
+}
+
+/* One slice.  Every pair is evaluated once: pass 1 stores, for each pixel j
+ * and each of the four forward directions h, w_h ω(x_j − x_k) (x_j − x_k)
+ * and w_h ω into g[h] and c[h] (0 where the neighbour k is outside); pass 2
+ * adds to each pixel its forward pairs and subtracts (gradient) / adds
+ * (curvature) its backward ones, the same values seen from the other side. */
+static void
+gradient_slice (CtrPenalty kind, float delta, const float *x, guint nx, guint ny, float *grad, float *curv,
+                float *gh[4], float *ch[4])
+{
+  const float inv_delta = delta > 0 ? 1.f / delta : 0.f;
+  const gsize n = (gsize) nx * ny;
+#pragma omp parallel for schedule(static)
+  for (guint iy = 0; iy < ny; iy++)
+    for (int h = 0; h < 4; h++)
+      {
+        const float w = (float) pair_weight (h);
+        float *g = gh[h] + (gsize) iy * nx, *c = ch[h] + (gsize) iy * nx;
+        const float *xr = x + (gsize) iy * nx;
+        const gint64 ky = (gint64) iy + half_dy[h];
+        if (ky >= ny)
+          {
+            memset (g, 0, nx * sizeof (float));
+            memset (c, 0, nx * sizeof (float));
+            continue;
+          }
+        const float *kr = x + (gsize) ky * nx;
+        const int dx = half_dx[h];
+        const guint lo = dx < 0 ? 1 : 0, hi = dx > 0 ? nx - 1 : nx;
+        for (guint ix = lo; ix < hi; ix++)
+          {
+            const float t = xr[ix] - kr[ix + dx];
+            const float om = w * omega_f (kind, inv_delta, delta, t);
+            g[ix] = om * t;
+            c[ix] = om;
+          }
+        for (guint ix = 0; ix < lo; ix++)
+          g[ix] = c[ix] = 0.f;
+        for (guint ix = hi; ix < nx; ix++)
+          g[ix] = c[ix] = 0.f;
+      }
+  (void) n;
+#pragma omp parallel for schedule(static)
+  for (guint iy = 0; iy < ny; iy++)
+    for (guint ix = 0; ix < nx; ix++)
+      {
+        const gsize j = (gsize) iy * nx + ix;
+        float g = 0.f, c = 0.f;
+        for (int h = 0; h < 4; h++)
+          {
+            g += gh[h][j];
+            c += ch[h][j];
+            /* The pair whose forward partner is j: pixel j − (dx, dy). */
+            const gint64 px = (gint64) ix - half_dx[h], py = (gint64) iy - half_dy[h];
+            if (px >= 0 && py >= 0 && px < nx)
+              {
+                const gsize k = (gsize) py * nx + px;
+                g -= gh[h][k];
+                c += ch[h][k];
+              }
+          }
+        grad[j] = g;
+        if (curv != NULL)
+          curv[j] = 2.f * c;
+      }
+}
+
 void
 ctr_penalty_gradient (CtrPenalty kind, double delta, const float *x, guint nx, guint ny, guint nz,
                       float *grad, float *curv)
 {
-#pragma omp parallel for schedule(static) collapse(2)
+  const gsize n = (gsize) nx * ny;
+  float *work = g_new (float, 8 * n);
+  float *gh[4], *ch[4];
+  for (int h = 0; h < 4; h++)
+    {
+      gh[h] = work + (gsize) h * n;
+      ch[h] = work + (gsize) (4 + h) * n;
+    }
   for (guint s = 0; s < nz; s++)
-    for (guint iy = 0; iy < ny; iy++)
-      {
-        const float *xs = x + (gsize) s * nx * ny;
-        for (guint ix = 0; ix < nx; ix++)
-          {
-            const gsize j = (gsize) iy * nx + ix;
-            double g = 0.0, c = 0.0;
-            for (int h = 0; h < 8; h++)
-              {
-                const int sign = h < 4 ? 1 : -1;
-                const gint64 kx = (gint64) ix + sign * half_dx[h % 4], ky = (gint64) iy + sign * half_dy[h % 4];
-                if (kx < 0 || ky < 0 || kx >= nx || ky >= ny)
-                  continue;
-                const double t = (double) xs[j] - xs[(gsize) ky * nx + kx];
-                const double w = pair_weight (h % 4), om = omega (kind, delta, t);
-                g += w * om * t;
-                c += w * om;
-              }
-            grad[(gsize) s * nx * ny + j] = (float) g;
-            if (curv != NULL)
-              curv[(gsize) s * nx * ny + j] = (float) (2.0 * c);
-          }
-      }
+    gradient_slice (kind, (float) delta, x + s * n, nx, ny, grad + s * n, curv ? curv + s * n : NULL, gh, ch);
+  g_free (work);
 }
 
 double

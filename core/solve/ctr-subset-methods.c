@@ -139,9 +139,8 @@ subset_iterate (CtrIterate *it, gpointer data, GError **error)
   CtrOperator *op = it->op;
   if (st->on_device)
     {
-      double seconds = 0;
-      return op->klass->pass->run (op, st->kind, (st->flags & CTR_UPDATE_NONNEG) != 0, &seconds,
-                                   it->report ? &it->residual : NULL, error);
+      return op->klass->pass->run (op, st->kind, (st->flags & CTR_UPDATE_NONNEG) != 0, &it->update_s,
+                                   it->report ? &it->residual : NULL, &it->residual_s, error);
     }
   for (guint t = 0; t < op->n_subsets; t++)
     {

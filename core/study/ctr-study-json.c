@@ -91,7 +91,7 @@ parse_method (CtrStudy *s, JsonObject *o, const char *where, GError **error)
       const char *key = l->data;
       if (g_str_equal (key, "method"))
         continue;
-      const CtrParam *p = ctr_param_find (key);
+      const CtrParam *p = ctr_param_find_for (key, method);
       if (p == NULL)
         {
           g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,

@@ -19,6 +19,24 @@ static const double palette[][3] = {
 #define N_COLOURS G_N_ELEMENTS (palette)
 #define N_MARKERS 4
 
+/* Configuration @m's style: a colour, a marker and, from the second round of
+ * colours on, a dashed line, so that no two of the first
+ * N_COLOURS × N_MARKERS configurations look alike (configurations m and
+ * m + N_COLOURS share the colour, never the marker). */
+static guint
+marker_kind (guint m)
+{
+  return (m + 2 * (m / N_COLOURS)) % N_MARKERS;
+}
+
+static void
+set_line_style (cairo_t *cr, guint m)
+{
+  static const double dash[] = { 7.0, 4.0 };
+  cairo_set_line_width (cr, 2);
+  cairo_set_dash (cr, dash, (m / N_COLOURS) % 2 ? 2 : 0, 0);
+}
+
 #define FONT_SIZE 13.0
 #define TITLE_SIZE 15.0
 #define MARKER 4.5
@@ -236,7 +254,7 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
             xy[2 * (j - 1) + 1] = t1;
           }
       cairo_set_source_rgb (cr, c[0], c[1], c[2]);
-      cairo_set_line_width (cr, 2);
+      set_line_style (cr, m);
       for (guint i = 0; i < pts->len; i++)
         {
           double x = map_x (&a, xy[2 * i]), y = map_y (&a, xy[2 * i + 1]);
@@ -246,8 +264,9 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
             cairo_line_to (cr, x, y);
         }
       cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
       for (guint i = 0; i < pts->len; i++)
-        marker (cr, m / N_COLOURS + m, map_x (&a, xy[2 * i]), map_y (&a, xy[2 * i + 1]));
+        marker (cr, marker_kind (m), map_x (&a, xy[2 * i]), map_y (&a, xy[2 * i + 1]));
     }
   cairo_restore (cr);
 }
@@ -275,11 +294,12 @@ legend (const CtrStudy *s, cairo_t *cr, double width, double y, gboolean draw)
           const double *c = palette[m % N_COLOURS];
           double cy = y + (rows - 1) * line_h + line_h / 2;
           cairo_set_source_rgb (cr, c[0], c[1], c[2]);
-          cairo_set_line_width (cr, 2);
+          set_line_style (cr, m);
           cairo_move_to (cr, x, cy);
           cairo_line_to (cr, x + swatch, cy);
           cairo_stroke (cr);
-          marker (cr, m / N_COLOURS + m, x + swatch / 2, cy);
+          cairo_set_dash (cr, NULL, 0, 0);
+          marker (cr, marker_kind (m), x + swatch / 2, cy);
           cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
           text_at (cr, label, x + swatch + 6, cy, 0, 0.5);
         }

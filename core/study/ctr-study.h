@@ -120,7 +120,7 @@ void ctr_study_free (CtrStudy *s);
  * ctr_study_new_from_file:
  * Reads a STUDY.json (README.md, "Dose studies").  Every key is checked:
  * methods by name (ctr_method_from_name), their parameters by name and
- * range (ctr_param_find, ctr_param_applies, ctr_param_parse), ROIs, doses.
+ * range (ctr_param_find_for, ctr_param_applies, ctr_param_parse), ROIs, doses.
  * The dataset's path is resolved against the file's folder
  * (ctr_study_get_dataset).
  * Returns: (transfer full): the study, or NULL with CTR_ERROR_IO (cannot

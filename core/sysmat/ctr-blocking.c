@@ -10,6 +10,17 @@ typedef struct {
 } Pair;
 
 /* K here is the number of segments per row (parts × slots). */
+static void
+ctr_blocked_clear_block (CtrBlock *k)
+{
+  g_free (k->ray0);
+  g_free (k->ray1);
+  g_free (k->junction);
+  g_free (k->rep);
+  g_free (k->slot);
+  g_free (k->w);
+}
+
 static gint64
 row_len (const gint64 *seg, guint K, guint32 row)
 {
@@ -33,6 +44,7 @@ fill_block (CtrBlock *blk, const CtrScsr *m, const Pair *pairs, guint n, gint64 
       gint64 l1 = pairs[i].ray1 == G_MAXUINT32 ? 0 : MIN (row_len (seg, K, pairs[i].ray1) - skip, limit);
       width = MAX (width, (guint) (l0 + l1));
     }
+  blk->orbit = G_MAXUINT;
   blk->n_rows = n;
   blk->width = width;
   blk->ray0 = g_new (guint32, n);
@@ -106,7 +118,45 @@ ctr_blocked_new (const CtrScsr *m, CtrBlockingKind kind)
     g_array_append_val (blocks, blk);
     g_free (p);
   }
-  if (kind == CTR_BLOCKING_GLOBAL)
+  guint *orbit_first = NULL;
+  if (kind == CTR_BLOCKING_ORBIT)
+    {
+      /* drop the all-orbit Sub_SM1 made above: each orbit has its own */
+      ctr_blocked_clear_block (&g_array_index (blocks, CtrBlock, 0));
+      g_array_set_size (blocks, 0);
+      orbit_first = g_new (guint, no + 1);
+      guint32 *order = g_new (guint32, nc);
+      Pair *p = g_new (Pair, nc);
+      for (guint o = 0; o < no; o++)
+        {
+          orbit_first[o] = blocks->len;
+          gint64 ao = G_MAXINT64;
+          for (guint j = 0; j < nc; j++)
+            ao = MIN (ao, len[o * nc + j]);
+          for (guint j = 0; j < nc; j++)
+            {
+              order[j] = o * nc + j;
+              p[j] = (Pair) { o * nc + j, G_MAXUINT32 };
+            }
+          CtrBlock b1 = { 0 };
+          fill_block (&b1, m, p, nc, 0, ao);
+          b1.orbit = o;
+          g_array_append_val (blocks, b1);
+          /* remainders: longest with shortest */
+          g_qsort_with_data (order, nc, sizeof (guint32), cmp_len_desc, len);
+          const guint np = (nc + 1) / 2;
+          for (guint i = 0; i < np; i++)
+            p[i] = (Pair) { order[i], nc - 1 - i > i ? order[nc - 1 - i] : G_MAXUINT32 };
+          CtrBlock b2 = { 0 };
+          fill_block (&b2, m, p, np, ao, G_MAXINT64);
+          b2.orbit = o;
+          g_array_append_val (blocks, b2);
+        }
+      orbit_first[no] = blocks->len;
+      g_free (p);
+      g_free (order);
+    }
+  else if (kind == CTR_BLOCKING_GLOBAL)
     {
       guint32 *order = g_new (guint32, n_rows);
       for (guint32 r = 0; r < n_rows; r++)
@@ -172,6 +222,7 @@ ctr_blocked_new (const CtrScsr *m, CtrBlockingKind kind)
   g_free (len);
 
   CtrBlocked *b = g_new0 (CtrBlocked, 1);
+  b->orbit_first = orbit_first;
   b->n_blocks = blocks->len;
   b->blocks = (CtrBlock *) g_array_free (blocks, FALSE);
   for (guint i = 0; i < b->n_blocks; i++)
@@ -186,16 +237,9 @@ ctr_blocked_free (CtrBlocked *b)
   if (b == NULL)
     return;
   for (guint i = 0; i < b->n_blocks; i++)
-    {
-      CtrBlock *k = &b->blocks[i];
-      g_free (k->ray0);
-      g_free (k->ray1);
-      g_free (k->junction);
-      g_free (k->rep);
-      g_free (k->slot);
-      g_free (k->w);
-    }
+    ctr_blocked_clear_block (&b->blocks[i]);
   g_free (b->blocks);
+  g_free (b->orbit_first);
   g_free (b);
 }
 

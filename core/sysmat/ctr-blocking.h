@@ -15,6 +15,14 @@
  * its longest row, so padding follows the pair's own sparsity, not the
  * matrix's worst row.
  *
+ * Orbit-level blocking (the view-level scheme fitted to orbit subsets, for
+ * the GPU's subset methods): the sub-matrices never mix orbits, so that one
+ * subset's update reads only its own.  For each orbit o: Sub_SM1_o holds
+ * the first a_o elements of every row of o (a_o = o's shortest row); the
+ * remainders, sorted by length, are folded longest with shortest (§4.1's
+ * pairing, Fig. 5d-e, within the orbit) into Sub_SM2_o, padded to its
+ * longest pair.  orbit_first[o] … orbit_first[o + 1] − 1 are o's blocks.
+ *
  * Each blocked row holds at most two stored rows (ray0, then ray1 from the
  * junction on).  Within a sub-matrix, row i is rotated by i columns
  * (round-robin column permutation, cuART §3.2): threads of neighbouring rows
@@ -29,6 +37,7 @@
 G_BEGIN_DECLS
 
 typedef struct {
+  guint orbit;               /* orbit-level blocking: the orbit; else G_MAXUINT */
   guint n_rows, width;
   guint32 *ray0, *ray1;      /* stored row (orbit·n_cols + j); ray1 = G_MAXUINT32: none */
   guint32 *junction;         /* unrotated column where ray1 starts */
@@ -42,11 +51,13 @@ typedef struct {
   CtrBlock *blocks;
   guint64 nnz;               /* stored elements placed */
   guint64 cells;             /* dense cells (nnz + padding) */
+  guint *orbit_first;        /* orbit-level: n_orbits + 1 block indices; else NULL */
 } CtrBlocked;
 
 typedef enum {
   CTR_BLOCKING_VIEW,         /* §4.2, Algorithm 1 */
-  CTR_BLOCKING_GLOBAL        /* §4.1 */
+  CTR_BLOCKING_GLOBAL,       /* §4.1 */
+  CTR_BLOCKING_ORBIT         /* per orbit subset (above) */
 } CtrBlockingKind;
 
 /* (transfer full): free with ctr_blocked_free(). */

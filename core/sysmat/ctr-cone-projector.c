@@ -2,7 +2,7 @@
  * and its exact adjoint (see ctr-cone-projector.h).
  *
  * Ray of detector bin (row, col) of view β: from the source S through the
- * bin centre, unit direction d (ctr_geometry_ray3d, FORMAT.md frame: flat or
+ * bin centre, unit direction d (ctr_cone_ray, FORMAT.md frame: flat or
  * curved detector, circular or helical source path, flying focal spot).  For an
  * x-dominant ray (|d_x| >= |d_y|) plane i (x = x_i) is crossed at
  *   t_i = (x_i - S_x)/d_x,   fj(i) = (y_0 - S_y - t_i d_y)/Δy,
@@ -101,7 +101,7 @@ ray_setup (const CtrConeProjector *cp, guint view, guint row, guint col, Ray *r)
 {
   const CtrGrid *gr = &cp->grid;
   double o[3], d[3];
-  ctr_geometry_ray3d (cp->g, view, col, row, o, d);
+  ctr_cone_ray (cp->g, view, col, row, o, d);
   const double x0 = ctr_grid_x (gr, 0), y0 = ctr_grid_y (gr, 0), z0 = ctr_grid_z (gr, 0);
   if (fabs (d[0]) >= fabs (d[1]))
     {

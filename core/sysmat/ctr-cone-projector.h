@@ -31,7 +31,7 @@ typedef struct _CtrConeProjector CtrConeProjector;
  * ctr_cone_projector_new:
  * @g: cone geometry (copied): flat or curved detector, circular or helical
  *   source path (source_z_mm), flying focal spot (focal_shift); the rays are
- *   ctr_geometry_ray3d's.
+ *   ctr_cone_ray's.
  * @grid: volume grid (copied), any size, voxel size and centre (a helical
  *   slab: the grid's z centre where the slab is).
  * Returns: (transfer full): the projector, or NULL with

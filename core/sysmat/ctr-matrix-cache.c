@@ -1,13 +1,21 @@
 /* ctr-matrix-cache.c — SCSR matrices on disk (see ctr-matrix-cache.h). */
 #include "ctr-matrix-cache.h"
+#include "ctr-geometry-vectors.h"
 #include "ctr-scsr-private.h"
 #include "ctr-error.h"
 
+#include "ctr-memory.h"
+#include "io/ctr-file.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define MAGIC "CTRSCSR"
@@ -33,6 +41,8 @@ ctr_matrix_cache_key (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel mod
   g_checksum_update (c, (const guchar *) ints, sizeof ints);
   g_checksum_update (c, (const guchar *) reals, sizeof reals);
   g_checksum_update (c, (const guchar *) g->angles, g->n_views * sizeof (double));
+  if (g->vectors != NULL)  /* the rays themselves; the summary above does not pin them */
+    g_checksum_update (c, (const guchar *) g->vectors, g->n_views * sizeof (double) * CTR_GEOMETRY_VECTOR_LEN);
   char *key = g_strdup (g_checksum_get_string (c));
   g_checksum_free (c);
   return key;
@@ -101,7 +111,12 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
       return FALSE;
     }
-  g_autofree char *tmpl = g_strconcat (path, ".XXXXXX", NULL);
+  /* ".KEY.scsr.PID.XXXXXX": hidden, and whose it is, so that a later run
+   * can tell an orphan (its writer died: SIGKILL, power loss) from a file
+   * being written now (clean_stale_temporaries). */
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *tmpl_name = g_strdup_printf (".%s.%d.XXXXXX", base, (int) getpid ());
+  g_autofree char *tmpl = g_build_filename (dir, tmpl_name, NULL);
   int fd = g_mkstemp (tmpl);
   if (fd < 0)
     {
@@ -129,17 +144,32 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
     goto fail;                                                            \
   } while (0)
 
+/* Opens @path for reading only when it is a regular file (a FIFO put in the
+ * file's place must not block the run: io/ctr-file.h). */
+static FILE *
+open_regular (const char *path, GStatBuf *st, GError **error)
+{
+  int fd = ctr_file_open_regular (path, error);
+  if (fd < 0)
+    return NULL;
+  FILE *f = fstat (fd, st) == 0 ? fdopen (fd, "rb") : NULL;
+  if (f == NULL)
+    {
+      int e = errno;
+      close (fd);
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot open %s: %s", path, g_strerror (e));
+    }
+  return f;
+}
+
 CtrScsr *
 ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const CtrGrid *grid,
                CtrRayModel model, GError **error)
 {
-  FILE *f = g_fopen (path, "rb");
+  GStatBuf sb;
+  FILE *f = open_regular (path, &sb, error);
   if (f == NULL)
-    {
-      int e = errno;
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot open %s: %s", path, g_strerror (e));
-      return NULL;
-    }
+    return NULL;
   CtrSymmetry *sy = NULL;
   gint64 *seg = NULL;
   CtrScsrElem *el = NULL;
@@ -161,10 +191,11 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
     BAD ("%s: sizes disagree with the geometry", path);
   const gsize n_rows = (gsize) h.n_orbits * h.n_cols;
   const gsize seg_n = n_rows * h.K * h.n_parts + 1;
-  const guint64 expect = sizeof h + seg_n * sizeof (gint64) + h.nnz * sizeof (CtrScsrElem) + 2 * n_rows * sizeof (float);
-  GStatBuf sb;
-  if (g_stat (path, &sb) != 0)
-    BAD ("%s: cannot stat", path);
+  /* Saturating: a header that claims 2⁶⁴ elements must not wrap round to
+   * the file's size. */
+  const guint64 expect = ctr_memory_add (ctr_memory_add (sizeof h, ctr_memory_mul (seg_n, sizeof (gint64))),
+                                         ctr_memory_add (ctr_memory_mul (h.nnz, sizeof (CtrScsrElem)),
+                                                         ctr_memory_mul (n_rows, 2 * sizeof (float))));
   if ((guint64) sb.st_size != expect)
     BAD ("%s: %" G_GUINT64_FORMAT " bytes where %" G_GUINT64_FORMAT " were expected (truncated or stale)",
          path, (guint64) sb.st_size, expect);
@@ -215,6 +246,56 @@ fail:
   return NULL;
 }
 
+/* A temporary of ctr_scsr_save whose writer is gone: ".KEY.scsr.PID.XXXXXX"
+ * of a process that no longer exists (or a day old: the PID may have been
+ * reused), or the older form "KEY.scsr.XXXXXX" an hour old. */
+static gboolean
+stale_temporary (const char *dir, const char *name)
+{
+  const char *s = strstr (name, ".scsr.");
+  if (s == NULL || name[strlen (name) - 1] == '.')
+    return FALSE;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  GStatBuf st;
+  if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return FALSE;
+  const double age = difftime (time (NULL), st.st_mtime);
+  const char *rest = s + 6;
+  if (name[0] == '.')
+    {
+      char *end = NULL;
+      const guint64 pid = g_ascii_strtoull (rest, &end, 10);
+      if (end == rest || *end != '.' || strlen (end + 1) != 6)
+        return FALSE;
+      const gboolean dead = pid > 0 && pid < G_MAXINT && kill ((pid_t) pid, 0) != 0 && errno == ESRCH;
+      return dead || age > 86400;
+    }
+  return strlen (rest) == 6 && age > 3600;
+}
+
+/* Removes the stale temporaries of the cache folder, once per process. */
+static void
+clean_stale_temporaries (const char *cache_file)
+{
+  static gsize once = 0;
+  if (!g_once_init_enter (&once))
+    return;
+  g_autofree char *dir = g_path_get_dirname (cache_file);
+  GDir *d = g_dir_open (dir, 0, NULL);
+  if (d != NULL)
+    {
+      const char *name;
+      while ((name = g_dir_read_name (d)) != NULL)
+        if (stale_temporary (dir, name))
+          {
+            g_autofree char *p = g_build_filename (dir, name, NULL);
+            g_unlink (p);
+          }
+      g_dir_close (d);
+    }
+  g_once_init_leave (&once, 1);
+}
+
 CtrScsr *
 ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
                                 gboolean *loaded, char **note, GCancellable *cancellable, GError **error)
@@ -227,6 +308,8 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
     return NULL;
   g_autofree char *key = ctr_matrix_cache_key (g, grid, model);
   g_autofree char *path = ctr_matrix_cache_path (key);
+  if (path != NULL)
+    clean_stale_temporaries (path);
   if (path != NULL && g_file_test (path, G_FILE_TEST_EXISTS))
     {
       g_autoptr (GError) e = NULL;

@@ -8,8 +8,12 @@
  * (magic, version, key, sizes), the exact file size, a CRC-32 of the arrays
  * and the structure (monotone segment pointers, every rep index in range,
  * finite weights) are checked; a file that fails any check is rebuilt and
- * replaced, never used.  CTR_MATRIX_CACHE=0 in the environment turns the
- * cache off.  Plain CSR is not cached (8× larger and only the baseline).
+ * replaced, never used; so is anything there that is not a regular file (a
+ * FIFO is opened without blocking and refused).  Temporaries are named
+ * ".KEY.scsr.PID.XXXXXX"; the first use of the cache in a process removes
+ * those whose process is gone (or older than a day).  CTR_MATRIX_CACHE=0 in
+ * the environment turns the cache off.  Plain CSR is not cached (8× larger
+ * and only the baseline).
  */
 #pragma once
 

@@ -159,7 +159,8 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
 #pragma omp parallel for schedule(dynamic, 4)
   for (guint o = 0; o < no; o++)
     {
-      memcpy (m->elems + m->seg_ptr[(gsize) o * nc * PK], bufs[o].e, bufs[o].len * sizeof (CtrScsrElem));
+      if (bufs[o].len > 0)  /* an orbit that misses the grid has no buffer */
+        memcpy (m->elems + m->seg_ptr[(gsize) o * nc * PK], bufs[o].e, bufs[o].len * sizeof (CtrScsrElem));
       g_free (bufs[o].e);
       bufs[o].e = NULL;
     }

@@ -152,8 +152,11 @@ ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
   for (guint v = 0; v < nv; v++)
     {
       gint64 base = a->row_ptr[(guint64) v * nc];
-      memcpy (a->col_idx + base, bufs[v].col, bufs[v].len * sizeof (guint32));
-      memcpy (a->values + base, bufs[v].val, bufs[v].len * sizeof (float));
+      if (bufs[v].len > 0)  /* a view that misses the grid has no buffers (memcpy from NULL is undefined) */
+        {
+          memcpy (a->col_idx + base, bufs[v].col, bufs[v].len * sizeof (guint32));
+          memcpy (a->values + base, bufs[v].val, bufs[v].len * sizeof (float));
+        }
       g_free (bufs[v].col);
       g_free (bufs[v].val);
       bufs[v].col = NULL;

@@ -120,7 +120,7 @@ else:
     print(r.stderr)
 
 r = run("reconstruct", GEO, "--method", "art", "--output", os.path.join(tmp.name, "x.tif"))
-check(r.returncode == 1 and "fdk, sart or sirt" in r.stderr, "ART on cone beam is refused with a clear message")
+check(r.returncode == 1 and "fdk, sart, sirt" in r.stderr, "ART on cone beam is refused with a clear message")
 r = run("reconstruct", GEO, "--size", "12x", "--output", os.path.join(tmp.name, "x.tif"))
 check(r.returncode == 2 and "--size" in r.stderr, "a malformed --size is a usage error")
 r = run("reconstruct", GEO, "--voxel-size", "1x-2x3", "--output", os.path.join(tmp.name, "x.tif"))

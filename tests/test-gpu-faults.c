@@ -1,0 +1,513 @@
+/* test-gpu-faults.c — every failable CUDA, cuFFT and cuSPARSE call fails in
+ * turn, across every public entry point of the CUDA backend (gpu/), on the
+ * emulation harness (tests/gpu-emu; the harness counts the calls and fails
+ * the n-th: ctr_emu_fault_arm).  Built on the harness only.
+ *
+ * For every entry point: one run counts its failable calls (N); then N runs,
+ * run i with call i failing.  Each run must end in one of:
+ *   error     a GError in CTR_ERROR (BACKEND_UNAVAILABLE or OUT_OF_MEMORY)
+ *             whose message names the call that failed;
+ *   fallback  success on the CPU with a note (the plan's or the iteration
+ *             driver's) that names the call, and the CPU's image;
+ *   recovered success on the device by another path (a CUDA graph that
+ *             could not be captured: direct launches), with the image of
+ *             the run without the fault;
+ * and leave nothing behind: device memory, pinned buffers, arrays,
+ * textures, streams, events, graphs, cuFFT plans and cuSPARSE objects as
+ * before the run (the harness's own accounting, ctr_emu_live).  A capture,
+ * end of capture or instantiation that fails must be recovered (defect 8:
+ * the cuSPARSE path aborted the iteration instead).
+ *
+ * Tolerances of the comparisons are those of test-gpu.c / test-gpu-fdk.c
+ * (products 1e-5, solvers 1e-4 of the maximum, FDK 1e-3 relative L2 with
+ * L1-Tran, 1e-2 with the texture).
+ */
+#include <math.h>
+#include <string.h>
+#include "ctrecon.h"
+#include "ctr-backend.h"
+#include "ctr-cuda.h"
+#include "ctr-cuda-fdk.h"
+#include "ctr-emu.h"
+#include "ctr-phantom3d.h"
+#include "ctr-test-solve.h"
+#include "sysmat/ctr-scsr.h"
+
+typedef struct {
+  /* fan beam, D4 */
+  CtrGeometry *g;
+  CtrGrid grid;
+  CtrScsr *m;
+  CtrSysmat *a;
+  CtrProjections *p;
+  float *x, *y;                 /* random image and data for the products */
+  float *ax_cpu, *aty_cpu;
+  CtrVolume *cpu[3];            /* CPU images of PART, SART, SIRT */
+  /* cone beam */
+  CtrGeometry *gc;
+  CtrGrid gridc;
+  CtrProjections *pc;
+  CtrVolume *fdk_cpu;
+  /* the run */
+  char *note;                   /* a fall-back's note, when one was made */
+  gboolean recovered_ok;
+} Fix;
+
+static Fix fx;
+
+static double
+max_rel (const float *a, const float *b, gsize n)
+{
+  double d = 0, m = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (!isfinite (a[i]) || !isfinite (b[i]))
+        return INFINITY;   /* MAX would skip a NaN */
+      d = MAX (d, fabs ((double) a[i] - b[i]));
+      m = MAX (m, fabs ((double) b[i]));
+    }
+  return m > 0 ? d / m : d;
+}
+
+static double
+rel_l2 (const float *a, const float *b, gsize n)
+{
+  double d = 0, m = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (!isfinite (a[i]) || !isfinite (b[i]))
+        return INFINITY;
+      d += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
+      m += (double) b[i] * b[i];
+    }
+  return sqrt (d / m);
+}
+
+/* A result that came back must be right; FALSE with a message otherwise. */
+static gboolean
+check_close (double diff, double tol, const char *what, GError **error)
+{
+  if (diff <= tol)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "WRONG RESULT: %s differs by %.3g (tolerance %.0e)", what, diff, tol);
+  return FALSE;
+}
+
+static void
+setup (void)
+{
+  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_FAN, 24);
+  g->shape = CTR_DETECTOR_CURVED;
+  g->n_cols = 20;
+  g->n_rows = 2;
+  g->sod_mm = 250;
+  g->sdd_mm = 450;
+  g->pitch_u = 2 * asin (40.0 / 250) / 20;
+  ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / 24);
+  fx.g = g;
+  fx.grid = ctr_grid_square (12, 50.0 / 12, 2, 1.0);
+  fx.m = ctr_scsr_build (g, &fx.grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  fx.a = ctr_sysmat_build (g, &fx.grid, CTR_RAY_MODEL_AREA, NULL, NULL);
+  g_assert_cmpuint (ctr_scsr_order (fx.m), ==, 8);
+  const gsize np = 144 * 2, nr = 24 * 20 * 2;
+  fx.x = g_new (float, np);
+  fx.y = g_new (float, nr);
+  GRand *r = g_rand_new_with_seed (5);
+  for (gsize i = 0; i < np; i++)
+    fx.x[i] = (float) g_rand_double_range (r, 0, 1);
+  for (gsize i = 0; i < nr; i++)
+    fx.y[i] = (float) g_rand_double_range (r, -1, 1);
+  g_rand_free (r);
+  fx.ax_cpu = g_new (float, nr);
+  fx.aty_cpu = g_new (float, np);
+  ctr_scsr_apply (fx.m, fx.x, fx.ax_cpu, 2);
+  ctr_scsr_apply_adjoint (fx.m, fx.y, fx.aty_cpu, 2);
+  fx.p = ctr_projections_new (24, 2, 20, CTR_PROJ_LINE_INTEGRALS, NULL);
+  g_autofree float *ys = g_new (float, 24 * 20);
+  for (guint s = 0; s < 2; s++)
+    {
+      ctr_sysmat_apply (fx.a, fx.x + 144 * s, ys, 1);
+      for (guint v = 0; v < 24; v++)
+        memcpy (ctr_projections_view (fx.p, v) + (gsize) ctr_geometry_slice_row (g, s) * 20, ys + v * 20, 20 * sizeof (float));
+    }
+  for (int k = 0; k < 3; k++)
+    {
+      CtrReconOptions o;
+      ctr_recon_options_init (&o, CTR_METHOD_PART + k);
+      o.iterations = 2;
+      o.nonnegative = TRUE;
+      g_autoptr (GError) e = NULL;
+      fx.cpu[k] = test_run_scsr (fx.m, g, fx.p, &fx.grid, &o, NULL, NULL, NULL, NULL, &e);
+      g_assert_no_error (e);
+    }
+  /* cone beam: 10 views of a 16 × 12 panel, a 10³ volume */
+  fx.gc = ctr_geometry_new (CTR_BEAM_CONE, 10);
+  fx.gc->shape = CTR_DETECTOR_FLAT;
+  fx.gc->sod_mm = 500;
+  fx.gc->sdd_mm = 800;
+  fx.gc->n_cols = 16;
+  fx.gc->n_rows = 12;
+  fx.gc->pitch_u = fx.gc->pitch_v_mm = 8.0;
+  ctr_geometry_set_uniform_angles (fx.gc, 0.1, 2 * G_PI / 10);
+  fx.gridc = ctr_grid_square (10, 6.0, 10, 6.0);
+  g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_shepp_logan (30.0, 0.02);
+  fx.pc = ctr_phantom3d_project (ph, fx.gc, 1, NULL);
+  g_autoptr (GError) e = NULL;
+  fx.fdk_cpu = ctr_fdk_run (fx.gc, fx.pc, &fx.gridc, CTR_FILTER_RAM_LAK, 1.0, NULL, NULL, &e);
+  g_assert_no_error (e);
+}
+
+/* ------------------------------------------------------ entry points -- */
+
+static gboolean
+e_device_query (GError **error)
+{
+  CtrCudaDeviceInfo info;
+  char err[CTR_CUDA_ERR_LEN] = "";
+  CtrCudaStatus st = ctr_cuda_device_query (&info, err);
+  if (st == CTR_CUDA_OK)
+    return TRUE;
+  g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE, "%s", err);
+  return FALSE;
+}
+
+static gboolean
+e_scsr_apply (GError **error)
+{
+  g_autofree float *y = g_new (float, 24 * 20 * 2);
+  return ctr_cuda_scsr_apply (fx.m, fx.x, y, 2, error)
+         && check_close (max_rel (y, fx.ax_cpu, 24 * 20 * 2), 1e-5, "A x", error);
+}
+
+static gboolean
+e_scsr_adjoint (GError **error)
+{
+  g_autofree float *x = g_new (float, 144 * 2);
+  return ctr_cuda_scsr_apply_adjoint (fx.m, fx.y, x, 2, error)
+         && check_close (max_rel (x, fx.aty_cpu, 144 * 2), 1e-5, "A'y", error);
+}
+
+static gboolean
+e_scsr_blocked (GError **error)
+{
+  g_autofree float *y = g_new (float, 24 * 20 * 2);
+  g_autofree float *x = g_new (float, 144 * 2);
+  return ctr_cuda_scsr_apply_blocked (fx.m, fx.x, y, 2, error)
+         && check_close (max_rel (y, fx.ax_cpu, 24 * 20 * 2), 1e-5, "blocked A x", error)
+         && ctr_cuda_scsr_apply_adjoint_blocked (fx.m, fx.y, x, 2, error)
+         && check_close (max_rel (x, fx.aty_cpu, 144 * 2), 1e-5, "blocked A'y", error);
+}
+
+static gboolean
+e_csr_apply (GError **error)
+{
+  g_autofree float *y = g_new (float, 24 * 20 * 2);
+  return ctr_cuda_csr_apply (fx.a, fx.x, y, 2, error)
+         && check_close (max_rel (y, fx.ax_cpu, 24 * 20 * 2), 1e-5, "cuSPARSE A x", error);
+}
+
+static gboolean
+e_csr_adjoint (GError **error)
+{
+  g_autofree float *x = g_new (float, 144 * 2);
+  return ctr_cuda_csr_apply_adjoint (fx.a, fx.y, x, 2, error)
+         && check_close (max_rel (x, fx.aty_cpu, 144 * 2), 1e-5, "cuSPARSE A'y", error);
+}
+
+static void
+count_reports (const CtrIterStats *s, gpointer data)
+{
+  (*(guint *) data)++;
+  g_assert_true (isfinite (s->residual));
+}
+
+/* The plan on backend @backend: a device failure before the first report
+ * falls back to the CPU with a note; after it, the run fails. */
+static gboolean
+plan_run (const char *backend, CtrMethod method, GError **error)
+{
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, method);
+  o.iterations = 2;
+  o.nonnegative = TRUE;
+  o.backend = backend;
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (fx.g, &fx.grid, &o, NULL, error);
+  if (plan == NULL)
+    return FALSE;
+  guint reports = 0;
+  g_autoptr (CtrVolume) v = ctr_recon_plan_execute (plan, fx.p, NULL, count_reports, &reports, NULL, error);
+  if (v == NULL)
+    return FALSE;
+  for (const char *const *n = ctr_recon_plan_get_notes (plan); *n; n++)
+    if (strstr (*n, "instead") || strstr (*n, "could not"))
+      fx.note = g_strdup (*n);
+  return check_close (max_rel (v->data, fx.cpu[method - CTR_METHOD_PART]->data, 144 * 2), 1e-4,
+                      "the plan's image", error);
+}
+
+static gboolean e_plan_part (GError **error) { return plan_run ("cuda", CTR_METHOD_PART, error); }
+static gboolean e_plan_sart (GError **error) { return plan_run ("cuda", CTR_METHOD_SART, error); }
+static gboolean e_plan_sirt (GError **error) { return plan_run ("cuda", CTR_METHOD_SIRT, error); }
+static gboolean e_plan_cusparse (GError **error) { return plan_run ("cusparse", CTR_METHOD_PART, error); }
+
+static gboolean
+e_plan_part_blocked (GError **error)
+{
+  g_setenv ("CTR_CUDA_KERNEL", "blocked", TRUE);
+  gboolean ok = plan_run ("cuda", CTR_METHOD_PART, error);
+  g_unsetenv ("CTR_CUDA_KERNEL");
+  return ok;
+}
+
+/* The operator's own products (the driver's residual when a pass gives none). */
+static gboolean
+e_op_products (GError **error)
+{
+  g_autoptr (CtrOperator) op = ctr_cuda_op_new (fx.m, FALSE, fx.g, &fx.grid, error);
+  if (op == NULL)
+    return FALSE;
+  g_autofree float *X = g_new (float, op->image_size), *Y = g_new0 (float, op->data_size);
+  g_autofree float *D = g_new (float, op->image_size), *x = g_new (float, 144 * 2);
+  g_autofree float *yr = g_new (float, 24 * 20 * 2);
+  op->klass->image_to_native (op, fx.x, X);
+  if (!op->klass->forward (op, CTR_SUBSET_ALL, X, Y, error))
+    return FALSE;
+  ctr_scsr_lanes_to_rays (fx.m, Y, yr, 2);
+  if (!check_close (max_rel (yr, fx.ax_cpu, 24 * 20 * 2), 1e-5, "operator forward", error))
+    return FALSE;
+  ctr_scsr_rays_to_lanes (fx.m, fx.y, Y, 2);
+  if (!op->klass->adjoint (op, CTR_SUBSET_ALL, Y, D, error))
+    return FALSE;
+  op->klass->image_from_native (op, D, x);
+  return check_close (max_rel (x, fx.aty_cpu, 144 * 2), 1e-5, "operator adjoint", error);
+}
+
+static gboolean
+fdk_direct (CtrCudaFdkKernel k, GError **error)
+{
+  /* batches of 4 views (3 batches, the last partial), slabs of 4 slices */
+  CtrCudaFdkOptions opt = { k, 4, 4 };
+  g_autoptr (CtrVolume) v = ctr_cuda_fdk_run (fx.gc, fx.pc, &fx.gridc, CTR_FILTER_RAM_LAK, 1.0, &opt, NULL, NULL, error);
+  if (v == NULL)
+    return FALSE;
+  return check_close (rel_l2 (v->data, fx.fdk_cpu->data, 1000), k == CTR_CUDA_FDK_L1TRAN ? 1e-3 : 1e-2, "FDK", error);
+}
+
+static gboolean e_fdk_l1tran (GError **error) { return fdk_direct (CTR_CUDA_FDK_L1TRAN, error); }
+static gboolean e_fdk_texture (GError **error) { return fdk_direct (CTR_CUDA_FDK_TEXTURE, error); }
+
+static gboolean
+e_plan_fdk (GError **error)
+{
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_FDK);
+  o.backend = "cuda";
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (fx.gc, &fx.gridc, &o, NULL, error);
+  if (plan == NULL)
+    return FALSE;
+  g_autoptr (CtrVolume) v = ctr_recon_plan_execute (plan, fx.pc, NULL, NULL, NULL, NULL, error);
+  if (v == NULL)
+    return FALSE;
+  for (const char *const *n = ctr_recon_plan_get_notes (plan); *n; n++)
+    if (strstr (*n, "could not"))
+      fx.note = g_strdup (*n);
+  return check_close (rel_l2 (v->data, fx.fdk_cpu->data, 1000), 1e-2, "the plan's FDK", error);
+}
+
+typedef struct {
+  const char *name;
+  gboolean (*fn) (GError **error);
+} Entry;
+
+static const Entry entries[] = {
+  { "ctr_cuda_device_query", e_device_query },
+  { "ctr_cuda_scsr_apply", e_scsr_apply },
+  { "ctr_cuda_scsr_apply_adjoint", e_scsr_adjoint },
+  { "ctr_cuda_scsr_apply_blocked", e_scsr_blocked },
+  { "ctr_cuda_csr_apply", e_csr_apply },
+  { "ctr_cuda_csr_apply_adjoint", e_csr_adjoint },
+  { "cuda operator forward/adjoint", e_op_products },
+  { "plan part (cuda)", e_plan_part },
+  { "plan sart (cuda)", e_plan_sart },
+  { "plan sirt (cuda)", e_plan_sirt },
+  { "plan part (cusparse)", e_plan_cusparse },
+  { "plan part (cuda, orbit-level blocked)", e_plan_part_blocked },
+  { "ctr_cuda_fdk_run l1tran", e_fdk_l1tran },
+  { "ctr_cuda_fdk_run texture", e_fdk_texture },
+  { "plan fdk (cuda)", e_plan_fdk },
+};
+
+/* The message names the call that failed (a launch is checked with
+ * cudaGetLastError). */
+static gboolean
+names_call (const char *msg, const char *call)
+{
+  if (strcmp (call, "kernel launch") == 0)
+    return strstr (msg, "cudaGetLastError") != NULL || strstr (msg, "launch") != NULL;
+  return strstr (msg, call) != NULL;
+}
+
+static gboolean
+is_capture_call (const char *call)
+{
+  return strcmp (call, "cudaStreamBeginCapture") == 0 || strcmp (call, "cudaStreamEndCapture") == 0
+         || strcmp (call, "cudaGraphInstantiate") == 0;
+}
+
+static guint total_runs, total_errors, total_fallbacks, total_recovered;
+
+static void
+test_entry (gconstpointer data)
+{
+  const Entry *en = data;
+  CtrEmuLive before, after;
+  ctr_emu_live (&before);
+  ctr_emu_fault_arm (0);
+  g_autoptr (GError) e0 = NULL;
+  g_clear_pointer (&fx.note, g_free);
+  g_assert_true (en->fn (&e0));
+  g_assert_no_error (e0);
+  const unsigned long long n = ctr_emu_fault_calls ();
+  g_assert_cmpuint (n, >, 0);
+  guint errors = 0, fallbacks = 0, recovered = 0;
+  for (unsigned long long i = 1; i <= n; i++)
+    {
+      g_clear_pointer (&fx.note, g_free);
+      ctr_emu_live (&before);
+      ctr_emu_fault_arm (i);
+      GError *e = NULL;
+      const gboolean ok = en->fn (&e);
+      const char *call = ctr_emu_fault_fired ();
+      ctr_emu_fault_arm (0);
+      ctr_emu_live (&after);
+      char diff[512];
+      if (ctr_emu_live_diff (&before, &after, diff, sizeof diff) != 0)
+        g_error ("%s, call %llu (%s) failing: leaked %s", en->name, i, call ? call : "?", diff);
+      if (call == NULL)
+        g_error ("%s: call %llu of %llu was not reached with the fault armed", en->name, i, n);
+      if (!ok)
+        {
+          if (!g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
+              && !g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+            g_error ("%s, call %llu (%s) failing: %s (%s %d)", en->name, i, call, e->message,
+                     g_quark_to_string (e->domain), e->code);
+          if (!names_call (e->message, call))
+            g_error ("%s, call %llu (%s) failing: the error does not name it: %s", en->name, i, call, e->message);
+          if (is_capture_call (call))
+            g_error ("%s, call %llu (%s) failing: a failed graph capture must fall back to direct launches, not fail: %s",
+                     en->name, i, call, e->message);
+          errors++;
+          g_error_free (e);
+        }
+      else if (fx.note != NULL)
+        {
+          if (is_capture_call (call))
+            g_error ("%s, call %llu (%s) failing: a failed graph capture must fall back to direct launches on the "
+                     "device, not to the CPU: %s", en->name, i, call, fx.note);
+          if (!names_call (fx.note, call))
+            g_error ("%s, call %llu (%s) failing: the fall-back's note does not name it: %s", en->name, i, call, fx.note);
+          fallbacks++;
+        }
+      else
+        {
+          recovered++;
+          g_test_message ("%s: recovered on the device after call %llu (%s) failed", en->name, i, call);
+        }
+    }
+  g_test_message ("%s: %llu failable calls, each failed in turn: %u errors, %u CPU fall-backs, %u recovered on the device",
+                  en->name, n, errors, fallbacks, recovered);
+  total_runs += n;
+  total_errors += errors;
+  total_fallbacks += fallbacks;
+  total_recovered += recovered;
+}
+
+
+/* Defect 4: a failed upload of the blocked layout leaves none (it left the
+ * row count set over NULL device pointers, which the next blocked launch
+ * would have walked).  Every call of ctr_cuda_scsr_set_blocked fails in
+ * turn; then the session has no layout (use_blocked refuses), holds what it
+ * held before, and still runs the rows. */
+static void
+test_set_blocked (void)
+{
+  const CtrSymmetry *sy = ctr_scsr_symmetry (fx.m);
+  const gint64 *seg;
+  const CtrScsrElem *el;
+  ctr_scsr_arrays (fx.m, &seg, &el);
+  CtrCudaScsrDesc d = {
+    .K = ctr_scsr_order (fx.m), .n_parts = ctr_scsr_n_parts (fx.m), .n_orbits = ctr_scsr_n_orbits (fx.m),
+    .n_cols = ctr_scsr_n_cols (fx.m), .n_reps = sy->n_reps, .ns = 2, .nnz = ctr_scsr_nnz (fx.m),
+    .seg_ptr = (const int64_t *) seg, .elems = el, .compose = &sy->group.compose[0][0],
+    .rep_pixel = sy->rep_pixel, .rep_stabilised = sy->rep_stabilised, .with_scale = 0,
+  };
+  g_autoptr (CtrBlocked) blk = ctr_blocked_new (fx.m, CTR_BLOCKING_ORBIT);
+  g_autofree CtrCudaBlock *cb = g_new0 (CtrCudaBlock, blk->n_blocks);
+  for (guint i = 0; i < blk->n_blocks; i++)
+    {
+      const CtrBlock *k = &blk->blocks[i];
+      cb[i] = (CtrCudaBlock) { k->orbit, k->n_rows, k->width, k->ray0, k->ray1, k->junction, k->rep, k->slot, k->w };
+    }
+  char err[CTR_CUDA_ERR_LEN];
+  CtrCudaScsr *s = NULL;
+  g_assert_cmpint (ctr_cuda_scsr_create (&d, &s, err), ==, CTR_CUDA_OK);
+  CtrEmuLive before, after;
+  ctr_emu_live (&before);
+  ctr_emu_fault_arm (0);
+  g_assert_cmpint (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err), ==, CTR_CUDA_OK);
+  const unsigned long long n = ctr_emu_fault_calls ();
+  ctr_cuda_scsr_destroy (s);
+  for (unsigned long long i = 1; i <= n; i++)
+    {
+      g_assert_cmpint (ctr_cuda_scsr_create (&d, &s, err), ==, CTR_CUDA_OK);
+      ctr_emu_live (&before);
+      ctr_emu_fault_arm (i);
+      const CtrCudaStatus st = ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err);
+      ctr_emu_fault_arm (0);
+      g_assert_cmpint (st, !=, CTR_CUDA_OK);
+      ctr_emu_live (&after);
+      char diff[256];
+      g_assert_cmpint (ctr_emu_live_diff (&before, &after, diff, sizeof diff), ==, 0);
+      g_assert_cmpint (ctr_cuda_scsr_use_blocked (s, 1, err), ==, CTR_CUDA_INVALID);
+      g_autofree float *ax = g_new (float, ctr_scsr_lane_size (fx.m, 2));
+      g_assert_cmpint (ctr_cuda_scsr_forward (s, ax, err), ==, CTR_CUDA_OK);
+      /* and a second upload works */
+      g_assert_cmpint (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err), ==, CTR_CUDA_OK);
+      g_assert_cmpint (ctr_cuda_scsr_use_blocked (s, 1, err), ==, CTR_CUDA_OK);
+      ctr_cuda_scsr_destroy (s);
+    }
+  g_test_message ("ctr_cuda_scsr_set_blocked: %llu failable calls, each failed in turn: no layout left, nothing leaked", n);
+  total_runs += n;
+  total_errors += n;
+}
+
+static void
+test_total (void)
+{
+  g_test_message ("fault injection: %u runs over %u entry points + set_blocked (%u errors, %u CPU fall-backs, %u recovered)",
+                  total_runs, (guint) G_N_ELEMENTS (entries), total_errors, total_fallbacks, total_recovered);
+  g_assert_cmpuint (total_runs, >, 0);
+  g_print ("# fault injection: %u failing calls over %u entry points and set_blocked: %u errors, %u CPU fall-backs, %u recovered\n",
+           total_runs, (guint) G_N_ELEMENTS (entries), total_errors, total_fallbacks, total_recovered);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_autoptr (GError) e = NULL;
+  if (!ctr_cuda_probe (NULL, &e))
+    g_error ("the emulated device must answer: %s", e->message);
+  /* the self-check runs once per process, at the first use of the backend:
+   * before the counting, so that every run makes the same calls */
+  g_assert_true (ctr_cuda_selfcheck ()->passed);
+  setup ();
+  for (guint i = 0; i < G_N_ELEMENTS (entries); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/ctr/gpu-faults/%u", i);
+      g_test_add_data_func (path, &entries[i], test_entry);
+    }
+  g_test_add_func ("/ctr/gpu-faults/set-blocked", test_set_blocked);
+  g_test_add_func ("/ctr/gpu-faults/total", test_total);
+  return g_test_run ();
+}

@@ -1,0 +1,95 @@
+/* test-window.h — what the window tests share: waiting on the main loop,
+ * finding widgets, answering file choosers, screenshots, and one line per
+ * check.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+
+#include "ctr-window.h"
+
+G_BEGIN_DECLS
+
+/* One line per check, "ok   …" or "FAIL …"; a failed check fails the test
+ * case (g_test_fail) and the run goes on, so every check is reported. */
+#define CHECK(cond, ...) ui_check ((cond), #cond, __VA_ARGS__)
+void        ui_check            (gboolean     ok,
+                                 const char  *expr,
+                                 const char  *format,
+                                 ...) G_GNUC_PRINTF (3, 4);
+/* A line of information under the checks. */
+void        ui_note             (const char  *format,
+                                 ...) G_GNUC_PRINTF (1, 2);
+
+/* The folder of screenshots and exports ($CTR_UI_OUT), and a path in it. */
+const char *ui_out_dir          (void);
+char       *ui_out_path         (const char  *name);
+
+/* Iterates the main loop until @cond (@data) holds; fails the test after
+ * @timeout_s seconds, naming @what. */
+void        ui_wait             (gboolean   (*cond) (gpointer data),
+                                 gpointer     data,
+                                 double       timeout_s,
+                                 const char  *what);
+/* Iterates the main loop for @ms milliseconds. */
+void        ui_spin             (guint        ms);
+/* Waits until the window's session is neither loading nor running. */
+void        ui_wait_idle        (CtrWindow   *window,
+                                 double       timeout_s,
+                                 const char  *what);
+
+/* A new window of the test application, shown; the caller owns a reference
+ * and ends with ui_close_window(). */
+CtrWindow  *ui_new_window       (void);
+/* Destroys @window and asserts it is finalized with the last reference. */
+void        ui_close_window     (CtrWindow   *window);
+/* Opens @path and waits until the session has loaded it. */
+gboolean    ui_open_and_wait    (CtrWindow   *window,
+                                 const char  *path,
+                                 double       timeout_s);
+
+/* A template child of @widget as its class @type declared it. */
+gpointer    ui_child            (gpointer     widget,
+                                 GType        type,
+                                 const char  *name);
+/* The first descendant of @root of @type (and, when @name is given, named
+ * so: gtk_widget_get_name), depth first; NULL when none. */
+GtkWidget  *ui_find             (GtkWidget   *root,
+                                 GType        type,
+                                 const char  *name);
+/* Every descendant of @root of @type, depth first (transfer container). */
+GPtrArray  *ui_find_all         (GtkWidget   *root,
+                                 GType        type);
+/* A visible toplevel of @type transient for @parent (NULL: any), waiting up
+ * to @timeout_s for it to appear. */
+GtkWidget  *ui_wait_toplevel    (GtkWindow   *parent,
+                                 GType        type,
+                                 double       timeout_s);
+/* Whether action @name of @window is enabled, read from the header button
+ * bound to it (template child @button of CtrWindow). */
+gboolean    ui_button_enabled   (CtrWindow   *window,
+                                 const char  *button);
+
+/* Activates @action of @window, answers the file chooser it opens with
+ * @path (SAVE: a file; SELECT_FOLDER: an existing folder), and waits until
+ * @path exists.  FALSE when no chooser appeared or nothing was written. */
+gboolean    ui_export           (CtrWindow   *window,
+                                 const char  *action,
+                                 const char  *path);
+
+/* Whether a toast is shown (AdwToastOverlay's message). */
+gboolean    ui_has_toast        (gpointer     window);
+
+/* Closes the toasts of a window (as a user would), lets a few frames be
+ * drawn, then saves @widget as PNG @name in the output
+ * folder; one check. */
+void        ui_screenshot       (GtkWidget   *widget,
+                                 const char  *name);
+
+/* tests/ui/test-window-dicom.c */
+void        test_window_dicom    (void);
+void        test_window_dicom_xa (void);
+
+G_END_DECLS

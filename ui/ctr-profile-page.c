@@ -1,0 +1,236 @@
+/* ctr-profile-page.c — the Profile page, a view of a CtrSession.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The slice view shows the newest result (else the reference) with the
+ * profile tool: a drag draws a segment in mm.  Every result of the session
+ * and the reference are sampled along it (ctr_profile_sample, 512 points)
+ * and drawn on one plot, each result in its run's colour (ctr_plot_run_color,
+ * as on the convergence plot), the reference dashed grey.  A new dataset
+ * gets a default line through the centre.
+ */
+#define G_LOG_DOMAIN "ctr-profile-page"
+
+#include <math.h>
+
+#include "ctr-profile-page.h"
+#include "ctr-plot-draw.h"
+#include "ctr-profile-plot.h"
+#include "ctr-slice-view.h"
+
+#define PROFILE_SAMPLES 512
+
+struct _CtrProfilePage
+{
+  GtkWidget       parent_instance;
+
+  CtrSession     *session;
+
+  /* template children */
+  GtkWidget      *paned;
+  CtrSliceView   *profile_view;
+  CtrProfilePlot *profile_plot;
+};
+
+G_DEFINE_FINAL_TYPE (CtrProfilePage, ctr_profile_page, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SESSION,
+  PROP_N_CURVES,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static const GdkRGBA reference_color = { 0.35, 0.35, 0.35, 1 };
+
+/* The curves along the segment: every result, then the reference. */
+static void
+update_profile (CtrProfilePage *self)
+{
+  CtrDataset *d = self->session ? ctr_session_get_dataset (self->session) : NULL;
+  double seg[4];
+  double s[PROFILE_SAMPLES];
+  float v[PROFILE_SAMPLES];
+
+  ctr_profile_plot_clear (self->profile_plot);
+  ctr_profile_plot_set_unit (self->profile_plot, self->session ? ctr_session_get_image_unit (self->session) : NULL);
+  if (self->session != NULL && ctr_slice_view_get_segment (self->profile_view, seg) &&
+      hypot (seg[2] - seg[0], seg[3] - seg[1]) > 0)
+    {
+      GListModel *results = ctr_session_get_results (self->session);
+
+      for (guint i = 0; i < g_list_model_get_n_items (results); i++)
+        {
+          g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
+          CtrVolume *volume = ctr_run_get_result (run);
+          GdkRGBA color;
+
+          ctr_plot_run_color (ctr_run_get_number (run) - 1, &color);
+          ctr_profile_sample (volume, volume->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
+          ctr_profile_plot_add_curve (self->profile_plot, ctr_run_get_label (run), &color, FALSE, PROFILE_SAMPLES,
+                                      s, v);
+        }
+      if (d != NULL && d->reference != NULL)
+        {
+          CtrVolume *ref = d->reference;
+          ctr_profile_sample (ref, ref->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
+          ctr_profile_plot_add_curve (self->profile_plot, "reference", &reference_color, TRUE, PROFILE_SAMPLES, s,
+                                      v);
+        }
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_CURVES]);
+}
+
+/* A new dataset or a new set of results: the newest image under the tool. */
+static void
+refresh (CtrProfilePage *self)
+{
+  CtrDataset *d = ctr_session_get_dataset (self->session);
+  CtrRun *latest = ctr_session_get_latest_result (self->session);
+  double seg[4];
+
+  if (latest != NULL)
+    {
+      CtrVolume *volume = ctr_run_get_result (latest);
+      ctr_slice_view_set_image (self->profile_view, volume, volume->grid.nz / 2);
+      ctr_slice_view_set_caption (self->profile_view, ctr_run_get_label (latest));
+    }
+  else if (d != NULL && d->reference != NULL)
+    {
+      ctr_slice_view_set_image (self->profile_view, d->reference, d->reference->grid.nz / 2);
+      ctr_slice_view_set_caption (self->profile_view, "reference");
+    }
+  else
+    ctr_slice_view_set_image (self->profile_view, NULL, 0);
+
+  /* a new dataset: a default line through the centre (segment-changed
+   * updates the curves) */
+  if (!ctr_slice_view_get_segment (self->profile_view, seg) && ctr_slice_view_get_image (self->profile_view) != NULL)
+    {
+      const CtrGrid *g = &ctr_slice_view_get_image (self->profile_view)->grid;
+      double half = 0.45 * g->nx * g->dx;
+      double def[4] = { g->cx - half, g->cy, g->cx + half, g->cy };
+      ctr_slice_view_set_segment (self->profile_view, def);
+    }
+  else
+    update_profile (self);
+}
+
+void
+ctr_profile_page_set_session (CtrProfilePage *self, CtrSession *session)
+{
+  g_return_if_fail (CTR_IS_PROFILE_PAGE (self));
+  g_return_if_fail (session == NULL || CTR_IS_SESSION (session));
+
+  if (self->session == session)
+    return;
+  if (self->session != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->session, self);
+      g_signal_handlers_disconnect_by_data (ctr_session_get_results (self->session), self);
+      g_clear_object (&self->session);
+    }
+  if (session != NULL)
+    {
+      self->session = g_object_ref (session);
+      g_signal_connect_object (session, "notify::dataset", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (ctr_session_get_results (session), "items-changed", G_CALLBACK (refresh), self,
+                               G_CONNECT_SWAPPED);
+      refresh (self);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+guint
+ctr_profile_page_get_n_curves (CtrProfilePage *self)
+{
+  g_return_val_if_fail (CTR_IS_PROFILE_PAGE (self), 0);
+  return ctr_profile_plot_get_n_curves (self->profile_plot);
+}
+
+gboolean
+ctr_profile_page_write_csv (CtrProfilePage *self, const char *path, GError **error)
+{
+  g_return_val_if_fail (CTR_IS_PROFILE_PAGE (self), FALSE);
+  return ctr_profile_plot_write_csv (self->profile_plot, path, error);
+}
+
+static void
+ctr_profile_page_dispose (GObject *object)
+{
+  CtrProfilePage *self = CTR_PROFILE_PAGE (object);
+
+  ctr_profile_page_set_session (self, NULL);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_PROFILE_PAGE);
+  G_OBJECT_CLASS (ctr_profile_page_parent_class)->dispose (object);
+}
+
+static void
+ctr_profile_page_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  CtrProfilePage *self = CTR_PROFILE_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      g_value_set_object (value, self->session);
+      break;
+    case PROP_N_CURVES:
+      g_value_set_uint (value, ctr_profile_page_get_n_curves (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ctr_profile_page_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  CtrProfilePage *self = CTR_PROFILE_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      ctr_profile_page_set_session (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ctr_profile_page_class_init (CtrProfilePageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ctr_profile_page_dispose;
+  object_class->get_property = ctr_profile_page_get_property;
+  object_class->set_property = ctr_profile_page_set_property;
+
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, CTR_TYPE_SESSION,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_N_CURVES] =
+    g_param_spec_uint ("n-curves", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (CTR_TYPE_SLICE_VIEW);
+  g_type_ensure (CTR_TYPE_PROFILE_PLOT);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/ctrecon/CtRecon/ui/ctr-profile-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, CtrProfilePage, paned);
+  gtk_widget_class_bind_template_child (widget_class, CtrProfilePage, profile_view);
+  gtk_widget_class_bind_template_child (widget_class, CtrProfilePage, profile_plot);
+}
+
+static void
+ctr_profile_page_init (CtrProfilePage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  ctr_slice_view_set_profile_tool (self->profile_view, TRUE);
+  g_signal_connect_swapped (self->profile_view, "segment-changed", G_CALLBACK (update_profile), self);
+}

@@ -1,0 +1,28 @@
+/* ctr-profile-page.h — the Profile page: a line drawn on the newest result,
+ * and every result and the reference sampled along it on one plot.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+#include "ctr-session.h"
+
+G_BEGIN_DECLS
+
+#define CTR_TYPE_PROFILE_PAGE (ctr_profile_page_get_type ())
+
+G_DECLARE_FINAL_TYPE (CtrProfilePage, ctr_profile_page, CTR, PROFILE_PAGE, GtkWidget)
+
+/* The session shown (property "session"); nullable. */
+void     ctr_profile_page_set_session  (CtrProfilePage *self,
+                                        CtrSession     *session);
+/* Curves on the plot (property "n-curves"): 0 until a line is drawn on an
+ * image. */
+guint    ctr_profile_page_get_n_curves (CtrProfilePage *self);
+/* CSV: s_mm, then one column per curve; atomic write. GFileError on failure. */
+gboolean ctr_profile_page_write_csv    (CtrProfilePage *self,
+                                        const char     *path,
+                                        GError        **error);
+
+G_END_DECLS

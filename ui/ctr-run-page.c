@@ -1,0 +1,441 @@
+/* ctr-run-page.c — the Run page, a view of a CtrSession.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Sidebar: the dataset's summary and sinogram preview, the method form
+ * (CtrMethodPanel, generated from core/ctr-params), the progress and the
+ * latest iteration's numbers.  Beside it the live slice (the reference
+ * until a run reports, then each reported slice, then the result) with its
+ * toolbar (plane of a volume, slice, window presets), and the convergence
+ * plot of every run of the session.  Everything shown follows the
+ * session's properties; the page starts nothing itself.
+ */
+#define G_LOG_DOMAIN "ctr-run-page"
+
+#include <math.h>
+
+#include "ctr-run-page.h"
+#include "ctr-metrics-plot.h"
+#include "ctr-slice-view.h"
+
+struct _CtrRunPage
+{
+  GtkWidget       parent_instance;
+
+  CtrSession     *session;
+  GBinding       *bindings[3];
+  guint           pulse_id;
+
+  /* template children */
+  GtkWidget      *content;
+  AdwActionRow   *dataset_row;
+  GtkPicture     *sinogram_picture;
+  CtrMethodPanel *method_panel;
+  GtkProgressBar *progress_bar;
+  GtkLabel       *status_label;
+  GtkLabel       *notes_label;
+  GtkLabel       *residual_label;
+  GtkLabel       *rmse_label;
+  GtkLabel       *psnr_label;
+  GtkLabel       *ssim_label;
+  GtkLabel       *elapsed_label;
+  CtrSliceView   *slice_view;
+  GtkDropDown    *orientation_dropdown;
+  GtkDropDown    *preset_dropdown;
+  GtkAdjustment  *slice_adjustment;
+  CtrMetricsPlot *metrics_plot;
+};
+
+G_DEFINE_FINAL_TYPE (CtrRunPage, ctr_run_page, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SESSION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* The toolbar's presets, in the drop-down's order. */
+static const char *const preset_names[] = { "auto", "soft-tissue", "brain", "bone", "lung", "hu" };
+
+static void
+toast (CtrRunPage *self, const char *message)
+{
+  GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
+  AdwToast *t;
+
+  if (overlay == NULL)
+    return;
+  t = adw_toast_new (message);
+  adw_toast_set_timeout (t, 6);
+  adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), t);
+}
+
+/* ---- progress -------------------------------------------------------------- */
+
+static gboolean
+pulse_cb (gpointer data)
+{
+  gtk_progress_bar_pulse (GTK_PROGRESS_BAR (data));
+  return G_SOURCE_CONTINUE;
+}
+
+/* A fraction below 0 means "cannot tell": the bar pulses. */
+static void
+on_fraction (CtrRunPage *self)
+{
+  double f = ctr_session_get_fraction (self->session);
+
+  if (f < 0)
+    {
+      if (self->pulse_id == 0)
+        {
+          gtk_progress_bar_set_pulse_step (self->progress_bar, 0.08);
+          self->pulse_id = g_timeout_add (120, pulse_cb, self->progress_bar);
+        }
+      return;
+    }
+  g_clear_handle_id (&self->pulse_id, g_source_remove);
+  gtk_progress_bar_set_fraction (self->progress_bar, f);
+}
+
+static void
+set_number (GtkLabel *label, const char *format, double value)
+{
+  if (isfinite (value))
+    {
+      g_autofree char *text = g_strdup_printf (format, value);
+      gtk_label_set_label (label, text);
+    }
+  else
+    gtk_label_set_label (label, "–");
+}
+
+/* The newest report: its numbers, and its slice when it carries one. */
+static void
+on_stats (CtrRunPage *self)
+{
+  const CtrIterStats *stats = ctr_session_get_latest_stats (self->session);
+  guint n, k;
+
+  if (stats == NULL)
+    {
+      set_number (self->residual_label, NULL, NAN);
+      set_number (self->rmse_label, NULL, NAN);
+      set_number (self->psnr_label, NULL, NAN);
+      set_number (self->ssim_label, NULL, NAN);
+      set_number (self->elapsed_label, NULL, NAN);
+      return;
+    }
+  set_number (self->residual_label, "%.4g", stats->residual);
+  set_number (self->rmse_label, "%.4g", stats->has_reference ? stats->rmse : NAN);
+  set_number (self->psnr_label, "%.2f dB", stats->has_reference ? stats->psnr : NAN);
+  set_number (self->ssim_label, "%.4f", stats->has_reference ? stats->ssim : NAN);
+  set_number (self->elapsed_label, "%.2f s", stats->elapsed_s);
+
+  if (stats->image == NULL)
+    return;
+  n = MAX (stats->n_iterations, 1);
+  k = MIN (stats->iteration, n);
+  {
+    g_autofree char *caption = g_strdup_printf ("%s · iteration %u / %u", ctr_method_name (stats->method), k, n);
+    g_autofree char *upper = g_ascii_strup (caption, -1);
+
+    ctr_slice_view_set_image (self->slice_view, (CtrVolume *) stats->image, 0);
+    ctr_slice_view_set_caption (self->slice_view, upper);
+  }
+}
+
+/* ---- slice toolbar: orientation, slice, window presets ------------------ */
+
+static void
+sync_slice_toolbar (CtrRunPage *self)
+{
+  CtrVolume *v = ctr_slice_view_get_image (self->slice_view);
+  gboolean volume = v != NULL && v->grid.nz > 1;
+  guint n = ctr_slice_view_get_n_slices (self->slice_view);
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->orientation_dropdown), volume);
+  gtk_adjustment_configure (self->slice_adjustment, ctr_slice_view_get_slice (self->slice_view) + 1,
+                            1, MAX (n, 1), 1, 10, 0);
+}
+
+static void
+on_orientation (CtrRunPage *self)
+{
+  ctr_slice_view_set_orientation (self->slice_view, gtk_drop_down_get_selected (self->orientation_dropdown));
+  sync_slice_toolbar (self);
+}
+
+static void
+on_slice_changed (CtrRunPage *self)
+{
+  guint slice = (guint) gtk_adjustment_get_value (self->slice_adjustment) - 1;
+  if (slice != ctr_slice_view_get_slice (self->slice_view))
+    ctr_slice_view_set_slice (self->slice_view, slice);
+}
+
+static void
+on_preset (CtrRunPage *self)
+{
+  guint i = gtk_drop_down_get_selected (self->preset_dropdown);
+
+  if (i < G_N_ELEMENTS (preset_names) && !ctr_slice_view_apply_preset (self->slice_view, preset_names[i]))
+    {
+      toast (self, "Hounsfield presets need an image in 1/mm");
+      gtk_drop_down_set_selected (self->preset_dropdown, 0);
+    }
+}
+
+/* ---- the session ---------------------------------------------------------- */
+
+static void
+on_dataset (CtrRunPage *self)
+{
+  CtrDataset *d = ctr_session_get_dataset (self->session);
+  g_autofree char *description = NULL;
+  g_autofree char *subtitle = NULL;
+  g_autofree char *markup = NULL;
+  const char *kind;
+  double lo, hi;
+  guint pw = 0, ph = 0;
+  GBytes *preview;
+
+  if (d == NULL)
+    return;
+  description = ctr_geometry_describe (d->geometry);
+  kind = d->projections->kind == CTR_PROJ_COUNTS ? "counts" : "line integrals";
+  ctr_session_get_data_range (self->session, &lo, &hi);
+  if (d->reference != NULL)
+    subtitle = g_strdup_printf ("%s\nProjections: %s from %.4g to %.4g\nReference: %u × %u × %u, %.3g mm pixels",
+                                description, kind, lo, hi, d->reference->grid.nx, d->reference->grid.ny,
+                                d->reference->grid.nz, d->reference->grid.dx);
+  else
+    subtitle = g_strdup_printf ("%s\nProjections: %s from %.4g to %.4g\nNo reference image", description, kind, lo,
+                                hi);
+  if (ctr_session_get_report (self->session) != NULL)
+    {
+      char *with = g_strdup_printf ("%s\nDICOM: %s", subtitle, ctr_session_get_report (self->session));
+      g_free (subtitle);
+      subtitle = with;
+    }
+  markup = g_markup_escape_text (subtitle, -1);   /* the subtitle is markup */
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->dataset_row), d->name);
+  adw_action_row_set_subtitle (self->dataset_row, markup);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->dataset_row), d->path);
+
+  preview = ctr_session_get_preview (self->session, &pw, &ph);
+  if (preview != NULL)
+    {
+      g_autoptr(GdkTexture) texture = gdk_memory_texture_new (pw, ph, GDK_MEMORY_R8G8B8, preview, (gsize) pw * 3);
+      gtk_picture_set_paintable (self->sinogram_picture, GDK_PAINTABLE (texture));
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->sinogram_picture), preview != NULL);
+
+  ctr_metrics_plot_set_reference (self->metrics_plot, d->reference != NULL,
+                                  ctr_session_get_image_unit (self->session));
+  if (d->reference != NULL)
+    {
+      ctr_slice_view_reset_window (self->slice_view);
+      ctr_slice_view_set_image (self->slice_view, d->reference, d->reference->grid.nz / 2);
+      ctr_slice_view_set_caption (self->slice_view, "Reference");
+    }
+  else
+    {
+      ctr_slice_view_set_image (self->slice_view, NULL, 0);
+      ctr_slice_view_set_caption (self->slice_view, NULL);
+    }
+  ctr_slice_view_set_placeholder (self->slice_view, "Press Reconstruct (Ctrl+R)");
+  sync_slice_toolbar (self);
+}
+
+/* The newest run's plan notes, one per line, under the status. */
+static void
+show_notes (CtrRunPage *self, GParamSpec *pspec, CtrRun *run)
+{
+  GListModel *runs = ctr_session_get_runs (self->session);
+  guint n = g_list_model_get_n_items (runs);
+  g_autoptr(CtrRun) newest = n > 0 ? g_list_model_get_item (runs, n - 1) : NULL;
+  const char *const *notes = run ? ctr_run_get_notes (run) : NULL;
+  g_autofree char *text = NULL;
+
+  if (run != newest)
+    return;
+  text = notes != NULL ? g_strjoinv ("\n", (char **) notes) : NULL;
+  gtk_label_set_label (self->notes_label, text ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->notes_label), text != NULL && *text != '\0');
+}
+
+/* A run ended: a finished one's result replaces the live slice. */
+static void
+on_run_state (CtrRunPage *self, GParamSpec *pspec, CtrRun *run)
+{
+  CtrVolume *volume = ctr_run_get_result (run);
+  CtrMethod method = ctr_run_get_options (run)->method;
+  guint n = ctr_run_get_n_iterations (run);
+  g_autofree char *name = NULL;
+  g_autofree char *caption = NULL;
+  g_autofree char *full = NULL;
+
+  if (ctr_run_get_state (run) != CTR_RUN_FINISHED || volume == NULL)
+    return;
+  name = g_ascii_strup (ctr_method_name (method), -1);
+  caption = ctr_method_is_iterative (method) ? g_strdup_printf ("%s · %u iterations", name, n) : g_strdup (name);
+  if (volume->grid.nz > 1)
+    full = g_strdup_printf ("%s · %u × %u × %u volume", caption, volume->grid.nx, volume->grid.ny, volume->grid.nz);
+  ctr_slice_view_set_image (self->slice_view, volume, volume->grid.nz / 2);
+  ctr_slice_view_set_caption (self->slice_view, full ? full : caption);
+  sync_slice_toolbar (self);
+}
+
+static void
+on_runs_changed (CtrRunPage *self, guint position, guint removed, guint added, GListModel *runs)
+{
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (runs, i);
+      g_signal_connect_object (run, "notify::state", G_CALLBACK (on_run_state), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (run, "notify::notes", G_CALLBACK (show_notes), self, G_CONNECT_SWAPPED);
+      show_notes (self, NULL, run);
+    }
+  if (g_list_model_get_n_items (runs) == 0)
+    show_notes (self, NULL, NULL);
+}
+
+void
+ctr_run_page_set_session (CtrRunPage *self, CtrSession *session)
+{
+  g_return_if_fail (CTR_IS_RUN_PAGE (self));
+  g_return_if_fail (session == NULL || CTR_IS_SESSION (session));
+
+  if (self->session == session)
+    return;
+  if (self->session != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->session, self);
+      g_signal_handlers_disconnect_by_data (ctr_session_get_runs (self->session), self);
+      for (guint i = 0; i < G_N_ELEMENTS (self->bindings); i++)
+        g_clear_pointer (&self->bindings[i], g_binding_unbind);
+      ctr_metrics_plot_set_runs (self->metrics_plot, NULL);
+      g_clear_object (&self->session);
+    }
+  if (session != NULL)
+    {
+      self->session = g_object_ref (session);
+      g_signal_connect_object (session, "notify::dataset", G_CALLBACK (on_dataset), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "notify::latest-stats", G_CALLBACK (on_stats), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "notify::fraction", G_CALLBACK (on_fraction), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (ctr_session_get_runs (session), "items-changed", G_CALLBACK (on_runs_changed), self,
+                               G_CONNECT_SWAPPED);
+      self->bindings[0] = g_object_bind_property (session, "progress-text", self->progress_bar, "text",
+                                                  G_BINDING_SYNC_CREATE);
+      self->bindings[1] = g_object_bind_property (session, "status", self->status_label, "label",
+                                                  G_BINDING_SYNC_CREATE);
+      /* the geometry page stays editable during a run: the job owns a copy */
+      self->bindings[2] = g_object_bind_property (session, "running", self->method_panel, "sensitive",
+                                                  G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
+      ctr_metrics_plot_set_runs (self->metrics_plot, ctr_session_get_runs (session));
+      on_dataset (self);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+CtrMethodPanel *
+ctr_run_page_get_method_panel (CtrRunPage *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN_PAGE (self), NULL);
+  return self->method_panel;
+}
+
+/* ---- GObject ---------------------------------------------------------------- */
+
+static void
+ctr_run_page_dispose (GObject *object)
+{
+  CtrRunPage *self = CTR_RUN_PAGE (object);
+
+  g_clear_handle_id (&self->pulse_id, g_source_remove);
+  ctr_run_page_set_session (self, NULL);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_RUN_PAGE);
+  G_OBJECT_CLASS (ctr_run_page_parent_class)->dispose (object);
+}
+
+static void
+ctr_run_page_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  CtrRunPage *self = CTR_RUN_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      g_value_set_object (value, self->session);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ctr_run_page_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  CtrRunPage *self = CTR_RUN_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      ctr_run_page_set_session (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ctr_run_page_class_init (CtrRunPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ctr_run_page_dispose;
+  object_class->get_property = ctr_run_page_get_property;
+  object_class->set_property = ctr_run_page_set_property;
+
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, CTR_TYPE_SESSION,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (CTR_TYPE_SLICE_VIEW);
+  g_type_ensure (CTR_TYPE_METRICS_PLOT);
+  g_type_ensure (CTR_TYPE_METHOD_PANEL);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/ctrecon/CtRecon/ui/ctr-run-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, content);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, dataset_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, sinogram_picture);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, method_panel);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, status_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, notes_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, residual_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, rmse_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, psnr_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, ssim_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, elapsed_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, slice_view);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, orientation_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, preset_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, slice_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, metrics_plot);
+  gtk_widget_class_bind_template_callback (widget_class, on_orientation);
+  gtk_widget_class_bind_template_callback (widget_class, on_slice_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_preset);
+}
+
+static void
+ctr_run_page_init (CtrRunPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  sync_slice_toolbar (self);
+}

@@ -1,0 +1,335 @@
+/* ctr-run.c — one reconstruction of a session.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "ctr-run"
+
+#include <math.h>
+
+#include "ctr-run-private.h"
+
+struct _CtrRun
+{
+  GObject          parent_instance;
+
+  guint            number;
+  char            *label;
+  char            *derivation;
+  CtrReconOptions  options;
+  CtrGrid          grid;
+  CtrRunState      state;
+  CtrVolume       *result;
+  GArray          *stats;      /* CtrIterStats, ->image NULL */
+  double           wall_s;
+  char           **notes;
+};
+
+G_DEFINE_FINAL_TYPE (CtrRun, ctr_run, G_TYPE_OBJECT)
+
+G_DEFINE_ENUM_TYPE (CtrRunState, ctr_run_state,
+                    G_DEFINE_ENUM_VALUE (CTR_RUN_RUNNING, "running"),
+                    G_DEFINE_ENUM_VALUE (CTR_RUN_FINISHED, "finished"),
+                    G_DEFINE_ENUM_VALUE (CTR_RUN_CANCELLED, "cancelled"),
+                    G_DEFINE_ENUM_VALUE (CTR_RUN_FAILED, "failed"))
+
+/* A boxed name of its own: CtrIterStats belongs to core. */
+typedef CtrIterStats CtrRunStats;
+G_DEFINE_BOXED_TYPE (CtrRunStats, ctr_run_stats, ctr_run_stats_copy, ctr_run_stats_free)
+
+enum {
+  PROP_0,
+  PROP_NUMBER,
+  PROP_LABEL,
+  PROP_STATE,
+  PROP_N_STATS,
+  PROP_HAS_RESULT,
+  PROP_NOTES,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+CtrIterStats *
+ctr_run_stats_copy (const CtrIterStats *stats)
+{
+  CtrIterStats *copy = g_memdup2 (stats, sizeof *stats);
+  if (copy->image != NULL)
+    copy->image = ctr_volume_ref ((CtrVolume *) copy->image);
+  return copy;
+}
+
+void
+ctr_run_stats_free (CtrIterStats *stats)
+{
+  if (stats == NULL)
+    return;
+  if (stats->image != NULL)
+    ctr_volume_unref ((CtrVolume *) stats->image);
+  g_free (stats);
+}
+
+/* "Parallel ART: iterations 3, relaxation 1, ..." from the parameter table. */
+static char *
+describe_options (const CtrReconOptions *o)
+{
+  GString *s = g_string_new (ctr_method_label (o->method));
+  guint n = 0;
+  const CtrParam *params = ctr_params_list (&n);
+  const char *sep = ": ";
+
+  for (guint i = 0; i < n; i++)
+    if (ctr_param_applies (&params[i], o->method))
+      {
+        g_autofree char *value = ctr_param_format (&params[i], o);
+        g_string_append_printf (s, "%s%s %s", sep, params[i].name, value);
+        sep = ", ";
+      }
+  return g_string_free (s, FALSE);
+}
+
+CtrRun *
+_ctr_run_new (guint                  number,
+              const CtrReconOptions *options,
+              const CtrGrid         *grid)
+{
+  CtrRun *self = g_object_new (CTR_TYPE_RUN, NULL);
+  g_autofree char *name = g_ascii_strup (ctr_method_name (options->method), -1);
+
+  self->number = number;
+  self->options = *options;
+  self->grid = *grid;
+  self->label = ctr_method_is_iterative (options->method)
+    ? g_strdup_printf ("%u · %s · %u it", number, name, options->iterations)
+    : g_strdup_printf ("%u · %s", number, name);
+  self->derivation = describe_options (options);
+  return self;
+}
+
+void
+_ctr_run_add_stats (CtrRun             *self,
+                    const CtrIterStats *stats)
+{
+  CtrIterStats s = *stats;
+
+  g_return_if_fail (CTR_IS_RUN (self));
+  s.image = NULL;
+  if (!s.has_reference)
+    s.rmse = s.psnr = s.ssim = NAN;
+  g_array_append_val (self->stats, s);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_STATS]);
+}
+
+void
+_ctr_run_finish (CtrRun      *self,
+                 CtrRunState  state,
+                 CtrVolume   *result,
+                 double       wall_s)
+{
+  g_return_if_fail (CTR_IS_RUN (self));
+  g_return_if_fail (self->state == CTR_RUN_RUNNING);
+
+  self->wall_s = wall_s;
+  if (result != NULL)
+    self->result = ctr_volume_ref (result);
+  if (state == CTR_RUN_CANCELLED)
+    {
+      char *label = g_strdup_printf ("%s (cancelled)", self->label);
+      g_free (self->label);
+      self->label = label;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LABEL]);
+    }
+  if (result != NULL)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_RESULT]);
+  self->state = state;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+}
+
+void
+_ctr_run_set_notes (CtrRun *self, const char *const *notes)
+{
+  g_return_if_fail (CTR_IS_RUN (self));
+  if (notes != NULL && self->notes != NULL && g_strv_equal (notes, (const char *const *) self->notes))
+    return;
+  g_strfreev (self->notes);
+  self->notes = g_strdupv ((char **) notes);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NOTES]);
+}
+
+const char *const *
+ctr_run_get_notes (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  return (const char *const *) self->notes;
+}
+
+void
+_ctr_run_drop_result (CtrRun *self)
+{
+  g_return_if_fail (CTR_IS_RUN (self));
+  if (self->result == NULL)
+    return;
+  g_clear_pointer (&self->result, ctr_volume_unref);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_RESULT]);
+}
+
+guint
+ctr_run_get_number (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), 0);
+  return self->number;
+}
+
+const char *
+ctr_run_get_label (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  return self->label;
+}
+
+const char *
+ctr_run_get_derivation (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  return self->derivation;
+}
+
+const CtrReconOptions *
+ctr_run_get_options (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  return &self->options;
+}
+
+const CtrGrid *
+ctr_run_get_grid (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  return &self->grid;
+}
+
+CtrRunState
+ctr_run_get_state (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), CTR_RUN_FAILED);
+  return self->state;
+}
+
+guint
+ctr_run_get_n_iterations (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), 1);
+  return ctr_method_is_iterative (self->options.method) ? MAX (self->options.iterations, 1) : 1;
+}
+
+CtrVolume *
+ctr_run_get_result (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  return self->result;
+}
+
+guint
+ctr_run_get_n_stats (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), 0);
+  return self->stats->len;
+}
+
+const CtrIterStats *
+ctr_run_get_stats (CtrRun *self,
+                   guint   index)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  g_return_val_if_fail (index < self->stats->len, NULL);
+  return &g_array_index (self->stats, CtrIterStats, index);
+}
+
+double
+ctr_run_get_wall_s (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), 0);
+  return self->wall_s;
+}
+
+static void
+ctr_run_finalize (GObject *object)
+{
+  CtrRun *self = CTR_RUN (object);
+
+  g_free (self->label);
+  g_free (self->derivation);
+  g_clear_pointer (&self->result, ctr_volume_unref);
+  g_array_unref (self->stats);
+  g_strfreev (self->notes);
+
+  G_OBJECT_CLASS (ctr_run_parent_class)->finalize (object);
+}
+
+static void
+ctr_run_get_property (GObject    *object,
+                      guint       prop_id,
+                      GValue     *value,
+                      GParamSpec *pspec)
+{
+  CtrRun *self = CTR_RUN (object);
+
+  switch (prop_id)
+    {
+    case PROP_NUMBER:
+      g_value_set_uint (value, self->number);
+      break;
+    case PROP_LABEL:
+      g_value_set_string (value, self->label);
+      break;
+    case PROP_STATE:
+      g_value_set_enum (value, self->state);
+      break;
+    case PROP_N_STATS:
+      g_value_set_uint (value, self->stats->len);
+      break;
+    case PROP_HAS_RESULT:
+      g_value_set_boolean (value, self->result != NULL);
+      break;
+    case PROP_NOTES:
+      g_value_set_boxed (value, self->notes);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ctr_run_class_init (CtrRunClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = ctr_run_finalize;
+  object_class->get_property = ctr_run_get_property;
+
+  properties[PROP_NUMBER] =
+    g_param_spec_uint ("number", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LABEL] =
+    g_param_spec_string ("label", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_STATE] =
+    g_param_spec_enum ("state", NULL, NULL, CTR_TYPE_RUN_STATE, CTR_RUN_RUNNING,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_N_STATS] =
+    g_param_spec_uint ("n-stats", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HAS_RESULT] =
+    g_param_spec_boolean ("has-result", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_NOTES] =
+    g_param_spec_boxed ("notes", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+ctr_run_init (CtrRun *self)
+{
+  self->stats = g_array_new (FALSE, FALSE, sizeof (CtrIterStats));
+  self->state = CTR_RUN_RUNNING;
+}

@@ -1,0 +1,98 @@
+/* ctr-session-private.h — what the files of CtrSession share: the
+ * session's fields and the helpers that notify its properties.
+ * ctr-session.c: the object and its exports; ctr-session-state.c: its
+ * properties and the helpers below;
+ * ctr-session-load.c: loading; ctr-session-reconstruct.c: reconstructing.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "ctr-session.h"
+#include "ctr-run-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct _CtrLoadJob CtrLoadJob;
+typedef struct _CtrReconJob CtrReconJob;
+
+struct _CtrSession
+{
+  GObject       parent_instance;
+
+  CtrDataset   *dataset;
+  char         *report;
+  GBytes       *preview;
+  guint         preview_width;
+  guint         preview_height;
+  double        data_min;
+  double        data_max;
+  GListStore   *runs;
+  GListStore   *results;  /* the runs that hold a result */
+
+  CtrIterStats *latest_stats;
+  double        fraction;
+  char         *progress_text;
+  char         *status;
+
+  CtrLoadJob   *load;     /* the current load, or NULL */
+  CtrReconJob  *recon;    /* the current reconstruction, or NULL */
+
+  /* The plan of the last run (ctr-recon-plan.h: its operator, e.g. the
+   * system matrix), kept for the next run with the same geometry, grid and
+   * options; dropped with the dataset. */
+  CtrReconPlan *plan;
+  CtrGeometry  *plan_geometry;
+};
+
+enum {
+  CTR_SESSION_PROP_0,
+  CTR_SESSION_PROP_DATASET,
+  CTR_SESSION_PROP_BUSY,
+  CTR_SESSION_PROP_LOADING,
+  CTR_SESSION_PROP_RUNNING,
+  CTR_SESSION_PROP_FRACTION,
+  CTR_SESSION_PROP_PROGRESS_TEXT,
+  CTR_SESSION_PROP_STATUS,
+  CTR_SESSION_PROP_LATEST_STATS,
+  CTR_SESSION_N_PROPS
+};
+
+/* ctr-session-state.c: the properties and the helpers below; calls no
+ * other file of the session. */
+void          _ctr_session_install_properties (GObjectClass       *object_class);
+void          _ctr_session_notify             (CtrSession         *self,
+                                               guint               prop);
+/* ctr_session_set_status without the type check. */
+void          _ctr_session_set_status         (CtrSession         *self,
+                                               const char         *progress_text,
+                                               const char         *status);
+/* A load or a reconstruction is running. */
+gboolean      _ctr_session_busy               (CtrSession         *self);
+/* Notifies @prop (loading or running), then busy. */
+void          _ctr_session_notify_busy        (CtrSession         *self,
+                                               guint               prop);
+void          _ctr_session_set_fraction       (CtrSession         *self,
+                                               double              fraction);
+void          _ctr_session_set_latest_stats   (CtrSession         *self,
+                                               const CtrIterStats *stats);
+/* ctr-session-load.c, ctr-session-reconstruct.c */
+void          _ctr_session_cancel_load        (CtrSession         *self);
+void          _ctr_session_cancel_reconstruction (CtrSession      *self);
+/* A newer dataset replaces the one being reconstructed: the run ends
+ * cancelled and its late reports and result are ignored. */
+void          _ctr_session_detach_reconstruction (CtrSession      *self);
+
+/* Forgets the kept plan (a new dataset). */
+void          _ctr_session_drop_plan          (CtrSession         *self);
+
+/* Worker threads yield the CPU to the main thread (see ctr-session.c). */
+void          _ctr_lower_thread_priority      (void);
+/* A job's own cancellable, cancelled with the caller's (nullable). */
+GCancellable *_ctr_link_cancellable           (GCancellable       *caller,
+                                               gulong             *handler);
+void          _ctr_unlink_cancellable         (GCancellable      **own,
+                                               GCancellable      **caller,
+                                               gulong             *handler);
+
+G_END_DECLS

@@ -1,0 +1,444 @@
+/* ctr-session-reconstruct.c — CtrSession: a run in a worker thread.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The job owns what its thread reads (a reference on the projections and
+ * the reference image, a copy of the small geometry), so replacing the
+ * dataset while the worker is still winding down is safe.  After every
+ * iteration the core calls on_iteration() on the worker thread with a
+ * borrowed image; we copy the shown slice and the numbers into a Progress
+ * message and hand it to the main context with g_main_context_invoke_full(),
+ * as GLib's gfile.c does for copy progress.
+ *
+ * Plan once, execute many (ctr-recon-plan.h): the session keeps the plan of
+ * its last run and executes it again when the next run has the same
+ * geometry, grid and options, so the system matrix is built once; any
+ * change makes a new plan in the worker thread (from the disk cache when the
+ * matrix is there).  The plan's notes (operator, symmetry, backend,
+ * fall-backs) go to the run.
+ */
+#define G_LOG_DOMAIN "ctr-session"
+
+#include <math.h>
+#include <string.h>
+
+#include "ctr-session-private.h"
+
+/* Never keep more than this many slice copies queued for the main thread:
+ * if drawing falls behind a fast solver, intermediate images are skipped
+ * (their numbers still reach the runs). */
+#define MAX_PENDING_IMAGES 2
+
+/* Results kept in memory (older runs keep their numbers, not their image). */
+#define MAX_RESULTS 6
+
+struct _CtrReconJob {
+  CtrSession      *session;      /* unowned: the tasks hold it */
+  GTask           *outer;        /* the caller's task, until returned */
+  GTask           *task;         /* unowned: the thread's (the job is its data) */
+  GCancellable    *cancellable;
+  GCancellable    *caller;
+  gulong           caller_id;
+  CtrRun          *run;
+  CtrGeometry     *geometry;     /* copy */
+  CtrProjections  *projections;  /* reference */
+  CtrVolume       *reference;    /* reference, nullable */
+  CtrGrid          grid;
+  CtrReconOptions  options;
+  guint            slice;        /* the slice copied for display */
+  gint             pending_images;
+  gint64           start_us;
+  CtrReconPlan    *plan;         /* the kept plan reused, or the one the thread made */
+  gboolean         new_plan;     /* made by this job: the session keeps it */
+  char           **notes;        /* the plan's notes after the run (thread) */
+};
+
+static void
+recon_job_free (gpointer data)
+{
+  CtrReconJob *job = data;
+
+  g_clear_object (&job->outer);
+  _ctr_unlink_cancellable (&job->cancellable, &job->caller, &job->caller_id);
+  g_clear_object (&job->run);
+  g_clear_pointer (&job->geometry, ctr_geometry_free);
+  g_clear_pointer (&job->projections, ctr_projections_unref);
+  g_clear_pointer (&job->reference, ctr_volume_unref);
+  g_clear_pointer (&job->plan, ctr_recon_plan_unref);
+  g_strfreev (job->notes);
+  g_free (job);
+}
+
+/* ---- the kept plan ---------------------------------------------------------- */
+
+static gboolean
+geometry_equal (const CtrGeometry *a, const CtrGeometry *b)
+{
+  return a->beam == b->beam && a->shape == b->shape && a->sod_mm == b->sod_mm && a->sdd_mm == b->sdd_mm &&
+         a->n_views == b->n_views && a->n_rows == b->n_rows && a->n_cols == b->n_cols &&
+         a->pitch_u == b->pitch_u && a->pitch_v_mm == b->pitch_v_mm && a->offset_u == b->offset_u &&
+         a->offset_v_mm == b->offset_v_mm && a->rows_increase_with_v == b->rows_increase_with_v &&
+         a->pixel_size_known == b->pixel_size_known &&
+         memcmp (a->angles, b->angles, sizeof (double) * a->n_views) == 0;
+}
+
+/* The kept plan when it is for the job's geometry and grid (a reference),
+ * else NULL; whether its operator suits the job's options the worker asks
+ * the plan (ctr_recon_plan_set_options), off the main thread. */
+static CtrReconPlan *
+kept_plan (CtrSession *self, const CtrReconJob *job)
+{
+  if (self->plan == NULL || !geometry_equal (self->plan_geometry, job->geometry) ||
+      !ctr_grid_equal (ctr_recon_plan_get_grid (self->plan), &job->grid))
+    return NULL;
+  return ctr_recon_plan_ref (self->plan);
+}
+
+static void
+keep_plan (CtrSession *self, CtrReconJob *job)
+{
+  _ctr_session_drop_plan (self);
+  self->plan = ctr_recon_plan_ref (job->plan);
+  self->plan_geometry = ctr_geometry_copy (job->geometry);
+}
+
+void
+_ctr_session_drop_plan (CtrSession *self)
+{
+  g_clear_pointer (&self->plan, ctr_recon_plan_unref);
+  g_clear_pointer (&self->plan_geometry, ctr_geometry_free);
+}
+
+/* A 2-D copy of slice @z of @v (the only part a window shows). */
+static CtrVolume *
+copy_slice (const CtrVolume *v, guint z)
+{
+  CtrGrid g;
+  CtrVolume *s;
+
+  if (v->grid.nz == 1)
+    return ctr_volume_copy (v);
+  g = v->grid;
+  g.nz = 1;
+  g.cz = ctr_grid_z (&v->grid, z);
+  s = ctr_volume_new (&g, NULL);
+  if (s == NULL)
+    return NULL;
+  memcpy (s->data, ctr_volume_slice (v, z), ctr_grid_slice_size (&g) * sizeof (float));
+  ctr_volume_set_unit (s, v->unit);
+  return s;
+}
+
+typedef struct {
+  GTask        *task;    /* owned: keeps the session and the job alive */
+  CtrIterStats  stats;   /* ->image: the slice copy, owned, or NULL */
+} Progress;
+
+static void
+progress_free (gpointer data)
+{
+  Progress *p = data;
+  CtrReconJob *job = g_task_get_task_data (p->task);
+
+  if (p->stats.image != NULL)
+    {
+      g_atomic_int_add (&job->pending_images, -1);
+      ctr_volume_unref ((CtrVolume *) p->stats.image);
+    }
+  g_object_unref (p->task);
+  g_free (p);
+}
+
+static gboolean
+progress_dispatch (gpointer data)
+{
+  Progress *p = data;
+  CtrReconJob *job = g_task_get_task_data (p->task);
+  CtrSession *self = job->session;
+  const CtrIterStats *stats = &p->stats;
+  guint n = MAX (stats->n_iterations, 1);
+  guint k = MIN (stats->iteration, n);
+  g_autofree char *text = NULL;
+
+  if (self->recon != job)
+    return G_SOURCE_REMOVE;
+
+  _ctr_run_add_stats (job->run, stats);
+  _ctr_session_set_fraction (self, (double) k / n);
+  text = g_strdup_printf ("iteration %u / %u", k, n);
+  _ctr_session_set_status (self, text, NULL);
+  if (k < n && k > 0 && stats->elapsed_s > 0)
+    {
+      double left = stats->elapsed_s / k * (n - k);
+      g_autofree char *status =
+        left < 90 ? g_strdup_printf ("%s: about %.0f s left", ctr_method_label (stats->method), MAX (left, 1))
+                  : g_strdup_printf ("%s: about %.0f min left", ctr_method_label (stats->method), left / 60);
+      _ctr_session_set_status (self, NULL, status);
+    }
+  _ctr_session_set_latest_stats (self, stats);
+  return G_SOURCE_REMOVE;
+}
+
+typedef struct {
+  GTask  *task;    /* owned */
+  char  **notes;
+} Notes;
+
+static void
+notes_free (gpointer data)
+{
+  Notes *n = data;
+  g_object_unref (n->task);
+  g_strfreev (n->notes);
+  g_free (n);
+}
+
+static gboolean
+notes_dispatch (gpointer data)
+{
+  Notes *n = data;
+  CtrReconJob *job = g_task_get_task_data (n->task);
+
+  if (job->session->recon == job)
+    _ctr_run_set_notes (job->run, (const char *const *) n->notes);
+  return G_SOURCE_REMOVE;
+}
+
+/* Worker thread: the plan's notes to the run, before the first iteration. */
+static void
+post_notes (CtrReconJob *job)
+{
+  Notes *n = g_new0 (Notes, 1);
+
+  n->task = g_object_ref (job->task);
+  n->notes = g_strdupv ((char **) ctr_recon_plan_get_notes (job->plan));
+  g_main_context_invoke_full (g_task_get_context (job->task), G_PRIORITY_DEFAULT, notes_dispatch, n, notes_free);
+}
+
+/* Worker thread: copy what we keep, post it to the session's main context. */
+static void
+on_iteration (const CtrIterStats *stats, gpointer user_data)
+{
+  CtrReconJob *job = user_data;
+  Progress *p = g_new0 (Progress, 1);
+  gboolean last = stats->iteration >= stats->n_iterations;
+
+  p->task = g_object_ref (job->task);
+  p->stats = *stats;
+  p->stats.image = NULL;
+  if (stats->image != NULL && (last || g_atomic_int_get (&job->pending_images) < MAX_PENDING_IMAGES))
+    {
+      p->stats.image = copy_slice (stats->image, MIN (job->slice, stats->image->grid.nz - 1));
+      if (p->stats.image != NULL)
+        g_atomic_int_inc (&job->pending_images);
+    }
+  g_main_context_invoke_full (g_task_get_context (job->task), G_PRIORITY_DEFAULT,
+                              progress_dispatch, p, progress_free);
+}
+
+static void
+recon_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  CtrReconJob *job = data;
+  GError *error = NULL;
+  CtrVolume *volume = NULL;
+
+  _ctr_lower_thread_priority ();
+  /* The kept plan runs these options when they need no other operator. */
+  if (job->plan != NULL && !ctr_recon_plan_set_options (job->plan, &job->options, NULL))
+    g_clear_pointer (&job->plan, ctr_recon_plan_unref);
+  if (job->plan == NULL)
+    {
+      job->plan = ctr_recon_plan_new (job->geometry, &job->grid, &job->options, cancellable, &error);
+      job->new_plan = job->plan != NULL;
+    }
+  if (job->plan != NULL)
+    {
+      post_notes (job);
+      volume = ctr_recon_plan_execute (job->plan, job->projections, job->reference, on_iteration, job, cancellable,
+                                       &error);
+      /* an execute may add a fall-back */
+      job->notes = g_strdupv ((char **) ctr_recon_plan_get_notes (job->plan));
+    }
+  if (volume == NULL)
+    {
+      if (error == NULL)
+        error = g_error_new_literal (CTR_ERROR, CTR_ERROR_FAILED, "The reconstruction failed (no reason given)");
+      g_task_return_error (task, error);
+    }
+  else
+    g_task_return_pointer (task, volume, (GDestroyNotify) ctr_volume_unref);
+}
+
+/* Keeps the newest MAX_RESULTS results in memory. */
+static void
+drop_old_results (CtrSession *self)
+{
+  while (g_list_model_get_n_items (G_LIST_MODEL (self->results)) > MAX_RESULTS)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (G_LIST_MODEL (self->results), 0);
+      g_list_store_remove (self->results, 0);
+      _ctr_run_drop_result (run);
+    }
+}
+
+static void
+finish_run (CtrSession *self, CtrReconJob *job, CtrVolume *volume, const GError *error)
+{
+  double wall_s = (g_get_monotonic_time () - job->start_us) / 1e6;
+
+  if (volume != NULL)
+    {
+      CtrMethod m = job->options.method;
+      guint n = ctr_run_get_n_iterations (job->run);
+      g_autofree char *text = g_strdup_printf ("iteration %u / %u", n, n);
+      g_autofree char *status =
+        ctr_method_is_iterative (m)
+          ? g_strdup_printf ("Finished: %u iterations of %s in %.1f s (wall clock), %u × %u × %u voxels", n,
+                             ctr_method_label (m), wall_s, volume->grid.nx, volume->grid.ny, volume->grid.nz)
+          : g_strdup_printf ("Finished: %s in %.1f s (wall clock), %u × %u × %u voxels", ctr_method_label (m),
+                             wall_s, volume->grid.nx, volume->grid.ny, volume->grid.nz);
+      _ctr_session_set_fraction (self, 1.0);
+      _ctr_session_set_status (self, text, status);
+      _ctr_run_finish (job->run, CTR_RUN_FINISHED, volume, wall_s);
+      g_list_store_append (self->results, job->run);
+      drop_old_results (self);
+    }
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      _ctr_session_set_status (self, "Cancelled", "Cancelled");
+      _ctr_run_finish (job->run, CTR_RUN_CANCELLED, NULL, wall_s);
+    }
+  else
+    {
+      _ctr_session_set_status (self, "Failed", "The reconstruction failed");
+      _ctr_run_finish (job->run, CTR_RUN_FAILED, NULL, wall_s);
+    }
+  if (self->fraction < 0)
+    _ctr_session_set_fraction (self, 0);
+}
+
+static void
+recon_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  CtrSession *self = CTR_SESSION (source);
+  CtrReconJob *job = data;
+  g_autoptr(GTask) outer = g_steal_pointer (&job->outer);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CtrVolume) volume = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (self->recon != job)
+    {
+      /* detached: its dataset was replaced, the run already ended */
+      g_task_return_new_error (outer, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The dataset was replaced");
+      return;
+    }
+  self->recon = NULL;
+  if (job->notes != NULL)
+    _ctr_run_set_notes (job->run, (const char *const *) job->notes);
+  if (job->new_plan)
+    keep_plan (self, job);
+  finish_run (self, job, volume, error);
+  _ctr_session_notify_busy (self, CTR_SESSION_PROP_RUNNING);
+  if (volume != NULL)
+    g_task_return_pointer (outer, g_object_ref (job->run), g_object_unref);
+  else
+    g_task_return_error (outer, g_steal_pointer (&error));
+}
+
+void
+_ctr_session_detach_reconstruction (CtrSession *self)
+{
+  CtrReconJob *job = self->recon;
+
+  if (job == NULL)
+    return;
+  g_cancellable_cancel (job->cancellable);
+  self->recon = NULL;
+  _ctr_run_finish (job->run, CTR_RUN_CANCELLED, NULL, (g_get_monotonic_time () - job->start_us) / 1e6);
+  _ctr_session_notify (self, CTR_SESSION_PROP_RUNNING);
+}
+
+void
+ctr_session_reconstruct_async (CtrSession            *self,
+                               const CtrGeometry     *geometry,
+                               const CtrGrid         *grid,
+                               const CtrReconOptions *options,
+                               GCancellable          *cancellable,
+                               GAsyncReadyCallback    callback,
+                               gpointer               user_data)
+{
+  g_autoptr(GTask) outer = NULL;
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *status = NULL;
+  CtrReconJob *job;
+
+  g_return_if_fail (CTR_IS_SESSION (self));
+  g_return_if_fail (geometry != NULL && grid != NULL && options != NULL);
+
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, ctr_session_reconstruct_async);
+  if (self->dataset == NULL || _ctr_session_busy (self))
+    {
+      g_task_return_new_error (outer, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                               self->dataset == NULL ? "No dataset to reconstruct"
+                                                     : "Busy: wait for the running job or cancel it");
+      return;
+    }
+  if (!ctr_recon_options_validate (options, &error))
+    {
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return;
+    }
+
+  job = g_new0 (CtrReconJob, 1);
+  job->session = self;
+  job->outer = g_steal_pointer (&outer);
+  job->caller = cancellable ? g_object_ref (cancellable) : NULL;
+  job->cancellable = _ctr_link_cancellable (cancellable, &job->caller_id);
+  job->geometry = ctr_geometry_copy (geometry);
+  job->projections = ctr_projections_ref (self->dataset->projections);
+  job->reference = self->dataset->reference ? ctr_volume_ref (self->dataset->reference) : NULL;
+  job->grid = *grid;
+  job->options = *options;
+  job->slice = grid->nz / 2;
+  job->start_us = g_get_monotonic_time ();
+  job->run = _ctr_run_new (g_list_model_get_n_items (G_LIST_MODEL (self->runs)) + 1, options, grid);
+  job->plan = kept_plan (self, job);
+  self->recon = job;
+
+  _ctr_session_set_latest_stats (self, NULL);
+  g_list_store_append (self->runs, job->run);
+  status = g_strdup_printf ("%s on a %u × %u grid of %.3g mm pixels…", ctr_method_label (options->method),
+                            grid->nx, grid->ny, grid->dx);
+  _ctr_session_set_fraction (self, -1);
+  _ctr_session_set_status (self, "Preparing…", status);
+  _ctr_session_notify_busy (self, CTR_SESSION_PROP_RUNNING);
+
+  task = g_task_new (self, job->cancellable, recon_done, job);
+  job->task = task;
+  g_task_set_name (task, "[ctrecon] reconstruct");
+  g_task_set_task_data (task, job, recon_job_free);
+  g_task_run_in_thread (task, recon_thread);
+}
+
+CtrRun *
+ctr_session_reconstruct_finish (CtrSession    *self,
+                                GAsyncResult  *result,
+                                GError       **error)
+{
+  g_return_val_if_fail (CTR_IS_SESSION (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+_ctr_session_cancel_reconstruction (CtrSession *self)
+{
+  if (self->recon == NULL)
+    return;
+  g_cancellable_cancel (self->recon->cancellable);
+  _ctr_session_set_status (self, "Cancelling…", NULL);
+}
+

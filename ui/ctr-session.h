@@ -1,0 +1,186 @@
+/* ctr-session.h — what the window works on: one dataset and the runs made
+ * on it.  GIO only (no widget), so it is tested without a display and can
+ * serve other windows (a study window, dose studies).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Loading and reconstructing run in a GTask thread; the session is changed
+ * on the main thread only.  Properties (all read-only, notified):
+ *   dataset        (pointer, CtrDataset, nullable) the loaded dataset;
+ *   busy           loading or reconstructing;
+ *   loading, running  which of the two;
+ *   fraction       progress in [0, 1], or -1 while it cannot be told
+ *                  (loading, building a system matrix);
+ *   progress-text  "iteration 3 / 8", "Loading…", "Cancelled", "Idle";
+ *   status         one sentence: "SIRT: about 4 s left", "Finished: …";
+ *   latest-stats   (CtrIterStats, CTR_TYPE_RUN_STATS, nullable) the newest
+ *                  report of the running or last run; ->image is a 2-D copy
+ *                  of the slice shown, or NULL when drawing fell behind.
+ * ctr_session_get_runs() lists every run of the dataset (CtrRun), oldest
+ * first; a new dataset empties it.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include "ctrecon.h"
+#include "ctr-run.h"
+
+G_BEGIN_DECLS
+
+#define CTR_TYPE_SESSION (ctr_session_get_type ())
+
+G_DECLARE_FINAL_TYPE (CtrSession, ctr_session, CTR, SESSION, GObject)
+
+CtrSession   *ctr_session_new              (void);
+
+/* (transfer none) (nullable) */
+CtrDataset   *ctr_session_get_dataset      (CtrSession    *self);
+/* The DICOM series' report ("… 72 views; 3 missing …"), or NULL. */
+const char   *ctr_session_get_report       (CtrSession    *self);
+/* An 8-bit grey preview of the middle detector row's sinogram (views down,
+ * columns across, at most 320 × 320, R8G8B8) and the value range of all
+ * projections; NULL without a dataset. */
+GBytes       *ctr_session_get_preview      (CtrSession    *self,
+                                            guint         *width,
+                                            guint         *height);
+void          ctr_session_get_data_range   (CtrSession    *self,
+                                            double        *min,
+                                            double        *max);
+/* The unit of its reconstructions: "1/mm", or "1/pixel" when the dataset
+ * does not know its pixel size (NULL without a dataset). */
+const char   *ctr_session_get_image_unit   (CtrSession    *self);
+/* (transfer none): CtrRun items, oldest first. */
+GListModel   *ctr_session_get_runs         (CtrSession    *self);
+/* (transfer none): the runs that hold a result, oldest first: the newest
+ * six finished runs (older ones keep their numbers, not their image). */
+GListModel   *ctr_session_get_results      (CtrSession    *self);
+/* (transfer none) (nullable): the newest run with a result. */
+CtrRun       *ctr_session_get_latest_result (CtrSession   *self);
+/* (transfer none) (nullable): the plan of the last run, kept for the next
+ * run with the same geometry, grid and options (ctr-recon-plan.h); NULL
+ * before the first run of a dataset. */
+CtrReconPlan *ctr_session_get_plan         (CtrSession    *self);
+gboolean      ctr_session_get_busy         (CtrSession    *self);
+gboolean      ctr_session_get_loading      (CtrSession    *self);
+gboolean      ctr_session_get_running      (CtrSession    *self);
+double        ctr_session_get_fraction     (CtrSession    *self);
+const char   *ctr_session_get_progress_text (CtrSession   *self);
+const char   *ctr_session_get_status       (CtrSession    *self);
+/* (transfer none) (nullable) */
+const CtrIterStats *ctr_session_get_latest_stats (CtrSession *self);
+/* Sets the two texts (NULL keeps one), e.g. when the user declines a
+ * question a load asked. */
+void          ctr_session_set_status       (CtrSession    *self,
+                                            const char    *progress_text,
+                                            const char    *status);
+
+/**
+ * ctr_session_load_async:
+ * @path: (nullable): a geometry.json, a DICOM file or folder, or a dataset
+ *   folder holding a geometry.json; NULL when @files is given.
+ * @files: (nullable) (array zero-terminated=1): DICOM files dropped together.
+ * @series_uid: (nullable): the DICOM series to load (the answer to a
+ *   CTR_DICOM_OUTCOME_CHOOSE_SERIES question).
+ * @cancellable: (nullable): cancels the load (the window's, on close).
+ *
+ * Loads in a worker thread; a running reconstruction is cancelled (its run
+ * ends as cancelled), a running load is superseded.  On success the session
+ * holds the new dataset and no runs.
+ */
+void          ctr_session_load_async       (CtrSession          *self,
+                                            const char          *path,
+                                            const char *const   *files,
+                                            const char          *series_uid,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+/**
+ * ctr_session_load_resolution_async:
+ * @resolution: (transfer full): a CTR_DICOM_OUTCOME_GEOMETRY_MISSING answer
+ *   whose ->frames the user completed (ctr_dicom_xa_complete).
+ * As ctr_session_load_async() for those frames.
+ */
+void          ctr_session_load_resolution_async (CtrSession     *self,
+                                            CtrDicomResolution  *resolution,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+/**
+ * ctr_session_load_finish:
+ * @question: (out) (optional) (transfer full): set when the files need the
+ *   user's answer first (several series: CHOOSE_SERIES; XA without geometry:
+ *   GEOMETRY_MISSING); the session keeps its dataset meanwhile.
+ * Returns: TRUE when loaded or asking; FALSE with the errors of
+ *   ctr_dataset_load / ctr_dicom_resolve, CTR_ERROR_FORMAT (a folder with
+ *   neither DICOM nor a geometry.json), G_IO_ERROR_CANCELLED (cancelled or
+ *   superseded by a newer load).
+ */
+gboolean      ctr_session_load_finish      (CtrSession          *self,
+                                            GAsyncResult        *result,
+                                            CtrDicomResolution **question,
+                                            GError             **error);
+
+/**
+ * ctr_session_reconstruct_async:
+ * @geometry: the geometry to use (the dataset's, or as edited); copied.
+ * @grid: the reconstruction grid.
+ * @options: method and parameters (validated here).
+ * @cancellable: (nullable): cancels the run (the window's, on close);
+ *   ctr_session_cancel() cancels it too.
+ *
+ * Appends a running CtrRun to the runs and reconstructs the dataset's
+ * projections in a worker thread; after every iteration the run's numbers,
+ * latest-stats, fraction and the texts are updated on the main thread.
+ */
+void          ctr_session_reconstruct_async (CtrSession            *self,
+                                             const CtrGeometry     *geometry,
+                                             const CtrGrid         *grid,
+                                             const CtrReconOptions *options,
+                                             GCancellable          *cancellable,
+                                             GAsyncReadyCallback    callback,
+                                             gpointer               user_data);
+/**
+ * ctr_session_reconstruct_finish:
+ * Returns: (transfer full): the finished run (its result set); NULL with
+ *   CTR_ERROR_INVALID_ARGUMENT (no dataset, busy, or options out of range:
+ *   no run was started), the errors of ctr_reconstruct, or
+ *   G_IO_ERROR_CANCELLED (cancelled, or its dataset replaced).
+ */
+CtrRun       *ctr_session_reconstruct_finish (CtrSession          *self,
+                                              GAsyncResult        *result,
+                                              GError             **error);
+
+/* Cancels the running load or reconstruction (it stops at its next check). */
+void          ctr_session_cancel           (CtrSession    *self);
+
+/**
+ * ctr_session_write_metrics:
+ * Every run's numbers as CSV (run, label, iteration, residual, rmse,
+ * psnr_db, ssim; empty where not reported), written to a temporary file and
+ * renamed.  GFileError on failure.
+ */
+gboolean      ctr_session_write_metrics    (CtrSession    *self,
+                                            const char    *path,
+                                            GError       **error);
+
+/**
+ * ctr_session_export_dicom_async:
+ * Writes @run's result as a DICOM CT Image Storage series into @folder in a
+ * worker thread (ctr_dicom_export_series: one file per slice, HU with
+ * μ_water 0.0192 /mm; SeriesDescription "ctrecon LABEL: DATASET",
+ * DerivationDescription the run's method and parameters, SeriesNumber the
+ * run's number).
+ */
+void          ctr_session_export_dicom_async (CtrSession          *self,
+                                              CtrRun              *run,
+                                              const char          *folder,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data);
+/* Errors: CTR_ERROR_INVALID_ARGUMENT (no result), those of
+ * ctr_dicom_export_series. */
+gboolean      ctr_session_export_dicom_finish (CtrSession        *self,
+                                               GAsyncResult      *result,
+                                               GError           **error);
+
+G_END_DECLS

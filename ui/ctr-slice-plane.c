@@ -1,0 +1,210 @@
+/* ctr-slice-plane.c — the plane a slice view shows and its grey mapping.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Row 0 of a stored slice is +y and is drawn at the top (FORMAT.md), so the
+ * axial plane needs no flip and no copy; coronal and sagittal planes are
+ * copied with the highest z at the top.
+ */
+#define G_LOG_DOMAIN "ctr-slice-plane"
+
+#include <math.h>
+#include <string.h>
+
+#include "ctr-slice-plane.h"
+
+guint
+ctr_slice_plane_count (const CtrVolume *v, CtrSliceOrientation o)
+{
+  if (v == NULL)
+    return 0;
+  if (v->grid.nz == 1 || o == CTR_SLICE_AXIAL)
+    return v->grid.nz;
+  return o == CTR_SLICE_CORONAL ? v->grid.ny : v->grid.nx;
+}
+
+void
+ctr_slice_plane_clear (CtrSlicePlane *plane)
+{
+  g_clear_pointer (&plane->copy, g_free);
+  plane->data = NULL;
+}
+
+/*   axial    — slice z of the volume as stored (no copy);
+ *   coronal  — y fixed: x right, z up (row 0 = highest z);
+ *   sagittal — x fixed: y right, z up. */
+void
+ctr_slice_plane_extract (CtrSlicePlane       *plane,
+                         const CtrVolume     *v,
+                         CtrSliceOrientation  o,
+                         guint                index)
+{
+  const CtrGrid *g = &v->grid;
+
+  ctr_slice_plane_clear (plane);
+  if (o == CTR_SLICE_AXIAL || g->nz == 1)
+    {
+      plane->grid = *g;
+      plane->grid.nz = 1;
+      plane->index = MIN (index, g->nz - 1);
+      plane->data = ctr_volume_slice (v, plane->index);
+      return;
+    }
+  if (o == CTR_SLICE_CORONAL)
+    {
+      guint y = MIN (index, g->ny - 1);
+      float *p = g_new (float, (gsize) g->nx * g->nz);
+      for (guint r = 0; r < g->nz; r++)
+        memcpy (p + (gsize) r * g->nx, ctr_volume_slice (v, g->nz - 1 - r) + (gsize) y * g->nx,
+                g->nx * sizeof (float));
+      plane->index = y;
+      plane->grid = (CtrGrid) { .nx = g->nx, .ny = g->nz, .nz = 1, .dx = g->dx, .dy = g->dz, .dz = 1,
+                                .cx = g->cx, .cy = g->cz };
+      plane->data = plane->copy = p;
+    }
+  else
+    {
+      guint x = MIN (index, g->nx - 1);
+      float *p = g_new (float, (gsize) g->ny * g->nz);
+      for (guint r = 0; r < g->nz; r++)
+        {
+          const float *src = ctr_volume_slice (v, g->nz - 1 - r);
+          /* horizontal axis: y growing to the right (row ny-1 .. 0 of the slice) */
+          for (guint c = 0; c < g->ny; c++)
+            p[(gsize) r * g->ny + c] = src[(gsize) (g->ny - 1 - c) * g->nx + x];
+        }
+      plane->index = x;
+      plane->grid = (CtrGrid) { .nx = g->ny, .ny = g->nz, .nz = 1, .dx = g->dy, .dy = g->dz, .dz = 1,
+                                .cx = g->cy, .cy = g->cz };
+      plane->data = plane->copy = p;
+    }
+}
+
+/* The automatic window: the 0.1st to 99.9th percentile of the finite values,
+ * i.e. min/max made robust against a handful of hot pixels (reconstruction
+ * corners, dead detector rays) that would otherwise grey out the whole slice.
+ * Found with a histogram (two passes, O(n), no sort): the exact min and max,
+ * then 16384 bins between them; the percentiles are bin edges, i.e. within
+ * 1/16384 of the range of the exact values — invisible on an 8-bit display —
+ * and the main thread no longer sorts every slice it shows. */
+#define AUTO_WINDOW_TAIL 0.001
+#define AUTO_WINDOW_BINS 16384
+
+void
+ctr_slice_plane_robust_range (const CtrSlicePlane *plane, double *lo, double *hi)
+{
+  const float *s = plane->data;
+  gsize n = ctr_grid_slice_size (&plane->grid);
+  double mn = INFINITY, mx = -INFINITY;
+  gsize m = 0;
+
+  for (gsize i = 0; i < n; i++)
+    if (isfinite (s[i]))
+      {
+        mn = MIN (mn, s[i]);
+        mx = MAX (mx, s[i]);
+        m++;
+      }
+  if (m == 0)
+    {
+      *lo = *hi = 0.0;
+      return;
+    }
+  if (!(mx > mn))
+    {
+      *lo = mn;
+      *hi = mx;
+      return;
+    }
+
+  g_autofree guint32 *hist = g_new0 (guint32, AUTO_WINDOW_BINS);
+  double scale = AUTO_WINDOW_BINS / (mx - mn);
+  for (gsize i = 0; i < n; i++)
+    if (isfinite (s[i]))
+      hist[MIN ((gsize) ((s[i] - mn) * scale), AUTO_WINDOW_BINS - 1)]++;
+
+  gsize lo_count = (gsize) (AUTO_WINDOW_TAIL * (m - 1)), hi_count = (gsize) ((1.0 - AUTO_WINDOW_TAIL) * (m - 1) + 0.5);
+  gsize acc = 0;
+  guint b_lo = 0, b_hi = AUTO_WINDOW_BINS - 1;
+  gboolean have_lo = FALSE;
+  for (guint b = 0; b < AUTO_WINDOW_BINS; b++)
+    {
+      acc += hist[b];
+      if (!have_lo && acc > lo_count)
+        {
+          b_lo = b;
+          have_lo = TRUE;
+        }
+      if (acc > hi_count)
+        {
+          b_hi = b;
+          break;
+        }
+    }
+  *lo = mn + b_lo / scale;
+  *hi = mn + (b_hi + 1) / scale;
+}
+
+GdkTexture *
+ctr_slice_plane_texture (const CtrSlicePlane *plane, double lo, double hi)
+{
+  const CtrGrid *g = &plane->grid;
+  gsize stride = (gsize) g->nx * 3;
+  guint8 *pixels = g_malloc (stride * g->ny);
+  double scale = 255.0 / (hi - lo);
+
+  for (guint y = 0; y < g->ny; y++)
+    {
+      const float *row = plane->data + (gsize) y * g->nx;
+      guint8 *out = pixels + (gsize) y * stride;
+
+      for (guint x = 0; x < g->nx; x++)
+        {
+          double t = (row[x] - lo) * scale;
+          guint8 grey;
+
+          if (!(t > 0.0))          /* also catches NaN */
+            grey = 0;
+          else if (t >= 255.0)
+            grey = 255;
+          else
+            grey = (guint8) (t + 0.5);
+          out[3 * x] = out[3 * x + 1] = out[3 * x + 2] = grey;
+        }
+    }
+
+  g_autoptr(GBytes) bytes = g_bytes_new_take (pixels, stride * g->ny);
+  return gdk_memory_texture_new (g->nx, g->ny, GDK_MEMORY_R8G8B8, bytes, stride);
+}
+
+double
+ctr_slice_view_to_hu (double mu)
+{
+  return ctr_hu_from_mu (mu, CTR_SLICE_VIEW_MU_WATER);
+}
+
+/* Window/level presets for images in 1/mm, from Hounsfield windows with
+ * mu = mu_water (1 + HU/1000), mu_water = CTR_MU_WATER_PER_MM (ctr-hu.h: the
+ * value the head datasets were simulated with; a calibrated scanner states
+ * its own). */
+gboolean
+ctr_slice_hu_preset (const char *name, double *lo, double *hi)
+{
+  static const struct { const char *name; double width_hu, level_hu; } presets[] = {
+    { "soft-tissue", 400, 40 },
+    { "brain", 80, 40 },
+    { "bone", 1800, 400 },
+    { "lung", 1500, -600 },
+    { "hu", 2000, 0 },     /* air (−1000 HU) to dense bone (+1000 HU) */
+  };
+  const double mu_water = CTR_SLICE_VIEW_MU_WATER;
+
+  for (guint i = 0; i < G_N_ELEMENTS (presets); i++)
+    if (g_strcmp0 (name, presets[i].name) == 0)
+      {
+        *lo = ctr_mu_from_hu (presets[i].level_hu - presets[i].width_hu / 2, mu_water);
+        *hi = ctr_mu_from_hu (presets[i].level_hu + presets[i].width_hu / 2, mu_water);
+        return TRUE;
+      }
+  return FALSE;
+}

@@ -1,0 +1,66 @@
+/* ctr-slice-plane.h — the plane of a volume that a slice view shows, and
+ * its mapping to grey: orientation, robust automatic window, Hounsfield
+ * presets.  No widget state: CtrSliceView draws what these compute.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+#include "ctrecon.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  CTR_SLICE_AXIAL,     /* z fixed: the stored slices */
+  CTR_SLICE_CORONAL,   /* y fixed: x right, z up */
+  CTR_SLICE_SAGITTAL   /* x fixed: y right, z up */
+} CtrSliceOrientation;
+
+/**
+ * CtrSlicePlane:
+ * @grid: the plane as a 2-D grid: x right, "y" up, nz = 1 (mm as the
+ *   volume's; for coronal x/z, for sagittal y/z).
+ * @data: nx × ny floats, row 0 at the top (the plane's +y); borrowed from
+ *   the volume (axial) or @copy.
+ * @index: the slice along the orientation's axis (clamped).
+ */
+typedef struct {
+  CtrGrid      grid;
+  const float *data;
+  float       *copy;
+  guint        index;
+} CtrSlicePlane;
+
+/* Slices along @o's axis of @v (a 2-D image: 1 in every orientation). */
+guint       ctr_slice_plane_count        (const CtrVolume     *v,
+                                          CtrSliceOrientation  o);
+/* Fills @plane with slice @index along @o of @v (kept alive by the caller
+ * while @plane is used); frees what @plane held before. */
+void        ctr_slice_plane_extract      (CtrSlicePlane       *plane,
+                                          const CtrVolume     *v,
+                                          CtrSliceOrientation  o,
+                                          guint                index);
+void        ctr_slice_plane_clear        (CtrSlicePlane       *plane);
+/* The automatic window: the 0.1st and 99.9th percentiles of the finite
+ * values (0, 0 without any). */
+void        ctr_slice_plane_robust_range (const CtrSlicePlane *plane,
+                                          double              *lo,
+                                          double              *hi);
+/* The plane in 8-bit grey, 0 at @lo and 255 at @hi (NaN black). */
+GdkTexture *ctr_slice_plane_texture      (const CtrSlicePlane *plane,
+                                          double               lo,
+                                          double               hi);
+
+/* μ_water (1/mm) of the HU read-out and presets: the project's one value (core/ctr-hu.h). */
+#define CTR_SLICE_VIEW_MU_WATER CTR_MU_WATER_PER_MM
+/* HU = 1000 (μ − μ_water) / μ_water for @mu in 1/mm. */
+double      ctr_slice_view_to_hu         (double               mu);
+/* The window in 1/mm of Hounsfield preset @name ("soft-tissue" W 400 L 40,
+ * "brain" W 80 L 40, "bone" W 1800 L 400, "lung" W 1500 L −600, "hu"
+ * W 2000 L 0); FALSE for an unknown name. */
+gboolean    ctr_slice_hu_preset          (const char          *name,
+                                          double              *lo,
+                                          double              *hi);
+
+G_END_DECLS
