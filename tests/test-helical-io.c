@@ -326,7 +326,8 @@ test_json_forms (void)
   g_assert_false (a->table_reversed);
   g_assert_true (c->table_reversed);
 
-  /* Refusals: a feed or pitch that disagrees, no z, z lists of the wrong length. */
+  /* Refusals: a feed or pitch that disagrees, no z, z lists of the wrong length,
+   * a helix beside per-view vectors. */
   static const struct {
     const char *tail;
     int code;
@@ -342,6 +343,8 @@ test_json_forms (void)
     { "\"source_z_start_mm\": 5, \"source_z_step_mm\": 0}", CTR_ERROR_INVALID_GEOMETRY, "does not move" },
     { "\"source_z_start_mm\": 5, \"source_z_step_mm\": 0.5, \"focal_shift_z_mm\": [0, 1]}",
       CTR_ERROR_INVALID_GEOMETRY, "“focal_shift_z_mm” has 2 entries" },
+    { "\"source_z_start_mm\": 5, \"source_z_step_mm\": 0.5, \"vectors\": []}",
+      CTR_ERROR_INVALID_GEOMETRY, "do not go together" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {

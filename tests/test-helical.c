@@ -148,6 +148,61 @@ test_geometry (void)
   g_assert_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED);
 }
 
+/* Per-view vectors are the general form of a flat helix: the vectors of a
+ * flat helical geometry with a flying focal spot give the same rays; a
+ * geometry with both vectors and helical fields is refused; a view subset
+ * keeps each view's source z and focal-spot shift. */
+static void
+test_vectors (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CtrGeometry) g = make_helix (40, 2, 4, 16, 1.0, -3.0);
+  g->shape = CTR_DETECTOR_FLAT;
+  g->pitch_u = 6.0;
+  g->offset_v_mm = 0.4;
+  g->focal_shift = g_new0 (double, 3 * g->n_views);
+  for (guint k = 0; k < g->n_views; k++)
+    {
+      g->focal_shift[3 * k] = (k % 2 ? 1 : -1) * 1e-3;
+      g->focal_shift[3 * k + 1] = (k % 2 ? -1 : 1) * 0.3;
+      g->focal_shift[3 * k + 2] = 0.5;
+    }
+  g_assert_true (ctr_geometry_validate (g, &error));
+  g_autoptr (CtrGeometry) v = ctr_geometry_to_vectors (g, &error);
+  g_assert_no_error (error);
+  g_assert_null (v->source_z_mm);
+  for (guint k = 0; k < g->n_views; k += 7)
+    for (double col = -0.5; col <= g->n_cols; col += 5.25)
+      for (double row = -0.5; row <= g->n_rows; row += 1.75)
+        {
+          double o1[3], d1[3], o2[3], d2[3];
+          ctr_cone_ray (g, k, col, row, o1, d1);
+          ctr_cone_ray (v, k, col, row, o2, d2);
+          for (int i = 0; i < 3; i++)
+            {
+              g_assert_cmpfloat (fabs (o1[i] - o2[i]), <, 1e-9);
+              g_assert_cmpfloat (fabs (d1[i] - d2[i]), <, 1e-12);
+            }
+        }
+
+  g_autoptr (CtrGeometry) both = ctr_geometry_copy (v);
+  both->source_z_mm = g_memdup2 (g->source_z_mm, sizeof (double) * g->n_views);
+  g_assert_false (ctr_geometry_validate (both, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
+  g_assert_nonnull (strstr (error->message, "not both"));
+  g_clear_error (&error);
+
+  g_autoptr (CtrGeometry) sub = ctr_geometry_select_views (g, 5, 10);
+  g_assert_cmpuint (sub->n_views, ==, 10);
+  for (guint k = 0; k < 10; k++)
+    {
+      g_assert_cmpfloat (sub->source_z_mm[k], ==, g->source_z_mm[5 + k]);
+      for (int i = 0; i < 3; i++)
+        g_assert_cmpfloat (sub->focal_shift[3 * k + i], ==, g->focal_shift[3 * (5 + k) + i]);
+    }
+  g_assert_true (ctr_geometry_validate (sub, &error));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Projector                                                                 */
 
@@ -482,6 +537,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ctr/core/helical/geometry", test_geometry);
+  g_test_add_func ("/ctr/core/helical/vectors", test_vectors);
   g_test_add_func ("/ctr/core/helical/projector/adjoint", test_projector_adjoint);
   g_test_add_func ("/ctr/core/helical/projector/exact", test_projector_exact);
   g_test_add_func ("/ctr/core/helical/rebin/vs-axial", test_rebin_vs_axial);
