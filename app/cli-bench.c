@@ -68,7 +68,7 @@ bench_art (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- time an iterative method (parallel ART by default) on a synthetic fan-beam scan");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_main_entries (ctx, ctr_cli_params_entries (params), NULL);
-  g_option_context_set_description (ctx, "Defaults: --method part, --matrix scsr, --ray-model area, --iterations 5, the method's relaxation.");
+  g_option_context_set_description (ctx, "Defaults: --method part, --matrix scsr, --iterations 5, the method's ray model (area; Joseph for pwls) and relaxation.");
   if (!ctr_cli_parse (ctx, &argc, &argv))
     return 2;
   const char *geometry = geometry_opt != NULL ? geometry_opt : "fan-curved";

@@ -5,7 +5,8 @@
 # (halt_on_error=1), and float-to-integer casts out of range are checked
 # too (gcc leaves -fsanitize=float-cast-overflow out of "undefined").  The
 # GPU suites (no device in CI; the CUDA emulation harness has its own ASan
-# run) and the package test are not run here.  LSan suppressions:
+# run), the package test and the peers (a second venv; the importers' own
+# tests are in test-geometry-vectors) are not run here.  LSan suppressions:
 # packaging/lsan.supp (GTK's, fontconfig's and GLib's one-time allocations
 # in the window test only).  Ends with "N passed, N failed, N skipped".
 set -eu
@@ -27,6 +28,6 @@ export LSAN_OPTIONS="suppressions=$(pwd)/packaging/lsan.supp:print_suppressions=
 export CTR_SANITIZED=1   # tests that cap the address space skip the cap (ASan reserves terabytes)
 status=0
 meson test -C build-asan --print-errorlogs --num-processes 2 --timeout-multiplier 4 \
-  --no-suite gpu --no-suite packaging || status=$?
+  --no-suite gpu --no-suite packaging --no-suite peers || status=$?
 /usr/bin/python3 packaging/test-summary.py build-asan/meson-logs/testlog.json sanitizers
 exit $status

@@ -10,6 +10,7 @@
 #include "sysmat/ctr-cone-projector.h"
 #include "io/ctr-geometry-json.h"
 #include "io/ctr-dataset.h"
+#include "io/ctr-geometry-import.h"
 
 #include <math.h>
 #include <string.h>
@@ -356,6 +357,85 @@ test_json (void)
     }
 }
 
+/* The importers without the peers (the peers' own files are checked in
+ * tests/peers/): an RTK XML written by RTK 2.7's writer, whose first view's
+ * source RTK itself places at (498.10198805, -122.46488022, 858.42982393)
+ * in its frame (GetSourcePosition), i.e. (x, -z, y) in ours; ASTRA dicts. */
+static void
+test_import (void)
+{
+  static const char rtk[] =
+    "<?xml version=\"1.0\"?>\n<!DOCTYPE RTKGEOMETRY>\n<RTKThreeDCircularGeometry version=\"3\">\n"
+    "  <SourceToIsocenterDistance>1000</SourceToIsocenterDistance>\n"
+    "  <SourceToDetectorDistance>1500</SourceToDetectorDistance>\n"
+    "  <Projection>\n    <GantryAngle>30</GantryAngle>\n    <SourceOffsetX>2</SourceOffsetX>\n"
+    "    <SourceOffsetY>-1</SourceOffsetY>\n    <ProjectionOffsetX>5</ProjectionOffsetX>\n"
+    "    <ProjectionOffsetY>-3</ProjectionOffsetY>\n    <InPlaneAngle>11</InPlaneAngle>\n"
+    "    <OutOfPlaneAngle>7</OutOfPlaneAngle>\n    <Matrix>\n 1 2 3 4\n 5 6 7 8\n 9 10 11 12\n    </Matrix>\n"
+    "  </Projection>\n  <Projection>\n    <GantryAngle>0</GantryAngle>\n  </Projection>\n"
+    "</RTKThreeDCircularGeometry>\n";
+  const CtrRtkDetector det = { 64, 48, 2.0, 2.0, NAN, NAN };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CtrGeometry) g = ctr_geometry_import_rtk (rtk, -1, &det, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g->n_views, ==, 2);
+  g_assert_true (ctr_geometry_has_vectors (g));
+  const double want[3] = { 498.10198805, -858.42982393, -122.46488022 };
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat_with_epsilon (g->vectors[k], want[k], 1e-6);
+  /* view 1: gantry 0, no offsets: source (0, -1000, 0), detector centre
+   * (0, 500, 0), u = +x·2 mm, v = +z·2 mm */
+  const double v1[12] = { 0, -1000, 0, 0, 500, 0, 2, 0, 0, 0, 0, 2 };
+  for (int k = 0; k < 12; k++)
+    g_assert_cmpfloat_with_epsilon (g->vectors[12 + k], v1[k], 1e-9);
+  g_autoptr (CtrGeometry) none = ctr_geometry_import_rtk ("<RTKThreeDCircularGeometry version=\"3\">"
+                                                          "<RadiusCylindricalDetector>800</RadiusCylindricalDetector>"
+                                                          "<SourceToIsocenterDistance>1000</SourceToIsocenterDistance>"
+                                                          "<SourceToDetectorDistance>1500</SourceToDetectorDistance>"
+                                                          "<Projection><GantryAngle>0</GantryAngle></Projection>"
+                                                          "</RTKThreeDCircularGeometry>", -1, &det, &error);
+  g_assert_null (none);
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  g_assert_null (ctr_geometry_import_rtk ("<other/>", -1, &det, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
+  g_clear_error (&error);
+  g_assert_null (ctr_geometry_import_rtk ("<RTKThreeDCircularGeometry><Projection><GantryAngle>x</GantryAngle>"
+                                          "</Projection></RTKThreeDCircularGeometry>", -1, &det, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
+  g_clear_error (&error);
+
+  g_autoptr (CtrGeometry) f = ctr_geometry_import_astra (
+    "{\"type\":\"fanflat\",\"DetectorWidth\":1.5,\"DetectorCount\":100,\"ProjectionAngles\":[0,0.5,1.0],"
+    "\"DistanceOriginSource\":300,\"DistanceOriginDetector\":200}", -1, &error);
+  g_assert_no_error (error);
+  g_assert_false (ctr_geometry_has_vectors (f));
+  g_assert_cmpint (f->beam, ==, CTR_BEAM_FAN);
+  g_assert_cmpfloat (f->sod_mm, ==, 300);
+  g_assert_cmpfloat (f->sdd_mm, ==, 500);
+  g_assert_cmpfloat (f->pitch_u, ==, 1.5);
+  g_assert_cmpfloat (f->angles[2], ==, 1.0);
+  g_autoptr (CtrGeometry) cv = ctr_geometry_import_astra (
+    "{\"type\":\"cone_vec\",\"DetectorRowCount\":4,\"DetectorColCount\":5,\"Vectors\":"
+    "[[0,-300,0, 0,200,0, 1,0,0, 0,0,1.2]]}", -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (ctr_geometry_has_vectors (cv));
+  g_assert_cmpfloat (cv->vectors[11], ==, 1.2);
+  static const struct { const char *json; int code; } bad[] = {
+    { "{\"type\":\"parallel3d\"}", CTR_ERROR_UNSUPPORTED },
+    { "{\"type\":\"fanflat\",\"DetectorWidth\":1,\"DetectorCount\":10,\"ProjectionAngles\":[0]}", CTR_ERROR_FORMAT },
+    { "{\"type\":\"fanflat_vec\",\"DetectorCount\":10,\"Vectors\":[[0,-300,0,200,1]]}", CTR_ERROR_FORMAT },
+    { "[1,2]", CTR_ERROR_FORMAT },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_autoptr (CtrGeometry) b = ctr_geometry_import_astra (bad[i].json, -1, &e);
+      g_assert_null (b);
+      g_assert_error (e, CTR_ERROR, bad[i].code);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -365,5 +445,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/geometry-vectors/scsr-symmetry", test_scsr_symmetry);
   g_test_add_func ("/ctr/geometry-vectors/cone", test_cone);
   g_test_add_func ("/ctr/geometry-vectors/json", test_json);
+  g_test_add_func ("/ctr/geometry-vectors/import", test_import);
   return g_test_run ();
 }

@@ -207,6 +207,35 @@ read_page_shape (TiffFile *f, guint page, PageShape *s, GError **error)
 }
 
 /* Walks every directory from the first: counts pages, checks they agree. */
+/* Every strip (or tile) of the current page must lie inside the file,
+ * past its 8-byte header, and hold data: libtiff fills offsets a crafted
+ * file leaves out with 0 and estimates their sizes, so without this a
+ * 484-byte file that claims 4 million lines reads its own header over and
+ * over into a plausible-looking image (found by fuzzing). */
+static gboolean
+check_chunks (TiffFile *f, guint page, GError **error)
+{
+  TIFF *tif = f->tif;
+  struct stat st;
+  if (fstat (TIFFFileno (tif), &st) != 0)
+    return TRUE;  /* not a plain file: libtiff's own checks only */
+  const guint64 size = (guint64) st.st_size;
+  const guint32 n = TIFFIsTiled (tif) ? TIFFNumberOfTiles (tif) : TIFFNumberOfStrips (tif);
+  const char *what = TIFFIsTiled (tif) ? "tile" : "strip";
+  for (guint32 k = 0; k < n; k++)
+    {
+      const guint64 off = TIFFGetStrileOffset (tif, k), len = TIFFGetStrileByteCount (tif, k);
+      if (off < 8 || len == 0 || off > size || len > size - off)
+        {
+          set_format_error (error, f, "page %u: %s %u of %u lies outside the file or holds no data (offset %"
+                            G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " bytes; the file has %" G_GUINT64_FORMAT
+                            " bytes): the file is truncated or damaged", page, what, k, n, off, len, size);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 probe_open (TiffFile *f, CtrTiffInfo *info, GError **error)
 {
@@ -308,35 +337,6 @@ convert_samples (const guint8 *src, float *dst, gsize n, guint16 bps, guint16 fm
     default:
       g_assert_not_reached ();
     }
-}
-
-/* Every strip (or tile) of the current page must lie inside the file,
- * past its 8-byte header, and hold data: libtiff fills offsets a crafted
- * file leaves out with 0 and estimates their sizes, so without this a
- * 484-byte file that claims 4 million lines reads its own header over and
- * over into a plausible-looking image (found by fuzzing). */
-static gboolean
-check_chunks (TiffFile *f, guint page, GError **error)
-{
-  TIFF *tif = f->tif;
-  struct stat st;
-  if (fstat (TIFFFileno (tif), &st) != 0)
-    return TRUE;  /* not a plain file: libtiff's own checks only */
-  const guint64 size = (guint64) st.st_size;
-  const guint32 n = TIFFIsTiled (tif) ? TIFFNumberOfTiles (tif) : TIFFNumberOfStrips (tif);
-  const char *what = TIFFIsTiled (tif) ? "tile" : "strip";
-  for (guint32 k = 0; k < n; k++)
-    {
-      const guint64 off = TIFFGetStrileOffset (tif, k), len = TIFFGetStrileByteCount (tif, k);
-      if (off < 8 || len == 0 || off > size || len > size - off)
-        {
-          set_format_error (error, f, "page %u: %s %u of %u lies outside the file or holds no data (offset %"
-                            G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " bytes; the file has %" G_GUINT64_FORMAT
-                            " bytes): the file is truncated or damaged", page, what, k, n, off, len, size);
-          return FALSE;
-        }
-    }
-  return TRUE;
 }
 
 /* Reads the current directory (already checked by read_page_shape) into @out
@@ -449,6 +449,17 @@ ctr_tiff_read (const char *path, CtrTiffInfo *info, GError **error)
 
   const gsize plane = (gsize) in.width * in.height;
   g_autofree char *what = g_strdup_printf ("%s: %u pages of %u × %u samples", path, in.pages, in.height, in.width);
+  const guint64 need = ctr_memory_mul (ctr_memory_mul (plane, in.pages), sizeof (float));
+  if (!ctr_memory_check (need, what, error))
+    return NULL;
+  /* Every page's strips inside the file before the pages are allocated. */
+  for (guint p = 0; p < in.pages; p++)
+    if (!(p == 0 ? TIFFSetDirectory (f->tif, 0) : TIFFReadDirectory (f->tif)) || !check_chunks (f, p, error))
+      {
+        if (error != NULL && *error == NULL)
+          set_format_error (error, f, "cannot read page %u", p);
+        return NULL;
+      }
   g_autofree float *data = ctr_memory_try_new (ctr_memory_mul (plane, in.pages), sizeof (float), FALSE, what, error);
   if (data == NULL)
     return NULL;

@@ -5,10 +5,13 @@
  * and dark.tif: 2 × 8; reference.tif: 8 × 8; pd/: a DICOM-CT-PD series of
  * 4 views × 8 channels).  Loads it with ctr_dataset_load and parses it with
  * ctr_dataset_parse_geometry; a dataset that loads goes on to the default
- * grid and the output-path check, as the CLI does before a run. */
+ * grid and the output-path check, as the CLI does before a run.  The same
+ * text goes to the geometry importers (ASTRA proj_geom JSON, RTK XML:
+ * core/io/ctr-geometry-import.h), whose result must validate. */
 #include "fuzz-common.h"
 #include "ctrecon.h"
 #include "io/ctr-dicom-shim.h"
+#include "io/ctr-geometry-import.h"
 
 #include <math.h>
 
@@ -103,6 +106,17 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (CtrGeometry) parsed = ctr_dataset_parse_geometry ((const char *) data, (gssize) size, &error);
   g_assert ((parsed == NULL) == (error != NULL));
   g_clear_error (&error);
+  {
+    g_autoptr (CtrGeometry) astra = ctr_geometry_import_astra ((const char *) data, (gssize) size, &error);
+    g_assert ((astra == NULL) == (error != NULL));
+    g_assert (astra == NULL || ctr_geometry_validate (astra, NULL));
+    g_clear_error (&error);
+    const CtrRtkDetector det = { 8, 2, 1.0, 1.0, NAN, NAN };
+    g_autoptr (CtrGeometry) rtk = ctr_geometry_import_rtk ((const char *) data, (gssize) size, &det, &error);
+    g_assert ((rtk == NULL) == (error != NULL));
+    g_assert (rtk == NULL || ctr_geometry_validate (rtk, NULL));
+    g_clear_error (&error);
+  }
 
   g_autoptr (CtrDataset) d = ctr_dataset_load (path, NULL, NULL, &error);
   if (d == NULL)

@@ -26,7 +26,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree float *all = ctr_tiff_read (path, &info, &error);
   g_assert ((all == NULL) == (error != NULL));
   g_clear_error (&error);
-  if (ctr_memory_check ((guint64) info.width * info.height * sizeof (float), NULL, NULL))
+  /* One page into a buffer of the claimed size, as the dataset loader does
+   * with sizes it knows; up to 64 MB here (a harness limit: allocating a
+   * 335 MB page for a 262-byte file under ASan is the harness's time, not
+   * the reader's). */
+  if ((guint64) info.width * info.height <= ((guint64) 16 << 20)
+      && ctr_memory_check ((guint64) info.width * info.height * sizeof (float), NULL, NULL))
     {
       g_autofree float *page = g_try_new (float, (gsize) info.width * info.height);
       if (page != NULL && !ctr_tiff_read_page (path, 0, info.width, info.height, page, &error))
