@@ -250,6 +250,16 @@ ctr_geometry_circular_from_vectors (const CtrGeometry *g, double *max_dev_mm, GE
   return g_steal_pointer (&c);
 }
 
+const CtrGeometry *
+ctr_geometry_as_circular (const CtrGeometry *g, CtrGeometry **owned, GError **error)
+{
+  *owned = NULL;
+  if (g->vectors == NULL)
+    return g;
+  *owned = ctr_geometry_circular_from_vectors (g, NULL, error);
+  return *owned;
+}
+
 CtrGeometry *
 ctr_geometry_select_views (const CtrGeometry *g, guint first, guint count)
 {

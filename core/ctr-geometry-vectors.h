@@ -96,6 +96,16 @@ CtrGeometry *ctr_geometry_to_vectors (const CtrGeometry *g, GError **error);
 CtrGeometry *ctr_geometry_circular_from_vectors (const CtrGeometry *g, double *max_dev_mm, GError **error);
 
 /**
+ * ctr_geometry_as_circular:
+ * @owned: (out) (transfer full): set to the circular description made here
+ *   (free it after use), or NULL when @g is returned itself.
+ * What FBP and FDK run on: @g when it has no vectors, else its circular
+ * description (ctr_geometry_circular_from_vectors).  Returns NULL with that
+ * function's CTR_ERROR_UNSUPPORTED when the vectors are not circular.
+ */
+const CtrGeometry *ctr_geometry_as_circular (const CtrGeometry *g, CtrGeometry **owned, GError **error);
+
+/**
  * ctr_geometry_select_views:
  * Views @first .. @first+@count−1 of @g as a geometry of their own (angles,
  * vectors, source z and focal-spot shifts; everything else copied).  @first + @count <= n_views.

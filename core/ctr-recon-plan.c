@@ -215,18 +215,9 @@ plan_operator (CtrReconPlan *plan, GCancellable *cancellable, GError **error)
   if (cache_note != NULL)
     add_note (plan, g_steal_pointer (&cache_note));
   const CtrScsr *m = plan->scsr;
-  if (ctr_scsr_order (m) <= 1)
-    {
-      add_note (plan, g_strdup_printf ("SCSR falls back to plain CSR: %s", ctr_scsr_symmetry (m)->reason));
-      g_clear_pointer (&plan->scsr, ctr_scsr_unref);
-      plan->info.from_cache = FALSE;
-      if (plan->backend != ctr_backend_cpu ())
-        add_note (plan, g_strdup_printf ("the GPU backends run the SCSR matrix; the CPU runs CSR, not %s",
-                                         plan->backend->name));
-      plan->backend = ctr_backend_cpu ();
-      plan->op = csr_operator (plan, FALSE, cancellable, error);
-      return plan->op != NULL;
-    }
+  /* Without symmetry the SCSR matrix stores every view (one orbit each):
+   * still one build, cached, and no second CSR copy (it used to be thrown
+   * away and the matrix built again as CSR). */
   plan->info.setup_s = (g_get_monotonic_time () - t0) / 1e6;
   plan->info.matrix_bytes = ctr_scsr_bytes (m);
   plan->info.nnz = ctr_scsr_nnz (m);

@@ -58,8 +58,8 @@ typedef enum {
 /* How the system matrix is stored (see sysmat/ctr-scsr.h). */
 typedef enum {
   /* Symmetry-compressed CSR (cuART §3): rows stored for canonical views only;
-   * plain CSR (with a plan note saying why) when the geometry admits no
-   * symmetry.  Default. */
+   * every view (one orbit each, the plan's note says why) when the geometry
+   * admits no symmetry, still cached.  Default. */
   CTR_MATRIX_SCSR,
   /* Plain CSR: every row of every view stored. */
   CTR_MATRIX_CSR

@@ -361,7 +361,13 @@ enqueue_residual (CtrCudaCsr *d, char *err)
       if ((st = spmv (d, s, v, false, d->r, err)) != CTR_CUDA_OK)
         return st;
   CK (cudaMemsetAsync (d->sums, 0, 2 * sizeof (double), d->stream));
-  residual_sums<<<256, 256, 0, d->stream>>> (d->r, d->b, d->valid, (size_t) d->ns * d->nr, d->sums);
+  {
+    /* a grid-stride loop: as many blocks as the rays need, at most 256
+     * (more would only add zeros atomically) */
+    const size_t n = (size_t) d->ns * d->nr;
+    const unsigned blocks = (unsigned) (n < 256 * 256 ? (n + 255) / 256 : 256);
+    residual_sums<<<blocks, 256, 0, d->stream>>> (d->r, d->b, d->valid, n, d->sums);
+  }
   CK_LAUNCH ();
   return CTR_CUDA_OK;
 fail:

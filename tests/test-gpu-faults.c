@@ -21,6 +21,22 @@
  * Tolerances of the comparisons are those of test-gpu.c / test-gpu-fdk.c
  * (products 1e-5, solvers 1e-4 of the maximum, FDK 1e-3 relative L2 with
  * L1-Tran, 1e-2 with the texture).
+ *
+ * The problems are as small as the paths allow: the fault paths do not
+ * depend on size, the cost of the runs does (each run replays the emulated
+ * kernels up to its failing call; under ASan every CUDA thread is an
+ * instrumented fiber).  A fan beam of 16 views (D4: two orbits, so the
+ * loops over orbit subsets run more than once) × 6 columns × 2 rows, an
+ * 8² × 2 image, 2 iterations (a device failure after the first report must
+ * end in an error); FDK in 3 view batches, the last partial, and 3 slabs.
+ * The counting run records each call's call stack (ctr_emu_fault_site):
+ * the plain build finds the same 888 call stacks per entry point as on the
+ * fan problem of 24 views × 20 columns and a 12² image used before (894
+ * under ASan, whose sm_80 atomics take other paths), and every call fails
+ * in turn, so each call stack fails at least once; the output gives calls,
+ * call stacks and runs.  --sites-once fails only the first call at each
+ * call stack: a quick check, not CI's (it skips the second iteration's
+ * failures, the ones that must end in an error).
  */
 #include <math.h>
 #include <string.h>
@@ -54,6 +70,10 @@ typedef struct {
 } Fix;
 
 static Fix fx;
+
+/* The fan-beam problem: NV views of NC detector columns and NS rows, an
+ * NX × NX × NS image (D4: order 8, NV / 8 orbits; see the top). */
+enum { NV = 16, NC = 6, NS = 2, NX = 8, NP = NX * NX * NS, NR = NV * NC * NS };
 
 static double
 max_rel (const float *a, const float *b, gsize n)
@@ -96,39 +116,38 @@ check_close (double diff, double tol, const char *what, GError **error)
 static void
 setup (void)
 {
-  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_FAN, 24);
+  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_FAN, NV);
   g->shape = CTR_DETECTOR_CURVED;
-  g->n_cols = 20;
-  g->n_rows = 2;
+  g->n_cols = NC;
+  g->n_rows = NS;
   g->sod_mm = 250;
   g->sdd_mm = 450;
-  g->pitch_u = 2 * asin (40.0 / 250) / 20;
-  ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / 24);
+  g->pitch_u = 2 * asin (40.0 / 250) / NC;
+  ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / NV);
   fx.g = g;
-  fx.grid = ctr_grid_square (12, 50.0 / 12, 2, 1.0);
+  fx.grid = ctr_grid_square (NX, 50.0 / NX, NS, 1.0);
   fx.m = ctr_scsr_build (g, &fx.grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
   fx.a = ctr_sysmat_build (g, &fx.grid, CTR_RAY_MODEL_AREA, NULL, NULL);
   g_assert_cmpuint (ctr_scsr_order (fx.m), ==, 8);
-  const gsize np = 144 * 2, nr = 24 * 20 * 2;
-  fx.x = g_new (float, np);
-  fx.y = g_new (float, nr);
+  fx.x = g_new (float, NP);
+  fx.y = g_new (float, NR);
   GRand *r = g_rand_new_with_seed (5);
-  for (gsize i = 0; i < np; i++)
+  for (gsize i = 0; i < NP; i++)
     fx.x[i] = (float) g_rand_double_range (r, 0, 1);
-  for (gsize i = 0; i < nr; i++)
+  for (gsize i = 0; i < NR; i++)
     fx.y[i] = (float) g_rand_double_range (r, -1, 1);
   g_rand_free (r);
-  fx.ax_cpu = g_new (float, nr);
-  fx.aty_cpu = g_new (float, np);
-  ctr_scsr_apply (fx.m, fx.x, fx.ax_cpu, 2);
-  ctr_scsr_apply_adjoint (fx.m, fx.y, fx.aty_cpu, 2);
-  fx.p = ctr_projections_new (24, 2, 20, CTR_PROJ_LINE_INTEGRALS, NULL);
-  g_autofree float *ys = g_new (float, 24 * 20);
-  for (guint s = 0; s < 2; s++)
+  fx.ax_cpu = g_new (float, NR);
+  fx.aty_cpu = g_new (float, NP);
+  ctr_scsr_apply (fx.m, fx.x, fx.ax_cpu, NS);
+  ctr_scsr_apply_adjoint (fx.m, fx.y, fx.aty_cpu, NS);
+  fx.p = ctr_projections_new (NV, NS, NC, CTR_PROJ_LINE_INTEGRALS, NULL);
+  g_autofree float *ys = g_new (float, NV * NC);
+  for (guint s = 0; s < NS; s++)
     {
-      ctr_sysmat_apply (fx.a, fx.x + 144 * s, ys, 1);
-      for (guint v = 0; v < 24; v++)
-        memcpy (ctr_projections_view (fx.p, v) + (gsize) ctr_geometry_slice_row (g, s) * 20, ys + v * 20, 20 * sizeof (float));
+      ctr_sysmat_apply (fx.a, fx.x + NX * NX * s, ys, 1);
+      for (guint v = 0; v < NV; v++)
+        memcpy (ctr_projections_view (fx.p, v) + (gsize) ctr_geometry_slice_row (g, s) * NC, ys + v * NC, NC * sizeof (float));
     }
   for (int k = 0; k < 3; k++)
     {
@@ -174,44 +193,44 @@ e_device_query (GError **error)
 static gboolean
 e_scsr_apply (GError **error)
 {
-  g_autofree float *y = g_new (float, 24 * 20 * 2);
-  return ctr_cuda_scsr_apply (fx.m, fx.x, y, 2, error)
-         && check_close (max_rel (y, fx.ax_cpu, 24 * 20 * 2), 1e-5, "A x", error);
+  g_autofree float *y = g_new (float, NR);
+  return ctr_cuda_scsr_apply (fx.m, fx.x, y, NS, error)
+         && check_close (max_rel (y, fx.ax_cpu, NR), 1e-5, "A x", error);
 }
 
 static gboolean
 e_scsr_adjoint (GError **error)
 {
-  g_autofree float *x = g_new (float, 144 * 2);
-  return ctr_cuda_scsr_apply_adjoint (fx.m, fx.y, x, 2, error)
-         && check_close (max_rel (x, fx.aty_cpu, 144 * 2), 1e-5, "A'y", error);
+  g_autofree float *x = g_new (float, NP);
+  return ctr_cuda_scsr_apply_adjoint (fx.m, fx.y, x, NS, error)
+         && check_close (max_rel (x, fx.aty_cpu, NP), 1e-5, "A'y", error);
 }
 
 static gboolean
 e_scsr_blocked (GError **error)
 {
-  g_autofree float *y = g_new (float, 24 * 20 * 2);
-  g_autofree float *x = g_new (float, 144 * 2);
-  return ctr_cuda_scsr_apply_blocked (fx.m, fx.x, y, 2, error)
-         && check_close (max_rel (y, fx.ax_cpu, 24 * 20 * 2), 1e-5, "blocked A x", error)
-         && ctr_cuda_scsr_apply_adjoint_blocked (fx.m, fx.y, x, 2, error)
-         && check_close (max_rel (x, fx.aty_cpu, 144 * 2), 1e-5, "blocked A'y", error);
+  g_autofree float *y = g_new (float, NR);
+  g_autofree float *x = g_new (float, NP);
+  return ctr_cuda_scsr_apply_blocked (fx.m, fx.x, y, NS, error)
+         && check_close (max_rel (y, fx.ax_cpu, NR), 1e-5, "blocked A x", error)
+         && ctr_cuda_scsr_apply_adjoint_blocked (fx.m, fx.y, x, NS, error)
+         && check_close (max_rel (x, fx.aty_cpu, NP), 1e-5, "blocked A'y", error);
 }
 
 static gboolean
 e_csr_apply (GError **error)
 {
-  g_autofree float *y = g_new (float, 24 * 20 * 2);
-  return ctr_cuda_csr_apply (fx.a, fx.x, y, 2, error)
-         && check_close (max_rel (y, fx.ax_cpu, 24 * 20 * 2), 1e-5, "cuSPARSE A x", error);
+  g_autofree float *y = g_new (float, NR);
+  return ctr_cuda_csr_apply (fx.a, fx.x, y, NS, error)
+         && check_close (max_rel (y, fx.ax_cpu, NR), 1e-5, "cuSPARSE A x", error);
 }
 
 static gboolean
 e_csr_adjoint (GError **error)
 {
-  g_autofree float *x = g_new (float, 144 * 2);
-  return ctr_cuda_csr_apply_adjoint (fx.a, fx.y, x, 2, error)
-         && check_close (max_rel (x, fx.aty_cpu, 144 * 2), 1e-5, "cuSPARSE A'y", error);
+  g_autofree float *x = g_new (float, NP);
+  return ctr_cuda_csr_apply_adjoint (fx.a, fx.y, x, NS, error)
+         && check_close (max_rel (x, fx.aty_cpu, NP), 1e-5, "cuSPARSE A'y", error);
 }
 
 static void
@@ -241,7 +260,7 @@ plan_run (const char *backend, CtrMethod method, GError **error)
   for (const char *const *n = ctr_recon_plan_get_notes (plan); *n; n++)
     if (strstr (*n, "instead") || strstr (*n, "could not"))
       fx.note = g_strdup (*n);
-  return check_close (max_rel (v->data, fx.cpu[method - CTR_METHOD_PART]->data, 144 * 2), 1e-4,
+  return check_close (max_rel (v->data, fx.cpu[method - CTR_METHOD_PART]->data, NP), 1e-4,
                       "the plan's image", error);
 }
 
@@ -267,19 +286,19 @@ e_op_products (GError **error)
   if (op == NULL)
     return FALSE;
   g_autofree float *X = g_new (float, op->image_size), *Y = g_new0 (float, op->data_size);
-  g_autofree float *D = g_new (float, op->image_size), *x = g_new (float, 144 * 2);
-  g_autofree float *yr = g_new (float, 24 * 20 * 2);
+  g_autofree float *D = g_new (float, op->image_size), *x = g_new (float, NP);
+  g_autofree float *yr = g_new (float, NR);
   op->klass->image_to_native (op, fx.x, X);
   if (!op->klass->forward (op, CTR_SUBSET_ALL, X, Y, error))
     return FALSE;
-  ctr_scsr_lanes_to_rays (fx.m, Y, yr, 2);
-  if (!check_close (max_rel (yr, fx.ax_cpu, 24 * 20 * 2), 1e-5, "operator forward", error))
+  ctr_scsr_lanes_to_rays (fx.m, Y, yr, NS);
+  if (!check_close (max_rel (yr, fx.ax_cpu, NR), 1e-5, "operator forward", error))
     return FALSE;
-  ctr_scsr_rays_to_lanes (fx.m, fx.y, Y, 2);
+  ctr_scsr_rays_to_lanes (fx.m, fx.y, Y, NS);
   if (!op->klass->adjoint (op, CTR_SUBSET_ALL, Y, D, error))
     return FALSE;
   op->klass->image_from_native (op, D, x);
-  return check_close (max_rel (x, fx.aty_cpu, 144 * 2), 1e-5, "operator adjoint", error);
+  return check_close (max_rel (x, fx.aty_cpu, NP), 1e-5, "operator adjoint", error);
 }
 
 static gboolean
@@ -354,7 +373,26 @@ is_capture_call (const char *call)
          || strcmp (call, "cudaGraphInstantiate") == 0;
 }
 
-static guint total_runs, total_errors, total_fallbacks, total_recovered;
+/* The calls of the last counting run (1 … @n) by call stack (recorded since
+ * ctr_emu_fault_record_sites (1), which this ends): @first[i] is TRUE for
+ * the first call at its stack.  Returns the number of call stacks. */
+static guint
+call_sites (unsigned long long n, gboolean *first)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  for (unsigned long long i = 1; i <= n; i++)
+    {
+      gint64 *h = g_new (gint64, 1);
+      *h = (gint64) ctr_emu_fault_site (i);
+      g_assert_cmpint (*h, !=, 0);
+      first[i] = g_hash_table_add (seen, h);
+    }
+  ctr_emu_fault_record_sites (0);
+  return g_hash_table_size (seen);
+}
+
+static gboolean sites_once;   /* --sites-once: fail only the first call at each call stack */
+static guint total_calls, total_sites, total_runs, total_errors, total_fallbacks, total_recovered;
 
 static void
 test_entry (gconstpointer data)
@@ -362,6 +400,7 @@ test_entry (gconstpointer data)
   const Entry *en = data;
   CtrEmuLive before, after;
   ctr_emu_live (&before);
+  ctr_emu_fault_record_sites (1);
   ctr_emu_fault_arm (0);
   g_autoptr (GError) e0 = NULL;
   g_clear_pointer (&fx.note, g_free);
@@ -369,9 +408,14 @@ test_entry (gconstpointer data)
   g_assert_no_error (e0);
   const unsigned long long n = ctr_emu_fault_calls ();
   g_assert_cmpuint (n, >, 0);
-  guint errors = 0, fallbacks = 0, recovered = 0;
+  g_autofree gboolean *first = g_new0 (gboolean, n + 1);
+  const guint n_sites = call_sites (n, first);
+  guint errors = 0, fallbacks = 0, recovered = 0, runs = 0;
   for (unsigned long long i = 1; i <= n; i++)
     {
+      if (sites_once && !first[i])
+        continue;
+      runs++;
       g_clear_pointer (&fx.note, g_free);
       ctr_emu_live (&before);
       ctr_emu_fault_arm (i);
@@ -414,9 +458,11 @@ test_entry (gconstpointer data)
           g_test_message ("%s: recovered on the device after call %llu (%s) failed", en->name, i, call);
         }
     }
-  g_test_message ("%s: %llu failable calls, each failed in turn: %u errors, %u CPU fall-backs, %u recovered on the device",
-                  en->name, n, errors, fallbacks, recovered);
-  total_runs += n;
+  g_test_message ("%s: %llu failable calls at %u call stacks, %u failed in turn: %u errors, %u CPU fall-backs, %u recovered on the device",
+                  en->name, n, n_sites, runs, errors, fallbacks, recovered);
+  total_calls += n;
+  total_sites += n_sites;
+  total_runs += runs;
   total_errors += errors;
   total_fallbacks += fallbacks;
   total_recovered += recovered;
@@ -437,7 +483,7 @@ test_set_blocked (void)
   ctr_scsr_arrays (fx.m, &seg, &el);
   CtrCudaScsrDesc d = {
     .K = ctr_scsr_order (fx.m), .n_parts = ctr_scsr_n_parts (fx.m), .n_orbits = ctr_scsr_n_orbits (fx.m),
-    .n_cols = ctr_scsr_n_cols (fx.m), .n_reps = sy->n_reps, .ns = 2, .nnz = ctr_scsr_nnz (fx.m),
+    .n_cols = ctr_scsr_n_cols (fx.m), .n_reps = sy->n_reps, .ns = NS, .nnz = ctr_scsr_nnz (fx.m),
     .seg_ptr = (const int64_t *) seg, .elems = el, .compose = &sy->group.compose[0][0],
     .rep_pixel = sy->rep_pixel, .rep_stabilised = sy->rep_stabilised, .with_scale = 0,
   };
@@ -453,12 +499,19 @@ test_set_blocked (void)
   g_assert_cmpint (ctr_cuda_scsr_create (&d, &s, err), ==, CTR_CUDA_OK);
   CtrEmuLive before, after;
   ctr_emu_live (&before);
+  ctr_emu_fault_record_sites (1);
   ctr_emu_fault_arm (0);
   g_assert_cmpint (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err), ==, CTR_CUDA_OK);
   const unsigned long long n = ctr_emu_fault_calls ();
   ctr_cuda_scsr_destroy (s);
+  g_autofree gboolean *first = g_new0 (gboolean, n + 1);
+  const guint n_sites = call_sites (n, first);
+  guint runs = 0;
   for (unsigned long long i = 1; i <= n; i++)
     {
+      if (sites_once && !first[i])
+        continue;
+      runs++;
       g_assert_cmpint (ctr_cuda_scsr_create (&d, &s, err), ==, CTR_CUDA_OK);
       ctr_emu_live (&before);
       ctr_emu_fault_arm (i);
@@ -469,32 +522,38 @@ test_set_blocked (void)
       char diff[256];
       g_assert_cmpint (ctr_emu_live_diff (&before, &after, diff, sizeof diff), ==, 0);
       g_assert_cmpint (ctr_cuda_scsr_use_blocked (s, 1, err), ==, CTR_CUDA_INVALID);
-      g_autofree float *ax = g_new (float, ctr_scsr_lane_size (fx.m, 2));
+      g_autofree float *ax = g_new (float, ctr_scsr_lane_size (fx.m, NS));
       g_assert_cmpint (ctr_cuda_scsr_forward (s, ax, err), ==, CTR_CUDA_OK);
       /* and a second upload works */
       g_assert_cmpint (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err), ==, CTR_CUDA_OK);
       g_assert_cmpint (ctr_cuda_scsr_use_blocked (s, 1, err), ==, CTR_CUDA_OK);
       ctr_cuda_scsr_destroy (s);
     }
-  g_test_message ("ctr_cuda_scsr_set_blocked: %llu failable calls, each failed in turn: no layout left, nothing leaked", n);
-  total_runs += n;
-  total_errors += n;
+  g_test_message ("ctr_cuda_scsr_set_blocked: %llu failable calls at %u call stacks, %u failed in turn: no layout left, "
+                  "nothing leaked", n, n_sites, runs);
+  total_calls += n;
+  total_sites += n_sites;
+  total_runs += runs;
+  total_errors += runs;
 }
 
 static void
 test_total (void)
 {
-  g_test_message ("fault injection: %u runs over %u entry points + set_blocked (%u errors, %u CPU fall-backs, %u recovered)",
-                  total_runs, (guint) G_N_ELEMENTS (entries), total_errors, total_fallbacks, total_recovered);
   g_assert_cmpuint (total_runs, >, 0);
-  g_print ("# fault injection: %u failing calls over %u entry points and set_blocked: %u errors, %u CPU fall-backs, %u recovered\n",
-           total_runs, (guint) G_N_ELEMENTS (entries), total_errors, total_fallbacks, total_recovered);
+  g_print ("# fault injection over %u entry points and set_blocked: %u failable calls at %u call stacks; %u failed "
+           "in turn (%s): %u errors, %u CPU fall-backs, %u recovered\n",
+           (guint) G_N_ELEMENTS (entries), total_calls, total_sites, total_runs,
+           sites_once ? "the first call at each call stack" : "every call", total_errors, total_fallbacks,
+           total_recovered);
 }
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  for (int i = 1; i < argc; i++)
+    sites_once |= strcmp (argv[i], "--sites-once") == 0;
   g_autoptr (GError) e = NULL;
   if (!ctr_cuda_probe (NULL, &e))
     g_error ("the emulated device must answer: %s", e->message);

@@ -565,6 +565,8 @@ ctr_geometry_panel_class_init (CtrGeometryPanelClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
+static void on_import_clicked (CtrGeometryPanel *self);
+
 static void
 ctr_geometry_panel_init (CtrGeometryPanel *self)
 {
@@ -619,5 +621,98 @@ ctr_geometry_panel_init (CtrGeometryPanel *self)
   g_signal_connect_swapped (self->shape_row, "notify::selected", G_CALLBACK (on_shape_changed), self);
   g_signal_connect (self->view_adjustment, "value-changed", G_CALLBACK (on_view_changed), self);
   g_signal_connect_swapped (self->reset_button, "clicked", G_CALLBACK (ctr_geometry_panel_revert), self);
+  {
+    /* ASTRA and RTK geometries (core/io/ctr-geometry-import.h) */
+    GtkWidget *import = gtk_button_new_with_mnemonic ("_Import…");
+    gtk_widget_set_tooltip_text (import, "Take the geometry from an ASTRA proj_geom (JSON) or an RTK geometry (XML)");
+    gtk_widget_add_css_class (import, "flat");
+    gtk_widget_set_name (import, "import_geometry_button");
+    adw_preferences_group_set_header_suffix (self->detector_group, import);
+    g_signal_connect_swapped (import, "clicked", G_CALLBACK (on_import_clicked), self);
+  }
   gtk_widget_set_sensitive (GTK_WIDGET (self->paned), FALSE);
+}
+
+/* ---- import from ASTRA / RTK (issue 17) ---------------------------------- */
+
+gboolean
+ctr_geometry_panel_import (CtrGeometryPanel *self, const char *path, GError **error)
+{
+  g_return_val_if_fail (CTR_IS_GEOMETRY_PANEL (self) && path != NULL, FALSE);
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  g_autoptr (GError) io = NULL;
+  if (!g_file_get_contents (path, &text, &length, &io))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s", io->message);
+      return FALSE;
+    }
+  g_autoptr (CtrGeometry) g = NULL;
+  if (g_str_has_suffix (path, ".xml"))
+    {
+      /* RTK's XML has no detector size: the data's, and the pitches shown */
+      double pu = 0, pv = 0;
+      if (!parse_field (self, F_PITCH_U, &pu) || !parse_field (self, F_PITCH_V, &pv) || !(pu > 0) || !(pv > 0))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                       "An RTK geometry does not hold the detector's pitch: enter the column and row pitch first");
+          return FALSE;
+        }
+      double cols = self->data_cols, rows = self->data_rows;
+      if (self->data_views == 0 && (!parse_field (self, F_COLS, &cols) || !parse_field (self, F_ROWS, &rows)))
+        cols = rows = 0;
+      const CtrRtkDetector det = { (guint) cols, (guint) rows, pu, pv, NAN, NAN };
+      g = ctr_geometry_import_rtk (text, (gssize) length, &det, error);
+    }
+  else
+    g = ctr_geometry_import_astra (text, (gssize) length, error);
+  if (g == NULL)
+    return FALSE;
+  if (self->data_views > 0
+      && (g->n_views != self->data_views || g->n_rows != self->data_rows || g->n_cols != self->data_cols))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "The imported geometry has %u views × %u rows × %u columns but the projections %u × %u × %u",
+                   g->n_views, g->n_rows, g->n_cols, self->data_views, self->data_rows, self->data_cols);
+      return FALSE;
+    }
+  g_clear_pointer (&self->original, ctr_geometry_free);
+  self->original = g_steal_pointer (&g);
+  self->original_grid = ctr_grid_default (self->original, 0, 0);
+  fill_fields (self);
+  return TRUE;
+}
+
+static void
+on_import_response (GtkNativeDialog *native, int response, CtrGeometryPanel *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+      g_autoptr (GError) error = NULL;
+      if (path != NULL && !ctr_geometry_panel_import (self, path, &error))
+        {
+          g_autofree char *msg = g_strdup_printf ("Could not import %s: %s", path, error->message);
+          gtk_label_set_label (self->status_label, msg);
+          gtk_widget_set_visible (GTK_WIDGET (self->status_label), TRUE);
+        }
+    }
+  g_object_unref (native);
+}
+
+static void
+on_import_clicked (CtrGeometryPanel *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkFileChooserNative *native = gtk_file_chooser_native_new ("Import Geometry", GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                                              GTK_FILE_CHOOSER_ACTION_OPEN, "_Import", "_Cancel");
+  GtkFileFilter *f = gtk_file_filter_new ();
+  gtk_file_filter_set_name (f, "ASTRA (proj_geom as JSON) or RTK (geometry XML)");
+  gtk_file_filter_add_pattern (f, "*.json");
+  gtk_file_filter_add_pattern (f, "*.xml");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), f);
+  g_object_unref (f);
+  g_signal_connect (native, "response", G_CALLBACK (on_import_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
 }

@@ -194,13 +194,8 @@ ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
     return NULL;
   /* Per-view vectors: FBP runs on their circular description, or refuses. */
   g_autoptr (CtrGeometry) circular = NULL;
-  if (ctr_geometry_has_vectors (g))
-    {
-      circular = ctr_geometry_circular_from_vectors (g, NULL, error);
-      if (circular == NULL)
-        return NULL;
-      g = circular;
-    }
+  if ((g = ctr_geometry_as_circular (g, &circular, error)) == NULL)
+    return NULL;
   if (g->beam != CTR_BEAM_PARALLEL && g->beam != CTR_BEAM_FAN)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,

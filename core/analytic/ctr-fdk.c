@@ -16,13 +16,8 @@ ctr_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
     return NULL;
   /* Per-view vectors: FDK runs on their circular description, or refuses. */
   g_autoptr (CtrGeometry) circular = NULL;
-  if (ctr_geometry_has_vectors (g))
-    {
-      circular = ctr_geometry_circular_from_vectors (g, NULL, error);
-      if (circular == NULL)
-        return NULL;
-      g = circular;
-    }
+  if ((g = ctr_geometry_as_circular (g, &circular, error)) == NULL)
+    return NULL;
   g_autoptr (CtrProjections) q = ctr_fdk_filter (g, p, window, cutoff, cancellable, error);
   if (q == NULL)
     return NULL;

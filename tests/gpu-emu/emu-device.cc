@@ -3,6 +3,7 @@
  * device queries, and the ctr-emu.h calls of the tests. */
 #include "emu-internal.h"
 
+#include <execinfo.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,26 @@ print_summary ()
 /* Fault injection state (under the API lock). */
 static unsigned long long fault_calls, fault_at;
 static const char *fault_name;
+static bool fault_record;
+static std::vector<uint64_t> fault_sites;   /* the call stack of each call since the arm */
+
+/* A failable call's place in the program: a hash of its call stack (the
+ * return addresses, as glibc's backtrace() finds them).  Two calls made in
+ * turn by the same loop share it; the same call reached from two places
+ * does not. */
+static uint64_t
+call_stack_hash ()
+{
+  void *frames[64];
+  const int n = backtrace (frames, 64);
+  uint64_t h = 1469598103934665603ull;   /* FNV-1a over the addresses */
+  for (int i = 0; i < n; i++)
+    {
+      h ^= (uint64_t) (uintptr_t) frames[i];
+      h *= 1099511628211ull;
+    }
+  return h;
+}
 
 void
 init ()
@@ -103,6 +124,8 @@ bool
 fault (const char *call)
 {
   fault_calls++;
+  if (fault_record)
+    fault_sites.push_back (call_stack_hash ());
   if (fault_at != 0 && fault_calls == fault_at)
     {
       fault_at = 0;
@@ -308,6 +331,22 @@ ctr_emu_fault_arm (unsigned long long nth)
   fault_calls = 0;
   fault_at = nth;
   fault_name = nullptr;
+  fault_sites.clear ();
+}
+
+extern "C" void
+ctr_emu_fault_record_sites (int on)
+{
+  EMU_API;
+  fault_record = on != 0;
+  fault_sites.clear ();
+}
+
+extern "C" unsigned long long
+ctr_emu_fault_site (unsigned long long i)
+{
+  EMU_API;
+  return i >= 1 && i <= fault_sites.size () ? fault_sites[i - 1] : 0;
 }
 
 extern "C" unsigned long long

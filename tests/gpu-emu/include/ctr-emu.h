@@ -42,6 +42,13 @@ int ctr_emu_live_diff (const CtrEmuLive *before, const CtrEmuLive *after, char *
 void ctr_emu_fault_arm (unsigned long long nth);   /* 1-based from now; 0 disarms */
 unsigned long long ctr_emu_fault_calls (void);     /* failable calls since the last arm */
 const char *ctr_emu_fault_fired (void);            /* the call that failed, or NULL */
+/* Where the calls are made: on, every failable call from the next arm on
+ * records a hash of its call stack (the return addresses: one per place in
+ * the program and path to it; the calls of a loop share one), and
+ * ctr_emu_fault_site (i) gives the i-th call's (1-based; 0: not recorded).
+ * Slow (an unwind per call): for counting runs. */
+void ctr_emu_fault_record_sites (int on);
+unsigned long long ctr_emu_fault_site (unsigned long long i);
 
 /* Device memory of the model (0: the default); the peak of live device
  * bytes (cudaMalloc, arrays, cuFFT work areas) since the last reset. */
