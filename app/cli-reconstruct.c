@@ -140,19 +140,46 @@ load_reference_tiff (const char *path, const CtrGrid *grid, GError **error)
   return v;
 }
 
+/* A helical scan's pages: in increasing table coordinate, each page's
+ * position in its description. */
+static gboolean
+write_helical_tiff (const char *output, const CtrVolume *v, const CtrGeometry *g, GError **error)
+{
+  const guint nz = v->grid.nz;
+  g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  for (guint p = 0; p < nz; p++)
+    {
+      const double z = ctr_grid_z (&v->grid, g->table_reversed ? nz - 1 - p : p);
+      char b1[G_ASCII_DTOSTR_BUF_SIZE], b2[G_ASCII_DTOSTR_BUF_SIZE];
+      g_ascii_formatd (b1, sizeof b1, "%.4f", ctr_geometry_table_mm (g, z));
+      g_ascii_formatd (b2, sizeof b2, "%.4f", z);
+      g_ptr_array_add (texts, g_strdup_printf ("table_mm=%s\nz_mm=%s\n", b1, b2));
+    }
+  g_ptr_array_add (texts, NULL);
+  return ctr_tiff_write_volume_pages (output, v, g->table_reversed, (const char *const *) texts->pdata, error);
+}
+
 /* --format tiff: a float32 TIFF stack; dicom: a CT series in the folder @output,
  * its DerivationDescription naming the method and its parameters. */
 static gboolean
 write_output (const char *output, const char *format, const CtrVolume *v, const CtrReconOptions *o,
-              const char *name, GError **error)
+              const char *name, const CtrGeometry *g, GError **error)
 {
+  const gboolean helical = g->source_z_mm != NULL;
+  if ((format == NULL || g_str_equal (format, "tiff")) && helical)
+    return write_helical_tiff (output, v, g, error);
   if (format == NULL || g_str_equal (format, "tiff"))
     return ctr_tiff_write_volume (output, v, error);
-  g_autofree char *derivation = ctr_method_is_iterative (o->method)
+  g_autofree char *method = ctr_method_is_iterative (o->method)
     ? g_strdup_printf ("%s, %u iterations, relaxation %g, %s", ctr_method_label (o->method), o->iterations,
                        o->relaxation, o->nonnegative ? "non-negative" : "signed")
     : g_strdup_printf ("%s, %s window, cut-off %g", ctr_method_label (o->method), ctr_filter_window_name (o->window),
                        o->cutoff);
+  g_autofree char *derivation = ctr_helix_applies (g)
+    ? g_strdup_printf ("%s; %s", method, o->rebin == CTR_REBIN_NONE ? "helical cone-beam projector"
+                                                                    : o->rebin == CTR_REBIN_180LI ? "180LI rebinning"
+                                                                                                  : "360LI rebinning")
+    : g_strdup (method);
   if (v->unit != NULL && strstr (v->unit, "pixel") != NULL)
     fprintf (stderr, "ctrecon-cli: warning: the image is in %s (the dataset's pixel size is unknown); "
              "its HU assume 1/mm with mu_water %g\n", v->unit, CTR_MU_WATER_PER_MM);
@@ -161,6 +188,8 @@ write_output (const char *output, const char *format, const CtrVolume *v, const 
   ctr_dicom_export_options_init (&eo);
   eo.derivation = derivation;
   eo.series_description = description;
+  eo.table_coordinate = helical;
+  eo.table_reversed = g->table_reversed;
   return ctr_dicom_export_series (v, output, &eo, error);
 }
 
@@ -181,7 +210,8 @@ run_job (Job *job, const char *output, const char *format, const char *metrics)
     status = ctr_cli_mpi_running () ? 0 : ctr_cli_fail (NULL);  /* under mpirun: a rank other than 0 */
   else
     {
-      if (!write_output (output, format, job->result, &job->options, job->dataset->name, &error))
+      if (!write_output (output, format, job->result, &job->options, job->dataset->name, job->dataset->geometry,
+                         &error))
         status = ctr_cli_fail (error);
       else if (metrics != NULL && !g_file_set_contents (metrics, job->csv->str, -1, &error))
         status = ctr_cli_fail (error);
@@ -250,11 +280,85 @@ parse_dims (const char *text, const char *option, gboolean integers, double out[
   return TRUE;
 }
 
+/* "FIRST:LAST:STEP" (mm). */
+static gboolean
+parse_z_range (const char *text, double out[3])
+{
+  g_auto (GStrv) parts = g_strsplit (text, ":", -1);
+  gboolean ok = g_strv_length (parts) == 3;
+  for (guint i = 0; ok && i < 3; i++)
+    {
+      char *end = NULL;
+      out[i] = g_ascii_strtod (parts[i], &end);
+      ok = end != parts[i] && *end == '\0' && isfinite (out[i]);
+    }
+  ok = ok && out[2] > 0 && out[1] >= out[0];
+  if (!ok)
+    fprintf (stderr, "ctrecon-cli reconstruct: --z-range takes FIRST:LAST:STEP in mm with FIRST <= LAST and "
+             "STEP > 0, got '%s'\n", text);
+  return ok;
+}
+
+/* The slices of a helical scan: --z-range, else the reference's slices, else
+ * the fully sampled range of the rebinning at the nominal slice width (table
+ * positions on multiples of it). */
+static gboolean
+helical_grid (const CtrDataset *d, const CtrReconOptions *o, const double *range, guint size, double pixel_mm,
+              gboolean use_reference, CtrGrid *grid, GError **error)
+{
+  const CtrGeometry *g = d->geometry;
+  if (range != NULL)
+    return ctr_helix_grid (g, size, pixel_mm, range[0], range[1], range[2], grid, error);
+  if (use_reference)
+    {
+      *grid = ctr_dataset_default_grid (d);
+      return TRUE;
+    }
+  if (g->source_z_mm == NULL)   /* an axial multi-row scan: its rows' slices */
+    {
+      *grid = ctr_grid_default (g, size, pixel_mm);
+      return TRUE;
+    }
+  double lo, hi;
+  if (!ctr_helix_z_coverage (g, o->rebin == CTR_REBIN_180LI, &lo, &hi))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "the scan samples no z range fully (less than a rotation?); give the slices with --z-range");
+      return FALSE;
+    }
+  const double w = ctr_geometry_slice_width_mm (g);
+  const double t0 = MIN (ctr_geometry_table_mm (g, lo), ctr_geometry_table_mm (g, hi));
+  const double t1 = MAX (ctr_geometry_table_mm (g, lo), ctr_geometry_table_mm (g, hi));
+  double first = ceil (t0 / w - 1e-9) * w, last = floor (t1 / w + 1e-9) * w;
+  if (last < first)
+    first = last = 0.5 * (t0 + t1);
+  return ctr_helix_grid (g, size, pixel_mm, first, last, w, grid, error);
+}
+
+/* Whether every slice of @grid lies within the reference's slices (half a
+ * slice of slack): outside them the resampled reference is 0, and metrics
+ * against it would be meaningless. */
+static gboolean
+reference_covers (const CtrVolume *ref, const CtrGrid *grid)
+{
+  const double lo = MIN (ctr_grid_z (&ref->grid, 0), ctr_grid_z (&ref->grid, ref->grid.nz - 1));
+  const double hi = MAX (ctr_grid_z (&ref->grid, 0), ctr_grid_z (&ref->grid, ref->grid.nz - 1));
+  const double slack = 0.5 * fabs (ref->grid.dz) + 1e-6;
+  for (guint k = 0; k < grid->nz; k++)
+    {
+      const double z = ctr_grid_z (grid, k);
+      if (z < lo - slack || z > hi + slack)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 int
 ctr_cli_reconstruct (int argc, char **argv)
 {
   g_autofree char *method = NULL, *output = NULL, *reference = NULL, *metrics = NULL;
-  g_autofree char *format = NULL, *variant = NULL, *backend = NULL;
+  g_autofree char *format = NULL, *variant = NULL, *backend = NULL, *z_range = NULL, *rebin = NULL;
+  double range[3] = { 0, 0, 0 };
   int size = 0;
   g_autofree char *size_str = NULL, *voxel_str = NULL;
   double dims_n[3] = { 0, 0, 0 }, dims_d[3] = { 0, 0, 0 };
@@ -273,12 +377,14 @@ ctr_cli_reconstruct (int argc, char **argv)
     { "variant", 0, 0, G_OPTION_ARG_STRING, &variant, "load this entry of the dataset's \"variants\" (e.g. noiseless)", "NAME" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "where the method runs: best (default: cuda when a device answers, else cpu), cpu, cuda or cusparse (cuSPARSE baseline, part only)", "B" },
     { "allow-negative", 0, 0, G_OPTION_ARG_NONE, &allow_negative, "do not clip the image at 0 (--nonnegative no)", NULL },
+    { "z-range", 0, 0, G_OPTION_ARG_STRING, &z_range, "helical scans: slices at FIRST, FIRST+STEP, … up to LAST, mm in the scan's own table coordinate (DICOM-CT-PD: DetectorFocalCenterAxialPosition); default: the dataset reference's slices, else the fully sampled range at the nominal slice width", "FIRST:LAST:STEP" },
+    { "rebin", 0, 0, G_OPTION_ARG_STRING, &rebin, "helical scans: 180li (default: direct and conjugate rays), 360li (direct rays), or none (the cone-beam projector on the slab; sart, sirt, cgls, pwls, asd-pocs)", "MODE" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "tiff (default: float32 stack) or dicom (a CT image series in HU, one file per slice, in the folder --output)", "F" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "output image, float32 TIFF (pages = slices from the lowest z)", "OUT.tif" },
     { NULL }
   };
   g_autoptr (CtrCliParams) params = ctr_cli_params_new (NULL);
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("GEOMETRY.json|DICOM — reconstruct a dataset (a geometry.json, or a DICOM file or folder)");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("GEOMETRY.json|DICOM — reconstruct a dataset (a geometry.json, or a DICOM file or folder: a DICOM-CT-PD series, axial or helical)");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_main_entries (ctx, ctr_cli_params_entries (params), NULL);
   g_option_context_set_description (ctx,
@@ -337,6 +443,10 @@ ctr_cli_reconstruct (int argc, char **argv)
       fprintf (stderr, "ctrecon-cli reconstruct: --pixel-size must be positive\n");
       return 2;
     }
+  if (rebin != NULL && !ctr_rebin_mode_from_name (rebin, &job.options.rebin, &error))
+    return ctr_cli_fail (error);
+  if (z_range != NULL && !parse_z_range (z_range, range))
+    return 2;
   if (!ctr_recon_options_validate (&job.options, &error))
     return ctr_cli_fail (error);
 
@@ -387,8 +497,21 @@ ctr_cli_reconstruct (int argc, char **argv)
       }
   }
   const CtrGeometry *g = job.dataset->geometry;
-  if (method == NULL && g->beam == CTR_BEAM_CONE)  /* FDK is the analytic method for cone beam */
+  const gboolean helical = ctr_helix_applies (g);
+  if (method == NULL && g->beam == CTR_BEAM_CONE && !helical)  /* FDK is the analytic method for cone beam */
     job.options.method = m = CTR_METHOD_FDK;
+  if ((z_range != NULL || rebin != NULL) && !helical)
+    {
+      error = g_error_new (G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: --z-range and --rebin are for "
+                           "helical (and curved multi-row) cone-beam scans; %s is not one", argv[1]);
+      return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
+    }
+  if (helical && (n_dims_n == 3 || n_dims_d == 3))
+    {
+      error = g_error_new_literal (G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: a helical scan's slices "
+                                   "come from --z-range; give --size N and --pixel-size MM for the image");
+      return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
+    }
   {
     g_autofree char *desc = ctr_geometry_describe (g);
     fprintf (stderr, "%s: %s\n", job.dataset->name, desc);
@@ -396,7 +519,28 @@ ctr_cli_reconstruct (int argc, char **argv)
 
   /* Grid: explicit options win; else the reference's grid; else the field of view. */
   const CtrVolume *dref = no_reference ? NULL : job.dataset->reference;
-  if (size == 0 && pixel_size == 0 && n_dims_d == 0 && dref != NULL)
+  if (helical)
+    {
+      /* The reference's slices unless the image differs from it in-plane. */
+      const gboolean ref_plane = dref != NULL && n_dims_d == 0 && (size == 0 || (guint) size == dref->grid.nx)
+        && (pixel_size == 0 || fabs (pixel_size - dref->grid.dx) <= 1e-6 * dref->grid.dx);
+      if (!helical_grid (job.dataset, &job.options, z_range ? range : NULL, (guint) size,
+                         pixel_size > 0 ? pixel_size : dims_d[0], ref_plane, &job.grid, &error))
+        return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
+      if (dref != NULL && reference == NULL && !reference_covers (dref, &job.grid))
+        {
+          fprintf (stderr, "the dataset's reference (z %.2f … %.2f mm) does not hold every slice: no metrics "
+                   "against it\n", ctr_grid_z (&dref->grid, 0), ctr_grid_z (&dref->grid, dref->grid.nz - 1));
+          dref = NULL;
+        }
+      const double ta = ctr_geometry_table_mm (g, ctr_grid_z (&job.grid, 0));
+      const double tb = ctr_geometry_table_mm (g, ctr_grid_z (&job.grid, job.grid.nz - 1));
+      fprintf (stderr, "%u slice%s at table %.3f … %.3f mm, step %.4g mm, %s\n", job.grid.nz,
+               job.grid.nz == 1 ? "" : "s", MIN (ta, tb), MAX (ta, tb), job.grid.dz,
+               job.options.rebin == CTR_REBIN_NONE ? "no rebinning (helical cone-beam projector)"
+                                                   : ctr_rebin_mode_name (job.options.rebin));
+    }
+  else if (size == 0 && pixel_size == 0 && n_dims_d == 0 && dref != NULL)
     job.grid = ctr_dataset_default_grid (job.dataset);
   else
     job.grid = ctr_grid_default (g, (guint) size, pixel_size > 0 ? pixel_size : dims_d[0]);

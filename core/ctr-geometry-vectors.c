@@ -127,12 +127,16 @@ ctr_geometry_view_vectors (const CtrGeometry *g, guint view, double out[12])
   const gboolean curved = !parallel && g->shape == CTR_DETECTOR_CURVED;
   const double pu = curved ? g->pitch_u * g->sdd_mm : g->pitch_u;
   const double ou = curved ? g->offset_u * g->sdd_mm : g->offset_u;
-  out[0] = r * sb;
-  out[1] = -r * cb;
-  out[2] = 0.0;
-  out[3] = out[0] - sdd * sb + ou * cb;
-  out[4] = out[1] + sdd * cb + ou * sb;
-  out[5] = g->offset_v_mm;
+  /* The detector is centred on the focal centre F (a helix moves it along
+   * z); the source is F, or F moved by a flying focal spot. */
+  const double fz = parallel ? 0.0 : ctr_geometry_source_z (g, view);
+  out[3] = r * sb - sdd * sb + ou * cb;
+  out[4] = -r * cb + sdd * cb + ou * sb;
+  out[5] = fz + g->offset_v_mm;
+  if (parallel)
+    out[0] = out[1] = out[2] = 0.0;
+  else
+    ctr_geometry_source (g, view, out);
   out[6] = pu * cb;
   out[7] = pu * sb;
   out[8] = 0.0;
@@ -264,5 +268,8 @@ ctr_geometry_select_views (const CtrGeometry *g, guint first, guint count)
   s->n_views = count;
   s->angles = g_memdup2 (g->angles + first, count * sizeof (double));
   s->vectors = g->vectors ? g_memdup2 (g->vectors + (gsize) first * VL, (gsize) count * VL * sizeof (double)) : NULL;
+  s->source_z_mm = g->source_z_mm ? g_memdup2 (g->source_z_mm + first, count * sizeof (double)) : NULL;
+  s->focal_shift = g->focal_shift ? g_memdup2 (g->focal_shift + (gsize) 3 * first, (gsize) 3 * count * sizeof (double))
+                                  : NULL;
   return s;
 }

@@ -67,7 +67,8 @@ gboolean ctr_geometry_has_vectors (const CtrGeometry *g);
  * ctr_geometry_view_vectors:
  * @out: (out caller-allocates) (array fixed-size=12): view @view's vectors:
  *   the stored ones, or those of the circular flat geometry @g (exact,
- *   see above).  A curved detector has none: @out is then the vectors of
+ *   see above; a helical source z moves the source and the detector centre,
+ *   a flying focal spot the source alone).  A curved detector has none: @out is then the vectors of
  *   the flat detector tangent at the central column (FALSE returned).
  * Returns: TRUE when @out describes @g's rays exactly.
  */
@@ -106,8 +107,8 @@ const CtrGeometry *ctr_geometry_as_circular (const CtrGeometry *g, CtrGeometry *
 
 /**
  * ctr_geometry_select_views:
- * Views @first .. @first+@count−1 of @g as a geometry of their own (angles
- * and vectors; everything else copied).  @first + @count <= n_views.
+ * Views @first .. @first+@count−1 of @g as a geometry of their own (angles,
+ * vectors, source z and focal-spot shifts; everything else copied).  @first + @count <= n_views.
  * (transfer full)
  */
 CtrGeometry *ctr_geometry_select_views (const CtrGeometry *g, guint first, guint count);

@@ -44,6 +44,8 @@ ctr_geometry_copy (const CtrGeometry *g)
   g_return_val_if_fail (g != NULL, NULL);
   CtrGeometry *c = g_memdup2 (g, sizeof *g);
   c->angles = g_memdup2 (g->angles, sizeof (double) * MAX (g->n_views, 1));
+  c->source_z_mm = g->source_z_mm ? g_memdup2 (g->source_z_mm, sizeof (double) * g->n_views) : NULL;
+  c->focal_shift = g->focal_shift ? g_memdup2 (g->focal_shift, sizeof (double) * 3 * g->n_views) : NULL;
   if (g->vectors != NULL)
     c->vectors = g_memdup2 (g->vectors, sizeof (double) * CTR_GEOMETRY_VECTOR_LEN * g->n_views);
   return c;
@@ -55,6 +57,8 @@ ctr_geometry_free (CtrGeometry *g)
   if (g == NULL)
     return;
   g_free (g->angles);
+  g_free (g->source_z_mm);
+  g_free (g->focal_shift);
   g_free (g->vectors);
   g_free (g);
 }
@@ -64,6 +68,31 @@ ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double step_r
 {
   for (guint k = 0; k < g->n_views; k++)
     g->angles[k] = start_rad + k * step_rad;
+}
+
+void
+ctr_geometry_set_source_z (CtrGeometry *g, double start_mm, double step_mm)
+{
+  g_return_if_fail (g != NULL);
+  if (g->source_z_mm == NULL)
+    g->source_z_mm = g_new (double, MAX (g->n_views, 1));
+  for (guint k = 0; k < g->n_views; k++)
+    g->source_z_mm[k] = start_mm + k * step_mm;
+}
+
+void
+ctr_geometry_copy_motion (CtrGeometry *dst, const CtrGeometry *src)
+{
+  g_return_if_fail (dst != NULL && src != NULL);
+  g_clear_pointer (&dst->source_z_mm, g_free);
+  g_clear_pointer (&dst->focal_shift, g_free);
+  dst->table_reversed = src->table_reversed;
+  if (dst->n_views != src->n_views)
+    return;
+  if (src->source_z_mm != NULL)
+    dst->source_z_mm = g_memdup2 (src->source_z_mm, sizeof (double) * src->n_views);
+  if (src->focal_shift != NULL)
+    dst->focal_shift = g_memdup2 (src->focal_shift, sizeof (double) * 3 * src->n_views);
 }
 
 static gboolean
@@ -238,6 +267,9 @@ ctr_geometry_validate (const CtrGeometry *g, GError **error)
         FAIL ("view %u has the angle %g rad; angles beyond ±%g rad (%.0f turns) are implausible", k,
               g->angles[k], CTR_GEOMETRY_MAX_ANGLE_RAD, CTR_GEOMETRY_MAX_ANGLE_RAD / (2 * G_PI));
     }
+  if (g->vectors != NULL && (g->source_z_mm != NULL || g->focal_shift != NULL))
+    FAIL ("a geometry has either per-view vectors or a helical source path (source z, flying focal spot), "
+          "not both; write the helix into the vectors' sources and detector centres instead");
   if (g->vectors != NULL)  /* no circular orbit to check: the vectors' own checks */
     return vectors_validate (g, error);
   guint k1, k2;
@@ -266,6 +298,29 @@ ctr_geometry_validate (const CtrGeometry *g, GError **error)
       double gamma = g->shape == CTR_DETECTOR_CURVED ? umax : atan (umax / g->sdd_mm);
       if (g->sod_mm * sin (gamma) <= 0.0)
         FAIL ("the fan covers no field of view");
+    }
+  if ((g->source_z_mm != NULL || g->focal_shift != NULL) && g->beam != CTR_BEAM_CONE)
+    FAIL ("a source z per view or a flying focal spot needs cone beam (several detector rows or a helix)");
+  for (guint k = 0; g->source_z_mm != NULL && k < g->n_views; k++)
+    if (!isfinite (g->source_z_mm[k]) || fabs (g->source_z_mm[k]) > CTR_GEOMETRY_MAX_DISTANCE_MM)
+      FAIL ("view %u has the source z %g mm; it must be finite and within %g km", k, g->source_z_mm[k],
+            CTR_GEOMETRY_MAX_DISTANCE_MM / 1e6);
+  for (guint k = 0; g->focal_shift != NULL && k < g->n_views; k++)
+    {
+      const double *f = g->focal_shift + 3 * k;
+      if (!isfinite (f[0]) || !isfinite (f[1]) || !isfinite (f[2]))
+        FAIL ("view %u has a non-finite focal-spot shift", k);
+      if (fabs (f[0]) >= G_PI_2 || fabs (f[2]) >= 0.5 * g->sod_mm)
+        FAIL ("view %u: the focal spot is shifted by %g rad and %g mm radially; at most pi/2 and half "
+              "the source to isocentre distance", k, f[0], f[2]);
+    }
+  if (ctr_geometry_is_helical (g) && g->n_views > 1)
+    {
+      const double dir = g->angles[g->n_views - 1] > g->angles[0] ? 1.0 : -1.0;
+      for (guint k = 1; k < g->n_views; k++)
+        if (!(dir * (g->angles[k] - g->angles[k - 1]) > 0.0))
+          FAIL ("a helical scan's view angles must increase (or decrease) from view to view; view %u "
+                "is at %g rad after %g rad", k, g->angles[k], g->angles[k - 1]);
     }
   return TRUE;
 #undef FAIL
@@ -348,6 +403,94 @@ ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
   dir[1] = cg * d0[1] + sg * eu[1];
 }
 
+/* ---- helical scans (ctr-helix.h has the frame) ---- */
+
+gboolean
+ctr_geometry_is_helical (const CtrGeometry *g)
+{
+  if (g == NULL || g->beam != CTR_BEAM_CONE || g->source_z_mm == NULL || g->n_views < 2)
+    return FALSE;
+  double lo = g->source_z_mm[0], hi = lo;
+  for (guint k = 1; k < g->n_views; k++)
+    {
+      lo = MIN (lo, g->source_z_mm[k]);
+      hi = MAX (hi, g->source_z_mm[k]);
+    }
+  return hi - lo > 1e-3;
+}
+
+void
+ctr_geometry_source (const CtrGeometry *g, guint view, double s[3])
+{
+  if (g->vectors != NULL)
+    {
+      memcpy (s, g->vectors + (gsize) view * CTR_GEOMETRY_VECTOR_LEN, 3 * sizeof (double));
+      return;
+    }
+  double b = g->angles[view], r = g->sod_mm, z = ctr_geometry_source_z (g, view);
+  if (g->focal_shift != NULL)
+    {
+      const double *f = g->focal_shift + 3 * (gsize) view;
+      b += f[0];
+      z += f[1];
+      r += f[2];
+    }
+  s[0] = r * sin (b);
+  s[1] = -r * cos (b);
+  s[2] = z;
+}
+
+/* The detector point of (@col, @row) of circular-orbit @view (detector
+ * centred on the focal centre, flat or curved). */
+static void
+detector_point (const CtrGeometry *g, guint view, double col, double row, double p[3])
+{
+  const double b = g->angles[view], sb = sin (b), cb = cos (b);
+  const double u = ctr_geometry_col_u (g, col), v = ctr_geometry_row_v (g, row);
+  double a, t;  /* along c (towards the isocentre) and along e */
+  if (g->shape == CTR_DETECTOR_CURVED)
+    {
+      a = g->sdd_mm * cos (u);
+      t = g->sdd_mm * sin (u);
+    }
+  else
+    {
+      a = g->sdd_mm;
+      t = u;
+    }
+  /* F + a·c + t·e + v·ẑ, c = (−sin b, cos b), e = (cos b, sin b). */
+  p[0] = g->sod_mm * sb - a * sb + t * cb;
+  p[1] = -g->sod_mm * cb + a * cb + t * sb;
+  p[2] = ctr_geometry_source_z (g, view) + v;
+}
+
+double
+ctr_geometry_slice_width_mm (const CtrGeometry *g)
+{
+  if (g->beam == CTR_BEAM_CONE)
+    return g->pitch_v_mm * g->sod_mm / g->sdd_mm;
+  return g->pitch_v_mm;
+}
+
+double
+ctr_helix_feed_mm (const CtrGeometry *g)
+{
+  if (!ctr_geometry_is_helical (g))
+    return 0.0;
+  const guint n = g->n_views - 1;
+  const double db = fabs (g->angles[n] - g->angles[0]);
+  if (!(db > 0))
+    return 0.0;
+  return (g->source_z_mm[n] - g->source_z_mm[0]) * 2.0 * G_PI / db;
+}
+
+double
+ctr_helix_pitch (const CtrGeometry *g)
+{
+  const double w = ctr_geometry_slice_width_mm (g) * g->n_rows;
+  return w > 0 ? fabs (ctr_helix_feed_mm (g)) / w : 0.0;
+}
+
 void
 ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
               double origin[3], double dir[3])
@@ -367,15 +510,13 @@ ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
     }
   else
     {
-      const double b = g->angles[view], sb = sin (b), cb = cos (b);
-      const double u = ctr_geometry_col_u (g, col), v = ctr_geometry_row_v (g, row);
-      origin[0] = g->sod_mm * sb;
-      origin[1] = -g->sod_mm * cb;
-      origin[2] = 0.0;
-      /* detector point - source = SDD·d0 + u·e_u + v·e_z */
-      d[0] = -g->sdd_mm * sb + u * cb;
-      d[1] = g->sdd_mm * cb + u * sb;
-      d[2] = v;
+      /* The frame of ctr-helix.h: detector centred on the focal centre,
+       * the ray from the (possibly shifted) source to the detector point. */
+      double p[3];
+      ctr_geometry_source (g, view, origin);
+      detector_point (g, view, col, row, p);
+      for (guint k = 0; k < 3; k++)
+        d[k] = p[k] - origin[k];
     }
   const double n = sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   for (guint k = 0; k < 3; k++)
@@ -549,6 +690,16 @@ ctr_geometry_describe (const CtrGeometry *g)
     g_string_append_printf (s, ", SOD %.1f mm, SDD %.1f mm%s", g->sod_mm, g->sdd_mm,
                             g->vectors != NULL ? " (means of per-view vectors)" : "");
   g_string_append_printf (s, ", field of view Ø %.1f mm", 2.0 * ctr_geometry_fov_radius_mm (g));
+  if (ctr_geometry_is_helical (g))
+    {
+      const double z0 = g->source_z_mm[0], z1 = g->source_z_mm[g->n_views - 1];
+      g_string_append_printf (s, "; helical, table feed %.3g mm per rotation (pitch %.3g), slice width %.3g mm, "
+                              "source at table %.2f … %.2f mm",
+                              fabs (ctr_helix_feed_mm (g)), ctr_helix_pitch (g), ctr_geometry_slice_width_mm (g),
+                              ctr_geometry_table_mm (g, z0), ctr_geometry_table_mm (g, z1));
+    }
+  if (g->focal_shift != NULL)
+    g_string_append (s, "; flying focal spot");
   return g_string_free (s, FALSE);
 }
 
@@ -572,6 +723,17 @@ ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm)
     px = diameter / n;
   if (g->beam != CTR_BEAM_CONE)
     return ctr_grid_square (n, px, g->n_rows, g->pitch_v_mm);
+  double z_lo, z_hi;
+  if (ctr_geometry_is_helical (g) && ctr_helix_z_coverage (g, FALSE, &z_lo, &z_hi))
+    {
+      const double w = ctr_geometry_slice_width_mm (g);
+      /* saturate like n above: ctr_grid_validate refuses what does not fit */
+      const double want = MAX (1.0, floor ((z_hi - z_lo) / w + 1e-6) + 1.0);
+      const guint nz = want >= (double) G_MAXUINT ? G_MAXUINT : (guint) want;
+      CtrGrid grid = ctr_grid_square (n, px, nz, w);
+      grid.cz = 0.5 * (z_lo + z_hi);
+      return grid;
+    }
   const double mag = g->sod_mm / g->sdd_mm;
   CtrGrid grid = ctr_grid_square (n, px, g->n_rows, g->pitch_v_mm * mag);
   grid.cz = g->offset_v_mm * mag;

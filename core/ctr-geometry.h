@@ -1,4 +1,4 @@
-/* ctr-geometry.h — acquisition geometry (parallel, fan; cone later).
+/* ctr-geometry.h — acquisition geometry (parallel, fan, cone; helical cone).
  *
  * Conventions are those of shared/data/FORMAT.md (restated here so the code is
  * self-contained):
@@ -23,6 +23,11 @@
  *    radians, the ray direction is cos(gamma) d0 + sin(gamma) e_u.
  *  - Parallel beam: no source; rays travel along d0 = (-sin b, cos b) at signed
  *    distance u from the axis along e_u = (cos b, sin b).
+ *
+ * Helical scans are cone beam whose source moves along z: @source_z_mm holds
+ * the z of every view's focal centre (the detector moves with it), and a
+ * flying focal spot moves the source itself by @focal_shift; ctr-helix.h has
+ * the rays, the z coverage and the table coordinate of such a geometry.
  *
  * Magic values are never used to encode a kind: parallel beam is
  * CTR_BEAM_PARALLEL, not "SDD = 0".
@@ -64,6 +69,21 @@ typedef enum {
  *   any values (not necessarily uniform or sorted).  Owned by the geometry.
  * @pixel_size_known: FALSE when the dataset's "mm" are really detector pixels
  *   (reconstructions are then in 1/pixel).
+ * @source_z_mm: (array length=n_views) (nullable): cone beam only: z of the
+ *   focal centre of each view, mm (a helical scan, or an axial scan away from
+ *   z = 0).  The detector is centred on the focal centre: view k sees the
+ *   circular-orbit detector shifted by source_z_mm[k] along z.  NULL: every
+ *   view at z = 0 (a circular orbit).  Owned.
+ * @focal_shift: (array length=3·n_views) (nullable): cone beam only: a flying
+ *   focal spot, the source of view k displaced from its focal centre by
+ *   [3k] an angle (rad, the sense of beta), [3k+1] a distance along z (mm)
+ *   and [3k+2] a distance away from the axis (mm); the detector stays with
+ *   the focal centre (DICOM-CT-PD (7033,100B..100D)).  NULL: no shift.  Owned.
+ * @table_reversed: the data's own table coordinate is −z (DICOM-CT-PD's
+ *   DetectorFocalCenterAxialPosition z_pd = −z); FALSE: it is z.  Only
+ *   labels positions for the user (ctr_geometry_table_mm).
+ *   A geometry has either per-view vectors or these helical fields, never
+ *   both (ctr_geometry_validate refuses the pair).
  * @vectors: (nullable) (array length=n_views*12): per-view vectors (source,
  *   detector centre, u and v steps, mm; ctr-geometry-vectors.h), or NULL for
  *   a circular orbit.  When set, the rays come from them and the circular
@@ -86,6 +106,9 @@ typedef struct {
   gboolean rows_increase_with_v;
   double *angles;
   gboolean pixel_size_known;
+  double *source_z_mm;
+  double *focal_shift;
+  gboolean table_reversed;
   double *vectors;
 } CtrGeometry;
 
@@ -122,6 +145,14 @@ void ctr_geometry_free (CtrGeometry *g);
 /* Fills @g->angles with start + k * step, k = 0 .. n_views-1 (radians). */
 void ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double step_rad);
 
+/* Gives @g a source z per view (allocated when absent): start + k · step, mm. */
+void ctr_geometry_set_source_z (CtrGeometry *g, double start_mm, double step_mm);
+
+/* Copies @src's source motion (source_z_mm, focal_shift, table_reversed)
+ * into @dst, replacing @dst's; the view counts must agree (else @dst gets
+ * none).  For editors that rebuild a geometry from a form. */
+void ctr_geometry_copy_motion (CtrGeometry *dst, const CtrGeometry *src);
+
 /**
  * ctr_geometry_validate:
  * Checks every field: positive sizes; SOD > 0 and SDD > SOD for fan/cone; a
@@ -134,7 +165,9 @@ void ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double s
  * every number finite, sources and detector centres within the distance
  * range, u (and for cone beam v) steps of a plausible pitch and not
  * parallel, each source in front of its detector plane, fan-beam vectors
- * in the plane z = 0.  (That the field of view
+ * in the plane z = 0.  Source z and focal-spot shifts: cone beam only,
+ * finite, a radial shift within half the SOD, not with per-view vectors; a
+ * helical scan's angles strictly monotonic.  (That the field of view
  * covers at least a pixel of the image is the plan's check, ctr-recon-plan.h.)
  * O(n_views log n_views).
  * Returns FALSE with CTR_ERROR_INVALID_GEOMETRY and a message naming the
@@ -173,10 +206,67 @@ void ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
  * ctr_cone_ray:
  * Source position @origin and unit direction @dir (3 doubles each, mm) of
  * the cone-beam ray through the continuous detector position (@col, @row) of
- * @view (flat panel; circular or per-view vectors).
+ * @view (ctr_geometry_col_u / ctr_geometry_row_v conventions): per-view
+ * vectors, or the circular orbit with a flat or curved detector, helical
+ * source z and flying focal spot included (frame of ctr-helix.h: the
+ * detector is centred on the view's focal centre, the ray starts at the
+ * source, ctr_geometry_source).
  */
 void ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
                    double origin[3], double dir[3]);
+
+/* ---- helical scans (the rays and coverage: ctr-helix.h) ---- */
+
+/* TRUE for a cone-beam geometry whose source z (source_z_mm) moves by more
+ * than 1 µm over the views: a helical scan. */
+gboolean ctr_geometry_is_helical (const CtrGeometry *g);
+
+/* z of the focal centre of @view, mm (0 without source_z_mm). */
+static inline double
+ctr_geometry_source_z (const CtrGeometry *g, guint view)
+{
+  return g->source_z_mm != NULL ? g->source_z_mm[view] : 0.0;
+}
+
+/* The position (mm) of the source of @view, flying focal spot included
+ * (circular orbit fields; per-view vectors: their source). */
+void ctr_geometry_source (const CtrGeometry *g, guint view, double s[3]);
+
+/* The data's own table coordinate of z (and back: the map is its own
+ * inverse): −z when @g->table_reversed (DICOM-CT-PD), else z.  mm. */
+static inline double
+ctr_geometry_table_mm (const CtrGeometry *g, double z)
+{
+  return g->table_reversed ? -z : z;
+}
+
+/* The nominal slice width, mm: the row pitch seen at the isocentre for cone
+ * beam (pitch_v·SOD/SDD), the row pitch for fan and parallel stacks. */
+double ctr_geometry_slice_width_mm (const CtrGeometry *g);
+
+/* The table feed per rotation, mm: the source's z motion per 2π of view
+ * angle, signed (> 0 when z grows as the views go on); 0 when not helical. */
+double ctr_helix_feed_mm (const CtrGeometry *g);
+
+/* The pitch factor: |feed| / (n_rows · slice width); 0 when not helical. */
+double ctr_helix_pitch (const CtrGeometry *g);
+
+/**
+ * ctr_helix_z_coverage:
+ * The z range (mm, FORMAT frame) that the scan samples fully: every line of
+ * the plane of rotation — each direction of the views of one rotation and
+ * each detector column — has measured rays at their z (ctr_helix_ray_z) on
+ * both sides of every z in [@z_lo, @z_hi].  With @complementary the rays of
+ * the opposite direction (the conjugate ray β + π − 2γ, −γ, which 180°
+ * rebinning uses) count too, which widens the range by about half a feed at
+ * each end.  Lines are taken at the views of one rotation (V = 2π / the mean
+ * view step) and the detector columns, by nearest direction.  Implemented in
+ * ctr-helix.c (declared here because the default grid needs it).
+ * Returns: FALSE (and leaves the outputs alone) when @g is not a cone-beam
+ *   geometry with source z, or no z is fully sampled (a scan of less than a
+ *   rotation, or a pitch that leaves gaps).
+ */
+gboolean ctr_helix_z_coverage (const CtrGeometry *g, gboolean complementary, double *z_lo, double *z_hi);
 
 /**
  * ctr_geometry_projection_matrix:
@@ -219,7 +309,8 @@ double ctr_geometry_pitch_at_iso_mm (const CtrGeometry *g);
  * G_MAXUINT, which ctr_grid_validate() refuses as too large: check the
  * grid before use.  In z: fan and parallel beam, one slice per detector row at
  * pitch_v_mm; cone beam, n_rows slices of pitch_v·SOD/SDD centred where the
- * panel's centre projects (offset_v·SOD/SDD).
+ * panel's centre projects (offset_v·SOD/SDD); a helical scan, slices of the
+ * nominal slice width over its fully sampled z range (ctr_helix_z_coverage).
  */
 CtrGrid ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm);
 

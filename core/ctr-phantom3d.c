@@ -181,10 +181,10 @@ ctr_phantom3d_project (const CtrPhantom3d *ph, const CtrGeometry *g, guint rays_
   g_return_val_if_fail (ph != NULL && g != NULL, NULL);
   if (!ctr_geometry_validate (g, error))
     return NULL;
-  if (g->beam != CTR_BEAM_CONE || g->shape != CTR_DETECTOR_FLAT)
+  if (g->beam != CTR_BEAM_CONE)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
-                   "3-D phantom projection needs a flat-panel cone-beam geometry");
+                   "3-D phantom projection needs a cone-beam geometry");
       return NULL;
     }
   CtrProjections *p = ctr_projections_new (g->n_views, g->n_rows, g->n_cols,

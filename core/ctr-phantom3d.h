@@ -73,11 +73,13 @@ CtrVolume *ctr_phantom3d_rasterize (const CtrPhantom3d *ph, const CtrGrid *grid,
 
 /**
  * ctr_phantom3d_project:
- * Exact cone-beam line integrals of @ph for the flat-panel cone geometry @g:
- * each detector bin the mean of @rays_per_bin² rays spread uniformly over the
- * bin's area, OpenMP over views.
+ * Exact cone-beam line integrals of @ph for the cone geometry @g (flat or
+ * curved detector, circular or helical source path, flying focal spot,
+ * per-view vectors: ctr_cone_ray): each detector bin the mean of @rays_per_bin² rays
+ * spread uniformly over the bin's area (in column and row index), OpenMP
+ * over views.
  * Returns: (transfer full): line integrals [view][row][col], or NULL with
- *   CTR_ERROR_INVALID_GEOMETRY (not a valid flat cone geometry) /
+ *   CTR_ERROR_INVALID_GEOMETRY (not a valid cone geometry) /
  *   CTR_ERROR_OUT_OF_MEMORY.
  */
 CtrProjections *ctr_phantom3d_project (const CtrPhantom3d *ph, const CtrGeometry *g,

@@ -23,7 +23,8 @@ typedef struct {
   guint n_views, n_rows, n_cols;
   CtrProjKind kind;
   float *data;   /* n_views·n_rows·n_cols */
-  float *flat;   /* counts only, optional: [row][col] open beam */
+  float *flat;   /* optional: [row][col] open beam (counts: divided by; line integrals: the
+                  * photons per pixel the data state, e.g. DICOM-CT-PD PhotonStatistics per channel) */
   float *dark;   /* counts only, optional: [row][col] dark current */
   double i0;     /* counts only, optional: photons per bin of the open beam (0 = unknown) */
   /* [row][col]: 1 = valid detector pixel, 0 = dead (flat - dark <= 0).

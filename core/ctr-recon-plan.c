@@ -6,6 +6,8 @@
  * iterative ones, analytic/ for FBP and FDK).
  */
 #include "ctr-recon-plan.h"
+#include "ctr-recon-plan-private.h"
+#include "ctr-helix.h"
 #include "ctr-error.h"
 #include "ctr-memory.h"
 #include "ctr-backend.h"
@@ -35,6 +37,7 @@ struct _CtrReconPlan {
   CtrScsr *scsr;             /* the SCSR matrix when the operator is made of one */
   GPtrArray *notes;          /* char *, NULL-terminated */
   CtrPlanInfo info;
+  CtrHelicalPlan *helical;   /* helical and curved multi-row cone beam: the whole plan (ctr-recon-plan-private.h) */
   char *operator_key;        /* what the operator was made for (operator_key ()) */
 };
 
@@ -258,7 +261,7 @@ ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOpt
                     GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (g != NULL && grid != NULL && o != NULL, NULL);
-  if (!plan_check (g, grid, o, error))
+  if (!ctr_helix_applies (g) && !plan_check (g, grid, o, error))
     return NULL;
   g_autoptr (CtrReconPlan) plan = g_new0 (CtrReconPlan, 1);
   plan->ref_count = 1;
@@ -268,6 +271,15 @@ ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOpt
   plan->o = *o;
   plan->notes = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (plan->notes, NULL);
+  if (ctr_helix_applies (g))
+    {
+      plan->helical = ctr_helical_plan_new (g, grid, o, cancellable, error);
+      if (plan->helical == NULL)
+        return NULL;
+      plan->backend = ctr_backend_cpu ();
+      ctr_helical_plan_get_info (plan->helical, FALSE, &plan->info);
+      return g_steal_pointer (&plan);
+    }
   plan->info.symmetry = "none";
   plan->info.padding_view = plan->info.padding_global = NAN;
   plan->info.operator_name = ctr_method_name (o->method);
@@ -323,6 +335,7 @@ ctr_recon_plan_unref (CtrReconPlan *plan)
 {
   if (plan == NULL || !g_atomic_int_dec_and_test (&plan->ref_count))
     return;
+  ctr_helical_plan_free (plan->helical);
   ctr_operator_unref (plan->op);
   if (plan->scsr)
     ctr_scsr_unref (plan->scsr);
@@ -366,13 +379,6 @@ execute_locked (CtrReconPlan *plan, const CtrProjections *p, const CtrVolume *re
 {
   const CtrGeometry *g = plan->g;
   const CtrReconOptions *o = &plan->o;
-  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "the projections (%u views × %u rows × %u columns) do not fit the plan's geometry (%u × %u × %u)",
-                   p->n_views, p->n_rows, p->n_cols, g->n_views, g->n_rows, g->n_cols);
-      return NULL;
-    }
   g_autoptr (CtrVolume) ref = NULL;
   if (reference != NULL)
     {
@@ -423,8 +429,18 @@ ctr_recon_plan_execute (CtrReconPlan *plan, const CtrProjections *p, const CtrVo
                         GError **error)
 {
   g_return_val_if_fail (plan != NULL && p != NULL, NULL);
+  const CtrGeometry *g = plan->g;
+  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the projections (%u views × %u rows × %u columns) do not fit the plan's geometry (%u × %u × %u)",
+                   p->n_views, p->n_rows, p->n_cols, g->n_views, g->n_rows, g->n_cols);
+      return NULL;
+    }
   g_mutex_lock (&plan->lock);
-  CtrVolume *img = execute_locked (plan, p, reference, callback, user_data, cancellable, error);
+  CtrVolume *img = plan->helical != NULL
+    ? ctr_helical_plan_execute (plan->helical, p, reference, callback, user_data, cancellable, error)
+    : execute_locked (plan, p, reference, callback, user_data, cancellable, error);
   g_mutex_unlock (&plan->lock);
   return img;
 }
@@ -433,6 +449,12 @@ gboolean
 ctr_recon_plan_set_options (CtrReconPlan *plan, const CtrReconOptions *o, GError **error)
 {
   g_return_val_if_fail (plan != NULL && o != NULL, FALSE);
+  if (plan->helical != NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "these options need a new plan: a helical plan is made for its rebinning and method");
+      return FALSE;
+    }
   if (!plan_check (plan->g, &plan->grid, o, error))
     return FALSE;
   g_autofree char *key = operator_key (plan->g, o);
@@ -462,12 +484,16 @@ ctr_recon_plan_set_options (CtrReconPlan *plan, const CtrReconOptions *o, GError
 const char *const *
 ctr_recon_plan_get_notes (CtrReconPlan *plan)
 {
+  if (plan->helical != NULL)
+    return ctr_helical_plan_get_notes (plan->helical);
   return (const char *const *) plan->notes->pdata;
 }
 
 const char *
 ctr_recon_plan_get_backend (CtrReconPlan *plan)
 {
+  if (plan->helical != NULL)
+    return ctr_helical_plan_get_backend (plan->helical);
   return plan->backend->name;
 }
 
@@ -486,6 +512,11 @@ ctr_recon_plan_get_options (CtrReconPlan *plan)
 void
 ctr_recon_plan_get_info (CtrReconPlan *plan, gboolean blocking, CtrPlanInfo *info)
 {
+  if (plan->helical != NULL)
+    {
+      ctr_helical_plan_get_info (plan->helical, blocking, info);
+      return;
+    }
   if (blocking && plan->scsr != NULL && isnan (plan->info.padding_view))
     {
       g_autoptr (CtrBlocked) view = ctr_blocked_new (plan->scsr, CTR_BLOCKING_VIEW);

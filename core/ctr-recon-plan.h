@@ -29,12 +29,22 @@ typedef struct _CtrReconPlan CtrReconPlan;
  * ctr_recon_plan_new:
  * @g: fan, parallel or cone geometry (copied).
  * @grid: the output grid (fan/parallel: nz = g->n_rows, one slice per
- *   detector row; cone: any 3-D grid).  ctr_grid_default() gives the usual one.
+ *   detector row; cone: any 3-D grid; helical: slices at their z, any number).
+ *   ctr_grid_default() gives the usual one.
  * @o: the method and its parameters (copied).
  * @cancellable: (nullable): checked while the operator is built.
  *
  * Methods by beam: fan and parallel beam fbp, art, part, sart, sirt, cgls,
- * pwls, asd-pocs; cone beam fdk, sart, sirt, cgls, pwls, asd-pocs.  The matrix (o->matrix) serves part, sart and sirt;
+ * pwls, asd-pocs; cone beam with a flat panel or per-view vectors fdk (on
+ * a circular orbit), sart, sirt, cgls, pwls, asd-pocs.  Helical cone beam (a source z per
+ * view, a flying focal spot) and curved multi-row detectors
+ * (ctr_helix_applies) take the helical route (ctr-recon-plan-private.h):
+ * with o->rebin 180li (default) or 360li the data are rebinned to the grid's
+ * slices (ctr-rebin-helical.h) and any fan-beam method runs on the stack
+ * (PART on SCSR: one matrix for every slice); with rebin none the cone-beam
+ * projector pair runs sart, sirt, cgls, pwls or asd-pocs on the slab of the
+ * grid.  The grid's slices then sit at their true z (cz, dz: ctr_helix_grid
+ * or ctr_grid_default), from the lowest up.  The matrix (o->matrix) serves part, sart and sirt;
  * art always runs on CSR (it is row-sequential).  SCSR needs a symmetric
  * geometry; without one the plan runs CSR and says why.  A backend that
  * cannot run the method (cusparse: parallel ART only; cone beam: no GPU
@@ -93,6 +103,8 @@ CtrVolume *ctr_recon_plan_execute (CtrReconPlan *plan, const CtrProjections *p,
  * than the plan has: another iterative method on the same matrix (ray
  * model, matrix format, subset kind, backend), other iterations, relaxation,
  * penalty or stopping rule; FBP with another window.  Not during an execute.
+ * A helical plan (the route of ctr-recon-plan-private.h) takes no other
+ * options: make a new plan.
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT ("these options need a new
  * plan: …") or the errors of ctr_recon_plan_new's checks; the plan is then
  * unchanged.

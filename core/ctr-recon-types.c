@@ -92,6 +92,7 @@ ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
   o->penalty = CTR_PENALTY_HYPERBOLA;
   o->momentum = TRUE;
   o->tv_iterations = 20;  /* Sidky & Pan 2008, N_grad */
+  o->rebin = CTR_REBIN_180LI;
 }
 
 gboolean
@@ -140,6 +141,8 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
     }
   if (!isfinite (o->metrics_radius_mm))
     FAIL ("metrics radius must be finite");
+  if (o->rebin >= CTR_N_REBIN)
+    FAIL ("unknown rebinning %d", (int) o->rebin);
   return TRUE;
 #undef FAIL
 }

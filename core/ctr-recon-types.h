@@ -10,6 +10,7 @@
 
 #include <glib.h>
 #include "analytic/ctr-filter.h"
+#include "analytic/ctr-rebin-helical.h"
 #include "sysmat/ctr-ray-model.h"
 
 G_BEGIN_DECLS
@@ -106,6 +107,11 @@ typedef struct {
   /* metrics: only pixels within this radius (mm) of the grid centre count
    * (the scanned disc); <= 0: the whole image. */
   double metrics_radius_mm;
+  /* Helical (and curved multi-row) cone-beam data: rebinned to fan-beam
+   * slices first (180LI, the default, or 360LI), then any fan-beam method;
+   * or CTR_REBIN_NONE: the cone-beam projector pair on the slab of the grid
+   * (sart, sirt, cgls, pwls, asd-pocs).  Ignored for other geometries. */
+  CtrRebinMode rebin;
 } CtrReconOptions;
 
 /* Method table: "fbp", "art", "part", "sart", "sirt", "fdk", "cgls", "pwls",

@@ -4,6 +4,7 @@
 #include "ctr-error.h"
 #include "ctr-memory.h"
 #include "ctr-geometry.h"
+#include "ctr-helix.h"
 #include "ctr-geometry-vectors.h"
 #include "ctr-volume.h"
 #include "ctr-projections.h"
@@ -46,3 +47,4 @@
 #include "analytic/ctr-filter.h"
 #include "analytic/ctr-fbp.h"
 #include "analytic/ctr-fdk.h"
+#include "analytic/ctr-rebin-helical.h"

@@ -48,6 +48,25 @@ ctr_mpi_share_inputs (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *out)
       MPI_Bcast (out->geometry->vectors, (int) g.n_views, view, 0, job->comm);
       MPI_Type_free (&view);
     }
+  /* A helix's source z and focal-spot shifts, likewise (1 and 3 per view). */
+  double **motion[2] = { &out->geometry->source_z_mm, &out->geometry->focal_shift };
+  const double *given[2] = { g.source_z_mm, g.focal_shift };
+  for (guint m = 0; m < 2; m++)
+    {
+      *motion[m] = NULL;
+      if (given[m] == NULL)
+        continue;
+      const int per_view = m == 0 ? 1 : 3;
+      *motion[m] = g_new (double, (gsize) g.n_views * per_view);
+      if (job->rank == 0)
+        memcpy (*motion[m], m == 0 ? in->geometry->source_z_mm : in->geometry->focal_shift,
+                (gsize) g.n_views * per_view * sizeof (double));
+      MPI_Datatype view;
+      MPI_Type_contiguous (per_view, MPI_DOUBLE, &view);
+      MPI_Type_commit (&view);
+      MPI_Bcast (*motion[m], (int) g.n_views, view, 0, job->comm);
+      MPI_Type_free (&view);
+    }
   /* The options hold a static backend name (ctr-recon-types.h). */
   static const char *const names[] = { "best", "cpu", "cuda", "cusparse" };
   out->options.backend = NULL;

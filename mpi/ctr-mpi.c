@@ -4,6 +4,7 @@
  * ctr-mpi-fdk.c (they call the rounds; this file calls them).
  */
 #include "ctr-mpi-private.h"
+#include "ctr-helix.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -80,6 +81,13 @@ check_splittable (const CtrMpiShared *sh, guint size, GError **error)
       g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
                    "%s couples all slices through its step sizes and norms; it runs on one process "
                    "(mpirun -np 1), not across %u ranks", ctr_method_name (m), size);
+      return FALSE;
+    }
+  if (size > 1 && ctr_helix_applies (sh->geometry))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "a helical (or curved multi-row) scan is rebinned or reconstructed on its slab by one "
+                   "process (mpirun -np 1), not split across %u ranks", size);
       return FALSE;
     }
   if (size > 1 && sh->options.stop == CTR_STOP_AUTO)

@@ -182,11 +182,10 @@ test_errors (void)
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY);
   g_clear_error (&error);
   g->beam = CTR_BEAM_CONE;
-  g->shape = CTR_DETECTOR_CURVED;
+  g->shape = CTR_DETECTOR_CURVED;   /* a curved panel is fine (tests/test-helical.c) */
   g->pitch_u = 0.002;
-  g_assert_null (ctr_cone_projector_new (g, &grid, &error));
-  g_assert_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED);
-  g_clear_error (&error);
+  g_autoptr (CtrConeProjector) curved = ctr_cone_projector_new (g, &grid, &error);
+  g_assert_no_error (error);
   g->shape = CTR_DETECTOR_FLAT;
   g->pitch_u = 1.0;
   grid.nx = 0;

@@ -2,7 +2,8 @@
  * the shim): synthetic X-ray angiography multi-frame and DICOM-CT-PD series
  * whose geometry and pixel values are known, the CT series export read back,
  * and bad input (corrupted, truncated, missing tags, mixed series, duplicate
- * views, helical scans), each a clear GError, never a crash.  The real
+ * views), each a clear GError, never a crash; a moving focal centre read as
+ * such.  The real
  * DICOM-CT-PD datasets are covered by tests/cli/test_dicom.py.
  */
 #include "ctrecon.h"
@@ -459,12 +460,18 @@ test_ctpd_bad (void)
   g_assert_nonnull (strstr (error->message, "DetectorCentralElement (7031,1033)"));
   g_clear_error (&error);
 
-  g_autofree char *f2 = new_folder ("ctpd-helical");
+  /* A focal centre that moves along z (tagged AXIAL: a sequence of turns, or
+   * a helix whose tag says nothing): read with its source z per view, as cone
+   * beam (tests/test-helical-io.c covers helical series). */
+  g_autofree char *f2 = new_folder ("ctpd-moving");
   PdSpec s2 = { "1.2.3.4.203", FALSE, TRUE, NULL, 0 };
   write_ctpd (f2, &s2);
-  g_assert_null (ctr_dataset_load (f2, NULL, NULL, &error));
-  g_assert_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED);
-  g_assert_nonnull (strstr (error->message, "helical"));
+  g_autoptr (CtrDataset) d = ctr_dataset_load (f2, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (d->geometry->beam, ==, CTR_BEAM_CONE);
+  g_assert_nonnull (d->geometry->source_z_mm);
+  for (guint k = 0; k < PD_V; k++)
+    g_assert_cmpfloat_with_epsilon (d->geometry->source_z_mm[k], -2.0 * k, 1e-6);
 }
 
 static void

@@ -53,7 +53,15 @@ ctr_fdk_check_geometry (const CtrGeometry *g, GError **error)
   if (g->shape != CTR_DETECTOR_FLAT)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "FDK handles a flat panel; a curved (cylindrical) cone-beam detector is not supported");
+                   "FDK handles a flat panel; a curved (cylindrical) cone-beam detector is rebinned to "
+                   "fan-beam slices (use fbp) or reconstructed iteratively");
+      return FALSE;
+    }
+  if (g->source_z_mm != NULL || g->focal_shift != NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "FDK reconstructs a circular orbit with a fixed source; a helical scan (or a moving "
+                   "focal spot) is rebinned to fan-beam slices (use fbp) or reconstructed iteratively");
       return FALSE;
     }
   if (ctr_geometry_has_vectors (g))

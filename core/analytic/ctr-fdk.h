@@ -43,9 +43,10 @@ typedef struct {
 
 /**
  * ctr_fdk_check_geometry:
- * FDK needs a valid CTR_BEAM_CONE geometry with a flat panel.  Returns FALSE
- * with CTR_ERROR_INVALID_GEOMETRY (invalid fields, not cone beam) or
- * CTR_ERROR_UNSUPPORTED (a curved cone-beam detector).
+ * FDK needs a valid CTR_BEAM_CONE geometry with a flat panel and a fixed
+ * source on a circle.  Returns FALSE with CTR_ERROR_INVALID_GEOMETRY (invalid
+ * fields, not cone beam) or CTR_ERROR_UNSUPPORTED (a curved cone-beam
+ * detector, a source z per view or a flying focal spot: a helical scan).
  */
 gboolean ctr_fdk_check_geometry (const CtrGeometry *g, GError **error);
 /* ctr_fdk_check_geometry, and @p line integrals of g's size

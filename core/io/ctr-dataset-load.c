@@ -237,16 +237,17 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
     return NULL;
 
   CtrBeam beam;
+  const gboolean helical = g_str_equal (type, "helical");
   if (g_str_equal (type, "parallel"))
     beam = CTR_BEAM_PARALLEL;
   else if (g_str_equal (type, "fan"))
     beam = CTR_BEAM_FAN;
-  else if (g_str_equal (type, "cone"))
+  else if (g_str_equal (type, "cone") || helical)
     beam = CTR_BEAM_CONE;
   else
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: the key “type” is “%s”; expected “parallel”, “fan” or “cone”", where, type);
+                   "%s: the key “type” is “%s”; expected “parallel”, “fan”, “cone” or “helical”", where, type);
       return NULL;
     }
 
@@ -263,6 +264,14 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
                                        ctr_memory_mul (ctr_memory_mul (views, rows), ctr_memory_mul (cols, sizeof (float))));
   if (!ctr_memory_check (need, what, error))
     return NULL;
+  if (json_object_has_member (o, "vectors") && (helical || ctr_geometry_json_has_helix (o)))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "%s: “vectors” and a helical source path (“type”: “helical”, source z, feed, focal-spot "
+                   "shifts) do not go together; put the helix into the vectors, or leave them out",
+                   where);
+      return NULL;
+    }
   if (json_object_has_member (o, "vectors"))  /* per-view vectors: ctr-geometry-vectors.h */
     return ctr_geometry_json_read_vectors (o, beam, views, rows, cols, where, error);
   g_autoptr (CtrGeometry) g = ctr_geometry_try_new (beam, views, error);
@@ -359,11 +368,16 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
       return NULL;
     }
 
+  if (beam == CTR_BEAM_CONE && !ctr_geometry_json_read_helix (o, g, helical, where, error))
+    return NULL;
+
   if (!ctr_geometry_validate (g, error))
     {
       g_prefix_error (error, "%s: ", where);
       return NULL;
     }
+  if (helical && !ctr_geometry_json_check_feed (o, g, where, error))
+    return NULL;
   return g_steal_pointer (&g);
 }
 
@@ -770,6 +784,26 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
       return NULL;
     }
 
+  g_autofree double *zs = NULL;
+  if (!get_numbers (ref, "z_mm", &zs, &n, ctx, error))
+    return NULL;
+  if (zs != NULL)
+    {
+      /* The slices' z (a helical scan's reference): uniform, one per page. */
+      const double dz = n > 1 ? (zs[n - 1] - zs[0]) / (n - 1) : grid.dz;
+      gboolean ok = n == info.pages && dz > 0;
+      for (guint k = 0; ok && k < n; k++)
+        ok = fabs (zs[k] - (zs[0] + k * dz)) <= 1e-3 * dz;
+      if (!ok || (spacing != NULL && fabs (dz - grid.dz) > 1e-3 * dz))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                       "%s: the key “z_mm” must list one increasing, evenly spaced z per page (%u pages%s)",
+                       ctx, info.pages, spacing != NULL ? ", spaced as “spacing_xyz_mm” says" : "");
+          return NULL;
+        }
+      grid.dz = dz;
+      grid.cz = 0.5 * (zs[0] + zs[n - 1]);
+    }
   if (!get_numbers (ref, "center_mm", &center, &n, ctx, error))
     return NULL;
   if (center != NULL)
@@ -782,7 +816,8 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
         }
       grid.cx = center[0];
       grid.cy = center[1];
-      grid.cz = n == 3 ? center[2] : 0.0;
+      if (n == 3)
+        grid.cz = center[2];
     }
 
   g_autoptr (CtrVolume) vol = ctr_volume_new (&grid, &local);

@@ -27,13 +27,31 @@
  *   Detector rows run along z_pd = -z, so rows_increase_with_v is FALSE
  *   and offset_v = (c_row - (rows + 1)/2) · pitch_v.
  *
- * Helical scans (TypeofProjectionData HELICAL, or a focal-spot axial
- * position that moves) would need rebinning to axial slices; this version
- * refuses them with CTR_ERROR_UNSUPPORTED and says so.
+ * Helical scans (TypeofProjectionData HELICAL, or any series whose focal
+ * centre moves along z: a helix or a sequence of axial turns) keep every
+ * view's focal-centre position: beta as above and source z = −z_pd
+ * (DetectorFocalCenterAxialPosition (7031,1002)) in CtrGeometry.source_z_mm,
+ * with table_reversed set (the data's own table coordinate is z_pd = −z).
+ * A flying focal spot's shifts of the source from the focal centre,
+ * (7033,100B) angular (rad, the sense of phi, so of beta), (7033,100C) axial
+ * (along z_pd, so −z) and (7033,100D) radial, go to CtrGeometry.focal_shift.
+ * PhotonStatistics (7033,1065) with one value per channel, or per channel
+ * and row (the image's order: [channel][row]), becomes the open-beam counts
+ * per detector pixel (CtrProjections.flat, FORMAT order) when the values
+ * differ, and their mean CtrProjections.i0.
+ *
+ * Checks: every file has the first one's detector, TypeofProjectionData and
+ * distances (a mixed series is named file by file); the focal centre moves
+ * one way along z; TableFeedPerRotation (0018,9310) and SpiralPitchFactor
+ * (0018,9311), when present, agree with the motion of the focal centre
+ * within 1 % (2 % for the pitch), and so does every view of a helical scan
+ * with the straight line of z over the view angle (within half a slice
+ * width): otherwise the feed is inconsistent and the series is refused.
  */
 #include "ctr-dicom.h"
 #include "ctr-dicom-private.h"
 #include "ctr-error.h"
+#include "ctr-helix.h"
 
 #include <math.h>
 #include <string.h>
@@ -100,8 +118,23 @@ get_str (CtrDcm *d, const PdTag *t)
 typedef struct {
   guint channels, rows;
   double transverse, axial, sdd, central_col, central_row, i0, mu_water;
-  gboolean curved, log;
+  double feed, pitch;      /* (0018,9310), (0018,9311); 0 when absent */
+  gboolean curved, log, helical;
+  char *type;              /* TypeofProjectionData, or NULL */
+  char *ffs;               /* FlyingFocalSpotMode, or NULL */
+  float *photons;          /* PhotonStatistics, n_photons values */
+  guint n_photons;
 } Fixed;
+
+static void
+fixed_clear (Fixed *f)
+{
+  g_free (f->type);
+  g_free (f->ffs);
+  g_free (f->photons);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Fixed, fixed_clear)
 
 static gboolean
 read_fixed (CtrDcm *d, const char *path, Fixed *f, GError **error)
@@ -136,14 +169,18 @@ read_fixed (CtrDcm *d, const char *path, Fixed *f, GError **error)
       return FALSE;
     }
 
-  g_autofree char *type = get_str (d, &T_TYPE);
-  if (type != NULL && g_ascii_strcasecmp (type, "AXIAL") != 0)
+  f->type = get_str (d, &T_TYPE);
+  f->helical = f->type != NULL && g_ascii_strcasecmp (f->type, "HELICAL") == 0;
+  if (f->type != NULL && !f->helical && g_ascii_strcasecmp (f->type, "AXIAL") != 0)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "%s: TypeofProjectionData (7037,1009) is “%s”: only axial scans are read; a helical "
-                   "scan needs rebinning to axial slices, which this version does not do", path, type);
+                   "%s: TypeofProjectionData (7037,1009) is “%s”; AXIAL and HELICAL are read", path, f->type);
       return FALSE;
     }
+  if (!ctr_dcm_get_double (d, 0x0018, 0x9310, 0, &f->feed) || !(f->feed > 0))
+    f->feed = 0;
+  if (!ctr_dcm_get_double (d, 0x0018, 0x9311, 0, &f->pitch) || !(f->pitch > 0))
+    f->pitch = 0;
   g_autofree char *geom = get_str (d, &T_GEOM);
   if (geom != NULL && g_ascii_strcasecmp (geom, "FANBEAM") != 0)
     {
@@ -151,13 +188,7 @@ read_fixed (CtrDcm *d, const char *path, Fixed *f, GError **error)
                    "%s: TypeofProjectionGeometry (7037,100A) is “%s”; only FANBEAM is supported", path, geom);
       return FALSE;
     }
-  g_autofree char *ffs = get_str (d, &T_FFS);
-  if (ffs != NULL && g_ascii_strcasecmp (ffs, "FFSNONE") != 0)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "%s: FlyingFocalSpotMode (7033,100E) is “%s”; flying focal spots are not supported", path, ffs);
-      return FALSE;
-    }
+  f->ffs = get_str (d, &T_FFS);
   g_autofree char *log = get_str (d, &T_LOG);
   f->log = log == NULL || g_ascii_strcasecmp (log, "NO") != 0;
 
@@ -167,11 +198,26 @@ read_fixed (CtrDcm *d, const char *path, Fixed *f, GError **error)
 
   guint n_ph = ctr_dcm_count (d, T_PHOTONS.group, elem_of (d, &T_PHOTONS));
   f->i0 = 0;
+  if (n_ph > 0 && n_ph != 1 && n_ph != f->channels && n_ph != f->channels * f->rows)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: PhotonStatistics (7033,1065) has %u values; expected 1, one per channel (%u) or one "
+                   "per channel and row (%u)", path, n_ph, f->channels, f->channels * f->rows);
+      return FALSE;
+    }
+  f->photons = g_new (float, MAX (n_ph, 1));
+  f->n_photons = n_ph;
   for (guint k = 0; k < n_ph; k++)
     {
       double v;
-      if (ctr_dcm_get_double (d, T_PHOTONS.group, elem_of (d, &T_PHOTONS), k, &v))
-        f->i0 += v / n_ph;
+      if (!ctr_dcm_get_double (d, T_PHOTONS.group, elem_of (d, &T_PHOTONS), k, &v) || !(v > 0))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                       "%s: PhotonStatistics (7033,1065) value %u is not a positive number", path, k + 1);
+          return FALSE;
+        }
+      f->photons[k] = (float) v;
+      f->i0 += v / n_ph;
     }
   if (!f->log && f->i0 <= 0)
     {
@@ -185,6 +231,106 @@ read_fixed (CtrDcm *d, const char *path, Fixed *f, GError **error)
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
                    "%s: DetectorElementTransverseSpacing (%g), DetectorElementAxialSpacing (%g) and "
                    "ConstantRadialDistance (%g) must be positive", path, f->transverse, f->axial, f->sdd);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The values a later file must share with the first (a mixed series
+ * otherwise): detector size, spacings, distance, TypeofProjectionData. */
+static gboolean
+check_same (CtrDcm *d, const char *path, const Fixed *f, GError **error)
+{
+  double rows = 0, cols = 0, transverse = 0, sdd = 0;
+  get_num (d, &T_ROWS, 0, FALSE, 0, &rows, path, NULL);
+  get_num (d, &T_COLS, 0, FALSE, 0, &cols, path, NULL);
+  get_num (d, &T_TRANSVERSE, 0, FALSE, 0, &transverse, path, NULL);
+  get_num (d, &T_SDD, 0, FALSE, 0, &sdd, path, NULL);
+  g_autofree char *type = get_str (d, &T_TYPE);
+  const char *what = NULL;
+  g_autofree char *mine = NULL, *first = NULL;
+  if (rows != f->rows || cols != f->channels)
+    {
+      what = "NumberofDetectorRows/Columns (7029,1010/1011)";
+      mine = g_strdup_printf ("%g × %g", rows, cols);
+      first = g_strdup_printf ("%u × %u", f->rows, f->channels);
+    }
+  else if (fabs (transverse - f->transverse) > 1e-4 * f->transverse || fabs (sdd - f->sdd) > 1e-4 * f->sdd)
+    {
+      what = "DetectorElementTransverseSpacing (7029,1002) or ConstantRadialDistance (7031,1031)";
+      mine = g_strdup_printf ("%g mm, %g mm", transverse, sdd);
+      first = g_strdup_printf ("%g mm, %g mm", f->transverse, f->sdd);
+    }
+  else if (g_strcmp0 (type, f->type) != 0)
+    {
+      what = "TypeofProjectionData (7037,1009)";
+      mine = g_strdup (type ? type : "(absent)");
+      first = g_strdup (f->type ? f->type : "(absent)");
+    }
+  if (what == NULL)
+    return TRUE;
+  g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+               "%s: %s is %s but %s in the series' first view: a mixed series (give one scan's files)",
+               path, what, mine, first);
+  return FALSE;
+}
+
+/* The focal centre's motion along z against the feed the series states
+ * (see the top of this file); @z: per view z_pd. */
+static gboolean
+check_motion (const CtrDicomSeries *series, const Fixed *f, const CtrGeometry *g, const double *z_pd,
+              GError **error)
+{
+  const guint V = g->n_views;
+  double sign = 0;
+  for (guint v = 1; v < V; v++)
+    {
+      const double dz = z_pd[v] - z_pd[v - 1];
+      if (fabs (dz) < 1e-4)
+        continue;
+      if (sign == 0)
+        sign = dz > 0 ? 1 : -1;
+      else if (dz * sign < 0)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                       "%s: the focal centre moves back along z at this view (DetectorFocalCenterAxialPosition "
+                       "%g mm after %g mm): the views are not one scan", series->files[v], z_pd[v], z_pd[v - 1]);
+          return FALSE;
+        }
+    }
+  if (!ctr_geometry_is_helical (g))
+    return TRUE;
+  const double feed = fabs (ctr_helix_feed_mm (g)), width = ctr_geometry_slice_width_mm (g);
+  if (f->helical)
+    {
+      /* Every view on the straight line z(β) of the whole scan. */
+      const double b0 = g->angles[0], rate = (g->source_z_mm[V - 1] - g->source_z_mm[0]) / (g->angles[V - 1] - b0);
+      for (guint v = 0; v < V; v++)
+        {
+          const double off = g->source_z_mm[v] - (g->source_z_mm[0] + rate * (g->angles[v] - b0));
+          if (fabs (off) > 0.5 * width)
+            {
+              g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                           "%s: inconsistent feed: the focal centre is %.3g mm away from the steady helix "
+                           "(%.4g mm per rotation) at this view", series->files[v], off, feed);
+              return FALSE;
+            }
+        }
+    }
+  if (f->feed > 0 && fabs (f->feed - feed) > MAX (0.01, 0.01 * f->feed))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "%s: inconsistent feed: TableFeedPerRotation (0018,9310) is %g mm, but the focal centre "
+                   "moves %.4g mm per rotation (DetectorFocalCenterAxialPosition over "
+                   "DetectorFocalCenterAngularPosition)", series->files[0], f->feed, feed);
+      return FALSE;
+    }
+  if (f->pitch > 0 && fabs (f->pitch - ctr_helix_pitch (g)) > 0.02 * f->pitch)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "%s: inconsistent feed: SpiralPitchFactor (0018,9311) is %g, but the feed of %.4g mm per "
+                   "rotation over %u rows of %.4g mm at the isocentre gives %.4g", series->files[0], f->pitch,
+                   feed, g->n_rows, width, ctr_helix_pitch (g));
       return FALSE;
     }
   return TRUE;
@@ -208,9 +354,12 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
       return NULL;
     }
 
-  Fixed f = { 0 };
+  g_auto (Fixed) f = { 0 };
   g_autoptr (CtrProjections) p = NULL;
   g_autofree double *phi = g_new (double, V);
+  g_autofree double *z_pd = g_new (double, V);
+  g_autofree double *shift = g_new0 (double, 3 * (gsize) V);
+  gboolean shifted = FALSE;
   double rho0 = 0, z_min = INFINITY, z_max = -INFINITY;
   guint out_rows = 0, row_first = 0;
 
@@ -235,21 +384,19 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
           if (p == NULL)
             return NULL;
         }
-      double rho, z, dphi, dz, drho;
+      else if (!check_same (d, path, &f, error))
+        return NULL;
+      double rho, *sh = shift + 3 * (gsize) v;
       if (!get_num (d, &T_PHI, 0, TRUE, 0, &phi[v], path, error)
           || !get_num (d, &T_RHO, 0, TRUE, 0, &rho, path, error)
-          || !get_num (d, &T_ZPOS, 0, FALSE, 0, &z, path, error)
-          || !get_num (d, &T_DPHI, 0, FALSE, 0, &dphi, path, error)
-          || !get_num (d, &T_DZ, 0, FALSE, 0, &dz, path, error)
-          || !get_num (d, &T_DRHO, 0, FALSE, 0, &drho, path, error))
+          || !get_num (d, &T_ZPOS, 0, FALSE, 0, &z_pd[v], path, error)
+          || !get_num (d, &T_DPHI, 0, FALSE, 0, &sh[0], path, error)
+          || !get_num (d, &T_DZ, 0, FALSE, 0, &sh[1], path, error)
+          || !get_num (d, &T_DRHO, 0, FALSE, 0, &sh[2], path, error))
         return NULL;
-      if (fabs (dphi) > 1e-9 || fabs (dz) > 1e-6 || fabs (drho) > 1e-6)
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                       "%s: the focal spot is shifted (angular %g rad, axial %g mm, radial %g mm): "
-                       "flying focal spots are not supported", path, dphi, dz, drho);
-          return NULL;
-        }
+      /* FORMAT: the angle keeps phi's sense, z is −z_pd. */
+      sh[1] = -sh[1];
+      shifted = shifted || fabs (sh[0]) > 1e-9 || fabs (sh[1]) > 1e-6 || fabs (sh[2]) > 1e-6;
       if (v == 0)
         rho0 = rho;
       else if (fabs (rho - rho0) > 1e-3 * rho0)
@@ -259,8 +406,8 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
                        "a varying source distance is not supported", path, rho, rho0);
           return NULL;
         }
-      z_min = MIN (z_min, z);
-      z_max = MAX (z_max, z);
+      z_min = MIN (z_min, z_pd[v]);
+      z_max = MAX (z_max, z_pd[v]);
 
       guint r, c, frames;
       g_autoptr (GError) local = NULL;
@@ -285,17 +432,24 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
           dst[(gsize) i * f.channels + (f.channels - 1 - k)] = img[(gsize) k * f.rows + row_first + i];
     }
 
-  /* A focal spot that moves along z is a helical (or step-and-shoot) scan. */
-  if (z_max - z_min > 1e-3)
+  /* A focal centre that moves along z: a helix (or a sequence of turns). */
+  const gboolean moving = z_max - z_min > 1e-3;
+  if (f.helical && !moving)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "%s: TypeofProjectionData (7037,1009) is HELICAL, but the focal centre stays at "
+                   "DetectorFocalCenterAxialPosition %g mm in every view", series->files[0], z_min);
+      return NULL;
+    }
+  if (moving && (flags & CTR_DICOM_CTPD_CENTRAL_ROW))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "%s: the focal spot moves along z by %.4g mm (DetectorFocalCenterAxialPosition): a "
-                   "helical scan needs rebinning to axial slices, which this version does not do",
-                   series->files[0], z_max - z_min);
+                   "%s: the focal centre moves along z, so the central detector row is no slice; "
+                   "reconstruct the whole helical series (it is rebinned to slices)", series->files[0]);
       return NULL;
     }
 
-  g_autoptr (CtrGeometry) g = ctr_geometry_new (out_rows > 1 ? CTR_BEAM_CONE : CTR_BEAM_FAN, V);
+  g_autoptr (CtrGeometry) g = ctr_geometry_new (out_rows > 1 || moving ? CTR_BEAM_CONE : CTR_BEAM_FAN, V);
   g->shape = f.curved ? CTR_DETECTOR_CURVED : CTR_DETECTOR_FLAT;
   g->sod_mm = rho0;
   g->sdd_mm = f.sdd;
@@ -307,6 +461,7 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
   g->pitch_v_mm = f.axial;
   g->rows_increase_with_v = FALSE;
   g->offset_v_mm = out_rows > 1 ? (f.central_row - (f.rows + 1) * 0.5) * f.axial : 0.0;
+  g->table_reversed = TRUE;
   /* beta = phi - pi, unwrapped so consecutive views differ by less than pi. */
   for (guint v = 0; v < V; v++)
     {
@@ -320,15 +475,57 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
         }
       g->angles[v] = b;
     }
+  if (moving)
+    {
+      g->source_z_mm = g_new (double, V);
+      for (guint v = 0; v < V; v++)
+        g->source_z_mm[v] = -z_pd[v];
+    }
+  if (!shifted && f.ffs != NULL && g_ascii_strcasecmp (f.ffs, "FFSNONE") != 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "%s: FlyingFocalSpotMode (7033,100E) is “%s”, but no view states where its focal spot "
+                   "was (SourceAngular/Axial/RadialDistanceShift (7033,100B-100D) are 0 or absent)",
+                   series->files[0], f.ffs);
+      return NULL;
+    }
+  if (shifted)
+    {
+      if (g->beam != CTR_BEAM_CONE)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                       "%s: the focal spot is shifted (SourceAngular/Axial/RadialDistanceShift, (7033,100B-100D)) "
+                       "in a single-row axial scan; flying focal spots are read for multi-row and helical scans",
+                       series->files[0]);
+          return NULL;
+        }
+      g->focal_shift = g_steal_pointer (&shift);
+    }
   if (!ctr_geometry_validate (g, error))
     {
       g_prefix_error (error, "%s (DICOM-CT-PD): ", series->files[0]);
       return NULL;
     }
-  if (!f.log)
-    p->i0 = f.i0;
-  else if (f.i0 > 0)
-    p->i0 = f.i0;   /* photon statistics kept for low-dose weighting */
+  if (!check_motion (series, &f, g, z_pd, error))
+    return NULL;
+  if (f.i0 > 0)
+    p->i0 = f.i0;   /* counts: the open beam; line integrals: kept for low-dose weighting */
+  if (f.n_photons > 1)
+    {
+      gboolean uniform = TRUE;
+      for (guint k = 1; k < f.n_photons; k++)
+        uniform = uniform && fabs (f.photons[k] - f.photons[0]) <= 1e-6 * f.photons[0];
+      if (!uniform)
+        {
+          /* Open-beam counts per pixel in FORMAT order (as the pixels above). */
+          const gboolean per_row = f.n_photons == f.channels * f.rows;
+          p->flat = g_new (float, (gsize) out_rows * f.channels);
+          for (guint i = 0; i < out_rows; i++)
+            for (guint k = 0; k < f.channels; k++)
+              p->flat[(gsize) i * f.channels + (f.channels - 1 - k)]
+                = f.photons[per_row ? (gsize) k * f.rows + row_first + i : k];
+        }
+    }
   if (!ctr_projections_check_finite (p, error) || !ctr_projections_to_line_integrals (p, error))
     {
       g_prefix_error (error, "%s: ", series->files[0]);

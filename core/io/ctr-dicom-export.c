@@ -231,9 +231,9 @@ swap_in (const char *tmp, const char *folder, gboolean exists, GError **error)
   return TRUE;
 }
 
-/* One slice @iz as a CT Image file in @dir. */
+/* Slice @iz as the CT Image file number @n + 1 (InstanceNumber, "CT%04u.dcm") in @dir. */
 static gboolean
-write_slice (const CtrVolume *v, const CtrDicomExportOptions *o, guint iz, guint16 *pix, const char *study,
+write_slice (const CtrVolume *v, const CtrDicomExportOptions *o, guint n, guint iz, guint16 *pix, const char *study,
              const char *series, const char *frame_of_ref, const char *date, const char *time,
              const char *dir, GError **error)
 {
@@ -286,7 +286,7 @@ write_slice (const CtrVolume *v, const CtrDicomExportOptions *o, guint iz, guint
   add (at, 0x0020, 0x0060, "CS", g_strdup (""));  /* Laterality, Type 2C */
   add (at, 0x0020, 0x0011, "IS", g_strdup_printf ("%u", o->series_number));
   add (at, 0x0020, 0x0012, "IS", g_strdup ("1"));
-  add (at, 0x0020, 0x0013, "IS", g_strdup_printf ("%u", iz + 1));
+  add (at, 0x0020, 0x0013, "IS", g_strdup_printf ("%u", n + 1));
   /* Centre of the first transmitted pixel (row 0, column 0), LPS. */
   const double z = ctr_grid_z (gr, iz);
   ds (b1, ctr_grid_x (gr, 0));
@@ -296,6 +296,8 @@ write_slice (const CtrVolume *v, const CtrDicomExportOptions *o, guint iz, guint
   add (at, 0x0020, 0x0037, "DS", g_strdup ("1\\0\\0\\0\\1\\0"));
   add (at, 0x0020, 0x0052, "UI", g_strdup (frame_of_ref));
   add (at, 0x0020, 0x1040, "LO", g_strdup (""));
+  if (o->table_coordinate)
+    ds (b3, o->table_reversed ? -z : z);
   add (at, 0x0020, 0x1041, "DS", g_strdup (b3));
   add (at, 0x0028, 0x0004, "CS", g_strdup ("MONOCHROME2"));
   ds (b1, gr->dy);
@@ -324,7 +326,7 @@ write_slice (const CtrVolume *v, const CtrDicomExportOptions *o, guint iz, guint
       || !ctr_dcm_put_pixels16 (d, pix, plane, error))
     return FALSE;
 
-  g_autofree char *name = g_strdup_printf ("CT%04u.dcm", iz + 1);
+  g_autofree char *name = g_strdup_printf ("CT%04u.dcm", n + 1);
   return write_verified (d, dir, name, error);
 }
 
@@ -384,11 +386,15 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder_arg, const CtrDi
     }
   g_autoptr (GError) local = NULL;
   gboolean ok = TRUE;
-  for (guint iz = 0; iz < gr->nz && ok; iz++)
+  const gboolean down = o->table_coordinate && o->table_reversed;
+  for (guint n = 0; n < gr->nz && ok; n++)
     {
-      ok = write_slice (v, o, iz, pix, study, series, frame_of_ref, date, time, tmp, &local);
+      /* File n + 1 holds slice iz: from the lowest z, or from the highest
+       * when the table coordinate runs along −z. */
+      const guint iz = down ? gr->nz - 1 - n : n;
+      ok = write_slice (v, o, n, iz, pix, study, series, frame_of_ref, date, time, tmp, &local);
       if (!ok)
-        g_prefix_error (&local, "slice %u of %u: ", iz + 1, gr->nz);
+        g_prefix_error (&local, "slice %u of %u: ", n + 1, gr->nz);
     }
   ok = ok && sync_folder (tmp, &local) && swap_in (tmp, folder, exists, &local);
   if (!ok)

@@ -140,16 +140,25 @@ typedef enum {
  *   beam with CTR_DICOM_CTPD_CENTRAL_ROW.  LogFlag YES or absent → line
  *   integrals as stored; NO → counts with I0 from
  *   PhotonStatistics (7033,1065); when present, PhotonStatistics' mean also
- *   fills projections->i0.
+ *   fills projections->i0, and values that differ per channel (or per
+ *   channel and row, in the image's [channel][row] order) fill
+ *   projections->flat ([row][col], FORMAT order).
+ *   A focal centre that moves along z (TypeofProjectionData HELICAL, or any
+ *   motion of DetectorFocalCenterAxialPosition (7031,1002)): cone beam with
+ *   source_z_mm[k] = −z_pd and table_reversed (the series' own table
+ *   coordinate is z_pd); SourceAngular/Axial/RadialDistanceShift
+ *   (7033,100B/100C/100D) fill focal_shift (angle as is, z negated).
  *
  * Errors: CTR_ERROR_FORMAT (a file does not parse, a required tag is missing
- *   or views disagree in size; the message names the file and the tag),
- *   CTR_ERROR_UNSUPPORTED (helical scans, detected by TypeofProjectionData
- *   HELICAL or a moving focal-spot axial position: they need rebinning, which
- *   this version does not do; a flying focal spot (FlyingFocalSpotMode other
- *   than FFSNONE, or non-zero source shifts (7033,100B..100D));
- *   varying source distance), CTR_ERROR_INVALID_DATA (duplicate views),
- *   CTR_ERROR_INVALID_GEOMETRY, G_IO_ERROR_CANCELLED.
+ *   or views disagree in size, detector, distance or TypeofProjectionData —
+ *   a mixed series; PhotonStatistics of another length; the message names the
+ *   file and the tag), CTR_ERROR_UNSUPPORTED (the central row of a helix; a
+ *   FlyingFocalSpotMode without per-view shifts; shifts on a single-row axial
+ *   scan; varying source distance), CTR_ERROR_INVALID_DATA (duplicate views),
+ *   CTR_ERROR_INVALID_GEOMETRY (an inconsistent feed: TableFeedPerRotation
+ *   (0018,9310) or SpiralPitchFactor (0018,9311) against the motion, a view
+ *   off the steady helix, a focal centre that moves back; HELICAL without
+ *   motion), G_IO_ERROR_CANCELLED.
  */
 CtrDicomProjections *ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags,
                                           GCancellable *cancellable, GError **error);
@@ -325,6 +334,12 @@ CtrProjections *ctr_dicom_load_projections (const char *path, const CtrGeometry 
  * @patient_name, @patient_id: (nullable): empty when NULL.
  * @study_uid: (nullable): join an existing study; NULL makes a new one.
  * @series_number: SeriesNumber (0020,0011).
+ * @table_coordinate: SliceLocation (0020,1041) is the scan's own table
+ *   coordinate (z, or −z with @table_reversed; ctr_geometry_table_mm) and
+ *   the files and InstanceNumbers run in increasing table coordinate; FALSE
+ *   (default): SliceLocation is the patient Z (−z) and CT0001 the lowest z.
+ *   ImagePositionPatient is the slice's position in both cases.
+ * @table_reversed: see @table_coordinate (DICOM-CT-PD input: TRUE).
  */
 typedef struct {
   double mu_water;
@@ -334,6 +349,8 @@ typedef struct {
   const char *patient_id;
   const char *study_uid;
   guint series_number;
+  gboolean table_coordinate;
+  gboolean table_reversed;
 } CtrDicomExportOptions;
 
 /* Defaults: mu_water 0.0192, series number 1, everything else NULL. */
@@ -342,7 +359,8 @@ void ctr_dicom_export_options_init (CtrDicomExportOptions *o);
 /**
  * ctr_dicom_export_series:
  * Writes @v as a CT Image Storage series into @folder (created if needed):
- * one file per z slice, "CT%04u.dcm" numbered from 1 (slice 0 = lowest z),
+ * one file per z slice, "CT%04u.dcm" numbered from 1 (slice 0 = lowest z;
+ * in increasing table coordinate with @options->table_coordinate),
  * signed 16-bit HU (RescaleSlope 1, RescaleIntercept 0, rounded; values
  * beyond the int16 range are clipped), PixelSpacing dy\dx,
  * ImageOrientationPatient 1\0\0\0\1\0 and ImagePositionPatient of the first

@@ -12,6 +12,8 @@ static const char *const geometry_keys[] = {
   "detector_offset_u_mm", "detector_offset_u_rad", "detector_offset_v_mm",
   "rows_increase_with_v", "pixel_size_known", "angles_rad",
   "angle_start_rad", "angle_step_rad", "vectors",
+  "source_z_mm", "source_z_start_mm", "source_z_step_mm", "table_feed_per_rotation_mm", "pitch_factor",
+  "focal_shift_angle_rad", "focal_shift_z_mm", "focal_shift_radial_mm", "table_reversed",
 };
 
 JsonObject *
@@ -20,7 +22,8 @@ ctr_geometry_to_json_object (const CtrGeometry *g)
   g_return_val_if_fail (g != NULL, NULL);
 
   JsonObject *o = json_object_new ();
-  const char *type = g->beam == CTR_BEAM_PARALLEL ? "parallel" : g->beam == CTR_BEAM_FAN ? "fan" : "cone";
+  const char *type = g->beam == CTR_BEAM_PARALLEL ? "parallel" : g->beam == CTR_BEAM_FAN ? "fan"
+                     : ctr_geometry_is_helical (g) ? "helical" : "cone";
   gboolean curved = g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED;
 
   json_object_set_string_member (o, "type", type);
@@ -47,6 +50,7 @@ ctr_geometry_to_json_object (const CtrGeometry *g)
   json_object_set_array_member (o, "angles_rad", angles);
   if (g->vectors != NULL)
     ctr_geometry_json_add_vectors (o, g);
+  ctr_geometry_json_add_helix (o, g);
   return o;
 }
 

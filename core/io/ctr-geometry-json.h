@@ -21,9 +21,10 @@ G_BEGIN_DECLS
  * Returns: (transfer full): a new JSON object holding the geometry keys of
  *   FORMAT.md ("type", "detector_shape", "views", "detector_cols",
  *   "detector_rows", distances, pitches, offsets, "rows_increase_with_v",
- *   "pixel_size_known", "angles_rad"; and "vectors" for a vector geometry,
- *   whose circular keys are then its summary, ignored on reading).  Unref
- *   with json_object_unref().
+ *   "pixel_size_known", "angles_rad"; "vectors" for a vector geometry,
+ *   whose circular keys are then its summary, ignored on reading; the
+ *   helical keys of ctr_geometry_json_add_helix).  Unref with
+ *   json_object_unref().
  */
 JsonObject *ctr_geometry_to_json_object (const CtrGeometry *g);
 
@@ -48,6 +49,39 @@ CtrGeometry *ctr_geometry_json_read_vectors (JsonObject *o, CtrBeam beam, guint 
 
 /* Adds @g's per-view vectors to @o as "vectors" (12 numbers per view). */
 void ctr_geometry_json_add_vectors (JsonObject *o, const CtrGeometry *g);
+
+/* TRUE when @o holds any of the helical keys below that move the source
+ * (source z, feed, pitch factor, focal-spot shifts). */
+gboolean ctr_geometry_json_has_helix (JsonObject *o);
+
+/**
+ * ctr_geometry_json_read_helix:
+ * @o: a geometry.json object; @g: the cone-beam geometry read from its other
+ *   keys (views and angles set).  @helical: "type" is "helical" (a source z
+ *   is then required).
+ * The helical keys (README, "Helical scans"): the source z of every view,
+ * mm ("source_z_mm", a list, or "source_z_start_mm" with
+ * "source_z_step_mm" per view or "table_feed_per_rotation_mm" per 2π of
+ * view angle), the flying focal spot ("focal_shift_angle_rad",
+ * "focal_shift_z_mm", "focal_shift_radial_mm", a list each: CtrGeometry's
+ * focal_shift) and "table_reversed".  Sets the fields of @g; validation is
+ * the caller's (ctr_geometry_validate).
+ * Returns: FALSE with CTR_ERROR_FORMAT (a malformed key, a helical type
+ *   without a source z) or CTR_ERROR_INVALID_GEOMETRY (a list whose length
+ *   is not "views"), CTR_ERROR_OUT_OF_MEMORY.
+ */
+gboolean ctr_geometry_json_read_helix (JsonObject *o, CtrGeometry *g, gboolean helical, const char *where,
+                                       GError **error);
+
+/* For "type": "helical": the source z must move, and a stated
+ * "table_feed_per_rotation_mm" (1 %) or "pitch_factor" (2 %) must agree with
+ * it; else FALSE with CTR_ERROR_INVALID_GEOMETRY ("inconsistent feed"). */
+gboolean ctr_geometry_json_check_feed (JsonObject *o, const CtrGeometry *g, const char *where, GError **error);
+
+/* Adds @g's helical keys to @o: "source_z_mm" when set, with
+ * "table_feed_per_rotation_mm" and "pitch_factor" for a helix (ctr_helix_feed_mm,
+ * ctr_helix_pitch), the three focal-shift lists and "table_reversed" when set. */
+void ctr_geometry_json_add_helix (JsonObject *o, const CtrGeometry *g);
 
 /**
  * ctr_geometry_json_write:

@@ -641,9 +641,16 @@ imagej_description (const float *data, gsize n, guint pages, const ImageJInfo *i
   return g_string_free (s, FALSE);
 }
 
+/* Pages in the order of @data, or from the last down when @reverse; @texts
+ * (nullable): one more description per written page. */
+typedef struct {
+  gboolean reverse;
+  const char *const *texts;
+} PageOrder;
+
 static gboolean
 write_pages (TiffFile *f, const float *data, guint width, guint height, guint pages,
-             const ImageJInfo *ij, GError **error)
+             const ImageJInfo *ij, const PageOrder *order, GError **error)
 {
   const gsize plane = (gsize) width * height;
   const guint16 compression = TIFFIsCODECConfigured (COMPRESSION_ADOBE_DEFLATE)
@@ -675,9 +682,11 @@ write_pages (TiffFile *f, const float *data, guint width, guint height, guint pa
                         (guint16) MIN (pages, G_MAXUINT16));
         }
       TIFFSetField (tif, TIFFTAG_SOFTWARE, "ctrecon");
-      if (p == 0)
+      const char *text = order != NULL && order->texts != NULL ? order->texts[p] : NULL;
+      if (p == 0 || text != NULL)
         {
-          g_autofree char *desc = imagej_description (data, plane * pages, pages, ij);
+          g_autofree char *head = p == 0 ? imagej_description (data, plane * pages, pages, ij) : NULL;
+          g_autofree char *desc = g_strconcat (head ? head : "", text ? text : "", NULL);
           TIFFSetField (tif, TIFFTAG_IMAGEDESCRIPTION, desc);
         }
       if (ij != NULL && ij->calibrated && ij->dx > 0 && ij->dy > 0)
@@ -686,7 +695,8 @@ write_pages (TiffFile *f, const float *data, guint width, guint height, guint pa
           TIFFSetField (tif, TIFFTAG_YRESOLUTION, (float) (1.0 / ij->dy));
           TIFFSetField (tif, TIFFTAG_RESOLUTIONUNIT, (guint16) RESUNIT_NONE);
         }
-      memcpy (scratch, data + p * plane, plane * sizeof (float));
+      const guint src = order != NULL && order->reverse ? pages - 1 - p : p;
+      memcpy (scratch, data + (gsize) src * plane, plane * sizeof (float));
       if (TIFFWriteEncodedStrip (tif, 0, scratch, (tmsize_t) (plane * sizeof (float))) < 0
           || !TIFFWriteDirectory (tif))
         {
@@ -700,7 +710,7 @@ write_pages (TiffFile *f, const float *data, guint width, guint height, guint pa
 
 static gboolean
 write_float_imagej (const char *path, const float *data, guint width, guint height, guint pages,
-                    const ImageJInfo *ij, GError **error)
+                    const ImageJInfo *ij, const PageOrder *order, GError **error)
 {
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (data != NULL, FALSE);
@@ -740,7 +750,7 @@ write_float_imagej (const char *path, const float *data, guint width, guint heig
         }
       else
         {
-          ok = write_pages (f, data, width, height, pages, ij, error);
+          ok = write_pages (f, data, width, height, pages, ij, order, error);
           TIFFClose (f->tif);  /* closes tiff_fd */
           f->tif = NULL;
         }
@@ -779,7 +789,7 @@ gboolean
 ctr_tiff_write_float (const char *path, const float *data, guint width, guint height,
                       guint pages, GError **error)
 {
-  return write_float_imagej (path, data, width, height, pages, NULL, error);
+  return write_float_imagej (path, data, width, height, pages, NULL, NULL, error);
 }
 
 gboolean
@@ -789,5 +799,16 @@ ctr_tiff_write_volume (const char *path, const CtrVolume *v, GError **error)
   g_return_val_if_fail (v != NULL && v->data != NULL, FALSE);
   /* Calibrated in mm unless the volume is in pixel units. */
   ImageJInfo ij = { v->unit == NULL || strstr (v->unit, "pixel") == NULL, v->grid.dx, v->grid.dy, v->grid.dz };
-  return write_float_imagej (path, v->data, v->grid.nx, v->grid.ny, v->grid.nz, &ij, error);
+  return write_float_imagej (path, v->data, v->grid.nx, v->grid.ny, v->grid.nz, &ij, NULL, error);
+}
+
+gboolean
+ctr_tiff_write_volume_pages (const char *path, const CtrVolume *v, gboolean reverse,
+                             const char *const *page_texts, GError **error)
+{
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (v != NULL && v->data != NULL, FALSE);
+  ImageJInfo ij = { v->unit == NULL || strstr (v->unit, "pixel") == NULL, v->grid.dx, v->grid.dy, v->grid.dz };
+  PageOrder order = { reverse, page_texts };
+  return write_float_imagej (path, v->data, v->grid.nx, v->grid.ny, v->grid.nz, &ij, &order, error);
 }

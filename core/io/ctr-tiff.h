@@ -70,4 +70,19 @@ gboolean ctr_tiff_write_float (const char *path, const float *data, guint width,
  * ctr_tiff_write_float. */
 gboolean ctr_tiff_write_volume (const char *path, const CtrVolume *v, GError **error);
 
+/**
+ * ctr_tiff_write_volume_pages:
+ * As ctr_tiff_write_volume, with the pages from the last slice down when
+ * @reverse (a stack in another order than z, e.g. a helical scan's
+ * increasing table coordinate when that runs along −z), and @page_texts
+ * (nullable; one per written page, in the written order) added to each
+ * page's ImageDescription — on page 0 after ImageJ's header, so they should
+ * be "key=value
+" lines ImageJ ignores ("z_mm=81
+").  Atomic as
+ * ctr_tiff_write_float.  CTR_ERROR_IO, CTR_ERROR_OUT_OF_MEMORY.
+ */
+gboolean ctr_tiff_write_volume_pages (const char *path, const CtrVolume *v, gboolean reverse,
+                                      const char *const *page_texts, GError **error);
+
 G_END_DECLS

@@ -65,6 +65,8 @@
 #include "ctr-noise.h"
 #include "analytic/ctr-fbp.h"
 #include "analytic/ctr-fdk.h"
+#include "analytic/ctr-rebin-helical.h"
+#include "ctr-helix.h"
 
 #include <math.h>
 #include <string.h>
@@ -116,13 +118,16 @@ pwls_free (CtrIterate *it, gpointer data)
   g_free (s);
 }
 
-/* The FBP (fan, parallel) or FDK (cone) image with a Hann window, clipped at
- * zero, as the start. */
+/* The FBP (fan, parallel), FDK (circular cone) or rebinned FBP (helical:
+ * 180LI, ctr-rebin-helical.h) image with a Hann window, clipped at zero, as
+ * the start. */
 static gboolean
 start_image (CtrIterate *it, float *x_nat, GError **error)
 {
   const CtrGeometry *g = it->op->geometry;
-  g_autoptr (CtrVolume) v = g->beam == CTR_BEAM_CONE
+  g_autoptr (CtrVolume) v = ctr_helix_applies (g)
+    ? ctr_rebin_fbp (g, it->p, &it->op->grid, CTR_REBIN_180LI, CTR_FILTER_HANN, 1.0, it->cancellable, error)
+    : g->beam == CTR_BEAM_CONE
     ? ctr_fdk_run (g, it->p, &it->op->grid, CTR_FILTER_HANN, 1.0, NULL, it->cancellable, error)
     : ctr_fbp_run (g, it->p, &it->op->grid, CTR_FILTER_HANN, 1.0, it->cancellable, error);
   if (v == NULL)

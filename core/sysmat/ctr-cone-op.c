@@ -23,7 +23,27 @@ typedef struct {
   float *ax;    /* one view */
   float *bp;    /* a volume: the update */
   float *cs;    /* a volume: column sums of one view */
+  guint8 *mask; /* nullable: [view][row][col], 0 = a ray left out */
 } ConeOp;
+
+static inline const guint8 *
+view_mask (const ConeOp *c, guint v)
+{
+  return c->mask != NULL ? c->mask + c->per_view * v : NULL;
+}
+
+/* The forward projection of view @v, 0 on the rays left out. */
+static void
+forward_view (ConeOp *c, const float *X, guint v, float *y)
+{
+  ctr_cone_projector_forward_view_masked (c->cp, X, v, view_mask (c, v), y);
+}
+
+static void
+adjoint_view (ConeOp *c, const float *y, guint v, float *vol, float *weights)
+{
+  ctr_cone_projector_adjoint_view_masked (c->cp, y, v, view_mask (c, v), vol, weights);
+}
 
 static void
 cone_op_finalize (CtrOperator *op)
@@ -33,6 +53,7 @@ cone_op_finalize (CtrOperator *op)
   g_free (c->ax);
   g_free (c->bp);
   g_free (c->cs);
+  g_free (c->mask);
   ctr_operator_clear (op);
   g_free (c);
 }
@@ -47,8 +68,12 @@ cone_copy_image (CtrOperator *op, const float *from, float *to)
 static void
 cone_data_gather (CtrOperator *op, const float *proj, float *Y)
 {
+  ConeOp *c = (ConeOp *) op;
   if (proj != Y)
     memcpy (Y, proj, op->data_size * sizeof (float));
+  for (gsize i = 0; c->mask != NULL && i < op->data_size; i++)
+    if (c->mask[i] == 0)
+      Y[i] = 0.0f;
 }
 
 static gboolean
@@ -57,7 +82,7 @@ cone_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **
   ConeOp *c = (ConeOp *) op;
   const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
   for (guint v = v0; v < v1; v++)
-    ctr_cone_projector_forward_view (c->cp, X, v, Y + c->per_view * v);
+    forward_view (c, X, v, Y + c->per_view * v);
   return TRUE;
 }
 
@@ -68,7 +93,7 @@ cone_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **
   memset (D, 0, c->nvox * sizeof (float));
   const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
   for (guint v = v0; v < v1; v++)
-    ctr_cone_projector_adjoint_view (c->cp, Y + c->per_view * v, v, D, NULL);
+    adjoint_view (c, Y + c->per_view * v, v, D, NULL);
   return TRUE;
 }
 
@@ -86,7 +111,7 @@ static void
 view_residual (ConeOp *c, guint v, const float *X, const float *B, const float *coef, float step)
 {
   const float *b = B + c->per_view * v, *cc = coef + c->per_view * v;
-  ctr_cone_projector_forward_view (c->cp, X, v, c->ax);
+  forward_view (c, X, v, c->ax);
   for (gsize i = 0; i < c->per_view; i++)
     c->ax[i] = step * cc[i] * (b[i] - c->ax[i]);
 }
@@ -107,8 +132,7 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
       for (guint v = 0; v < c->nv; v++)
         {
           view_residual (c, v, X, B, coef, step);
-          ctr_cone_projector_adjoint_view (c->cp, c->ax, v, target,
-                                           D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
+          adjoint_view (c, c->ax, v, target, D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
         }
       if (D != NULL)
         return TRUE;
@@ -118,15 +142,14 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
       view_residual (c, subset, X, B, coef, step);
       if (D != NULL)
         {
-          ctr_cone_projector_adjoint_view (c->cp, c->ax, subset, D, NULL);
+          adjoint_view (c, c->ax, subset, D, NULL);
           return TRUE;
         }
       memset (c->bp, 0, c->nvox * sizeof (float));
       if (flags & CTR_UPDATE_COLUMN_SCALE)
         memset (c->cs, 0, c->nvox * sizeof (float));
       /* One traversal for the update and, with COLUMN_SCALE, the column sums. */
-      ctr_cone_projector_adjoint_view (c->cp, c->ax, subset, c->bp,
-                                       (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
+      adjoint_view (c, c->ax, subset, c->bp, (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
     }
   const gboolean scaled = (flags & CTR_UPDATE_COLUMN_SCALE) != 0;
 #pragma omp parallel for schedule(static)
@@ -165,7 +188,7 @@ cone_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
     c->ax[i] = 1.0f;
   const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
   for (guint v = v0; v < v1; v++)
-    ctr_cone_projector_adjoint_view (c->cp, c->ax, v, out, NULL);
+    adjoint_view (c, c->ax, v, out, NULL);
   return TRUE;
 }
 
@@ -180,7 +203,7 @@ cone_row_sums (CtrOperator *op, float *sq, float *sum)
   for (gsize i = 0; i < c->nvox; i++)
     ones[i] = 1.0f;
   for (guint v = 0; v < c->nv; v++)
-    ctr_cone_projector_forward_view (c->cp, ones, v, sum + c->per_view * v);
+    forward_view (c, ones, v, sum + c->per_view * v);
   g_free (ones);
 }
 
@@ -245,10 +268,17 @@ spread_order (guint n)
 CtrOperator *
 ctr_cone_op_new (CtrConeProjector *cp, GError **error)
 {
+  return ctr_cone_op_new_masked (cp, NULL, error);
+}
+
+CtrOperator *
+ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error)
+{
   g_return_val_if_fail (cp != NULL, NULL);
   const CtrGeometry *g = ctr_cone_projector_geometry (cp);
   const CtrGrid *grid = ctr_cone_projector_grid (cp);
   ConeOp *c = g_new0 (ConeOp, 1);
+  c->mask = mask;
   CtrOperator *op = &c->parent;
   ctr_operator_init (op, &cone_class, g, grid, 1);
   c->cp = cp;

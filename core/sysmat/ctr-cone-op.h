@@ -22,4 +22,15 @@ G_BEGIN_DECLS
  */
 CtrOperator *ctr_cone_op_new (CtrConeProjector *cp, GError **error);
 
+/**
+ * ctr_cone_op_new_masked:
+ * As ctr_cone_op_new, for the system matrix of the rays whose @mask entry is
+ * not 0 (@mask: n_views·n_rows·n_cols bytes, [view][row][col], taken over;
+ * NULL: every ray): the other rays are rows of zeros — forward gives 0
+ * there, the adjoint, column sums and updates leave them out, and gathered
+ * data are 0 there (so the driver counts them as not acquired).  A helical
+ * slab uses it for the rays that leave the slab's volume.
+ */
+CtrOperator *ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error);
+
 G_END_DECLS

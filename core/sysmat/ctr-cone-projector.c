@@ -2,7 +2,8 @@
  * and its exact adjoint (see ctr-cone-projector.h).
  *
  * Ray of detector bin (row, col) of view β: from the source S through the
- * bin centre, unit direction d (ctr_cone_ray, FORMAT.md frame).  For an
+ * bin centre, unit direction d (ctr_cone_ray, FORMAT.md frame: flat or
+ * curved detector, circular or helical source path, flying focal spot).  For an
  * x-dominant ray (|d_x| >= |d_y|) plane i (x = x_i) is crossed at
  *   t_i = (x_i - S_x)/d_x,   fj(i) = (y_0 - S_y - t_i d_y)/Δy,
  *   fk(i) = (S_z + t_i d_z - z_0)/Δz                       (continuous indices)
@@ -16,7 +17,7 @@
  *        +──────────────────────▶ x
  */
 #include "ctr-cone-projector.h"
-#include "ctr-phantom3d.h"
+#include "ctr-helix.h"
 #include "ctr-error.h"
 
 #include <math.h>
@@ -45,12 +46,6 @@ ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid, GError **erro
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
                    "the cone-beam projector needs a cone-beam geometry");
-      return NULL;
-    }
-  if (g->shape != CTR_DETECTOR_FLAT)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "the cone-beam projector handles a flat panel; a curved cone-beam detector is not supported");
       return NULL;
     }
   CtrConeProjector *cp = g_new0 (CtrConeProjector, 1);
@@ -158,9 +153,56 @@ stencil (const Ray *r, guint p, gint64 na, gint64 nb, gint64 *ia, gint64 *ib, fl
   return TRUE;
 }
 
+/* The voxels of plane @p that the bilinear stencil touches and their
+ * weights (wa·wb): the four without checks when all lie inside (the common
+ * case), else the ones that do.  Returns their number.  Shared by the
+ * forward gather and the adjoint scatter, so the pair stays matched. */
+static inline int
+corners (gboolean xdom, gint64 p, gint64 ia, gint64 ib, const float wa[2], const float wb[2], gint64 na, gint64 nx,
+         gint64 nz, gsize sxy, gsize at[4], float wt[4])
+{
+  if (ia >= 0 && ia + 1 < na && ib >= 0 && ib + 1 < nz)
+    {
+      const gsize stride_a = xdom ? (gsize) nx : 1;
+      const gsize base = (gsize) ib * sxy + (xdom ? (gsize) ia * nx + p : (gsize) p * nx + ia);
+      at[0] = base;
+      at[1] = base + stride_a;
+      at[2] = base + sxy;
+      at[3] = base + sxy + stride_a;
+      wt[0] = wa[0] * wb[0];
+      wt[1] = wa[1] * wb[0];
+      wt[2] = wa[0] * wb[1];
+      wt[3] = wa[1] * wb[1];
+      return 4;
+    }
+  int n = 0;
+  for (int db = 0; db < 2; db++)
+    {
+      const gint64 k = ib + db;
+      if (k < 0 || k >= nz)
+        continue;
+      for (int da = 0; da < 2; da++)
+        {
+          const gint64 a = ia + da;
+          if (a < 0 || a >= na)
+            continue;
+          at[n] = xdom ? (gsize) k * sxy + (gsize) a * nx + p : (gsize) k * sxy + (gsize) p * nx + a;
+          wt[n++] = wa[da] * wb[db];
+        }
+    }
+  return n;
+}
+
 void
 ctr_cone_projector_forward_view (const CtrConeProjector *cp, const float *vol, guint view,
                                  float *out)
+{
+  ctr_cone_projector_forward_view_masked (cp, vol, view, NULL, out);
+}
+
+void
+ctr_cone_projector_forward_view_masked (const CtrConeProjector *cp, const float *vol, guint view,
+                                        const guint8 *mask, float *out)
 {
   const CtrGrid *gr = &cp->grid;
   const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
@@ -171,6 +213,12 @@ ctr_cone_projector_forward_view (const CtrConeProjector *cp, const float *vol, g
   for (gint64 row = 0; row < (gint64) nr; row++)
     for (guint col = 0; col < nc; col++)
       {
+        const gsize i = (gsize) row * nc + col;
+        if (mask != NULL && mask[i] == 0)
+          {
+            out[i] = 0.0f;
+            continue;
+          }
         Ray r;
         gboolean xdom = ray_setup (cp, view, (guint) row, col, &r);
         const gint64 na = xdom ? ny : nx;
@@ -181,31 +229,28 @@ ctr_cone_projector_forward_view (const CtrConeProjector *cp, const float *vol, g
             float wa[2], wb[2];
             if (!stencil (&r, (guint) p, na, nz, &ia, &ib, wa, wb))
               continue;
+            gsize at[4];
+            float wt[4];
+            const int n = corners (xdom, p, ia, ib, wa, wb, na, nx, nz, sxy, at, wt);
             float s = 0.0f;
-            for (int db = 0; db < 2; db++)
-              {
-                gint64 k = ib + db;
-                if (k < 0 || k >= nz)
-                  continue;
-                for (int da = 0; da < 2; da++)
-                  {
-                    gint64 a = ia + da;
-                    if (a < 0 || a >= na)
-                      continue;
-                    gsize idx = xdom ? (gsize) k * sxy + (gsize) a * nx + p
-                                     : (gsize) k * sxy + (gsize) p * nx + a;
-                    s += wa[da] * wb[db] * vol[idx];
-                  }
-              }
+            for (int c = 0; c < n; c++)
+              s += wt[c] * vol[at[c]];
             acc += r.w * s;
           }
-        out[(gsize) row * nc + col] = (float) acc;
+        out[i] = (float) acc;
       }
 }
 
 void
 ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj, guint view,
                                  float *vol, float *weights)
+{
+  ctr_cone_projector_adjoint_view_masked (cp, proj, view, NULL, vol, weights);
+}
+
+void
+ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float *proj, guint view,
+                                        const guint8 *mask, float *vol, float *weights)
 {
   const CtrGrid *gr = &cp->grid;
   const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
@@ -217,15 +262,20 @@ ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj, 
   g_autofree Ray *rays = g_new (Ray, nrays);
   g_autofree guint *xs = g_new (guint, nrays);
   g_autofree guint *ys = g_new (guint, nrays);
-  g_autofree gboolean *xdom = g_new (gboolean, nrays);
+  g_autofree gint8 *xdom = g_new (gint8, nrays);
 #pragma omp parallel for schedule(static)
   for (gint64 i = 0; i < (gint64) nrays; i++)
-    xdom[i] = ray_setup (cp, view, (guint) (i / nc), (guint) (i % nc), &rays[i]);
+    {
+      if ((proj[i] == 0.0f && weights == NULL) || (mask != NULL && mask[i] == 0))
+        xdom[i] = -1;  /* contributes nothing */
+      else
+        xdom[i] = ray_setup (cp, view, (guint) (i / nc), (guint) (i % nc), &rays[i]);
+    }
   gsize nxs = 0, nys = 0;
   for (gsize i = 0; i < nrays; i++)
     {
-      if (proj[i] == 0.0f && weights == NULL)
-        continue;  /* contributes nothing */
+      if (xdom[i] < 0)
+        continue;
       if (xdom[i])
         xs[nxs++] = (guint) i;
       else
@@ -253,23 +303,15 @@ ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj, 
             if (!stencil (r, (guint) p, na, nz, &ia, &ib, wa, wb))
               continue;
             const float val = proj[list[m]];
-            for (int db = 0; db < 2; db++)
+            gsize at[4];
+            float wt[4];
+            const int nc4 = corners (xd, p, ia, ib, wa, wb, na, nx, nz, sxy, at, wt);
+            for (int c = 0; c < nc4; c++)
               {
-                gint64 k = ib + db;
-                if (k < 0 || k >= nz)
-                  continue;
-                for (int da = 0; da < 2; da++)
-                  {
-                    gint64 a = ia + da;
-                    if (a < 0 || a >= na)
-                      continue;
-                    gsize idx = xd ? (gsize) k * sxy + (gsize) a * nx + p
-                                   : (gsize) k * sxy + (gsize) p * nx + a;
-                    float wt = r->w * (wa[da] * wb[db]);
-                    vol[idx] += wt * val;
-                    if (weights != NULL)
-                      weights[idx] += wt;
-                  }
+                const float w = r->w * wt[c];
+                vol[at[c]] += w * val;
+                if (weights != NULL)
+                  weights[at[c]] += w;
               }
           }
     }

@@ -29,12 +29,14 @@ typedef struct _CtrConeProjector CtrConeProjector;
 
 /**
  * ctr_cone_projector_new:
- * @g: flat-panel cone geometry (copied).
- * @grid: volume grid (copied), any size, voxel size and centre.
+ * @g: cone geometry (copied): flat or curved detector, circular or helical
+ *   source path (source_z_mm), flying focal spot (focal_shift); the rays are
+ *   ctr_cone_ray's.
+ * @grid: volume grid (copied), any size, voxel size and centre (a helical
+ *   slab: the grid's z centre where the slab is).
  * Returns: (transfer full): the projector, or NULL with
- *   CTR_ERROR_INVALID_GEOMETRY (not a valid cone geometry),
- *   CTR_ERROR_UNSUPPORTED (a curved panel) or CTR_ERROR_INVALID_ARGUMENT
- *   (bad grid).
+ *   CTR_ERROR_INVALID_GEOMETRY (not a valid cone geometry) or
+ *   CTR_ERROR_INVALID_ARGUMENT (bad grid).
  */
 CtrConeProjector *ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid,
                                           GError **error);
@@ -51,6 +53,10 @@ const CtrGrid *ctr_cone_projector_grid (const CtrConeProjector *cp);
  */
 void ctr_cone_projector_forward_view (const CtrConeProjector *cp, const float *vol,
                                       guint view, float *out);
+/* As ctr_cone_projector_forward_view, 0 (and no work) for the rays whose
+ * @mask entry (n_rows·n_cols bytes, [row][col]; NULL: every ray) is 0. */
+void ctr_cone_projector_forward_view_masked (const CtrConeProjector *cp, const float *vol, guint view,
+                                             const guint8 *mask, float *out);
 
 /**
  * ctr_cone_projector_adjoint_view:
@@ -62,6 +68,11 @@ void ctr_cone_projector_forward_view (const CtrConeProjector *cp, const float *v
  */
 void ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj,
                                       guint view, float *vol, float *weights);
+/* As ctr_cone_projector_adjoint_view over the rays whose @mask entry
+ * (n_rows·n_cols bytes of the view, [row][col]; NULL: every ray) is not 0:
+ * the adjoint of the forward projection with the other rays set to 0. */
+void ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float *proj, guint view,
+                                             const guint8 *mask, float *vol, float *weights);
 
 /* All views: @out is [view][row][col] (overwritten); the adjoint adds to @vol. */
 void ctr_cone_projector_forward (const CtrConeProjector *cp, const float *vol, float *out);

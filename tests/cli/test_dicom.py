@@ -231,7 +231,7 @@ for f in gel_files:
     d = pydicom.dcmread(os.path.join(GEL, "dicom-ct-pd", f))
     d[0x7037, 0x1009].value = "HELICAL"
     d.save_as(os.path.join(helical, f))
-expect_error("helical DICOM-CT-PD", helical, "helical")
+expect_error("an axial series tagged HELICAL", helical, "is HELICAL, but the focal centre stays")
 
 notag = os.path.join(T, "notag")
 os.mkdir(notag)
