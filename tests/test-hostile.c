@@ -635,10 +635,11 @@ test_tiff_strips_outside_file (void)
       return;
     }
   /* and a 262-byte file whose first strip claims 67 MB, and a 428-byte file
-   * claiming 168 MB of floats in three strips of 140 bytes: refused before
-   * the reader allocates what they claim */
+   * claiming 168 MB of floats in three strips of 140 bytes, and a 1,320-byte
+   * file of 20 × 20 pixels in one tile of 201 MB: refused before the reader
+   * allocates what they claim */
   static const char *const names[] = { "strips-outside-file.tif", "strip-larger-than-file.tif",
-                                       "pixels-beyond-strips.tif" };
+                                       "pixels-beyond-strips.tif", "tile-larger-than-file.tif" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autofree char *path = g_build_filename (dir, "fuzz", "reproducers", "tiff", names[i], NULL);

@@ -255,6 +255,18 @@ check_chunks (TiffFile *f, guint page, GError **error)
           return FALSE;
         }
       stored += len;
+      /* a tile decodes to a whole tile, padding included: the same rule
+       * per tile (a 1,320-byte file with 20 × 20 pixels in one tile of
+       * 201 MB had the reader allocate the tile first; found by fuzzing) */
+      const guint64 tile = TIFFIsTiled (tif) ? (guint64) TIFFTileSize64 (tif) : 0;
+      guint16 cmp = COMPRESSION_NONE;
+      TIFFGetFieldDefaulted (tif, TIFFTAG_COMPRESSION, &cmp);
+      if (tile > (cmp == COMPRESSION_NONE ? len : len * 4096))
+        {
+          set_format_error (error, f, "page %u: tile %u of %u decodes to %" G_GUINT64_FORMAT " bytes but holds %"
+                            G_GUINT64_FORMAT ": the file is truncated or damaged", page, k, n, tile, len);
+          return FALSE;
+        }
     }
   /* The pixels the page claims against the bytes that hold them: all of
    * them when uncompressed; at most 4096 : 1 compressed (beyond any codec
