@@ -243,6 +243,12 @@ check_chunks (TiffFile *f, guint page, GError **error)
   const guint64 size = (guint64) st.st_size;
   const guint32 n = TIFFIsTiled (tif) ? TIFFNumberOfTiles (tif) : TIFFNumberOfStrips (tif);
   const char *what = TIFFIsTiled (tif) ? "tile" : "strip";
+  /* a tile decodes to a whole tile, padding included: the rule below holds
+   * per tile (a 1,320-byte file with 20 × 20 pixels in one tile of 201 MB
+   * had the reader allocate the tile first; found by fuzzing) */
+  const guint64 tile = TIFFIsTiled (tif) ? (guint64) TIFFTileSize64 (tif) : 0;
+  guint16 compression = COMPRESSION_NONE;
+  TIFFGetFieldDefaulted (tif, TIFFTAG_COMPRESSION, &compression);
   guint64 stored = 0;
   for (guint32 k = 0; k < n; k++)
     {
@@ -255,13 +261,7 @@ check_chunks (TiffFile *f, guint page, GError **error)
           return FALSE;
         }
       stored += len;
-      /* a tile decodes to a whole tile, padding included: the same rule
-       * per tile (a 1,320-byte file with 20 × 20 pixels in one tile of
-       * 201 MB had the reader allocate the tile first; found by fuzzing) */
-      const guint64 tile = TIFFIsTiled (tif) ? (guint64) TIFFTileSize64 (tif) : 0;
-      guint16 cmp = COMPRESSION_NONE;
-      TIFFGetFieldDefaulted (tif, TIFFTAG_COMPRESSION, &cmp);
-      if (tile > (cmp == COMPRESSION_NONE ? len : len * 4096))
+      if (tile > (compression == COMPRESSION_NONE ? len : len * 4096))
         {
           set_format_error (error, f, "page %u: tile %u of %u decodes to %" G_GUINT64_FORMAT " bytes but holds %"
                             G_GUINT64_FORMAT ": the file is truncated or damaged", page, k, n, tile, len);
@@ -274,12 +274,11 @@ check_chunks (TiffFile *f, guint page, GError **error)
    * A 428-byte file claiming 168 MB of floats in three 56-byte strips was
    * found by fuzzing. */
   guint32 w = 0, h = 0;
-  guint16 bps = 0, spp = 1, compression = COMPRESSION_NONE;
+  guint16 bps = 0, spp = 1;
   TIFFGetField (tif, TIFFTAG_IMAGEWIDTH, &w);
   TIFFGetField (tif, TIFFTAG_IMAGELENGTH, &h);
   TIFFGetFieldDefaulted (tif, TIFFTAG_BITSPERSAMPLE, &bps);
   TIFFGetFieldDefaulted (tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
-  TIFFGetFieldDefaulted (tif, TIFFTAG_COMPRESSION, &compression);
   const guint64 claimed = (guint64) w * h * spp * (bps / 8);
   const guint64 most = compression == COMPRESSION_NONE ? stored : stored * 4096;
   if (claimed > most)
