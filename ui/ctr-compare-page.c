@@ -2,35 +2,26 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Up to three newest results and the reference (four images) in a grid of
- * CtrSliceViews, then the difference of the two newest results (else the
- * newest minus the reference) on a window symmetric about 0.  A tile the
- * user zooms or pans moves the others ("view-changed"); window/level is
- * linked between the images but not the difference, whose values are
- * centred on 0.  The tiles are rebuilt when the results change.
+ * The runs the user chose ("Runs" menu, ctr-compare-menu.c; by default the
+ * three newest results of the open dataset) and the reference in a grid of
+ * CtrSliceViews, then one difference image (run − run or run − reference, "Difference"
+ * drop-downs; by default the two newest results, else the newest minus the
+ * reference) on a window symmetric about 0.  Every run's tile names the run
+ * and its RMSE and SSIM against the reference (the run's last report: the
+ * solvers' protocol, inside the field of view, ctr-progress.h), in HU under
+ * a Hounsfield preset; the difference tile its RMS.  A tile the user zooms
+ * or pans moves the others ("view-changed"), the pointer read-out follows
+ * the pointer on every tile at the same image point; window/level is linked
+ * between the images but not the difference, whose values are centred on 0.
+ * The tiles are rebuilt when the results or the choice change.
  */
 #define G_LOG_DOMAIN "ctr-compare-page"
 
 #include <math.h>
 
-#include "ctr-compare-page.h"
+#include "ctr-compare-page-private.h"
 #include "ctr-hu-preset.h"
 #include "ctr-slice-view.h"
-
-struct _CtrComparePage
-{
-  GtkWidget   parent_instance;
-
-  CtrSession *session;
-  GPtrArray  *views;      /* CtrSliceView*, in the grid's order */
-  gboolean    linking;
-  char       *preset;     /* the Run page's window preset (ctr-hu-preset.h) */
-
-  /* template children */
-  GtkWidget  *content;
-  GtkLabel   *compare_label;
-  GtkGrid    *compare_grid;
-};
 
 G_DEFINE_FINAL_TYPE (CtrComparePage, ctr_compare_page, GTK_TYPE_WIDGET)
 
@@ -42,6 +33,8 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+#define DEFAULT_RUNS 3
 
 static gboolean
 is_difference (CtrSliceView *view)
@@ -82,6 +75,93 @@ link_window (CtrSliceView *source, CtrComparePage *self)
   self->linking = FALSE;
 }
 
+/* The pointer over one tile reads out the same image point on every tile
+ * (the tiles have one size and linked zoom and pan). */
+static void
+link_pointer (CtrSliceView *source, GParamSpec *pspec, CtrComparePage *self)
+{
+  double x, y;
+  gboolean inside;
+
+  if (self->linking)
+    return;
+  self->linking = TRUE;
+  inside = ctr_slice_view_get_pointer (source, &x, &y);
+  for (guint i = 0; i < self->views->len; i++)
+    if (g_ptr_array_index (self->views, i) != source)
+      ctr_slice_view_point_at (g_ptr_array_index (self->views, i), inside ? x : -1e9, inside ? y : -1e9);
+  self->linking = FALSE;
+}
+
+static double
+mu_water (void)
+{
+  return CTR_MU_WATER_PER_MM;
+}
+
+/* "LABEL · RMSE 0.00123 1/mm · SSIM 0.951" from the run's last report
+ * against the reference; the label alone without one.  Transfer full. */
+static char *
+run_caption (CtrComparePage *self, CtrRun *run)
+{
+  const CtrVolume *result = ctr_run_get_result (run);
+  gboolean hu = ctr_hu_preset_is_hu (self->preset) && result != NULL && g_strcmp0 (result->unit, "1/mm") == 0;
+
+  for (guint i = ctr_run_get_n_stats (run); i-- > 0;)
+    {
+      const CtrIterStats *s = ctr_run_get_stats (run, i);
+      if (!s->has_reference || !isfinite (s->rmse))
+        continue;
+      if (hu)
+        return g_strdup_printf ("%s · RMSE %.1f HU · SSIM %.3f", ctr_run_get_label (run),
+                                1000.0 * s->rmse / mu_water (), s->ssim);
+      return g_strdup_printf ("%s · RMSE %.3g %s · SSIM %.3f", ctr_run_get_label (run), s->rmse,
+                              result && result->unit ? result->unit : "", s->ssim);
+    }
+  return g_strdup (ctr_run_get_label (run));
+}
+
+/* The difference tile's caption: its title and the RMS of the shown slice. */
+static char *
+difference_caption (CtrComparePage *self, CtrSliceView *view)
+{
+  CtrVolume *d = ctr_slice_view_get_image (view);
+  const char *title = g_object_get_data (G_OBJECT (view), "ctr-title");
+  gboolean hu = ctr_hu_preset_is_hu (self->preset) && g_strcmp0 (d->unit, "1/mm") == 0;
+  double sum = 0;
+  gsize n = 0;
+
+  for (gsize i = 0; i < ctr_grid_slice_size (&d->grid); i++)
+    if (isfinite (d->data[i]))
+      {
+        sum += (double) d->data[i] * d->data[i];
+        n++;
+      }
+  if (n == 0)
+    return g_strdup (title);
+  if (hu)
+    return g_strdup_printf ("%s · RMS %.1f HU", title, 1000.0 * sqrt (sum / n) / mu_water ());
+  return g_strdup_printf ("%s · RMS %.3g %s", title, sqrt (sum / n), d->unit ? d->unit : "");
+}
+
+static void
+update_captions (CtrComparePage *self)
+{
+  for (guint i = 0; i < self->views->len; i++)
+    {
+      CtrSliceView *v = g_ptr_array_index (self->views, i);
+      CtrRun *run = g_object_get_data (G_OBJECT (v), "ctr-run");
+      g_autofree char *caption = NULL;
+
+      if (is_difference (v))
+        caption = difference_caption (self, v);
+      else if (run != NULL)
+        caption = run_caption (self, run);
+      if (caption != NULL)
+        ctr_slice_view_set_caption (v, caption);
+    }
+}
+
 static CtrSliceView *
 add_tile (CtrComparePage *self, CtrVolume *image, const char *caption, gboolean difference)
 {
@@ -96,13 +176,15 @@ add_tile (CtrComparePage *self, CtrVolume *image, const char *caption, gboolean 
     g_object_set_data (G_OBJECT (view), "ctr-difference", GINT_TO_POINTER (1));
   g_signal_connect (view, "view-changed", G_CALLBACK (link_view), self);
   g_signal_connect (view, "window-changed", G_CALLBACK (link_window), self);
+  g_signal_connect (view, "notify::pointer-info", G_CALLBACK (link_pointer), self);
   gtk_grid_attach (self->compare_grid, GTK_WIDGET (view), i % 3, i / 3, 1, 1);
   g_ptr_array_add (self->views, view);
   return view;
 }
 
-/* The preset on every image tile (their linked window), HU differences on
- * the difference tile; "auto" returns to the shared automatic window. */
+/* The preset on every image tile (their linked window); "auto" returns to
+ * the shared automatic window.  The difference tile always reads in HU
+ * differences (1000 Δμ / μ_water, no offset: a difference of 0 is 0 HU). */
 static void
 apply_preset (CtrComparePage *self)
 {
@@ -113,7 +195,7 @@ apply_preset (CtrComparePage *self)
     {
       CtrSliceView *v = g_ptr_array_index (self->views, i);
       if (is_difference (v))
-        ctr_slice_view_set_hu (v, hu ? CTR_SLICE_HU_DIFFERENCE : CTR_SLICE_HU_OFF);
+        ctr_slice_view_set_hu (v, CTR_SLICE_HU_DIFFERENCE);
       else if (hu)
         ctr_slice_view_apply_preset (v, self->preset);
       else if (first == NULL)
@@ -125,6 +207,7 @@ apply_preset (CtrComparePage *self)
       ctr_slice_view_apply_preset (first, "auto");
       link_window (first, self);
     }
+  update_captions (self);
 }
 
 void
@@ -138,7 +221,11 @@ ctr_compare_page_set_preset (CtrComparePage *self, const char *name)
   apply_preset (self);
 }
 
-/* a − b on the same grid (the shown slice), or NULL when the grids differ. */
+/* a − b on the same grid (the shown slice), or NULL when the grids differ.
+ * Pixel sizes equal to 1e-6 (relative) count as one: a reference's size
+ * read from a file and the grid made from it may differ in the last
+ * digits (0.13333299 against 0.133333 mm), far below a pixel across the
+ * image. */
 static CtrVolume *
 difference_image (const CtrVolume *a, const CtrVolume *b)
 {
@@ -147,7 +234,7 @@ difference_image (const CtrVolume *a, const CtrVolume *b)
   const float *sa, *sb;
 
   if (a->grid.nx != b->grid.nx || a->grid.ny != b->grid.ny ||
-      fabs (a->grid.dx - b->grid.dx) > 1e-9 * a->grid.dx ||
+      fabs (a->grid.dx - b->grid.dx) > 1e-6 * a->grid.dx ||
       fabs (a->grid.cx - b->grid.cx) > 1e-6 || fabs (a->grid.cy - b->grid.cy) > 1e-6)
     return NULL;
   g = a->grid;
@@ -163,10 +250,13 @@ difference_image (const CtrVolume *a, const CtrVolume *b)
   return d;
 }
 
-static void
+/* The difference tile of @a − @b (@b NULL: − the reference).  Returns
+ * FALSE when it cannot be drawn (no reference, other grids). */
+static gboolean
 add_difference (CtrComparePage *self, CtrRun *a, CtrRun *b, CtrVolume *ref)
 {
   g_autoptr(CtrVolume) diff = NULL;
+  g_autofree char *title = NULL;
   g_autofree char *caption = NULL;
   CtrSliceView *v;
   double m = 0;
@@ -174,53 +264,131 @@ add_difference (CtrComparePage *self, CtrRun *a, CtrRun *b, CtrVolume *ref)
   if (b != NULL)
     {
       diff = difference_image (ctr_run_get_result (a), ctr_run_get_result (b));
-      caption = g_strdup_printf ("difference: %s − %s", ctr_run_get_label (a), ctr_run_get_label (b));
+      title = g_strdup_printf ("difference: %s − %s", ctr_run_get_label (a), ctr_run_get_label (b));
     }
-  if (diff == NULL && ref != NULL)
+  else if (ref != NULL)
     {
-      g_clear_pointer (&caption, g_free);
       diff = difference_image (ctr_run_get_result (a), ref);
-      caption = g_strdup_printf ("difference: %s − reference", ctr_run_get_label (a));
+      title = g_strdup_printf ("difference: %s − reference", ctr_run_get_label (a));
     }
   if (diff == NULL)
-    return;
-  v = add_tile (self, diff, caption, TRUE);
+    return FALSE;
+  v = add_tile (self, diff, title, TRUE);
+  g_object_set_data_full (G_OBJECT (v), "ctr-title", g_steal_pointer (&title), g_free);
+  caption = difference_caption (self, v);
+  ctr_slice_view_set_caption (v, caption);
   for (gsize i = 0; i < ctr_grid_slice_size (&diff->grid); i++)
     if (isfinite (diff->data[i]))
       m = MAX (m, fabs (diff->data[i]));
   if (m > 0)
     ctr_slice_view_set_window (v, -m, m);
+  ctr_slice_view_set_hu (v, CTR_SLICE_HU_DIFFERENCE);
+  return TRUE;
+}
+
+CtrRun *
+_ctr_compare_page_find_result (CtrComparePage *self, guint number)
+{
+  GListModel *results = self->session ? ctr_session_get_results (self->session) : NULL;
+
+  for (guint i = 0; results != NULL && i < g_list_model_get_n_items (results); i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
+      if (ctr_run_get_number (run) == number)
+        return run;   /* the results list keeps it */
+    }
+  return NULL;
+}
+
+GArray *
+_ctr_compare_page_shown_runs (CtrComparePage *self)
+{
+  GArray *shown = g_array_new (FALSE, FALSE, sizeof (guint));
+  GListModel *results = self->session ? ctr_session_get_results (self->session) : NULL;
+  guint n = results ? g_list_model_get_n_items (results) : 0;
+
+  if (self->chosen == NULL)
+    {
+      /* the newest of the open dataset (runs of another one stay listed) */
+      CtrDataset *d = self->session ? ctr_session_get_dataset (self->session) : NULL;
+      for (guint i = n; i-- > 0 && shown->len < DEFAULT_RUNS;)
+        {
+          g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
+          guint number = ctr_run_get_number (run);
+          if (ctr_run_is_of (run, d))
+            g_array_prepend_val (shown, number);
+        }
+    }
+  else
+    for (guint i = 0; i < self->chosen->len && shown->len < CTR_COMPARE_MAX_RUNS; i++)
+      if (_ctr_compare_page_find_result (self, g_array_index (self->chosen, guint, i)) != NULL)
+        g_array_append_val (shown, g_array_index (self->chosen, guint, i));
+  return shown;
+}
+
+/* The difference asked for: (a, b) with b NULL for the reference; FALSE
+ * for none. */
+static gboolean
+chosen_difference (CtrComparePage *self, CtrVolume *ref, CtrRun **a, CtrRun **b)
+{
+  GListModel *results = ctr_session_get_results (self->session);
+  guint n = g_list_model_get_n_items (results);
+
+  *a = *b = NULL;
+  if (self->diff_a == G_MAXUINT)
+    return FALSE;
+  if (self->diff_a != 0)
+    {
+      *a = _ctr_compare_page_find_result (self, self->diff_a);
+      *b = self->diff_b != 0 ? _ctr_compare_page_find_result (self, self->diff_b) : NULL;
+      return *a != NULL && (self->diff_b == 0 ? ref != NULL : *b != NULL);
+    }
+  if (n == 0)
+    return FALSE;
+  /* automatic: the two newest results, else the newest minus the reference */
+  {
+    g_autoptr(CtrRun) newest = g_list_model_get_item (results, n - 1);
+    g_autoptr(CtrRun) second = n >= 2 ? g_list_model_get_item (results, n - 2) : NULL;
+    *a = newest;
+    *b = second;
+  }
+  return *b != NULL || ref != NULL;
 }
 
 static void
 refresh (CtrComparePage *self)
 {
-  GListModel *results = ctr_session_get_results (self->session);
-  CtrDataset *d = ctr_session_get_dataset (self->session);
+  CtrDataset *d = self->session ? ctr_session_get_dataset (self->session) : NULL;
   CtrVolume *ref = d ? d->reference : NULL;
-  guint n = g_list_model_get_n_items (results);
-  guint first = n > 3 ? n - 3 : 0;
+  g_autoptr(GArray) shown = _ctr_compare_page_shown_runs (self);
   double lo = 0, hi = 0;
-  gboolean have_window = FALSE;
+  gboolean have_window = FALSE, diff_drawn = TRUE;
+  CtrRun *a, *b;
   GtkWidget *child;
+  GString *text = g_string_new (NULL);
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->compare_grid))) != NULL)
     gtk_grid_remove (self->compare_grid, child);
   g_ptr_array_set_size (self->views, 0);
-
-  /* up to three newest results and the reference: four images; the linked
-   * window starts as the reference's automatic one (else the newest run's) */
-  for (guint i = first; i < n; i++)
+  if (self->session == NULL)
     {
-      g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
-      CtrSliceView *v = add_tile (self, ctr_run_get_result (run), ctr_run_get_label (run), FALSE);
-      /* a renamed run: new captions */
-      g_signal_handlers_disconnect_by_data (run, self);
-      g_signal_connect_object (run, "notify::label", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
+      g_string_free (text, TRUE);
+      return;
+    }
+
+  /* the chosen runs and the reference; the linked window starts as the
+   * reference's automatic one (else the last run's) */
+  for (guint i = 0; i < shown->len; i++)
+    {
+      CtrRun *run = _ctr_compare_page_find_result (self, g_array_index (shown, guint, i));
+      g_autofree char *caption = run_caption (self, run);
+      CtrSliceView *v = add_tile (self, ctr_run_get_result (run), caption, FALSE);
+
+      g_object_set_data_full (G_OBJECT (v), "ctr-run", g_object_ref (run), g_object_unref);
       ctr_slice_view_get_window (v, &lo, &hi);
       have_window = TRUE;
     }
-  if (ref != NULL)
+  if (ref != NULL && self->show_reference)
     {
       CtrSliceView *v = add_tile (self, ref, "reference", FALSE);
       ctr_slice_view_get_window (v, &lo, &hi);
@@ -230,19 +398,67 @@ refresh (CtrComparePage *self)
     for (guint i = 0; i < self->views->len; i++)
       ctr_slice_view_set_window (g_ptr_array_index (self->views, i), lo, hi);
 
-  /* the difference of the two newest results, else newest minus reference */
-  if (n >= 1)
-    {
-      g_autoptr(CtrRun) a = g_list_model_get_item (results, n - 1);
-      g_autoptr(CtrRun) b = n >= 2 ? g_list_model_get_item (results, n - 2) : NULL;
-      add_difference (self, a, b, ref);
-    }
+  if (chosen_difference (self, ref, &a, &b))
+    diff_drawn = add_difference (self, a, b, ref);
   if (ctr_hu_preset_is_hu (self->preset))
     apply_preset (self);
-  gtk_label_set_label (self->compare_label, n == 0
-    ? "Reconstruct to compare: each finished run appears here beside the reference."
-    : "Newest runs and the reference side by side, with a difference image; zoom (scroll), pan (Shift+drag) and window/level (drag) are linked.");
+
+  if (g_list_model_get_n_items (ctr_session_get_results (self->session)) == 0)
+    g_string_append (text, "Reconstruct to compare: each finished run appears here beside the reference.");
+  else
+    g_string_append (text, "Zoom (scroll), pan (Shift+drag), window/level (drag) and the read-out are linked.");
+  if (!diff_drawn)
+    g_string_append (text, " The difference needs images on one grid: not drawn.");
+  gtk_label_set_label (self->compare_label, text->str);
+  g_string_free (text, TRUE);
+  _ctr_compare_menu_sync (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_TILES]);
+}
+
+/* Another dataset: its runs, compared the default way. */
+static void
+on_dataset (CtrComparePage *self)
+{
+  g_clear_pointer (&self->chosen, g_array_unref);
+  self->show_reference = TRUE;
+  self->diff_a = self->diff_b = 0;
+  refresh (self);
+}
+
+/* A renamed run: new captions, titles and menu entries. */
+static void
+on_results_changed (CtrComparePage *self, guint position, guint removed, guint added, GListModel *results)
+{
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
+      g_signal_connect_object (run, "notify::label", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
+    }
+  refresh (self);
+}
+
+void
+ctr_compare_page_choose_runs (CtrComparePage *self, const guint *numbers, guint n, gboolean reference)
+{
+  g_return_if_fail (CTR_IS_COMPARE_PAGE (self));
+
+  g_clear_pointer (&self->chosen, g_array_unref);
+  if (numbers != NULL)
+    {
+      self->chosen = g_array_new (FALSE, FALSE, sizeof (guint));
+      g_array_append_vals (self->chosen, numbers, MIN (n, CTR_COMPARE_MAX_RUNS));
+    }
+  self->show_reference = reference;
+  refresh (self);
+}
+
+void
+ctr_compare_page_choose_difference (CtrComparePage *self, guint a, guint b)
+{
+  g_return_if_fail (CTR_IS_COMPARE_PAGE (self));
+  self->diff_a = a;
+  self->diff_b = b;
+  refresh (self);
 }
 
 void
@@ -255,18 +471,29 @@ ctr_compare_page_set_session (CtrComparePage *self, CtrSession *session)
     return;
   if (self->session != NULL)
     {
+      GListModel *results = ctr_session_get_results (self->session);
       g_signal_handlers_disconnect_by_data (self->session, self);
-      g_signal_handlers_disconnect_by_data (ctr_session_get_results (self->session), self);
+      g_signal_handlers_disconnect_by_data (results, self);
+      for (guint i = 0; i < g_list_model_get_n_items (results); i++)
+        {
+          g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
+          g_signal_handlers_disconnect_by_data (run, self);
+        }
       g_clear_object (&self->session);
     }
+  g_clear_pointer (&self->chosen, g_array_unref);
+  self->show_reference = TRUE;
+  self->diff_a = self->diff_b = 0;
   if (session != NULL)
     {
+      GListModel *results = ctr_session_get_results (session);
       self->session = g_object_ref (session);
-      g_signal_connect_object (session, "notify::dataset", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (ctr_session_get_results (session), "items-changed", G_CALLBACK (refresh), self,
-                               G_CONNECT_SWAPPED);
-      refresh (self);
+      g_signal_connect_object (session, "notify::dataset", G_CALLBACK (on_dataset), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (results, "items-changed", G_CALLBACK (on_results_changed), self, G_CONNECT_SWAPPED);
+      on_results_changed (self, 0, 0, g_list_model_get_n_items (results), results);
     }
+  else
+    refresh (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
 }
 
@@ -285,6 +512,9 @@ ctr_compare_page_dispose (GObject *object)
   ctr_compare_page_set_session (self, NULL);
   g_clear_pointer (&self->views, g_ptr_array_unref);
   g_clear_pointer (&self->preset, g_free);
+  g_clear_pointer (&self->menu_key, g_free);
+  g_clear_pointer (&self->a_numbers, g_array_unref);
+  g_clear_pointer (&self->b_numbers, g_array_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_COMPARE_PAGE);
   G_OBJECT_CLASS (ctr_compare_page_parent_class)->dispose (object);
 }
@@ -344,6 +574,9 @@ ctr_compare_page_class_init (CtrComparePageClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/ctrecon/CtRecon/ui/ctr-compare-page.ui");
   gtk_widget_class_bind_template_child (widget_class, CtrComparePage, content);
   gtk_widget_class_bind_template_child (widget_class, CtrComparePage, compare_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrComparePage, runs_button);
+  gtk_widget_class_bind_template_child (widget_class, CtrComparePage, diff_a_drop);
+  gtk_widget_class_bind_template_child (widget_class, CtrComparePage, diff_b_drop);
   gtk_widget_class_bind_template_child (widget_class, CtrComparePage, compare_grid);
 }
 
@@ -351,5 +584,9 @@ static void
 ctr_compare_page_init (CtrComparePage *self)
 {
   self->views = g_ptr_array_new ();
+  self->show_reference = TRUE;
+  self->a_numbers = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->b_numbers = g_array_new (FALSE, FALSE, sizeof (guint));
   gtk_widget_init_template (GTK_WIDGET (self));
+  _ctr_compare_menu_init (self);
 }

@@ -81,6 +81,8 @@ update_profile (CtrProfilePage *self)
           CtrVolume *volume = ctr_run_get_result (run);
           GdkRGBA color;
 
+          if (!ctr_run_is_of (run, d))
+            continue;   /* a run of another dataset kept in the list */
           /* a renamed run: new names on the plot and in the CSV */
           g_signal_handlers_disconnect_by_data (run, self);
           g_signal_connect_object (run, "notify::label", G_CALLBACK (update_profile), self, G_CONNECT_SWAPPED);

@@ -83,15 +83,44 @@ make_row (gpointer item, gpointer session)
   gtk_widget_set_tooltip_text (remove, "Delete this run (its numbers and image)");
   gtk_widget_add_css_class (remove, "flat");
   g_object_set_data (G_OBJECT (remove), "ctr-session", session);
+  g_object_set_data_full (G_OBJECT (row), "ctr-run", g_object_ref (run), g_object_unref);
   g_signal_connect_object (remove, "clicked", G_CALLBACK (on_delete), run, 0);
   adw_entry_row_add_suffix (row, remove);
   return GTK_WIDGET (row);
+}
+
+/* A header above the first run of each dataset (and dose). */
+static void
+update_header (GtkListBoxRow *row, GtkListBoxRow *before, gpointer data)
+{
+  CtrRun *run = g_object_get_data (G_OBJECT (row), "ctr-run");
+  CtrRun *prev = before ? g_object_get_data (G_OBJECT (before), "ctr-run") : NULL;
+  GtkWidget *header;
+  g_autofree char *name = NULL;
+
+  if (run == NULL || (prev != NULL && g_strcmp0 (ctr_run_get_dataset (prev), ctr_run_get_dataset (run)) == 0))
+    {
+      gtk_list_box_row_set_header (row, NULL);
+      return;
+    }
+  header = gtk_label_new (ctr_run_get_dataset (run));
+  name = g_strdup_printf ("runs-header-%u", ctr_run_get_number (run));
+  gtk_widget_set_name (header, name);
+  gtk_label_set_xalign (GTK_LABEL (header), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (header), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_widget_set_margin_start (header, 12);
+  gtk_widget_set_margin_top (header, 6);
+  gtk_widget_set_margin_bottom (header, 6);
+  gtk_widget_add_css_class (header, "caption-heading");
+  gtk_widget_add_css_class (header, "dim-label");
+  gtk_list_box_row_set_header (row, header);
 }
 
 void
 ctr_run_list_bind (GtkListBox *box, CtrSession *session)
 {
   g_return_if_fail (GTK_IS_LIST_BOX (box));
+  gtk_list_box_set_header_func (box, session ? update_header : NULL, NULL, NULL);
   gtk_list_box_bind_model (box, session ? ctr_session_get_runs (session) : NULL, session ? make_row : NULL,
                            session, NULL);
 }

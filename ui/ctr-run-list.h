@@ -13,7 +13,10 @@ G_BEGIN_DECLS
  * entry row titled "Run N" holding its label (Enter or the apply button renames it,
  * ctr_run_set_label) in the run's colour, and a delete button
  * (ctr_session_remove_run; a refusal is shown as a toast).  The row is
- * named "run-N-label" after the run's number, its button "run-N-delete". */
+ * named "run-N-label" after the run's number, its button "run-N-delete".
+ * Runs are grouped by the data they ran on (ctr_run_get_dataset): a header
+ * names it above the first run of each group (named "runs-header-N" after
+ * that run's number). */
 void ctr_run_list_bind (GtkListBox *box,
                         CtrSession *session);
 

@@ -20,6 +20,7 @@
 #include "ctr-run-list.h"
 #include "ctr-metrics-plot.h"
 #include "ctr-slice-view.h"
+#include "ctr-variant-row.h"
 
 struct _CtrRunPage
 {
@@ -51,6 +52,9 @@ struct _CtrRunPage
   CtrMetricsPlot *metrics_plot;
   GtkPaned       *content_paned;
   GtkWidget      *runs_group;
+  AdwComboRow    *variant_row;
+  GtkCustomFilter *plot_filter;    /* the runs of the open dataset (any variant) */
+  GtkFilterListModel *plot_runs;   /* what the convergence plots show */
   GtkListBox     *runs_list;
 };
 
@@ -273,6 +277,13 @@ ctr_run_page_get_preset (CtrRunPage *self)
 
 /* ---- the session ---------------------------------------------------------- */
 
+static gboolean
+run_of_open_dataset (gpointer item, gpointer data)
+{
+  CtrRunPage *self = data;
+  return self->session != NULL && ctr_run_is_of (item, ctr_session_get_dataset (self->session));
+}
+
 static void
 on_dataset (CtrRunPage *self)
 {
@@ -285,6 +296,8 @@ on_dataset (CtrRunPage *self)
   guint pw = 0, ph = 0;
   GBytes *preview;
 
+  ctr_variant_row_sync (self->variant_row, d);
+  gtk_filter_changed (GTK_FILTER (self->plot_filter), GTK_FILTER_CHANGE_DIFFERENT);
   if (d == NULL)
     return;
   description = ctr_geometry_describe (d->geometry);
@@ -409,6 +422,7 @@ ctr_run_page_set_session (CtrRunPage *self, CtrSession *session)
       for (guint i = 0; i < G_N_ELEMENTS (self->bindings); i++)
         g_clear_pointer (&self->bindings[i], g_binding_unbind);
       ctr_metrics_plot_set_runs (self->metrics_plot, NULL);
+      g_clear_object (&self->plot_runs);
       ctr_run_list_bind (self->runs_list, NULL);
       g_clear_object (&self->session);
     }
@@ -427,7 +441,11 @@ ctr_run_page_set_session (CtrRunPage *self, CtrSession *session)
       /* the geometry page stays editable during a run: the job owns a copy */
       self->bindings[2] = g_object_bind_property (session, "running", self->method_panel, "sensitive",
                                                   G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
-      ctr_metrics_plot_set_runs (self->metrics_plot, ctr_session_get_runs (session));
+      /* the convergence plots show the runs of the open dataset: runs kept
+       * from another one were measured against another reference */
+      self->plot_runs = gtk_filter_list_model_new (g_object_ref (ctr_session_get_runs (session)),
+                                                   g_object_ref (GTK_FILTER (self->plot_filter)));
+      ctr_metrics_plot_set_runs (self->metrics_plot, G_LIST_MODEL (self->plot_runs));
       ctr_run_list_bind (self->runs_list, session);
       on_dataset (self);
     }
@@ -450,6 +468,7 @@ ctr_run_page_dispose (GObject *object)
 
   g_clear_handle_id (&self->pulse_id, g_source_remove);
   ctr_run_page_set_session (self, NULL);
+  g_clear_object (&self->plot_filter);
   gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_RUN_PAGE);
   G_OBJECT_CLASS (ctr_run_page_parent_class)->dispose (object);
 }
@@ -533,6 +552,7 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, content_paned);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, runs_group);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, runs_list);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, variant_row);
   gtk_widget_class_bind_template_callback (widget_class, on_orientation);
   gtk_widget_class_bind_template_callback (widget_class, on_slice_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_preset);
@@ -544,6 +564,8 @@ ctr_run_page_init (CtrRunPage *self)
   g_autoptr(GtkStringList) presets = gtk_string_list_new (NULL);
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  ctr_variant_row_init (self->variant_row);
+  self->plot_filter = gtk_custom_filter_new (run_of_open_dataset, self, NULL);
   for (guint i = 0; i < ctr_hu_preset_count (); i++)
     gtk_string_list_append (presets, ctr_hu_preset_label (i));
   gtk_drop_down_set_model (self->preset_dropdown, G_LIST_MODEL (presets));

@@ -8,13 +8,13 @@
 
 G_BEGIN_DECLS
 
-/* A running run; @options and @grid are copied.  Its label is "N · " and
- * ctr_recon_options_describe (@options), then " · @data_label" (nullable:
- * the dataset's variant, a dose) when given. */
+/* A running run on @dataset; @options and @grid are copied.  Its label is
+ * "N · " and ctr_recon_options_describe (@options), then " · VARIANT" when
+ * a variant of the dataset was loaded; its dataset "NAME[ · VARIANT]". */
 CtrRun *_ctr_run_new         (guint                  number,
                               const CtrReconOptions *options,
                               const CtrGrid         *grid,
-                              const char            *data_label);
+                              const CtrDataset      *dataset);
 /* Appends the numbers of one report (->image is not kept); notifies n-stats. */
 void    _ctr_run_add_stats   (CtrRun                *self,
                               const CtrIterStats    *stats);

@@ -22,6 +22,8 @@ struct _CtrRun
   GArray          *stats;      /* CtrIterStats, ->image NULL */
   double           wall_s;
   char           **notes;
+  char            *dataset;    /* "gel-fan", "head-fan-lowdose · full_dose" */
+  char            *dataset_path;
 };
 
 G_DEFINE_FINAL_TYPE (CtrRun, ctr_run, G_TYPE_OBJECT)
@@ -91,8 +93,10 @@ CtrRun *
 _ctr_run_new (guint                  number,
               const CtrReconOptions *options,
               const CtrGrid         *grid,
-              const char            *data_label)
+              const CtrDataset      *dataset)
 {
+  const char *dataset_name = dataset->name;
+  const char *data_label = dataset->variant;
   CtrRun *self = g_object_new (CTR_TYPE_RUN, NULL);
 
   self->number = number;
@@ -107,7 +111,25 @@ _ctr_run_new (guint                  number,
       : g_strdup_printf ("%u · %s", number, what);
   }
   self->derivation = describe_options (options);
+  self->dataset = data_label != NULL && *data_label != '\0'
+    ? g_strdup_printf ("%s · %s", dataset_name ? dataset_name : "dataset", data_label)
+    : g_strdup (dataset_name ? dataset_name : "dataset");
+  self->dataset_path = g_strdup (dataset->path);
   return self;
+}
+
+gboolean
+ctr_run_is_of (CtrRun *self, const CtrDataset *dataset)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), FALSE);
+  return dataset != NULL && g_strcmp0 (self->dataset_path, dataset->path) == 0;
+}
+
+const char *
+ctr_run_get_dataset (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  return self->dataset;
 }
 
 void
@@ -280,6 +302,8 @@ ctr_run_finalize (GObject *object)
   g_clear_pointer (&self->result, ctr_volume_unref);
   g_array_unref (self->stats);
   g_strfreev (self->notes);
+  g_free (self->dataset);
+  g_free (self->dataset_path);
 
   G_OBJECT_CLASS (ctr_run_parent_class)->finalize (object);
 }

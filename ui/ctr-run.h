@@ -40,6 +40,13 @@ G_DECLARE_FINAL_TYPE (CtrRun, ctr_run, CTR, RUN, GObject)
 guint                  ctr_run_get_number       (CtrRun *self);
 /* "2 · SIRT · 8 it", "3 · FBP"; " (cancelled)" appended when cancelled. */
 const char            *ctr_run_get_label        (CtrRun *self);
+/* The data it ran on: the dataset's name, and its variant when one was
+ * loaded ("head-fan-lowdose · full_dose"); the runs list groups by it. */
+const char            *ctr_run_get_dataset      (CtrRun *self);
+/* Whether the run was made on @dataset's file (any of its variants: they
+ * share the reference, so their figures compare); FALSE for NULL. */
+gboolean               ctr_run_is_of            (CtrRun           *self,
+                                                 const CtrDataset *dataset);
 /* Renames the run (property "label"): the user's name for it, shown in
  * the legend, on Compare and Profile and in the CSV.  Surrounding blanks are
  * dropped; an empty @label is ignored. */

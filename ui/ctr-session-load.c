@@ -29,6 +29,8 @@ struct _CtrLoadJob {
   char               **files;
   char                *series_uid;
   gboolean             draft;        /* a geometry.json with a wrong geometry, to edit */
+  gboolean             with_variant; /* the geometry.json @path with @variant */
+  char                *variant;      /* nullable: its "projections" */
   CtrDicomResolution  *resolution;   /* completed XA frames */
   /* what the thread found */
   CtrDataset          *dataset;
@@ -49,6 +51,7 @@ load_job_free (gpointer data)
   g_free (job->path);
   g_strfreev (job->files);
   g_free (job->series_uid);
+  g_free (job->variant);
   g_clear_pointer (&job->resolution, ctr_dicom_resolution_free);
   g_clear_pointer (&job->dataset, ctr_dataset_free);
   g_free (job->report);
@@ -128,6 +131,8 @@ load_in_thread (CtrLoadJob *job, GCancellable *cancellable, GError **error)
       else
         g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s holds neither DICOM files nor a geometry.json", path);
     }
+  else if (job->with_variant)
+    job->dataset = ctr_dataset_load (path, job->variant, cancellable, error);
   else if (job->draft)
     job->dataset = ctr_dataset_load_draft (path, cancellable, error);
   else if (ctr_tiff_is_tiff (path))
@@ -159,13 +164,17 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
     g_task_return_error (task, error);
 }
 
-/* Main thread: the new dataset replaces the old one and its runs. */
+/* Main thread: the new dataset replaces the old one; its runs stay (their
+ * numbers go on) unless the session is told not to keep them. */
 static void
 adopt_dataset (CtrSession *self, CtrLoadJob *job)
 {
-  g_list_store_remove_all (self->results);
-  g_list_store_remove_all (self->runs);
-  self->next_run = 0;
+  if (!self->keep_runs)
+    {
+      g_list_store_remove_all (self->results);
+      g_list_store_remove_all (self->runs);
+      self->next_run = 0;
+    }
   _ctr_session_drop_plan (self);
   _ctr_session_set_latest_stats (self, NULL);
   g_clear_pointer (&self->dataset, ctr_dataset_free);
@@ -291,6 +300,30 @@ ctr_session_load_draft_async (CtrSession          *self,
   job = g_new0 (CtrLoadJob, 1);
   job->path = g_strdup (path);
   job->draft = TRUE;
+  start_load (self, job, cancellable, callback, user_data);
+}
+
+void
+ctr_session_load_variant_async (CtrSession          *self,
+                                const char          *variant,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  CtrLoadJob *job;
+
+  g_return_if_fail (CTR_IS_SESSION (self));
+
+  job = g_new0 (CtrLoadJob, 1);
+  if (self->dataset == NULL || self->dataset->path == NULL)
+    {
+      /* nothing to reload: the error comes from the loader */
+      job->path = g_strdup ("");
+    }
+  else
+    job->path = g_strdup (self->dataset->path);
+  job->with_variant = TRUE;
+  job->variant = variant != NULL && *variant != '\0' ? g_strdup (variant) : NULL;
   start_load (self, job, cancellable, callback, user_data);
 }
 

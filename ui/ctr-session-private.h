@@ -30,6 +30,7 @@ struct _CtrSession
   GListStore   *runs;
   GListStore   *results;  /* the runs that hold a result */
   guint         next_run;  /* the number of the next run (runs can be deleted) */
+  gboolean      keep_runs; /* runs stay when another dataset is loaded */
 
   CtrIterStats *latest_stats;
   double        fraction;

@@ -420,8 +420,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
   job->options = *options;
   job->slice = grid->nz / 2;
   job->start_us = g_get_monotonic_time ();
-  job->run = _ctr_run_new (++self->next_run, options, grid,
-                           self->dataset->variant);
+  job->run = _ctr_run_new (++self->next_run, options, grid, self->dataset);
   job->plan = kept_plan (self, job);
   self->recon = job;
 

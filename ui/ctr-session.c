@@ -137,7 +137,9 @@ ctr_session_export_dicom_async (CtrSession          *self,
      * in ASCII: "ctrecon 2 - SIRT - 8 it: gel-fan" */
     g_auto(GStrv) parts = g_strsplit (ctr_run_get_label (run), " · ", -1);
     g_autofree char *label = g_strjoinv (" - ", parts);
-    e->description = g_strdup_printf ("ctrecon %s: %s", label, self->dataset ? self->dataset->name : "reconstruction");
+    /* the run's own dataset: runs stay when another one is opened */
+    g_auto(GStrv) data = g_strsplit (ctr_run_get_dataset (run), " · ", 2);
+    e->description = g_strdup_printf ("ctrecon %s: %s", label, data[0] ? data[0] : "reconstruction");
   }
   e->derivation = g_strdup (ctr_run_get_derivation (run));
   e->series_number = ctr_run_get_number (run);
@@ -237,6 +239,32 @@ ctr_session_remove_run (CtrSession *self, CtrRun *run, GError **error)
     g_list_store_remove (self->runs, i);
   g_object_unref (run);
   return TRUE;
+}
+
+void
+ctr_session_clear_runs (CtrSession *self)
+{
+  g_return_if_fail (CTR_IS_SESSION (self));
+  for (guint i = g_list_model_get_n_items (G_LIST_MODEL (self->runs)); i-- > 0;)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (G_LIST_MODEL (self->runs), i);
+      if (ctr_run_get_state (run) != CTR_RUN_RUNNING)
+        ctr_session_remove_run (self, run, NULL);
+    }
+}
+
+void
+ctr_session_set_keep_runs (CtrSession *self, gboolean keep)
+{
+  g_return_if_fail (CTR_IS_SESSION (self));
+  self->keep_runs = keep;
+}
+
+gboolean
+ctr_session_get_keep_runs (CtrSession *self)
+{
+  g_return_val_if_fail (CTR_IS_SESSION (self), FALSE);
+  return self->keep_runs;
 }
 
 CtrRun *
@@ -395,6 +423,7 @@ ctr_session_init (CtrSession *self)
   self->results = g_list_store_new (CTR_TYPE_RUN);
   self->progress_text = g_strdup ("Idle");
   self->status = g_strdup ("Ready");
+  self->keep_runs = TRUE;
 }
 
 CtrSession *

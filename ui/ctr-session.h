@@ -16,8 +16,10 @@
  *   latest-stats   (CtrIterStats, CTR_TYPE_RUN_STATS, nullable) the newest
  *                  report of the running or last run; ->image is a 2-D copy
  *                  of the slice shown, or NULL when drawing fell behind.
- * ctr_session_get_runs() lists every run of the dataset (CtrRun), oldest
- * first; a new dataset empties it.
+ * ctr_session_get_runs() lists every run (CtrRun), oldest first; runs stay
+ * when another dataset or variant is loaded (each names its data:
+ * ctr_run_get_dataset) unless ctr_session_set_keep_runs (FALSE) was called;
+ * ctr_session_clear_runs() empties the list.
  */
 #pragma once
 
@@ -64,6 +66,12 @@ GListModel   *ctr_session_get_results      (CtrSession    *self);
 gboolean      ctr_session_remove_run       (CtrSession    *self,
                                             CtrRun        *run,
                                             GError       **error);
+/* Deletes every run but the running one (their numbers go on). */
+void          ctr_session_clear_runs       (CtrSession    *self);
+/* Whether runs stay when another dataset is loaded (default TRUE). */
+void          ctr_session_set_keep_runs    (CtrSession    *self,
+                                            gboolean       keep);
+gboolean      ctr_session_get_keep_runs    (CtrSession    *self);
 /* (transfer none) (nullable): the newest run with a result. */
 CtrRun       *ctr_session_get_latest_result (CtrSession   *self);
 /* (transfer none) (nullable): the plan of the last run, kept for the next
@@ -95,7 +103,8 @@ void          ctr_session_set_status       (CtrSession    *self,
  *
  * Loads in a worker thread; a running reconstruction is cancelled (its run
  * ends as cancelled), a running load is superseded.  On success the session
- * holds the new dataset and no runs.
+ * holds the new dataset, and the runs made so far unless it keeps none
+ * (ctr_session_set_keep_runs).
  */
 void          ctr_session_load_async       (CtrSession          *self,
                                             const char          *path,
@@ -112,6 +121,20 @@ void          ctr_session_load_async       (CtrSession          *self,
  */
 void          ctr_session_load_draft_async (CtrSession          *self,
                                             const char          *path,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+/**
+ * ctr_session_load_variant_async:
+ * @variant: (nullable): the name of an entry of the dataset's "variants"
+ *   (CtrDataset->variants), or NULL / "" for its "projections".
+ * As ctr_session_load_async() for the loaded geometry.json with other
+ * projections (a dose of a low-dose dataset); the errors of
+ * ctr_dataset_load (CTR_ERROR_FORMAT for an unknown variant; CTR_ERROR_IO
+ * when nothing is loaded).
+ */
+void          ctr_session_load_variant_async (CtrSession        *self,
+                                            const char          *variant,
                                             GCancellable        *cancellable,
                                             GAsyncReadyCallback  callback,
                                             gpointer             user_data);

@@ -362,6 +362,17 @@ ctr_slice_view_point_at (CtrSliceView *self,
   set_pointer_info (self, ctr_slice_view_describe_pixel (self, ix, iy));
 }
 
+gboolean
+ctr_slice_view_get_pointer (CtrSliceView *self,
+                            double       *x,
+                            double       *y)
+{
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), FALSE);
+  *x = self->pointer_x;
+  *y = self->pointer_y;
+  return self->pointer_info != NULL;
+}
+
 static void
 on_motion (GtkEventControllerMotion *controller,
            double                    x,

@@ -61,6 +61,11 @@ CtrSliceHu  ctr_slice_view_get_hu          (CtrSliceView *self);
 void        ctr_slice_view_point_at        (CtrSliceView *self,
                                             double        x,
                                             double        y);
+/* Where the pointer read-out was last asked for (widget coordinates):
+ * TRUE while the read-out is shown (the point lies on the image). */
+gboolean    ctr_slice_view_get_pointer     (CtrSliceView *self,
+                                            double       *x,
+                                            double       *y);
 /* Where the last frame drew the pointer read-out and the size/W/L label
  * (widget coordinates); FALSE for a box not drawn. */
 gboolean    ctr_slice_view_get_overlay_boxes (CtrSliceView    *self,

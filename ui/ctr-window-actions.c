@@ -37,6 +37,8 @@ _ctr_window_update_actions (CtrWindow *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reconstruct", d != NULL && !busy && valid);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-reconstruction", busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-variant",
+                                 d != NULL && d->variants != NULL && !ctr_session_get_loading (self->session));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-geometry", d != NULL && valid);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-volume", has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-dicom", has_result);
@@ -456,6 +458,21 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
     ask_save_path (self, "Export Line Profile", "profile.csv", save_profile_to);
 }
 
+/* "win.open-variant" (s): the open dataset with other projections ("" its
+ * default ones); the runs made so far stay. */
+static void
+open_variant_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  _ctr_window_load_variant (CTR_WINDOW (widget), g_variant_get_string (parameter, NULL));
+}
+
+/* "win.clear-runs": deletes every run but the running one. */
+static void
+clear_runs_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  ctr_session_clear_runs (CTR_WINDOW (widget)->session);
+}
+
 void
 _ctr_window_class_actions_init (CtrWindowClass *klass)
 {
@@ -465,6 +482,8 @@ _ctr_window_class_actions_init (CtrWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.reconstruct", NULL, reconstruct_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-reconstruction", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "win.open-variant", "s", open_variant_action);
+  gtk_widget_class_install_action (widget_class, "win.clear-runs", NULL, clear_runs_action);
   gtk_widget_class_install_action (widget_class, "win.save-geometry", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.export-png", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.export-volume", NULL, export_action);

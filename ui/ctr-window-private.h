@@ -50,6 +50,9 @@ void _ctr_window_toast              (CtrWindow      *self,
 void _ctr_window_show_error         (CtrWindow      *self,
                                      const char     *heading,
                                      const char     *message);
+/* Loads the open dataset's @variant ("" or NULL: its default projections). */
+void _ctr_window_load_variant       (CtrWindow      *self,
+                                     const char     *variant);
 /* Loads @path (a file or folder) or the dropped DICOM @files. */
 void _ctr_window_load               (CtrWindow      *self,
                                      const char     *path,

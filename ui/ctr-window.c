@@ -220,6 +220,15 @@ _ctr_window_load (CtrWindow *self, const char *path, const char *const *files)
 }
 
 void
+_ctr_window_load_variant (CtrWindow *self, const char *variant)
+{
+  PathLoad *p = g_new0 (PathLoad, 1);
+
+  p->window = g_object_ref (self);
+  ctr_session_load_variant_async (self->session, variant, self->cancellable, path_load_done, p);
+}
+
+void
 ctr_window_open (CtrWindow *self,
                  GFile     *file)
 {

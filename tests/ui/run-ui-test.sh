@@ -466,12 +466,15 @@ else
   echo "SKIP (part 4b): no pydicom for $python to write the XA file (Debian python3-pydicom)"
 fi
 
-# ---- 5. responsiveness during a 720-view iterative reconstruction --------------
+# ---- 4c. runs kept across datasets and doses (head-fan-lowdose's variants) ---
 big="${CTR_SHARED_DATA:-}/head-fan-lowdose/geometry.json"
 if [ -z "${CTR_SHARED_DATA:-}" ] || [ ! -f "$big" ]; then
-  echo "SKIP (part 5): no head-fan-lowdose in \$CTR_SHARED_DATA"
+  echo "SKIP (parts 4c and 5): no head-fan-lowdose in \$CTR_SHARED_DATA"
   exit 0
 fi
+run_case variants GSK_RENDERER=cairo CTR_UI_BIG="$big"
+
+# ---- 5. responsiveness during a 720-view iterative reconstruction --------------
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
 echo "load average before part 5: $load_before on $cores cores"

@@ -357,6 +357,8 @@ test_cancel (void)
 
 /* A new dataset while a run goes on: the run ends cancelled, the new
  * dataset starts without runs. */
+static CtrRun *run_sirt (CtrSession *session, const CtrGrid *grid, guint iterations);
+
 static void
 test_replace (void)
 {
@@ -388,11 +390,50 @@ test_replace (void)
   g_assert_no_error (error);
   g_assert_null (ctr_session_reconstruct_finish (session, recon.result, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
   g_clear_object (&load.result);
   g_clear_object (&recon.result);
   g_assert_true (ctr_session_get_dataset (session) != before);
-  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 0);
   g_assert_false (ctr_session_get_busy (session));
+  /* the cancelled run stays, naming its data; its number goes on */
+  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 1);
+  g_assert_cmpstr (ctr_run_get_dataset (run), ==, ctr_session_get_dataset (session)->name);
+  g_clear_object (&run);
+  run = run_sirt (session, &grid, 1);
+  g_assert_cmpuint (ctr_run_get_number (run), ==, 2);
+  ctr_session_clear_runs (session);
+  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_results (session)), ==, 0);
+
+  /* a session that keeps no runs empties them on a new dataset */
+  g_clear_object (&run);
+  run = run_sirt (session, &grid, 1);
+  ctr_session_set_keep_runs (session, FALSE);
+  load.done = FALSE;
+  ctr_session_load_async (session, dataset_path, NULL, NULL, NULL, async_done, &load);
+  wait_for (&load.done, 60, "the new dataset");
+  g_assert_true (ctr_session_load_finish (session, load.result, NULL, &error));
+  g_clear_object (&load.result);
+  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 0);
+
+  /* variants: the default reloads; an unknown one is refused, the
+   * dataset kept */
+  before = ctr_session_get_dataset (session);
+  load.done = FALSE;
+  ctr_session_load_variant_async (session, NULL, NULL, async_done, &load);
+  wait_for (&load.done, 60, "the default variant");
+  g_assert_true (ctr_session_load_finish (session, load.result, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_object (&load.result);
+  g_assert_true (ctr_session_get_dataset (session) != before && ctr_session_get_dataset (session)->variant == NULL);
+  before = ctr_session_get_dataset (session);
+  load.done = FALSE;
+  ctr_session_load_variant_async (session, "no-such-dose", NULL, async_done, &load);
+  wait_for (&load.done, 60, "the unknown variant");
+  g_assert_false (ctr_session_load_finish (session, load.result, NULL, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
+  g_clear_object (&load.result);
+  g_assert_true (ctr_session_get_dataset (session) == before);
 }
 
 static CtrRun *

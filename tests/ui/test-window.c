@@ -390,6 +390,10 @@ dismiss_toasts (GtkWidget *window)
       if (widget == NULL)
         return;
       ui_spin (400);   /* let it finish sliding in: libadwaita 1.2 crashes on a dismissal mid-animation */
+      /* meanwhile it may have timed out and gone: look again */
+      widget = ui_find (window, toast_type, NULL);
+      if (widget == NULL)
+        return;
       g_object_get (widget, "toast", &toast, NULL);
       if (toast != NULL)
         adw_toast_dismiss (toast);   /* what its close button does */
@@ -1053,6 +1057,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/open-tiff", test_window_open_tiff);
   g_test_add_func ("/ui/window/hig", test_window_hig);
   g_test_add_func ("/ui/window/responsiveness", test_responsiveness);
+  g_test_add_func ("/ui/window/variants", test_window_variants);
   status = g_test_run ();
 
   g_clear_object (&app);

@@ -98,4 +98,11 @@ void        test_window_no_reference (void);
 void        test_window_open_tiff    (void);
 void        test_window_hig          (void);
 
+/* tests/ui/test-window-runs.c */
+void        test_window_variants     (void);
+
+/* tests/ui/test-window-compare.c: Compare with chosen runs and difference
+ * (part of /ui/window/study; at least four results, with a reference). */
+void        ui_study_compare         (CtrWindow *window);
+
 G_END_DECLS

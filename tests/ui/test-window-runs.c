@@ -1,0 +1,152 @@
+/* test-window-runs.c — /ui/window/variants: runs stay across datasets and
+ * doses (issue 15, "Runs"), on the real window.  A run of gel-fan, then
+ * head-fan-lowdose opened: the gel's run stays, grouped under its dataset;
+ * the "Projections" row lists the dataset's dose variants; FBP of the
+ * quarter dose, then the full dose chosen in the row and FBP again: three
+ * groups, the full dose's run labelled so, and its RMSE against the
+ * reference below the quarter dose's (more photons, less noise: a
+ * property of the data, not of the window); Compare draws full − quarter;
+ * Clear empties the list.  Screenshots ui-runs-kept.png (the window) and
+ * ui-runs-groups.png (the runs list).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Environment: CTR_UI_DATASET (gel-fan), CTR_UI_BIG (head-fan-lowdose's
+ * geometry.json, with "variants"), CTR_UI_OUT.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "test-window.h"
+#include "ctr-compare-page.h"
+#include "ctr-method-panel.h"
+#include "ctr-run-page.h"
+
+static CtrRun *
+fbp (CtrWindow *w)
+{
+  CtrRunPage *page = ui_child (w, CTR_TYPE_WINDOW, "run_page");
+
+  ctr_method_panel_set_method (ctr_run_page_get_method_panel (page), CTR_METHOD_FBP);
+  ctr_method_panel_set_param (ctr_run_page_get_method_panel (page), "window", CTR_FILTER_HANN, NULL);
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.reconstruct", NULL);
+  ui_wait_idle (w, 240, "an FBP run");
+  return ctr_session_get_latest_result (ctr_window_get_session (w));
+}
+
+static double
+last_rmse (CtrRun *run)
+{
+  guint n = run ? ctr_run_get_n_stats (run) : 0;
+  return n > 0 ? ctr_run_get_stats (run, n - 1)->rmse : NAN;
+}
+
+static guint
+n_headers (CtrWindow *w)
+{
+  GtkWidget *list = ui_child (ui_child (w, CTR_TYPE_WINDOW, "run_page"), CTR_TYPE_RUN_PAGE, "runs_list");
+  guint n = 0;
+
+  for (GtkWidget *c = gtk_widget_get_first_child (list); c != NULL; c = gtk_widget_get_next_sibling (c))
+    if (GTK_IS_LIST_BOX_ROW (c) && gtk_list_box_row_get_header (GTK_LIST_BOX_ROW (c)) != NULL)
+      n++;
+  return n;
+}
+
+void
+test_window_variants (void)
+{
+  const char *gel = g_getenv ("CTR_UI_DATASET");
+  const char *big = g_getenv ("CTR_UI_BIG");
+  CtrWindow *w;
+  CtrSession *session;
+  CtrRunPage *page;
+  AdwComboRow *row;
+  g_autoptr(CtrRun) quarter = NULL;
+  g_autoptr(CtrRun) full = NULL;
+  GListModel *runs;
+
+  if (gel == NULL || big == NULL || !g_file_test (big, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("no datasets ($CTR_UI_DATASET, $CTR_UI_BIG)");
+      return;
+    }
+  w = ui_new_window ();
+  session = ctr_window_get_session (w);
+  runs = ctr_session_get_runs (session);
+  page = ui_child (w, CTR_TYPE_WINDOW, "run_page");
+  row = ui_child (page, CTR_TYPE_RUN_PAGE, "variant_row");
+
+  CHECK (ui_open_and_wait (w, gel, 120) && fbp (w) != NULL, "a run of gel-fan");
+  CHECK (!gtk_widget_get_visible (GTK_WIDGET (row)), "gel-fan has no variants: no Projections row");
+
+  /* another dataset: the run stays, under its dataset's name */
+  CHECK (ui_open_and_wait (w, big, 120), "head-fan-lowdose opened");
+  CHECK (g_list_model_get_n_items (runs) == 1, "the gel's run stays (%u runs)", g_list_model_get_n_items (runs));
+  CHECK (gtk_widget_get_visible (GTK_WIDGET (row)) && adw_combo_row_get_model (row) != NULL &&
+             g_list_model_get_n_items (adw_combo_row_get_model (row)) == 4 && adw_combo_row_get_selected (row) == 0,
+         "the Projections row offers the default and three variants (%u entries)",
+         adw_combo_row_get_model (row) ? g_list_model_get_n_items (adw_combo_row_get_model (row)) : 0);
+  quarter = g_object_ref (fbp (w));
+
+  /* the full dose, chosen as a user would */
+  {
+    GListModel *model = adw_combo_row_get_model (row);
+    guint i_full = GTK_INVALID_LIST_POSITION;
+
+    for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+      if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (model), i), "full_dose") == 0)
+        i_full = i;
+    CHECK (i_full != GTK_INVALID_LIST_POSITION, "full_dose is listed");
+    if (i_full == GTK_INVALID_LIST_POSITION)
+      {
+        ui_close_window (w);
+        return;
+      }
+    adw_combo_row_set_selected (row, i_full);
+    ui_spin (50);
+    ui_wait_idle (w, 120, "the full-dose projections");
+  }
+  CHECK (g_strcmp0 (ctr_session_get_dataset (session)->variant, "full_dose") == 0 &&
+             g_list_model_get_n_items (runs) == 2,
+         "the full dose loaded (variant “%s”), both runs kept", ctr_session_get_dataset (session)->variant);
+  full = g_object_ref (fbp (w));
+  CHECK (strstr (ctr_run_get_label (full), "full_dose") != NULL &&
+             g_strcmp0 (ctr_run_get_dataset (full), "head-fan-lowdose · full_dose") == 0,
+         "the full-dose run says so: “%s” (%s)", ctr_run_get_label (full), ctr_run_get_dataset (full));
+  CHECK (last_rmse (full) < last_rmse (quarter),
+         "FBP RMSE falls with four times the dose: full %.4g < quarter %.4g 1/mm", last_rmse (full),
+         last_rmse (quarter));
+  CHECK (n_headers (w) == 3, "the runs list groups them under 3 data headers (%u)", n_headers (w));
+  adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "reconstruct");
+  ui_screenshot (GTK_WIDGET (w), "ui-runs-kept.png");
+  ui_screenshot (ui_child (page, CTR_TYPE_RUN_PAGE, "runs_group"), "ui-runs-groups.png");
+
+  /* Compare: full − quarter on their common grid */
+  {
+    CtrComparePage *compare = ui_child (w, CTR_TYPE_WINDOW, "compare_page");
+    GtkWidget *grid = ui_child (compare, CTR_TYPE_COMPARE_PAGE, "compare_grid");
+    g_autoptr(GPtrArray) tiles = NULL;
+    guint found = 0;
+
+    ctr_compare_page_choose_difference (compare, ctr_run_get_number (full), ctr_run_get_number (quarter));
+    tiles = ui_find_all (grid, g_type_from_name ("CtrSliceView"));
+    for (guint t = 0; t < tiles->len; t++)
+      {
+        g_autofree char *caption = NULL;
+        g_autofree char *title = g_strdup_printf ("difference: %s − %s", ctr_run_get_label (full),
+                                                  ctr_run_get_label (quarter));
+        g_object_get (tiles->pdata[t], "caption", &caption, NULL);
+        found += caption != NULL && g_str_has_prefix (caption, title);
+      }
+    CHECK (found == 1, "Compare draws full dose − quarter dose");
+  }
+
+  /* Clear: every run goes */
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.clear-runs", NULL);
+  ui_spin (50);
+  CHECK (g_list_model_get_n_items (runs) == 0 &&
+             !gtk_widget_get_visible (ui_child (page, CTR_TYPE_RUN_PAGE, "runs_group")),
+         "Clear deletes every run (%u left)", g_list_model_get_n_items (runs));
+  ui_close_window (w);
+}

@@ -1,0 +1,55 @@
+/* ctr-compare-page-private.h — what ctr-compare-page.c (the tiles) and
+ * ctr-compare-menu.c (the "Runs" menu and the "Difference" drop-downs)
+ * share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "ctr-compare-page.h"
+
+G_BEGIN_DECLS
+
+struct _CtrComparePage
+{
+  GtkWidget      parent_instance;
+
+  CtrSession    *session;
+  GPtrArray     *views;          /* CtrSliceView*, in the grid's order */
+  gboolean       linking;
+  char          *preset;         /* the Run page's window preset (ctr-hu-preset.h) */
+
+  /* what is shown */
+  GArray        *chosen;         /* guint run numbers; NULL: the newest three */
+  gboolean       show_reference;
+  guint          diff_a;         /* 0: automatic; G_MAXUINT: none */
+  guint          diff_b;         /* 0: the reference */
+
+  /* the menu's state (ctr-compare-menu.c) */
+  gboolean       updating;       /* while the controls are set from the state */
+  char          *menu_key;       /* the results the menu was built for */
+  GArray        *a_numbers;      /* guint: what each "Difference" entry means */
+  GArray        *b_numbers;
+
+  /* template children */
+  GtkWidget     *content;
+  GtkLabel      *compare_label;
+  GtkMenuButton *runs_button;
+  GtkDropDown   *diff_a_drop;
+  GtkDropDown   *diff_b_drop;
+  GtkGrid       *compare_grid;
+};
+
+/* ctr-compare-page.c: (transfer none) (nullable) the result of run @number. */
+CtrRun *_ctr_compare_page_find_result (CtrComparePage *self,
+                                       guint           number);
+/* The run numbers shown now, in order (transfer full). */
+GArray *_ctr_compare_page_shown_runs  (CtrComparePage *self);
+
+/* ctr-compare-menu.c: sets the menu and drop-downs from the page's state,
+ * rebuilding them when the results changed. */
+void    _ctr_compare_menu_sync        (CtrComparePage *self);
+/* Connects the drop-downs (once, at init). */
+void    _ctr_compare_menu_init        (CtrComparePage *self);
+
+G_END_DECLS
