@@ -471,6 +471,11 @@ ctr_cli_reconstruct (int argc, char **argv)
   if (job.dataset->warnings != NULL)
     for (guint i = 0; job.dataset->warnings[i] != NULL; i++)
       fprintf (stderr, "ctrecon-cli: warning: %s\n", job.dataset->warnings[i]);
+  {
+    g_autofree char *coverage = ctr_geometry_coverage_note (job.dataset->geometry);
+    if (coverage != NULL)
+      fprintf (stderr, "ctrecon-cli: warning: %s\n", coverage);
+  }
   /* Outputs never replace inputs, nor each other, nor special files: decided
    * before the run (ctr-output-path.h). */
   {

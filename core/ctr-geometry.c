@@ -678,6 +678,26 @@ ctr_geometry_half_fan_angle (const CtrGeometry *g)
 }
 
 char *
+ctr_geometry_coverage_note (const CtrGeometry *g)
+{
+  if (g == NULL || g->n_views < 2 || g->vectors != NULL || ctr_geometry_is_helical (g))
+    return NULL;
+  const double range = ctr_geometry_angular_range (g);
+  const double step = range / g->n_views;
+  const double fan = 2.0 * ctr_geometry_half_fan_angle (g);
+  const double need = G_PI + fan;
+  if (range + step >= need)
+    return NULL;
+  if (g->beam == CTR_BEAM_PARALLEL)
+    return g_strdup_printf ("the views cover %.1f° of the 180° complete parallel-beam data need: a limited-angle "
+                            "scan; analytic images will show streaks along the missing directions, iterative ones "
+                            "fewer", range * 180 / G_PI);
+  return g_strdup_printf ("the views cover %.1f° of the %.1f° (180° + the %.1f° fan) complete data need: a "
+                          "limited-angle scan; analytic images will show streaks along the missing directions, "
+                          "iterative ones fewer", range * 180 / G_PI, need * 180 / G_PI, fan * 180 / G_PI);
+}
+
+char *
 ctr_geometry_describe (const CtrGeometry *g)
 {
   const char *beam = g->beam == CTR_BEAM_PARALLEL ? "parallel" : g->beam == CTR_BEAM_FAN ? "fan" : "cone";

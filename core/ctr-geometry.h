@@ -321,6 +321,19 @@ double ctr_geometry_angular_range (const CtrGeometry *g);
 /* Half fan angle (radians) of the outermost detector column edge; 0 for parallel. */
 double ctr_geometry_half_fan_angle (const CtrGeometry *g);
 
+/**
+ * ctr_geometry_coverage_note:
+ * Whether the views of a circular scan cover what an exact reconstruction
+ * needs: 180° for parallel beam, 180° plus the fan angle for fan and cone
+ * beam (a short scan, Parker 1982; Kak & Slaney §3.5).  Returns NULL when
+ * they do (or for a helical or per-view-vector geometry, whose coverage is
+ * not a circle's), else a sentence for the user (g_free): "the views cover
+ * 20.0° of the 200.6° (180° + the 20.6° fan) complete data need: a
+ * limited-angle scan; analytic images will show streaks along the missing
+ * directions, iterative ones fewer".  One mean view step of slack.
+ */
+char *ctr_geometry_coverage_note (const CtrGeometry *g);
+
 /* Short human-readable description ("fan, curved, 720 views x 736 cols, ..."); free with g_free. */
 char *ctr_geometry_describe (const CtrGeometry *g);
 

@@ -77,6 +77,14 @@ plan_plausible (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions
 
 /* The combinations that exist (the options' own ranges are
  * ctr_recon_options_validate's). */
+gboolean
+ctr_method_fits_beam (CtrMethod m, CtrBeam beam)
+{
+  if (beam == CTR_BEAM_CONE)
+    return m != CTR_METHOD_FBP && m != CTR_METHOD_ART && m != CTR_METHOD_PART;
+  return m != CTR_METHOD_FDK;
+}
+
 static gboolean
 plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error)
 {
@@ -86,13 +94,13 @@ plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
   const CtrMethod m = o->method;
   if (g->beam == CTR_BEAM_CONE)
     {
-      if (m == CTR_METHOD_FBP || m == CTR_METHOD_ART || m == CTR_METHOD_PART)
+      if (!ctr_method_fits_beam (m, g->beam))
         FAIL (CTR_ERROR_UNSUPPORTED,
               "cone beam is reconstructed with fdk, sart, sirt, cgls, pwls or asd-pocs; %s is for fan and parallel beam",
               ctr_method_name (m));
       return plan_plausible (g, grid, o, error);
     }
-  if (m == CTR_METHOD_FDK)
+  if (!ctr_method_fits_beam (m, g->beam))
     FAIL (CTR_ERROR_INVALID_GEOMETRY, "FDK reconstructs cone-beam data; use fbp for %s beam",
           g->beam == CTR_BEAM_FAN ? "fan" : "parallel");
   if (!plan_plausible (g, grid, o, error))

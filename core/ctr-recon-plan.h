@@ -26,6 +26,16 @@ G_BEGIN_DECLS
 typedef struct _CtrReconPlan CtrReconPlan;
 
 /**
+ * ctr_method_fits_beam:
+ * Whether @method reconstructs data of @beam: FBP, ART and parallel ART
+ * fan and parallel beam; FDK cone beam; SART, SIRT, CGLS, PWLS and
+ * ASD-POCS every beam (cone beam on the cone-beam projector pair).  What
+ * ctr_recon_plan_new() checks first (CTR_ERROR_UNSUPPORTED or
+ * CTR_ERROR_INVALID_GEOMETRY otherwise), and what the window offers.
+ */
+gboolean ctr_method_fits_beam (CtrMethod method, CtrBeam beam);
+
+/**
  * ctr_recon_plan_new:
  * @g: fan, parallel or cone geometry (copied).
  * @grid: the output grid (fan/parallel: nz = g->n_rows, one slice per

@@ -138,6 +138,53 @@ test_field_of_view (void)
   g_assert_cmpfloat_with_epsilon (sized.dx * 64, 2 * ctr_geometry_fov_radius_mm (g), 1e-9);
 }
 
+/* Limited angle: complete data need 180° (parallel) or 180° + the fan
+ * angle (fan: a short scan); less is said, in degrees. */
+static CtrGeometry *
+arc (CtrBeam beam, guint views, double step_deg)
+{
+  CtrGeometry *g = beam == CTR_BEAM_PARALLEL ? ctr_geometry_new (CTR_BEAM_PARALLEL, views) : NULL;
+
+  if (g == NULL)
+    {
+      g = ctr_geometry_new (CTR_BEAM_FAN, views);
+      g->shape = CTR_DETECTOR_CURVED;
+      g->sod_mm = 500;
+      g->sdd_mm = 1000;
+      g->pitch_u = 0.002;   /* 101 columns: half fan 0.101 rad, fan 11.57° */
+    }
+  else
+    g->pitch_u = 1;
+  g->n_cols = 101;
+  ctr_geometry_set_uniform_angles (g, 0, step_deg * G_PI / 180);
+  return g;
+}
+
+static void
+test_coverage (void)
+{
+  g_autoptr (CtrGeometry) full = fan (CTR_DETECTOR_CURVED);
+  g_autoptr (CtrGeometry) twenty = arc (CTR_BEAM_FAN, 10, 2.0);
+  g_autoptr (CtrGeometry) half = arc (CTR_BEAM_FAN, 90, 2.0);
+  g_autoptr (CtrGeometry) shortscan = arc (CTR_BEAM_FAN, 97, 2.0);
+  g_autoptr (CtrGeometry) par180 = arc (CTR_BEAM_PARALLEL, 90, 2.0);
+  g_autoptr (CtrGeometry) par90 = arc (CTR_BEAM_PARALLEL, 45, 2.0);
+  g_autofree char *n_twenty = ctr_geometry_coverage_note (twenty);
+  g_autofree char *n_half = ctr_geometry_coverage_note (half);
+  g_autofree char *n_par90 = ctr_geometry_coverage_note (par90);
+  char *none[3] = { ctr_geometry_coverage_note (full), ctr_geometry_coverage_note (shortscan),
+                               ctr_geometry_coverage_note (par180) };
+
+  g_assert_null (none[0]);                     /* 360° */
+  g_assert_null (none[1]);                     /* 194° ≥ 180° + 11.57° */
+  g_assert_null (none[2]);                     /* parallel 180° */
+  g_assert_nonnull (strstr (n_twenty, "cover 20.0° of the 191.6° (180° + the 11.6° fan)"));
+  g_assert_nonnull (strstr (n_half, "cover 180.0° of the 191.6°"));   /* parallel's need, not a fan's */
+  g_assert_nonnull (strstr (n_par90, "cover 90.0° of the 180°"));
+  for (guint i = 0; i < 3; i++)
+    g_free (none[i]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -146,5 +193,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/core/geometry/columns-rows", test_columns);
   g_test_add_func ("/ctr/core/geometry/rays", test_rays);
   g_test_add_func ("/ctr/core/geometry/field-of-view", test_field_of_view);
+  g_test_add_func ("/ctr/core/geometry/coverage", test_coverage);
   return g_test_run ();
 }

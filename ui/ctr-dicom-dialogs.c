@@ -204,8 +204,12 @@ xa_validate (XaDialog *d, GtkWidget *dialog)
     if (d->entry[i] != NULL)
       {
         const char *reason = field_reason (d, i);
-        gtk_label_set_text (d->reason[i], reason ? reason : "");
-        if (reason != NULL)
+        /* a field is marked only once the user has typed in it; Load
+         * stays disabled until every field is valid */
+        gboolean touched = g_object_get_data (G_OBJECT (d->entry[i]), "ctr-touched") != NULL;
+
+        gtk_label_set_text (d->reason[i], reason && touched ? reason : "");
+        if (reason != NULL && touched)
           gtk_widget_add_css_class (GTK_WIDGET (d->entry[i]), "error");
         else
           gtk_widget_remove_css_class (GTK_WIDGET (d->entry[i]), "error");
@@ -219,6 +223,13 @@ static void
 xa_changed (GtkWidget *dialog)
 {
   xa_validate (g_object_get_data (G_OBJECT (dialog), "ctr-xa-dialog"), dialog);
+}
+
+static void
+xa_entry_changed (GtkEditable *entry, GtkWidget *dialog)
+{
+  g_object_set_data (G_OBJECT (entry), "ctr-touched", GINT_TO_POINTER (1));
+  xa_changed (dialog);
 }
 
 static void
@@ -302,7 +313,7 @@ ctr_dicom_xa_dialog (GtkWindow *parent, CtrDicomResolution *r, CtrDicomXaComplet
       row += 2;
       d->entry[i] = GTK_ENTRY (entry);
       d->reason[i] = GTK_LABEL (reason);
-      g_signal_connect_swapped (entry, "changed", G_CALLBACK (xa_changed), dialog);
+      g_signal_connect (entry, "changed", G_CALLBACK (xa_entry_changed), dialog);
     }
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), grid);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", "_Cancel", "load", "_Load", NULL);

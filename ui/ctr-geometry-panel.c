@@ -354,7 +354,20 @@ validate (CtrGeometryPanel *self)
   if (g != NULL && self->reasons[F_IMAGE_SIZE] == NULL && self->reasons[F_PIXEL_SIZE] == NULL &&
       ctr_geometry_validate (g, NULL))
     {
+      /* the field shows 6 digits: while it reads the loaded grid's pixel,
+       * keep that pixel exactly (0.13333299 mm, not 0.133333) */
+      g_autofree char *shown = g_strdup_printf ("%.6g", self->original_grid.dx);
+      if (g_str_equal (shown, gtk_editable_get_text (GTK_EDITABLE (self->entries[F_PIXEL_SIZE]))))
+        v[F_PIXEL_SIZE] = self->original_grid.dx;
       self->grid = ctr_grid_default (g, (guint) v[F_IMAGE_SIZE], v[F_PIXEL_SIZE]);
+      /* a cone-beam volume keeps the slices it was loaded with (a 3-D
+       * reference's: compare like with like); the fields set x and y */
+      if (g->beam == CTR_BEAM_CONE && self->original_grid.nz > 1 && self->original_grid.dz > 0)
+        {
+          self->grid.nz = self->original_grid.nz;
+          self->grid.dz = self->original_grid.dz;
+          self->grid.cz = self->original_grid.cz;
+        }
       self->grid_valid = TRUE;
     }
 

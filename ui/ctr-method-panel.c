@@ -37,6 +37,7 @@ struct _CtrMethodPanel
   GPtrArray   *rows;     /* GtkWidget*, one per CtrParam, table order */
   GPtrArray   *inputs;   /* GtkSpinButton / GtkSwitch / AdwComboRow */
   gboolean     updating;
+  CtrBeam      beam;     /* of the open dataset: what the form offers */
 };
 
 G_DEFINE_FINAL_TYPE (CtrMethodPanel, ctr_method_panel, GTK_TYPE_WIDGET)
@@ -104,7 +105,9 @@ apply_method (CtrMethodPanel *self, gboolean reset_values)
   self->updating = TRUE;
   for (guint i = 0; i < n; i++)
     {
-      gboolean applies = ctr_param_applies (&params[i], m);
+      /* cone beam runs on its projector pair: no system matrix to choose */
+      gboolean applies = ctr_param_applies (&params[i], m) &&
+                         !(self->beam == CTR_BEAM_CONE && g_str_equal (params[i].name, "matrix"));
       gtk_widget_set_visible (g_ptr_array_index (self->rows, i), applies);
       if (applies && reset_values)
         set_input_value (g_ptr_array_index (self->inputs, i), &params[i], ctr_param_default (&params[i], m));
@@ -238,6 +241,17 @@ ctr_method_panel_get_options (CtrMethodPanel *self, CtrReconOptions *options)
         if (!ctr_param_set (&params[i], options, v, NULL))
           g_warning ("parameter %s: value %g refused", params[i].name, v);
       }
+}
+
+void
+ctr_method_panel_set_beam (CtrMethodPanel *self, CtrBeam beam)
+{
+  g_return_if_fail (CTR_IS_METHOD_PANEL (self));
+  self->beam = beam;
+  if (!ctr_method_fits_beam (ctr_method_panel_get_method (self), beam))
+    ctr_method_panel_set_method (self, beam == CTR_BEAM_CONE ? CTR_METHOD_FDK : CTR_METHOD_FBP);
+  else
+    apply_method (self, FALSE);
 }
 
 gboolean

@@ -297,6 +297,8 @@ on_dataset (CtrRunPage *self)
   GBytes *preview;
 
   ctr_variant_row_sync (self->variant_row, d);
+  if (d != NULL)
+    ctr_method_panel_set_beam (self->method_panel, d->geometry->beam);
   gtk_filter_changed (GTK_FILTER (self->plot_filter), GTK_FILTER_CHANGE_DIFFERENT);
   if (d == NULL)
     return;
@@ -310,6 +312,17 @@ on_dataset (CtrRunPage *self)
   else
     subtitle = g_strdup_printf ("%s\nProjections: %s from %.4g to %.4g\nNo reference image", description, kind, lo,
                                 hi);
+  {
+    /* what the loader noticed, and views that do not cover the object */
+    g_autofree char *coverage = d->geometry_missing ? NULL : ctr_geometry_coverage_note (d->geometry);
+    GString *s = g_string_new (subtitle);
+    for (guint i = 0; d->warnings != NULL && d->warnings[i] != NULL; i++)
+      g_string_append_printf (s, "\nWarning: %s", d->warnings[i]);
+    if (coverage != NULL)
+      g_string_append_printf (s, "\nLimited angle: %s", coverage);
+    g_free (subtitle);
+    subtitle = g_string_free (s, FALSE);
+  }
   if (ctr_session_get_report (self->session) != NULL)
     {
       char *with = g_strdup_printf ("%s\nDICOM: %s", subtitle, ctr_session_get_report (self->session));

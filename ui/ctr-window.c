@@ -368,14 +368,12 @@ on_dataset (CtrWindow *self)
   gtk_stack_set_visible_child_name (self->content_stack, "pages");
   add_recent (d->path);
   adw_view_switcher_title_set_subtitle (self->window_title, d->name);
-  /* compare like with like: on a 2-D reference's grid (size and pixel),
-   * otherwise the field of view at the detector's resolution */
-  if (d->reference != NULL && d->reference->grid.nz == 1)
-    grid = ctr_grid_default (d->geometry, d->reference->grid.nx, d->reference->grid.dx);
-  else if (d->geometry_missing)
+  /* compare like with like: the CLI's grid (a reference's, else the field
+   * of view at the detector's resolution) */
+  if (d->geometry_missing)
     grid = ctr_grid_default (d->geometry, d->geometry->n_cols, 1.0);   /* the draft has no field of view yet */
   else
-    grid = ctr_grid_default (d->geometry, 0, 0);
+    grid = ctr_dataset_default_grid (d);
   ctr_geometry_panel_load (self->geometry_panel, d->geometry, d->projections, &grid);
   _ctr_window_update_actions (self);
   if (d->geometry_missing)
@@ -387,6 +385,16 @@ on_dataset (CtrWindow *self)
                          d->name);
       adw_view_stack_set_visible_child_name (self->stack, "geometry");
       _ctr_window_toast (self, msg);
+    }
+  else
+    {
+      /* what the data lack (the Run page's summary keeps it in view) */
+      g_autofree char *coverage = ctr_geometry_coverage_note (d->geometry);
+      if (coverage != NULL)
+        {
+          g_autofree char *msg = g_strdup_printf ("Limited angle: %s", coverage);
+          _ctr_window_toast (self, msg);
+        }
     }
 }
 

@@ -101,6 +101,20 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0 and all(k in j for k in keys) and j["stored_views"] == 3,
           f"bench art: JSON with {', '.join(keys)}; 16 views stored as {j.get('stored_views')}")
 
+    # A limited-angle scan (the same 120 views over 20°) is reconstructed
+    # with a warning that says how much is missing.
+    lim = dict(g, angles_rad=[k * (20.0 / 120) * 3.141592653589793 / 180 for k in range(g["views"])])
+    lim.pop("angle_step_rad", None)
+    lim["projections"] = dict(g["projections"], file=path("scan", "sinogram.tif"))
+    lim["reference"] = dict(g["reference"], file=path("scan", "reference.tif"))
+    open(path("limited.json"), "w").write(json.dumps(lim))
+    r = run("reconstruct", path("limited.json"), "--method", "fbp", "--output", path("limited.tif"))
+    check(r.returncode == 0 and "warning: the views cover 20.0° of the" in r.stderr and "limited-angle" in r.stderr,
+          f"a 20° scan reconstructs with a limited-angle warning: "
+          f"'{[l for l in r.stderr.splitlines() if 'cover' in l][:1]}'")
+    r = run("reconstruct", geo, "--method", "fbp", "--output", path("full.tif"))
+    check(r.returncode == 0 and "limited-angle" not in r.stderr, "a full scan has no such warning")
+
     # The user's existing output is untouched when a run fails.
     open(out, "wb").write(b"precious")
     run("reconstruct", geo, "--method", "sart", "--relaxation", 3, "--output", out)

@@ -472,7 +472,29 @@ if [ -z "${CTR_SHARED_DATA:-}" ] || [ ! -f "$big" ]; then
   echo "SKIP (parts 4c and 5): no head-fan-lowdose in \$CTR_SHARED_DATA"
   exit 0
 fi
-run_case variants GSK_RENDERER=cairo CTR_UI_BIG="$big"
+# the first dataset's views squeezed into 20°: a limited-angle scan
+mkdir -p "$work/limited"
+if "$python" - "$dataset" "$work/limited" <<'PY'
+import json, math, os, sys
+src, out = sys.argv[1], sys.argv[2]
+d = json.load(open(src))
+n = d["views"]
+for key in ("angle_start_rad", "angle_step_rad", "scan_range_rad", "variants"):
+    d.pop(key, None)
+d["angles_rad"] = [k * math.radians(20.0) / n for k in range(n)]
+d["name"] = d.get("name", "dataset") + " (20°)"
+for key in ("projections", "reference", "flat", "dark"):
+    spec = d.get(key)
+    if isinstance(spec, dict) and "file" in spec:
+        spec["file"] = os.path.join(os.path.dirname(os.path.abspath(src)), spec["file"])
+json.dump(d, open(os.path.join(out, "geometry.json"), "w"))
+PY
+then
+  limited="$work/limited/geometry.json"
+else
+  limited=
+fi
+run_case variants GSK_RENDERER=cairo CTR_UI_BIG="$big" CTR_UI_LIMITED="$limited"
 
 # ---- 5. responsiveness during a 720-view iterative reconstruction --------------
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)

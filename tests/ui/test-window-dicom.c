@@ -352,6 +352,20 @@ test_window_dicom_xa (void)
   CHECK (ctr_session_get_dataset (session) == NULL &&
              !adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (dialog), "load"),
          "the geometry dialog is shown, Load disabled while the fields are empty");
+  {
+    /* nothing typed yet: no field is marked in red */
+    g_autoptr(GPtrArray) entries = ui_find_all (dialog, GTK_TYPE_ENTRY);
+    g_autoptr(GPtrArray) labels = ui_find_all (dialog, GTK_TYPE_LABEL);
+    guint red = 0, said = 0;
+
+    for (guint i = 0; i < entries->len; i++)
+      red += gtk_widget_has_css_class (entries->pdata[i], "error");
+    for (guint i = 0; i < labels->len; i++)
+      said += g_str_has_suffix (gtk_widget_get_name (labels->pdata[i]), "-reason") &&
+              *gtk_label_get_text (labels->pdata[i]) != '\0';
+    CHECK (entries->len >= 4 && red == 0 && said == 0,
+           "before anything is typed no field is red (%u of %u) and no reason is shown (%u)", red, entries->len, said);
+  }
   r = xa_type (dialog, "sod", "75o");
   CHECK (r && strstr (r, "not a number"), "SOD “75o” refused: “%s”", r ? r : "(no field)");
   r = xa_type (dialog, "sod", "750");

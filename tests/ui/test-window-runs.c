@@ -77,6 +77,19 @@ test_window_variants (void)
   page = ui_child (w, CTR_TYPE_WINDOW, "run_page");
   row = ui_child (page, CTR_TYPE_RUN_PAGE, "variant_row");
 
+  /* a limited-angle copy (run-ui-test.sh: the views squeezed into 20°):
+   * said on opening and kept in the dataset's summary */
+  if (g_getenv ("CTR_UI_LIMITED") != NULL && *g_getenv ("CTR_UI_LIMITED") != '\0')
+    {
+      AdwActionRow *summary = ui_child (page, CTR_TYPE_RUN_PAGE, "dataset_row");
+      const char *text;
+
+      CHECK (ui_open_and_wait (w, g_getenv ("CTR_UI_LIMITED"), 120), "the 20° copy opened");
+      text = adw_action_row_get_subtitle (summary);
+      CHECK (text != NULL && strstr (text, "Limited angle: the views cover 20.0°") && ui_has_toast (w),
+             "a 20° scan is said to be limited-angle (toast, and in the summary)");
+      ui_screenshot (GTK_WIDGET (w), "ui-limited-angle.png");
+    }
   CHECK (ui_open_and_wait (w, gel, 120) && fbp (w) != NULL, "a run of gel-fan");
   CHECK (!gtk_widget_get_visible (GTK_WIDGET (row)), "gel-fan has no variants: no Projections row");
 

@@ -905,11 +905,26 @@ test_volume (void)
   w = ui_new_window ();
   gtk_drop_down_set_selected (ui_child (run_page (w), CTR_TYPE_RUN_PAGE, "orientation_dropdown"),
                               CTR_SLICE_CORONAL);
+  ctr_method_panel_set_method (method_panel (w), CTR_METHOD_PART);
   CHECK (ui_open_and_wait (w, cone, 120), "the cone-beam dataset loaded");
+  {
+    GtkWidget *matrix = ui_find (GTK_WIDGET (method_panel (w)), ADW_TYPE_COMBO_ROW, "matrix");
+    CHECK (ctr_method_panel_get_method (method_panel (w)) == CTR_METHOD_FDK &&
+               (matrix == NULL || !gtk_widget_get_visible (matrix)),
+           "a cone-beam dataset turns parallel ART (fan and parallel beam only) into FDK; no matrix row");
+  }
   ctr_method_panel_set_method (method_panel (w), CTR_METHOD_FDK);
   run = reconstruct_and_wait (w, 240);
   CHECK (run != NULL && ctr_run_get_state (run) == CTR_RUN_FINISHED && ctr_run_get_result (run)->grid.nz > 1,
          "FDK reconstructed a volume: %s", ctr_session_get_status (ctr_window_get_session (w)));
+  {
+    const CtrVolume *ref = ctr_session_get_dataset (ctr_window_get_session (w))->reference;
+    const CtrGrid *g = run ? &ctr_run_get_result (run)->grid : NULL;
+    CHECK (ref != NULL && g != NULL && g->nx == ref->grid.nx && g->nz == ref->grid.nz &&
+               fabs (g->dx - ref->grid.dx) < 1e-9 && fabs (g->dz - ref->grid.dz) < 1e-9,
+           "FDK ran on the reference's voxels: %u × %u × %u of %.4g × %.4g mm", g ? g->nx : 0, g ? g->ny : 0,
+           g ? g->nz : 0, g ? g->dx : 0, g ? g->dz : 0);
+  }
   ui_screenshot (GTK_WIDGET (w), "ui-volume-coronal.png");
   ui_close_window (w);
 }
