@@ -78,9 +78,11 @@ plan_plausible (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions
 /* The combinations that exist (the options' own ranges are
  * ctr_recon_options_validate's). */
 gboolean
-ctr_method_fits_beam (CtrMethod m, CtrBeam beam)
+ctr_method_fits_geometry (CtrMethod m, const CtrGeometry *g)
 {
-  if (beam == CTR_BEAM_CONE)
+  if (ctr_helix_applies (g))
+    return m != CTR_METHOD_FDK;
+  if (g->beam == CTR_BEAM_CONE)
     return m != CTR_METHOD_FBP && m != CTR_METHOD_ART && m != CTR_METHOD_PART;
   return m != CTR_METHOD_FDK;
 }
@@ -94,13 +96,13 @@ plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
   const CtrMethod m = o->method;
   if (g->beam == CTR_BEAM_CONE)
     {
-      if (!ctr_method_fits_beam (m, g->beam))
+      if (!ctr_method_fits_geometry (m, g))
         FAIL (CTR_ERROR_UNSUPPORTED,
               "cone beam is reconstructed with fdk, sart, sirt, cgls, pwls or asd-pocs; %s is for fan and parallel beam",
               ctr_method_name (m));
       return plan_plausible (g, grid, o, error);
     }
-  if (!ctr_method_fits_beam (m, g->beam))
+  if (!ctr_method_fits_geometry (m, g))
     FAIL (CTR_ERROR_INVALID_GEOMETRY, "FDK reconstructs cone-beam data; use fbp for %s beam",
           g->beam == CTR_BEAM_FAN ? "fan" : "parallel");
   if (!plan_plausible (g, grid, o, error))

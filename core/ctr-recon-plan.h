@@ -26,14 +26,16 @@ G_BEGIN_DECLS
 typedef struct _CtrReconPlan CtrReconPlan;
 
 /**
- * ctr_method_fits_beam:
- * Whether @method reconstructs data of @beam: FBP, ART and parallel ART
- * fan and parallel beam; FDK cone beam; SART, SIRT, CGLS, PWLS and
- * ASD-POCS every beam (cone beam on the cone-beam projector pair).  What
+ * ctr_method_fits_geometry:
+ * Whether @method reconstructs data of @g: FBP, ART and parallel ART fan
+ * and parallel beam; FDK a circular cone beam; SART, SIRT, CGLS, PWLS and
+ * ASD-POCS every beam (cone beam on the cone-beam projector pair); a
+ * helical or curved multi-row scan (ctr_helix_applies) every method but
+ * FDK, after its default rebinning to fan-beam slices.  What
  * ctr_recon_plan_new() checks first (CTR_ERROR_UNSUPPORTED or
  * CTR_ERROR_INVALID_GEOMETRY otherwise), and what the window offers.
  */
-gboolean ctr_method_fits_beam (CtrMethod method, CtrBeam beam);
+gboolean ctr_method_fits_geometry (CtrMethod method, const CtrGeometry *g);
 
 /**
  * ctr_recon_plan_new:

@@ -13,7 +13,11 @@
  * (ctr_geometry_panel_get_geometry); the sketch, the field-of-view row and the
  * view slider follow every valid edit.  Angles: a uniform list is edited as
  * start / step / count; an irregular list from the file is kept as it is until
- * the user edits one of those three fields.
+ * the user edits one of those three fields.  A helical scan (a source z per
+ * view) keeps its geometry as read (its fields read-only, like per-view
+ * vectors) and adds the slices to reconstruct: first, last and spacing in
+ * the scan's table coordinate (ctr_helix_grid), its fully sampled range
+ * stated and drawn on the sketch.
  */
 #define G_LOG_DOMAIN "ctr-geometry-panel"
 
@@ -27,6 +31,7 @@ typedef enum {
   F_SOD, F_SDD, F_COLS, F_ROWS, F_PITCH_U, F_PITCH_V, F_OFFSET_U, F_OFFSET_V,
   F_VIEWS, F_ANGLE_START, F_ANGLE_STEP,
   F_IMAGE_SIZE, F_PIXEL_SIZE,
+  F_Z_FIRST, F_Z_LAST, F_Z_STEP,     /* helical scans only: the slices */
   N_FIELDS
 } Field;
 
@@ -52,6 +57,9 @@ static const struct {
   [F_ANGLE_STEP]  = { "angle-step", "Step", "degrees per view; negative turns clockwise", FALSE, GROUP_VIEWS },
   [F_IMAGE_SIZE]  = { "image-size", "Image size", "pixels per side", TRUE, GROUP_GRID },
   [F_PIXEL_SIZE]  = { "pixel-size", "Pixel size", "mm", FALSE, GROUP_GRID },
+  [F_Z_FIRST]     = { "z-first", "First slice", "table position, mm (the scan's own coordinate)", FALSE, GROUP_GRID },
+  [F_Z_LAST]      = { "z-last", "Last slice", "table position, mm", FALSE, GROUP_GRID },
+  [F_Z_STEP]      = { "z-step", "Slice spacing", "mm", FALSE, GROUP_GRID },
 };
 
 struct _CtrGeometryPanel
@@ -117,7 +125,9 @@ set_reason (CtrGeometryPanel *self, Field f, const char *reason)
   self->reasons[f] = g_strdup (reason);
   if (reason != NULL)
     {
-      adw_action_row_set_subtitle (self->rows[f], reason);
+      /* the subtitle is markup: core's messages may hold "<=" */
+      g_autofree char *escaped = g_markup_escape_text (reason, -1);
+      adw_action_row_set_subtitle (self->rows[f], escaped);
       gtk_widget_add_css_class (GTK_WIDGET (self->rows[f]), "ctr-invalid");
       gtk_widget_add_css_class (GTK_WIDGET (self->entries[f]), "error");
     }
@@ -216,11 +226,13 @@ validate (CtrGeometryPanel *self)
 
   /* Per-view vectors (ctr-geometry-vectors.h): the circular fields show
    * their means and are read-only; only the grid is edited. */
-  const gboolean vectors = self->original != NULL && ctr_geometry_has_vectors (self->original);
+  const gboolean helical = self->original != NULL && ctr_geometry_is_helical (self->original);
+  const gboolean vectors = self->original != NULL && (ctr_geometry_has_vectors (self->original) || helical);
   gtk_widget_set_sensitive (GTK_WIDGET (self->beam_row), !vectors);
   gtk_widget_set_sensitive (GTK_WIDGET (self->shape_row), beam != CTR_BEAM_PARALLEL && !vectors);
-  for (guint f = 0; f < N_FIELDS; f++)
-    if (f != F_IMAGE_SIZE && f != F_PIXEL_SIZE)
+  for (guint f = F_Z_FIRST; f <= F_Z_STEP; f++)
+    gtk_widget_set_visible (GTK_WIDGET (self->rows[f]), helical);
+  for (guint f = 0; f < F_IMAGE_SIZE; f++)
       gtk_widget_set_sensitive (GTK_WIDGET (self->rows[f]), !vectors && (beam != CTR_BEAM_PARALLEL
                                                                          || (f != F_SOD && f != F_SDD)));
   gtk_label_set_label (self->units[F_PITCH_U], curved (self) ? "rad" : "mm");
@@ -229,7 +241,7 @@ validate (CtrGeometryPanel *self)
   for (guint f = 0; f < N_FIELDS; f++)
     {
       set_reason (self, f, NULL);
-      if (!parse_field (self, f, &v[f]))
+      if ((helical || f < F_Z_FIRST) && !parse_field (self, f, &v[f]))
         ok = FALSE;
     }
   gtk_label_set_label (self->status_label, "");
@@ -359,16 +371,31 @@ validate (CtrGeometryPanel *self)
       g_autofree char *shown = g_strdup_printf ("%.6g", self->original_grid.dx);
       if (g_str_equal (shown, gtk_editable_get_text (GTK_EDITABLE (self->entries[F_PIXEL_SIZE]))))
         v[F_PIXEL_SIZE] = self->original_grid.dx;
-      self->grid = ctr_grid_default (g, (guint) v[F_IMAGE_SIZE], v[F_PIXEL_SIZE]);
-      /* a cone-beam volume keeps the slices it was loaded with (a 3-D
-       * reference's: compare like with like); the fields set x and y */
-      if (g->beam == CTR_BEAM_CONE && self->original_grid.nz > 1 && self->original_grid.dz > 0)
+      if (helical)
         {
-          self->grid.nz = self->original_grid.nz;
-          self->grid.dz = self->original_grid.dz;
-          self->grid.cz = self->original_grid.cz;
+          /* the slices the user chose, in the scan's table coordinate */
+          g_autoptr(GError) error = NULL;
+          self->grid_valid = ctr_helix_grid (g, (guint) v[F_IMAGE_SIZE], v[F_PIXEL_SIZE], v[F_Z_FIRST], v[F_Z_LAST],
+                                             v[F_Z_STEP], &self->grid, &error);
+          if (!self->grid_valid)
+            {
+              set_reason (self, strstr (error->message, "step") ? F_Z_STEP : F_Z_LAST, error->message);
+              ok = FALSE;
+            }
         }
-      self->grid_valid = TRUE;
+      else
+        {
+          self->grid = ctr_grid_default (g, (guint) v[F_IMAGE_SIZE], v[F_PIXEL_SIZE]);
+          /* a cone-beam volume keeps the slices it was loaded with (a 3-D
+           * reference's: compare like with like); the fields set x and y */
+          if (g->beam == CTR_BEAM_CONE && self->original_grid.nz > 1 && self->original_grid.dz > 0)
+            {
+              self->grid.nz = self->original_grid.nz;
+              self->grid.dz = self->original_grid.dz;
+              self->grid.cz = self->original_grid.cz;
+            }
+          self->grid_valid = TRUE;
+        }
     }
 
   if (ok)
@@ -469,7 +496,9 @@ fill_fields (CtrGeometryPanel *self)
       set_text (self, F_VIEWS, "%.0f", g->n_views);
       set_text (self, F_ANGLE_START, "%.8g", start * 180 / G_PI);
       set_text (self, F_ANGLE_STEP, "%.8g", step * 180 / G_PI);
-      adw_preferences_group_set_description (self->views_group, ctr_geometry_has_vectors (g)
+      adw_preferences_group_set_description (self->views_group, ctr_geometry_is_helical (g)
+        ? "A helical scan: every view's angle and source z are kept as read; these fields show them"
+        : ctr_geometry_has_vectors (g)
         ? "Per-view vectors (source, detector centre, u and v steps): these fields show their means; "
           "edit the vectors in geometry.json"
         : uniform
@@ -477,6 +506,29 @@ fill_fields (CtrGeometryPanel *self)
         : "The file lists irregular angles; they are kept unless you edit these fields (which makes the list uniform)");
       set_text (self, F_IMAGE_SIZE, "%.0f", self->original_grid.nx);
       set_text (self, F_PIXEL_SIZE, "%.6g", self->original_grid.dx);
+      if (ctr_geometry_is_helical (g))
+        {
+          /* the loaded grid's slices as table positions, and the range the
+           * scan samples fully (180LI rebinning, the default) */
+          const CtrGrid *og = &self->original_grid;
+          double z0 = og->cz - 0.5 * (og->nz - 1) * og->dz, z1 = og->cz + 0.5 * (og->nz - 1) * og->dz;
+          double t0 = ctr_geometry_table_mm (g, z0), t1 = ctr_geometry_table_mm (g, z1), lo, hi;
+          g_autofree char *coverage = NULL;
+
+          set_text (self, F_Z_FIRST, "%.6g", MIN (t0, t1));
+          set_text (self, F_Z_LAST, "%.6g", MAX (t0, t1));
+          set_text (self, F_Z_STEP, "%.6g", og->nz > 1 ? og->dz : ctr_geometry_slice_width_mm (g));
+          if (ctr_helix_z_coverage (g, TRUE, &lo, &hi))
+            coverage = g_strdup_printf ("A helical scan (pitch %.2f, feed %.1f mm per turn): slices from %.1f to %.1f mm "
+                                        "(table) are fully sampled; the sketch's bar shows them",
+                                        ctr_helix_pitch (g), ctr_helix_feed_mm (g),
+                                        MIN (ctr_geometry_table_mm (g, lo), ctr_geometry_table_mm (g, hi)),
+                                        MAX (ctr_geometry_table_mm (g, lo), ctr_geometry_table_mm (g, hi)));
+          adw_preferences_group_set_description (self->grid_group, coverage ? coverage
+                                                 : "A helical scan that samples no z range fully (less than a turn?)");
+        }
+      else
+        adw_preferences_group_set_description (self->grid_group, NULL);
       gtk_adjustment_set_upper (self->view_adjustment, g->n_views);
       gtk_adjustment_set_value (self->view_adjustment, 1);
     }

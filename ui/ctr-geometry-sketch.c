@@ -24,6 +24,7 @@
 #include <math.h>
 
 #include "ctr-geometry-sketch.h"
+#include "ctr-geometry-sketch-z.h"
 
 struct _CtrGeometrySketch
 {
@@ -132,12 +133,17 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_da
         }
     }
   double margin = 24;
-  double scale = (MIN (width, height) / 2.0 - margin) / (reach * 1.05);
+  /* a helical scan: its z side in a bar at the right */
+  const int zbar = ctr_geometry_is_helical (g) && width > 2 * CTR_SKETCH_Z_WIDTH ? CTR_SKETCH_Z_WIDTH : 0;
+  double scale = (MIN (width - zbar, height) / 2.0 - margin) / (reach * 1.05);
   if (!(scale > 0))
     return;
+  if (zbar > 0)
+    ctr_sketch_draw_z (GTK_WIDGET (self), cr, g, self->have_grid ? &self->grid : NULL, view, width - zbar, height,
+                       &fg);
 
   cairo_save (cr);
-  cairo_translate (cr, width / 2.0, height / 2.0);
+  cairo_translate (cr, (width - zbar) / 2.0, height / 2.0);
   cairo_scale (cr, scale, -scale); /* world mm, y up */
   double px = 1.0 / scale;         /* one device pixel in mm */
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);

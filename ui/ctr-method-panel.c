@@ -38,6 +38,7 @@ struct _CtrMethodPanel
   GPtrArray   *inputs;   /* GtkSpinButton / GtkSwitch / AdwComboRow */
   gboolean     updating;
   CtrBeam      beam;     /* of the open dataset: what the form offers */
+  gboolean     helical;  /* rebinned to fan-beam slices (ctr_helix_applies) */
 };
 
 G_DEFINE_FINAL_TYPE (CtrMethodPanel, ctr_method_panel, GTK_TYPE_WIDGET)
@@ -107,7 +108,7 @@ apply_method (CtrMethodPanel *self, gboolean reset_values)
     {
       /* cone beam runs on its projector pair: no system matrix to choose */
       gboolean applies = ctr_param_applies (&params[i], m) &&
-                         !(self->beam == CTR_BEAM_CONE && g_str_equal (params[i].name, "matrix"));
+                         !(self->beam == CTR_BEAM_CONE && !self->helical && g_str_equal (params[i].name, "matrix"));
       gtk_widget_set_visible (g_ptr_array_index (self->rows, i), applies);
       if (applies && reset_values)
         set_input_value (g_ptr_array_index (self->inputs, i), &params[i], ctr_param_default (&params[i], m));
@@ -244,12 +245,14 @@ ctr_method_panel_get_options (CtrMethodPanel *self, CtrReconOptions *options)
 }
 
 void
-ctr_method_panel_set_beam (CtrMethodPanel *self, CtrBeam beam)
+ctr_method_panel_set_geometry (CtrMethodPanel *self, const CtrGeometry *g)
 {
   g_return_if_fail (CTR_IS_METHOD_PANEL (self));
-  self->beam = beam;
-  if (!ctr_method_fits_beam (ctr_method_panel_get_method (self), beam))
-    ctr_method_panel_set_method (self, beam == CTR_BEAM_CONE ? CTR_METHOD_FDK : CTR_METHOD_FBP);
+  g_return_if_fail (g != NULL);
+  self->beam = g->beam;
+  self->helical = ctr_helix_applies (g);
+  if (!ctr_method_fits_geometry (ctr_method_panel_get_method (self), g))
+    ctr_method_panel_set_method (self, g->beam == CTR_BEAM_CONE && !self->helical ? CTR_METHOD_FDK : CTR_METHOD_FBP);
   else
     apply_method (self, FALSE);
 }

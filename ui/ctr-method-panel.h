@@ -20,12 +20,12 @@ CtrMethod  ctr_method_panel_get_method  (CtrMethodPanel  *self);
 /* Selects @method and puts every parameter to that method's default. */
 void       ctr_method_panel_set_method  (CtrMethodPanel  *self,
                                          CtrMethod        method);
-/* The beam of the open dataset: a method that does not fit it
- * (ctr_method_fits_beam) gives way to the beam's analytic method (FDK for
- * cone beam, FBP otherwise), and rows that do not apply (the system matrix
- * for cone beam) are hidden. */
-void       ctr_method_panel_set_beam    (CtrMethodPanel  *self,
-                                         CtrBeam          beam);
+/* The geometry of the open dataset: a method that does not fit it
+ * (ctr_method_fits_geometry) gives way to its analytic method (FDK for a
+ * circular cone beam, FBP otherwise, helical scans included), and rows
+ * that do not apply (the system matrix for circular cone beam) are hidden. */
+void       ctr_method_panel_set_geometry (CtrMethodPanel    *self,
+                                          const CtrGeometry *g);
 /* The options the form shows (defaults of the method for what it hides). */
 void       ctr_method_panel_get_options (CtrMethodPanel  *self,
                                          CtrReconOptions *options);

@@ -298,7 +298,7 @@ on_dataset (CtrRunPage *self)
 
   ctr_variant_row_sync (self->variant_row, d);
   if (d != NULL)
-    ctr_method_panel_set_beam (self->method_panel, d->geometry->beam);
+    ctr_method_panel_set_geometry (self->method_panel, d->geometry);
   gtk_filter_changed (GTK_FILTER (self->plot_filter), GTK_FILTER_CHANGE_DIFFERENT);
   if (d == NULL)
     return;

@@ -495,6 +495,12 @@ else
   limited=
 fi
 run_case variants GSK_RENDERER=cairo CTR_UI_BIG="$big" CTR_UI_LIMITED="$limited"
+helical="${CTR_SHARED_DATA}/head-helical-ctpd/geometry.json"
+if [ -f "$helical" ]; then
+  run_case helical GSK_RENDERER=cairo CTR_UI_HELICAL="$helical"
+else
+  echo "SKIP (part 4d): no head-helical-ctpd in \$CTR_SHARED_DATA"
+fi
 
 # ---- 5. responsiveness during a 720-view iterative reconstruction --------------
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)

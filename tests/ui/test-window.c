@@ -1073,6 +1073,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/hig", test_window_hig);
   g_test_add_func ("/ui/window/responsiveness", test_responsiveness);
   g_test_add_func ("/ui/window/variants", test_window_variants);
+  g_test_add_func ("/ui/window/helical", test_window_helical);
   status = g_test_run ();
 
   g_clear_object (&app);

@@ -98,6 +98,9 @@ void        test_window_no_reference (void);
 void        test_window_open_tiff    (void);
 void        test_window_hig          (void);
 
+/* tests/ui/test-window-helical.c */
+void        test_window_helical      (void);
+
 /* tests/ui/test-window-runs.c */
 void        test_window_variants     (void);
 
