@@ -27,6 +27,7 @@ struct _CtrProfilePage
 
   CtrSession     *session;
   char           *preset;       /* the Run page's window preset (ctr-hu-preset.h) */
+  double          mu_water;     /* of the curves in HU (ctr-roi-set.h) */
 
   /* template children */
   GtkWidget      *paned;
@@ -48,10 +49,10 @@ static GParamSpec *properties[N_PROPS];
 static const GdkRGBA reference_color = { 0.35, 0.35, 0.35, 1 };
 
 static void
-to_hu (float *v, guint n)
+to_hu (float *v, guint n, double mu_water)
 {
   for (guint k = 0; k < n; k++)
-    v[k] = (float) ctr_slice_view_to_hu (v[k]);
+    v[k] = (float) ctr_hu_from_mu (v[k], mu_water);
 }
 
 /* The curves along the segment: every result, then the reference. */
@@ -66,7 +67,10 @@ update_profile (CtrProfilePage *self)
   const char *unit = self->session ? ctr_session_get_image_unit (self->session) : NULL;
   /* under a Hounsfield preset the curves are in HU, as the images are */
   gboolean hu = ctr_hu_preset_is_hu (self->preset) && g_strcmp0 (unit, "1/mm") == 0;
-  g_autofree char *hu_unit = g_strdup_printf ("HU (μ_water %.4g /mm)", CTR_SLICE_VIEW_MU_WATER);
+  CtrRoiSet *set = ctr_slice_view_get_roi_set (self->profile_view);
+  gboolean calibrated = FALSE;
+  double mu = set != NULL ? ctr_roi_set_get_mu_water (set, &calibrated) : CTR_MU_WATER_PER_MM;
+  g_autofree char *hu_unit = g_strdup_printf ("HU (μ_water %.4g /mm%s)", mu, calibrated ? ", calibrated" : "");
 
   ctr_profile_plot_clear (self->profile_plot);
   ctr_profile_plot_set_unit (self->profile_plot, hu ? hu_unit : unit);
@@ -90,7 +94,7 @@ update_profile (CtrProfilePage *self)
           ctr_plot_run_color (ctr_run_get_number (run) - 1, &color);
           ctr_profile_sample (volume, volume->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
           if (hu)
-            to_hu (v, PROFILE_SAMPLES);
+            to_hu (v, PROFILE_SAMPLES, mu);
           ctr_profile_plot_add_curve (self->profile_plot, ctr_run_get_label (run), &color, FALSE, PROFILE_SAMPLES,
                                       s, v);
         }
@@ -99,7 +103,7 @@ update_profile (CtrProfilePage *self)
           CtrVolume *ref = d->reference;
           ctr_profile_sample (ref, ref->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
           if (hu)
-            to_hu (v, PROFILE_SAMPLES);
+            to_hu (v, PROFILE_SAMPLES, mu);
           ctr_profile_plot_add_curve (self->profile_plot, "reference", &reference_color, TRUE, PROFILE_SAMPLES, s,
                                       v);
         }
@@ -180,6 +184,29 @@ ctr_profile_page_set_preset (CtrProfilePage *self, const char *name)
   if (!ctr_slice_view_apply_preset (self->profile_view, name))
     ctr_slice_view_apply_preset (self->profile_view, "auto");
   update_profile (self);
+}
+
+static void
+on_roi_set_changed (CtrProfilePage *self, CtrRoiSet *set)
+{
+  double mu = ctr_roi_set_get_mu_water (set, NULL);
+
+  if (mu != self->mu_water)
+    {
+      self->mu_water = mu;
+      update_profile (self);
+    }
+}
+
+/* The window's ROIs and μ_water (ctr-roi-set.h): the image under the tool
+ * shows them, the curves in HU follow a water calibration. */
+void
+ctr_profile_page_set_roi_set (CtrProfilePage *self, CtrRoiSet *set)
+{
+  g_return_if_fail (CTR_IS_PROFILE_PAGE (self));
+  ctr_slice_view_set_roi_set (self->profile_view, set);
+  self->mu_water = ctr_roi_set_get_mu_water (set, NULL);
+  g_signal_connect_object (set, "changed", G_CALLBACK (on_roi_set_changed), self, G_CONNECT_SWAPPED);
 }
 
 guint

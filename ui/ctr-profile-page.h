@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 #include "ctr-session.h"
+#include "ctr-roi-set.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,10 @@ void     ctr_profile_page_set_session  (CtrProfilePage *self,
 /* Follows the Run page's window preset @name (ctr-hu-preset.h): the image
  * under the tool gets it, and under a Hounsfield preset the curves (and the
  * CSV) are in HU of images in 1/mm. */
+/* The window's ROIs and μ_water (ctr-roi-set.h), shown on the image; the
+ * curves in HU use the μ_water. */
+void     ctr_profile_page_set_roi_set  (CtrProfilePage *self,
+                                        CtrRoiSet      *set);
 void     ctr_profile_page_set_preset   (CtrProfilePage *self,
                                         const char     *name);
 /* Curves on the plot (property "n-curves"): 0 until a line is drawn on an

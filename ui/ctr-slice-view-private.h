@@ -7,6 +7,7 @@
 #pragma once
 
 #include "ctr-slice-view.h"
+#include "ctr-roi-set.h"
 
 G_BEGIN_DECLS
 
@@ -59,6 +60,16 @@ struct _CtrSliceView
   double      pointer_y;
   gboolean    have_segment;
   double      segment[4];      /* x0, y0, x1, y1 in mm */
+
+  /* the window's ROIs, ruler and μ_water (ctr-slice-view-overlay.c) */
+  CtrRoiSet  *roi_set;
+  gulong      roi_handlers[2];
+  double      shown_mu_water;  /* the μ_water the window and read-out use */
+  const char *preset;          /* the last Hounsfield preset applied (static) */
+  int         tool_mode;       /* TOOL_* of the drag in progress */
+  int         tool_index;      /* the ROI drawn or moved, -1 before it exists */
+  double      tool_anchor[2];  /* mm where the drag began */
+  CtrRoi      tool_start;      /* the moved ROI as it was */
 };
 
 
@@ -70,5 +81,41 @@ gboolean _ctr_slice_view_shows_hu       (CtrSliceView *self);
  * (transfer full). */
 char    *_ctr_slice_view_format_value   (CtrSliceView *self,
                                          double        v);
+
+/* ctr-slice-view-overlay.c: where the image lies in widget coordinates
+ * (physical aspect kept; FALSE without an image or room), and widget point
+ * <-> image mm (continuous; row 0 at +y). */
+gboolean _ctr_slice_view_image_rect     (CtrSliceView          *self,
+                                         graphene_rect_t       *rect);
+void     _ctr_slice_view_widget_to_mm   (CtrSliceView          *self,
+                                         const graphene_rect_t *r,
+                                         double                 x,
+                                         double                 y,
+                                         double                *xm,
+                                         double                *ym);
+void     _ctr_slice_view_mm_to_widget   (CtrSliceView          *self,
+                                         const graphene_rect_t *r,
+                                         double                 xm,
+                                         double                 ym,
+                                         double                *x,
+                                         double                *y);
+/* Draws the profile segment, the ROIs, the ruler and the colour bar. */
+void     _ctr_slice_view_draw_overlay   (CtrSliceView          *self,
+                                         cairo_t               *cr,
+                                         const graphene_rect_t *rect,
+                                         double                 w,
+                                         double                 h);
+/* A primary drag at widget point (@x, @y) under an ROI or ruler tool:
+ * TRUE when the tool takes the drag; then each update with the pointer. */
+gboolean _ctr_slice_view_tool_begin     (CtrSliceView          *self,
+                                         double                 x,
+                                         double                 y);
+void     _ctr_slice_view_tool_update    (CtrSliceView          *self,
+                                         double                 x,
+                                         double                 y);
+/* μ_water (1/mm) of the HU shown: the ROI set's, else CTR_MU_WATER_PER_MM;
+ * and its words, "μ_water 0.0192/mm (default)" (transfer full). */
+double   _ctr_slice_view_mu_water       (CtrSliceView          *self);
+char    *_ctr_slice_view_describe_mu_water (CtrSliceView       *self);
 
 G_END_DECLS

@@ -24,23 +24,23 @@ _ctr_slice_view_format_value (CtrSliceView *self, double v)
   if (!_ctr_slice_view_shows_hu (self))
     return g_strdup_printf ("%.4g", v);
   if (self->hu == CTR_SLICE_HU_DIFFERENCE)
-    return g_strdup_printf ("%+.0f HU", 1000.0 * v / CTR_SLICE_VIEW_MU_WATER);
-  return g_strdup_printf ("%+.0f HU", ctr_slice_view_to_hu (v));
+    return g_strdup_printf ("%+.0f HU", 1000.0 * v / _ctr_slice_view_mu_water (self));
+  return g_strdup_printf ("%+.0f HU", ctr_hu_from_mu (v, _ctr_slice_view_mu_water (self)));
 }
 
-/* "W 80  L 40 HU (μ_water 0.0192 /mm)" or "W 0.004  L 0.019 (auto)". */
+/* "W 80  L 40 HU · μ_water 0.0192/mm (default)" or "W 0.004  L 0.019 (auto)". */
 static char *
 format_window (CtrSliceView *self)
 {
   double width = self->hi - self->lo, level = 0.5 * (self->hi + self->lo);
+  double mu = _ctr_slice_view_mu_water (self);
+  g_autofree char *mu_text = _ctr_slice_view_describe_mu_water (self);
 
   if (!_ctr_slice_view_shows_hu (self))
     return g_strdup_printf ("W %.4g  L %.4g%s", width, level, self->manual_window ? "" : " (auto)");
   if (self->hu == CTR_SLICE_HU_DIFFERENCE)
-    return g_strdup_printf ("W %.0f HU, centred on %.0f (μ_water %.4g /mm)", 1000.0 * width / CTR_SLICE_VIEW_MU_WATER,
-                            1000.0 * level / CTR_SLICE_VIEW_MU_WATER, CTR_SLICE_VIEW_MU_WATER);
-  return g_strdup_printf ("W %.0f  L %.0f HU (μ_water %.4g /mm)", 1000.0 * width / CTR_SLICE_VIEW_MU_WATER,
-                          ctr_slice_view_to_hu (level), CTR_SLICE_VIEW_MU_WATER);
+    return g_strdup_printf ("W %.0f HU, centred on %.0f · %s", 1000.0 * width / mu, 1000.0 * level / mu, mu_text);
+  return g_strdup_printf ("W %.0f  L %.0f HU · %s", 1000.0 * width / mu, ctr_hu_from_mu (level, mu), mu_text);
 }
 
 /**
@@ -91,16 +91,17 @@ ctr_slice_view_describe_pixel (CtrSliceView *self, guint ix, guint iy)
     g_autofree char *hu_text = mm ? _ctr_slice_view_format_value (self, v) : NULL;
     g_autofree char *hu = NULL;
     g_autofree char *value = NULL;
+    g_autofree char *mu_text = _ctr_slice_view_describe_mu_water (self);
 
     if (mm && _ctr_slice_view_shows_hu (self))
       {
         value = g_strdup_printf ("%s", hu_text);
-        hu = g_strdup_printf ("  = %.5g 1/mm (μ_water %.4g /mm)", v, CTR_SLICE_VIEW_MU_WATER);
+        hu = g_strdup_printf ("  = %.5g 1/mm · %s", v, mu_text);
       }
     else
       {
         value = g_strdup_printf ("%.5g %s", v, self->image->unit ? self->image->unit : "");
-        hu = mm ? g_strdup_printf ("  = %+.0f HU (μ_water %.4g /mm)", ctr_slice_view_to_hu (v), CTR_SLICE_VIEW_MU_WATER)
+        hu = mm ? g_strdup_printf ("  = %+.0f HU · %s", ctr_hu_from_mu (v, _ctr_slice_view_mu_water (self)), mu_text)
                 : g_strdup ("");
       }
     return g_strdup_printf ("%s %+.1f mm  %s %+.1f mm   %s%s", axes[o][0], ctr_grid_x (g, ix), axes[o][1],
@@ -116,6 +117,7 @@ ctr_slice_view_apply_preset (CtrSliceView *self, const char *name)
   g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), FALSE);
   if (g_strcmp0 (name, "auto") == 0)
     {
+      self->preset = NULL;
       ctr_slice_view_set_hu (self, CTR_SLICE_HU_OFF);
       ctr_slice_view_reset_window (self);
       _ctr_slice_view_window_changed (self);
@@ -125,7 +127,8 @@ ctr_slice_view_apply_preset (CtrSliceView *self, const char *name)
     return FALSE;
   if (self->hu == CTR_SLICE_HU_OFF)
     ctr_slice_view_set_hu (self, CTR_SLICE_HU_VALUES);
-  if (!ctr_hu_preset_window (name, CTR_SLICE_VIEW_MU_WATER, &lo, &hi))
+  self->preset = ctr_hu_preset_name (ctr_hu_preset_find (name));   /* static */
+  if (!ctr_hu_preset_window (name, _ctr_slice_view_mu_water (self), &lo, &hi))
     return TRUE;   /* "custom": the window stays */
   ctr_slice_view_set_window (self, lo, hi);
   _ctr_slice_view_window_changed (self);

@@ -22,7 +22,9 @@
  * emits "view-changed" and "window-changed" when the user moves it.  With the
  * profile tool on, a primary drag draws a segment (in mm, the image's own
  * frame) and emits "segment-changed"; a colour bar with the window's ends is
- * drawn at the right edge.
+ * drawn at the right edge.  What is drawn over the image (segment, the
+ * window's ROIs and ruler, colour bar), the widget/mm mapping and the ROI
+ * and ruler tools are ctr-slice-view-overlay.c's.
  */
 #define G_LOG_DOMAIN "ctr-slice-view"
 
@@ -32,7 +34,7 @@
 
 #include "ctr-slice-view-private.h"
 
-enum { DRAG_WINDOW, DRAG_SEGMENT, DRAG_PAN };
+enum { DRAG_WINDOW, DRAG_SEGMENT, DRAG_PAN, DRAG_TOOL };
 
 enum {
   SIGNAL_VIEW_CHANGED,
@@ -103,54 +105,6 @@ rebuild_texture (CtrSliceView *self)
   g_clear_object (&self->texture);
   if (self->image != NULL)
     self->texture = ctr_slice_plane_texture (&self->plane, self->lo, self->hi);
-}
-
-/* Where the image lies in widget coordinates (physical aspect kept). */
-static gboolean
-image_rect (CtrSliceView    *self,
-            graphene_rect_t *rect)
-{
-  if (self->image == NULL)
-    return FALSE;
-
-  const CtrGrid *g = &self->plane.grid;
-  double w = gtk_widget_get_width (GTK_WIDGET (self)) - 2 * MARGIN;
-  double h = gtk_widget_get_height (GTK_WIDGET (self)) - 2 * MARGIN;
-  double iw = g->nx * (g->dx > 0 ? g->dx : 1.0);
-  double ih = g->ny * (g->dy > 0 ? g->dy : 1.0);
-
-  if (w <= 1 || h <= 1)
-    return FALSE;
-
-  double s = MIN (w / iw, h / ih) * self->zoom;
-  double dw = floor (iw * s), dh = floor (ih * s);
-
-  graphene_rect_init (rect,
-                      floor (MARGIN + (w - dw) / 2 + self->pan_x * dw),
-                      floor (MARGIN + (h - dh) / 2 + self->pan_y * dh),
-                      dw, dh);
-  return TRUE;
-}
-
-/* Widget point <-> image mm (continuous; row 0 at +y). */
-static void
-widget_to_mm (CtrSliceView *self, const graphene_rect_t *r, double x, double y, double *xm, double *ym)
-{
-  const CtrGrid *g = &self->plane.grid;
-  double fx = (x - r->origin.x) / r->size.width * g->nx;
-  double fy = (y - r->origin.y) / r->size.height * g->ny;
-  *xm = ctr_grid_x (g, fx - 0.5);
-  *ym = ctr_grid_y (g, fy - 0.5);
-}
-
-static void
-mm_to_widget (CtrSliceView *self, const graphene_rect_t *r, double xm, double ym, double *x, double *y)
-{
-  const CtrGrid *g = &self->plane.grid;
-  double fx = (xm - g->cx) / g->dx + 0.5 * g->nx;
-  double fy = 0.5 * g->ny - (ym - g->cy) / g->dy;
-  *x = r->origin.x + fx / g->nx * r->size.width;
-  *y = r->origin.y + fy / g->ny * r->size.height;
 }
 
 /* Draws @markup anchored at (@x, @y); wrapped within @max_width pixels
@@ -230,7 +184,7 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
   double h = gtk_widget_get_height (widget);
   graphene_rect_t rect;
 
-  if (self->texture == NULL || !image_rect (self, &rect))
+  if (self->texture == NULL || !_ctr_slice_view_image_rect (self, &rect))
     {
       if (self->placeholder != NULL)
         {
@@ -248,41 +202,7 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
 
   {
     cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
-
-    /* the profile segment: yellow, start marked */
-    if (self->have_segment)
-      {
-        double ax, ay, bx, by;
-        mm_to_widget (self, &rect, self->segment[0], self->segment[1], &ax, &ay);
-        mm_to_widget (self, &rect, self->segment[2], self->segment[3], &bx, &by);
-        cairo_set_source_rgba (cr, 0, 0, 0, 0.6);
-        cairo_set_line_width (cr, 4);
-        cairo_move_to (cr, ax, ay);
-        cairo_line_to (cr, bx, by);
-        cairo_stroke (cr);
-        cairo_set_source_rgb (cr, 0.96, 0.83, 0.18);
-        cairo_set_line_width (cr, 2);
-        cairo_move_to (cr, ax, ay);
-        cairo_line_to (cr, bx, by);
-        cairo_stroke (cr);
-        cairo_arc (cr, ax, ay, 4, 0, 2 * G_PI);
-        cairo_fill (cr);
-      }
-
-    /* colour bar: grey ramp from lo (bottom) to hi (top) */
-    {
-      double bw = 10, bh = MIN (200, h / 2.5), bx = w - MARGIN - bw - 2, by = MARGIN + 28;
-      cairo_pattern_t *ramp = cairo_pattern_create_linear (0, by + bh, 0, by);
-      cairo_pattern_add_color_stop_rgb (ramp, 0, 0, 0, 0);
-      cairo_pattern_add_color_stop_rgb (ramp, 1, 1, 1, 1);
-      cairo_rectangle (cr, bx, by, bw, bh);
-      cairo_set_source (cr, ramp);
-      cairo_fill_preserve (cr);
-      cairo_pattern_destroy (ramp);
-      cairo_set_source_rgba (cr, 0.6, 0.6, 0.6, 1);
-      cairo_set_line_width (cr, 1);
-      cairo_stroke (cr);
-    }
+    _ctr_slice_view_draw_overlay (self, cr, &rect, w, h);
     cairo_destroy (cr);
   }
   {
@@ -349,7 +269,7 @@ ctr_slice_view_point_at (CtrSliceView *self,
 
   self->pointer_x = x;
   self->pointer_y = y;
-  if (!image_rect (self, &rect) || !graphene_rect_contains_point (&rect, &GRAPHENE_POINT_INIT (x, y)))
+  if (!_ctr_slice_view_image_rect (self, &rect) || !graphene_rect_contains_point (&rect, &GRAPHENE_POINT_INIT (x, y)))
     {
       set_pointer_info (self, NULL);
       return;
@@ -407,13 +327,15 @@ on_drag_begin (GtkGestureDrag *gesture,
   self->drag_pan_y = self->pan_y;
   if (button == GDK_BUTTON_MIDDLE || (mods & GDK_SHIFT_MASK))
     self->drag_mode = DRAG_PAN;
-  else if (self->profile_tool && image_rect (self, &rect))
+  else if (self->profile_tool && _ctr_slice_view_image_rect (self, &rect))
     {
       self->drag_mode = DRAG_SEGMENT;
-      widget_to_mm (self, &rect, x, y, &self->segment[0], &self->segment[1]);
+      _ctr_slice_view_widget_to_mm (self, &rect, x, y, &self->segment[0], &self->segment[1]);
       self->segment[2] = self->segment[0];
       self->segment[3] = self->segment[1];
     }
+  else if (_ctr_slice_view_tool_begin (self, x, y))
+    self->drag_mode = DRAG_TOOL;   /* an ROI or the ruler (ctr-slice-view-overlay.c) */
   else
     self->drag_mode = DRAG_WINDOW;
 }
@@ -430,7 +352,7 @@ on_drag_update (GtkGestureDrag *gesture,
   if (self->drag_mode == DRAG_PAN)
     {
       graphene_rect_t rect;
-      if (image_rect (self, &rect))
+      if (_ctr_slice_view_image_rect (self, &rect))
         {
           self->pan_x = self->drag_pan_x + dx / rect.size.width;
           self->pan_y = self->drag_pan_y + dy / rect.size.height;
@@ -439,12 +361,17 @@ on_drag_update (GtkGestureDrag *gesture,
         }
       return;
     }
+  if (self->drag_mode == DRAG_TOOL)
+    {
+      _ctr_slice_view_tool_update (self, self->drag_x + dx, self->drag_y + dy);
+      return;
+    }
   if (self->drag_mode == DRAG_SEGMENT)
     {
       graphene_rect_t rect;
-      if (image_rect (self, &rect))
+      if (_ctr_slice_view_image_rect (self, &rect))
         {
-          widget_to_mm (self, &rect, self->drag_x + dx, self->drag_y + dy, &self->segment[2], &self->segment[3]);
+          _ctr_slice_view_widget_to_mm (self, &rect, self->drag_x + dx, self->drag_y + dy, &self->segment[2], &self->segment[3]);
           self->have_segment = TRUE;
           gtk_widget_queue_draw (GTK_WIDGET (self));
           g_signal_emit (self, signals[SIGNAL_SEGMENT_CHANGED], 0);
@@ -474,15 +401,15 @@ on_scroll (GtkEventControllerScroll *controller,
   graphene_rect_t before, after;
   double px, py, xm, ym, nx, ny;
 
-  if (!image_rect (self, &before))
+  if (!_ctr_slice_view_image_rect (self, &before))
     return FALSE;
   /* keep the image point under the pointer where it is */
   px = self->pointer_x;
   py = self->pointer_y;
-  widget_to_mm (self, &before, px, py, &xm, &ym);
+  _ctr_slice_view_widget_to_mm (self, &before, px, py, &xm, &ym);
   self->zoom = CLAMP (self->zoom * exp (-0.15 * dy), 0.25, 32.0);
-  image_rect (self, &after);
-  mm_to_widget (self, &after, xm, ym, &nx, &ny);
+  _ctr_slice_view_image_rect (self, &after);
+  _ctr_slice_view_mm_to_widget (self, &after, xm, ym, &nx, &ny);
   self->pan_x += (px - nx) / after.size.width;
   self->pan_y += (py - ny) / after.size.height;
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -519,6 +446,7 @@ ctr_slice_view_dispose (GObject *object)
 {
   CtrSliceView *self = CTR_SLICE_VIEW (object);
 
+  ctr_slice_view_set_roi_set (self, NULL);
   g_clear_pointer (&self->image, ctr_volume_unref);
   ctr_slice_plane_clear (&self->plane);
   g_clear_object (&self->texture);

@@ -7,6 +7,7 @@
 #include <gtk/gtk.h>
 #include "ctrecon.h"
 #include "ctr-slice-plane.h"
+#include "ctr-roi-set.h"
 
 G_BEGIN_DECLS
 
@@ -91,5 +92,33 @@ gboolean    ctr_slice_view_get_segment     (CtrSliceView *self,
                                             double        segment[4]);
 void        ctr_slice_view_set_segment     (CtrSliceView *self,
                                             const double  segment[4]);
+
+/* ---- ROIs, ruler, μ_water (ctr-slice-view-overlay.c) ---- */
+
+/* Attaches the window's ROIs, ruler and μ_water (nullable; the view keeps a
+ * reference): the view draws them on axial planes, lets the set's tool draw
+ * and move them, and shows HU with the set's μ_water. */
+void        ctr_slice_view_set_roi_set     (CtrSliceView *self,
+                                            CtrRoiSet    *set);
+CtrRoiSet  *ctr_slice_view_get_roi_set     (CtrSliceView *self);
+/* μ_water (1/mm) of the HU this view shows. */
+double      ctr_slice_view_get_mu_water    (CtrSliceView *self);
+/* The widget point of image point (@x_mm, @y_mm); FALSE without an image. */
+gboolean    ctr_slice_view_mm_to_point     (CtrSliceView *self,
+                                            double        x_mm,
+                                            double        y_mm,
+                                            double       *x,
+                                            double       *y);
+/* A primary drag from widget point (@x0, @y0) to (@x1, @y1) under the set's
+ * ROI or ruler tool, through the same code as the pointer's; FALSE (nothing
+ * done) when no tool takes it.  For scripted use and tests. */
+gboolean    ctr_slice_view_tool_drag       (CtrSliceView *self,
+                                            double        x0,
+                                            double        y0,
+                                            double        x1,
+                                            double        y1);
+/* The ruler's length as drawn: "42.31 mm", or "84.6 px" when the pixel size
+ * is unknown; NULL without a ruler.  Transfer full. */
+char       *ctr_slice_view_describe_ruler  (CtrSliceView *self);
 
 G_END_DECLS
