@@ -18,6 +18,7 @@ struct _CtrComparePage
   GPtrArray     *views;          /* CtrSliceView*, in the grid's order */
   gboolean       linking;
   char          *preset;         /* the Run page's window preset (ctr-hu-preset.h) */
+  CtrRoiSet     *roi_set;        /* the window's ROIs, drawn on every tile */
 
   /* what is shown */
   GArray        *chosen;         /* guint run numbers; NULL: the newest three */

@@ -172,6 +172,7 @@ add_tile (CtrComparePage *self, CtrVolume *image, const char *caption, gboolean 
   gtk_widget_set_vexpand (GTK_WIDGET (view), TRUE);
   ctr_slice_view_set_image (view, image, image->grid.nz / 2);
   ctr_slice_view_set_caption (view, caption);
+  ctr_slice_view_set_roi_set (view, self->roi_set);
   if (difference)
     g_object_set_data (G_OBJECT (view), "ctr-difference", GINT_TO_POINTER (1));
   g_signal_connect (view, "view-changed", G_CALLBACK (link_view), self);
@@ -461,6 +462,16 @@ ctr_compare_page_choose_difference (CtrComparePage *self, guint a, guint b)
   refresh (self);
 }
 
+/* The window's ROIs (ctr-roi-set.h), shown on every tile made from now on. */
+void
+ctr_compare_page_set_roi_set (CtrComparePage *self, CtrRoiSet *set)
+{
+  g_return_if_fail (CTR_IS_COMPARE_PAGE (self));
+  g_set_object (&self->roi_set, set);
+  for (guint i = 0; i < self->views->len; i++)
+    ctr_slice_view_set_roi_set (g_ptr_array_index (self->views, i), set);
+}
+
 void
 ctr_compare_page_set_session (CtrComparePage *self, CtrSession *session)
 {
@@ -516,6 +527,7 @@ ctr_compare_page_dispose (GObject *object)
   g_clear_pointer (&self->a_numbers, g_array_unref);
   g_clear_pointer (&self->b_numbers, g_array_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_COMPARE_PAGE);
+  g_clear_object (&self->roi_set);
   G_OBJECT_CLASS (ctr_compare_page_parent_class)->dispose (object);
 }
 

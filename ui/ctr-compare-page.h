@@ -8,6 +8,7 @@
 
 #include <adwaita.h>
 #include "ctr-session.h"
+#include "ctr-roi-set.h"
 
 G_BEGIN_DECLS
 
@@ -48,6 +49,9 @@ void  ctr_compare_page_choose_runs (CtrComparePage *self,
 void  ctr_compare_page_choose_difference (CtrComparePage *self,
                                           guint           a,
                                           guint           b);
+/* The window's ROIs, ruler and μ_water, shown on every tile. */
+void  ctr_compare_page_set_roi_set (CtrComparePage *self,
+                                    CtrRoiSet      *set);
 /* Tiles shown (property "n-tiles"): runs, reference, difference. */
 guint ctr_compare_page_get_n_tiles (CtrComparePage *self);
 

@@ -19,6 +19,7 @@
 #include "ctr-hu-preset.h"
 #include "ctr-run-list.h"
 #include "ctr-metrics-plot.h"
+#include "ctr-roi-panel.h"
 #include "ctr-slice-view.h"
 #include "ctr-variant-row.h"
 
@@ -56,6 +57,7 @@ struct _CtrRunPage
   GtkCustomFilter *plot_filter;    /* the runs of the open dataset (any variant) */
   GtkFilterListModel *plot_runs;   /* what the convergence plots show */
   GtkListBox     *runs_list;
+  CtrRoiPanel    *roi_panel;
 };
 
 G_DEFINE_FINAL_TYPE (CtrRunPage, ctr_run_page, GTK_TYPE_WIDGET)
@@ -249,8 +251,10 @@ on_preset (CtrRunPage *self)
         : g_strdup ("Hounsfield presets need an image in 1/mm");
       toast (self, why);
       gtk_drop_down_set_selected (self->preset_dropdown, 0);
+      ctr_roi_panel_set_hu (self->roi_panel, FALSE);
       return;
     }
+  ctr_roi_panel_set_hu (self->roi_panel, ctr_hu_preset_is_hu (name));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESET]);
 }
 
@@ -261,11 +265,28 @@ on_window_dragged (CtrRunPage *self)
   const char *name = ctr_run_page_get_preset (self);
   double lo, hi, plo, phi;
 
-  if (self->setting_preset || !ctr_hu_preset_window (name, CTR_SLICE_VIEW_MU_WATER, &plo, &phi))
+  if (self->setting_preset || !ctr_hu_preset_window (name, ctr_slice_view_get_mu_water (self->slice_view), &plo, &phi))
     return;
   ctr_slice_view_get_window (self->slice_view, &lo, &hi);
   if (fabs (lo - plo) > 1e-9 * fabs (phi - plo) + 1e-12 || fabs (hi - phi) > 1e-9 * fabs (phi - plo) + 1e-12)
     gtk_drop_down_set_selected (self->preset_dropdown, ctr_hu_preset_find ("custom"));
+}
+
+/* The window's ROIs, ruler and μ_water: the slice shows them, the ROI
+ * panel measures them. */
+void
+ctr_run_page_set_roi_set (CtrRunPage *self, CtrRoiSet *set)
+{
+  g_return_if_fail (CTR_IS_RUN_PAGE (self));
+  ctr_slice_view_set_roi_set (self->slice_view, set);
+  ctr_roi_panel_set_roi_set (self->roi_panel, set);
+}
+
+CtrRoiPanel *
+ctr_run_page_get_roi_panel (CtrRunPage *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN_PAGE (self), NULL);
+  return self->roi_panel;
 }
 
 const char *
@@ -437,11 +458,13 @@ ctr_run_page_set_session (CtrRunPage *self, CtrSession *session)
       ctr_metrics_plot_set_runs (self->metrics_plot, NULL);
       g_clear_object (&self->plot_runs);
       ctr_run_list_bind (self->runs_list, NULL);
+      ctr_roi_panel_set_session (self->roi_panel, NULL);
       g_clear_object (&self->session);
     }
   if (session != NULL)
     {
       self->session = g_object_ref (session);
+      ctr_roi_panel_set_session (self->roi_panel, session);
       g_signal_connect_object (session, "notify::dataset", G_CALLBACK (on_dataset), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (session, "notify::latest-stats", G_CALLBACK (on_stats), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (session, "notify::fraction", G_CALLBACK (on_fraction), self, G_CONNECT_SWAPPED);
@@ -542,6 +565,7 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
   g_type_ensure (CTR_TYPE_SLICE_VIEW);
   g_type_ensure (CTR_TYPE_METRICS_PLOT);
   g_type_ensure (CTR_TYPE_METHOD_PANEL);
+  g_type_ensure (CTR_TYPE_ROI_PANEL);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/ctrecon/CtRecon/ui/ctr-run-page.ui");
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, content);
@@ -566,6 +590,7 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, runs_group);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, runs_list);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, variant_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, roi_panel);
   gtk_widget_class_bind_template_callback (widget_class, on_orientation);
   gtk_widget_class_bind_template_callback (widget_class, on_slice_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_preset);
@@ -584,5 +609,6 @@ ctr_run_page_init (CtrRunPage *self)
   gtk_drop_down_set_model (self->preset_dropdown, G_LIST_MODEL (presets));
   gtk_drop_down_set_selected (self->preset_dropdown, 0);
   g_signal_connect_swapped (self->slice_view, "window-changed", G_CALLBACK (on_window_dragged), self);
+  ctr_roi_panel_set_view (self->roi_panel, self->slice_view);
   sync_slice_toolbar (self);
 }

@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 #include "ctr-method-panel.h"
+#include "ctr-roi-panel.h"
 #include "ctr-session.h"
 
 G_BEGIN_DECLS
@@ -21,6 +22,11 @@ void            ctr_run_page_set_session      (CtrRunPage *self,
 /* The method form: the window reads the options for a run and binds the
  * preferences to it. */
 CtrMethodPanel *ctr_run_page_get_method_panel (CtrRunPage *self);
+/* The window's ROIs, ruler and μ_water (ctr-roi-set.h): shown on the
+ * slice, measured in the sidebar's ROI panel. */
+void            ctr_run_page_set_roi_set      (CtrRunPage *self,
+                                               CtrRoiSet  *set);
+CtrRoiPanel    *ctr_run_page_get_roi_panel    (CtrRunPage *self);
 /* The slice toolbar's window preset (property "preset"): a name of
  * ctr-hu-preset.h, "auto" when none; "custom" after a drag moved a
  * Hounsfield preset's window. */

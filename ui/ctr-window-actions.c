@@ -14,6 +14,7 @@
  *   win.export-dicom                        the newest result, CT series
  *   win.export-metrics                      every run's numbers, CSV
  *   win.export-profile                      the line profile, CSV
+ *   win.export-roi-csv                      every ROI on every run, CSV
  * (Ctrl+R, Esc and Ctrl+O are the application's accelerators.)  Files are
  * chosen with GtkFileChooserNative; every write goes to a temporary file
  * renamed into place and ends with a toast saying what happened.
@@ -43,6 +44,7 @@ _ctr_window_update_actions (CtrWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-volume", has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-dicom", has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-metrics", has_result);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-roi-csv", has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-profile",
                                  ctr_profile_page_get_n_curves (self->profile_page) > 0);
 }
@@ -365,6 +367,12 @@ save_metrics_to (CtrWindow *self, const char *path, GError **error)
 }
 
 static gboolean
+save_roi_csv_to (CtrWindow *self, const char *path, GError **error)
+{
+  return ctr_roi_panel_write_csv (ctr_run_page_get_roi_panel (self->run_page), path, error);
+}
+
+static gboolean
 save_profile_to (CtrWindow *self, const char *path, GError **error)
 {
   return ctr_profile_page_write_csv (self->profile_page, path, error);
@@ -454,6 +462,8 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
     ask_save_path (self, "Export Volume", "reconstruction.tif", save_volume_to);
   else if (g_str_equal (action_name, "win.export-metrics"))
     ask_save_path (self, "Export Metrics", "metrics.csv", save_metrics_to);
+  else if (g_str_equal (action_name, "win.export-roi-csv"))
+    ask_save_path (self, "Export ROI Statistics", "roi.csv", save_roi_csv_to);
   else
     ask_save_path (self, "Export Line Profile", "profile.csv", save_profile_to);
 }
@@ -490,6 +500,7 @@ _ctr_window_class_actions_init (CtrWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.export-dicom", NULL, export_dicom_action);
   gtk_widget_class_install_action (widget_class, "win.export-metrics", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.export-profile", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.export-roi-csv", NULL, export_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.open-folder", NULL);

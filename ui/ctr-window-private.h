@@ -21,6 +21,7 @@ struct _CtrWindow
   GSettings            *settings;      /* nullable: no schema installed */
   GMenu                *recent_section;
   char                 *last_folder;   /* where the last save or export went; nullable */
+  CtrRoiSet            *roi_set;       /* ROIs, ruler and μ_water of every slice view */
 
   /* template children */
   AdwToastOverlay      *toast_overlay;

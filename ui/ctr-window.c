@@ -475,6 +475,7 @@ ctr_window_dispose (GObject *object)
     }
   gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_WINDOW);
   g_clear_object (&self->session);
+  g_clear_object (&self->roi_set);
   g_clear_object (&self->settings);
   g_clear_object (&self->recent_section);
   g_clear_object (&self->cancellable);
@@ -538,6 +539,10 @@ ctr_window_init (CtrWindow *self)
   ctr_run_page_set_session (self->run_page, self->session);
   ctr_profile_page_set_session (self->profile_page, self->session);
   ctr_compare_page_set_session (self->compare_page, self->session);
+  self->roi_set = ctr_roi_set_new ();
+  ctr_run_page_set_roi_set (self->run_page, self->roi_set);
+  ctr_profile_page_set_roi_set (self->profile_page, self->roi_set);
+  ctr_compare_page_set_roi_set (self->compare_page, self->roi_set);
   g_signal_connect_object (self->session, "notify::dataset", G_CALLBACK (on_dataset), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->session, "notify::busy", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
