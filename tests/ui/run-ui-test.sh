@@ -27,6 +27,12 @@
 #    ui-open-tiff.png, ui-edit-geometry.png; /ui/window/hig: the empty
 #    state, the primary menu's Preferences, Keyboard Shortcuts and About:
 #    ui-empty.png, ui-preferences.png, ui-shortcuts.png, ui-about.png.
+# 2c. /ui/window/roi (tests/ui/test-window-roi.c): ROIs drawn with the
+#    Circle and Rectangle tools, their mean/SD/n on every run equal to
+#    ctr_roi_stats, CNR against a background ROI, move and delete, the ROI
+#    CSV read back, the ruler, a water calibration (0 HU in the water ROI,
+#    "calibrated" labels, kept per dataset under $XDG_STATE_HOME):
+#    ui-roi.png, ui-roi-compare.png.
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
 #    coronal plane: ui-volume-coronal.png.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
@@ -71,8 +77,9 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctrecon-ui-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
-mkdir -p "$work/xdg-data"
+mkdir -p "$work/xdg-data" "$work/xdg-state"
 export XDG_DATA_HOME="$work/xdg-data"
+export XDG_STATE_HOME="$work/xdg-state"   # water calibrations (ui/ctr-water-store.c)
 
 dataset=
 if [ -n "${CTR_SHARED_DATA:-}" ] && [ -f "$CTR_SHARED_DATA/gel-fan/geometry.json" ]; then
@@ -296,6 +303,17 @@ rm -f "$build_dir/ui-hu.png" "$build_dir/ui-compare-hu.png" "$build_dir/ui-no-re
       "$build_dir/ui-empty.png"
 run_case hig
 run_case study
+
+# ---- 2c. ROIs, ruler, water calibration (tests/ui/test-window-roi.c) ------------
+echo "== ROI tools on $dataset"
+rm -f "$build_dir/ui-roi.png" "$build_dir/ui-roi-compare.png"
+run_case roi
+for f in ui-roi ui-roi-compare; do
+  if [ ! -s "$build_dir/$f.png" ]; then
+    echo "FAIL: no screenshot $build_dir/$f.png"
+    exit 1
+  fi
+done
 mkdir -p "$work/noref"
 if "$python" - "$dataset" "$work/noref" <<'PY'
 import json, os, sys

@@ -28,6 +28,8 @@
  *   /ui/window/volume          FDK of a cone-beam scan, coronal plane:
  *                              ui-volume-coronal.png
  *   /ui/window/dicom, /ui/window/dicom-xa  (test-window-dicom.c)
+ *   /ui/window/roi             ROIs, CNR, ruler, water calibration
+ *                              (test-window-roi.c): ui-roi.png
  *   /ui/window/responsiveness  parallel ART of a 720-view scan while a 10 ms
  *                              timeout measures the main loop; prints the
  *                              largest gap (run-ui-test.sh judges it):
@@ -1071,6 +1073,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/no-reference", test_window_no_reference);
   g_test_add_func ("/ui/window/open-tiff", test_window_open_tiff);
   g_test_add_func ("/ui/window/hig", test_window_hig);
+  g_test_add_func ("/ui/window/roi", test_window_roi);
   g_test_add_func ("/ui/window/responsiveness", test_responsiveness);
   g_test_add_func ("/ui/window/variants", test_window_variants);
   g_test_add_func ("/ui/window/helical", test_window_helical);

@@ -108,4 +108,7 @@ void        test_window_variants     (void);
  * (part of /ui/window/study; at least four results, with a reference). */
 void        ui_study_compare         (CtrWindow *window);
 
+/* tests/ui/test-window-roi.c */
+void        test_window_roi          (void);
+
 G_END_DECLS
