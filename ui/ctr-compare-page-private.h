@@ -19,6 +19,7 @@ struct _CtrComparePage
   gboolean       linking;
   char          *preset;         /* the Run page's window preset (ctr-hu-preset.h) */
   CtrRoiSet     *roi_set;        /* the window's ROIs, drawn on every tile */
+  double         roi_mu_water;   /* its μ_water the captions were made with */
 
   /* what is shown */
   GArray        *chosen;         /* guint run numbers; NULL: the newest three */

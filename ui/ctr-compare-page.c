@@ -93,10 +93,11 @@ link_pointer (CtrSliceView *source, GParamSpec *pspec, CtrComparePage *self)
   self->linking = FALSE;
 }
 
+/* The window's μ_water (a dataset's water calibration, or the default). */
 static double
-mu_water (void)
+mu_water (CtrComparePage *self)
 {
-  return CTR_MU_WATER_PER_MM;
+  return self->roi_set != NULL ? ctr_roi_set_get_mu_water (self->roi_set, NULL) : CTR_MU_WATER_PER_MM;
 }
 
 /* "LABEL · RMSE 0.00123 1/mm · SSIM 0.951" from the run's last report
@@ -114,7 +115,7 @@ run_caption (CtrComparePage *self, CtrRun *run)
         continue;
       if (hu)
         return g_strdup_printf ("%s · RMSE %.1f HU · SSIM %.3f", ctr_run_get_label (run),
-                                1000.0 * s->rmse / mu_water (), s->ssim);
+                                1000.0 * s->rmse / mu_water (self), s->ssim);
       return g_strdup_printf ("%s · RMSE %.3g %s · SSIM %.3f", ctr_run_get_label (run), s->rmse,
                               result && result->unit ? result->unit : "", s->ssim);
     }
@@ -140,7 +141,7 @@ difference_caption (CtrComparePage *self, CtrSliceView *view)
   if (n == 0)
     return g_strdup (title);
   if (hu)
-    return g_strdup_printf ("%s · RMS %.1f HU", title, 1000.0 * sqrt (sum / n) / mu_water ());
+    return g_strdup_printf ("%s · RMS %.1f HU", title, 1000.0 * sqrt (sum / n) / mu_water (self));
   return g_strdup_printf ("%s · RMS %.3g %s", title, sqrt (sum / n), d->unit ? d->unit : "");
 }
 
@@ -368,9 +369,11 @@ refresh (CtrComparePage *self)
   GtkWidget *child;
   GString *text = g_string_new (NULL);
 
+  /* forget the tiles first: a tile's last notifications (its read-out
+   * cleared as it leaves) must not reach tiles already removed */
+  g_ptr_array_set_size (self->views, 0);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->compare_grid))) != NULL)
     gtk_grid_remove (self->compare_grid, child);
-  g_ptr_array_set_size (self->views, 0);
   if (self->session == NULL)
     {
       g_string_free (text, TRUE);
@@ -462,13 +465,29 @@ ctr_compare_page_choose_difference (CtrComparePage *self, guint a, guint b)
   refresh (self);
 }
 
+/* A water calibration: the captions' HU change. */
+static void
+on_roi_set_changed (CtrComparePage *self)
+{
+  if (mu_water (self) != self->roi_mu_water)
+    {
+      self->roi_mu_water = mu_water (self);
+      refresh (self);
+    }
+}
+
 /* The window's ROIs (ctr-roi-set.h), shown on every tile made from now on. */
 void
 ctr_compare_page_set_roi_set (CtrComparePage *self, CtrRoiSet *set)
 {
   g_return_if_fail (CTR_IS_COMPARE_PAGE (self));
+  if (self->roi_set != NULL)
+    g_signal_handlers_disconnect_by_data (self->roi_set, self);
   g_set_object (&self->roi_set, set);
-  for (guint i = 0; i < self->views->len; i++)
+  self->roi_mu_water = mu_water (self);
+  if (set != NULL)
+    g_signal_connect_swapped (set, "changed", G_CALLBACK (on_roi_set_changed), self);
+  for (guint i = 0; self->views != NULL && i < self->views->len; i++)
     ctr_slice_view_set_roi_set (g_ptr_array_index (self->views, i), set);
 }
 
@@ -527,7 +546,7 @@ ctr_compare_page_dispose (GObject *object)
   g_clear_pointer (&self->a_numbers, g_array_unref);
   g_clear_pointer (&self->b_numbers, g_array_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_COMPARE_PAGE);
-  g_clear_object (&self->roi_set);
+  ctr_compare_page_set_roi_set (self, NULL);
   G_OBJECT_CLASS (ctr_compare_page_parent_class)->dispose (object);
 }
 
