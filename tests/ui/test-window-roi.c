@@ -428,6 +428,21 @@ test_window_roi (void)
     CHECK (ctr_roi_set_get_mu_water (set2, &calibrated) == mu && calibrated && g_file_test (stored, G_FILE_TEST_EXISTS) &&
                !g_str_has_prefix (stored, folder),
            "a new window on the dataset uses its calibration again (%s)", stored);
+    /* its Default button forgets it (and leaves the next tests the default) */
+    {
+      CtrRoiPanel *panel2 = ctr_run_page_get_roi_panel (run_page_of (again));
+      g_autoptr(GPtrArray) reset = buttons_labelled (GTK_WIDGET (panel2), GTK_TYPE_BUTTON, "Default");
+      g_autoptr(GKeyFile) kf = g_key_file_new ();
+      g_auto(GStrv) groups = NULL;
+
+      if (reset->len == 1)
+        g_signal_emit_by_name (reset->pdata[0], "clicked");
+      g_key_file_load_from_file (kf, stored, G_KEY_FILE_NONE, NULL);
+      groups = g_key_file_get_groups (kf, NULL);
+      CHECK (reset->len == 1 && ctr_roi_set_get_mu_water (set2, &calibrated) == CTR_MU_WATER_PER_MM && !calibrated &&
+                 g_strv_length (groups) == 0,
+             "Default returns to μ_water 0.0192/mm and forgets the dataset's calibration");
+    }
     ui_close_window (g_steal_pointer (&again));
   }
 }
