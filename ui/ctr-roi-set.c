@@ -232,16 +232,23 @@ ctr_roi_set_get_background (CtrRoiSet *self)
   return self->background;
 }
 
+/* Sets *@index to @position (-1 when it names no ROI); "changed" when it changed. */
+static void
+set_index (CtrRoiSet *self, int *index, int position)
+{
+  if (position >= (int) self->items->len || position < 0)
+    position = -1;
+  if (*index == position)
+    return;
+  *index = position;
+  changed (self);
+}
+
 void
 ctr_roi_set_set_background (CtrRoiSet *self, int position)
 {
   g_return_if_fail (CTR_IS_ROI_SET (self));
-  if (position >= (int) self->items->len || position < 0)
-    position = -1;
-  if (self->background == position)
-    return;
-  self->background = position;
-  changed (self);
+  set_index (self, &self->background, position);
 }
 
 int
@@ -255,12 +262,7 @@ void
 ctr_roi_set_set_selected (CtrRoiSet *self, int position)
 {
   g_return_if_fail (CTR_IS_ROI_SET (self));
-  if (position >= (int) self->items->len || position < 0)
-    position = -1;
-  if (self->selected == position)
-    return;
-  self->selected = position;
-  changed (self);
+  set_index (self, &self->selected, position);
 }
 
 CtrRoiTool
