@@ -36,6 +36,8 @@ struct _CtrRoiPanel
   GtkButton      *export_button;
   GHashTable     *cells;         /* "position\x1fimage\x1fcolumn" → text */
   char           *warning;
+  gpointer        warned_image;  /* what the warning was worked out for (not a reference) */
+  double          warned_mu;
   guint           rebuild_id;
   gboolean        syncing;
 };
@@ -221,11 +223,19 @@ update_warning (CtrRoiPanel *self)
   CtrVolume *v = run != NULL && ctr_run_is_of (run, ctr_session_get_dataset (self->session)) ? ctr_run_get_result (run)
                                                                                            : NULL;
 
-  g_clear_pointer (&self->warning, g_free);
-  if (!calibrated && v != NULL && g_strcmp0 (v->unit, "1/mm") == 0 && ctr_roi_water_suspect (v, mu, &median))
-    self->warning = g_strdup_printf ("HU may be off: the object reads %+.0f HU (median) with the default μ_water. "
-                                     "Draw an ROI in water and press its Water button to calibrate.",
-                                     median);
+  if (calibrated || v == NULL || g_strcmp0 (v->unit, "1/mm") != 0)
+    v = NULL;
+  /* the median takes a sort of the slice: once per image and μ_water */
+  if (v != self->warned_image || mu != self->warned_mu)
+    {
+      self->warned_image = v;
+      self->warned_mu = mu;
+      g_clear_pointer (&self->warning, g_free);
+      if (v != NULL && ctr_roi_water_suspect (v, mu, &median))
+        self->warning = g_strdup_printf ("HU may be off: the object reads %+.0f HU (median) with the default "
+                                         "μ_water. Draw an ROI in water and press its Water button to calibrate.",
+                                         median);
+    }
   gtk_label_set_label (self->warning_label, self->warning ? self->warning : "");
   gtk_widget_set_visible (GTK_WIDGET (self->warning_label), self->warning != NULL);
 }
@@ -313,6 +323,8 @@ on_dataset (CtrRoiPanel *self)
     return;
   if (ctr_water_store_lookup (d->path, &mu))
     ctr_roi_set_set_mu_water (self->set, mu, TRUE);
+  else if (d->mu_water > 0)   /* the data's own (DICOM HUCalibrationFactor, "mu_water_per_mm") */
+    ctr_roi_set_set_mu_water (self->set, d->mu_water, TRUE);
   else
     ctr_roi_set_set_mu_water (self->set, CTR_MU_WATER_PER_MM, FALSE);
   queue_rebuild (self);
@@ -520,7 +532,7 @@ ctr_roi_panel_init (CtrRoiPanel *self)
   self->cells = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), "ROIs and Ruler");
   adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (group),
-                                         "Measured on every run at once, on the slice shown");
+                                         "Measured on every run at once (a volume: its middle slice)");
   gtk_widget_set_parent (group, GTK_WIDGET (self));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), box);
 

@@ -22,8 +22,9 @@ G_DECLARE_FINAL_TYPE (CtrRoiPanel, ctr_roi_panel, CTR, ROI_PANEL, GtkWidget)
 
 GtkWidget *ctr_roi_panel_new              (void);
 /* What the panel measures and edits: the window's ROI set, the session
- * (its results and reference; a dataset's stored water calibration is
- * applied when it loads), and the view whose image a water calibration
+ * (its results and reference; when a dataset loads, its stored water
+ * calibration applies, else the μ_water its data state, else the default),
+ * and the view whose image a water calibration
  * reads (the Run page's).  Each nullable; references kept. */
 void       ctr_roi_panel_set_roi_set      (CtrRoiPanel  *self,
                                            CtrRoiSet    *set);
