@@ -70,7 +70,7 @@ update_profile (CtrProfilePage *self)
   CtrRoiSet *set = ctr_slice_view_get_roi_set (self->profile_view);
   gboolean calibrated = FALSE;
   double mu = set != NULL ? ctr_roi_set_get_mu_water (set, &calibrated) : CTR_MU_WATER_PER_MM;
-  g_autofree char *hu_unit = g_strdup_printf ("HU (μ_water %.4g /mm%s)", mu, calibrated ? ", calibrated" : "");
+  g_autofree char *hu_unit = g_strdup_printf ("HU (%sμ_water %.4g /mm)", calibrated ? "calibrated " : "", mu);
 
   ctr_profile_plot_clear (self->profile_plot);
   ctr_profile_plot_set_unit (self->profile_plot, hu ? hu_unit : unit);

@@ -26,6 +26,7 @@
 #include "test-window.h"
 #include "ctr-compare-page.h"
 #include "ctr-hu-preset.h"
+#include "ctr-profile-page.h"
 #include "ctr-roi-panel.h"
 #include "ctr-run-page.h"
 #include "ctr-slice-view.h"
@@ -327,6 +328,24 @@ test_window_roi (void)
   }
   click_tool (GTK_WIDGET (panel), CTR_ROI_TOOL_NONE);
 
+  /* an image whose pixel size is unknown: the ruler in pixels */
+  {
+    CtrGrid g = ctr_grid_square (32, 1.0, 1, 1.0);
+    CtrVolume *per_pixel = ctr_volume_new (&g, NULL);
+    GtkWidget *lone = ctr_slice_view_new ();
+    g_autofree char *text = NULL;
+
+    g_object_ref_sink (lone);
+    ctr_volume_set_unit (per_pixel, "1/pixel");
+    ctr_slice_view_set_image (CTR_SLICE_VIEW (lone), per_pixel, 0);
+    ctr_slice_view_set_roi_set (CTR_SLICE_VIEW (lone), set);
+    text = ctr_slice_view_describe_ruler (CTR_SLICE_VIEW (lone));
+    CHECK (g_strcmp0 (text, "20.0 px") == 0, "on an image of unknown pixel size the same ruler reads “%s”", text ? text : "");
+    ctr_slice_view_set_roi_set (CTR_SLICE_VIEW (lone), NULL);
+    g_object_unref (lone);
+    ctr_volume_unref (per_pixel);
+  }
+
   /* the Compare tiles show the same set */
   {
     CtrComparePage *compare = ui_child (w, CTR_TYPE_WINDOW, "compare_page");
@@ -394,6 +413,18 @@ test_window_roi (void)
       CHECK (cell != NULL && (g_str_equal (cell, "+0.0") || g_str_equal (cell, "-0.0")),
              "the table's ROI 1 on %s reads “%s” HU", label, cell ? cell : "");
       CHECK (ctr_roi_panel_get_warning (panel) == NULL, "no uncalibrated-HU warning after the calibration");
+    }
+    /* the profile in HU follows the calibration (its CSV header says so) */
+    {
+      CtrProfilePage *profile = ui_child (w, CTR_TYPE_WINDOW, "profile_page");
+      g_autofree char *csv = ui_out_path ("roi-profile.csv");
+      g_autofree char *text = NULL;
+      g_autofree char *want = g_strdup_printf ("[HU (calibrated μ_water %.4g /mm)]", ctr_roi_set_get_mu_water (set, NULL));
+
+      g_unlink (csv);
+      CHECK (ctr_profile_page_get_n_curves (profile) > 0 && ui_export (w, "win.export-profile", csv) &&
+                 g_file_get_contents (csv, &text, NULL, NULL) && strstr (text, want),
+             "the profile CSV is in HU with the calibrated μ_water: %s", want);
     }
     CHECK (warning != NULL || !ctr_roi_water_suspect (v, CTR_MU_WATER_PER_MM, NULL),
            "before it, a warning said HU may be off when the object read far from 0 HU");
