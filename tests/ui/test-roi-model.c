@@ -35,35 +35,40 @@ phantom (void)
   return v;
 }
 
-/* Mean and sample SD over the pixel centres inside @r, summed here. */
+/* Whether the centre of pixel (@ix, @iy) lies inside @r (the edge counts). */
+static gboolean
+inside (const CtrVolume *v, const CtrRoi *r, guint ix, guint iy)
+{
+  double x = ctr_grid_x (&v->grid, ix) - r->x_mm, y = ctr_grid_y (&v->grid, iy) - r->y_mm;
+
+  if (r->shape == CTR_ROI_CIRCLE)
+    return x * x + y * y <= r->radius_mm * r->radius_mm;
+  return fabs (x) <= r->width_mm / 2 && fabs (y) <= r->height_mm / 2;
+}
+
+/* Mean and sample SD over the pixel centres inside @r, summed here (two
+ * passes: the mean, then the deviations). */
 static void
 direct_stats (const CtrVolume *v, const CtrRoi *r, double *mean, double *sd, guint *n)
 {
-  double s = 0, ss = 0;
+  double sum[2] = { 0, 0 };
+
   *n = 0;
-  for (guint iy = 0; iy < v->grid.ny; iy++)
-    for (guint ix = 0; ix < v->grid.nx; ix++)
-      {
-        double x = ctr_grid_x (&v->grid, ix) - r->x_mm, y = ctr_grid_y (&v->grid, iy) - r->y_mm;
-        gboolean in = r->shape == CTR_ROI_CIRCLE ? x * x + y * y <= r->radius_mm * r->radius_mm
-                                                 : fabs (x) <= r->width_mm / 2 && fabs (y) <= r->height_mm / 2;
-        if (in)
-          {
-            s += v->data[iy * v->grid.nx + ix];
-            (*n)++;
-          }
-      }
-  *mean = s / *n;
-  for (guint iy = 0; iy < v->grid.ny; iy++)
-    for (guint ix = 0; ix < v->grid.nx; ix++)
-      {
-        double x = ctr_grid_x (&v->grid, ix) - r->x_mm, y = ctr_grid_y (&v->grid, iy) - r->y_mm;
-        gboolean in = r->shape == CTR_ROI_CIRCLE ? x * x + y * y <= r->radius_mm * r->radius_mm
-                                                 : fabs (x) <= r->width_mm / 2 && fabs (y) <= r->height_mm / 2;
-        if (in)
-          ss += pow (v->data[iy * v->grid.nx + ix] - *mean, 2);
-      }
-  *sd = sqrt (ss / (*n - 1));
+  *mean = 0;
+  for (int pass = 0; pass < 2; pass++)
+    {
+      for (guint iy = 0; iy < v->grid.ny; iy++)
+        for (guint ix = 0; ix < v->grid.nx; ix++)
+          if (inside (v, r, ix, iy))
+            {
+              double d = v->data[iy * v->grid.nx + ix] - *mean;
+              sum[pass] += pass == 0 ? d : d * d;
+              *n += pass == 0;
+            }
+      if (pass == 0)
+        *mean = sum[0] / *n;
+    }
+  *sd = sqrt (sum[1] / (*n - 1));
 }
 
 static void
