@@ -36,6 +36,7 @@ struct _CtrRoiPanel
   GtkButton      *export_button;
   GHashTable     *cells;         /* "position\x1fimage\x1fcolumn" → text */
   char           *warning;
+  char           *store_problem; /* why the last water calibration was not stored */
   gpointer        warned_image;  /* what the warning was worked out for (not a reference) */
   double          warned_mu;
   guint           rebuild_id;
@@ -288,7 +289,13 @@ on_set_changed (CtrRoiPanel *self)
     gtk_toggle_button_set_active (self->tools[i], i == tool);
   self->syncing = FALSE;
   gtk_label_set_label (self->ruler_label, ruler_text);
-  gtk_label_set_label (self->mu_label, mu);
+  if (self->store_problem != NULL)
+    {
+      g_autofree char *both = g_strdup_printf ("%s\n%s", mu, self->store_problem);
+      gtk_label_set_label (self->mu_label, both);
+    }
+  else
+    gtk_label_set_label (self->mu_label, mu);
   gtk_widget_set_visible (GTK_WIDGET (self->reset_button), calibrated);
   queue_rebuild (self);
 }
@@ -321,6 +328,7 @@ on_dataset (CtrRoiPanel *self)
 
   if (d == NULL || self->set == NULL)
     return;
+  g_clear_pointer (&self->store_problem, g_free);
   if (ctr_water_store_lookup (d->path, &mu))
     ctr_roi_set_set_mu_water (self->set, mu, TRUE);
   else if (d->mu_water > 0)   /* the data's own (DICOM HUCalibrationFactor, "mu_water_per_mm") */
@@ -422,10 +430,15 @@ ctr_roi_panel_calibrate_water (CtrRoiPanel *self, guint position, GError **error
     }
   if (!ctr_roi_water_calibration (v, v->grid.nz / 2, ctr_roi_item_get_roi (item), &mu, error))
     return FALSE;
+  g_clear_pointer (&self->store_problem, g_free);
   ctr_roi_set_set_mu_water (self->set, mu, TRUE);
-  /* kept for the dataset; a failure to store does not undo the calibration */
+  /* kept for the dataset; a failure to store does not undo the calibration,
+   * it is said under the μ_water */
   if (d != NULL && !ctr_water_store_save (d->path, mu, &store_error))
-    g_warning ("The water calibration is not kept: %s", store_error->message);
+    {
+      self->store_problem = g_strdup_printf ("Not kept for the next session: %s", store_error->message);
+      on_set_changed (self);
+    }
   return TRUE;
 }
 
@@ -492,6 +505,7 @@ ctr_roi_panel_finalize (GObject *object)
 
   g_hash_table_unref (self->cells);
   g_free (self->warning);
+  g_free (self->store_problem);
   G_OBJECT_CLASS (ctr_roi_panel_parent_class)->finalize (object);
 }
 
