@@ -37,6 +37,8 @@ struct _CtrRoiPanel
   GHashTable     *cells;         /* "position\x1fimage\x1fcolumn" → text */
   char           *warning;
   char           *store_problem; /* why the last water calibration was not stored */
+  int             table_background;  /* what the table was measured with */
+  double          table_mu;
   gpointer        warned_image;  /* what the warning was worked out for (not a reference) */
   double          warned_mu;
   guint           rebuild_id;
@@ -248,6 +250,9 @@ rebuild (CtrRoiPanel *self)
   GtkWidget *child;
   int y = 1;
 
+  self->table_background = self->set ? ctr_roi_set_get_background (self->set) : -1;
+  self->table_mu = self->set ? ctr_roi_set_get_mu_water (self->set, NULL) : 0;
+
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->table))) != NULL)
     gtk_grid_remove (self->table, child);
   g_hash_table_remove_all (self->cells);
@@ -297,7 +302,10 @@ on_set_changed (CtrRoiPanel *self)
   else
     gtk_label_set_label (self->mu_label, mu);
   gtk_widget_set_visible (GTK_WIDGET (self->reset_button), calibrated);
-  queue_rebuild (self);
+  /* the ruler and the tool leave the table as it is */
+  if (ctr_roi_set_get_background (self->set) != self->table_background ||
+      ctr_roi_set_get_mu_water (self->set, NULL) != self->table_mu)
+    queue_rebuild (self);
 }
 
 static void
