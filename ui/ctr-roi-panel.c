@@ -4,7 +4,8 @@
  *
  * Tools (Ctrl+1 … Ctrl+4 anywhere in the window): Window (a drag sets
  * window/level), Circle and Rectangle (a drag draws an ROI, or moves the one
- * it starts in), Ruler.  The table has one block per ROI (its name, size
+ * it starts in), Ruler.  Delete removes the selected ROI (the one last
+ * drawn or moved; action roi.delete-selected).  The table has one block per ROI (its name, size
  * and buttons: background for CNR, water calibration, delete) with a line
  * per image: every result of the open dataset, then its reference.  It is
  * rebuilt from ctr_roi_table_measure() when the set, the results or the
@@ -302,6 +303,7 @@ on_set_changed (CtrRoiPanel *self)
   else
     gtk_label_set_label (self->mu_label, mu);
   gtk_widget_set_visible (GTK_WIDGET (self->reset_button), calibrated);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "roi.delete-selected", ctr_roi_set_get_selected (self->set) >= 0);
   /* the ruler and the tool leave the table as it is */
   if (ctr_roi_set_get_background (self->set) != self->table_background ||
       ctr_roi_set_get_mu_water (self->set, NULL) != self->table_mu)
@@ -314,6 +316,16 @@ on_tool_toggled (GtkToggleButton *button, CtrRoiPanel *self)
   if (self->syncing || !gtk_toggle_button_get_active (button) || self->set == NULL)
     return;
   ctr_roi_set_set_tool (self->set, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "tool")));
+}
+
+static void
+delete_selected_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  CtrRoiPanel *self = CTR_ROI_PANEL (widget);
+  int selected = self->set != NULL ? ctr_roi_set_get_selected (self->set) : -1;
+
+  if (selected >= 0)
+    ctr_roi_set_remove (self->set, selected);
 }
 
 static gboolean
@@ -526,6 +538,7 @@ ctr_roi_panel_class_init (CtrRoiPanelClass *klass)
   object_class->dispose = ctr_roi_panel_dispose;
   object_class->finalize = ctr_roi_panel_finalize;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_install_action (widget_class, "roi.delete-selected", NULL, delete_selected_action);
 }
 
 static GtkLabel *
@@ -574,6 +587,10 @@ ctr_roi_panel_init (CtrRoiPanel *self)
         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_1 + i, GDK_CONTROL_MASK),
                           gtk_callback_action_new (tool_shortcut, GUINT_TO_POINTER (i), NULL)));
     }
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Delete, 0),
+                                                          gtk_named_action_new ("roi.delete-selected")));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "roi.delete-selected", FALSE);
   gtk_toggle_button_set_active (self->tools[0], TRUE);
   gtk_widget_set_name (tools, "roi-tools");
   gtk_box_append (GTK_BOX (box), tools);

@@ -312,6 +312,19 @@ test_window_roi (void)
                ctr_roi_set_get_background (set) == 1,
            "a third ROI is deleted by its button; ROI 2 stays the background");
   }
+  /* Delete (roi.delete-selected) removes the ROI last drawn */
+  drag_mm (view, 0.5 * (x0 + x1), 0.5 * (y0 + y1) + 3 * r_mm, 0.5 * (x0 + x1) + 2, 0.5 * (y0 + y1) + 3 * r_mm);
+  {
+    guint before = g_list_model_get_n_items (G_LIST_MODEL (set));
+    int selected = ctr_roi_set_get_selected (set);
+    gboolean done = gtk_widget_activate_action (GTK_WIDGET (panel), "roi.delete-selected", NULL);
+    guint after = g_list_model_get_n_items (G_LIST_MODEL (set));
+    gboolean again = gtk_widget_activate_action (GTK_WIDGET (panel), "roi.delete-selected", NULL);
+    CHECK (before == 3 && selected == 2 && done && after == 2 && ctr_roi_set_get_selected (set) == -1 &&
+               g_list_model_get_n_items (G_LIST_MODEL (set)) == 2,
+           "Delete removes the ROI just drawn (%u → %u ROIs, selected %d), then has nothing to delete (%s)", before,
+           after, selected, again ? "activated, nothing removed" : "disabled");
+  }
 
   /* the ruler between two known points */
   click_tool (GTK_WIDGET (panel), CTR_ROI_TOOL_RULER);
