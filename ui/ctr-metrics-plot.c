@@ -65,7 +65,13 @@ snapshot_take (CtrMetricsPlot *self, Snapshot *snap)
 
   snap->runs = g_ptr_array_new_full (n, g_object_unref);
   for (guint i = 0; i < n; i++)
-    g_ptr_array_add (snap->runs, g_list_model_get_item (self->runs, i));
+    {
+      CtrRun *run = g_list_model_get_item (self->runs, i);
+      if (ctr_run_get_hidden (run))
+        g_object_unref (run);   /* the user hid it */
+      else
+        g_ptr_array_add (snap->runs, run);
+    }
 }
 
 static void
@@ -92,7 +98,10 @@ static GdkRGBA
 run_rgba (const Snapshot *snap, guint r)
 {
   GdkRGBA c;
-  ctr_plot_run_color (r < snap->runs->len ? ctr_run_get_number (snap_run (snap, r)) - 1 : 0, &c);
+  if (r < snap->runs->len)
+    ctr_plot_color_of_run (snap_run (snap, r), &c);
+  else
+    ctr_plot_run_color (0, &c);
   return c;
 }
 
@@ -825,10 +834,17 @@ ctr_metrics_plot_set_reference (CtrMetricsPlot *self,
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-/* The runs overlaid. */
+/* The runs overlaid (hidden ones left out). */
 guint
 ctr_metrics_plot_get_n_runs (CtrMetricsPlot *self)
 {
+  guint n = 0;
+
   g_return_val_if_fail (CTR_IS_METRICS_PLOT (self), 0);
-  return self->runs ? g_list_model_get_n_items (self->runs) : 0;
+  for (guint i = 0; self->runs != NULL && i < g_list_model_get_n_items (self->runs); i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (self->runs, i);
+      n += !ctr_run_get_hidden (run);
+    }
+  return n;
 }

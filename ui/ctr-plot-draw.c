@@ -78,6 +78,14 @@ ctr_plot_log_ticks (double lo, double hi, double *values, gboolean *labelled, gu
 }
 
 void
+ctr_plot_color_of_run (CtrRun *run, GdkRGBA *color)
+{
+  const char *picked = ctr_run_get_color (run);
+  if (picked == NULL || !gdk_rgba_parse (color, picked))
+    ctr_plot_run_color (ctr_run_get_number (run) - 1, color);
+}
+
+void
 ctr_plot_run_color (guint index, GdkRGBA *color)
 {
   static const GdkRGBA palette[] = {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtk/gtk.h>
+#include "ctr-run.h"
 
 G_BEGIN_DECLS
 
@@ -26,6 +27,10 @@ guint ctr_plot_log_ticks (double lo, double hi, double *values, gboolean *labell
  * HIG palette blue 4, orange 4, green 5, purple 3, red 3, brown 3, repeated.
  * The convergence and profile plots draw a run in the same colour. */
 void ctr_plot_run_color (guint index, GdkRGBA *color);
+/* The colour @run is drawn in: the one the user picked (ctr_run_get_color),
+ * else the palette's by its number (so it keeps its colour when an earlier
+ * run is deleted). */
+void ctr_plot_color_of_run (CtrRun *run, GdkRGBA *color);
 
 /* Draws Pango @markup with its anchor (@x_align, @y_align in [0, 1]) at
  * (@x, @y) in the current source colour; returns the logical width (px). */

@@ -85,13 +85,15 @@ update_profile (CtrProfilePage *self)
           CtrVolume *volume = ctr_run_get_result (run);
           GdkRGBA color;
 
-          if (!ctr_run_is_of (run, d))
-            continue;   /* a run of another dataset kept in the list */
-          /* a renamed run: new names on the plot and in the CSV */
+          /* a renamed, recoloured, hidden or shown run: drawn anew */
           g_signal_handlers_disconnect_by_data (run, self);
           g_signal_connect_object (run, "notify::label", G_CALLBACK (update_profile), self, G_CONNECT_SWAPPED);
+          g_signal_connect_object (run, "notify::color", G_CALLBACK (update_profile), self, G_CONNECT_SWAPPED);
+          g_signal_connect_object (run, "notify::hidden", G_CALLBACK (update_profile), self, G_CONNECT_SWAPPED);
+          if (!ctr_run_is_of (run, d) || ctr_run_get_hidden (run))
+            continue;   /* a run of another dataset kept in the list, or hidden */
 
-          ctr_plot_run_color (ctr_run_get_number (run) - 1, &color);
+          ctr_plot_color_of_run (run, &color);
           ctr_profile_sample (volume, volume->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
           if (hu)
             to_hu (v, PROFILE_SAMPLES, mu);

@@ -42,12 +42,39 @@ on_label (CtrRun *run, GParamSpec *pspec, AdwEntryRow *row)
     gtk_editable_set_text (GTK_EDITABLE (row), ctr_run_get_label (run));
 }
 
+/* The run's colour, as on the plots (picked, or the palette's). */
 static void
 draw_swatch (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
-  gdk_cairo_set_source_rgba (cr, data);
+  GdkRGBA color;
+
+  ctr_plot_color_of_run (data, &color);
+  gdk_cairo_set_source_rgba (cr, &color);
   cairo_rectangle (cr, 0, 0, width, height);
   cairo_fill (cr);
+}
+
+static void
+on_color_set (GtkColorButton *button, CtrRun *run)
+{
+  GdkRGBA c;
+  g_autofree char *hex = NULL;
+
+  gtk_color_chooser_get_rgba (GTK_COLOR_CHOOSER (button), &c);
+  hex = g_strdup_printf ("#%02x%02x%02x", (guint) CLAMP (c.red * 255 + 0.5, 0, 255),
+                         (guint) CLAMP (c.green * 255 + 0.5, 0, 255), (guint) CLAMP (c.blue * 255 + 0.5, 0, 255));
+  ctr_run_set_color (run, hex);
+}
+
+static void
+on_hide_toggled (GtkToggleButton *button, CtrRun *run)
+{
+  gboolean hidden = gtk_toggle_button_get_active (button);
+
+  ctr_run_set_hidden (run, hidden);
+  gtk_button_set_icon_name (GTK_BUTTON (button), hidden ? "view-conceal-symbolic" : "view-reveal-symbolic");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (button), hidden ? "Hidden from the plots and Profile: show it"
+                                                           : "Hide from the plots and Profile");
 }
 
 static GtkWidget *
@@ -57,9 +84,13 @@ make_row (gpointer item, gpointer session)
   AdwEntryRow *row = ADW_ENTRY_ROW (adw_entry_row_new ());
   GtkWidget *swatch = gtk_drawing_area_new ();
   GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
+  GtkWidget *hide = gtk_toggle_button_new ();
+  GtkWidget *pick;
   g_autofree char *title = g_strdup_printf ("Run %u", ctr_run_get_number (run));
   g_autofree char *entry_name = g_strdup_printf ("run-%u-label", ctr_run_get_number (run));
   g_autofree char *delete_name = g_strdup_printf ("run-%u-delete", ctr_run_get_number (run));
+  g_autofree char *hide_name = g_strdup_printf ("run-%u-hide", ctr_run_get_number (run));
+  g_autofree char *color_name = g_strdup_printf ("run-%u-color", ctr_run_get_number (run));
   GdkRGBA color;
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
@@ -70,13 +101,29 @@ make_row (gpointer item, gpointer session)
   g_signal_connect_object (row, "apply", G_CALLBACK (on_apply), run, 0);
   g_signal_connect_object (run, "notify::label", G_CALLBACK (on_label), row, 0);
 
-  /* the run's colour, as on the plots */
-  ctr_plot_run_color (ctr_run_get_number (run) - 1, &color);
+  /* the run's colour, as on the plots; a colour button picks another */
   gtk_widget_set_size_request (swatch, 6, 24);
   gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), draw_swatch, gdk_rgba_copy (&color),
-                                  (GDestroyNotify) gdk_rgba_free);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), draw_swatch, g_object_ref (run), g_object_unref);
+  g_signal_connect_object (run, "notify::color", G_CALLBACK (gtk_widget_queue_draw), swatch, G_CONNECT_SWAPPED);
   adw_entry_row_add_prefix (row, swatch);
+  ctr_plot_color_of_run (run, &color);
+  pick = gtk_color_button_new_with_rgba (&color);
+  gtk_color_chooser_set_use_alpha (GTK_COLOR_CHOOSER (pick), FALSE);
+  gtk_color_button_set_title (GTK_COLOR_BUTTON (pick), "Colour of the Run");
+  gtk_widget_set_name (pick, color_name);
+  gtk_widget_set_valign (pick, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (pick, "Its colour on the plots");
+  g_signal_connect_object (pick, "color-set", G_CALLBACK (on_color_set), run, 0);
+  adw_entry_row_add_suffix (row, pick);
+
+  gtk_widget_set_name (hide, hide_name);
+  gtk_widget_set_valign (hide, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (hide, "flat");
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (hide), ctr_run_get_hidden (run));
+  g_signal_connect_object (hide, "toggled", G_CALLBACK (on_hide_toggled), run, 0);
+  on_hide_toggled (GTK_TOGGLE_BUTTON (hide), run);
+  adw_entry_row_add_suffix (row, hide);
 
   gtk_widget_set_name (remove, delete_name);
   gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);

@@ -5,6 +5,7 @@
 #define G_LOG_DOMAIN "ctr-run"
 
 #include <math.h>
+#include <string.h>
 
 #include "ctr-run-private.h"
 
@@ -24,6 +25,8 @@ struct _CtrRun
   char           **notes;
   char            *dataset;    /* "gel-fan", "head-fan-lowdose · full_dose" */
   char            *dataset_path;
+  char            *color;      /* "#rrggbb" the user picked, or NULL */
+  gboolean         hidden;
 };
 
 G_DEFINE_FINAL_TYPE (CtrRun, ctr_run, G_TYPE_OBJECT)
@@ -46,6 +49,8 @@ enum {
   PROP_N_STATS,
   PROP_HAS_RESULT,
   PROP_NOTES,
+  PROP_COLOR,
+  PROP_HIDDEN,
   N_PROPS
 };
 
@@ -220,6 +225,49 @@ ctr_run_set_label (CtrRun *self, const char *label)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LABEL]);
 }
 
+void
+ctr_run_set_color (CtrRun *self, const char *color)
+{
+  g_return_if_fail (CTR_IS_RUN (self));
+  if (color != NULL)
+    {
+      /* "#rrggbb" only */
+      gboolean ok = strlen (color) == 7 && color[0] == '#';
+      for (guint i = 1; ok && i < 7; i++)
+        ok = g_ascii_isxdigit (color[i]);
+      g_return_if_fail (ok);
+    }
+  if (g_strcmp0 (color, self->color) == 0)
+    return;
+  g_free (self->color);
+  self->color = color ? g_ascii_strdown (color, -1) : NULL;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COLOR]);
+}
+
+const char *
+ctr_run_get_color (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  return self->color;
+}
+
+void
+ctr_run_set_hidden (CtrRun *self, gboolean hidden)
+{
+  g_return_if_fail (CTR_IS_RUN (self));
+  if (self->hidden == !!hidden)
+    return;
+  self->hidden = !!hidden;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
+}
+
+gboolean
+ctr_run_get_hidden (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), FALSE);
+  return self->hidden;
+}
+
 const char *
 ctr_run_get_label (CtrRun *self)
 {
@@ -304,6 +352,7 @@ ctr_run_finalize (GObject *object)
   g_strfreev (self->notes);
   g_free (self->dataset);
   g_free (self->dataset_path);
+  g_free (self->color);
 
   G_OBJECT_CLASS (ctr_run_parent_class)->finalize (object);
 }
@@ -336,6 +385,12 @@ ctr_run_get_property (GObject    *object,
     case PROP_NOTES:
       g_value_set_boxed (value, self->notes);
       break;
+    case PROP_COLOR:
+      g_value_set_string (value, self->color);
+      break;
+    case PROP_HIDDEN:
+      g_value_set_boolean (value, self->hidden);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -367,6 +422,12 @@ ctr_run_class_init (CtrRunClass *klass)
   properties[PROP_NOTES] =
     g_param_spec_boxed ("notes", NULL, NULL, G_TYPE_STRV,
                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_COLOR] =
+    g_param_spec_string ("color", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HIDDEN] =
+    g_param_spec_boolean ("hidden", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 

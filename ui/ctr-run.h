@@ -52,6 +52,17 @@ gboolean               ctr_run_is_of            (CtrRun           *self,
  * dropped; an empty @label is ignored. */
 void                   ctr_run_set_label        (CtrRun     *self,
                                                  const char *label);
+/* The colour the user picked for the run, "#rrggbb" (property "color"),
+ * or NULL for the palette's by its number (ctr_plot_color_of_run); NULL
+ * resets.  Anything but "#rrggbb" is a programming error. */
+void                   ctr_run_set_color        (CtrRun     *self,
+                                                 const char *color);
+const char            *ctr_run_get_color        (CtrRun *self);
+/* Whether the plots and Profile leave the run out (property "hidden"); its
+ * numbers and image stay (Compare shows it when chosen). */
+void                   ctr_run_set_hidden       (CtrRun   *self,
+                                                 gboolean  hidden);
+gboolean               ctr_run_get_hidden       (CtrRun *self);
 /* "SIRT: iterations 8, relaxation 1, ..." from the parameter table (DICOM
  * DerivationDescription). */
 const char            *ctr_run_get_derivation   (CtrRun *self);

@@ -20,6 +20,8 @@
 #include "test-window.h"
 #include "ctr-compare-page.h"
 #include "ctr-method-panel.h"
+#include "ctr-metrics-plot.h"
+#include "ctr-plot-draw.h"
 #include "ctr-run-page.h"
 
 static CtrRun *
@@ -153,6 +155,38 @@ test_window_variants (void)
         found += caption != NULL && g_str_has_prefix (caption, title);
       }
     CHECK (found == 1, "Compare draws full dose − quarter dose");
+  }
+
+  /* hide the quarter dose from the plots; give the full dose a colour */
+  {
+    CtrMetricsPlot *plot = ui_child (page, CTR_TYPE_RUN_PAGE, "metrics_plot");
+    g_autofree char *hide_name = g_strdup_printf ("run-%u-hide", ctr_run_get_number (quarter));
+    g_autofree char *color_name = g_strdup_printf ("run-%u-color", ctr_run_get_number (full));
+    GtkWidget *hide = ui_find (GTK_WIDGET (page), GTK_TYPE_TOGGLE_BUTTON, hide_name);
+    GtkWidget *pick = ui_find (GTK_WIDGET (page), GTK_TYPE_COLOR_BUTTON, color_name);
+    guint before = ctr_metrics_plot_get_n_runs (plot);
+
+    CHECK (hide != NULL && pick != NULL, "each run has a hide toggle and a colour button");
+    if (hide != NULL)
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (hide), TRUE);
+    CHECK (ctr_run_get_hidden (quarter) && before == 2 && ctr_metrics_plot_get_n_runs (plot) == 1,
+           "hiding the quarter dose leaves %u of %u curves on the plots", ctr_metrics_plot_get_n_runs (plot), before);
+    if (pick != NULL)
+      {
+        GdkRGBA red = { 0.8, 0.1, 0.1, 1 };
+        gtk_color_chooser_set_rgba (GTK_COLOR_CHOOSER (pick), &red);
+        g_signal_emit_by_name (pick, "color-set");
+      }
+    {
+      GdkRGBA drawn;
+      ctr_plot_color_of_run (full, &drawn);
+      CHECK (g_strcmp0 (ctr_run_get_color (full), "#cc1a1a") == 0 && fabs (drawn.red - 0.8) < 0.01,
+             "the full dose is drawn in the colour picked: %s", ctr_run_get_color (full));
+    }
+    ui_screenshot (ui_child (page, CTR_TYPE_RUN_PAGE, "runs_group"), "ui-runs-hidden.png");
+    if (hide != NULL)
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (hide), FALSE);
+    CHECK (ctr_metrics_plot_get_n_runs (plot) == 2, "shown again: 2 curves");
   }
 
   /* Clear: every run goes */
