@@ -317,7 +317,7 @@ _ctr_compare_page_shown_runs (CtrComparePage *self)
         {
           g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
           guint number = ctr_run_get_number (run);
-          if (ctr_run_is_of (run, d))
+          if (ctr_run_is_of (run, d) && !ctr_run_get_hidden (run))
             g_array_prepend_val (shown, number);
         }
     }
@@ -437,6 +437,7 @@ on_results_changed (CtrComparePage *self, guint position, guint removed, guint a
     {
       g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
       g_signal_connect_object (run, "notify::label", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (run, "notify::hidden", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
     }
   refresh (self);
 }

@@ -33,7 +33,8 @@ void  ctr_compare_page_set_preset  (CtrComparePage *self,
  * @numbers: (array length=n) (nullable): the runs to show, by their number
  *   (ctr_run_get_number), in this order; runs without a result are skipped;
  *   at most CTR_COMPARE_MAX_RUNS.  NULL returns to the default: the three
- *   newest results of the open dataset (any variant), following new runs.
+ *   newest results of the open dataset (any variant) not hidden
+ *   (ctr_run_get_hidden), following new runs.
  * @reference: show the dataset's reference (when it has one).
  * What the "Runs" menu of the page sets; a deleted run leaves the choice.
  */
