@@ -65,31 +65,10 @@ ctr_cli_json_number (JsonBuilder *b, const char *name, double value)
 gboolean
 ctr_cli_parse_roi (const char *text, const char *option, CtrRoi *roi, GError **error)
 {
-  const char *colon = text != NULL ? strchr (text, ':') : NULL;
-  if (colon != NULL)
-    {
-      g_autofree char *shape = g_strndup (text, colon - text);
-      g_auto (GStrv) parts = g_strsplit (colon + 1, ",", -1);
-      guint n = g_strv_length (parts), want = g_str_equal (shape, "circle") ? 3 : g_str_equal (shape, "rect") ? 4 : 0;
-      double v[4];
-      gboolean ok = want > 0 && n == want;
-      for (guint i = 0; ok && i < n; i++)
-        {
-          char *end = NULL;
-          const char *p = g_strstrip (parts[i]);
-          v[i] = g_ascii_strtod (p, &end);
-          ok = *p != '\0' && end != NULL && *end == '\0' && isfinite (v[i]);
-        }
-      if (ok)
-        {
-          *roi = want == 3 ? ctr_roi_circle (v[0], v[1], v[2]) : ctr_roi_rectangle (v[0], v[1], v[2], v[3]);
-          g_autoptr (GError) local = NULL;
-          if (ctr_roi_validate (roi, &local))
-            return TRUE;
-        }
-    }
-  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-               "%s '%s': expected circle:X,Y,R or rect:X,Y,W,H (mm, positive sizes)", option, text ? text : "");
+  g_autoptr (GError) local = NULL;
+  if (ctr_roi_parse (text, roi, &local))
+    return TRUE;
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s", option, local->message);
   return FALSE;
 }
 

@@ -4,6 +4,7 @@
 #include "ctr-hu.h"
 
 #include <math.h>
+#include <string.h>
 
 CtrRoi
 ctr_roi_circle (double x_mm, double y_mm, double radius_mm)
@@ -37,6 +38,40 @@ ctr_roi_validate (const CtrRoi *roi, GError **error)
                  "and height (radius %g, width %g, height %g mm)",
                  roi->x_mm, roi->y_mm, roi->radius_mm, roi->width_mm, roi->height_mm);
   return ok;
+}
+
+gboolean
+ctr_roi_parse (const char *text, CtrRoi *roi, GError **error)
+{
+  g_return_val_if_fail (roi != NULL, FALSE);
+  const char *colon = text != NULL ? strchr (text, ':') : NULL;
+  if (colon != NULL)
+    {
+      g_autofree char *shape = g_strstrip (g_strndup (text, colon - text));
+      g_auto (GStrv) parts = g_strsplit (colon + 1, ",", -1);
+      guint n = g_strv_length (parts), want = g_str_equal (shape, "circle") ? 3 : g_str_equal (shape, "rect") ? 4 : 0;
+      double v[4];
+      gboolean ok = want > 0 && n == want;
+      for (guint i = 0; ok && i < n; i++)
+        {
+          char *end = NULL;
+          const char *p = g_strstrip (parts[i]);
+          v[i] = g_ascii_strtod (p, &end);
+          ok = *p != '\0' && end != NULL && *end == '\0' && isfinite (v[i]);
+        }
+      if (ok)
+        {
+          CtrRoi r = want == 3 ? ctr_roi_circle (v[0], v[1], v[2]) : ctr_roi_rectangle (v[0], v[1], v[2], v[3]);
+          if (ctr_roi_validate (&r, NULL))
+            {
+              *roi = r;
+              return TRUE;
+            }
+        }
+    }
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+               "“%s”: expected circle:X,Y,R or rect:X,Y,W,H (mm, positive sizes)", text ? text : "");
+  return FALSE;
 }
 
 static inline gboolean

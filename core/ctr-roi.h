@@ -58,6 +58,16 @@ CtrRoi ctr_roi_rectangle (double x_mm, double y_mm, double width_mm, double heig
 /* CTR_ERROR_INVALID_ARGUMENT unless the centre is finite and the sizes positive. */
 gboolean ctr_roi_validate (const CtrRoi *roi, GError **error);
 
+/**
+ * ctr_roi_parse:
+ * An ROI from its text form, the CLI's and the window's: "circle:X,Y,R" or
+ * "rect:X,Y,W,H" (centre and sizes in mm, sizes positive).  @roi is set
+ * only on success.
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT naming the text and the
+ *   expected forms.
+ */
+gboolean ctr_roi_parse (const char *text, CtrRoi *roi, GError **error);
+
 /* New nx·ny mask (g_free) of the ROI on the x/y grid of @grid, 1 inside;
  * @n_pixels (optional) receives the count. */
 guint8 *ctr_roi_mask (const CtrGrid *grid, const CtrRoi *roi, gsize *n_pixels);

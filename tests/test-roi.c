@@ -2,6 +2,7 @@
  * whose answers are known in closed form.  The comparison with numpy on real
  * images is tests/cli/test_roi.py. */
 #include <math.h>
+#include <string.h>
 #include "ctrecon.h"
 
 static CtrVolume *
@@ -125,10 +126,43 @@ test_calibration_and_errors (void)
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
 }
 
+/* The text form the CLI and the window read: both shapes, spaces, and every
+ * malformed or degenerate form refused without touching the output. */
+static void
+test_parse (void)
+{
+  CtrRoi r = ctr_roi_circle (1, 2, 3);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (ctr_roi_parse ("circle:-40,20.5,6", &r, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (r.shape, ==, CTR_ROI_CIRCLE);
+  g_assert_cmpfloat (r.x_mm, ==, -40);
+  g_assert_cmpfloat (r.y_mm, ==, 20.5);
+  g_assert_cmpfloat (r.radius_mm, ==, 6);
+  g_assert_true (ctr_roi_parse ("rect: 40, -5, 15, 10", &r, &error));
+  g_assert_cmpint (r.shape, ==, CTR_ROI_RECTANGLE);
+  g_assert_cmpfloat (r.width_mm, ==, 15);
+  g_assert_cmpfloat (r.height_mm, ==, 10);
+  const char *bad[] = { "", "circle", "circle:1,2", "circle:1,2,0", "circle:1,2,-3", "rect:1,2,3",
+                        "rect:1,2,3,x", "square:1,2,3", "circle:1,2,nan", "circle:1,,3", NULL };
+  for (guint i = 0; bad[i] != NULL; i++)
+    {
+      CtrRoi before = r;
+      g_assert_false (ctr_roi_parse (bad[i], &r, &error));
+      g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (error->message, "circle:X,Y,R"));
+      g_assert_true (memcmp (&before, &r, sizeof r) == 0);
+      g_clear_error (&error);
+    }
+  g_assert_false (ctr_roi_parse (NULL, &r, &error));
+  g_clear_error (&error);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ctr/core/roi/parse", test_parse);
   g_test_add_func ("/ctr/core/roi/mask", test_mask);
   g_test_add_func ("/ctr/core/roi/stats", test_stats);
   g_test_add_func ("/ctr/core/roi/noise-sd", test_noise_sd);
