@@ -9,6 +9,7 @@
 #include "ctr-geometry-panel.h"
 #include "ctr-profile-page.h"
 #include "ctr-run-page.h"
+#include "ctr-study-page.h"
 
 G_BEGIN_DECLS
 
@@ -33,6 +34,7 @@ struct _CtrWindow
   CtrGeometryPanel     *geometry_panel;
   CtrProfilePage       *profile_page;
   CtrComparePage       *compare_page;
+  CtrStudyPage         *study_page;
 };
 
 /* ctr-window-actions.c */

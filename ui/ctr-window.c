@@ -9,7 +9,9 @@
  *     typed, drawn to scale; runs use the edited geometry and grid;
  *   Profile — CtrProfilePage: a line profile of every result and the
  *     reference;
- *   Compare — CtrComparePage: results side by side with a difference image.
+ *   Compare — CtrComparePage: results side by side with a difference image;
+ *   Dose Study — CtrStudyPage: lower doses of the dataset simulated, a list
+ *     of methods run on each in the background, table and figure.
  *
  * This file opens datasets (files, folders, recent files, drops), asks
  * the questions DICOM input raises (ui/ctr-dicom-dialogs.c), shows the
@@ -506,6 +508,7 @@ ctr_window_class_init (CtrWindowClass *klass)
   g_type_ensure (CTR_TYPE_GEOMETRY_PANEL);
   g_type_ensure (CTR_TYPE_PROFILE_PAGE);
   g_type_ensure (CTR_TYPE_COMPARE_PAGE);
+  g_type_ensure (CTR_TYPE_STUDY_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/ctrecon/CtRecon/ui/ctr-window.ui");
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, toast_overlay);
@@ -519,6 +522,7 @@ ctr_window_class_init (CtrWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, geometry_panel);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, profile_page);
   gtk_widget_class_bind_template_child (widget_class, CtrWindow, compare_page);
+  gtk_widget_class_bind_template_child (widget_class, CtrWindow, study_page);
   /* the header's buttons, named for accessibility tools and tests */
   gtk_widget_class_bind_template_child_full (widget_class, "reconstruct_button", FALSE, 0);
   gtk_widget_class_bind_template_child_full (widget_class, "cancel_button", FALSE, 0);
@@ -543,6 +547,7 @@ ctr_window_init (CtrWindow *self)
   ctr_run_page_set_roi_set (self->run_page, self->roi_set);
   ctr_profile_page_set_roi_set (self->profile_page, self->roi_set);
   ctr_compare_page_set_roi_set (self->compare_page, self->roi_set);
+  ctr_study_page_set_session (self->study_page, self->session);
   g_signal_connect_object (self->session, "notify::dataset", G_CALLBACK (on_dataset), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->session, "notify::busy", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);

@@ -1,0 +1,951 @@
+/* ctr-study-page.c — the Dose study page (ctr-study-page.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Run builds a CtrStudy from the form (doses, I0, seed, grid, the listed
+ * method configurations, the ROIs) and runs it with ctr_study_run() in a
+ * GTask thread on a private view of the dataset (geometry copied,
+ * projections and reference referenced), so opening another dataset
+ * meanwhile cannot pull the data from under it.  The study's progress
+ * callback copies what it reports (the stage, the fraction, a finished row)
+ * into a message that g_main_context_invoke_full() hands to the main
+ * thread, as GLib's gfile.c reports progress; iterations are posted at most
+ * every 50 ms, rows and stages always.  The table (GtkColumnView over a
+ * GListStore of CtrStudyRowItem) grows a row per finished run and the
+ * figure (ctr_study_plot_draw, which locks the study's rows) is redrawn.
+ * Cancel cancels the study's GCancellable: the solvers stop between views
+ * and the rows that finished stay.  Export writes the study's
+ * ctr_study_write_csv and ctr_study_plot_write_png (1400 × 620, the CLI's
+ * default size) into a folder, each to a temporary file renamed into place,
+ * after ctr_output_path_check keeps them off the dataset's files.
+ */
+#define G_LOG_DOMAIN "ctr-study-page"
+
+#include <math.h>
+#include <string.h>
+
+#include "ctr-study-page.h"
+#include "ctr-study-row.h"
+
+#define PNG_WIDTH 1400
+#define PNG_HEIGHT 620
+#define ITERATION_POST_US (50 * 1000)
+
+/* One run of the study: shared by the page (the one shown) and its thread. */
+typedef struct {
+  CtrStudy     *study;
+  CtrDataset   *dataset;      /* a private view of the session's dataset */
+  GCancellable *cancellable;
+  GWeakRef      page;
+  GMainContext *context;
+  int           cnr_roi;      /* the measure ROI whose CNR the table shows; -1: none */
+  gint64        last_post_us; /* worker thread only */
+  gint64        start_us;
+} Job;
+
+static void
+job_clear (Job *job)
+{
+  ctr_study_free (job->study);
+  ctr_dataset_free (job->dataset);
+  g_clear_object (&job->cancellable);
+  g_weak_ref_clear (&job->page);
+  g_main_context_unref (job->context);
+}
+
+static Job *
+job_ref (Job *job)
+{
+  return g_atomic_rc_box_acquire (job);
+}
+
+static void
+job_unref (Job *job)
+{
+  g_atomic_rc_box_release_full (job, (GDestroyNotify) job_clear);
+}
+
+/* A configuration of the list: options and the parameters that name it. */
+typedef struct {
+  CtrReconOptions options;
+  char           *parameters;   /* "iterations=3;window=hann" */
+} Method;
+
+static void
+method_clear (Method *m)
+{
+  g_free (m->parameters);
+}
+
+struct _CtrStudyPage
+{
+  GtkWidget       parent_instance;
+
+  CtrSession     *session;
+  Job            *job;          /* the study shown; nullable */
+  gboolean        running;
+  GArray         *methods;      /* Method */
+  GListStore     *rows;         /* CtrStudyRowItem */
+  char           *status;
+  char           *last_folder;  /* where the last export went */
+
+  /* template children */
+  GtkWidget      *content;
+  AdwEntryRow    *doses_row;
+  GtkSpinButton  *i0_spin;
+  GtkSpinButton  *seed_spin;
+  GtkSpinButton  *size_spin;
+  CtrMethodPanel *method_panel;
+  GtkListBox     *methods_list;
+  AdwEntryRow    *noise_roi_row;
+  AdwEntryRow    *background_roi_row;
+  AdwEntryRow    *measure_roi_row;
+  GtkLabel       *status_label;
+  GtkProgressBar *progress_bar;
+  GtkWidget      *run_button;
+  GtkWidget      *cancel_button;
+  GtkWidget      *export_button;
+  GtkColumnView  *table;
+  GtkDrawingArea *plot;
+};
+
+G_DEFINE_FINAL_TYPE (CtrStudyPage, ctr_study_page, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SESSION,
+  PROP_RUNNING,
+  PROP_STATUS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* ---- state ------------------------------------------------------------------- */
+
+static void
+update_actions (CtrStudyPage *self)
+{
+  gboolean have_data = self->session != NULL && ctr_session_get_dataset (self->session) != NULL;
+  gboolean busy = self->session != NULL && ctr_session_get_busy (self->session);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.run", have_data && !busy && !self->running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.cancel", self->running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.export",
+                                 !self->running && g_list_model_get_n_items (G_LIST_MODEL (self->rows)) > 0);
+}
+
+/* The status line; @error styles it as a refusal. */
+static void
+set_status (CtrStudyPage *self, const char *text, gboolean error)
+{
+  if (g_strcmp0 (self->status, text) != 0)
+    {
+      g_free (self->status);
+      self->status = g_strdup (text);
+      gtk_label_set_label (self->status_label, text);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS]);
+    }
+  if (error)
+    gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
+}
+
+static void
+set_running (CtrStudyPage *self, gboolean running)
+{
+  if (self->running == running)
+    return;
+  self->running = running;
+  update_actions (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+}
+
+static void
+show_error (CtrStudyPage *self, const char *heading, const char *message)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  AdwMessageDialog *dialog;
+
+  set_status (self, message, TRUE);
+  if (!GTK_IS_WINDOW (root))
+    return;
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (root), heading, NULL));
+  adw_message_dialog_format_body (dialog, "%s", message);
+  adw_message_dialog_add_response (dialog, "close", "_Close");
+  adw_message_dialog_set_default_response (dialog, "close");
+  adw_message_dialog_set_close_response (dialog, "close");
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* ---- progress: worker thread → main thread ------------------------------------ */
+
+typedef struct {
+  Job         *job;
+  guint        run, n_runs;
+  double       fraction;
+  char        *stage;
+  gboolean     has_row;
+  CtrStudyRow  row;         /* label owned; arrays NULL */
+  double       cnr;
+} Message;
+
+static void
+message_free (gpointer data)
+{
+  Message *m = data;
+
+  job_unref (m->job);
+  g_free (m->stage);
+  g_free ((char *) m->row.label);
+  g_free (m);
+}
+
+static void
+append_row (CtrStudyPage *self, const CtrStudyRow *row, double cnr)
+{
+  g_autoptr(CtrStudyRowItem) item = ctr_study_row_item_new (row, cnr);
+
+  g_list_store_append (self->rows, item);
+}
+
+/* Main thread: the page shows what the thread reported. */
+static gboolean
+deliver (gpointer data)
+{
+  Message *m = data;
+  g_autoptr(CtrStudyPage) self = g_weak_ref_get (&m->job->page);
+
+  if (self == NULL || self->job != m->job || !self->running)
+    return G_SOURCE_REMOVE;
+  gtk_progress_bar_set_fraction (self->progress_bar, CLAMP (m->fraction, 0, 1));
+  if (m->has_row)
+    {
+      append_row (self, &m->row, m->cnr);
+      gtk_widget_queue_draw (GTK_WIDGET (self->plot));
+    }
+  if (m->stage != NULL)
+    {
+      g_autofree char *text = g_strdup_printf ("Run %u of %u: %s…", MIN (m->run + 1, m->n_runs), m->n_runs, m->stage);
+      set_status (self, text, FALSE);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* Worker thread: copy what is kept, post it. */
+static void
+on_progress (const CtrStudyProgress *p, gpointer data)
+{
+  Job *job = data;
+  Message *m;
+  gint64 now = g_get_monotonic_time ();
+
+  if (p->row == NULL && p->iteration != NULL && now - job->last_post_us < ITERATION_POST_US)
+    return;
+  job->last_post_us = now;
+  m = g_new0 (Message, 1);
+  m->job = job_ref (job);
+  m->run = p->run;
+  m->n_runs = p->n_runs;
+  m->fraction = p->fraction;
+  m->stage = g_strdup (p->stage);
+  m->cnr = NAN;
+  if (p->row != NULL)
+    {
+      m->has_row = TRUE;
+      m->row = *p->row;
+      m->row.label = g_strdup (p->row->label);
+      m->row.parameters = NULL;
+      m->row.roi_mean_hu = m->row.roi_sd_hu = m->row.roi_cnr = NULL;
+      if (job->cnr_roi >= 0)
+        m->cnr = p->row->roi_cnr[job->cnr_roi];
+    }
+  g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, deliver, m, message_free);
+}
+
+static void
+run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  Job *job = task_data;
+  GError *error = NULL;
+
+  if (ctr_study_run (job->study, job->dataset, on_progress, job, cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/* The table as the study holds it (the thread has ended): a message still
+ * queued, or dropped, cannot leave it short. */
+static void
+sync_rows (CtrStudyPage *self)
+{
+  guint n = 0;
+  const CtrStudyRow *rows = ctr_study_get_rows (self->job->study, &n);
+
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->rows)) == n)
+    return;
+  g_list_store_remove_all (self->rows);
+  for (guint i = 0; i < n; i++)
+    append_row (self, &rows[i], self->job->cnr_roi >= 0 ? rows[i].roi_cnr[self->job->cnr_roi] : NAN);
+}
+
+static void
+run_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  Job *job = data;
+  g_autoptr(GError) error = NULL;
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+  g_autoptr(CtrStudyPage) self = g_weak_ref_get (&job->page);
+  guint n_runs, n_rows;
+  g_autofree char *text = NULL;
+  double seconds = (g_get_monotonic_time () - job->start_us) / 1e6;
+
+  /* the callback's reference; the page keeps its own while it shows the job */
+  job_unref (job);
+  if (self == NULL || self->job != job)
+    return;
+  sync_rows (self);
+  n_rows = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
+  n_runs = ctr_study_get_n_doses (job->study) * ctr_study_get_n_methods (job->study);
+  set_running (self, FALSE);
+  gtk_widget_queue_draw (GTK_WIDGET (self->plot));
+  if (ok)
+    {
+      gtk_progress_bar_set_fraction (self->progress_bar, 1);
+      text = g_strdup_printf ("Finished: %u run%s in %.1f s.", n_rows, n_rows == 1 ? "" : "s", seconds);
+      set_status (self, text, FALSE);
+    }
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      text = g_strdup_printf ("Cancelled: %u of %u runs finished; they are kept.", n_rows, n_runs);
+      set_status (self, text, FALSE);
+    }
+  else
+    {
+      text = g_strdup_printf ("%s (%u of %u runs finished)", error->message, n_rows, n_runs);
+      show_error (self, "Dose Study Failed", text);
+    }
+}
+
+/* ---- the form ------------------------------------------------------------------ */
+
+/* The dose fractions typed, each in (0, 1]; NULL with the reason. */
+static GArray *
+parse_doses (const char *text, GError **error)
+{
+  g_autoptr(GArray) doses = g_array_new (FALSE, FALSE, sizeof (double));
+  g_auto(GStrv) parts = g_strsplit_set (text, ",; \t", -1);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *end = NULL;
+      double f;
+
+      if (*parts[i] == '\0')
+        continue;
+      f = g_ascii_strtod (parts[i], &end);
+      if (end == parts[i] || *end != '\0' || !isfinite (f))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                       "“%s” is not a number: list dose fractions such as 1, 0.5, 0.25", parts[i]);
+          return NULL;
+        }
+      if (!(f > 0 && f <= 1))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                       "The dose %g cannot be simulated: a fraction of the data's dose must be greater than 0 "
+                       "and at most 1",
+                       f);
+          return NULL;
+        }
+      g_array_append_val (doses, f);
+    }
+  if (doses->len == 0)
+    {
+      g_set_error_literal (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                           "List at least one dose fraction, such as 1, 0.5, 0.25");
+      return NULL;
+    }
+  return g_steal_pointer (&doses);
+}
+
+/* The ROI typed in @row into @s (nothing when empty). */
+static gboolean
+add_roi (CtrStudy *s, AdwEntryRow *row, const char *name, CtrStudyRoiRole role, GError **error)
+{
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row))));
+  CtrRoi roi;
+
+  if (*text == '\0')
+    return TRUE;
+  if (!ctr_roi_parse (text, &roi, error) || !ctr_study_add_roi (s, name, &roi, role, error))
+    {
+      g_prefix_error (error, "%s: ", adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The study the form describes, or NULL with what is wrong in words. */
+static CtrStudy *
+build_study (CtrStudyPage *self, const CtrDataset *d, int *cnr_roi, GError **error)
+{
+  g_autoptr(CtrStudy) s = ctr_study_new ();
+  g_autoptr(GArray) doses = parse_doses (gtk_editable_get_text (GTK_EDITABLE (self->doses_row)), error);
+  CtrDoseOptions dose;
+  CtrGrid grid = ctr_dataset_default_grid (d);
+  guint size = (guint) gtk_spin_button_get_value_as_int (self->size_spin);
+
+  if (doses == NULL)
+    return NULL;
+  for (guint i = 0; i < doses->len; i++)
+    if (!ctr_study_add_dose (s, g_array_index (doses, double, i), error))
+      return NULL;
+  if (self->methods->len == 0)
+    {
+      g_set_error_literal (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                           "Add at least one method: the settings of the method panel (Add Settings), or FBP, "
+                           "PART or PWLS");
+      return NULL;
+    }
+  for (guint i = 0; i < self->methods->len; i++)
+    {
+      const Method *m = &g_array_index (self->methods, Method, i);
+      if (!ctr_study_add_method (s, &m->options, m->parameters, error))
+        return NULL;
+    }
+  if (!add_roi (s, self->noise_roi_row, "noise", CTR_STUDY_ROI_NOISE, error) ||
+      !add_roi (s, self->background_roi_row, "background", CTR_STUDY_ROI_BACKGROUND, error) ||
+      !add_roi (s, self->measure_roi_row, "measured", CTR_STUDY_ROI_MEASURE, error))
+    return NULL;
+  *cnr_roi = -1;
+  for (guint i = 0; i < ctr_study_get_n_rois (s); i++)
+    {
+      CtrStudyRoiRole role;
+      ctr_study_get_roi_name (s, i, &role);
+      if (role == CTR_STUDY_ROI_MEASURE && *cnr_roi < 0)
+        *cnr_roi = (int) i;
+    }
+  ctr_dose_options_init (&dose);
+  dose.seed = (guint64) gtk_spin_button_get_value (self->seed_spin);
+  dose.i0 = gtk_spin_button_get_value (self->i0_spin);
+  ctr_study_set_dose_options (s, &dose);
+  if (size > 0 && size != grid.nx)
+    {
+      /* the same field, @size pixels across */
+      double extent = grid.nx * grid.dx;
+      grid.nx = grid.ny = size;
+      grid.dx = grid.dy = extent / size;
+    }
+  ctr_study_set_grid (s, &grid);
+  return g_steal_pointer (&s);
+}
+
+/* The session's dataset for a thread: its own geometry, the same data. */
+static CtrDataset *
+dataset_view (const CtrDataset *d)
+{
+  CtrDataset *c = g_new0 (CtrDataset, 1);
+
+  c->name = g_strdup (d->name);
+  c->path = g_strdup (d->path);
+  c->variant = g_strdup (d->variant);
+  c->geometry = ctr_geometry_copy (d->geometry);
+  c->projections = ctr_projections_ref (d->projections);
+  c->reference = d->reference != NULL ? ctr_volume_ref (d->reference) : NULL;
+  c->mu_water = d->mu_water;
+  c->inputs = g_strdupv (d->inputs);
+  return c;
+}
+
+static void
+run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  CtrStudyPage *self = CTR_STUDY_PAGE (widget);
+  CtrDataset *d = self->session ? ctr_session_get_dataset (self->session) : NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GTask) task = NULL;
+  CtrStudy *study;
+  int cnr_roi = -1;
+  Job *job;
+
+  if (d == NULL || self->running || ctr_session_get_busy (self->session))
+    return;
+  study = build_study (self, d, &cnr_roi, &error);
+  if (study == NULL)
+    {
+      set_status (self, error->message, TRUE);
+      return;
+    }
+  job = g_atomic_rc_box_new0 (Job);
+  job->study = study;
+  job->dataset = dataset_view (d);
+  job->cancellable = g_cancellable_new ();
+  g_weak_ref_init (&job->page, self);
+  job->context = g_main_context_ref_thread_default ();
+  job->cnr_roi = cnr_roi;
+  job->start_us = g_get_monotonic_time ();
+
+  if (self->job != NULL)
+    job_unref (self->job);
+  self->job = job;
+  g_list_store_remove_all (self->rows);
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  set_status (self, "Starting…", FALSE);
+  set_running (self, TRUE);
+  gtk_widget_queue_draw (GTK_WIDGET (self->plot));
+
+  task = g_task_new (NULL, job->cancellable, run_done, job_ref (job));
+  g_task_set_source_tag (task, run_action);
+  g_task_set_task_data (task, job_ref (job), (GDestroyNotify) job_unref);
+  g_task_run_in_thread (task, run_thread);
+}
+
+static void
+cancel (CtrStudyPage *self)
+{
+  if (self->running && self->job != NULL)
+    {
+      g_cancellable_cancel (self->job->cancellable);
+      set_status (self, "Cancelling…", FALSE);
+    }
+}
+
+static void
+cancel_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  cancel (CTR_STUDY_PAGE (widget));
+}
+
+/* ---- methods --------------------------------------------------------------------- */
+
+/* "iterations=3;window=hann": the iteration count of an iterative method
+ * and every parameter that differs from the method's default, in the
+ * parameter table's order (ctr-params.h). */
+static char *
+describe_parameters (const CtrReconOptions *o)
+{
+  CtrReconOptions defaults;
+  g_autoptr(GString) s = g_string_new (NULL);
+  guint n = 0;
+  const CtrParam *params = ctr_params_list (&n);
+
+  ctr_recon_options_init (&defaults, o->method);
+  for (guint i = 0; i < n; i++)
+    {
+      const CtrParam *p = &params[i];
+      gboolean shown = g_str_equal (p->name, "iterations") && ctr_method_is_iterative (o->method);
+
+      if (!ctr_param_applies (p, o->method))
+        continue;
+      if (shown || ctr_param_get (p, o) != ctr_param_get (p, &defaults))
+        {
+          g_autofree char *value = ctr_param_format (p, o);
+          g_string_append_printf (s, "%s%s=%s", s->len > 0 ? ";" : "", p->name, value);
+        }
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static void
+remove_clicked (GtkButton *button, CtrStudyPage *self)
+{
+  GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (button), GTK_TYPE_LIST_BOX_ROW);
+  int i = row != NULL ? gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row)) : -1;
+
+  if (i < 0 || (guint) i >= self->methods->len)
+    return;
+  g_array_remove_index (self->methods, i);
+  gtk_list_box_remove (self->methods_list, row);
+}
+
+/* Adds @o to the list, refusing a configuration already there. */
+static void
+add_method (CtrStudyPage *self, const CtrReconOptions *o)
+{
+  g_autoptr(GError) error = NULL;
+  Method m = { *o, describe_parameters (o) };
+  g_autofree char *spaced = g_strdelimit (g_strdup (m.parameters), ";", ' ');
+  g_autofree char *label = *spaced ? g_strdup_printf ("%s %s", ctr_method_name (o->method), spaced)
+                                   : g_strdup (ctr_method_name (o->method));
+  GtkWidget *row, *remove;
+
+  if (!ctr_recon_options_validate (o, &error))
+    {
+      method_clear (&m);
+      set_status (self, error->message, TRUE);
+      return;
+    }
+  for (guint i = 0; i < self->methods->len; i++)
+    {
+      const Method *other = &g_array_index (self->methods, Method, i);
+      if (other->options.method == o->method && g_str_equal (other->parameters, m.parameters))
+        {
+          g_autofree char *text = g_strdup_printf ("“%s” is already in the study", label);
+          method_clear (&m);
+          set_status (self, text, TRUE);
+          return;
+        }
+    }
+  g_array_append_val (self->methods, m);
+
+  row = adw_action_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), label);
+  remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
+  gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (remove, "Remove from the study");
+  gtk_widget_add_css_class (remove, "flat");
+  g_signal_connect (remove, "clicked", G_CALLBACK (remove_clicked), self);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), remove);
+  gtk_list_box_append (self->methods_list, row);
+  {
+    g_autofree char *text = g_strdup_printf ("Added “%s”.", label);
+    set_status (self, text, FALSE);
+  }
+}
+
+static void
+add_current_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  CtrStudyPage *self = CTR_STUDY_PAGE (widget);
+  CtrReconOptions o;
+
+  ctr_method_panel_get_options (self->method_panel, &o);
+  add_method (self, &o);
+}
+
+static void
+add_preset_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  CtrStudyPage *self = CTR_STUDY_PAGE (widget);
+  g_autoptr(GError) error = NULL;
+  CtrMethod method;
+  CtrReconOptions o;
+
+  if (!ctr_method_from_name (g_variant_get_string (parameter, NULL), &method, &error))
+    {
+      set_status (self, error->message, TRUE);
+      return;
+    }
+  ctr_recon_options_init (&o, method);
+  add_method (self, &o);
+}
+
+/* ---- export ---------------------------------------------------------------------- */
+
+static gboolean
+export_to (CtrStudyPage *self, const char *folder, GError **error)
+{
+  g_autofree char *csv = g_build_filename (folder, "study.csv", NULL);
+  g_autofree char *png = g_build_filename (folder, "study.png", NULL);
+  const char *others_csv[] = { png, NULL }, *others_png[] = { csv, NULL };
+
+  return ctr_output_path_check (csv, CTR_OUTPUT_FILE, self->job->dataset, others_csv, error) &&
+         ctr_output_path_check (png, CTR_OUTPUT_FILE, self->job->dataset, others_png, error) &&
+         ctr_study_write_csv (self->job->study, csv, error) &&
+         ctr_study_plot_write_png (self->job->study, png, PNG_WIDTH, PNG_HEIGHT, error);
+}
+
+static void
+export_response (GtkNativeDialog *native, int response, CtrStudyPage *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT && self->job != NULL && !self->running)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      g_autofree char *folder = file != NULL ? g_file_get_path (file) : NULL;
+      g_autoptr(GError) error = NULL;
+
+      if (folder == NULL)
+        show_error (self, "Could Not Export the Study", "Only a local folder can hold the study's files");
+      else if (!export_to (self, folder, &error))
+        show_error (self, "Could Not Export the Study", error->message);
+      else
+        {
+          g_autofree char *text = g_strdup_printf ("Exported study.csv and study.png to %s.", folder);
+          set_status (self, text, FALSE);
+          g_free (self->last_folder);
+          self->last_folder = g_steal_pointer (&folder);
+        }
+    }
+  g_object_unref (native);
+}
+
+static void
+export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  CtrStudyPage *self = CTR_STUDY_PAGE (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkFileChooserNative *native;
+  const char *start = self->last_folder;
+
+  if (self->job == NULL || self->running)
+    return;
+  native = gtk_file_chooser_native_new ("Export Dose Study (choose a folder)",
+                                        GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                        GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Export", "_Cancel");
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  /* a writable folder: the last one used, else Documents, else home */
+  if (start == NULL)
+    start = g_get_user_special_dir (G_USER_DIRECTORY_DOCUMENTS);
+  if (start == NULL || !g_file_test (start, G_FILE_TEST_IS_DIR))
+    start = g_get_home_dir ();
+  {
+    g_autoptr(GFile) dir = g_file_new_for_path (start);
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), dir, NULL);
+  }
+  g_signal_connect (native, "response", G_CALLBACK (export_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+/* ---- table and figure -------------------------------------------------------------- */
+
+static void
+cell_setup (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer column)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), GPOINTER_TO_INT (column) == CTR_STUDY_COLUMN_METHOD ? 0 : 1);
+  if (GPOINTER_TO_INT (column) != CTR_STUDY_COLUMN_METHOD)
+    gtk_widget_add_css_class (label, "numeric");
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+cell_bind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer column)
+{
+  CtrStudyRowItem *row = gtk_list_item_get_item (item);
+  g_autofree char *text = ctr_study_row_item_format (row, GPOINTER_TO_INT (column));
+
+  gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
+}
+
+static void
+build_table (CtrStudyPage *self)
+{
+  g_autoptr(GtkNoSelection) selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->rows)));
+
+  gtk_column_view_set_model (self->table, GTK_SELECTION_MODEL (selection));
+  for (int c = 0; c < CTR_STUDY_N_COLUMNS; c++)
+    {
+      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+      g_autoptr(GtkColumnViewColumn) column = NULL;
+
+      g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), GINT_TO_POINTER (c));
+      g_signal_connect (factory, "bind", G_CALLBACK (cell_bind), GINT_TO_POINTER (c));
+      column = gtk_column_view_column_new (ctr_study_column_title (c), factory);
+      gtk_column_view_column_set_expand (column, c == CTR_STUDY_COLUMN_METHOD);
+      gtk_column_view_column_set_resizable (column, TRUE);
+      gtk_column_view_append_column (self->table, column);
+    }
+}
+
+static void
+draw_plot (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  CtrStudyPage *self = data;
+
+  if (self->job != NULL && width > 0 && height > 0)
+    ctr_study_plot_draw (self->job->study, cr, width, height);
+}
+
+/* ---- session -------------------------------------------------------------------- */
+
+/* A new dataset: a running study (of the previous one) stops; the form
+ * takes the dataset's I0 and image size. */
+static void
+on_dataset (CtrStudyPage *self)
+{
+  CtrDataset *d = ctr_session_get_dataset (self->session);
+
+  cancel (self);
+  if (d != NULL)
+    {
+      CtrGrid grid = ctr_dataset_default_grid (d);
+      double i0 = d->projections != NULL ? d->projections->i0 : NAN;
+
+      gtk_spin_button_set_value (self->size_spin, grid.nx);
+      gtk_spin_button_set_value (self->i0_spin, isfinite (i0) && i0 > 0 ? i0 : 0);
+      if (!self->running)
+        set_status (self, "List the doses, add methods, then Run Study.", FALSE);
+    }
+  update_actions (self);
+}
+
+void
+ctr_study_page_set_session (CtrStudyPage *self, CtrSession *session)
+{
+  g_return_if_fail (CTR_IS_STUDY_PAGE (self));
+  g_return_if_fail (session == NULL || CTR_IS_SESSION (session));
+
+  if (self->session == session)
+    return;
+  if (self->session != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->session, self);
+      g_clear_object (&self->session);
+    }
+  if (session != NULL)
+    {
+      self->session = g_object_ref (session);
+      g_signal_connect_object (session, "notify::dataset", G_CALLBACK (on_dataset), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "notify::busy", G_CALLBACK (update_actions), self, G_CONNECT_SWAPPED);
+      if (ctr_session_get_dataset (session) != NULL)
+        on_dataset (self);
+    }
+  update_actions (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+CtrMethodPanel *
+ctr_study_page_get_method_panel (CtrStudyPage *self)
+{
+  g_return_val_if_fail (CTR_IS_STUDY_PAGE (self), NULL);
+  return self->method_panel;
+}
+
+GListModel *
+ctr_study_page_get_rows (CtrStudyPage *self)
+{
+  g_return_val_if_fail (CTR_IS_STUDY_PAGE (self), NULL);
+  return G_LIST_MODEL (self->rows);
+}
+
+guint
+ctr_study_page_get_n_methods (CtrStudyPage *self)
+{
+  g_return_val_if_fail (CTR_IS_STUDY_PAGE (self), 0);
+  return self->methods->len;
+}
+
+gboolean
+ctr_study_page_get_running (CtrStudyPage *self)
+{
+  g_return_val_if_fail (CTR_IS_STUDY_PAGE (self), FALSE);
+  return self->running;
+}
+
+const char *
+ctr_study_page_get_status (CtrStudyPage *self)
+{
+  g_return_val_if_fail (CTR_IS_STUDY_PAGE (self), NULL);
+  return self->status;
+}
+
+/* ---- GObject ---------------------------------------------------------------------- */
+
+static void
+ctr_study_page_dispose (GObject *object)
+{
+  CtrStudyPage *self = CTR_STUDY_PAGE (object);
+
+  /* the thread winds down on its own (it holds the job) */
+  if (self->job != NULL)
+    {
+      g_cancellable_cancel (self->job->cancellable);
+      g_clear_pointer (&self->job, job_unref);
+    }
+  ctr_study_page_set_session (self, NULL);
+  g_clear_object (&self->rows);
+  g_clear_pointer (&self->methods, g_array_unref);
+  g_clear_pointer (&self->status, g_free);
+  g_clear_pointer (&self->last_folder, g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_STUDY_PAGE);
+  G_OBJECT_CLASS (ctr_study_page_parent_class)->dispose (object);
+}
+
+static void
+ctr_study_page_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  CtrStudyPage *self = CTR_STUDY_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      g_value_set_object (value, self->session);
+      break;
+    case PROP_RUNNING:
+      g_value_set_boolean (value, self->running);
+      break;
+    case PROP_STATUS:
+      g_value_set_string (value, self->status);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ctr_study_page_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      ctr_study_page_set_session (CTR_STUDY_PAGE (object), g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ctr_study_page_class_init (CtrStudyPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ctr_study_page_dispose;
+  object_class->get_property = ctr_study_page_get_property;
+  object_class->set_property = ctr_study_page_set_property;
+
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, CTR_TYPE_SESSION,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RUNNING] =
+    g_param_spec_boolean ("running", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_STATUS] =
+    g_param_spec_string ("status", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (CTR_TYPE_METHOD_PANEL);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/ctrecon/CtRecon/ui/ctr-study-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, content);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, doses_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, i0_spin);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, seed_spin);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, size_spin);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, method_panel);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, methods_list);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, noise_roi_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, background_roi_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, measure_roi_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, status_label);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, run_button);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, cancel_button);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, export_button);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, table);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, plot);
+
+  gtk_widget_class_install_action (widget_class, "study.run", NULL, run_action);
+  gtk_widget_class_install_action (widget_class, "study.cancel", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "study.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "study.add-current", NULL, add_current_action);
+  gtk_widget_class_install_action (widget_class, "study.add-preset", "s", add_preset_action);
+}
+
+static void
+ctr_study_page_init (CtrStudyPage *self)
+{
+  self->methods = g_array_new (FALSE, TRUE, sizeof (Method));
+  g_array_set_clear_func (self->methods, (GDestroyNotify) method_clear);
+  self->rows = g_list_store_new (CTR_TYPE_STUDY_ROW_ITEM);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  build_table (self);
+  gtk_drawing_area_set_draw_func (self->plot, draw_plot, self, NULL);
+  update_actions (self);
+}

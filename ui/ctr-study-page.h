@@ -1,0 +1,42 @@
+/* ctr-study-page.h — the Dose study page: simulate lower doses of the
+ * session's dataset, run a list of methods on each in the background, and
+ * watch the table and the RMSE/SSIM-against-dose figure fill in
+ * (core/study/ctr-study.h, the engine of `ctrecon-cli study`).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Actions (on the page, group "study"): study.run, study.cancel,
+ * study.export (a folder: study.csv and study.png, as the CLI writes them),
+ * study.add-current (the page's method panel as one configuration),
+ * study.add-preset "fbp"|"part"|"pwls" (that method with its defaults).
+ * Properties (read-only, notified): "running", "status".
+ */
+#pragma once
+
+#include <adwaita.h>
+#include "ctr-method-panel.h"
+#include "ctr-session.h"
+
+G_BEGIN_DECLS
+
+#define CTR_TYPE_STUDY_PAGE (ctr_study_page_get_type ())
+
+G_DECLARE_FINAL_TYPE (CtrStudyPage, ctr_study_page, CTR, STUDY_PAGE, GtkWidget)
+
+/* The session whose dataset is studied (property "session"); nullable.
+ * Run is disabled while it is busy (loading or reconstructing); a new
+ * dataset cancels a running study. */
+void            ctr_study_page_set_session      (CtrStudyPage *self,
+                                                 CtrSession   *session);
+/* (transfer none): the method panel whose settings study.add-current adds. */
+CtrMethodPanel *ctr_study_page_get_method_panel (CtrStudyPage *self);
+/* (transfer none): CtrStudyRowItem (ctr-study-row.h), one per finished run,
+ * in run order; the table's model. */
+GListModel     *ctr_study_page_get_rows         (CtrStudyPage *self);
+/* Number of method configurations listed. */
+guint           ctr_study_page_get_n_methods    (CtrStudyPage *self);
+gboolean        ctr_study_page_get_running      (CtrStudyPage *self);
+/* The status line: what runs, what finished, or why Run was refused. */
+const char     *ctr_study_page_get_status       (CtrStudyPage *self);
+
+G_END_DECLS
