@@ -33,6 +33,9 @@
 #    CSV read back, the ruler, a water calibration (0 HU in the water ROI,
 #    "calibrated" labels, kept per dataset under $XDG_STATE_HOME):
 #    ui-roi.png, ui-roi-compare.png.
+# 2d. /ui/window/dose (tests/ui/test-window-dose.c): the Dose study page on
+#    head-fan-lowdose (two lower doses × FBP, PART, PWLS), export, Cancel:
+#    ui-study.png.
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
 #    coronal plane: ui-volume-coronal.png.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
@@ -379,6 +382,34 @@ for name in ["ui-hu", "ui-compare-hu", "ui-no-reference"]:
     print(f"{name}: {w}x{h}, {levels} grey levels")
     assert w >= 800 and h >= 600 and levels >= 16, f"{name}: no image shown"
 PY
+
+# ---- 2d. the Dose study page (tests/ui/test-window-dose.c) -------------------
+# head-fan-lowdose at 0.5 and 0.25 × its dose, FBP, PART and PWLS on a
+# 128 × 128 grid: the table, the live figure, Export (study.csv, study.png),
+# Cancel within a second; ui-study.png must show the figure's coloured lines.
+lowdose="${CTR_SHARED_DATA:-}/head-fan-lowdose/geometry.json"
+if [ -n "${CTR_SHARED_DATA:-}" ] && [ -f "$lowdose" ]; then
+  rm -f "$build_dir/ui-study.png"
+  dose_start=$(date +%s)
+  run_case dose GSK_RENDERER=cairo CTR_UI_LOWDOSE="$lowdose"
+  echo "dose study case: $(( $(date +%s) - dose_start )) s"
+  "$python" - "$build_dir/ui-study.png" "$work" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from png import load
+import numpy as np
+data, rgb = load(sys.argv[1])
+h, w = rgb.shape[:2]
+plot = rgb[h // 2:, w // 3:]
+chroma = plot.max(axis=2) - plot.min(axis=2)
+coloured = int((chroma > 80).sum())
+print(f"ui-study: {w}x{h}, {coloured} coloured pixels in the figure area")
+assert w >= 800 and h >= 600, "window too small"
+assert coloured > 400, "no RMSE/SSIM lines drawn"
+PY
+else
+  echo "SKIP (part 2d): no head-fan-lowdose in \$CTR_SHARED_DATA"
+fi
 
 # ---- 3. a volume: cone-beam FDK shown as a coronal plane ----------------------
 cone="${CTR_SHARED_DATA:-}/head-cone-small/geometry.json"

@@ -30,6 +30,7 @@
  *   /ui/window/dicom, /ui/window/dicom-xa  (test-window-dicom.c)
  *   /ui/window/roi             ROIs, CNR, ruler, water calibration
  *                              (test-window-roi.c): ui-roi.png
+ *   /ui/window/dose            the Dose study page (test-window-dose.c)
  *   /ui/window/responsiveness  parallel ART of a 720-view scan while a 10 ms
  *                              timeout measures the main loop; prints the
  *                              largest gap (run-ui-test.sh judges it):
@@ -301,11 +302,17 @@ path_exists (gpointer data)
 gboolean
 ui_export (CtrWindow *window, const char *action, const char *path)
 {
+  return ui_export_from (GTK_WIDGET (window), window, action, path, path);
+}
+
+gboolean
+ui_export_from (GtkWidget *widget, CtrWindow *window, const char *action, const char *path, const char *written)
+{
   GtkWidget *dialog;
   GtkFileChooser *chooser;
   g_autoptr(GFile) file = g_file_new_for_path (path);
 
-  if (!gtk_widget_activate_action (GTK_WIDGET (window), action, NULL))
+  if (!gtk_widget_activate_action (widget, action, NULL))
     return FALSE;
   dialog = ui_wait_toplevel (GTK_WINDOW (window), GTK_TYPE_FILE_CHOOSER_DIALOG, 10);
   if (dialog == NULL)
@@ -333,7 +340,7 @@ ui_export (CtrWindow *window, const char *action, const char *path)
       }
   }
   gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
-  ui_wait (path_exists, (gpointer) path, 30, path);
+  ui_wait (path_exists, (gpointer) written, 30, written);
   return TRUE;
 }
 
@@ -1074,6 +1081,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/open-tiff", test_window_open_tiff);
   g_test_add_func ("/ui/window/hig", test_window_hig);
   g_test_add_func ("/ui/window/roi", test_window_roi);
+  g_test_add_func ("/ui/window/dose", test_window_dose);
   g_test_add_func ("/ui/window/responsiveness", test_responsiveness);
   g_test_add_func ("/ui/window/variants", test_window_variants);
   g_test_add_func ("/ui/window/helical", test_window_helical);

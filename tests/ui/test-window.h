@@ -79,6 +79,15 @@ gboolean    ui_export           (CtrWindow   *window,
                                  const char  *action,
                                  const char  *path);
 
+/* As ui_export(), with @action activated on @widget (a page's own action
+ * group) and done once @written exists (a file the export writes into the
+ * folder @path, for a folder chooser). */
+gboolean    ui_export_from      (GtkWidget   *widget,
+                                 CtrWindow   *window,
+                                 const char  *action,
+                                 const char  *path,
+                                 const char  *written);
+
 /* Whether a toast is shown (AdwToastOverlay's message). */
 gboolean    ui_has_toast        (gpointer     window);
 
@@ -110,5 +119,8 @@ void        ui_study_compare         (CtrWindow *window);
 
 /* tests/ui/test-window-roi.c */
 void        test_window_roi          (void);
+
+/* tests/ui/test-window-dose.c */
+void        test_window_dose         (void);
 
 G_END_DECLS
