@@ -17,14 +17,15 @@
  * and the rows that finished stay.  Export writes the study's
  * ctr_study_write_csv and ctr_study_plot_write_png (1400 × 620, the CLI's
  * default size) into a folder, each to a temporary file renamed into place,
- * after ctr_output_path_check keeps them off the dataset's files.
+ * after ctr_output_path_check keeps them off the dataset's files.  The form
+ * (doses, ROIs, the list of methods) is read in ctr-study-page-form.c.
  */
 #define G_LOG_DOMAIN "ctr-study-page"
 
 #include <math.h>
 #include <string.h>
 
-#include "ctr-study-page.h"
+#include "ctr-study-page-private.h"
 #include "ctr-study-row.h"
 
 #define PNG_WIDTH 1400
@@ -32,7 +33,7 @@
 #define ITERATION_POST_US (50 * 1000)
 
 /* One run of the study: shared by the page (the one shown) and its thread. */
-typedef struct {
+struct _CtrStudyJob {
   CtrStudy     *study;
   CtrDataset   *dataset;      /* a private view of the session's dataset */
   GCancellable *cancellable;
@@ -41,7 +42,8 @@ typedef struct {
   int           cnr_roi;      /* the measure ROI whose CNR the table shows; -1: none */
   gint64        last_post_us; /* worker thread only */
   gint64        start_us;
-} Job;
+};
+typedef CtrStudyJob Job;
 
 static void
 job_clear (Job *job)
@@ -64,50 +66,6 @@ job_unref (Job *job)
 {
   g_atomic_rc_box_release_full (job, (GDestroyNotify) job_clear);
 }
-
-/* A configuration of the list: options and the parameters that name it. */
-typedef struct {
-  CtrReconOptions options;
-  char           *parameters;   /* "iterations=3;window=hann" */
-} Method;
-
-static void
-method_clear (Method *m)
-{
-  g_free (m->parameters);
-}
-
-struct _CtrStudyPage
-{
-  GtkWidget       parent_instance;
-
-  CtrSession     *session;
-  Job            *job;          /* the study shown; nullable */
-  gboolean        running;
-  GArray         *methods;      /* Method */
-  GListStore     *rows;         /* CtrStudyRowItem */
-  char           *status;
-  char           *last_folder;  /* where the last export went */
-
-  /* template children */
-  GtkWidget      *content;
-  AdwEntryRow    *doses_row;
-  GtkSpinButton  *i0_spin;
-  GtkSpinButton  *seed_spin;
-  GtkSpinButton  *size_spin;
-  CtrMethodPanel *method_panel;
-  GtkListBox     *methods_list;
-  AdwEntryRow    *noise_roi_row;
-  AdwEntryRow    *background_roi_row;
-  AdwEntryRow    *measure_roi_row;
-  GtkLabel       *status_label;
-  GtkProgressBar *progress_bar;
-  GtkWidget      *run_button;
-  GtkWidget      *cancel_button;
-  GtkWidget      *export_button;
-  GtkColumnView  *table;
-  GtkDrawingArea *plot;
-};
 
 G_DEFINE_FINAL_TYPE (CtrStudyPage, ctr_study_page, GTK_TYPE_WIDGET)
 
@@ -136,8 +94,8 @@ update_actions (CtrStudyPage *self)
 }
 
 /* The status line; @error styles it as a refusal. */
-static void
-set_status (CtrStudyPage *self, const char *text, gboolean error)
+void
+_ctr_study_page_set_status (CtrStudyPage *self, const char *text, gboolean error)
 {
   if (g_strcmp0 (self->status, text) != 0)
     {
@@ -168,7 +126,7 @@ show_error (CtrStudyPage *self, const char *heading, const char *message)
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
   AdwMessageDialog *dialog;
 
-  set_status (self, message, TRUE);
+  _ctr_study_page_set_status (self, message, TRUE);
   if (!GTK_IS_WINDOW (root))
     return;
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (root), heading, NULL));
@@ -228,7 +186,7 @@ deliver (gpointer data)
   if (m->stage != NULL)
     {
       g_autofree char *text = g_strdup_printf ("Run %u of %u: %s…", MIN (m->run + 1, m->n_runs), m->n_runs, m->stage);
-      set_status (self, text, FALSE);
+      _ctr_study_page_set_status (self, text, FALSE);
     }
   return G_SOURCE_REMOVE;
 }
@@ -315,12 +273,12 @@ run_done (GObject *source, GAsyncResult *result, gpointer data)
     {
       gtk_progress_bar_set_fraction (self->progress_bar, 1);
       text = g_strdup_printf ("Finished: %u run%s in %.1f s.", n_rows, n_rows == 1 ? "" : "s", seconds);
-      set_status (self, text, FALSE);
+      _ctr_study_page_set_status (self, text, FALSE);
     }
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       text = g_strdup_printf ("Cancelled: %u of %u runs finished; they are kept.", n_rows, n_runs);
-      set_status (self, text, FALSE);
+      _ctr_study_page_set_status (self, text, FALSE);
     }
   else
     {
@@ -329,121 +287,6 @@ run_done (GObject *source, GAsyncResult *result, gpointer data)
     }
 }
 
-/* ---- the form ------------------------------------------------------------------ */
-
-/* The dose fractions typed, each in (0, 1]; NULL with the reason. */
-static GArray *
-parse_doses (const char *text, GError **error)
-{
-  g_autoptr(GArray) doses = g_array_new (FALSE, FALSE, sizeof (double));
-  g_auto(GStrv) parts = g_strsplit_set (text, ",; \t", -1);
-
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      char *end = NULL;
-      double f;
-
-      if (*parts[i] == '\0')
-        continue;
-      f = g_ascii_strtod (parts[i], &end);
-      if (end == parts[i] || *end != '\0' || !isfinite (f))
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                       "“%s” is not a number: list dose fractions such as 1, 0.5, 0.25", parts[i]);
-          return NULL;
-        }
-      if (!(f > 0 && f <= 1))
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                       "The dose %g cannot be simulated: a fraction of the data's dose must be greater than 0 "
-                       "and at most 1",
-                       f);
-          return NULL;
-        }
-      g_array_append_val (doses, f);
-    }
-  if (doses->len == 0)
-    {
-      g_set_error_literal (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                           "List at least one dose fraction, such as 1, 0.5, 0.25");
-      return NULL;
-    }
-  return g_steal_pointer (&doses);
-}
-
-/* The ROI typed in @row into @s (nothing when empty). */
-static gboolean
-add_roi (CtrStudy *s, AdwEntryRow *row, const char *name, CtrStudyRoiRole role, GError **error)
-{
-  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row))));
-  CtrRoi roi;
-
-  if (*text == '\0')
-    return TRUE;
-  if (!ctr_roi_parse (text, &roi, error) || !ctr_study_add_roi (s, name, &roi, role, error))
-    {
-      g_prefix_error (error, "%s: ", adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* The study the form describes, or NULL with what is wrong in words. */
-static CtrStudy *
-build_study (CtrStudyPage *self, const CtrDataset *d, int *cnr_roi, GError **error)
-{
-  g_autoptr(CtrStudy) s = ctr_study_new ();
-  g_autoptr(GArray) doses = parse_doses (gtk_editable_get_text (GTK_EDITABLE (self->doses_row)), error);
-  CtrDoseOptions dose;
-  CtrGrid grid = ctr_dataset_default_grid (d);
-  guint size = (guint) gtk_spin_button_get_value_as_int (self->size_spin);
-
-  if (doses == NULL)
-    return NULL;
-  for (guint i = 0; i < doses->len; i++)
-    if (!ctr_study_add_dose (s, g_array_index (doses, double, i), error))
-      return NULL;
-  if (self->methods->len == 0)
-    {
-      g_set_error_literal (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                           "Add at least one method: the settings of the method panel (Add Settings), or FBP, "
-                           "PART or PWLS");
-      return NULL;
-    }
-  for (guint i = 0; i < self->methods->len; i++)
-    {
-      const Method *m = &g_array_index (self->methods, Method, i);
-      if (!ctr_study_add_method (s, &m->options, m->parameters, error))
-        return NULL;
-    }
-  if (!add_roi (s, self->noise_roi_row, "noise", CTR_STUDY_ROI_NOISE, error) ||
-      !add_roi (s, self->background_roi_row, "background", CTR_STUDY_ROI_BACKGROUND, error) ||
-      !add_roi (s, self->measure_roi_row, "measured", CTR_STUDY_ROI_MEASURE, error))
-    return NULL;
-  *cnr_roi = -1;
-  for (guint i = 0; i < ctr_study_get_n_rois (s); i++)
-    {
-      CtrStudyRoiRole role;
-      ctr_study_get_roi_name (s, i, &role);
-      if (role == CTR_STUDY_ROI_MEASURE && *cnr_roi < 0)
-        *cnr_roi = (int) i;
-    }
-  ctr_dose_options_init (&dose);
-  dose.seed = (guint64) gtk_spin_button_get_value (self->seed_spin);
-  dose.i0 = gtk_spin_button_get_value (self->i0_spin);
-  ctr_study_set_dose_options (s, &dose);
-  if (size > 0 && size != grid.nx)
-    {
-      /* the same field, @size pixels across */
-      double extent = grid.nx * grid.dx;
-      grid.nx = grid.ny = size;
-      grid.dx = grid.dy = extent / size;
-    }
-  ctr_study_set_grid (s, &grid);
-  return g_steal_pointer (&s);
-}
-
-/* The session's dataset for a thread: its own geometry, the same data. */
 static CtrDataset *
 dataset_view (const CtrDataset *d)
 {
@@ -473,10 +316,10 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 
   if (d == NULL || self->running || ctr_session_get_busy (self->session))
     return;
-  study = build_study (self, d, &cnr_roi, &error);
+  study = _ctr_study_page_build_study (self, d, &cnr_roi, &error);
   if (study == NULL)
     {
-      set_status (self, error->message, TRUE);
+      _ctr_study_page_set_status (self, error->message, TRUE);
       return;
     }
   job = g_atomic_rc_box_new0 (Job);
@@ -493,7 +336,7 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   self->job = job;
   g_list_store_remove_all (self->rows);
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
-  set_status (self, "Starting…", FALSE);
+  _ctr_study_page_set_status (self, "Starting…", FALSE);
   set_running (self, TRUE);
   gtk_widget_queue_draw (GTK_WIDGET (self->plot));
 
@@ -509,7 +352,7 @@ cancel (CtrStudyPage *self)
   if (self->running && self->job != NULL)
     {
       g_cancellable_cancel (self->job->cancellable);
-      set_status (self, "Cancelling…", FALSE);
+      _ctr_study_page_set_status (self, "Cancelling…", FALSE);
     }
 }
 
@@ -517,120 +360,6 @@ static void
 cancel_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   cancel (CTR_STUDY_PAGE (widget));
-}
-
-/* ---- methods --------------------------------------------------------------------- */
-
-/* "iterations=3;window=hann": the iteration count of an iterative method
- * and every parameter that differs from the method's default, in the
- * parameter table's order (ctr-params.h). */
-static char *
-describe_parameters (const CtrReconOptions *o)
-{
-  CtrReconOptions defaults;
-  g_autoptr(GString) s = g_string_new (NULL);
-  guint n = 0;
-  const CtrParam *params = ctr_params_list (&n);
-
-  ctr_recon_options_init (&defaults, o->method);
-  for (guint i = 0; i < n; i++)
-    {
-      const CtrParam *p = &params[i];
-      gboolean shown = g_str_equal (p->name, "iterations") && ctr_method_is_iterative (o->method);
-
-      if (!ctr_param_applies (p, o->method))
-        continue;
-      if (shown || ctr_param_get (p, o) != ctr_param_get (p, &defaults))
-        {
-          g_autofree char *value = ctr_param_format (p, o);
-          g_string_append_printf (s, "%s%s=%s", s->len > 0 ? ";" : "", p->name, value);
-        }
-    }
-  return g_string_free (g_steal_pointer (&s), FALSE);
-}
-
-static void
-remove_clicked (GtkButton *button, CtrStudyPage *self)
-{
-  GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (button), GTK_TYPE_LIST_BOX_ROW);
-  int i = row != NULL ? gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row)) : -1;
-
-  if (i < 0 || (guint) i >= self->methods->len)
-    return;
-  g_array_remove_index (self->methods, i);
-  gtk_list_box_remove (self->methods_list, row);
-}
-
-/* Adds @o to the list, refusing a configuration already there. */
-static void
-add_method (CtrStudyPage *self, const CtrReconOptions *o)
-{
-  g_autoptr(GError) error = NULL;
-  Method m = { *o, describe_parameters (o) };
-  g_autofree char *spaced = g_strdelimit (g_strdup (m.parameters), ";", ' ');
-  g_autofree char *label = *spaced ? g_strdup_printf ("%s %s", ctr_method_name (o->method), spaced)
-                                   : g_strdup (ctr_method_name (o->method));
-  GtkWidget *row, *remove;
-
-  if (!ctr_recon_options_validate (o, &error))
-    {
-      method_clear (&m);
-      set_status (self, error->message, TRUE);
-      return;
-    }
-  for (guint i = 0; i < self->methods->len; i++)
-    {
-      const Method *other = &g_array_index (self->methods, Method, i);
-      if (other->options.method == o->method && g_str_equal (other->parameters, m.parameters))
-        {
-          g_autofree char *text = g_strdup_printf ("“%s” is already in the study", label);
-          method_clear (&m);
-          set_status (self, text, TRUE);
-          return;
-        }
-    }
-  g_array_append_val (self->methods, m);
-
-  row = adw_action_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), label);
-  remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
-  gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (remove, "Remove from the study");
-  gtk_widget_add_css_class (remove, "flat");
-  g_signal_connect (remove, "clicked", G_CALLBACK (remove_clicked), self);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), remove);
-  gtk_list_box_append (self->methods_list, row);
-  {
-    g_autofree char *text = g_strdup_printf ("Added “%s”.", label);
-    set_status (self, text, FALSE);
-  }
-}
-
-static void
-add_current_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
-{
-  CtrStudyPage *self = CTR_STUDY_PAGE (widget);
-  CtrReconOptions o;
-
-  ctr_method_panel_get_options (self->method_panel, &o);
-  add_method (self, &o);
-}
-
-static void
-add_preset_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
-{
-  CtrStudyPage *self = CTR_STUDY_PAGE (widget);
-  g_autoptr(GError) error = NULL;
-  CtrMethod method;
-  CtrReconOptions o;
-
-  if (!ctr_method_from_name (g_variant_get_string (parameter, NULL), &method, &error))
-    {
-      set_status (self, error->message, TRUE);
-      return;
-    }
-  ctr_recon_options_init (&o, method);
-  add_method (self, &o);
 }
 
 /* ---- export ---------------------------------------------------------------------- */
@@ -664,7 +393,7 @@ export_response (GtkNativeDialog *native, int response, CtrStudyPage *self)
       else
         {
           g_autofree char *text = g_strdup_printf ("Exported study.csv and study.png to %s.", folder);
-          set_status (self, text, FALSE);
+          _ctr_study_page_set_status (self, text, FALSE);
           g_free (self->last_folder);
           self->last_folder = g_steal_pointer (&folder);
         }
@@ -768,7 +497,7 @@ on_dataset (CtrStudyPage *self)
       gtk_spin_button_set_value (self->size_spin, grid.nx);
       gtk_spin_button_set_value (self->i0_spin, isfinite (i0) && i0 > 0 ? i0 : 0);
       if (!self->running)
-        set_status (self, "List the doses, add methods, then Run Study.", FALSE);
+        _ctr_study_page_set_status (self, "List the doses, add methods, then Run Study.", FALSE);
     }
   update_actions (self);
 }
@@ -934,15 +663,15 @@ ctr_study_page_class_init (CtrStudyPageClass *klass)
   gtk_widget_class_install_action (widget_class, "study.run", NULL, run_action);
   gtk_widget_class_install_action (widget_class, "study.cancel", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "study.export", NULL, export_action);
-  gtk_widget_class_install_action (widget_class, "study.add-current", NULL, add_current_action);
-  gtk_widget_class_install_action (widget_class, "study.add-preset", "s", add_preset_action);
+  gtk_widget_class_install_action (widget_class, "study.add-current", NULL, _ctr_study_page_add_current_action);
+  gtk_widget_class_install_action (widget_class, "study.add-preset", "s", _ctr_study_page_add_preset_action);
 }
 
 static void
 ctr_study_page_init (CtrStudyPage *self)
 {
   self->methods = g_array_new (FALSE, TRUE, sizeof (Method));
-  g_array_set_clear_func (self->methods, (GDestroyNotify) method_clear);
+  g_array_set_clear_func (self->methods, (GDestroyNotify) _ctr_study_page_method_clear);
   self->rows = g_list_store_new (CTR_TYPE_STUDY_ROW_ITEM);
   gtk_widget_init_template (GTK_WIDGET (self));
   build_table (self);

@@ -1,0 +1,77 @@
+/* ctr-study-page-private.h — what ctr-study-page.c (running, table,
+ * figure, export) and ctr-study-page-form.c (the form and the list of
+ * methods) share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "ctr-study-page.h"
+
+G_BEGIN_DECLS
+
+/* One run of the study, shared by the page and its thread (ctr-study-page.c). */
+typedef struct _CtrStudyJob CtrStudyJob;
+
+/* A configuration of the list: options and the parameters that name it. */
+typedef struct {
+  CtrReconOptions options;
+  char           *parameters;   /* "iterations=3;window=hann" */
+} Method;
+
+void _ctr_study_page_method_clear (Method *m);
+
+struct _CtrStudyPage
+{
+  GtkWidget       parent_instance;
+
+  CtrSession     *session;
+  CtrStudyJob    *job;          /* the study shown; nullable */
+  gboolean        running;
+  GArray         *methods;      /* Method */
+  GListStore     *rows;         /* CtrStudyRowItem */
+  char           *status;
+  char           *last_folder;  /* where the last export went */
+
+  /* template children */
+  GtkWidget      *content;
+  AdwEntryRow    *doses_row;
+  GtkSpinButton  *i0_spin;
+  GtkSpinButton  *seed_spin;
+  GtkSpinButton  *size_spin;
+  CtrMethodPanel *method_panel;
+  GtkListBox     *methods_list;
+  AdwEntryRow    *noise_roi_row;
+  AdwEntryRow    *background_roi_row;
+  AdwEntryRow    *measure_roi_row;
+  GtkLabel       *status_label;
+  GtkProgressBar *progress_bar;
+  GtkWidget      *run_button;
+  GtkWidget      *cancel_button;
+  GtkWidget      *export_button;
+  GtkColumnView  *table;
+  GtkDrawingArea *plot;
+};
+
+/* ctr-study-page.c: the status line; @error styles it as a refusal. */
+void      _ctr_study_page_set_status         (CtrStudyPage      *self,
+                                              const char        *text,
+                                              gboolean           error);
+
+/* ctr-study-page-form.c */
+/* The study the form describes for @d, or NULL with what is wrong in words
+ * (CTR_ERROR_INVALID_ARGUMENT); @cnr_roi: the index of the measured ROI
+ * whose CNR the table shows, -1 for none. */
+CtrStudy *_ctr_study_page_build_study        (CtrStudyPage      *self,
+                                              const CtrDataset  *d,
+                                              int               *cnr_roi,
+                                              GError           **error);
+/* study.add-current and study.add-preset "fbp"|"part"|"pwls". */
+void      _ctr_study_page_add_current_action (GtkWidget         *widget,
+                                              const char        *action_name,
+                                              GVariant          *parameter);
+void      _ctr_study_page_add_preset_action  (GtkWidget         *widget,
+                                              const char        *action_name,
+                                              GVariant          *parameter);
+
+G_END_DECLS
