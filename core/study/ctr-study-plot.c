@@ -224,7 +224,18 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
       i0_full = rows[k].i0 / rows[k].dose;
   g_autofree char *anchor = isfinite (i0_full) ? g_strdup_printf ("; 1 = %.4g photons per bin", i0_full) : g_strdup ("");
   g_autofree char *xlabel = g_strdup_printf ("dose (fraction of the data's%s%s)", anchor, a.log_x ? "; log scale" : "");
-  text_at (cr, xlabel, a.x + a.w / 2, a.y + a.h + 28, 0.5, 0);
+  {
+    /* a narrow panel (the window's figure): the label shrinks to fit under it */
+    cairo_text_extents_t e;
+    cairo_matrix_t font;
+    cairo_save (cr);
+    cairo_text_extents (cr, xlabel, &e);
+    cairo_get_font_matrix (cr, &font);
+    if (e.width > a.w)
+      cairo_set_font_size (cr, MAX (font.yy * a.w / e.width, 7));
+    text_at (cr, xlabel, a.x + a.w / 2, a.y + a.h + 28, 0.5, 0);
+    cairo_restore (cr);
+  }
 
   /* One polyline per method, points in the study's dose order sorted by dose. */
   cairo_save (cr);
