@@ -36,7 +36,9 @@ _ctr_window_update_actions (CtrWindow *self)
   gboolean valid = ctr_geometry_panel_is_valid (self->geometry_panel);
   gboolean has_result = ctr_session_get_latest_result (self->session) != NULL;
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reconstruct", d != NULL && !busy && valid);
+  /* one heavy job at a time: not while the Dose Study page runs a study */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reconstruct",
+                                 d != NULL && !busy && valid && !ctr_study_page_get_running (self->study_page));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-reconstruction", busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-variant",
                                  d != NULL && d->variants != NULL && !ctr_session_get_loading (self->session));

@@ -558,6 +558,8 @@ ctr_window_init (CtrWindow *self)
   g_signal_connect_object (self->geometry_panel, "changed", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->run_page, "notify::preset", G_CALLBACK (on_preset), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->study_page, "notify::running", G_CALLBACK (_ctr_window_update_actions), self,
+                           G_CONNECT_SWAPPED);
   bind_settings (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
