@@ -287,6 +287,8 @@ run_done (GObject *source, GAsyncResult *result, gpointer data)
     }
 }
 
+/* The session's dataset for a thread: its own geometry, the same data (the
+ * session may replace or free its dataset meanwhile). */
 static CtrDataset *
 dataset_view (const CtrDataset *d)
 {
