@@ -21,10 +21,8 @@
  *
  * Environment: CTR_UI_LOWDOSE (head-fan-lowdose's geometry.json), CTR_UI_OUT.
  */
-#define _GNU_SOURCE
 #include <math.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <glib/gstdio.h>
 
 #include "test-window.h"
@@ -59,20 +57,11 @@ typedef struct {
   guint  ticks;
 } Gaps;
 
-static gint64
-thread_cpu_us (void)
-{
-  struct rusage ru;
-  if (getrusage (RUSAGE_THREAD, &ru) != 0)
-    return 0;
-  return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * G_USEC_PER_SEC + ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-}
-
 static gboolean
 tick (gpointer data)
 {
   Gaps *g = data;
-  gint64 now = g_get_monotonic_time (), cpu = thread_cpu_us ();
+  gint64 now = g_get_monotonic_time (), cpu = ui_thread_cpu_us ();
 
   if (g->last_us > 0)
     {

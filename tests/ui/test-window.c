@@ -958,8 +958,8 @@ typedef struct {
   gint64      frame_worst[4];
 } Probe;
 
-static gint64
-thread_cpu_us (void)
+gint64
+ui_thread_cpu_us (void)
 {
   struct rusage ru;
   if (getrusage (RUSAGE_THREAD, &ru) != 0)
@@ -972,7 +972,7 @@ probe_tick (gpointer data)
 {
   Probe *p = data;
   gint64 now = g_get_monotonic_time ();
-  gint64 cpu = thread_cpu_us ();
+  gint64 cpu = ui_thread_cpu_us ();
 
   if (ctr_session_get_running (p->session))
     {

@@ -88,6 +88,10 @@ gboolean    ui_export_from      (GtkWidget   *widget,
                                  const char  *path,
                                  const char  *written);
 
+/* CPU time (user + system) of the calling thread so far, µs
+ * (getrusage RUSAGE_THREAD; 0 where it fails). */
+gint64      ui_thread_cpu_us    (void);
+
 /* Whether a toast is shown (AdwToastOverlay's message). */
 gboolean    ui_has_toast        (gpointer     window);
 
