@@ -5,8 +5,8 @@
  *
  * head-fan-lowdose (720 views; quarter dose, I0 = 2.5·10⁴ photons per bin)
  * is opened; bad entries are refused in words (a dose above 1, a dose of 0,
- * no method, a malformed ROI, a configuration listed twice); FBP (its
- * defaults), parallel ART and PWLS (3 iterations each, from the page's
+ * no method, a malformed ROI, a configuration listed twice); FBP (the
+ * page's FBP button: the Hann window), parallel ART and PWLS (3 iterations each, from the page's
  * method panel) run on 0.5 and 0.25 × the dose on a 128 × 128 grid over the
  * reference's field, with a noise, a background and a measured ROI.  The
  * table must fill in while the study runs (a row seen before it ends), hold
