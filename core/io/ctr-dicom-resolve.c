@@ -276,5 +276,28 @@ ctr_dicom_load_projections (const char *path, const CtrGeometry *expect, GCancel
                    p->n_views, p->n_rows, p->n_cols, expect->n_views, expect->n_rows, expect->n_cols);
       return NULL;
     }
-  return ctr_projections_ref (d->projections);
+  if (d->geometry->focal_shift != NULL && expect->focal_shift == NULL)
+    {
+      /* the JSON's geometry would drop the source's jumps: a wrong image */
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "%s has a flying focal spot that the geometry.json does not state; open the DICOM folder "
+                   "itself (its own geometry)", path);
+      return NULL;
+    }
+  if (d->geometry->rows_increase_with_v == expect->rows_increase_with_v)
+    return ctr_projections_ref (d->projections);
+  /* The DICOM's rows run the other way along v (DICOM-CT-PD: rows grow
+   * along z_pd = −z, ctr-dicom-ctpd.c) than the JSON's geometry says:
+   * reorder them, or every ray would be read from its mirror row (the
+   * helical quarter dose of head-helical-ctpd: 172.6 HU instead of 56.1 HU
+   * for FBP at z = 82.5 mm). */
+  CtrProjections *flipped = ctr_projections_new (p->n_views, p->n_rows, p->n_cols, p->kind, error);
+  if (flipped == NULL)
+    return NULL;
+  const gsize plane = (gsize) p->n_rows * p->n_cols;
+  for (guint v = 0; v < p->n_views; v++)
+    for (guint r = 0; r < p->n_rows; r++)
+      memcpy (flipped->data + v * plane + (gsize) r * p->n_cols,
+              p->data + v * plane + (gsize) (p->n_rows - 1 - r) * p->n_cols, p->n_cols * sizeof (float));
+  return flipped;
 }

@@ -319,7 +319,10 @@ CtrDataset *ctr_dicom_dataset_from_projections (CtrDicomProjections *p, const ch
  * The line integrals of the only projection series at @path (file or folder),
  * for a geometry.json whose projections have "layout": "dicom": the JSON's
  * geometry @expect wins over the DICOM's; the shapes must agree
- * (CTR_ERROR_FORMAT naming both).  Other errors as ctr_dicom_load_dataset.
+ * (CTR_ERROR_FORMAT naming both).  The rows are put in @expect's order
+ * (rows_increase_with_v: DICOM-CT-PD's rows run along −z); a flying focal
+ * spot @expect does not state is refused (CTR_ERROR_UNSUPPORTED).  Other
+ * errors as ctr_dicom_load_dataset.
  */
 CtrProjections *ctr_dicom_load_projections (const char *path, const CtrGeometry *expect,
                                             GCancellable *cancellable, GError **error);
