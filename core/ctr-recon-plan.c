@@ -75,8 +75,6 @@ plan_plausible (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions
   return ctr_memory_check (need, what, error);
 }
 
-/* The combinations that exist (the options' own ranges are
- * ctr_recon_options_validate's). */
 gboolean
 ctr_method_fits_geometry (CtrMethod m, const CtrGeometry *g)
 {
@@ -87,6 +85,8 @@ ctr_method_fits_geometry (CtrMethod m, const CtrGeometry *g)
   return m != CTR_METHOD_FDK;
 }
 
+/* The combinations that exist (the options' own ranges are
+ * ctr_recon_options_validate's). */
 static gboolean
 plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error)
 {

@@ -224,17 +224,18 @@ validate (CtrGeometryPanel *self)
   if (self->updating)
     return;
 
-  /* Per-view vectors (ctr-geometry-vectors.h): the circular fields show
-   * their means and are read-only; only the grid is edited. */
+  /* Per-view vectors (ctr-geometry-vectors.h) and helical scans: the
+   * circular fields show the file's geometry and are read-only (frozen);
+   * only the grid is edited. */
   const gboolean helical = self->original != NULL && ctr_geometry_is_helical (self->original);
-  const gboolean vectors = self->original != NULL && (ctr_geometry_has_vectors (self->original) || helical);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->beam_row), !vectors);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->shape_row), beam != CTR_BEAM_PARALLEL && !vectors);
+  const gboolean frozen = self->original != NULL && (ctr_geometry_has_vectors (self->original) || helical);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->beam_row), !frozen);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->shape_row), beam != CTR_BEAM_PARALLEL && !frozen);
   for (guint f = F_Z_FIRST; f <= F_Z_STEP; f++)
     gtk_widget_set_visible (GTK_WIDGET (self->rows[f]), helical);
   for (guint f = 0; f < F_IMAGE_SIZE; f++)
-      gtk_widget_set_sensitive (GTK_WIDGET (self->rows[f]), !vectors && (beam != CTR_BEAM_PARALLEL
-                                                                         || (f != F_SOD && f != F_SDD)));
+    gtk_widget_set_sensitive (GTK_WIDGET (self->rows[f]), !frozen && (beam != CTR_BEAM_PARALLEL
+                                                                     || (f != F_SOD && f != F_SDD)));
   gtk_label_set_label (self->units[F_PITCH_U], curved (self) ? "rad" : "mm");
   gtk_label_set_label (self->units[F_OFFSET_U], curved (self) ? "rad" : "mm");
 
@@ -288,7 +289,7 @@ validate (CtrGeometryPanel *self)
   /* each distance and pitch on its own, so that every bad field is marked
    * at once (core's check below names only the first); a vector geometry's
    * fields are read-only means */
-  if (!vectors)
+  if (!frozen)
   {
     const struct { Field f; gboolean needed; const char *what; } must_be_positive[] = {
       { F_SOD, beam != CTR_BEAM_PARALLEL, "The source to isocentre distance must be positive" },
@@ -309,7 +310,7 @@ validate (CtrGeometryPanel *self)
       }
   }
 
-  if (vectors)
+  if (frozen)
     g = ctr_geometry_copy (self->original);
   else if (self->reasons[F_VIEWS] == NULL && v[F_VIEWS] >= 1)
     {

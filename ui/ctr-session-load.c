@@ -314,14 +314,14 @@ ctr_session_load_variant_async (CtrSession          *self,
 
   g_return_if_fail (CTR_IS_SESSION (self));
 
-  job = g_new0 (CtrLoadJob, 1);
   if (self->dataset == NULL || self->dataset->path == NULL)
     {
-      /* nothing to reload: the error comes from the loader */
-      job->path = g_strdup ("");
+      g_task_report_new_error (self, callback, user_data, ctr_session_load_async, CTR_ERROR, CTR_ERROR_IO,
+                               "No dataset is open: there is no variant to load");
+      return;
     }
-  else
-    job->path = g_strdup (self->dataset->path);
+  job = g_new0 (CtrLoadJob, 1);
+  job->path = g_strdup (self->dataset->path);
   job->with_variant = TRUE;
   job->variant = variant != NULL && *variant != '\0' ? g_strdup (variant) : NULL;
   start_load (self, job, cancellable, callback, user_data);

@@ -593,6 +593,16 @@ test_errors (void)
   g_clear_object (&a.result);
   g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 0);
 
+  /* nothing loaded: no variant to load */
+  a.done = FALSE;
+  ctr_session_load_variant_async (session, "full_dose", NULL, async_done, &a);
+  wait_for (&a.done, 10, "the refused variant");
+  g_assert_false (ctr_session_load_finish (session, a.result, NULL, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_IO);
+  g_clear_error (&error);
+  g_clear_object (&a.result);
+  g_assert_false (ctr_session_get_busy (session));
+
   /* a file that is not there: an error, the status says so */
   a.done = FALSE;
   ctr_session_load_async (session, missing, NULL, NULL, NULL, async_done, &a);

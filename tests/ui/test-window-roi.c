@@ -37,19 +37,6 @@ run_page_of (CtrWindow *w)
   return ui_child (w, CTR_TYPE_WINDOW, "run_page");
 }
 
-static CtrRun *
-run_method (CtrWindow *w, CtrMethod method, const char *param, double value)
-{
-  CtrMethodPanel *mp = ctr_run_page_get_method_panel (run_page_of (w));
-
-  ctr_method_panel_set_method (mp, method);
-  if (param != NULL)
-    ctr_method_panel_set_param (mp, param, value, NULL);
-  gtk_widget_activate_action (GTK_WIDGET (w), "win.reconstruct", NULL);
-  ui_wait_idle (w, 240, "a run");
-  return ctr_session_get_latest_result (ctr_window_get_session (w));
-}
-
 /* The most uniform disc of radius @r_mm inside the object (mean above half
  * the slice's largest disc mean), at least @away_mm from (@ax, @ay). */
 static gboolean
@@ -223,8 +210,8 @@ test_window_roi (void)
   set = ctr_slice_view_get_roi_set (view);
   CHECK (set != NULL && g_list_model_get_n_items (G_LIST_MODEL (set)) == 0, "the Run page's view shows the window's ROI set");
 
-  run_method (w, CTR_METHOD_FBP, NULL, 0);
-  run = run_method (w, CTR_METHOD_SIRT, "iterations", 3);
+  ui_run_method (w, CTR_METHOD_FBP, NULL, 0);
+  run = ui_run_method (w, CTR_METHOD_SIRT, "iterations", 3);
   if (run == NULL || ctr_run_get_result (run) == NULL)
     {
       CHECK (FALSE, "two runs finished");

@@ -24,16 +24,11 @@
 #include "ctr-plot-draw.h"
 #include "ctr-run-page.h"
 
+/* FBP with the Hann window. */
 static CtrRun *
 fbp (CtrWindow *w)
 {
-  CtrRunPage *page = ui_child (w, CTR_TYPE_WINDOW, "run_page");
-
-  ctr_method_panel_set_method (ctr_run_page_get_method_panel (page), CTR_METHOD_FBP);
-  ctr_method_panel_set_param (ctr_run_page_get_method_panel (page), "window", CTR_FILTER_HANN, NULL);
-  gtk_widget_activate_action (GTK_WIDGET (w), "win.reconstruct", NULL);
-  ui_wait_idle (w, 240, "an FBP run");
-  return ctr_session_get_latest_result (ctr_window_get_session (w));
+  return ui_run_method (w, CTR_METHOD_FBP, "window", CTR_FILTER_HANN);
 }
 
 static double

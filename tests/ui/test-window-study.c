@@ -45,18 +45,6 @@ reconstruct (CtrWindow *w)
   return ctr_session_get_latest_result (ctr_window_get_session (w));
 }
 
-/* @method with its defaults but @param = @value (NULL: none). */
-static CtrRun *
-run_and_wait (CtrWindow *w, CtrMethod method, const char *param, double value)
-{
-  CtrMethodPanel *mp = ctr_run_page_get_method_panel (run_page_of (w));
-
-  ctr_method_panel_set_method (mp, method);
-  if (param != NULL)
-    ctr_method_panel_set_param (mp, param, value, NULL);
-  return reconstruct (w);
-}
-
 /* ---- labels ----------------------------------------------------------------- */
 
 /* (transfer none): the session keeps it */
@@ -105,14 +93,14 @@ study_runs (CtrWindow *w)
 
   /* SIRT, then two FBPs that differ only in their window */
   g_signal_connect (session, "notify::progress-text", G_CALLBACK (on_progress_text), NULL);
-  run_and_wait (w, CTR_METHOD_SIRT, "iterations", 3);
+  ui_run_method (w, CTR_METHOD_SIRT, "iterations", 3);
   g_signal_handlers_disconnect_by_func (session, on_progress_text, NULL);
   CHECK (first_progress_text && g_str_has_prefix (first_progress_text, "Preparing SIRT: ") &&
              strstr (first_progress_text, "matrix") != NULL,
          "before the first iteration the progress says what is prepared: “%s”",
          first_progress_text ? first_progress_text : "");
   g_clear_pointer (&first_progress_text, g_free);
-  run_and_wait (w, CTR_METHOD_FBP, "window", CTR_FILTER_HANN);
+  ui_run_method (w, CTR_METHOD_FBP, "window", CTR_FILTER_HANN);
   ctr_method_panel_set_param (mp, "window", CTR_FILTER_HAMMING, NULL);
   ctr_method_panel_set_param (mp, "cutoff", 0.8, NULL);
   reconstruct (w);
@@ -208,7 +196,7 @@ study_runs (CtrWindow *w)
                ctr_run_get_number (run_at_results (results, 0)) == 2,
            "run 1 deleted: %u runs, %u results", g_list_model_get_n_items (ctr_session_get_runs (session)),
            g_list_model_get_n_items (results));
-    run_and_wait (w, CTR_METHOD_FBP, NULL, 0);
+    ui_run_method (w, CTR_METHOD_FBP, NULL, 0);
     CHECK (ctr_run_get_number (ctr_session_get_latest_result (session)) == 5,
            "the next run is number 5 (numbers are not reused): “%s”",
            ctr_run_get_label (ctr_session_get_latest_result (session)));
@@ -512,7 +500,7 @@ test_window_study (void)
   CHECK (ui_open_and_wait (w, dataset, 120), "dataset loaded");
   if (ctr_session_get_dataset (ctr_window_get_session (w)) != NULL)
     {
-      run_and_wait (w, CTR_METHOD_FBP, NULL, 0);
+      ui_run_method (w, CTR_METHOD_FBP, NULL, 0);
       study_first_chooser (w, dataset);
       study_runs (w);
       ui_study_compare (w);
@@ -539,11 +527,11 @@ test_window_no_reference (void)
   w = ui_new_window ();
   CHECK (ui_open_and_wait (w, dataset, 120), "a dataset without a reference loaded");
   paned = ui_child (run_page_of (w), CTR_TYPE_RUN_PAGE, "content_paned");
-  run_and_wait (w, CTR_METHOD_FBP, NULL, 0);
+  ui_run_method (w, CTR_METHOD_FBP, NULL, 0);
   CHECK (!gtk_widget_get_visible (gtk_paned_get_end_child (paned)),
          "FBP without a reference: no empty convergence column, the image takes the space");
   ui_screenshot (GTK_WIDGET (w), "ui-no-reference.png");
-  run_and_wait (w, CTR_METHOD_SIRT, "iterations", 3);
+  ui_run_method (w, CTR_METHOD_SIRT, "iterations", 3);
   CHECK (gtk_widget_get_visible (gtk_paned_get_end_child (paned)), "SIRT reports a residual: the plot comes back");
   ui_close_window (w);
 }

@@ -481,6 +481,19 @@ elapsed_s (gint64 t0)
   return (g_get_monotonic_time () - t0) / 1e6;
 }
 
+CtrRun *
+ui_run_method (CtrWindow *w, CtrMethod method, const char *param, double value)
+{
+  CtrMethodPanel *mp = ctr_run_page_get_method_panel (ui_child (w, CTR_TYPE_WINDOW, "run_page"));
+
+  ctr_method_panel_set_method (mp, method);
+  if (param != NULL)
+    ctr_method_panel_set_param (mp, param, value, NULL);
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.reconstruct", NULL);
+  ui_wait_idle (w, 240, "a run");
+  return ctr_session_get_latest_result (ctr_window_get_session (w));
+}
+
 /* Reconstructs with the method panel as it is and waits for the end. */
 static CtrRun *
 reconstruct_and_wait (CtrWindow *w, double timeout_s)

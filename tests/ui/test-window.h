@@ -50,6 +50,15 @@ gboolean    ui_open_and_wait    (CtrWindow   *window,
                                  const char  *path,
                                  double       timeout_s);
 
+/* Sets @method (with its defaults) and, when @param is given, @param =
+ * @value on the Run page's method panel, reconstructs and waits for the
+ * end (up to 240 s).  Returns: (transfer none) (nullable): the newest
+ * result. */
+CtrRun     *ui_run_method       (CtrWindow   *window,
+                                 CtrMethod    method,
+                                 const char  *param,
+                                 double       value);
+
 /* A template child of @widget as its class @type declared it. */
 gpointer    ui_child            (gpointer     widget,
                                  GType        type,
