@@ -17,7 +17,9 @@
  *        TIGRE): x += λ C Aᵀ R (b − A x), R = 1/row sums, C = 1/column sums,
  *        convergent for 0 < λ < 2; accumulated subset by subset so that
  *        cancellation is checked between subsets.
- * Dead detector pixels and missing views carry coefficient 0.
+ * Dead detector pixels and missing views carry coefficient 0; so, in ART
+ * and PART, do rays that cross less than a quarter pixel of the grid
+ * (drop_grazing_rays).
  *
  * A backend that keeps whole passes on its device (CtrOperatorPass) runs
  * PART, SART and SIRT there with the same coefficients.
@@ -64,6 +66,22 @@ inverse_times_valid (float *coef, const float *valid, gsize n)
     coef[q] = coef[q] > 0.f && valid[q] != 0.f ? 1.f / coef[q] : 0.f;
 }
 
+/* ART and PART divide a ray's residual by ||a_i||²: a ray that only grazes a
+ * corner of the grid (length ε inside it) would put residual/ε into one
+ * pixel, and its residual is data noise or the object outside the grid, not
+ * a small number.  Such rays — shorter inside the grid than @min_length (a
+ * quarter pixel, the rule of TIGRE's computeW: Biguri et al., Biomed. Phys.
+ * Eng. Express 2, 055010, 2016) — get coefficient 0, i.e. are skipped like
+ * dead detector pixels.  Sets @sq_sums_i to 0 for them. */
+static void
+drop_grazing_rays (float *sq_sums, const float *length, gsize n, float min_length)
+{
+#pragma omp parallel for schedule(static)
+  for (gint64 q = 0; q < (gint64) n; q++)
+    if (length[q] < min_length)
+      sq_sums[q] = 0.f;
+}
+
 static gboolean
 subset_setup (CtrIterate *it, Kind kind, gpointer *state, GError **error)
 {
@@ -88,7 +106,16 @@ subset_setup (CtrIterate *it, Kind kind, gpointer *state, GError **error)
     }
   const double lambda = o->relaxation;
   if (kind == KIND_PART || kind == KIND_ART)
-    op->klass->row_sums (op, st->coef, NULL);
+    {
+      g_autofree float *length = g_try_new (float, op->data_size);
+      if (length == NULL)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the solver's coefficients");
+          return FALSE;
+        }
+      op->klass->row_sums (op, st->coef, length);
+      drop_grazing_rays (st->coef, length, op->data_size, (float) (MIN (op->grid.dx, op->grid.dy) / 4));
+    }
   else
     op->klass->row_sums (op, NULL, st->coef);
   inverse_times_valid (st->coef, it->valid, op->data_size);
