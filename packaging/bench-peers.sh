@@ -11,8 +11,9 @@
 # in ../shared/data (cases whose data is absent are left out).  The peers live
 # in a venv: CTR_PEERS_VENV=DIR uses DIR (made there when it is not ready),
 # default build/peers-venv (packaging/peer-venv.sh).  --quick: one counted
-# repeat instead of 3; --only KEY (sirt10, gel, fbp, fdk; sirt50 = SIRT 50 on
-# the simulated 256² scan, only when asked) runs the matching cases; --keep DIR
+# repeat instead of 3; --only KEY (sirt10, gel, fbp, fdk; only when asked:
+# sirt50 = SIRT 50 on the simulated 256² scan, fdk-w4 = DESIGN's W4, the
+# make-cone-fixture.sh defaults) runs the matching cases; --keep DIR
 # keeps the inputs and every tool's output there.
 # Prints one table; the drivers are packaging/bench-peers/*.py.
 set -eu

@@ -187,24 +187,34 @@ class Bench:
                    "ASTRA's CPU FBP is parallel-beam only (its fan FBP needs CUDA): no ASTRA row; "
                    "RTK: the fan as a cone with the one row given twice (one row back-projects to zeros)")
 
-    def fdk_cone(self, case, repeats, threads):
-        src = os.path.join(self.data, "head-cone-small")
+    def fdk_cone(self, case, repeats, threads, src=None, fixture_args=()):
+        """FDK on a cone-beam dataset made by ../shared/tools/make-cone-fixture.sh
+        (plastimatch drr of head-ct): @src holds it already (head-cone-small,
+        made with @fixture_args), or None: made here with @fixture_args (W4 of
+        DESIGN.md: the tool's defaults, 360 views of 256², 256 × 256 × 108)."""
+        drr = self.plastimatch_drr(case, fixture_args)
+        if src is None:
+            src = self.path(f"{case}-fixture")
+            if drr is None:
+                self.results.append((case, [], [], "make-cone-fixture.sh failed or plastimatch is missing: not run"))
+                return
         g = json.load(open(os.path.join(src, "geometry.json")))
         truth = read_tif(os.path.join(src, "truth.tif")).astype(np.float64)       # [z][y][x]
         nz, ny, nx = truth.shape
-        sx, sy, sz = g["reference"]["spacing_xyz_mm"]
+        sx, sy, sz = g["reference"]["spacing_xyz_mm"] if "reference" in g else g["peer_result"]["spacing_xyz_mm"]
         out = self.path(f"{case}-ours.tif")
         rows = [self.ours("ours", threads, os.path.join(src, "geometry.json"), out,
                           ["-m", "fdk", "-s", f"{nx}x{ny}x{nz}", "--voxel-size", f"{sx}x{sy}x{sz}"])]
         proj = read_tif(os.path.join(src, "projections.tif")).astype(np.float32)  # [row][view][col]
-        np.save(self.path("cone-proj.npy"), np.ascontiguousarray(proj.transpose(1, 0, 2)))
+        npy = self.path(f"{case}-proj.npy")
+        np.save(npy, np.ascontiguousarray(proj.transpose(1, 0, 2)))
+        del proj
         out = self.path(f"{case}-rtk.npy")
-        req = self.request(case, projections=self.path("cone-proj.npy"), angles_rad=g["angles_rad"],
+        req = self.request(case, projections=npy, angles_rad=g["angles_rad"],
                            pitch_u_mm=g["detector_pitch_u_mm"], pitch_v_mm=g["detector_pitch_v_mm"],
                            sod_mm=g["source_to_isocenter_mm"], sdd_mm=g["source_to_detector_mm"],
                            nx=nx, ny=ny, nz=nz, voxel_xy_mm=sx, voxel_z_mm=sz, threads=threads, output=out)
         rows.append(self.peer("RTK FDK", threads, "rtk_fdk.py", req, out))
-        drr = self.plastimatch_drr()
         if drr:
             out = self.path(f"{case}-plastimatch.mha")
             k = g["peer_result"]["K"]
@@ -217,17 +227,17 @@ class Bench:
         note = "" if drr else "plastimatch's projections could not be made: no plastimatch row"
         self.score(case, rows, truth, mask, repeats, note)
 
-    def plastimatch_drr(self):
-        """plastimatch's own projection files of head-cone-small, made again by
-        ../shared/tools/make-cone-fixture.sh with the dataset's settings (its
-        projections.tif is bit-identical to the stored one); None without it."""
+    def plastimatch_drr(self, case, fixture_args):
+        """plastimatch's own projection files, made by
+        ../shared/tools/make-cone-fixture.sh with @fixture_args into
+        "@case-fixture" (for head-cone-small its projections.tif is
+        bit-identical to the stored one); None without the tool or plastimatch."""
         tool = os.path.join(self.data, "..", "tools", "make-cone-fixture.sh")
-        drr = self.path("plastimatch-drr")
+        drr = self.path(f"{case}-drr")
         if not os.path.exists(tool) or shutil.which("plastimatch") is None:
             return None
-        r = subprocess.run(["bash", tool, "-o", self.path("cone-fixture"), "-n", "96", "-c", "64", "-r", "48",
-                            "-p", "6.4", "-x", "4", "-z", "2"], env=dict(os.environ, KEEP_DRR=drr),
-                           capture_output=True)
+        r = subprocess.run(["bash", tool, "-o", self.path(f"{case}-fixture"), *fixture_args],
+                           env=dict(os.environ, KEEP_DRR=drr), capture_output=True)
         return drr if r.returncode == 0 else None
 
 
@@ -269,7 +279,7 @@ def main():
     ap.add_argument("--venv", required=True)
     ap.add_argument("--data", required=True)
     ap.add_argument("--quick", action="store_true", help="1 counted repeat instead of 3")
-    ap.add_argument("--only", default="", help="run the cases whose key contains this (sirt10, gel, fbp, fdk; sirt50 only when asked)")
+    ap.add_argument("--only", default="", help="run the cases whose key contains this (sirt10, gel, fbp, fdk, fdk-w4; sirt50 only when asked)")
     ap.add_argument("--keep", help="keep the inputs and outputs in this folder (default: a temporary one, removed)")
     args = ap.parse_args()
     t0 = time.perf_counter()
@@ -300,7 +310,10 @@ def main():
             d5, g5, truth5 = b.simulate("fan512", 512, 720, 736)
             b.fbp_fan("FBP, fan 512²", d5, g5, truth5, repeats, 2)
         if want("fdk") and os.path.isdir(os.path.join(args.data, "head-cone-small")):
-            b.fdk_cone("FDK, head-cone-small", repeats, 2)
+            b.fdk_cone("FDK, head-cone-small", repeats, 2, os.path.join(args.data, "head-cone-small"),
+                       ["-n", "96", "-c", "64", "-r", "48", "-p", "6.4", "-x", "4", "-z", "2"])
+        if args.only and want("fdk-w4"):   # opt-in: the fixture and 256³ FDKs add minutes
+            b.fdk_cone("FDK W4, 256²×108", repeats, 2)
         load1 = os.getloadavg()
         print(table(b.results))
     print(f"\n{repeats} counted repeat(s), interleaved (ours warm: after one uncounted run that fills the cache); "
