@@ -61,4 +61,10 @@ gboolean ctr_ray_check_inputs (const CtrGeometry *g, const CtrGrid *grid, CtrRay
 void ctr_ray_weights (const CtrGeometry *g, const CtrRayGrid *gi, CtrRayModel model,
                       guint view, guint col, CtrRowBuf *b);
 
+/* The area model by clipping each pixel against the strip's two half-planes
+ * (Sutherland-Hodgman), as ctr_ray_weights did before the closed form: the
+ * reference the tests hold the closed form to. */
+void ctr_ray_weights_area_clipped (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col,
+                                   CtrRowBuf *b);
+
 G_END_DECLS

@@ -245,8 +245,138 @@ area_pixel (const Strip *st, const CtrRayGrid *gi, long ix, long row, CtrRowBuf 
     ctr_rowbuf_push (b, (guint32) (row * gi->nx + ix), (float) w);
 }
 
+/* The closed form of the area model.  The area of a pixel P (half-sides
+ * hx, hy, centre c) where n·(p − c) >= d, for a unit normal n: n·(p − c)
+ * over P is distributed as the convolution of two uniform laws of
+ * half-widths α = |nx|·hx and β = |ny|·hy (α >= β after a swap), a
+ * trapezoid; the area beyond d is quadratic on its ramps and linear on its
+ * plateau.  With H₀, H₁ the strip's two inner half-planes,
+ * |P ∩ H₀ ∩ H₁| = |P ∩ H₀| + |P ∩ H₁| − |P| whenever the complements do not
+ * meet on P: they meet only behind the source (the two edge lines cross
+ * there), never in parallel beam.  Everything but d is fixed for a ray. */
+typedef struct {
+  double nx, ny, k;        /* d = k − n·c */
+  double a, b, inv_8ab, inv_2a;
+  double slope, icpt;      /* the edge line as minor = icpt − slope·major */
+} ClosedEdge;
+
+typedef struct {
+  ClosedEdge e[2];
+  double full, hx, hy;
+} ClosedStrip;
+
+/* Area of the pixel centred at (xc, yc) on the inner side of @e. */
+static inline double
+closed_edge_area (const ClosedEdge *e, double full, double xc, double yc)
+{
+  const double d = e->k - e->nx * xc - e->ny * yc, ad = fabs (d);
+  double tail;
+  if (ad >= e->a + e->b)
+    tail = 0.0;
+  else if (ad > e->a - e->b)       /* on a ramp: then b > 0 */
+    tail = full * (e->a + e->b - ad) * (e->a + e->b - ad) * e->inv_8ab;
+  else                             /* on the plateau: a > 0 */
+    tail = full * (0.5 - ad * e->inv_2a);
+  return d >= 0 ? tail : full - tail;
+}
+
+/* Prepares the closed form of @st's strip; FALSE when it does not apply: a
+ * pixel of the grid behind the source, or an edge line along the slabs (a
+ * bin wider than 45°), which strip_slab_range could not solve for the minor
+ * coordinate.  Both are left to clipping. */
+static gboolean
+closed_strip_init (const Strip *st, const CtrRayGrid *gi, gboolean x_major, ClosedStrip *cs)
+{
+  if (st->fan)
+    {
+      const double xs[2] = { gi->xmin, gi->xmax }, ys[2] = { gi->ymin, gi->ymax };
+      for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+          if ((xs[i] - st->s[0]) * st->dm[0] + (ys[j] - st->s[1]) * st->dm[1] <= 0)
+            return FALSE;
+    }
+  cs->hx = 0.5 * gi->dx;
+  cs->hy = 0.5 * gi->dy;
+  cs->full = gi->dx * gi->dy;
+  for (int i = 0; i < 2; i++)
+    {
+      ClosedEdge *e = &cs->e[i];
+      e->nx = st->n[i][0];
+      e->ny = st->n[i][1];
+      const double na = x_major ? e->nx : e->ny, nb = x_major ? e->ny : e->nx;
+      if (fabs (nb) < 1e-9)
+        return FALSE;
+      e->k = e->nx * st->o[i][0] + e->ny * st->o[i][1];
+      const double oa = x_major ? st->o[i][0] : st->o[i][1], ob = x_major ? st->o[i][1] : st->o[i][0];
+      e->slope = na / nb;
+      e->icpt = ob + e->slope * oa;
+      e->a = fabs (e->nx) * cs->hx;
+      e->b = fabs (e->ny) * cs->hy;
+      if (e->a < e->b)
+        {
+          const double t = e->a;
+          e->a = e->b;
+          e->b = t;
+        }
+      e->inv_8ab = e->b > 0 ? 1.0 / (8.0 * e->a * e->b) : 0.0;
+      e->inv_2a = 1.0 / (2.0 * e->a);
+    }
+  return TRUE;
+}
+
+/* The pixels of slab @k (a column of pixels when x-major, else a row) that
+ * the strip covers: between the lines the strip is convex in the slab, so
+ * its extent is that of where the edge lines cross the slab's two sides.
+ * FALSE when it misses the grid there. */
+static inline gboolean
+closed_slab_range (const ClosedStrip *cs, const CtrRayGrid *gi, gboolean x_major, long k, long *lo_i, long *hi_i)
+{
+  const double a0 = x_major ? gi->xmin + k * gi->dx : gi->ymax - (k + 1) * gi->dy;
+  const double a1 = x_major ? a0 + gi->dx : a0 + gi->dy;
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
+  for (int i = 0; i < 2; i++)
+    {
+      const double v0 = cs->e[i].icpt - cs->e[i].slope * a0, v1 = cs->e[i].icpt - cs->e[i].slope * a1;
+      lo = MIN (lo, MIN (v0, v1));
+      hi = MAX (hi, MAX (v0, v1));
+    }
+  if (x_major)
+    {
+      if (hi <= gi->ymin || lo >= gi->ymax)
+        return FALSE;
+      *lo_i = MAX ((long) floor ((gi->ymax - hi) / gi->dy), 0);
+      *hi_i = MIN ((long) floor ((gi->ymax - lo) / gi->dy), (long) gi->ny - 1);
+    }
+  else
+    {
+      if (hi <= gi->xmin || lo >= gi->xmax)
+        return FALSE;
+      *lo_i = MAX ((long) floor ((lo - gi->xmin) / gi->dx), 0);
+      *hi_i = MIN ((long) floor ((hi - gi->xmin) / gi->dx), (long) gi->nx - 1);
+    }
+  return TRUE;
+}
+
+/* area_pixel by the closed form. */
+static inline void
+closed_pixel (const Strip *st, const ClosedStrip *cs, const CtrRayGrid *gi, long ix, long row, CtrRowBuf *b)
+{
+  const double xc = gi->xmin + ix * gi->dx + cs->hx, yc = gi->ymax - row * gi->dy - cs->hy;
+  const double area = closed_edge_area (&cs->e[0], cs->full, xc, yc) + closed_edge_area (&cs->e[1], cs->full, xc, yc)
+                      - cs->full;
+  if (area <= 0)
+    return;
+  const double t = (xc - st->s[0]) * st->dm[0] + (yc - st->s[1]) * st->dm[1];
+  const double width = st->width0 + (st->fan ? t * st->width_per_mm : 0.0);
+  if (width <= 0)
+    return;
+  const double w = area / width;
+  if (w > 1e-6 * MIN (gi->dx, gi->dy))
+    ctr_rowbuf_push (b, (guint32) (row * gi->nx + ix), (float) w);
+}
+
 static void
-ray_area (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, CtrRowBuf *b)
+ray_area (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, gboolean closed, CtrRowBuf *b)
 {
   double oe[2][2], de[2][2], om[2], dm[2];
   ctr_geometry_ray (g, view, col - 0.5, oe[0], de[0]);
@@ -296,6 +426,31 @@ ray_area (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, Ctr
   const long nmaj = x_major ? gi->nx : gi->ny;
   /* Visit slabs in the order the ray meets them. */
   const gboolean forward = x_major ? st.dm[0] > 0 : st.dm[1] < 0;
+  ClosedStrip cs;
+  if (closed && closed_strip_init (&st, gi, x_major, &cs))
+    {
+      for (long kk = 0; kk < nmaj; kk++)
+        {
+          const long k = forward ? kk : nmaj - 1 - kk;
+          long i0, i1;
+          if (!closed_slab_range (&cs, gi, x_major, k, &i0, &i1))
+            continue;
+          if (x_major)
+            {
+              const gboolean down = st.dm[1] < 0;
+              for (long q = 0; q <= i1 - i0; q++)
+                closed_pixel (&st, &cs, gi, k, down ? i0 + q : i1 - q, b);
+            }
+          else
+            {
+              const gboolean right = st.dm[0] > 0;
+              for (long q = 0; q <= i1 - i0; q++)
+                closed_pixel (&st, &cs, gi, right ? i0 + q : i1 - q, k, b);
+            }
+        }
+      return;
+    }
+  /* Otherwise clip polygons. */
   for (long kk = 0; kk < nmaj; kk++)
     {
       long k = forward ? kk : nmaj - 1 - kk;
@@ -346,7 +501,7 @@ ctr_ray_weights (const CtrGeometry *g, const CtrRayGrid *gi, CtrRayModel model,
 {
   if (model == CTR_RAY_MODEL_AREA)
     {
-      ray_area (g, gi, view, col, b);
+      ray_area (g, gi, view, col, TRUE, b);
       return;
     }
   double o[2], d[2];
@@ -356,4 +511,10 @@ ctr_ray_weights (const CtrGeometry *g, const CtrRayGrid *gi, CtrRayModel model,
     ray_joseph (gi, o, d, half_line, b);
   else
     ray_siddon (gi, o, d, half_line, b);
+}
+
+void
+ctr_ray_weights_area_clipped (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, CtrRowBuf *b)
+{
+  ray_area (g, gi, view, col, FALSE, b);
 }
