@@ -8,6 +8,7 @@
 #include "ctr-test-solve.h"
 #include "sysmat/ctr-scsr.h"
 #include "sysmat/ctr-matrix-cache.h"
+#include "sysmat/ctr-scsr-private.h"
 #include "sysmat/ctr-blocking.h"
 #include <glib/gstdio.h>
 
@@ -380,6 +381,108 @@ test_cache (void)
   g_unsetenv ("CTR_CACHE_DIR");
 }
 
+/* Every element inside its part's rep range: what makes the threads of the
+ * transposed product write disjoint reps (no atomics). */
+static void
+assert_parts_disjoint (const CtrScsr *m)
+{
+  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
+  const guint K = ctr_scsr_order (m), P = ctr_scsr_n_parts (m);
+  const gsize segs = (gsize) ctr_scsr_n_orbits (m) * ctr_scsr_n_cols (m) * P * K;
+  const gint64 *seg;
+  const CtrScsrElem *el;
+  ctr_scsr_arrays (m, &seg, &el);
+  g_assert_cmpint (seg[segs], ==, (gint64) ctr_scsr_nnz (m));
+  for (gsize i = 0; i < segs; i++)
+    {
+      const guint p = (guint) ((i / K) % P);
+      g_assert_cmpint (seg[i], <=, seg[i + 1]);
+      for (gint64 e = seg[i]; e < seg[i + 1]; e++)
+        {
+          g_assert_cmpuint (el[e].rep, >=, sy->part_start[p]);
+          g_assert_cmpuint (el[e].rep, <, sy->part_start[p + 1]);
+        }
+    }
+}
+
+/* |a − b|∞ / |b|∞ */
+static double
+rel_diff (const float *a, const float *b, gsize n)
+{
+  double d = 0, mx = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      d = MAX (d, fabs ((double) a[i] - b[i]));
+      mx = MAX (mx, fabs ((double) b[i]));
+    }
+  return d / MAX (mx, 1e-30);
+}
+
+/* The cache file does not depend on the thread count: saved by a run with
+ * P₀ threads (parts), loaded by one with P₁, the rows are re-partitioned
+ * and the products equal a matrix built for P₁ (to 1e-6), every element in
+ * its part's reps.  D4, C4 and no symmetry (K = 1, cached the same way). */
+static void
+test_cache_threads (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr (CtrGeometry) g = make_geometry (c);
+  CtrGrid grid = make_grid (c);
+  grid.nz = 3;
+  g->n_rows = 3;
+  g_autofree char *dir = g_dir_make_tmp ("ctr-cache-XXXXXX", NULL);
+  g_setenv ("CTR_CACHE_DIR", dir, TRUE);
+  const int threads = omp_get_max_threads ();
+  const guint ns = 3;
+  const guint64 np = (guint64) c->n * c->n, nr = (guint64) c->views * c->cols;
+  g_autofree float *x = g_new (float, np * ns), *y = g_new (float, nr * ns);
+  g_autofree float *ax0 = g_new (float, nr * ns), *ax1 = g_new (float, nr * ns);
+  g_autofree float *aty0 = g_new (float, np * ns), *aty1 = g_new (float, np * ns);
+  fill_random (x, np * ns, 17);
+  fill_random (y, nr * ns, 18);
+  const guint pairs[][2] = { { 1, 2 }, { 2, 1 }, { 2, 3 } };
+  for (guint t = 0; t < G_N_ELEMENTS (pairs); t++)
+    {
+      omp_set_num_threads ((int) pairs[t][0]);
+      g_autofree char *key0 = ctr_matrix_cache_key (g, &grid, CTR_RAY_MODEL_AREA);
+      g_autofree char *path = ctr_matrix_cache_path (key0);
+      g_unlink (path);
+      gboolean loaded = TRUE;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CtrScsr) saved = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_false (loaded);
+      g_assert_cmpuint (ctr_scsr_order (saved), ==, c->expect_order);
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+
+      omp_set_num_threads ((int) pairs[t][1]);
+      g_autofree char *key1 = ctr_matrix_cache_key (g, &grid, CTR_RAY_MODEL_AREA);
+      g_assert_cmpstr (key0, ==, key1);
+      g_autoptr (CtrScsr) m = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (loaded);
+      g_assert_cmpuint (ctr_scsr_n_parts (m), ==, pairs[t][1]);
+      g_assert_cmpuint (ctr_scsr_nnz (m), ==, ctr_scsr_nnz (saved));
+      g_assert_cmpuint (ctr_scsr_nnz_expanded (m), ==, ctr_scsr_nnz_expanded (saved));
+      assert_parts_disjoint (m);
+      g_autoptr (CtrScsr) fresh = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, &error);
+      g_assert_no_error (error);
+      ctr_scsr_apply (m, x, ax1, ns);
+      ctr_scsr_apply (fresh, x, ax0, ns);
+      ctr_scsr_apply_adjoint (m, y, aty1, ns);
+      ctr_scsr_apply_adjoint (fresh, y, aty0, ns);
+      const double df = rel_diff (ax1, ax0, nr * ns), da = rel_diff (aty1, aty0, np * ns);
+      g_test_message ("%s: saved with %u parts, loaded with %u: forward %.2g, adjoint %.2g relative",
+                      c->name, pairs[t][0], pairs[t][1], df, da);
+      g_assert_cmpfloat (df, <=, 1e-6);
+      g_assert_cmpfloat (da, <=, 1e-6);
+      g_unlink (path);
+    }
+  omp_set_num_threads (threads);
+  g_rmdir (dir);
+  g_unsetenv ("CTR_CACHE_DIR");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -399,5 +502,11 @@ main (int argc, char **argv)
         }
     }
   g_test_add_func ("/ctr/core/scsr/cache", test_cache);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (i == 0 || i == 3 || cases[i].expect_order == 1)
+      {
+        g_autofree char *p5 = g_strdup_printf ("/ctr/core/scsr/cache-threads/%s", cases[i].name);
+        g_test_add_data_func (p5, &cases[i], test_cache_threads);
+      }
   return g_test_run ();
 }

@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 #define MAGIC "CTRSCSR"
-#define VERSION 2u
+#define VERSION 3u
 
 typedef struct {
   char magic[8];
@@ -34,7 +34,7 @@ ctr_matrix_cache_key (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel mod
 {
   GChecksum *c = g_checksum_new (G_CHECKSUM_SHA256);
   const guint32 ints[] = { VERSION, (guint32) model, (guint32) g->beam, (guint32) g->shape,
-                           g->n_views, g->n_cols, grid->nx, grid->ny, ctr_scsr_default_parts () };
+                           g->n_views, g->n_cols, grid->nx, grid->ny };
   const double reals[] = { g->sod_mm, g->sdd_mm, g->pitch_u, g->offset_u,
                            grid->dx, grid->dy, grid->cx, grid->cy };
   g_checksum_update (c, (const guchar *) "ctrecon-scsr", 12);
@@ -234,7 +234,14 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   if (bad)
     BAD ("%s: element out of range", path);
   fclose (f);
-  return ctr_scsr_new_from_arrays (sy, model, h.n_views, h.n_pixels, h.nnz, seg, el, sq, sum);
+  CtrScsr *m = ctr_scsr_new_from_arrays (sy, model, h.n_views, h.n_pixels, h.nnz, seg, el, sq, sum);
+  const guint parts = ctr_scsr_default_parts ();
+  if (parts == h.n_parts)
+    return m;
+  /* Saved by a run with another number of threads. */
+  CtrSymmetry *mine = ctr_symmetry_find (g, grid, CTR_SYM_ALL);
+  ctr_symmetry_partition (mine, parts);
+  return ctr_scsr_repartition (m, mine);
 
 fail:
   fclose (f);
@@ -324,7 +331,7 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
         *note = g_strdup_printf ("matrix cache: %s; rebuilt", e->message);
     }
   CtrScsr *m = ctr_scsr_build (g, grid, model, CTR_SYM_ALL, cancellable, error);
-  if (m != NULL && path != NULL && ctr_scsr_order (m) > 1)
+  if (m != NULL && path != NULL)
     {
       g_autoptr (GError) e = NULL;
       if (!ctr_scsr_save (m, key, path, &e) && note)

@@ -12,8 +12,15 @@
  * FIFO is opened without blocking and refused).  Temporaries are named
  * ".KEY.scsr.PID.XXXXXX"; the first use of the cache in a process removes
  * those whose process is gone (or older than a day).  CTR_MATRIX_CACHE=0 in
- * the environment turns the cache off.  Plain CSR is not cached (8× larger
- * and only the baseline).
+ * the environment turns the cache off.
+ *
+ * One file per geometry, grid and model, whatever the number of threads:
+ * the file keeps the rep partition it was built with (P parts,
+ * ctr_symmetry_partition), and a run with another thread count regroups the
+ * loaded rows for its own (ctr_scsr_repartition: O(nnz), far below a
+ * build).  Geometries without symmetry (K = 1, every view stored) are
+ * cached the same way.  The plain CSR matrix (--matrix csr, and ART) is not
+ * cached: it is the baseline.
  */
 #pragma once
 
@@ -23,7 +30,7 @@
 
 G_BEGIN_DECLS
 
-/* Hex SHA-256 of geometry, grid and model (g_free). */
+/* Hex SHA-256 of geometry, grid and model (g_free); not of the thread count. */
 char *ctr_matrix_cache_key (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model);
 /* Path of the cache file for @key (g_free); NULL when the cache is off. */
 char *ctr_matrix_cache_path (const char *key);
@@ -37,8 +44,10 @@ gboolean ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GEr
 /**
  * ctr_scsr_load:
  * Reads a matrix saved for @key and checks it against @g and @grid (whose
- * symmetry is recomputed).  CTR_ERROR_IO (unreadable), CTR_ERROR_FORMAT
- * (truncated, corrupt, other key or version).
+ * symmetry is recomputed); saved with another number of parts than
+ * ctr_scsr_default_parts (), it is re-partitioned for this one.
+ * CTR_ERROR_IO (unreadable), CTR_ERROR_FORMAT (truncated, corrupt, other
+ * key or version).
  */
 CtrScsr *ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g,
                         const CtrGrid *grid, CtrRayModel model, GError **error);

@@ -50,4 +50,15 @@ CtrScsr *ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_
                                    guint64 n_pixels, guint64 nnz, gint64 *seg_ptr,
                                    CtrScsrElem *elems, float *row_sq, float *row_sum);
 
+/**
+ * ctr_scsr_repartition:
+ * Regroups @m (transfer full; its only reference) for the partition of @sym
+ * (transfer full): the symmetry of the same geometry and grid, partitioned
+ * into any number of parts.  Every element gets its rep's new id, and each
+ * row's elements are regrouped stably by (new part, slot) inside the row's
+ * range: O(nnz), in place but for the segment pointers; the products are
+ * those of @m up to the order of the sums.  Returns: @m.
+ */
+CtrScsr *ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym);
+
 G_END_DECLS

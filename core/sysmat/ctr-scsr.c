@@ -208,6 +208,72 @@ ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views, gu
 }
 
 CtrScsr *
+ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
+{
+  CtrSymmetry *old = m->sym;
+  const guint K = m->K, P0 = m->P, P1 = sym->n_parts, nc = m->n_cols;
+  const guint PK0 = P0 * K, PK1 = P1 * K;
+  const gsize n_rows = (gsize) m->n_orbits * nc;
+  g_return_val_if_fail (sym->group.order == K && sym->n_reps == old->n_reps && sym->n_orbits == m->n_orbits, NULL);
+  /* Old rep → new rep (the orbit's first pixel is the same pixel: the slots
+   * keep their meaning) and its new part. */
+  guint32 *map = g_new (guint32, old->n_reps);
+  guint *part = g_new (guint, old->n_reps);
+  for (guint p = 0; p < P1; p++)
+    for (guint32 r = sym->part_start[p]; r < sym->part_start[p + 1]; r++)
+      part[r] = p;   /* indexed by new id */
+  for (guint32 r = 0; r < old->n_reps; r++)
+    map[r] = sym->pixel_rep[old->rep_pixel[(gsize) r * K]];
+  gint64 *seg = g_new (gint64, n_rows * PK1 + 1);
+  /* Counts per (new part, slot) of every row. */
+#pragma omp parallel for schedule(static)
+  for (gsize row = 0; row < n_rows; row++)
+    {
+      gint64 *cnt = seg + row * PK1 + 1;
+      memset (cnt, 0, PK1 * sizeof (gint64));
+      for (guint q = 0; q < PK0; q++)
+        for (gint64 e = m->seg_ptr[row * PK0 + q]; e < m->seg_ptr[row * PK0 + q + 1]; e++)
+          cnt[part[map[m->elems[e].rep]] * K + q % K]++;
+    }
+  seg[0] = 0;
+  for (gsize i = 0; i < n_rows * PK1; i++)
+    seg[i + 1] += seg[i];
+  /* Each row's elements stay in the row's range (the same in both
+   * layouts): regrouped in place through a copy of the row, stably. */
+#pragma omp parallel
+  {
+    CtrScsrElem *tmp = NULL;
+    gsize cap = 0;
+    gint64 *next = g_new (gint64, PK1);
+#pragma omp for schedule(dynamic, 64)
+    for (gsize row = 0; row < n_rows; row++)
+      {
+        const gint64 b = m->seg_ptr[row * PK0], n = m->seg_ptr[(row + 1) * PK0] - b;
+        if ((gsize) n > cap)
+          tmp = g_renew (CtrScsrElem, tmp, cap = (gsize) n);
+        memcpy (tmp, m->elems + b, (gsize) n * sizeof (CtrScsrElem));
+        memcpy (next, seg + row * PK1, PK1 * sizeof (gint64));
+        for (guint q = 0; q < PK0; q++)
+          for (gint64 e = m->seg_ptr[row * PK0 + q]; e < m->seg_ptr[row * PK0 + q + 1]; e++)
+            {
+              const guint32 r = map[tmp[e - b].rep];
+              m->elems[next[part[r] * K + q % K]++] = (CtrScsrElem) { r, tmp[e - b].w };
+            }
+      }
+    g_free (tmp);
+    g_free (next);
+  }
+  g_free (map);
+  g_free (part);
+  g_free (m->seg_ptr);
+  m->seg_ptr = seg;
+  ctr_symmetry_free (old);
+  m->sym = sym;
+  m->P = P1;
+  return m;
+}
+
+CtrScsr *
 ctr_scsr_ref (CtrScsr *m)
 {
   g_return_val_if_fail (m != NULL, NULL);
