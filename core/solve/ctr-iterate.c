@@ -55,9 +55,8 @@ check_inputs (const CtrOperator *op, const CtrProjections *p, const CtrReconOpti
   return TRUE;
 }
 
-/* ||B − R|| / ||B|| over the valid rays. */
-static double
-relative_residual (const float *B, const float *R, const float *valid, gsize n)
+double
+ctr_iterate_relative_residual (const float *B, const float *R, const float *valid, gsize n)
 {
   double num = 0.0, den = 0.0;
 #pragma omp parallel for reduction(+:num,den) schedule(static)
@@ -166,7 +165,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
             goto out;
           if (!op->klass->forward (op, CTR_SUBSET_ALL, X, R, error))
             goto out;
-          stats.residual = relative_residual (B, R, valid, op->data_size);
+          stats.residual = ctr_iterate_relative_residual (B, R, valid, op->data_size);
           stats.residual_s = (g_get_monotonic_time () - r0) / 1e6;
         }
       if (!isnan (target) && !last

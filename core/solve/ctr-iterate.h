@@ -79,6 +79,10 @@ ctr_iterate_cancelled (const CtrIterate *it, GError **error)
   return g_cancellable_set_error_if_cancelled (it->cancellable, error);
 }
 
+/* ||@B − @R|| / ||@B|| over the rays where @valid is not 0 (@n native
+ * data floats each; ||B − R|| when B is 0 there). */
+double ctr_iterate_relative_residual (const float *B, const float *R, const float *valid, gsize n);
+
 /* Makes the CPU operator a run falls back to; NULL with an error. */
 typedef CtrOperator *(*CtrOperatorFallback) (gpointer data, GError **error);
 

@@ -15,8 +15,11 @@
  *          x_j += λ / (Σ_{i∈S} a_ij) · Σ_{i∈S} a_ij (b_i − a_i·x) / (Σ_j a_ij)
  *  SIRT  (Gilbert 1972, in the row/column-normalised form of ASTRA and
  *        TIGRE): x += λ C Aᵀ R (b − A x), R = 1/row sums, C = 1/column sums,
- *        convergent for 0 < λ < 2; accumulated subset by subset so that
- *        cancellation is checked between subsets.
+ *        convergent for 0 < λ < 2.  On the host: the forward projection
+ *        A x is kept from one iteration to the next, so each iteration is
+ *        one back-projection of R (b − A x) and one forward projection of
+ *        the new image, whose residual the report then gets for free (the
+ *        driver would otherwise project once more: a third of the time).
  * Dead detector pixels and missing views carry coefficient 0; so, in ART
  * and PART, do rays that cross less than a quarter pixel of the grid
  * (drop_grazing_rays).
@@ -38,6 +41,8 @@ typedef struct {
   float *step;       /* per subset: the step (λ, or λ/κ_S) */
   float *scale;      /* SIRT: λ / column sums, scale_size */
   float *D;          /* SIRT: the accumulated update, image_size */
+  float *Y;          /* SIRT on the host: A X, data_size */
+  float *V;          /* SIRT on the host: R (B − A X), data_size */
   CtrUpdateFlags flags;
   gboolean on_device;
 } SubsetState;
@@ -54,6 +59,8 @@ subset_free (CtrIterate *it, gpointer data)
   g_free (st->step);
   g_free (st->scale);
   g_free (st->D);
+  g_free (st->Y);
+  g_free (st->V);
   g_free (st);
 }
 
@@ -156,6 +163,54 @@ subset_setup (CtrIterate *it, Kind kind, gpointer *state, GError **error)
         return FALSE;
       st->on_device = TRUE;
     }
+  else if (kind == KIND_SIRT)
+    {
+      st->Y = g_try_new0 (float, op->data_size);
+      st->V = g_try_new (float, op->data_size);
+      if (st->Y == NULL || st->V == NULL)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the SIRT projections");
+          return FALSE;
+        }
+      gboolean zero = TRUE;
+      for (gsize q = 0; q < op->image_size && zero; q++)
+        zero = it->X[q] == 0.f;
+      if (!zero && !op->klass->forward (op, CTR_SUBSET_ALL, it->X, st->Y, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* One SIRT iteration on the host: D = Aᵀ R (B − Y), X += λ C D, Y = A X. */
+static gboolean
+sirt_host_iterate (CtrIterate *it, SubsetState *st, GError **error)
+{
+  CtrOperator *op = it->op;
+  const gsize n = op->data_size;
+  const float *B = it->B, *Y = st->Y, *c = st->coef;
+  float *V = st->V;
+#pragma omp parallel for schedule(static)
+  for (gint64 q = 0; q < (gint64) n; q++)
+    V[q] = c[q] * (B[q] - Y[q]);
+  if (!op->klass->adjoint (op, CTR_SUBSET_ALL, V, st->D, error))
+    return FALSE;
+  /* The adjoint is consistent (a pixel held in several slots has the whole
+   * sum in each); finish sums such slots again: give each its share. */
+  if (op->image_weight != NULL)
+    for (gsize q = 0; q < op->image_size; q++)
+      st->D[q] *= op->image_weight[q];
+  if (!op->klass->finish (op, it->X, st->D, st->scale, st->flags, error))
+    return FALSE;
+  if (ctr_iterate_cancelled (it, error))
+    return FALSE;
+  /* A X for the next iteration, and this one's residual; not needed after
+   * an unreported last iteration. */
+  if (!it->report && it->iteration == it->o->iterations)
+    return TRUE;
+  if (!op->klass->forward (op, CTR_SUBSET_ALL, it->X, st->Y, error))
+    return FALSE;
+  it->residual = ctr_iterate_relative_residual (B, st->Y, it->valid, n);
+  it->residual_s = 0.0;
   return TRUE;
 }
 
@@ -169,6 +224,8 @@ subset_iterate (CtrIterate *it, gpointer data, GError **error)
       return op->klass->pass->run (op, st->kind, (st->flags & CTR_UPDATE_NONNEG) != 0, &it->update_s,
                                    it->report ? &it->residual : NULL, &it->residual_s, error);
     }
+  if (st->kind == KIND_SIRT)
+    return sirt_host_iterate (it, st, error);
   for (guint t = 0; t < op->n_subsets; t++)
     {
       if (ctr_iterate_cancelled (it, error))
@@ -177,8 +234,6 @@ subset_iterate (CtrIterate *it, gpointer data, GError **error)
       if (!op->klass->update (op, s, it->X, it->B, st->coef, st->step[s], st->D, st->flags, error))
         return FALSE;
     }
-  if (st->kind == KIND_SIRT)
-    return op->klass->finish (op, it->X, st->D, st->scale, st->flags, error);
   return TRUE;
 }
 
