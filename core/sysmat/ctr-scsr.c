@@ -418,6 +418,24 @@ seg_dot (const CtrScsrElem *restrict e0, const CtrScsrElem *restrict e1, const f
         store8 (acc + 8 * q, a[q]);
       return;
     }
+  if (L == 1)
+    {
+      /* No symmetry, one slice: a plain sparse dot product, four partial
+       * sums so that the adds do not wait on each other. */
+      float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
+      const CtrScsrElem *e = e0;
+      for (; e + 4 <= e1; e += 4)
+        {
+          a0 += e[0].w * X[(gsize) e[0].rep * stride + off];
+          a1 += e[1].w * X[(gsize) e[1].rep * stride + off];
+          a2 += e[2].w * X[(gsize) e[2].rep * stride + off];
+          a3 += e[3].w * X[(gsize) e[3].rep * stride + off];
+        }
+      for (; e < e1; e++)
+        a0 += e->w * X[(gsize) e->rep * stride + off];
+      acc[0] += (a0 + a1) + (a2 + a3);
+      return;
+    }
   for (const CtrScsrElem *e = e0; e < e1; e++)
     {
       const float w = e->w;
