@@ -135,58 +135,80 @@ ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double
   off /= (double) nx * ny;
 
   /* Horizontal pass over every row, only for the output columns: five planes
-   * (x, y, x², y², xy) of ny × onx, interleaved per pixel. */
-  g_autofree double *h = g_new (double, (gsize) ny * onx * 5);
+   * (x, y, x², y², xy) of ny × onx, plane by plane so that the passes run
+   * along contiguous rows (vectorised over the output columns; each output
+   * still sums its taps in order, so the result is that of the plain loop). */
+  const gsize plane = (gsize) ny * onx;
+  g_autofree double *h = g_new (double, plane * 5);
   g_autofree double *row_sum = g_new (double, ony);
 
-#pragma omp parallel for schedule(static)
-  for (guint iy = 0; iy < ny; iy++)
-    {
-      const float *a = img + (gsize) iy * nx;
-      const float *b = ref + (gsize) iy * nx;
-      double *hrow = h + (gsize) iy * onx * 5;
-      for (gsize ox = 0; ox < onx; ox++)
-        {
-          double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
-          for (int k = 0; k < SSIM_TAPS; k++)
-            {
-              double va = a[ox + k] - off, vb = b[ox + k] - off;
-              sa += w[k] * va;
-              sb += w[k] * vb;
-              saa += w[k] * (va * va);
-              sbb += w[k] * (vb * vb);
-              sab += w[k] * (va * vb);
-            }
-          double *p = hrow + ox * 5;
-          p[0] = sa; p[1] = sb; p[2] = saa; p[3] = sbb; p[4] = sab;
-        }
-    }
+#pragma omp parallel
+  {
+    double *src = g_new (double, (gsize) nx * 5);
+#pragma omp for schedule(static)
+    for (guint iy = 0; iy < ny; iy++)
+      {
+        const float *a = img + (gsize) iy * nx;
+        const float *b = ref + (gsize) iy * nx;
+        for (gsize x = 0; x < nx; x++)
+          {
+            const double va = a[x] - off, vb = b[x] - off;
+            src[x] = va;
+            src[nx + x] = vb;
+            src[2 * nx + x] = va * va;
+            src[3 * nx + x] = vb * vb;
+            src[4 * nx + x] = va * vb;
+          }
+        for (int c = 0; c < 5; c++)
+          {
+            const double *restrict sc = src + (gsize) c * nx;
+            double *restrict out = h + c * plane + (gsize) iy * onx;
+            for (gsize ox = 0; ox < onx; ox++)
+              out[ox] = 0.0;
+            for (int k = 0; k < SSIM_TAPS; k++)
+              for (gsize ox = 0; ox < onx; ox++)
+                out[ox] += w[k] * sc[ox + k];
+          }
+      }
+    g_free (src);
+  }
 
   /* Vertical pass and the SSIM map, one sum per output row (summed in order
    * afterwards, so the result does not depend on the thread count). */
-#pragma omp parallel for schedule(static)
-  for (gsize oy = 0; oy < ony; oy++)
-    {
-      double acc = 0.0;
-      for (gsize ox = 0; ox < onx; ox++)
-        {
-          double m[5] = { 0, 0, 0, 0, 0 };
-          for (int k = 0; k < SSIM_TAPS; k++)
-            {
-              const double *p = h + ((oy + k) * onx + ox) * 5;
-              for (int c = 0; c < 5; c++)
-                m[c] += w[k] * p[c];
-            }
-          const double sx = m[0], sy = m[1];   /* means about off */
-          /* Variances are >= 0; rounding must not make them negative. */
-          double vx = MAX (m[2] - sx * sx, 0.0), vy = MAX (m[3] - sy * sy, 0.0), vxy = m[4] - sx * sy;
-          const double ux = sx + off, uy = sy + off;
-          double a1 = 2 * ux * uy + c1, a2 = 2 * vxy + c2;
-          double b1 = ux * ux + uy * uy + c1, b2 = vx + vy + c2;
-          acc += (a1 * a2) / (b1 * b2);
-        }
-      row_sum[oy] = acc;
-    }
+#pragma omp parallel
+  {
+    double *m = g_new (double, onx * 5);
+#pragma omp for schedule(static)
+    for (gsize oy = 0; oy < ony; oy++)
+      {
+        for (int c = 0; c < 5; c++)
+          {
+            double *restrict mc = m + (gsize) c * onx;
+            for (gsize ox = 0; ox < onx; ox++)
+              mc[ox] = 0.0;
+            for (int k = 0; k < SSIM_TAPS; k++)
+              {
+                const double *restrict hk = h + c * plane + (oy + k) * onx;
+                for (gsize ox = 0; ox < onx; ox++)
+                  mc[ox] += w[k] * hk[ox];
+              }
+          }
+        double acc = 0.0;
+        for (gsize ox = 0; ox < onx; ox++)
+          {
+            const double sx = m[ox], sy = m[onx + ox];   /* means about off */
+            /* Variances are >= 0; rounding must not make them negative. */
+            double vx = MAX (m[2 * onx + ox] - sx * sx, 0.0), vy = MAX (m[3 * onx + ox] - sy * sy, 0.0);
+            double vxy = m[4 * onx + ox] - sx * sy;
+            const double ux = sx + off, uy = sy + off;
+            double a1 = 2 * ux * uy + c1, a2 = 2 * vxy + c2;
+            double b1 = ux * ux + uy * uy + c1, b2 = vx + vy + c2;
+            acc += (a1 * a2) / (b1 * b2);
+          }
+        row_sum[oy] = acc;
+      }
+    g_free (m);
+  }
 
   double total = 0.0;
   for (gsize oy = 0; oy < ony; oy++)
