@@ -303,6 +303,28 @@ clean_stale_temporaries (const char *cache_file)
   g_once_init_leave (&once, 1);
 }
 
+/* Free bytes on the file system that holds @path or its nearest existing
+ * parent folder; G_MAXUINT64 when it cannot be told. */
+static guint64
+free_bytes_near (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  while (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      char *up = g_path_get_dirname (dir);
+      const gboolean top = g_str_equal (up, dir);
+      g_free (dir);
+      dir = up;
+      if (top)
+        break;
+    }
+  g_autoptr (GFile) f = g_file_new_for_path (dir);
+  g_autoptr (GFileInfo) info = g_file_query_filesystem_info (f, G_FILE_ATTRIBUTE_FILESYSTEM_FREE, NULL, NULL);
+  if (info == NULL || !g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_FILESYSTEM_FREE))
+    return G_MAXUINT64;
+  return g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_FILESYSTEM_FREE);
+}
+
 CtrScsr *
 ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
                                 gboolean *loaded, char **note, GCancellable *cancellable, GError **error)
@@ -331,7 +353,20 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
         *note = g_strdup_printf ("matrix cache: %s; rebuilt", e->message);
     }
   CtrScsr *m = ctr_scsr_build (g, grid, model, CTR_SYM_ALL, cancellable, error);
-  if (m != NULL && path != NULL)
+  /* A matrix without symmetry stores every view (8× a D4 one): never let
+   * the cache take more than half of the free disk space. */
+  const guint64 bytes = m != NULL ? ctr_scsr_bytes (m) + sizeof (Header) : 0;
+  if (m != NULL && path != NULL && bytes > free_bytes_near (path) / 2)
+    {
+      if (note)
+        {
+          char *prev = *note;
+          *note = g_strdup_printf ("%s%smatrix cache: not saved (%.1f GiB would take more than half of the free "
+                                   "disk space)", prev ? prev : "", prev ? "; " : "", bytes / 1073741824.0);
+          g_free (prev);
+        }
+    }
+  else if (m != NULL && path != NULL)
     {
       g_autoptr (GError) e = NULL;
       if (!ctr_scsr_save (m, key, path, &e) && note)

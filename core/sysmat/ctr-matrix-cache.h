@@ -19,7 +19,8 @@
  * ctr_symmetry_partition), and a run with another thread count regroups the
  * loaded rows for its own (ctr_scsr_repartition: O(nnz), far below a
  * build).  Geometries without symmetry (K = 1, every view stored) are
- * cached the same way.  The plain CSR matrix (--matrix csr, and ART) is not
+ * cached the same way.  A matrix that would take more than half of the
+ * free space of the cache's file system is not saved (a note says so).  The plain CSR matrix (--matrix csr, and ART) is not
  * cached: it is the baseline.
  */
 #pragma once
