@@ -8,9 +8,10 @@
  * orbit: each stored element is one SIMD FMA over K lanes.  Each OpenMP
  * thread owns whole parts of the pixel reps (ctr_symmetry_partition):
  * phase 1 forward over its parts into its own partial sums, a barrier,
- * residuals, phase 2 back-projection straight into the image (or the update
- * image) over its parts — no atomics and no per-thread image copies (the
- * orbit's rows, ~6 MB at W1, are read twice, the second time from cache).
+ * every thread all the residuals (so no second barrier), phase 2
+ * back-projection straight into the image (or the update image) over its
+ * parts — no atomics and no per-thread image copies (the orbit's rows, ~6 MB
+ * at W1, are read twice, the second time from cache).
  */
 #include "ctr-scsr-op.h"
 #include "ctr-scsr-private.h"
@@ -27,7 +28,7 @@ typedef struct {
   gsize lane_size;      /* floats of one orbit's lane-ordered data: nc·ns·K */
   gsize psize1;         /* packed size of one slice */
   float **acc;          /* per-thread forward partial sums, lane_size each */
-  float *v;             /* residual weights of the current orbit, lane_size */
+  float **v;            /* per-thread residual weights of the current orbit, lane_size each */
   float *D;             /* update image of the fused steps (SART), packed */
   float **saved;        /* per-part values of the reps on a symmetry axis */
   float *inv_colsum;    /* [orbit][rep][K]: 1 / column sums of each orbit, made on first use */
@@ -38,7 +39,11 @@ scsr_op_finalize (CtrOperator *op)
 {
   ScsrOp *s = (ScsrOp *) op;
   for (guint t = 0; s->acc && t < s->T; t++)
-    g_free (s->acc[t]);
+    {
+      g_free (s->acc[t]);
+      if (s->v)
+        g_free (s->v[t]);
+    }
   g_free (s->acc);
   for (guint p = 0; s->saved && p < s->P; p++)
     g_free (s->saved[p]);
@@ -173,28 +178,31 @@ orbit_update (ScsrOp *s, guint o, float *X, const float *B, const float *coef, f
     for (guint p = t; p < s->P; p += nt)
       ctr_scsr_orbit_forward (s->m, o, p, s->ns, X, acc);
 #pragma omp barrier
-#pragma omp for schedule(static)
+    /* Every thread the whole residual, into its own buffer: one barrier
+     * fewer per orbit (a barrier costs a time slice whenever a thread is
+     * descheduled, as on a loaded machine), the same sums in the same order. */
+    float *v = s->v[t];
     for (gsize q = 0; q < s->lane_size; q++)
       {
         float a = 0.f;
         for (guint u = 0; u < nt; u++)
           a += s->acc[u][q];
-        s->v[q] = step * c[q] * (b[q] - a);
+        v[q] = step * c[q] * (b[q] - a);
       }
     for (guint p = t; p < s->P; p += nt)
       switch (target)
         {
         case IN_PLACE:
           ctr_scsr_save_stabilised (s->m, p, s->ns, X, s->saved[p]);
-          ctr_scsr_orbit_adjoint (s->m, o, p, s->ns, s->v, X);
+          ctr_scsr_orbit_adjoint (s->m, o, p, s->ns, v, X);
           ctr_scsr_finish_part (s->m, p, s->ns, X, NULL, NULL, nonneg, s->saved[p]);
           break;
         case SCALED:
-          ctr_scsr_orbit_adjoint (s->m, o, p, s->ns, s->v, s->D);
+          ctr_scsr_orbit_adjoint (s->m, o, p, s->ns, v, s->D);
           ctr_scsr_finish_part (s->m, p, s->ns, X, s->D, scale, nonneg, NULL);
           break;
         case ACCUMULATE:
-          ctr_scsr_orbit_adjoint (s->m, o, p, s->ns, s->v, Dacc);
+          ctr_scsr_orbit_adjoint (s->m, o, p, s->ns, v, Dacc);
           break;
         }
   }
@@ -408,12 +416,13 @@ ctr_scsr_op_new (CtrScsr *m, const CtrGeometry *g, const CtrGrid *grid, GError *
   s->T = (guint) MAX (1, omp_get_max_threads ());
   s->lane_size = (gsize) s->nc * s->ns * s->K;
   s->psize1 = op->scale_size;
-  s->v = g_try_new (float, s->lane_size);
   s->D = g_try_new0 (float, op->image_size);
   s->acc = g_new0 (float *, s->T);
-  gboolean ok = s->v != NULL && s->D != NULL;
+  s->v = g_new0 (float *, s->T);
+  gboolean ok = s->D != NULL;
   for (guint t = 0; t < s->T && ok; t++)
-    ok = (s->acc[t] = g_try_new (float, s->lane_size)) != NULL;
+    ok = (s->acc[t] = g_try_new (float, s->lane_size)) != NULL
+         && (s->v[t] = g_try_new (float, s->lane_size)) != NULL;
   s->saved = g_new0 (float *, s->P);
   for (guint p = 0; p < s->P && ok; p++)
     ok = (s->saved[p] = g_try_new (float, MAX (1, ctr_scsr_stabilised_size (m, p, s->ns)))) != NULL;
