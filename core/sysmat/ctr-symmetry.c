@@ -92,6 +92,16 @@ view_vector (const CtrGeometry *g, guint v, double out[2])
     }
 }
 
+/* How closely a view must coincide with the image of another.  Angles come
+ * as float32 more often than not (scanners' files, TIFF datasets, ASTRA and
+ * CIL geometries: gel-fan states 90° as 1.5707964): a float's rounding of an
+ * angle up to 2π is up to 2.4e-7 rad, so views that are meant to be the
+ * images of one another differ by that much.  Within ANGLE_TOL (rad, and
+ * ANGLE_TOL·SOD in position) the image is taken for the view: a ray then
+ * moves by at most ANGLE_TOL times the grid's half-diagonal (4e-5 mm on a
+ * 30 mm grid), far below a pixel and below the angles' own precision. */
+#define ANGLE_TOL 1e-6
+
 /* Is view w the image of view v under e?  Checked on three rays. */
 static gboolean
 rays_match (const CtrGeometry *g, guint v, guint e, guint w)
@@ -109,10 +119,10 @@ rays_match (const CtrGeometry *g, guint v, guint e, guint w)
       apply (m, o, mo);
       apply (m, d, md);
       ctr_geometry_ray (g, w, jj, o2, d2);
-      if (fabs (md[0] - d2[0]) > 1e-9 || fabs (md[1] - d2[1]) > 1e-9)
+      if (fabs (md[0] - d2[0]) > ANGLE_TOL || fabs (md[1] - d2[1]) > ANGLE_TOL)
         return FALSE;
       double cross = (mo[0] - o2[0]) * d2[1] - (mo[1] - o2[1]) * d2[0];
-      if (fabs (cross) > 1e-9 * scale)
+      if (fabs (cross) > ANGLE_TOL * scale)
         return FALSE;
     }
   return TRUE;
@@ -129,7 +139,7 @@ find_image (const CtrGeometry *g, const Key *keys, guint v, guint e)
   apply (m, vec, mv);
   double k = atan2 (mv[1], mv[0]);
   const guint n = g->n_views;
-  const double tol = 1e-7;
+  const double tol = ANGLE_TOL;
   /* First key >= k - tol (with wrap-around at ±π checked by a second probe). */
   for (int wrap = -1; wrap <= 1; wrap++)
     {

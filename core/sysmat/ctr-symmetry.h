@@ -78,7 +78,10 @@ typedef struct {
  * @allowed: CTR_SYM_* mask of the elements that may be used.
  *
  * Never fails: a geometry without symmetry gives the trivial group (K = 1,
- * one orbit per view) and says why in ->reason.
+ * one orbit per view) and says why in ->reason.  A view is the image of
+ * another when their rays agree to 1e-6 rad in direction and 1e-6·SOD mm in
+ * position: angles stored as float32 (up to 2.4e-7 rad of rounding) keep
+ * their symmetry; the image's rays then stand for the view's.
  * Returns: (transfer full): free with ctr_symmetry_free().
  */
 CtrSymmetry *ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed);
