@@ -249,6 +249,8 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
     for (gsize row = 0; row < n_rows; row++)
       {
         const gint64 b = m->seg_ptr[row * PK0], n = m->seg_ptr[(row + 1) * PK0] - b;
+        if (n == 0)   /* a ray that misses the grid: nothing to regroup */
+          continue;
         if ((gsize) n > cap)
           tmp = g_renew (CtrScsrElem, tmp, cap = (gsize) n);
         memcpy (tmp, m->elems + b, (gsize) n * sizeof (CtrScsrElem));
