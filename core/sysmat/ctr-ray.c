@@ -222,9 +222,25 @@ strip_clip_rect (const Strip *st, double x0, double x1, double y0, double y1, Po
 }
 
 /* Weight of pixel (ix, row) = area of strip ∩ pixel / strip width at the pixel
- * centre, so that a uniform object of attenuation μ gives A·x = μ·chord: the
- * weights are in mm like the line models' (cuART's w = S/δ² up to the
- * constant factor δ²/width, which keeps the data in line-integral units). */
+ * centre (xc, yc), so that a uniform object of attenuation μ gives A·x =
+ * μ·chord: the weights are in mm like the line models' (cuART's w = S/δ² up
+ * to the constant factor δ²/width, which keeps the data in line-integral
+ * units).  Pushed unless it is a sliver from rounding at shared edges
+ * (relative 1e-6 of a pixel side). */
+static inline void
+push_area_weight (const Strip *st, const CtrRayGrid *gi, long ix, long row, double xc, double yc, double area,
+                  CtrRowBuf *b)
+{
+  const double t = (xc - st->s[0]) * st->dm[0] + (yc - st->s[1]) * st->dm[1];
+  const double width = st->width0 + (st->fan ? t * st->width_per_mm : 0.0);
+  if (width <= 0)
+    return;
+  const double w = area / width;
+  if (w > 1e-6 * MIN (gi->dx, gi->dy))
+    ctr_rowbuf_push (b, (guint32) (row * gi->nx + ix), (float) w);
+}
+
+/* The area by clipping the pixel's square against the strip. */
 static void
 area_pixel (const Strip *st, const CtrRayGrid *gi, long ix, long row, CtrRowBuf *b)
 {
@@ -233,16 +249,7 @@ area_pixel (const Strip *st, const CtrRayGrid *gi, long ix, long row, CtrRowBuf 
   strip_clip_rect (st, x0, x0 + gi->dx, y1 - gi->dy, y1, &p);
   if (p.n < 3)
     return;
-  double area = poly_area (&p);
-  double xc = x0 + 0.5 * gi->dx, yc = y1 - 0.5 * gi->dy;
-  double t = (xc - st->s[0]) * st->dm[0] + (yc - st->s[1]) * st->dm[1];
-  double width = st->width0 + (st->fan ? t * st->width_per_mm : 0.0);
-  if (width <= 0)
-    return;
-  double w = area / width;
-  /* Slivers from rounding at shared edges (relative 1e-6 of a pixel side). */
-  if (w > 1e-6 * MIN (gi->dx, gi->dy))
-    ctr_rowbuf_push (b, (guint32) (row * gi->nx + ix), (float) w);
+  push_area_weight (st, gi, ix, row, x0 + 0.5 * gi->dx, y1 - 0.5 * gi->dy, poly_area (&p), b);
 }
 
 /* The closed form of the area model.  The area of a pixel P (half-sides
@@ -364,15 +371,8 @@ closed_pixel (const Strip *st, const ClosedStrip *cs, const CtrRayGrid *gi, long
   const double xc = gi->xmin + ix * gi->dx + cs->hx, yc = gi->ymax - row * gi->dy - cs->hy;
   const double area = closed_edge_area (&cs->e[0], cs->full, xc, yc) + closed_edge_area (&cs->e[1], cs->full, xc, yc)
                       - cs->full;
-  if (area <= 0)
-    return;
-  const double t = (xc - st->s[0]) * st->dm[0] + (yc - st->s[1]) * st->dm[1];
-  const double width = st->width0 + (st->fan ? t * st->width_per_mm : 0.0);
-  if (width <= 0)
-    return;
-  const double w = area / width;
-  if (w > 1e-6 * MIN (gi->dx, gi->dy))
-    ctr_rowbuf_push (b, (guint32) (row * gi->nx + ix), (float) w);
+  if (area > 0)
+    push_area_weight (st, gi, ix, row, xc, yc, area, b);
 }
 
 static void

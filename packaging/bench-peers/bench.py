@@ -201,7 +201,7 @@ class Bench:
         g = json.load(open(os.path.join(src, "geometry.json")))
         truth = read_tif(os.path.join(src, "truth.tif")).astype(np.float64)       # [z][y][x]
         nz, ny, nx = truth.shape
-        sx, sy, sz = g["reference"]["spacing_xyz_mm"] if "reference" in g else g["peer_result"]["spacing_xyz_mm"]
+        sx, sy, sz = g["reference"]["spacing_xyz_mm"]
         out = self.path(f"{case}-ours.tif")
         rows = [self.ours("ours", threads, os.path.join(src, "geometry.json"), out,
                           ["-m", "fdk", "-s", f"{nx}x{ny}x{nz}", "--voxel-size", f"{sx}x{sy}x{sz}"])]
