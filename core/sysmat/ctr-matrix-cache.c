@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 #define MAGIC "CTRSCSR"
-#define VERSION 3u
+#define VERSION 4u   /* 4: reps in Hilbert order inside a part */
 
 typedef struct {
   char magic[8];
