@@ -476,6 +476,20 @@ seg_axpy (const CtrScsrElem *restrict e0, const CtrScsrElem *restrict e1, float 
 
 typedef gint32 v8i __attribute__ ((vector_size (32)));
 
+/* Lane permutations of slot h for one-slice K = 8 rows: perm[h][g] =
+ * compose[g][h] (row lane g reads slot perm[h][g]) and its inverse. */
+static void
+slot_permutations (const CtrScsr *m, v8i perm[8], v8i inv[8])
+{
+  const guint8 (*comp)[8] = m->sym->group.compose;
+  for (guint h = 0; h < 8; h++)
+    for (guint g = 0; g < 8; g++)
+      {
+        perm[h][g] = comp[g][h];
+        inv[h][comp[g][h]] = (gint32) g;
+      }
+}
+
 /* One slice, K = 8: a stored row's 8 lanes are one vector.  Slot h's
  * segment sums w · X[rep] into a vector whose lane c holds slot c; lane g of
  * the row takes slot compose[g][h] (a permutation, vpermps with AVX2), so a
@@ -484,12 +498,9 @@ static inline __attribute__ ((always_inline)) void
 forward_1slice_k8 (const CtrScsr *m, guint o, guint part, const float *restrict X, float *restrict acc_out)
 {
   const guint nc = m->n_cols, PK = 8 * m->P;
-  const guint8 (*comp)[8] = m->sym->group.compose;
   const CtrScsrElem *el = m->elems;
-  v8i perm[8];
-  for (guint h = 0; h < 8; h++)
-    for (guint g = 0; g < 8; g++)
-      perm[h][g] = comp[g][h];
+  v8i perm[8], inv[8];
+  slot_permutations (m, perm, inv);
   for (guint j = 0; j < nc; j++)
     {
       const gint64 *seg = m->seg_ptr + ((gsize) o * nc + j) * PK + (gsize) part * 8;
@@ -524,12 +535,9 @@ static inline __attribute__ ((always_inline)) void
 adjoint_1slice_k8 (const CtrScsr *m, guint o, guint part, const float *restrict v, float *restrict T)
 {
   const guint nc = m->n_cols, PK = 8 * m->P;
-  const guint8 (*comp)[8] = m->sym->group.compose;
   const CtrScsrElem *el = m->elems;
-  v8i inv[8];
-  for (guint h = 0; h < 8; h++)
-    for (guint g = 0; g < 8; g++)
-      inv[h][comp[g][h]] = (gint32) g;
+  v8i perm[8], inv[8];
+  slot_permutations (m, perm, inv);
   for (guint j = 0; j < nc; j++)
     {
       const gint64 *seg = m->seg_ptr + ((gsize) o * nc + j) * PK + (gsize) part * 8;
