@@ -476,6 +476,21 @@ seg_axpy (const CtrScsrElem *restrict e0, const CtrScsrElem *restrict e1, float 
 
 typedef gint32 v8i __attribute__ ((vector_size (32)));
 
+/* r[g] = a[idx[g]]: vpermps in GCC's AVX2 clone; clang (the fuzzing build)
+ * has no run-time vector shuffle builtin and takes the lanes one by one. */
+static inline __attribute__ ((always_inline)) v8f
+permute8 (v8f a, v8i idx)
+{
+#if defined(__clang__)
+  v8f r;
+  for (guint g = 0; g < 8; g++)
+    r[g] = a[idx[g]];
+  return r;
+#else
+  return __builtin_shuffle (a, idx);
+#endif
+}
+
 /* Lane permutations of slot h for one-slice K = 8 rows: perm[h][g] =
  * compose[g][h] (row lane g reads slot perm[h][g]) and its inverse. */
 static void
@@ -523,7 +538,7 @@ forward_1slice_k8 (const CtrScsr *m, guint o, guint part, const float *restrict 
             }
           if (e < e1)
             a0 += (v8f) { e->w, e->w, e->w, e->w, e->w, e->w, e->w, e->w } * load8 (X + (gsize) e->rep * 8);
-          out += __builtin_shuffle (a0 + a1, perm[h]);
+          out += permute8 (a0 + a1, perm[h]);
         }
       store8 (acc_out + (gsize) j * 8, load8 (acc_out + (gsize) j * 8) + out);
     }
@@ -547,7 +562,7 @@ adjoint_1slice_k8 (const CtrScsr *m, guint o, guint part, const float *restrict 
         continue;
       for (guint h = 0; h < 8; h++)
         {
-          const v8f vh = __builtin_shuffle (vj, inv[h]);
+          const v8f vh = permute8 (vj, inv[h]);
           for (const CtrScsrElem *e = el + seg[h], *e1 = el + seg[h + 1]; e < e1; e++)
             {
               float *restrict dr = T + (gsize) e->rep * 8;
