@@ -64,7 +64,12 @@ with tempfile.TemporaryDirectory() as tmp:
     ended(p, "rank 1 out of memory", needle, out)
 
     # Ctrl-C on mpirun (which passes it on to the ranks) cancels every rank.
-    args = ["reconstruct", SAVU, "--method", "sirt", "--iterations", "200", "-o", out]
+    # Open MPI kills a rank that has not ended 1 s after it passed the signal
+    # on (odls_base_sigkill_timeout), and SIRT looks at the cancellation
+    # between iterations: a small image keeps an iteration well below that
+    # even under ASan on a loaded machine (160² took 3-5 s there: SIGKILL,
+    # no "cancelled").
+    args = ["reconstruct", SAVU, "--method", "sirt", "--iterations", "2000", "--size", "32", "-o", out]
     env = mpi_env()
     proc = subprocess.Popen(mpirun_cmd(2, *args, env=env), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             text=True, env=env)
