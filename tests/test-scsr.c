@@ -208,6 +208,47 @@ test_float_angles (void)
   g_assert_cmpuint (ctr_scsr_order (j), ==, 1);
 }
 
+/* Reps inside a part follow a Hilbert curve through their first pixels
+ * (ctr_symmetry_partition): the curve visits every aligned 4 × 4 block of
+ * pixels in one stretch, so a part's reps whose first pixel lies in one
+ * block have consecutive ids.  Scan order (rows) fails this. */
+static void
+test_rep_order (void)
+{
+  const Case *c = &cases[0];
+  g_autoptr (CtrGeometry) g = make_geometry (c);
+  CtrGrid grid = make_grid (c);
+  CtrSymmetry *sy = ctr_symmetry_find (g, &grid, CTR_SYM_ALL);
+  g_assert_nonnull (sy);
+  ctr_symmetry_partition (sy, 2);
+  const guint K = sy->group.order, nx = sy->nx, ny = sy->ny, bx = (nx + 3) / 4, nb = bx * ((ny + 3) / 4);
+  g_assert_cmpuint (K, ==, 8);
+  guint checked = 0;
+  for (guint p = 0; p < sy->n_parts; p++)
+    {
+      g_autofree guint32 *lo = g_new (guint32, nb), *hi = g_new0 (guint32, nb), *count = g_new0 (guint32, nb);
+      for (guint b = 0; b < nb; b++)
+        lo[b] = G_MAXUINT32;
+      for (guint32 r = sy->part_start[p]; r < sy->part_start[p + 1]; r++)
+        {
+          const guint32 q = sy->rep_pixel[(gsize) r * K];
+          const guint b = (q / nx) / 4 * bx + (q % nx) / 4;
+          lo[b] = MIN (lo[b], r);
+          hi[b] = MAX (hi[b], r);
+          count[b]++;
+        }
+      for (guint b = 0; b < nb; b++)
+        if (count[b] > 0)
+          {
+            g_assert_cmpuint (hi[b] - lo[b] + 1, ==, count[b]);
+            checked += count[b] > 1;
+          }
+    }
+  g_test_message ("%u blocks of 4 × 4 pixels with more than one rep, each a run of ids", checked);
+  g_assert_cmpuint (checked, >, 10);
+  ctr_symmetry_free (sy);
+}
+
 /* Consistent data A·x_true for a stack of 3 slices with different truths;
  * slice 1 has two dead detector columns. */
 static CtrProjections *
@@ -567,6 +608,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/ctr/core/scsr/cache", test_cache);
   g_test_add_func ("/ctr/core/scsr/float-angles", test_float_angles);
+  g_test_add_func ("/ctr/core/scsr/rep-order", test_rep_order);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     if (i == 0 || i == 3 || cases[i].expect_order == 1)
       {
