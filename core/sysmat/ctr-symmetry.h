@@ -93,8 +93,8 @@ void ctr_symmetry_free (CtrSymmetry *s);
  * orbit's first pixel counter-clockwise from +x (equal counts, so about equal
  * areas and non-zeros) and renumbers them part by part, in the order of a
  * Hilbert curve through the first pixels inside a part (MemXCT, TPDS 2022,
- * §3.2: locality of the image gathers).  A straight ray crosses each sector of the fundamental domain at
- * most once, so a row's elements of one part are one run along the ray; the
+ * §3.2: locality of the image gathers).  A straight ray crosses each
+ * sector of the fundamental domain at most once, so a row's elements of one part are one run along the ray; the
  * threads of the transposed product own whole parts and never write the same
  * pixel (the "per-thread partitions" of DESIGN.md §3, no atomics).
  */
