@@ -26,11 +26,14 @@
  * nr read as 0, so the bilinear stencil needs no branch).  Per (column,
  * view) the two detector columns around u are blended once over the rows the
  * z run touches (contiguous, vectorised), so the z loop interpolates between
- * 2 samples of that line (SIMD gathers in the AVX2 / AVX-512 clones of the
- * kernel).  OpenMP over (x, y) columns; every thread owns its columns: no
- * races, no atomics.
+ * 2 samples of that line: with AVX-512 or AVX2 and at most
+ * CTR_FDK_ZRUN_MAX_STEP rows per slice (W4: 1.44) without gathers, by
+ * permutes within a window of the line (ctr-fdk-zrun.h); otherwise a scalar
+ * loop the compiler vectorises.  OpenMP over (x, y) columns; every thread
+ * owns its columns: no races, no atomics.
  */
 #include "ctr-fdk.h"
+#include "ctr-fdk-zrun.h"
 #include "ctr-error.h"
 
 #include <math.h>
@@ -158,10 +161,11 @@ typedef struct {
   gsize view_floats;
   double sod2, cmax, rmax;
   gboolean mirror;
+  CtrFdkZRun zrun;          /* NULL: the scalar z loops */
 } Batch;
 
 /* Back-projects views [0, nb) of the batch into column @ij.  @line: nr + 2
- * floats of scratch (per thread).  Built for the baseline ISA and, where the
+ * + CTR_FDK_ZRUN_PAD floats of scratch (per thread).  Built for the baseline ISA and, where the
  * compiler can, for AVX2 and AVX-512 (chosen at load time by the CPU). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 __attribute__ ((target_clones ("default", "arch=x86-64-v3", "arch=x86-64-v4")))
@@ -209,7 +213,20 @@ backproject_column (const Batch *bt, gint64 ij, guint nb, float *line_mem)
       for (int r = b_lo; r <= b_hi; r++)
         line[r] = q0[r] + fu * (q1[r] - q0[r]);
 
-      if (mirror)
+      if (bt->zrun != NULL && fabsf (fr_d) <= CTR_FDK_ZRUN_MAX_STEP)
+        {
+          if (mirror)
+            {
+              const gint64 half_hi = MIN (hi, (nz - 1) / 2 - ((nz & 1) ? 1 : 0));
+              if (lo <= half_hi)
+                bt->zrun (col_acc, col_acc + nz - 1, line, (int) lo, (int) half_hi, fr_a, fr_d, w, (int) nr - 1);
+              if ((nz & 1) && nz / 2 >= lo && nz / 2 <= hi)
+                bt->zrun (col_acc, NULL, line, (int) (nz / 2), (int) (nz / 2), fr_a, fr_d, w, (int) nr - 1);
+            }
+          else
+            bt->zrun (col_acc, NULL, line, (int) lo, (int) hi, fr_a, fr_d, w, (int) nr - 1);
+        }
+      else if (mirror)
         {
           /* k and nz-1-k: rows r and (nr-1) - r.  The valid range
            * is symmetric, so walk its lower half and mirror. */
@@ -269,6 +286,7 @@ ctr_fdk_backproject (const CtrGeometry *g, const CtrProjections *q, CtrVolume *v
                           && fabs (g->offset_v_mm) <= 1e-9 * g->pitch_v_mm;
   const double sod2 = g->sod_mm * g->sod_mm;
   const double cmax = nc - 1, rmax = nr - 1;
+  const CtrFdkZRun zrun = ctr_fdk_zrun_select (NULL);
   gboolean ok = TRUE;
 
   for (guint v0 = 0; v0 < nv && ok; v0 += VIEW_BATCH)
@@ -289,9 +307,9 @@ ctr_fdk_backproject (const CtrGeometry *g, const CtrProjections *q, CtrVolume *v
          * (column, view) over the rows the z run touches (contiguous, SIMD),
          * so the z loop reads 2 samples instead of 4.  Index -1 and nr are
          * the zero guard rows. */
-        float *line_mem = g_new (float, stride);
+        float *line_mem = g_new0 (float, stride + CTR_FDK_ZRUN_PAD);
         const Batch bt = { mats + v0, qt, work, nx, nz, nr, nc, stride, view_floats,
-                           sod2, cmax, rmax, mirror };
+                           sod2, cmax, rmax, mirror, zrun };
 #pragma omp for schedule(dynamic, 64)
         for (gint64 ij = 0; ij < (gint64) nxy; ij++)
           backproject_column (&bt, ij, nb, line_mem);
