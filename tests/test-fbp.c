@@ -5,6 +5,7 @@
 #include "ctrecon.h"
 #include "analytic/ctr-fbp.h"
 #include "analytic/ctr-filter.h"
+#include "analytic/ctr-atanf.h"
 
 #define MU 0.02
 #define DISC_R 60.0
@@ -505,11 +506,40 @@ test_unit_pixels (void)
   g_assert_cmpstr (v->unit, ==, "1/pixel");
 }
 
+/* ctr_atanf (the fan back-projection's γ') against atan in double: every
+ * reduction branch (|t| below tan π/8, up to tan 3π/8, beyond), both signs,
+ * 0 and ±inf. */
+static void
+test_atanf (void)
+{
+  double maxe = 0.0, at = 0.0;
+  for (gint i = -200000; i <= 200000; i++)
+    {
+      /* linear steps in [-4, 4], then logarithmic out to ±1e8 */
+      const double lin = i * 2e-5;
+      const double t = fabs (lin) <= 4.0 ? lin : copysign (4.0 * pow (10.0, (fabs (lin) - 4.0) * 2.0), lin);
+      const float tf = (float) t;
+      const double e = fabs ((double) ctr_atanf (tf) - atan ((double) tf));
+      if (e > maxe)
+        {
+          maxe = e;
+          at = tf;
+        }
+    }
+  g_test_message ("ctr_atanf: max |error| %.3e rad at t = %.6g", maxe, at);
+  g_assert_cmpfloat (maxe, <, 2e-7);
+  g_assert_cmpfloat (ctr_atanf (0.0f), ==, 0.0f);
+  g_assert_cmpfloat (fabs (ctr_atanf (INFINITY) - G_PI_2), <, 1e-7);
+  g_assert_cmpfloat (fabs (ctr_atanf (-INFINITY) + G_PI_2), <, 1e-7);
+  g_assert_cmpfloat (ctr_atanf (-0.3f), ==, -ctr_atanf (0.3f));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ctr/core/fbp/filter/kernel", test_filter_kernel);
+  g_test_add_func ("/ctr/core/fbp/atanf", test_atanf);
   g_test_add_func ("/ctr/core/fbp/parker", test_parker);
   g_test_add_func ("/ctr/core/fbp/disc/parallel", test_disc_parallel);
   g_test_add_func ("/ctr/core/fbp/disc/fan-flat", test_disc_fan_flat);

@@ -49,8 +49,13 @@
  * are linear in x; the detector column is interpolated linearly; the column
  * position comes from ctr_geometry_u_col, so detector offsets need nothing
  * special.  Slice s of the output is detector row ctr_geometry_slice_row (s).
+ * Fan beam in two passes per (row, view): the columns and weights of the
+ * row's pixels (branch-free, so the compiler vectorises it, γ' through
+ * ctr_atanf (ctr-atanf.h) instead of libm's scalar atan), then the
+ * interpolation.
  */
 #include "ctr-fbp.h"
+#include "ctr-atanf.h"
 #include "ctr-geometry-vectors.h"
 #include "ctr-redundancy.h"
 #include "ctr-filter.h"
@@ -58,6 +63,44 @@
 
 #include <math.h>
 #include <string.h>
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define FBP_CLONES __attribute__ ((target_clones ("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define FBP_CLONES
+#endif
+
+/* Pass 1 of the fan back-projection, equiangular detector: for pixel ix of
+ * a row, a = a_a + a_d·ix, b = b_a + b_d·ix (mm), column (γ' = atan (b/a))
+ * and weight 1/L² (1/mm²); column −1 where a <= 0. */
+FBP_CLONES static void
+fan_columns_curved (guint nx, double a_a, double a_d, double b_a, double b_d, double inv_pitch,
+                    double col0, float *restrict colv, float *restrict wv)
+{
+  for (guint ix = 0; ix < nx; ix++)
+    {
+      const double a = a_a + a_d * ix, b = b_a + b_d * ix;
+      const double as = a > 0.0 ? a : 1.0;
+      const float u = ctr_atanf ((float) (b / as));
+      colv[ix] = a > 0.0 ? (float) (u * inv_pitch + col0) : -1.0f;
+      wv[ix] = (float) (1.0 / (as * as + b * b));
+    }
+}
+
+/* The same for a flat detector: column of s'·SDD/SOD = SDD·b/a (@scale =
+ * SDD / pitch), weight 1/U² = SOD²/a². */
+FBP_CLONES static void
+fan_columns_flat (guint nx, double a_a, double a_d, double b_a, double b_d, double scale, double sod,
+                  double col0, float *restrict colv, float *restrict wv)
+{
+  for (guint ix = 0; ix < nx; ix++)
+    {
+      const double a = a_a + a_d * ix, b = b_a + b_d * ix;
+      const double ia = 1.0 / (a > 0.0 ? a : 1.0);
+      colv[ix] = a > 0.0 ? (float) (scale * b * ia + col0) : -1.0f;
+      wv[ix] = (float) (sod * sod * ia * ia);
+    }
+}
 
 /* Weights one detector row of view @v in place: Δβ · redundancy · pre-weight. */
 static void
@@ -111,7 +154,11 @@ backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
   const float cmax = (float) (nc - 1);
   gboolean cancelled = FALSE;
 
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel
+  {
+  /* per thread: the columns and weights of one image row in one view */
+  float *colv = g_new (float, nx), *wv = g_new (float, nx);
+#pragma omp for schedule(dynamic, 4)
   for (gint64 iy = 0; iy < (gint64) ny; iy++)
     {
       if (g_atomic_int_get (&cancelled))
@@ -145,37 +192,31 @@ backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
             }
           else
             {
-              /* a = (P - S)·d0, b = P·e_u, both linear in x. */
+              /* a = (P - S)·d0, b = P·e_u, both linear in x.  Pass 1:
+               * column and weight per pixel (-1: at or behind the source). */
               const double a_a = -x0 * s + y * c + sod, a_d = -dx * s;
               const double b_a = x0 * c + y * s, b_d = dx * c;
+              if (curved)
+                fan_columns_curved (nx, a_a, a_d, b_a, b_d, inv_pitch, col0, colv, wv);
+              else
+                fan_columns_flat (nx, a_a, a_d, b_a, b_d, sdd * inv_pitch, sod, col0, colv, wv);
+              /* Pass 2: linear interpolation in the filtered row. */
               for (guint ix = 0; ix < nx; ix++)
                 {
-                  double a = a_a + a_d * ix, b = b_a + b_d * ix;
-                  if (a <= 0.0)
-                    continue;  /* at or behind the source */
-                  double ia = 1.0 / a;
-                  double u, w;
-                  if (curved)
-                    {
-                      u = atan (b * ia);                    /* γ' */
-                      w = 1.0 / (a * a + b * b);            /* 1/L² */
-                    }
-                  else
-                    {
-                      u = sdd * b * ia;                     /* s'·SDD/SOD */
-                      w = sod * sod * ia * ia;              /* 1/U² */
-                    }
-                  float col = (float) (u * inv_pitch + col0);
+                  const float col = colv[ix];
                   if (!(col >= 0.0f && col <= cmax))
                     continue;
                   guint i0 = (guint) col;
                   float fr = col - i0;
                   float val = i0 + 1 < nc ? qv[i0] + fr * (qv[i0 + 1] - qv[i0]) : qv[i0];
-                  out[ix] += (float) (w * val);
+                  out[ix] += wv[ix] * val;
                 }
             }
         }
     }
+  g_free (colv);
+  g_free (wv);
+  }
   return !cancelled;
 }
 
