@@ -49,13 +49,14 @@
  * are linear in x; the detector column is interpolated linearly; the column
  * position comes from ctr_geometry_u_col, so detector offsets need nothing
  * special.  Slice s of the output is detector row ctr_geometry_slice_row (s).
- * Fan beam in two passes per (row, view): the columns and weights of the
- * row's pixels (branch-free, so the compiler vectorises it, γ' through
- * ctr_atanf (ctr-atanf.h) instead of libm's scalar atan), then the
- * interpolation.
+ * Two passes per (row, view): the columns (and fan-beam weights) of the
+ * row's pixels, branch-free so the compiler vectorises it (γ' through
+ * ctr_atanf, ctr-atanf.h, instead of libm's scalar atan), then the
+ * interpolation without gathers (ctr-row-interp.h).
  */
 #include "ctr-fbp.h"
 #include "ctr-atanf.h"
+#include "ctr-row-interp.h"
 #include "ctr-geometry-vectors.h"
 #include "ctr-redundancy.h"
 #include "ctr-filter.h"
@@ -151,7 +152,7 @@ backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
   const double inv_pitch = 1.0 / g->pitch_u;
   const double col0 = ctr_geometry_u_col (g, 0.0);
   const double x0 = ctr_grid_x (grid, 0), dx = grid->dx;
-  const float cmax = (float) (nc - 1);
+  const CtrRowInterp interp = ctr_row_interp_select (NULL);
   gboolean cancelled = FALSE;
 
 #pragma omp parallel
@@ -180,15 +181,8 @@ backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
               const float col_a = (float) ((x0 * c + y * s) * inv_pitch + col0);
               const float col_d = (float) (dx * c * inv_pitch);
               for (guint ix = 0; ix < nx; ix++)
-                {
-                  float col = col_a + col_d * ix;
-                  if (!(col >= 0.0f && col <= cmax))
-                    continue;
-                  guint i0 = (guint) col;
-                  float fr = col - i0;
-                  float val = i0 + 1 < nc ? qv[i0] + fr * (qv[i0 + 1] - qv[i0]) : qv[i0];
-                  out[ix] += val;
-                }
+                colv[ix] = col_a + col_d * ix;
+              interp (out, colv, NULL, nx, qv, nc);
             }
           else
             {
@@ -201,16 +195,7 @@ backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
               else
                 fan_columns_flat (nx, a_a, a_d, b_a, b_d, sdd * inv_pitch, sod, col0, colv, wv);
               /* Pass 2: linear interpolation in the filtered row. */
-              for (guint ix = 0; ix < nx; ix++)
-                {
-                  const float col = colv[ix];
-                  if (!(col >= 0.0f && col <= cmax))
-                    continue;
-                  guint i0 = (guint) col;
-                  float fr = col - i0;
-                  float val = i0 + 1 < nc ? qv[i0] + fr * (qv[i0 + 1] - qv[i0]) : qv[i0];
-                  out[ix] += wv[ix] * val;
-                }
+              interp (out, colv, wv, nx, qv, nc);
             }
         }
     }
@@ -307,7 +292,8 @@ ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
   ctr_volume_set_unit (vol, g->pixel_size_known ? "1/mm" : "1/pixel");
 
   gsize sino_n = (gsize) nv * nc;
-  g_autofree float *sino = g_try_malloc_n (sino_n, sizeof (float));
+  /* + the padding the interpolation kernels may read past the last row */
+  g_autofree float *sino = g_try_malloc0_n (sino_n + CTR_ROW_INTERP_PAD, sizeof (float));
   if (sino == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
