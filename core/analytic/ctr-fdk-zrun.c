@@ -2,14 +2,11 @@
  * ctr-fdk-zrun.h).  x86-64 with GCC or clang only; elsewhere the selector
  * returns NULL and the back-projector keeps its scalar loop. */
 #include "ctr-fdk-zrun.h"
+#include "ctr-simd.h"
 
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define CTR_HAVE_ZRUN 1
+#ifdef CTR_HAVE_X86_SIMD
 
 /* First and last sample index of the chunk k … k + n − 1: r is monotone in
  * k and fmaf rounds once, as the vector FMA does, so these are the extreme
@@ -58,14 +55,6 @@ zrun_avx512 (float *restrict acc, float *restrict accm, const float *restrict li
     }
 }
 
-/* Lanes idx (0 … 15) of the 16-sample window (t0, t1). */
-__attribute__ ((target ("avx2,fma"))) static inline __m256
-window16 (__m256 t0, __m256 t1, __m256i idx)
-{
-  const __m256 hi = _mm256_castsi256_ps (_mm256_cmpgt_epi32 (idx, _mm256_set1_epi32 (7)));
-  return _mm256_blendv_ps (_mm256_permutevar8x32_ps (t0, idx), _mm256_permutevar8x32_ps (t1, idx), hi);
-}
-
 __attribute__ ((target ("avx2,fma"))) static void
 zrun_avx2 (float *restrict acc, float *restrict accm, const float *restrict line, int lo, int hi,
            float a, float d, float w, int top)
@@ -86,8 +75,8 @@ zrun_avx2 (float *restrict acc, float *restrict accm, const float *restrict line
       const int base = MIN (i_first, i_last);
       const __m256 t0 = _mm256_loadu_ps (line + base), t1 = _mm256_loadu_ps (line + base + 8);
       const __m256i idx = _mm256_sub_epi32 (i0, _mm256_set1_epi32 (base));
-      const __m256 l0 = window16 (t0, t1, idx);
-      const __m256 l1 = window16 (t0, t1, _mm256_add_epi32 (idx, one));
+      const __m256 l0 = ctr_window16 (t0, t1, idx);
+      const __m256 l1 = ctr_window16 (t0, t1, _mm256_add_epi32 (idx, one));
       const __m256 v = _mm256_fmadd_ps (f, _mm256_sub_ps (l1, l0), l0);
       _mm256_maskstore_ps (acc + k, m, _mm256_fmadd_ps (vw, v, _mm256_maskload_ps (acc + k, m)));
       if (accm == NULL)
@@ -95,8 +84,8 @@ zrun_avx2 (float *restrict acc, float *restrict accm, const float *restrict line
       const int basem = top - MAX (i_first, i_last) - 1;
       const __m256 u0 = _mm256_loadu_ps (line + basem), u1 = _mm256_loadu_ps (line + basem + 8);
       const __m256i im = _mm256_sub_epi32 (_mm256_set1_epi32 (top - basem), i0);
-      const __m256 m1 = window16 (u0, u1, im);
-      const __m256 mm = window16 (u0, u1, _mm256_sub_epi32 (im, one));
+      const __m256 m1 = ctr_window16 (u0, u1, im);
+      const __m256 mm = ctr_window16 (u0, u1, _mm256_sub_epi32 (im, one));
       const __m256 vm = _mm256_permutevar8x32_ps (_mm256_fmadd_ps (f, _mm256_sub_ps (mm, m1), m1), rev);
       const __m256i mr = _mm256_cmpgt_epi32 (lane, _mm256_set1_epi32 (7 - n));  /* lane >= 8 − n */
       float *p = accm - k - 7;
@@ -108,27 +97,12 @@ zrun_avx2 (float *restrict acc, float *restrict accm, const float *restrict line
 CtrFdkZRun
 ctr_fdk_zrun_select (const char **name)
 {
-  const char *want = g_getenv ("CTR_FDK_SIMD");
-  const char *got = "generic";
-  CtrFdkZRun fn = NULL;
-#ifdef CTR_HAVE_ZRUN
-  __builtin_cpu_init ();
-  const gboolean any = want == NULL || *want == '\0';
-  if ((any || strcmp (want, "avx512") == 0) && __builtin_cpu_supports ("avx512f"))
+  switch (ctr_simd_level ("CTR_FDK_SIMD", name))
     {
-      fn = zrun_avx512;
-      got = "avx512";
-    }
-  else if ((any || strcmp (want, "avx2") == 0 || strcmp (want, "avx512") == 0)
-           && __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
-    {
-      fn = zrun_avx2;
-      got = "avx2";
-    }
-#else
-  (void) want;
+#ifdef CTR_HAVE_X86_SIMD
+    case CTR_SIMD_AVX512: return zrun_avx512;
+    case CTR_SIMD_AVX2: return zrun_avx2;
 #endif
-  if (name != NULL)
-    *name = got;
-  return fn;
+    default: return NULL;
+    }
 }

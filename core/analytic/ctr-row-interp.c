@@ -1,8 +1,7 @@
 /* ctr-row-interp.c — gather-free linear interpolation of a detector row at
  * the columns of a row of pixels (see ctr-row-interp.h). */
 #include "ctr-row-interp.h"
-
-#include <string.h>
+#include "ctr-simd.h"
 
 static void
 row_interp_scalar (float *restrict out, const float *restrict col, const float *restrict w, guint n,
@@ -21,9 +20,7 @@ row_interp_scalar (float *restrict out, const float *restrict col, const float *
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define CTR_HAVE_ROW_SIMD 1
+#ifdef CTR_HAVE_X86_SIMD
 
 /* At c = nc − 1 (f = 0) the kernels read q[nc], a padding float or the next
  * row's first sample, both finite, so the value is q[c] as in the scalar
@@ -82,14 +79,6 @@ hmax8 (__m256i v)
   return _mm_cvtsi128_si32 (a);
 }
 
-/* Lanes idx (0 … 15) of the 16-sample window (t0, t1). */
-__attribute__ ((target ("avx2,fma"))) static inline __m256
-window16 (__m256 t0, __m256 t1, __m256i idx)
-{
-  const __m256 hi = _mm256_castsi256_ps (_mm256_cmpgt_epi32 (idx, _mm256_set1_epi32 (7)));
-  return _mm256_blendv_ps (_mm256_permutevar8x32_ps (t0, idx), _mm256_permutevar8x32_ps (t1, idx), hi);
-}
-
 __attribute__ ((target ("avx2,fma"))) static void
 row_interp_avx2 (float *restrict out, const float *restrict col, const float *restrict w, guint n,
                  const float *restrict q, guint nc)
@@ -115,8 +104,8 @@ row_interp_avx2 (float *restrict out, const float *restrict col, const float *re
         }
       const __m256i idx = _mm256_and_si256 (_mm256_sub_epi32 (i0, _mm256_set1_epi32 (lo)), _mm256_set1_epi32 (15));
       const __m256 t0 = _mm256_loadu_ps (q + lo), t1 = _mm256_loadu_ps (q + lo + 8);
-      const __m256 l0 = window16 (t0, t1, idx);
-      const __m256 l1 = window16 (t0, t1, _mm256_add_epi32 (idx, one));
+      const __m256 l0 = ctr_window16 (t0, t1, idx);
+      const __m256 l1 = ctr_window16 (t0, t1, _mm256_add_epi32 (idx, one));
       const __m256 f = _mm256_sub_ps (c, _mm256_cvtepi32_ps (i0));
       __m256 v = _mm256_fmadd_ps (f, _mm256_sub_ps (l1, l0), l0);
       const __m256 o = _mm256_maskload_ps (out + i, ok);
@@ -129,27 +118,12 @@ row_interp_avx2 (float *restrict out, const float *restrict col, const float *re
 CtrRowInterp
 ctr_row_interp_select (const char **name)
 {
-  const char *want = g_getenv ("CTR_FBP_SIMD");
-  const char *got = "generic";
-  CtrRowInterp fn = row_interp_scalar;
-#ifdef CTR_HAVE_ROW_SIMD
-  __builtin_cpu_init ();
-  const gboolean any = want == NULL || *want == '\0';
-  if ((any || strcmp (want, "avx512") == 0) && __builtin_cpu_supports ("avx512f"))
+  switch (ctr_simd_level ("CTR_FBP_SIMD", name))
     {
-      fn = row_interp_avx512;
-      got = "avx512";
-    }
-  else if ((any || strcmp (want, "avx2") == 0 || strcmp (want, "avx512") == 0)
-           && __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
-    {
-      fn = row_interp_avx2;
-      got = "avx2";
-    }
-#else
-  (void) want;
+#ifdef CTR_HAVE_X86_SIMD
+    case CTR_SIMD_AVX512: return row_interp_avx512;
+    case CTR_SIMD_AVX2: return row_interp_avx2;
 #endif
-  if (name != NULL)
-    *name = got;
-  return fn;
+    default: return row_interp_scalar;
+    }
 }
