@@ -157,50 +157,50 @@ backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
 
 #pragma omp parallel
   {
-  /* per thread: the columns and weights of one image row in one view */
-  float *colv = g_new (float, nx), *wv = g_new (float, nx);
+    /* per thread: the columns and weights of one image row in one view */
+    float *colv = g_new (float, nx), *wv = g_new (float, nx);
 #pragma omp for schedule(dynamic, 4)
-  for (gint64 iy = 0; iy < (gint64) ny; iy++)
-    {
-      if (g_atomic_int_get (&cancelled))
-        continue;
-      if (g_cancellable_is_cancelled (cancellable))
-        {
-          g_atomic_int_set (&cancelled, TRUE);
+    for (gint64 iy = 0; iy < (gint64) ny; iy++)
+      {
+        if (g_atomic_int_get (&cancelled))
           continue;
-        }
-      const double y = ctr_grid_y (grid, iy);
-      float *out = img + (gsize) iy * nx;
-      for (guint v = 0; v < nv; v++)
-        {
-          const float *qv = q + (gsize) v * nc;
-          const double s = sn[v], c = cs[v];
-          if (parallel)
-            {
-              /* t = x cos β + y sin β (K&S Eq. 64) */
-              const float col_a = (float) ((x0 * c + y * s) * inv_pitch + col0);
-              const float col_d = (float) (dx * c * inv_pitch);
-              for (guint ix = 0; ix < nx; ix++)
-                colv[ix] = col_a + col_d * ix;
-              interp (out, colv, NULL, nx, qv, nc);
-            }
-          else
-            {
-              /* a = (P - S)·d0, b = P·e_u, both linear in x.  Pass 1:
-               * column and weight per pixel (-1: at or behind the source). */
-              const double a_a = -x0 * s + y * c + sod, a_d = -dx * s;
-              const double b_a = x0 * c + y * s, b_d = dx * c;
-              if (curved)
-                fan_columns_curved (nx, a_a, a_d, b_a, b_d, inv_pitch, col0, colv, wv);
-              else
-                fan_columns_flat (nx, a_a, a_d, b_a, b_d, sdd * inv_pitch, sod, col0, colv, wv);
-              /* Pass 2: linear interpolation in the filtered row. */
-              interp (out, colv, wv, nx, qv, nc);
-            }
-        }
-    }
-  g_free (colv);
-  g_free (wv);
+        if (g_cancellable_is_cancelled (cancellable))
+          {
+            g_atomic_int_set (&cancelled, TRUE);
+            continue;
+          }
+        const double y = ctr_grid_y (grid, iy);
+        float *out = img + (gsize) iy * nx;
+        for (guint v = 0; v < nv; v++)
+          {
+            const float *qv = q + (gsize) v * nc;
+            const double s = sn[v], c = cs[v];
+            if (parallel)
+              {
+                /* t = x cos β + y sin β (K&S Eq. 64) */
+                const float col_a = (float) ((x0 * c + y * s) * inv_pitch + col0);
+                const float col_d = (float) (dx * c * inv_pitch);
+                for (guint ix = 0; ix < nx; ix++)
+                  colv[ix] = col_a + col_d * ix;
+                interp (out, colv, NULL, nx, qv, nc);
+              }
+            else
+              {
+                /* a = (P - S)·d0, b = P·e_u, both linear in x.  Pass 1:
+                 * column and weight per pixel (-1: at or behind the source). */
+                const double a_a = -x0 * s + y * c + sod, a_d = -dx * s;
+                const double b_a = x0 * c + y * s, b_d = dx * c;
+                if (curved)
+                  fan_columns_curved (nx, a_a, a_d, b_a, b_d, inv_pitch, col0, colv, wv);
+                else
+                  fan_columns_flat (nx, a_a, a_d, b_a, b_d, sdd * inv_pitch, sod, col0, colv, wv);
+                /* Pass 2: linear interpolation in the filtered row. */
+                interp (out, colv, wv, nx, qv, nc);
+              }
+          }
+      }
+    g_free (colv);
+    g_free (wv);
   }
   return !cancelled;
 }
