@@ -165,8 +165,9 @@ typedef struct {
 } Batch;
 
 /* Back-projects views [0, nb) of the batch into column @ij.  @line: nr + 2
- * + CTR_FDK_ZRUN_PAD floats of scratch (per thread).  Built for the baseline ISA and, where the
- * compiler can, for AVX2 and AVX-512 (chosen at load time by the CPU). */
+ * + CTR_FDK_ZRUN_PAD floats of scratch (per thread).  Built for the
+ * baseline ISA and, where the compiler can, for AVX2 and AVX-512 (chosen at
+ * load time by the CPU). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 __attribute__ ((target_clones ("default", "arch=x86-64-v3", "arch=x86-64-v4")))
 #endif
@@ -213,33 +214,31 @@ backproject_column (const Batch *bt, gint64 ij, guint nb, float *line_mem)
       for (int r = b_lo; r <= b_hi; r++)
         line[r] = q0[r] + fu * (q1[r] - q0[r]);
 
-      if (bt->zrun != NULL && fabsf (fr_d) <= CTR_FDK_ZRUN_MAX_STEP)
-        {
-          if (mirror)
-            {
-              const gint64 half_hi = MIN (hi, (nz - 1) / 2 - ((nz & 1) ? 1 : 0));
-              if (lo <= half_hi)
-                bt->zrun (col_acc, col_acc + nz - 1, line, (int) lo, (int) half_hi, fr_a, fr_d, w, (int) nr - 1);
-              if ((nz & 1) && nz / 2 >= lo && nz / 2 <= hi)
-                bt->zrun (col_acc, NULL, line, (int) (nz / 2), (int) (nz / 2), fr_a, fr_d, w, (int) nr - 1);
-            }
-          else
-            bt->zrun (col_acc, NULL, line, (int) lo, (int) hi, fr_a, fr_d, w, (int) nr - 1);
-        }
-      else if (mirror)
+      /* the gather-free kernel where it applies, else the scalar loops */
+      const CtrFdkZRun zr = fabsf (fr_d) <= CTR_FDK_ZRUN_MAX_STEP ? bt->zrun : NULL;
+      const int top = (int) nr - 1;
+      if (mirror)
         {
           /* k and nz-1-k: rows r and (nr-1) - r.  The valid range
            * is symmetric, so walk its lower half and mirror. */
-          const gint64 half_hi = MIN (hi, (nz - 1) / 2 - ((nz & 1) ? 1 : 0));
-          z_run_mirror (col_acc, col_acc + nz - 1, line, (int) lo, (int) half_hi,
-                        fr_a, fr_d, w, (int) nr - 1);
-          if ((nz & 1) && nz / 2 >= lo && nz / 2 <= hi)
-            z_run (col_acc, line, (int) (nz / 2), (int) (nz / 2), fr_a, fr_d, w);
+          const int half_hi = (int) MIN (hi, (nz - 1) / 2 - ((nz & 1) ? 1 : 0));
+          if (zr != NULL)
+            zr (col_acc, col_acc + nz - 1, line, (int) lo, half_hi, fr_a, fr_d, w, top);
+          else
+            z_run_mirror (col_acc, col_acc + nz - 1, line, (int) lo, half_hi, fr_a, fr_d, w, top);
+          const int mid = (int) (nz / 2);
+          if ((nz & 1) && mid >= lo && mid <= hi)
+            {
+              if (zr != NULL)
+                zr (col_acc, NULL, line, mid, mid, fr_a, fr_d, w, top);
+              else
+                z_run (col_acc, line, mid, mid, fr_a, fr_d, w);
+            }
         }
+      else if (zr != NULL)
+        zr (col_acc, NULL, line, (int) lo, (int) hi, fr_a, fr_d, w, top);
       else
-        {
-          z_run (col_acc, line, (int) lo, (int) hi, fr_a, fr_d, w);
-        }
+        z_run (col_acc, line, (int) lo, (int) hi, fr_a, fr_d, w);
     }
 }
 
