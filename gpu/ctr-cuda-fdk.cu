@@ -397,14 +397,17 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
     }
   if (tex)
     {
+      /* The arrays' opaque (tiled) layout takes more than nc × nr × layers
+       * floats; what they took is read off the free memory around their
+       * allocation (cudaArrayGetMemoryRequirements answers only for arrays
+       * made with cudaArrayDeferredMapping: invalid argument on an H100). */
+      size_t free_before = 0, free_after = 0, total = 0;
+      CK (cudaMemGetInfo (&free_before, &total));
       for (unsigned ch = 0; ch < n_chunks; ch++)
         {
           const unsigned layers = (ch + 1 < n_chunks) ? MAX_CHUNK : nv - ch * MAX_CHUNK;
           cudaChannelFormatDesc cf = cudaCreateChannelDesc<float> ();
           CK (cudaMalloc3DArray (&arrays[ch], &cf, make_cudaExtent (nc, nr, layers), cudaArrayLayered));
-          cudaArrayMemoryRequirements req;
-          CK (cudaArrayGetMemoryRequirements (&req, arrays[ch], 0));
-          array_bytes += req.size;
           cudaResourceDesc rd;
           memset (&rd, 0, sizeof rd);
           rd.resType = cudaResourceTypeArray;
@@ -417,6 +420,8 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
           td.normalizedCoords = 0;
           CK (cudaCreateTextureObject (&texs[ch], &rd, &td, NULL));
         }
+      CK (cudaMemGetInfo (&free_after, &total));
+      array_bytes = free_before > free_after ? free_before - free_after : 0;
     }
 
   {

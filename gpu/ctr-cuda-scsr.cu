@@ -51,18 +51,38 @@
 template <int K, int SB, int W>
 __global__ void __launch_bounds__ (WARPS_PER_BLOCK * 32)
 orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
-            unsigned o0, unsigned n_orb, unsigned nc, unsigned ns, unsigned P,
+            unsigned o0, unsigned n_orb, unsigned nc, unsigned ns,
             const float *__restrict__ X, const float *__restrict__ b,
             const float *__restrict__ coef, const float *__restrict__ valid,
             float *__restrict__ ax, float *__restrict__ D, double *__restrict__ sums,
             const unsigned char *__restrict__ comp, int mode)
 {
-  __shared__ unsigned char sc[8][8];
+  /* sc[g][h]: the slot lane g reads in segment h; si[q][h]: the lane whose
+   * residual slot q of segment h gets (the inverse: for a group, g ↦ g∘h is
+   * a bijection; 255 where no lane maps to q) */
+  __shared__ unsigned char sc[8][8], si[8][8];
   if (threadIdx.x < 64)
     sc[threadIdx.x / 8][threadIdx.x % 8] = comp[threadIdx.x];
   /* W warps share one row (W = 1: one warp per row); their dot products
    * meet in shared memory, summed in the same order by each of them. */
   __shared__ float part[WARPS_PER_BLOCK][SB * K];
+  /* Each thread's K·SB floats, where a segment's sums (slot order) are put
+   * into lane order and the residuals (lane order) read in slot order by
+   * run-time index: 2·K·SB shared-memory accesses per segment instead of a
+   * K×K selection in registers (64 compares and selects for K = 8, which
+   * made the kernel issue-bound on an H100).  Stride SB·K + 1: the 32 lanes
+   * of a warp fall in 32 banks. */
+  __shared__ float scr[K > 1 ? WARPS_PER_BLOCK * 32 : 1][K > 1 ? SB * K + 1 : 1];
+  __syncthreads ();
+  if (threadIdx.x < 64)
+    {
+      const unsigned q = threadIdx.x / 8, h = threadIdx.x % 8;
+      unsigned char g0 = 255;
+      for (int g = K - 1; g >= 0; g--)
+        if (sc[g][h] == q)
+          g0 = (unsigned char) g;
+      si[q][h] = g0;
+    }
   __syncthreads ();                      /* before any warp leaves */
   const unsigned wb = threadIdx.x / 32, wr = wb % W;
   const unsigned long long gw = (unsigned long long) blockIdx.x * (WARPS_PER_BLOCK / W) + wb / W;
@@ -71,8 +91,11 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
     return;                              /* whole warps leave together (no later barrier) */
   const unsigned lane = threadIdx.x & 31;
   const unsigned long long row = (unsigned long long) o0 * nc + (active ? gw : 0);   /* o·nc + j */
-  const long long *seg = seg_ptr + row * P * K;   /* P·K segments: part p, slot h */
-  const int PK = active ? (int) P * K : 0;
+  /* K segments (slot h; the host's parts merged, merge_parts): their
+   * bounds read once, lane h holding seg[h], and passed round by shuffles,
+   * so that no pass over the row waits on a load of its bounds */
+  const long long my_seg = active && lane <= (unsigned) K ? seg_ptr[row * K + lane] : 0;
+  const int PK = active ? K : 0;
   const size_t stride = (size_t) ns * K;
   const size_t lb = (size_t) row * ns * K;   /* lane data of (o, j): [o][j][s][K] */
   double r_num = 0, r_den = 0;
@@ -87,15 +110,17 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
         a[q] = 0.f;
       if (X != nullptr)
         {
+#pragma unroll
           for (int t = 0; t < PK; t++)
             {
               unsigned char cg[K];
-              load_comp<K> (sc, t % K, cg);
+              load_comp<K> (sc, t, cg);
+              const long long lo = __shfl_sync (0xffffffffu, my_seg, t), hi = __shfl_sync (0xffffffffu, my_seg, t + 1);
               float acc[SB * K];         /* this segment's sums, slot order */
 #pragma unroll
               for (int q = 0; q < SB * K; q++)
                 acc[q] = 0.f;
-              for (long long e = seg[t] + wr * 32 + lane; e < seg[t + 1]; e += 32 * W)
+              for (long long e = lo + wr * 32 + lane; e < hi; e += 32 * W)
                 {
                   const Elem m = el[e];
                   const float *xr = X + (size_t) m.rep * stride + off;
@@ -111,13 +136,24 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
                       }
                 }
               /* lane g reads slot cg[g] */
+              if constexpr (K == 1)
+                {
 #pragma unroll
-              for (int s = 0; s < SB; s++)
+                  for (int q = 0; q < SB; q++)
+                    a[q] += acc[q];
+                }
+              else
+                {
+                  float *my = scr[threadIdx.x];
 #pragma unroll
-                for (int g = 0; g < K; g++)
+                  for (int q = 0; q < SB * K; q++)
+                    my[q] = acc[q];
 #pragma unroll
-                  for (int q = 0; q < K; q++)
-                    a[s * K + g] += cg[g] == q ? acc[s * K + q] : 0.f;
+                  for (int s = 0; s < SB; s++)
+#pragma unroll
+                    for (int g = 0; g < K; g++)
+                      a[s * K + g] += my[s * K + cg[g]];
+                }
             }
 #pragma unroll
           for (int q = 0; q < SB * K; q++)
@@ -182,25 +218,37 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
         }
       if (!any)                          /* warp-uniform: every thread holds all v */
         continue;
+      if constexpr (K > 1)
+        {
+#pragma unroll
+          for (int q = 0; q < SB * K; q++)
+            scr[threadIdx.x][q] = v[q];
+        }
+#pragma unroll
       for (int t = 0; t < PK; t++)
         {
-          if (seg[t] == seg[t + 1])
+          const long long lo = __shfl_sync (0xffffffffu, my_seg, t), hi = __shfl_sync (0xffffffffu, my_seg, t + 1);
+          if (lo == hi)
             continue;
-          unsigned char cg[K];
-          load_comp<K> (sc, t % K, cg);
-          float u[SB * K];               /* slot cg[g] of this segment gets lane g's residual */
+          float u[SB * K];               /* slot q of this segment gets lane si[q][h]'s residual */
+          if constexpr (K == 1)
+            {
 #pragma unroll
-          for (int s = 0; s < SB; s++)
+              for (int q = 0; q < SB; q++)
+                u[q] = v[q];
+            }
+          else
+            {
+              unsigned char ci[K];
+              load_comp<K> (si, t, ci);
+              const float *my = scr[threadIdx.x];
 #pragma unroll
-            for (int q = 0; q < K; q++)
-              {
-                float val = 0.f;
+              for (int s = 0; s < SB; s++)
 #pragma unroll
-                for (int g = 0; g < K; g++)
-                  val = cg[g] == q ? v[s * K + g] : val;
-                u[s * K + q] = val;
-              }
-          for (long long e = seg[t] + wr * 32 + lane; e < seg[t + 1]; e += 32 * W)
+                for (int q = 0; q < K; q++)
+                  u[s * K + q] = ci[q] < K ? my[s * K + ci[q]] : 0.f;
+            }
+          for (long long e = lo + wr * 32 + lane; e < hi; e += 32 * W)
             {
               const Elem m = el[e];
               float *dr = D + (size_t) m.rep * stride + off;
@@ -216,6 +264,59 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
       atomicAdd (sums, r_num);
       atomicAdd (sums + 1, r_den);
     }
+}
+
+/* The host's rows are stored part by part (P parts, the CPU's per-thread
+ * pixel partitions: segment (p, h) of a row at seg_in[row·P·K + p·K + h]).
+ * The device needs no partitions (its transposed product adds with
+ * atomics), and P short segments per slot cost each warp P passes of the
+ * segment loop over a few elements (P = 16 host threads: ~7 elements per
+ * segment for W1, 32 lanes).  One warp per row copies the row's elements
+ * slot by slot, the parts of a slot one after the other, into the same
+ * element range: afterwards segment h of a row is seg_out[row·K + h]. */
+template <int K>
+__global__ void
+merge_parts (const long long *__restrict__ seg_in, const Elem *__restrict__ el_in,
+             unsigned long long rows, unsigned P, long long *__restrict__ seg_out,
+             Elem *__restrict__ el_out)
+{
+  const unsigned long long row = (unsigned long long) blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  const unsigned lane = threadIdx.x & 31;
+  if (row >= rows)
+    return;
+  const long long *sp = seg_in + row * P * K;
+  long long pos = sp[0];
+  for (int h = 0; h < K; h++)
+    {
+      if (lane == 0)
+        seg_out[row * K + h] = pos;
+      for (unsigned p = 0; p < P; p++)
+        {
+          const long long a = sp[p * K + h], e = sp[p * K + h + 1];
+          for (long long i = a + lane; i < e; i += 32)
+            el_out[pos + (i - a)] = el_in[i];
+          pos += e - a;
+        }
+    }
+  if (row == rows - 1 && lane == 0)
+    seg_out[rows * K] = pos;
+}
+
+static cudaError_t
+launch_merge_parts (unsigned K, const long long *seg_in, const Elem *el_in, unsigned long long rows,
+                    unsigned P, long long *seg_out, Elem *el_out, cudaStream_t stream)
+{
+  const unsigned blocks = (unsigned) ((rows + 7) / 8);
+  if (blocks == 0)
+    return cudaSuccess;
+  switch (K)
+    {
+    case 8: merge_parts<8><<<blocks, 256, 0, stream>>> (seg_in, el_in, rows, P, seg_out, el_out); break;
+    case 4: merge_parts<4><<<blocks, 256, 0, stream>>> (seg_in, el_in, rows, P, seg_out, el_out); break;
+    case 2: merge_parts<2><<<blocks, 256, 0, stream>>> (seg_in, el_in, rows, P, seg_out, el_out); break;
+    default: merge_parts<1><<<blocks, 256, 0, stream>>> (seg_in, el_in, rows, P, seg_out, el_out); break;
+    }
+  return ctr_cuda_note (cudaGetLastError (), "kernel launch (merge_parts)");
 }
 
 /* X += (shared, scaled) D, clip, D ← 0; one thread per (rep, slice). */
@@ -280,7 +381,7 @@ launch_rows_k (CtrCudaScsr *d, unsigned o0, unsigned n_orb, const float *X, floa
    * more slices than SB the warp walks its row again (from L1/L2: one
    * orbit's rows are a few MB). */
   constexpr int SB = K >= 8 ? 1 : K == 1 ? 16 : 8 / K;
-#define CTR_ROWS_ARGS d->seg, d->el, o0, n_orb, d->nc, d->ns, d->P, X, d->b, d->coef, d->valid, ax, D, sums, d->comp_dev, mode
+#define CTR_ROWS_ARGS d->seg, d->el, o0, n_orb, d->nc, d->ns, X, d->b, d->coef, d->valid, ax, D, sums, d->comp_dev, mode
   switch (d->warps_per_row)
     {
     case 8: orbit_rows<K, SB, 8><<<blocks, WARPS_PER_BLOCK * 32, 0, d->stream>>> (CTR_ROWS_ARGS); break;
@@ -377,6 +478,8 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
       snprintf (err, CTR_CUDA_ERR_LEN, "symmetry group of order %u is not 1, 2, 4 or 8", K);
       return CTR_CUDA_UNAVAILABLE;
     }
+  long long *seg_host = nullptr;       /* the host's part-by-part rows, merged on the device */
+  Elem *el_host = nullptr;
   CtrCudaScsr *d = (CtrCudaScsr *) calloc (1, sizeof *d);
   if (d == nullptr)
     {
@@ -404,12 +507,15 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
     for (int c = 0; c < 8; c++)
       d->comp.c[a][c] = desc->compose[a * 8 + c];
 
-  const size_t n_seg = (size_t) d->no * d->nc * d->P * K + 1;
+  const unsigned long long rows = (unsigned long long) d->no * d->nc;
+  const size_t n_seg_host = (size_t) rows * d->P * K + 1, n_seg = (size_t) rows * K + 1;
   const size_t lane_all = d->lane_size * d->no;
   const size_t scale_n = desc->with_scale == 2 ? d->psize1 * d->no : desc->with_scale == 1 ? d->psize1 : 0;
   const size_t need = n_seg * 8 + desc->nnz * 8 + d->psize1 * 4 + d->nreps
                       + 2 * d->psize * 4 + 4 * lane_all * 4 + scale_n * 4 + 16;
-  st = ctr_cuda_check_free (need, "the SCSR matrix and solver buffers", err);
+  /* the host's arrays pass through the device while the parts are merged */
+  const size_t staging = d->P > 1 ? n_seg_host * 8 + desc->nnz * 8 : 0;
+  st = ctr_cuda_check_free (need + staging, "the SCSR matrix and solver buffers", err);
   if (st != CTR_CUDA_OK)
     {
       free (d);
@@ -435,9 +541,27 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
   CK (cudaMemcpyAsync (d->comp_dev, &d->comp, sizeof d->comp, cudaMemcpyHostToDevice, d->stream));
   if (scale_n)
     CK (cudaMalloc ((void **) &d->scale, scale_n * 4));
-  CK (cudaMemcpyAsync (d->seg, desc->seg_ptr, n_seg * 8, cudaMemcpyHostToDevice, d->stream));
-  if (desc->nnz)
-    CK (cudaMemcpyAsync (d->el, desc->elems, desc->nnz * 8, cudaMemcpyHostToDevice, d->stream));
+  if (d->P > 1)
+    {
+      CK (cudaMalloc ((void **) &seg_host, n_seg_host * 8));
+      CK (cudaMalloc ((void **) &el_host, (desc->nnz ? desc->nnz : 1) * 8));
+      CK (cudaMemcpyAsync (seg_host, desc->seg_ptr, n_seg_host * 8, cudaMemcpyHostToDevice, d->stream));
+      if (desc->nnz)
+        CK (cudaMemcpyAsync (el_host, desc->elems, desc->nnz * 8, cudaMemcpyHostToDevice, d->stream));
+      CK (launch_merge_parts (K, seg_host, el_host, rows, d->P, d->seg, d->el, d->stream));
+      CK (cudaStreamSynchronize (d->stream));
+      CK (cudaFree (seg_host));
+      seg_host = nullptr;
+      CK (cudaFree (el_host));
+      el_host = nullptr;
+      d->P = 1;
+    }
+  else
+    {
+      CK (cudaMemcpyAsync (d->seg, desc->seg_ptr, n_seg * 8, cudaMemcpyHostToDevice, d->stream));
+      if (desc->nnz)
+        CK (cudaMemcpyAsync (d->el, desc->elems, desc->nnz * 8, cudaMemcpyHostToDevice, d->stream));
+    }
   CK (cudaMemcpyAsync (d->rep_pixel, desc->rep_pixel, d->psize1 * 4, cudaMemcpyHostToDevice, d->stream));
   CK (cudaMemcpyAsync (d->rep_stab, desc->rep_stabilised, d->nreps, cudaMemcpyHostToDevice, d->stream));
   CK (cudaMemsetAsync (d->X, 0, d->psize * 4 + 4, d->stream));
@@ -449,6 +573,8 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
   *out = d;
   return CTR_CUDA_OK;
 fail:
+  cudaFree (seg_host);
+  cudaFree (el_host);
   ctr_cuda_scsr_destroy (d);
   return st;
 }

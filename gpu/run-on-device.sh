@@ -6,24 +6,25 @@
 # other libraries (GLib, json-glib, FFTW, libtiff, DCMTK), and nothing can be
 # installed there.  So the programs are built HERE and carried, with every
 # shared library they need that is not part of the base system or of CUDA,
-# in build-cuda/gpubundle (ignored by git through /build*/):
+# in build-cuda/gpubundle, packed as build-cuda/gpubundle.tar.xz (ignored by
+# git through /build*/):
 #
 #   1. here:   gpu/run-on-device.sh bundle
 #              (meson setup build-cuda -Dgui=disabled -Dcuda=enabled if needed,
 #               ninja, copy bin/ lib/ and the W1 dataset; prints the size,
 #               which must stay under the 64 MiB the device tool carries)
-#   2. device: run(command="bash gpu/run-on-device.sh test", carry=["build-cuda/gpubundle"])
+#   2. device: run(command="bash gpu/run-on-device.sh test", carry=["build-cuda/gpubundle.tar.xz"])
 #              tests/test-gpu (GPU = CPU within the stated tolerances), then
 #              compute-sanitizer memcheck and racecheck on the small cases
-#   3. device: run(command="bash gpu/run-on-device.sh w1", carry=["build-cuda/gpubundle"])
+#   3. device: run(command="bash gpu/run-on-device.sh w1", carry=["build-cuda/gpubundle.tar.xz"])
 #              W1 (512², 720 × 1024): parallel ART per iteration, SCSR kernel
 #              (1, 4, 8 warps per row; without CUDA graphs) vs cuSPARSE in
 #              one run; the 16-slice batch
 #      then:   "bash gpu/run-on-device.sh q1": Q1 convergence on
 #              shepp-logan-fan-w1 (SSIM per iteration, seconds)
-#   4. device: run(command="bash gpu/run-on-device.sh w2", carry=["build-cuda/gpubundle"])
+#   4. device: run(command="bash gpu/run-on-device.sh w2", carry=["build-cuda/gpubundle.tar.xz"])
 #              W2 (1024², 720 × 1024): SCSR kernel vs cuSPARSE
-#   5. device: run(command="bash gpu/run-on-device.sh w3", carry=["build-cuda/gpubundle"])
+#   5. device: run(command="bash gpu/run-on-device.sh w3", carry=["build-cuda/gpubundle.tar.xz"])
 #              W3 cone-beam FDK (512³ from 1024 views of 512²): back-projection
 #              GUPS of both kernels (L1-Tran, texture), total FDK seconds;
 #              also a 256³ run (360 views of 256², W4-sized) for comparison
@@ -60,7 +61,12 @@ bundle () {
     chmod -R u+w "$B/data"
   fi
   du -sh "$B"
-  echo "carry build-cuda/gpubundle; on the device: bash gpu/run-on-device.sh test|w1|q1|w2|w3"
+  # The shared libraries (ICU's data alone is 30 MB) take the bundle over
+  # the 64 MiB the device tool carries: it travels as one xz tarball, which
+  # the device steps unpack.
+  tar -C build-cuda -cJf build-cuda/gpubundle.tar.xz gpubundle || exit 1
+  du -sh build-cuda/gpubundle.tar.xz
+  echo "carry build-cuda/gpubundle.tar.xz; on the device: bash gpu/run-on-device.sh test|w1|q1|w2|w3"
 }
 
 device_env () {
@@ -72,6 +78,9 @@ device_env () {
   export CTR_CACHE_DIR=/tmp/ctr-cache
   export CTR_SHARED_DATA="$here/$B/data"
   PATH=/usr/local/cuda/bin:$PATH
+  if [ ! -x "$B/bin/ctrecon-cli" ] && [ -f build-cuda/gpubundle.tar.xz ]; then
+    tar -C build-cuda -xJf build-cuda/gpubundle.tar.xz
+  fi
   if [ ! -x "$B/bin/ctrecon-cli" ]; then
     echo "no $B: run 'gpu/run-on-device.sh bundle' here first and carry build-cuda/gpubundle"
     exit 1
@@ -126,7 +135,7 @@ def ratio(a, b, label):
     if a in t and b in t:
         print("%s: %.2fx" % (label, t[b] / t[a]))
 ratio("w1-cuda", "w1-cusparse", "W1 SCSR kernel vs cuSPARSE")
-for v in ("w1-cuda-w4", "w1-cuda-w8", "w1-cuda-nograph"):
+for v in ("w1-cuda-w1", "w1-cuda-w2", "w1-cuda-w4", "w1-cuda-w8", "w1-cuda-nograph"):
     ratio(v, "w1-cusparse", "W1 %s vs cuSPARSE" % v)
 ratio("w2-cuda", "w2-cusparse", "W2 SCSR kernel vs cuSPARSE")
 if "w1-cuda" in t and "w1-cuda-16" in t:
@@ -148,10 +157,11 @@ case "$mode" in
       compute-sanitizer --tool $tool --error-exitcode 3 "$B/bin/test-gpu" -p /ctr/gpu/products/d4-fan-curved \
         > "$OUT/sanitizer-$tool.log" 2>&1
       echo "compute-sanitizer $tool (products, D4): rc=$? — $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tr '\n' ' ')"
-      compute-sanitizer --tool $tool --error-exitcode 3 "$B/bin/test-gpu" -p /ctr/gpu/solvers/c4-fan-flat-offset-odd \
-        > "$OUT/sanitizer-$tool-solvers.log" 2>&1
-      echo "compute-sanitizer $tool (solvers, C4): rc=$? — $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool-solvers.log" | tr '\n' ' ')"
     done
+    # racecheck of the solvers took over a minute on an H100: memcheck only
+    compute-sanitizer --tool memcheck --error-exitcode 3 "$B/bin/test-gpu" -p /ctr/gpu/solvers/c4-fan-flat-offset-odd \
+      > "$OUT/sanitizer-memcheck-solvers.log" 2>&1
+    echo "compute-sanitizer memcheck (solvers, C4): rc=$? — $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-memcheck-solvers.log" | tr '\n' ' ')"
     "$B/bin/test-gpu-fdk" --verbose 2>&1 | tee "$OUT/test-gpu-fdk.log" | grep -E "^# |^ok|^not ok|Bail|skipped"
     echo "test-gpu-fdk rc=$?"
     for tool in memcheck racecheck; do
@@ -190,6 +200,10 @@ EOF
     device_env
     W1="--image 512 --views 720 --cols 1024"
     bench w1-cuda --backend cuda $W1 --iterations 20
+    export CTR_CUDA_WARPS_PER_ROW=1
+    bench w1-cuda-w1 --backend cuda $W1 --iterations 20
+    export CTR_CUDA_WARPS_PER_ROW=2
+    bench w1-cuda-w2 --backend cuda $W1 --iterations 20
     export CTR_CUDA_WARPS_PER_ROW=4
     bench w1-cuda-w4 --backend cuda $W1 --iterations 20
     export CTR_CUDA_WARPS_PER_ROW=8
@@ -200,7 +214,7 @@ EOF
     unset CTR_CUDA_GRAPHS
     bench w1-cusparse --backend cusparse $W1 --iterations 5
     bench w1-cuda-16 --backend cuda $W1 --slices 16 --iterations 10
-    summary w1-cuda w1-cuda-w4 w1-cuda-w8 w1-cuda-nograph w1-cusparse w1-cuda-16
+    summary w1-cuda w1-cuda-w1 w1-cuda-w2 w1-cuda-w4 w1-cuda-w8 w1-cuda-nograph w1-cusparse w1-cuda-16
     ;;
   q1)
     device_env
@@ -220,8 +234,32 @@ EOF
     bench w2-cusparse --backend cusparse --image 1024 --views 720 --cols 1024 --iterations 3
     summary w2-cuda w2-cusparse
     ;;
+  profile)
+    device_env
+    # Nsight Compute on two orbit passes of a W1 iteration (no graphs, so
+    # each launch is its own): what bounds the SCSR kernel.
+    NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+    if [ -z "$NCU" ]; then
+      echo "no ncu on this machine"
+      exit 0
+    fi
+    CTR_CUDA_GRAPHS=0 "$NCU" -k regex:orbit_rows --launch-skip 40 --launch-count 2 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      --section LaunchStats --section WarpStateStats --section SchedulerStats \
+      "$B/bin/ctrecon-cli" bench art --backend cuda --image 512 --views 720 --cols 1024 --iterations 1 \
+      > "$OUT/ncu-orbit-rows.txt" 2>&1
+    echo "ncu rc=$?"
+    grep -E "orbit_rows|Duration|Memory Throughput|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp|No Eligible|Block Limit" "$OUT/ncu-orbit-rows.txt" | head -n 60
+    ;;
+  all)
+    # Every step in one command (for a short lease): test, w1, w3, w2, q1.
+    for step in test w1 w3 w2 q1; do
+      echo "######## $step"
+      bash "$here/gpu/run-on-device.sh" "$step"
+    done
+    ;;
   *)
-    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 (on the GPU machine)"
+    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | profile | all (on the GPU machine)"
     exit 2
     ;;
 esac

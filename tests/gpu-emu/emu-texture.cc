@@ -14,8 +14,11 @@
  * device with the padding of a tiled layout (rows of 512 bytes, 16-row
  * tiles, 2 MiB granules): the harness's model of the opaque layout, so that
  * a free-memory check that counts only width × height × layers × 4 bytes
- * falls short here as it may on a device.  cudaArrayGetMemoryRequirements
- * answers the charged size. */
+ * falls short here as it may on a device, and cudaMemGetInfo answers the
+ * free memory with the charged size taken off.  cudaArrayGetMemoryRequirements
+ * is left out: a device answers it only for arrays made with
+ * cudaArrayDeferredMapping (an H100 refused it on our layered arrays with
+ * "invalid argument", 2026-11-24). */
 #include "emu-internal.h"
 
 #include <map>
@@ -182,20 +185,6 @@ cudaFreeArray (cudaArray_t a)
   arrays.erase (a);
   free_bytes (a->data, ALLOC_ARRAY);
   delete a;
-  return cudaSuccess;
-}
-
-extern "C" cudaError_t
-cudaArrayGetMemoryRequirements (cudaArrayMemoryRequirements *req, cudaArray_t a, int device)
-{
-  EMU_API;
-  if (fault ("cudaArrayGetMemoryRequirements"))
-    return set_last (cudaErrorUnknown);
-  if (a == nullptr || !arrays.count (a) || device != 0)
-    return set_last (cudaErrorInvalidValue);
-  memset (req, 0, sizeof *req);
-  req->size = a->charged;
-  req->alignment = (size_t) 2 << 20;
   return cudaSuccess;
 }
 

@@ -161,8 +161,6 @@ struct cudaMemcpy3DParms {
   enum cudaMemcpyKind kind;
 };
 
-struct cudaArrayMemoryRequirements { size_t size, alignment; unsigned reserved[4]; };
-
 enum cudaResourceType { cudaResourceTypeArray = 0, cudaResourceTypeMipmappedArray = 1, cudaResourceTypeLinear = 2, cudaResourceTypePitch2D = 3 };
 struct cudaResourceDesc {
   enum cudaResourceType resType;
@@ -234,7 +232,6 @@ cudaError_t cudaGraphExecDestroy (cudaGraphExec_t exec);
 
 cudaError_t cudaMalloc3DArray (cudaArray_t *a, const cudaChannelFormatDesc *desc, cudaExtent ext, unsigned flags);
 cudaError_t cudaFreeArray (cudaArray_t a);
-cudaError_t cudaArrayGetMemoryRequirements (cudaArrayMemoryRequirements *req, cudaArray_t a, int device);
 cudaError_t cudaMemcpy3DAsync (const cudaMemcpy3DParms *p, cudaStream_t st);
 cudaError_t cudaCreateTextureObject (cudaTextureObject_t *tex, const cudaResourceDesc *res,
                                      const cudaTextureDesc *td, const cudaResourceViewDesc *view);
