@@ -186,8 +186,11 @@ typedef struct {
 typedef struct {
   double filter_s;          /* device time of weighting + cuFFT filtering */
   double backproject_s;     /* device time of the back-projection kernels */
-  double transfer_s;        /* device time of host↔device copies */
+  double transfer_s;        /* device time of the views' uploads, wall clock of the volume's download */
   double total_s;           /* wall clock of ctr_cuda_fdk_device_run */
+  double setup_s;           /* wall clock of its set-up: plans, arrays, buffers, pinned memory */
+  double stream_s;          /* wall clock of step 1 (views up, weighted, filtered) */
+  double slabs_s;           /* wall clock of step 2 (back-projection, volume down) */
   unsigned n_slabs;
   CtrCudaFdkKernel kernel;  /* the one that ran */
   size_t device_bytes;      /* device memory the free-memory check counted: texture

@@ -481,6 +481,8 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
         }
     }
   CK (cudaDeviceSynchronize ());
+  if (t)
+    t->setup_s = now_s () - t_start;
 
   /* ---- step 1: stream the views through the two lanes ---- */
   for (unsigned v0 = 0, it = 0; v0 < nv; v0 += vb, it++)
@@ -547,6 +549,9 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
   for (int s = 0; s < 2; s++)
     lane_free_fft (lane[s]);
 
+  if (t)
+    t->stream_s = now_s () - t_start - t->setup_s;
+
   /* ---- step 2: slabs ---- */
   CK (cudaMemGetInfo (&free_b, &total_b));
   {
@@ -610,12 +615,33 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
       float ms;
       CK (cudaEventElapsedTime (&ms, eb0, eb1));
       bp_ms += ms;
-      CK (cudaEventRecord (eb0, 0));
-      CK (cudaMemcpy (vol + z0 * nxy, d_vol, sizeof (float) * nxy * zs, cudaMemcpyDeviceToHost));
-      CK (cudaEventRecord (eb1, 0));
-      CK (cudaEventSynchronize (eb1));
-      CK (cudaEventElapsedTime (&ms, eb0, eb1));
-      copy_ms += ms;
+      /* The slab down through the lanes' pinned buffers, chunk c on lane
+       * c % 2: chunk c − 2 leaves its buffer for the volume (a host copy)
+       * while chunk c − 1 is on the bus.  A plain cudaMemcpy into the
+       * pageable volume moved 1.3 GB/s on an H100 (W3: 0.4 s of 0.74). */
+      {
+        const double c0 = now_s ();
+        const size_t n = nxy * zs, cap = (size_t) vb * nr * nc;
+        const size_t nch = (n + cap - 1) / cap;
+        float *dst = vol + z0 * nxy;
+        for (size_t c = 0; c < nch + 2; c++)
+          {
+            Lane &L = lane[c & 1];
+            if (c >= 2)
+              {
+                const size_t p = c - 2, len = p + 1 < nch ? cap : n - p * cap;
+                CK (cudaStreamSynchronize (L.stream));
+                memcpy (dst + p * cap, L.pinned, sizeof (float) * len);
+              }
+            if (c < nch)
+              {
+                const size_t len = c + 1 < nch ? cap : n - c * cap;
+                CK (cudaMemcpyAsync (L.pinned, d_vol + c * cap, sizeof (float) * len,
+                                     cudaMemcpyDeviceToHost, L.stream));
+              }
+          }
+        copy_ms += 1e3 * (now_s () - c0);
+      }
     }
 
   if (t)
@@ -626,6 +652,7 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
       t->n_slabs = n_slabs;
       t->kernel = kind;
       t->device_bytes = need + array_bytes;
+      t->slabs_s = now_s () - t_start - t->setup_s - t->stream_s;
     }
 
 fail:

@@ -178,9 +178,9 @@ case "$mode" in
       name=$1
       shift
       echo "== bench fdk $name: $*"
-      "$B/bin/ctrecon-cli" bench fdk --backend cuda --repeat 3 "$@" > "$OUT/fdk-$name.out" 2> "$OUT/fdk-$name.err"
+      CTR_CUDA_FDK_TIMES=1 "$B/bin/ctrecon-cli" bench fdk --backend cuda --repeat 3 "$@" > "$OUT/fdk-$name.out" 2> "$OUT/fdk-$name.err"
       echo "rc=$?"
-      tail -n 7 "$OUT/fdk-$name.err"
+      tail -n 12 "$OUT/fdk-$name.err"
       tail -n 1 "$OUT/fdk-$name.out" | tee "$OUT/fdk-$name.json"
     done
     python3 - "$OUT" <<'EOF'
