@@ -79,13 +79,33 @@ typedef enum {
   CTR_CUDA_BUF_SCALE    /* [rep][K] or [orbit][rep][K] */
 } CtrCudaBuf;
 
+/* The whole buffer: @n floats, which must be what the session holds
+ * (CTR_CUDA_UNAVAILABLE otherwise). */
 CtrCudaStatus ctr_cuda_scsr_upload (CtrCudaScsr *d, CtrCudaBuf which, const float *host, size_t n, char *err);
+/* Floats [@offset, @offset + @n) of a buffer of @whole floats (@whole must
+ * be what the session holds: a check that caller and session agree). */
+CtrCudaStatus ctr_cuda_scsr_upload_part (CtrCudaScsr *d, CtrCudaBuf which, size_t offset, const float *host,
+                                         size_t n, size_t whole, char *err);
 CtrCudaStatus ctr_cuda_scsr_download_x (CtrCudaScsr *d, float *X, char *err);
 
 /* Lane-ordered forward product of every orbit: ax = A X (n_orbits·n_cols·ns·K). */
 CtrCudaStatus ctr_cuda_scsr_forward (CtrCudaScsr *d, float *ax, char *err);
 /* X = Aᵀ (coef ∘ b) (the adjoint of the lane data with coef as the mask). */
 CtrCudaStatus ctr_cuda_scsr_adjoint (CtrCudaScsr *d, char *err);
+/* The same on orbits [@o0, @o0 + @n_orb) only (CTR_CUDA_INVALID beyond the
+ * orbits): @ax gets those orbits' lanes, n_orb·n_cols·ns·K floats; the
+ * adjoint reads b and coef of those orbits and leaves Aᵀ_S (coef ∘ b) in X
+ * (consistent). */
+CtrCudaStatus ctr_cuda_scsr_forward_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, float *ax, char *err);
+CtrCudaStatus ctr_cuda_scsr_adjoint_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, char *err);
+/* One subset step on orbits [@o0, @o0 + @n_orb), all against the X held:
+ * U = A_Sᵀ (coef ∘ (b − A_S X)) (step folded into coef by the caller);
+ * @into_x: X ← X + U (× the scale map held when @with_scale; the session
+ * must have been made with with_scale 1), clipped at 0 with @nonneg;
+ * otherwise X ← U, consistent (slots of one pixel summed), for the caller to
+ * accumulate. */
+CtrCudaStatus ctr_cuda_scsr_step_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, int into_x, int with_scale,
+                                         int nonneg, char *err);
 
 /* The orbit-level blocked layout of core/sysmat/ctr-blocking.h
  * (CTR_BLOCKING_ORBIT; cuART §4), one entry per dense sub-matrix: element

@@ -68,7 +68,11 @@ static const CtrBackend cuda_backend = {
   .priority = 100,
   .available = cuda_available,
   .scsr_operator = cuda_scsr_operator,
-  .methods = (1u << CTR_METHOD_PART) | (1u << CTR_METHOD_SART) | (1u << CTR_METHOD_SIRT),
+  /* PART, SART, SIRT: whole passes on the device (CtrOperatorPass); CGLS,
+   * PWLS, ASD-POCS: the operator's products and subset steps on the device,
+   * their vector arithmetic on the host */
+  .methods = (1u << CTR_METHOD_PART) | (1u << CTR_METHOD_SART) | (1u << CTR_METHOD_SIRT)
+             | (1u << CTR_METHOD_CGLS) | (1u << CTR_METHOD_PWLS) | (1u << CTR_METHOD_ASD_POCS),
   .device_name = cuda_device_name,
   .peak_bandwidth_gbs = cuda_peak_gbs,
   .self_check = cuda_self_check,

@@ -582,6 +582,13 @@ fail:
 extern "C" CtrCudaStatus
 ctr_cuda_scsr_upload (CtrCudaScsr *d, CtrCudaBuf which, const float *host, size_t n, char *err)
 {
+  return ctr_cuda_scsr_upload_part (d, which, 0, host, n, n, err);
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_upload_part (CtrCudaScsr *d, CtrCudaBuf which, size_t offset, const float *host, size_t n,
+                           size_t whole, char *err)
+{
   CtrCudaStatus st = CTR_CUDA_OK;
   float *dst = nullptr;
   size_t cap = 0;
@@ -596,12 +603,13 @@ ctr_cuda_scsr_upload (CtrCudaScsr *d, CtrCudaBuf which, const float *host, size_
       cap = d->with_scale == 2 ? d->psize1 * d->no : d->with_scale == 1 ? d->psize1 : 0;
       break;
     }
-  if (dst == nullptr || n != cap)
+  if (dst == nullptr || whole != cap || offset > cap || n > cap - offset)
     {
-      snprintf (err, CTR_CUDA_ERR_LEN, "upload of buffer %d: %zu floats given, %zu expected", (int) which, n, cap);
+      snprintf (err, CTR_CUDA_ERR_LEN, "upload of buffer %d: floats %zu + %zu of %zu given, %zu held",
+                (int) which, offset, n, whole, cap);
       return CTR_CUDA_UNAVAILABLE;
     }
-  CK (cudaMemcpyAsync (dst, host, n * 4, cudaMemcpyHostToDevice, d->stream));
+  CK (cudaMemcpyAsync (dst + offset, host, n * 4, cudaMemcpyHostToDevice, d->stream));
   CK (cudaStreamSynchronize (d->stream));
   return CTR_CUDA_OK;
 fail:
@@ -619,15 +627,34 @@ fail:
   return st;
 }
 
+static CtrCudaStatus
+check_orbits (const CtrCudaScsr *d, unsigned o0, unsigned n_orb, char *err)
+{
+  if (o0 > d->no || n_orb > d->no - o0)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "orbits %u + %u of %u", o0, n_orb, d->no);
+      return CTR_CUDA_INVALID;
+    }
+  return CTR_CUDA_OK;
+}
+
 extern "C" CtrCudaStatus
 ctr_cuda_scsr_forward (CtrCudaScsr *d, float *ax, char *err)
 {
-  CtrCudaStatus st = CTR_CUDA_OK;
+  return ctr_cuda_scsr_forward_orbits (d, 0, d->no, ax, err);
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_forward_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, float *ax, char *err)
+{
+  CtrCudaStatus st = check_orbits (d, o0, n_orb, err);
+  if (st != CTR_CUDA_OK)
+    return st;
   if (d->use_blocked)
-    CK (ctr_cuda_blocked_enqueue (d, 0, d->no, d->X, d->ax));
+    CK (ctr_cuda_blocked_enqueue (d, o0, n_orb, d->X, d->ax));
   else
-    CK (launch_rows (d, 0, d->no, d->X, d->ax, nullptr, nullptr, MODE_FORWARD));
-  CK (cudaMemcpyAsync (ax, d->ax, d->lane_size * d->no * 4, cudaMemcpyDeviceToHost, d->stream));
+    CK (launch_rows (d, o0, n_orb, d->X, d->ax, nullptr, nullptr, MODE_FORWARD));
+  CK (cudaMemcpyAsync (ax, d->ax + d->lane_size * o0, d->lane_size * n_orb * 4, cudaMemcpyDeviceToHost, d->stream));
   CK (cudaStreamSynchronize (d->stream));
   return CTR_CUDA_OK;
 fail:
@@ -637,14 +664,49 @@ fail:
 extern "C" CtrCudaStatus
 ctr_cuda_scsr_adjoint (CtrCudaScsr *d, char *err)
 {
-  CtrCudaStatus st = CTR_CUDA_OK;
+  return ctr_cuda_scsr_adjoint_orbits (d, 0, d->no, err);
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_adjoint_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, char *err)
+{
+  CtrCudaStatus st = check_orbits (d, o0, n_orb, err);
+  if (st != CTR_CUDA_OK)
+    return st;
   CK (cudaMemsetAsync (d->X, 0, d->psize * 4, d->stream));
   CK (cudaMemsetAsync (d->D, 0, d->psize * 4, d->stream));
   if (d->use_blocked)
-    CK (ctr_cuda_blocked_enqueue (d, 0, d->no, nullptr, nullptr));
+    CK (ctr_cuda_blocked_enqueue (d, o0, n_orb, nullptr, nullptr));
   else
-    CK (launch_rows (d, 0, d->no, nullptr, nullptr, d->D, nullptr, MODE_SOLVE));
+    CK (launch_rows (d, o0, n_orb, nullptr, nullptr, d->D, nullptr, MODE_SOLVE));
   CK (ctr_cuda_scsr_launch_reduce (d, nullptr, 0));
+  CK (cudaStreamSynchronize (d->stream));
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_step_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, int into_x, int with_scale, int nonneg,
+                           char *err)
+{
+  CtrCudaStatus st = check_orbits (d, o0, n_orb, err);
+  if (st != CTR_CUDA_OK)
+    return st;
+  if (with_scale && d->with_scale != 1)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "a scaled step needs a session with one scale map");
+      return CTR_CUDA_INVALID;
+    }
+  CK (cudaMemsetAsync (d->D, 0, d->psize * 4, d->stream));
+  /* every orbit of the range against the same X, into D */
+  if (d->use_blocked)
+    CK (ctr_cuda_blocked_enqueue (d, o0, n_orb, d->X, nullptr));
+  else
+    CK (launch_rows (d, o0, n_orb, d->X, nullptr, d->D, nullptr, MODE_SOLVE));
+  if (!into_x)
+    CK (cudaMemsetAsync (d->X, 0, d->psize * 4, d->stream));   /* X ← the consistent D */
+  CK (ctr_cuda_scsr_launch_reduce (d, into_x && with_scale ? d->scale : nullptr, into_x && nonneg));
   CK (cudaStreamSynchronize (d->stream));
   return CTR_CUDA_OK;
 fail:

@@ -261,6 +261,13 @@ typedef struct {
   CtrCudaCsr *dc;       /* cuSPARSE session, begin → end */
   CtrSysmat *a;         /* cuSPARSE: the expanded matrix, made on first use */
   float *x;             /* cuSPARSE: natural image [s][pixel] */
+  /* The products and single subset steps of the other methods (CGLS,
+   * PWLS, ASD-POCS): a session of their own, made on first use and kept to
+   * the end (the matrix goes up once), host arrays in and out per call. */
+  CtrCudaScsr *ps;
+  float *mask;          /* 1 on acquired lanes, 0 on padding (data_size) */
+  float *inv_colsum;    /* [orbit][rep][K] 1 / A_oᵀ1 (0 where 0), made on first use */
+  float *tmp_data, *tmp_image;
 } CudaOp;
 
 static void
@@ -279,6 +286,12 @@ cuda_op_finalize (CtrOperator *op)
 {
   CudaOp *c = (CudaOp *) op;
   cuda_op_end (op);
+  if (c->ps)
+    ctr_cuda_scsr_destroy (c->ps);
+  g_free (c->mask);
+  g_free (c->inv_colsum);
+  g_free (c->tmp_data);
+  g_free (c->tmp_image);
   if (c->a)
     ctr_sysmat_unref (c->a);
   ctr_scsr_op_clear_common (&c->base);
@@ -388,62 +401,154 @@ static const CtrOperatorPass cuda_pass = {
   .end = cuda_op_end,
 };
 
-/* Whole-matrix products on a session of their own (a subset's are cut out
- * of them). */
+/* ---- products and single subset steps (CGLS, PWLS, ASD-POCS) ---- */
+
+static CtrCudaScsr *
+product_session (CudaOp *c, GError **error)
+{
+  CtrOperator *op = &c->base.parent;
+  if (c->ps == NULL)
+    {
+      c->ps = scsr_session (c->base.m, op->n_slices, 1, -1, error);
+      if (c->ps == NULL)
+        return NULL;
+      const CtrScsr *m = c->base.m;
+      const CtrSymmetry *sy = ctr_scsr_symmetry (m);
+      const guint K = ctr_scsr_order (m);
+      const gsize per_orbit = op->data_size / op->n_subsets;
+      c->mask = g_new (float, op->data_size);
+      for (guint o = 0; o < op->n_subsets; o++)
+        for (gsize q = 0; q < per_orbit; q++)
+          c->mask[per_orbit * o + q] = sy->lane_view[(gsize) o * K + q % K] >= 0;
+      c->tmp_data = g_new (float, op->data_size);
+      c->tmp_image = g_new (float, op->image_size);
+    }
+  return c->ps;
+}
+
+/* The product session, and the orbits of @subset: [*o0, *o0 + *n). */
+static CtrCudaScsr *
+subset_session (CudaOp *c, guint subset, guint *o0, guint *n, GError **error)
+{
+  const CtrOperator *op = &c->base.parent;
+  *o0 = subset == CTR_SUBSET_ALL ? 0 : subset;
+  *n = subset == CTR_SUBSET_ALL ? op->n_subsets : 1;
+  return product_session (c, error);
+}
+
 static gboolean
 cuda_op_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **error)
 {
   CudaOp *c = (CudaOp *) op;
-  CtrCudaScsr *s = scsr_session (c->base.m, op->n_slices, 0, -1, error);
+  guint o0, n;
+  CtrCudaScsr *s = subset_session (c, subset, &o0, &n, error);
   if (s == NULL)
     return FALSE;
+  const gsize per_orbit = op->data_size / op->n_subsets;
   char err[CTR_CUDA_ERR_LEN] = "";
-  g_autofree float *all = subset == CTR_SUBSET_ALL ? NULL : g_new (float, op->data_size);
-  gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, op->image_size, err), err, error)
-                && status_to_error (ctr_cuda_scsr_forward (s, all ? all : Y, err), err, error);
-  ctr_cuda_scsr_destroy (s);
-  if (ok && all != NULL)
+  return status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, op->image_size, err), err, error)
+         && status_to_error (ctr_cuda_scsr_forward_orbits (s, o0, n, Y + per_orbit * o0, err), err, error);
+}
+
+/* The data of orbits [o0, o0 + n) as b, and @coef (data_size floats; NULL:
+ * the acquired-lane mask) times @step as the coefficients. */
+static gboolean
+upload_orbits (CudaOp *c, CtrCudaScsr *s, guint o0, guint n, const float *B, const float *coef, float step,
+               GError **error)
+{
+  CtrOperator *op = &c->base.parent;
+  const gsize per_orbit = op->data_size / op->n_subsets, off = per_orbit * o0, len = per_orbit * n;
+  const float *cf = coef != NULL ? coef : c->mask;
+  const float *cu = cf + off;
+  if (step != 1.f)
     {
-      const gsize per_orbit = op->data_size / op->n_subsets;
-      memcpy (Y + per_orbit * subset, all + per_orbit * subset, per_orbit * sizeof (float));
+      for (gsize q = 0; q < len; q++)
+        c->tmp_data[q] = step * cf[off + q];
+      cu = c->tmp_data;
     }
-  return ok;
+  char err[CTR_CUDA_ERR_LEN] = "";
+  return status_to_error (ctr_cuda_scsr_upload_part (s, CTR_CUDA_BUF_B, off, B + off, len, op->data_size, err), err, error)
+         && status_to_error (ctr_cuda_scsr_upload_part (s, CTR_CUDA_BUF_COEF, off, cu, len, op->data_size, err), err, error);
 }
 
 static gboolean
 cuda_op_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **error)
 {
   CudaOp *c = (CudaOp *) op;
-  const CtrScsr *m = c->base.m;
-  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
-  const guint K = ctr_scsr_order (m);
-  const gsize per_orbit = op->data_size / op->n_subsets;
-  /* The rays of the subset as the mask: X = Aᵀ (mask ∘ Y). */
-  g_autofree float *mask = g_new0 (float, op->data_size);
-  for (guint o = 0; o < op->n_subsets; o++)
-    if (subset == CTR_SUBSET_ALL || subset == o)
-      for (gsize q = 0; q < per_orbit; q++)
-        mask[per_orbit * o + q] = sy->lane_view[(gsize) o * K + q % K] >= 0;
-  CtrCudaScsr *s = scsr_session (m, op->n_slices, 0, -1, error);
+  guint o0, n;
+  CtrCudaScsr *s = subset_session (c, subset, &o0, &n, error);
   if (s == NULL)
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";
-  gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_B, Y, op->data_size, err), err, error)
-                && status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_COEF, mask, op->data_size, err), err, error)
-                && status_to_error (ctr_cuda_scsr_adjoint (s, err), err, error)
-                && status_to_error (ctr_cuda_scsr_download_x (s, D, err), err, error);
-  ctr_cuda_scsr_destroy (s);
-  return ok;
+  return upload_orbits (c, s, o0, n, Y, NULL, 1.f, error)
+         && status_to_error (ctr_cuda_scsr_adjoint_orbits (s, o0, n, err), err, error)
+         && status_to_error (ctr_cuda_scsr_download_x (s, D, err), err, error);
 }
 
-/* Not on the device yet: the subset methods run whole passes (cuda_pass). */
+/* One subset step on the device (ctr-operator.h, @update): the image goes
+ * up, the step runs there (ctr_cuda_scsr_step_orbits), and the new image
+ * (or, with @D, the step's consistent update, added to @D here) comes back.
+ * COLUMN_SCALE divides by the subset's column sums as the CPU operator does
+ * (ctr_scsr_inverse_column_sums per orbit; all orbits at once: the sums
+ * over every orbit).  SEQUENTIAL (ray-by-ray ART) is the CPU's alone. */
 static gboolean
 cuda_op_update (CtrOperator *op, guint subset, float *X, const float *B, const float *coef, float step,
                 float *D, CtrUpdateFlags flags, GError **error)
 {
-  g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-               "%s: a single subset update is not implemented on the GPU", op->klass->name);
-  return FALSE;
+  CudaOp *c = (CudaOp *) op;
+  if (flags & CTR_UPDATE_SEQUENTIAL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED, "%s: ray-by-ray updates run on the CPU only",
+                   op->klass->name);
+      return FALSE;
+    }
+  guint o0, n;
+  CtrCudaScsr *s = subset_session (c, subset, &o0, &n, error);
+  if (s == NULL)
+    return FALSE;
+  char err[CTR_CUDA_ERR_LEN] = "";
+  if (!upload_orbits (c, s, o0, n, B, coef, step, error)
+      || !status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, op->image_size, err), err, error))
+    return FALSE;
+  if (D != NULL)
+    {
+      if (!status_to_error (ctr_cuda_scsr_step_orbits (s, o0, n, 0, 0, 0, err), err, error)
+          || !status_to_error (ctr_cuda_scsr_download_x (s, c->tmp_image, err), err, error))
+        return FALSE;
+      for (gsize q = 0; q < op->image_size; q++)
+        D[q] += c->tmp_image[q];
+      return TRUE;
+    }
+  const gboolean scaled = (flags & CTR_UPDATE_COLUMN_SCALE) != 0;
+  if (scaled)
+    {
+      const CtrScsr *m = c->base.m;
+      const gsize p1 = ctr_scsr_packed_size (m, 1);
+      g_autofree float *all = NULL;
+      const float *inv;
+      if (subset == CTR_SUBSET_ALL)
+        {
+          all = g_new (float, p1);
+          ctr_scsr_column_sums_all (m, all);
+          for (gsize q = 0; q < p1; q++)
+            all[q] = all[q] > 0.f ? 1.f / all[q] : 0.f;
+          inv = all;
+        }
+      else
+        {
+          if (c->inv_colsum == NULL)
+            {
+              c->inv_colsum = g_new (float, p1 * op->n_subsets);
+              ctr_scsr_inverse_column_sums (m, c->inv_colsum);
+            }
+          inv = c->inv_colsum + p1 * subset;
+        }
+      if (!status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_SCALE, inv, p1, err), err, error))
+        return FALSE;
+    }
+  return status_to_error (ctr_cuda_scsr_step_orbits (s, o0, n, 1, scaled, (flags & CTR_UPDATE_NONNEG) != 0, err),
+                          err, error)
+         && status_to_error (ctr_cuda_scsr_download_x (s, X, err), err, error);
 }
 
 static gboolean

@@ -151,7 +151,7 @@ case "$mode" in
     device_env
     set -o pipefail
     "$B/bin/test-gpu" -p /ctr/backend --verbose 2>&1 | tee "$OUT/test-backend.log" | tail -n 3
-    "$B/bin/test-gpu" -p /ctr/gpu/products -p /ctr/gpu/solvers -p /ctr/gpu/reports -p /ctr/gpu/selfcheck --verbose 2>&1 | tee "$OUT/test-gpu.log" | grep -E "^# (device|d4|c4|none)|^ok|^not ok|Bail|skipped|^device"
+    "$B/bin/test-gpu" -p /ctr/gpu/products -p /ctr/gpu/solvers -p /ctr/gpu/reports -p /ctr/gpu/methods -p /ctr/gpu/selfcheck --verbose 2>&1 | tee "$OUT/test-gpu.log" | grep -E "^# (device|d4|c4|none)|^ok|^not ok|Bail|skipped|^device"
     echo "test-gpu rc=$?"
     for tool in memcheck racecheck; do
       compute-sanitizer --tool $tool --error-exitcode 3 "$B/bin/test-gpu" -p /ctr/gpu/products/d4-fan-curved \
@@ -234,6 +234,30 @@ EOF
     bench w2-cusparse --backend cusparse --image 1024 --views 720 --cols 1024 --iterations 3
     summary w2-cuda w2-cusparse
     ;;
+  methods)
+    device_env
+    # The methods on the operator's products and subset steps (CGLS, PWLS,
+    # ASD-POCS) on W1: the device against the host's 16 cores, same run.
+    W1="--image 512 --views 720 --cols 1024"
+    for m in pwls cgls asd-pocs; do
+      bench "w1-$m-cuda" --method $m --backend cuda $W1 --iterations 5
+      bench "w1-$m-cpu" --method $m --backend cpu $W1 --iterations 5
+    done
+    python3 - "$OUT" <<'PY'
+import json, sys, os
+for m in ("pwls", "cgls", "asd-pocs"):
+    t = {}
+    for b in ("cuda", "cpu"):
+        try:
+            t[b] = json.load(open(os.path.join(sys.argv[1], "w1-%s-%s.json" % (m, b))))["iteration_s"]
+        except Exception:
+            pass
+    if len(t) == 2:
+        print("W1 %-8s cuda %.4f s/iteration, cpu (16 threads) %.4f s/iteration: %.2fx" % (m, t["cuda"], t["cpu"], t["cpu"] / t["cuda"]))
+    else:
+        print("W1 %s: missing %s" % (m, [b for b in ("cuda", "cpu") if b not in t]))
+PY
+    ;;
   profile)
     device_env
     # Nsight Compute on two orbit passes of a W1 iteration (no graphs, so
@@ -253,13 +277,13 @@ EOF
     ;;
   all)
     # Every step in one command (for a short lease): test, w1, w3, w2, q1.
-    for step in test w1 w3 w2 q1; do
+    for step in test w1 w3 w2 q1 methods; do
       echo "######## $step"
       bash "$here/gpu/run-on-device.sh" "$step"
     done
     ;;
   *)
-    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | profile | all (on the GPU machine)"
+    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | methods | profile | all (on the GPU machine)"
     exit 2
     ;;
 esac
