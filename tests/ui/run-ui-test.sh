@@ -88,7 +88,9 @@ dataset=
 if [ -n "${CTR_SHARED_DATA:-}" ] && [ -f "$CTR_SHARED_DATA/gel-fan/geometry.json" ]; then
   dataset="$CTR_SHARED_DATA/gel-fan/geometry.json"
 elif [ -n "${CTR_CLI:-}" ] && [ -x "$CTR_CLI" ] &&
-     "$CTR_CLI" simulate --views 180 --cols 256 --output "$work/sim" >"$work/simulate.log" 2>&1; then
+     "$CTR_CLI" simulate --geometry fan-flat --views 180 --cols 256 --output "$work/sim" >"$work/simulate.log" 2>&1; then
+  # a flat-panel fan beam like gel-fan's: the cases edit its geometry keys
+  # (detector_pitch_u_mm is a flat panel's)
   dataset="$work/sim/geometry.json"
 else
   echo "SKIP: no dataset (no \$CTR_SHARED_DATA/gel-fan and ctrecon-cli simulate failed)"

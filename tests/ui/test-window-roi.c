@@ -113,6 +113,39 @@ roi_at (CtrRoiSet *set, guint i)
   return ctr_roi_item_get_roi (item);   /* the set keeps it */
 }
 
+/* The point of the inner image (within 0.35 of its width of the centre)
+ * farthest from every ROI of @set (its distance to a ROI: to the centre,
+ * less the ROI's half-diagonal or radius), so that a drag there draws a new
+ * ROI instead of moving one, whatever the dataset (gel-fan or the simulated
+ * head of run-ui-test.sh). */
+static void
+free_spot (const CtrGrid *g, CtrRoiSet *set, double *x, double *y)
+{
+  double best = -INFINITY;
+  const guint n = g_list_model_get_n_items (G_LIST_MODEL (set));
+
+  for (guint iy = 0; iy < g->ny; iy += 4)
+    for (guint ix = 0; ix < g->nx; ix += 4)
+      {
+        const double px = ctr_grid_x (g, ix), py = ctr_grid_y (g, iy);
+        double d = INFINITY;
+        if (hypot (px - g->cx, py - g->cy) > 0.35 * g->nx * g->dx)
+          continue;
+        for (guint k = 0; k < n; k++)
+          {
+            const CtrRoi *r = roi_at (set, k);
+            const double ext = r->shape == CTR_ROI_CIRCLE ? r->radius_mm : 0.5 * hypot (r->width_mm, r->height_mm);
+            d = MIN (d, hypot (px - r->x_mm, py - r->y_mm) - ext);
+          }
+        if (d > best)
+          {
+            best = d;
+            *x = px;
+            *y = py;
+          }
+      }
+}
+
 /* Every run's ROI @i in the table and in the rows, against ctr_roi_stats. */
 static void
 check_stats (CtrWindow *w, CtrRoiPanel *panel, CtrRoiSet *set, guint i, const char *what)
@@ -190,7 +223,7 @@ test_window_roi (void)
   CtrRoiPanel *panel;
   CtrRoiSet *set;
   CtrRun *run;
-  double x0 = 0, y0 = 0, x1 = 0, y1 = 0, r_mm;
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0, x2 = 0, y2 = 0, r_mm;
 
   if (dataset == NULL || !g_file_test (dataset, G_FILE_TEST_EXISTS))
     {
@@ -283,7 +316,8 @@ test_window_roi (void)
              fabs (roi_at (set, 1)->y_mm - (y1 - 0.2 * r_mm - 2)) < 1e-6 && g_list_model_get_n_items (G_LIST_MODEL (set)) == 2,
          "a drag inside ROI 2 moves it by (+3, −2) mm");
   click_tool (GTK_WIDGET (panel), CTR_ROI_TOOL_CIRCLE);
-  drag_mm (view, 0.5 * (x0 + x1), 0.5 * (y0 + y1) + 3 * r_mm, 0.5 * (x0 + x1) + 2, 0.5 * (y0 + y1) + 3 * r_mm);
+  free_spot (&ctr_run_get_result (run)->grid, set, &x2, &y2);
+  drag_mm (view, x2, y2, x2 + 2, y2);
   {
     g_autofree char *unused = ctr_roi_panel_get_cell (panel, 0, "reference", "mean");
     g_autoptr(GPtrArray) del = g_ptr_array_new ();
@@ -300,7 +334,7 @@ test_window_roi (void)
            "a third ROI is deleted by its button; ROI 2 stays the background");
   }
   /* Delete (roi.delete-selected) removes the ROI last drawn */
-  drag_mm (view, 0.5 * (x0 + x1), 0.5 * (y0 + y1) + 3 * r_mm, 0.5 * (x0 + x1) + 2, 0.5 * (y0 + y1) + 3 * r_mm);
+  drag_mm (view, x2, y2, x2 + 2, y2);
   {
     guint before = g_list_model_get_n_items (G_LIST_MODEL (set));
     int selected = ctr_roi_set_get_selected (set);
