@@ -41,7 +41,7 @@ typedef struct {
 } Compose;
 
 struct CtrCudaScsr {
-  unsigned K, P, no, nc, nreps, ns;
+  unsigned K, no, nc, nreps, ns;   /* rows stored as K segments (slot h) each */
   size_t lane_size;          /* floats of one orbit's lane data: nc·ns·K */
   size_t psize;              /* floats of the packed image: nreps·ns·K */
   size_t psize1;             /* nreps·K */

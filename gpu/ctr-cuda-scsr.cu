@@ -44,10 +44,11 @@
  *
  * Register arrays are indexed by compile-time constants only (slot q, lane
  * g, slice s unrolled); the run-time map lane g ↔ slot compose[g][h] of a
- * segment is applied once per segment by a K×K selection, not per element:
- * forward, the segment's sums are kept in slot order and folded into the
- * lanes at its end; adjoint, the lane residuals are put in slot order at its
- * start. */
+ * segment is applied once per segment, not per element, through the
+ * thread's strip of shared memory (scr below): forward, the segment's sums
+ * are kept in slot order and read into the lanes at its end; adjoint, the
+ * lane residuals are read in slot order at its start.  A row has K segments
+ * (slot h), the host's parts merged at upload (merge_parts). */
 template <int K, int SB, int W>
 __global__ void __launch_bounds__ (WARPS_PER_BLOCK * 32)
 orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
@@ -95,7 +96,7 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
    * bounds read once, lane h holding seg[h], and passed round by shuffles,
    * so that no pass over the row waits on a load of its bounds */
   const long long my_seg = active && lane <= (unsigned) K ? seg_ptr[row * K + lane] : 0;
-  const int PK = active ? K : 0;
+  const int n_seg = active ? K : 0;   /* an inactive warp (W > 1) walks none */
   const size_t stride = (size_t) ns * K;
   const size_t lb = (size_t) row * ns * K;   /* lane data of (o, j): [o][j][s][K] */
   double r_num = 0, r_den = 0;
@@ -111,7 +112,7 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
       if (X != nullptr)
         {
 #pragma unroll
-          for (int t = 0; t < PK; t++)
+          for (int t = 0; t < n_seg; t++)
             {
               unsigned char cg[K];
               load_comp<K> (sc, t, cg);
@@ -225,7 +226,7 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
             scr[threadIdx.x][q] = v[q];
         }
 #pragma unroll
-      for (int t = 0; t < PK; t++)
+      for (int t = 0; t < n_seg; t++)
         {
           const long long lo = __shfl_sync (0xffffffffu, my_seg, t), hi = __shfl_sync (0xffffffffu, my_seg, t + 1);
           if (lo == hi)
@@ -487,7 +488,6 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
       return CTR_CUDA_NO_MEMORY;
     }
   d->K = K;
-  d->P = desc->n_parts ? desc->n_parts : 1;
   d->no = desc->n_orbits;
   d->nc = desc->n_cols;
   d->nreps = desc->n_reps;
@@ -507,14 +507,16 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
     for (int c = 0; c < 8; c++)
       d->comp.c[a][c] = desc->compose[a * 8 + c];
 
+  /* the host's rows come in P parts; the device keeps them merged (merge_parts) */
+  const unsigned P = desc->n_parts ? desc->n_parts : 1;
   const unsigned long long rows = (unsigned long long) d->no * d->nc;
-  const size_t n_seg_host = (size_t) rows * d->P * K + 1, n_seg = (size_t) rows * K + 1;
+  const size_t n_seg_host = (size_t) rows * P * K + 1, n_seg = (size_t) rows * K + 1;
   const size_t lane_all = d->lane_size * d->no;
   const size_t scale_n = desc->with_scale == 2 ? d->psize1 * d->no : desc->with_scale == 1 ? d->psize1 : 0;
   const size_t need = n_seg * 8 + desc->nnz * 8 + d->psize1 * 4 + d->nreps
                       + 2 * d->psize * 4 + 4 * lane_all * 4 + scale_n * 4 + 16;
   /* the host's arrays pass through the device while the parts are merged */
-  const size_t staging = d->P > 1 ? n_seg_host * 8 + desc->nnz * 8 : 0;
+  const size_t staging = P > 1 ? n_seg_host * 8 + desc->nnz * 8 : 0;
   st = ctr_cuda_check_free (need + staging, "the SCSR matrix and solver buffers", err);
   if (st != CTR_CUDA_OK)
     {
@@ -541,20 +543,19 @@ ctr_cuda_scsr_create (const CtrCudaScsrDesc *desc, CtrCudaScsr **out, char *err)
   CK (cudaMemcpyAsync (d->comp_dev, &d->comp, sizeof d->comp, cudaMemcpyHostToDevice, d->stream));
   if (scale_n)
     CK (cudaMalloc ((void **) &d->scale, scale_n * 4));
-  if (d->P > 1)
+  if (P > 1)
     {
       CK (cudaMalloc ((void **) &seg_host, n_seg_host * 8));
       CK (cudaMalloc ((void **) &el_host, (desc->nnz ? desc->nnz : 1) * 8));
       CK (cudaMemcpyAsync (seg_host, desc->seg_ptr, n_seg_host * 8, cudaMemcpyHostToDevice, d->stream));
       if (desc->nnz)
         CK (cudaMemcpyAsync (el_host, desc->elems, desc->nnz * 8, cudaMemcpyHostToDevice, d->stream));
-      CK (launch_merge_parts (K, seg_host, el_host, rows, d->P, d->seg, d->el, d->stream));
+      CK (launch_merge_parts (K, seg_host, el_host, rows, P, d->seg, d->el, d->stream));
       CK (cudaStreamSynchronize (d->stream));
       CK (cudaFree (seg_host));
       seg_host = nullptr;
       CK (cudaFree (el_host));
       el_host = nullptr;
-      d->P = 1;
     }
   else
     {

@@ -137,24 +137,31 @@ apply_forward (const CtrScsr *m, const float *x, float *y, guint ns, int blocked
   return ok;
 }
 
+/* 1 on the lanes of acquired views, 0 on padding (a missing view of an
+ * orbit): n_orbits·n_cols·ns·K floats, lane order [o][j][s][k]. */
+static void
+lane_mask (const CtrScsr *m, guint ns, float *out)
+{
+  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
+  const guint K = ctr_scsr_order (m), no = ctr_scsr_n_orbits (m);
+  const gsize per_orbit = ctr_scsr_lane_size (m, ns) / no;
+  for (guint o = 0; o < no; o++)
+    for (gsize q = 0; q < per_orbit; q++)
+      out[per_orbit * o + q] = sy->lane_view[(gsize) o * K + q % K] >= 0;
+}
+
 static gboolean
 apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns, int blocked, GError **error)
 {
   CtrCudaScsr *s = scsr_session (m, ns, 0, blocked, error);
   if (s == NULL)
     return FALSE;
-  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
-  const guint K = ctr_scsr_order (m), nc = ctr_scsr_n_cols (m), no = ctr_scsr_n_orbits (m);
   const gsize lt = ctr_scsr_lane_size (m, ns);
   char err[CTR_CUDA_ERR_LEN] = "";
-  g_autofree float *bl = g_new0 (float, lt), *cl = g_new0 (float, lt);
+  g_autofree float *bl = g_new0 (float, lt), *cl = g_new (float, lt);
   g_autofree float *X = g_new (float, ctr_scsr_packed_size (m, ns));
   ctr_scsr_rays_to_lanes (m, y, bl, ns);
-  for (guint o = 0; o < no; o++)
-    for (guint k = 0; k < K; k++)
-      if (sy->lane_view[(gsize) o * K + k] >= 0)
-        for (gsize q = (gsize) o * nc * ns * K + k; q < (gsize) (o + 1) * nc * ns * K; q += K)
-          cl[q] = 1.f;
+  lane_mask (m, ns, cl);
   gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_B, bl, lt, err), err, error)
                 && status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_COEF, cl, lt, err), err, error)
                 && status_to_error (ctr_cuda_scsr_adjoint (s, err), err, error)
@@ -412,14 +419,8 @@ product_session (CudaOp *c, GError **error)
       c->ps = scsr_session (c->base.m, op->n_slices, 1, -1, error);
       if (c->ps == NULL)
         return NULL;
-      const CtrScsr *m = c->base.m;
-      const CtrSymmetry *sy = ctr_scsr_symmetry (m);
-      const guint K = ctr_scsr_order (m);
-      const gsize per_orbit = op->data_size / op->n_subsets;
       c->mask = g_new (float, op->data_size);
-      for (guint o = 0; o < op->n_subsets; o++)
-        for (gsize q = 0; q < per_orbit; q++)
-          c->mask[per_orbit * o + q] = sy->lane_view[(gsize) o * K + q % K] >= 0;
+      lane_mask (c->base.m, op->n_slices, c->mask);
       c->tmp_data = g_new (float, op->data_size);
       c->tmp_image = g_new (float, op->image_size);
     }
