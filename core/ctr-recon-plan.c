@@ -263,6 +263,8 @@ plan_operator (CtrReconPlan *plan, GCancellable *cancellable, GError **error)
       plan->backend = ctr_backend_cpu ();
     }
   plan->op = ctr_scsr_op_new (plan->scsr, g, &plan->grid, error);
+  /* The CPU operator may have moved the elements into the compact store. */
+  plan->info.matrix_bytes = ctr_scsr_bytes (plan->scsr);
   return plan->op != NULL;
 }
 

@@ -403,6 +403,10 @@ ctr_scsr_op_new (CtrScsr *m, const CtrGeometry *g, const CtrGrid *grid, GError *
   g_return_val_if_fail (m != NULL && g != NULL && grid != NULL, NULL);
   if (!ctr_scsr_op_check (m, g, grid, error))
     return NULL;
+  /* One slice of a K = 8 matrix: the orbit kernels stream the 6-byte
+   * compact elements (lossless; W1 1.24–1.37× faster, README). */
+  if (grid->nz == 1)
+    ctr_scsr_compact (m);
   ScsrOp *s = g_new0 (ScsrOp, 1);
   CtrOperator *op = &s->base.parent;
   ctr_scsr_op_init_common (&s->base, &scsr_class, m, g, grid);

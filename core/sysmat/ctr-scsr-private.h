@@ -44,6 +44,28 @@ void ctr_scsr_finish_part (const CtrScsr *m, guint part, guint ns, float *X, flo
  * pixel that sits in two slots lands half in each). */
 void ctr_scsr_reduce_part (const CtrScsr *m, guint part, guint ns, float *D);
 
+/**
+ * ctr_scsr_compact:
+ * Moves the elements of a one-slice-ready K = 8 matrix with at most 65,536
+ * reps into the compact store: the rep as 16 bits and the weight as stored
+ * (float32), in two arrays, 6 bytes an element instead of CtrScsrElem's 8.
+ * Lossless: the products are bit for bit those of the 8-byte elements.  The
+ * one-slice K = 8 orbit kernels then stream 25 % fewer bytes (W1's parallel
+ * ART is bound by the forward pass's matrix stream, README).  The weights
+ * move in place, so the conversion needs 2 bytes an element more, not 6;
+ * ctr_scsr_arrays (and the multi-slice kernels) make the 8-byte elements
+ * again when asked (kept from then on, so a caller's pointer stays valid).
+ * Not thread-safe against other users of @m: call it before the matrix is
+ * shared (the CPU operator does, when it is made).
+ * Returns: TRUE when the compact store is in use (made now or before);
+ *   FALSE when @m does not qualify or the memory is missing (nothing changed).
+ */
+gboolean ctr_scsr_compact (CtrScsr *m);
+
+/* count_rep[rep·K + slot] = the elements of orbit @o's rows at (rep, slot)
+ * (n_reps·K counts, overwritten), from either element store. */
+void ctr_scsr_count_reps (const CtrScsr *m, guint o, guint32 *count_rep);
+
 /* Assembles a matrix from arrays (taken over, g_free'd) that were checked
  * against @sym by the caller (the cache loader). */
 CtrScsr *ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views,

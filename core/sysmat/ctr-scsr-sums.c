@@ -61,19 +61,8 @@ static float
 orbit_overlap (const CtrScsr *m, guint o, guint32 *count_rep, guint32 *count_px)
 {
   const CtrSymmetry *sy = ctr_scsr_symmetry (m);
-  const guint K = ctr_scsr_order (m), nc = ctr_scsr_n_cols (m);
-  const gint64 *seg;
-  const CtrScsrElem *el;
-  ctr_scsr_arrays (m, &seg, &el);
-  memset (count_rep, 0, sizeof (guint32) * sy->n_reps * K);
-  const guint PK = ctr_scsr_n_parts (m) * K;
-  for (guint j = 0; j < nc; j++)
-    {
-      const gint64 *sg = seg + ((gsize) o * nc + j) * PK;
-      for (guint q = 0; q < PK; q++)
-        for (gint64 e = sg[q]; e < sg[q + 1]; e++)
-          count_rep[(gsize) el[e].rep * K + q % K]++;
-    }
+  const guint K = ctr_scsr_order (m);
+  ctr_scsr_count_reps (m, o, count_rep);
   guint32 best = 1;
   for (guint32 r = 0; r < sy->n_reps; r++)
     {

@@ -14,9 +14,18 @@ struct _CtrScsr {
   guint K, P, n_orbits, n_views, n_cols;
   guint64 np, nnz, nnz_expanded;
   gint64 *seg_ptr;
+  /* The elements, in one of two stores or both: elems (8 bytes each), or
+   * the compact store of ctr_scsr_compact, rep16 and w32 (6 bytes: the
+   * rep as 16 bits, the weight as stored), which the CPU's one-slice K = 8
+   * kernels stream.  elems is made again from it (lock) when asked for. */
   CtrScsrElem *elems;
+  guint16 *rep16;
+  float *w32;
+  GMutex lock;
   float *row_sq, *row_sum;
 };
+
+static const CtrScsrElem *aos (const CtrScsr *cm);
 
 typedef struct {
   CtrScsrElem *e;
@@ -129,6 +138,7 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
     }
   m = g_new0 (CtrScsr, 1);
   m->ref_count = 1;
+  g_mutex_init (&m->lock);
   m->model = model;
   m->K = K;
   m->P = P;
@@ -183,6 +193,7 @@ ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views, gu
 {
   CtrScsr *m = g_new0 (CtrScsr, 1);
   m->ref_count = 1;
+  g_mutex_init (&m->lock);
   m->model = model;
   m->sym = sym;
   m->K = sym->group.order;
@@ -224,6 +235,10 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
       part[r] = p;   /* indexed by new id */
   for (guint32 r = 0; r < old->n_reps; r++)
     map[r] = sym->pixel_rep[old->rep_pixel[(gsize) r * K]];
+  /* Regrouped in elems: a compact store would no longer match. */
+  aos (m);
+  g_clear_pointer (&m->rep16, g_free);
+  g_clear_pointer (&m->w32, g_free);
   gint64 *seg = g_new (gint64, n_rows * PK1 + 1);
   /* Counts per (new part, slot) of every row. */
 #pragma omp parallel for schedule(static)
@@ -291,6 +306,9 @@ ctr_scsr_unref (CtrScsr *m)
   ctr_symmetry_free (m->sym);
   g_free (m->seg_ptr);
   g_free (m->elems);
+  g_free (m->rep16);
+  g_free (m->w32);
+  g_mutex_clear (&m->lock);
   g_free (m->row_sq);
   g_free (m->row_sum);
   g_free (m);
@@ -319,14 +337,82 @@ guint64
 ctr_scsr_bytes (const CtrScsr *m)
 {
   guint64 rows = (guint64) m->n_orbits * m->n_cols;
-  return (rows * m->K * m->P + 1) * sizeof (gint64) + m->nnz * sizeof (CtrScsrElem) + rows * 2 * sizeof (float);
+  const guint64 elem_bytes = (g_atomic_pointer_get (&((CtrScsr *) m)->elems) != NULL ? sizeof (CtrScsrElem) : 0)
+                             + (m->w32 != NULL ? sizeof (guint16) + sizeof (float) : 0);
+  return (rows * m->K * m->P + 1) * sizeof (gint64) + m->nnz * elem_bytes + rows * 2 * sizeof (float);
+}
+
+/* The elements as CtrScsrElem: made once from the compact store when that
+ * is the only one (kept until the matrix is freed). */
+static const CtrScsrElem *
+aos (const CtrScsr *cm)
+{
+  CtrScsr *m = (CtrScsr *) cm;
+  CtrScsrElem *el = g_atomic_pointer_get (&m->elems);
+  if (G_LIKELY (el != NULL))
+    return el;
+  g_mutex_lock (&m->lock);
+  el = m->elems;
+  if (el == NULL)
+    {
+      el = g_new (CtrScsrElem, MAX (m->nnz, 1));
+      for (guint64 e = 0; e < m->nnz; e++)
+        el[e] = (CtrScsrElem) { m->rep16[e], m->w32[e] };
+      g_atomic_pointer_set (&m->elems, el);
+    }
+  g_mutex_unlock (&m->lock);
+  return el;
 }
 
 void
 ctr_scsr_arrays (const CtrScsr *m, const gint64 **seg_ptr, const CtrScsrElem **elems)
 {
   if (seg_ptr) *seg_ptr = m->seg_ptr;
-  if (elems) *elems = m->elems;
+  if (elems) *elems = aos (m);
+}
+
+gboolean
+ctr_scsr_compact (CtrScsr *m)
+{
+  if (m->w32 != NULL)
+    return TRUE;
+  if (m->K != 8 || m->sym->n_reps > G_MAXUINT16 + 1u || m->elems == NULL)
+    return FALSE;
+  const guint64 n = m->nnz;
+  guint16 *r16 = g_try_new (guint16, MAX (n, 1));
+  if (r16 == NULL)
+    return FALSE;
+  const CtrScsrElem *el = m->elems;
+#pragma omp parallel for schedule(static)
+  for (guint64 e = 0; e < n; e++)
+    r16[e] = (guint16) el[e].rep;
+  /* The weights in place, in the first half of the elements' block: weight
+   * e goes to bytes [4e, 4e + 4), over element e/2, which is read already. */
+  float *w = (float *) m->elems;
+  for (guint64 e = 0; e < n; e++)
+    {
+      const float we = m->elems[e].w;
+      w[e] = we;
+    }
+  m->elems = NULL;
+  m->w32 = g_realloc (w, MAX (n, 1) * sizeof (float));
+  m->rep16 = r16;
+  return TRUE;
+}
+
+void
+ctr_scsr_count_reps (const CtrScsr *m, guint o, guint32 *count_rep)
+{
+  const guint K = m->K, nc = m->n_cols, PK = m->P * K;
+  memset (count_rep, 0, sizeof (guint32) * m->sym->n_reps * K);
+  const CtrScsrElem *el = m->w32 != NULL ? NULL : aos (m);
+  for (guint j = 0; j < nc; j++)
+    {
+      const gint64 *sg = m->seg_ptr + ((gsize) o * nc + j) * PK;
+      for (guint q = 0; q < PK; q++)
+        for (gint64 e = sg[q]; e < sg[q + 1]; e++)
+          count_rep[(gsize) (el != NULL ? el[e].rep : m->rep16[e]) * K + q % K]++;
+    }
 }
 
 void
@@ -340,7 +426,7 @@ ctr_scsr_expand_row (const CtrScsr *m, guint view, guint col, float *dense)
   const gint64 *seg = m->seg_ptr + ((gsize) o * m->n_cols + j) * K * m->P;
   for (guint q = 0; q < K * m->P; q++)
     for (gint64 e = seg[q]; e < seg[q + 1]; e++)
-      dense[s->rep_pixel[(gsize) m->elems[e].rep * K + s->group.compose[k][q % K]]] += m->elems[e].w;
+      dense[s->rep_pixel[(gsize) aos (m)[e].rep * K + s->group.compose[k][q % K]]] += aos (m)[e].w;
 }
 
 /* ---------------------------------------------------------------- layout -- */
@@ -509,11 +595,17 @@ slot_permutations (const CtrScsr *m, v8i perm[8], v8i inv[8])
  * segment sums w · X[rep] into a vector whose lane c holds slot c; lane g of
  * the row takes slot compose[g][h] (a permutation, vpermps with AVX2), so a
  * row is 8 segment sums, 8 permutations and one add into @acc_out. */
+#define ELEM_W(e) (compact ? W[e] : el[e].w)
+#define ELEM_REP(e) (compact ? (guint32) R[e] : el[e].rep)
+
 static inline __attribute__ ((always_inline)) void
-forward_1slice_k8 (const CtrScsr *m, guint o, guint part, const float *restrict X, float *restrict acc_out)
+forward_1slice_k8 (const CtrScsr *m, const gboolean compact, guint o, guint part, const float *restrict X,
+                   float *restrict acc_out)
 {
   const guint nc = m->n_cols, PK = 8 * m->P;
-  const CtrScsrElem *el = m->elems;
+  const CtrScsrElem *restrict el = m->elems;
+  const guint16 *restrict R = m->rep16;
+  const float *restrict W = m->w32;
   v8i perm[8], inv[8];
   slot_permutations (m, perm, inv);
   for (guint j = 0; j < nc; j++)
@@ -531,16 +623,19 @@ forward_1slice_k8 (const CtrScsr *m, guint o, guint part, const float *restrict 
            * splat helper GCC broadcast from a register and W1 took 1.6×
            * as long here (stop 24, 3 interleaved pairs). */
           v8f a0 = { 0 }, a1 = { 0 };
-          const CtrScsrElem *e = el + seg[h], *e1 = el + seg[h + 1];
+          gint64 e = seg[h];
+          const gint64 e1 = seg[h + 1];
           for (; e + 2 <= e1; e += 2)
             {
-              a0 += (v8f) { e[0].w, e[0].w, e[0].w, e[0].w, e[0].w, e[0].w, e[0].w, e[0].w }
-                    * load8 (X + (gsize) e[0].rep * 8);
-              a1 += (v8f) { e[1].w, e[1].w, e[1].w, e[1].w, e[1].w, e[1].w, e[1].w, e[1].w }
-                    * load8 (X + (gsize) e[1].rep * 8);
+              const float w0 = ELEM_W (e), w1 = ELEM_W (e + 1);
+              a0 += (v8f) { w0, w0, w0, w0, w0, w0, w0, w0 } * load8 (X + (gsize) ELEM_REP (e) * 8);
+              a1 += (v8f) { w1, w1, w1, w1, w1, w1, w1, w1 } * load8 (X + (gsize) ELEM_REP (e + 1) * 8);
             }
           if (e < e1)
-            a0 += (v8f) { e->w, e->w, e->w, e->w, e->w, e->w, e->w, e->w } * load8 (X + (gsize) e->rep * 8);
+            {
+              const float w0 = ELEM_W (e);
+              a0 += (v8f) { w0, w0, w0, w0, w0, w0, w0, w0 } * load8 (X + (gsize) ELEM_REP (e) * 8);
+            }
           out += permute8 (a0 + a1, perm[h]);
         }
       store8 (acc_out + (gsize) j * 8, load8 (acc_out + (gsize) j * 8) + out);
@@ -550,10 +645,13 @@ forward_1slice_k8 (const CtrScsr *m, guint o, guint part, const float *restrict 
 /* The transposed products of forward_1slice_k8: slot c of the rep takes the
  * row's lane g with compose[g][h] = c (the inverse permutation). */
 static inline __attribute__ ((always_inline)) void
-adjoint_1slice_k8 (const CtrScsr *m, guint o, guint part, const float *restrict v, float *restrict T)
+adjoint_1slice_k8 (const CtrScsr *m, const gboolean compact, guint o, guint part, const float *restrict v,
+                   float *restrict T)
 {
   const guint nc = m->n_cols, PK = 8 * m->P;
-  const CtrScsrElem *el = m->elems;
+  const CtrScsrElem *restrict el = m->elems;
+  const guint16 *restrict R = m->rep16;
+  const float *restrict W = m->w32;
   v8i perm[8], inv[8];
   slot_permutations (m, perm, inv);
   for (guint j = 0; j < nc; j++)
@@ -566,10 +664,11 @@ adjoint_1slice_k8 (const CtrScsr *m, guint o, guint part, const float *restrict 
       for (guint h = 0; h < 8; h++)
         {
           const v8f vh = permute8 (vj, inv[h]);
-          for (const CtrScsrElem *e = el + seg[h], *e1 = el + seg[h + 1]; e < e1; e++)
+          for (gint64 e = seg[h], e1 = seg[h + 1]; e < e1; e++)
             {
-              float *restrict dr = T + (gsize) e->rep * 8;
-              store8 (dr, load8 (dr) + (v8f) { e->w, e->w, e->w, e->w, e->w, e->w, e->w, e->w } * vh);
+              float *restrict dr = T + (gsize) ELEM_REP (e) * 8;
+              const float w = ELEM_W (e);
+              store8 (dr, load8 (dr) + (v8f) { w, w, w, w, w, w, w, w } * vh);
             }
         }
     }
@@ -584,7 +683,7 @@ forward_k (const CtrScsr *m, const guint K, guint o, guint part, guint ns,
   const guint nc = m->n_cols, PK = K * m->P;
   const guint8 (*comp)[8] = m->sym->group.compose;
   const gsize stride = (gsize) ns * K;
-  const CtrScsrElem *el = m->elems;
+  const CtrScsrElem *el = aos (m);
   /* Slice blocks outermost: one block's image (SB·K floats per rep) stays
    * in cache while all rows pass over it. */
   for (guint s0 = 0; s0 < ns; s0 += SB)
@@ -623,7 +722,7 @@ adjoint_k (const CtrScsr *m, const guint K, guint o, guint part, guint ns,
   const guint nc = m->n_cols, PK = K * m->P;
   const guint8 (*comp)[8] = m->sym->group.compose;
   const gsize stride = (gsize) ns * K;
-  const CtrScsrElem *el = m->elems;
+  const CtrScsrElem *el = aos (m);
   for (guint s0 = 0; s0 < ns; s0 += SB)
     for (guint j = 0; j < nc; j++)
       {
@@ -667,7 +766,10 @@ ctr_scsr_orbit_forward (const CtrScsr *m, guint o, guint part, guint ns, const f
 {
   if (m->K == 8 && ns == 1)
     {
-      forward_1slice_k8 (m, o, part, X, acc);
+      if (m->w32 != NULL)
+        forward_1slice_k8 (m, TRUE, o, part, X, acc);
+      else
+        forward_1slice_k8 (m, FALSE, o, part, X, acc);
       return;
     }
   switch (m->K)
@@ -684,7 +786,10 @@ ctr_scsr_orbit_adjoint (const CtrScsr *m, guint o, guint part, guint ns, const f
 {
   if (m->K == 8 && ns == 1)
     {
-      adjoint_1slice_k8 (m, o, part, v, T);
+      if (m->w32 != NULL)
+        adjoint_1slice_k8 (m, TRUE, o, part, v, T);
+      else
+        adjoint_1slice_k8 (m, FALSE, o, part, v, T);
       return;
     }
   switch (m->K)

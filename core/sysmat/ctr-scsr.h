@@ -74,7 +74,10 @@ guint64 ctr_scsr_bytes (const CtrScsr *m);
 
 /* Stored arrays, borrowed: @seg_ptr has n_orbits·n_cols·P·K + 1 entries; the
  * elements of part p, slot h of row (o, j) are
- * elems[seg_ptr[((o·n_cols + j)·P + p)·K + h] .. seg_ptr[... + 1]). */
+ * elems[seg_ptr[((o·n_cols + j)·P + p)·K + h] .. seg_ptr[... + 1]).  Valid
+ * while @m lives.  A matrix whose CPU operator moved its elements into the
+ * compact store (ctr-scsr-private.h, ctr_scsr_compact) makes @elems again on
+ * the first call (n_nonzero·8 bytes; thread-safe). */
 void ctr_scsr_arrays (const CtrScsr *m, const gint64 **seg_ptr, const CtrScsrElem **elems);
 /* Σ_j w² and Σ_j w of stored row (o, j): n_orbits·n_cols floats, borrowed. */
 const float *ctr_scsr_row_sq (const CtrScsr *m);
