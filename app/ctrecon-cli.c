@@ -38,6 +38,7 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
+  ctr_memory_return_freed_blocks ();
   if (argc < 2)
     {
       usage (stderr);

@@ -12,7 +12,8 @@
 # in a venv: CTR_PEERS_VENV=DIR uses DIR (made there when it is not ready),
 # default build/peers-venv (packaging/peer-venv.sh).  --quick: one counted
 # repeat instead of 3; --only KEY (sirt10, gel, fbp, fdk; only when asked:
-# sirt50 = SIRT 50 on the simulated 256² scan, fdk-w4 = DESIGN's W4, the
+# sirt50 = SIRT 50 on the simulated 256² scan, sirt512 = SIRT 10 and 50 on
+# the 512² scan (1 and 2 threads, cold and warm), fdk-w4 = DESIGN's W4, the
 # make-cone-fixture.sh defaults) runs the matching cases; --keep DIR
 # keeps the inputs and every tool's output there.
 # Prints one table; the drivers are packaging/bench-peers/*.py.

@@ -73,6 +73,27 @@ write_all (FILE *f, const void *p, gsize n)
   return n == 0 || fwrite (p, 1, n, f) == n;
 }
 
+enum { ELEM_CHUNK = 1 << 16 };  /* elements per chunk: 512 KiB */
+
+/* The elements as the file stores them (CtrScsrElem), chunk by chunk from
+ * either store of @m (ctr_scsr_read_elems): into the CRC when @f is NULL,
+ * else into @f. */
+static gboolean
+pass_elems (const CtrScsr *m, CtrScsrElem *buf, guint32 *crc, FILE *f)
+{
+  const guint64 nnz = ctr_scsr_nnz (m);
+  for (guint64 e0 = 0; e0 < nnz; e0 += ELEM_CHUNK)
+    {
+      const guint64 n = MIN ((guint64) ELEM_CHUNK, nnz - e0);
+      ctr_scsr_read_elems (m, e0, n, buf);
+      if (f == NULL)
+        *crc = crc_update (*crc, buf, n * sizeof (CtrScsrElem));
+      else if (!write_all (f, buf, n * sizeof (CtrScsrElem)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **error)
 {
@@ -80,11 +101,11 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
   const guint K = ctr_scsr_order (m), P = ctr_scsr_n_parts (m);
   const gsize n_rows = (gsize) ctr_scsr_n_orbits (m) * ctr_scsr_n_cols (m);
   const gint64 *seg;
-  const CtrScsrElem *el;
-  ctr_scsr_arrays (m, &seg, &el);
+  ctr_scsr_arrays (m, &seg, NULL);
   const float *sq = ctr_scsr_row_sq (m), *sum = ctr_scsr_row_sum (m);
-  const gsize seg_bytes = (n_rows * K * P + 1) * sizeof (gint64), el_bytes = ctr_scsr_nnz (m) * sizeof (CtrScsrElem);
+  const gsize seg_bytes = (n_rows * K * P + 1) * sizeof (gint64);
   const gsize row_bytes = n_rows * sizeof (float);
+  g_autofree CtrScsrElem *buf = g_new (CtrScsrElem, ELEM_CHUNK);
 
   Header h = { 0 };
   memcpy (h.magic, MAGIC, 8);
@@ -100,7 +121,7 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
   h.n_reps = sy->n_reps;
   memcpy (h.key, key, MIN (strlen (key), sizeof h.key));
   guint32 crc = crc_update (0, seg, seg_bytes);
-  crc = crc_update (crc, el, el_bytes);
+  pass_elems (m, buf, &crc, NULL);
   crc = crc_update (crc, sq, row_bytes);
   h.crc = crc_update (crc, sum, row_bytes);
 
@@ -125,7 +146,7 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
       return FALSE;
     }
   FILE *f = fdopen (fd, "wb");
-  gboolean ok = f && write_all (f, &h, sizeof h) && write_all (f, seg, seg_bytes) && write_all (f, el, el_bytes)
+  gboolean ok = f && write_all (f, &h, sizeof h) && write_all (f, seg, seg_bytes) && pass_elems (m, buf, NULL, f)
                 && write_all (f, sq, row_bytes) && write_all (f, sum, row_bytes);
   ok = (f ? fclose (f) == 0 : (close (fd), FALSE)) && ok;
   if (!ok || g_rename (tmpl, path) != 0)
@@ -172,7 +193,9 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
     return NULL;
   CtrSymmetry *sy = NULL;
   gint64 *seg = NULL;
-  CtrScsrElem *el = NULL;
+  CtrScsrElem *el = NULL, *chunk = NULL;
+  guint16 *r16 = NULL;
+  float *w32 = NULL;
   float *sq = NULL, *sum = NULL;
   Header h;
   if (fread (&h, sizeof h, 1, f) != 1)
@@ -199,17 +222,48 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   if ((guint64) sb.st_size != expect)
     BAD ("%s: %" G_GUINT64_FORMAT " bytes where %" G_GUINT64_FORMAT " were expected (truncated or stale)",
          path, (guint64) sb.st_size, expect);
+  /* A one-slice matrix that needs no regrouping goes straight into the
+   * compact store (ctr-scsr-private.h), read chunk by chunk: no 8-byte
+   * copy of its elements is ever made. */
+  const guint parts = ctr_scsr_default_parts ();
+  const gboolean compact = ctr_scsr_compact_applies (h.K, h.n_reps, grid->nz) && parts == h.n_parts;
   seg = g_try_new (gint64, seg_n);
-  el = g_try_new (CtrScsrElem, MAX (h.nnz, 1));
   sq = g_try_new (float, n_rows);
   sum = g_try_new (float, n_rows);
-  if (!seg || !el || !sq || !sum)
+  gboolean have;
+  if (compact)
+    have = (r16 = g_try_new (guint16, MAX (h.nnz, 1))) && (w32 = g_try_new (float, MAX (h.nnz, 1)))
+           && (chunk = g_try_new (CtrScsrElem, ELEM_CHUNK));
+  else
+    have = (el = g_try_new (CtrScsrElem, MAX (h.nnz, 1))) != NULL;
+  if (!seg || !have || !sq || !sum)
     BAD ("%s: cannot allocate %" G_GUINT64_FORMAT " elements", path, h.nnz);
-  if (fread (seg, sizeof (gint64), seg_n, f) != seg_n || fread (el, sizeof (CtrScsrElem), h.nnz, f) != h.nnz
-      || fread (sq, sizeof (float), n_rows, f) != n_rows || fread (sum, sizeof (float), n_rows, f) != n_rows)
+  if (fread (seg, sizeof (gint64), seg_n, f) != seg_n)
     BAD ("%s: truncated", path);
   guint32 crc = crc_update (0, seg, seg_n * sizeof (gint64));
-  crc = crc_update (crc, el, h.nnz * sizeof (CtrScsrElem));
+  if (compact)
+    for (guint64 e0 = 0; e0 < h.nnz; e0 += ELEM_CHUNK)
+      {
+        const gsize n = (gsize) MIN ((guint64) ELEM_CHUNK, h.nnz - e0);
+        if (fread (chunk, sizeof (CtrScsrElem), n, f) != n)
+          BAD ("%s: truncated", path);
+        crc = crc_update (crc, chunk, n * sizeof (CtrScsrElem));
+        for (gsize e = 0; e < n; e++)
+          {
+            /* A rep beyond 16 bits is out of range anyway (n_reps ≤ 65,536):
+             * kept out of range for the check below. */
+            r16[e0 + e] = chunk[e].rep <= G_MAXUINT16 ? (guint16) chunk[e].rep : G_MAXUINT16;
+            w32[e0 + e] = chunk[e].rep <= G_MAXUINT16 ? chunk[e].w : NAN;
+          }
+      }
+  else
+    {
+      if (fread (el, sizeof (CtrScsrElem), h.nnz, f) != h.nnz)
+        BAD ("%s: truncated", path);
+      crc = crc_update (crc, el, h.nnz * sizeof (CtrScsrElem));
+    }
+  if (fread (sq, sizeof (float), n_rows, f) != n_rows || fread (sum, sizeof (float), n_rows, f) != n_rows)
+    BAD ("%s: truncated", path);
   crc = crc_update (crc, sq, n_rows * sizeof (float));
   crc = crc_update (crc, sum, n_rows * sizeof (float));
   if (crc != h.crc)
@@ -229,13 +283,17 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
     {
       guint p = (guint) ((i / h.K) % h.n_parts);
       for (gint64 e = seg[i]; e < seg[i + 1] && !bad; e++)
-        bad = el[e].rep < ps[p] || el[e].rep >= ps[p + 1] || !isfinite (el[e].w);
+        {
+          const guint32 r = el != NULL ? el[e].rep : r16[e];
+          bad = r < ps[p] || r >= ps[p + 1] || !isfinite (el != NULL ? el[e].w : w32[e]);
+        }
     }
   if (bad)
     BAD ("%s: element out of range", path);
   fclose (f);
-  CtrScsr *m = ctr_scsr_new_from_arrays (sy, model, h.n_views, h.n_pixels, h.nnz, seg, el, sq, sum);
-  const guint parts = ctr_scsr_default_parts ();
+  g_free (chunk);
+  CtrScsr *m = compact ? ctr_scsr_new_from_compact (sy, model, h.n_views, h.n_pixels, h.nnz, seg, r16, w32, sq, sum)
+                       : ctr_scsr_new_from_arrays (sy, model, h.n_views, h.n_pixels, h.nnz, seg, el, sq, sum);
   if (parts == h.n_parts)
     return m;
   /* Saved by a run with another number of threads. */
@@ -248,6 +306,9 @@ fail:
   ctr_symmetry_free (sy);
   g_free (seg);
   g_free (el);
+  g_free (chunk);
+  g_free (r16);
+  g_free (w32);
   g_free (sq);
   g_free (sum);
   return NULL;

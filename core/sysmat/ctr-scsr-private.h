@@ -62,6 +62,16 @@ void ctr_scsr_reduce_part (const CtrScsr *m, guint part, guint ns, float *D);
  */
 gboolean ctr_scsr_compact (CtrScsr *m);
 
+/* Whether a matrix of order @K with @n_reps reps, used for @n_slices slices,
+ * goes into the compact store: K = 8, one slice, at most 65,536 reps.  The
+ * build and the cache loader make such matrices in it directly. */
+gboolean ctr_scsr_compact_applies (guint K, guint n_reps, guint n_slices);
+
+/* Copies elements [@e0, @e0 + @n) as CtrScsrElem into @out (@n of them,
+ * caller-allocated) from either store, without making the 8-byte array:
+ * for the cache writer, chunk by chunk. */
+void ctr_scsr_read_elems (const CtrScsr *m, guint64 e0, guint64 n, CtrScsrElem *out);
+
 /* count_rep[rep·K + slot] = the elements of orbit @o's rows at (rep, slot)
  * (n_reps·K counts, overwritten), from either element store. */
 void ctr_scsr_count_reps (const CtrScsr *m, guint o, guint32 *count_rep);
@@ -71,6 +81,11 @@ void ctr_scsr_count_reps (const CtrScsr *m, guint o, guint32 *count_rep);
 CtrScsr *ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views,
                                    guint64 n_pixels, guint64 nnz, gint64 *seg_ptr,
                                    CtrScsrElem *elems, float *row_sq, float *row_sum);
+/* The same with the elements in the compact store (@rep16, @w32: nnz
+ * each, taken over); @sym must qualify (ctr_scsr_compact_applies). */
+CtrScsr *ctr_scsr_new_from_compact (CtrSymmetry *sym, CtrRayModel model, guint n_views,
+                                    guint64 n_pixels, guint64 nnz, gint64 *seg_ptr,
+                                    guint16 *rep16, float *w32, float *row_sq, float *row_sum);
 
 /**
  * ctr_scsr_repartition:

@@ -27,22 +27,41 @@ struct _CtrScsr {
 
 static const CtrScsrElem *aos (const CtrScsr *cm);
 
+/* One orbit's elements while the matrix is built, in the form of the store
+ * it goes to: reps as 16 bits (compact) or 32, weights apart. */
 typedef struct {
-  CtrScsrElem *e;
+  guint16 *r16;
+  guint32 *r32;
+  float *w;
   gsize len, cap;
 } ElemBuf;
 
 static void
-elembuf_push (ElemBuf *b, guint32 rep, float w)
+elembuf_push (ElemBuf *b, gboolean compact, guint32 rep, float w)
 {
   if (G_UNLIKELY (b->len == b->cap))
     {
       b->cap = MAX (1024, b->cap * 2);
-      b->e = g_realloc_n (b->e, b->cap, sizeof (CtrScsrElem));
+      if (compact)
+        b->r16 = g_realloc_n (b->r16, b->cap, sizeof (guint16));
+      else
+        b->r32 = g_realloc_n (b->r32, b->cap, sizeof (guint32));
+      b->w = g_realloc_n (b->w, b->cap, sizeof (float));
     }
-  b->e[b->len].rep = rep;
-  b->e[b->len].w = w;
+  if (compact)
+    b->r16[b->len] = (guint16) rep;
+  else
+    b->r32[b->len] = rep;
+  b->w[b->len] = w;
   b->len++;
+}
+
+static void
+elembuf_clear (ElemBuf *b)
+{
+  g_clear_pointer (&b->r16, g_free);
+  g_clear_pointer (&b->r32, g_free);
+  g_clear_pointer (&b->w, g_free);
 }
 
 CtrScsr *
@@ -60,6 +79,9 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
   CtrRayGrid gi;
   ctr_ray_grid_init (&gi, grid);
 
+  /* A one-slice matrix that fits the compact store is born in it (the CPU
+   * operator would move it there: no 8-byte copy at all). */
+  const gboolean compact = ctr_scsr_compact_applies (K, sym->n_reps, grid->nz);
   ElemBuf *bufs = g_new0 (ElemBuf, no);
   gint64 *seg_len = g_new0 (gint64, n_rows * PK);
   float *row_sq = g_new0 (float, n_rows), *row_sum = g_new0 (float, n_rows);
@@ -108,7 +130,7 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
                 gsize before = bufs[o].len;
                 for (gsize e = 0; e < rb.len; e++)
                   if (slots[e] == h)
-                    elembuf_push (&bufs[o], reps[e], rb.val[e]);
+                    elembuf_push (&bufs[o], compact, reps[e], rb.val[e]);
                 sl[h] = (gint64) (bufs[o].len - before);
               }
             row_sq[(gsize) o * nc + j] = (float) sq;
@@ -151,8 +173,12 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
   m->row_sq = g_steal_pointer (&row_sq);
   m->row_sum = g_steal_pointer (&row_sum);
   m->seg_ptr = g_try_new (gint64, n_rows * PK + 1);
-  m->elems = g_try_new (CtrScsrElem, MAX (nnz, 1));
-  if (m->seg_ptr == NULL || m->elems == NULL)
+  gboolean have = FALSE;
+  if (compact)
+    have = (m->rep16 = g_try_new (guint16, MAX (nnz, 1))) != NULL && (m->w32 = g_try_new (float, MAX (nnz, 1))) != NULL;
+  else
+    have = (m->elems = g_try_new (CtrScsrElem, MAX (nnz, 1))) != NULL;
+  if (m->seg_ptr == NULL || !have)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
                    "cannot allocate the SCSR matrix: %" G_GUINT64_FORMAT " elements (%.1f GiB)",
@@ -169,15 +195,23 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
 #pragma omp parallel for schedule(dynamic, 4)
   for (guint o = 0; o < no; o++)
     {
-      if (bufs[o].len > 0)  /* an orbit that misses the grid has no buffer */
-        memcpy (m->elems + m->seg_ptr[(gsize) o * nc * PK], bufs[o].e, bufs[o].len * sizeof (CtrScsrElem));
-      g_free (bufs[o].e);
-      bufs[o].e = NULL;
+      const gint64 e0 = m->seg_ptr[(gsize) o * nc * PK];
+      if (bufs[o].len == 0)  /* an orbit that misses the grid has no buffer */
+        ;
+      else if (compact)
+        {
+          memcpy (m->rep16 + e0, bufs[o].r16, bufs[o].len * sizeof (guint16));
+          memcpy (m->w32 + e0, bufs[o].w, bufs[o].len * sizeof (float));
+        }
+      else
+        for (gsize e = 0; e < bufs[o].len; e++)
+          m->elems[e0 + e] = (CtrScsrElem) { bufs[o].r32[e], bufs[o].w[e] };
+      elembuf_clear (&bufs[o]);
     }
 
 out:
   for (guint o = 0; o < no; o++)
-    g_free (bufs[o].e);
+    elembuf_clear (&bufs[o]);
   g_free (bufs);
   g_free (seg_len);
   g_free (row_sq);
@@ -186,10 +220,9 @@ out:
   return m;
 }
 
-CtrScsr *
-ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views, guint64 n_pixels,
-                          guint64 nnz, gint64 *seg_ptr, CtrScsrElem *elems, float *row_sq,
-                          float *row_sum)
+static CtrScsr *
+new_from (CtrSymmetry *sym, CtrRayModel model, guint n_views, guint64 n_pixels, guint64 nnz, gint64 *seg_ptr,
+          CtrScsrElem *elems, guint16 *rep16, float *w32, float *row_sq, float *row_sum)
 {
   CtrScsr *m = g_new0 (CtrScsr, 1);
   m->ref_count = 1;
@@ -205,6 +238,8 @@ ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views, gu
   m->nnz = nnz;
   m->seg_ptr = seg_ptr;
   m->elems = elems;
+  m->rep16 = rep16;
+  m->w32 = w32;
   m->row_sq = row_sq;
   m->row_sum = row_sum;
   const gsize nc = m->n_cols;
@@ -216,6 +251,23 @@ ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views, gu
       m->nnz_expanded += (guint64) (seg_ptr[(o + 1) * nc * m->K * m->P] - seg_ptr[o * nc * m->K * m->P]) * lanes;
     }
   return m;
+}
+
+CtrScsr *
+ctr_scsr_new_from_arrays (CtrSymmetry *sym, CtrRayModel model, guint n_views, guint64 n_pixels,
+                          guint64 nnz, gint64 *seg_ptr, CtrScsrElem *elems, float *row_sq,
+                          float *row_sum)
+{
+  return new_from (sym, model, n_views, n_pixels, nnz, seg_ptr, elems, NULL, NULL, row_sq, row_sum);
+}
+
+CtrScsr *
+ctr_scsr_new_from_compact (CtrSymmetry *sym, CtrRayModel model, guint n_views, guint64 n_pixels,
+                           guint64 nnz, gint64 *seg_ptr, guint16 *rep16, float *w32, float *row_sq,
+                           float *row_sum)
+{
+  g_return_val_if_fail (ctr_scsr_compact_applies (sym->group.order, sym->n_reps, 1), NULL);
+  return new_from (sym, model, n_views, n_pixels, nnz, seg_ptr, NULL, rep16, w32, row_sq, row_sum);
 }
 
 CtrScsr *
@@ -376,7 +428,7 @@ ctr_scsr_compact (CtrScsr *m)
 {
   if (m->w32 != NULL)
     return TRUE;
-  if (m->K != 8 || m->sym->n_reps > G_MAXUINT16 + 1u || m->elems == NULL)
+  if (!ctr_scsr_compact_applies (m->K, m->sym->n_reps, 1) || m->elems == NULL)
     return FALSE;
   const guint64 n = m->nnz;
   guint16 *r16 = g_try_new (guint16, MAX (n, 1));
@@ -398,6 +450,23 @@ ctr_scsr_compact (CtrScsr *m)
   m->w32 = g_realloc (w, MAX (n, 1) * sizeof (float));
   m->rep16 = r16;
   return TRUE;
+}
+
+gboolean
+ctr_scsr_compact_applies (guint K, guint n_reps, guint n_slices)
+{
+  return K == 8 && n_slices == 1 && n_reps <= G_MAXUINT16 + 1u;
+}
+
+void
+ctr_scsr_read_elems (const CtrScsr *m, guint64 e0, guint64 n, CtrScsrElem *out)
+{
+  const CtrScsrElem *el = g_atomic_pointer_get (&((CtrScsr *) m)->elems);
+  if (el != NULL)
+    memcpy (out, el + e0, n * sizeof (CtrScsrElem));
+  else
+    for (guint64 e = 0; e < n; e++)
+      out[e] = (CtrScsrElem) { m->rep16[e0 + e], m->w32[e0 + e] };
 }
 
 void

@@ -279,7 +279,7 @@ def main():
     ap.add_argument("--venv", required=True)
     ap.add_argument("--data", required=True)
     ap.add_argument("--quick", action="store_true", help="1 counted repeat instead of 3")
-    ap.add_argument("--only", default="", help="run the cases whose key contains this (sirt10, gel, fbp, fdk, fdk-w4; sirt50 only when asked)")
+    ap.add_argument("--only", default="", help="run the cases whose key contains this (sirt10, gel, fbp, fdk; sirt50, sirt512 and fdk-w4 only when asked)")
     ap.add_argument("--keep", help="keep the inputs and outputs in this folder (default: a temporary one, removed)")
     args = ap.parse_args()
     t0 = time.perf_counter()
@@ -297,6 +297,10 @@ def main():
             b.sirt_fan("SIRT 10, fan 256²", d, g, truth, 10, repeats, [1], ["line_fanflat", "strip_fanflat"])
         if args.only and want("sirt50"):     # opt-in: does not fit the 10 minutes on a loaded 2-core machine
             b.sirt_fan("SIRT 50, fan 256²", d, g, truth, 50, repeats, [1], ["line_fanflat"])
+        if args.only and want("sirt512"):    # opt-in: ASTRA's 512² runs take ~10 minutes in all
+            d5, g5, truth5 = b.simulate("fan512", 512, 720, 736)
+            b.sirt_fan("SIRT 10, fan 512²", d5, g5, truth5, 10, repeats, [1, 2], ["line_fanflat", "strip_fanflat"])
+            b.sirt_fan("SIRT 50, fan 512²", d5, g5, truth5, 50, repeats, [1, 2], ["line_fanflat"])
         gel = os.path.join(args.data, "gel-fan")
         if want("gel") and os.path.isdir(gel):
             gg = json.load(open(os.path.join(gel, "geometry.json")))
