@@ -38,7 +38,6 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
-  ctr_memory_return_freed_blocks ();
   if (argc < 2)
     {
       usage (stderr);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "ctr-application.h"
-#include "ctr-memory.h"
 #include "ctr-config.h"
 
 /* --version: answered here, before the application's own option handling,
@@ -31,7 +30,6 @@ main (int   argc,
 {
   g_autoptr(CtrApplication) app = NULL;
 
-  ctr_memory_return_freed_blocks ();
   g_set_application_name ("CT Recon");
   app = ctr_application_new ();
   g_application_set_option_context_parameter_string (G_APPLICATION (app),

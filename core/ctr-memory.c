@@ -5,17 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
-void
-ctr_memory_return_freed_blocks (void)
-{
-#if defined(__GLIBC__)
-  mallopt (M_MMAP_THRESHOLD, 1 << 20);
-#endif
-}
 
 /* cgroup v2 memory.max of this process's group, G_MAXUINT64 when there is
  * none ("max", no cgroup v2, unreadable). */

@@ -26,18 +26,6 @@ G_BEGIN_DECLS
 guint64 ctr_memory_limit_bytes (void);
 
 /**
- * ctr_memory_return_freed_blocks:
- * Makes glibc hand blocks of 1 MiB and more back to the system when they
- * are freed (a fixed mmap threshold; by default glibc raises the threshold
- * to the size of each such block freed, up to 32 MiB, and then keeps freed
- * blocks in its heap).  The SCSR build frees its per-orbit buffers while
- * it fills the matrix: W1's peak RSS 700 → 563 MB (stop 27).  A process
- * setting, called once at start by the CLI and the window; a no-op on
- * other C libraries.
- */
-void ctr_memory_return_freed_blocks (void);
-
-/**
  * ctr_memory_check:
  * @bytes: what an operation will need, in bytes (G_MAXUINT64 for "more than
  *   64 bits can count").

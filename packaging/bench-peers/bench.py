@@ -279,13 +279,13 @@ def main():
     ap.add_argument("--venv", required=True)
     ap.add_argument("--data", required=True)
     ap.add_argument("--quick", action="store_true", help="1 counted repeat instead of 3")
-    ap.add_argument("--only", default="", help="run the cases whose key contains this (sirt10, gel, fbp, fdk; sirt50, sirt512 and fdk-w4 only when asked)")
+    ap.add_argument("--only", default="", help="run the cases whose key contains this (sirt10, gel, fbp, fdk; sirt50, sirt512 and fdk-w4 only when asked; all: every case)")
     ap.add_argument("--keep", help="keep the inputs and outputs in this folder (default: a temporary one, removed)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     load0 = os.getloadavg()
     repeats = 1 if args.quick else 3
-    want = lambda key: args.only in key
+    want = lambda key: args.only == "all" or args.only in key
     with tempfile.TemporaryDirectory(prefix="ctr-bench-peers-") as tmp:
         if args.keep:
             tmp = os.path.abspath(args.keep)
