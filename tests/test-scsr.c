@@ -582,22 +582,25 @@ test_cache_threads (gconstpointer data)
   const Case *c = data;
   g_autoptr (CtrGeometry) g = make_geometry (c);
   CtrGrid grid = make_grid (c);
-  grid.nz = 3;
-  g->n_rows = 3;
   g_autofree char *dir = g_dir_make_tmp ("ctr-cache-XXXXXX", NULL);
   g_setenv ("CTR_CACHE_DIR", dir, TRUE);
   const int threads = omp_get_max_threads ();
-  const guint ns = 3;
   const guint64 np = (guint64) c->n * c->n, nr = (guint64) c->views * c->cols;
-  g_autofree float *x = g_new (float, np * ns), *y = g_new (float, nr * ns);
-  g_autofree float *ax0 = g_new (float, nr * ns), *ax1 = g_new (float, nr * ns);
-  g_autofree float *aty0 = g_new (float, np * ns), *aty1 = g_new (float, np * ns);
-  fill_random (x, np * ns, 17);
-  fill_random (y, nr * ns, 18);
+  g_autofree float *x = g_new (float, np * 3), *y = g_new (float, nr * 3);
+  g_autofree float *ax0 = g_new (float, nr * 3), *ax1 = g_new (float, nr * 3);
+  g_autofree float *aty0 = g_new (float, np * 3), *aty1 = g_new (float, np * 3);
+  fill_random (x, np * 3, 17);
+  fill_random (y, nr * 3, 18);
   const guint pairs[][2] = { { 1, 2 }, { 2, 1 }, { 2, 3 } };
-  for (guint t = 0; t < G_N_ELEMENTS (pairs); t++)
+  /* 3 slices (the 8-byte elements), then 1 (a K = 8 matrix is loaded and
+   * regrouped in the compact store). */
+  for (guint t = 0; t < 2 * G_N_ELEMENTS (pairs); t++)
     {
-      omp_set_num_threads ((int) pairs[t][0]);
+      const guint ns = t < G_N_ELEMENTS (pairs) ? 3 : 1;
+      const guint *pair = pairs[t % G_N_ELEMENTS (pairs)];
+      grid.nz = ns;
+      g->n_rows = ns;
+      omp_set_num_threads ((int) pair[0]);
       g_autofree char *key0 = ctr_matrix_cache_key (g, &grid, CTR_RAY_MODEL_AREA);
       g_autofree char *path = ctr_matrix_cache_path (key0);
       g_unlink (path);
@@ -609,25 +612,29 @@ test_cache_threads (gconstpointer data)
       g_assert_cmpuint (ctr_scsr_order (saved), ==, c->expect_order);
       g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
 
-      omp_set_num_threads ((int) pairs[t][1]);
+      omp_set_num_threads ((int) pair[1]);
       g_autofree char *key1 = ctr_matrix_cache_key (g, &grid, CTR_RAY_MODEL_AREA);
       g_assert_cmpstr (key0, ==, key1);
       g_autoptr (CtrScsr) m = ctr_matrix_cache_get_scsr_full (g, &grid, CTR_RAY_MODEL_AREA, &loaded, NULL, NULL, &error);
       g_assert_no_error (error);
       g_assert_true (loaded);
-      g_assert_cmpuint (ctr_scsr_n_parts (m), ==, pairs[t][1]);
+      g_assert_cmpuint (ctr_scsr_n_parts (m), ==, pair[1]);
       g_assert_cmpuint (ctr_scsr_nnz (m), ==, ctr_scsr_nnz (saved));
       g_assert_cmpuint (ctr_scsr_nnz_expanded (m), ==, ctr_scsr_nnz_expanded (saved));
+      const guint64 loaded_bytes = ctr_scsr_bytes (m);
       assert_parts_disjoint (m);
       g_autoptr (CtrScsr) fresh = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, &error);
       g_assert_no_error (error);
+      /* The same store as a build for this slice count: compact for one
+       * slice of a K = 8 matrix. */
+      g_assert_cmpuint (loaded_bytes, ==, ctr_scsr_bytes (fresh));
       ctr_scsr_apply (m, x, ax1, ns);
       ctr_scsr_apply (fresh, x, ax0, ns);
       ctr_scsr_apply_adjoint (m, y, aty1, ns);
       ctr_scsr_apply_adjoint (fresh, y, aty0, ns);
       const double df = rel_diff (ax1, ax0, nr * ns), da = rel_diff (aty1, aty0, np * ns);
-      g_test_message ("%s: saved with %u parts, loaded with %u: forward %.2g, adjoint %.2g relative",
-                      c->name, pairs[t][0], pairs[t][1], df, da);
+      g_test_message ("%s, %u slice(s): saved with %u parts, loaded with %u: forward %.2g, adjoint %.2g relative",
+                      c->name, ns, pair[0], pair[1], df, da);
       g_assert_cmpfloat (df, <=, 1e-6);
       g_assert_cmpfloat (da, <=, 1e-6);
       g_unlink (path);

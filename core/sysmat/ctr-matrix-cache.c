@@ -222,11 +222,11 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   if ((guint64) sb.st_size != expect)
     BAD ("%s: %" G_GUINT64_FORMAT " bytes where %" G_GUINT64_FORMAT " were expected (truncated or stale)",
          path, (guint64) sb.st_size, expect);
-  /* A one-slice matrix that needs no regrouping goes straight into the
-   * compact store (ctr-scsr-private.h), read chunk by chunk: no 8-byte
-   * copy of its elements is ever made. */
+  /* A one-slice matrix goes straight into the compact store
+   * (ctr-scsr-private.h), read chunk by chunk, and is regrouped there when
+   * it was saved with another part count: no 8-byte copy is ever made. */
   const guint parts = ctr_scsr_default_parts ();
-  const gboolean compact = ctr_scsr_compact_applies (h.K, h.n_reps, grid->nz) && parts == h.n_parts;
+  const gboolean compact = ctr_scsr_compact_applies (h.K, h.n_reps, grid->nz);
   seg = g_try_new (gint64, seg_n);
   sq = g_try_new (float, n_rows);
   sum = g_try_new (float, n_rows);

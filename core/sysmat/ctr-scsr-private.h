@@ -93,8 +93,9 @@ CtrScsr *ctr_scsr_new_from_compact (CtrSymmetry *sym, CtrRayModel model, guint n
  * (transfer full): the symmetry of the same geometry and grid, partitioned
  * into any number of parts.  Every element gets its rep's new id, and each
  * row's elements are regrouped stably by (new part, slot) inside the row's
- * range: O(nnz), in place but for the segment pointers; the products are
- * those of @m up to the order of the sums.  Returns: @m.
+ * range: O(nnz), in place but for the segment pointers (in the compact
+ * store when @m has one); the products are those of @m up to the order of
+ * the sums.  Returns: @m.
  */
 CtrScsr *ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym);
 

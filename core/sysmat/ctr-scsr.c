@@ -287,10 +287,12 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
       part[r] = p;   /* indexed by new id */
   for (guint32 r = 0; r < old->n_reps; r++)
     map[r] = sym->pixel_rep[old->rep_pixel[(gsize) r * K]];
-  /* Regrouped in elems: a compact store would no longer match. */
-  aos (m);
-  g_clear_pointer (&m->rep16, g_free);
-  g_clear_pointer (&m->w32, g_free);
+  /* The compact store is regrouped when there is one (an 8-byte copy
+   * beside it is dropped: made again when asked for), else elems. */
+  const gboolean compact = m->w32 != NULL;
+  if (compact)
+    g_clear_pointer (&m->elems, g_free);
+#define OLD_REP(e) (compact ? (guint32) m->rep16[e] : m->elems[e].rep)
   gint64 *seg = g_new (gint64, n_rows * PK1 + 1);
   /* Counts per (new part, slot) of every row. */
 #pragma omp parallel for schedule(static)
@@ -300,7 +302,7 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
       memset (cnt, 0, PK1 * sizeof (gint64));
       for (guint q = 0; q < PK0; q++)
         for (gint64 e = m->seg_ptr[row * PK0 + q]; e < m->seg_ptr[row * PK0 + q + 1]; e++)
-          cnt[part[map[m->elems[e].rep]] * K + q % K]++;
+          cnt[part[map[OLD_REP (e)]] * K + q % K]++;
     }
   seg[0] = 0;
   for (gsize i = 0; i < n_rows * PK1; i++)
@@ -320,18 +322,27 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
           continue;
         if ((gsize) n > cap)
           tmp = g_renew (CtrScsrElem, tmp, cap = (gsize) n);
-        memcpy (tmp, m->elems + b, (gsize) n * sizeof (CtrScsrElem));
+        for (gint64 e = 0; e < n; e++)
+          tmp[e] = compact ? (CtrScsrElem) { m->rep16[b + e], m->w32[b + e] } : m->elems[b + e];
         memcpy (next, seg + row * PK1, PK1 * sizeof (gint64));
         for (guint q = 0; q < PK0; q++)
           for (gint64 e = m->seg_ptr[row * PK0 + q]; e < m->seg_ptr[row * PK0 + q + 1]; e++)
             {
               const guint32 r = map[tmp[e - b].rep];
-              m->elems[next[part[r] * K + q % K]++] = (CtrScsrElem) { r, tmp[e - b].w };
+              const gint64 to = next[part[r] * K + q % K]++;
+              if (compact)
+                {
+                  m->rep16[to] = (guint16) r;
+                  m->w32[to] = tmp[e - b].w;
+                }
+              else
+                m->elems[to] = (CtrScsrElem) { r, tmp[e - b].w };
             }
       }
     g_free (tmp);
     g_free (next);
   }
+#undef OLD_REP
   g_free (map);
   g_free (part);
   g_free (m->seg_ptr);
