@@ -322,8 +322,7 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
           continue;
         if ((gsize) n > cap)
           tmp = g_renew (CtrScsrElem, tmp, cap = (gsize) n);
-        for (gint64 e = 0; e < n; e++)
-          tmp[e] = compact ? (CtrScsrElem) { m->rep16[b + e], m->w32[b + e] } : m->elems[b + e];
+        ctr_scsr_read_elems (m, (guint64) b, (guint64) n, tmp);
         memcpy (next, seg + row * PK1, PK1 * sizeof (gint64));
         for (guint q = 0; q < PK0; q++)
           for (gint64 e = m->seg_ptr[row * PK0 + q]; e < m->seg_ptr[row * PK0 + q + 1]; e++)
@@ -419,8 +418,7 @@ aos (const CtrScsr *cm)
   if (el == NULL)
     {
       el = g_new (CtrScsrElem, MAX (m->nnz, 1));
-      for (guint64 e = 0; e < m->nnz; e++)
-        el[e] = (CtrScsrElem) { m->rep16[e], m->w32[e] };
+      ctr_scsr_read_elems (m, 0, m->nnz, el);
       g_atomic_pointer_set (&m->elems, el);
     }
   g_mutex_unlock (&m->lock);
@@ -504,9 +502,10 @@ ctr_scsr_expand_row (const CtrScsr *m, guint view, guint col, float *dense)
   guint o = s->view_orbit[view], k = s->view_lane[view];
   guint j = ctr_symmetry_lane_col (s, k, col);   /* the map is its own inverse */
   const gint64 *seg = m->seg_ptr + ((gsize) o * m->n_cols + j) * K * m->P;
+  const CtrScsrElem *el = aos (m);
   for (guint q = 0; q < K * m->P; q++)
     for (gint64 e = seg[q]; e < seg[q + 1]; e++)
-      dense[s->rep_pixel[(gsize) aos (m)[e].rep * K + s->group.compose[k][q % K]]] += aos (m)[e].w;
+      dense[s->rep_pixel[(gsize) el[e].rep * K + s->group.compose[k][q % K]]] += el[e].w;
 }
 
 /* ---------------------------------------------------------------- layout -- */
