@@ -1,10 +1,33 @@
-/* ctr-scsr-private.h — the orbit kernel of SCSR, shared by ctr-scsr.c
- * (products), the solvers (core/solve/ctr-scsr-solve.c) and the cache. */
+/* ctr-scsr-private.h — the orbit kernels of SCSR (ctr-scsr-kernels.c) and
+ * the matrix's internals, shared by ctr-scsr.c (build, stores, products),
+ * the CPU operator (ctr-scsr-op.c), the sums (ctr-scsr-sums.c) and the
+ * cache (ctr-matrix-cache.c). */
 #pragma once
 
 #include "ctr-scsr.h"
 
 G_BEGIN_DECLS
+
+/* The matrix's fields: read and written only by the two files that
+ * implement it (ctr-scsr.c, ctr-scsr-kernels.c); everyone else goes through
+ * the functions of ctr-scsr.h and of this header. */
+struct _CtrScsr {
+  gint ref_count;
+  CtrRayModel model;
+  CtrSymmetry *sym;
+  guint K, P, n_orbits, n_views, n_cols;
+  guint64 np, nnz, nnz_expanded;
+  gint64 *seg_ptr;
+  /* The elements, in one of two stores or both: elems (8 bytes each), or
+   * the compact store of ctr_scsr_compact, rep16 and w32 (6 bytes: the
+   * rep as 16 bits, the weight as stored), which the CPU's one-slice K = 8
+   * kernels stream.  elems is made again from it (lock) when asked for. */
+  CtrScsrElem *elems;
+  guint16 *rep16;
+  float *w32;
+  GMutex lock;
+  float *row_sq, *row_sum;
+};
 
 /* Lane-ordered data of one orbit: [j][s][K] for stored column j, slice s,
  * lane k (gathered from [s][view][col] with ctr_symmetry_lane_col). */
