@@ -52,7 +52,7 @@
 #    file without geometry, written with pydicom, opens the geometry dialog;
 #    bad values are refused with their reason, the typed ones load
 #    (ui-dicom-xa.png).
-# 5. /ui/window/responsiveness: parallel ART (20 iterations, SCSR matrix) of
+# 5. /ui/window/responsiveness: parallel ART (60 iterations, SCSR matrix) of
 #    the 720-view head-fan-lowdose scan; the largest gap between 10 ms
 #    main-loop ticks during the run must stay below 50 ms (printed for every
 #    attempt).  Under Xvfb there is no GPU, and GTK's GL renderer then
