@@ -27,8 +27,8 @@ static const char *const subsets_labels[] = { "Automatic (orbits with SCSR)", "O
 static const char *const step_choices[] = { "sparsity", "cuart", NULL };
 static const char *const step_labels[] = { "Sparsity bound (Censor 2001)", "cuART Eq. 9 (M′)", NULL };
 /* CtrPenalty order */
-static const char *const penalty_choices[] = { "hyperbola", "huber", "quadratic", NULL };
-static const char *const penalty_labels[] = { "Hyperbola (edge-preserving)", "Huber (edge-preserving)", "Quadratic", NULL };
+static const char *const penalty_choices[] = { "hyperbola", "huber", "quadratic", "isotropic", NULL };
+static const char *const penalty_labels[] = { "Hyperbola (edge-preserving)", "Huber (edge-preserving)", "Quadratic", "Isotropic (edge-preserving)", NULL };
 /* CtrStop order */
 static const char *const stop_choices[] = { "none", "auto", NULL };
 static const char *const stop_labels[] = { "After the iterations", "At the noise level (discrepancy principle)", NULL };
@@ -75,7 +75,7 @@ static const CtrParam params[] = {
     "Differences between neighbours above δ (1/mm) count as edges and are kept; 0 = 0.8 % of the object's attenuation",
     CTR_PARAM_DOUBLE, 0, 1, FALSE, FALSE, 6, 0.0001, NULL, NULL, BIT (PWLS), AT (delta) },
   { "penalty", "Penalty",
-    "Potential of the neighbour differences (8-neighbourhood): hyperbola and Huber keep edges, quadratic smooths them",
+    "Edge-preserving potential: isotropic (the default) of the gradient's magnitude, isotropic TV as δ → 0; hyperbola and Huber of each 8-neighbour difference keep edges too, quadratic smooths them",
     CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, penalty_choices, penalty_labels, BIT (PWLS), AT (penalty) },
   { "subsets", "Ordered subsets",
     "Subsets of views per iteration (groups of symmetry orbits spread over the angles); 0 = automatic",

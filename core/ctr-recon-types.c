@@ -89,7 +89,7 @@ ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
   o->cutoff = 1.0;
   o->metrics_radius_mm = 0.0;
   o->stop = CTR_STOP_NONE;
-  o->penalty = CTR_PENALTY_HYPERBOLA;
+  o->penalty = CTR_PENALTY_ISOTROPIC;
   o->momentum = TRUE;
   o->tv_iterations = 20;  /* Sidky & Pan 2008, N_grad */
   o->rebin = CTR_REBIN_180LI;
@@ -123,7 +123,7 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
         FAIL ("beta must be 0 (the default) or a positive strength up to 1e6, got %g", o->beta);
       if (!(isfinite (o->delta) && o->delta >= 0.0 && o->delta <= 1.0))
         FAIL ("delta must be 0 (automatic) or a positive edge scale up to 1 /mm, got %g", o->delta);
-      if (o->penalty > CTR_PENALTY_QUADRATIC)
+      if (o->penalty > CTR_PENALTY_ISOTROPIC)
         FAIL ("unknown penalty %d", (int) o->penalty);
       if (o->n_subsets > 4096)
         FAIL ("subsets must be 0 (automatic) to 4096, got %u", o->n_subsets);

@@ -29,11 +29,14 @@ typedef enum {
 } CtrMethod;
 
 /* The edge-preserving potential ψ of the PWLS penalty (solve/ctr-penalty.h),
- * all with ψ''(0) = 1; δ is the edge scale in the image's unit (1/mm). */
+ * all with ψ''(0) = 1; the first three of the differences of the
+ * 8-neighbourhood's pairs, the last of the gradient's magnitude; δ is the edge scale in the image's unit (1/mm). */
 typedef enum {
-  CTR_PENALTY_HYPERBOLA,  /* δ² (sqrt (1 + (t/δ)²) − 1): quadratic below δ, |t|·δ above; TV as δ → 0.  Default. */
+  CTR_PENALTY_HYPERBOLA,  /* δ² (sqrt (1 + (t/δ)²) − 1): quadratic below δ, |t|·δ above; anisotropic TV as δ → 0 */
   CTR_PENALTY_HUBER,      /* t²/2 for |t| ≤ δ, δ|t| − δ²/2 above (Huber 1964) */
-  CTR_PENALTY_QUADRATIC   /* t²/2 (δ unused): smooths edges too */
+  CTR_PENALTY_QUADRATIC,  /* t²/2 (δ unused): smooths edges too */
+  CTR_PENALTY_ISOTROPIC   /* the hyperbola of the gradient's magnitude |∇x| (forward differences):
+                           * isotropic TV as δ → 0 (Rudin, Osher & Fatemi 1992; Chambolle 2004).  Default. */
 } CtrPenalty;
 
 /* When an unregularised iterative method stops. */

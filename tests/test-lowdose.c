@@ -126,7 +126,7 @@ test_pwls_objective (void)
   g_assert_true (ctr_noise_estimate (g, p, &level, NULL));
   g_autofree float *w = ctr_noise_weights (g, p, &level, NULL);
   g_assert_nonnull (w);
-  for (int pen = CTR_PENALTY_HYPERBOLA; pen <= CTR_PENALTY_QUADRATIC; pen++)
+  for (int pen = CTR_PENALTY_HYPERBOLA; pen <= CTR_PENALTY_ISOTROPIC; pen++)
     {
       CtrReconOptions o;
       ctr_recon_options_init (&o, CTR_METHOD_PWLS);

@@ -1,5 +1,5 @@
 /* test-penalty.c — the roughness penalties of solve/ctr-penalty.h: their
- * gradients equal central finite differences of their values (all three
+ * gradients equal central finite differences of their values (all four
  * potentials and the TV), the curvature is 2 Σ w ω and bounded by the stated
  * maximum, and constant images cost nothing. */
 #include <math.h>
@@ -53,7 +53,7 @@ pen_value (const float *x, gconstpointer data)
 static void
 test_penalty_gradient (void)
 {
-  for (int kind = CTR_PENALTY_HYPERBOLA; kind <= CTR_PENALTY_QUADRATIC; kind++)
+  for (int kind = CTR_PENALTY_HYPERBOLA; kind <= CTR_PENALTY_ISOTROPIC; kind++)
     for (int d = 0; d < 2; d++)
       {
         /* δ below and above the typical neighbour difference (~0.4). */
@@ -67,7 +67,7 @@ test_penalty_gradient (void)
         for (gsize i = 0; i < NX * NY * NZ; i++)
           {
             g_assert_cmpfloat (c[i], >, 0);
-            g_assert_cmpfloat (c[i], <=, ctr_penalty_max_curvature () * (1 + 1e-6));
+            g_assert_cmpfloat (c[i], <=, ctr_penalty_max_curvature (p.kind) * (1 + 1e-6));
           }
         /* The interior pixel of a constant image has the maximal curvature, no gradient. */
         for (gsize i = 0; i < NX * NY * NZ; i++)
@@ -75,7 +75,7 @@ test_penalty_gradient (void)
         ctr_penalty_gradient (p.kind, p.delta, x, NX, NY, NZ, g, c);
         g_assert_cmpfloat (fabs (ctr_penalty_value (p.kind, p.delta, x, NX, NY, NZ)), <, 1e-12);
         g_assert_cmpfloat (fabs (g[NX * 3 + 4]), <, 1e-12);
-        g_assert_cmpfloat (fabs (c[NX * 3 + 4] - ctr_penalty_max_curvature ()), <, 1e-5);
+        g_assert_cmpfloat (fabs (c[NX * 3 + 4] - ctr_penalty_max_curvature (p.kind)), <, 1e-5);
       }
 }
 
@@ -91,6 +91,11 @@ test_penalty_values (void)
   g_assert_cmpfloat (fabs (ctr_penalty_value (CTR_PENALTY_HUBER, 0.5, x, NX, NY, NZ) - w * (0.5 - 0.125)), <, 1e-9);
   g_assert_cmpfloat (fabs (ctr_penalty_value (CTR_PENALTY_HYPERBOLA, 0.5, x, NX, NY, NZ)
                            - w * 0.25 * (sqrt (5.0) - 1.0)), <, 1e-9);
+  /* Isotropic: the pixel's own term sees |D x| = √2, its left and upper
+   * neighbours' terms 1 each, all weighted 1 + √2. */
+  const double psi1 = 0.25 * (sqrt (5.0) - 1.0), psi2 = 0.25 * (sqrt (9.0) - 1.0);   /* δ = 0.5 */
+  g_assert_cmpfloat (fabs (ctr_penalty_value (CTR_PENALTY_ISOTROPIC, 0.5, x, NX, NY, NZ)
+                           - (1 + M_SQRT2) * (psi2 + 2 * psi1)), <, 1e-9);
 }
 
 static double

@@ -60,9 +60,38 @@ omega (CtrPenalty kind, double delta, double t)
     }
 }
 
+/* The isotropic potential's weight: 1 + √2, the total pair weight an
+ * axis-aligned gradient meets in the 8-neighbourhood, so that b means the
+ * same strength for both potentials (for edges along the grid). */
+#define ISO_WEIGHT 2.41421356237309505
+
+/* R of the isotropic potential: Σ_j ISO_WEIGHT ψ(|D_j x|), D_j x = the
+ * forward differences to the right and down neighbours (0 at the last
+ * column or row), ψ the hyperbola. */
+static double
+isotropic_value (double delta, const float *x, guint nx, guint ny, guint nz)
+{
+  double acc = 0.0;
+#pragma omp parallel for reduction(+:acc) schedule(static) collapse(2)
+  for (guint s = 0; s < nz; s++)
+    for (guint iy = 0; iy < ny; iy++)
+      {
+        const float *xr = x + (gsize) s * nx * ny + (gsize) iy * nx;
+        for (guint ix = 0; ix < nx; ix++)
+          {
+            const double dx = ix + 1 < nx ? (double) xr[ix + 1] - xr[ix] : 0.0;
+            const double dy = iy + 1 < ny ? (double) xr[ix + nx] - xr[ix] : 0.0;
+            acc += delta * delta * (sqrt (1.0 + (dx * dx + dy * dy) / (delta * delta)) - 1.0);
+          }
+      }
+  return ISO_WEIGHT * acc;
+}
+
 double
 ctr_penalty_value (CtrPenalty kind, double delta, const float *x, guint nx, guint ny, guint nz)
 {
+  if (kind == CTR_PENALTY_ISOTROPIC)
+    return isotropic_value (delta, x, nx, ny, nz);
   double acc = 0.0;
 #pragma omp parallel for reduction(+:acc) schedule(static) collapse(2)
   for (guint s = 0; s < nz; s++)
@@ -101,6 +130,18 @@ omega_f (CtrPenalty kind, float inv_delta, float delta, float t)
     }
 }
 
+/* Row iy of a slice and its neighbour rows: xu (above) and xd (below) are the
+ * row itself where there is none, with the mask mu or md 0, so that their
+ * differences vanish in the vectorised interior loops; gr and cr the output
+ * rows (cr NULL without curvature). */
+#define ROW_VIEW(x, nx, ny, iy, grad, curv)                                       \
+  const float *xr = (x) + (gsize) (iy) * (nx);                                    \
+  const gboolean up = (iy) > 0, down = (iy) + 1 < (ny);                           \
+  const float *xu = up ? xr - (nx) : xr, *xd = down ? xr + (nx) : xr;             \
+  const float mu = up ? 1.f : 0.f, md = down ? 1.f : 0.f;                         \
+  float *gr = (grad) + (gsize) (iy) * (nx);                                       \
+  float *cr = (curv) != NULL ? (curv) + (gsize) (iy) * (nx) : NULL
+
 /* Pair (j, k) of direction h seen from pixel j: adds w ψ'(x_j − x_k) to *g
  * and w ω(x_j − x_k) to *c. */
 static inline __attribute__ ((always_inline)) void
@@ -127,12 +168,7 @@ gradient_row_kind (const CtrPenalty kind, float delta, const float *x, guint nx,
   const float inv_delta = delta > 0 ? 1.f / delta : 0.f;
   const float wd = (float) DIAGONAL_WEIGHT;
     {
-      const float *xr = x + (gsize) iy * nx;
-      const gboolean up = iy > 0, down = iy + 1 < ny;
-      const float *xu = up ? xr - nx : xr, *xd = down ? xr + nx : xr;
-      const float mu = up ? 1.f : 0.f, md = down ? 1.f : 0.f;
-      float *gr = grad + (gsize) iy * nx;
-      float *cr = curv != NULL ? curv + (gsize) iy * nx : NULL;
+      ROW_VIEW (x, nx, ny, iy, grad, curv);
       /* Edge columns: every neighbour checked. */
       for (guint e = 0; e < MIN (2u, nx); e++)
         {
@@ -214,9 +250,99 @@ gradient_row (CtrPenalty kind, float delta, const float *x, guint nx, guint ny, 
     }
 }
 
+/* ω of pixel (ix, iy) of the isotropic potential, 1 / sqrt (1 + |D x|²/δ²),
+ * and which of its two pairs exist. */
+static inline __attribute__ ((always_inline)) float
+iso_omega (const float *x, guint nx, guint ny, guint ix, guint iy, float inv_delta)
+{
+  const float *xr = x + (gsize) iy * nx;
+  const float dx = ix + 1 < nx ? xr[ix + 1] - xr[ix] : 0.f;
+  const float dy = iy + 1 < ny ? xr[ix + nx] - xr[ix] : 0.f;
+  return 1.f / sqrtf (1.f + (dx * dx + dy * dy) * (inv_delta * inv_delta));
+}
+
+/* One pixel of the isotropic penalty's gradient, every neighbour checked:
+ * pixel j's own term couples it to its right (r) and lower (d) neighbours
+ * with ω_j; the terms of its left and upper neighbours couple it with their
+ * ω.  The SQS curvature of a pair term ω (x_a − x_b)²/2 is 2ω at both
+ * pixels (De Pierro's trick, as the pair potentials above). */
+static inline void
+iso_pixel (const float *x, guint nx, guint ny, guint ix, guint iy, float inv_delta, float *g, float *c)
+{
+  const float *xr = x + (gsize) iy * nx;
+  const float xj = xr[ix];
+  float gg = 0.f, cc = 0.f;
+  const float om = iso_omega (x, nx, ny, ix, iy, inv_delta);
+  if (ix + 1 < nx)
+    gg += om * (xj - xr[ix + 1]), cc += om;
+  if (iy + 1 < ny)
+    gg += om * (xj - xr[ix + nx]), cc += om;
+  if (ix > 0)
+    {
+      const float ol = iso_omega (x, nx, ny, ix - 1, iy, inv_delta);
+      gg += ol * (xj - xr[ix - 1]), cc += ol;
+    }
+  if (iy > 0)
+    {
+      const float ou = iso_omega (x, nx, ny, ix, iy - 1, inv_delta);
+      gg += ou * (xj - (xr - nx)[ix]), cc += ou;
+    }
+  *g = (float) ISO_WEIGHT * gg;
+  *c = (float) (2.0 * ISO_WEIGHT) * cc;
+}
+
+/* One row of the isotropic penalty: the edge columns by iso_pixel, the
+ * interior in one vectorisable loop (a missing row below or above is the row
+ * itself with a 0 mask, so its differences vanish). */
+static CTR_PENALTY_CLONES void
+iso_gradient_row (float delta, const float *x, guint nx, guint ny, guint iy, float *grad, float *curv)
+{
+  const float id = delta > 0 ? 1.f / delta : 0.f, id2 = id * id;
+  ROW_VIEW (x, nx, ny, iy, grad, curv);
+  for (guint e = 0; e < MIN (2u, nx); e++)
+    {
+      const guint ix = e == 0 ? 0 : nx - 1;
+      if (e == 1 && nx == 1)
+        break;
+      float g, c;
+      iso_pixel (x, nx, ny, ix, iy, id, &g, &c);
+      gr[ix] = g;
+      if (cr != NULL)
+        cr[ix] = c;
+    }
+  const guint last = nx >= 2 ? nx - 1 : 1;
+  const float W = (float) ISO_WEIGHT, W2 = (float) (2.0 * ISO_WEIGHT);
+#pragma omp simd
+  for (guint ix = 1; ix < last; ix++)
+    {
+      const float xj = xr[ix];
+      /* Own term: right and down differences. */
+      const float dxj = xr[ix + 1] - xj, dyj = md * (xd[ix] - xj);
+      const float om = 1.f / sqrtf (1.f + (dxj * dxj + dyj * dyj) * id2);
+      /* The left neighbour's term: its right difference ends at j. */
+      const float dxl = xj - xr[ix - 1], dyl = md * (xd[ix - 1] - xr[ix - 1]);
+      const float ol = 1.f / sqrtf (1.f + (dxl * dxl + dyl * dyl) * id2);
+      /* The upper neighbour's term: its down difference ends at j. */
+      const float dxu = xu[ix + 1] - xu[ix], dyu = xj - xu[ix];
+      const float ou = mu / sqrtf (1.f + (dxu * dxu + dyu * dyu) * id2);
+      const float g = om * (-dxj - dyj) + ol * dxl + ou * dyu;
+      const float c = om * (1.f + md) + ol + ou;
+      gr[ix] = W * g;
+      if (cr != NULL)
+        cr[ix] = W2 * c;
+    }
+}
+
 static void
 gradient_slice (CtrPenalty kind, float delta, const float *x, guint nx, guint ny, float *grad, float *curv)
 {
+  if (kind == CTR_PENALTY_ISOTROPIC)
+    {
+#pragma omp parallel for schedule(static)
+      for (guint iy = 0; iy < ny; iy++)
+        iso_gradient_row (delta, x, nx, ny, iy, grad, curv);
+      return;
+    }
 #pragma omp parallel for schedule(static)
   for (guint iy = 0; iy < ny; iy++)
     gradient_row (kind, delta, x, nx, ny, iy, grad, curv);
@@ -232,9 +358,9 @@ ctr_penalty_gradient (CtrPenalty kind, double delta, const float *x, guint nx, g
 }
 
 double
-ctr_penalty_max_curvature (void)
+ctr_penalty_max_curvature (CtrPenalty kind)
 {
-  return 2.0 * (4.0 + 4.0 * DIAGONAL_WEIGHT);
+  return kind == CTR_PENALTY_ISOTROPIC ? 2.0 * ISO_WEIGHT * 4.0 : 2.0 * (4.0 + 4.0 * DIAGONAL_WEIGHT);
 }
 
 double

@@ -17,6 +17,21 @@
  * 44, 2835-2851: Huber's curvature and De Pierro's convexity trick) has the
  * curvature 2 Σ_{k ∈ N(j)} w_jk ω(x_j − x_k) at pixel j.
  *
+ * Isotropic potential (CTR_PENALTY_ISOTROPIC): the hyperbola of the
+ * gradient's magnitude,
+ *     R(x) = (1 + √2) Σ_s Σ_j ψ(|D_j x|),  |D_j x|² = (x_r − x_j)² + (x_d − x_j)²
+ * with the forward differences to the right (r) and lower (d) neighbours
+ * (0 at the last column or row) and ψ the hyperbola above: the smoothed
+ * isotropic TV of Rudin, Osher & Fatemi (1992) in Chambolle's (2004)
+ * discretisation, δ·TV as δ → 0.  The weight 1 + √2 is the pair weight an
+ * axis-aligned gradient meets in the 8-neighbourhood, so a strength b means
+ * the same for both.  The pair potentials charge a long straight edge by the
+ * pairs it cuts: (1 + √2) per unit length along the grid, 3/√2 (12 % less)
+ * at 45°.  Its surrogate
+ * (Huber's curvature for the vector |D_j x|, ω_j = ψ'(|D_j x|)/|D_j x|) is
+ * Σ_j (1 + √2) ω_j |D_j x|²/2, whose separable form has the curvature
+ * 2 (1 + √2) (2 ω_j + ω_left + ω_up) at pixel j (fewer at the border).
+ *
  * Total variation (ASD-POCS; Sidky & Pan 2008, Phys. Med. Biol. 53, 4777,
  * their image TV and its gradient): TV(x) = Σ_{s,iy,ix} sqrt ((x − x_left)² + (x − x_up)² + ε²) with
  * the forward differences inside the slice.
@@ -42,9 +57,10 @@ double ctr_penalty_value (CtrPenalty kind, double delta, const float *x, guint n
 void ctr_penalty_gradient (CtrPenalty kind, double delta, const float *x, guint nx, guint ny, guint nz,
                            float *grad, float *curv);
 
-/* 2 Σ_k w_jk at an interior pixel (4 + 2√2): the curvature bound where every
- * ω is 1. */
-double ctr_penalty_max_curvature (void);
+/* The curvature bound where every ω is 1, reached at an interior pixel:
+ * 2 Σ_k w_jk = 2 (4 + 2√2) for the pair potentials, 8 (1 + √2) for the
+ * isotropic one. */
+double ctr_penalty_max_curvature (CtrPenalty kind);
 
 /**
  * ctr_tv_gradient:
