@@ -15,7 +15,8 @@
  * (the main loop's largest gap and most main-thread CPU between 10 ms ticks
  * are reported); Run is disabled while the session reconstructs; the
  * export writes study.csv with one line per table row and the same RMSE,
- * and study.png; the screenshot is ui-study.png.  A second study is
+ * and study.png; the screenshots are ui-study.png and ui-method-pwls.png
+ * (the method panel with PWLS's defaults).  A second study is
  * cancelled after its first rows: it must stop within a second and keep
  * the rows that finished.
  *
@@ -191,6 +192,15 @@ test_window_dose (void)
          "a configuration listed twice is refused: “%s”", ctr_study_page_get_status (page));
   ctr_method_panel_set_method (panel, CTR_METHOD_PWLS);
   ctr_method_panel_set_param (panel, "iterations", 3, NULL);
+  {
+    /* The panel offers PWLS's parameters with their defaults (the whole
+     * panel, also what its scrolled window hides: ui-method-pwls.png). */
+    CtrReconOptions o;
+    ctr_method_panel_get_options (panel, &o);
+    CHECK (o.method == CTR_METHOD_PWLS && o.penalty == CTR_PENALTY_ISOTROPIC && o.beta == 0 && o.delta == 0,
+           "PWLS in the panel with the default isotropic penalty, b and δ automatic (penalty %d)", (int) o.penalty);
+    ui_screenshot (GTK_WIDGET (panel), "ui-method-pwls.png");
+  }
   gtk_widget_activate_action (GTK_WIDGET (page), "study.add-current", NULL);
   CHECK (ctr_study_page_get_n_methods (page) == 3, "three methods listed (%u)", ctr_study_page_get_n_methods (page));
 
