@@ -222,6 +222,76 @@ test_compact (gconstpointer data)
     g_assert_cmpuint (ctr_scsr_bytes (born), ==, bytes + 6 * nnz);   /* both stores now */
 }
 
+/* More reps than 16 bits count (a 740² grid: 68,635): the compact store
+ * keeps each rep relative to its part's first, so with two threads or
+ * more the matrix gets parts small enough and is born compact (two threads
+ * here: 2 parts of ≤ 65,536 reps); its products equal the 8-byte
+ * store's bit for bit.  Regrouped for 3 parts it stays compact; in 1 part
+ * (68,635 reps: more than 16 bits count) it falls back to the 8-byte
+ * elements, with the same products. */
+static double rel_diff (const float *a, const float *b, gsize n);
+
+static void
+test_compact_parts (void)
+{
+  const Case c = { "d4-fan-740", CTR_BEAM_FAN, CTR_DETECTOR_CURVED, 740, 64, 16, 0, 0, 8 };
+  const int threads = omp_get_max_threads ();
+  omp_set_num_threads (2);
+  g_autoptr (CtrGeometry) g = make_geometry (&c);
+  CtrGrid grid = make_grid (&c), grid2 = make_grid (&c);
+  grid2.nz = 2;
+  g_autoptr (CtrScsr) born = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  g_autoptr (CtrScsr) wide = ctr_scsr_build (g, &grid2, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  omp_set_num_threads (threads);
+  const CtrSymmetry *sy = ctr_scsr_symmetry (born);
+  g_assert_cmpuint (ctr_scsr_order (born), ==, 8);
+  g_assert_cmpuint (sy->n_reps, >, CTR_SCSR_COMPACT_PART_REPS);
+  g_assert_cmpuint (ctr_scsr_n_parts (born), >=, 2);
+  const guint64 nnz = ctr_scsr_nnz (born), np = (guint64) c.n * c.n, nr = (guint64) c.views * c.cols;
+  g_assert_cmpuint (ctr_scsr_bytes (born), ==, ctr_scsr_bytes (wide) - 2 * nnz);   /* born compact */
+  g_test_message ("%u reps in %u parts, %" G_GUINT64_FORMAT " elements", sy->n_reps, ctr_scsr_n_parts (born), nnz);
+  const CtrScsrElem *el;
+  ctr_scsr_arrays (wide, NULL, &el);
+  g_autofree CtrScsrElem *back = g_new (CtrScsrElem, nnz);
+  ctr_scsr_read_elems (born, 0, nnz, back);
+  g_assert_cmpmem (back, nnz * sizeof (CtrScsrElem), el, nnz * sizeof (CtrScsrElem));
+  /* A range that starts inside a segment reads the same. */
+  ctr_scsr_read_elems (born, nnz / 3, nnz / 3, back);
+  g_assert_cmpmem (back, (nnz / 3) * sizeof (CtrScsrElem), el + nnz / 3, (nnz / 3) * sizeof (CtrScsrElem));
+  g_autofree float *x = g_new (float, np), *y = g_new (float, nr);
+  g_autofree float *ax0 = g_new (float, nr), *ax1 = g_new (float, nr);
+  g_autofree float *aty0 = g_new (float, np), *aty1 = g_new (float, np);
+  fill_random (x, np, 21);
+  fill_random (y, nr, 22);
+  ctr_scsr_apply (born, x, ax1, 1);
+  ctr_scsr_apply_adjoint (born, y, aty1, 1);
+  g_assert_true (ctr_scsr_compact (born));   /* nothing was asked of the 8-byte store */
+  g_assert_cmpuint (ctr_scsr_bytes (born), ==, ctr_scsr_bytes (wide) - 2 * nnz);
+  ctr_scsr_apply (wide, x, ax0, 1);
+  ctr_scsr_apply_adjoint (wide, y, aty0, 1);
+  g_assert_cmpmem (ax1, nr * sizeof (float), ax0, nr * sizeof (float));
+  g_assert_cmpmem (aty1, np * sizeof (float), aty0, np * sizeof (float));
+  static const guint part_counts[] = { 3, 1 };
+  for (guint t = 0; t < G_N_ELEMENTS (part_counts); t++)
+    {
+      const guint parts = part_counts[t];
+      g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+      CtrSymmetry *mine = ctr_symmetry_find (g, &grid, CTR_SYM_ALL);
+      ctr_symmetry_partition (mine, parts);
+      g_assert_true (ctr_scsr_repartition (m, mine) == m);
+      g_assert_cmpuint (ctr_scsr_n_parts (m), ==, parts);
+      const gboolean compact = ctr_scsr_bytes (m) < ctr_scsr_bytes (wide) - nnz;
+      g_assert_cmpint (compact, ==, parts == 3);
+      ctr_scsr_apply (m, x, ax1, 1);
+      ctr_scsr_apply_adjoint (m, y, aty1, 1);
+      const double df = rel_diff (ax1, ax0, nr), da = rel_diff (aty1, aty0, np);
+      g_test_message ("regrouped into %u part(s), %s store: forward %.2g, adjoint %.2g relative", parts,
+                      compact ? "compact" : "8-byte", df, da);
+      g_assert_cmpfloat (df, <=, 1e-6);
+      g_assert_cmpfloat (da, <=, 1e-6);
+    }
+}
+
 /* Angles stored as float32 (gel-fan's 1.5707964 for 90°) keep their
  * symmetry: views within 1e-6 rad of one another's images are paired, and
  * the products equal the CSR matrix of the rounded angles to 1e-5; angles
@@ -648,6 +718,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ctr/core/scsr/compact-parts", test_compact_parts);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *p1 = g_strdup_printf ("/ctr/core/scsr/rows/%s", cases[i].name);

@@ -225,8 +225,8 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   /* A one-slice matrix goes straight into the compact store
    * (ctr-scsr-private.h), read chunk by chunk, and is regrouped there when
    * it was saved with another part count: no 8-byte copy is ever made. */
-  const guint parts = ctr_scsr_default_parts ();
-  const gboolean compact = ctr_scsr_compact_applies (h.K, h.n_reps, grid->nz);
+  const guint parts = ctr_scsr_parts_for (h.K, h.n_reps);
+  const gboolean compact = ctr_scsr_compact_applies (sy, grid->nz);
   seg = g_try_new (gint64, seg_n);
   sq = g_try_new (float, n_rows);
   sum = g_try_new (float, n_rows);
@@ -241,21 +241,39 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   if (fread (seg, sizeof (gint64), seg_n, f) != seg_n)
     BAD ("%s: truncated", path);
   guint32 crc = crc_update (0, seg, seg_n * sizeof (gint64));
+  /* Structure: never index out of bounds, even with a colliding CRC. */
+  if (seg[0] != 0 || seg[seg_n - 1] != (gint64) h.nnz)
+    BAD ("%s: bad segment pointers", path);
+  gboolean bad = FALSE;
+#pragma omp parallel for reduction(||:bad) schedule(static)
+  for (gsize i = 1; i < seg_n; i++)
+    bad = bad || seg[i] < seg[i - 1];
+  if (bad)
+    BAD ("%s: bad segment pointers", path);
+  const guint32 *ps = sy->part_start;
   if (compact)
-    for (guint64 e0 = 0; e0 < h.nnz; e0 += ELEM_CHUNK)
-      {
-        const gsize n = (gsize) MIN ((guint64) ELEM_CHUNK, h.nnz - e0);
-        if (fread (chunk, sizeof (CtrScsrElem), n, f) != n)
-          BAD ("%s: truncated", path);
-        crc = crc_update (crc, chunk, n * sizeof (CtrScsrElem));
-        for (gsize e = 0; e < n; e++)
-          {
-            /* A rep beyond 16 bits is out of range anyway (n_reps ≤ 65,536):
-             * kept out of range for the check below. */
-            r16[e0 + e] = chunk[e].rep <= G_MAXUINT16 ? (guint16) chunk[e].rep : G_MAXUINT16;
-            w32[e0 + e] = chunk[e].rep <= G_MAXUINT16 ? chunk[e].w : NAN;
-          }
-      }
+    {
+      /* Each rep stored relative to its segment's part (the segment walked
+       * beside the elements); one outside the part is out of range: NaN
+       * marks it for the check below. */
+      gsize si = 0;
+      for (guint64 e0 = 0; e0 < h.nnz; e0 += ELEM_CHUNK)
+        {
+          const gsize n = (gsize) MIN ((guint64) ELEM_CHUNK, h.nnz - e0);
+          if (fread (chunk, sizeof (CtrScsrElem), n, f) != n)
+            BAD ("%s: truncated", path);
+          crc = crc_update (crc, chunk, n * sizeof (CtrScsrElem));
+          for (gsize e = 0; e < n; e++)
+            {
+              while (seg[si + 1] <= (gint64) (e0 + e))
+                si++;
+              const guint p = (guint) ((si / h.K) % h.n_parts);
+              const gboolean in = chunk[e].rep >= ps[p] && chunk[e].rep < ps[p + 1];
+              r16[e0 + e] = in ? (guint16) (chunk[e].rep - ps[p]) : 0;
+              w32[e0 + e] = in ? chunk[e].w : NAN;
+            }
+        }
+    }
   else
     {
       if (fread (el, sizeof (CtrScsrElem), h.nnz, f) != h.nnz)
@@ -268,23 +286,15 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   crc = crc_update (crc, sum, n_rows * sizeof (float));
   if (crc != h.crc)
     BAD ("%s: checksum mismatch (corrupt file)", path);
-  /* Structure: never index out of bounds, even with a colliding CRC. */
-  if (seg[0] != 0 || seg[seg_n - 1] != (gint64) h.nnz)
-    BAD ("%s: bad segment pointers", path);
-  gboolean bad = FALSE;
-#pragma omp parallel for reduction(||:bad) schedule(static)
-  for (gsize i = 1; i < seg_n; i++)
-    bad = bad || seg[i] < seg[i - 1];
   /* Every element inside its part's rep range: the threads of the transposed
-   * product rely on it. */
-  const guint32 *ps = sy->part_start;
+   * product rely on it (the compact store was checked while read). */
 #pragma omp parallel for reduction(||:bad) schedule(static, 1024)
   for (gsize i = 0; i < seg_n - 1; i++)
     {
       guint p = (guint) ((i / h.K) % h.n_parts);
       for (gint64 e = seg[i]; e < seg[i + 1] && !bad; e++)
         {
-          const guint32 r = el != NULL ? el[e].rep : r16[e];
+          const guint32 r = el != NULL ? el[e].rep : ps[p];
           bad = r < ps[p] || r >= ps[p + 1] || !isfinite (el != NULL ? el[e].w : w32[e]);
         }
     }

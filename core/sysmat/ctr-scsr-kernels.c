@@ -151,6 +151,8 @@ forward_1slice_k8 (const CtrScsr *m, const gboolean compact, guint o, guint part
   const CtrScsrElem *restrict el = m->elems;
   const guint16 *restrict R = m->rep16;
   const float *restrict W = m->w32;
+  if (compact)   /* its reps count from the part's first */
+    X += (gsize) m->sym->part_start[part] * 8;
   v8i perm[8], inv[8];
   slot_permutations (m, perm, inv);
   for (guint j = 0; j < nc; j++)
@@ -197,6 +199,8 @@ adjoint_1slice_k8 (const CtrScsr *m, const gboolean compact, guint o, guint part
   const CtrScsrElem *restrict el = m->elems;
   const guint16 *restrict R = m->rep16;
   const float *restrict W = m->w32;
+  if (compact)
+    T += (gsize) m->sym->part_start[part] * 8;
   v8i perm[8], inv[8];
   slot_permutations (m, perm, inv);
   for (guint j = 0; j < nc; j++)

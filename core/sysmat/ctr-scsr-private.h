@@ -20,8 +20,9 @@ struct _CtrScsr {
   gint64 *seg_ptr;
   /* The elements, in one of two stores or both: elems (8 bytes each), or
    * the compact store of ctr_scsr_compact, rep16 and w32 (6 bytes: the
-   * rep as 16 bits, the weight as stored), which the CPU's one-slice K = 8
-   * kernels stream.  elems is made again from it (lock) when asked for. */
+   * rep as 16 bits counted from the first rep of the segment's part, the
+   * weight as stored), which the CPU's one-slice K = 8 kernels stream.
+   * elems is made again from it (lock) when asked for. */
   CtrScsrElem *elems;
   guint16 *rep16;
   float *w32;
@@ -67,10 +68,15 @@ void ctr_scsr_finish_part (const CtrScsr *m, guint part, guint ns, float *X, flo
  * pixel that sits in two slots lands half in each). */
 void ctr_scsr_reduce_part (const CtrScsr *m, guint part, guint ns, float *D);
 
+/* The most reps a part may hold for the compact store's 16-bit reps. */
+#define CTR_SCSR_COMPACT_PART_REPS 65536u
+
 /**
  * ctr_scsr_compact:
- * Moves the elements of a one-slice-ready K = 8 matrix with at most 65,536
- * reps into the compact store: the rep as 16 bits and the weight as stored
+ * Moves the elements of a one-slice-ready K = 8 matrix whose parts hold at
+ * most CTR_SCSR_COMPACT_PART_REPS reps each into the compact store: the rep
+ * as 16 bits (relative to the first rep of its part: every element of a
+ * segment belongs to the segment's part) and the weight as stored
  * (float32), in two arrays, 6 bytes an element instead of CtrScsrElem's 8.
  * Lossless: the products are bit for bit those of the 8-byte elements.  The
  * one-slice K = 8 orbit kernels then stream 25 % fewer bytes (W1's parallel
@@ -85,10 +91,20 @@ void ctr_scsr_reduce_part (const CtrScsr *m, guint part, guint ns, float *D);
  */
 gboolean ctr_scsr_compact (CtrScsr *m);
 
-/* Whether a matrix of order @K with @n_reps reps, used for @n_slices slices,
- * goes into the compact store: K = 8, one slice, at most 65,536 reps.  The
- * build and the cache loader make such matrices in it directly. */
-gboolean ctr_scsr_compact_applies (guint K, guint n_reps, guint n_slices);
+/* Whether a matrix of @sym (partitioned), used for @n_slices slices, goes
+ * into the compact store: K = 8, one slice, every part at most
+ * CTR_SCSR_COMPACT_PART_REPS reps.  The build and the cache loader make
+ * such matrices in it directly. */
+gboolean ctr_scsr_compact_applies (const CtrSymmetry *sym, guint n_slices);
+
+/* The parts a matrix of order @K with @n_reps reps is built or loaded with:
+ * one per thread (ctr_scsr_default_parts) and, with two threads or more, as
+ * many more as a K = 8 matrix needs for parts of at most
+ * CTR_SCSR_COMPACT_PART_REPS reps (a 1024² fan scan: 3 parts on 2 threads,
+ * 24 % less matrix, the same time per iteration, stop 28).  One thread keeps
+ * one part: 3 parts there cost 1.27–1.45 s per iteration against
+ * 1.08–1.21 (each row's lanes permuted and stored once per part). */
+guint ctr_scsr_parts_for (guint K, guint n_reps);
 
 /* Copies elements [@e0, @e0 + @n) as CtrScsrElem into @out (@n of them,
  * caller-allocated) from either store, without making the 8-byte array:

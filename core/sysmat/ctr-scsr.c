@@ -57,7 +57,7 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
     return NULL;
 
   CtrSymmetry *sym = ctr_symmetry_find (g, grid, allowed);
-  ctr_symmetry_partition (sym, ctr_scsr_default_parts ());
+  ctr_symmetry_partition (sym, ctr_scsr_parts_for (sym->group.order, sym->n_reps));
   const guint K = sym->group.order, P = sym->n_parts, no = sym->n_orbits, nc = g->n_cols;
   const guint PK = P * K;
   const gsize n_rows = (gsize) no * nc;
@@ -66,7 +66,7 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
 
   /* A one-slice matrix that fits the compact store is born in it (the CPU
    * operator would move it there: no 8-byte copy at all). */
-  const gboolean compact = ctr_scsr_compact_applies (K, sym->n_reps, grid->nz);
+  const gboolean compact = ctr_scsr_compact_applies (sym, grid->nz);
   ElemBuf *bufs = g_new0 (ElemBuf, no);
   gint64 *seg_len = g_new0 (gint64, n_rows * PK);
   float *row_sq = g_new0 (float, n_rows), *row_sum = g_new0 (float, n_rows);
@@ -113,9 +113,11 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
             for (guint h = 0; h < PK; h++)
               {
                 gsize before = bufs[o].len;
+                /* The compact store keeps the rep relative to its part's first. */
+                const guint32 base = compact ? sym->part_start[h / K] : 0;
                 for (gsize e = 0; e < rb.len; e++)
                   if (slots[e] == h)
-                    elembuf_push (&bufs[o], compact, reps[e], rb.val[e]);
+                    elembuf_push (&bufs[o], compact, reps[e] - base, rb.val[e]);
                 sl[h] = (gint64) (bufs[o].len - before);
               }
             row_sq[(gsize) o * nc + j] = (float) sq;
@@ -251,7 +253,7 @@ ctr_scsr_new_from_compact (CtrSymmetry *sym, CtrRayModel model, guint n_views, g
                            guint64 nnz, gint64 *seg_ptr, guint16 *rep16, float *w32, float *row_sq,
                            float *row_sum)
 {
-  g_return_val_if_fail (ctr_scsr_compact_applies (sym->group.order, sym->n_reps, 1), NULL);
+  g_return_val_if_fail (ctr_scsr_compact_applies (sym, 1), NULL);
   return new_from (sym, model, n_views, n_pixels, nnz, seg_ptr, NULL, rep16, w32, row_sq, row_sum);
 }
 
@@ -272,12 +274,21 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
       part[r] = p;   /* indexed by new id */
   for (guint32 r = 0; r < old->n_reps; r++)
     map[r] = sym->pixel_rep[old->rep_pixel[(gsize) r * K]];
-  /* The compact store is regrouped when there is one (an 8-byte copy
-   * beside it is dropped: made again when asked for), else elems. */
-  const gboolean compact = m->w32 != NULL;
+  /* The compact store is regrouped when there is one and the new parts fit
+   * it (an 8-byte copy beside it is dropped: made again when asked for),
+   * else elems (made from the compact store first if need be). */
+  gboolean compact = m->w32 != NULL;
+  if (compact && !ctr_scsr_compact_applies (sym, 1))
+    {
+      aos (m);
+      g_clear_pointer (&m->rep16, g_free);
+      g_clear_pointer (&m->w32, g_free);
+      compact = FALSE;
+    }
   if (compact)
     g_clear_pointer (&m->elems, g_free);
-#define OLD_REP(e) (compact ? (guint32) m->rep16[e] : m->elems[e].rep)
+  const guint32 *ps0 = old->part_start, *ps1 = sym->part_start;
+#define OLD_REP(e, q) (compact ? ps0[(q) / K] + m->rep16[e] : m->elems[e].rep)
   gint64 *seg = g_new (gint64, n_rows * PK1 + 1);
   /* Counts per (new part, slot) of every row. */
 #pragma omp parallel for schedule(static)
@@ -287,7 +298,7 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
       memset (cnt, 0, PK1 * sizeof (gint64));
       for (guint q = 0; q < PK0; q++)
         for (gint64 e = m->seg_ptr[row * PK0 + q]; e < m->seg_ptr[row * PK0 + q + 1]; e++)
-          cnt[part[map[OLD_REP (e)]] * K + q % K]++;
+          cnt[part[map[OLD_REP (e, q)]] * K + q % K]++;
     }
   seg[0] = 0;
   for (gsize i = 0; i < n_rows * PK1; i++)
@@ -316,7 +327,7 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
               const gint64 to = next[part[r] * K + q % K]++;
               if (compact)
                 {
-                  m->rep16[to] = (guint16) r;
+                  m->rep16[to] = (guint16) (r - ps1[part[r]]);
                   m->w32[to] = tmp[e - b].w;
                 }
               else
@@ -422,16 +433,23 @@ ctr_scsr_compact (CtrScsr *m)
 {
   if (m->w32 != NULL)
     return TRUE;
-  if (!ctr_scsr_compact_applies (m->K, m->sym->n_reps, 1) || m->elems == NULL)
+  if (!ctr_scsr_compact_applies (m->sym, 1) || m->elems == NULL)
     return FALSE;
   const guint64 n = m->nnz;
   guint16 *r16 = g_try_new (guint16, MAX (n, 1));
   if (r16 == NULL)
     return FALSE;
   const CtrScsrElem *el = m->elems;
-#pragma omp parallel for schedule(static)
-  for (guint64 e = 0; e < n; e++)
-    r16[e] = (guint16) el[e].rep;
+  const guint PK = m->P * m->K;
+  const guint32 *ps = m->sym->part_start;
+  const gsize n_seg = (gsize) m->n_orbits * m->n_cols * PK;
+#pragma omp parallel for schedule(static, 4096)
+  for (gsize i = 0; i < n_seg; i++)
+    {
+      const guint32 base = ps[(i % PK) / m->K];
+      for (gint64 e = m->seg_ptr[i]; e < m->seg_ptr[i + 1]; e++)
+        r16[e] = (guint16) (el[e].rep - base);
+    }
   /* The weights in place, in the first half of the elements' block: weight
    * e goes to bytes [4e, 4e + 4), over element e/2, which is read already. */
   float *w = (float *) m->elems;
@@ -446,10 +464,24 @@ ctr_scsr_compact (CtrScsr *m)
   return TRUE;
 }
 
-gboolean
-ctr_scsr_compact_applies (guint K, guint n_reps, guint n_slices)
+guint
+ctr_scsr_parts_for (guint K, guint n_reps)
 {
-  return K == 8 && n_slices == 1 && n_reps <= G_MAXUINT16 + 1u;
+  const guint threads = ctr_scsr_default_parts ();
+  if (K != 8 || threads < 2)
+    return threads;
+  return MAX (threads, (guint) (((guint64) n_reps + CTR_SCSR_COMPACT_PART_REPS - 1) / CTR_SCSR_COMPACT_PART_REPS));
+}
+
+gboolean
+ctr_scsr_compact_applies (const CtrSymmetry *sym, guint n_slices)
+{
+  if (sym->group.order != 8 || n_slices != 1)
+    return FALSE;
+  for (guint p = 0; p < sym->n_parts; p++)
+    if (sym->part_start[p + 1] - sym->part_start[p] > CTR_SCSR_COMPACT_PART_REPS)
+      return FALSE;
+  return TRUE;
 }
 
 void
@@ -457,10 +489,34 @@ ctr_scsr_read_elems (const CtrScsr *m, guint64 e0, guint64 n, CtrScsrElem *out)
 {
   const CtrScsrElem *el = g_atomic_pointer_get (&((CtrScsr *) m)->elems);
   if (el != NULL)
-    memcpy (out, el + e0, n * sizeof (CtrScsrElem));
-  else
-    for (guint64 e = 0; e < n; e++)
-      out[e] = (CtrScsrElem) { m->rep16[e0 + e], m->w32[e0 + e] };
+    {
+      memcpy (out, el + e0, n * sizeof (CtrScsrElem));
+      return;
+    }
+  if (n == 0)
+    return;
+  /* The compact reps are relative to their part's first: walk the segments
+   * from the one that holds e0 (the last whose start is ≤ e0). */
+  const guint K = m->K, PK = m->P * K;
+  const guint32 *ps = m->sym->part_start;
+  const gsize n_seg = (gsize) m->n_orbits * m->n_cols * PK;
+  gsize lo = 0, hi = n_seg;
+  while (hi - lo > 1)
+    {
+      const gsize mid = lo + (hi - lo) / 2;
+      if (m->seg_ptr[mid] <= (gint64) e0)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  guint64 e = 0;
+  for (gsize i = lo; i < n_seg && e < n; i++)
+    {
+      const guint32 base = ps[(i % PK) / K];
+      const gint64 end = MIN (m->seg_ptr[i + 1], (gint64) (e0 + n));
+      for (gint64 q = MAX (m->seg_ptr[i], (gint64) e0); q < end; q++, e++)
+        out[e] = (CtrScsrElem) { base + m->rep16[q], m->w32[q] };
+    }
 }
 
 void
@@ -474,7 +530,7 @@ ctr_scsr_count_reps (const CtrScsr *m, guint o, guint32 *count_rep)
       const gint64 *sg = m->seg_ptr + ((gsize) o * nc + j) * PK;
       for (guint q = 0; q < PK; q++)
         for (gint64 e = sg[q]; e < sg[q + 1]; e++)
-          count_rep[(gsize) (el != NULL ? el[e].rep : m->rep16[e]) * K + q % K]++;
+          count_rep[(gsize) (el != NULL ? el[e].rep : m->sym->part_start[q / K] + m->rep16[e]) * K + q % K]++;
     }
 }
 
