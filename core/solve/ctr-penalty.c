@@ -167,73 +167,71 @@ gradient_row_kind (const CtrPenalty kind, float delta, const float *x, guint nx,
 {
   const float inv_delta = delta > 0 ? 1.f / delta : 0.f;
   const float wd = (float) DIAGONAL_WEIGHT;
+  ROW_VIEW (x, nx, ny, iy, grad, curv);
+  /* Edge columns: every neighbour checked. */
+  for (guint e = 0; e < MIN (2u, nx); e++)
     {
-      ROW_VIEW (x, nx, ny, iy, grad, curv);
-      /* Edge columns: every neighbour checked. */
-      for (guint e = 0; e < MIN (2u, nx); e++)
+      const guint ix = e == 0 ? 0 : nx - 1;
+      if (e == 1 && nx == 1)
+        break;
+      float g = 0.f, c = 0.f;
+      for (int h = 0; h < 4; h++)
         {
-          const guint ix = e == 0 ? 0 : nx - 1;
-          if (e == 1 && nx == 1)
-            break;
-          float g = 0.f, c = 0.f;
-          for (int h = 0; h < 4; h++)
+          const float w = (float) pair_weight (h);
+          const gint64 fx = (gint64) ix + half_dx[h], fy = (gint64) iy + half_dy[h];
+          if (fx >= 0 && fx < nx && fy < ny)
+            add_pair (kind, inv_delta, delta, w, xr[ix] - x[(gsize) fy * nx + fx], &g, &c);
+          const gint64 bx = (gint64) ix - half_dx[h], by = (gint64) iy - half_dy[h];
+          if (bx >= 0 && bx < nx && by >= 0)
             {
-              const float w = (float) pair_weight (h);
-              const gint64 fx = (gint64) ix + half_dx[h], fy = (gint64) iy + half_dy[h];
-              if (fx >= 0 && fx < nx && fy < ny)
-                add_pair (kind, inv_delta, delta, w, xr[ix] - x[(gsize) fy * nx + fx], &g, &c);
-              const gint64 bx = (gint64) ix - half_dx[h], by = (gint64) iy - half_dy[h];
-              if (bx >= 0 && bx < nx && by >= 0)
-                {
-                  const float t = x[(gsize) by * nx + bx] - xr[ix];
-                  const float om = w * omega_f (kind, inv_delta, delta, t);
-                  g -= om * t;
-                  c += om;
-                }
+              const float t = x[(gsize) by * nx + bx] - xr[ix];
+              const float om = w * omega_f (kind, inv_delta, delta, t);
+              g -= om * t;
+              c += om;
             }
-          gr[ix] = g;
-          if (cr != NULL)
-            cr[ix] = 2.f * c;
         }
-      /* Interior columns 1 … nx − 2. */
-      const guint last = nx >= 2 ? nx - 1 : 1;
+      gr[ix] = g;
+      if (cr != NULL)
+        cr[ix] = 2.f * c;
+    }
+  /* Interior columns 1 … nx − 2. */
+  const guint last = nx >= 2 ? nx - 1 : 1;
 #pragma omp simd
-      for (guint ix = 1; ix < last; ix++)
-        {
-          const float xj = xr[ix];
-          float g = 0.f, c = 0.f, t, om;
-          /* h = 0: right, then left. */
-          t = xj - xr[ix + 1];
-          om = omega_f (kind, inv_delta, delta, t);
-          g += om * t, c += om;
-          t = xr[ix - 1] - xj;
-          om = omega_f (kind, inv_delta, delta, t);
-          g -= om * t, c += om;
-          /* h = 1: down, then up. */
-          t = xj - xd[ix];
-          om = md * omega_f (kind, inv_delta, delta, t);
-          g += om * t, c += om;
-          t = xu[ix] - xj;
-          om = mu * omega_f (kind, inv_delta, delta, t);
-          g -= om * t, c += om;
-          /* h = 2: down-right, then up-left. */
-          t = xj - xd[ix + 1];
-          om = md * (wd * omega_f (kind, inv_delta, delta, t));
-          g += om * t, c += om;
-          t = xu[ix - 1] - xj;
-          om = mu * (wd * omega_f (kind, inv_delta, delta, t));
-          g -= om * t, c += om;
-          /* h = 3: down-left, then up-right. */
-          t = xj - xd[ix - 1];
-          om = md * (wd * omega_f (kind, inv_delta, delta, t));
-          g += om * t, c += om;
-          t = xu[ix + 1] - xj;
-          om = mu * (wd * omega_f (kind, inv_delta, delta, t));
-          g -= om * t, c += om;
-          gr[ix] = g;
-          if (cr != NULL)
-            cr[ix] = 2.f * c;
-        }
+  for (guint ix = 1; ix < last; ix++)
+    {
+      const float xj = xr[ix];
+      float g = 0.f, c = 0.f, t, om;
+      /* h = 0: right, then left. */
+      t = xj - xr[ix + 1];
+      om = omega_f (kind, inv_delta, delta, t);
+      g += om * t, c += om;
+      t = xr[ix - 1] - xj;
+      om = omega_f (kind, inv_delta, delta, t);
+      g -= om * t, c += om;
+      /* h = 1: down, then up. */
+      t = xj - xd[ix];
+      om = md * omega_f (kind, inv_delta, delta, t);
+      g += om * t, c += om;
+      t = xu[ix] - xj;
+      om = mu * omega_f (kind, inv_delta, delta, t);
+      g -= om * t, c += om;
+      /* h = 2: down-right, then up-left. */
+      t = xj - xd[ix + 1];
+      om = md * (wd * omega_f (kind, inv_delta, delta, t));
+      g += om * t, c += om;
+      t = xu[ix - 1] - xj;
+      om = mu * (wd * omega_f (kind, inv_delta, delta, t));
+      g -= om * t, c += om;
+      /* h = 3: down-left, then up-right. */
+      t = xj - xd[ix - 1];
+      om = md * (wd * omega_f (kind, inv_delta, delta, t));
+      g += om * t, c += om;
+      t = xu[ix + 1] - xj;
+      om = mu * (wd * omega_f (kind, inv_delta, delta, t));
+      g -= om * t, c += om;
+      gr[ix] = g;
+      if (cr != NULL)
+        cr[ix] = 2.f * c;
     }
 }
 
@@ -250,8 +248,8 @@ gradient_row (CtrPenalty kind, float delta, const float *x, guint nx, guint ny, 
     }
 }
 
-/* ω of pixel (ix, iy) of the isotropic potential, 1 / sqrt (1 + |D x|²/δ²),
- * and which of its two pairs exist. */
+/* ω of pixel (ix, iy) of the isotropic potential, 1 / sqrt (1 + |D x|²/δ²)
+ * (a difference past the last column or row is 0). */
 static inline __attribute__ ((always_inline)) float
 iso_omega (const float *x, guint nx, guint ny, guint ix, guint iy, float inv_delta)
 {
@@ -293,7 +291,10 @@ iso_pixel (const float *x, guint nx, guint ny, guint ix, guint iy, float inv_del
 
 /* One row of the isotropic penalty: the edge columns by iso_pixel, the
  * interior in one vectorisable loop (a missing row below or above is the row
- * itself with a 0 mask, so its differences vanish). */
+ * itself with a 0 mask, so its differences vanish).  Each pixel's ω is
+ * evaluated three times, by the pixel and by its right and lower
+ * neighbours: the price of no work array and no loop-carried value
+ * (3 square roots a pixel; the pair potentials take 8). */
 static CTR_PENALTY_CLONES void
 iso_gradient_row (float delta, const float *x, guint nx, guint ny, guint iy, float *grad, float *curv)
 {

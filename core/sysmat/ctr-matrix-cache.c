@@ -254,8 +254,9 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   if (compact)
     {
       /* Each rep stored relative to its segment's part (the segment walked
-       * beside the elements); one outside the part is out of range: NaN
-       * marks it for the check below. */
+       * beside the elements) and checked against it, the weight too: an
+       * element out of range is reported after the checksum, as the 8-byte
+       * store's are. */
       gsize si = 0;
       for (guint64 e0 = 0; e0 < h.nnz; e0 += ELEM_CHUNK)
         {
@@ -268,9 +269,10 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
               while (seg[si + 1] <= (gint64) (e0 + e))
                 si++;
               const guint p = (guint) ((si / h.K) % h.n_parts);
-              const gboolean in = chunk[e].rep >= ps[p] && chunk[e].rep < ps[p + 1];
+              const gboolean in = chunk[e].rep >= ps[p] && chunk[e].rep < ps[p + 1] && isfinite (chunk[e].w);
+              bad = bad || !in;
               r16[e0 + e] = in ? (guint16) (chunk[e].rep - ps[p]) : 0;
-              w32[e0 + e] = in ? chunk[e].w : NAN;
+              w32[e0 + e] = chunk[e].w;
             }
         }
     }
@@ -288,14 +290,14 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
     BAD ("%s: checksum mismatch (corrupt file)", path);
   /* Every element inside its part's rep range: the threads of the transposed
    * product rely on it (the compact store was checked while read). */
-#pragma omp parallel for reduction(||:bad) schedule(static, 1024)
-  for (gsize i = 0; i < seg_n - 1; i++)
+  if (!compact)
     {
-      guint p = (guint) ((i / h.K) % h.n_parts);
-      for (gint64 e = seg[i]; e < seg[i + 1] && !bad; e++)
+#pragma omp parallel for reduction(||:bad) schedule(static, 1024)
+      for (gsize i = 0; i < seg_n - 1; i++)
         {
-          const guint32 r = el != NULL ? el[e].rep : ps[p];
-          bad = r < ps[p] || r >= ps[p + 1] || !isfinite (el != NULL ? el[e].w : w32[e]);
+          guint p = (guint) ((i / h.K) % h.n_parts);
+          for (gint64 e = seg[i]; e < seg[i + 1] && !bad; e++)
+            bad = el[e].rep < ps[p] || el[e].rep >= ps[p + 1] || !isfinite (el[e].w);
         }
     }
   if (bad)
