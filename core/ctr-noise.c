@@ -111,7 +111,7 @@ ctr_noise_estimate_i0 (const CtrProjections *p, GError **error)
     }
   g_autofree double *prefix = g_new (double, C + 1);
   g_autofree double *smooth = g_new (double, C);
-  gsize n = 0;
+  gsize n = 0, n_valid = 0;
   for (gsize line = 0; line < n_lines; line += stride)
     {
       const guint view = (guint) (line / p->n_rows), row = (guint) (line % p->n_rows);
@@ -120,28 +120,38 @@ ctr_noise_estimate_i0 (const CtrProjections *p, GError **error)
       for (guint j = 0; j + 4 < C; j++)
         {
           double d = 0, w = 0;
-          gboolean ok = TRUE;
+          gboolean ok = TRUE, constant = TRUE;
           for (guint k = 0; k < 5 && ok; k++)
             {
               double v = b[j + k];
               ok = isfinite (v) && pixel_valid (p, (gsize) row * C + j + k);
+              constant = constant && b[j + k] == b[j];
               d += c[k] * v;
               w += c[k] * c[k] * exp (v);
             }
-          if (ok && isfinite (w) && w > 0)
-            {
-              z[n] = (float) (fabs (d) / sqrt (w));
-              edge[n] = (float) fabs (smooth[j + 4] - smooth[j]);
-              n++;
-            }
+          if (!ok || !isfinite (w) || !(w > 0))
+            continue;
+          n_valid++;
+          /* Five bit-identical samples show no noise, whatever the noise
+           * level: air set to exactly 0 by a simulation (ctsim, our own
+           * noiseless scans) or by a clip, a saturated run.  Counting them
+           * made the median 0 (I0 = +Inf) as soon as they were half the
+           * windows, although the object's rays carry a residual. */
+          if (constant)
+            continue;
+          z[n] = (float) (fabs (d) / sqrt (w));
+          edge[n] = (float) fabs (smooth[j + 4] - smooth[j]);
+          n++;
         }
     }
-  if (n == 0)
+  if (n_valid == 0)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
                    "the noise level cannot be estimated: no 5 neighbouring valid detector columns");
       return NAN;
     }
+  if (n == 0)
+    return INFINITY;
   /* Windows on edges (the steepest EDGE_SHARE of the smoothed sinogram) hold
    * anatomy as well as noise: leave them out. */
   g_autofree float *sorted = g_memdup2 (edge, n * sizeof (float));

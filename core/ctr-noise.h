@@ -31,7 +31,10 @@
  * first as Tai & Yang (2008, "A fast method for image noise estimation using
  * Laplacian operator and adaptive edge detection", ISCCSP) do for images:
  * the 30 % of windows with the steepest smoothed sinogram (|S(j+4) − S(j)|,
- * S = mean over 3 views × 5 columns) do not count.  The result is the
+ * S = mean over 3 views × 5 columns) do not count, nor do windows of five
+ * bit-identical samples (the exact-zero air of a simulated scan, a clip or a
+ * saturated run: they show no noise whatever the dose, and where they were
+ * half the windows the median read 0).  The result is the
  * effective I0 that explains the sinogram's noise: the photons per bin of a
  * Poisson scan with the same noise.  Measured on ../shared/data/head-fan-lowdose
  * (tests/test-noise.c states the tolerance): within a few per cent of the
@@ -59,7 +62,8 @@ typedef enum {
  * @source: where @i0 comes from.
  * @i0: open-beam photons per detector bin: the data's I0, the mean of
  *   flat − dark over the valid pixels, or the sinogram estimate; +Inf when
- *   the sinogram shows no noise at all (every fourth-order difference 0).
+ *   the sinogram shows no noise at all (no window varies, or the median
+ *   fourth-order difference is 0).
  * @i0_sinogram: the sinogram estimate, computed in every case (NaN when the
  *   detector has fewer than 5 columns): beside stated counts it shows a
  *   detector gain other than one photon per count, or a wrong I0.

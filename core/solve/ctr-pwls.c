@@ -73,6 +73,7 @@
 #include "analytic/ctr-rebin-helical.h"
 #include "ctr-helix.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -198,13 +199,24 @@ pwls_setup (CtrIterate *it, gpointer *state, GError **error)
       return FALSE;
     }
 
-  /* Statistical weights from the noise level of the data; a noiseless
-   * sinogram has none: then every valid ray weighs the same. */
+  /* Statistical weights from the noise level of the data.  A sinogram that
+   * shows no noise at all (i0 = +Inf) is trusted to the resolution it is
+   * stored with: the weights of a Poisson scan whose noise is float32's
+   * rounding of a line integral near 1 (I0 = 1/ε², σ = ε), so that the
+   * prior has almost nothing to do, as for any noiseless sinogram.  (Equal
+   * weights of 1 there made the fixed prior β outweigh the data by ~10⁸:
+   * ctsim's noise-free Shepp-Logan went from SSIM 0.98 to 0.39 in 12
+   * iterations.)  Only where the noise cannot be estimated at all (fewer
+   * than 5 columns) does every valid ray weigh the same. */
   CtrNoiseLevel level;
   g_autoptr (GError) noise_error = NULL;
   g_autofree float *w_proj = NULL;
   if (ctr_noise_estimate (op->geometry, it->p, &level, &noise_error))
-    w_proj = ctr_noise_weights (op->geometry, it->p, &level, &noise_error);
+    {
+      if (level.source == CTR_NOISE_FROM_SINOGRAM && isinf (level.i0))
+        level.i0 = 1.0 / ((double) FLT_EPSILON * FLT_EPSILON);
+      w_proj = ctr_noise_weights (op->geometry, it->p, &level, &noise_error);
+    }
   if (w_proj != NULL)
     {
       op->klass->data_gather (op, w_proj, s->W);
