@@ -121,8 +121,11 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
         FAIL ("unknown stopping rule %d", (int) o->stop);
       if (!(isfinite (o->beta) && o->beta >= 0.0 && o->beta <= 1e6))
         FAIL ("beta must be 0 (the default) or a positive strength up to 1e6, got %g", o->beta);
-      if (!(isfinite (o->delta) && o->delta >= 0.0 && o->delta <= 1.0))
-        FAIL ("delta must be 0 (automatic) or a positive edge scale up to 1 /mm, got %g", o->delta);
+      /* Below 1e-9 /mm, 1/δ² overflows float in the penalty's weights
+       * (1/δ² > 3.4e38 from δ ≈ 5e-20 on, and a flat pair then gives
+       * 0 · ∞ = NaN); TV is reached long before. */
+      if (!(isfinite (o->delta) && (o->delta == 0.0 || (o->delta >= CTR_DELTA_MIN && o->delta <= 1.0))))
+        FAIL ("delta must be 0 (automatic) or an edge scale from %g to 1 /mm, got %g", CTR_DELTA_MIN, o->delta);
       if (o->penalty > CTR_PENALTY_ISOTROPIC)
         FAIL ("unknown penalty %d", (int) o->penalty);
       if (o->n_subsets > 4096)

@@ -15,6 +15,10 @@
 
 G_BEGIN_DECLS
 
+/* The smallest edge scale δ PWLS accepts (1/mm): its penalty computes 1/δ²
+ * in float (ctr-penalty.c). */
+#define CTR_DELTA_MIN 1e-9
+
 typedef enum {
   CTR_METHOD_FBP,   /* filtered back-projection (parallel, flat and curved fan) */
   CTR_METHOD_ART,   /* Kaczmarz, ray by ray (cuART Eq. 1) */
@@ -92,7 +96,7 @@ typedef struct {
   CtrStop stop;           /* art, part, sart, sirt, cgls */
   /* PWLS */
   double beta;            /* penalty strength b = β δ² (dimensionless, > 0), or 0: the default (solve/ctr-pwls.c) */
-  double delta;           /* edge scale δ (1/mm, > 0), or 0: from the object's attenuation */
+  double delta;           /* edge scale δ (1/mm, CTR_DELTA_MIN to 1), or 0: from the object's attenuation */
   CtrPenalty penalty;
   guint n_subsets;        /* ordered subsets of views (PWLS), or 0: automatic */
   gboolean momentum;      /* Nesterov's momentum (PWLS; default TRUE) */

@@ -11,6 +11,7 @@
 #include "sysmat/ctr-scsr-private.h"
 #include "sysmat/ctr-blocking.h"
 #include <glib/gstdio.h>
+#include <zlib.h>
 
 typedef struct {
   const char *name;
@@ -242,7 +243,6 @@ test_compact_parts (void)
   grid2.nz = 2;
   g_autoptr (CtrScsr) born = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
   g_autoptr (CtrScsr) wide = ctr_scsr_build (g, &grid2, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
-  omp_set_num_threads (threads);
   const CtrSymmetry *sy = ctr_scsr_symmetry (born);
   g_assert_cmpuint (ctr_scsr_order (born), ==, 8);
   g_assert_cmpuint (sy->n_reps, >, CTR_SCSR_COMPACT_PART_REPS);
@@ -290,6 +290,9 @@ test_compact_parts (void)
       g_assert_cmpfloat (df, <=, 1e-6);
       g_assert_cmpfloat (da, <=, 1e-6);
     }
+  /* Every matrix above is built with two threads (two parts, born compact),
+   * whatever OMP_NUM_THREADS the test runs under. */
+  omp_set_num_threads (threads);
 }
 
 /* Angles stored as float32 (gel-fan's 1.5707964 for 90°) keep their
@@ -605,6 +608,97 @@ test_cache (void)
   g_unsetenv ("CTR_CACHE_DIR");
 }
 
+/* The cache file of a matrix with more reps than 16 bits count (the 740²
+ * case: 68,635 reps, saved in two parts): loaded with two threads it is
+ * compact again, products bit for bit the built matrix's; loaded with one
+ * thread (one part, which the compact store cannot hold) it holds 8-byte
+ * elements, with the same products; and a rep moved into the other part's range, the file's
+ * checksum made good again, is refused by either loader ("element out of
+ * range"): the threads of the transposed product rely on the ranges. */
+static void
+test_cache_compact (void)
+{
+  const Case c = { "d4-fan-740", CTR_BEAM_FAN, CTR_DETECTOR_CURVED, 740, 64, 16, 0, 0, 8 };
+  const int threads = omp_get_max_threads ();
+  omp_set_num_threads (2);
+  g_autoptr (CtrGeometry) g = make_geometry (&c);
+  CtrGrid grid = make_grid (&c);
+  g_autoptr (CtrScsr) built = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
+  g_assert_cmpuint (ctr_scsr_n_parts (built), ==, 2);
+  const guint64 nnz = ctr_scsr_nnz (built), np = (guint64) c.n * c.n, nr = (guint64) c.views * c.cols;
+  g_autofree char *dir = g_dir_make_tmp ("ctr-cache-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "m.scsr", NULL);
+  g_autofree char *key = ctr_matrix_cache_key (g, &grid, CTR_RAY_MODEL_AREA);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (ctr_scsr_save (built, key, path, &error));
+  g_assert_no_error (error);
+
+  g_autofree float *x = g_new (float, np), *y = g_new (float, nr);
+  g_autofree float *ax0 = g_new (float, nr), *ax1 = g_new (float, nr);
+  g_autofree float *aty0 = g_new (float, np), *aty1 = g_new (float, np);
+  fill_random (x, np, 31);
+  fill_random (y, nr, 32);
+  ctr_scsr_apply (built, x, ax0, 1);
+  ctr_scsr_apply_adjoint (built, y, aty0, 1);
+  const guint64 compact_bytes = ctr_scsr_bytes (built);
+
+  for (int t = 2; t >= 1; t--)
+    {
+      omp_set_num_threads (t);
+      g_autoptr (CtrScsr) m = ctr_scsr_load (path, key, g, &grid, CTR_RAY_MODEL_AREA, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (ctr_scsr_n_parts (m), ==, (guint) t);
+      /* Two threads: the compact store as built; one: 8-byte elements only
+       * (2 bytes more an element, one part's segment pointers fewer). */
+      const guint64 fewer_segs = (guint64) ctr_scsr_n_orbits (built) * c.cols * 8 * sizeof (gint64);
+      g_assert_cmpuint (ctr_scsr_bytes (m), ==, t == 2 ? compact_bytes : compact_bytes + 2 * nnz - fewer_segs);
+      ctr_scsr_apply (m, x, ax1, 1);
+      ctr_scsr_apply_adjoint (m, y, aty1, 1);
+      const double df = rel_diff (ax1, ax0, nr), da = rel_diff (aty1, aty0, np);
+      g_test_message ("loaded with %d thread(s): %" G_GUINT64_FORMAT " bytes, forward %.2g, adjoint %.2g relative",
+                      t, ctr_scsr_bytes (m), df, da);
+      if (t == 2)
+        {
+          g_assert_cmpmem (ax1, nr * sizeof (float), ax0, nr * sizeof (float));
+          g_assert_cmpmem (aty1, np * sizeof (float), aty0, np * sizeof (float));
+        }
+      /* One part sums each row's elements in another order: float32
+       * rounding, 1.3e-6 seen. */
+      g_assert_cmpfloat (df, <=, 1e-5);
+      g_assert_cmpfloat (da, <=, 1e-5);
+    }
+
+  /* A rep of part 1 in a segment of part 0, the CRC recomputed. */
+  gchar *data;
+  gsize len;
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  const gsize header = 136, crc_at = 128;   /* ctr-matrix-cache.c's Header */
+  const gint64 *seg = (const gint64 *) (data + header);
+  const gsize K = 8, P = 2, seg_n = (gsize) ctr_scsr_n_orbits (built) * c.cols * K * P + 1;
+  gsize i = 0;
+  while (i + 1 < seg_n && !((i / K) % P == 0 && seg[i + 1] > seg[i]))
+    i++;
+  g_assert_cmpuint (i + 1, <, seg_n);
+  CtrScsrElem *el = (CtrScsrElem *) (data + header + seg_n * sizeof (gint64));
+  el[seg[i]].rep = ctr_scsr_symmetry (built)->part_start[1];
+  guint32 crc = (guint32) crc32_z (0, (const Bytef *) (data + header), len - header);
+  memcpy (data + crc_at, &crc, sizeof crc);
+  g_assert_true (g_file_set_contents (path, data, len, NULL));
+  for (int t = 2; t >= 1; t--)
+    {
+      omp_set_num_threads (t);
+      g_assert_null (ctr_scsr_load (path, key, g, &grid, CTR_RAY_MODEL_AREA, &error));
+      g_assert_error (error, CTR_ERROR, CTR_ERROR_FORMAT);
+      g_test_message ("%d thread(s), a rep out of its part: %s", t, error->message);
+      g_assert_nonnull (strstr (error->message, "element out of range"));
+      g_clear_error (&error);
+    }
+  omp_set_num_threads (threads);
+  g_free (data);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* Every element inside its part's rep range: what makes the threads of the
  * transposed product write disjoint reps (no atomics). */
 static void
@@ -736,6 +830,7 @@ main (int argc, char **argv)
         }
     }
   g_test_add_func ("/ctr/core/scsr/cache", test_cache);
+  g_test_add_func ("/ctr/core/scsr/cache-compact", test_cache_compact);
   g_test_add_func ("/ctr/core/scsr/float-angles", test_float_angles);
   g_test_add_func ("/ctr/core/scsr/rep-order", test_rep_order);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

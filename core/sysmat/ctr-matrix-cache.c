@@ -191,7 +191,7 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   FILE *f = open_regular (path, &sb, error);
   if (f == NULL)
     return NULL;
-  CtrSymmetry *sy = NULL;
+  CtrSymmetry *sy = NULL, *mine = NULL;
   gint64 *seg = NULL;
   CtrScsrElem *el = NULL, *chunk = NULL;
   guint16 *r16 = NULL;
@@ -226,7 +226,16 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
    * (ctr-scsr-private.h), read chunk by chunk, and is regrouped there when
    * it was saved with another part count: no 8-byte copy is ever made. */
   const guint parts = ctr_scsr_parts_for (h.K, h.n_reps);
-  const gboolean compact = ctr_scsr_compact_applies (sy, grid->nz);
+  /* The parts of this run, when the file was saved with others: the matrix
+   * is read compact only when those fit the compact store too (else the
+   * regrouping would make the 8-byte copy beside it: 14 bytes an element). */
+  if (parts != h.n_parts)
+    {
+      mine = ctr_symmetry_find (g, grid, CTR_SYM_ALL);
+      ctr_symmetry_partition (mine, parts);
+    }
+  const gboolean compact = ctr_scsr_compact_applies (sy, grid->nz)
+                           && (mine == NULL || ctr_scsr_compact_applies (mine, grid->nz));
   seg = g_try_new (gint64, seg_n);
   sq = g_try_new (float, n_rows);
   sum = g_try_new (float, n_rows);
@@ -306,16 +315,15 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   g_free (chunk);
   CtrScsr *m = compact ? ctr_scsr_new_from_compact (sy, model, h.n_views, h.n_pixels, h.nnz, seg, r16, w32, sq, sum)
                        : ctr_scsr_new_from_arrays (sy, model, h.n_views, h.n_pixels, h.nnz, seg, el, sq, sum);
-  if (parts == h.n_parts)
+  if (mine == NULL)
     return m;
   /* Saved by a run with another number of threads. */
-  CtrSymmetry *mine = ctr_symmetry_find (g, grid, CTR_SYM_ALL);
-  ctr_symmetry_partition (mine, parts);
   return ctr_scsr_repartition (m, mine);
 
 fail:
   fclose (f);
   ctr_symmetry_free (sy);
+  ctr_symmetry_free (mine);
   g_free (seg);
   g_free (el);
   g_free (chunk);

@@ -60,6 +60,8 @@ with tempfile.TemporaryDirectory() as tmp:
         expect_error(["reconstruct", path("bad2.json"), "--output", out], needle, f"{key} = {value}")
     expect_error(["reconstruct", geo, "--method", "mlem", "--output", out], "unknown method", "unknown method", 1)
     expect_error(["reconstruct", geo, "--method", "sart", "--relaxation", 3, "--output", out], "relaxation", "relaxation out of range")
+    expect_error(["reconstruct", geo, "--method", "pwls", "--delta", "1e-20", "--output", out], "delta",
+                 "edge scale below 1e-9 /mm (its 1/delta^2 overflows float: NaN image)")
     expect_error(["reconstruct", geo, "--method", "fbp", "--window", "kaiser", "--output", out], "window", "unknown window")
     expect_error(["reconstruct", geo], "--output", "missing --output", 2)
     expect_error(["reconstruct", geo, "--iterations", "many", "--output", out], "iterations", "non-numeric iterations", 2)
