@@ -100,10 +100,13 @@ gboolean ctr_scsr_compact_applies (const CtrSymmetry *sym, guint n_slices);
 /* The parts a matrix of order @K with @n_reps reps is built or loaded with:
  * one per thread (ctr_scsr_default_parts) and, with two threads or more, as
  * many more as a K = 8 matrix needs for parts of at most
- * CTR_SCSR_COMPACT_PART_REPS reps (a 1024² fan scan: 3 parts on 2 threads,
- * 24 % less matrix, the same time per iteration, stop 28).  One thread keeps
- * one part: 3 parts there cost 1.27–1.45 s per iteration against
- * 1.08–1.21 (each row's lanes permuted and stored once per part). */
+ * CTR_SCSR_COMPACT_PART_REPS reps, rounded up to a multiple of the threads
+ * so that each thread takes as many parts in the transposed product (a
+ * 1024² fan scan: 4 parts on 2 threads, 24 % less matrix; 3 parts left one
+ * thread two thirds of the work: PART 0.71–0.84× their time per iteration,
+ * README).  One thread keeps one part: 3 parts there cost 1.27–1.45 s per
+ * iteration against 1.08–1.21 (each row's lanes permuted and stored once
+ * per part). */
 guint ctr_scsr_parts_for (guint K, guint n_reps);
 
 /* Copies elements [@e0, @e0 + @n) as CtrScsrElem into @out (@n of them,

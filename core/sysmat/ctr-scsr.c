@@ -470,7 +470,8 @@ ctr_scsr_parts_for (guint K, guint n_reps)
   const guint threads = ctr_scsr_default_parts ();
   if (K != 8 || threads < 2)
     return threads;
-  return MAX (threads, (guint) (((guint64) n_reps + CTR_SCSR_COMPACT_PART_REPS - 1) / CTR_SCSR_COMPACT_PART_REPS));
+  const guint need = (guint) (((guint64) n_reps + CTR_SCSR_COMPACT_PART_REPS - 1) / CTR_SCSR_COMPACT_PART_REPS);
+  return threads * ((need + threads - 1) / threads);
 }
 
 gboolean
