@@ -232,10 +232,13 @@ test_compact (gconstpointer data)
  * elements, with the same products. */
 static double rel_diff (const float *a, const float *b, gsize n);
 
+/* A fan scan on a 740² grid: 68,635 reps, more than 16 bits count. */
+static const Case case_740 = { "d4-fan-740", CTR_BEAM_FAN, CTR_DETECTOR_CURVED, 740, 64, 16, 0, 0, 8 };
+
 static void
 test_compact_parts (void)
 {
-  const Case c = { "d4-fan-740", CTR_BEAM_FAN, CTR_DETECTOR_CURVED, 740, 64, 16, 0, 0, 8 };
+  const Case c = case_740;
   const int threads = omp_get_max_threads ();
   omp_set_num_threads (2);
   g_autoptr (CtrGeometry) g = make_geometry (&c);
@@ -618,7 +621,7 @@ test_cache (void)
 static void
 test_cache_compact (void)
 {
-  const Case c = { "d4-fan-740", CTR_BEAM_FAN, CTR_DETECTOR_CURVED, 740, 64, 16, 0, 0, 8 };
+  const Case c = case_740;
   const int threads = omp_get_max_threads ();
   omp_set_num_threads (2);
   g_autoptr (CtrGeometry) g = make_geometry (&c);
