@@ -18,9 +18,9 @@
 
 #include "cli-bench-fdk.h"
 #include "cli-common.h"
-#include "ctr-phantom3d.h"
+#include "sim/ctr-phantom3d.h"
 #include "analytic/ctr-fdk.h"
-#include "ctr-backend.h"
+#include "plan/ctr-backend.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -21,6 +21,7 @@
 #include "cli-common.h"
 #include "cli-bench-fdk.h"
 #include "cli-params.h"
+#include "plan/ctr-backend.h"
 
 typedef struct {
   GArray *times;

@@ -1,5 +1,5 @@
 /* cli-noise.c — `ctrecon-cli noise DATASET`: the noise level of the data
- * (core/ctr-noise.h) as one JSON object on stdout:
+ * (core/data/ctr-noise.h) as one JSON object on stdout:
  *
  *   {"dataset": "...", "variant": null, "source": "statistics"|"sinogram",
  *    "i0": 25000.0, "i0_sinogram": 24953.1, "sigma": 0.0213, "rays": 529920}

@@ -1,5 +1,5 @@
 /* cli-params.h — a subcommand's method options made from the parameter
- * table (core/ctr-params.h): one "--NAME VALUE" per parameter, described by
+ * table (core/recon/ctr-params.h): one "--NAME VALUE" per parameter, described by
  * the table, parsed by it.  A parameter added to the table is an option of
  * every subcommand that uses this. */
 #pragma once

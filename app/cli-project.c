@@ -14,6 +14,7 @@
 
 #include "cli-common.h"
 #include "sysmat/ctr-cone-projector.h"
+#include "sysmat/ctr-sysmat.h"
 
 int
 ctr_cli_project (int argc, char **argv)

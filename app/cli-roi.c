@@ -1,5 +1,5 @@
 /* cli-roi.c — `ctrecon-cli roi IMAGE.tif --roi SPEC …`: mean, standard
- * deviation and CNR in HU inside ROIs of one slice (core/ctr-roi.h), as one
+ * deviation and CNR in HU inside ROIs of one slice (core/quality/ctr-roi.h), as one
  * JSON object on stdout:
  *
  *   {"image": "...", "slice": 0, "pixel_size_mm": 0.957, "mu_water": 0.0192,

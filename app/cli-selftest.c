@@ -1,13 +1,13 @@
 /* cli-selftest.c — `ctrecon-cli selftest`: which backends this build has,
  * the device, each GPU backend's run-time self-check (a small known problem
- * on the device and on the CPU, compared; core/ctr-backend.h) with its
+ * on the device and on the CPU, compared; core/plan/ctr-backend.h) with its
  * differences, and the backend a reconstruction would choose ("best").
  * Exit status: 0 when what runs is sound (a GPU that passed, or no GPU),
  * 1 when a device answered but failed its self-check (the CPU runs
  * instead), 2 on bad usage. */
 #include <stdio.h>
 #include "cli-common.h"
-#include "ctr-backend.h"
+#include "plan/ctr-backend.h"
 
 int
 ctr_cli_selftest (int argc, char **argv)

@@ -1,5 +1,5 @@
 /* cli-simulate-dose.c — `ctrecon-cli simulate-dose DATASET --fraction F
- * --output DIR`: the same scan at F × the dose (core/ctr-dose.h), written as
+ * --output DIR`: the same scan at F × the dose (core/sim/ctr-dose.h), written as
  * a new dataset (geometry.json + TIFFs, core/io/ctr-dataset-write.h) that
  * `reconstruct` reads.  The input is only read.
  */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cli-common.h"
+#include "study/ctr-study-plot.h"
 
 typedef struct {
   CtrStudy *study;

@@ -1,50 +1,49 @@
-/* ctrecon.h — the whole public API of libctrecon (core/). No GTK, no CUDA. */
+/* ctrecon.h — the public API of libctrecon (core/): what the CLI, the window
+ * and scripts build on.  No GTK, no CUDA, no cairo.
+ *
+ * Internals are included by their folder-qualified path where they are
+ * needed: the system matrix and its products (sysmat/ctr-scsr*.h, ...), the
+ * solvers' driver (solve/), the analytic kernels (analytic/), the backend
+ * table that gpu/ implements (plan/ctr-backend.h) and the study's cairo
+ * figure (study/ctr-study-plot.h).  docs/design.md has the layers. */
 #pragma once
 
-#include "ctr-error.h"
-#include "ctr-memory.h"
-#include "ctr-geometry.h"
-#include "ctr-helix.h"
-#include "ctr-geometry-vectors.h"
-#include "ctr-volume.h"
-#include "ctr-projections.h"
-#include "ctr-phantom.h"
-#include "ctr-phantom3d.h"
-#include "ctr-metrics.h"
-#include "ctr-hu.h"
-#include "ctr-roi.h"
-#include "ctr-random.h"
-#include "ctr-noise.h"
-#include "ctr-dose.h"
-#include "ctr-recon-types.h"
-#include "ctr-progress.h"
-#include "ctr-recon-plan.h"
-#include "ctr-recon.h"
-#include "ctr-operator.h"
-#include "ctr-backend.h"
+/* base/: errors, memory, random numbers, HU */
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
+#include "base/ctr-random.h"
+#include "base/ctr-hu.h"
+/* data/: what a scan is */
+#include "data/ctr-volume.h"
+#include "data/ctr-geometry.h"
+#include "data/ctr-geometry-vectors.h"
+#include "data/ctr-helix.h"
+#include "data/ctr-projections.h"
+#include "data/ctr-noise.h"
+/* sim/: simulated scans */
+#include "sim/ctr-phantom.h"
+#include "sim/ctr-phantom3d.h"
+#include "sim/ctr-dose.h"
+/* quality/: image-quality measures */
+#include "quality/ctr-metrics.h"
+#include "quality/ctr-roi.h"
+/* io/: files */
+#include "io/ctr-file.h"
 #include "io/ctr-tiff.h"
-#include "io/ctr-dataset.h"
 #include "io/ctr-dicom.h"
 #include "io/ctr-geometry-json.h"
 #include "io/ctr-geometry-import.h"
+#include "io/ctr-dataset.h"
 #include "io/ctr-dataset-write.h"
 #include "io/ctr-output-path.h"
-#include "io/ctr-file.h"
-#include "ctr-params.h"
+/* sysmat/: the operator interface (forward and adjoint products) */
+#include "sysmat/ctr-operator.h"
+/* recon/: methods, parameters, progress */
+#include "recon/ctr-recon-types.h"
+#include "recon/ctr-params.h"
+#include "recon/ctr-progress.h"
+/* plan/: plan and run a reconstruction */
+#include "plan/ctr-recon-plan.h"
+#include "plan/ctr-recon.h"
+/* study/: dose studies */
 #include "study/ctr-study.h"
-#include "study/ctr-study-plot.h"
-#include "sysmat/ctr-sysmat.h"
-#include "sysmat/ctr-cone-projector.h"
-#include "sysmat/ctr-symmetry.h"
-#include "sysmat/ctr-scsr.h"
-#include "sysmat/ctr-blocking.h"
-#include "sysmat/ctr-matrix-cache.h"
-#include "solve/ctr-iterate.h"
-#include "solve/ctr-solvers.h"
-#include "sysmat/ctr-scsr-op.h"
-#include "sysmat/ctr-csr-op.h"
-#include "sysmat/ctr-cone-op.h"
-#include "analytic/ctr-filter.h"
-#include "analytic/ctr-fbp.h"
-#include "analytic/ctr-fdk.h"
-#include "analytic/ctr-rebin-helical.h"

@@ -7,8 +7,8 @@
  */
 #include "ctr-cuda-fdk.h"
 #include "ctr-cuda.h"
-#include "ctr-backend.h"
-#include "ctr-error.h"
+#include "plan/ctr-backend.h"
+#include "base/ctr-error.h"
 #include "analytic/ctr-filter.h"
 
 #include <math.h>

@@ -15,8 +15,8 @@
  */
 #include "ctr-cuda.h"
 #include "ctr-cuda-fdk.h"
-#include "ctr-error.h"
-#include "ctr-phantom3d.h"
+#include "base/ctr-error.h"
+#include "sim/ctr-phantom3d.h"
 #include "analytic/ctr-fdk.h"
 #include "solve/ctr-iterate.h"
 #include "solve/ctr-solvers.h"

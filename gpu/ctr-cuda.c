@@ -8,7 +8,7 @@
  * (ctr_scsr_arrays), not the CPU kernel.
  */
 #include "ctr-cuda.h"
-#include "ctr-error.h"
+#include "base/ctr-error.h"
 #include "sysmat/ctr-blocking.h"
 #include "sysmat/ctr-scsr-op.h"
 

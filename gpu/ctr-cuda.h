@@ -10,7 +10,7 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-backend.h"
+#include "plan/ctr-backend.h"
 #include "sysmat/ctr-scsr.h"
 #include "sysmat/ctr-sysmat.h"
 #include "ctr-cuda-api.h"

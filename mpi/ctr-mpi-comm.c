@@ -2,7 +2,7 @@
  * ctr-mpi-private.h).  Shares of many slices or views travel as one element
  * of an MPI datatype per slice or view, so no count overflows an int. */
 #include "ctr-mpi-private.h"
-#include "ctr-geometry-vectors.h"
+#include "data/ctr-geometry-vectors.h"
 
 #include <string.h>
 

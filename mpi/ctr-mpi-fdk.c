@@ -19,11 +19,12 @@
  * scales, are split C ways); CTR_MPI_SLABS sets it.
  */
 #include "ctr-mpi-private.h"
-#include "ctr-geometry-vectors.h"
+#include "data/ctr-geometry-vectors.h"
 
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
+#include "analytic/ctr-fdk.h"
 
 /* iFDK §4.1.5: the fewest slabs that fit. */
 static int

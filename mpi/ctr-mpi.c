@@ -4,7 +4,7 @@
  * ctr-mpi-fdk.c (they call the rounds; this file calls them).
  */
 #include "ctr-mpi-private.h"
-#include "ctr-helix.h"
+#include "data/ctr-helix.h"
 
 #include <math.h>
 #include <stdarg.h>

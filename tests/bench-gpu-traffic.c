@@ -29,6 +29,7 @@
 #include "ctr-emu.h"
 #include "sysmat/ctr-matrix-cache.h"
 #include "solve/ctr-iterate.h"
+#include "solve/ctr-solvers.h"
 
 #define PEAK_BPS 3.35e12
 

@@ -5,6 +5,12 @@
 #pragma once
 
 #include "ctrecon.h"
+#include "solve/ctr-iterate.h"
+#include "solve/ctr-solvers.h"
+#include "sysmat/ctr-csr-op.h"
+#include "sysmat/ctr-scsr-op.h"
+#include "sysmat/ctr-scsr.h"
+#include "sysmat/ctr-sysmat.h"
 
 /* On operator @op (taken over). */
 static inline CtrVolume *

@@ -1,5 +1,5 @@
-/* test-dose.c — random samplers and dose simulation (core/ctr-random.h,
- * core/ctr-dose.h): statistical tests at a stated significance level.
+/* test-dose.c — random samplers and dose simulation (core/base/ctr-random.h,
+ * core/sim/ctr-dose.h): statistical tests at a stated significance level.
  *
  * Every test statistic below is (approximately) standard normal under the
  * hypothesis that the code does what its docstring says; a check fails when

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
-#include "ctr-phantom3d.h"
+#include "sim/ctr-phantom3d.h"
 #include "analytic/ctr-fdk.h"
 #include "analytic/ctr-fdk-zrun.h"
 

@@ -7,7 +7,7 @@
 #include "io/ctr-geometry-json.h"
 #include "io/ctr-dataset.h"
 #include "io/ctr-tiff.h"
-#include "ctr-error.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

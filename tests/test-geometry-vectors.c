@@ -1,11 +1,11 @@
-/* test-geometry-vectors.c — per-view vector geometry (core/ctr-geometry-vectors.h):
+/* test-geometry-vectors.c — per-view vector geometry (core/data/ctr-geometry-vectors.h):
  * circular ⇄ vectors exactly (rays, projection matrices, SCSR symmetry,
  * reconstructions), a calibrated scan (shifted and rotated detector)
  * reconstructed as well as the exact circular description does, FBP/FDK
  * refusing non-circular orbits, geometry.json round trips and bad vectors. */
 #include "ctrecon.h"
-#include "ctr-geometry-vectors.h"
-#include "ctr-phantom3d.h"
+#include "data/ctr-geometry-vectors.h"
+#include "sim/ctr-phantom3d.h"
 #include "sysmat/ctr-scsr.h"
 #include "sysmat/ctr-cone-projector.h"
 #include "io/ctr-geometry-json.h"

@@ -42,11 +42,12 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
-#include "ctr-backend.h"
+#include "sysmat/ctr-blocking.h"
+#include "plan/ctr-backend.h"
 #include "ctr-cuda.h"
 #include "ctr-cuda-fdk.h"
 #include "ctr-emu.h"
-#include "ctr-phantom3d.h"
+#include "sim/ctr-phantom3d.h"
 #include "ctr-test-solve.h"
 #include "sysmat/ctr-scsr.h"
 

@@ -33,8 +33,8 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
-#include "ctr-phantom3d.h"
-#include "ctr-backend.h"
+#include "sim/ctr-phantom3d.h"
+#include "plan/ctr-backend.h"
 #include "analytic/ctr-fdk.h"
 #ifdef CTR_HAVE_CUDA
 #include "ctr-cuda.h"

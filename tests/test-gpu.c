@@ -25,7 +25,7 @@
 #include <string.h>
 #include "ctrecon.h"
 #include "ctr-test-solve.h"
-#include "ctr-backend.h"
+#include "plan/ctr-backend.h"
 #include "sysmat/ctr-scsr.h"
 #ifdef CTR_HAVE_CUDA
 #include "ctr-cuda.h"

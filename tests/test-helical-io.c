@@ -9,7 +9,7 @@
  * The real dataset is covered by tests/cli/test_helical.py.
  */
 #include "ctrecon.h"
-#include "ctr-helix.h"
+#include "data/ctr-helix.h"
 #include "io/ctr-dicom-shim.h"
 
 #include <math.h>

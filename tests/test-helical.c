@@ -10,7 +10,8 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
-#include "ctr-helix.h"
+#include "analytic/ctr-fdk.h"
+#include "data/ctr-helix.h"
 #include "sysmat/ctr-cone-projector.h"
 #include "sysmat/ctr-cone-op.h"
 #include "analytic/ctr-rebin-helical.h"

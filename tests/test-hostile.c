@@ -8,6 +8,9 @@
  * that point outside the file.  Each test
  * failed before its fix (the CLI side is tests/cli/test_hostile.py). */
 #include "ctrecon.h"
+#include "sysmat/ctr-scsr.h"
+#include "sysmat/ctr-symmetry.h"
+#include "sysmat/ctr-sysmat.h"
 #include "io/ctr-dicom-shim.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
  */
 #include "io/ctr-tiff.h"
 #include "io/ctr-dataset.h"
-#include "ctr-error.h"
+#include "base/ctr-error.h"
 
 #include <errno.h>
 #include <json-glib/json-glib.h>

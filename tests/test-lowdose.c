@@ -21,7 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "ctrecon.h"
-#include "ctr-noise.h"
+#include "sysmat/ctr-sysmat.h"
+#include "data/ctr-noise.h"
 #include "solve/ctr-penalty.h"
 
 /* A fan-beam scan of the Shepp-Logan phantom: @n² image, @views views. */

@@ -1,4 +1,4 @@
-/* test-noise.c — the noise level of line integrals (core/ctr-noise.h).
+/* test-noise.c — the noise level of line integrals (core/data/ctr-noise.h).
  *
  * Tolerances: with stated counts the variances are the closed form
  * exp(b)/O (float32 rounding, 1e-5 relative); the sinogram estimate must

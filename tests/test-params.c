@@ -3,8 +3,8 @@
  * ctr_param_set refuses is one the validator would refuse too, and text
  * round-trips through ctr_param_format / ctr_param_parse.
  */
-#include "ctr-params.h"
-#include "ctr-error.h"
+#include "recon/ctr-params.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 

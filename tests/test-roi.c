@@ -1,4 +1,4 @@
-/* test-roi.c — ROI statistics in HU (core/ctr-roi.h) on constructed images
+/* test-roi.c — ROI statistics in HU (core/quality/ctr-roi.h) on constructed images
  * whose answers are known in closed form.  The comparison with numpy on real
  * images is tests/cli/test_roi.py. */
 #include <math.h>

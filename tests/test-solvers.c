@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
+#include "sysmat/ctr-sysmat.h"
 #include "ctr-test-solve.h"
 
 #define N 48

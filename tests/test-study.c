@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
+#include "study/ctr-study-plot.h"
 #include "ctr-test-scan.h"
 
 /* A 90-view scan of the head phantom at I0 = 2e4 with its exact image. */

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
+#include "sysmat/ctr-sysmat.h"
 #include "sysmat/ctr-ray-private.h"
 
 typedef struct {

@@ -26,7 +26,7 @@ gboolean     ctr_hu_preset_is_hu   (const char  *name);
 /**
  * ctr_hu_preset_window:
  * The window [@lo, @hi] in 1/mm of Hounsfield preset @name with
- * μ = μ_water (1 + HU/1000) (core/ctr-hu.h), @mu_water in 1/mm (> 0).
+ * μ = μ_water (1 + HU/1000) (core/base/ctr-hu.h), @mu_water in 1/mm (> 0).
  * Returns: FALSE for "auto", "custom" and unknown names (nothing written).
  */
 gboolean     ctr_hu_preset_window  (const char  *name,

@@ -25,6 +25,7 @@
 #include <omp.h>
 
 #include "ctr-method-panel.h"
+#include "plan/ctr-backend.h"
 
 struct _CtrMethodPanel
 {

@@ -6,7 +6,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * ROIs and the ruler are in mm in the volume's frame (core/ctr-roi.h), so
+ * ROIs and the ruler are in mm in the volume's frame (core/quality/ctr-roi.h), so
  * one ROI lies on the same anatomy in every run of a dataset, whatever the
  * view's zoom.  Views attached to the set (ctr_slice_view_set_roi_set)
  * draw it and let the user draw in it; the ROI panel measures it.

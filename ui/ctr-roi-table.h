@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Statistics are core/ctr-roi.h's (ctr_roi_stats, ctr_roi_cnr) on the
+ * Statistics are core/quality/ctr-roi.h's (ctr_roi_stats, ctr_roi_cnr) on the
  * middle slice (nz / 2) of each image, the slice the Run and Compare pages
  * show, with the set's μ_water.  No GTK here.
  */

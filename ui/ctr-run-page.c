@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Sidebar: the dataset's summary and sinogram preview, the method form
- * (CtrMethodPanel, generated from core/ctr-params), the progress and the
+ * (CtrMethodPanel, generated from core/recon/ctr-params), the progress and the
  * latest iteration's numbers.  Beside it the live slice (the reference
  * until a run reports, then each reported slice, then the result) with its
  * toolbar (plane of a volume, slice, window presets), and the convergence

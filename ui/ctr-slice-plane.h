@@ -52,7 +52,7 @@ GdkTexture *ctr_slice_plane_texture      (const CtrSlicePlane *plane,
                                           double               lo,
                                           double               hi);
 
-/* μ_water (1/mm) of the HU read-out and presets: the project's one value (core/ctr-hu.h). */
+/* μ_water (1/mm) of the HU read-out and presets: the project's one value (core/base/ctr-hu.h). */
 #define CTR_SLICE_VIEW_MU_WATER CTR_MU_WATER_PER_MM
 /* HU = 1000 (μ − μ_water) / μ_water for @mu in 1/mm. */
 double      ctr_slice_view_to_hu         (double               mu);

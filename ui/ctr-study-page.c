@@ -27,6 +27,7 @@
 
 #include "ctr-study-page-private.h"
 #include "ctr-study-row.h"
+#include "study/ctr-study-plot.h"
 
 #define PNG_WIDTH 1400
 #define PNG_HEIGHT 620

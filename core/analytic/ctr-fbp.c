@@ -54,13 +54,13 @@
  * ctr_atanf, ctr-atanf.h, instead of libm's scalar atan), then the
  * interpolation without gathers (ctr-row-interp.h).
  */
-#include "ctr-fbp.h"
-#include "ctr-atanf.h"
-#include "ctr-row-interp.h"
-#include "ctr-geometry-vectors.h"
-#include "ctr-redundancy.h"
-#include "ctr-filter.h"
-#include "ctr-error.h"
+#include "analytic/ctr-fbp.h"
+#include "analytic/ctr-atanf.h"
+#include "analytic/ctr-row-interp.h"
+#include "data/ctr-geometry-vectors.h"
+#include "analytic/ctr-redundancy.h"
+#include "analytic/ctr-filter.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

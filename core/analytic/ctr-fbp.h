@@ -8,13 +8,13 @@
  */
 #pragma once
 
-#include "ctr-redundancy.h"   /* ctr_parker_weight */
+#include "analytic/ctr-redundancy.h"   /* ctr_parker_weight */
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-geometry.h"
-#include "ctr-projections.h"
-#include "ctr-volume.h"
+#include "data/ctr-geometry.h"
+#include "data/ctr-projections.h"
+#include "data/ctr-volume.h"
 #include "analytic/ctr-filter.h"
 
 G_BEGIN_DECLS

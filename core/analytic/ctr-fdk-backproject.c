@@ -32,9 +32,9 @@
  * loop the compiler vectorises.  OpenMP over (x, y) columns; every thread
  * owns its columns: no races, no atomics.
  */
-#include "ctr-fdk.h"
-#include "ctr-fdk-zrun.h"
-#include "ctr-error.h"
+#include "analytic/ctr-fdk.h"
+#include "analytic/ctr-fdk-zrun.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

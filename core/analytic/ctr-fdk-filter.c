@@ -27,12 +27,12 @@
  * instead, on the fan angle γ = atan(u/SDD) of each column (exact in the
  * orbit plane, the usual approximation off it).
  */
-#include "ctr-fdk.h"
-#include "ctr-geometry-vectors.h"
-#include "ctr-redundancy.h"
-#include "ctr-fbp.h"
-#include "ctr-filter.h"
-#include "ctr-error.h"
+#include "analytic/ctr-fdk.h"
+#include "data/ctr-geometry-vectors.h"
+#include "analytic/ctr-redundancy.h"
+#include "analytic/ctr-fbp.h"
+#include "analytic/ctr-filter.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* ctr-fdk-zrun.c — gather-free z runs of the FDK back-projection (see
  * ctr-fdk-zrun.h).  x86-64 with GCC or clang only; elsewhere the selector
  * returns NULL and the back-projector keeps its scalar loop. */
-#include "ctr-fdk-zrun.h"
-#include "ctr-simd.h"
+#include "analytic/ctr-fdk-zrun.h"
+#include "analytic/ctr-simd.h"
 
 #include <math.h>
 

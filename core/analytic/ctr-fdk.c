@@ -1,8 +1,8 @@
 /* ctr-fdk.c — FDK (Feldkamp, Davis & Kress 1984): weighting and ramp
  * filtering (ctr-fdk-filter.c), then voxel-driven back-projection
  * (ctr-fdk-backproject.c); see ctr-fdk.h. */
-#include "ctr-fdk.h"
-#include "ctr-geometry-vectors.h"
+#include "analytic/ctr-fdk.h"
+#include "data/ctr-geometry-vectors.h"
 
 CtrVolume *
 ctr_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,

@@ -35,8 +35,8 @@
  * (fftwf_execute_dft_r2c/c2r) is thread-safe; every OpenMP thread owns its
  * buffers, allocated with fftwf_malloc so their alignment matches the plan's.
  */
-#include "ctr-filter.h"
-#include "ctr-error.h"
+#include "analytic/ctr-filter.h"
+#include "base/ctr-error.h"
 
 #include <fftw3.h>
 #include <math.h>

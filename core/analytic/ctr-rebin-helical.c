@@ -18,10 +18,10 @@
  * by linear interpolation between the nearest samples below and above (the
  * nearest sample beyond the ends).
  */
-#include "ctr-rebin-helical.h"
-#include "ctr-helix.h"
-#include "ctr-fbp.h"
-#include "ctr-error.h"
+#include "analytic/ctr-rebin-helical.h"
+#include "data/ctr-helix.h"
+#include "analytic/ctr-fbp.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

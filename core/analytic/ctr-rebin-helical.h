@@ -42,9 +42,9 @@
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-geometry.h"
-#include "ctr-projections.h"
-#include "ctr-volume.h"
+#include "data/ctr-geometry.h"
+#include "data/ctr-projections.h"
+#include "data/ctr-volume.h"
 #include "analytic/ctr-filter.h"
 
 G_BEGIN_DECLS

@@ -1,7 +1,7 @@
 /* ctr-redundancy.c — how much each view and ray counts in FBP and FDK: the
  * angular spacing Δβ of each view and the redundancy weight of each ray
  * (see ctr-redundancy.h). */
-#include "ctr-redundancy.h"
+#include "analytic/ctr-redundancy.h"
 
 #include <math.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-geometry.h"
+#include "data/ctr-geometry.h"
 
 G_BEGIN_DECLS
 

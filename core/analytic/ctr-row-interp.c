@@ -1,7 +1,7 @@
 /* ctr-row-interp.c — gather-free linear interpolation of a detector row at
  * the columns of a row of pixels (see ctr-row-interp.h). */
-#include "ctr-row-interp.h"
-#include "ctr-simd.h"
+#include "analytic/ctr-row-interp.h"
+#include "analytic/ctr-simd.h"
 
 static void
 row_interp_scalar (float *restrict out, const float *restrict col, const float *restrict w, guint n,

@@ -1,5 +1,5 @@
 /* ctr-simd.c — the vector level of this CPU (see ctr-simd.h). */
-#include "ctr-simd.h"
+#include "analytic/ctr-simd.h"
 
 #include <string.h>
 

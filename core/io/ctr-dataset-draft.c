@@ -3,9 +3,9 @@
  * edit (see ctr-dataset.h).  Only the geometry keys are read leniently
  * here; the projections, reference and the rest go through
  * ctr_dataset_load() unchanged. */
-#include "ctr-dataset.h"
-#include "ctr-error.h"
-#include "ctr-geometry-json.h"
+#include "io/ctr-dataset.h"
+#include "base/ctr-error.h"
+#include "io/ctr-geometry-json.h"
 
 #include <math.h>
 #include <string.h>

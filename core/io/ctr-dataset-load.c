@@ -4,13 +4,13 @@
  * Keys and conventions are FORMAT.md's; every error names the file and the
  * key.  Unknown keys are ignored, as FORMAT.md asks of readers.
  */
-#include "ctr-dataset.h"
-#include "ctr-geometry-json.h"
-#include "ctr-error.h"
-#include "ctr-memory.h"
-#include "ctr-file.h"
-#include "ctr-tiff.h"
-#include "ctr-dicom.h"
+#include "io/ctr-dataset.h"
+#include "io/ctr-geometry-json.h"
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
+#include "io/ctr-file.h"
+#include "io/ctr-tiff.h"
+#include "io/ctr-dicom.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>

@@ -1,8 +1,8 @@
 /* ctr-dataset-tiff.c — a TIFF opened without its geometry.json (see
  * ctr_dataset_load_bare_tiff in ctr-dataset.h). */
-#include "ctr-dataset.h"
-#include "ctr-error.h"
-#include "ctr-tiff.h"
+#include "io/ctr-dataset.h"
+#include "base/ctr-error.h"
+#include "io/ctr-tiff.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* ctr-dataset-write.c — a dataset folder written atomically (see
  * ctr-dataset-write.h). */
-#include "ctr-dataset-write.h"
-#include "ctr-error.h"
-#include "ctr-file.h"
-#include "ctr-geometry-json.h"
-#include "ctr-tiff.h"
+#include "io/ctr-dataset-write.h"
+#include "base/ctr-error.h"
+#include "io/ctr-file.h"
+#include "io/ctr-geometry-json.h"
+#include "io/ctr-tiff.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>

@@ -9,9 +9,9 @@
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
-#include "ctr-geometry.h"
-#include "ctr-projections.h"
-#include "ctr-volume.h"
+#include "data/ctr-geometry.h"
+#include "data/ctr-projections.h"
+#include "data/ctr-volume.h"
 
 G_BEGIN_DECLS
 

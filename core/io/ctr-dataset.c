@@ -1,6 +1,6 @@
 /* ctr-dataset.c — the dataset itself (see ctr-dataset.h); reading one is
  * ctr-dataset-load.c. */
-#include "ctr-dataset.h"
+#include "io/ctr-dataset.h"
 
 #include <stdarg.h>
 

@@ -48,10 +48,10 @@
  * with the straight line of z over the view angle (within half a slice
  * width): otherwise the feed is inconsistent and the series is refused.
  */
-#include "ctr-dicom.h"
-#include "ctr-dicom-private.h"
-#include "ctr-error.h"
-#include "ctr-helix.h"
+#include "io/ctr-dicom.h"
+#include "io/ctr-dicom-private.h"
+#include "base/ctr-error.h"
+#include "data/ctr-helix.h"
 
 #include <math.h>
 #include <string.h>

@@ -22,11 +22,11 @@
  * and old slices.
  */
 #define _GNU_SOURCE   /* renameat2 (glibc >= 2.28) */
-#include "ctr-dicom.h"
-#include "ctr-dicom-shim.h"
-#include "ctr-error.h"
-#include "ctr-file.h"
-#include "ctr-hu.h"
+#include "io/ctr-dicom.h"
+#include "io/ctr-dicom-shim.h"
+#include "base/ctr-error.h"
+#include "io/ctr-file.h"
+#include "base/ctr-hu.h"
 
 #include <glib/gstdio.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* ctr-dicom-private.h — shared between the DICOM readers of core/io (not public). */
 #pragma once
 
-#include "ctr-dicom.h"
-#include "ctr-dicom-shim.h"
+#include "io/ctr-dicom.h"
+#include "io/ctr-dicom-shim.h"
 
 G_BEGIN_DECLS
 

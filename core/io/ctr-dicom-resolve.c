@@ -7,8 +7,8 @@
  * CLI) turns them into errors that say what to do.  The readers themselves
  * are ctr-dicom-ctpd.c and ctr-dicom-xa.c; the scan is ctr-dicom-series.c.
  */
-#include "ctr-dicom.h"
-#include "ctr-error.h"
+#include "io/ctr-dicom.h"
+#include "base/ctr-error.h"
 
 #include <string.h>
 

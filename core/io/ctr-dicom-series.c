@@ -2,10 +2,10 @@
  * sorted by view, with missing and duplicate views reported.  Which series
  * to load, and loading it, is ctr-dicom-resolve.c's.
  */
-#include "ctr-dicom.h"
-#include "ctr-dicom-private.h"
-#include "ctr-dicom-shim.h"
-#include "ctr-error.h"
+#include "io/ctr-dicom.h"
+#include "io/ctr-dicom-private.h"
+#include "io/ctr-dicom-shim.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

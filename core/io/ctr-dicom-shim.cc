@@ -6,10 +6,10 @@
  * type leaves this file; every failure is a GError in CTR_ERROR.  DCMTK's
  * logger is switched off once, so the library prints nothing.
  */
-#include "ctr-dicom-shim.h"
-#include "ctr-error.h"
-#include "ctr-memory.h"
-#include "ctr-file.h"
+#include "io/ctr-dicom-shim.h"
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
+#include "io/ctr-file.h"
 
 #include <dcmtk/config/osconfig.h>
 #include <dcmtk/dcmdata/dctk.h>

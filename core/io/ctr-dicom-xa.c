@@ -24,9 +24,9 @@
  *     FALSE.  PatientOrientation (0020,0020) overrides: "R" as the first value
  *     keeps the column order, "H" as the second makes rows increase with v.
  */
-#include "ctr-dicom.h"
-#include "ctr-dicom-private.h"
-#include "ctr-error.h"
+#include "io/ctr-dicom.h"
+#include "io/ctr-dicom-private.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

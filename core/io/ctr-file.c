@@ -1,6 +1,6 @@
 /* ctr-file.c — see ctr-file.h. */
-#include "ctr-file.h"
-#include "ctr-error.h"
+#include "io/ctr-file.h"
+#include "base/ctr-error.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,10 @@
 /* ctr-geometry-helix-json.c — the helical keys of geometry.json (see
  * ctr-geometry-json.h and the README's "Helical scans"): the source z of
  * every view, the flying focal spot, the table direction. */
-#include "ctr-geometry-json.h"
-#include "ctr-helix.h"
-#include "ctr-error.h"
-#include "ctr-memory.h"
+#include "io/ctr-geometry-json.h"
+#include "data/ctr-helix.h"
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 

@@ -1,8 +1,8 @@
 /* ctr-geometry-import.c — ASTRA and RTK geometries (see ctr-geometry-import.h). */
-#include "ctr-geometry-import.h"
-#include "ctr-geometry-vectors.h"
-#include "ctr-error.h"
-#include "ctr-memory.h"
+#include "io/ctr-geometry-import.h"
+#include "data/ctr-geometry-vectors.h"
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>

@@ -30,7 +30,7 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-geometry.h"
+#include "data/ctr-geometry.h"
 
 G_BEGIN_DECLS
 

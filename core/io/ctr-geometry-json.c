@@ -1,6 +1,6 @@
 /* ctr-geometry-json.c — write a CtrGeometry as a geometry.json (FORMAT.md). */
-#include "ctr-geometry-json.h"
-#include "ctr-error.h"
+#include "io/ctr-geometry-json.h"
+#include "base/ctr-error.h"
 
 #include <errno.h>
 #include <string.h>

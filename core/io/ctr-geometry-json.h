@@ -10,7 +10,7 @@
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
-#include "ctr-geometry.h"
+#include "data/ctr-geometry.h"
 
 G_BEGIN_DECLS
 

@@ -1,9 +1,9 @@
 /* ctr-geometry-vectors-json.c — the "vectors" form of geometry.json (see
  * ctr-geometry-json.h and the README's "Per-view vector geometry"). */
-#include "ctr-geometry-json.h"
-#include "ctr-geometry-vectors.h"
-#include "ctr-error.h"
-#include "ctr-memory.h"
+#include "io/ctr-geometry-json.h"
+#include "data/ctr-geometry-vectors.h"
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
 /* ctr-output-path.c — may a run write here? (see ctr-output-path.h) */
-#include "ctr-output-path.h"
-#include "ctr-error.h"
-#include "ctr-file.h"
+#include "io/ctr-output-path.h"
+#include "base/ctr-error.h"
+#include "io/ctr-file.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -6,10 +6,10 @@
  * without memory mapping ("rm") so a file truncated under our feet gives a
  * read error rather than SIGBUS.
  */
-#include "ctr-tiff.h"
-#include "ctr-error.h"
-#include "ctr-memory.h"
-#include "ctr-file.h"
+#include "io/ctr-tiff.h"
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
+#include "io/ctr-file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-volume.h"
+#include "data/ctr-volume.h"
 
 G_BEGIN_DECLS
 

@@ -23,10 +23,10 @@
  * steps are the operator's (SCSR orbits, CSR views, cone views) with
  * COLUMN_SCALE, the TV is 2-D per slice (ctr-penalty.h).
  */
-#include "ctr-iterate.h"
-#include "ctr-penalty.h"
-#include "ctr-error.h"
-#include "ctr-noise.h"
+#include "solve/ctr-iterate.h"
+#include "solve/ctr-penalty.h"
+#include "base/ctr-error.h"
+#include "data/ctr-noise.h"
 
 #include <math.h>
 #include <string.h>

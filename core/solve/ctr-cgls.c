@@ -11,8 +11,8 @@
  * on noisy data, so stop early (CtrReconOptions.stop).  Image inner products
  * use the operator's weights (ctr_operator_image_dot).
  */
-#include "ctr-iterate.h"
-#include "ctr-error.h"
+#include "solve/ctr-iterate.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* ctr-iterate.c — the one iteration driver (see ctr-iterate.h). */
-#include "ctr-iterate.h"
-#include "ctr-error.h"
-#include "ctr-noise.h"
+#include "solve/ctr-iterate.h"
+#include "base/ctr-error.h"
+#include "data/ctr-noise.h"
 
 /* The stopping rule (CTR_STOP_AUTO): stop at the first iteration whose data
  * residual ||b − A x|| is at most CTR_DISCREPANCY_TAU times the noise

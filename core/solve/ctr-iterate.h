@@ -14,10 +14,10 @@
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-operator.h"
-#include "ctr-progress.h"
-#include "ctr-projections.h"
-#include "ctr-recon-types.h"
+#include "sysmat/ctr-operator.h"
+#include "recon/ctr-progress.h"
+#include "data/ctr-projections.h"
+#include "recon/ctr-recon-types.h"
 
 G_BEGIN_DECLS
 

@@ -1,6 +1,6 @@
 /* ctr-penalty.c — the neighbourhood penalty and the total variation (see
  * ctr-penalty.h). */
-#include "ctr-penalty.h"
+#include "solve/ctr-penalty.h"
 
 #include <math.h>
 #include <string.h>

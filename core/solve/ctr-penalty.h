@@ -39,7 +39,7 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-recon-types.h"
+#include "recon/ctr-recon-types.h"
 
 G_BEGIN_DECLS
 

@@ -64,14 +64,14 @@
  * restarts the momentum (function restart: 24 subsets of 30 views diverged
  * without it; 12 and 16 subsets did not).
  */
-#include "ctr-iterate.h"
-#include "ctr-penalty.h"
-#include "ctr-error.h"
-#include "ctr-noise.h"
+#include "solve/ctr-iterate.h"
+#include "solve/ctr-penalty.h"
+#include "base/ctr-error.h"
+#include "data/ctr-noise.h"
 #include "analytic/ctr-fbp.h"
 #include "analytic/ctr-fdk.h"
 #include "analytic/ctr-rebin-helical.h"
-#include "ctr-helix.h"
+#include "data/ctr-helix.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* ctr-solvers.c — the iterative methods by name (see ctr-solvers.h). */
-#include "ctr-solvers.h"
+#include "solve/ctr-solvers.h"
 
 const CtrSolverClass *
 ctr_solver_class (CtrMethod method)

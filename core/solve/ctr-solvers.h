@@ -3,7 +3,7 @@
  * and listed in ctr_solver_class() (ctr-solvers.c). */
 #pragma once
 
-#include "ctr-iterate.h"
+#include "solve/ctr-iterate.h"
 
 G_BEGIN_DECLS
 

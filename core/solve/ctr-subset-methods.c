@@ -30,8 +30,8 @@
  * A backend that keeps whole passes on its device (CtrOperatorPass) runs
  * PART, SART and SIRT there with the same coefficients.
  */
-#include "ctr-iterate.h"
-#include "ctr-error.h"
+#include "solve/ctr-iterate.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /* ctr-study-json.c — STUDY.json → CtrStudy (format: README.md, "Dose
  * studies").  Every key is known or refused, so a typo is an error rather
  * than a silently different study. */
-#include "ctr-study.h"
-#include "ctr-study-private.h"
-#include "ctr-error.h"
-#include "ctr-hu.h"
-#include "ctr-params.h"
+#include "study/ctr-study.h"
+#include "study/ctr-study-private.h"
+#include "base/ctr-error.h"
+#include "base/ctr-hu.h"
+#include "recon/ctr-params.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>

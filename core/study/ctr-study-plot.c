@@ -1,8 +1,8 @@
 /* ctr-study-plot.c — RMSE and SSIM against dose, per method (see
  * ctr-study-plot.h). */
-#include "ctr-study-plot.h"
-#include "ctr-study-private.h"
-#include "ctr-error.h"
+#include "study/ctr-study-plot.h"
+#include "study/ctr-study-private.h"
+#include "base/ctr-error.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>

@@ -12,7 +12,7 @@
 
 #include <glib.h>
 #include <cairo.h>
-#include "ctr-study.h"
+#include "study/ctr-study.h"
 
 G_BEGIN_DECLS
 

@@ -2,7 +2,7 @@
  * ctr-study-json.c and ctr-study-plot.c. */
 #pragma once
 
-#include "ctr-study.h"
+#include "study/ctr-study.h"
 
 typedef struct {
   char *label;

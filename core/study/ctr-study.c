@@ -1,11 +1,11 @@
 /* ctr-study.c — the dose study: model, run, CSV (see ctr-study.h).
  * STUDY.json is read in ctr-study-json.c, the figure drawn in
  * ctr-study-plot.c. */
-#include "ctr-study.h"
-#include "ctr-study-private.h"
-#include "ctr-error.h"
-#include "ctr-hu.h"
-#include "ctr-recon-plan.h"
+#include "study/ctr-study.h"
+#include "study/ctr-study-private.h"
+#include "base/ctr-error.h"
+#include "base/ctr-hu.h"
+#include "plan/ctr-recon-plan.h"
 
 #include <math.h>
 #include <string.h>

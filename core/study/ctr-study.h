@@ -27,10 +27,10 @@
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-dose.h"
-#include "ctr-progress.h"
-#include "ctr-recon-types.h"
-#include "ctr-roi.h"
+#include "sim/ctr-dose.h"
+#include "recon/ctr-progress.h"
+#include "recon/ctr-recon-types.h"
+#include "quality/ctr-roi.h"
 #include "io/ctr-dataset.h"
 
 G_BEGIN_DECLS

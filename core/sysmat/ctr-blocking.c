@@ -1,6 +1,6 @@
 /* ctr-blocking.c — cuART §4 view-level and global-level blocking of the SCSR
  * rows (see ctr-blocking.h). */
-#include "ctr-blocking.h"
+#include "sysmat/ctr-blocking.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -32,7 +32,7 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-scsr.h"
+#include "sysmat/ctr-scsr.h"
 
 G_BEGIN_DECLS
 

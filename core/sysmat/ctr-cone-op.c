@@ -9,8 +9,8 @@
  * techniques can be made computationally efficient").  Deterministic; every
  * view once.
  */
-#include "ctr-cone-op.h"
-#include "ctr-error.h"
+#include "sysmat/ctr-cone-op.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

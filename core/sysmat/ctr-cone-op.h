@@ -4,8 +4,8 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-operator.h"
-#include "ctr-cone-projector.h"
+#include "sysmat/ctr-operator.h"
+#include "sysmat/ctr-cone-projector.h"
 
 G_BEGIN_DECLS
 

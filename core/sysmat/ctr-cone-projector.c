@@ -16,9 +16,9 @@
  *        |       . | . | . | .
  *        +──────────────────────▶ x
  */
-#include "ctr-cone-projector.h"
-#include "ctr-helix.h"
-#include "ctr-error.h"
+#include "sysmat/ctr-cone-projector.h"
+#include "data/ctr-helix.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>

@@ -20,8 +20,8 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-geometry.h"
-#include "ctr-volume.h"
+#include "data/ctr-geometry.h"
+#include "data/ctr-volume.h"
 
 G_BEGIN_DECLS
 

@@ -9,8 +9,8 @@
  * sequential update is ART (Kaczmarz, cuART Eq. 1), row by row, one slice
  * per thread.
  */
-#include "ctr-csr-op.h"
-#include "ctr-error.h"
+#include "sysmat/ctr-csr-op.h"
+#include "base/ctr-error.h"
 
 #include <string.h>
 

@@ -3,9 +3,9 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-operator.h"
-#include "ctr-sysmat.h"
-#include "ctr-symmetry.h"
+#include "sysmat/ctr-operator.h"
+#include "sysmat/ctr-sysmat.h"
+#include "sysmat/ctr-symmetry.h"
 
 G_BEGIN_DECLS
 

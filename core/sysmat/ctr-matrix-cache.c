@@ -1,10 +1,10 @@
 /* ctr-matrix-cache.c — SCSR matrices on disk (see ctr-matrix-cache.h). */
-#include "ctr-matrix-cache.h"
-#include "ctr-geometry-vectors.h"
-#include "ctr-scsr-private.h"
-#include "ctr-error.h"
+#include "sysmat/ctr-matrix-cache.h"
+#include "data/ctr-geometry-vectors.h"
+#include "sysmat/ctr-scsr-private.h"
+#include "base/ctr-error.h"
 
-#include "ctr-memory.h"
+#include "base/ctr-memory.h"
 #include "io/ctr-file.h"
 
 #include <errno.h>

@@ -27,7 +27,7 @@
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-scsr.h"
+#include "sysmat/ctr-scsr.h"
 
 G_BEGIN_DECLS
 

@@ -10,8 +10,8 @@
  *     (../shared/papers/cuart-scsr-2018.txt); the strip between the rays
  *     through the two edges of the detector bin, clipped against each pixel.
  */
-#include "ctr-ray-private.h"
-#include "ctr-error.h"
+#include "sysmat/ctr-ray-private.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 

@@ -3,7 +3,7 @@
  * elements of one part (the one-slice K = 8 kernels read either element
  * store, the others the 8-byte elements), and the completion of a part's
  * update (reps on a symmetry axis, the clip at 0). */
-#include "ctr-scsr-private.h"
+#include "sysmat/ctr-scsr-private.h"
 
 #include <string.h>
 

@@ -13,9 +13,9 @@
  * parts — no atomics and no per-thread image copies (the orbit's rows, ~6 MB
  * at W1, are read twice, the second time from cache).
  */
-#include "ctr-scsr-op.h"
-#include "ctr-scsr-private.h"
-#include "ctr-error.h"
+#include "sysmat/ctr-scsr-op.h"
+#include "sysmat/ctr-scsr-private.h"
+#include "base/ctr-error.h"
 
 #include <omp.h>
 #include <string.h>

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <glib.h>
-#include "ctr-operator.h"
-#include "ctr-scsr.h"
+#include "sysmat/ctr-operator.h"
+#include "sysmat/ctr-scsr.h"
 
 G_BEGIN_DECLS
 

@@ -4,7 +4,7 @@
  * cache (ctr-matrix-cache.c). */
 #pragma once
 
-#include "ctr-scsr.h"
+#include "sysmat/ctr-scsr.h"
 
 G_BEGIN_DECLS
 

@@ -1,7 +1,7 @@
 /* ctr-scsr-sums.c — column sums and subset overlaps of the symmetry-
  * compressed matrix (see ctr-scsr.h): what SART, SIRT and parallel ART
  * normalise with, computed from the stored rows. */
-#include "ctr-scsr-private.h"
+#include "sysmat/ctr-scsr-private.h"
 
 #include <string.h>
 

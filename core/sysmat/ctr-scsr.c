@@ -2,9 +2,9 @@
  * ctr-scsr.h for the layout): its build, its two element stores, the
  * packed image layout and the whole-matrix products over the orbit
  * kernels of ctr-scsr-kernels.c. */
-#include "ctr-scsr-private.h"
-#include "ctr-ray-private.h"
-#include "ctr-error.h"
+#include "sysmat/ctr-scsr-private.h"
+#include "sysmat/ctr-ray-private.h"
+#include "base/ctr-error.h"
 
 #include <omp.h>
 #include <string.h>

@@ -26,10 +26,10 @@
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-geometry.h"
-#include "ctr-volume.h"
-#include "ctr-sysmat.h"
-#include "ctr-symmetry.h"
+#include "data/ctr-geometry.h"
+#include "data/ctr-volume.h"
+#include "sysmat/ctr-sysmat.h"
+#include "sysmat/ctr-symmetry.h"
 
 G_BEGIN_DECLS
 

@@ -1,6 +1,6 @@
 /* ctr-symmetry.c — symmetry group, view orbits and pixel orbits (see
  * ctr-symmetry.h; cuART §3.1, Eq. 2). */
-#include "ctr-symmetry.h"
+#include "sysmat/ctr-symmetry.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -17,9 +17,9 @@
  *     three-dimensional CT array. Med. Phys. 12(2), 252-255 (traversal after
  *     Amanatides & Woo 1987).
  */
-#include "ctr-sysmat.h"
-#include "ctr-ray-private.h"
-#include "ctr-error.h"
+#include "sysmat/ctr-sysmat.h"
+#include "sysmat/ctr-ray-private.h"
+#include "base/ctr-error.h"
 
 #include <math.h>
 #include <omp.h>

@@ -19,9 +19,9 @@
 
 #include <glib.h>
 #include <gio/gio.h>
-#include "ctr-geometry.h"
-#include "ctr-volume.h"
-#include "ctr-ray-model.h"
+#include "data/ctr-geometry.h"
+#include "data/ctr-volume.h"
+#include "sysmat/ctr-ray-model.h"
 
 G_BEGIN_DECLS
 

@@ -1,4 +1,4 @@
-"""`ctrecon-cli simulate-dose` (core/ctr-dose.h) on the real datasets.
+"""`ctrecon-cli simulate-dose` (core/sim/ctr-dose.h) on the real datasets.
 
 Statistical tests (numpy oracle, independent of the C code): each statistic
 is approximately N(0, 1) under the claim; a check fails when |z| > 3.29,

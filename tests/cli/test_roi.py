@@ -1,4 +1,4 @@
-"""`ctrecon-cli roi` (core/ctr-roi.h) against numpy on real images.
+"""`ctrecon-cli roi` (core/quality/ctr-roi.h) against numpy on real images.
 
 Images: the head slice of head-fan-lowdose (reference.tif, 0.957 mm), the
 same slice reconstructed from the quarter-dose scan with FBP (real noise),

@@ -53,7 +53,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # MPMD): its message reaches rank 0, which prints it; both end.  Under
     # the sanitizers (packaging/run-sanitizers.sh) an address-space limit
     # would stop ASan before main(): rank 1's memory is then lowered through
-    # CTR_MEMORY_LIMIT_MB (core/ctr-memory.h) instead.
+    # CTR_MEMORY_LIMIT_MB (core/base/ctr-memory.h) instead.
     big = ["reconstruct", CONE, "--size", "1024x1024x512", "-o", out]
     if os.environ.get("CTR_SANITIZED") == "1":
         rank1, needle = ["env", "CTR_MEMORY_LIMIT_MB=1000", CLI, *big], "rank 1: a volume of"

@@ -1,3 +1,0 @@
-#include "ctr-error.h"
-
-G_DEFINE_QUARK (ctr-error-quark, ctr_error)

@@ -1,0 +1,140 @@
+/* ctr-helix.c — helical cone-beam geometry: the z of rays, the fully
+ * sampled z range, slice grids (see ctr-helix.h for the frame; the rays
+ * themselves are ctr_cone_ray's, ctr-geometry.c). */
+#include "data/ctr-helix.h"
+#include "base/ctr-error.h"
+
+#include <math.h>
+
+gboolean
+ctr_helix_applies (const CtrGeometry *g)
+{
+  return g != NULL && g->beam == CTR_BEAM_CONE
+         && (g->source_z_mm != NULL || g->focal_shift != NULL || g->shape == CTR_DETECTOR_CURVED);
+}
+
+double
+ctr_helix_ray_z (const CtrGeometry *g, guint view, double row, double col)
+{
+  double s[3], d[3];
+  ctr_cone_ray (g, view, col, row, s, d);
+  const double t = -(s[0] * d[0] + s[1] * d[1]) / (d[0] * d[0] + d[1] * d[1]);
+  return s[2] + t * d[2];
+}
+
+double
+ctr_helix_closest_fraction (const CtrGeometry *g, double col)
+{
+  const double u = ctr_geometry_col_u (g, col);
+  if (g->shape == CTR_DETECTOR_CURVED)
+    return g->sod_mm * cos (u) / g->sdd_mm;
+  return g->sod_mm * g->sdd_mm / (g->sdd_mm * g->sdd_mm + u * u);
+}
+
+static inline guint
+line_bin (double angle, double first, double bin_width, guint n_bins)
+{
+  double a = (angle - first) / bin_width;
+  gint64 k = (gint64) llround (a) % (gint64) n_bins;
+  return (guint) (k < 0 ? k + n_bins : k);
+}
+
+gboolean
+ctr_helix_z_coverage (const CtrGeometry *g, gboolean complementary, double *z_lo, double *z_hi)
+{
+  g_return_val_if_fail (g != NULL && z_lo != NULL && z_hi != NULL, FALSE);
+  if (g->beam != CTR_BEAM_CONE || g->source_z_mm == NULL || g->n_views < 2)
+    return FALSE;
+  const guint V = g->n_views, C = g->n_cols;
+  const double step = fabs (g->angles[V - 1] - g->angles[0]) / (V - 1);
+  if (!(step > 0))
+    return FALSE;
+  const guint nb = (guint) MAX (1.0, round (2.0 * G_PI / step));
+  const double width = 2.0 * G_PI / nb;
+  g_autofree double *lo = g_new (double, (gsize) nb * C);
+  g_autofree double *hi = g_new (double, (gsize) nb * C);
+  g_autofree double *frac = g_new (double, C);
+  g_autofree double *gamma = g_new (double, C);
+  g_autofree gint *mirror = g_new (gint, C);
+  for (gsize i = 0; i < (gsize) nb * C; i++)
+    {
+      lo[i] = INFINITY;
+      hi[i] = -INFINITY;
+    }
+  for (guint j = 0; j < C; j++)
+    {
+      const double u = ctr_geometry_col_u (g, j);
+      frac[j] = ctr_helix_closest_fraction (g, j);
+      gamma[j] = g->shape == CTR_DETECTOR_CURVED ? u : atan (u / g->sdd_mm);
+      const double m = round (ctr_geometry_u_col (g, -u));
+      mirror[j] = m >= 0 && m < C ? (gint) m : -1;
+    }
+  const double v0 = ctr_geometry_row_v (g, 0), v1 = ctr_geometry_row_v (g, g->n_rows - 1);
+  for (guint k = 0; k < V; k++)
+    {
+      const guint a = line_bin (g->angles[k], g->angles[0], width, nb);
+      for (guint j = 0; j < C; j++)
+        {
+          double za, zb;
+          if (g->focal_shift == NULL)
+            {
+              za = g->source_z_mm[k] + v0 * frac[j];
+              zb = g->source_z_mm[k] + v1 * frac[j];
+            }
+          else
+            {
+              za = ctr_helix_ray_z (g, k, 0, j);
+              zb = ctr_helix_ray_z (g, k, g->n_rows - 1, j);
+            }
+          const double zmin = MIN (za, zb), zmax = MAX (za, zb);
+          gsize i = (gsize) a * C + j;
+          lo[i] = MIN (lo[i], zmin);
+          hi[i] = MAX (hi[i], zmax);
+          if (complementary && mirror[j] >= 0)
+            {
+              /* The same line seen from the other side: β + π − 2γ, −γ. */
+              const guint ac = line_bin (g->angles[k] + G_PI - 2.0 * gamma[j], g->angles[0], width, nb);
+              i = (gsize) ac * C + (guint) mirror[j];
+              lo[i] = MIN (lo[i], zmin);
+              hi[i] = MAX (hi[i], zmax);
+            }
+        }
+    }
+  double zl = -INFINITY, zh = INFINITY;
+  for (gsize i = 0; i < (gsize) nb * C; i++)
+    {
+      zl = MAX (zl, lo[i]);
+      zh = MIN (zh, hi[i]);
+    }
+  if (!isfinite (zl) || !isfinite (zh) || !(zh > zl))
+    return FALSE;
+  *z_lo = zl;
+  *z_hi = zh;
+  return TRUE;
+}
+
+gboolean
+ctr_helix_grid (const CtrGeometry *g, guint size, double pixel_mm, double first, double last,
+                double step, CtrGrid *grid, GError **error)
+{
+  g_return_val_if_fail (g != NULL && grid != NULL, FALSE);
+  if (!isfinite (first) || !isfinite (last) || !isfinite (step) || !(step > 0) || last < first)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "a z range needs FIRST <= LAST and STEP > 0 (mm), got %g:%g:%g", first, last, step);
+      return FALSE;
+    }
+  const double n = floor ((last - first) / step + 1e-6) + 1.0;
+  if (n > 100000)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the z range %g:%g:%g has %.0f slices; at most 100000", first, last, step, n);
+      return FALSE;
+    }
+  const double end = first + (n - 1.0) * step;
+  *grid = ctr_grid_default (g, size, pixel_mm);
+  grid->nz = (guint) n;
+  grid->dz = step;
+  grid->cz = 0.5 * (ctr_geometry_table_mm (g, first) + ctr_geometry_table_mm (g, end));
+  return TRUE;
+}

@@ -1,0 +1,458 @@
+/* ctr-recon-helical.c — the plan's routes for helical cone-beam data (see
+ * ctr-recon-plan-private.h).
+ *
+ * The slab of the iterative route, seen from the side (z up):
+ *
+ *     z ^  model slices ┌───────────┐  margin: the largest z a ray travels
+ *       |               │░░░░░░░░░░░│  between its closest approach to the
+ *       |   requested   │███████████│  axis and the edge of the grid's circle
+ *       |   slices      │███████████│
+ *       |               │░░░░░░░░░░░│  a ray is used when its whole path in
+ *       |               └───────────┘  the circle lies between the outer
+ *       +──────────────────────────▶ x model slices
+ */
+#include "plan/ctr-recon-plan-private.h"
+#include "base/ctr-error.h"
+#include "data/ctr-helix.h"
+#include "plan/ctr-backend.h"
+#include "analytic/ctr-rebin-helical.h"
+#include "solve/ctr-iterate.h"
+#include "solve/ctr-solvers.h"
+#include "sysmat/ctr-cone-op.h"
+
+#include <math.h>
+#include <string.h>
+
+struct _CtrHelicalPlan
+{
+  CtrGeometry *g;
+  CtrGrid grid;          /* the output: slices at their z */
+  CtrReconOptions o;
+  GPtrArray *own;        /* char *: this route's notes */
+  GPtrArray *all;        /* borrowed strings, NULL-terminated: own + inner's */
+  /* rebinning route */
+  CtrRebinPlan *rebin;
+  CtrReconPlan *inner;   /* the fan-beam plan, on inner_grid */
+  CtrGrid inner_grid;    /* grid with cz = 0 (a fan stack's slices are its rows) */
+  /* slab route */
+  guint *views;          /* the views used, n_sub */
+  guint n_sub;
+  CtrGrid model;         /* the slab's volume */
+  CtrOperator *op;
+  double setup_s;
+};
+
+void
+ctr_helical_plan_free (CtrHelicalPlan *hp)
+{
+  if (hp == NULL)
+    return;
+  ctr_geometry_free (hp->g);
+  g_ptr_array_unref (hp->own);
+  g_ptr_array_unref (hp->all);
+  ctr_rebin_plan_free (hp->rebin);
+  if (hp->inner != NULL)
+    ctr_recon_plan_unref (hp->inner);
+  g_free (hp->views);
+  if (hp->op != NULL)
+    ctr_operator_unref (hp->op);
+  g_free (hp);
+}
+
+static void
+note (CtrHelicalPlan *hp, char *text)
+{
+  g_ptr_array_add (hp->own, text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The rebinning route                                                       */
+
+static gboolean
+rebin_route (CtrHelicalPlan *hp, GCancellable *cancellable, GError **error)
+{
+  const CtrGrid *grid = &hp->grid;
+  g_autofree double *z = g_new (double, grid->nz);
+  for (guint s = 0; s < grid->nz; s++)
+    z[s] = ctr_grid_z (grid, s);
+  hp->rebin = ctr_rebin_plan_new (hp->g, hp->o.rebin, z, grid->nz, error);
+  if (hp->rebin == NULL)
+    return FALSE;
+  const CtrGeometry *fan = ctr_rebin_plan_get_geometry (hp->rebin);
+  note (hp, g_strdup_printf ("helical scan rebinned (%s: %s) to %u fan-beam slice%s of %u views over 360°, "
+                             "table %.2f … %.2f mm", ctr_rebin_mode_name (hp->o.rebin),
+                             hp->o.rebin == CTR_REBIN_180LI ? "direct and conjugate rays"
+                                                           : "direct rays, between rows and turns",
+                             grid->nz, grid->nz == 1 ? "" : "s", fan->n_views,
+                             ctr_geometry_table_mm (hp->g, z[0]), ctr_geometry_table_mm (hp->g, z[grid->nz - 1])));
+  const guint n_out = ctr_rebin_plan_n_extrapolated (hp->rebin);
+  if (n_out > 0)
+    note (hp, g_strdup_printf ("%u slice%s lie outside the fully sampled z range of %s rebinning: filled "
+                               "from the nearest rays (not a full data set)", n_out, n_out == 1 ? "" : "s",
+                               ctr_rebin_mode_name (hp->o.rebin)));
+  hp->inner_grid = hp->grid;
+  hp->inner_grid.cz = 0.0;
+  hp->inner = ctr_recon_plan_new (fan, &hp->inner_grid, &hp->o, cancellable, error);
+  return hp->inner != NULL;
+}
+
+/* The fan plan's report with the images at their true z. */
+typedef struct {
+  CtrIterFunc callback;
+  gpointer user_data;
+  const CtrGrid *grid;
+} RebinReport;
+
+static void
+rebin_report (const CtrIterStats *stats, gpointer data)
+{
+  RebinReport *r = data;
+  CtrIterStats st = *stats;
+  CtrVolume shown;
+  if (stats->image != NULL)
+    {
+      shown = *stats->image;
+      shown.grid = *r->grid;
+      st.image = &shown;
+    }
+  r->callback (&st, r->user_data);
+}
+
+static CtrVolume *
+rebin_execute (CtrHelicalPlan *hp, const CtrProjections *p, const CtrVolume *ref, CtrIterFunc callback,
+               gpointer user_data, GCancellable *cancellable, GError **error)
+{
+  g_autoptr (CtrProjections) fan = ctr_rebin_run (hp->rebin, p, cancellable, error);
+  if (fan == NULL)
+    return NULL;
+  g_autoptr (CtrVolume) flat_ref = NULL;
+  if (ref != NULL)
+    {
+      flat_ref = ctr_volume_copy (ref);
+      flat_ref->grid = hp->inner_grid;
+    }
+  RebinReport r = { callback, user_data, &hp->grid };
+  CtrVolume *img = ctr_recon_plan_execute (hp->inner, fan, flat_ref, callback ? rebin_report : NULL, &r,
+                                           cancellable, error);
+  if (img != NULL)
+    img->grid = hp->grid;
+  return img;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The slab route                                                            */
+
+/* Radius (mm) of the circle about the axis that holds the whole grid. */
+static double
+grid_radius (const CtrGrid *g)
+{
+  const double hx = 0.5 * g->nx * g->dx + fabs (g->cx), hy = 0.5 * g->ny * g->dy + fabs (g->cy);
+  return sqrt (hx * hx + hy * hy);
+}
+
+/* The z interval of the ray's path inside the cylinder of radius @rv; FALSE
+ * when it misses the cylinder. */
+static gboolean
+ray_z_extent (const double o[3], const double d[3], double rv, double *z0, double *z1)
+{
+  const double dxy2 = d[0] * d[0] + d[1] * d[1];
+  const double t = -(o[0] * d[0] + o[1] * d[1]) / dxy2;
+  const double px = o[0] + t * d[0], py = o[1] + t * d[1];
+  const double s2 = px * px + py * py;
+  if (s2 >= rv * rv)
+    return FALSE;
+  const double half = sqrt ((rv * rv - s2) / dxy2);
+  const double zc = o[2] + t * d[2];
+  *z0 = zc - half * fabs (d[2]);
+  *z1 = zc + half * fabs (d[2]);
+  return TRUE;
+}
+
+static gboolean
+slab_route (CtrHelicalPlan *hp, GCancellable *cancellable, GError **error)
+{
+  const CtrGeometry *g = hp->g;
+  const CtrGrid *grid = &hp->grid;
+  const gint64 t0 = g_get_monotonic_time ();
+  const guint V = g->n_views, R = g->n_rows, C = g->n_cols;
+  const gsize per_view = (gsize) R * C;
+  const double width = ctr_geometry_slice_width_mm (g), step = grid->dz;
+  const double dzm = grid->nz > 1 && step <= 2.0 * width ? step : MIN (width, grid->nz > 1 ? step : width);
+  const double rv = grid_radius (grid);
+
+  /* The margin: the largest z travel from a ray's closest approach to the
+   * edge of the circle (the outer rows; view 0, and view 1 for a focal spot
+   * that alternates). */
+  double travel = 0;
+  for (guint k = 0; k < MIN (V, 2u); k++)
+    for (guint i = 0; i < R; i += MAX (R - 1, 1u))
+      for (guint j = 0; j < C; j++)
+        {
+          double o[3], d[3];
+          ctr_cone_ray (g, k, j, i, o, d);
+          travel = MAX (travel, rv * fabs (d[2]) / sqrt (d[0] * d[0] + d[1] * d[1]));
+        }
+  const double z_first = ctr_grid_z (grid, 0), z_last = ctr_grid_z (grid, grid->nz - 1);
+  const guint n_margin = (guint) ceil ((travel + 1e-6) / dzm) + 1;
+  hp->model = *grid;
+  hp->model.dz = dzm;
+  hp->model.nz = (guint) ceil ((z_last - z_first) / dzm - 1e-9) + 1 + 2 * n_margin;
+  hp->model.cz = 0.5 * (z_first + z_last);
+  if (hp->model.nz > 4096)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the slab of %g mm would need %u slices of %g mm; reconstruct a thinner slab",
+                   z_last - z_first, hp->model.nz, dzm);
+      return FALSE;
+    }
+  const double zb_lo = ctr_grid_z (&hp->model, 0), zb_hi = ctr_grid_z (&hp->model, hp->model.nz - 1);
+
+  /* Which rays stay in the slab's volume. */
+  g_autofree guint8 *mask = g_try_malloc ((gsize) V * per_view);
+  g_autofree guint8 *used = g_new0 (guint8, V);
+  if (mask == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the ray mask of %u views", V);
+      return FALSE;
+    }
+  guint64 n_rays = 0;
+#pragma omp parallel for schedule(dynamic, 8) reduction(+:n_rays)
+  for (gint64 k = 0; k < (gint64) V; k++)
+    {
+      guint8 *m = mask + (gsize) k * per_view;
+      for (guint i = 0; i < R; i++)
+        for (guint j = 0; j < C; j++)
+          {
+            double o[3], d[3], z0, z1;
+            ctr_cone_ray (g, (guint) k, j, i, o, d);
+            const gboolean in = ray_z_extent (o, d, rv, &z0, &z1) && z0 >= zb_lo && z1 <= zb_hi;
+            m[(gsize) i * C + j] = in;
+            n_rays += in;
+            if (in)
+              used[k] = 1;
+          }
+    }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  for (guint k = 0; k < V; k++)
+    hp->n_sub += used[k];
+  if (hp->n_sub == 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "no ray of the scan stays inside the slab at table %.2f … %.2f mm: it lies outside the "
+                   "scanned z range", ctr_geometry_table_mm (g, z_first), ctr_geometry_table_mm (g, z_last));
+      return FALSE;
+    }
+  hp->views = g_new (guint, hp->n_sub);
+  g_autoptr (CtrGeometry) sub = ctr_geometry_new (CTR_BEAM_CONE, hp->n_sub);
+  {
+    double *angles = sub->angles;
+    *sub = *g;
+    sub->n_views = hp->n_sub;
+    sub->angles = angles;
+    sub->source_z_mm = g->source_z_mm ? g_new (double, hp->n_sub) : NULL;
+    sub->focal_shift = g->focal_shift ? g_new (double, 3 * (gsize) hp->n_sub) : NULL;
+  }
+  guint8 *sub_mask = g_malloc ((gsize) hp->n_sub * per_view);
+  for (guint k = 0, n = 0; k < V; k++)
+    if (used[k])
+      {
+        hp->views[n] = k;
+        sub->angles[n] = g->angles[k];
+        if (sub->source_z_mm)
+          sub->source_z_mm[n] = g->source_z_mm[k];
+        if (sub->focal_shift)
+          memcpy (sub->focal_shift + 3 * n, g->focal_shift + 3 * k, 3 * sizeof (double));
+        memcpy (sub_mask + (gsize) n * per_view, mask + (gsize) k * per_view, per_view);
+        n++;
+      }
+  CtrConeProjector *cp = ctr_cone_projector_new (sub, &hp->model, error);
+  if (cp == NULL)
+    {
+      g_free (sub_mask);
+      return FALSE;
+    }
+  hp->op = ctr_cone_op_new_masked (cp, sub_mask, error);
+  if (hp->op == NULL)
+    return FALSE;
+  hp->setup_s = (g_get_monotonic_time () - t0) / 1e6;
+
+  note (hp, g_strdup_printf ("helical iterative: %u of %u views, %" G_GUINT64_FORMAT " rays whose path stays in "
+                             "a slab of %u slices of %.3g mm (table %.2f … %.2f mm: the %u requested slices and "
+                             "%.3g mm of margin)", hp->n_sub, V, n_rays, hp->model.nz, dzm,
+                             ctr_geometry_table_mm (g, zb_lo), ctr_geometry_table_mm (g, zb_hi), grid->nz,
+                             n_margin * dzm));
+  double lo, hi;
+  if (!ctr_helix_z_coverage (g, FALSE, &lo, &hi) || z_first < lo - 1e-6 || z_last > hi + 1e-6)
+    note (hp, g_strdup ("some slices lie outside the range the scan samples over 360°: they are not fully "
+                        "determined by the data"));
+  note (hp, g_strdup (hp->op->description));
+  return TRUE;
+}
+
+/* The output slices sampled from the slab's volume (linear in z). */
+static void
+crop_slab (const CtrHelicalPlan *hp, const CtrVolume *model, CtrVolume *out)
+{
+  const CtrGrid *m = &hp->model, *o = &hp->grid;
+  const gsize plane = ctr_grid_slice_size (o);
+  for (guint s = 0; s < o->nz; s++)
+    {
+      const double f = (ctr_grid_z (o, s) - ctr_grid_z (m, 0)) / m->dz;
+      guint k0 = (guint) CLAMP (floor (f + 1e-9), 0, m->nz - 1);
+      const guint k1 = MIN (k0 + 1, m->nz - 1);
+      const float w = (float) CLAMP (f - k0, 0.0, 1.0);
+      const float *a = ctr_volume_slice (model, k0), *b = ctr_volume_slice (model, k1);
+      float *dst = ctr_volume_slice (out, s);
+      for (gsize q = 0; q < plane; q++)
+        dst[q] = w < 1e-6f ? a[q] : (1.0f - w) * a[q] + w * b[q];
+    }
+}
+
+typedef struct {
+  CtrHelicalPlan *hp;
+  CtrIterFunc callback;
+  gpointer user_data;
+  const CtrVolume *reference;   /* on the output grid, or NULL */
+  CtrVolume *shown;             /* the output slices of the iterate */
+} SlabReport;
+
+static void
+slab_report (const CtrIterStats *stats, gpointer data)
+{
+  SlabReport *r = data;
+  CtrIterStats st = *stats;
+  crop_slab (r->hp, stats->image, r->shown);
+  ctr_iter_stats_set_quality (&st, r->shown, r->reference, r->hp->o.metrics_radius_mm);
+  st.image = r->shown;
+  r->callback (&st, r->user_data);
+}
+
+static CtrVolume *
+slab_execute (CtrHelicalPlan *hp, const CtrProjections *p, const CtrVolume *ref, CtrIterFunc callback,
+              gpointer user_data, GCancellable *cancellable, GError **error)
+{
+  const gsize per_view = (gsize) p->n_rows * p->n_cols;
+  g_autoptr (CtrProjections) sub = ctr_projections_new (hp->n_sub, p->n_rows, p->n_cols, p->kind, error);
+  if (sub == NULL)
+    return NULL;
+  for (guint n = 0; n < hp->n_sub; n++)
+    memcpy (ctr_projections_view (sub, n), ctr_projections_view (p, hp->views[n]), per_view * sizeof (float));
+  sub->i0 = p->i0;
+  sub->flat = p->flat ? g_memdup2 (p->flat, per_view * sizeof (float)) : NULL;
+  sub->dark = p->dark ? g_memdup2 (p->dark, per_view * sizeof (float)) : NULL;
+  sub->mask = p->mask ? g_memdup2 (p->mask, per_view) : NULL;
+
+  g_autoptr (CtrVolume) shown = ctr_volume_new (&hp->grid, error);
+  if (shown == NULL)
+    return NULL;
+  ctr_volume_set_unit (shown, hp->g->pixel_size_known ? "1/mm" : "1/pixel");
+  SlabReport r = { hp, callback, user_data, ref, shown };
+  g_autoptr (CtrVolume) model = ctr_iterate_run (hp->op, ctr_solver_class (hp->o.method), NULL, NULL, sub, &hp->o,
+                                                 NULL, callback ? slab_report : NULL, &r, cancellable, NULL, error);
+  if (model == NULL)
+    return NULL;
+  crop_slab (hp, model, shown);
+  return g_steal_pointer (&shown);
+}
+
+/* ------------------------------------------------------------------------ */
+
+CtrHelicalPlan *
+ctr_helical_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
+                      GCancellable *cancellable, GError **error)
+{
+  if (!ctr_geometry_validate (g, error) || !ctr_grid_validate (grid, error)
+      || !ctr_recon_options_validate (o, error))
+    return NULL;
+  const CtrMethod m = o->method;
+  if (m == CTR_METHOD_FDK)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "FDK reconstructs a circular orbit with a flat panel; this %s scan is rebinned to fan-beam "
+                   "slices: use fbp (or an iterative method)", ctr_geometry_is_helical (g) ? "helical" : "multi-row");
+      return NULL;
+    }
+  if (o->rebin == CTR_REBIN_NONE
+      && (m == CTR_METHOD_FBP || m == CTR_METHOD_ART || m == CTR_METHOD_PART))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "%s runs on rebinned fan-beam slices (rebin 180li or 360li); without rebinning the "
+                   "helical scan is reconstructed by sart, sirt, cgls, pwls or asd-pocs", ctr_method_name (m));
+      return NULL;
+    }
+  g_autoptr (CtrHelicalPlan) hp = g_new0 (CtrHelicalPlan, 1);
+  hp->g = ctr_geometry_copy (g);
+  hp->grid = *grid;
+  hp->o = *o;
+  hp->own = g_ptr_array_new_with_free_func (g_free);
+  hp->all = g_ptr_array_new ();
+  if (o->rebin == CTR_REBIN_NONE)
+    {
+      const CtrBackend *b = NULL;
+      g_autofree char *why = NULL;
+      if (o->backend != NULL && strcmp (o->backend, "cpu") != 0
+          && (b = ctr_backend_select (o->backend, &why, NULL)) != NULL && b != ctr_backend_cpu ())
+        note (hp, g_strdup_printf ("backend %s has no cone-beam projector; the CPU runs %s", b->name,
+                                   ctr_method_name (m)));
+      if (!slab_route (hp, cancellable, error))
+        return NULL;
+    }
+  else if (!rebin_route (hp, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&hp);
+}
+
+CtrVolume *
+ctr_helical_plan_execute (CtrHelicalPlan *hp, const CtrProjections *p, const CtrVolume *reference,
+                          CtrIterFunc callback, gpointer user_data, GCancellable *cancellable, GError **error)
+{
+  /* the projections' sizes: checked by ctr_recon_plan_execute */
+  g_autoptr (CtrVolume) ref = NULL;
+  if (reference != NULL)
+    {
+      ref = ctr_volume_resample (reference, &hp->grid, CTR_RESAMPLE_VOLUME, error);
+      if (ref == NULL)
+        return NULL;
+    }
+  if (hp->inner != NULL)
+    return rebin_execute (hp, p, ref, callback, user_data, cancellable, error);
+  return slab_execute (hp, p, ref, callback, user_data, cancellable, error);
+}
+
+const char *const *
+ctr_helical_plan_get_notes (CtrHelicalPlan *hp)
+{
+  g_ptr_array_set_size (hp->all, 0);
+  for (guint i = 0; i < hp->own->len; i++)
+    g_ptr_array_add (hp->all, hp->own->pdata[i]);
+  if (hp->inner != NULL)
+    for (const char *const *n = ctr_recon_plan_get_notes (hp->inner); *n != NULL; n++)
+      g_ptr_array_add (hp->all, (gpointer) *n);
+  else
+    g_ptr_array_add (hp->all, (gpointer) "backend: cpu");
+  g_ptr_array_add (hp->all, NULL);
+  return (const char *const *) hp->all->pdata;
+}
+
+const char *
+ctr_helical_plan_get_backend (CtrHelicalPlan *hp)
+{
+  return hp->inner != NULL ? ctr_recon_plan_get_backend (hp->inner) : ctr_backend_cpu ()->name;
+}
+
+void
+ctr_helical_plan_get_info (CtrHelicalPlan *hp, gboolean blocking, CtrPlanInfo *info)
+{
+  if (hp->inner != NULL)
+    {
+      ctr_recon_plan_get_info (hp->inner, blocking, info);
+      return;
+    }
+  memset (info, 0, sizeof *info);
+  info->operator_name = hp->op->klass->name;
+  info->setup_s = hp->setup_s;
+  info->stored_views = hp->n_sub;
+  info->symmetry = "none";
+  info->padding_view = info->padding_global = NAN;
+}

@@ -1,0 +1,313 @@
+/* ctr-metrics.c — image quality against a reference, and line profiles.
+ *
+ * SSIM follows Wang, Bovik, Sheikh & Simoncelli 2004 (IEEE TIP 13(4) 600-612,
+ * Eq. 13 with the Gaussian window of §III.B) in the exact form of
+ * scikit-image 0.19.3 structural_similarity(gaussian_weights=True, sigma=1.5,
+ * use_sample_covariance=False, data_range=R):
+ *
+ *   w(k) = exp(-k²/(2σ²)) / Σ exp(...),  k = -5..5   (scipy gaussian_filter1d,
+ *          radius int(3.5·1.5 + 0.5) = 5, separable: rows then columns)
+ *   μx = w∗x, μy = w∗y, σx² = w∗x² − μx², σy² = w∗y² − μy², σxy = w∗xy − μxμy
+ *   S = (2μxμy + C1)(2σxy + C2) / ((μx² + μy² + C1)(σx² + σy² + C2)),
+ *   C1 = (0.01·R)², C2 = (0.03·R)²,  SSIM = mean of S over the pixels at
+ *   least 5 from every border.
+ *
+ * scikit-image filters the whole image with mode 'reflect' and then crops
+ * 5 pixels; every pixel that survives the crop has its whole 11×11 window
+ * inside the image, so the border mode never enters the result and we filter
+ * only the interior.  We compute in double; scikit-image works in the input's
+ * float type (float32 for float32 images), so the two differ by float32
+ * rounding, far below the 1e-4 the tests allow.
+ */
+#include "quality/ctr-metrics.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SSIM_SIGMA 1.5
+#define SSIM_RADIUS 5                   /* int (3.5 * 1.5 + 0.5) */
+#define SSIM_TAPS (2 * SSIM_RADIUS + 1)
+#define SSIM_K1 0.01
+#define SSIM_K2 0.03
+
+/* Mean of (img − ref)² over @mask (all when NULL); NaN when no pixel counts. */
+static double
+mean_squared_error (const float *img, const float *ref, gsize n, const guint8 *mask)
+{
+  double sum = 0.0;
+  gsize count = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (mask != NULL && !mask[i])
+        continue;
+      double d = (double) img[i] - (double) ref[i];
+      sum += d * d;
+      count++;
+    }
+  return count > 0 ? sum / (double) count : NAN;
+}
+
+double
+ctr_metrics_rmse (const float *img, const float *ref, gsize n, const guint8 *mask)
+{
+  g_return_val_if_fail (n == 0 || (img != NULL && ref != NULL), NAN);
+  return sqrt (mean_squared_error (img, ref, n, mask));
+}
+
+double
+ctr_metrics_psnr (const float *img, const float *ref, gsize n, double data_range,
+                  const guint8 *mask)
+{
+  g_return_val_if_fail (n == 0 || (img != NULL && ref != NULL), NAN);
+  double mse = mean_squared_error (img, ref, n, mask);
+  /* mse == 0 gives +inf, as scikit-image does. */
+  return 10.0 * log10 (data_range * data_range / mse);
+}
+
+double
+ctr_metrics_pearson (const float *a, const float *b, gsize n, const guint8 *mask)
+{
+  g_return_val_if_fail (n == 0 || (a != NULL && b != NULL), NAN);
+  /* Two passes (means, then centred sums): no cancellation for data with a
+   * large offset, such as attenuation images. */
+  double sa = 0.0, sb = 0.0;
+  gsize count = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (mask != NULL && !mask[i])
+        continue;
+      sa += a[i];
+      sb += b[i];
+      count++;
+    }
+  if (count == 0)
+    return NAN;
+  double ma = sa / (double) count, mb = sb / (double) count;
+  double saa = 0.0, sbb = 0.0, sab = 0.0;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (mask != NULL && !mask[i])
+        continue;
+      double da = a[i] - ma, db = b[i] - mb;
+      saa += da * da;
+      sbb += db * db;
+      sab += da * db;
+    }
+  /* A constant image has no correlation: 0/0 = NaN. */
+  return sab / sqrt (saa * sbb);
+}
+
+static void
+ssim_kernel (double w[SSIM_TAPS])
+{
+  double sum = 0.0;
+  for (int k = -SSIM_RADIUS; k <= SSIM_RADIUS; k++)
+    {
+      w[k + SSIM_RADIUS] = exp (-0.5 * k * k / (SSIM_SIGMA * SSIM_SIGMA));
+      sum += w[k + SSIM_RADIUS];
+    }
+  for (int k = 0; k < SSIM_TAPS; k++)
+    w[k] /= sum;
+}
+
+double
+ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double data_range)
+{
+  g_return_val_if_fail (img != NULL && ref != NULL, NAN);
+  if (nx < SSIM_TAPS || ny < SSIM_TAPS || !(data_range > 0) || !isfinite (data_range))
+    return NAN;  /* undefined: no window, or C1 = C2 = 0 */
+
+  double w[SSIM_TAPS];
+  ssim_kernel (w);
+
+  /* Output (cropped) region: columns and rows SSIM_RADIUS .. n − 1 − SSIM_RADIUS. */
+  const gsize onx = nx - 2 * SSIM_RADIUS, ony = ny - 2 * SSIM_RADIUS;
+  const double c1 = (SSIM_K1 * data_range) * (SSIM_K1 * data_range);
+  const double c2 = (SSIM_K2 * data_range) * (SSIM_K2 * data_range);
+
+  /* The moments are taken about the reference's mean @off, not about 0:
+   * σ² = E[(x−off)²] − (E[x]−off)² is the same number, but without the
+   * cancellation that makes E[x²] − E[x]² of an image with a large offset
+   * and little contrast come out negative (and SSIM above 1). */
+  double off = 0.0;
+  for (gsize i = 0; i < (gsize) nx * ny; i++)
+    off += ref[i];
+  off /= (double) nx * ny;
+
+  /* Horizontal pass over every row, only for the output columns: five planes
+   * (x, y, x², y², xy) of ny × onx, plane by plane so that the passes run
+   * along contiguous rows (vectorised over the output columns; each output
+   * still sums its taps in order, so the result is that of the plain loop). */
+  const gsize plane = (gsize) ny * onx;
+  g_autofree double *h = g_new (double, plane * 5);
+  g_autofree double *row_sum = g_new (double, ony);
+
+#pragma omp parallel
+  {
+    double *src = g_new (double, (gsize) nx * 5);
+#pragma omp for schedule(static)
+    for (guint iy = 0; iy < ny; iy++)
+      {
+        const float *a = img + (gsize) iy * nx;
+        const float *b = ref + (gsize) iy * nx;
+        for (gsize x = 0; x < nx; x++)
+          {
+            const double va = a[x] - off, vb = b[x] - off;
+            src[x] = va;
+            src[nx + x] = vb;
+            src[2 * nx + x] = va * va;
+            src[3 * nx + x] = vb * vb;
+            src[4 * nx + x] = va * vb;
+          }
+        for (int c = 0; c < 5; c++)
+          {
+            const double *restrict sc = src + (gsize) c * nx;
+            double *restrict out = h + c * plane + (gsize) iy * onx;
+            for (gsize ox = 0; ox < onx; ox++)
+              out[ox] = 0.0;
+            for (int k = 0; k < SSIM_TAPS; k++)
+              for (gsize ox = 0; ox < onx; ox++)
+                out[ox] += w[k] * sc[ox + k];
+          }
+      }
+    g_free (src);
+  }
+
+  /* Vertical pass and the SSIM map, one sum per output row (summed in order
+   * afterwards, so the result does not depend on the thread count). */
+#pragma omp parallel
+  {
+    double *m = g_new (double, onx * 5);
+#pragma omp for schedule(static)
+    for (gsize oy = 0; oy < ony; oy++)
+      {
+        for (int c = 0; c < 5; c++)
+          {
+            double *restrict mc = m + (gsize) c * onx;
+            for (gsize ox = 0; ox < onx; ox++)
+              mc[ox] = 0.0;
+            for (int k = 0; k < SSIM_TAPS; k++)
+              {
+                const double *restrict hk = h + c * plane + (oy + k) * onx;
+                for (gsize ox = 0; ox < onx; ox++)
+                  mc[ox] += w[k] * hk[ox];
+              }
+          }
+        double acc = 0.0;
+        for (gsize ox = 0; ox < onx; ox++)
+          {
+            const double sx = m[ox], sy = m[onx + ox];   /* means about off */
+            /* Variances are >= 0; rounding must not make them negative. */
+            double vx = MAX (m[2 * onx + ox] - sx * sx, 0.0), vy = MAX (m[3 * onx + ox] - sy * sy, 0.0);
+            double vxy = m[4 * onx + ox] - sx * sy;
+            const double ux = sx + off, uy = sy + off;
+            double a1 = 2 * ux * uy + c1, a2 = 2 * vxy + c2;
+            double b1 = ux * ux + uy * uy + c1, b2 = vx + vy + c2;
+            acc += (a1 * a2) / (b1 * b2);
+          }
+        row_sum[oy] = acc;
+      }
+    g_free (m);
+  }
+
+  double total = 0.0;
+  for (gsize oy = 0; oy < ony; oy++)
+    total += row_sum[oy];
+  /* Each local S lies in [-1, 1] (Cauchy-Schwarz); only rounding can move
+   * the mean past the bounds, and an SSIM above 1 is never reported. */
+  return CLAMP (total / ((double) onx * (double) ony), -1.0, 1.0);
+}
+
+guint8 *
+ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm)
+{
+  g_return_val_if_fail (grid != NULL, NULL);
+  guint8 *mask = g_new0 (guint8, ctr_grid_slice_size (grid));
+  /* Pixel centres exactly on the circle count as inside; the tiny relative
+   * tolerance keeps that true when the radius was computed in mm from a
+   * whole number of pixels (e.g. 128 × 0.95703125 = 122.5 mm). */
+  const double r2 = radius_mm * radius_mm * (1.0 + 1e-12);
+  for (guint iy = 0; iy < grid->ny; iy++)
+    {
+      double y = ctr_grid_y (grid, iy) - grid->cy;
+      for (guint ix = 0; ix < grid->nx; ix++)
+        {
+          double x = ctr_grid_x (grid, ix) - grid->cx;
+          mask[(gsize) iy * grid->nx + ix] = (x * x + y * y <= r2);
+        }
+    }
+  return mask;
+}
+
+gboolean
+ctr_quality_sum_slices (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
+                        double data_range, CtrQuality *sums)
+{
+  g_return_val_if_fail (img != NULL && ref != NULL && sums != NULL, FALSE);
+  if (!ctr_grid_equal (&img->grid, &ref->grid))
+    return FALSE;
+
+  const CtrGrid *g = &ref->grid;
+  const gsize n = ctr_grid_slice_size (g);
+  g_autofree guint8 *mask = radius_mm > 0 ? ctr_metrics_disc_mask (g, radius_mm) : NULL;
+  g_autofree float *masked = mask != NULL ? g_new (float, n) : NULL;
+
+  sums->rmse = sums->psnr = sums->ssim = 0.0;
+  for (guint z = 0; z < g->nz; z++)
+    {
+      const float *a = ctr_volume_slice (img, z);
+      const float *b = ctr_volume_slice (ref, z);
+      if (mask != NULL)
+        {
+          for (gsize i = 0; i < n; i++)
+            masked[i] = mask[i] ? a[i] : 0.0f;
+          a = masked;
+        }
+      sums->rmse += ctr_metrics_rmse (a, b, n, mask);
+      sums->psnr += ctr_metrics_psnr (a, b, n, data_range, mask);
+      sums->ssim += ctr_metrics_ssim (a, b, g->nx, g->ny, data_range);
+    }
+  return TRUE;
+}
+
+gboolean
+ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
+                     CtrQuality *out)
+{
+  g_return_val_if_fail (img != NULL && ref != NULL && out != NULL, FALSE);
+  /* One data range for the whole reference volume (for one slice, the
+   * protocol's reference.max() − reference.min()). */
+  float lo, hi;
+  ctr_volume_range (ref, &lo, &hi);
+  CtrQuality sums;
+  if (!ctr_quality_sum_slices (img, ref, radius_mm, (double) hi - (double) lo, &sums))
+    return FALSE;
+  const guint nz = ref->grid.nz;
+  out->rmse = sums.rmse / nz;
+  out->psnr = sums.psnr / nz;
+  out->ssim = sums.ssim / nz;
+  return TRUE;
+}
+
+void
+ctr_profile_sample (const CtrVolume *v, guint z, double x0, double y0,
+                    double x1, double y1, guint n, float *out, double *out_s)
+{
+  g_return_if_fail (v != NULL && out != NULL && n >= 2);
+  g_return_if_fail (z < v->grid.nz);
+
+  const CtrGrid *g = &v->grid;
+  const float *img = ctr_volume_slice (v, z);
+  const double length = hypot (x1 - x0, y1 - y0);
+  for (guint k = 0; k < n; k++)
+    {
+      double t = (double) k / (double) (n - 1);
+      double x = x0 + t * (x1 - x0), y = y0 + t * (y1 - y0);
+      /* mm → continuous index (inverse of ctr_grid_x / ctr_grid_y) */
+      double fx = (x - g->cx) / g->dx + (g->nx - 1) * 0.5;
+      double fy = (g->ny - 1) * 0.5 - (y - g->cy) / g->dy;
+      out[k] = (float) ctr_image_sample_bilinear (img, g->nx, g->ny, fx, fy);
+      if (out_s != NULL)
+        out_s[k] = t * length;
+    }
+}

@@ -1,0 +1,70 @@
+/* ctr-metrics.h — image quality against a reference, and line profiles.
+ *
+ * Definitions (DESIGN.md §3):
+ *  - RMSE = sqrt(mean((img - ref)²)) over the pixels of @mask (all when NULL).
+ *  - PSNR = 10·log10(data_range² / MSE), data_range = max(ref) - min(ref).
+ *  - SSIM: Wang, Bovik, Sheikh & Simoncelli 2004 (IEEE TIP 13(4), Eq. 13) with a
+ *    Gaussian window σ = 1.5 truncated at 3.5σ (11×11), K1 = 0.01, K2 = 0.03,
+ *    population covariances, the mean taken over the pixels at least 5 from the
+ *    border — numerically the same as scikit-image's
+ *    structural_similarity(gaussian_weights=True, sigma=1.5,
+ *    use_sample_covariance=False, data_range=...) (tested to 1e-4).
+ * All sums in double precision.  Arrays are [y][x], x fastest.
+ */
+#pragma once
+
+#include <glib.h>
+#include "data/ctr-volume.h"
+
+G_BEGIN_DECLS
+
+double ctr_metrics_rmse (const float *img, const float *ref, gsize n, const guint8 *mask);
+double ctr_metrics_psnr (const float *img, const float *ref, gsize n, double data_range,
+                         const guint8 *mask);
+/* SSIM of two nx×ny images, in [-1, 1]; NaN if either side is smaller than 11
+ * pixels or @data_range is not positive (SSIM is then undefined). */
+double ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny,
+                         double data_range);
+/* Pearson correlation over @mask (all when NULL). */
+double ctr_metrics_pearson (const float *a, const float *b, gsize n, const guint8 *mask);
+
+/* New nx·ny mask (g_free): 1 where the pixel centre lies within @radius_mm of
+ * the grid centre. */
+guint8 *ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm);
+
+typedef struct {
+  double rmse, psnr, ssim;
+} CtrQuality;
+
+/**
+ * ctr_quality_compute:
+ * Quality of @img against @ref (same grid, checked: FALSE otherwise), averaged
+ * over slices.  With @radius_mm > 0 the protocol of shared/data (head-fan-lowdose
+ * README): @img is set to 0 outside the disc, RMSE over the disc's pixels,
+ * SSIM over the whole masked image; data_range from @ref.
+ */
+gboolean ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref,
+                              double radius_mm, CtrQuality *out);
+
+/**
+ * ctr_quality_sum_slices:
+ * The per-slice RMSE, PSNR and SSIM of ctr_quality_compute summed (not
+ * averaged) over the slices of @img against @ref (same grid, checked), with
+ * the data range given: @data_range = max − min of the whole reference.  For
+ * a part of a stack (one rank's slice block, mpi/): the parts' sums added
+ * and divided by the whole stack's slice count give ctr_quality_compute of
+ * the whole.
+ */
+gboolean ctr_quality_sum_slices (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
+                                 double data_range, CtrQuality *sums);
+
+/**
+ * ctr_profile_sample:
+ * @n samples (>= 2) of slice @z along the segment (x0, y0) → (x1, y1) in mm,
+ * bilinear interpolation, 0 outside the grid.  @out has @n floats; @out_s
+ * (optional, n doubles) receives the distance from the start in mm.
+ */
+void ctr_profile_sample (const CtrVolume *v, guint z, double x0, double y0,
+                         double x1, double y1, guint n, float *out, double *out_s);
+
+G_END_DECLS

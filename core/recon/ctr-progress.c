@@ -1,0 +1,109 @@
+/* ctr-progress.c — filling CtrIterStats the same way for every method
+ * (see ctr-progress.h). */
+#include "recon/ctr-progress.h"
+#include "quality/ctr-metrics.h"
+
+#include <math.h>
+
+#include "base/ctr-error.h"
+
+gboolean
+ctr_iter_stats_check (const CtrIterStats *stats, const CtrVolume *img, GError **error)
+{
+  const gsize n = ctr_grid_size (&img->grid);
+  gsize bad = 0;
+#pragma omp parallel for reduction(+:bad) schedule(static)
+  for (gint64 i = 0; i < (gint64) n; i++)
+    bad += !isfinite (img->data[i]);
+  if (bad > 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                   "%s, iteration %u: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " voxels are not finite "
+                   "(NaN or infinity); the geometry or the data are wrong (values beyond float32's range?)",
+                   ctr_method_name (stats->method), stats->iteration, bad, n);
+      return FALSE;
+    }
+  if (stats->has_reference
+      && !(isfinite (stats->rmse) && isfinite (stats->ssim) && stats->ssim <= 1.0 && stats->ssim >= -1.0
+           && !isnan (stats->psnr)))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                   "%s, iteration %u: the metrics against the reference are not finite (RMSE %g, PSNR %g, "
+                   "SSIM %g)", ctr_method_name (stats->method), stats->iteration, stats->rmse, stats->psnr,
+                   stats->ssim);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+ctr_iter_report_single_pass (CtrMethod method, const CtrVolume *img, const CtrVolume *reference,
+                             double radius_mm, double seconds, CtrIterFunc callback, gpointer user_data,
+                             GError **error)
+{
+  CtrIterStats st = { 0 };
+  st.method = method;
+  st.iteration = st.n_iterations = 1;
+  st.elapsed_s = st.iteration_s = seconds;
+  st.residual = st.data_sq = NAN;
+  st.rmse = st.psnr = st.ssim = NAN;
+  if (callback != NULL || reference != NULL)
+    ctr_iter_stats_set_quality (&st, img, reference, radius_mm);
+  st.image = img;
+  if (!ctr_iter_stats_check (&st, img, error))
+    return FALSE;
+  if (callback != NULL)
+    callback (&st, user_data);
+  return TRUE;
+}
+
+gboolean
+ctr_reference_check (const CtrVolume *reference, GError **error)
+{
+  const CtrGrid *g = &reference->grid;
+  const gsize n = ctr_grid_size (g);
+  float lo = INFINITY, hi = -INFINITY;
+  for (gsize i = 0; i < n; i++)
+    {
+      const float v = reference->data[i];
+      if (!isfinite (v))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                       "the reference holds a non-finite value (NaN or infinity) at voxel %" G_GSIZE_FORMAT, i);
+          return FALSE;
+        }
+      lo = MIN (lo, v);
+      hi = MAX (hi, v);
+    }
+  if (!(hi > lo))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the reference is constant (%g) on the image's grid of %u × %u × %u voxels of %g mm: "
+                   "PSNR and SSIM against it are undefined; choose a grid that covers more of it, or no "
+                   "reference", hi, g->nx, g->ny, g->nz, g->dx);
+      return FALSE;
+    }
+  if (g->nx < 11 || g->ny < 11)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "an image of %u × %u pixels is smaller than SSIM's 11 × 11 window: no metrics against "
+                   "a reference (give a larger image, or no reference)", g->nx, g->ny);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
+                            const CtrVolume *reference, double radius_mm)
+{
+  CtrQuality q;
+  stats->rmse = stats->psnr = stats->ssim = NAN;
+  stats->has_reference = reference != NULL && ctr_quality_compute (img, reference, radius_mm, &q);
+  if (stats->has_reference)
+    {
+      stats->rmse = q.rmse;
+      stats->psnr = q.psnr;
+      stats->ssim = q.ssim;
+    }
+}

@@ -1,0 +1,85 @@
+/* ctr-progress.h — what a reconstruction reports while it runs: one
+ * CtrIterStats per iteration (one-pass methods report once, as iteration 1
+ * of 1) through a CtrIterFunc, and the helpers that fill it in the same way
+ * for every method and backend.
+ */
+#pragma once
+
+#include <glib.h>
+#include "recon/ctr-recon-types.h"
+#include "data/ctr-volume.h"
+
+G_BEGIN_DECLS
+
+/**
+ * CtrIterStats:
+ * What a solver reports after every iteration (and FBP/FDK once, as
+ * iteration 1 of 1).
+ * @residual: ||b - A x||₂ / ||b||₂ over the valid rays of all slices
+ *   (NaN for FBP and FDK, which build no operator).
+ * @data_sq: ||b||₂² over the same rays (NaN for FBP and FDK), so that the
+ *   reports of runs over parts of one stack combine into the whole's:
+ *   residual = sqrt (Σ residual_k² · data_sq_k / Σ data_sq_k) (mpi/).
+ * @rmse, @psnr, @ssim: against the reference (NaN without one), computed as
+ *   ctr-metrics.h states, averaged over slices.
+ * @stopped: TRUE on the last report of a run that its stopping rule ended
+ *   before n_iterations (CTR_STOP_AUTO: the residual reached the noise).
+ * @image: borrowed; valid only during the callback (copy what you keep).
+ */
+typedef struct {
+  CtrMethod method;
+  guint iteration;
+  guint n_iterations;
+  double elapsed_s;      /* since the start of the run (operator set-up excluded) */
+  double iteration_s;    /* this iteration's update alone (no residual, no metrics) */
+  double residual;
+  double data_sq;
+  double residual_s;     /* what computing the residual took (a device's own
+                          * forward pass, or the driver's), 0 when free */
+  gboolean has_reference;
+  double rmse;
+  double psnr;
+  double ssim;
+  gboolean stopped;
+  const CtrVolume *image;
+} CtrIterStats;
+
+/* Called from the thread that runs the reconstruction. */
+typedef void (*CtrIterFunc) (const CtrIterStats *stats, gpointer user_data);
+
+/* Sets @stats' rmse/psnr/ssim/has_reference from @img against @reference (same
+ * grid; NULL → NaN) with ctr_quality_compute's protocol (ctr-metrics.h),
+ * counting the pixels within @radius_mm of the grid centre (<= 0: all). */
+void ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
+                                 const CtrVolume *reference, double radius_mm);
+
+/**
+ * ctr_iter_stats_check:
+ * A run never hands back, nor reports, a plausible-looking wrong image: FALSE
+ * with CTR_ERROR_INVALID_DATA when @img holds a NaN or infinite voxel, or
+ * when @stats' metrics (has_reference) are not finite — except the PSNR of
+ * an exact match (RMSE 0), which is +inf by definition.  @iteration names
+ * the iteration in the message.
+ */
+gboolean ctr_iter_stats_check (const CtrIterStats *stats, const CtrVolume *img, GError **error);
+
+/* Reports a one-pass method (FBP, FDK) through @callback (when non-NULL):
+ * iteration 1 of 1, @seconds as elapsed and iteration time, no residual,
+ * quality against @reference as ctr_iter_stats_set_quality.  Checks @img
+ * and the metrics first (ctr_iter_stats_check, also without a callback):
+ * FALSE with its error, nothing reported. */
+gboolean ctr_iter_report_single_pass (CtrMethod method, const CtrVolume *img, const CtrVolume *reference,
+                                      double radius_mm, double seconds, CtrIterFunc callback,
+                                      gpointer user_data, GError **error);
+
+/**
+ * ctr_reference_check:
+ * A reference resampled onto the reconstruction grid must be able to
+ * measure quality: finite values, a data range (max − min) above 0 (a
+ * constant reference makes PSNR and SSIM undefined: SSIM's constants
+ * C1 = (0.01·range)², C2 = (0.03·range)² vanish), and at least SSIM's
+ * 11 × 11 window.  FALSE with CTR_ERROR_INVALID_ARGUMENT saying which.
+ */
+gboolean ctr_reference_check (const CtrVolume *reference, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,59 @@
+/* ctr-operator.c — the parts of an operator common to every backend
+ * (see ctr-operator.h). */
+#include "sysmat/ctr-operator.h"
+
+void
+ctr_operator_init (CtrOperator *op, const CtrOperatorClass *klass, const CtrGeometry *g,
+                   const CtrGrid *grid, guint n_slices)
+{
+  op->klass = klass;
+  op->ref_count = 1;
+  op->geometry = ctr_geometry_copy (g);
+  op->grid = *grid;
+  op->n_slices = n_slices;
+}
+
+void
+ctr_operator_clear (CtrOperator *op)
+{
+  ctr_geometry_free (op->geometry);
+  g_free (op->order);
+  g_free (op->image_weight);
+  g_free (op->description);
+}
+
+CtrOperator *
+ctr_operator_ref (CtrOperator *op)
+{
+  g_return_val_if_fail (op != NULL, NULL);
+  g_atomic_int_inc (&op->ref_count);
+  return op;
+}
+
+void
+ctr_operator_unref (CtrOperator *op)
+{
+  if (op != NULL && g_atomic_int_dec_and_test (&op->ref_count))
+    op->klass->finalize (op);
+}
+
+double
+ctr_operator_image_dot (const CtrOperator *op, const float *a, const float *b)
+{
+  const float *w = op->image_weight;
+  const gint64 n = (gint64) op->image_size;
+  double acc = 0.0;
+  if (w == NULL)
+    {
+#pragma omp parallel for reduction(+:acc) schedule(static)
+      for (gint64 q = 0; q < n; q++)
+        acc += (double) a[q] * b[q];
+    }
+  else
+    {
+#pragma omp parallel for reduction(+:acc) schedule(static)
+      for (gint64 q = 0; q < n; q++)
+        acc += (double) w[q] * a[q] * b[q];
+    }
+  return acc;
+}
