@@ -1,7 +1,9 @@
 /* cli-reconstruct.c — `ctrecon-cli reconstruct GEOMETRY.json ...`.
  *
- * Loads a dataset, chooses the grid (the dataset reference's grid when it has
- * one, else the field of view at the detector's resolution), makes a plan
+ * Loads a dataset, chooses the grid by the rule the window shares
+ * (ctr_grid_for_scan, data/ctr-grid.h: the slices asked for, else the
+ * dataset reference's grid, else the field of view at the detector's
+ * resolution) and prints it ("grid: ..."; --dry-run stops there), makes a plan
  * (ctr-recon-plan.h) and prints its notes, executes it on a worker thread
  * while the main thread waits for Ctrl-C (which cancels between views),
  * prints one line per iteration on stderr and writes the image (float32
@@ -299,42 +301,6 @@ parse_z_range (const char *text, double out[3])
   return ok;
 }
 
-/* The slices of a helical scan: --z-range, else the reference's slices, else
- * the fully sampled range of the rebinning at the nominal slice width (table
- * positions on multiples of it). */
-static gboolean
-helical_grid (const CtrDataset *d, const CtrReconOptions *o, const double *range, guint size, double pixel_mm,
-              gboolean use_reference, CtrGrid *grid, GError **error)
-{
-  const CtrGeometry *g = d->geometry;
-  if (range != NULL)
-    return ctr_helix_grid (g, size, pixel_mm, range[0], range[1], range[2], grid, error);
-  if (use_reference)
-    {
-      *grid = ctr_dataset_default_grid (d);
-      return TRUE;
-    }
-  if (g->source_z_mm == NULL)   /* an axial multi-row scan: its rows' slices */
-    {
-      *grid = ctr_grid_default (g, size, pixel_mm);
-      return TRUE;
-    }
-  double lo, hi;
-  if (!ctr_helix_z_coverage (g, o->rebin == CTR_REBIN_180LI, &lo, &hi))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
-                   "the scan samples no z range fully (less than a rotation?); give the slices with --z-range");
-      return FALSE;
-    }
-  const double w = ctr_geometry_slice_width_mm (g);
-  const double t0 = MIN (ctr_geometry_table_mm (g, lo), ctr_geometry_table_mm (g, hi));
-  const double t1 = MAX (ctr_geometry_table_mm (g, lo), ctr_geometry_table_mm (g, hi));
-  double first = ceil (t0 / w - 1e-9) * w, last = floor (t1 / w + 1e-9) * w;
-  if (last < first)
-    first = last = 0.5 * (t0 + t1);
-  return ctr_helix_grid (g, size, pixel_mm, first, last, w, grid, error);
-}
-
 /* Whether every slice of @grid lies within the reference's slices (half a
  * slice of slack): outside them the resampled reference is 0, and metrics
  * against it would be meaningless. */
@@ -353,227 +319,313 @@ reference_covers (const CtrVolume *ref, const CtrGrid *grid)
   return TRUE;
 }
 
-int
-ctr_cli_reconstruct (int argc, char **argv)
+/* The command line, every option's value. */
+typedef struct {
+  char *method, *output, *reference, *metrics, *format, *variant, *backend, *z_range, *rebin;
+  char *size_str, *voxel_str;
+  double pixel_size, metrics_radius;
+  gboolean no_reference, allow_negative, dry_run;
+  CtrCliParams *params;
+  /* parsed from the strings above */
+  double range[3];
+  double dims_n[3], dims_d[3];   /* --size, --voxel-size */
+  guint n_dims_n, n_dims_d;
+  int size;
+} Args;
+
+static void
+args_clear (Args *a)
 {
-  g_autofree char *method = NULL, *output = NULL, *reference = NULL, *metrics = NULL;
-  g_autofree char *format = NULL, *variant = NULL, *backend = NULL, *z_range = NULL, *rebin = NULL;
-  double range[3] = { 0, 0, 0 };
-  int size = 0;
-  g_autofree char *size_str = NULL, *voxel_str = NULL;
-  double dims_n[3] = { 0, 0, 0 }, dims_d[3] = { 0, 0, 0 };
-  guint n_dims_n = 0, n_dims_d = 0;
-  double pixel_size = 0, metrics_radius = -1;
-  gboolean no_reference = FALSE, allow_negative = FALSE;
+  g_free (a->method);
+  g_free (a->output);
+  g_free (a->reference);
+  g_free (a->metrics);
+  g_free (a->format);
+  g_free (a->variant);
+  g_free (a->backend);
+  g_free (a->z_range);
+  g_free (a->rebin);
+  g_free (a->size_str);
+  g_free (a->voxel_str);
+  g_clear_pointer (&a->params, ctr_cli_params_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Args, args_clear)
+
+/* The options and the method's options (job->options), checked before any
+ * file is read.  Returns -1 to go on, else the exit status. */
+static int
+parse_args (Args *a, Job *job, int *argc, char ***argv)
+{
+  a->metrics_radius = -1;
   GOptionEntry entries[] = {
-    { "method", 'm', 0, G_OPTION_ARG_STRING, &method, "fbp, art, part, sart, sirt or fdk (cone beam: fdk, sart, sirt; default fbp, fdk for cone beam)", "M" },
-    { "size", 's', 0, G_OPTION_ARG_STRING, &size_str, "image of N × N pixels, or a volume of NX × NY × NZ voxels (default: cover the field of view)", "N|NXxNYxNZ" },
-    { "voxel-size", 0, 0, G_OPTION_ARG_STRING, &voxel_str, "voxel size in mm, DXxDYxDZ or one value for all three (volumes; default: the detector pitch at the isocentre)", "DXxDYxDZ" },
-    { "pixel-size", 'p', 0, G_OPTION_ARG_DOUBLE, &pixel_size, "pixel size in mm (default: detector pitch at the isocentre)", "MM" },
-    { "reference", 'r', 0, G_OPTION_ARG_FILENAME, &reference, "reference image (float32 TIFF on the output grid); default: the dataset's", "REF.tif" },
-    { "no-reference", 0, 0, G_OPTION_ARG_NONE, &no_reference, "do not compare with the dataset's reference", NULL },
-    { "metrics", 0, 0, G_OPTION_ARG_FILENAME, &metrics, "write per-iteration residual/RMSE/PSNR/SSIM as CSV", "OUT.csv" },
-    { "metrics-radius", 0, 0, G_OPTION_ARG_DOUBLE, &metrics_radius, "metrics inside this radius (mm); default the field of view, 0 = whole image", "MM" },
-    { "variant", 0, 0, G_OPTION_ARG_STRING, &variant, "load this entry of the dataset's \"variants\" (e.g. noiseless)", "NAME" },
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "where the method runs: best (default: cuda when a device answers, else cpu), cpu, cuda or cusparse (cuSPARSE baseline, part only)", "B" },
-    { "allow-negative", 0, 0, G_OPTION_ARG_NONE, &allow_negative, "do not clip the image at 0 (--nonnegative no)", NULL },
-    { "z-range", 0, 0, G_OPTION_ARG_STRING, &z_range, "helical scans: slices at FIRST, FIRST+STEP, … up to LAST, mm in the scan's own table coordinate (DICOM-CT-PD: DetectorFocalCenterAxialPosition); default: the dataset reference's slices, else the fully sampled range at the nominal slice width", "FIRST:LAST:STEP" },
-    { "rebin", 0, 0, G_OPTION_ARG_STRING, &rebin, "helical scans: 180li (default: direct and conjugate rays), 360li (direct rays), or none (the cone-beam projector on the slab; sart, sirt, cgls, pwls, asd-pocs)", "MODE" },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "tiff (default: float32 stack) or dicom (a CT image series in HU, one file per slice, in the folder --output)", "F" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "output image, float32 TIFF (pages = slices from the lowest z)", "OUT.tif" },
+    { "method", 'm', 0, G_OPTION_ARG_STRING, &a->method, "fbp, art, part, sart, sirt or fdk (cone beam: fdk, sart, sirt; default fbp, fdk for cone beam)", "M" },
+    { "size", 's', 0, G_OPTION_ARG_STRING, &a->size_str, "image of N × N pixels, or a volume of NX × NY × NZ voxels (default: cover the field of view)", "N|NXxNYxNZ" },
+    { "voxel-size", 0, 0, G_OPTION_ARG_STRING, &a->voxel_str, "voxel size in mm, DXxDYxDZ or one value for all three (volumes; default: the detector pitch at the isocentre)", "DXxDYxDZ" },
+    { "pixel-size", 'p', 0, G_OPTION_ARG_DOUBLE, &a->pixel_size, "pixel size in mm (default: detector pitch at the isocentre)", "MM" },
+    { "reference", 'r', 0, G_OPTION_ARG_FILENAME, &a->reference, "reference image (float32 TIFF on the output grid); default: the dataset's", "REF.tif" },
+    { "no-reference", 0, 0, G_OPTION_ARG_NONE, &a->no_reference, "do not compare with the dataset's reference", NULL },
+    { "metrics", 0, 0, G_OPTION_ARG_FILENAME, &a->metrics, "write per-iteration residual/RMSE/PSNR/SSIM as CSV", "OUT.csv" },
+    { "metrics-radius", 0, 0, G_OPTION_ARG_DOUBLE, &a->metrics_radius, "metrics inside this radius (mm); default the field of view, 0 = whole image", "MM" },
+    { "variant", 0, 0, G_OPTION_ARG_STRING, &a->variant, "load this entry of the dataset's \"variants\" (e.g. noiseless)", "NAME" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &a->backend, "where the method runs: best (default: cuda when a device answers, else cpu), cpu, cuda or cusparse (cuSPARSE baseline, part only)", "B" },
+    { "allow-negative", 0, 0, G_OPTION_ARG_NONE, &a->allow_negative, "do not clip the image at 0 (--nonnegative no)", NULL },
+    { "z-range", 0, 0, G_OPTION_ARG_STRING, &a->z_range, "helical scans: slices at FIRST, FIRST+STEP, … up to LAST, mm in the scan's own table coordinate (DICOM-CT-PD: DetectorFocalCenterAxialPosition); default: the dataset reference's slices, else the fully sampled range at the nominal slice width", "FIRST:LAST:STEP" },
+    { "rebin", 0, 0, G_OPTION_ARG_STRING, &a->rebin, "helical scans: 180li (default: direct and conjugate rays), 360li (direct rays), or none (the cone-beam projector on the slab; sart, sirt, cgls, pwls, asd-pocs)", "MODE" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &a->format, "tiff (default: float32 stack) or dicom (a CT image series in HU, one file per slice, in the folder --output)", "F" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output, "output image, float32 TIFF (pages = slices from the lowest z)", "OUT.tif" },
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &a->dry_run, "load and check the dataset and the outputs, print the grid (the line \"grid: …\"), and stop: nothing is reconstructed or written (--output may be left out)", NULL },
     { NULL }
   };
-  g_autoptr (CtrCliParams) params = ctr_cli_params_new (NULL);
+  a->params = ctr_cli_params_new (NULL);
   g_autoptr (GOptionContext) ctx = g_option_context_new ("GEOMETRY.json|DICOM — reconstruct a dataset (a geometry.json, or a DICOM file or folder: a DICOM-CT-PD series, axial or helical)");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_main_entries (ctx, ctr_cli_params_entries (params), NULL);
+  g_option_context_add_main_entries (ctx, ctr_cli_params_entries (a->params), NULL);
   g_option_context_set_description (ctx,
       "Progress and one line per iteration go to standard error. Ctrl-C cancels between views.\n"
       "Under mpirun (a build with MPI) the work is split across the ranks: slice blocks (fan, parallel beam),\n"
       "iFDK view groups x z-slabs (FDK), z-slabs with halo slices (cone SART/SIRT); rank 0 reads and writes.\n"
       "Output is in 1/mm (1/pixel when the dataset's pixel size is unknown), row 0 = +y, column 0 = -x.");
-  if (!ctr_cli_parse (ctx, &argc, &argv))
+  if (!ctr_cli_parse (ctx, argc, argv))
     return 2;
-  if (argc != 2)
+  if (*argc != 2)
     {
-      fprintf (stderr, "ctrecon-cli reconstruct: give exactly one GEOMETRY.json (got %d arguments)\n", argc - 1);
+      fprintf (stderr, "ctrecon-cli reconstruct: give exactly one GEOMETRY.json (got %d arguments)\n", *argc - 1);
       return 2;
     }
-  if (output == NULL)
+  if (a->output == NULL && !a->dry_run)
     {
       fprintf (stderr, "ctrecon-cli reconstruct: --output OUT.tif is required\n");
       return 2;
     }
-  if (format != NULL && !g_str_equal (format, "tiff") && !g_str_equal (format, "dicom"))
+  if (a->dry_run && ctr_cli_mpi_running ())
     {
-      fprintf (stderr, "ctrecon-cli reconstruct: unknown --format '%s' (tiff or dicom)\n", format);
+      fprintf (stderr, "ctrecon-cli reconstruct: --dry-run is for one process, not under mpirun\n");
+      return 2;
+    }
+  if (a->format != NULL && !g_str_equal (a->format, "tiff") && !g_str_equal (a->format, "dicom"))
+    {
+      fprintf (stderr, "ctrecon-cli reconstruct: unknown --format '%s' (tiff or dicom)\n", a->format);
       return 2;
     }
 
   g_autoptr (GError) error = NULL;
   CtrMethod m = CTR_METHOD_FBP;
-  if (method && !ctr_method_from_name (method, &m, &error))
+  if (a->method && !ctr_method_from_name (a->method, &m, &error))
     return ctr_cli_fail (error);
-  Job job = { 0 };
-  ctr_recon_options_init (&job.options, m);
-  if ((size_str != NULL && !parse_dims (size_str, "--size", TRUE, dims_n, &n_dims_n))
-      || (voxel_str != NULL && !parse_dims (voxel_str, "--voxel-size", FALSE, dims_d, &n_dims_d)))
+  ctr_recon_options_init (&job->options, m);
+  if ((a->size_str != NULL && !parse_dims (a->size_str, "--size", TRUE, a->dims_n, &a->n_dims_n))
+      || (a->voxel_str != NULL && !parse_dims (a->voxel_str, "--voxel-size", FALSE, a->dims_d, &a->n_dims_d)))
     return 2;
-  size = (int) dims_n[0];
-  if (!ctr_cli_params_apply (params, &job.options, "reconstruct"))
+  a->size = (int) a->dims_n[0];
+  if (!ctr_cli_params_apply (a->params, &job->options, "reconstruct"))
     return 2;
-  if (allow_negative)
-    job.options.nonnegative = FALSE;
-  if (backend)
+  if (a->allow_negative)
+    job->options.nonnegative = FALSE;
+  if (a->backend)
     {
       /* Options hold a static string (ctr-recon-types.h). */
       static const char *const names[] = { "best", "cpu", "cuda", "cusparse" };
-      job.options.backend = NULL;
+      job->options.backend = NULL;
       for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-        if (g_str_equal (backend, names[i]))
-          job.options.backend = names[i];
-      if (job.options.backend == NULL)
+        if (g_str_equal (a->backend, names[i]))
+          job->options.backend = names[i];
+      if (job->options.backend == NULL)
         {
-          fprintf (stderr, "ctrecon-cli reconstruct: unknown --backend '%s' (best, cpu, cuda or cusparse)\n", backend);
+          fprintf (stderr, "ctrecon-cli reconstruct: unknown --backend '%s' (best, cpu, cuda or cusparse)\n", a->backend);
           return 2;
         }
     }
-  if (pixel_size < 0 || !isfinite (pixel_size))
+  if (a->pixel_size < 0 || !isfinite (a->pixel_size))
     {
       fprintf (stderr, "ctrecon-cli reconstruct: --pixel-size must be positive\n");
       return 2;
     }
-  if (rebin != NULL && !ctr_rebin_mode_from_name (rebin, &job.options.rebin, &error))
+  if (a->rebin != NULL && !ctr_rebin_mode_from_name (a->rebin, &job->options.rebin, &error))
     return ctr_cli_fail (error);
-  if (z_range != NULL && !parse_z_range (z_range, range))
+  if (a->z_range != NULL && !parse_z_range (a->z_range, a->range))
     return 2;
-  if (!ctr_recon_options_validate (&job.options, &error))
+  if (!ctr_recon_options_validate (&job->options, &error))
     return ctr_cli_fail (error);
+  return -1;
+}
 
-#ifdef CTR_HAVE_MPI
-  if (ctr_cli_mpi_running () && ctr_mpi_rank () != 0)
-    return run_job (&job, output, format, metrics);  /* rank 0 reads and sends */
-#endif
-  fprintf (stderr, "loading %s…\n", argv[1]);
-  if (variant == NULL && ctr_dicom_is_dicom (argv[1]))
+/* A geometry.json (with @variant) or a DICOM file or folder; its warnings
+ * and what its views lack go to stderr. */
+static CtrDataset *
+load_dataset (const char *path, const char *variant, GError **error)
+{
+  CtrDataset *d;
+  fprintf (stderr, "loading %s…\n", path);
+  if (variant == NULL && ctr_dicom_is_dicom (path))
     {
       /* DICOM: which series, stated with its report (missing views); a
        * choice or missing geometry is an error saying what to do */
-      g_autoptr(CtrDicomResolution) r = ctr_dicom_resolve (argv[1], NULL, NULL, NULL, &error);
+      g_autoptr(CtrDicomResolution) r = ctr_dicom_resolve (path, NULL, NULL, NULL, error);
       if (r != NULL && r->report != NULL && r->outcome == CTR_DICOM_OUTCOME_DATASET)
         fprintf (stderr, "DICOM: %s\n", r->report);
-      job.dataset = r != NULL ? ctr_dicom_resolution_take_dataset (r, &error) : NULL;
+      d = r != NULL ? ctr_dicom_resolution_take_dataset (r, error) : NULL;
     }
   else
-    job.dataset = ctr_dataset_load (argv[1], variant, NULL, &error);
-  if (job.dataset == NULL)
-    return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
-  if (job.dataset->warnings != NULL)
-    for (guint i = 0; job.dataset->warnings[i] != NULL; i++)
-      fprintf (stderr, "ctrecon-cli: warning: %s\n", job.dataset->warnings[i]);
-  {
-    g_autofree char *coverage = ctr_geometry_coverage_note (job.dataset->geometry);
-    if (coverage != NULL)
-      fprintf (stderr, "ctrecon-cli: warning: %s\n", coverage);
-  }
-  /* Outputs never replace inputs, nor each other, nor special files: decided
-   * before the run (ctr-output-path.h). */
-  {
-    const gboolean dicom = format != NULL && g_str_equal (format, "dicom");
-    const char *others_out[3] = { NULL }, *others_csv[3] = { NULL };
-    guint n_out = 0, n_csv = 0;
-    if (reference != NULL)
-      others_out[n_out++] = others_csv[n_csv++] = reference;
-    if (metrics != NULL)
-      others_out[n_out++] = metrics;
-    others_csv[n_csv++] = output;
-    const char *option = "--output";
-    gboolean ok = ctr_output_path_check (output, dicom ? CTR_OUTPUT_FOLDER : CTR_OUTPUT_FILE, job.dataset,
-                                         others_out, &error);
-    if (ok && metrics != NULL)
-      {
-        option = "--metrics";
-        ok = ctr_output_path_check (metrics, CTR_OUTPUT_FILE, job.dataset, others_csv, &error);
-      }
-    if (!ok)
-      {
-        g_prefix_error (&error, "%s: ", option);
-        return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
-      }
-  }
+    d = ctr_dataset_load (path, variant, NULL, error);
+  if (d == NULL)
+    return NULL;
+  if (d->warnings != NULL)
+    for (guint i = 0; d->warnings[i] != NULL; i++)
+      fprintf (stderr, "ctrecon-cli: warning: %s\n", d->warnings[i]);
+  g_autofree char *coverage = ctr_geometry_coverage_note (d->geometry);
+  if (coverage != NULL)
+    fprintf (stderr, "ctrecon-cli: warning: %s\n", coverage);
+  return d;
+}
+
+/* Outputs never replace inputs, nor each other, nor special files: decided
+ * before the run (ctr-output-path.h).  Nothing to check without --output
+ * (--dry-run). */
+static gboolean
+check_outputs (const Args *a, const CtrDataset *d, GError **error)
+{
+  if (a->output == NULL)
+    return TRUE;
+  const gboolean dicom = a->format != NULL && g_str_equal (a->format, "dicom");
+  const char *others_out[3] = { NULL }, *others_csv[3] = { NULL };
+  guint n_out = 0, n_csv = 0;
+  if (a->reference != NULL)
+    others_out[n_out++] = others_csv[n_csv++] = a->reference;
+  if (a->metrics != NULL)
+    others_out[n_out++] = a->metrics;
+  others_csv[n_csv++] = a->output;
+  const char *option = "--output";
+  gboolean ok = ctr_output_path_check (a->output, dicom ? CTR_OUTPUT_FOLDER : CTR_OUTPUT_FILE, d, others_out, error);
+  if (ok && a->metrics != NULL)
+    {
+      option = "--metrics";
+      ok = ctr_output_path_check (a->metrics, CTR_OUTPUT_FILE, d, others_csv, error);
+    }
+  if (!ok)
+    g_prefix_error (error, "%s: ", option);
+  return ok;
+}
+
+/* The grid (ctr_grid_for_scan, the rule the window shares) with the
+ * volume options on top; *@dref: the dataset's reference to measure
+ * against, NULL when it does not cover the slices. */
+static gboolean
+choose_grid (Job *job, const Args *a, const CtrVolume **dref, GError **error)
+{
+  const CtrGeometry *g = job->dataset->geometry;
+  const gboolean helical = ctr_helix_applies (g);
+  CtrGridRequest request = {
+    .size = (guint) a->size,
+    .pixel_mm = a->pixel_size > 0 ? a->pixel_size : a->dims_d[0],
+    .z_range = a->z_range != NULL,
+    .z_first = a->range[0], .z_last = a->range[1], .z_step = a->range[2],
+    .direct_rays_only = job->options.rebin != CTR_REBIN_180LI,
+  };
+  /* a volume's voxel size is its own request: no reference grid then */
+  if (!ctr_grid_for_scan (g, *dref != NULL && a->n_dims_d == 0 ? &(*dref)->grid : NULL, &request, &job->grid, error))
+    return FALSE;
+  if (helical)
+    {
+      if (*dref != NULL && a->reference == NULL && !reference_covers (*dref, &job->grid))
+        {
+          fprintf (stderr, "the dataset's reference (z %.2f … %.2f mm) does not hold every slice: no metrics "
+                   "against it\n", ctr_grid_z (&(*dref)->grid, 0), ctr_grid_z (&(*dref)->grid, (*dref)->grid.nz - 1));
+          *dref = NULL;
+        }
+      const double ta = ctr_geometry_table_mm (g, ctr_grid_z (&job->grid, 0));
+      const double tb = ctr_geometry_table_mm (g, ctr_grid_z (&job->grid, job->grid.nz - 1));
+      fprintf (stderr, "%u slice%s at table %.3f … %.3f mm, step %.4g mm, %s\n", job->grid.nz,
+               job->grid.nz == 1 ? "" : "s", MIN (ta, tb), MAX (ta, tb), job->grid.dz,
+               job->options.rebin == CTR_REBIN_NONE ? "no rebinning (helical cone-beam projector)"
+                                                    : ctr_rebin_mode_name (job->options.rebin));
+    }
+  if (a->n_dims_n == 3)  /* --size NXxNYxNZ */
+    {
+      job->grid.ny = (guint) a->dims_n[1];
+      job->grid.nz = (guint) a->dims_n[2];
+    }
+  if (a->n_dims_d >= 1)  /* --voxel-size */
+    {
+      job->grid.dx = a->dims_d[0];
+      job->grid.dy = a->n_dims_d == 3 ? a->dims_d[1] : a->dims_d[0];
+      job->grid.dz = a->n_dims_d == 3 ? a->dims_d[2] : a->dims_d[0];
+    }
+  return TRUE;
+}
+
+/* What the helical options allow (before any grid is made). */
+static gboolean
+check_helical_options (const Args *a, const char *path, gboolean helical, GError **error)
+{
+  if ((a->z_range != NULL || a->rebin != NULL) && !helical)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: --z-range and --rebin are for "
+                   "helical (and curved multi-row) cone-beam scans; %s is not one", path);
+      return FALSE;
+    }
+  if (helical && (a->n_dims_n == 3 || a->n_dims_d == 3))
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: a helical scan's slices "
+                           "come from --z-range; give --size N and --pixel-size MM for the image");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+ctr_cli_reconstruct (int argc, char **argv)
+{
+  g_auto (Args) a = { 0 };
+  Job job = { 0 };
+  int status = parse_args (&a, &job, &argc, &argv);
+  if (status >= 0)
+    return status;
+
+#ifdef CTR_HAVE_MPI
+  if (ctr_cli_mpi_running () && ctr_mpi_rank () != 0)
+    return run_job (&job, a.output, a.format, a.metrics);  /* rank 0 reads and sends */
+#endif
+  g_autoptr (GError) error = NULL;
+  job.dataset = load_dataset (argv[1], a.variant, &error);
+  if (job.dataset == NULL || !check_outputs (&a, job.dataset, &error))
+    return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format, a.metrics);
   const CtrGeometry *g = job.dataset->geometry;
   const gboolean helical = ctr_helix_applies (g);
-  if (method == NULL && g->beam == CTR_BEAM_CONE && !helical)  /* FDK is the analytic method for cone beam */
-    job.options.method = m = CTR_METHOD_FDK;
-  if ((z_range != NULL || rebin != NULL) && !helical)
-    {
-      error = g_error_new (G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: --z-range and --rebin are for "
-                           "helical (and curved multi-row) cone-beam scans; %s is not one", argv[1]);
-      return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
-    }
-  if (helical && (n_dims_n == 3 || n_dims_d == 3))
-    {
-      error = g_error_new_literal (G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: a helical scan's slices "
-                                   "come from --z-range; give --size N and --pixel-size MM for the image");
-      return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
-    }
+  if (a.method == NULL && g->beam == CTR_BEAM_CONE && !helical)  /* FDK is the analytic method for cone beam */
+    job.options.method = CTR_METHOD_FDK;
+  if (!check_helical_options (&a, argv[1], helical, &error))
+    return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format, a.metrics);
   {
     g_autofree char *desc = ctr_geometry_describe (g);
     fprintf (stderr, "%s: %s\n", job.dataset->name, desc);
   }
 
-  /* Grid: explicit options win; else the reference's grid; else the field of view. */
-  const CtrVolume *dref = no_reference ? NULL : job.dataset->reference;
-  if (helical)
-    {
-      /* The reference's slices unless the image differs from it in-plane. */
-      const gboolean ref_plane = dref != NULL && n_dims_d == 0 && (size == 0 || (guint) size == dref->grid.nx)
-        && (pixel_size == 0 || fabs (pixel_size - dref->grid.dx) <= 1e-6 * dref->grid.dx);
-      if (!helical_grid (job.dataset, &job.options, z_range ? range : NULL, (guint) size,
-                         pixel_size > 0 ? pixel_size : dims_d[0], ref_plane, &job.grid, &error))
-        return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
-      if (dref != NULL && reference == NULL && !reference_covers (dref, &job.grid))
-        {
-          fprintf (stderr, "the dataset's reference (z %.2f … %.2f mm) does not hold every slice: no metrics "
-                   "against it\n", ctr_grid_z (&dref->grid, 0), ctr_grid_z (&dref->grid, dref->grid.nz - 1));
-          dref = NULL;
-        }
-      const double ta = ctr_geometry_table_mm (g, ctr_grid_z (&job.grid, 0));
-      const double tb = ctr_geometry_table_mm (g, ctr_grid_z (&job.grid, job.grid.nz - 1));
-      fprintf (stderr, "%u slice%s at table %.3f … %.3f mm, step %.4g mm, %s\n", job.grid.nz,
-               job.grid.nz == 1 ? "" : "s", MIN (ta, tb), MAX (ta, tb), job.grid.dz,
-               job.options.rebin == CTR_REBIN_NONE ? "no rebinning (helical cone-beam projector)"
-                                                   : ctr_rebin_mode_name (job.options.rebin));
-    }
-  else if (size == 0 && pixel_size == 0 && n_dims_d == 0 && dref != NULL)
-    job.grid = ctr_dataset_default_grid (job.dataset);
-  else
-    job.grid = ctr_grid_default (g, (guint) size, pixel_size > 0 ? pixel_size : dims_d[0]);
-  if (n_dims_n == 3)  /* --size NXxNYxNZ */
-    {
-      job.grid.ny = (guint) dims_n[1];
-      job.grid.nz = (guint) dims_n[2];
-    }
-  if (n_dims_d >= 1)  /* --voxel-size */
-    {
-      job.grid.dx = dims_d[0];
-      job.grid.dy = n_dims_d == 3 ? dims_d[1] : dims_d[0];
-      job.grid.dz = n_dims_d == 3 ? dims_d[2] : dims_d[0];
-    }
-  job.options.metrics_radius_mm = metrics_radius >= 0 ? metrics_radius : ctr_geometry_fov_radius_mm (g);
+  const CtrVolume *dref = a.no_reference ? NULL : job.dataset->reference;
+  if (!choose_grid (&job, &a, &dref, &error))
+    return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format, a.metrics);
+  job.options.metrics_radius_mm = a.metrics_radius >= 0 ? a.metrics_radius : ctr_geometry_fov_radius_mm (g);
+  fprintf (stderr, "grid: %u x %u x %u voxels of %.9g x %.9g x %.9g mm, centre %.9g %.9g %.9g mm\n",
+           job.grid.nx, job.grid.ny, job.grid.nz, job.grid.dx, job.grid.dy, job.grid.dz,
+           job.grid.cx, job.grid.cy, job.grid.cz);
 
-  if (reference != NULL)
+  if (a.reference != NULL)
     {
-      job.reference = load_reference_tiff (reference, &job.grid, &error);
+      job.reference = load_reference_tiff (a.reference, &job.grid, &error);
       if (job.reference == NULL)
-        return fail_inputs (&job, g_steal_pointer (&error), output, format, metrics);
+        return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format, a.metrics);
     }
   else if (dref != NULL)
     job.reference = ctr_volume_ref ((CtrVolume *) dref);
 
-  fprintf (stderr, "%s on %u × %u pixels of %.4g mm, %u slice%s%s\n", ctr_method_label (m),
+  fprintf (stderr, "%s on %u × %u pixels of %.4g mm, %u slice%s%s\n", ctr_method_label (job.options.method),
            job.grid.nx, job.grid.ny, job.grid.dx, job.grid.nz, job.grid.nz == 1 ? "" : "s",
            job.reference ? ", metrics against the reference" : "");
-
-  return run_job (&job, output, format, metrics);
+  if (a.dry_run)
+    {
+      fprintf (stderr, "dry run: nothing reconstructed or written\n");
+      g_clear_pointer (&job.reference, ctr_volume_unref);
+      g_clear_pointer (&job.dataset, ctr_dataset_free);
+      return 0;
+    }
+  return run_job (&job, a.output, a.format, a.metrics);
 }

@@ -18,6 +18,7 @@
 #include "data/ctr-geometry.h"
 #include "data/ctr-geometry-vectors.h"
 #include "data/ctr-helix.h"
+#include "data/ctr-grid.h"
 #include "data/ctr-projections.h"
 #include "data/ctr-noise.h"
 /* sim/: simulated scans */

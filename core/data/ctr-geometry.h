@@ -251,22 +251,6 @@ double ctr_helix_feed_mm (const CtrGeometry *g);
 /* The pitch factor: |feed| / (n_rows · slice width); 0 when not helical. */
 double ctr_helix_pitch (const CtrGeometry *g);
 
-/**
- * ctr_helix_z_coverage:
- * The z range (mm, FORMAT frame) that the scan samples fully: every line of
- * the plane of rotation — each direction of the views of one rotation and
- * each detector column — has measured rays at their z (ctr_helix_ray_z) on
- * both sides of every z in [@z_lo, @z_hi].  With @complementary the rays of
- * the opposite direction (the conjugate ray β + π − 2γ, −γ, which 180°
- * rebinning uses) count too, which widens the range by about half a feed at
- * each end.  Lines are taken at the views of one rotation (V = 2π / the mean
- * view step) and the detector columns, by nearest direction.  Implemented in
- * ctr-helix.c (declared here because the default grid needs it).
- * Returns: FALSE (and leaves the outputs alone) when @g is not a cone-beam
- *   geometry with source z, or no z is fully sampled (a scan of less than a
- *   rotation, or a pitch that leaves gaps).
- */
-gboolean ctr_helix_z_coverage (const CtrGeometry *g, gboolean complementary, double *z_lo, double *z_hi);
 
 /**
  * ctr_geometry_projection_matrix:
@@ -298,21 +282,6 @@ double ctr_geometry_fov_radius_mm (const CtrGeometry *g);
  * pitch_u·SOD/SDD; curved fan: pitch_u·SOD). */
 double ctr_geometry_pitch_at_iso_mm (const CtrGeometry *g);
 
-/**
- * ctr_grid_default:
- * The grid a user expects for @g: n×n pixels whose pixel size is the
- * detector pitch seen at the isocentre (ctr_geometry_pitch_at_iso_mm) and
- * that cover the field-of-view disc (ctr_geometry_fov_radius_mm), centred on
- * the isocentre.  @size (> 0) and @pixel_mm (> 0) override the size and the
- * pixel (with only one given, the other is chosen to cover the field of
- * view).  A size that does not fit a guint (a tiny @pixel_mm) saturates at
- * G_MAXUINT, which ctr_grid_validate() refuses as too large: check the
- * grid before use.  In z: fan and parallel beam, one slice per detector row at
- * pitch_v_mm; cone beam, n_rows slices of pitch_v·SOD/SDD centred where the
- * panel's centre projects (offset_v·SOD/SDD); a helical scan, slices of the
- * nominal slice width over its fully sampled z range (ctr_helix_z_coverage).
- */
-CtrGrid ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm);
 
 /* Span of the view angles as scanned: for sorted-by-step acquisitions
  * |beta_last - beta_first| + one mean step, radians. */

@@ -112,29 +112,3 @@ ctr_helix_z_coverage (const CtrGeometry *g, gboolean complementary, double *z_lo
   *z_hi = zh;
   return TRUE;
 }
-
-gboolean
-ctr_helix_grid (const CtrGeometry *g, guint size, double pixel_mm, double first, double last,
-                double step, CtrGrid *grid, GError **error)
-{
-  g_return_val_if_fail (g != NULL && grid != NULL, FALSE);
-  if (!isfinite (first) || !isfinite (last) || !isfinite (step) || !(step > 0) || last < first)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "a z range needs FIRST <= LAST and STEP > 0 (mm), got %g:%g:%g", first, last, step);
-      return FALSE;
-    }
-  const double n = floor ((last - first) / step + 1e-6) + 1.0;
-  if (n > 100000)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "the z range %g:%g:%g has %.0f slices; at most 100000", first, last, step, n);
-      return FALSE;
-    }
-  const double end = first + (n - 1.0) * step;
-  *grid = ctr_grid_default (g, size, pixel_mm);
-  grid->nz = (guint) n;
-  grid->dz = step;
-  grid->cz = 0.5 * (ctr_geometry_table_mm (g, first) + ctr_geometry_table_mm (g, end));
-  return TRUE;
-}

@@ -58,17 +58,19 @@ double ctr_helix_ray_z (const CtrGeometry *g, guint view, double row, double col
 double ctr_helix_closest_fraction (const CtrGeometry *g, double col);
 
 /**
- * ctr_helix_grid:
- * A grid of slices at the table positions @first, @first + @step, … up to
- * @last (mm in the data's table coordinate, ctr_geometry_table_mm; @step > 0,
- * @last >= @first; a last position within 1e-6·step of @last counts), with
- * the x/y size and pixel of ctr_grid_default (@size, @pixel_mm: 0 for the
- * default).  The grid's slices run from the lowest z up (ctr-volume.h), so
- * with a reversed table coordinate slice 0 is the position @last.  dz = @step.
- * Returns FALSE with CTR_ERROR_INVALID_ARGUMENT (a step that is not positive,
- * @last < @first, not finite, or more than 100000 slices).
+ * ctr_helix_z_coverage:
+ * The z range (mm, FORMAT frame) that the scan samples fully: every line of
+ * the plane of rotation — each direction of the views of one rotation and
+ * each detector column — has measured rays at their z (ctr_helix_ray_z) on
+ * both sides of every z in [@z_lo, @z_hi].  With @complementary the rays of
+ * the opposite direction (the conjugate ray β + π − 2γ, −γ, which 180°
+ * rebinning uses) count too, which widens the range by about half a feed at
+ * each end.  Lines are taken at the views of one rotation (V = 2π / the mean
+ * view step) and the detector columns, by nearest direction. 
+ * Returns: FALSE (and leaves the outputs alone) when @g is not a cone-beam
+ *   geometry with source z, or no z is fully sampled (a scan of less than a
+ *   rotation, or a pitch that leaves gaps).
  */
-gboolean ctr_helix_grid (const CtrGeometry *g, guint size, double pixel_mm, double first, double last,
-                         double step, CtrGrid *grid, GError **error);
+gboolean ctr_helix_z_coverage (const CtrGeometry *g, gboolean complementary, double *z_lo, double *z_hi);
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* ctr-dataset.c — the dataset itself (see ctr-dataset.h); reading one is
  * ctr-dataset-load.c. */
 #include "io/ctr-dataset.h"
+#include "data/ctr-grid.h"
 
 #include <stdarg.h>
 
@@ -10,16 +11,11 @@
 CtrGrid
 ctr_dataset_default_grid (const CtrDataset *d)
 {
-  const CtrGeometry *g = d->geometry;
-  if (d->reference == NULL)
-    return ctr_grid_default (g, 0, 0);
-  CtrGrid grid = d->reference->grid;
-  if (g->beam != CTR_BEAM_CONE)  /* cone beam keeps the reference's 3-D grid */
-    {
-      grid.nz = g->n_rows;
-      grid.dz = g->pitch_v_mm;
-      grid.cz = 0;
-    }
+  /* the one rule (ctr-grid.h); a helical scan that samples no z range
+   * fully gets its panel's rows, as ctr_grid_default gives them */
+  CtrGrid grid;
+  if (!ctr_grid_for_scan (d->geometry, d->reference != NULL ? &d->reference->grid : NULL, NULL, &grid, NULL))
+    grid = ctr_grid_default (d->geometry, 0, 0);
   return grid;
 }
 

@@ -123,7 +123,9 @@ CtrGeometry *ctr_dataset_parse_geometry (const char *json_text, gssize length,
  * The grid a reconstruction of @d gets when the user names none: the
  * reference's grid when the dataset has one (fan and parallel beam: its x/y
  * grid with one slice per detector row, ctr_geometry_slice_row order; cone
- * beam: the reference's 3-D grid), else ctr_grid_default (geometry, 0, 0).
+ * beam: the reference's 3-D grid), else ctr_grid_default (geometry, 0, 0):
+ * ctr_grid_for_scan with no request, the rule every entry point shares
+ * (data/ctr-grid.h).
  */
 CtrGrid ctr_dataset_default_grid (const CtrDataset *d);
 /* Adds @path (made absolute) to d->inputs. */

@@ -2,6 +2,7 @@
  * STUDY.json is read in ctr-study-json.c, the figure drawn in
  * ctr-study-plot.c. */
 #include "study/ctr-study.h"
+#include "data/ctr-grid.h"
 #include "study/ctr-study-private.h"
 #include "base/ctr-error.h"
 #include "base/ctr-hu.h"

@@ -52,6 +52,9 @@
 #    file without geometry, written with pydicom, opens the geometry dialog;
 #    bad values are refused with their reason, the typed ones load
 #    (ui-dicom-xa.png).
+# 4e. /ui/window/default-grid (tests/ui/test-window-grid.c): every dataset
+#    entry point of the shared data opened in the window; its Geometry
+#    page's grid must equal `ctrecon-cli reconstruct PATH --dry-run`'s.
 # 5. /ui/window/responsiveness: parallel ART (60 iterations, SCSR matrix) of
 #    the 720-view head-fan-lowdose scan; the largest gap between 10 ms
 #    main-loop ticks during the run must stay below 50 ms (printed for every
@@ -551,6 +554,13 @@ if [ -f "$helical" ]; then
   run_case helical GSK_RENDERER=cairo CTR_UI_HELICAL="$helical"
 else
   echo "SKIP (part 4d): no head-helical-ctpd in \$CTR_SHARED_DATA"
+fi
+if [ -n "${CTR_SHARED_DATA:-}" ] && [ -d "$CTR_SHARED_DATA/head-helical-ctpd" ]; then
+  grid_start=$(date +%s)
+  run_case default-grid GSK_RENDERER=cairo CTR_UI_GRID_DATA="$CTR_SHARED_DATA"
+  echo "default grid case: $(( $(date +%s) - grid_start )) s"
+else
+  echo "SKIP (part 4e): no shared data in \$CTR_SHARED_DATA"
 fi
 
 # ---- 5. responsiveness during a 720-view iterative reconstruction --------------

@@ -123,6 +123,9 @@ void        test_window_hig          (void);
 /* tests/ui/test-window-helical.c */
 void        test_window_helical      (void);
 
+/* tests/ui/test-window-grid.c */
+void        test_window_default_grid (void);
+
 /* tests/ui/test-window-runs.c */
 void        test_window_variants     (void);
 
