@@ -1,5 +1,5 @@
 /* cli-bench.c — `ctrecon-cli bench art|fdk ...`: the benchmarks of the
- * product's targets (DESIGN.md §6), one JSON object as the last line of
+ * product's targets (docs/design.md §14), one JSON object as the last line of
  * standard output, progress on stderr.
  *
  * bench art: a synthetic fan-beam scan (W1: --image 512 --views 720 --cols

@@ -1,4 +1,4 @@
-/* ctr-mpi.h — CT Recon across the ranks of an Open MPI job (DESIGN.md §1,
+/* ctr-mpi.h — CT Recon across the ranks of an Open MPI job (docs/design.md §10,
  * "Scale-out"): a small library over core's public API, as gpu/ is; core
  * knows no MPI.
  *

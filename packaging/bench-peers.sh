@@ -13,7 +13,7 @@
 # default build/peers-venv (packaging/peer-venv.sh).  --quick: one counted
 # repeat instead of 3; --only KEY (sirt10, gel, fbp, fdk; only when asked:
 # sirt50 = SIRT 50 on the simulated 256² scan, sirt512 = SIRT 10 and 50 on
-# the 512² scan (1 and 2 threads, cold and warm), fdk-w4 = DESIGN's W4, the
+# the 512² scan (1 and 2 threads, cold and warm), fdk-w4 = W4 of docs/design.md §14, the
 # make-cone-fixture.sh defaults; all = every case) runs the matching cases; --keep DIR
 # keeps the inputs and every tool's output there.
 # Prints one table; the drivers are packaging/bench-peers/*.py.

@@ -1,5 +1,5 @@
 /* bench-gpu-traffic.c — the traffic model of one parallel-ART iteration of
- * W1 (fan beam, 512² image, 720 views × 1024 columns; DESIGN.md targets)
+ * W1 (fan beam, 512² image, 720 views × 1024 columns; docs/design.md §14)
  * or W2 (1024²), per kernel variant of the CUDA backend: the stored rows
  * walked by 1, 2, 4 or 8 warps per row, and the orbit-level blocked layout
  * walked by one thread per blocked row.  Runs on the harness built with

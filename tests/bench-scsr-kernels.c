@@ -2,7 +2,7 @@
  * the CPU orbit kernels (core/sysmat/ctr-scsr.c), apart from the solver
  * around them (issue 18).  The SCSR matrix of a fan-beam workload (default
  * W1: 512² image, 720 views × 1024 curved-detector columns, area model;
- * DESIGN.md targets) comes from the matrix cache, built and saved when it
+ * docs/design.md §14) comes from the matrix cache, built and saved when it
  * is not there.  Each OpenMP thread owns parts of the reps as in the
  * operator (core/sysmat/ctr-scsr-op.c: thread t the parts t, t + T, …).
  *

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Threading (DESIGN.md §5).  Loading (ctr-session-load.c) and
+ * Threading (docs/design.md §11).  Loading (ctr-session-load.c) and
  * reconstructing (ctr-session-reconstruct.c) each run in a GTask thread;
  * the session itself is only read and changed on the main thread.
  *

@@ -1,6 +1,6 @@
 /* ctr-hu.h — Hounsfield units: the one definition of μ_water.
  *
- * HU = 1000 · (μ − μ_water) / μ_water (DESIGN.md §2), μ in 1/mm.  The
+ * HU = 1000 · (μ − μ_water) / μ_water (docs/design.md §3), μ in 1/mm.  The
  * project's default μ_water is 0.0192 /mm (water at about 70 keV; the value
  * ../shared/data/FORMAT.md uses to turn the head CT's HU into attenuation).
  * Every HU conversion in the code uses CTR_MU_WATER_PER_MM unless the data's

@@ -1,6 +1,6 @@
 /* ctr-projections.h — measured projection data.
  *
- * float32 [view][row][col], col fastest (DESIGN.md §2).  Either raw counts
+ * float32 [view][row][col], col fastest (docs/design.md §3).  Either raw counts
  * (with flat/dark fields or an open-beam photon count I0) or line integrals
  * -ln(I/I0).  Reference counted.
  */

@@ -1,4 +1,4 @@
-/* ctr-backend.h — where reconstructions run (DESIGN.md §1, §4).
+/* ctr-backend.h — where reconstructions run (docs/design.md §9).
  *
  * A backend is a small vtable: a name, a one-line description, an
  * availability probe that says why not, the operators it makes
@@ -93,7 +93,7 @@ const CtrBackend *ctr_backend_by_name (const char *name, GError **error);
  * @note: (out) (optional) (transfer full): set when the backend asked for
  *   cannot run and the CPU runs instead, with the reason; else NULL.
  * Never returns NULL for a known name: an unavailable backend falls back to
- * the CPU (DESIGN.md §4: fall back with a message rather than fail).
+ * the CPU (docs/design.md §9: fall back with a message rather than fail).
  * Returns: NULL only with CTR_ERROR_INVALID_ARGUMENT for an unknown name.
  */
 const CtrBackend *ctr_backend_select (const char *name, char **note, GError **error);

@@ -1,6 +1,6 @@
 /* ctr-metrics.h — image quality against a reference, and line profiles.
  *
- * Definitions (DESIGN.md §3):
+ * Definitions (docs/design.md §8):
  *  - RMSE = sqrt(mean((img - ref)²)) over the pixels of @mask (all when NULL).
  *  - PSNR = 10·log10(data_range² / MSE), data_range = max(ref) - min(ref).
  *  - SSIM: Wang, Bovik, Sheikh & Simoncelli 2004 (IEEE TIP 13(4), Eq. 13) with a

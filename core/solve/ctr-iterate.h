@@ -1,5 +1,5 @@
 /* ctr-iterate.h — the one iteration driver of every iterative method
- * (DESIGN.md §1, §3).
+ * (docs/design.md §6).
  *
  * The driver owns what all methods share: the checks of the inputs, the data
  * and the image in the operator's native layout (ctr-operator.h), the

@@ -1,6 +1,6 @@
 /* ctr-subset-methods.c — ART, parallel ART, SART and SIRT: the algebraic
  * methods that differ only in their coefficients, scales and subsets
- * (DESIGN.md §3).  With the operator's subsets S visited in order:
+ * (docs/design.md §6).  With the operator's subsets S visited in order:
  *
  *  ART   (Kaczmarz; cuART Eq. 1), ray by ray (SEQUENTIAL):
  *          x += λ (b_i − a_i·x) / ||a_i||² · a_i

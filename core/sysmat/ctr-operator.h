@@ -1,4 +1,4 @@
-/* ctr-operator.h — the projector every iterative method runs on (DESIGN.md §1).
+/* ctr-operator.h — the projector every iterative method runs on (docs/design.md §5).
  *
  * An operator is the system matrix A of one geometry on one grid, for a
  * stack of n_slices images, on one backend: CPU-SCSR (sysmat/ctr-scsr-op.c),

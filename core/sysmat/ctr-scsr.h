@@ -19,7 +19,7 @@
  * Transposed product without atomics: the reps are split into P angular
  * parts (ctr_symmetry_partition) and each row is stored part by part, so a
  * thread that owns whole parts writes pixels no other thread writes (the
- * per-thread partitions of DESIGN.md §3); no per-thread image copies.  The round-robin column permutation of cuART §3.2 is a GPU
+ * per-thread partitions of docs/design.md §5); no per-thread image copies.  The round-robin column permutation of cuART §3.2 is a GPU
  * device for warps; it lives in the blocked layout (ctr-blocking.h).
  */
 #pragma once

@@ -96,7 +96,7 @@ void ctr_symmetry_free (CtrSymmetry *s);
  * §3.2: locality of the image gathers).  A straight ray crosses each
  * sector of the fundamental domain at most once, so a row's elements of one part are one run along the ray; the
  * threads of the transposed product own whole parts and never write the same
- * pixel (the "per-thread partitions" of DESIGN.md §3, no atomics).
+ * pixel (the "per-thread partitions" of docs/design.md §5, no atomics).
  */
 void ctr_symmetry_partition (CtrSymmetry *s, guint n_parts);
 

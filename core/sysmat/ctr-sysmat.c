@@ -8,7 +8,7 @@
  * whenever the chunks in between separate them.  That is checked once per view
  * at build time (pixel ownership marks), so a view that fails the check is
  * processed serially: a proven schedule rather than a hopeful one
- * (DESIGN.md §3).  Multi-view ranges use per-thread partial images; stacks of
+ * (docs/design.md §5).  Multi-view ranges use per-thread partial images; stacks of
  * slices are split by slice.
  *
  *   Joseph, P. M. (1982). An improved algorithm for reprojecting rays through

@@ -191,7 +191,7 @@ class Bench:
         """FDK on a cone-beam dataset made by ../shared/tools/make-cone-fixture.sh
         (plastimatch drr of head-ct): @src holds it already (head-cone-small,
         made with @fixture_args), or None: made here with @fixture_args (W4 of
-        DESIGN.md: the tool's defaults, 360 views of 256², 256 × 256 × 108)."""
+        docs/design.md §14: the tool's defaults, 360 views of 256², 256 × 256 × 108)."""
         drr = self.plastimatch_drr(case, fixture_args)
         if src is None:
             src = self.path(f"{case}-fixture")

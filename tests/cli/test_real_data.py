@@ -7,7 +7,7 @@ closing notes.  Protocols:
     orientation: inside the gel (r < 13 mm) the image must correlate better
     with the reference than any of its 7 mirrored/rotated variants.
   - head-fan-lowdose, shepp-logan: the datasets' README protocol (image set to
-    0 outside the object disc, RMSE inside it) with our SSIM (DESIGN.md:
+    0 outside the object disc, RMSE inside it) with our SSIM (docs/design.md §8:
     Gaussian window); the README's SSIM (skimage defaults, 7x7 uniform window)
     is printed beside it for comparison with the published baselines.
 """
@@ -144,7 +144,7 @@ for shape in ("equiangular", "equilinear"):
         mirrored = readme_metrics(im[:, ::-1], truth, 128)[1]
         check(mirrored < ssim_readme - 0.02, f"shepp-logan {shape} {method}: mirrored image scores lower ({mirrored:.4f})")
 
-# ------------------------------------------- shepp-logan-fan-w1 (DESIGN Q1) --
+# -------------------------- shepp-logan-fan-w1 (Q1 of docs/design.md §14) --
 # cuART's set-up (720 views x 1024 columns, 512 x 512): parallel ART on the
 # symmetry-compressed matrix (the default) must store 91 of 720 views (D4)
 # and reach SSIM >= 0.99 against the phantom (cuART Table 2: 0.9901; the

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`ctrecon-cli metrics` against scikit-image and numpy (DESIGN.md §3).
+"""`ctrecon-cli metrics` against scikit-image and numpy (docs/design.md §8).
 
 SSIM must agree with skimage.metrics.structural_similarity(gaussian_weights=True,
 sigma=1.5, use_sample_covariance=False, data_range=ref.max() - ref.min()) to 1e-4;
