@@ -117,6 +117,19 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("reconstruct", geo, "--method", "fbp", "--output", path("full.tif"))
     check(r.returncode == 0 and "limited-angle" not in r.stderr, "a full scan has no such warning")
 
+    # --dry-run: the grid line, the same grid as a run's, nothing written.
+    r = run("reconstruct", geo, "--dry-run", "--size", 48, "--metrics", path("dry.csv"),
+            "--output", path("dry.tif"))
+    grid = [l for l in r.stderr.splitlines() if l.startswith("grid: ")]
+    check(r.returncode == 0 and grid == ["grid: 48 x 48 x 1 voxels of " + grid[0].split(" of ", 1)[1]] and
+          not os.path.exists(path("dry.tif")) and not os.path.exists(path("dry.csv")),
+          f"--dry-run prints the grid and writes nothing: {grid}")
+    r2 = run("reconstruct", geo, "--size", 48, "--output", path("dry.tif"))
+    check(r2.returncode == 0 and grid and grid[0] in r2.stderr.splitlines(),
+          "a run reconstructs on the grid --dry-run printed")
+    expect_error(["reconstruct", geo, "--dry-run", "--output", path("scan", "sinogram.tif")], "--output",
+                 "--dry-run still refuses an output that is an input", code=1)
+
     # The user's existing output is untouched when a run fails.
     open(out, "wb").write(b"precious")
     run("reconstruct", geo, "--method", "sart", "--relaxation", 3, "--output", out)
