@@ -213,22 +213,13 @@ uniform_angles (const CtrGeometry *g, double *start, double *step)
   return TRUE;
 }
 
+/* Which rows can be edited: a per-view vector geometry's and a helical
+ * scan's circular fields are read-only (frozen), the z fields are shown for
+ * a helical scan only, the distances not for a parallel beam; the units of
+ * a curved detector's column fields. */
 static void
-validate (CtrGeometryPanel *self)
+update_sensitivity (CtrGeometryPanel *self, CtrBeam beam, gboolean helical, gboolean frozen)
 {
-  double v[N_FIELDS] = { 0 };
-  gboolean ok = TRUE;
-  CtrBeam beam = adw_combo_row_get_selected (self->beam_row);
-  g_autoptr(CtrGeometry) g = NULL;
-
-  if (self->updating)
-    return;
-
-  /* Per-view vectors (ctr-geometry-vectors.h) and helical scans: the
-   * circular fields show the file's geometry and are read-only (frozen);
-   * only the grid is edited. */
-  const gboolean helical = self->original != NULL && ctr_geometry_is_helical (self->original);
-  const gboolean frozen = self->original != NULL && (ctr_geometry_has_vectors (self->original) || helical);
   gtk_widget_set_sensitive (GTK_WIDGET (self->beam_row), !frozen);
   gtk_widget_set_sensitive (GTK_WIDGET (self->shape_row), beam != CTR_BEAM_PARALLEL && !frozen);
   for (guint f = F_Z_FIRST; f <= F_Z_STEP; f++)
@@ -238,6 +229,14 @@ validate (CtrGeometryPanel *self)
                                                                      || (f != F_SOD && f != F_SDD)));
   gtk_label_set_label (self->units[F_PITCH_U], curved (self) ? "rad" : "mm");
   gtk_label_set_label (self->units[F_OFFSET_U], curved (self) ? "rad" : "mm");
+}
+
+/* Every field's number into v (the z fields for a helical scan only), each
+ * field's reason cleared first; FALSE when one does not parse. */
+static gboolean
+parse_fields (CtrGeometryPanel *self, gboolean helical, double *v)
+{
+  gboolean ok = TRUE;
 
   for (guint f = 0; f < N_FIELDS; f++)
     {
@@ -245,9 +244,16 @@ validate (CtrGeometryPanel *self)
       if ((helical || f < F_Z_FIRST) && !parse_field (self, f, &v[f]))
         ok = FALSE;
     }
-  gtk_label_set_label (self->status_label, "");
-  g_clear_pointer (&self->edited, ctr_geometry_free);
-  self->grid_valid = FALSE;
+  return ok;
+}
+
+/* The counts and the grid: the data's shape is fixed, at least one view,
+ * a step between several, a grid size and pixel in range; marks each bad
+ * field not marked yet, FALSE when one is. */
+static gboolean
+check_counts (CtrGeometryPanel *self, const double *v)
+{
+  gboolean ok = TRUE;
 
   /* the data's shape is fixed */
   if (self->data_views > 0)
@@ -285,30 +291,47 @@ validate (CtrGeometryPanel *self)
       set_reason (self, F_PIXEL_SIZE, "Pixel size must be positive");
       ok = FALSE;
     }
+  return ok;
+}
 
-  /* each distance and pitch on its own, so that every bad field is marked
-   * at once (core's check below names only the first); a vector geometry's
-   * fields are read-only means */
-  if (!frozen)
-  {
-    const struct { Field f; gboolean needed; const char *what; } must_be_positive[] = {
-      { F_SOD, beam != CTR_BEAM_PARALLEL, "The source to isocentre distance must be positive" },
-      { F_PITCH_U, TRUE, "The column pitch must be positive" },
-      { F_PITCH_V, TRUE, "The row pitch must be positive" },
-    };
-    for (guint i = 0; i < G_N_ELEMENTS (must_be_positive); i++)
-      if (must_be_positive[i].needed && self->reasons[must_be_positive[i].f] == NULL &&
-          !(v[must_be_positive[i].f] > 0))
-        {
-          set_reason (self, must_be_positive[i].f, must_be_positive[i].what);
-          ok = FALSE;
-        }
-    if (beam != CTR_BEAM_PARALLEL && self->reasons[F_SDD] == NULL && !(v[F_SDD] > v[F_SOD]))
+/* Each distance and pitch on its own, so that every bad field is marked
+ * at once (core's check in assemble_geometry names only the first); not
+ * called for a frozen geometry, whose fields are read-only means.  FALSE
+ * when one is bad. */
+static gboolean
+check_distances (CtrGeometryPanel *self, CtrBeam beam, const double *v)
+{
+  gboolean ok = TRUE;
+  const struct { Field f; gboolean needed; const char *what; } must_be_positive[] = {
+    { F_SOD, beam != CTR_BEAM_PARALLEL, "The source to isocentre distance must be positive" },
+    { F_PITCH_U, TRUE, "The column pitch must be positive" },
+    { F_PITCH_V, TRUE, "The row pitch must be positive" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (must_be_positive); i++)
+    if (must_be_positive[i].needed && self->reasons[must_be_positive[i].f] == NULL &&
+        !(v[must_be_positive[i].f] > 0))
       {
-        set_reason (self, F_SDD, "The source to detector distance must exceed the source to isocentre distance");
+        set_reason (self, must_be_positive[i].f, must_be_positive[i].what);
         ok = FALSE;
       }
-  }
+  if (beam != CTR_BEAM_PARALLEL && self->reasons[F_SDD] == NULL && !(v[F_SDD] > v[F_SOD]))
+    {
+      set_reason (self, F_SDD, "The source to detector distance must exceed the source to isocentre distance");
+      ok = FALSE;
+    }
+  return ok;
+}
+
+/* The geometry the fields describe: a copy of the original when frozen,
+ * else built from v (the original's angles kept while the angle fields are
+ * untouched) and checked by core, whose message marks its field or goes to
+ * the status line.  NULL without a usable view count; *ok set to FALSE
+ * when there is no geometry or core refuses it. */
+static CtrGeometry *
+assemble_geometry (CtrGeometryPanel *self, CtrBeam beam, gboolean frozen, const double *v, gboolean *ok)
+{
+  CtrGeometry *g = NULL;
 
   if (frozen)
     g = ctr_geometry_copy (self->original);
@@ -343,14 +366,20 @@ validate (CtrGeometryPanel *self)
             set_reason (self, f, msg);
           else
             gtk_label_set_label (self->status_label, msg);
-          ok = FALSE;
+          *ok = FALSE;
         }
     }
   else
-    ok = FALSE;
+    *ok = FALSE;
+  return g;
+}
 
-  /* a draft's grid was a guess: the first valid geometry gets its field
-   * of view at the detector's resolution, unless the user set the grid */
+/* A draft's grid was a guess: the first valid geometry gets its field of
+ * view at the detector's resolution (into the grid fields and v), unless
+ * the user set the grid. */
+static void
+fit_draft_grid (CtrGeometryPanel *self, const CtrGeometry *g, double *v)
+{
   if (g != NULL && self->grid_follows && ctr_geometry_validate (g, NULL))
     {
       CtrGrid fit = ctr_grid_default (g, 0, 0);
@@ -364,63 +393,125 @@ validate (CtrGeometryPanel *self)
       v[F_IMAGE_SIZE] = fit.nx;
       v[F_PIXEL_SIZE] = g_ascii_strtod (gtk_editable_get_text (GTK_EDITABLE (self->entries[F_PIXEL_SIZE])), NULL);
     }
-  if (g != NULL && self->reasons[F_IMAGE_SIZE] == NULL && self->reasons[F_PIXEL_SIZE] == NULL &&
-      ctr_geometry_validate (g, NULL))
-    {
-      /* the field shows 6 digits: while it reads the loaded grid's pixel,
-       * keep that pixel exactly (0.13333299 mm, not 0.133333) */
-      g_autofree char *shown = g_strdup_printf ("%.6g", self->original_grid.dx);
-      if (g_str_equal (shown, gtk_editable_get_text (GTK_EDITABLE (self->entries[F_PIXEL_SIZE]))))
-        v[F_PIXEL_SIZE] = self->original_grid.dx;
-      if (helical)
-        {
-          /* the slices the user chose, in the scan's table coordinate */
-          g_autoptr(GError) error = NULL;
-          self->grid_valid = ctr_helix_grid (g, (guint) v[F_IMAGE_SIZE], v[F_PIXEL_SIZE], v[F_Z_FIRST], v[F_Z_LAST],
-                                             v[F_Z_STEP], &self->grid, &error);
-          if (!self->grid_valid)
-            {
-              set_reason (self, strstr (error->message, "step") ? F_Z_STEP : F_Z_LAST, error->message);
-              ok = FALSE;
-            }
-        }
-      else
-        {
-          self->grid = ctr_grid_default (g, (guint) v[F_IMAGE_SIZE], v[F_PIXEL_SIZE]);
-          /* a cone-beam volume keeps the slices it was loaded with (a 3-D
-           * reference's: compare like with like); the fields set x and y */
-          if (g->beam == CTR_BEAM_CONE && self->original_grid.nz > 1 && self->original_grid.dz > 0)
-            {
-              self->grid.nz = self->original_grid.nz;
-              self->grid.dz = self->original_grid.dz;
-              self->grid.cz = self->original_grid.cz;
-            }
-          self->grid_valid = TRUE;
-        }
-    }
+}
 
-  if (ok)
+/* The reconstruction grid of a valid geometry and valid grid fields into
+ * self->grid (grid_valid): a helical scan's slices from the z fields, else
+ * the default grid (a cone-beam volume keeping its loaded slices).  FALSE
+ * when the z fields give no slices (the field marked). */
+static gboolean
+update_grid (CtrGeometryPanel *self, const CtrGeometry *g, gboolean helical, const double *v)
+{
+  double pixel = v[F_PIXEL_SIZE];
+
+  if (g == NULL || self->reasons[F_IMAGE_SIZE] != NULL || self->reasons[F_PIXEL_SIZE] != NULL ||
+      !ctr_geometry_validate (g, NULL))
+    return TRUE;
+
+  /* the field shows 6 digits: while it reads the loaded grid's pixel,
+   * keep that pixel exactly (0.13333299 mm, not 0.133333) */
+  g_autofree char *shown = g_strdup_printf ("%.6g", self->original_grid.dx);
+  if (g_str_equal (shown, gtk_editable_get_text (GTK_EDITABLE (self->entries[F_PIXEL_SIZE]))))
+    pixel = self->original_grid.dx;
+  if (helical)
     {
-      double fov = ctr_geometry_fov_radius_mm (g);
-      double side = self->grid.nx * self->grid.dx;
-      g_autofree char *text = g_strdup_printf (
-        "Ø %.1f mm scanned by every view; the grid spans %.1f × %.1f mm (%s)",
-        2 * fov, side, self->grid.ny * self->grid.dy,
-        side * G_SQRT2 / 2 < fov ? "inside the field of view"
-          : side / 2 > fov * 1.001 ? "beyond the field of view: the corners see no data"
-          : "the disc fits the grid");
-      adw_action_row_set_subtitle (self->fov_row, text);
-      self->edited = g_steal_pointer (&g);
-      gtk_adjustment_set_upper (self->view_adjustment, self->edited->n_views);
-      ctr_geometry_sketch_set (self->sketch, self->edited, &self->grid);
+      /* the slices the user chose, in the scan's table coordinate */
+      g_autoptr(GError) error = NULL;
+      self->grid_valid = ctr_helix_grid (g, (guint) v[F_IMAGE_SIZE], pixel, v[F_Z_FIRST], v[F_Z_LAST],
+                                         v[F_Z_STEP], &self->grid, &error);
+      if (!self->grid_valid)
+        {
+          set_reason (self, strstr (error->message, "step") ? F_Z_STEP : F_Z_LAST, error->message);
+          return FALSE;
+        }
     }
   else
     {
-      adw_action_row_set_subtitle (self->fov_row, "–");
-      ctr_geometry_sketch_set (self->sketch, g, NULL);
-      if (*gtk_label_get_label (self->status_label) == '\0')
-        gtk_label_set_label (self->status_label, "Fix the fields marked in red to use this geometry.");
+      self->grid = ctr_grid_default (g, (guint) v[F_IMAGE_SIZE], pixel);
+      /* a cone-beam volume keeps the slices it was loaded with (a 3-D
+       * reference's: compare like with like); the fields set x and y */
+      if (g->beam == CTR_BEAM_CONE && self->original_grid.nz > 1 && self->original_grid.dz > 0)
+        {
+          self->grid.nz = self->original_grid.nz;
+          self->grid.dz = self->original_grid.dz;
+          self->grid.cz = self->original_grid.cz;
+        }
+      self->grid_valid = TRUE;
     }
+  return TRUE;
+}
+
+/* A valid geometry @g (taken): the field of view against the grid in the
+ * FOV row, @g kept as the edited geometry and sketched with its grid. */
+static void
+show_valid (CtrGeometryPanel *self, CtrGeometry *g)
+{
+  double fov = ctr_geometry_fov_radius_mm (g);
+  double side = self->grid.nx * self->grid.dx;
+  g_autofree char *text = g_strdup_printf (
+    "Ø %.1f mm scanned by every view; the grid spans %.1f × %.1f mm (%s)",
+    2 * fov, side, self->grid.ny * self->grid.dy,
+    side * G_SQRT2 / 2 < fov ? "inside the field of view"
+      : side / 2 > fov * 1.001 ? "beyond the field of view: the corners see no data"
+      : "the disc fits the grid");
+  adw_action_row_set_subtitle (self->fov_row, text);
+  self->edited = g;
+  gtk_adjustment_set_upper (self->view_adjustment, self->edited->n_views);
+  ctr_geometry_sketch_set (self->sketch, self->edited, &self->grid);
+}
+
+/* An invalid geometry: no FOV, the sketch of @g (nullable) without a grid,
+ * and a hint in the status line unless it holds a message already. */
+static void
+show_invalid (CtrGeometryPanel *self, const CtrGeometry *g)
+{
+  adw_action_row_set_subtitle (self->fov_row, "–");
+  ctr_geometry_sketch_set (self->sketch, g, NULL);
+  if (*gtk_label_get_label (self->status_label) == '\0')
+    gtk_label_set_label (self->status_label, "Fix the fields marked in red to use this geometry.");
+}
+
+/* Reads and checks every field, marks the bad ones, and keeps the geometry
+ * and grid they describe as the edited ones when all are good; emits
+ * ::changed. */
+static void
+validate (CtrGeometryPanel *self)
+{
+  double v[N_FIELDS] = { 0 };
+  gboolean ok = TRUE;
+  CtrBeam beam = adw_combo_row_get_selected (self->beam_row);
+  g_autoptr(CtrGeometry) g = NULL;
+
+  if (self->updating)
+    return;
+
+  /* Per-view vectors (ctr-geometry-vectors.h) and helical scans: the
+   * circular fields show the file's geometry and are read-only (frozen);
+   * only the grid is edited. */
+  const gboolean helical = self->original != NULL && ctr_geometry_is_helical (self->original);
+  const gboolean frozen = self->original != NULL && (ctr_geometry_has_vectors (self->original) || helical);
+  update_sensitivity (self, beam, helical, frozen);
+
+  if (!parse_fields (self, helical, v))
+    ok = FALSE;
+  gtk_label_set_label (self->status_label, "");
+  g_clear_pointer (&self->edited, ctr_geometry_free);
+  self->grid_valid = FALSE;
+
+  if (!check_counts (self, v))
+    ok = FALSE;
+  if (!frozen && !check_distances (self, beam, v))
+    ok = FALSE;
+
+  g = assemble_geometry (self, beam, frozen, v, &ok);
+  fit_draft_grid (self, g, v);
+  if (!update_grid (self, g, helical, v))
+    ok = FALSE;
+
+  if (ok)
+    show_valid (self, g_steal_pointer (&g));
+  else
+    show_invalid (self, g);
   gtk_widget_set_visible (GTK_WIDGET (self->status_label), *gtk_label_get_label (self->status_label) != '\0');
   g_signal_emit (self, signals[CHANGED], 0);
 }

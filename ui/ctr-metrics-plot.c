@@ -381,27 +381,17 @@ axis_iterations (const Snapshot *snap)
   return n;
 }
 
-static void
-draw_panel (CtrMetricsPlot *self,
-            const Snapshot *snap,
-            DrawCtx        *ctx,
-            Series          series,
-            double          x0,
-            double          y0,
-            double          w,
-            double          h,
-            gboolean        last)
+/* A series' range over every run's usable values (*vmin, *vmax) and the
+ * newest run's latest usable point (*latest, NULL when it has none);
+ * returns how many values are usable. */
+static guint
+series_range (const Snapshot *snap,
+              Series          series,
+              gboolean        log_axis,
+              double         *vmin_out,
+              double         *vmax_out,
+              const Point   **latest_out)
 {
-  static const char *names[N_SERIES] = {
-    "Residual ‖b − Ax‖ / ‖b‖",
-    "RMSE vs reference",
-    "PSNR vs reference (dB)",
-    "SSIM vs reference",
-  };
-  gboolean log_axis = series == SERIES_RESIDUAL;
-  GdkRGBA newest = run_rgba (snap, snap->runs->len > 0 ? snap->runs->len - 1 : 0);
-  const GdkRGBA *color = &newest;
-  cairo_t *cr = ctx->cr;
   double vmin = INFINITY, vmax = -INFINITY;
   const Point *latest = NULL;
   guint n_usable = 0;
@@ -424,35 +414,294 @@ draw_panel (CtrMetricsPlot *self,
         }
     }
 
-  /* Legend: swatch, name, latest value. */
-  {
-    const double ly = y0 + 9;
-    g_autofree char *title = NULL;
-    g_autofree char *value = latest ? format_value (point_value (latest, series)) : NULL;
+  *vmin_out = vmin;
+  *vmax_out = vmax;
+  *latest_out = latest;
+  return n_usable;
+}
 
-    if (series == SERIES_RMSE && self->unit != NULL)
-      {
-        g_autofree char *unit = g_markup_escape_text (self->unit, -1);
-        title = g_strdup_printf ("<b>%s</b> <span alpha='70%%'>(%s)</span>", names[series], unit);
-      }
-    else
-      title = g_strdup_printf ("<b>%s</b>", names[series]);
+/* A panel's legend line: the newest run's swatch, the series' name (the
+ * RMSE with the image unit) and, at the right, its latest value. */
+static void
+draw_panel_legend (CtrMetricsPlot *self,
+                   const Snapshot *snap,
+                   DrawCtx        *ctx,
+                   Series          series,
+                   const Point    *latest,
+                   double          x0,
+                   double          y0,
+                   double          w)
+{
+  static const char *names[N_SERIES] = {
+    "Residual ‖b − Ax‖ / ‖b‖",
+    "RMSE vs reference",
+    "PSNR vs reference (dB)",
+    "SSIM vs reference",
+  };
+  GdkRGBA newest = run_rgba (snap, snap->runs->len > 0 ? snap->runs->len - 1 : 0);
+  const GdkRGBA *color = &newest;
+  cairo_t *cr = ctx->cr;
+  const double ly = y0 + 9;
+  g_autofree char *title = NULL;
+  g_autofree char *value = latest ? format_value (point_value (latest, series)) : NULL;
 
-    cairo_set_line_width (cr, 2.5);
-    gdk_cairo_set_source_rgba (cr, color);
-    cairo_move_to (cr, x0 + 2, ly);
-    cairo_line_to (cr, x0 + 20, ly);
-    cairo_stroke (cr);
-    cairo_arc (cr, x0 + 11, ly, 3, 0, 2 * G_PI);
-    cairo_fill (cr);
-    draw_text (ctx, title, x0 + 26, ly, 0, 0.5, 0.9);
-    if (value != NULL)
+  if (series == SERIES_RMSE && self->unit != NULL)
+    {
+      g_autofree char *unit = g_markup_escape_text (self->unit, -1);
+      title = g_strdup_printf ("<b>%s</b> <span alpha='70%%'>(%s)</span>", names[series], unit);
+    }
+  else
+    title = g_strdup_printf ("<b>%s</b>", names[series]);
+
+  cairo_set_line_width (cr, 2.5);
+  gdk_cairo_set_source_rgba (cr, color);
+  cairo_move_to (cr, x0 + 2, ly);
+  cairo_line_to (cr, x0 + 20, ly);
+  cairo_stroke (cr);
+  cairo_arc (cr, x0 + 11, ly, 3, 0, 2 * G_PI);
+  cairo_fill (cr);
+  draw_text (ctx, title, x0 + 26, ly, 0, 0.5, 0.9);
+  if (value != NULL)
+    {
+      g_autofree char *markup =
+        g_strdup_printf ("<span font_features='tnum'>%s</span>", value);
+      draw_text (ctx, markup, x0 + w, ly, 1, 0.5, 1.0);
+    }
+}
+
+/* A panel's plot area: the background, the value grid and its labels
+ * fitted to [vmin, vmax] (sets f's value range; a note instead when no
+ * value is usable), the iteration grid and the axes. */
+static void
+draw_panel_axes (DrawCtx        *ctx,
+                 const Snapshot *snap,
+                 Frame          *f,
+                 Series          series,
+                 guint           n_usable,
+                 double          vmin,
+                 double          vmax,
+                 gboolean        last)
+{
+  cairo_t *cr = ctx->cr;
+
+  /* plot background */
+  set_fg (ctx, 0.025);
+  cairo_rectangle (cr, f->x0, f->y0, f->w, f->h);
+  cairo_fill (cr);
+
+  cairo_set_line_width (cr, 1);
+  if (n_usable == 0)
+    {
+      f->ymin = 0;
+      f->ymax = 1;
+      draw_text (ctx,
+                 snap->runs->len == 0 || ctr_run_get_n_stats (snap_run (snap, snap->runs->len - 1)) == 0
+                   ? "<small>No data yet</small>"
+                                        : "<small>Not reported by this method</small>",
+                 f->x0 + f->w / 2, f->y0 + f->h / 2, 0.5, 0.5, 0.5);
+    }
+  else if (f->log_axis)
+    draw_y_ticks_log (ctx, f, vmin, vmax);
+  else
+    {
+      if (series == SERIES_SSIM)
+        vmax = MIN (1.0, vmax);
+      draw_y_ticks_linear (ctx, f, vmin, vmax);
+    }
+
+  draw_x_ticks (ctx, f, last);
+
+  /* axes */
+  set_fg (ctx, 0.55);
+  cairo_move_to (cr, f->x0 + 0.5, f->y0);
+  cairo_line_to (cr, f->x0 + 0.5, f->y0 + f->h + 0.5);
+  cairo_line_to (cr, f->x0 + f->w, f->y0 + f->h + 0.5);
+  cairo_stroke (cr);
+}
+
+/* A one-pass run (FBP, FDK): one value, drawn across the panel as a dashed
+ * reference line (a dot at iteration 1 would hide under others). */
+static void
+draw_run_level (cairo_t     *cr,
+                CtrRun      *run,
+                const Frame *f,
+                Series       series)
+{
+  guint n_points = ctr_run_get_n_stats (run);
+
+  for (guint i = 0; i < n_points; i++)
+    {
+      double v = point_value (run_point (run, i), series);
+      double y;
+
+      if (!value_usable (v, f->log_axis))
+        continue;
+      y = round (frame_y (f, v)) + 0.5;
+      cairo_save (cr);
+      cairo_set_dash (cr, (double[]) { 7, 4 }, 2, 0);
+      cairo_move_to (cr, f->x0, y);
+      cairo_line_to (cr, f->x0 + f->w, y);
+      cairo_stroke (cr);
+      cairo_restore (cr);
+    }
+}
+
+/* An iterative run: its values joined by a line, broken where a value is
+ * unusable, and a dot on each value when there are at most 60. */
+static void
+draw_run_curve (cairo_t     *cr,
+                CtrRun      *run,
+                const Frame *f,
+                Series       series)
+{
+  guint n_points = ctr_run_get_n_stats (run);
+  gboolean pen_down = FALSE;
+  guint n_run = 0;
+
+  for (guint i = 0; i < n_points; i++)
+    {
+      const Point *p = run_point (run, i);
+      double v = point_value (p, series);
+
+      if (!value_usable (v, f->log_axis))
+        {
+          pen_down = FALSE;
+          continue;
+        }
+      n_run++;
+      if (pen_down)
+        cairo_line_to (cr, frame_x (f, p->iteration), frame_y (f, v));
+      else
+        cairo_move_to (cr, frame_x (f, p->iteration), frame_y (f, v));
+      pen_down = TRUE;
+    }
+  cairo_stroke (cr);
+
+  if (n_run <= 60)
+    for (guint i = 0; i < n_points; i++)
       {
-        g_autofree char *markup =
-          g_strdup_printf ("<span font_features='tnum'>%s</span>", value);
-        draw_text (ctx, markup, x0 + w, ly, 1, 0.5, 1.0);
+        const Point *p = run_point (run, i);
+        double v = point_value (p, series);
+
+        if (!value_usable (v, f->log_axis))
+          continue;
+        cairo_arc (cr, frame_x (f, p->iteration), frame_y (f, v),
+                   n_run <= 20 ? 3.0 : 2.0, 0, 2 * G_PI);
+        cairo_fill (cr);
       }
-  }
+}
+
+/* The series: one line per run, in the run's colour. */
+static void
+draw_panel_curves (DrawCtx        *ctx,
+                   const Snapshot *snap,
+                   const Frame    *f,
+                   Series          series)
+{
+  cairo_t *cr = ctx->cr;
+
+  for (guint r = 0; r < snap->runs->len; r++)
+    {
+      CtrRun *run = snap_run (snap, r);
+      GdkRGBA rgba = run_rgba (snap, r);
+
+      gdk_cairo_set_source_rgba (cr, &rgba);
+      if (run_is_one_pass (run))
+        draw_run_level (cr, run, f, series);
+      else
+        draw_run_curve (cr, run, f, series);
+    }
+}
+
+/* The hover read-out: @markup in a light box at the top of the plot area,
+ * right of x and kept inside the area. */
+static void
+draw_hover_box (DrawCtx     *ctx,
+                const Frame *f,
+                double       x,
+                const char  *markup)
+{
+  cairo_t *cr = ctx->cr;
+  PangoLayout *layout = gtk_widget_create_pango_layout (ctx->widget, NULL);
+  int tw, th;
+  pango_layout_set_markup (layout, markup, -1);
+  pango_layout_get_pixel_size (layout, &tw, &th);
+  double tx = MIN (x + 6, f->x0 + f->w - tw - 4);
+  cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.92);
+  cairo_rectangle (cr, tx - 3, f->y0 + 2, tw + 6, th + 2);
+  cairo_fill (cr);
+  cairo_set_source_rgba (cr, 0.1, 0.1, 0.1, 1);
+  cairo_move_to (cr, tx, f->y0 + 3);
+  pango_cairo_show_layout (cr, layout);
+  g_object_unref (layout);
+}
+
+/* Hover: a vertical line at the iteration nearest the pointer (widget x
+ * hover_x, inside the plot area), a ring on every run's value there and
+ * the values in a read-out box. */
+static void
+draw_panel_hover (DrawCtx        *ctx,
+                  const Snapshot *snap,
+                  const Frame    *f,
+                  Series          series,
+                  double          hover_x)
+{
+  cairo_t *cr = ctx->cr;
+  double it = f->xmin + (hover_x - f->x0 - 6) / (f->w - 12) * (f->xmax - f->xmin);
+  guint k = (guint) MAX (1, round (it));
+  double x = round (frame_x (f, k)) + 0.5;
+  GString *text = g_string_new (NULL);
+
+  set_fg (ctx, 0.5);
+  cairo_set_line_width (cr, 1);
+  cairo_move_to (cr, x, f->y0);
+  cairo_line_to (cr, x, f->y0 + f->h);
+  cairo_stroke (cr);
+  g_string_append_printf (text, "<small>it %u", k);
+  for (guint r = 0; r < snap->runs->len; r++)
+    {
+      CtrRun *run = snap_run (snap, r);
+      GdkRGBA rgba = run_rgba (snap, r);
+      for (guint i = 0; i < ctr_run_get_n_stats (run); i++)
+        {
+          const Point *p = run_point (run, i);
+          if ((p->iteration != k && !run_is_one_pass (run)) || !value_usable (point_value (p, series), f->log_axis))
+            continue;
+          g_autofree char *v = format_value (point_value (p, series));
+          g_string_append_printf (text, "  <span foreground='#%02x%02x%02x'>●</span> %s",
+                                  (int) (rgba.red * 255), (int) (rgba.green * 255),
+                                  (int) (rgba.blue * 255), v);
+          cairo_arc (cr, x, frame_y (f, point_value (p, series)), 4, 0, 2 * G_PI);
+          gdk_cairo_set_source_rgba (cr, &rgba);
+          cairo_stroke (cr);
+        }
+    }
+  g_string_append (text, "</small>");
+  draw_hover_box (ctx, f, x, text->str);
+  g_string_free (text, TRUE);
+}
+
+/* One panel of a series: legend, plot area and axes, the runs' curves and
+ * the hover read-out, in the rectangle (x0, y0, w, h); @last panel carries
+ * the iteration axis' title. */
+static void
+draw_panel (CtrMetricsPlot *self,
+            const Snapshot *snap,
+            DrawCtx        *ctx,
+            Series          series,
+            double          x0,
+            double          y0,
+            double          w,
+            double          h,
+            gboolean        last)
+{
+  gboolean log_axis = series == SERIES_RESIDUAL;
+  cairo_t *cr = ctx->cr;
+  double vmin, vmax;
+  const Point *latest;
+  guint n_usable = series_range (snap, series, log_axis, &vmin, &vmax, &latest);
+
+  draw_panel_legend (self, snap, ctx, series, latest, x0, y0, w);
 
   Frame f = {
     .x0 = x0 + 58, .y0 = y0 + 24,
@@ -469,162 +718,19 @@ draw_panel (CtrMetricsPlot *self,
       f.xmax = 1.5;
     }
 
-  /* plot background */
-  set_fg (ctx, 0.025);
-  cairo_rectangle (cr, f.x0, f.y0, f.w, f.h);
-  cairo_fill (cr);
-
-  cairo_set_line_width (cr, 1);
-  if (n_usable == 0)
-    {
-      f.ymin = 0;
-      f.ymax = 1;
-      draw_text (ctx,
-                 snap->runs->len == 0 || ctr_run_get_n_stats (snap_run (snap, snap->runs->len - 1)) == 0
-                   ? "<small>No data yet</small>"
-                                        : "<small>Not reported by this method</small>",
-                 f.x0 + f.w / 2, f.y0 + f.h / 2, 0.5, 0.5, 0.5);
-    }
-  else if (log_axis)
-    draw_y_ticks_log (ctx, &f, vmin, vmax);
-  else
-    {
-      if (series == SERIES_SSIM)
-        vmax = MIN (1.0, vmax);
-      draw_y_ticks_linear (ctx, &f, vmin, vmax);
-    }
-
-  draw_x_ticks (ctx, &f, last);
-
-  /* axes */
-  set_fg (ctx, 0.55);
-  cairo_move_to (cr, f.x0 + 0.5, f.y0);
-  cairo_line_to (cr, f.x0 + 0.5, f.y0 + f.h + 0.5);
-  cairo_line_to (cr, f.x0 + f.w, f.y0 + f.h + 0.5);
-  cairo_stroke (cr);
+  draw_panel_axes (ctx, snap, &f, series, n_usable, vmin, vmax, last);
 
   if (n_usable == 0)
     return;
 
-  /* the series: one line per run, in the run's colour */
   cairo_save (cr);
   cairo_rectangle (cr, f.x0, f.y0 - 4, f.w + 4, f.h + 8);
   cairo_clip (cr);
   cairo_set_line_width (cr, 2);
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
-
-  for (guint r = 0; r < snap->runs->len; r++)
-    {
-      CtrRun *run = snap_run (snap, r);
-      guint n_points = ctr_run_get_n_stats (run);
-      GdkRGBA rgba = run_rgba (snap, r);
-      gboolean pen_down = FALSE;
-      guint n_run = 0;
-
-      gdk_cairo_set_source_rgba (cr, &rgba);
-      if (run_is_one_pass (run))
-        {
-          /* FBP, FDK: one value, drawn across the panel as a dashed
-           * reference line (a dot at iteration 1 would hide under others) */
-          for (guint i = 0; i < n_points; i++)
-            {
-              double v = point_value (run_point (run, i), series);
-              double y;
-
-              if (!value_usable (v, log_axis))
-                continue;
-              y = round (frame_y (&f, v)) + 0.5;
-              cairo_save (cr);
-              cairo_set_dash (cr, (double[]) { 7, 4 }, 2, 0);
-              cairo_move_to (cr, f.x0, y);
-              cairo_line_to (cr, f.x0 + f.w, y);
-              cairo_stroke (cr);
-              cairo_restore (cr);
-            }
-          continue;
-        }
-      for (guint i = 0; i < n_points; i++)
-        {
-          const Point *p = run_point (run, i);
-          double v = point_value (p, series);
-
-          if (!value_usable (v, log_axis))
-            {
-              pen_down = FALSE;
-              continue;
-            }
-          n_run++;
-          if (pen_down)
-            cairo_line_to (cr, frame_x (&f, p->iteration), frame_y (&f, v));
-          else
-            cairo_move_to (cr, frame_x (&f, p->iteration), frame_y (&f, v));
-          pen_down = TRUE;
-        }
-      cairo_stroke (cr);
-
-      if (n_run <= 60)
-        for (guint i = 0; i < n_points; i++)
-          {
-            const Point *p = run_point (run, i);
-            double v = point_value (p, series);
-
-            if (!value_usable (v, log_axis))
-              continue;
-            cairo_arc (cr, frame_x (&f, p->iteration), frame_y (&f, v),
-                       n_run <= 20 ? 3.0 : 2.0, 0, 2 * G_PI);
-            cairo_fill (cr);
-          }
-    }
-
-  /* hover: a vertical line at the nearest iteration and every run's value */
+  draw_panel_curves (ctx, snap, &f, series);
   if (self->hover_x >= f.x0 && self->hover_x <= f.x0 + f.w)
-    {
-      double it = f.xmin + (self->hover_x - f.x0 - 6) / (f.w - 12) * (f.xmax - f.xmin);
-      guint k = (guint) MAX (1, round (it));
-      double x = round (frame_x (&f, k)) + 0.5;
-      GString *text = g_string_new (NULL);
-
-      set_fg (ctx, 0.5);
-      cairo_set_line_width (cr, 1);
-      cairo_move_to (cr, x, f.y0);
-      cairo_line_to (cr, x, f.y0 + f.h);
-      cairo_stroke (cr);
-      g_string_append_printf (text, "<small>it %u", k);
-      for (guint r = 0; r < snap->runs->len; r++)
-        {
-          CtrRun *run = snap_run (snap, r);
-          GdkRGBA rgba = run_rgba (snap, r);
-          for (guint i = 0; i < ctr_run_get_n_stats (run); i++)
-            {
-              const Point *p = run_point (run, i);
-              if ((p->iteration != k && !run_is_one_pass (run)) || !value_usable (point_value (p, series), log_axis))
-                continue;
-              g_autofree char *v = format_value (point_value (p, series));
-              g_string_append_printf (text, "  <span foreground='#%02x%02x%02x'>●</span> %s",
-                                      (int) (rgba.red * 255), (int) (rgba.green * 255),
-                                      (int) (rgba.blue * 255), v);
-              cairo_arc (cr, x, frame_y (&f, point_value (p, series)), 4, 0, 2 * G_PI);
-              gdk_cairo_set_source_rgba (cr, &rgba);
-              cairo_stroke (cr);
-            }
-        }
-      g_string_append (text, "</small>");
-      {
-        PangoLayout *layout = gtk_widget_create_pango_layout (ctx->widget, NULL);
-        int tw, th;
-        pango_layout_set_markup (layout, text->str, -1);
-        pango_layout_get_pixel_size (layout, &tw, &th);
-        double tx = MIN (x + 6, f.x0 + f.w - tw - 4);
-        cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.92);
-        cairo_rectangle (cr, tx - 3, f.y0 + 2, tw + 6, th + 2);
-        cairo_fill (cr);
-        cairo_set_source_rgba (cr, 0.1, 0.1, 0.1, 1);
-        cairo_move_to (cr, tx, f.y0 + 3);
-        pango_cairo_show_layout (cr, layout);
-        g_object_unref (layout);
-      }
-      g_string_free (text, TRUE);
-    }
+    draw_panel_hover (ctx, snap, &f, series, self->hover_x);
   cairo_restore (cr);
 }
 

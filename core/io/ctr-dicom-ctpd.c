@@ -336,6 +336,259 @@ check_motion (const CtrDicomSeries *series, const Fixed *f, const CtrGeometry *g
   return TRUE;
 }
 
+/* The series as read view by view (read_views): the detector rows kept,
+ * the projections they fill and where each view's source was. */
+typedef struct {
+  guint out_rows, row_first;   /* the rows kept: all from 0, or the central one */
+  CtrProjections *p;
+  double *phi;                 /* per view: DetectorFocalCenterAngularPosition */
+  double *z_pd;                /* per view: DetectorFocalCenterAxialPosition (0 when absent) */
+  double *shift;               /* 3 per view: the focal spot's angular, axial (FORMAT's z) and radial shift */
+  gboolean shifted;            /* some view's focal spot is shifted */
+  double rho0;                 /* DetectorFocalCenterRadialDistance, the same in every view */
+  double z_min, z_max;         /* the range of z_pd */
+} Views;
+
+static void
+views_clear (Views *s)
+{
+  g_clear_pointer (&s->p, ctr_projections_unref);
+  g_free (s->phi);
+  g_free (s->z_pd);
+  g_free (s->shift);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Views, views_clear)
+
+/* On the first view: the detector rows kept (all, or with
+ * CTR_DICOM_CTPD_CENTRAL_ROW the one nearest the central element) and the
+ * projections of V views they fill. */
+static gboolean
+views_start (Views *s, const Fixed *f, CtrDicomCtpdFlags flags, guint V, GError **error)
+{
+  const gboolean central = (flags & CTR_DICOM_CTPD_CENTRAL_ROW) && f->rows > 1;
+  /* The central row: the one nearest to the central element (1-based). */
+  s->row_first = central ? (guint) CLAMP (lround (f->central_row - 1), 0, (long) f->rows - 1) : 0;
+  s->out_rows = central ? 1 : f->rows;
+  s->p = ctr_projections_new (V, s->out_rows, f->channels,
+                              f->log ? CTR_PROJ_LINE_INTEGRALS : CTR_PROJ_COUNTS, error);
+  return s->p != NULL;
+}
+
+/* View v's source: the focal centre's angle, distance (the first view's in
+ * every view) and z, and the flying focal spot's shifts. */
+static gboolean
+read_source (CtrDcm *d, const char *path, guint v, Views *s, GError **error)
+{
+  double rho, *sh = s->shift + 3 * (gsize) v;
+  if (!get_num (d, &T_PHI, 0, TRUE, 0, &s->phi[v], path, error)
+      || !get_num (d, &T_RHO, 0, TRUE, 0, &rho, path, error)
+      || !get_num (d, &T_ZPOS, 0, FALSE, 0, &s->z_pd[v], path, error)
+      || !get_num (d, &T_DPHI, 0, FALSE, 0, &sh[0], path, error)
+      || !get_num (d, &T_DZ, 0, FALSE, 0, &sh[1], path, error)
+      || !get_num (d, &T_DRHO, 0, FALSE, 0, &sh[2], path, error))
+    return FALSE;
+  /* FORMAT: the angle keeps phi's sense, z is −z_pd. */
+  sh[1] = -sh[1];
+  s->shifted = s->shifted || fabs (sh[0]) > 1e-9 || fabs (sh[1]) > 1e-6 || fabs (sh[2]) > 1e-6;
+  if (v == 0)
+    s->rho0 = rho;
+  else if (fabs (rho - s->rho0) > 1e-3 * s->rho0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "%s: DetectorFocalCenterRadialDistance %g mm differs from the first view's %g mm; "
+                   "a varying source distance is not supported", path, rho, s->rho0);
+      return FALSE;
+    }
+  s->z_min = MIN (s->z_min, s->z_pd[v]);
+  s->z_max = MAX (s->z_max, s->z_pd[v]);
+  return TRUE;
+}
+
+/* View v's pixels into the projections: one frame of channels × rows, its
+ * kept rows in FORMAT order. */
+static gboolean
+read_pixels (CtrDcm *d, const char *path, guint v, const Fixed *f, Views *s, GError **error)
+{
+  guint r, c, frames;
+  g_autoptr (GError) local = NULL;
+  g_autofree float *img = ctr_dcm_read_pixels (d, &r, &c, &frames, &local);
+  if (img == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
+      return FALSE;
+    }
+  if (r != f->channels || c != f->rows || frames != 1)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: the image is %u rows × %u columns × %u frames; DICOM-CT-PD wants NumberofDetector"
+                   "Columns (%u) rows × NumberofDetectorRows (%u) columns, one frame",
+                   path, r, c, frames, f->channels, f->rows);
+      return FALSE;
+    }
+  /* DICOM value [channel k-1][row]; FORMAT [row][col = N - k]. */
+  float *dst = ctr_projections_view (s->p, v);
+  for (guint i = 0; i < s->out_rows; i++)
+    for (guint k = 0; k < f->channels; k++)
+      dst[(gsize) i * f->channels + (f->channels - 1 - k)] = img[(gsize) k * f->rows + s->row_first + i];
+  return TRUE;
+}
+
+/* Every file of the series in turn: the first one's values into f (a later
+ * one must share them), each view's source and pixels into s. */
+static gboolean
+read_views (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCancellable *cancellable, Fixed *f,
+            Views *s, GError **error)
+{
+  const guint V = series->n_files;
+
+  s->phi = g_new (double, V);
+  s->z_pd = g_new (double, V);
+  s->shift = g_new0 (double, 3 * (gsize) V);
+  s->z_min = INFINITY;
+  s->z_max = -INFINITY;
+  for (guint v = 0; v < V; v++)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      const char *path = series->files[v];
+      g_autoptr (CtrDcm) d = ctr_dcm_open (path, error);
+      if (d == NULL)
+        return FALSE;
+      if (v == 0)
+        {
+          if (!read_fixed (d, path, f, error) || !views_start (s, f, flags, V, error))
+            return FALSE;
+        }
+      else if (!check_same (d, path, f, error))
+        return FALSE;
+      if (!read_source (d, path, v, s, error) || !read_pixels (d, path, v, f, s, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A focal centre that moves along z (@moving; z_min: its lowest z_pd) is
+ * a helix or a sequence of turns: TypeofProjectionData HELICAL requires
+ * it, the central row (CTR_DICOM_CTPD_CENTRAL_ROW) refuses it. */
+static gboolean
+check_moving (const CtrDicomSeries *series, const Fixed *f, CtrDicomCtpdFlags flags, gboolean moving,
+              double z_min, GError **error)
+{
+  if (f->helical && !moving)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "%s: TypeofProjectionData (7037,1009) is HELICAL, but the focal centre stays at "
+                   "DetectorFocalCenterAxialPosition %g mm in every view", series->files[0], z_min);
+      return FALSE;
+    }
+  if (moving && (flags & CTR_DICOM_CTPD_CENTRAL_ROW))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "%s: the focal centre moves along z, so the central detector row is no slice; "
+                   "reconstruct the whole helical series (it is rebinned to slices)", series->files[0]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The geometry of the V views in FORMAT's terms (see the top of this file):
+ * a cone beam when several rows are kept or the focal centre is @moving
+ * (then with every view's source z), a fan beam otherwise. */
+static CtrGeometry *
+assemble_geometry (const Fixed *f, const Views *s, guint V, gboolean moving)
+{
+  CtrGeometry *g = ctr_geometry_new (s->out_rows > 1 || moving ? CTR_BEAM_CONE : CTR_BEAM_FAN, V);
+  g->shape = f->curved ? CTR_DETECTOR_CURVED : CTR_DETECTOR_FLAT;
+  g->sod_mm = s->rho0;
+  g->sdd_mm = f->sdd;
+  g->n_rows = s->out_rows;
+  g->n_cols = f->channels;
+  /* Curved: the transverse spacing is an arc length on the cylinder of radius SDD. */
+  g->pitch_u = f->curved ? f->transverse / f->sdd : f->transverse;
+  g->offset_u = (f->central_col - (f->channels + 1) * 0.5) * g->pitch_u;
+  g->pitch_v_mm = f->axial;
+  g->rows_increase_with_v = FALSE;
+  g->offset_v_mm = s->out_rows > 1 ? (f->central_row - (f->rows + 1) * 0.5) * f->axial : 0.0;
+  g->table_reversed = TRUE;
+  /* beta = phi - pi, unwrapped so consecutive views differ by less than pi. */
+  for (guint v = 0; v < V; v++)
+    {
+      double b = s->phi[v] - G_PI;
+      if (v == 0)
+        b = fmod (b, 2 * G_PI) + (fmod (b, 2 * G_PI) < 0 ? 2 * G_PI : 0);
+      else
+        {
+          double prev = g->angles[v - 1];
+          b = prev + remainder (b - prev, 2 * G_PI);
+        }
+      g->angles[v] = b;
+    }
+  if (moving)
+    {
+      g->source_z_mm = g_new (double, V);
+      for (guint v = 0; v < V; v++)
+        g->source_z_mm[v] = -s->z_pd[v];
+    }
+  return g;
+}
+
+/* The flying focal spot: a FlyingFocalSpotMode other than FFSNONE needs
+ * the views' shifts; shifts, read for cone beams only, go to
+ * g->focal_shift (taken from s). */
+static gboolean
+set_focal_shift (const CtrDicomSeries *series, const Fixed *f, Views *s, CtrGeometry *g, GError **error)
+{
+  if (!s->shifted && f->ffs != NULL && g_ascii_strcasecmp (f->ffs, "FFSNONE") != 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "%s: FlyingFocalSpotMode (7033,100E) is “%s”, but no view states where its focal spot "
+                   "was (SourceAngular/Axial/RadialDistanceShift (7033,100B-100D) are 0 or absent)",
+                   series->files[0], f->ffs);
+      return FALSE;
+    }
+  if (s->shifted)
+    {
+      if (g->beam != CTR_BEAM_CONE)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                       "%s: the focal spot is shifted (SourceAngular/Axial/RadialDistanceShift, (7033,100B-100D)) "
+                       "in a single-row axial scan; flying focal spots are read for multi-row and helical scans",
+                       series->files[0]);
+          return FALSE;
+        }
+      g->focal_shift = g_steal_pointer (&s->shift);
+    }
+  return TRUE;
+}
+
+/* PhotonStatistics into the projections: their mean as i0 and, when they
+ * differ, the open-beam counts per detector pixel as flat. */
+static void
+set_open_beam (const Fixed *f, Views *s)
+{
+  CtrProjections *p = s->p;
+
+  if (f->i0 > 0)
+    p->i0 = f->i0;   /* counts: the open beam; line integrals: kept for low-dose weighting */
+  if (f->n_photons > 1)
+    {
+      gboolean uniform = TRUE;
+      for (guint k = 1; k < f->n_photons; k++)
+        uniform = uniform && fabs (f->photons[k] - f->photons[0]) <= 1e-6 * f->photons[0];
+      if (!uniform)
+        {
+          /* Open-beam counts per pixel in FORMAT order (as the pixels in read_pixels). */
+          const gboolean per_row = f->n_photons == f->channels * f->rows;
+          p->flat = g_new (float, (gsize) s->out_rows * f->channels);
+          for (guint i = 0; i < s->out_rows; i++)
+            for (guint k = 0; k < f->channels; k++)
+              p->flat[(gsize) i * f->channels + (f->channels - 1 - k)]
+                = f->photons[per_row ? (gsize) k * f->rows + s->row_first + i : k];
+        }
+    }
+}
+
 CtrDicomProjections *
 ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCancellable *cancellable,
                      GError **error)
@@ -355,178 +608,27 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
     }
 
   g_auto (Fixed) f = { 0 };
-  g_autoptr (CtrProjections) p = NULL;
-  g_autofree double *phi = g_new (double, V);
-  g_autofree double *z_pd = g_new (double, V);
-  g_autofree double *shift = g_new0 (double, 3 * (gsize) V);
-  gboolean shifted = FALSE;
-  double rho0 = 0, z_min = INFINITY, z_max = -INFINITY;
-  guint out_rows = 0, row_first = 0;
-
-  for (guint v = 0; v < V; v++)
-    {
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return NULL;
-      const char *path = series->files[v];
-      g_autoptr (CtrDcm) d = ctr_dcm_open (path, error);
-      if (d == NULL)
-        return NULL;
-      if (v == 0)
-        {
-          if (!read_fixed (d, path, &f, error))
-            return NULL;
-          const gboolean central = (flags & CTR_DICOM_CTPD_CENTRAL_ROW) && f.rows > 1;
-          /* The central row: the one nearest to the central element (1-based). */
-          row_first = central ? (guint) CLAMP (lround (f.central_row - 1), 0, (long) f.rows - 1) : 0;
-          out_rows = central ? 1 : f.rows;
-          p = ctr_projections_new (V, out_rows, f.channels,
-                                   f.log ? CTR_PROJ_LINE_INTEGRALS : CTR_PROJ_COUNTS, error);
-          if (p == NULL)
-            return NULL;
-        }
-      else if (!check_same (d, path, &f, error))
-        return NULL;
-      double rho, *sh = shift + 3 * (gsize) v;
-      if (!get_num (d, &T_PHI, 0, TRUE, 0, &phi[v], path, error)
-          || !get_num (d, &T_RHO, 0, TRUE, 0, &rho, path, error)
-          || !get_num (d, &T_ZPOS, 0, FALSE, 0, &z_pd[v], path, error)
-          || !get_num (d, &T_DPHI, 0, FALSE, 0, &sh[0], path, error)
-          || !get_num (d, &T_DZ, 0, FALSE, 0, &sh[1], path, error)
-          || !get_num (d, &T_DRHO, 0, FALSE, 0, &sh[2], path, error))
-        return NULL;
-      /* FORMAT: the angle keeps phi's sense, z is −z_pd. */
-      sh[1] = -sh[1];
-      shifted = shifted || fabs (sh[0]) > 1e-9 || fabs (sh[1]) > 1e-6 || fabs (sh[2]) > 1e-6;
-      if (v == 0)
-        rho0 = rho;
-      else if (fabs (rho - rho0) > 1e-3 * rho0)
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                       "%s: DetectorFocalCenterRadialDistance %g mm differs from the first view's %g mm; "
-                       "a varying source distance is not supported", path, rho, rho0);
-          return NULL;
-        }
-      z_min = MIN (z_min, z_pd[v]);
-      z_max = MAX (z_max, z_pd[v]);
-
-      guint r, c, frames;
-      g_autoptr (GError) local = NULL;
-      g_autofree float *img = ctr_dcm_read_pixels (d, &r, &c, &frames, &local);
-      if (img == NULL)
-        {
-          g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
-          return NULL;
-        }
-      if (r != f.channels || c != f.rows || frames != 1)
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                       "%s: the image is %u rows × %u columns × %u frames; DICOM-CT-PD wants NumberofDetector"
-                       "Columns (%u) rows × NumberofDetectorRows (%u) columns, one frame",
-                       path, r, c, frames, f.channels, f.rows);
-          return NULL;
-        }
-      /* DICOM value [channel k-1][row]; FORMAT [row][col = N - k]. */
-      float *dst = ctr_projections_view (p, v);
-      for (guint i = 0; i < out_rows; i++)
-        for (guint k = 0; k < f.channels; k++)
-          dst[(gsize) i * f.channels + (f.channels - 1 - k)] = img[(gsize) k * f.rows + row_first + i];
-    }
+  g_auto (Views) s = { 0 };
+  if (!read_views (series, flags, cancellable, &f, &s, error))
+    return NULL;
 
   /* A focal centre that moves along z: a helix (or a sequence of turns). */
-  const gboolean moving = z_max - z_min > 1e-3;
-  if (f.helical && !moving)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
-                   "%s: TypeofProjectionData (7037,1009) is HELICAL, but the focal centre stays at "
-                   "DetectorFocalCenterAxialPosition %g mm in every view", series->files[0], z_min);
-      return NULL;
-    }
-  if (moving && (flags & CTR_DICOM_CTPD_CENTRAL_ROW))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "%s: the focal centre moves along z, so the central detector row is no slice; "
-                   "reconstruct the whole helical series (it is rebinned to slices)", series->files[0]);
-      return NULL;
-    }
+  const gboolean moving = s.z_max - s.z_min > 1e-3;
+  if (!check_moving (series, &f, flags, moving, s.z_min, error))
+    return NULL;
 
-  g_autoptr (CtrGeometry) g = ctr_geometry_new (out_rows > 1 || moving ? CTR_BEAM_CONE : CTR_BEAM_FAN, V);
-  g->shape = f.curved ? CTR_DETECTOR_CURVED : CTR_DETECTOR_FLAT;
-  g->sod_mm = rho0;
-  g->sdd_mm = f.sdd;
-  g->n_rows = out_rows;
-  g->n_cols = f.channels;
-  /* Curved: the transverse spacing is an arc length on the cylinder of radius SDD. */
-  g->pitch_u = f.curved ? f.transverse / f.sdd : f.transverse;
-  g->offset_u = (f.central_col - (f.channels + 1) * 0.5) * g->pitch_u;
-  g->pitch_v_mm = f.axial;
-  g->rows_increase_with_v = FALSE;
-  g->offset_v_mm = out_rows > 1 ? (f.central_row - (f.rows + 1) * 0.5) * f.axial : 0.0;
-  g->table_reversed = TRUE;
-  /* beta = phi - pi, unwrapped so consecutive views differ by less than pi. */
-  for (guint v = 0; v < V; v++)
-    {
-      double b = phi[v] - G_PI;
-      if (v == 0)
-        b = fmod (b, 2 * G_PI) + (fmod (b, 2 * G_PI) < 0 ? 2 * G_PI : 0);
-      else
-        {
-          double prev = g->angles[v - 1];
-          b = prev + remainder (b - prev, 2 * G_PI);
-        }
-      g->angles[v] = b;
-    }
-  if (moving)
-    {
-      g->source_z_mm = g_new (double, V);
-      for (guint v = 0; v < V; v++)
-        g->source_z_mm[v] = -z_pd[v];
-    }
-  if (!shifted && f.ffs != NULL && g_ascii_strcasecmp (f.ffs, "FFSNONE") != 0)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "%s: FlyingFocalSpotMode (7033,100E) is “%s”, but no view states where its focal spot "
-                   "was (SourceAngular/Axial/RadialDistanceShift (7033,100B-100D) are 0 or absent)",
-                   series->files[0], f.ffs);
-      return NULL;
-    }
-  if (shifted)
-    {
-      if (g->beam != CTR_BEAM_CONE)
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                       "%s: the focal spot is shifted (SourceAngular/Axial/RadialDistanceShift, (7033,100B-100D)) "
-                       "in a single-row axial scan; flying focal spots are read for multi-row and helical scans",
-                       series->files[0]);
-          return NULL;
-        }
-      g->focal_shift = g_steal_pointer (&shift);
-    }
+  g_autoptr (CtrGeometry) g = assemble_geometry (&f, &s, V, moving);
+  if (!set_focal_shift (series, &f, &s, g, error))
+    return NULL;
   if (!ctr_geometry_validate (g, error))
     {
       g_prefix_error (error, "%s (DICOM-CT-PD): ", series->files[0]);
       return NULL;
     }
-  if (!check_motion (series, &f, g, z_pd, error))
+  if (!check_motion (series, &f, g, s.z_pd, error))
     return NULL;
-  if (f.i0 > 0)
-    p->i0 = f.i0;   /* counts: the open beam; line integrals: kept for low-dose weighting */
-  if (f.n_photons > 1)
-    {
-      gboolean uniform = TRUE;
-      for (guint k = 1; k < f.n_photons; k++)
-        uniform = uniform && fabs (f.photons[k] - f.photons[0]) <= 1e-6 * f.photons[0];
-      if (!uniform)
-        {
-          /* Open-beam counts per pixel in FORMAT order (as the pixels above). */
-          const gboolean per_row = f.n_photons == f.channels * f.rows;
-          p->flat = g_new (float, (gsize) out_rows * f.channels);
-          for (guint i = 0; i < out_rows; i++)
-            for (guint k = 0; k < f.channels; k++)
-              p->flat[(gsize) i * f.channels + (f.channels - 1 - k)]
-                = f.photons[per_row ? (gsize) k * f.rows + row_first + i : k];
-        }
-    }
-  if (!ctr_projections_check_finite (p, error) || !ctr_projections_to_line_integrals (p, error))
+  set_open_beam (&f, &s);
+  if (!ctr_projections_check_finite (s.p, error) || !ctr_projections_to_line_integrals (s.p, error))
     {
       g_prefix_error (error, "%s: ", series->files[0]);
       return NULL;
@@ -537,7 +639,7 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
   out->description = g_strdup_printf ("DICOM-CT-PD, %s%s", gd,
                                       (flags & CTR_DICOM_CTPD_CENTRAL_ROW) && f.rows > 1 ? " (central row)" : "");
   out->geometry = g_steal_pointer (&g);
-  out->projections = g_steal_pointer (&p);
+  out->projections = g_steal_pointer (&s.p);
   out->mu_water = f.mu_water;
   return out;
 }
