@@ -20,6 +20,7 @@
 #include "data/ctr-volume.h"
 #include "recon/ctr-recon-types.h"
 #include "recon/ctr-progress.h"
+#include "plan/ctr-plan-info.h"
 
 G_BEGIN_DECLS
 
@@ -50,7 +51,7 @@ gboolean ctr_method_fits_geometry (CtrMethod method, const CtrGeometry *g);
  * pwls, asd-pocs; cone beam with a flat panel or per-view vectors fdk (on
  * a circular orbit), sart, sirt, cgls, pwls, asd-pocs.  Helical cone beam (a source z per
  * view, a flying focal spot) and curved multi-row detectors
- * (ctr_helix_applies) take the helical route (ctr-recon-plan-private.h):
+ * (ctr_helix_applies) take the helical route (ctr-plan-route.h):
  * with o->rebin 180li (default) or 360li the data are rebinned to the grid's
  * slices (ctr-rebin-helical.h) and any fan-beam method runs on the stack
  * (PART on SCSR: one matrix for every slice); with rebin none the cone-beam
@@ -115,7 +116,7 @@ CtrVolume *ctr_recon_plan_execute (CtrReconPlan *plan, const CtrProjections *p,
  * than the plan has: another iterative method on the same matrix (ray
  * model, matrix format, subset kind, backend), other iterations, relaxation,
  * penalty or stopping rule; FBP with another window.  Not during an execute.
- * A helical plan (the route of ctr-recon-plan-private.h) takes no other
+ * A helical plan (the helical route of ctr-plan-route.h) takes no other
  * options: make a new plan.
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT ("these options need a new
  * plan: …") or the errors of ctr_recon_plan_new's checks; the plan is then
@@ -134,35 +135,7 @@ const char *ctr_recon_plan_get_backend (CtrReconPlan *plan);
 const CtrGrid *ctr_recon_plan_get_grid (CtrReconPlan *plan);
 const CtrReconOptions *ctr_recon_plan_get_options (CtrReconPlan *plan);
 
-/**
- * CtrPlanInfo:
- * The plan's operator in figures (for benchmarks and the window's details).
- * @operator_name: "cpu-scsr", "cpu-csr", "cpu-cone", "cuda-scsr", …; "fbp"
- *   or "fdk" for a one-pass method.  Static string.
- * @setup_s: seconds ctr_recon_plan_new() took to make the operator.
- * @from_cache: the matrix was read from the disk cache.
- * @matrix_bytes, @nnz: bytes and elements of the stored matrix (0 for the
- *   cone pair and one-pass methods).
- * @nnz_expanded: elements of the equivalent plain CSR matrix.
- * @stored_views: views whose rows are stored (SCSR: orbits).
- * @symmetry: the symmetry group's name ("D4", "C4", "none"), static.
- * @padding_view, @padding_global: the fraction of padded zeros in the
- *   view-level and global blocked layouts of the SCSR matrix (cuART §4),
- *   computed only when asked (ctr_recon_plan_get_info's @blocking); else NaN.
- */
-typedef struct {
-  const char *operator_name;
-  double setup_s;
-  gboolean from_cache;
-  guint64 matrix_bytes;
-  guint64 nnz;
-  guint64 nnz_expanded;
-  guint stored_views;
-  const char *symmetry;
-  double padding_view;
-  double padding_global;
-} CtrPlanInfo;
-
+/* The plan's operator in figures (CtrPlanInfo, ctr-plan-info.h). */
 void ctr_recon_plan_get_info (CtrReconPlan *plan, gboolean blocking, CtrPlanInfo *info);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrReconPlan, ctr_recon_plan_unref)

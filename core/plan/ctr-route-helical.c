@@ -1,7 +1,24 @@
-/* ctr-recon-helical.c — the plan's routes for helical cone-beam data (see
- * ctr-recon-plan-private.h).
+/* ctr-route-helical.c — the helical route (ctr-plan-route.h): helical and
+ * curved multi-row cone-beam data (ctr_helix_applies), every method but FDK.
  *
- * The slab of the iterative route, seen from the side (z up):
+ * Two ways, chosen by CtrReconOptions.rebin:
+ *  - 180LI / 360LI: make = the rebinning to the grid's slices
+ *    (ctr-rebin-helical.h) and a state of the fan-beam routes on the
+ *    rebinned stack (the analytic route's FBP; the slice-stack route's PART
+ *    on SCSR with one matrix for every slice, SIRT, PWLS, …), made through
+ *    that route's table; execute = rebin the projections, run that state.
+ *  - none: the cone-beam projector pair (ctr-cone-projector.h) on a slab
+ *    of the volume: the grid's slices widened by the z distance a ray travels
+ *    inside the grid's circle, the views with a ray inside that slab, and only
+ *    the rays whose whole path through the grid's circle stays in it (the
+ *    others are left out: ctr_cone_op_new_masked), so every ray through the
+ *    requested slices is modelled in full.  SART, SIRT, CGLS, PWLS and
+ *    ASD-POCS run on it; the output is the requested slices.
+ * The grid's slices are at their true z (cz, dz; ctr_helix_grid), one image
+ * per slice, from the lowest z up.  A helical state takes no other options
+ * (options_fit refuses every set).
+ *
+ * The slab of the iterative way, seen from the side (z up):
  *
  *     z ^  model slices ┌───────────┐  margin: the largest z a ray travels
  *       |               │░░░░░░░░░░░│  between its closest approach to the
@@ -11,10 +28,10 @@
  *       |               └───────────┘  the circle lies between the outer
  *       +──────────────────────────▶ x model slices
  */
-#include "plan/ctr-recon-plan-private.h"
+#include "plan/ctr-plan-route.h"
+#include "plan/ctr-plan-common.h"
 #include "base/ctr-error.h"
 #include "data/ctr-helix.h"
-#include "plan/ctr-backend.h"
 #include "analytic/ctr-rebin-helical.h"
 #include "solve/ctr-iterate.h"
 #include "solve/ctr-solvers.h"
@@ -23,76 +40,84 @@
 #include <math.h>
 #include <string.h>
 
-struct _CtrHelicalPlan
+typedef struct
 {
-  CtrGeometry *g;
-  CtrGrid grid;          /* the output: slices at their z */
-  CtrReconOptions o;
-  GPtrArray *own;        /* char *: this route's notes */
-  GPtrArray *all;        /* borrowed strings, NULL-terminated: own + inner's */
-  /* rebinning route */
+  CtrRouteState base;    /* g, grid (the output: slices at their z), o, this route's notes */
+  GPtrArray *all;        /* borrowed strings, NULL-terminated: base's notes + inner's */
+  /* rebinning */
   CtrRebinPlan *rebin;
-  CtrReconPlan *inner;   /* the fan-beam plan, on inner_grid */
+  CtrRouteState *inner;  /* the fan-beam stack's state (slices or analytic route), on inner_grid */
   CtrGrid inner_grid;    /* grid with cz = 0 (a fan stack's slices are its rows) */
-  /* slab route */
+  /* slab */
   guint *views;          /* the views used, n_sub */
   guint n_sub;
   CtrGrid model;         /* the slab's volume */
   CtrOperator *op;
   double setup_s;
-};
+} HelicalState;
 
-void
-ctr_helical_plan_free (CtrHelicalPlan *hp)
+static void
+helical_free (CtrRouteState *rs)
 {
-  if (hp == NULL)
+  if (rs == NULL)
     return;
-  ctr_geometry_free (hp->g);
-  g_ptr_array_unref (hp->own);
-  g_ptr_array_unref (hp->all);
+  HelicalState *hp = (HelicalState *) rs;
+  if (hp->all != NULL)
+    g_ptr_array_unref (hp->all);
   ctr_rebin_plan_free (hp->rebin);
-  if (hp->inner != NULL)
-    ctr_recon_plan_unref (hp->inner);
+  ctr_route_state_free (hp->inner);
   g_free (hp->views);
   if (hp->op != NULL)
     ctr_operator_unref (hp->op);
+  ctr_route_state_clear (rs);
   g_free (hp);
 }
 
 static void
-note (CtrHelicalPlan *hp, char *text)
+note (HelicalState *hp, char *text)
 {
-  g_ptr_array_add (hp->own, text);
+  ctr_route_state_add_note (&hp->base, text);
 }
 
 /* ------------------------------------------------------------------------ */
-/* The rebinning route                                                       */
+/* Rebinned (180LI, 360LI): a fan-beam stack                               */
+
+/* The fan-beam route that reconstructs the rebinned stack: the analytic
+ * one for FBP, the slice stack's for the iterative methods (the rebinned
+ * geometry is an ordinary fan beam: never this route again). */
+static const CtrPlanRoute *
+stack_route (const CtrReconOptions *o)
+{
+  return ctr_method_is_iterative (o->method) ? &ctr_route_slices : &ctr_route_analytic;
+}
 
 static gboolean
-rebin_route (CtrHelicalPlan *hp, GCancellable *cancellable, GError **error)
+rebin_make (HelicalState *hp, GCancellable *cancellable, GError **error)
 {
-  const CtrGrid *grid = &hp->grid;
+  const CtrGeometry *g = hp->base.g;
+  const CtrGrid *grid = &hp->base.grid;
+  const CtrReconOptions *o = &hp->base.o;
   g_autofree double *z = g_new (double, grid->nz);
   for (guint s = 0; s < grid->nz; s++)
     z[s] = ctr_grid_z (grid, s);
-  hp->rebin = ctr_rebin_plan_new (hp->g, hp->o.rebin, z, grid->nz, error);
+  hp->rebin = ctr_rebin_plan_new (g, o->rebin, z, grid->nz, error);
   if (hp->rebin == NULL)
     return FALSE;
   const CtrGeometry *fan = ctr_rebin_plan_get_geometry (hp->rebin);
   note (hp, g_strdup_printf ("helical scan rebinned (%s: %s) to %u fan-beam slice%s of %u views over 360°, "
-                             "table %.2f … %.2f mm", ctr_rebin_mode_name (hp->o.rebin),
-                             hp->o.rebin == CTR_REBIN_180LI ? "direct and conjugate rays"
-                                                           : "direct rays, between rows and turns",
+                             "table %.2f … %.2f mm", ctr_rebin_mode_name (o->rebin),
+                             o->rebin == CTR_REBIN_180LI ? "direct and conjugate rays"
+                                                         : "direct rays, between rows and turns",
                              grid->nz, grid->nz == 1 ? "" : "s", fan->n_views,
-                             ctr_geometry_table_mm (hp->g, z[0]), ctr_geometry_table_mm (hp->g, z[grid->nz - 1])));
+                             ctr_geometry_table_mm (g, z[0]), ctr_geometry_table_mm (g, z[grid->nz - 1])));
   const guint n_out = ctr_rebin_plan_n_extrapolated (hp->rebin);
   if (n_out > 0)
     note (hp, g_strdup_printf ("%u slice%s lie outside the fully sampled z range of %s rebinning: filled "
                                "from the nearest rays (not a full data set)", n_out, n_out == 1 ? "" : "s",
-                               ctr_rebin_mode_name (hp->o.rebin)));
-  hp->inner_grid = hp->grid;
+                               ctr_rebin_mode_name (o->rebin)));
+  hp->inner_grid = *grid;
   hp->inner_grid.cz = 0.0;
-  hp->inner = ctr_recon_plan_new (fan, &hp->inner_grid, &hp->o, cancellable, error);
+  hp->inner = stack_route (o)->make (fan, &hp->inner_grid, o, cancellable, error);
   return hp->inner != NULL;
 }
 
@@ -119,7 +144,7 @@ rebin_report (const CtrIterStats *stats, gpointer data)
 }
 
 static CtrVolume *
-rebin_execute (CtrHelicalPlan *hp, const CtrProjections *p, const CtrVolume *ref, CtrIterFunc callback,
+rebin_execute (HelicalState *hp, const CtrProjections *p, const CtrVolume *ref, CtrIterFunc callback,
                gpointer user_data, GCancellable *cancellable, GError **error)
 {
   g_autoptr (CtrProjections) fan = ctr_rebin_run (hp->rebin, p, cancellable, error);
@@ -131,16 +156,17 @@ rebin_execute (CtrHelicalPlan *hp, const CtrProjections *p, const CtrVolume *ref
       flat_ref = ctr_volume_copy (ref);
       flat_ref->grid = hp->inner_grid;
     }
-  RebinReport r = { callback, user_data, &hp->grid };
-  CtrVolume *img = ctr_recon_plan_execute (hp->inner, fan, flat_ref, callback ? rebin_report : NULL, &r,
-                                           cancellable, error);
+  RebinReport r = { callback, user_data, &hp->base.grid };
+  /* fan's sizes are the stack's geometry's (the rebinning makes them so) */
+  CtrVolume *img = hp->inner->route->execute (hp->inner, fan, flat_ref, callback ? rebin_report : NULL, &r,
+                                              cancellable, error);
   if (img != NULL)
-    img->grid = hp->grid;
+    img->grid = hp->base.grid;
   return img;
 }
 
 /* ------------------------------------------------------------------------ */
-/* The slab route                                                            */
+/* Not rebinned: the slab                                                    */
 
 /* Radius (mm) of the circle about the axis that holds the whole grid. */
 static double
@@ -169,10 +195,10 @@ ray_z_extent (const double o[3], const double d[3], double rv, double *z0, doubl
 }
 
 static gboolean
-slab_route (CtrHelicalPlan *hp, GCancellable *cancellable, GError **error)
+slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
 {
-  const CtrGeometry *g = hp->g;
-  const CtrGrid *grid = &hp->grid;
+  const CtrGeometry *g = hp->base.g;
+  const CtrGrid *grid = &hp->base.grid;
   const gint64 t0 = g_get_monotonic_time ();
   const guint V = g->n_views, R = g->n_rows, C = g->n_cols;
   const gsize per_view = (gsize) R * C;
@@ -292,9 +318,9 @@ slab_route (CtrHelicalPlan *hp, GCancellable *cancellable, GError **error)
 
 /* The output slices sampled from the slab's volume (linear in z). */
 static void
-crop_slab (const CtrHelicalPlan *hp, const CtrVolume *model, CtrVolume *out)
+crop_slab (const HelicalState *hp, const CtrVolume *model, CtrVolume *out)
 {
-  const CtrGrid *m = &hp->model, *o = &hp->grid;
+  const CtrGrid *m = &hp->model, *o = &hp->base.grid;
   const gsize plane = ctr_grid_slice_size (o);
   for (guint s = 0; s < o->nz; s++)
     {
@@ -310,7 +336,7 @@ crop_slab (const CtrHelicalPlan *hp, const CtrVolume *model, CtrVolume *out)
 }
 
 typedef struct {
-  CtrHelicalPlan *hp;
+  HelicalState *hp;
   CtrIterFunc callback;
   gpointer user_data;
   const CtrVolume *reference;   /* on the output grid, or NULL */
@@ -323,13 +349,13 @@ slab_report (const CtrIterStats *stats, gpointer data)
   SlabReport *r = data;
   CtrIterStats st = *stats;
   crop_slab (r->hp, stats->image, r->shown);
-  ctr_iter_stats_set_quality (&st, r->shown, r->reference, r->hp->o.metrics_radius_mm);
+  ctr_iter_stats_set_quality (&st, r->shown, r->reference, r->hp->base.o.metrics_radius_mm);
   st.image = r->shown;
   r->callback (&st, r->user_data);
 }
 
 static CtrVolume *
-slab_execute (CtrHelicalPlan *hp, const CtrProjections *p, const CtrVolume *ref, CtrIterFunc callback,
+slab_execute (HelicalState *hp, const CtrProjections *p, const CtrVolume *ref, CtrIterFunc callback,
               gpointer user_data, GCancellable *cancellable, GError **error)
 {
   const gsize per_view = (gsize) p->n_rows * p->n_cols;
@@ -343,12 +369,13 @@ slab_execute (CtrHelicalPlan *hp, const CtrProjections *p, const CtrVolume *ref,
   sub->dark = p->dark ? g_memdup2 (p->dark, per_view * sizeof (float)) : NULL;
   sub->mask = p->mask ? g_memdup2 (p->mask, per_view) : NULL;
 
-  g_autoptr (CtrVolume) shown = ctr_volume_new (&hp->grid, error);
+  g_autoptr (CtrVolume) shown = ctr_volume_new (&hp->base.grid, error);
   if (shown == NULL)
     return NULL;
-  ctr_volume_set_unit (shown, hp->g->pixel_size_known ? "1/mm" : "1/pixel");
+  ctr_volume_set_unit (shown, hp->base.g->pixel_size_known ? "1/mm" : "1/pixel");
   SlabReport r = { hp, callback, user_data, ref, shown };
-  g_autoptr (CtrVolume) model = ctr_iterate_run (hp->op, ctr_solver_class (hp->o.method), NULL, NULL, sub, &hp->o,
+  const CtrReconOptions *o = &hp->base.o;
+  g_autoptr (CtrVolume) model = ctr_iterate_run (hp->op, ctr_solver_class (o->method), NULL, NULL, sub, o,
                                                  NULL, callback ? slab_report : NULL, &r, cancellable, NULL, error);
   if (model == NULL)
     return NULL;
@@ -358,9 +385,16 @@ slab_execute (CtrHelicalPlan *hp, const CtrProjections *p, const CtrVolume *ref,
 
 /* ------------------------------------------------------------------------ */
 
-CtrHelicalPlan *
-ctr_helical_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
-                      GCancellable *cancellable, GError **error)
+static gboolean
+helical_applies (const CtrGeometry *g, const CtrReconOptions *o)
+{
+  (void) o;
+  return ctr_helix_applies (g);
+}
+
+static CtrRouteState *
+helical_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
+              GCancellable *cancellable, GError **error)
 {
   if (!ctr_geometry_validate (g, error) || !ctr_grid_validate (grid, error)
       || !ctr_recon_options_validate (o, error))
@@ -381,11 +415,9 @@ ctr_helical_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconO
                    "helical scan is reconstructed by sart, sirt, cgls, pwls or asd-pocs", ctr_method_name (m));
       return NULL;
     }
-  g_autoptr (CtrHelicalPlan) hp = g_new0 (CtrHelicalPlan, 1);
-  hp->g = ctr_geometry_copy (g);
-  hp->grid = *grid;
-  hp->o = *o;
-  hp->own = g_ptr_array_new_with_free_func (g_free);
+  HelicalState *hp = g_new0 (HelicalState, 1);
+  g_autoptr (CtrRouteState) rs = &hp->base;
+  ctr_route_state_init (rs, &ctr_route_helical, g, grid, o);
   hp->all = g_ptr_array_new ();
   if (o->rebin == CTR_REBIN_NONE)
     {
@@ -395,23 +427,24 @@ ctr_helical_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconO
           && (b = ctr_backend_select (o->backend, &why, NULL)) != NULL && b != ctr_backend_cpu ())
         note (hp, g_strdup_printf ("backend %s has no cone-beam projector; the CPU runs %s", b->name,
                                    ctr_method_name (m)));
-      if (!slab_route (hp, cancellable, error))
+      if (!slab_make (hp, cancellable, error))
         return NULL;
     }
-  else if (!rebin_route (hp, cancellable, error))
+  else if (!rebin_make (hp, cancellable, error))
     return NULL;
-  return g_steal_pointer (&hp);
+  return g_steal_pointer (&rs);
 }
 
-CtrVolume *
-ctr_helical_plan_execute (CtrHelicalPlan *hp, const CtrProjections *p, const CtrVolume *reference,
-                          CtrIterFunc callback, gpointer user_data, GCancellable *cancellable, GError **error)
+static CtrVolume *
+helical_execute (CtrRouteState *rs, const CtrProjections *p, const CtrVolume *reference,
+                 CtrIterFunc callback, gpointer user_data, GCancellable *cancellable, GError **error)
 {
+  HelicalState *hp = (HelicalState *) rs;
   /* the projections' sizes: checked by ctr_recon_plan_execute */
   g_autoptr (CtrVolume) ref = NULL;
   if (reference != NULL)
     {
-      ref = ctr_volume_resample (reference, &hp->grid, CTR_RESAMPLE_VOLUME, error);
+      ref = ctr_volume_resample (reference, &rs->grid, CTR_RESAMPLE_VOLUME, error);
       if (ref == NULL)
         return NULL;
     }
@@ -420,14 +453,24 @@ ctr_helical_plan_execute (CtrHelicalPlan *hp, const CtrProjections *p, const Ctr
   return slab_execute (hp, p, ref, callback, user_data, cancellable, error);
 }
 
-const char *const *
-ctr_helical_plan_get_notes (CtrHelicalPlan *hp)
+static gboolean
+helical_options_fit (const CtrRouteState *rs, const CtrReconOptions *o, GError **error)
 {
+  (void) rs;
+  (void) o;
+  return ctr_plan_options_verdict ("a helical plan is made for its rebinning and method", error);
+}
+
+/* This route's notes (rebinning or slab), then the stack's. */
+static const char *const *
+helical_get_notes (CtrRouteState *rs)
+{
+  HelicalState *hp = (HelicalState *) rs;
   g_ptr_array_set_size (hp->all, 0);
-  for (guint i = 0; i < hp->own->len; i++)
-    g_ptr_array_add (hp->all, hp->own->pdata[i]);
+  for (guint i = 0; i + 1 < rs->notes->len; i++)   /* not the terminator */
+    g_ptr_array_add (hp->all, rs->notes->pdata[i]);
   if (hp->inner != NULL)
-    for (const char *const *n = ctr_recon_plan_get_notes (hp->inner); *n != NULL; n++)
+    for (const char *const *n = hp->inner->route->get_notes (hp->inner); *n != NULL; n++)
       g_ptr_array_add (hp->all, (gpointer) *n);
   else
     g_ptr_array_add (hp->all, (gpointer) "backend: cpu");
@@ -435,18 +478,20 @@ ctr_helical_plan_get_notes (CtrHelicalPlan *hp)
   return (const char *const *) hp->all->pdata;
 }
 
-const char *
-ctr_helical_plan_get_backend (CtrHelicalPlan *hp)
+static const char *
+helical_get_backend (CtrRouteState *rs)
 {
-  return hp->inner != NULL ? ctr_recon_plan_get_backend (hp->inner) : ctr_backend_cpu ()->name;
+  HelicalState *hp = (HelicalState *) rs;
+  return hp->inner != NULL ? hp->inner->route->get_backend (hp->inner) : ctr_backend_cpu ()->name;
 }
 
-void
-ctr_helical_plan_get_info (CtrHelicalPlan *hp, gboolean blocking, CtrPlanInfo *info)
+static void
+helical_get_info (CtrRouteState *rs, gboolean blocking, CtrPlanInfo *info)
 {
+  HelicalState *hp = (HelicalState *) rs;
   if (hp->inner != NULL)
     {
-      ctr_recon_plan_get_info (hp->inner, blocking, info);
+      hp->inner->route->get_info (hp->inner, blocking, info);
       return;
     }
   memset (info, 0, sizeof *info);
@@ -456,3 +501,15 @@ ctr_helical_plan_get_info (CtrHelicalPlan *hp, gboolean blocking, CtrPlanInfo *i
   info->symmetry = "none";
   info->padding_view = info->padding_global = NAN;
 }
+
+const CtrPlanRoute ctr_route_helical = {
+  .name = "helical",
+  .applies = helical_applies,
+  .make = helical_make,
+  .free = helical_free,
+  .execute = helical_execute,
+  .options_fit = helical_options_fit,
+  .get_notes = helical_get_notes,
+  .get_backend = helical_get_backend,
+  .get_info = helical_get_info,
+};

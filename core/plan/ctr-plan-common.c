@@ -1,0 +1,187 @@
+/* ctr-plan-common.c — what the plan's routes share (see ctr-plan-common.h). */
+#include "plan/ctr-plan-common.h"
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
+#include "data/ctr-helix.h"
+
+#include <math.h>
+#include <string.h>
+
+#define FAIL(code, ...) do { g_set_error (error, CTR_ERROR, (code), __VA_ARGS__); return FALSE; } while (0)
+
+/* A run that can give a meaningful image on this machine: the field of view
+ * at least one pixel of the image wide, and the image, the data and the
+ * solver's work arrays (iterative: image twice, data three times; the
+ * matrix comes on top and is checked when it is built) within the memory
+ * the machine has (ctr-memory.h), before anything is built. */
+static gboolean
+plan_plausible (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error)
+{
+  const double fov = 2.0 * ctr_geometry_fov_radius_mm (g), px = MIN (grid->dx, grid->dy);
+  if (!(fov >= px))
+    FAIL (CTR_ERROR_INVALID_ARGUMENT,
+          "the field of view (Ø %g mm) is smaller than one pixel of the image (%g mm): check the pixel size",
+          fov, px);
+  const gboolean iterative = ctr_method_is_iterative (o->method);
+  const guint64 image = ctr_memory_mul (ctr_grid_size (grid), sizeof (float));
+  const guint64 data = ctr_memory_mul (ctr_memory_mul (g->n_views, g->n_rows), ctr_memory_mul (g->n_cols, sizeof (float)));
+  const guint64 need = ctr_memory_add (ctr_memory_mul (image, iterative ? 2 : 1), ctr_memory_mul (data, iterative ? 3 : 1));
+  g_autofree char *what = g_strdup_printf ("%s on %u × %u × %u voxels from %u views × %u rows × %u columns",
+                                           ctr_method_label (o->method), grid->nx, grid->ny, grid->nz,
+                                           g->n_views, g->n_rows, g->n_cols);
+  return ctr_memory_check (need, what, error);
+}
+
+gboolean
+ctr_plan_method_fits (CtrMethod m, const CtrGeometry *g)
+{
+  if (ctr_helix_applies (g))
+    return m != CTR_METHOD_FDK;
+  if (g->beam == CTR_BEAM_CONE)
+    return m != CTR_METHOD_FBP && m != CTR_METHOD_ART && m != CTR_METHOD_PART;
+  return m != CTR_METHOD_FDK;
+}
+
+/* The combinations that exist (the options' own ranges are
+ * ctr_recon_options_validate's). */
+gboolean
+ctr_plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error)
+{
+  if (!ctr_geometry_validate (g, error) || !ctr_grid_validate (grid, error)
+      || !ctr_recon_options_validate (o, error))
+    return FALSE;
+  const CtrMethod m = o->method;
+  if (g->beam == CTR_BEAM_CONE)
+    {
+      if (!ctr_plan_method_fits (m, g))
+        FAIL (CTR_ERROR_UNSUPPORTED,
+              "cone beam is reconstructed with fdk, sart, sirt, cgls, pwls or asd-pocs; %s is for fan and parallel beam",
+              ctr_method_name (m));
+      return plan_plausible (g, grid, o, error);
+    }
+  if (!ctr_plan_method_fits (m, g))
+    FAIL (CTR_ERROR_INVALID_GEOMETRY, "FDK reconstructs cone-beam data; use fbp for %s beam",
+          g->beam == CTR_BEAM_FAN ? "fan" : "parallel");
+  if (!plan_plausible (g, grid, o, error))
+    return FALSE;
+  if (grid->nz != g->n_rows)
+    FAIL (CTR_ERROR_INVALID_ARGUMENT, "the image has %u slices but the detector %u rows", grid->nz, g->n_rows);
+  if (!ctr_method_is_iterative (m))
+    return TRUE;
+  if (o->matrix == CTR_MATRIX_SCSR && o->subsets == CTR_SUBSETS_VIEW
+      && (m == CTR_METHOD_PART || m == CTR_METHOD_SART))
+    FAIL (CTR_ERROR_INVALID_ARGUMENT,
+          "SCSR runs the views of one symmetry orbit together; one view per subset needs the CSR matrix");
+  if (o->matrix == CTR_MATRIX_CSR && o->subsets == CTR_SUBSETS_ORBIT && m != CTR_METHOD_PART)
+    FAIL (CTR_ERROR_INVALID_ARGUMENT, "orbit subsets on the CSR matrix are implemented for parallel ART only");
+  return TRUE;
+}
+
+#undef FAIL
+
+void
+ctr_route_state_init (CtrRouteState *rs, const CtrPlanRoute *route, const CtrGeometry *g,
+                      const CtrGrid *grid, const CtrReconOptions *o)
+{
+  rs->route = route;
+  rs->g = ctr_geometry_copy (g);
+  rs->grid = *grid;
+  rs->o = *o;
+  rs->backend = ctr_backend_cpu ();
+  rs->notes = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (rs->notes, NULL);
+  rs->info.operator_name = ctr_method_name (o->method);
+  rs->info.symmetry = "none";
+  rs->info.padding_view = rs->info.padding_global = NAN;
+}
+
+void
+ctr_route_state_clear (CtrRouteState *rs)
+{
+  g_clear_pointer (&rs->g, ctr_geometry_free);
+  g_clear_pointer (&rs->notes, g_ptr_array_unref);
+}
+
+void
+ctr_route_state_free (CtrRouteState *rs)
+{
+  if (rs != NULL)
+    rs->route->free (rs);
+}
+
+void
+ctr_route_state_add_note (CtrRouteState *rs, char *note)
+{
+  /* Keep the array NULL-terminated: replace the terminator, add a new one. */
+  g_ptr_array_remove_index (rs->notes, rs->notes->len - 1);
+  g_ptr_array_add (rs->notes, note);
+  g_ptr_array_add (rs->notes, NULL);
+}
+
+gboolean
+ctr_route_state_select_backend (CtrRouteState *rs, GError **error)
+{
+  g_autofree char *why = NULL;
+  const CtrBackend *b = ctr_backend_select (rs->o.backend, &why, error);
+  if (b == NULL)
+    return FALSE;
+  const gboolean asked = rs->o.backend != NULL && strcmp (rs->o.backend, "best") != 0;
+  if (why != NULL && asked)
+    ctr_route_state_add_note (rs, g_steal_pointer (&why));
+  rs->backend = b;
+  return TRUE;
+}
+
+gboolean
+ctr_route_state_reference (const CtrRouteState *rs, const CtrVolume *reference, CtrResampleMode mode,
+                           CtrVolume **out, GError **error)
+{
+  *out = NULL;
+  if (reference == NULL)
+    return TRUE;
+  g_autoptr (CtrVolume) ref = ctr_volume_resample (reference, &rs->grid, mode, error);
+  if (ref == NULL || !ctr_reference_check (ref, error))
+    return FALSE;
+  *out = g_steal_pointer (&ref);
+  return TRUE;
+}
+
+const char *const *
+ctr_route_state_get_notes (CtrRouteState *rs)
+{
+  return (const char *const *) rs->notes->pdata;
+}
+
+const char *
+ctr_route_state_get_backend (CtrRouteState *rs)
+{
+  return rs->backend->name;
+}
+
+void
+ctr_route_state_get_info (CtrRouteState *rs, gboolean blocking, CtrPlanInfo *info)
+{
+  (void) blocking;
+  *info = rs->info;
+}
+
+const char *
+ctr_route_state_iterative_why (const CtrRouteState *rs, const CtrReconOptions *o, gboolean same_operator)
+{
+  if (!ctr_method_is_iterative (o->method))
+    return "the plan was made for an iterative method";
+  if (!same_operator)
+    return "another matrix, ray model, subset kind or backend";
+  if (rs->backend->methods != 0 && !(rs->backend->methods & (1u << o->method)))
+    return "a method its backend does not run";
+  return NULL;
+}
+
+gboolean
+ctr_plan_options_verdict (const char *why, GError **error)
+{
+  if (why == NULL)
+    return TRUE;
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "these options need a new plan: %s", why);
+  return FALSE;
+}

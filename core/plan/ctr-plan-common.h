@@ -1,0 +1,89 @@
+/* ctr-plan-common.h — what the plan's routes (ctr-plan-route.h) share: the
+ * checks of method × beam × grid that ctr_recon_plan_new documents, the
+ * state's head (notes, backend, reference), and the verdict on new options.
+ * Internal to the plan: the facade and the routes include it; it calls
+ * neither (only a state's own table, in ctr_route_state_free).
+ */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+#include "plan/ctr-plan-route.h"
+
+G_BEGIN_DECLS
+
+/* What ctr_method_fits_geometry says (ctr-recon-plan.h). */
+gboolean ctr_plan_method_fits (CtrMethod m, const CtrGeometry *g);
+
+/**
+ * ctr_plan_check:
+ * The checks every route but the helical one makes first: @g, @grid and @o
+ * valid (ctr_geometry_validate, ctr_grid_validate,
+ * ctr_recon_options_validate); the method for the beam; a field of view at
+ * least a pixel wide and the image, data and work arrays within the
+ * machine's memory (ctr-memory.h); fan and parallel beam: one slice per
+ * detector row and a matrix × subsets combination that exists.
+ * Returns: FALSE with CTR_ERROR_INVALID_GEOMETRY (FDK for fan or parallel
+ *   beam, or from the validation), CTR_ERROR_UNSUPPORTED (FBP, ART or PART
+ *   for cone beam), CTR_ERROR_INVALID_ARGUMENT, CTR_ERROR_OUT_OF_MEMORY.
+ */
+gboolean ctr_plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error);
+
+/* Sets up the head @rs of a route's state (zeroed by the caller): @route,
+ * a copy of @g, @grid and @o (@o's strings borrowed), the CPU backend, an
+ * empty note list, @info with no operator yet (operator_name: the method's
+ * name, symmetry "none", padding NaN). */
+void ctr_route_state_init (CtrRouteState *rs, const CtrPlanRoute *route, const CtrGeometry *g,
+                           const CtrGrid *grid, const CtrReconOptions *o);
+
+/* Frees what ctr_route_state_init made (not @rs itself: the route's free
+ * does). */
+void ctr_route_state_clear (CtrRouteState *rs);
+
+/* @rs's route's free; NULL does nothing. */
+void ctr_route_state_free (CtrRouteState *rs);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrRouteState, ctr_route_state_free)
+
+/* Adds @note (transfer full) at the end of @rs's notes. */
+void ctr_route_state_add_note (CtrRouteState *rs, char *note);
+
+/**
+ * ctr_route_state_select_backend:
+ * Sets @rs->backend to the backend @rs->o asks for (ctr_backend_select),
+ * the CPU when that one cannot run, with a note saying why when one was
+ * named (not "best").
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT for a name that is not a
+ *   backend.
+ */
+gboolean ctr_route_state_select_backend (CtrRouteState *rs, GError **error);
+
+/**
+ * ctr_route_state_reference:
+ * @reference: (nullable): a reference image on any grid.
+ * @out: (out) (transfer full): @reference resampled onto @rs->grid by
+ *   @mode, or NULL when @reference is.
+ * Returns: FALSE with the errors of ctr_volume_resample and
+ *   ctr_reference_check (CTR_ERROR_INVALID_ARGUMENT: a reference that cannot
+ *   measure quality on the grid).
+ */
+gboolean ctr_route_state_reference (const CtrRouteState *rs, const CtrVolume *reference,
+                                    CtrResampleMode mode, CtrVolume **out, GError **error);
+
+/* The operations of a route that keeps its notes, backend and figures in
+ * the head (CtrPlanRoute's get_notes, get_backend, get_info; no padding
+ * figures). */
+const char *const *ctr_route_state_get_notes (CtrRouteState *rs);
+const char *ctr_route_state_get_backend (CtrRouteState *rs);
+void ctr_route_state_get_info (CtrRouteState *rs, gboolean blocking, CtrPlanInfo *info);
+
+/* Why @o needs another plan than the iterative route's state @rs, or NULL:
+ * a one-pass method, another operator (@same_operator FALSE), or a method
+ * @rs's backend does not run.  Static strings. */
+const char *ctr_route_state_iterative_why (const CtrRouteState *rs, const CtrReconOptions *o,
+                                           gboolean same_operator);
+
+/* TRUE when @why is NULL; else FALSE with CTR_ERROR_INVALID_ARGUMENT
+ * "these options need a new plan: @why". */
+gboolean ctr_plan_options_verdict (const char *why, GError **error);
+
+G_END_DECLS
