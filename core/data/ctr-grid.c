@@ -70,7 +70,8 @@ ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm)
 {
   const CtrGrid plane = plane_grid (g, size, pixel_mm);
   double first, last, step;
-  if (ctr_geometry_is_helical (g) && ctr_grid_helical_range (g, TRUE, &first, &last, &step))
+  /* no rebinning is known here: the range every mode samples fully */
+  if (ctr_geometry_is_helical (g) && ctr_grid_helical_range (g, FALSE, &first, &last, &step))
     return slices_grid (g, plane, first, last, step);
   return plane;
 }

@@ -9,10 +9,12 @@
  *      parallel beam: its x/y, one slice per detector row; cone beam and
  *      helical: its whole 3-D grid);
  *   3. otherwise the field of view at the detector's resolution
- *      (ctr_grid_default): in z one slice per detector row (fan, parallel),
- *      the panel's rows at the isocentre (cone beam), or, for a helical
- *      scan, slices on multiples of the nominal slice width over the range
- *      the scan samples fully (ctr_helix_z_coverage) for the rebinning.
+ *      (ctr_grid_default's x/y): in z one slice per detector row (fan,
+ *      parallel), the panel's rows at the isocentre (cone beam), or, for a
+ *      helical scan, slices on multiples of the nominal slice width over the
+ *      range the scan samples fully (ctr_helix_z_coverage) for the
+ *      rebinning: with the conjugate rays for 180LI (the default), with the
+ *      direct rays alone for 360LI and no rebinning.
  */
 #pragma once
 
@@ -56,7 +58,10 @@ typedef struct {
  * grid before use.  In z: fan and parallel beam, one slice per detector row at
  * pitch_v_mm; cone beam, n_rows slices of pitch_v·SOD/SDD centred where the
  * panel's centre projects (offset_v·SOD/SDD); a helical scan, the slices of
- * ctr_grid_helical_range (180LI: conjugate rays counted) when it has one.
+ * ctr_grid_helical_range over the range the direct rays sample fully (valid
+ * for every rebinning and for none) when it has one.  ctr_grid_for_scan is
+ * the same rule with a reference and a rebinning (its default, 180LI,
+ * counts the conjugate rays too, a wider range).
  */
 CtrGrid ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm);
 
