@@ -11,6 +11,7 @@
  * (sizes equal; spacing within 1e-5 relative, the fields show 6 digits;
  * centre within 1e-4 mm).  Before the grid module the helical DICOM series of
  * head-helical-ctpd got 31 slices in the window against the CLI's 44.
+ * Screenshot ui-default-grid-helical.png: that series' Geometry page.
  *
  * Environment: CTR_UI_GRID_DATA (the shared data folder), CTR_CLI.
  */
@@ -117,6 +118,12 @@ test_window_default_grid (void)
              "%s: window %u×%u×%u of %.6g×%.6g×%.6g mm at z %.4f mm, CLI %u×%u×%u of %.6g×%.6g×%.6g mm at z %.4f mm",
              shown, got.nx, got.ny, got.nz, got.dx, got.dy, got.dz, got.cz, want.nx, want.ny, want.nz, want.dx,
              want.dy, want.dz, want.cz);
+      if (valid && g_str_has_suffix (path, "head-helical-ctpd/dicom"))
+        {
+          /* the helical series' slices as the Geometry page shows them */
+          adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "geometry");
+          ui_screenshot (GTK_WIDGET (w), "ui-default-grid-helical.png");
+        }
       ui_close_window (w);
     }
 }
