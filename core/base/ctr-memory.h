@@ -15,15 +15,55 @@
 
 G_BEGIN_DECLS
 
+/* The memory this process may count on and the bound that sets it. */
+typedef struct
+{
+  guint64 bytes;      /* bytes; G_MAXUINT64 when no bound is known */
+  const char *bound;  /* static: "available memory", "physical memory",
+                       * "cgroup v2 limit", "cgroup v1 limit",
+                       * "address-space limit, ulimit -v",
+                       * "CTR_MEMORY_LIMIT_MB"; NULL from
+                       * ctr_memory_limit_parse when none applied */
+} CtrMemoryLimit;
+
 /**
- * ctr_memory_limit_bytes:
- * What this process may count on, in bytes: the physical memory
- * (sysconf (_SC_PHYS_PAGES) × page size), lowered by a cgroup v2 limit
- * (/sys/fs/cgroup/memory.max) and by the environment variable
- * CTR_MEMORY_LIMIT_MB (a positive number of MiB; the fuzz harnesses set it
- * below libFuzzer's -malloc_limit_mb).  Read once; thread-safe.
+ * ctr_memory_limit_parse:
+ * @root: the folder that stands for "/" ("/" on a live system; a test's
+ *   fixture folder holding proc/meminfo, proc/self/cgroup,
+ *   proc/self/status and sys/fs/cgroup/...).
+ * @rlimit_as: the soft RLIMIT_AS in bytes, G_MAXUINT64 for none.
+ * @env_mb: (nullable): the value of CTR_MEMORY_LIMIT_MB.
+ * @out: (out): the smallest of every bound found, in bytes:
+ *   - MemAvailable of proc/meminfo (MemTotal where the kernel has no
+ *     MemAvailable);
+ *   - the process's own cgroup (proc/self/cgroup): v2 memory.max under
+ *     sys/fs/cgroup, v1 memory.limit_in_bytes under sys/fs/cgroup/memory
+ *     (values ≥ 2⁶² are v1's "unlimited"), each the smallest from the group
+ *     up to the mount's root;
+ *   - the address-space room left: @rlimit_as − VmSize of
+ *     proc/self/status (libraries reserve address space);
+ *   - @env_mb, a positive number of MiB (the fuzz harnesses set it below
+ *     libFuzzer's -malloc_limit_mb; tests use it for a known limit).
+ * Files that cannot be read are no bound.  Reads only files; no errors.
  */
+void ctr_memory_limit_parse (const char *root, guint64 rlimit_as, const char *env_mb, CtrMemoryLimit *out);
+
+/**
+ * ctr_memory_limit:
+ * @out: (out): ctr_memory_limit_parse() of the live system ("/", the
+ *   process's getrlimit (RLIMIT_AS), $CTR_MEMORY_LIMIT_MB), physical
+ *   memory (sysconf) where /proc gave nothing.  Re-read when the last
+ *   reading is more than 100 ms old (available memory changes; a
+ *   reading is a few small files of /proc and /sys).  Thread-safe.
+ */
+void ctr_memory_limit (CtrMemoryLimit *out);
+
+/* ctr_memory_limit()'s bytes. Thread-safe. */
 guint64 ctr_memory_limit_bytes (void);
+
+/* "1.1 GiB available (cgroup v1 limit)", of ctr_memory_limit(). (transfer
+ * full): g_free. */
+char *ctr_memory_limit_describe (void);
 
 /**
  * ctr_memory_check:
@@ -32,8 +72,8 @@ guint64 ctr_memory_limit_bytes (void);
  * @what: (nullable): what needs it, for the message ("the projections of
  *   1000000000 views × 1 row × 736 columns").
  * Returns: TRUE when @bytes fits in ctr_memory_limit_bytes(); else FALSE
- *   with CTR_ERROR_OUT_OF_MEMORY: "WHAT need 2.7 TiB of memory; this
- *   machine has 23.4 GiB".
+ *   with CTR_ERROR_OUT_OF_MEMORY: "WHAT need 2.7 TiB of memory;
+ *   1.1 GiB available (cgroup v1 limit)".
  */
 gboolean ctr_memory_check (guint64 bytes, const char *what, GError **error);
 
@@ -59,5 +99,9 @@ ctr_memory_add (guint64 a, guint64 b)
  *   @n is 0), or NULL with CTR_ERROR_OUT_OF_MEMORY naming @what and the size.
  */
 gpointer ctr_memory_try_new (gsize n, gsize size, gboolean zero, const char *what, GError **error);
+
+/* Sets CTR_ERROR_OUT_OF_MEMORY "cannot allocate BYTES for WHAT; LIMIT
+ * available (BOUND)" on @error (an allocation of @bytes that failed). */
+void ctr_memory_set_error (GError **error, guint64 bytes, const char *what);
 
 G_END_DECLS

@@ -3,17 +3,115 @@
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
 #include "data/ctr-helix.h"
+#include "sysmat/ctr-scsr.h"
+#include "sysmat/ctr-symmetry.h"
+#include "sysmat/ctr-sysmat.h"
 
 #include <math.h>
 #include <string.h>
 
 #define FAIL(code, ...) do { g_set_error (error, CTR_ERROR, (code), __VA_ARGS__); return FALSE; } while (0)
 
+/* The stored matrix of an iterative fan- or parallel-beam run, in bytes, as
+ * the build holds it at its peak (SCSR: the elements once, the row tables;
+ * CSR: the elements twice), or 0 when the run has none; @kind: what it
+ * is. */
+static guint64
+matrix_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, const char **kind)
+{
+  *kind = NULL;
+  if (g->beam == CTR_BEAM_CONE || ctr_helix_applies (g) || !ctr_method_is_iterative (o->method))
+    return 0;
+  const gboolean csr = o->method == CTR_METHOD_ART || o->matrix == CTR_MATRIX_CSR;
+  if (!csr && o->matrix != CTR_MATRIX_SCSR)
+    return 0;   /* no stored matrix (an operator on the fly) */
+  *kind = csr ? "CSR matrix" : "SCSR matrix";
+  return csr ? ctr_sysmat_estimate_bytes (g, grid, o->ray_model) : ctr_scsr_estimate_bytes (g, grid, o->ray_model);
+}
+
+void
+ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, CtrPlanMemory *m)
+{
+  memset (m, 0, sizeof *m);
+  const guint64 image = ctr_memory_mul (ctr_grid_size (grid), sizeof (float));
+  const guint64 data = ctr_memory_mul (ctr_memory_mul (g->n_views, g->n_rows), ctr_memory_mul (g->n_cols, sizeof (float)));
+  m->image = image;
+  m->data = data;
+  m->matrix = matrix_estimate (g, grid, o, &m->matrix_kind);
+  /* Work vectors beyond the image and the data themselves, per method
+   * (solve/: the solver's image X and its validity mask and copy of the
+   * data, then each method's own). */
+  guint wi = 0, wd = 0;
+  switch (o->method)
+    {
+    case CTR_METHOD_FBP:
+    case CTR_METHOD_FDK:
+      wd = 1;   /* the filtered projections */
+      break;
+    case CTR_METHOD_SIRT:
+      wi = 3;   /* X, the column sums, the scale */
+      wd = 4;   /* the data's copy, validity, Y, V */
+      break;
+    case CTR_METHOD_CGLS:
+      wi = 3;   /* X, S, P */
+      wd = 4;   /* the data's copy, validity, R, Q */
+      break;
+    case CTR_METHOD_PWLS:
+      wi = 7;   /* X, the SQS denominator, Z, the previous X, G, GR, CR */
+      wd = 3;   /* the data's copy, validity, A·1 while it starts */
+      m->weights = data;
+      break;
+    case CTR_METHOD_ASD_POCS:
+      wi = 5;   /* X, column sums, the previous image, the TV gradient, the update */
+      wd = 3;
+      break;
+    default:    /* ART, PART, SART */
+      wi = 3;   /* X, the column sums, the scale */
+      wd = 3;   /* the data's copy, validity, the coefficients */
+      break;
+    }
+  m->work = ctr_memory_add (ctr_memory_mul (image, wi), ctr_memory_mul (data, wd));
+  /* SART's column scaling on the SCSR matrix keeps one slice's inverse
+   * column sums per view orbit (ctr-scsr-op.c). */
+  if (m->matrix_kind != NULL && o->matrix == CTR_MATRIX_SCSR
+      && (o->method == CTR_METHOD_SART || o->method == CTR_METHOD_ASD_POCS))
+    {
+      const guint no = ctr_symmetry_count_orbits (g, grid, CTR_SYM_ALL, NULL);
+      m->work = ctr_memory_add (m->work, ctr_memory_mul (ctr_memory_mul ((guint64) grid->nx * grid->ny, no), 4));
+    }
+  m->total = ctr_memory_add (ctr_memory_add (ctr_memory_add (m->image, m->data), ctr_memory_add (m->matrix, m->weights)),
+                             m->work);
+}
+
+char *
+ctr_plan_memory_note (const CtrPlanMemory *m)
+{
+  g_autofree char *total = g_format_size_full (m->total, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *image = g_format_size_full (m->image, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *data = g_format_size_full (m->data, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *work = g_format_size_full (m->work, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *have = ctr_memory_limit_describe ();
+  GString *s = g_string_new (NULL);
+  g_string_printf (s, "memory: %s estimated (", total);
+  if (m->matrix_kind != NULL)
+    {
+      g_autofree char *mx = g_format_size_full (m->matrix, G_FORMAT_SIZE_IEC_UNITS);
+      g_string_append_printf (s, "%s %s, ", m->matrix_kind, mx);
+    }
+  g_string_append_printf (s, "image %s, data %s, ", image, data);
+  if (m->weights > 0)
+    {
+      g_autofree char *w = g_format_size_full (m->weights, G_FORMAT_SIZE_IEC_UNITS);
+      g_string_append_printf (s, "statistical weights %s, ", w);
+    }
+  g_string_append_printf (s, "work vectors %s), %s", work, have);
+  return g_string_free (s, FALSE);
+}
+
 /* A run that can give a meaningful image on this machine: the field of view
- * at least one pixel of the image wide, and the image, the data and the
- * solver's work arrays (iterative: image twice, data three times; the
- * matrix comes on top and is checked when it is built) within the memory
- * the machine has (ctr-memory.h), before anything is built. */
+ * at least one pixel of the image wide, and the memory estimate of
+ * ctr_plan_memory_estimate within the memory this process may count on
+ * (ctr-memory.h), before anything is built. */
 static gboolean
 plan_plausible (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error)
 {
@@ -22,14 +120,14 @@ plan_plausible (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions
     FAIL (CTR_ERROR_INVALID_ARGUMENT,
           "the field of view (Ø %g mm) is smaller than one pixel of the image (%g mm): check the pixel size",
           fov, px);
-  const gboolean iterative = ctr_method_is_iterative (o->method);
-  const guint64 image = ctr_memory_mul (ctr_grid_size (grid), sizeof (float));
-  const guint64 data = ctr_memory_mul (ctr_memory_mul (g->n_views, g->n_rows), ctr_memory_mul (g->n_cols, sizeof (float)));
-  const guint64 need = ctr_memory_add (ctr_memory_mul (image, iterative ? 2 : 1), ctr_memory_mul (data, iterative ? 3 : 1));
-  g_autofree char *what = g_strdup_printf ("%s on %u × %u × %u voxels from %u views × %u rows × %u columns",
+  CtrPlanMemory m;
+  ctr_plan_memory_estimate (g, grid, o, &m);
+  g_autofree char *what = g_strdup_printf ("%s on %u × %u × %u voxels from %u views × %u rows × %u columns%s%s",
                                            ctr_method_label (o->method), grid->nx, grid->ny, grid->nz,
-                                           g->n_views, g->n_rows, g->n_cols);
-  return ctr_memory_check (need, what, error);
+                                           g->n_views, g->n_rows, g->n_cols,
+                                           m.matrix_kind != NULL ? " with its " : "",
+                                           m.matrix_kind != NULL ? m.matrix_kind : "");
+  return ctr_memory_check (m.total, what, error);
 }
 
 gboolean
@@ -90,6 +188,12 @@ ctr_route_state_init (CtrRouteState *rs, const CtrPlanRoute *route, const CtrGeo
   rs->backend = ctr_backend_cpu ();
   rs->notes = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (rs->notes, NULL);
+  if (route != &ctr_route_helical)   /* its stack's route states its own */
+    {
+      CtrPlanMemory m;
+      ctr_plan_memory_estimate (g, grid, o, &m);
+      ctr_route_state_add_note (rs, ctr_plan_memory_note (&m));
+    }
   rs->info.operator_name = ctr_method_name (o->method);
   rs->info.symmetry = "none";
   rs->info.padding_view = rs->info.padding_global = NAN;

@@ -29,9 +29,38 @@ gboolean ctr_plan_method_fits (CtrMethod m, const CtrGeometry *g);
  */
 gboolean ctr_plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error);
 
+/* The memory a run needs, in bytes (ctr_plan_memory_estimate). */
+typedef struct
+{
+  guint64 matrix;           /* the stored system matrix; 0 when none */
+  const char *matrix_kind;  /* "SCSR matrix", "CSR matrix" or NULL (static) */
+  guint64 image;            /* the image (all slices) */
+  guint64 data;             /* the projections */
+  guint64 weights;          /* statistical weights (PWLS), else 0 */
+  guint64 work;             /* the method's work vectors */
+  guint64 total;            /* the sum, saturated */
+} CtrPlanMemory;
+
+/**
+ * ctr_plan_memory_estimate:
+ * What a run of @o on @g and @grid will hold, before anything is built:
+ * the stored matrix of an iterative fan/parallel run
+ * (ctr_scsr_estimate_bytes or ctr_sysmat_estimate_bytes: a few thousand
+ * sampled rays, milliseconds), the image, the data, PWLS's statistical
+ * weights and the method's work vectors.  @g, @grid and @o valid.
+ */
+void ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
+                               CtrPlanMemory *m);
+
+/* "memory: 1.2 GiB estimated (SCSR matrix 1.0 GiB, image …, data …, work
+ * vectors …), 21.3 GiB available (available memory)": the plan's note.
+ * (transfer full): g_free. */
+char *ctr_plan_memory_note (const CtrPlanMemory *m);
+
 /* Sets up the head @rs of a route's state (zeroed by the caller): @route,
  * a copy of @g, @grid and @o (@o's strings borrowed), the CPU backend, an
- * empty note list, @info with no operator yet (operator_name: the method's
+ * note list holding the memory estimate (ctr_plan_memory_note; not for
+ * the helical route, whose stack's route states its own), @info with no operator yet (operator_name: the method's
  * name, symmetry "none", padding NaN). */
 void ctr_route_state_init (CtrRouteState *rs, const CtrPlanRoute *route, const CtrGeometry *g,
                            const CtrGrid *grid, const CtrReconOptions *o);

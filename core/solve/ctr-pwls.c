@@ -67,6 +67,7 @@
 #include "solve/ctr-iterate.h"
 #include "solve/ctr-penalty.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "data/ctr-noise.h"
 #include "analytic/ctr-fbp.h"
 #include "analytic/ctr-fdk.h"
@@ -153,11 +154,14 @@ cmp_float (const void *a, const void *b)
 
 /* The object's typical attenuation: the median of the start image over the
  * pixels above a quarter of its 99.5th percentile (soft tissue in a head,
- * water in a phantom), in the image's unit. */
+ * water in a phantom), in the image's unit; -1 when its scratch copy
+ * cannot be had. */
 static double
 object_attenuation (const float *x, gsize n)
 {
-  g_autofree float *v = g_new (float, n);
+  g_autofree float *v = g_try_new (float, MAX (n, 1));
+  if (v == NULL)
+    return -1.0;   /* out of memory: the caller fails */
   gsize m = 0;
   for (gsize q = 0; q < n; q++)
     if (x[q] > 0.f)
@@ -228,8 +232,13 @@ pwls_setup (CtrIterate *it, gpointer *state, GError **error)
 
   /* Aᵀ W A 1. */
   {
-    g_autofree float *ones = g_new (float, s->nat), *ones_n = g_new (float, op->image_size);
-    g_autofree float *a1 = g_new0 (float, op->data_size);
+    g_autofree float *ones = ctr_memory_try_new (s->nat, sizeof (float), FALSE, "PWLS's start-up image", error);
+    g_autofree float *ones_n = ones == NULL ? NULL
+                               : ctr_memory_try_new (op->image_size, sizeof (float), FALSE, "PWLS's start-up image", error);
+    g_autofree float *a1 = ones_n == NULL ? NULL
+                           : ctr_memory_try_new (op->data_size, sizeof (float), TRUE, "PWLS's start-up projections", error);
+    if (a1 == NULL)
+      return FALSE;
     for (gsize q = 0; q < s->nat; q++)
       ones[q] = 1.f;
     op->klass->image_to_native (op, ones, ones_n);
@@ -246,6 +255,11 @@ pwls_setup (CtrIterate *it, gpointer *state, GError **error)
     return FALSE;
   op->klass->image_to_native (op, s->zn, it->X);
   const double mu = object_attenuation (s->zn, s->nat);
+  if (mu < 0)
+    {
+      ctr_memory_set_error (error, ctr_memory_mul (s->nat, sizeof (float)), "PWLS's copy of the start image");
+      return FALSE;
+    }
   s->delta = o->delta > 0 ? o->delta : CTR_PWLS_DELTA_REL * mu;
   if (!(s->delta > 0))
     s->delta = 1e-6;

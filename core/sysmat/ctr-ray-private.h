@@ -10,11 +10,14 @@
 
 G_BEGIN_DECLS
 
-/* Growing list of (pixel, weight) pairs; pixel = iy·nx + ix (row 0 = +y). */
+/* Growing list of (pixel, weight) pairs; pixel = iy·nx + ix (row 0 = +y).
+ * @failed: set when the list could not grow (out of memory); the pairs
+ * pushed after that are dropped, and the owner must fail. */
 typedef struct {
   guint32 *col;
   float *val;
   gsize len, cap;
+  gboolean failed;
 } CtrRowBuf;
 
 static inline void
@@ -22,9 +25,18 @@ ctr_rowbuf_push (CtrRowBuf *b, guint32 c, float v)
 {
   if (G_UNLIKELY (b->len == b->cap))
     {
-      b->cap = MAX (256, b->cap * 2);
-      b->col = g_realloc_n (b->col, b->cap, sizeof (guint32));
-      b->val = g_realloc_n (b->val, b->cap, sizeof (float));
+      const gsize cap = MAX (256, b->cap * 2);
+      guint32 *col = g_try_realloc_n (b->col, cap, sizeof (guint32));
+      if (col != NULL)
+        b->col = col;
+      float *val = col != NULL ? g_try_realloc_n (b->val, cap, sizeof (float)) : NULL;
+      if (val == NULL)
+        {
+          b->failed = TRUE;
+          return;
+        }
+      b->val = val;
+      b->cap = cap;
     }
   b->col[b->len] = c;
   b->val[b->len] = v;
@@ -39,6 +51,7 @@ ctr_rowbuf_clear (CtrRowBuf *b)
   b->col = NULL;
   b->val = NULL;
   b->len = b->cap = 0;
+  b->failed = FALSE;
 }
 
 /* One slice of a CtrGrid with its bounding box (mm). */

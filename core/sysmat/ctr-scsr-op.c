@@ -16,6 +16,7 @@
 #include "sysmat/ctr-scsr-op.h"
 #include "sysmat/ctr-scsr-private.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <omp.h>
 #include <string.h>
@@ -147,13 +148,17 @@ scsr_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **
   return TRUE;
 }
 
-/* 1 / column sums of every orbit, one slice ([orbit][rep][K]), once. */
+/* 1 / column sums of every orbit, one slice ([orbit][rep][K]), once; NULL
+ * with CTR_ERROR_OUT_OF_MEMORY when they cannot be had. */
 static const float *
-orbit_inverse_colsums (ScsrOp *s)
+orbit_inverse_colsums (ScsrOp *s, GError **error)
 {
   if (s->inv_colsum != NULL)
     return s->inv_colsum;
-  float *out = g_new (float, s->psize1 * s->no);
+  float *out = ctr_memory_try_new ((gsize) s->psize1 * s->no, sizeof (float), FALSE,
+                                   "the SCSR operator's per-orbit column sums", error);
+  if (out == NULL)
+    return NULL;
   ctr_scsr_inverse_column_sums (s->m, out);
   s->inv_colsum = out;
   return out;
@@ -226,13 +231,17 @@ scsr_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
   if (subset == CTR_SUBSET_ALL)
     {
       /* All rays at once: accumulate every orbit, then one step. */
-      g_autofree float *acc = g_new0 (float, op->image_size);
+      g_autofree float *acc = ctr_memory_try_new (op->image_size, sizeof (float), TRUE, "the update image", error);
+      if (acc == NULL)
+        return FALSE;
       for (guint o = o0; o < o1; o++)
         orbit_update (s, o, X, B, coef, step, ACCUMULATE, acc, NULL, FALSE);
       g_autofree float *inv = NULL;
       if (flags & CTR_UPDATE_COLUMN_SCALE)
         {
-          inv = g_new (float, s->psize1);
+          inv = ctr_memory_try_new (s->psize1, sizeof (float), FALSE, "the column sums", error);
+          if (inv == NULL)
+            return FALSE;
           ctr_scsr_column_sums_all (s->m, inv);
           for (gsize q = 0; q < s->psize1; q++)
             inv[q] = inv[q] > 0.f ? 1.f / inv[q] : 0.f;
@@ -243,7 +252,12 @@ scsr_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
       return TRUE;
     }
   if (flags & CTR_UPDATE_COLUMN_SCALE)
-    orbit_update (s, subset, X, B, coef, step, SCALED, NULL, orbit_inverse_colsums (s) + s->psize1 * subset, nonneg);
+    {
+      const float *inv = orbit_inverse_colsums (s, error);
+      if (inv == NULL)
+        return FALSE;
+      orbit_update (s, subset, X, B, coef, step, SCALED, NULL, inv + s->psize1 * subset, nonneg);
+    }
   else
     orbit_update (s, subset, X, B, coef, step, IN_PLACE, NULL, NULL, nonneg);
   return TRUE;

@@ -2,18 +2,26 @@
  * ctr-scsr.h for the layout): its build, its two element stores, the
  * packed image layout and the whole-matrix products over the orbit
  * kernels of ctr-scsr-kernels.c. */
+#define _GNU_SOURCE   /* mremap */
 #include "sysmat/ctr-scsr-private.h"
 #include "sysmat/ctr-ray-private.h"
+#include "sysmat/ctr-sysmat.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <omp.h>
 #include <string.h>
+#include <sys/mman.h>
 
 
 static const CtrScsrElem *aos (const CtrScsr *cm);
 
 /* One orbit's elements while the matrix is built, in the form of the store
- * it goes to: reps as 16 bits (compact) or 32, weights apart. */
+ * it goes to: reps as 16 bits (compact) or 32, weights apart.  The arrays
+ * are pages of their own (mmap, grown with mremap where there is one): each
+ * goes back to the system as soon as its orbit is copied into the store,
+ * so the build holds the elements about once, not twice (GLib's heap keeps
+ * freed blocks: the store and all the buffers were resident together). */
 typedef struct {
   guint16 *r16;
   guint32 *r32;
@@ -21,17 +29,66 @@ typedef struct {
   gsize len, cap;
 } ElemBuf;
 
+/* @p (of @old bytes, NULL for none) grown to @bytes; NULL when that cannot
+ * be had (@p is then left as it was). */
+static gpointer
+pages_grow (gpointer p, gsize old, gsize bytes)
+{
+#if defined(MREMAP_MAYMOVE)
+  gpointer q = p == NULL ? mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                         : mremap (p, old, bytes, MREMAP_MAYMOVE);
+  return q == MAP_FAILED ? NULL : q;
+#else
+  (void) old;
+  return g_try_realloc (p, bytes);
+#endif
+}
+
 static void
+pages_free (gpointer p, gsize bytes)
+{
+  if (p == NULL)
+    return;
+#if defined(MREMAP_MAYMOVE)
+  munmap (p, bytes);
+#else
+  (void) bytes;
+  g_free (p);
+#endif
+}
+
+/* FALSE when the buffer cannot grow (the process is out of memory; @b is
+ * left as it was). */
+static gboolean
 elembuf_push (ElemBuf *b, gboolean compact, guint32 rep, float w)
 {
   if (G_UNLIKELY (b->len == b->cap))
     {
-      b->cap = MAX (1024, b->cap * 2);
+      const gsize cap = MAX (2048, b->cap * 2), rs = compact ? sizeof (guint16) : sizeof (guint32);
+      gpointer r = pages_grow (compact ? (gpointer) b->r16 : (gpointer) b->r32, b->cap * rs, cap * rs);
+      if (r == NULL)
+        return FALSE;
       if (compact)
-        b->r16 = g_realloc_n (b->r16, b->cap, sizeof (guint16));
+        b->r16 = r;
       else
-        b->r32 = g_realloc_n (b->r32, b->cap, sizeof (guint32));
-      b->w = g_realloc_n (b->w, b->cap, sizeof (float));
+        b->r32 = r;
+      float *nw = pages_grow (b->w, b->cap * sizeof (float), cap * sizeof (float));
+      if (nw == NULL)
+        {
+          /* Keep the reps' array at its old size, so that the sizes stay one. */
+          gpointer back = NULL;
+          if (b->cap == 0)
+            pages_free (r, cap * rs);
+          else if ((back = pages_grow (r, cap * rs, b->cap * rs)) == NULL)
+            back = r;   /* cannot shrink: keep it (its size is only written down wrong) */
+          if (compact)
+            b->r16 = back;
+          else
+            b->r32 = back;
+          return FALSE;
+        }
+      b->w = nw;
+      b->cap = cap;
     }
   if (compact)
     b->r16[b->len] = (guint16) rep;
@@ -39,14 +96,19 @@ elembuf_push (ElemBuf *b, gboolean compact, guint32 rep, float w)
     b->r32[b->len] = rep;
   b->w[b->len] = w;
   b->len++;
+  return TRUE;
 }
 
 static void
 elembuf_clear (ElemBuf *b)
 {
-  g_clear_pointer (&b->r16, g_free);
-  g_clear_pointer (&b->r32, g_free);
-  g_clear_pointer (&b->w, g_free);
+  pages_free (b->r16, b->cap * sizeof (guint16));
+  pages_free (b->r32, b->cap * sizeof (guint32));
+  pages_free (b->w, b->cap * sizeof (float));
+  b->r16 = NULL;
+  b->r32 = NULL;
+  b->w = NULL;
+  b->len = b->cap = 0;
 }
 
 CtrScsr *
@@ -67,10 +129,21 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
   /* A one-slice matrix that fits the compact store is born in it (the CPU
    * operator would move it there: no 8-byte copy at all). */
   const gboolean compact = ctr_scsr_compact_applies (sym, grid->nz);
-  ElemBuf *bufs = g_new0 (ElemBuf, no);
-  gint64 *seg_len = g_new0 (gint64, n_rows * PK);
-  float *row_sq = g_new0 (float, n_rows), *row_sum = g_new0 (float, n_rows);
-  gboolean cancelled = FALSE;
+  ElemBuf *bufs = ctr_memory_try_new (no, sizeof (ElemBuf), TRUE, "the SCSR matrix's orbit buffers", error);
+  gint64 *seg_len = NULL;
+  float *row_sq = NULL, *row_sum = NULL;
+  if (bufs == NULL
+      || (seg_len = ctr_memory_try_new (n_rows * PK, sizeof (gint64), TRUE, "the SCSR matrix's segments", error)) == NULL
+      || (row_sq = ctr_memory_try_new (n_rows, sizeof (float), TRUE, "the SCSR matrix's row norms", error)) == NULL
+      || (row_sum = ctr_memory_try_new (n_rows, sizeof (float), TRUE, "the SCSR matrix's row sums", error)) == NULL)
+    {
+      g_free (bufs);
+      g_free (seg_len);
+      g_free (row_sq);
+      ctr_symmetry_free (sym);
+      return NULL;
+    }
+  gboolean cancelled = FALSE, oom = FALSE;
 
 #pragma omp parallel
   {
@@ -81,9 +154,9 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
 #pragma omp for schedule(dynamic, 1)
     for (guint o = 0; o < no; o++)
       {
-        if (cancelled || g_cancellable_is_cancelled (cancellable))
+        if (cancelled || oom || g_cancellable_is_cancelled (cancellable))
           {
-            cancelled = TRUE;
+            cancelled = cancelled || !oom;
             continue;
           }
         const guint v = sym->orbit_view[o];
@@ -91,10 +164,15 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
           {
             rb.len = 0;
             ctr_ray_weights (g, &gi, model, v, j, &rb);
+            if (rb.failed)
+              {
+                oom = TRUE;
+                break;
+              }
             if (rb.len > cap)
               {
                 cap = rb.len;
-                reps = g_renew (guint32, reps, cap);
+                reps = g_renew (guint32, reps, cap);   /* one ray's pixels: small */
                 slots = g_renew (guint16, slots, cap);
               }
             double sq = 0, sum = 0;
@@ -116,8 +194,11 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
                 /* The compact store keeps the rep relative to its part's first. */
                 const guint32 base = compact ? sym->part_start[h / K] : 0;
                 for (gsize e = 0; e < rb.len; e++)
-                  if (slots[e] == h)
-                    elembuf_push (&bufs[o], compact, reps[e] - base, rb.val[e]);
+                  if (slots[e] == h && !elembuf_push (&bufs[o], compact, reps[e] - base, rb.val[e]))
+                    {
+                      oom = TRUE;
+                      break;
+                    }
                 sl[h] = (gint64) (bufs[o].len - before);
               }
             row_sq[(gsize) o * nc + j] = (float) sq;
@@ -130,6 +211,18 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
   }
 
   CtrScsr *m = NULL;
+  if (oom)
+    {
+      guint64 held = 0;
+      for (guint o = 0; o < no; o++)
+        held += bufs[o].cap * (compact ? 6 : 8);
+      g_autofree char *so_far = g_format_size_full (held, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *have = ctr_memory_limit_describe ();
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "the SCSR matrix of %u orbits × %u columns ran out of memory while it was built (%s of "
+                   "elements so far); %s", no, nc, so_far, have);
+      goto out;
+    }
   if (cancelled || g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       if (cancelled && error && !*error)
@@ -167,9 +260,8 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
     have = (m->elems = g_try_new (CtrScsrElem, MAX (nnz, 1))) != NULL;
   if (m->seg_ptr == NULL || !have)
     {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
-                   "cannot allocate the SCSR matrix: %" G_GUINT64_FORMAT " elements (%.1f GiB)",
-                   nnz, nnz * 8.0 / 1073741824.0);
+      g_autofree char *what = g_strdup_printf ("the SCSR matrix of %" G_GUINT64_FORMAT " elements", nnz);
+      ctr_memory_set_error (error, ctr_memory_mul (nnz, compact ? 6 : sizeof (CtrScsrElem)), what);
       m->sym = NULL;
       ctr_scsr_unref (m);
       m = NULL;
@@ -346,6 +438,23 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
   m->sym = sym;
   m->P = P1;
   return m;
+}
+
+guint64
+ctr_scsr_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model)
+{
+  guint K = 1;
+  const guint no = ctr_symmetry_count_orbits (g, grid, CTR_SYM_ALL, &K);
+  const guint64 rows = ctr_memory_mul (no, g->n_cols);
+  const guint64 reps = ((guint64) grid->nx * grid->ny + K - 1) / K;
+  const guint P = ctr_scsr_parts_for (K, (guint) MIN (reps, G_MAXUINT));
+  const double nnz = ctr_sysmat_mean_row_nnz (g, grid, model) * (double) rows;
+  /* One slice of a K = 8 matrix is born in the compact store (6 bytes an
+   * element), else 8; the segment pointers (8 bytes per row, part and
+   * slot) and the row norms and sums. */
+  const double elem = K == 8 && grid->nz == 1 ? 6.0 : 8.0;
+  return ctr_memory_add (nnz * elem >= 1.8e19 ? G_MAXUINT64 : (guint64) (nnz * elem),
+                         ctr_memory_mul (rows, (guint64) P * K * 8 + 8));
 }
 
 CtrScsr *

@@ -53,6 +53,15 @@ typedef struct {
  */
 CtrScsr *ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
                          guint allowed, GCancellable *cancellable, GError **error);
+/**
+ * ctr_scsr_estimate_bytes:
+ * The bytes ctr_scsr_build's matrix of @g, @grid, @model will hold
+ * (ctr_scsr_bytes, with the compact store where it applies), estimated
+ * without building it: the view orbits (ctr_symmetry_count_orbits) times
+ * the columns times the mean non-zeros of a ray (ctr_sysmat_mean_row_nnz),
+ * plus the segment tables.  Milliseconds; never fails.
+ */
+guint64 ctr_scsr_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model);
 CtrScsr *ctr_scsr_ref (CtrScsr *m);
 void ctr_scsr_unref (CtrScsr *m);
 

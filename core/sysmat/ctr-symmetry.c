@@ -172,16 +172,12 @@ group_name (guint order, guint mask)
     }
 }
 
-CtrSymmetry *
-ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed)
+/* The group and the view orbits of @s (n_views, n_cols set): O(views · K)
+ * time and memory.  Returns whether the grid is centred. */
+static gboolean
+find_views (CtrSymmetry *s, const CtrGeometry *g, const CtrGrid *grid, guint allowed)
 {
-  CtrSymmetry *s = g_new0 (CtrSymmetry, 1);
   const guint nv = g->n_views;
-  s->n_views = nv;
-  s->n_cols = g->n_cols;
-  s->nx = grid->nx;
-  s->ny = grid->ny;
-
   Key *keys = g_new (Key, nv);
   for (guint v = 0; v < nv; v++)
     {
@@ -273,6 +269,38 @@ ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed)
         }
     }
   g_free (keys);
+  return centred;
+}
+
+guint
+ctr_symmetry_count_orbits (const CtrGeometry *g, const CtrGrid *grid, guint allowed, guint *order)
+{
+  CtrSymmetry s = { 0 };
+  s.n_views = g->n_views;
+  s.n_cols = g->n_cols;
+  find_views (&s, g, grid, allowed);
+  if (order != NULL)
+    *order = s.group.order;
+  g_free (s.view_orbit);
+  g_free (s.view_lane);
+  g_free (s.orbit_view);
+  g_free (s.lane_view);
+  return s.n_orbits;
+}
+
+CtrSymmetry *
+ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed)
+{
+  CtrSymmetry *s = g_new0 (CtrSymmetry, 1);
+  const guint nv = g->n_views;
+  s->n_views = nv;
+  s->n_cols = g->n_cols;
+  s->nx = grid->nx;
+  s->ny = grid->ny;
+
+  const gboolean centred = find_views (s, g, grid, allowed);
+  const CtrSymGroup *G = &s->group;
+  const guint K = G->order;
 
   /* Pixel orbits: doubled centred coordinates are integers. */
   const guint nx = grid->nx, ny = grid->ny;
@@ -318,11 +346,14 @@ ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed)
                                  !centred ? "the grid is not centred on the isocentre"
                                  : "no symmetry of the grid maps one acquired view onto another",
                                  nv, s->n_orbits);
-  else
+  gboolean reflects = FALSE;   /* an element ≥ 4 (a reflection) in the group */
+  for (guint k = 0; k < K; k++)
+    reflects = reflects || G->elem[k] >= 4;
+  if (K != 1)
     s->reason = g_strdup_printf ("%s (%u symmetries)%s: %u views in %u orbits (%.2f× fewer stored views)",
                                  G->name, K,
                                  K == 8 ? ": square grid centred on the isocentre, symmetric detector"
-                                 : (h & 0xf0) ? "" : ": reflections do not pair views (detector offset or asymmetric angles)",
+                                 : reflects ? "" : ": reflections do not pair views (detector offset or asymmetric angles)",
                                  nv, s->n_orbits, (double) nv / s->n_orbits);
   return s;
 }

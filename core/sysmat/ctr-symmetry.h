@@ -88,6 +88,16 @@ CtrSymmetry *ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint
 void ctr_symmetry_free (CtrSymmetry *s);
 
 /**
+ * ctr_symmetry_count_orbits:
+ * What ctr_symmetry_find (@g, @grid, @allowed) would find for the views
+ * only, without the pixel orbits (O(views · 8) time and memory: cheap
+ * enough for a memory estimate).
+ * @order: (out) (optional): the group's order K (1, 2, 4 or 8).
+ * Returns: the number of view orbits (the views a SCSR matrix stores).
+ */
+guint ctr_symmetry_count_orbits (const CtrGeometry *g, const CtrGrid *grid, guint allowed, guint *order);
+
+/**
  * ctr_symmetry_partition:
  * Splits the reps into @n_parts (>= 1) sectors by the polar angle of their
  * orbit's first pixel counter-clockwise from +x (equal counts, so about equal

@@ -20,6 +20,7 @@
 #include "sysmat/ctr-sysmat.h"
 #include "sysmat/ctr-ray-private.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <omp.h>
@@ -92,28 +93,48 @@ ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
   CtrRayGrid gi;
   ctr_ray_grid_init (&gi, grid);
   const guint nv = g->n_views, nc = g->n_cols;
-  CtrRowBuf *bufs = g_new0 (CtrRowBuf, nv);
-  gint64 *row_len = g_new0 (gint64, (gsize) nv * nc);
-  gboolean cancelled = FALSE;
+  CtrRowBuf *bufs = ctr_memory_try_new (nv, sizeof (CtrRowBuf), TRUE, "the system matrix's view buffers", error);
+  gint64 *row_len = bufs == NULL ? NULL
+                    : ctr_memory_try_new ((gsize) nv * nc, sizeof (gint64), TRUE, "the system matrix's rows", error);
+  if (row_len == NULL)
+    {
+      g_free (bufs);
+      return NULL;
+    }
+  gboolean cancelled = FALSE, oom = FALSE;
 
 #pragma omp parallel for schedule(dynamic, 4)
   for (guint v = 0; v < nv; v++)
     {
-      if (cancelled || g_cancellable_is_cancelled (cancellable))
+      if (cancelled || oom || g_cancellable_is_cancelled (cancellable))
         {
-          cancelled = TRUE;
+          cancelled = cancelled || !oom;
           continue;
         }
       CtrRowBuf *b = &bufs[v];
-      for (guint c = 0; c < nc; c++)
+      for (guint c = 0; c < nc && !b->failed; c++)
         {
           gsize before = b->len;
           ctr_ray_weights (g, &gi, model, v, c, b);
           row_len[(gsize) v * nc + c] = (gint64) (b->len - before);
         }
+      if (b->failed)
+        oom = TRUE;
     }
 
   g_autoptr (CtrSysmat) a = NULL;
+  if (oom)
+    {
+      guint64 held = 0;
+      for (guint v = 0; v < nv; v++)
+        held += bufs[v].cap * (sizeof (guint32) + sizeof (float));
+      g_autofree char *so_far = g_format_size_full (held, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *have = ctr_memory_limit_describe ();
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "the system matrix of %u views × %u columns ran out of memory while it was built (%s of "
+                   "non-zeros so far); %s", nv, nc, so_far, have);
+      goto out;
+    }
   if (cancelled || g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       if (cancelled && error && !*error)
@@ -139,9 +160,8 @@ ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
   a->values = g_try_new (float, MAX (nnz, 1));
   if (a->row_ptr == NULL || a->col_idx == NULL || a->values == NULL)
     {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
-                   "cannot allocate the system matrix: %" G_GUINT64_FORMAT " non-zeros (%.1f GiB)",
-                   nnz, nnz * 8.0 / 1073741824.0);
+      g_autofree char *what = g_strdup_printf ("the system matrix of %" G_GUINT64_FORMAT " non-zeros", nnz);
+      ctr_memory_set_error (error, ctr_memory_mul (nnz, 8), what);
       g_clear_pointer (&a, ctr_sysmat_unref);
       goto out;
     }
@@ -166,7 +186,7 @@ ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
   /* The coloured schedule for the per-view adjoint (see top of file). */
   a->n_chunks = MIN (2 * n_threads (), N_CHUNKS_MAX);
   a->n_chunks = MIN (a->n_chunks, nc);
-  a->view_colourable = g_new0 (guint8, nv);
+  a->view_colourable = g_new0 (guint8, nv);   /* a byte a view: small */
   if (a->n_chunks >= 2)
     {
 #pragma omp parallel
@@ -189,6 +209,42 @@ out:
   g_free (bufs);
   g_free (row_len);
   return g_steal_pointer (&a);
+}
+
+double
+ctr_sysmat_mean_row_nnz (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model)
+{
+  CtrRayGrid gi;
+  ctr_ray_grid_init (&gi, grid);
+  const guint nv = g->n_views, nc = g->n_cols;
+  const guint sv = MIN (nv, 48u), sc = MIN (nc, 64u);
+  CtrRowBuf rb = { 0 };
+  guint64 total = 0;
+  for (guint i = 0; i < sv; i++)
+    for (guint j = 0; j < sc; j++)
+      {
+        /* Evenly spread views and columns, each in the middle of its share. */
+        const guint v = (guint) (((guint64) 2 * i + 1) * nv / (2 * sv));
+        const guint c = (guint) (((guint64) 2 * j + 1) * nc / (2 * sc));
+        rb.len = 0;
+        ctr_ray_weights (g, &gi, model, v, c, &rb);
+        total += rb.len;
+      }
+  const gboolean failed = rb.failed;
+  ctr_rowbuf_clear (&rb);
+  return failed || sv * sc == 0 ? 0.0 : (double) total / (sv * sc);
+}
+
+guint64
+ctr_sysmat_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model)
+{
+  const guint64 rays = ctr_memory_mul (g->n_views, g->n_cols);
+  const double nnz = ctr_sysmat_mean_row_nnz (g, grid, model) * (double) rays;
+  /* Column and value per element, twice: the build holds every view's rows
+   * in its own buffer until all are copied into the matrix (GLib's heap
+   * keeps the freed buffers); a row pointer per ray, and the row lengths
+   * while it builds. */
+  return ctr_memory_add (nnz * 16.0 >= 1.8e19 ? G_MAXUINT64 : (guint64) (nnz * 16.0), ctr_memory_mul (rays + 1, 16));
 }
 
 CtrSysmat *

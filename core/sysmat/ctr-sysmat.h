@@ -42,6 +42,25 @@ typedef struct _CtrSysmat CtrSysmat;
 CtrSysmat *ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid,
                              CtrRayModel model, GCancellable *cancellable,
                              GError **error);
+/**
+ * ctr_sysmat_mean_row_nnz:
+ * @g: fan or parallel geometry, @grid, @model: as ctr_sysmat_build takes
+ *   them (checked by the caller).
+ * The mean number of pixels a ray of @model crosses (non-zeros per matrix
+ * row), from up to 48 views × 64 columns spread evenly over the scan
+ * (rays that miss the grid count as 0): a cheap estimate of a stored
+ * matrix's size (milliseconds; a few kilobytes).  Never fails (0 when even
+ * that scratch cannot be had).
+ */
+double ctr_sysmat_mean_row_nnz (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model);
+
+/* The bytes ctr_sysmat_build of @g, @grid, @model holds at its peak,
+ * estimated by ctr_sysmat_mean_row_nnz (cheap; the non-zeros within a few
+ * per cent for scans of evenly spread views): twice the elements of the
+ * matrix (ctr_sysmat_bytes), since the build keeps every view's rows in a
+ * buffer of its own until all are copied, and the row tables. */
+guint64 ctr_sysmat_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model);
+
 CtrSysmat *ctr_sysmat_ref (CtrSysmat *a);
 void ctr_sysmat_unref (CtrSysmat *a);
 

@@ -1,0 +1,126 @@
+"""ctrecon-cli under the memory bounds the kernel enforces (issue 38 item
+16, issue 36 item 1): the plan estimates the stored matrix, the image, the
+data and the work vectors before anything is built and refuses a run that
+does not fit, naming both figures and the bound; no abort inside the
+allocator (GLib's "failed to allocate", exit 133) and no OOM kill.
+
+  1. an address-space limit (ulimit -v, RLIMIT_AS) too small for the SCSR
+     matrix of a 1024² PART run: exit 1, "need … of memory; … available
+     (address-space limit, ulimit -v)";
+  2. the same under a cgroup v1 memory limit made for the test (skipped
+     where none can be made: no cgroup v1 memory controller or no right to
+     make a group);
+  3. a run that fits states its estimate in the plan's notes.
+Before the change, 1 aborted inside GLib while the matrix was built and 2
+was killed by the kernel.
+"""
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+from common import CLI, check, finish, require_cli, run
+
+require_cli()
+SANITIZED = os.environ.get("CTR_SANITIZED") == "1"
+NEED = re.compile(r"need (\d+(?:\.\d+)?)\s(\w+) of memory; (\d+(?:\.\d+)?)\s(\w+) available \(([^)]*)\)")
+
+
+def as_limit(mib):
+    def f():
+        lim = mib << 20
+        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+    return f
+
+
+def refused(r, bound, what, dt):
+    """Exit 1 (not a signal), both figures and @bound in the message."""
+    last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+    m = NEED.search(r.stderr)
+    ok = (r.returncode == 1 and m is not None and bound in m.group(5))
+    check(ok, f"{what}: exit {r.returncode} in {dt:.1f} s, '{last[:200]}'")
+    check(0 <= r.returncode < 128, f"{what}: no crash or signal (exit {r.returncode})")
+    return m
+
+
+def own_v1_memory_group():
+    """The folder of this process's cgroup v1 memory group, or None."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            for line in f:
+                parts = line.rstrip("\n").split(":", 2)
+                if len(parts) == 3 and "memory" in parts[1].split(","):
+                    d = "/sys/fs/cgroup/memory" + parts[2].rstrip("/")
+                    return d if os.path.isdir(d) else "/sys/fs/cgroup/memory"
+    except OSError:
+        pass
+    return None
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    scan = os.path.join(tmp, "scan")
+    r = run("simulate", "--phantom", "disc", "--geometry", "fan-flat", "--views", 720, "--cols", 1024,
+            "--size", 64, "--i0", 0, "--output", scan, timeout=300)
+    if not check(r.returncode == 0, "simulate a 720-view fan scan"):
+        finish()
+    geo = os.path.join(scan, "geometry.json")
+    env = dict(os.environ, CTR_CACHE_DIR=os.path.join(tmp, "cache"))
+    env.pop("CTR_MEMORY_LIMIT_MB", None)
+    big = ["reconstruct", geo, "--method", "part", "--matrix", "scsr", "--iterations", "1", "--size", "1024",
+           "-o", os.path.join(tmp, "big.tif")]
+
+    # 1. ulimit -v: 900 MiB of address space, about a third of it reserved
+    # by the libraries before main(); the 1024² SCSR matrix is ~1.1 GiB.
+    if SANITIZED:
+        print("skip the address-space limit: ASan reserves terabytes of it")
+    else:
+        t0 = time.monotonic()
+        r = run(*big, timeout=300, env=env, preexec_fn=as_limit(900))
+        refused(r, "address-space limit", "1024² PART under ulimit -v 900 MiB", time.monotonic() - t0)
+        check("failed to allocate" not in r.stderr, "no abort inside GLib's allocator")
+
+    # 2. A cgroup v1 memory group of 600 MiB made for the test.
+    group = own_v1_memory_group()
+    made = None
+    if group is not None:
+        cand = os.path.join(group, f"ctrecon-test-{os.getpid()}")
+        try:
+            os.mkdir(cand)
+            with open(os.path.join(cand, "memory.limit_in_bytes"), "w") as f:
+                f.write(str(600 << 20))
+            made = cand
+        except OSError as e:
+            print(f"skip the cgroup v1 limit: cannot make a group under {group} ({e.strerror})")
+            try:
+                os.rmdir(cand)
+            except OSError:
+                pass
+    else:
+        print("skip the cgroup v1 limit: no cgroup v1 memory controller")
+    if made is not None:
+        def join():
+            with open(os.path.join(made, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        try:
+            t0 = time.monotonic()
+            r = run(*big, timeout=300, env=env, preexec_fn=join)
+            refused(r, "cgroup v1 limit", "1024² PART in a 600 MiB cgroup v1", time.monotonic() - t0)
+        finally:
+            for _ in range(50):
+                try:
+                    os.rmdir(made)
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+    # 3. A run that fits: the note states the estimate and the bound.
+    r = run("reconstruct", geo, "--method", "part", "--iterations", "1", "--size", "128",
+            "-o", os.path.join(tmp, "small.tif"), timeout=300, env=env)
+    notes = [l for l in r.stderr.splitlines() + r.stdout.splitlines() if "memory: " in l]
+    check(r.returncode == 0 and any("estimated (SCSR matrix" in l and "available (" in l for l in notes),
+          f"a 128² run states its memory estimate: {notes[:1]}")
+
+finish()

@@ -1,0 +1,278 @@
+/* test-memory.c — the memory limit (base/ctr-memory.h) read from fixture
+ * trees standing for "/": MemAvailable, the process's own cgroup v1 and v2
+ * (walked up to the smallest limit, v1's "unlimited" ignored), the
+ * address-space room left under RLIMIT_AS, CTR_MEMORY_LIMIT_MB; the bound
+ * named in the message; the plan's estimate and its refusal; the matrix
+ * builders running out of memory with an error, not an abort. */
+#include "ctrecon.h"
+#include "base/ctr-memory.h"
+#include "sysmat/ctr-scsr.h"
+#include "sysmat/ctr-symmetry.h"
+#include "sysmat/ctr-sysmat.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#define MiB (G_GUINT64_CONSTANT (1) << 20)
+
+/* Writes @text to @root/@rel, making the folders. */
+static void
+put (const char *root, const char *rel, const char *text)
+{
+  g_autofree char *path = g_build_filename (root, rel, NULL), *dir = g_path_get_dirname (path);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+static char *
+fixture (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *root = g_dir_make_tmp ("ctr-memory-XXXXXX", &error);
+  g_assert_no_error (error);
+  put (root, "proc/meminfo", "MemTotal:       24576000 kB\nMemFree:         1000000 kB\n"
+                             "MemAvailable:   20971520 kB\nBuffers:           12345 kB\n");
+  put (root, "proc/self/status", "Name:\tctrecon\nVmPeak:\t  300000 kB\nVmSize:\t  262144 kB\nVmRSS:\t 1000 kB\n");
+  return root;
+}
+
+static void
+rm_rf (const char *path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  if (d != NULL)
+    {
+      const char *name;
+      while ((name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          rm_rf (child);
+        }
+      g_dir_close (d);
+    }
+  g_remove (path);
+}
+
+static void
+test_available (void)
+{
+  g_autofree char *root = fixture ();
+  CtrMemoryLimit l;
+  ctr_memory_limit_parse (root, G_MAXUINT64, NULL, &l);
+  g_assert_cmpuint (l.bytes, ==, 20971520 * G_GUINT64_CONSTANT (1024));
+  g_assert_cmpstr (l.bound, ==, "available memory");
+  /* An old kernel without MemAvailable: the physical memory. */
+  put (root, "proc/meminfo", "MemTotal:       24576000 kB\nMemFree:         1000000 kB\n");
+  ctr_memory_limit_parse (root, G_MAXUINT64, NULL, &l);
+  g_assert_cmpuint (l.bytes, ==, 24576000 * G_GUINT64_CONSTANT (1024));
+  g_assert_cmpstr (l.bound, ==, "physical memory");
+  rm_rf (root);
+}
+
+static void
+test_cgroup_v2 (void)
+{
+  g_autofree char *root = fixture ();
+  /* The process's own group, nested: the parent's limit is the smaller. */
+  put (root, "proc/self/cgroup", "0::/user.slice/job.scope\n");
+  put (root, "sys/fs/cgroup/memory.max", "max\n");
+  put (root, "sys/fs/cgroup/user.slice/memory.max", "2147483648\n");
+  put (root, "sys/fs/cgroup/user.slice/job.scope/memory.max", "max\n");
+  CtrMemoryLimit l;
+  ctr_memory_limit_parse (root, G_MAXUINT64, NULL, &l);
+  g_assert_cmpuint (l.bytes, ==, 2048 * MiB);
+  g_assert_cmpstr (l.bound, ==, "cgroup v2 limit");
+  put (root, "sys/fs/cgroup/user.slice/job.scope/memory.max", "1258291200\n");
+  ctr_memory_limit_parse (root, G_MAXUINT64, NULL, &l);
+  g_assert_cmpuint (l.bytes, ==, 1200 * MiB);
+  /* Only the process's own group counts, not the root's file alone. */
+  put (root, "proc/self/cgroup", "0::/other\n");
+  ctr_memory_limit_parse (root, G_MAXUINT64, NULL, &l);
+  g_assert_cmpstr (l.bound, ==, "available memory");
+  rm_rf (root);
+}
+
+static void
+test_cgroup_v1 (void)
+{
+  g_autofree char *root = fixture ();
+  /* A hybrid hierarchy: the memory controller is v1, the v2 line has no
+   * memory.max. */
+  put (root, "proc/self/cgroup", "9:name=systemd:/\n8:pids:/\n4:cpu,memory:/docker/abc\n1:cpu:/\n0::/\n");
+  put (root, "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+  put (root, "sys/fs/cgroup/memory/docker/memory.limit_in_bytes", "9223372036854771712\n");
+  put (root, "sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "1258291200\n");
+  CtrMemoryLimit l;
+  ctr_memory_limit_parse (root, G_MAXUINT64, NULL, &l);
+  g_assert_cmpuint (l.bytes, ==, 1200 * MiB);
+  g_assert_cmpstr (l.bound, ==, "cgroup v1 limit");
+  /* Inside the container the group's path may not exist under the mount:
+   * the mount's root holds the container's limit. */
+  g_autofree char *inner = g_build_filename (root, "sys/fs/cgroup/memory/docker", NULL);
+  rm_rf (inner);
+  put (root, "sys/fs/cgroup/memory/memory.limit_in_bytes", "1073741824\n");
+  ctr_memory_limit_parse (root, G_MAXUINT64, NULL, &l);
+  g_assert_cmpuint (l.bytes, ==, 1024 * MiB);
+  g_assert_cmpstr (l.bound, ==, "cgroup v1 limit");
+  /* "Unlimited" everywhere: the available memory. */
+  put (root, "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+  ctr_memory_limit_parse (root, G_MAXUINT64, NULL, &l);
+  g_assert_cmpstr (l.bound, ==, "available memory");
+  rm_rf (root);
+}
+
+static void
+test_rlimit_and_env (void)
+{
+  g_autofree char *root = fixture ();
+  CtrMemoryLimit l;
+  /* 1 GiB of address space, 256 MiB of it reserved already. */
+  ctr_memory_limit_parse (root, 1024 * MiB, NULL, &l);
+  g_assert_cmpuint (l.bytes, ==, 768 * MiB);
+  g_assert_cmpstr (l.bound, ==, "address-space limit, ulimit -v");
+  /* Less than what is reserved: nothing left. */
+  ctr_memory_limit_parse (root, 100 * MiB, NULL, &l);
+  g_assert_cmpuint (l.bytes, ==, 0);
+  ctr_memory_limit_parse (root, 1024 * MiB, "512", &l);
+  g_assert_cmpuint (l.bytes, ==, 512 * MiB);
+  g_assert_cmpstr (l.bound, ==, "CTR_MEMORY_LIMIT_MB");
+  /* Not a number, zero, negative: ignored. */
+  for (const char *const *bad = (const char *const[]) { "x", "0", "-5", "12abc", NULL }; *bad; bad++)
+    {
+      ctr_memory_limit_parse (root, G_MAXUINT64, *bad, &l);
+      g_assert_cmpstr (l.bound, ==, "available memory");
+    }
+  /* Nothing readable at all: no bound (the live reading then takes the
+   * physical memory). */
+  ctr_memory_limit_parse ("/nonexistent-ctr-root", G_MAXUINT64, NULL, &l);
+  g_assert_cmpuint (l.bytes, ==, G_MAXUINT64);
+  g_assert_null (l.bound);
+  rm_rf (root);
+}
+
+/* The live reading names its bound in the message; main() set
+ * CTR_MEMORY_LIMIT_MB=256, well below this machine's memory. */
+static void
+test_live (void)
+{
+  CtrMemoryLimit l;
+  ctr_memory_limit (&l);
+  g_assert_cmpuint (l.bytes, ==, 256 * MiB);
+  g_assert_cmpstr (l.bound, ==, "CTR_MEMORY_LIMIT_MB");
+  g_autoptr (GError) error = NULL;
+  g_assert_false (ctr_memory_check (300 * MiB, "the thing", &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+  g_assert_nonnull (strstr (error->message, "the thing need 300.0\u00a0MiB of memory; "
+                                            "256.0\u00a0MiB available (CTR_MEMORY_LIMIT_MB)"));
+}
+
+/* The plan refuses a stored matrix that does not fit before building it,
+ * naming both figures; it states its estimate in the notes when it fits. */
+static CtrGeometry *
+fan (guint views, guint cols)
+{
+  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_FAN, views);
+  g->n_cols = cols;
+  g->shape = CTR_DETECTOR_FLAT;
+  g->sod_mm = 250;
+  g->sdd_mm = 450;
+  const double gmax = asin (60.0 / g->sod_mm);
+  g->pitch_u = 2 * g->sdd_mm * tan (gmax) / cols;
+  ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / views);
+  return g;
+}
+
+static void
+test_plan_refuses (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CtrGeometry) g = fan (720, 1024);
+  CtrGrid grid = ctr_grid_square (1024, 120.0 / 1024, 1, 1);
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_PART);
+  o.matrix = CTR_MATRIX_SCSR;
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &error);
+  g_assert_null (plan);
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "SCSR matrix need"));
+  g_assert_nonnull (strstr (error->message, "available (CTR_MEMORY_LIMIT_MB)"));
+  g_clear_error (&error);
+
+  CtrGrid small = ctr_grid_square (64, 120.0 / 64, 1, 1);
+  g_autoptr (CtrReconPlan) ok = ctr_recon_plan_new (g, &small, &o, NULL, &error);
+  g_assert_no_error (error);
+  gboolean seen = FALSE;
+  for (const char *const *n = ctr_recon_plan_get_notes (ok); *n != NULL; n++)
+    {
+      g_test_message ("note: %s", *n);
+      seen = seen || (g_str_has_prefix (*n, "memory: ") && strstr (*n, "estimated (SCSR matrix ") != NULL
+                      && strstr (*n, "available (CTR_MEMORY_LIMIT_MB)") != NULL);
+    }
+  g_assert_true (seen);
+}
+
+/* VmSize of this process, bytes. */
+static guint64
+vm_size (void)
+{
+  g_autofree char *st = NULL;
+  g_assert_true (g_file_get_contents ("/proc/self/status", &st, NULL, NULL));
+  const char *l = strstr (st, "VmSize:");
+  g_assert_nonnull (l);
+  return g_ascii_strtoull (l + 7, NULL, 10) * 1024;
+}
+
+/* Running out of memory while a matrix is built (the estimate passed, the
+ * kernel said no): CTR_ERROR_OUT_OF_MEMORY with the figures, never GLib's
+ * abort.  In a child under an address-space limit 64 MiB above what it has
+ * reserved; @data: "csr" or "scsr", the builder. */
+static void
+test_build_out_of_memory (gconstpointer data)
+{
+  const gboolean csr = strcmp (data, "csr") == 0;
+  if (g_getenv ("CTR_SANITIZED") != NULL)
+    {
+      g_test_skip ("an address-space limit stops the sanitizers");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      g_autoptr (CtrGeometry) g = fan (720, 1024);
+      CtrGrid grid = ctr_grid_square (512, 120.0 / 512, 1, 1);
+      struct rlimit rl;
+      rl.rlim_cur = rl.rlim_max = vm_size () + (64u << 20);
+      g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
+      g_autoptr (GError) error = NULL;
+      gpointer m = csr ? (gpointer) ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, &error)
+                       : (gpointer) ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, &error);
+      g_assert_null (m);
+      g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+      g_printerr ("%s\n", error->message);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr (csr ? "*system matrix of 720 views * 1024 columns ran out of memory while it was built*"
+                                   "available (address-space limit, ulimit -v)*"
+                                 : "*SCSR matrix of * orbits * 1024 columns ran out of memory while it was built*"
+                                   "available (address-space limit, ulimit -v)*");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_setenv ("CTR_MEMORY_LIMIT_MB", "256", TRUE);
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/memory/available", test_available);
+  g_test_add_func ("/memory/cgroup-v2", test_cgroup_v2);
+  g_test_add_func ("/memory/cgroup-v1", test_cgroup_v1);
+  g_test_add_func ("/memory/rlimit-env", test_rlimit_and_env);
+  g_test_add_func ("/memory/live", test_live);
+  g_test_add_func ("/memory/plan-refuses", test_plan_refuses);
+  g_test_add_data_func ("/memory/build-out-of-memory/csr", "csr", test_build_out_of_memory);
+  g_test_add_data_func ("/memory/build-out-of-memory/scsr", "scsr", test_build_out_of_memory);
+  return g_test_run ();
+}
