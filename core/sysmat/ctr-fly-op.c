@@ -18,6 +18,13 @@
  * one-view subset (SART, parallel ART) would pay once per view; the bands
  * cost O(threads × CHUNK × row length) and no reduction.
  *
+ * With orbit subsets the operator uses the symmetry as the SCSR matrix does
+ * (cuART §3, Eq. 2): it computes the rows of each orbit's canonical view
+ * only and maps each to the orbit's other views (lane k: column
+ * ctr_symmetry_lane_col, pixel elem[k](p) through the rep/slot tables), so
+ * under D4 one row in eight is computed, and the rows are the SCSR
+ * matrix's.
+ *
  * The sequential update (ART, Kaczmarz; cuART Eq. 1) computes a ray's row
  * once and runs it over the slices one after another.
  */
@@ -28,8 +35,10 @@
 #include <omp.h>
 #include <string.h>
 
-/* Rays per thread in one round of the adjoint. */
+/* Rays per thread in one round of the adjoint, at least; and the elements
+ * a round holds, about (12 bytes each: 24 MiB). */
 #define CHUNK 128
+#define ROUND_ELEMENTS 2.0e6
 
 /* Elements of the rows of one round that fall in one band. */
 typedef struct {
@@ -126,17 +135,28 @@ subset_views (const FlyOp *c, guint subset, gint32 *views)
   return n;
 }
 
-/* A set of rays: @n_views of @views (NULL: every view), all columns. */
+/* A set of rays.  With orbits: the orbits [o0, o1), each computed as the
+ * rows of its canonical view and mapped to its other views (as the SCSR
+ * matrix stores them, cuART §3); without: @n_views of @views (NULL: every
+ * view). */
 typedef struct {
   const gint32 *views;
   guint n_views;
+  guint o0, o1;
 } RaySet;
 
 static RaySet
 ray_set (const FlyOp *c, guint subset, gint32 views[8])
 {
-  RaySet rs = { NULL, c->nv };
-  if (subset != CTR_SUBSET_ALL)
+  RaySet rs = { NULL, c->nv, 0, 0 };
+  if (c->orbits != NULL)
+    {
+      rs.o0 = subset == CTR_SUBSET_ALL ? 0 : subset;
+      rs.o1 = subset == CTR_SUBSET_ALL ? c->orbits->n_orbits : subset + 1;
+      rs.views = subset == CTR_SUBSET_ALL ? NULL : views;
+      rs.n_views = subset == CTR_SUBSET_ALL ? c->nv : subset_views (c, subset, views);
+    }
+  else if (subset != CTR_SUBSET_ALL)
     {
       rs.views = views;
       rs.n_views = subset_views (c, subset, views);
@@ -144,14 +164,53 @@ ray_set (const FlyOp *c, guint subset, gint32 views[8])
   return rs;
 }
 
-/* The @q-th ray of @rs as a view and the ray number view·n_cols + col. */
-static inline guint32
-ray_at (const FlyOp *c, const RaySet *rs, gint64 q, guint *view, guint *col)
+/* Units of work of @rs: one computed row each. */
+static inline gint64
+ray_set_units (const FlyOp *c, const RaySet *rs)
 {
-  const guint k = (guint) (q / c->nc);
-  *col = (guint) (q % c->nc);
-  *view = rs->views != NULL ? (guint) rs->views[k] : k;
-  return (guint32) (*view * c->nc + *col);
+  return (gint64) (c->orbits != NULL ? rs->o1 - rs->o0 : rs->n_views) * c->nc;
+}
+
+/* Computes the row of unit @q of @rs into @b; the rays it stands for (ray
+ * number view·n_cols + col) into @ray and their lanes (the symmetry element
+ * that maps the computed row onto theirs; 0: itself) into @lane.  Returns
+ * how many. */
+static inline guint
+unit_row (const FlyOp *c, const RaySet *rs, gint64 q, CtrRowBuf *b, guint32 ray[8], guint lane[8])
+{
+  const guint k0 = (guint) (q / c->nc), j = (guint) (q % c->nc);
+  b->len = 0;
+  if (c->orbits == NULL)
+    {
+      const guint v = rs->views != NULL ? (guint) rs->views[k0] : k0;
+      ctr_ray_weights (c->parent.geometry, &c->gi, c->model, v, j, b);
+      ray[0] = (guint32) (v * c->nc + j);
+      lane[0] = 0;
+      return 1;
+    }
+  const CtrSymmetry *sy = c->orbits;
+  const guint o = rs->o0 + k0;
+  ctr_ray_weights (c->parent.geometry, &c->gi, c->model, sy->orbit_view[o], j, b);
+  guint n = 0;
+  for (guint k = 0; k < c->K; k++)
+    {
+      const gint32 v = sy->lane_view[(gsize) o * c->K + k];
+      if (v < 0)
+        continue;
+      ray[n] = (guint32) ((guint) v * c->nc + ctr_symmetry_lane_col (sy, k, j));
+      lane[n++] = k;
+    }
+  return n;
+}
+
+/* Pixel @p of the computed row as seen by lane @k: elem[k](p). */
+static inline guint32
+lane_pixel (const FlyOp *c, guint k, guint32 p)
+{
+  if (k == 0)
+    return p;
+  const CtrSymmetry *sy = c->orbits;
+  return sy->rep_pixel[(gsize) sy->pixel_rep[p] * c->K + sy->group.compose[k][sy->pixel_slot[p]]];
 }
 
 /* ------------------------------------------------------------ products -- */
@@ -160,30 +219,33 @@ ray_at (const FlyOp *c, const RaySet *rs, gint64 q, guint *view, guint *col)
 static void
 fly_forward_rays (FlyOp *c, const RaySet *rs, const float *X, float *Y, guint ns)
 {
-  const gint64 n = (gint64) rs->n_views * c->nc;
+  const gint64 n = ray_set_units (c, rs);
   const guint64 np = c->np, nr = c->nr;
-  const CtrGeometry *g = c->parent.geometry;
 #pragma omp parallel num_threads(c->nt)
   {
     CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
 #pragma omp for schedule(dynamic, 16)
     for (gint64 q = 0; q < n; q++)
       {
-        guint v, col;
-        const guint32 i = ray_at (c, rs, q, &v, &col);
-        b->len = 0;
-        ctr_ray_weights (g, &c->gi, c->model, v, col, b);
+        guint32 ray[8];
+        guint lane[8];
+        const guint n_rays = unit_row (c, rs, q, b, ray, lane);
         const guint32 *ci = b->col;
         const float *va = b->val;
         const gint64 len = (gint64) b->len;
-        for (guint s = 0; s < ns; s++)
-          {
-            const float *x = X + (gsize) s * np;
-            float acc = 0.f;
-            for (gint64 k = 0; k < len; k++)
-              acc += va[k] * x[ci[k]];
-            Y[(gsize) s * nr + i] = acc;
-          }
+        for (guint r = 0; r < n_rays; r++)
+          for (guint s = 0; s < ns; s++)
+            {
+              const float *x = X + (gsize) s * np;
+              float acc = 0.f;
+              if (lane[r] == 0)
+                for (gint64 k = 0; k < len; k++)
+                  acc += va[k] * x[ci[k]];
+              else
+                for (gint64 k = 0; k < len; k++)
+                  acc += va[k] * x[lane_pixel (c, lane[r], ci[k])];
+              Y[(gsize) s * nr + ray[r]] = acc;
+            }
       }
   }
 }
@@ -193,11 +255,16 @@ fly_forward_rays (FlyOp *c, const RaySet *rs, const float *X, float *Y, guint ns
 static void
 fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns)
 {
-  const gint64 n = (gint64) rs->n_views * c->nc;
+  const gint64 n = ray_set_units (c, rs);
   const guint nt = c->nt, nx = c->gi.nx;
   const guint64 np = c->np, nr = c->nr;
-  const CtrGeometry *g = c->parent.geometry;
-  const gint64 round = (gint64) CHUNK * nt;
+  /* Rounds of at least CHUNK rays a thread, or of about ROUND_ELEMENTS
+   * elements (12 bytes each) when that is more: every round costs two
+   * barriers, which a loaded machine makes expensive (a descheduled thread
+   * keeps the others spinning). */
+  const double row_len = (c->model == CTR_RAY_MODEL_AREA ? 3.0 : 2.0) * MAX (c->gi.nx, c->gi.ny);
+  const gint64 round = MAX ((gint64) CHUNK * nt / MAX (c->K, 1u) + 1,
+                            (gint64) (ROUND_ELEMENTS / (row_len * MAX (c->K, 1u))));
 #pragma omp parallel num_threads(nt)
   {
     const guint t = (guint) omp_get_thread_num ();
@@ -209,12 +276,15 @@ fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns
 #pragma omp for schedule(dynamic, 8)
         for (gint64 q = r0; q < r1; q++)
           {
-            guint v, col;
-            const guint32 i = ray_at (c, rs, q, &v, &col);
-            b->len = 0;
-            ctr_ray_weights (g, &c->gi, c->model, v, col, b);
-            for (gsize k = 0; k < b->len; k++)
-              bucket_push (&mine[c->row_band[b->col[k] / nx]], b->col[k], b->val[k], i);
+            guint32 ray[8];
+            guint lane[8];
+            const guint n_rays = unit_row (c, rs, q, b, ray, lane);
+            for (guint r = 0; r < n_rays; r++)
+              for (gsize k = 0; k < b->len; k++)
+                {
+                  const guint32 p = lane_pixel (c, lane[r], b->col[k]);
+                  bucket_push (&mine[c->row_band[p / nx]], p, b->val[k], ray[r]);
+                }
           }
         /* (the barrier of the loop above) */
 #pragma omp for schedule(static, 1)

@@ -19,7 +19,11 @@
  * Subsets: single views in acquisition order (then the sequential update,
  * ART, is available) or the views of one symmetry orbit (ctr-symmetry.h),
  * as the CSR operator has them, so a method runs the same subsets as on the
- * stored matrix.
+ * stored matrix.  With orbits only the canonical view's rows are computed
+ * and mapped to the orbit's other views, as SCSR stores them (cuART §3):
+ * then the rows are the SCSR matrix's, and a ray that runs exactly along a
+ * pixel side may give its Siddon length to the other neighbour than the
+ * CSR row computed directly does.
  */
 #pragma once
 
