@@ -1,11 +1,14 @@
 /* ctr-route-slices.c — the slice-stack route (ctr-plan-route.h): iterative
  * methods on fan and parallel beam, one 2-D slice per detector row.
  *
- * The operator is made once: ART on the CSR matrix (row-sequential, on the
- * CPU); the CSR matrix when asked for (by view, or by symmetry orbit for
- * PART); else the SCSR matrix (from the disk cache when it is there), on a
- * GPU backend's operator when the backend has one and runs the method, with
- * the CPU's operator on the same matrix as the fall-back at execute.
+ * The operator is made once: with matrix none the rows on the fly
+ * (sysmat/ctr-fly-op.h; on the CPU, with the subsets the SCSR matrix would
+ * have: orbits unless one view per subset is asked for or the method is
+ * ART); ART on the CSR matrix (row-sequential, on the CPU); the CSR matrix
+ * when asked for (by view, or by symmetry orbit for PART); else the SCSR
+ * matrix (from the disk cache when it is there), on a GPU backend's operator
+ * when the backend has one and runs the method, with the CPU's operator on
+ * the same matrix as the fall-back at execute.
  */
 #include "plan/ctr-plan-route.h"
 #include "plan/ctr-plan-common.h"
@@ -15,6 +18,7 @@
 #include "solve/ctr-solvers.h"
 #include "sysmat/ctr-blocking.h"
 #include "sysmat/ctr-csr-op.h"
+#include "sysmat/ctr-fly-op.h"
 #include "sysmat/ctr-matrix-cache.h"
 #include "sysmat/ctr-scsr-op.h"
 
@@ -47,6 +51,16 @@ slices_applies (const CtrGeometry *g, const CtrReconOptions *o)
   return !ctr_helix_applies (g) && g->beam != CTR_BEAM_CONE && ctr_method_is_iterative (o->method);
 }
 
+/* Whether the on-the-fly operator takes symmetry orbits as its subsets: as
+ * the SCSR matrix does (so the image does not depend on the matrix), unless
+ * one view per subset is asked for or the method is ART (row-sequential,
+ * view by view). */
+static gboolean
+fly_orbits (const CtrReconOptions *o)
+{
+  return o->method != CTR_METHOD_ART && o->subsets != CTR_SUBSETS_VIEW;
+}
+
 /* The operator an iterative method with @o needs on fan or parallel beam,
  * as a key: two option sets with the same key run on the same operator. */
 static char *
@@ -54,6 +68,8 @@ operator_key (const CtrReconOptions *o)
 {
   const char *backend = o->backend != NULL && *o->backend ? o->backend : "best";
   const guint model = o->ray_model;
+  if (o->matrix == CTR_MATRIX_NONE)
+    return g_strdup_printf ("fly-%s:%u", fly_orbits (o) ? "orbit" : "view", model);
   if (o->method == CTR_METHOD_ART
       || (o->matrix == CTR_MATRIX_CSR && !(o->method == CTR_METHOD_PART && o->subsets == CTR_SUBSETS_ORBIT)))
     return g_strdup_printf ("csr-view:%u", model);
@@ -146,12 +162,38 @@ scsr_operator (SlicesState *s, GCancellable *cancellable, GError **error)
   return s->op != NULL;
 }
 
+/* The rows on the fly, on the CPU. */
+static gboolean
+fly_operator (SlicesState *s, GError **error)
+{
+  CtrRouteState *rs = &s->base;
+  const CtrReconOptions *o = &rs->o;
+  if (rs->backend != ctr_backend_cpu ())
+    ctr_route_state_add_note (rs, g_strdup_printf ("the GPU backends run the SCSR matrix; without a stored "
+                                                   "matrix the CPU runs, not %s", rs->backend->name));
+  rs->backend = ctr_backend_cpu ();
+  const gint64 t0 = g_get_monotonic_time ();
+  CtrSymmetry *sy = fly_orbits (o) ? ctr_symmetry_find (rs->g, &rs->grid, CTR_SYM_ALL) : NULL;
+  rs->info.symmetry = sy ? sy->group.name : "none";
+  s->op = ctr_fly_op_new (rs->g, &rs->grid, o->ray_model, sy, error);
+  rs->info.setup_s = (g_get_monotonic_time () - t0) / 1e6;
+  rs->info.matrix_bytes = 0;
+  rs->info.nnz = rs->info.nnz_expanded = 0;
+  rs->info.stored_views = 0;
+  if (s->op != NULL)
+    ctr_route_state_add_note (rs, g_strdup ("matrix none: the operator computes every row on the fly at each "
+                                            "product (cpu-fly), no system matrix is stored"));
+  return s->op != NULL;
+}
+
 /* The operator, made once. */
 static gboolean
 slices_operator (SlicesState *s, GCancellable *cancellable, GError **error)
 {
   CtrRouteState *rs = &s->base;
   const CtrReconOptions *o = &rs->o;
+  if (o->matrix == CTR_MATRIX_NONE)
+    return fly_operator (s, error);
   if (o->method == CTR_METHOD_ART)
     {
       if (rs->backend != ctr_backend_cpu ())

@@ -113,7 +113,7 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
       if (o->backend != NULL && strcmp (o->backend, "best") != 0 && strcmp (o->backend, "cpu") != 0
           && strcmp (o->backend, "cuda") != 0 && strcmp (o->backend, "cusparse") != 0)
         FAIL ("unknown backend '%s' (choose best, cpu, cuda or cusparse)", o->backend);
-      if (o->matrix != CTR_MATRIX_SCSR && o->matrix != CTR_MATRIX_CSR)
+      if (o->matrix != CTR_MATRIX_SCSR && o->matrix != CTR_MATRIX_CSR && o->matrix != CTR_MATRIX_NONE)
         FAIL ("unknown matrix format %d", (int) o->matrix);
       if (o->subsets > CTR_SUBSETS_ORBIT)
         FAIL ("unknown subsets %d", (int) o->subsets);

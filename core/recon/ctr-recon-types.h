@@ -69,7 +69,11 @@ typedef enum {
    * admits no symmetry, still cached.  Default. */
   CTR_MATRIX_SCSR,
   /* Plain CSR: every row of every view stored. */
-  CTR_MATRIX_CSR
+  CTR_MATRIX_CSR,
+  /* No stored matrix: the rows are computed on the fly at every product
+   * (sysmat/ctr-fly-op.h), with the same ray models, so the image equals
+   * the stored matrices' to rounding; memory for the work arrays only. */
+  CTR_MATRIX_NONE
 } CtrMatrixFormat;
 
 /* Ordered subsets of the view-by-view solvers (parallel ART, SART). */

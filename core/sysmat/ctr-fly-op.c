@@ -1,0 +1,682 @@
+/* ctr-fly-op.c — the fan and parallel-beam projector pair on the fly
+ * (see ctr-fly-op.h).
+ *
+ * Forward: OpenMP over the rays of the subset; a thread computes a ray's
+ * row into its own buffer (ctr_ray_weights) and dots it with every slice,
+ * summing in the row's order as ctr_sysmat_apply_rows does, so one slice's
+ * product is the CSR matrix's to the last bit.
+ *
+ * Adjoint: race-free without atomics and without per-thread image copies,
+ * by pixel-row bands.  The rays are taken in rounds of CHUNK rays per
+ * thread.  In a round each thread computes its rays' rows and sorts their
+ * elements (pixel, weight, ray) into one bucket per band of image rows
+ * (band b = rows [band_row[b], band_row[b + 1]), one band per thread); after
+ * a barrier thread b applies every thread's bucket b to its own band, for
+ * every slice.  Chosen over per-thread image accumulators because those
+ * cost threads × image × slices of memory (what an on-the-fly operator is
+ * for is saving memory) and a reduction of that size per product, which a
+ * one-view subset (SART, parallel ART) would pay once per view; the bands
+ * cost O(threads × CHUNK × row length) and no reduction.
+ *
+ * With orbit subsets the operator uses the symmetry as the SCSR matrix does
+ * (cuART §3, Eq. 2): it computes the rows of each orbit's canonical view
+ * only and maps each to the orbit's other views (lane k: column
+ * ctr_symmetry_lane_col, pixel elem[k](p) through the rep/slot tables), so
+ * under D4 one row in eight is computed, and the rows are the SCSR
+ * matrix's.
+ *
+ * The sequential update (ART, Kaczmarz; cuART Eq. 1) computes a ray's row
+ * once and runs it over the slices one after another.
+ */
+#include "sysmat/ctr-fly-op.h"
+#include "sysmat/ctr-ray-private.h"
+#include "base/ctr-error.h"
+
+#include <omp.h>
+#include <string.h>
+
+/* Rays per thread in one round of the adjoint, at least; and the elements
+ * a round holds, about (12 bytes each: 24 MiB). */
+#define CHUNK 128
+#define ROUND_ELEMENTS 2.0e6
+
+/* Elements of the rows of one round that fall in one band. */
+typedef struct {
+  guint32 *pix;
+  float *w;
+  guint32 *ray;   /* ray number within one slice's data (view·n_cols + col) */
+  gsize len, cap;
+} Bucket;
+
+typedef struct {
+  CtrOperator parent;
+  CtrRayModel model;
+  CtrRayGrid gi;
+  CtrSymmetry *orbits;  /* NULL: one view per subset */
+  guint K;              /* views per subset (1 without orbits) */
+  guint ns, nc, nv;
+  guint64 nr, np;
+  guint nt;             /* threads of every parallel region */
+  guint *band_row;      /* [nt + 1] first image row of each band */
+  guint *row_band;      /* [ny] band of each image row */
+  CtrRowBuf *rows;      /* [nt] per-thread row buffers */
+  Bucket *buckets;      /* [thread][band] */
+  float *r;             /* [slice][ray] scratch: residual weights */
+  float *upd;           /* [slice][pixel] scratch: the update of a scaled step */
+  float *cs;            /* [pixel] scratch: one subset's column sums */
+  float *ones;          /* [ray] 1 */
+  float *kappa;         /* [subset] κ, made on first use */
+} FlyOp;
+
+static void
+fly_op_finalize (CtrOperator *op)
+{
+  FlyOp *c = (FlyOp *) op;
+  if (c->orbits)
+    ctr_symmetry_free (c->orbits);
+  for (guint t = 0; c->rows != NULL && t < c->nt; t++)
+    ctr_rowbuf_clear (&c->rows[t]);
+  for (guint q = 0; c->buckets != NULL && q < c->nt * c->nt; q++)
+    {
+      g_free (c->buckets[q].pix);
+      g_free (c->buckets[q].w);
+      g_free (c->buckets[q].ray);
+    }
+  g_free (c->rows);
+  g_free (c->buckets);
+  g_free (c->band_row);
+  g_free (c->row_band);
+  g_free (c->r);
+  g_free (c->upd);
+  g_free (c->cs);
+  g_free (c->ones);
+  g_free (c->kappa);
+  ctr_operator_clear (op);
+  g_free (c);
+}
+
+static inline void
+bucket_push (Bucket *b, guint32 pix, float w, guint32 ray)
+{
+  if (G_UNLIKELY (b->len == b->cap))
+    {
+      b->cap = MAX (1024, b->cap * 2);
+      b->pix = g_realloc_n (b->pix, b->cap, sizeof (guint32));
+      b->w = g_realloc_n (b->w, b->cap, sizeof (float));
+      b->ray = g_realloc_n (b->ray, b->cap, sizeof (guint32));
+    }
+  b->pix[b->len] = pix;
+  b->w[b->len] = w;
+  b->ray[b->len] = ray;
+  b->len++;
+}
+
+/* ------------------------------------------------------------ subsets -- */
+
+/* The views of @subset into @views (at most 8); CTR_SUBSET_ALL: none, and
+ * the callers walk every view. */
+static guint
+subset_views (const FlyOp *c, guint subset, gint32 *views)
+{
+  if (subset == CTR_SUBSET_ALL)
+    return 0;
+  if (c->orbits == NULL)
+    {
+      views[0] = (gint32) subset;
+      return 1;
+    }
+  guint n = 0;
+  for (guint k = 0; k < c->K; k++)
+    {
+      const gint32 v = c->orbits->lane_view[(gsize) subset * c->K + k];
+      if (v >= 0)
+        views[n++] = v;
+    }
+  return n;
+}
+
+/* A set of rays.  With orbits: the orbits [o0, o1), each computed as the
+ * rows of its canonical view and mapped to its other views (as the SCSR
+ * matrix stores them, cuART §3); without: @n_views of @views (NULL: every
+ * view). */
+typedef struct {
+  const gint32 *views;
+  guint n_views;
+  guint o0, o1;
+} RaySet;
+
+static RaySet
+ray_set (const FlyOp *c, guint subset, gint32 views[8])
+{
+  RaySet rs = { NULL, c->nv, 0, 0 };
+  if (c->orbits != NULL)
+    {
+      rs.o0 = subset == CTR_SUBSET_ALL ? 0 : subset;
+      rs.o1 = subset == CTR_SUBSET_ALL ? c->orbits->n_orbits : subset + 1;
+      rs.views = subset == CTR_SUBSET_ALL ? NULL : views;
+      rs.n_views = subset == CTR_SUBSET_ALL ? c->nv : subset_views (c, subset, views);
+    }
+  else if (subset != CTR_SUBSET_ALL)
+    {
+      rs.views = views;
+      rs.n_views = subset_views (c, subset, views);
+    }
+  return rs;
+}
+
+/* Units of work of @rs: one computed row each. */
+static inline gint64
+ray_set_units (const FlyOp *c, const RaySet *rs)
+{
+  return (gint64) (c->orbits != NULL ? rs->o1 - rs->o0 : rs->n_views) * c->nc;
+}
+
+/* Computes the row of unit @q of @rs into @b; the rays it stands for (ray
+ * number view·n_cols + col) into @ray and their lanes (the symmetry element
+ * that maps the computed row onto theirs; 0: itself) into @lane.  Returns
+ * how many. */
+static inline guint
+unit_row (const FlyOp *c, const RaySet *rs, gint64 q, CtrRowBuf *b, guint32 ray[8], guint lane[8])
+{
+  const guint k0 = (guint) (q / c->nc), j = (guint) (q % c->nc);
+  b->len = 0;
+  if (c->orbits == NULL)
+    {
+      const guint v = rs->views != NULL ? (guint) rs->views[k0] : k0;
+      ctr_ray_weights (c->parent.geometry, &c->gi, c->model, v, j, b);
+      ray[0] = (guint32) (v * c->nc + j);
+      lane[0] = 0;
+      return 1;
+    }
+  const CtrSymmetry *sy = c->orbits;
+  const guint o = rs->o0 + k0;
+  ctr_ray_weights (c->parent.geometry, &c->gi, c->model, sy->orbit_view[o], j, b);
+  guint n = 0;
+  for (guint k = 0; k < c->K; k++)
+    {
+      const gint32 v = sy->lane_view[(gsize) o * c->K + k];
+      if (v < 0)
+        continue;
+      ray[n] = (guint32) ((guint) v * c->nc + ctr_symmetry_lane_col (sy, k, j));
+      lane[n++] = k;
+    }
+  return n;
+}
+
+/* Pixel @p of the computed row as seen by lane @k: elem[k](p). */
+static inline guint32
+lane_pixel (const FlyOp *c, guint k, guint32 p)
+{
+  if (k == 0)
+    return p;
+  const CtrSymmetry *sy = c->orbits;
+  return sy->rep_pixel[(gsize) sy->pixel_rep[p] * c->K + sy->group.compose[k][sy->pixel_slot[p]]];
+}
+
+/* ------------------------------------------------------------ products -- */
+
+/* Y[s][i] = a_i · X[s] for the rays i of @rs, slices [0, ns). */
+static void
+fly_forward_rays (FlyOp *c, const RaySet *rs, const float *X, float *Y, guint ns)
+{
+  const gint64 n = ray_set_units (c, rs);
+  const guint64 np = c->np, nr = c->nr;
+#pragma omp parallel num_threads(c->nt)
+  {
+    CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
+#pragma omp for schedule(dynamic, 16)
+    for (gint64 q = 0; q < n; q++)
+      {
+        guint32 ray[8];
+        guint lane[8];
+        const guint n_rays = unit_row (c, rs, q, b, ray, lane);
+        const guint32 *ci = b->col;
+        const float *va = b->val;
+        const gint64 len = (gint64) b->len;
+        for (guint r = 0; r < n_rays; r++)
+          for (guint s = 0; s < ns; s++)
+            {
+              const float *x = X + (gsize) s * np;
+              float acc = 0.f;
+              if (lane[r] == 0)
+                for (gint64 k = 0; k < len; k++)
+                  acc += va[k] * x[ci[k]];
+              else
+                for (gint64 k = 0; k < len; k++)
+                  acc += va[k] * x[lane_pixel (c, lane[r], ci[k])];
+              Y[(gsize) s * nr + ray[r]] = acc;
+            }
+      }
+  }
+}
+
+/* D[s] += Σ_i a_i W[s][i] over the rays i of @rs, slices [0, ns), by
+ * pixel-row bands (see the top of the file). */
+static void
+fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns)
+{
+  const gint64 n = ray_set_units (c, rs);
+  const guint nt = c->nt, nx = c->gi.nx;
+  const guint64 np = c->np, nr = c->nr;
+  /* Rounds of at least CHUNK rays a thread, or of about ROUND_ELEMENTS
+   * elements (12 bytes each) when that is more: every round costs two
+   * barriers, which a loaded machine makes expensive (a descheduled thread
+   * keeps the others spinning). */
+  const double row_len = (c->model == CTR_RAY_MODEL_AREA ? 3.0 : 2.0) * MAX (c->gi.nx, c->gi.ny);
+  const gint64 round = MAX ((gint64) CHUNK * nt / MAX (c->K, 1u) + 1,
+                            (gint64) (ROUND_ELEMENTS / (row_len * MAX (c->K, 1u))));
+#pragma omp parallel num_threads(nt)
+  {
+    const guint t = (guint) omp_get_thread_num ();
+    CtrRowBuf *b = &c->rows[t];
+    Bucket *mine = c->buckets + (gsize) t * nt;
+    for (gint64 r0 = 0; r0 < n; r0 += round)
+      {
+        const gint64 r1 = MIN (n, r0 + round);
+#pragma omp for schedule(dynamic, 8)
+        for (gint64 q = r0; q < r1; q++)
+          {
+            guint32 ray[8];
+            guint lane[8];
+            const guint n_rays = unit_row (c, rs, q, b, ray, lane);
+            for (guint r = 0; r < n_rays; r++)
+              for (gsize k = 0; k < b->len; k++)
+                {
+                  const guint32 p = lane_pixel (c, lane[r], b->col[k]);
+                  bucket_push (&mine[c->row_band[p / nx]], p, b->val[k], ray[r]);
+                }
+          }
+        /* (the barrier of the loop above) */
+#pragma omp for schedule(static, 1)
+        for (guint band = 0; band < nt; band++)
+          for (guint u = 0; u < nt; u++)
+            {
+              Bucket *bk = &c->buckets[(gsize) u * nt + band];
+              for (gsize k = 0; k < bk->len; k++)
+                {
+                  const guint32 j = bk->pix[k], i = bk->ray[k];
+                  const float w = bk->w[k];
+                  for (guint s = 0; s < ns; s++)
+                    D[(gsize) s * np + j] += w * W[(gsize) s * nr + i];
+                }
+              bk->len = 0;
+            }
+      }
+  }
+}
+
+static gboolean
+fly_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **error)
+{
+  FlyOp *c = (FlyOp *) op;
+  gint32 views[8];
+  const RaySet rs = ray_set (c, subset, views);
+  fly_forward_rays (c, &rs, X, Y, c->ns);
+  return TRUE;
+}
+
+static void
+adjoint_add (FlyOp *c, guint subset, const float *Y, float *D)
+{
+  gint32 views[8];
+  const RaySet rs = ray_set (c, subset, views);
+  fly_adjoint_rays (c, &rs, Y, D, c->ns);
+}
+
+static gboolean
+fly_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **error)
+{
+  FlyOp *c = (FlyOp *) op;
+  memset (D, 0, op->image_size * sizeof (float));
+  adjoint_add (c, subset, Y, D);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------- updates -- */
+
+static void
+clip (float *x, gsize n)
+{
+#pragma omp parallel for schedule(static)
+  for (gint64 q = 0; q < (gint64) n; q++)
+    x[q] = x[q] > 0.f ? x[q] : 0.f;
+}
+
+static void
+fly_image_copy (CtrOperator *op, const float *from, float *to)
+{
+  if (from != to)
+    memcpy (to, from, op->image_size * sizeof (float));
+}
+
+static void
+fly_data_gather (CtrOperator *op, const float *proj, float *Y)
+{
+  FlyOp *c = (FlyOp *) op;
+  const CtrGeometry *g = op->geometry;
+  const gsize per_view = (gsize) g->n_rows * g->n_cols;
+  for (guint s = 0; s < c->ns; s++)
+    {
+      const guint row = ctr_geometry_slice_row (g, s);
+      for (guint v = 0; v < c->nv; v++)
+        memcpy (Y + (gsize) s * c->nr + (gsize) v * c->nc, proj + (gsize) v * per_view + (gsize) row * c->nc,
+                c->nc * sizeof (float));
+    }
+}
+
+/* r = step · coef ∘ (B − r) on the rays of @rs, every slice. */
+static void
+residual_weights (FlyOp *c, const RaySet *rs, const float *B, const float *coef, float step)
+{
+  for (guint k = 0; k < rs->n_views; k++)
+    {
+      const guint64 b = (guint64) (rs->views ? (guint) rs->views[k] : k) * c->nc, e = b + c->nc;
+      for (guint s = 0; s < c->ns; s++)
+        {
+          float *r = c->r + (gsize) s * c->nr;
+          const float *bb = B + (gsize) s * c->nr, *cc = coef + (gsize) s * c->nr;
+          for (guint64 i = b; i < e; i++)
+            r[i] = step * cc[i] * (bb[i] - r[i]);
+        }
+    }
+}
+
+/* Kaczmarz over the rays of view @v (ART, cuART Eq. 1): each row computed
+ * once, then x_s += λ coef_i (b_i − a_i·x_s) a_i for every slice s. */
+static void
+art_view (FlyOp *c, guint v, float *X, const float *B, const float *coef, float lambda, gboolean nonneg)
+{
+  CtrRowBuf *b = &c->rows[0];
+  for (guint col = 0; col < c->nc; col++)
+    {
+      const guint64 i = (guint64) v * c->nc + col;
+      b->len = 0;
+      ctr_ray_weights (c->parent.geometry, &c->gi, c->model, v, col, b);
+      for (guint s = 0; s < c->ns; s++)
+        {
+          const float cc = coef[(gsize) s * c->nr + i];
+          if (cc == 0.f)
+            continue;
+          float *x = X + (gsize) s * c->np;
+          float dot = 0.f;
+          for (gsize k = 0; k < b->len; k++)
+            dot += b->val[k] * x[b->col[k]];
+          const float step = lambda * cc * (B[(gsize) s * c->nr + i] - dot);
+          for (gsize k = 0; k < b->len; k++)
+            {
+              const float nx = x[b->col[k]] + step * b->val[k];
+              x[b->col[k]] = nonneg && nx < 0.f ? 0.f : nx;
+            }
+        }
+    }
+}
+
+/* X += upd ÷ cs where cs > 0 (every slice), then the clip. */
+static void
+apply_scaled (FlyOp *c, float *X, const float *scale, gboolean nonneg)
+{
+  for (guint s = 0; s < c->ns; s++)
+    {
+      float *x = X + (gsize) s * c->np;
+      const float *u = c->upd + (gsize) s * c->np;
+#pragma omp parallel for schedule(static)
+      for (guint64 j = 0; j < c->np; j++)
+        if (scale == NULL || scale[j] > 0.f)
+          x[j] += scale ? u[j] / scale[j] : u[j];
+    }
+  if (nonneg)
+    clip (X, c->parent.image_size);
+}
+
+static gboolean
+fly_update (CtrOperator *op, guint subset, float *X, const float *B, const float *coef, float step, float *D,
+            CtrUpdateFlags flags, GError **error)
+{
+  FlyOp *c = (FlyOp *) op;
+  const gboolean nonneg = (flags & CTR_UPDATE_NONNEG) != 0;
+  gint32 views[8];
+  const RaySet rs = ray_set (c, subset, views);
+  if (flags & CTR_UPDATE_SEQUENTIAL)
+    {
+      g_return_val_if_fail (subset != CTR_SUBSET_ALL && D == NULL, FALSE);
+      for (guint k = 0; k < rs.n_views; k++)
+        art_view (c, (guint) rs.views[k], X, B, coef, step, nonneg);
+      return TRUE;
+    }
+  /* All forward products of the subset before any update (cuART Eq. 9). */
+  fly_forward_rays (c, &rs, X, c->r, c->ns);
+  residual_weights (c, &rs, B, coef, step);
+  if (D != NULL)
+    {
+      fly_adjoint_rays (c, &rs, c->r, D, c->ns);
+      return TRUE;
+    }
+  if (!(flags & CTR_UPDATE_COLUMN_SCALE))
+    {
+      fly_adjoint_rays (c, &rs, c->r, X, c->ns);
+      if (nonneg)
+        clip (X, op->image_size);
+      return TRUE;
+    }
+  /* SART: the update divided by the subset's column sums, made on the fly. */
+  memset (c->upd, 0, op->image_size * sizeof (float));
+  memset (c->cs, 0, c->np * sizeof (float));
+  fly_adjoint_rays (c, &rs, c->r, c->upd, c->ns);
+  fly_adjoint_rays (c, &rs, c->ones, c->cs, 1);
+  apply_scaled (c, X, c->cs, nonneg);
+  return TRUE;
+}
+
+static gboolean
+fly_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags, GError **error)
+{
+  FlyOp *c = (FlyOp *) op;
+  for (guint s = 0; s < c->ns; s++)
+    {
+      float *x = X + (gsize) s * c->np, *d = D + (gsize) s * c->np;
+#pragma omp parallel for schedule(static)
+      for (guint64 j = 0; j < c->np; j++)
+        {
+          const float nv = x[j] + (scale ? scale[j] * d[j] : d[j]);
+          x[j] = (flags & CTR_UPDATE_NONNEG) && nv < 0.f ? 0.f : nv;
+          d[j] = 0.f;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+fly_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
+{
+  FlyOp *c = (FlyOp *) op;
+  gint32 views[8];
+  const RaySet rs = ray_set (c, subset, views);
+  memset (out, 0, c->np * sizeof (float));
+  fly_adjoint_rays (c, &rs, c->ones, out, 1);
+  return TRUE;
+}
+
+static void
+fly_row_sums (CtrOperator *op, float *sq, float *sum)
+{
+  FlyOp *c = (FlyOp *) op;
+  const gint64 n = (gint64) c->nr;
+#pragma omp parallel num_threads(c->nt)
+  {
+    CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
+#pragma omp for schedule(dynamic, 16)
+    for (gint64 i = 0; i < n; i++)
+      {
+        b->len = 0;
+        ctr_ray_weights (op->geometry, &c->gi, c->model, (guint) (i / c->nc), (guint) (i % c->nc), b);
+        double s2 = 0, s1 = 0;
+        for (gsize k = 0; k < b->len; k++)
+          {
+            s2 += (double) b->val[k] * b->val[k];
+            s1 += b->val[k];
+          }
+        /* The same rows for every slice. */
+        for (guint s = 0; s < c->ns; s++)
+          {
+            if (sq)
+              sq[(gsize) s * c->nr + i] = (float) s2;
+            if (sum)
+              sum[(gsize) s * c->nr + i] = (float) s1;
+          }
+      }
+  }
+}
+
+/* κ of every subset: the largest number of its rays crossing one pixel. */
+static void
+overlaps (FlyOp *c, float *kappa)
+{
+  const guint n_sub = c->parent.n_subsets;
+#pragma omp parallel num_threads(c->nt)
+  {
+    guint32 *count = g_new0 (guint32, c->np);
+    CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
+#pragma omp for schedule(dynamic, 4)
+    for (guint t = 0; t < n_sub; t++)
+      {
+        gint32 views[8];
+        const guint n = subset_views (c, t, views);
+        guint32 mx = 1;
+        for (int pass = 0; pass < 2; pass++)
+          for (guint q = 0; q < n; q++)
+            for (guint col = 0; col < c->nc; col++)
+              {
+                b->len = 0;
+                ctr_ray_weights (c->parent.geometry, &c->gi, c->model, (guint) views[q], col, b);
+                for (gsize k = 0; k < b->len; k++)
+                  if (pass == 0)
+                    {
+                      const guint32 n_here = ++count[b->col[k]];
+                      mx = MAX (mx, n_here);
+                    }
+                  else
+                    count[b->col[k]] = 0;
+              }
+        kappa[t] = (float) mx;
+      }
+    g_free (count);
+  }
+}
+
+static double
+fly_subset_overlap (CtrOperator *op, guint subset)
+{
+  FlyOp *c = (FlyOp *) op;
+  if (c->kappa == NULL)
+    {
+      float *kappa = g_new (float, op->n_subsets);
+      overlaps (c, kappa);
+      c->kappa = kappa;
+    }
+  return c->kappa[subset];
+}
+
+static guint64
+fly_subset_rays (CtrOperator *op, guint subset)
+{
+  FlyOp *c = (FlyOp *) op;
+  gint32 views[8];
+  return (guint64) subset_views (c, subset, views) * c->nc;
+}
+
+static const CtrOperatorClass fly_class = {
+  .name = "cpu-fly",
+  .finalize = fly_op_finalize,
+  .image_to_native = fly_image_copy,
+  .image_from_native = fly_image_copy,
+  .data_gather = fly_data_gather,
+  .forward = fly_forward,
+  .adjoint = fly_adjoint,
+  .update = fly_update,
+  .finish = fly_finish,
+  .column_sums = fly_column_sums,
+  .row_sums = fly_row_sums,
+  .subset_overlap = fly_subset_overlap,
+  .subset_rays = fly_subset_rays,
+};
+
+static const char *
+model_name (CtrRayModel m)
+{
+  return m == CTR_RAY_MODEL_AREA ? "area" : m == CTR_RAY_MODEL_JOSEPH ? "Joseph" : "Siddon";
+}
+
+/* The bands: nt runs of image rows of near-equal size. */
+static void
+make_bands (FlyOp *c)
+{
+  const guint ny = c->gi.ny, nt = c->nt;
+  c->band_row = g_new (guint, nt + 1);
+  c->row_band = g_new (guint, ny);
+  for (guint b = 0; b <= nt; b++)
+    c->band_row[b] = (guint) ((guint64) ny * b / nt);
+  for (guint b = 0; b < nt; b++)
+    for (guint y = c->band_row[b]; y < c->band_row[b + 1]; y++)
+      c->row_band[y] = b;
+}
+
+CtrOperator *
+ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, CtrSymmetry *orbits,
+                GError **error)
+{
+  g_return_val_if_fail (g != NULL && grid != NULL, NULL);
+  if (!ctr_ray_check_inputs (g, grid, model, error) || grid->nz != g->n_rows
+      || (guint64) g->n_views * g->n_cols >= G_MAXUINT32)
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                     "the on-the-fly projector needs one slice per detector row (%u slices, %u rows) and "
+                     "fewer than 2³² rays a slice", grid->nz, g->n_rows);
+      if (orbits)
+        ctr_symmetry_free (orbits);
+      return NULL;
+    }
+  FlyOp *c = g_new0 (FlyOp, 1);
+  CtrOperator *op = &c->parent;
+  ctr_operator_init (op, &fly_class, g, grid, grid->nz);
+  c->model = model;
+  ctr_ray_grid_init (&c->gi, grid);
+  c->orbits = orbits;
+  c->K = orbits ? orbits->group.order : 1;
+  c->ns = grid->nz;
+  c->nc = g->n_cols;
+  c->nv = g->n_views;
+  c->nr = (guint64) c->nv * c->nc;
+  c->np = (guint64) grid->nx * grid->ny;
+  c->nt = (guint) CLAMP (omp_get_max_threads (), 1, (int) MAX (1u, grid->ny));
+  op->image_size = (gsize) c->np * c->ns;
+  op->data_size = (gsize) c->nr * c->ns;
+  op->scale_size = c->np;
+  op->n_subsets = orbits ? orbits->n_orbits : c->nv;
+  op->can_update_sequential = orbits == NULL;
+  make_bands (c);
+  c->rows = g_new0 (CtrRowBuf, c->nt);
+  c->buckets = g_new0 (Bucket, (gsize) c->nt * c->nt);
+  c->r = g_try_new0 (float, op->data_size);
+  c->upd = g_try_new0 (float, op->image_size);
+  c->cs = g_try_new0 (float, c->np);
+  c->ones = g_try_new (float, c->nr);
+  if (!c->r || !c->upd || !c->cs || !c->ones)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "cannot allocate the on-the-fly operator's work space (%u slices × %" G_GUINT64_FORMAT
+                   " rays, %.1f MiB)", c->ns, c->nr,
+                   ((op->data_size + op->image_size + c->np + c->nr) * 4.0) / 1048576.0);
+      ctr_operator_unref (op);
+      return NULL;
+    }
+  for (guint64 i = 0; i < c->nr; i++)
+    c->ones[i] = 1.f;
+  const double work = (op->data_size + op->image_size + c->np + c->nr) * 4.0 / 1048576.0;
+  op->description = orbits
+    ? g_strdup_printf ("on the fly (no stored matrix), %s model, %u orbit subsets (%s); work space %.1f MiB",
+                       model_name (model), orbits->n_orbits, orbits->reason, work)
+    : g_strdup_printf ("on the fly (no stored matrix), %s model, one view per subset; work space %.1f MiB",
+                       model_name (model), work);
+  return op;
+}

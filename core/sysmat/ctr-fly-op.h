@@ -1,0 +1,55 @@
+/* ctr-fly-op.h — the fan and parallel-beam projector pair computed on the
+ * fly (matrix-free) as a CPU operator (ctr-operator.h; docs/design.md §5).
+ *
+ * No system matrix is stored: every product computes the rows it needs with
+ * the same ray code the stored matrices are built from (ctr_ray_weights in
+ * ctr-ray.c: the area model of cuART §2.1, Joseph 1982, Siddon 1985), so
+ * its forward and adjoint products equal those of the CSR and SCSR matrices
+ * of the same geometry, grid and model to float rounding (tests/test-fly.c
+ * holds them to 1e-5 relative), and the pair is exactly adjoint up to that
+ * rounding.  Memory: the work arrays of the CSR operator (one data vector,
+ * one image, one pixel map, one ray map of ones) plus per-thread row
+ * buffers of a few MiB — nothing that grows with views × pixels.
+ *
+ * Native layouts are the natural ones, as in ctr-csr-op.h: images
+ * x[slice][pixel] (pixel = iy·nx + ix, row 0 = +y), data
+ * [slice][view·n_cols + col].  A stack of slices shares every row: each
+ * row is computed once and applied to all slices.
+ *
+ * Subsets: single views in acquisition order (then the sequential update,
+ * ART, is available) or the views of one symmetry orbit (ctr-symmetry.h),
+ * as the CSR operator has them, so a method runs the same subsets as on the
+ * stored matrix.  With orbits only the canonical view's rows are computed
+ * and mapped to the orbit's other views, as SCSR stores them (cuART §3):
+ * then the rows are the SCSR matrix's, and a ray that runs exactly along a
+ * pixel side may give its Siddon length to the other neighbour than the
+ * CSR row computed directly does.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sysmat/ctr-operator.h"
+#include "sysmat/ctr-ray-model.h"
+#include "sysmat/ctr-symmetry.h"
+
+G_BEGIN_DECLS
+
+/**
+ * ctr_fly_op_new:
+ * @g: fan or parallel geometry (validated here).
+ * @grid: the image grid; its nz slices (= g->n_rows) form the stack; nx, ny,
+ *   dx, dy (mm), cx, cy (mm) define each slice.
+ * @model: the ray model of the rows.
+ * @orbits: (nullable) (transfer full): the symmetry whose orbits are the
+ *   subsets (ctr_symmetry_find on @g and @grid); NULL: one view per subset,
+ *   in acquisition order, and the sequential (ART) update available.
+ * @error: CTR_ERROR_INVALID_GEOMETRY, CTR_ERROR_INVALID_ARGUMENT (cone beam,
+ *   a bad grid, unknown model, nz ≠ n_rows) or CTR_ERROR_OUT_OF_MEMORY (the
+ *   work space, with its size).
+ *
+ * Returns: (transfer full): the operator ("cpu-fly"), or NULL with @error.
+ */
+CtrOperator *ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
+                             CtrSymmetry *orbits, GError **error);
+
+G_END_DECLS
