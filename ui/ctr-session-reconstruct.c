@@ -371,6 +371,8 @@ describe_preparation (const CtrGeometry *geometry, const CtrReconOptions *option
     return g_strdup_printf ("Preparing %s: cone-beam weights and ramp filter…", name);
   if (geometry->beam == CTR_BEAM_CONE)
     return g_strdup_printf ("Preparing %s: the cone-beam projector…", name);
+  if (options->matrix == CTR_MATRIX_NONE)
+    return g_strdup_printf ("Preparing %s: the on-the-fly projector (no stored matrix)…", name);
   return g_strdup_printf ("Preparing %s: the %s system matrix (kept, cached or built)…", name,
                           options->matrix == CTR_MATRIX_CSR ? "CSR" : "SCSR");
 }

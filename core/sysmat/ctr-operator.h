@@ -66,7 +66,7 @@ typedef enum {
  * gboolean fail only on a device error (CTR_ERROR_BACKEND_UNAVAILABLE,
  * CTR_ERROR_OUT_OF_MEMORY); the CPU ones never fail.
  *
- * @name: "cpu-scsr", "cpu-csr", "cpu-cone", "cuda-scsr", ….
+ * @name: "cpu-scsr", "cpu-csr", "cpu-fly" (on the fly, sysmat/ctr-fly-op.h), "cpu-cone", "cuda-scsr", ….
  * @finalize: frees the instance (the struct was allocated by the backend).
  * @image_to_native, @image_from_native: natural ↔ native image.
  * @data_gather: natural data (projection shape) → native (padding 0).
