@@ -15,6 +15,14 @@
  *        |   S ──────●───●───●───▶
  *        |       . | . | . | .
  *        +──────────────────────▶ x
+ *
+ * Both directions walk a ray plane by plane with the indices as affine
+ * functions of the plane (no incremental stepping, so a plane's weights do
+ * not depend on where a walk starts: the adjoint's plane blocks cut rays
+ * anywhere and still transpose the forward exactly).  The interior run is
+ * the hot loop: 32-bit voxel indices from fixed strides, truncation for
+ * floor(), and in AVX2 eight planes per step with the weights in vectors and
+ * the loads and stores lane by lane.
  */
 #include "sysmat/ctr-cone-projector.h"
 #include "data/ctr-helix.h"
@@ -28,13 +36,168 @@ typedef struct {
   float b0, bd;   /* z index = b0 + bd·plane */
   float w;        /* step length per plane, mm */
   gint32 p_lo, p_hi;  /* planes that can touch the grid (both ends included) */
+  gint32 q_lo, q_hi;  /* planes whose four neighbours all lie inside (the interior run) */
 } Ray;
+
+/* The interior run of a ray: planes [p0, p1] (inside [q_lo, q_hi]) whose
+ * bilinear stencils lie wholly inside the grid, voxel (a, b, p) at
+ * b·sxy + a·sa + p·sp.  The forward kernel returns Σ_p Σ_c wt_c·vol; the
+ * adjoint one adds val·w·wt_c to vol (and w·wt_c to weights).  A scalar and
+ * an AVX2 version of each; the projector picks one pair, so the forward and
+ * adjoint of one process always use the same arithmetic. */
+typedef struct {
+  gint32 sa, sp, sxy;
+} Strides;
+typedef float (*InteriorForward) (const Ray *r, gint32 p0, gint32 p1, const float *vol, Strides st);
+typedef void (*InteriorAdjoint) (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
+                                 Strides st);
 
 struct _CtrConeProjector
 {
   CtrGeometry *g;
   CtrGrid grid;
+  InteriorForward interior_forward;
+  InteriorAdjoint interior_adjoint;
+  gboolean vector_ok;  /* voxel indices fit 32 bits: the interior kernels run */
 };
+
+/* ---- interior kernels ---------------------------------------------------
+ * Truncation is floor() in the interior run (both coordinates ≥ 0 there). */
+
+static inline gint32
+interior_stencil (const Ray *r, gint32 p, Strides st, float wt[4])
+{
+  const float fa = r->a0 + r->ad * (float) p, fb = r->b0 + r->bd * (float) p;
+  const gint32 ia = (gint32) fa, ib = (gint32) fb;
+  const float ea = fa - (float) ia, eb = fb - (float) ib, ua = 1.0f - ea, ub = 1.0f - eb;
+  wt[0] = ua * ub;
+  wt[1] = ea * ub;
+  wt[2] = ua * eb;
+  wt[3] = ea * eb;
+  return ib * st.sxy + ia * st.sa + p * st.sp;
+}
+
+static float
+interior_forward_scalar (const Ray *r, gint32 p0, gint32 p1, const float *vol, Strides st)
+{
+  float s = 0.0f;
+  for (gint32 p = p0; p <= p1; p++)
+    {
+      float wt[4];
+      const float *v = vol + interior_stencil (r, p, st, wt);
+      s += wt[0] * v[0] + wt[1] * v[st.sa] + wt[2] * v[st.sxy] + wt[3] * v[st.sxy + st.sa];
+    }
+  return s;
+}
+
+static void
+interior_adjoint_scalar (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights, Strides st)
+{
+  const gint32 off[4] = { 0, st.sa, st.sxy, st.sxy + st.sa };
+  for (gint32 p = p0; p <= p1; p++)
+    {
+      float wt[4];
+      const gint32 at = interior_stencil (r, p, st, wt);
+      for (int c = 0; c < 4; c++)
+        {
+          const float w = r->w * wt[c];
+          vol[at + off[c]] += w * val;
+          if (weights != NULL)
+            weights[at + off[c]] += w;
+        }
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define CONE_HAVE_AVX2 1
+
+/* Eight planes pi at once: the voxel index of the (0, 0) neighbour and the
+ * four bilinear weights, as interior_stencil. */
+__attribute__ ((target ("avx2,fma"))) static inline __m256i
+stencil8 (const Ray *r, __m256i pi, Strides st, __m256 wt[4])
+{
+  const __m256 pf = _mm256_cvtepi32_ps (pi);
+  const __m256 fa = _mm256_add_ps (_mm256_set1_ps (r->a0), _mm256_mul_ps (_mm256_set1_ps (r->ad), pf));
+  const __m256 fb = _mm256_add_ps (_mm256_set1_ps (r->b0), _mm256_mul_ps (_mm256_set1_ps (r->bd), pf));
+  const __m256i ia = _mm256_cvttps_epi32 (fa), ib = _mm256_cvttps_epi32 (fb);
+  const __m256 ea = _mm256_sub_ps (fa, _mm256_cvtepi32_ps (ia)), eb = _mm256_sub_ps (fb, _mm256_cvtepi32_ps (ib));
+  const __m256 one = _mm256_set1_ps (1.0f);
+  const __m256 ua = _mm256_sub_ps (one, ea), ub = _mm256_sub_ps (one, eb);
+  wt[0] = _mm256_mul_ps (ua, ub);
+  wt[1] = _mm256_mul_ps (ea, ub);
+  wt[2] = _mm256_mul_ps (ua, eb);
+  wt[3] = _mm256_mul_ps (ea, eb);
+  return _mm256_add_epi32 (_mm256_add_epi32 (_mm256_mullo_epi32 (ib, _mm256_set1_epi32 (st.sxy)),
+                                             _mm256_mullo_epi32 (ia, _mm256_set1_epi32 (st.sa))),
+                           _mm256_mullo_epi32 (pi, _mm256_set1_epi32 (st.sp)));
+}
+
+/* Lanes past p1 repeat plane p1 (valid addresses) and are masked out.  The
+ * loads are scalar: hardware gathers are slower than four loads a lane on
+ * some CPUs (AMD Zen). */
+__attribute__ ((target ("avx2,fma"))) static float
+interior_forward_avx2 (const Ray *r, gint32 p0, gint32 p1, const float *vol, Strides st)
+{
+  const __m256i iota = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7), last = _mm256_set1_epi32 (p1);
+  const gint32 o1 = st.sa, o2 = st.sxy, o3 = st.sxy + st.sa;
+  __m256 acc = _mm256_setzero_ps ();
+  for (gint32 p = p0; p <= p1; p += 8)
+    {
+      __m256i pi = _mm256_add_epi32 (_mm256_set1_epi32 (p), iota);
+      const __m256 keep = _mm256_castsi256_ps (_mm256_cmpgt_epi32 (_mm256_add_epi32 (last, _mm256_set1_epi32 (1)), pi));
+      pi = _mm256_min_epi32 (pi, last);
+      __m256 wt[4];
+      gint32 at[8];
+      float v[4][8];
+      _mm256_storeu_si256 ((__m256i *) at, stencil8 (r, pi, st, wt));
+      for (int l = 0; l < 8; l++)
+        {
+          const float *q = vol + at[l];
+          v[0][l] = q[0];
+          v[1][l] = q[o1];
+          v[2][l] = q[o2];
+          v[3][l] = q[o3];
+        }
+      __m256 s = _mm256_mul_ps (wt[0], _mm256_loadu_ps (v[0]));
+      s = _mm256_fmadd_ps (wt[1], _mm256_loadu_ps (v[1]), s);
+      s = _mm256_fmadd_ps (wt[2], _mm256_loadu_ps (v[2]), s);
+      s = _mm256_fmadd_ps (wt[3], _mm256_loadu_ps (v[3]), s);
+      acc = _mm256_add_ps (acc, _mm256_and_ps (s, keep));
+    }
+  __m128 h = _mm_add_ps (_mm256_castps256_ps128 (acc), _mm256_extractf128_ps (acc, 1));
+  h = _mm_add_ps (h, _mm_movehl_ps (h, h));
+  h = _mm_add_ss (h, _mm_shuffle_ps (h, h, 1));
+  return _mm_cvtss_f32 (h);
+}
+
+/* The weights in vectors, the scatter lane by lane (the lanes are distinct
+ * planes, so distinct voxels). */
+__attribute__ ((target ("avx2,fma"))) static void
+interior_adjoint_avx2 (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights, Strides st)
+{
+  const __m256i iota = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256 w = _mm256_set1_ps (r->w);
+  const gint32 off[4] = { 0, st.sa, st.sxy, st.sxy + st.sa };
+  for (gint32 p = p0; p <= p1; p += 8)
+    {
+      __m256 wt[4];
+      gint32 at[8];
+      float wc[4][8];
+      _mm256_storeu_si256 ((__m256i *) at, stencil8 (r, _mm256_add_epi32 (_mm256_set1_epi32 (p), iota), st, wt));
+      for (int c = 0; c < 4; c++)
+        _mm256_storeu_ps (wc[c], _mm256_mul_ps (w, wt[c]));
+      const int n = MIN (8, p1 - p + 1);
+      for (int l = 0; l < n; l++)
+        for (int c = 0; c < 4; c++)
+          vol[at[l] + off[c]] += wc[c][l] * val;
+      if (weights != NULL)
+        for (int l = 0; l < n; l++)
+          for (int c = 0; c < 4; c++)
+            weights[at[l] + off[c]] += wc[c][l];
+    }
+}
+#endif
 
 CtrConeProjector *
 ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid, GError **error)
@@ -51,6 +214,18 @@ ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid, GError **erro
   CtrConeProjector *cp = g_new0 (CtrConeProjector, 1);
   cp->g = ctr_geometry_copy (g);
   cp->grid = *grid;
+  cp->vector_ok = ctr_grid_size (grid) + (gsize) grid->nx * grid->ny + grid->nx < (gsize) G_MAXINT32;
+  cp->interior_forward = interior_forward_scalar;
+  cp->interior_adjoint = interior_adjoint_scalar;
+#ifdef CONE_HAVE_AVX2
+  const char *want = g_getenv ("CTR_CONE_SIMD");
+  __builtin_cpu_init ();
+  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") && g_strcmp0 (want, "generic") != 0)
+    {
+      cp->interior_forward = interior_forward_avx2;
+      cp->interior_adjoint = interior_adjoint_avx2;
+    }
+#endif
   return cp;
 }
 
@@ -94,6 +269,50 @@ clip_planes (double c0, double cd, double n, gint64 *lo, gint64 *hi)
     *hi = b < (double) *lo ? *lo - 1 : (gint64) b;
 }
 
+/* Narrows [*lo, *hi] to the planes p where c0 + cd·p lies in [m, n − 1 − m]:
+ * there floor() is in [0, n − 2], so both neighbours lie inside.  The
+ * margin m covers the float rounding of c0 + cd·p (a few ulps of the
+ * largest term) many times over. */
+static void
+narrow_interior (double c0, double cd, double n, double np, double *lo, double *hi)
+{
+  const double m = 1e-3 + 1e-6 * (fabs (c0) + fabs (cd) * np), top = n - 1.0 - m;
+  if (top < m)
+    *hi = *lo - 1.0;
+  else if (cd == 0.0)
+    {
+      if (!(c0 >= m && c0 <= top))
+        *hi = *lo - 1.0;
+    }
+  else
+    {
+      const double t1 = (m - c0) / cd, t2 = (top - c0) / cd;
+      *lo = MAX (*lo, ceil (MIN (t1, t2)));
+      *hi = MIN (*hi, floor (MAX (t1, t2)));
+    }
+}
+
+/* Sets the interior run [q_lo, q_hi] of @r (na, nb: the sizes of its
+ * transverse and z axes, np of its plane axis); an empty run is
+ * [p_hi + 1, p_hi]. */
+static void
+interior_run (Ray *r, gint64 na, gint64 nb, gint64 np, gboolean vector_ok)
+{
+  double lo = r->p_lo, hi = r->p_hi;
+  if (!vector_ok)
+    hi = lo - 1.0;
+  narrow_interior (r->a0, r->ad, (double) na, (double) np, &lo, &hi);
+  narrow_interior (r->b0, r->bd, (double) nb, (double) np, &lo, &hi);
+  if (lo > hi)
+    {
+      r->q_lo = r->p_hi + 1;
+      r->q_hi = r->p_hi;
+      return;
+    }
+  r->q_lo = (gint32) lo;
+  r->q_hi = (gint32) hi;
+}
+
 /* Parameters of the ray of bin (row, col) of @view; returns TRUE for an
  * x-dominant ray. */
 static gboolean
@@ -116,6 +335,7 @@ ray_setup (const CtrConeProjector *cp, guint view, guint row, guint col, Ray *r)
       clip_planes (r->b0, r->bd, gr->nz, &lo, &hi);
       r->p_lo = (gint32) lo;
       r->p_hi = (gint32) hi;
+      interior_run (r, gr->ny, gr->nz, gr->nx, cp->vector_ok);
       return TRUE;
     }
   double t0 = (y0 - o[1]) / d[1], dt = -gr->dy / d[1];
@@ -129,6 +349,7 @@ ray_setup (const CtrConeProjector *cp, guint view, guint row, guint col, Ray *r)
   clip_planes (r->b0, r->bd, gr->nz, &lo, &hi);
   r->p_lo = (gint32) lo;
   r->p_hi = (gint32) hi;
+  interior_run (r, gr->nx, gr->nz, gr->ny, cp->vector_ok);
   return FALSE;
 }
 
@@ -193,6 +414,78 @@ corners (gboolean xdom, gint64 p, gint64 ia, gint64 ib, const float wa[2], const
   return n;
 }
 
+
+/* Σ over planes [p0, p1] of the bilinear samples (without the step
+ * length), the edge planes by stencil() and corners(), the interior run by
+ * the kernel. */
+static double
+ray_sum (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, gint32 p1, const float *vol)
+{
+  const CtrGrid *gr = &cp->grid;
+  const gint64 nx = gr->nx, nz = gr->nz, na = xdom ? gr->ny : gr->nx;
+  const gsize sxy = (gsize) nx * gr->ny;
+  const gint32 i0 = MAX (p0, r->q_lo), i1 = MIN (p1, r->q_hi);
+  double acc = 0.0;
+  for (gint32 p = p0; p <= p1; p++)
+    {
+      if (p == i0 && i0 <= i1)
+        {
+          const Strides st = { xdom ? (gint32) nx : 1, xdom ? 1 : (gint32) nx, (gint32) sxy };
+          acc += cp->interior_forward (r, i0, i1, vol, st);
+          p = i1;
+          continue;
+        }
+      gint64 ia, ib;
+      float wa[2], wb[2];
+      if (!stencil (r, (guint) p, na, nz, &ia, &ib, wa, wb))
+        continue;
+      gsize at[4];
+      float wt[4];
+      const int n = corners (xdom, p, ia, ib, wa, wb, na, nx, nz, sxy, at, wt);
+      float s = 0.0f;
+      for (int c = 0; c < n; c++)
+        s += wt[c] * vol[at[c]];
+      acc += s;
+    }
+  return acc;
+}
+
+/* The transpose of ray_sum times the step length: val·w·wt added to the
+ * voxels of planes [p0, p1] (and w·wt to @weights). */
+static void
+ray_spread (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, gint32 p1, float val, float *vol,
+            float *weights)
+{
+  const CtrGrid *gr = &cp->grid;
+  const gint64 nx = gr->nx, nz = gr->nz, na = xdom ? gr->ny : gr->nx;
+  const gsize sxy = (gsize) nx * gr->ny;
+  const gint32 i0 = MAX (p0, r->q_lo), i1 = MIN (p1, r->q_hi);
+  for (gint32 p = p0; p <= p1; p++)
+    {
+      if (p == i0 && i0 <= i1)
+        {
+          const Strides st = { xdom ? (gint32) nx : 1, xdom ? 1 : (gint32) nx, (gint32) sxy };
+          cp->interior_adjoint (r, i0, i1, val, vol, weights, st);
+          p = i1;
+          continue;
+        }
+      gint64 ia, ib;
+      float wa[2], wb[2];
+      if (!stencil (r, (guint) p, na, nz, &ia, &ib, wa, wb))
+        continue;
+      gsize at[4];
+      float wt[4];
+      const int n = corners (xdom, p, ia, ib, wa, wb, na, nx, nz, sxy, at, wt);
+      for (int c = 0; c < n; c++)
+        {
+          const float w = r->w * wt[c];
+          vol[at[c]] += w * val;
+          if (weights != NULL)
+            weights[at[c]] += w;
+        }
+    }
+}
+
 void
 ctr_cone_projector_forward_view (const CtrConeProjector *cp, const float *vol, guint view,
                                  float *out)
@@ -204,10 +497,7 @@ void
 ctr_cone_projector_forward_view_masked (const CtrConeProjector *cp, const float *vol, guint view,
                                         const guint8 *mask, float *out)
 {
-  const CtrGrid *gr = &cp->grid;
   const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
-  const gint64 nx = gr->nx, ny = gr->ny, nz = gr->nz;
-  const gsize sxy = (gsize) nx * ny;
 
 #pragma omp parallel for schedule(dynamic, 1)
   for (gint64 row = 0; row < (gint64) nr; row++)
@@ -220,24 +510,8 @@ ctr_cone_projector_forward_view_masked (const CtrConeProjector *cp, const float 
             continue;
           }
         Ray r;
-        gboolean xdom = ray_setup (cp, view, (guint) row, col, &r);
-        const gint64 na = xdom ? ny : nx;
-        double acc = 0.0;
-        for (gint64 p = r.p_lo; p <= r.p_hi; p++)
-          {
-            gint64 ia, ib;
-            float wa[2], wb[2];
-            if (!stencil (&r, (guint) p, na, nz, &ia, &ib, wa, wb))
-              continue;
-            gsize at[4];
-            float wt[4];
-            const int n = corners (xdom, p, ia, ib, wa, wb, na, nx, nz, sxy, at, wt);
-            float s = 0.0f;
-            for (int c = 0; c < n; c++)
-              s += wt[c] * vol[at[c]];
-            acc += r.w * s;
-          }
-        out[i] = (float) acc;
+        const gboolean xdom = ray_setup (cp, view, (guint) row, col, &r);
+        out[i] = (float) (r.w * ray_sum (cp, &r, xdom, r.p_lo, r.p_hi, vol));
       }
 }
 
@@ -248,14 +522,15 @@ ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj, 
   ctr_cone_projector_adjoint_view_masked (cp, proj, view, NULL, vol, weights);
 }
 
+/* Planes per block of the adjoint's scatter: a thread owns whole blocks. */
+#define PLANE_BLOCK 8
+
 void
 ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float *proj, guint view,
                                         const guint8 *mask, float *vol, float *weights)
 {
   const CtrGrid *gr = &cp->grid;
   const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
-  const gint64 nx = gr->nx, ny = gr->ny, nz = gr->nz;
-  const gsize sxy = (gsize) nx * ny;
   const gsize nrays = (gsize) nr * nc;
 
   /* Split the view's rays by dominant axis (same parameters as forward). */
@@ -287,33 +562,22 @@ ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float 
       const gboolean xd = pass == 0;
       const guint *list = xd ? xs : ys;
       const gsize n = xd ? nxs : nys;
-      const gint64 np = xd ? nx : ny, na = xd ? ny : nx;
+      const gint64 np = xd ? gr->nx : gr->ny;
       if (n == 0)
         continue;
-      /* Every thread owns whole planes p: race-free scatter. */
+      /* Every thread owns whole blocks of planes: a race-free scatter. */
 #pragma omp parallel for schedule(dynamic, 1)
-      for (gint64 p = 0; p < np; p++)
-        for (gsize m = 0; m < n; m++)
-          {
-            const Ray *r = &rays[list[m]];
-            if (p < r->p_lo || p > r->p_hi)
-              continue;
-            gint64 ia, ib;
-            float wa[2], wb[2];
-            if (!stencil (r, (guint) p, na, nz, &ia, &ib, wa, wb))
-              continue;
-            const float val = proj[list[m]];
-            gsize at[4];
-            float wt[4];
-            const int nc4 = corners (xd, p, ia, ib, wa, wb, na, nx, nz, sxy, at, wt);
-            for (int c = 0; c < nc4; c++)
-              {
-                const float w = r->w * wt[c];
-                vol[at[c]] += w * val;
-                if (weights != NULL)
-                  weights[at[c]] += w;
-              }
-          }
+      for (gint64 b0 = 0; b0 < np; b0 += PLANE_BLOCK)
+        {
+          const gint32 b1 = (gint32) MIN (b0 + PLANE_BLOCK, np) - 1;
+          for (gsize m = 0; m < n; m++)
+            {
+              const Ray *r = &rays[list[m]];
+              const gint32 p0 = MAX (r->p_lo, (gint32) b0), p1 = MIN (r->p_hi, b1);
+              if (p0 <= p1)
+                ray_spread (cp, r, xd, p0, p1, proj[list[m]], vol, weights);
+            }
+        }
     }
 }
 
