@@ -302,7 +302,9 @@ add_recent (const char *path)
   g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
   GtkRecentData data = { 0 };
   gboolean dir = g_file_test (path, G_FILE_TEST_IS_DIR);
-  const char *groups[] = { RECENT_GROUP, NULL };
+  /* static: under the sanitizers a list on the stack reached GTK empty
+   * (the entry was saved without its group and never listed) */
+  static const char *groups[] = { RECENT_GROUP, NULL };
 
   if (uri == NULL)
     return;
