@@ -564,6 +564,16 @@ else
 fi
 
 # ---- 5. responsiveness during a 720-view iterative reconstruction --------------
+# A wall-clock bound on the product's main loop: measured on the normal build
+# (packaging/run-tests.sh), not under the sanitizers, whose instrumentation
+# makes the main thread's own work (GTK's layout included) 2-3x slower: at
+# stop 29 the same probe gave 22.2 and 29.0 ms in the release build and
+# 53.0-107.4 ms under ASan + UBSan on an idle machine.
+if [ "${CTR_SANITIZED:-}" = 1 ]; then
+  echo "part 5 (responsiveness) is measured on the normal build only; parts 1-4 passed"
+  echo "ok"
+  exit 0
+fi
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
 echo "load average before part 5: $load_before on $cores cores"
