@@ -75,14 +75,7 @@ subset_views (const CsrOp *c, guint subset, gint32 *views)
       views[0] = (gint32) subset;
       return 1;
     }
-  guint n = 0;
-  for (guint k = 0; k < c->K; k++)
-    {
-      gint32 v = c->orbits->lane_view[(gsize) subset * c->K + k];
-      if (v >= 0)
-        views[n++] = v;
-    }
-  return n;
+  return ctr_symmetry_orbit_views (c->orbits, subset, views);
 }
 
 static gboolean

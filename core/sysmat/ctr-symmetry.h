@@ -71,6 +71,23 @@ typedef struct {
   char *reason;              /* one line: which group and why */
 } CtrSymmetry;
 
+/* The acquired views of orbit @orbit of @s (its lanes less the masked
+ * ones), in lane order, into @views (room for s->group.order, at most 8).
+ * Returns: how many. */
+static inline guint
+ctr_symmetry_orbit_views (const CtrSymmetry *s, guint orbit, gint32 *views)
+{
+  const guint K = s->group.order;
+  guint n = 0;
+  for (guint k = 0; k < K; k++)
+    {
+      const gint32 v = s->lane_view[(gsize) orbit * K + k];
+      if (v >= 0)
+        views[n++] = v;
+    }
+  return n;
+}
+
 /**
  * ctr_symmetry_find:
  * @g: fan or parallel geometry (validated by the caller).
