@@ -100,6 +100,8 @@ bench_art (int argc, char **argv)
   if (!ctr_cli_params_apply (params, &o, "bench art"))
     return 2;
   const int iterations = (int) o.iterations;
+  if (o.matrix == CTR_MATRIX_AUTO)
+    o.matrix = CTR_MATRIX_SCSR;   /* the benchmark measures a stored matrix unless told otherwise */
   const char *matrix = ctr_param_find ("matrix")->choices[o.matrix];
   const char *model = ctr_param_find ("ray-model")->choices[o.ray_model];
   if (!ctr_recon_options_validate (&o, &error))

@@ -84,6 +84,36 @@ ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRe
 }
 
 char *
+ctr_plan_resolve_matrix (const CtrGeometry *g, const CtrGrid *grid, CtrReconOptions *o)
+{
+  if (o->matrix != CTR_MATRIX_AUTO)
+    return NULL;
+  o->matrix = CTR_MATRIX_SCSR;
+  if (g->beam == CTR_BEAM_CONE || ctr_helix_applies (g) || !ctr_method_is_iterative (o->method))
+    return NULL;
+  const gboolean one_view = o->subsets == CTR_SUBSETS_VIEW
+                            && (o->method == CTR_METHOD_PART || o->method == CTR_METHOD_SART);
+  if (o->method == CTR_METHOD_ART || one_view)
+    o->matrix = CTR_MATRIX_CSR;
+  CtrPlanMemory stored, fly;
+  ctr_plan_memory_estimate (g, grid, o, &stored);
+  const guint64 limit = ctr_memory_limit_bytes ();
+  g_autofree char *have = ctr_memory_limit_describe ();
+  g_autofree char *need = g_format_size_full (stored.total, G_FORMAT_SIZE_IEC_UNITS);
+  if (stored.total <= limit)
+    return g_strdup_printf ("matrix: auto chose the stored %s (the run needs %s with it, %s; it pays back within "
+                            "the first iteration)", stored.matrix_kind, need, have);
+  const CtrMatrixFormat chosen = o->matrix;
+  o->matrix = CTR_MATRIX_NONE;
+  ctr_plan_memory_estimate (g, grid, o, &fly);
+  g_autofree char *need_fly = g_format_size_full (fly.total, G_FORMAT_SIZE_IEC_UNITS);
+  return g_strdup_printf ("matrix: auto computes the rows on the fly: with the %s the run would need %s, more than "
+                          "the %s; on the fly it needs %s%s",
+                          chosen == CTR_MATRIX_CSR ? "CSR matrix" : "SCSR matrix", need, have, need_fly,
+                          fly.total <= limit ? "" : ", which does not fit either");
+}
+
+char *
 ctr_plan_memory_note (const CtrPlanMemory *m)
 {
   g_autofree char *total = g_format_size_full (m->total, G_FORMAT_SIZE_IEC_UNITS);

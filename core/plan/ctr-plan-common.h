@@ -52,6 +52,25 @@ typedef struct
 void ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
                                CtrPlanMemory *m);
 
+/**
+ * ctr_plan_resolve_matrix:
+ * Replaces @o's CTR_MATRIX_AUTO by the matrix the run gets; other choices
+ * stay as they are.  For an iterative fan- or parallel-beam run: the stored
+ * matrix (SCSR; CSR for ART and for one-view subsets of parallel ART and
+ * SART) when ctr_plan_memory_estimate of the run with it fits in
+ * ctr_memory_limit_bytes(), else CTR_MATRIX_NONE (on the fly).  The stored
+ * matrix is chosen whenever it fits because it pays back within the first
+ * iteration: its build computes each stored row once (SCSR: the canonical
+ * views' rows only), while an on-the-fly product recomputes every row at
+ * every product (docs/design.md, "The automatic matrix", gives the
+ * measured figures).  Cone beam, helical slabs and the analytic methods
+ * store no matrix: @o->matrix becomes CTR_MATRIX_SCSR there, unused.
+ * Returns: (transfer full) (nullable): the plan's note on the choice
+ *   ("matrix: auto → …" with the two estimates), NULL when @o did not ask
+ *   for auto or no matrix is involved.  g_free.
+ */
+char *ctr_plan_resolve_matrix (const CtrGeometry *g, const CtrGrid *grid, CtrReconOptions *o);
+
 /* "memory: 1.2 GiB estimated (SCSR matrix 1.0 GiB, image …, data …, work
  * vectors …), 21.3 GiB available (available memory)": the plan's note.
  * (transfer full): g_free. */

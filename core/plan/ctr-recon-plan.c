@@ -102,7 +102,10 @@ ctr_recon_plan_set_options (CtrReconPlan *plan, const CtrReconOptions *o, GError
   if (!plan->rs->route->options_fit (plan->rs, o, error))
     return FALSE;
   g_mutex_lock (&plan->lock);
+  const CtrMatrixFormat chosen = plan->rs->o.matrix;   /* auto: what the plan chose stays */
   plan->rs->o = *o;
+  if (o->matrix == CTR_MATRIX_AUTO)
+    plan->rs->o.matrix = chosen;
   g_mutex_unlock (&plan->lock);
   return TRUE;
 }

@@ -57,8 +57,10 @@ gboolean ctr_method_fits_geometry (CtrMethod method, const CtrGeometry *g);
  * (PART on SCSR: one matrix for every slice); with rebin none the cone-beam
  * projector pair runs sart, sirt, cgls, pwls or asd-pocs on the slab of the
  * grid.  The grid's slices then sit at their true z (cz, dz: ctr_helix_grid
- * or ctr_grid_default), from the lowest up.  The matrix (o->matrix) serves part, sart and sirt;
- * art always runs on CSR (it is row-sequential).  SCSR needs a symmetric
+ * or ctr_grid_default), from the lowest up.  The matrix (o->matrix) serves the iterative
+ * methods on fan and parallel beam; auto (the default) is resolved first
+ * (ctr_plan_resolve_matrix: stored when the run fits in memory, else on
+ * the fly, with a note); art runs on CSR or on the fly (it is row-sequential).  SCSR needs a symmetric
  * geometry; without one the plan runs CSR and says why.  A backend that
  * cannot run the method (cusparse: parallel ART only; cone beam: no GPU
  * projector) or is unavailable leaves the CPU to it, with a note.

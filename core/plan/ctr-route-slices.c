@@ -181,8 +181,8 @@ fly_operator (SlicesState *s, GError **error)
   rs->info.nnz = rs->info.nnz_expanded = 0;
   rs->info.stored_views = 0;
   if (s->op != NULL)
-    ctr_route_state_add_note (rs, g_strdup ("matrix none: the operator computes every row on the fly at each "
-                                            "product (cpu-fly), no system matrix is stored"));
+    ctr_route_state_add_note (rs, g_strdup ("no stored matrix: the operator computes every row on the fly at each "
+                                            "product (cpu-fly)"));
   return s->op != NULL;
 }
 
@@ -220,11 +220,18 @@ static CtrRouteState *
 slices_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
              GCancellable *cancellable, GError **error)
 {
+  if (!ctr_geometry_validate (g, error) || !ctr_grid_validate (grid, error) || !ctr_recon_options_validate (o, error))
+    return NULL;
+  CtrReconOptions resolved = *o;
+  g_autofree char *choice = ctr_plan_resolve_matrix (g, grid, &resolved);
+  o = &resolved;
   if (!ctr_plan_check (g, grid, o, error))
     return NULL;
   SlicesState *s = g_new0 (SlicesState, 1);
   g_autoptr (CtrRouteState) rs = &s->base;
   ctr_route_state_init (rs, &ctr_route_slices, g, grid, o);
+  if (choice != NULL)
+    ctr_route_state_add_note (rs, g_steal_pointer (&choice));
   s->operator_key = operator_key (o);
   if (!ctr_route_state_select_backend (rs, error) || !slices_operator (s, cancellable, error))
     return NULL;
@@ -268,9 +275,12 @@ static gboolean
 slices_options_fit (const CtrRouteState *rs, const CtrReconOptions *o, GError **error)
 {
   const SlicesState *s = (const SlicesState *) rs;
-  if (!ctr_plan_check (rs->g, &rs->grid, o, error))
+  CtrReconOptions resolved = *o;
+  if (resolved.matrix == CTR_MATRIX_AUTO)
+    resolved.matrix = rs->o.matrix;   /* what this plan chose (ctr_recon_plan_set_options keeps it) */
+  if (!ctr_plan_check (rs->g, &rs->grid, &resolved, error))
     return FALSE;
-  g_autofree char *key = operator_key (o);
+  g_autofree char *key = operator_key (&resolved);
   return ctr_plan_options_verdict (ctr_route_state_iterative_why (rs, o, g_strcmp0 (key, s->operator_key) == 0),
                                    error);
 }

@@ -15,8 +15,8 @@
 
 static const char *const window_labels[] = { "Ram-Lak (none)", "Shepp-Logan", "Cosine", "Hamming", "Hann", NULL };
 /* CtrMatrixFormat order */
-static const char *const matrix_choices[] = { "scsr", "csr", "none", NULL };
-static const char *const matrix_labels[] = { "SCSR (symmetry-compressed)", "CSR", "None (on the fly)", NULL };
+static const char *const matrix_choices[] = { "auto", "scsr", "csr", "none", NULL };
+static const char *const matrix_labels[] = { "Automatic (stored when it fits)", "SCSR (symmetry-compressed)", "CSR", "None (on the fly)", NULL };
 /* CtrRayModel order */
 static const char *const ray_choices[] = { "joseph", "siddon", "area", NULL };
 static const char *const ray_labels[] = { "Joseph (interpolating)", "Siddon (line length)", "Area integral", NULL };
@@ -52,7 +52,8 @@ static const CtrParam params[] = {
     "Clip the image at 0 after every update (attenuation is never negative)",
     CTR_PARAM_BOOL, 0, 1, FALSE, FALSE, 0, 1, NULL, NULL, ALGEBRAIC | BIT (PWLS) | BIT (ASD_POCS), AT (nonnegative) },
   { "matrix", "Matrix format",
-    "How the system matrix is stored: SCSR keeps rows of canonical views only (cuART §3), CSR every row, "
+    "How the system matrix is stored: auto stores it when the run fits in memory and otherwise computes on the fly, "
+    "SCSR keeps rows of canonical views only (cuART §3), CSR every row, "
     "none computes the rows on the fly at every product (least memory, the same image)",
     CTR_PARAM_CHOICE, 0, 0, FALSE, FALSE, 0, 1, matrix_choices, matrix_labels, ITERATIVE, AT (matrix) },
   { "ray-model", "Ray model",

@@ -83,7 +83,7 @@ ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
    * the area integral of cuART §2.1. */
   o->ray_model = method == CTR_METHOD_PWLS ? CTR_RAY_MODEL_JOSEPH : CTR_RAY_MODEL_AREA;
   o->part_step = CTR_PART_STEP_SPARSITY;
-  o->matrix = CTR_MATRIX_SCSR;
+  o->matrix = CTR_MATRIX_AUTO;
   o->backend = "best";
   o->window = CTR_FILTER_RAM_LAK;
   o->cutoff = 1.0;
@@ -113,7 +113,7 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
       if (o->backend != NULL && strcmp (o->backend, "best") != 0 && strcmp (o->backend, "cpu") != 0
           && strcmp (o->backend, "cuda") != 0 && strcmp (o->backend, "cusparse") != 0)
         FAIL ("unknown backend '%s' (choose best, cpu, cuda or cusparse)", o->backend);
-      if (o->matrix != CTR_MATRIX_SCSR && o->matrix != CTR_MATRIX_CSR && o->matrix != CTR_MATRIX_NONE)
+      if (o->matrix > CTR_MATRIX_NONE)
         FAIL ("unknown matrix format %d", (int) o->matrix);
       if (o->subsets > CTR_SUBSETS_ORBIT)
         FAIL ("unknown subsets %d", (int) o->subsets);

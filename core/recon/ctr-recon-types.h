@@ -64,9 +64,14 @@ typedef enum {
 
 /* How the system matrix is stored (see sysmat/ctr-scsr.h). */
 typedef enum {
+  /* The plan chooses (ctr_plan_resolve_matrix in plan/ctr-plan-common.h):
+   * the stored matrix (SCSR; CSR for ART and one-view subsets) when the
+   * run with it fits in the memory this process may use, else on the fly.
+   * Default. */
+  CTR_MATRIX_AUTO,
   /* Symmetry-compressed CSR (cuART §3): rows stored for canonical views only;
    * every view (one orbit each, the plan's note says why) when the geometry
-   * admits no symmetry, still cached.  Default. */
+   * admits no symmetry, still cached. */
   CTR_MATRIX_SCSR,
   /* Plain CSR: every row of every view stored. */
   CTR_MATRIX_CSR,
