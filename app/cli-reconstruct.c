@@ -373,7 +373,7 @@ parse_args (Args *a, Job *job, int *argc, char ***argv)
     { "rebin", 0, 0, G_OPTION_ARG_STRING, &a->rebin, "helical scans: 180li (default: direct and conjugate rays), 360li (direct rays), or none (the cone-beam projector on the slab; sart, sirt, cgls, pwls, asd-pocs)", "MODE" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &a->format, "tiff (default: float32 stack) or dicom (a CT image series in HU, one file per slice, in the folder --output)", "F" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output, "output image, float32 TIFF (pages = slices from the lowest z)", "OUT.tif" },
-    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &a->dry_run, "load and check the dataset and the outputs, print the grid (the line \"grid: …\"), and stop: nothing is reconstructed or written (--output may be left out)", NULL },
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &a->dry_run, "load and check the dataset and the outputs, print the grid (the line \"grid: …\"), the memory estimate and the matrix choice, and stop: nothing is reconstructed or written (--output may be left out)", NULL },
     { NULL }
   };
   a->params = ctr_cli_params_new (NULL);
@@ -622,6 +622,11 @@ ctr_cli_reconstruct (int argc, char **argv)
            job.reference ? ", metrics against the reference" : "");
   if (a.dry_run)
     {
+      g_auto (GStrv) notes = ctr_recon_plan_estimate (g, &job.grid, &job.options, &error);
+      if (notes == NULL)
+        return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format, a.metrics);
+      for (guint i = 0; notes[i] != NULL; i++)
+        fprintf (stderr, "%s\n", notes[i]);
       fprintf (stderr, "dry run: nothing reconstructed or written\n");
       g_clear_pointer (&job.reference, ctr_volume_unref);
       g_clear_pointer (&job.dataset, ctr_dataset_free);

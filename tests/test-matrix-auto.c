@@ -125,7 +125,7 @@ test_fly_when_it_does_not (void)
   g_assert_nonnull (n);
   g_assert_nonnull (strstr (n, "with the SCSR matrix the run would need"));
   g_assert_nonnull (strstr (n, "MiB available (CTR_MEMORY_LIMIT_MB)"));
-  g_assert_nonnull (strstr (n, "more than the 4.0"));
+  g_assert_nonnull (strstr (n, "more than nine tenths of the 4.0"));
   g_assert_null (strstr (n, "does not fit either"));
   g_assert_cmpstr (operator_of (fly), ==, "cpu-fly");
   g_autoptr (CtrVolume) got = ctr_recon_plan_execute (fly, p, NULL, NULL, NULL, NULL, &error);

@@ -57,8 +57,9 @@ void ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const 
  * Replaces @o's CTR_MATRIX_AUTO by the matrix the run gets; other choices
  * stay as they are.  For an iterative fan- or parallel-beam run: the stored
  * matrix (SCSR; CSR for ART and for one-view subsets of parallel ART and
- * SART) when ctr_plan_memory_estimate of the run with it fits in
- * ctr_memory_limit_bytes(), else CTR_MATRIX_NONE (on the fly).  The stored
+ * SART) when ctr_plan_memory_estimate of the run with it fits in nine
+ * tenths of ctr_memory_limit_bytes() (the rest for the estimate's error and
+ * the machine's other programs), else CTR_MATRIX_NONE (on the fly).  The stored
  * matrix is chosen whenever it fits because it pays back within the first
  * iteration: its build computes each stored row once (SCSR: the canonical
  * views' rows only), while an on-the-fly product recomputes every row at

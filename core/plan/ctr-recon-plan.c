@@ -11,6 +11,7 @@
 #include "plan/ctr-plan-route.h"
 #include "plan/ctr-plan-common.h"
 #include "base/ctr-error.h"
+#include "data/ctr-helix.h"
 
 struct _CtrReconPlan {
   gint ref_count;
@@ -55,6 +56,35 @@ ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOpt
   g_mutex_init (&plan->lock);
   plan->rs = rs;
   return plan;
+}
+
+char **
+ctr_recon_plan_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error)
+{
+  g_return_val_if_fail (g != NULL && grid != NULL && o != NULL, NULL);
+  if (!ctr_geometry_validate (g, error) || !ctr_grid_validate (grid, error) || !ctr_recon_options_validate (o, error))
+    return NULL;
+  GPtrArray *notes = g_ptr_array_new ();
+  if (ctr_helix_applies (g))
+    g_ptr_array_add (notes, g_strdup ("memory: estimated when the helical route makes its stack or slab"));
+  else
+    {
+      CtrReconOptions resolved = *o;
+      char *choice = ctr_plan_resolve_matrix (g, grid, &resolved);
+      if (!ctr_plan_check (g, grid, &resolved, error))
+        {
+          g_free (choice);
+          g_ptr_array_unref (notes);
+          return NULL;
+        }
+      CtrPlanMemory m;
+      ctr_plan_memory_estimate (g, grid, &resolved, &m);
+      g_ptr_array_add (notes, ctr_plan_memory_note (&m));
+      if (choice != NULL)
+        g_ptr_array_add (notes, choice);
+    }
+  g_ptr_array_add (notes, NULL);
+  return (char **) g_ptr_array_free (notes, FALSE);
 }
 
 CtrReconPlan *

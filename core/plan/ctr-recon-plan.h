@@ -126,6 +126,24 @@ CtrVolume *ctr_recon_plan_execute (CtrReconPlan *plan, const CtrProjections *p,
  */
 gboolean ctr_recon_plan_set_options (CtrReconPlan *plan, const CtrReconOptions *o, GError **error);
 
+/**
+ * ctr_recon_plan_estimate:
+ * What ctr_recon_plan_new(@g, @grid, @o) would need and choose, without
+ * building anything (milliseconds: the stored matrix's size is estimated
+ * from a few thousand sampled rays): the plan's "memory: …" note (the
+ * estimate of ctr_plan_memory_estimate and the memory this process may
+ * use, base/ctr-memory.h) and, for --matrix auto on fan and parallel beam,
+ * its "matrix: auto …" choice.  A helical scan's stack is estimated when
+ * the plan makes it: one note says so.
+ * Returns: (transfer full): a NULL-terminated array of notes, g_strfreev;
+ *   NULL with the errors of ctr_recon_plan_new's checks
+ *   (CTR_ERROR_INVALID_GEOMETRY, CTR_ERROR_UNSUPPORTED,
+ *   CTR_ERROR_INVALID_ARGUMENT, CTR_ERROR_OUT_OF_MEMORY with both figures)
+ *   when the plan would be refused.
+ */
+char **ctr_recon_plan_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
+                                GError **error);
+
 /* What the plan decided and why, one line each, oldest first: the operator
  * ("SCSR (cuART §3): D4 …; 91 of 720 views stored, 617.2 MiB"), the backend,
  * every fall-back with its reason.  NULL-terminated, borrowed; valid until

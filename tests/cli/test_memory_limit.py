@@ -10,7 +10,9 @@ allocator (GLib's "failed to allocate", exit 133) and no OOM kill.
   2. the same under a cgroup v1 memory limit made for the test (skipped
      where none can be made: no cgroup v1 memory controller or no right to
      make a group);
-  3. a run that fits states its estimate in the plan's notes.
+  3. a run that fits states its estimate in the plan's notes;
+  4. --dry-run prints the estimate and the automatic matrix choice (on the
+     fly under a 400 MiB limit) and refuses a named matrix that does not fit.
 Before the change, 1 aborted inside GLib while the matrix was built and 2
 was killed by the kernel.
 """
@@ -122,5 +124,19 @@ with tempfile.TemporaryDirectory() as tmp:
     notes = [l for l in r.stderr.splitlines() + r.stdout.splitlines() if "memory: " in l]
     check(r.returncode == 0 and any("estimated (SCSR matrix" in l and "available (" in l for l in notes),
           f"a 128² run states its memory estimate: {notes[:1]}")
+
+    # 4. --dry-run states the estimate and the automatic choice without
+    # building anything, and refuses a named matrix that does not fit.
+    lim = dict(env, CTR_MEMORY_LIMIT_MB="400")
+    dry = ["reconstruct", geo, "--method", "part", "--iterations", "1", "--size", "1024", "--dry-run"]
+    r = run(*dry, timeout=120, env=lim)
+    out = r.stderr + r.stdout
+    check(r.returncode == 0 and "matrix: auto computes the rows on the fly: with the SCSR matrix the run would need"
+          in out and "memory: " in out, f"dry run of 1024² PART in 400 MiB: on the fly, said ({out.strip()[-300:]})")
+    r = run(*dry, "--matrix", "scsr", timeout=120, env=lim)
+    refused(r, "CTR_MEMORY_LIMIT_MB", "dry run of 1024² PART on SCSR in 400 MiB", 0)
+    r = run(*dry, timeout=120, env=env)
+    check(r.returncode == 0 and "matrix: auto chose the stored SCSR matrix" in r.stderr + r.stdout,
+          "dry run of 1024² PART without a limit: the stored matrix")
 
 finish()
