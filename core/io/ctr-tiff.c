@@ -7,6 +7,7 @@
  * read error rather than SIGBUS.
  */
 #include "io/ctr-tiff.h"
+#include "io/ctr-temp.h"
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
 #include "io/ctr-file.h"
@@ -733,10 +734,15 @@ write_float_imagej (const char *path, const float *data, guint width, guint heig
   g_autofree char *base = g_path_get_basename (path);
   g_autofree char *tmpl_name = g_strdup_printf (".%s.XXXXXX", base);
   g_autofree char *tmp_path = g_build_filename (dir, tmpl_name, NULL);
+  ctr_temp_lock ();
   int fd = g_mkstemp_full (tmp_path, O_RDWR, 0666);
+  const int mk_errno = errno;
+  if (fd >= 0)
+    ctr_temp_register (tmp_path, FALSE);
+  ctr_temp_unlock ();
   if (fd < 0)
     {
-      int e = errno;
+      int e = mk_errno;
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: cannot create a file in %s: %s",
                    path, dir, g_strerror (e));
       return FALSE;
@@ -785,6 +791,7 @@ write_float_imagej (const char *path, const float *data, guint width, guint heig
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
       ok = FALSE;
     }
+  ctr_temp_lock ();
   if (ok && g_rename (tmp_path, path) != 0)
     {
       int e = errno;
@@ -793,6 +800,8 @@ write_float_imagej (const char *path, const float *data, guint width, guint heig
     }
   if (!ok)
     g_unlink (tmp_path);
+  ctr_temp_forget (tmp_path);
+  ctr_temp_unlock ();
   return ok;
 }
 
