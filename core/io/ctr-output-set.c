@@ -195,15 +195,12 @@ ctr_output_set_stage (CtrOutputSet *s, guint i, GError **error)
   return stage;
 }
 
-gboolean
-ctr_output_set_write_text (CtrOutputSet *s, guint i, const char *text, gssize length, GError **error)
+/* Writes @n bytes of @text to the file @target (opened, truncated) and
+ * fsyncs it; errors name @path. */
+static gboolean
+write_all (const char *target, const char *path, const char *text, gsize n, GError **error)
 {
-  const char *stage = ctr_output_set_stage (s, i, error);
-  if (stage == NULL)
-    return FALSE;
-  const char *path = g_array_index (s->outputs, Output, i).path;
-  const gsize n = length < 0 ? strlen (text) : (gsize) length;
-  int fd = g_open (stage, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
+  int fd = g_open (target, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
   if (fd < 0)
     return set_errno (error, errno, "write", path);
   gsize done = 0;
@@ -229,6 +226,42 @@ ctr_output_set_write_text (CtrOutputSet *s, guint i, const char *text, gssize le
   if (close (fd) != 0)
     return set_errno (error, errno, "write", path);
   return TRUE;
+}
+
+gboolean
+ctr_output_set_write_text (CtrOutputSet *s, guint i, const char *text, gssize length, GError **error)
+{
+  const char *stage = ctr_output_set_stage (s, i, error);
+  if (stage == NULL)
+    return FALSE;
+  return write_all (stage, g_array_index (s->outputs, Output, i).path, text,
+                    length < 0 ? strlen (text) : (gsize) length, error);
+}
+
+gboolean
+ctr_output_write_file (const char *path, const char *text, gssize length, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *name = g_strdup_printf (".%s.XXXXXX", base);
+  g_autofree char *tmp = g_build_filename (dir, name, NULL);
+  ctr_temp_lock ();
+  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
+  const int e = errno;
+  if (fd >= 0)
+    ctr_temp_register (tmp, FALSE);
+  ctr_temp_unlock ();
+  if (fd < 0)
+    return set_errno (error, e, "write", path);
+  close (fd);
+  gboolean ok = write_all (tmp, path, text, length < 0 ? strlen (text) : (gsize) length, error);
+  ctr_temp_lock ();
+  ok = ok && (g_rename (tmp, path) == 0 || set_errno (error, errno, "replace", path));
+  if (!ok)
+    g_unlink (tmp);
+  ctr_temp_forget (tmp);
+  ctr_temp_unlock ();
+  return ok;
 }
 
 void

@@ -97,6 +97,16 @@ void ctr_output_set_explain (CtrOutputSet *s, GError *error);
 gboolean ctr_output_set_commit (CtrOutputSet *s, GError **error);
 
 /**
+ * ctr_output_write_file:
+ * Writes @text (@length bytes, -1: NUL-terminated) as @path on its own,
+ * atomically: a registered temporary beside it (ctr-temp.h), fsync, rename.
+ * For an output rewritten while a run goes on (a study's CSV after each
+ * run), where a staged commit at the end would lose the finished rows to a
+ * kill.  FALSE with CTR_ERROR_IO naming @path ("No space left on device").
+ */
+gboolean ctr_output_write_file (const char *path, const char *text, gssize length, GError **error);
+
+/**
  * ctr_output_swap_in:
  * Puts the complete folder @tmp in the place of @folder (which @exists or
  * not) and removes what was there: renameat2 RENAME_EXCHANGE, or two

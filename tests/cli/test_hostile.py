@@ -278,7 +278,7 @@ with tempfile.TemporaryDirectory() as tmp:
               "stale temporaries of dead processes are removed, a live process's is kept")
         os.unlink(fresh)
 
-    # SIGTERM cancels between views like Ctrl-C: exit 1, "cancelled", output untouched.
+    # SIGTERM cancels between views like Ctrl-C: exit 130, "cancelled", output untouched.
     out = path("term.tif")
     with open(out, "wb") as f:
         f.write(b"precious")
@@ -292,7 +292,7 @@ with tempfile.TemporaryDirectory() as tmp:
         p.kill()
         err = ""
     temps = [f for f in os.listdir(path("cache")) if not f.endswith(".scsr")] if os.path.isdir(path("cache")) else []
-    check(p.returncode == 1 and "cancelled" in err and open(out, "rb").read() == b"precious" and not temps,
+    check(p.returncode == 130 and "cancelled" in err and open(out, "rb").read() == b"precious" and not temps,
           f"SIGTERM cancels the run (exit {p.returncode}), output untouched, no temporary left ({temps})")
 
 finish()
