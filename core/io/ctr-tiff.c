@@ -720,6 +720,111 @@ write_pages (TiffFile *f, const float *data, guint width, guint height, guint pa
   return TRUE;
 }
 
+/* The file libtiff writes through, keeping write(2)'s errno: libtiff's
+ * own messages ("Error writing TIFF header", "Write error at scanline 0")
+ * lose it, and "No space left on device" is what the user needs to read. */
+typedef struct {
+  int fd;
+  int write_errno;
+} Sink;
+
+static tmsize_t
+sink_read (thandle_t h, void *buf, tmsize_t n)
+{
+  const Sink *k = (const Sink *) h;
+  return (tmsize_t) read (k->fd, buf, (size_t) n);
+}
+
+static tmsize_t
+sink_write (thandle_t h, void *buf, tmsize_t n)
+{
+  Sink *k = (Sink *) h;
+  tmsize_t done = 0;
+  while (done < n)
+    {
+      const ssize_t w = write (k->fd, (const char *) buf + done, (size_t) (n - done));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        {
+          k->write_errno = w < 0 ? errno : ENOSPC;
+          return done > 0 ? done : -1;
+        }
+      done += w;
+    }
+  return done;
+}
+
+static toff_t
+sink_seek (thandle_t h, toff_t off, int whence)
+{
+  const Sink *k = (const Sink *) h;
+  const off_t r = lseek (k->fd, (off_t) off, whence);
+  return r < 0 ? (toff_t) -1 : (toff_t) r;
+}
+
+static int
+sink_close (thandle_t h)
+{
+  (void) h;
+  return 0;  /* the descriptor is the caller's */
+}
+
+static toff_t
+sink_size (thandle_t h)
+{
+  const Sink *k = (const Sink *) h;
+  struct stat st;
+  return fstat (k->fd, &st) == 0 ? (toff_t) st.st_size : 0;
+}
+
+static int
+sink_map (thandle_t h, void **base, toff_t *size)
+{
+  (void) h, (void) base, (void) size;
+  return 0;
+}
+
+static void
+sink_unmap (thandle_t h, void *base, toff_t size)
+{
+  (void) h, (void) base, (void) size;
+}
+
+/* Writes the pages into the open temporary @fd through @sink; errors name
+ * @path and, when a write failed, write(2)'s reason. */
+static gboolean
+write_through_sink (TiffFile *f, int fd, const char *tmp_path, const char *path, const char *mode,
+                    const float *data, guint width, guint height, guint pages, const ImageJInfo *ij,
+                    const PageOrder *order, GError **error)
+{
+  Sink sink = { fd, 0 };
+  TIFFOpenOptions *opts = tiff_options_new (f);
+  f->tif = TIFFClientOpenExt (tmp_path, mode, (thandle_t) &sink, sink_read, sink_write, sink_seek, sink_close,
+                              sink_size, sink_map, sink_unmap, opts);
+  TIFFOpenOptionsFree (opts);
+  g_autoptr (GError) local = NULL;
+  gboolean ok = FALSE;
+  if (f->tif == NULL)
+    g_set_error (&local, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path,
+                 f->msg.errors->len > 0 ? f->msg.errors->str : "libtiff cannot open the file");
+  else
+    {
+      ok = write_pages (f, data, width, height, pages, ij, order, &local);
+      TIFFClose (f->tif);
+      f->tif = NULL;
+    }
+  if (sink.write_errno != 0)
+    {
+      g_clear_error (&local);
+      g_set_error (&local, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (sink.write_errno));
+      ok = FALSE;
+    }
+  if (!ok)
+    g_propagate_error (error, g_steal_pointer (&local));
+  return ok;
+}
+
 static gboolean
 write_float_imagej (const char *path, const float *data, guint width, guint height, guint pages,
                     const ImageJInfo *ij, const PageOrder *order, GError **error)
@@ -752,31 +857,7 @@ write_float_imagej (const char *path, const float *data, guint width, guint heig
   /* BigTIFF once the pixels alone come near the 4 GiB limit of classic TIFF. */
   const double total = (double) width * height * pages * sizeof (float);
   const char *mode = total > 3.5e9 ? "w8" : "w";
-  gboolean ok = FALSE;
-  int tiff_fd = dup (fd);
-  if (tiff_fd >= 0)
-    {
-      TIFFOpenOptions *opts = tiff_options_new (f);
-      f->tif = TIFFFdOpenExt (tiff_fd, tmp_path, mode, opts);
-      TIFFOpenOptionsFree (opts);
-      if (f->tif == NULL)
-        {
-          close (tiff_fd);
-          g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path,
-                       f->msg.errors->len > 0 ? f->msg.errors->str : "libtiff cannot open the file");
-        }
-      else
-        {
-          ok = write_pages (f, data, width, height, pages, ij, order, error);
-          TIFFClose (f->tif);  /* closes tiff_fd */
-          f->tif = NULL;
-        }
-    }
-  else
-    {
-      int e = errno;
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
-    }
+  gboolean ok = write_through_sink (f, fd, tmp_path, path, mode, data, width, height, pages, ij, order, error);
 
   /* fsync before the rename: a crash must leave the old file or the new one. */
   if (ok && fsync (fd) != 0)
