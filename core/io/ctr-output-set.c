@@ -2,7 +2,6 @@
 #define _GNU_SOURCE   /* renameat2 (glibc >= 2.28) */
 #include "io/ctr-output-set.h"
 #include "base/ctr-error.h"
-#include "io/ctr-dataset-write.h"
 #include "io/ctr-dicom.h"
 #include "io/ctr-file.h"
 #include "io/ctr-temp.h"
@@ -140,7 +139,7 @@ check_one (CtrOutputSet *s, guint i, GError **error)
   if (o->kind == CTR_OUTPUT_FOLDER)
     return ctr_dicom_export_check_folder (o->path, error);
   if (o->kind == CTR_OUTPUT_DATASET)
-    return ctr_dataset_write_check (o->path, error);
+    return ctr_file_check_new_folder (o->path, error);
   return TRUE;
 }
 
