@@ -106,15 +106,20 @@ static gboolean
 probe_writable (const char *dir, const char *path, GError **error)
 {
   g_autofree char *probe = g_build_filename (dir, ".ctrecon-probe-XXXXXX", NULL);
+  ctr_temp_lock ();
   int fd = g_mkstemp_full (probe, O_RDWR | O_CLOEXEC, 0600);
+  const int e = errno;
+  if (fd >= 0)
+    {
+      close (fd);
+      g_unlink (probe);
+    }
+  ctr_temp_unlock ();
   if (fd < 0)
     {
-      const int e = errno;
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: the folder %s: %s", path, dir, g_strerror (e));
       return FALSE;
     }
-  close (fd);
-  g_unlink (probe);
   return TRUE;
 }
 
@@ -131,9 +136,18 @@ check_one (CtrOutputSet *s, guint i, GError **error)
   g_ptr_array_add (others, NULL);
   if (!ctr_output_path_check (o->path, o->kind, s->dataset, (const char *const *) others->pdata, error))
     return FALSE;
+  /* A folder output may go below folders still to be made (at staging):
+   * the nearest existing one must be writable.  Nothing is created here. */
   g_autofree char *parent = g_path_get_dirname (o->path);
-  if (o->kind != CTR_OUTPUT_FILE && g_mkdir_with_parents (parent, 0777) != 0)
-    return set_errno (error, errno, "create the folder", parent);
+  while (o->kind != CTR_OUTPUT_FILE && !g_file_test (parent, G_FILE_TEST_IS_DIR))
+    {
+      char *up = g_path_get_dirname (parent);
+      const gboolean top = g_str_equal (up, parent);
+      g_free (parent);
+      parent = up;
+      if (top)
+        break;
+    }
   if (!probe_writable (parent, o->path, error))
     return FALSE;
   if (o->kind == CTR_OUTPUT_FOLDER)
@@ -167,6 +181,11 @@ ctr_output_set_stage (CtrOutputSet *s, guint i, GError **error)
     return o->stage;
   g_autofree char *dir = g_path_get_dirname (o->path);
   g_autofree char *base = g_path_get_basename (o->path);
+  if (o->kind != CTR_OUTPUT_FILE && g_mkdir_with_parents (dir, 0777) != 0)
+    {
+      set_errno (error, errno, "create the folder", dir);
+      return NULL;
+    }
   g_autofree char *name = g_strdup_printf (".%s.new-XXXXXX", base);
   char *stage = g_build_filename (dir, name, NULL);
   ctr_temp_lock ();
@@ -315,8 +334,10 @@ commit_one (Output *o, GError **error)
   gboolean ok;
   if (o->kind == CTR_OUTPUT_FOLDER)
     {
+      /* decided again: files put there during the run are not ours to remove */
       GStatBuf st;
-      ok = ctr_output_swap_in (o->stage, o->path, g_stat (o->path, &st) == 0, error);
+      ok = ctr_dicom_export_check_folder (o->path, error)
+           && ctr_output_swap_in (o->stage, o->path, g_stat (o->path, &st) == 0, error);
     }
   else
     {

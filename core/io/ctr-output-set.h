@@ -61,7 +61,8 @@ guint ctr_output_set_add (CtrOutputSet *s, const char *path, CtrOutputKind kind,
  * system); for CTR_OUTPUT_FOLDER (a DICOM series) an existing folder empty
  * or holding a series of ours only (ctr_dicom_export_check_folder); for
  * CTR_OUTPUT_DATASET a folder that does not exist or is empty.  Creates
- * the folders above a FOLDER or DATASET output when missing.
+ * nothing (a probe file is created and removed at once): the folders above
+ * a FOLDER or DATASET output are made by ctr_output_set_stage().
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT or CTR_ERROR_IO, the
  *   message prefixed by the output's option.
  */
