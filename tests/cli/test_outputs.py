@@ -68,8 +68,19 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("reconstruct", geo, "--size", 32, "-o", img, "--metrics", csv)
     check(r.returncode == 0 and os.path.exists(csv) and hidden(tmp) == [], "image and metrics written together")
 
-    # 19. a folder that cannot be written: said before the computation.
+    # 5 and 19. a folder that cannot be written: said before the computation,
+    # the image that --output names not replaced (the full-disk case, as
+    # root, is in test_full_disk.py).
     if os.geteuid() != 0:
+        rom = os.path.join(tmp, "ro-metrics")
+        os.mkdir(rom)
+        os.chmod(rom, stat.S_IRUSR | stat.S_IXUSR)
+        kept = md5(img)
+        r = run("reconstruct", geo, "--size", 32, "--method", "sirt", "--iterations", 3, "-o", img,
+                "--metrics", os.path.join(rom, "m.csv"))
+        check(r.returncode == 1 and md5(img) == kept and "iteration" not in r.stderr,
+              f"--metrics in a read-only folder: refused before the run, the image kept: '{r.stderr.strip()[-160:]}'")
+        os.chmod(rom, stat.S_IRWXU)
         ro = os.path.join(tmp, "ro")
         os.mkdir(ro)
         os.chmod(ro, stat.S_IRUSR | stat.S_IXUSR)
