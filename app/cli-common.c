@@ -1,10 +1,10 @@
 /* cli-common.c — error reporting and option parsing shared by the subcommands. */
-#include <glib-unix.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli-common.h"
+#include "cli-signals.h"
 
 int
 ctr_cli_fail (const GError *error)
@@ -17,7 +17,7 @@ ctr_cli_fail (const GError *error)
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       fprintf (stderr, "ctrecon-cli: cancelled\n");
-      return 1;
+      return CTR_CLI_EXIT_CANCELLED;
     }
   fprintf (stderr, "ctrecon-cli: %s\n", error->message);
   return error->domain == G_OPTION_ERROR ? 2 : 1;
@@ -76,48 +76,25 @@ typedef struct {
   void (*work) (gpointer data, GCancellable *cancellable);
   gpointer data;
   GCancellable *cancellable;
-  GMainLoop *loop;
 } Worker;
-
-static gboolean
-quit_loop (gpointer loop)
-{
-  g_main_loop_quit (loop);
-  return G_SOURCE_REMOVE;
-}
 
 static gpointer
 worker_thread (gpointer data)
 {
   Worker *w = data;
   w->work (w->data, w->cancellable);
-  /* Quit from inside the loop: a quit before g_main_loop_run() would be lost. */
-  g_idle_add (quit_loop, w->loop);
   return NULL;
-}
-
-static gboolean
-on_sigint (gpointer data)
-{
-  fprintf (stderr, "ctrecon-cli: cancelling…\n");
-  g_cancellable_cancel (data);
-  return G_SOURCE_CONTINUE;
 }
 
 void
 ctr_cli_run_cancellable (const char *name, void (*work) (gpointer data, GCancellable *cancellable),
                          gpointer data, GCancellable *cancellable)
 {
-  Worker w = { work, data, cancellable, g_main_loop_new (NULL, FALSE) };
-  /* Ctrl-C and SIGTERM (a batch system's stop, a shutdown, mpirun's Ctrl-C
-   * forwarded to the ranks) cancel between views: no half-written output,
-   * no orphaned matrix-cache temporary. */
-  guint sig = g_unix_signal_add (SIGINT, on_sigint, cancellable);
-  guint term = g_unix_signal_add (SIGTERM, on_sigint, cancellable);
+  Worker w = { work, data, cancellable };
+  /* Ctrl-C, SIGTERM and SIGHUP cancel between views (cli-signals.h): no
+   * half-written output, no orphaned matrix-cache temporary. */
+  ctr_cli_signals_watch (cancellable);
   GThread *thread = g_thread_new (name, worker_thread, &w);
-  g_main_loop_run (w.loop);
   g_thread_join (thread);
-  g_source_remove (sig);
-  g_source_remove (term);
-  g_main_loop_unref (w.loop);
+  ctr_cli_signals_watch (NULL);
 }

@@ -6,7 +6,8 @@
 #include "ctrecon.h"
 
 /* Each subcommand: argv[0] is the subcommand's name; returns the exit status
- * (0 success, 1 error with a message on stderr, 2 bad usage). */
+ * (0 success, 1 error with a message on stderr, 2 bad usage, 130
+ * cancelled: cli-signals.h). */
 int ctr_cli_reconstruct (int argc, char **argv);
 int ctr_cli_metrics (int argc, char **argv);
 int ctr_cli_simulate (int argc, char **argv);
@@ -28,12 +29,12 @@ void ctr_cli_mpi_stop (void);
 gboolean ctr_cli_mpi_running (void);
 
 /* Prints "ctrecon-cli: <message>" on stderr and returns 1 (or 2 for usage
- * errors, G_OPTION_ERROR); cancellation prints "cancelled". */
+ * errors, G_OPTION_ERROR); cancellation prints "cancelled" and returns 130. */
 int ctr_cli_fail (const GError *error);
 
 /* Runs @work (@data, @cancellable) on a worker thread named @name while the
- * main thread waits; Ctrl-C and SIGTERM cancel @cancellable (the work
- * checks it) and print "cancelling…".  Returns when @work has returned. */
+ * main thread waits; Ctrl-C, SIGTERM and SIGHUP cancel @cancellable (the
+ * work checks it; cli-signals.h).  Returns when @work has returned. */
 void ctr_cli_run_cancellable (const char *name, void (*work) (gpointer data, GCancellable *cancellable),
                               gpointer data, GCancellable *cancellable);
 

@@ -53,8 +53,10 @@ ctr_cli_import_geometry (int argc, char **argv)
     }
   g_autoptr (GError) error = NULL;
   /* The input is kept off limits like a dataset's (outputs never replace inputs). */
-  const char *others[] = { input, NULL };
-  if (!ctr_output_path_check (output, CTR_OUTPUT_FILE, NULL, others, &error))
+  g_autoptr (CtrOutputSet) outputs = ctr_output_set_new (NULL);
+  ctr_output_set_add_input (outputs, input);
+  const guint out_index = ctr_output_set_add (outputs, output, CTR_OUTPUT_FILE, "--output");
+  if (!ctr_output_set_check (outputs, &error))
     return ctr_cli_fail (error);
   g_autofree char *text = NULL;
   gsize length = 0;
@@ -78,8 +80,13 @@ ctr_cli_import_geometry (int argc, char **argv)
     }
   else
     g = ctr_geometry_import_astra (text, (gssize) length, &error);
-  if (g == NULL || !ctr_geometry_json_write (g, name, NULL, output, &error))
-    return ctr_cli_fail (error);
+  const char *stage = g != NULL ? ctr_output_set_stage (outputs, out_index, &error) : NULL;
+  if (stage == NULL || !ctr_geometry_json_write (g, name, NULL, stage, &error)
+      || !ctr_output_set_commit (outputs, &error))
+    {
+      ctr_output_set_explain (outputs, error);
+      return ctr_cli_fail (error);
+    }
   g_autofree char *what = ctr_geometry_describe (g);
   printf ("%s: %s%s\n", output, what, ctr_geometry_has_vectors (g) ? " (per-view vectors)" : "");
   return 0;

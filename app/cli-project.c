@@ -54,8 +54,12 @@ ctr_cli_project (int argc, char **argv)
       return 2;
     }
   g_autoptr (GError) error = NULL;
-  const char *others[] = { argv[1], argv[2], NULL };
-  if (!ctr_output_path_check (output, CTR_OUTPUT_FILE, NULL, others, &error))
+  /* The image, the geometry and every file it names (its measured
+   * projections, flat, dark, reference) are inputs: never replaced. */
+  g_autoptr (CtrOutputSet) outputs = ctr_output_set_new (NULL);
+  ctr_output_set_add_input (outputs, argv[2]);
+  const guint out_index = ctr_output_set_add (outputs, output, CTR_OUTPUT_FILE, "--output");
+  if (!ctr_output_set_add_geometry (outputs, argv[1], &error) || !ctr_output_set_check (outputs, &error))
     return ctr_cli_fail (error);
   g_autofree char *text = NULL;
   gsize length = 0;
@@ -110,8 +114,13 @@ ctr_cli_project (int argc, char **argv)
       height = g->n_views;
       pages = grid->nz;
     }
-  if (!ctr_tiff_write_float (output, out, width, height, pages, &error))
-    return ctr_cli_fail (error);
+  const char *stage = ctr_output_set_stage (outputs, out_index, &error);
+  if (stage == NULL || !ctr_tiff_write_float (stage, out, width, height, pages, &error)
+      || !ctr_output_set_commit (outputs, &error))
+    {
+      ctr_output_set_explain (outputs, error);
+      return ctr_cli_fail (error);
+    }
   printf ("%s: %u page(s) of %u × %u\n", output, pages, height, width);
   return 0;
 }

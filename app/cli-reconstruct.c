@@ -30,7 +30,9 @@ typedef struct {
   /* under mpirun: rank 0's failure before the run (the other ranks hear
    * of it in the run's first round) */
   GError *input_error;
-  /* outputs */
+  /* outputs: checked before the run, committed together (rank 0 only) */
+  CtrOutputSet *outputs;
+  guint out_image, out_metrics;
   GString *csv;
   CtrVolume *result;
   GError *error;
@@ -195,10 +197,26 @@ write_output (const char *output, const char *format, const CtrVolume *v, const 
   return ctr_dicom_export_series (v, output, &eo, error);
 }
 
+/* The image and the metrics written to their staged names, then committed
+ * together (io/ctr-output-set.h): a failure of either replaces neither. */
+static gboolean
+write_outputs (Job *job, const char *format, GError **error)
+{
+  const char *stage = ctr_output_set_stage (job->outputs, job->out_image, error);
+  gboolean ok = stage != NULL
+    && write_output (stage, format, job->result, &job->options, job->dataset->name, job->dataset->geometry, error);
+  if (ok && job->out_metrics != G_MAXUINT)
+    ok = ctr_output_set_write_text (job->outputs, job->out_metrics, job->csv->str, -1, error);
+  ok = ok && ctr_output_set_commit (job->outputs, error);
+  if (!ok)
+    ctr_output_set_explain (job->outputs, *error);
+  return ok;
+}
+
 /* Runs the job (a worker thread, Ctrl-C cancels) and frees it; rank 0 (or a
  * plain run) writes the image and the metrics.  Returns the exit status. */
 static int
-run_job (Job *job, const char *output, const char *format, const char *metrics)
+run_job (Job *job, const char *output, const char *format)
 {
   g_autoptr (GError) error = NULL;
   job->csv = g_string_new ("iteration,elapsed_s,iteration_s,residual,rmse,psnr,ssim\n");
@@ -210,21 +228,15 @@ run_job (Job *job, const char *output, const char *format, const char *metrics)
     status = ctr_cli_fail (job->error);
   else if (job->result == NULL)
     status = ctr_cli_mpi_running () ? 0 : ctr_cli_fail (NULL);  /* under mpirun: a rank other than 0 */
+  else if (!write_outputs (job, format, &error))
+    status = ctr_cli_fail (error);
   else
     {
-      if (!write_output (output, format, job->result, &job->options, job->dataset->name, job->dataset->geometry,
-                         &error))
-        status = ctr_cli_fail (error);
-      else if (metrics != NULL && !g_file_set_contents (metrics, job->csv->str, -1, &error))
-        status = ctr_cli_fail (error);
-      else
-        {
-          fprintf (stderr, "wrote %s (%u × %u × %u, %s)\n", output, job->grid.nx, job->grid.ny,
-                   job->grid.nz, job->result->unit ? job->result->unit : "1/mm");
-          if (job->last.has_reference)
-            fprintf (stderr, "against the reference: RMSE %.4e  PSNR %.2f dB  SSIM %.4f\n",
-                     job->last.rmse, job->last.psnr, job->last.ssim);
-        }
+      fprintf (stderr, "wrote %s (%u × %u × %u, %s)\n", output, job->grid.nx, job->grid.ny,
+               job->grid.nz, job->result->unit ? job->result->unit : "1/mm");
+      if (job->last.has_reference)
+        fprintf (stderr, "against the reference: RMSE %.4e  PSNR %.2f dB  SSIM %.4f\n",
+                 job->last.rmse, job->last.psnr, job->last.ssim);
     }
 
   g_clear_error (&job->error);
@@ -233,6 +245,7 @@ run_job (Job *job, const char *output, const char *format, const char *metrics)
   g_clear_pointer (&job->reference, ctr_volume_unref);
   g_clear_object (&job->cancellable);
   g_string_free (job->csv, TRUE);
+  g_clear_pointer (&job->outputs, ctr_output_set_free);
   g_clear_pointer (&job->dataset, ctr_dataset_free);
   return status;
 }
@@ -240,7 +253,7 @@ run_job (Job *job, const char *output, const char *format, const char *metrics)
 /* Rank 0 could not make the inputs: under mpirun the other ranks must hear
  * it (they are waiting in the run's first round); else print and fail. */
 static int
-fail_inputs (Job *job, GError *error, const char *output, const char *format, const char *metrics)
+fail_inputs (Job *job, GError *error, const char *output, const char *format)
 {
   if (!ctr_cli_mpi_running ())
     {
@@ -248,10 +261,34 @@ fail_inputs (Job *job, GError *error, const char *output, const char *format, co
       g_error_free (error);
       g_clear_pointer (&job->dataset, ctr_dataset_free);
       g_clear_pointer (&job->reference, ctr_volume_unref);
+      g_clear_pointer (&job->outputs, ctr_output_set_free);
       return status;
     }
   job->input_error = error;
-  return run_job (job, output, format, metrics);
+  return run_job (job, output, format);
+}
+
+/* The name of --output agrees with --format: a DICOM series is a folder
+ * (not "x.dcm", which would otherwise hold a TIFF), a TIFF is not written
+ * as a folder named "x.tif". */
+static gboolean
+check_format_name (const char *output, const char *format)
+{
+  const gboolean dicom = format != NULL && g_str_equal (format, "dicom");
+  g_autofree char *lower = g_ascii_strdown (output, -1);
+  if (!dicom && (g_str_has_suffix (lower, ".dcm") || g_str_has_suffix (lower, ".dicom")))
+    {
+      fprintf (stderr, "ctrecon-cli reconstruct: --output %s names a DICOM file, but the image is written as a "
+               "float32 TIFF; give --format dicom and a folder for the series, or a .tif name\n", output);
+      return FALSE;
+    }
+  if (dicom && (g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff")))
+    {
+      fprintf (stderr, "ctrecon-cli reconstruct: --format dicom writes a series into the folder --output, "
+               "not the TIFF file %s; give a folder name, or leave out --format dicom\n", output);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* "N" or "NXxNYxNZ" (sizes, @integers) or "D" / "DXxDYxDZ" (mm): 1 or 3
@@ -407,6 +444,8 @@ parse_args (Args *a, Job *job, int *argc, char ***argv)
       fprintf (stderr, "ctrecon-cli reconstruct: unknown --format '%s' (tiff or dicom)\n", a->format);
       return 2;
     }
+  if (a->output != NULL && !check_format_name (a->output, a->format))
+    return 2;
 
   g_autoptr (GError) error = NULL;
   CtrMethod m = CTR_METHOD_FBP;
@@ -478,32 +517,24 @@ load_dataset (const char *path, const char *variant, GError **error)
   return d;
 }
 
-/* Outputs never replace inputs, nor each other, nor special files: decided
- * before the run (ctr-output-path.h).  Nothing to check without --output
- * (--dry-run). */
+/* Outputs never replace inputs (the dataset's files, --reference), nor
+ * each other, nor special files; their folders are writable and a DICOM
+ * folder holds nothing but a series of ours: all decided before the run
+ * (io/ctr-output-set.h).  Nothing to check without --output (--dry-run). */
 static gboolean
-check_outputs (const Args *a, const CtrDataset *d, GError **error)
+check_outputs (Job *job, const Args *a, GError **error)
 {
+  job->out_metrics = G_MAXUINT;
   if (a->output == NULL)
     return TRUE;
   const gboolean dicom = a->format != NULL && g_str_equal (a->format, "dicom");
-  const char *others_out[3] = { NULL }, *others_csv[3] = { NULL };
-  guint n_out = 0, n_csv = 0;
-  if (a->reference != NULL)
-    others_out[n_out++] = others_csv[n_csv++] = a->reference;
+  job->outputs = ctr_output_set_new (job->dataset);
+  ctr_output_set_add_input (job->outputs, a->reference);
+  job->out_image = ctr_output_set_add (job->outputs, a->output, dicom ? CTR_OUTPUT_FOLDER : CTR_OUTPUT_FILE,
+                                       "--output");
   if (a->metrics != NULL)
-    others_out[n_out++] = a->metrics;
-  others_csv[n_csv++] = a->output;
-  const char *option = "--output";
-  gboolean ok = ctr_output_path_check (a->output, dicom ? CTR_OUTPUT_FOLDER : CTR_OUTPUT_FILE, d, others_out, error);
-  if (ok && a->metrics != NULL)
-    {
-      option = "--metrics";
-      ok = ctr_output_path_check (a->metrics, CTR_OUTPUT_FILE, d, others_csv, error);
-    }
-  if (!ok)
-    g_prefix_error (error, "%s: ", option);
-  return ok;
+    job->out_metrics = ctr_output_set_add (job->outputs, a->metrics, CTR_OUTPUT_FILE, "--metrics");
+  return ctr_output_set_check (job->outputs, error);
 }
 
 /* The grid (ctr_grid_for_scan, the rule the window shares) with the
@@ -583,18 +614,18 @@ ctr_cli_reconstruct (int argc, char **argv)
 
 #ifdef CTR_HAVE_MPI
   if (ctr_cli_mpi_running () && ctr_mpi_rank () != 0)
-    return run_job (&job, a.output, a.format, a.metrics);  /* rank 0 reads and sends */
+    return run_job (&job, a.output, a.format);  /* rank 0 reads and sends */
 #endif
   g_autoptr (GError) error = NULL;
   job.dataset = load_dataset (argv[1], a.variant, &error);
-  if (job.dataset == NULL || !check_outputs (&a, job.dataset, &error))
-    return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format, a.metrics);
+  if (job.dataset == NULL || !check_outputs (&job, &a, &error))
+    return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format);
   const CtrGeometry *g = job.dataset->geometry;
   const gboolean helical = ctr_helix_applies (g);
   if (a.method == NULL && g->beam == CTR_BEAM_CONE && !helical)  /* FDK is the analytic method for cone beam */
     job.options.method = CTR_METHOD_FDK;
   if (!check_helical_options (&a, argv[1], helical, &error))
-    return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format, a.metrics);
+    return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format);
   {
     g_autofree char *desc = ctr_geometry_describe (g);
     fprintf (stderr, "%s: %s\n", job.dataset->name, desc);
@@ -602,7 +633,7 @@ ctr_cli_reconstruct (int argc, char **argv)
 
   const CtrVolume *dref = a.no_reference ? NULL : job.dataset->reference;
   if (!choose_grid (&job, &a, &dref, &error))
-    return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format, a.metrics);
+    return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format);
   job.options.metrics_radius_mm = a.metrics_radius >= 0 ? a.metrics_radius : ctr_geometry_fov_radius_mm (g);
   fprintf (stderr, "grid: %u x %u x %u voxels of %.9g x %.9g x %.9g mm, centre %.9g %.9g %.9g mm\n",
            job.grid.nx, job.grid.ny, job.grid.nz, job.grid.dx, job.grid.dy, job.grid.dz,
@@ -612,7 +643,7 @@ ctr_cli_reconstruct (int argc, char **argv)
     {
       job.reference = load_reference_tiff (a.reference, &job.grid, &error);
       if (job.reference == NULL)
-        return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format, a.metrics);
+        return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format);
     }
   else if (dref != NULL)
     job.reference = ctr_volume_ref ((CtrVolume *) dref);
@@ -629,8 +660,9 @@ ctr_cli_reconstruct (int argc, char **argv)
         fprintf (stderr, "%s\n", notes[i]);
       fprintf (stderr, "dry run: nothing reconstructed or written\n");
       g_clear_pointer (&job.reference, ctr_volume_unref);
+      g_clear_pointer (&job.outputs, ctr_output_set_free);
       g_clear_pointer (&job.dataset, ctr_dataset_free);
       return 0;
     }
-  return run_job (&job, a.output, a.format, a.metrics);
+  return run_job (&job, a.output, a.format);
 }

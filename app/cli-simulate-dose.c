@@ -95,11 +95,12 @@ ctr_cli_simulate_dose (int argc, char **argv)
   g_autoptr (CtrDataset) d = ctr_dataset_load (argv[1], variant, NULL, &error);
   if (d == NULL)
     return ctr_cli_fail (error);
-  if (!ctr_output_path_check (output, CTR_OUTPUT_FOLDER, d, NULL, &error))
-    {
-      g_prefix_error (&error, "--output: ");
-      return ctr_cli_fail (error);
-    }
+  /* The new dataset never replaces an input; written under a hidden name
+   * and renamed into place (io/ctr-output-set.h). */
+  g_autoptr (CtrOutputSet) outputs = ctr_output_set_new (d);
+  const guint out_index = ctr_output_set_add (outputs, output, CTR_OUTPUT_DATASET, "--output");
+  if (!ctr_output_set_check (outputs, &error))
+    return ctr_cli_fail (error);
 
   CtrDoseReport report;
   g_autofree float *counts = NULL;
@@ -119,11 +120,16 @@ ctr_cli_simulate_dose (int argc, char **argv)
 
   g_autofree char *name = g_strdup_printf ("%s at %g x dose", d->name, fraction);
   JsonObject *extra = dose_record (d, &o, &report);
-  gboolean ok = ctr_dataset_write (output, name, d->geometry, low, counts, d->reference, extra, &error);
+  const char *stage = ctr_output_set_stage (outputs, out_index, &error);
+  gboolean ok = stage != NULL && ctr_dataset_write (stage, name, d->geometry, low, counts, d->reference, extra, &error)
+                && ctr_output_set_commit (outputs, &error);
   json_object_unref (extra);
   ctr_dose_report_clear (&report);
   if (!ok)
-    return ctr_cli_fail (error);
+    {
+      ctr_output_set_explain (outputs, error);
+      return ctr_cli_fail (error);
+    }
   fprintf (stderr, "wrote %s/geometry.json\n", output);
   return 0;
 }

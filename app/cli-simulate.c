@@ -166,6 +166,14 @@ ctr_cli_simulate (int argc, char **argv)
       return 2;
     }
 
+  /* The dataset folder is new or empty (never merged into an existing
+   * dataset), checked before any work, and written under a hidden name,
+   * then renamed into place as a whole (io/ctr-output-set.h). */
+  g_autoptr (CtrOutputSet) outputs = ctr_output_set_new (NULL);
+  const guint out_index = ctr_output_set_add (outputs, output, CTR_OUTPUT_DATASET, "--output");
+  if (!ctr_output_set_check (outputs, &error))
+    return ctr_cli_fail (error);
+
   /* The field of view covers the phantom with a 10 % margin. */
   const double fov = radius * 1.1;
   g_autoptr (CtrGeometry) g = NULL;
@@ -202,33 +210,25 @@ ctr_cli_simulate (int argc, char **argv)
   if (ref == NULL)
     return ctr_cli_fail (error);
 
-  if (g_mkdir_with_parents (output, 0755) != 0)
-    {
-      fprintf (stderr, "ctrecon-cli simulate: cannot create folder %s: %s\n", output, g_strerror (errno));
-      return 1;
-    }
+  const char *stage = ctr_output_set_stage (outputs, out_index, &error);
+  if (stage == NULL)
+    return ctr_cli_fail (error);
   g_autofree char *name = g_strdup_printf ("simulated-%s-%s", phantom ? phantom : "head",
                                            geometry ? geometry : "fan-curved");
   g_autofree char *json = geometry_json (g, name, phantom ? phantom : "head", i0, (guint64) seed, &grid);
-  g_autofree char *json_path = g_build_filename (output, "geometry.json", NULL);
-  g_autofree char *sino_path = g_build_filename (output, "sinogram.tif", NULL);
-  g_autofree char *ref_path = g_build_filename (output, "reference.tif", NULL);
-  /* Never over a FIFO, a device node or a link to another file of the set. */
-  const char *const paths[] = { json_path, sino_path, ref_path, NULL };
-  for (guint i = 0; paths[i] != NULL; i++)
-    {
-      const char *others[3];
-      for (guint k = 0, j = 0; k < 3; k++)
-        if (k != i)
-          others[j++] = paths[k];
-      others[2] = NULL;
-      if (!ctr_output_path_check (paths[i], CTR_OUTPUT_FILE, NULL, others, &error))
-        return ctr_cli_fail (error);
-    }
+  g_autofree char *json_path = g_build_filename (stage, "geometry.json", NULL);
+  g_autofree char *sino_path = g_build_filename (stage, "sinogram.tif", NULL);
+  g_autofree char *ref_path = g_build_filename (stage, "reference.tif", NULL);
   if (!ctr_tiff_write_float (sino_path, p->data, g->n_cols, g->n_views, 1, &error)
       || !ctr_tiff_write_volume (ref_path, ref, &error)
-      || !g_file_set_contents (json_path, json, -1, &error))
-    return ctr_cli_fail (error);
+      || !g_file_set_contents (json_path, json, -1, &error)
+      || !ctr_output_set_commit (outputs, &error))
+    {
+      ctr_output_set_explain (outputs, error);
+      return ctr_cli_fail (error);
+    }
+  g_free (json_path);
+  json_path = g_build_filename (output, "geometry.json", NULL);
   g_autofree char *desc = ctr_geometry_describe (g);
   fprintf (stderr, "wrote %s (%s; %s)\n", json_path, desc,
            i0 > 0 ? "Poisson noise" : "noiseless");

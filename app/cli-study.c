@@ -14,9 +14,22 @@
 typedef struct {
   CtrStudy *study;
   CtrDataset *dataset;
+  const char *csv;
   gboolean ok;
   GError *error;
 } Job;
+
+/* study.csv with the rows finished so far, rewritten after each run, so
+ * that a killed study keeps them; marked incomplete until the end. */
+static void
+write_rows (Job *job, guint done, guint total)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *note = g_strdup_printf ("incomplete: %u of %u runs (the study is running or was stopped)", done,
+                                           total);
+  if (!ctr_study_write_csv_note (job->study, job->csv, note, &error))
+    fprintf (stderr, "ctrecon-cli: warning: %s\n", error->message);
+}
 
 static void
 on_progress (const CtrStudyProgress *p, gpointer data)
@@ -24,6 +37,7 @@ on_progress (const CtrStudyProgress *p, gpointer data)
   if (p->row != NULL)
     {
       const CtrStudyRow *r = p->row;
+      write_rows (data, p->run + 1, p->n_runs);  /* on disk before the line says the run is done */
       GString *line = g_string_new (NULL);
       g_string_append_printf (line, "[%u/%u] dose %g  %s: ", p->run + 1, p->n_runs, r->dose, r->label);
       if (isfinite (r->rmse))
@@ -90,32 +104,40 @@ ctr_cli_study (int argc, char **argv)
       fprintf (stderr, "ctrecon-cli study: cannot create folder %s: %s\n", output, g_strerror (errno));
       return 1;
     }
+  g_autofree char *csv = g_build_filename (output, "study.csv", NULL);
+  g_autofree char *png = g_build_filename (output, "study.png", NULL);
   fprintf (stderr, "loading %s…\n", path);
   g_autoptr (CtrDataset) dataset = ctr_dataset_load (path, variant, NULL, &error);
   if (dataset == NULL)
     return ctr_cli_fail (error);
   /* study.csv and study.png never replace an input (the dataset's files, the
-   * STUDY.json), nor a FIFO or a device node (ctr-output-path.h). */
-  g_autofree char *csv = g_build_filename (output, "study.csv", NULL);
-  g_autofree char *png = g_build_filename (output, "study.png", NULL);
-  const char *others_csv[] = { argv[1], png, NULL }, *others_png[] = { argv[1], csv, NULL };
-  if (!ctr_output_path_check (csv, CTR_OUTPUT_FILE, dataset, others_csv, &error)
-      || !ctr_output_path_check (png, CTR_OUTPUT_FILE, dataset, others_png, &error))
+   * STUDY.json), nor a FIFO or a device node; their folder is writable:
+   * checked before the first run (io/ctr-output-set.h). */
+  g_autoptr (CtrOutputSet) outputs = ctr_output_set_new (dataset);
+  ctr_output_set_add_input (outputs, argv[1]);
+  ctr_output_set_add (outputs, csv, CTR_OUTPUT_FILE, "--output");
+  ctr_output_set_add (outputs, png, CTR_OUTPUT_FILE, "--output");
+  if (!ctr_output_set_check (outputs, &error))
     return ctr_cli_fail (error);
   fprintf (stderr, "%u dose(s) × %u method configuration(s) on %s\n", ctr_study_get_n_doses (study),
            ctr_study_get_n_methods (study), dataset->name);
 
-  Job job = { study, dataset, FALSE, NULL };
+  Job job = { study, dataset, csv, FALSE, NULL };
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   ctr_cli_run_cancellable ("study", work, &job, cancellable);
 
   int status = job.ok ? 0 : ctr_cli_fail (job.error);
-  g_clear_error (&job.error);
   guint n_rows = 0;
   ctr_study_get_rows (study, &n_rows);
+  const guint n_runs = ctr_study_get_n_doses (study) * ctr_study_get_n_methods (study);
+  g_autofree char *note = job.ok ? NULL
+    : g_strdup_printf ("incomplete: %u of %u runs (%s)", n_rows, n_runs,
+                       g_error_matches (job.error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? "cancelled" : "failed");
+  g_clear_error (&job.error);
   if (n_rows > 0 || job.ok)
     {
-      if (!ctr_study_write_csv (study, csv, &error) || !ctr_study_plot_write_png (study, png, width, height, &error))
+      if (!ctr_study_write_csv_note (study, csv, note, &error)
+          || !ctr_study_plot_write_png (study, png, width, height, &error))
         return ctr_cli_fail (error);
       fprintf (stderr, "wrote %s and %s (%u run%s%s)\n", csv, png, n_rows, n_rows == 1 ? "" : "s",
                job.ok ? "" : ", incomplete");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli-common.h"
+#include "cli-signals.h"
 #include "ctr-config.h"
 
 static const struct {
@@ -38,6 +39,7 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
+  ctr_cli_signals_init ();
   if (argc < 2)
     {
       usage (stderr);

@@ -37,6 +37,8 @@
 #include "io/ctr-dataset.h"
 #include "io/ctr-dataset-write.h"
 #include "io/ctr-output-path.h"
+#include "io/ctr-output-set.h"
+#include "io/ctr-temp.h"
 /* sysmat/: the operator interface (forward and adjoint products) */
 #include "sysmat/ctr-operator.h"
 /* recon/: methods, parameters, progress */

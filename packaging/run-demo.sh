@@ -16,6 +16,8 @@ OUT=demo-output
 mkdir -p "$OUT"
 
 echo "== simulating a quarter-dose fan-beam scan of the head phantom"
+# simulate refuses a folder that is not empty (it never merges into a dataset): a rerun starts afresh
+rm -rf "$OUT/head-quarter-dose"
 $CLI simulate --phantom head --geometry fan-curved --views 720 --cols 736 --i0 2.5e4 --output "$OUT/head-quarter-dose"
 
 echo "== FBP (Hann window)"

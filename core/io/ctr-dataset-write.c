@@ -3,6 +3,7 @@
 #include "io/ctr-dataset-write.h"
 #include "base/ctr-error.h"
 #include "io/ctr-file.h"
+#include "io/ctr-temp.h"
 #include "io/ctr-geometry-json.h"
 #include "io/ctr-tiff.h"
 
@@ -15,22 +16,7 @@ gboolean
 ctr_dataset_write_check (const char *dir, GError **error)
 {
   g_return_val_if_fail (dir != NULL, FALSE);
-  if (!g_file_test (dir, G_FILE_TEST_EXISTS))
-    return TRUE;
-  g_autoptr (GError) local = NULL;
-  GDir *d = g_dir_open (dir, 0, &local);
-  if (d == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s exists and is not a readable folder: %s", dir,
-                   local->message);
-      return FALSE;
-    }
-  gboolean empty = g_dir_read_name (d) == NULL;
-  g_dir_close (d);
-  if (!empty)
-    g_set_error (error, CTR_ERROR, CTR_ERROR_IO,
-                 "%s exists and is not empty; choose a new folder (nothing was written)", dir);
-  return empty;
+  return ctr_file_check_new_folder (dir, error);
 }
 
 static JsonObject *
@@ -160,23 +146,35 @@ ctr_dataset_write (const char *dir, const char *name, const CtrGeometry *g, cons
       return FALSE;
     }
   g_autofree char *tmpl = g_strdup_printf ("%s/.%s.partial-XXXXXX", parent, base);
-  if (g_mkdtemp (tmpl) == NULL)
+  ctr_temp_lock ();
+  const gboolean made = g_mkdtemp (tmpl) != NULL;
+  const int mk_errno = errno;
+  if (made)
+    ctr_temp_register (tmpl, TRUE);
+  ctr_temp_unlock ();
+  if (!made)
     {
-      int e = errno;
+      int e = mk_errno;
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create a folder in %s: %s", parent, g_strerror (e));
       return FALSE;
     }
   if (!write_files (tmpl, name, g, p, counts, reference, extra, error))
     {
       ctr_file_remove_folder (tmpl);
+      ctr_temp_forget (tmpl);
       return FALSE;
     }
   /* rename(2) replaces an empty folder and refuses a non-empty one, so a
    * folder filled meanwhile by someone else is never overwritten. */
   g_chmod (tmpl, 0755);
-  if (g_rename (tmpl, abs_dir) != 0)
+  ctr_temp_lock ();
+  const gboolean renamed = g_rename (tmpl, abs_dir) == 0;
+  const int rn_errno = errno;
+  ctr_temp_forget (tmpl);
+  ctr_temp_unlock ();
+  if (!renamed)
     {
-      int e = errno;
+      int e = rn_errno;
       ctr_file_remove_folder (tmpl);
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot move the new dataset into %s: %s", abs_dir,
                    g_strerror (e));

@@ -128,6 +128,20 @@ CtrGeometry *ctr_dataset_parse_geometry (const char *json_text, gssize length,
  * (data/ctr-grid.h).
  */
 CtrGrid ctr_dataset_default_grid (const CtrDataset *d);
+/**
+ * ctr_dataset_named_files:
+ * The files a geometry.json at @path names, without reading them: the
+ * file itself (absolute), then the projections' "file" or "folder", the
+ * existing files of a one-file-per-view "pattern", "flat", "dark" and the
+ * reference's "file", of every variant (relative names resolved against the
+ * JSON's folder).  What a command that writes keeps off limits when it is
+ * given the geometry only (ctr-output-path.h); ctr_dataset_load() records
+ * the same files in ->inputs.  A file that is not JSON yields itself only.
+ * Returns: (transfer full): NULL-terminated paths, or NULL with
+ *   CTR_ERROR_IO when @path cannot be read.
+ */
+char **ctr_dataset_named_files (const char *path, GError **error);
+
 /* Adds @path (made absolute) to d->inputs. */
 void ctr_dataset_add_input (CtrDataset *d, const char *path);
 /* Adds a warning (printf-style) to d->warnings. */

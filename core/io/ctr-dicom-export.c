@@ -26,6 +26,8 @@
 #include "io/ctr-dicom-shim.h"
 #include "base/ctr-error.h"
 #include "io/ctr-file.h"
+#include "io/ctr-output-set.h"
+#include "io/ctr-temp.h"
 #include "base/ctr-hu.h"
 
 #include <glib/gstdio.h>
@@ -101,9 +103,9 @@ add (GArray *attrs, guint16 g, guint16 e, const char *vr, char *owned_value)
   g_array_append_val (attrs, a);
 }
 
-/* "CT" digits ".dcm": the files a series of ours holds. */
+/* "CT" digits ".dcm": the names a series of ours uses. */
 static gboolean
-is_series_file (const char *name)
+is_series_name (const char *name)
 {
   const gsize n = strlen (name);
   if (n < 8 || !g_str_has_prefix (name, "CT") || !g_str_has_suffix (name, ".dcm"))
@@ -114,16 +116,35 @@ is_series_file (const char *name)
   return TRUE;
 }
 
-/* The target folder may be replaced as a whole when it does not exist, is
- * empty, or holds only a series of ours (and leftovers of an interrupted
- * export of ours, ".CT….tmp"): the user's other files are not ours to
- * remove. */
+/* A file of a series we wrote, by its content, not its name: a DICOM file
+ * (a regular file, not a link) whose SoftwareVersions (0018,1020) is
+ * "ctrecon" and whose DerivationDescription (0008,2111) is ours, in the
+ * series @series (set from the first file). */
 static gboolean
-check_target (const char *folder, gboolean *exists, GError **error)
+is_our_file (const char *path, char **series)
+{
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || g_file_test (path, G_FILE_TEST_IS_SYMLINK)
+      || !ctr_file_check_regular (path, NULL) || !ctr_dcm_has_preamble (path))
+    return FALSE;
+  g_autoptr (CtrDcm) d = ctr_dcm_open (path, NULL);
+  if (d == NULL)
+    return FALSE;
+  g_autofree char *software = ctr_dcm_get_string (d, 0x0018, 0x1020);
+  g_autofree char *derivation = ctr_dcm_get_string (d, 0x0008, 0x2111);
+  g_autofree char *uid = ctr_dcm_get_string (d, 0x0020, 0x000e);
+  if (software == NULL || !g_str_equal (g_strstrip (software), "ctrecon") || derivation == NULL
+      || strstr (derivation, "HU with mu_water") == NULL || uid == NULL)
+    return FALSE;
+  if (*series == NULL)
+    *series = g_strdup (uid);
+  return g_str_equal (*series, uid);
+}
+
+gboolean
+ctr_dicom_export_check_folder (const char *folder, GError **error)
 {
   GStatBuf st;
-  *exists = g_stat (folder, &st) == 0;
-  if (!*exists)
+  if (g_stat (folder, &st) != 0)
     return TRUE;
   if (!S_ISDIR (st.st_mode))
     {
@@ -137,13 +158,12 @@ check_target (const char *folder, gboolean *exists, GError **error)
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot read the folder %s: %s", folder, local->message);
       return FALSE;
     }
+  g_autofree char *series = NULL;
   const char *name;
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *p = g_build_filename (folder, name, NULL);
-      const gboolean ours = is_series_file (name) || (name[0] == '.' && g_str_has_prefix (name, ".CT")
-                                                      && g_str_has_suffix (name, ".tmp"));
-      if (!ours || !g_file_test (p, G_FILE_TEST_IS_REGULAR) || g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+      if (!is_series_name (name) || !is_our_file (p, &series))
         {
           g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
                        "the folder %s holds %s, which is not part of a CT Recon series; the series replaces "
@@ -197,38 +217,6 @@ sync_folder (const char *dir, GError **error)
   const int e = errno;
   close (fd);
   return ok || set_errno_error (error, e, "write", dir);
-}
-
-/* Puts the complete series @tmp in the place of @folder (which @exists or
- * not) and removes what was there. */
-static gboolean
-swap_in (const char *tmp, const char *folder, gboolean exists, GError **error)
-{
-  if (!exists)
-    return g_rename (tmp, folder) == 0 || set_errno_error (error, errno, "rename the new series to", folder);
-  if (renameat2 (AT_FDCWD, tmp, AT_FDCWD, folder, RENAME_EXCHANGE) == 0)
-    {
-      ctr_file_remove_folder (tmp);   /* the old series, now at the temporary name */
-      return TRUE;
-    }
-  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
-    return set_errno_error (error, errno, "put the new series in place of", folder);
-  /* No atomic exchange here: the old series steps aside, then the new one
-   * takes its name; on failure the old one comes back. */
-  g_autofree char *parent = g_path_get_dirname (folder);
-  g_autofree char *base = g_path_get_basename (folder);
-  g_autofree char *old_name = g_strdup_printf (".%s.old-%d", base, (int) getpid ());
-  g_autofree char *old = g_build_filename (parent, old_name, NULL);
-  if (g_rename (folder, old) != 0)
-    return set_errno_error (error, errno, "move aside the old series in", folder);
-  if (g_rename (tmp, folder) != 0)
-    {
-      const int e = errno;
-      g_rename (old, folder);
-      return set_errno_error (error, e, "rename the new series to", folder);
-    }
-  ctr_file_remove_folder (old);
-  return TRUE;
 }
 
 /* Slice @iz as the CT Image file number @n + 1 (InstanceNumber, "CT%04u.dcm") in @dir. */
@@ -356,8 +344,9 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder_arg, const CtrDi
                    gr->nx, gr->ny);
       return FALSE;
     }
-  gboolean exists;
-  if (!check_target (folder, &exists, error))
+  GStatBuf fst;
+  const gboolean exists = g_stat (folder, &fst) == 0;
+  if (!ctr_dicom_export_check_folder (folder, error))
     return FALSE;
   /* The new series grows in a hidden folder beside the target (same file
    * system, so the swap is a rename). */
@@ -367,8 +356,14 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder_arg, const CtrDi
     return set_errno_error (error, errno, "create the folder", parent);
   g_autofree char *tmp_name = g_strdup_printf (".%s.tmp-XXXXXX", base);
   g_autofree char *tmp = g_build_filename (parent, tmp_name, NULL);
-  if (g_mkdtemp_full (tmp, 0755) == NULL)
-    return set_errno_error (error, errno, "create a folder in", parent);
+  ctr_temp_lock ();
+  const gboolean made = g_mkdtemp_full (tmp, 0755) != NULL;
+  const int mkdir_errno = errno;
+  if (made)
+    ctr_temp_register (tmp, TRUE);
+  ctr_temp_unlock ();
+  if (!made)
+    return set_errno_error (error, mkdir_errno, "create a folder in", parent);
 
   g_autofree char *study = o->study_uid != NULL ? g_strdup (o->study_uid) : ctr_dcm_new_uid ();
   g_autofree char *series = ctr_dcm_new_uid ();
@@ -382,6 +377,7 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder_arg, const CtrDi
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate a %u × %u slice", gr->nx, gr->ny);
       ctr_file_remove_folder (tmp);
+      ctr_temp_forget (tmp);
       return FALSE;
     }
   g_autoptr (GError) local = NULL;
@@ -396,10 +392,14 @@ ctr_dicom_export_series (const CtrVolume *v, const char *folder_arg, const CtrDi
       if (!ok)
         g_prefix_error (&local, "slice %u of %u: ", n + 1, gr->nz);
     }
-  ok = ok && sync_folder (tmp, &local) && swap_in (tmp, folder, exists, &local);
+  ctr_temp_lock ();
+  ok = ok && sync_folder (tmp, &local) && ctr_output_swap_in (tmp, folder, exists, &local);
+  if (!ok)
+    ctr_file_remove_folder (tmp);
+  ctr_temp_forget (tmp);
+  ctr_temp_unlock ();
   if (!ok)
     {
-      ctr_file_remove_folder (tmp);
       g_set_error (error, local->domain, local->code, "cannot write the DICOM series into %s: %s; %s", folder,
                    local->message, exists ? "the series there is as it was" : "nothing was written");
       return FALSE;

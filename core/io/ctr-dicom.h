@@ -376,8 +376,9 @@ void ctr_dicom_export_options_init (CtrDicomExportOptions *o);
  * @folder, every file verified (DCMTK's status, write(2)'s errno, the size
  * on disk after fsync), then swapped in as a whole; a previous series in
  * @folder is replaced only once the new one is complete.  @folder must not
- * exist, be empty, or hold only a series of ours ("CT<digits>.dcm"): other
- * files there are refused, not deleted.  ctr_output_path_check()
+ * exist, be empty, or hold only a series of ours
+ * (ctr_dicom_export_check_folder, by content): other files there are
+ * refused, not deleted.  ctr_output_path_check()
  * (CTR_OUTPUT_FOLDER) refuses a folder that holds the run's inputs.
  * Errors: CTR_ERROR_IO (a full disk says "No space left on device", and
  * the folder is left as it was), CTR_ERROR_INVALID_ARGUMENT (mu_water <= 0,
@@ -385,6 +386,20 @@ void ctr_dicom_export_options_init (CtrDicomExportOptions *o);
  */
 gboolean ctr_dicom_export_series (const CtrVolume *v, const char *folder,
                                   const CtrDicomExportOptions *options, GError **error);
+
+/**
+ * ctr_dicom_export_check_folder:
+ * Whether a series may replace the content of @folder: TRUE when it does
+ * not exist, is empty, or holds one series of ours only.  "Ours" is decided
+ * by each file's content, never by its name alone: a regular file (not a
+ * link) named "CT<digits>.dcm" that is DICOM with SoftwareVersions
+ * "ctrecon", our DerivationDescription, and the Series Instance UID of the
+ * folder's other files.  Anything else (another scanner's CT000001.dcm, a
+ * note, a second series) is refused, never deleted.
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT naming the first file that
+ *   is not ours, or CTR_ERROR_IO when the folder cannot be read.
+ */
+gboolean ctr_dicom_export_check_folder (const char *folder, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDicomSeries, ctr_dicom_series_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrDicomProjections, ctr_dicom_projections_free)

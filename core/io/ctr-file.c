@@ -81,3 +81,25 @@ ctr_file_open_regular (const char *path, GError **error)
   fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
 }
+
+gboolean
+ctr_file_check_new_folder (const char *dir, GError **error)
+{
+  g_return_val_if_fail (dir != NULL, FALSE);
+  if (!g_file_test (dir, G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_autoptr (GError) local = NULL;
+  GDir *d = g_dir_open (dir, 0, &local);
+  if (d == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s exists and is not a readable folder: %s", dir,
+                   local->message);
+      return FALSE;
+    }
+  gboolean empty = g_dir_read_name (d) == NULL;
+  g_dir_close (d);
+  if (!empty)
+    g_set_error (error, CTR_ERROR, CTR_ERROR_IO,
+                 "%s exists and is not empty; choose a new folder (nothing was written)", dir);
+  return empty;
+}

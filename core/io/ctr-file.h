@@ -38,4 +38,9 @@ const char *ctr_file_kind_name (unsigned int st_mode);
  * temporary series or dataset; subfolders are not descended into). */
 void ctr_file_remove_folder (const char *dir);
 
+/* Whether @dir can receive a new folder's content: it does not exist, or
+ * is an empty folder.  FALSE with CTR_ERROR_IO ("… exists and is not
+ * empty; choose a new folder (nothing was written)"). */
+gboolean ctr_file_check_new_folder (const char *dir, GError **error);
+
 G_END_DECLS

@@ -1,5 +1,6 @@
 /* ctr-geometry-json.c — write a CtrGeometry as a geometry.json (FORMAT.md). */
 #include "io/ctr-geometry-json.h"
+#include "io/ctr-output-set.h"
 #include "base/ctr-error.h"
 
 #include <errno.h>
@@ -196,13 +197,7 @@ ctr_json_object_write (JsonObject *o, const char *path, GError **error)
   gsize length = 0;
   g_autofree char *text = json_generator_to_data (gen, &length);
 
-  /* g_file_set_contents writes a temporary file beside @path, fsyncs it and
-   * renames it over @path: readers see the old file or the new one. */
-  g_autoptr (GError) local = NULL;
-  if (!g_file_set_contents (path, text, (gssize) length, &local))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "could not write “%s”: %s", path, local->message);
-      return FALSE;
-    }
-  return TRUE;
+  /* A registered temporary beside @path, fsync'ed and renamed over @path:
+   * readers see the old file or the new one; a signal leaves no temporary. */
+  return ctr_output_write_file (path, text, (gssize) length, error);
 }

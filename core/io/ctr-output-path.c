@@ -125,6 +125,8 @@ ctr_output_path_check (const char *path_arg, CtrOutputKind kind, const CtrDatase
   for (gsize n = strlen (trimmed); n > 1 && trimmed[n - 1] == G_DIR_SEPARATOR; n--)
     trimmed[n - 1] = '\0';
   const char *path = trimmed;
+  if (kind == CTR_OUTPUT_DATASET)
+    kind = CTR_OUTPUT_FOLDER;  /* the same rules; emptiness is the writer's check */
 
   struct stat out;
   gboolean exists = stat (path, &out) == 0;

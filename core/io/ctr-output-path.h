@@ -17,7 +17,8 @@ G_BEGIN_DECLS
 
 typedef enum {
   CTR_OUTPUT_FILE,   /* one file (TIFF, CSV, JSON), written atomically over @path */
-  CTR_OUTPUT_FOLDER  /* a folder of files (a DICOM series), swapped in as a whole */
+  CTR_OUTPUT_FOLDER, /* a folder of files (a DICOM series), swapped in as a whole */
+  CTR_OUTPUT_DATASET /* a dataset folder: new or empty (never merged into another) */
 } CtrOutputKind;
 
 /**

@@ -7,6 +7,7 @@
  * read error rather than SIGBUS.
  */
 #include "io/ctr-tiff.h"
+#include "io/ctr-temp.h"
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
 #include "io/ctr-file.h"
@@ -719,6 +720,111 @@ write_pages (TiffFile *f, const float *data, guint width, guint height, guint pa
   return TRUE;
 }
 
+/* The file libtiff writes through, keeping write(2)'s errno: libtiff's
+ * own messages ("Error writing TIFF header", "Write error at scanline 0")
+ * lose it, and "No space left on device" is what the user needs to read. */
+typedef struct {
+  int fd;
+  int write_errno;
+} Sink;
+
+static tmsize_t
+sink_read (thandle_t h, void *buf, tmsize_t n)
+{
+  const Sink *k = (const Sink *) h;
+  return (tmsize_t) read (k->fd, buf, (size_t) n);
+}
+
+static tmsize_t
+sink_write (thandle_t h, void *buf, tmsize_t n)
+{
+  Sink *k = (Sink *) h;
+  tmsize_t done = 0;
+  while (done < n)
+    {
+      const ssize_t w = write (k->fd, (const char *) buf + done, (size_t) (n - done));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        {
+          k->write_errno = w < 0 ? errno : ENOSPC;
+          return done > 0 ? done : -1;
+        }
+      done += w;
+    }
+  return done;
+}
+
+static toff_t
+sink_seek (thandle_t h, toff_t off, int whence)
+{
+  const Sink *k = (const Sink *) h;
+  const off_t r = lseek (k->fd, (off_t) off, whence);
+  return r < 0 ? (toff_t) -1 : (toff_t) r;
+}
+
+static int
+sink_close (thandle_t h)
+{
+  (void) h;
+  return 0;  /* the descriptor is the caller's */
+}
+
+static toff_t
+sink_size (thandle_t h)
+{
+  const Sink *k = (const Sink *) h;
+  struct stat st;
+  return fstat (k->fd, &st) == 0 ? (toff_t) st.st_size : 0;
+}
+
+static int
+sink_map (thandle_t h, void **base, toff_t *size)
+{
+  (void) h, (void) base, (void) size;
+  return 0;
+}
+
+static void
+sink_unmap (thandle_t h, void *base, toff_t size)
+{
+  (void) h, (void) base, (void) size;
+}
+
+/* Writes the pages into the open temporary @fd through @sink; errors name
+ * @path and, when a write failed, write(2)'s reason. */
+static gboolean
+write_through_sink (TiffFile *f, int fd, const char *tmp_path, const char *path, const char *mode,
+                    const float *data, guint width, guint height, guint pages, const ImageJInfo *ij,
+                    const PageOrder *order, GError **error)
+{
+  Sink sink = { fd, 0 };
+  TIFFOpenOptions *opts = tiff_options_new (f);
+  f->tif = TIFFClientOpenExt (tmp_path, mode, (thandle_t) &sink, sink_read, sink_write, sink_seek, sink_close,
+                              sink_size, sink_map, sink_unmap, opts);
+  TIFFOpenOptionsFree (opts);
+  g_autoptr (GError) local = NULL;
+  gboolean ok = FALSE;
+  if (f->tif == NULL)
+    g_set_error (&local, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path,
+                 f->msg.errors->len > 0 ? f->msg.errors->str : "libtiff cannot open the file");
+  else
+    {
+      ok = write_pages (f, data, width, height, pages, ij, order, &local);
+      TIFFClose (f->tif);
+      f->tif = NULL;
+    }
+  if (sink.write_errno != 0)
+    {
+      g_clear_error (&local);
+      g_set_error (&local, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (sink.write_errno));
+      ok = FALSE;
+    }
+  if (!ok)
+    g_propagate_error (error, g_steal_pointer (&local));
+  return ok;
+}
+
 static gboolean
 write_float_imagej (const char *path, const float *data, guint width, guint height, guint pages,
                     const ImageJInfo *ij, const PageOrder *order, GError **error)
@@ -733,10 +839,15 @@ write_float_imagej (const char *path, const float *data, guint width, guint heig
   g_autofree char *base = g_path_get_basename (path);
   g_autofree char *tmpl_name = g_strdup_printf (".%s.XXXXXX", base);
   g_autofree char *tmp_path = g_build_filename (dir, tmpl_name, NULL);
+  ctr_temp_lock ();
   int fd = g_mkstemp_full (tmp_path, O_RDWR, 0666);
+  const int mk_errno = errno;
+  if (fd >= 0)
+    ctr_temp_register (tmp_path, FALSE);
+  ctr_temp_unlock ();
   if (fd < 0)
     {
-      int e = errno;
+      int e = mk_errno;
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: cannot create a file in %s: %s",
                    path, dir, g_strerror (e));
       return FALSE;
@@ -746,31 +857,7 @@ write_float_imagej (const char *path, const float *data, guint width, guint heig
   /* BigTIFF once the pixels alone come near the 4 GiB limit of classic TIFF. */
   const double total = (double) width * height * pages * sizeof (float);
   const char *mode = total > 3.5e9 ? "w8" : "w";
-  gboolean ok = FALSE;
-  int tiff_fd = dup (fd);
-  if (tiff_fd >= 0)
-    {
-      TIFFOpenOptions *opts = tiff_options_new (f);
-      f->tif = TIFFFdOpenExt (tiff_fd, tmp_path, mode, opts);
-      TIFFOpenOptionsFree (opts);
-      if (f->tif == NULL)
-        {
-          close (tiff_fd);
-          g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path,
-                       f->msg.errors->len > 0 ? f->msg.errors->str : "libtiff cannot open the file");
-        }
-      else
-        {
-          ok = write_pages (f, data, width, height, pages, ij, order, error);
-          TIFFClose (f->tif);  /* closes tiff_fd */
-          f->tif = NULL;
-        }
-    }
-  else
-    {
-      int e = errno;
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
-    }
+  gboolean ok = write_through_sink (f, fd, tmp_path, path, mode, data, width, height, pages, ij, order, error);
 
   /* fsync before the rename: a crash must leave the old file or the new one. */
   if (ok && fsync (fd) != 0)
@@ -785,6 +872,7 @@ write_float_imagej (const char *path, const float *data, guint width, guint heig
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
       ok = FALSE;
     }
+  ctr_temp_lock ();
   if (ok && g_rename (tmp_path, path) != 0)
     {
       int e = errno;
@@ -793,6 +881,8 @@ write_float_imagej (const char *path, const float *data, guint width, guint heig
     }
   if (!ok)
     g_unlink (tmp_path);
+  ctr_temp_forget (tmp_path);
+  ctr_temp_unlock ();
   return ok;
 }
 

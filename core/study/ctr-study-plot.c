@@ -3,6 +3,7 @@
 #include "study/ctr-study-plot.h"
 #include "study/ctr-study-private.h"
 #include "base/ctr-error.h"
+#include "io/ctr-temp.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -363,10 +364,15 @@ ctr_study_plot_write_png (const CtrStudy *s, const char *path, int width, int he
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
   g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  ctr_temp_lock ();
   int fd = g_mkstemp (tmp);
+  const int mk_errno = errno;
+  if (fd >= 0)
+    ctr_temp_register (tmp, FALSE);
+  ctr_temp_unlock ();
   if (fd < 0)
     {
-      int e = errno;
+      int e = mk_errno;
       cairo_surface_destroy (surface);
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
       return FALSE;
@@ -374,10 +380,15 @@ ctr_study_plot_write_png (const CtrStudy *s, const char *path, int width, int he
   close (fd);
   cairo_status_t st = cairo_surface_write_to_png (surface, tmp);
   cairo_surface_destroy (surface);
-  if (st != CAIRO_STATUS_SUCCESS || g_rename (tmp, path) != 0)
+  ctr_temp_lock ();
+  const gboolean ok = st == CAIRO_STATUS_SUCCESS && g_rename (tmp, path) == 0;
+  int e = errno;
+  if (!ok)
+    g_unlink (tmp);
+  ctr_temp_forget (tmp);
+  ctr_temp_unlock ();
+  if (!ok)
     {
-      int e = errno;
-      g_unlink (tmp);
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "could not write “%s”: %s", path,
                    st != CAIRO_STATUS_SUCCESS ? cairo_status_to_string (st) : g_strerror (e));
       return FALSE;

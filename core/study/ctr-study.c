@@ -7,6 +7,7 @@
 #include "base/ctr-error.h"
 #include "base/ctr-hu.h"
 #include "plan/ctr-recon-plan.h"
+#include "io/ctr-output-set.h"
 
 #include <math.h>
 #include <string.h>
@@ -499,6 +500,12 @@ csv_text (GString *out, const char *text)
 gboolean
 ctr_study_write_csv (const CtrStudy *s, const char *path, GError **error)
 {
+  return ctr_study_write_csv_note (s, path, NULL, error);
+}
+
+gboolean
+ctr_study_write_csv_note (const CtrStudy *s, const char *path, const char *note, GError **error)
+{
   g_return_val_if_fail (s != NULL && path != NULL, FALSE);
   g_autoptr (GMutexLocker) locker = g_mutex_locker_new ((GMutex *) &s->lock);
   g_autoptr (GString) out = g_string_new ("dose,i0,method,label,parameters,rmse,psnr,ssim,hu_rmse");
@@ -541,11 +548,8 @@ ctr_study_write_csv (const CtrStudy *s, const char *path, GError **error)
       csv_number (out, r->seconds);
       g_string_append_c (out, '\n');
     }
-  g_autoptr (GError) local = NULL;
-  if (!g_file_set_contents (path, out->str, (gssize) out->len, &local))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "could not write “%s”: %s", path, local->message);
-      return FALSE;
-    }
-  return TRUE;
+  if (note != NULL)
+    g_string_append_printf (out, "# %s\n", note);
+  g_clear_pointer (&locker, g_mutex_locker_free);
+  return ctr_output_write_file (path, out->str, (gssize) out->len, error);
 }

@@ -207,6 +207,11 @@ const CtrStudyRow *ctr_study_get_rows (const CtrStudy *s, guint *n_rows);
  */
 gboolean ctr_study_write_csv (const CtrStudy *s, const char *path, GError **error);
 
+/* The same with a last line "# @note" (nullable: none) saying the rows are
+ * incomplete ("incomplete: 3 of 8 runs (cancelled)"); written atomically
+ * through ctr_output_write_file (io/ctr-output-set.h). */
+gboolean ctr_study_write_csv_note (const CtrStudy *s, const char *path, const char *note, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrStudy, ctr_study_free)
 
 G_END_DECLS

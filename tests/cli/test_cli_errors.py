@@ -135,7 +135,7 @@ with tempfile.TemporaryDirectory() as tmp:
     run("reconstruct", geo, "--method", "sart", "--relaxation", 3, "--output", out)
     check(open(out, "rb").read() == b"precious", "failed run leaves an existing output file untouched")
 
-    # Ctrl-C cancels between views: exit 1, "cancelled", output untouched.
+    # Ctrl-C cancels between views: exit 130 (128 + SIGINT), "cancelled", output untouched.
     p = subprocess.Popen([CLI, "reconstruct", geo, "--method", "art", "--iterations", "100000",
                           "--output", out], stderr=subprocess.PIPE, text=True)
     time.sleep(2.0)
@@ -143,7 +143,7 @@ with tempfile.TemporaryDirectory() as tmp:
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     dt = time.monotonic() - t0
-    check(p.returncode == 1 and "cancelled" in err and dt < 5,
+    check(p.returncode == 130 and "cancelled" in err and dt < 5,
           f"SIGINT cancels the run in {dt:.2f} s (exit {p.returncode})")
     check(open(out, "rb").read() == b"precious", "cancelled run leaves the output untouched")
 

@@ -85,7 +85,56 @@ with tempfile.TemporaryDirectory() as tmp:
             check(r.returncode == 0 and len(after) == 48 and not set(after.values()) & set(before.values())
                   and sorted(os.listdir(mnt)) == ["series"],
                   "with room, the new series replaces the old one whole")
+
+        # Issue 38, item 21: a TIFF onto a full disk says so, and where.
+        with open(os.path.join(mnt, "filler"), "wb") as f:
+            try:
+                while True:
+                    f.write(b"\0" * 65536)
+            except OSError:
+                pass
+        img = os.path.join(mnt, "img.tif")
+        r = run("reconstruct", geo, "--size", 64, "--output", img)
+        last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+        check(r.returncode == 1 and "no space left on device" in last.lower() and mnt in last,
+              f"a TIFF on a full disk: exit {r.returncode}, '{last[:200]}'")
+        check(sorted(os.listdir(mnt)) == ["filler", "series"], f"no temporary left ({sorted(os.listdir(mnt))})")
+
+        # Item 5: --metrics on the full disk: the run fails, and the image it
+        # would have replaced (on another disk) is as it was.
+        keep = os.path.join(tmp, "keep.tif")
+        r = run("reconstruct", geo, "--size", 64, "--output", keep)
+        old = hashlib.md5(open(keep, "rb").read()).hexdigest()
+        r = run("reconstruct", geo, "--size", 64, "--method", "sirt", "--iterations", 2, "--output", keep,
+                "--metrics", os.path.join(mnt, "m.csv"))
+        last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+        check(r.returncode == 1 and hashlib.md5(open(keep, "rb").read()).hexdigest() == old
+              and "no space left on device" in last.lower(),
+              f"--metrics on a full disk fails and the image is not replaced: exit {r.returncode}, '{last[:160]}'")
+        check(not [f for f in os.listdir(tmp) if f.startswith(".")] and sorted(os.listdir(mnt)) == ["filler", "series"],
+              "no temporary left beside the image or the metrics")
     finally:
         subprocess.run(["umount", mnt])
+
+# Item 19: a read-only folder is said before the run, not after its iterations.
+with tempfile.TemporaryDirectory() as tmp:
+    ro = os.path.join(tmp, "ro")
+    os.mkdir(ro)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,ro", "ctrecon-read-only", ro],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"cannot mount a read-only tmpfs ({r.stderr.strip()}); skipping that part")
+    else:
+        try:
+            scan = os.path.join(tmp, "scan")
+            run("simulate", "--phantom", "disc", "--views", 30, "--cols", 48, "--size", 32, "--i0", 0,
+                "--output", scan)
+            r = run("reconstruct", os.path.join(scan, "geometry.json"), "--size", 32, "--method", "sirt",
+                    "--iterations", 3, "--output", os.path.join(ro, "x.tif"))
+            last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+            check(r.returncode == 1 and "read-only file system" in last.lower() and "iteration" not in r.stderr,
+                  f"a read-only output folder is refused before the run: '{last[:160]}'")
+        finally:
+            subprocess.run(["umount", ro])
 
 finish()

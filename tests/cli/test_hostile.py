@@ -128,15 +128,20 @@ with tempfile.TemporaryDirectory() as tmp:
     os.mkdir(path("sim2"))
     os.mkfifo(path("sim2", "sinogram.tif"))
     refused(["simulate", "--views", 16, "--cols", 32, "--size", 16, "--output", path("sim2")],
-            "not a regular file", "simulate into a folder whose sinogram.tif is a FIFO", timeout=30)
+            "not empty", "simulate into a folder whose sinogram.tif is a FIFO", timeout=30)
+    check(stat.S_ISFIFO(os.lstat(path("sim2", "sinogram.tif")).st_mode), "the FIFO is still a FIFO")
 
     if ctpd is not None:
         ctpd.write_series(path("pd"), [str(i + 1) for i in range(8)])
         pd_before = {f: md5(path("pd", f)) for f in os.listdir(path("pd"))}
         refused(["reconstruct", path("pd"), "--format", "dicom", "--output", path("pd")], "input",
                 "--format dicom into the folder of the DICOM input")
-        refused(["reconstruct", path("pd"), "--output", path("pd", "view_0003.dcm")], "input",
-                "--output is one of the DICOM input files")
+        r = run("reconstruct", path("pd"), "--output", path("pd", "view_0003.dcm"), timeout=60)
+        check(r.returncode == 2 and "--format dicom" in r.stderr,
+              f"--output is one of the DICOM input files (a .dcm name for a TIFF): exit {r.returncode}")
+        os.link(path("pd", "view_0003.dcm"), path("view3.tif"))
+        refused(["reconstruct", path("pd"), "--output", path("view3.tif")], "input",
+                "--output is a hard link to one of the DICOM input files")
         check({f: md5(path("pd", f)) for f in os.listdir(path("pd"))} == pd_before,
               "the DICOM input folder is untouched")
     geo, sino, ref = (path("scan", f) for f in ("geometry.json", "sinogram.tif", "reference.tif"))
@@ -273,7 +278,7 @@ with tempfile.TemporaryDirectory() as tmp:
               "stale temporaries of dead processes are removed, a live process's is kept")
         os.unlink(fresh)
 
-    # SIGTERM cancels between views like Ctrl-C: exit 1, "cancelled", output untouched.
+    # SIGTERM cancels between views like Ctrl-C: exit 130, "cancelled", output untouched.
     out = path("term.tif")
     with open(out, "wb") as f:
         f.write(b"precious")
@@ -287,7 +292,7 @@ with tempfile.TemporaryDirectory() as tmp:
         p.kill()
         err = ""
     temps = [f for f in os.listdir(path("cache")) if not f.endswith(".scsr")] if os.path.isdir(path("cache")) else []
-    check(p.returncode == 1 and "cancelled" in err and open(out, "rb").read() == b"precious" and not temps,
+    check(p.returncode == 130 and "cancelled" in err and open(out, "rb").read() == b"precious" and not temps,
           f"SIGTERM cancels the run (exit {p.returncode}), output untouched, no temporary left ({temps})")
 
 finish()

@@ -236,21 +236,36 @@ for given, want in ((None, 0.02), (0.0192, 0.0192)):
     check(row is not None and rel_ok(row["hu_rmse"], float(row["rmse"]) * 1000 / want),
           f"HU with mu_water {want} ({'STUDY.json' if given else 'the dataset'}'s)")
 
-# --- Ctrl-C: cancelled, the finished runs written -------------------------------------------
+# --- Ctrl-C: cancelled (exit 130), the finished runs written and marked incomplete -------------
+# --- a kill (SIGKILL, no clean-up at all) still leaves the runs that finished --------------------
 p = os.path.join(T, "long.json")
 with open(p, "w") as fh:
     json.dump({**study, "doses": [1, 0.5, 0.25, 0.1],
                "methods": [{"method": "fbp"}, {"method": "sirt", "iterations": 400}]}, fh)
-o = os.path.join(T, "long-out")
-proc = subprocess.Popen([CLI, "study", p, "--output", o], stderr=subprocess.PIPE, text=True)
-lines = []
-for line in proc.stderr:
-    lines.append(line)
-    if line.startswith("[1/"):
-        proc.send_signal(signal.SIGINT)
-        break
-rest = proc.stderr.read()
-rc = proc.wait(timeout=120)
-n = len(list(csv.DictReader(open(os.path.join(o, "study.csv"))))) if os.path.exists(os.path.join(o, "study.csv")) else -1
-check(rc == 1 and "cancelled" in rest and 1 <= n < 8, f"Ctrl-C cancels (exit {rc}) and writes the {n} finished run(s)")
+
+
+def rows_and_note(path):
+    if not os.path.exists(path):
+        return -1, ""
+    text = open(path).read().splitlines()
+    notes = [t for t in text if t.startswith("#")]
+    return len(list(csv.DictReader(t for t in text if not t.startswith("#")))), (notes[-1] if notes else "")
+
+
+for sig, name in ((signal.SIGINT, "int"), (signal.SIGKILL, "kill")):
+    o = os.path.join(T, f"long-out-{name}")
+    proc = subprocess.Popen([CLI, "study", p, "--output", o], stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        if line.startswith("[1/"):
+            proc.send_signal(sig)
+            break
+    rest = proc.stderr.read()
+    rc = proc.wait(timeout=120)
+    n, note = rows_and_note(os.path.join(o, "study.csv"))
+    if sig == signal.SIGINT:
+        check(rc == 130 and "cancelled" in rest and 1 <= n < 8 and "incomplete" in note and "cancelled" in note,
+              f"Ctrl-C cancels (exit {rc}) and writes the {n} finished run(s), marked '{note}'")
+    else:
+        check(rc == -signal.SIGKILL and 1 <= n < 8 and "incomplete" in note,
+              f"a killed study keeps the {n} finished run(s), marked '{note}'")
 finish()
