@@ -17,6 +17,7 @@ static const struct {
   { "simulate-dose", ctr_cli_simulate_dose, "the same scan at a lower dose (binomial thinning / Poisson re-sampling; writes a new dataset)" },
   { "noise", ctr_cli_noise, "noise level of a dataset: photons per bin stated or estimated from the sinogram (JSON on stdout)" },
   { "study", ctr_cli_study, "dose study: doses × methods × parameters on one dataset (writes study.csv and study.png)" },
+  { "montage", ctr_cli_montage, "images side by side in HU with captions and their window, and a difference (PNG)" },
   { "roi", ctr_cli_roi, "mean, SD and CNR in HU inside circular/rectangular ROIs of an image (JSON on stdout)" },
   { "bench", ctr_cli_bench, "benchmarks: 'bench art' (parallel ART, CSR vs SCSR), 'bench fdk' (cone-beam FDK); JSON on stdout" },
   { "metrics", ctr_cli_metrics, "RMSE, PSNR, SSIM of an image against a reference (JSON on stdout)" },

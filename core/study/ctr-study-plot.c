@@ -359,7 +359,14 @@ ctr_study_plot_write_png (const CtrStudy *s, const char *path, int width, int he
   cairo_t *cr = cairo_create (surface);
   ctr_study_plot_draw (s, cr, width, height);
   cairo_destroy (cr);
+  gboolean ok = ctr_study_write_surface_png (surface, path, error);
+  cairo_surface_destroy (surface);
+  return ok;
+}
 
+gboolean
+ctr_study_write_surface_png (cairo_surface_t *surface, const char *path, GError **error)
+{
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
   g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
@@ -367,13 +374,11 @@ ctr_study_plot_write_png (const CtrStudy *s, const char *path, int width, int he
   if (fd < 0)
     {
       int e = errno;
-      cairo_surface_destroy (surface);
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
       return FALSE;
     }
   close (fd);
   cairo_status_t st = cairo_surface_write_to_png (surface, tmp);
-  cairo_surface_destroy (surface);
   if (st != CAIRO_STATUS_SUCCESS || g_rename (tmp, path) != 0)
     {
       int e = errno;
