@@ -144,7 +144,13 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
 
   cairo_set_source_rgb (cr, 0, 0, 0);
   cairo_set_font_size (cr, TITLE_SIZE);
-  text_at (cr, ssim ? "SSIM in the field of view" : "RMSE in the field of view (HU)", a.x + a.w / 2, py + 6, 0.5, 0);
+  /* Where the metrics count: the field of view, a disc the study set, or
+   * the whole image (ctr_study_set_metrics_radius). */
+  g_autofree char *where = s->metrics_radius_mm < 0 ? g_strdup ("in the field of view")
+                           : s->metrics_radius_mm == 0 ? g_strdup ("over the whole image")
+                           : g_strdup_printf ("inside r = %g mm", s->metrics_radius_mm);
+  g_autofree char *heading = g_strdup_printf (ssim ? "SSIM %s" : "RMSE %s (HU)", where);
+  text_at (cr, heading, a.x + a.w / 2, py + 6, 0.5, 0);
   cairo_set_font_size (cr, FONT_SIZE);
   if (!isfinite (a.x0))
     return;
