@@ -37,7 +37,47 @@ describe_one (GString *s, const CtrParam *p)
     }
 }
 
-/* The description of every parameter called @p->name, by method. */
+/* "; default 10 (art, part, sart), 100 (sirt)": @p's default for every
+ * method it applies to, from ctr_recon_options_init (grouped by value). */
+static void
+describe_defaults (GString *s, const CtrParam *p)
+{
+  char *texts[CTR_N_METHODS] = { NULL };
+  guint done = 0, groups = 0;
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    if (ctr_param_applies (p, m))
+      {
+        CtrReconOptions o;
+        ctr_recon_options_init (&o, m);
+        char buf[G_ASCII_DTOSTR_BUF_SIZE];
+        /* Doubles as a person reads them (1.9, not 1.8999999999999999). */
+        texts[m] = p->type == CTR_PARAM_DOUBLE
+                     ? g_strdup (g_ascii_formatd (buf, sizeof buf, "%g", ctr_param_get (p, &o)))
+                     : ctr_param_format (p, &o);
+      }
+  g_string_append (s, "; default ");
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    {
+      if (texts[m] == NULL || (done & (1u << m)) != 0)
+        continue;
+      guint mask = 0;
+      for (guint k = m; k < CTR_N_METHODS; k++)
+        if (texts[k] != NULL && g_str_equal (texts[k], texts[m]))
+          mask |= 1u << k;
+      done |= mask;
+      g_string_append_printf (s, "%s%s", groups++ > 0 ? ", " : "", texts[m]);
+      if (mask != p->methods)
+        {
+          g_autofree char *names = ctr_method_names_joined (mask, "and");
+          g_string_append_printf (s, " (%s)", names);
+        }
+    }
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    g_free (texts[m]);
+}
+
+/* The description of every parameter called @p->name, by method, with its
+ * defaults. */
 static char *
 describe (const CtrParam *p)
 {
@@ -63,8 +103,8 @@ describe (const CtrParam *p)
             g_string_append (s, "] ");
           }
         describe_one (s, &all[i]);
+        describe_defaults (s, &all[i]);
       }
-  g_string_append (s, "; default per method");
   return g_string_free (s, FALSE);
 }
 

@@ -388,14 +388,33 @@ args_clear (Args *a)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Args, args_clear)
 
+/* The help of --method, from the method table: every method, those a
+ * circular cone beam takes (ctr_method_fits_geometry), the defaults. */
+static char *
+method_help (void)
+{
+  CtrGeometry cone = { 0 };
+  cone.beam = CTR_BEAM_CONE;
+  guint cone_mask = 0;
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    if (ctr_method_fits_geometry (m, &cone))
+      cone_mask |= 1u << m;
+  g_autofree char *all = ctr_method_names_joined (0, "or");
+  g_autofree char *cone_names = ctr_method_names_joined (cone_mask, "and");
+  return g_strdup_printf ("%s (circular cone beam: %s; default %s, %s for cone beam); "
+                          "'ctrecon-cli methods' lists them with their parameters",
+                          all, cone_names, ctr_method_name (CTR_METHOD_FBP), ctr_method_name (CTR_METHOD_FDK));
+}
+
 /* The options and the method's options (job->options), checked before any
  * file is read.  Returns -1 to go on, else the exit status. */
 static int
 parse_args (Args *a, Job *job, int *argc, char ***argv)
 {
   a->metrics_radius = -1;
+  g_autofree char *method_text = method_help ();
   GOptionEntry entries[] = {
-    { "method", 'm', 0, G_OPTION_ARG_STRING, &a->method, "fbp, art, part, sart, sirt or fdk (cone beam: fdk, sart, sirt; default fbp, fdk for cone beam)", "M" },
+    { "method", 'm', 0, G_OPTION_ARG_STRING, &a->method, method_text, "M" },
     { "size", 's', 0, G_OPTION_ARG_STRING, &a->size_str, "image of N × N pixels, or a volume of NX × NY × NZ voxels (default: cover the field of view)", "N|NXxNYxNZ" },
     { "voxel-size", 0, 0, G_OPTION_ARG_STRING, &a->voxel_str, "voxel size in mm, DXxDYxDZ or one value for all three (volumes; default: the detector pitch at the isocentre)", "DXxDYxDZ" },
     { "pixel-size", 'p', 0, G_OPTION_ARG_DOUBLE, &a->pixel_size, "pixel size in mm (default: detector pitch at the isocentre)", "MM" },
@@ -655,7 +674,7 @@ ctr_cli_reconstruct (int argc, char **argv)
     {
       g_auto (GStrv) notes = ctr_recon_plan_estimate (g, &job.grid, &job.options, &error);
       if (notes == NULL)
-        return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format, a.metrics);
+        return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format);
       for (guint i = 0; notes[i] != NULL; i++)
         fprintf (stderr, "%s\n", notes[i]);
       fprintf (stderr, "dry run: nothing reconstructed or written\n");

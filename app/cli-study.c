@@ -1,8 +1,9 @@
 /* cli-study.c — `ctrecon-cli study STUDY.json --output DIR`: a dose study
  * (core/study/ctr-study.h) run on a worker thread (Ctrl-C cancels), one line
  * per run on stderr, then DIR/study.csv and DIR/study.png
- * (core/study/ctr-study-plot.h).  A cancelled or failed study still writes
- * the runs that finished.
+ * (core/study/ctr-study-plot.h); with --images also every run's image,
+ * DIR/run-NN.tif (NN = its row of study.csv, from 01; float32, 1/mm).  A
+ * cancelled or failed study still writes the runs that finished.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,8 +16,11 @@ typedef struct {
   CtrStudy *study;
   CtrDataset *dataset;
   const char *csv;
+  const char *images;   /* folder for run-NN.tif, or NULL */
+  const char *study_path;
   gboolean ok;
   GError *error;
+  GError *image_error;  /* the first image that could not be written */
 } Job;
 
 /* study.csv with the rows finished so far, rewritten after each run, so
@@ -29,6 +33,20 @@ write_rows (Job *job, guint done, guint total)
                                            total);
   if (!ctr_study_write_csv_note (job->study, job->csv, note, &error))
     fprintf (stderr, "ctrecon-cli: warning: %s\n", error->message);
+}
+
+/* DIR/run-NN.tif of the run that just finished (never over an input). */
+static void
+write_image (Job *job, const CtrStudyProgress *p)
+{
+  if (job->images == NULL || p->image == NULL || job->image_error != NULL)
+    return;
+  g_autofree char *name = g_strdup_printf ("run-%02u.tif", p->run + 1);
+  g_autofree char *path = g_build_filename (job->images, name, NULL);
+  const char *others[] = { job->study_path, NULL };
+  if (ctr_output_path_check (path, CTR_OUTPUT_FILE, job->dataset, others, &job->image_error)
+      && ctr_tiff_write_volume (path, p->image, &job->image_error))
+    fprintf (stderr, "  wrote %s\n", path);
 }
 
 static void
@@ -47,6 +65,7 @@ on_progress (const CtrStudyProgress *p, gpointer data)
       g_string_append_printf (line, "%u it  %.2f s", r->iterations, r->seconds);
       fprintf (stderr, "%s\n", line->str);
       g_string_free (line, TRUE);
+      write_image (data, p);
     }
   else if (p->notes != NULL)
     for (guint i = 0; p->notes[i] != NULL; i++)
@@ -67,7 +86,9 @@ ctr_cli_study (int argc, char **argv)
 {
   g_autofree char *output = NULL;
   int width = 1400, height = 620;
+  gboolean images = FALSE;
   GOptionEntry entries[] = {
+    { "images", 0, 0, G_OPTION_ARG_NONE, &images, "also write every run's image as DIR/run-NN.tif (NN: its row of study.csv, from 01; float32, 1/mm)", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "folder for study.csv and study.png (created when missing)", "DIR" },
     { "width", 0, 0, G_OPTION_ARG_INT, &width, "width of study.png in pixels (default 1400)", "W" },
     { "height", 0, 0, G_OPTION_ARG_INT, &height, "height of study.png in pixels (default 620)", "H" },
@@ -122,7 +143,7 @@ ctr_cli_study (int argc, char **argv)
   fprintf (stderr, "%u dose(s) × %u method configuration(s) on %s\n", ctr_study_get_n_doses (study),
            ctr_study_get_n_methods (study), dataset->name);
 
-  Job job = { study, dataset, csv, FALSE, NULL };
+  Job job = { study, dataset, csv, images ? output : NULL, argv[1], FALSE, NULL, NULL };
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   ctr_cli_run_cancellable ("study", work, &job, cancellable);
 
@@ -134,6 +155,9 @@ ctr_cli_study (int argc, char **argv)
     : g_strdup_printf ("incomplete: %u of %u runs (%s)", n_rows, n_runs,
                        g_error_matches (job.error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? "cancelled" : "failed");
   g_clear_error (&job.error);
+  if (job.image_error != NULL && status == 0)
+    status = ctr_cli_fail (job.image_error);
+  g_clear_error (&job.image_error);
   if (n_rows > 0 || job.ok)
     {
       if (!ctr_study_write_csv_note (study, csv, note, &error)

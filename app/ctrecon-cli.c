@@ -12,11 +12,13 @@ static const struct {
   int (*run) (int argc, char **argv);
   const char *summary;
 } commands[] = {
-  { "reconstruct", ctr_cli_reconstruct, "reconstruct a dataset (geometry.json) with FBP, ART, parallel ART, SART or SIRT" },
+  { "reconstruct", ctr_cli_reconstruct, "reconstruct a dataset (geometry.json or DICOM) with any method of 'methods'" },
+  { "methods", ctr_cli_methods, "the methods and their parameters (names, ranges, defaults) from the table (JSON on stdout)" },
   { "simulate", ctr_cli_simulate, "simulate a fan/parallel scan of an analytic phantom (writes geometry.json + TIFFs)" },
   { "simulate-dose", ctr_cli_simulate_dose, "the same scan at a lower dose (binomial thinning / Poisson re-sampling; writes a new dataset)" },
   { "noise", ctr_cli_noise, "noise level of a dataset: photons per bin stated or estimated from the sinogram (JSON on stdout)" },
   { "study", ctr_cli_study, "dose study: doses × methods × parameters on one dataset (writes study.csv and study.png)" },
+  { "montage", ctr_cli_montage, "images side by side in HU with captions and their window, and a difference (PNG)" },
   { "roi", ctr_cli_roi, "mean, SD and CNR in HU inside circular/rectangular ROIs of an image (JSON on stdout)" },
   { "bench", ctr_cli_bench, "benchmarks: 'bench art' (parallel ART, CSR vs SCSR), 'bench fdk' (cone-beam FDK); JSON on stdout" },
   { "metrics", ctr_cli_metrics, "RMSE, PSNR, SSIM of an image against a reference (JSON on stdout)" },

@@ -55,6 +55,26 @@ ctr_method_is_iterative (CtrMethod m)
   return m != CTR_METHOD_FBP && m != CTR_METHOD_FDK && m < CTR_N_METHODS;
 }
 
+char *
+ctr_method_names_joined (guint mask, const char *conjunction)
+{
+  GString *s = g_string_new (NULL);
+  guint n = 0, total = 0;
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    total += mask == 0 || (mask & (1u << m)) != 0;
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    if (mask == 0 || (mask & (1u << m)) != 0)
+      {
+        if (n > 0)
+          g_string_append (s, n + 1 == total ? " " : ", ");
+        if (n > 0 && n + 1 == total)
+          g_string_append_printf (s, "%s ", conjunction != NULL ? conjunction : "or");
+        g_string_append (s, methods[m].name);
+        n++;
+      }
+  return g_string_free (s, FALSE);
+}
+
 gboolean
 ctr_method_from_name (const char *name, CtrMethod *out, GError **error)
 {
@@ -64,9 +84,9 @@ ctr_method_from_name (const char *name, CtrMethod *out, GError **error)
         *out = m;
         return TRUE;
       }
-  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-               "unknown method '%s' (choose fbp, art, part, sart, sirt, cgls, pwls, asd-pocs or fdk)",
-               name ? name : "");
+  g_autofree char *names = ctr_method_names_joined (0, "or");
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "unknown method '%s' (choose %s)",
+               name ? name : "", names);
   return FALSE;
 }
 

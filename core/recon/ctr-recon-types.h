@@ -136,6 +136,15 @@ const char *ctr_method_name (CtrMethod m);
 const char *ctr_method_label (CtrMethod m);        /* "Parallel ART (cuART Eq. 9)" */
 const char *ctr_method_description (CtrMethod m);  /* one sentence */
 gboolean ctr_method_is_iterative (CtrMethod m);
+/**
+ * ctr_method_names_joined:
+ * @mask: bit (1 << CtrMethod) for every method to name; 0 names them all.
+ * @conjunction: the word before the last name ("or", "and").
+ * The names of the method table in its order, "fbp, art, … or asd-pocs",
+ * for help texts and messages (so none is written by hand).
+ * Returns: (transfer full): the text; free with g_free.
+ */
+char *ctr_method_names_joined (guint mask, const char *conjunction);
 /* CTR_ERROR_INVALID_ARGUMENT naming the valid choices. */
 gboolean ctr_method_from_name (const char *name, CtrMethod *out, GError **error);
 

@@ -145,7 +145,13 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
 
   cairo_set_source_rgb (cr, 0, 0, 0);
   cairo_set_font_size (cr, TITLE_SIZE);
-  text_at (cr, ssim ? "SSIM in the field of view" : "RMSE in the field of view (HU)", a.x + a.w / 2, py + 6, 0.5, 0);
+  /* Where the metrics count: the field of view, a disc the study set, or
+   * the whole image (ctr_study_set_metrics_radius). */
+  g_autofree char *where = s->metrics_radius_mm < 0 ? g_strdup ("in the field of view")
+                           : s->metrics_radius_mm == 0 ? g_strdup ("over the whole image")
+                           : g_strdup_printf ("inside r = %g mm", s->metrics_radius_mm);
+  g_autofree char *heading = g_strdup_printf (ssim ? "SSIM %s" : "RMSE %s (HU)", where);
+  text_at (cr, heading, a.x + a.w / 2, py + 6, 0.5, 0);
   cairo_set_font_size (cr, FONT_SIZE);
   if (!isfinite (a.x0))
     return;
@@ -360,7 +366,14 @@ ctr_study_plot_write_png (const CtrStudy *s, const char *path, int width, int he
   cairo_t *cr = cairo_create (surface);
   ctr_study_plot_draw (s, cr, width, height);
   cairo_destroy (cr);
+  gboolean ok = ctr_study_write_surface_png (surface, path, error);
+  cairo_surface_destroy (surface);
+  return ok;
+}
 
+gboolean
+ctr_study_write_surface_png (cairo_surface_t *surface, const char *path, GError **error)
+{
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
   g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
@@ -373,13 +386,11 @@ ctr_study_plot_write_png (const CtrStudy *s, const char *path, int width, int he
   if (fd < 0)
     {
       int e = mk_errno;
-      cairo_surface_destroy (surface);
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
       return FALSE;
     }
   close (fd);
   cairo_status_t st = cairo_surface_write_to_png (surface, tmp);
-  cairo_surface_destroy (surface);
   ctr_temp_lock ();
   const gboolean ok = st == CAIRO_STATUS_SUCCESS && g_rename (tmp, path) == 0;
   int e = errno;

@@ -1,8 +1,14 @@
 /* ctr-study-private.h — the study's insides, shared by ctr-study.c,
- * ctr-study-json.c and ctr-study-plot.c. */
+ * ctr-study-json.c, ctr-study-plot.c and ctr-montage.c. */
 #pragma once
 
+#include <cairo.h>
 #include "study/ctr-study.h"
+
+/* @surface as a PNG at @path: written to a temporary file beside it and
+ * renamed over it (mode 0644).  CTR_ERROR_IO.  For the study's figure and
+ * the montage (ctr-montage.h). */
+gboolean ctr_study_write_surface_png (cairo_surface_t *surface, const char *path, GError **error);
 
 typedef struct {
   char *label;

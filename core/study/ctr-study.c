@@ -456,9 +456,11 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
           rs.progress.iteration = NULL;
           rs.progress.fraction = (rs.progress.run + 1.0) / rs.progress.n_runs;
           rs.progress.stage = what;
+          rs.progress.image = img;
           if (progress != NULL)
             progress (&rs.progress, user_data);
           rs.progress.row = NULL;
+          rs.progress.image = NULL;
         }
     }
   return TRUE;

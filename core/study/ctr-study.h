@@ -92,6 +92,8 @@ typedef struct {
  *   "fbp window=hann at 0.25 × the dose").
  * @iteration: (nullable): the current run's latest iteration (borrowed).
  * @row: (nullable): set once, when a run has finished (borrowed).
+ * @image: (nullable): with @row, that run's reconstruction (1/mm, the
+ *   study's grid; borrowed: valid during the call only).
  * @notes: (nullable) (array zero-terminated=1): set once per method, when
  *   its plan has been made: what the plan decided and why
  *   (ctr_recon_plan_get_notes; borrowed).
@@ -104,6 +106,7 @@ typedef struct {
   const char *stage;
   const CtrIterStats *iteration;
   const CtrStudyRow *row;
+  const CtrVolume *image;
   const char *const *notes;
 } CtrStudyProgress;
 

@@ -6,8 +6,9 @@ Every row of study.csv is checked against separate runs of the same steps:
 `simulate-dose --fraction F --seed S`, `reconstruct` (per-iteration metrics
 CSV) and `roi` on the written image: RMSE/PSNR/SSIM, the HU RMSE, the ROI
 mean/SD/CNR and the noise SD must agree to 1e-5 relative, the iterations and
-the best iteration exactly.  study.png must be a PNG of the asked size
-(decoded here with zlib alone), not blank, with the lines of the three
+the best iteration exactly, and --images's run-NN.tif (NN: the row) must
+equal the separate run's image.  study.png must be a PNG of the asked size
+(decoded with zlib alone, common.py), not blank, with the lines of the three
 configurations in three colours.  Bad STUDY.json files fail with a message
 naming the key; Ctrl-C cancels and still writes the runs that finished.
 Needs no shared data.
@@ -16,16 +17,14 @@ import csv
 import json
 import os
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
-import zlib
 
 import numpy as np
 import tifffile
 
-from common import CLI, check, finish, require_cli, run
+from common import CLI, check, finish, read_png, require_cli, run
 
 require_cli()
 tmp = tempfile.TemporaryDirectory()
@@ -39,51 +38,6 @@ def rel_ok(a, b, tol=REL):
         return (a in ("", None)) and (b in ("", None))
     a, b = float(a), float(b)
     return abs(a - b) <= tol * max(abs(b), 1e-12) + 1e-12
-
-
-def read_png(path):
-    """(width, height, RGB array) of an 8-bit RGB/RGBA non-interlaced PNG."""
-    with open(path, "rb") as fh:
-        data = fh.read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, w = 8, b"", None
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
-            bpp = 3 if ctype == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    img = np.zeros((h, stride), np.int32)
-    prev = np.zeros(stride, np.int32)
-    for y in range(h):
-        f = raw[y * (stride + 1)]
-        line = np.frombuffer(raw, np.uint8, stride, y * (stride + 1) + 1).astype(np.int32)
-        out = np.zeros(stride, np.int32)
-        for i in range(stride):
-            a = out[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 0:
-                p = 0
-            elif f == 1:
-                p = a
-            elif f == 2:
-                p = b
-            elif f == 3:
-                p = (a + b) // 2
-            else:
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                p = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-            out[i] = (line[i] + p) & 255
-        img[y] = out
-        prev = out
-    return w, h, img.reshape(h, w, bpp)[:, :, :3]
 
 
 # --- the scan and the study ---------------------------------------------------
@@ -111,7 +65,7 @@ sj = os.path.join(T, "study.json")
 with open(sj, "w") as fh:
     json.dump(study, fh)
 out = os.path.join(T, "out")
-r = run("study", sj, "--output", out)
+r = run("study", sj, "--output", out, "--images")
 print("     " + "\n     ".join(l for l in r.stderr.splitlines() if l.startswith("[")))
 if not check(r.returncode == 0, "study runs"):
     print(r.stderr)
@@ -159,6 +113,12 @@ for dose in (1, 0.5, 0.25):
                      ("roi_lesion_cnr", roi["rois"][0]["cnr"]), ("roi_brain_mean_hu", roi["background"]["mean_hu"]),
                      ("roi_brain_sd_hu", roi["background"]["sd_hu"]), ("noise_sd_hu", roi["noise_sd_hu"]))
             bad += [f"{key} {row[key]} vs {v}" for key, v in pairs if not rel_ok(row[key], v)]
+        n_row = rows.index(row) + 1
+        saved = os.path.join(out, f"run-{n_row:02d}.tif")
+        if not os.path.exists(saved):
+            bad.append(f"--images wrote no run-{n_row:02d}.tif")
+        elif np.max(np.abs(tifffile.imread(saved) - tifffile.imread(img))) > 1e-6 * np.max(np.abs(tifffile.imread(img))):
+            bad.append(f"run-{n_row:02d}.tif differs from the separate run's image")
         check(not bad, f"dose {dose} {row['label']}: study.csv = separate runs (RMSE {float(row['hu_rmse']):.1f} HU, "
                        f"SSIM {float(row['ssim']):.4f}, lesion CNR {float(row['roi_lesion_cnr']):.2f})"
               + (": " + "; ".join(bad) if bad else ""))
