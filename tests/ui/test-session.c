@@ -525,15 +525,23 @@ test_plan (void)
   g_assert_null (ctr_session_get_plan (session));
 }
 
-/* Seven runs: all keep their numbers, the newest six their image. */
+/* Seven runs: the run store keeps every image (issue 31: the newest six
+ * only, before).  With a memory budget of two images, the five least
+ * recently used go to the session's folder under the user's cache, are
+ * read back identical, and the folder goes with the session; a deleted
+ * run's file goes with it. */
 static void
 test_results (void)
 {
   g_autoptr(CtrSession) session = NULL;
   g_autoptr(CtrRun) first = NULL;
+  g_autoptr(GPtrArray) copies = g_ptr_array_new_with_free_func ((GDestroyNotify) ctr_volume_unref);
+  g_autofree char *folder = NULL;
   CtrReconOptions o;
   CtrGrid grid;
   GListModel *results;
+  guint n_images;
+  guint64 in_memory, on_disk, image;
 
   if (dataset_path == NULL)
     {
@@ -542,6 +550,8 @@ test_results (void)
     }
   session = loaded_session ();
   grid = small_grid (session);
+  image = ctr_grid_size (&grid) * sizeof (float);
+  ctr_session_set_memory_budget (session, 2 * image);
   ctr_recon_options_init (&o, CTR_METHOD_FBP);
   for (guint i = 0; i < 7; i++)
     {
@@ -549,6 +559,8 @@ test_results (void)
       g_autoptr(CtrRun) run = NULL;
       Async a = { 0 };
 
+      /* seven different images: the cut-off changes */
+      o.cutoff = 1.0 - 0.1 * i;
       ctr_session_reconstruct_async (session, ctr_session_get_dataset (session)->geometry, &grid, &o, NULL,
                                      async_done, &a);
       wait_for (&a.done, 60, "an FBP run");
@@ -556,20 +568,51 @@ test_results (void)
       g_assert_no_error (error);
       g_assert_cmpuint (ctr_run_get_number (run), ==, i + 1);
       g_assert_cmpstr (ctr_run_get_label (run), ==, i == 0 ? "1 · FBP · Ram-Lak · cut-off 1" : ctr_run_get_label (run));
+      g_ptr_array_add (copies, ctr_volume_copy (ctr_run_get_result (run)));
       g_clear_object (&a.result);
     }
   results = ctr_session_get_results (session);
   g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 7);
-  g_assert_cmpuint (g_list_model_get_n_items (results), ==, 6);
+  g_assert_cmpuint (g_list_model_get_n_items (results), ==, 7);
+  ctr_session_get_store_usage (session, &n_images, &in_memory, &on_disk);
+  g_assert_cmpuint (n_images, ==, 7);
+  g_assert_cmpuint (in_memory, <=, 2 * image);
+  g_assert_cmpuint (in_memory + on_disk, ==, 7 * image);
+  g_assert_cmpuint (on_disk, >=, 5 * image);
+  folder = g_strdup (ctr_session_get_spill_folder (session));
+  g_assert_nonnull (folder);
+  g_assert_true (g_str_has_prefix (folder, g_get_user_cache_dir ()));
+  g_assert_true (g_file_test (folder, G_FILE_TEST_IS_DIR));
+  g_assert_nonnull (strstr (ctr_session_get_store_summary (session), "on disk"));
   first = g_list_model_get_item (ctr_session_get_runs (session), 0);
-  g_assert_null (ctr_run_get_result (first));
-  g_assert_cmpuint (ctr_run_get_n_stats (first), ==, 1);
-  for (guint i = 0; i < 6; i++)
+  for (guint i = 0; i < 7; i++)
     {
       g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
-      g_assert_cmpuint (ctr_run_get_number (run), ==, i + 2);
-      g_assert_nonnull (ctr_run_get_result (run));
+      CtrVolume *v = ctr_run_get_result (run);
+      CtrVolume *copy = g_ptr_array_index (copies, i);
+
+      g_assert_cmpuint (ctr_run_get_number (run), ==, i + 1);
+      g_assert_nonnull (v);
+      g_assert_true (ctr_grid_equal (&v->grid, &copy->grid));
+      g_assert_cmpstr (v->unit, ==, copy->unit);
+      g_assert_cmpmem (v->data, image, copy->data, image);
+      g_assert_cmpuint (ctr_run_get_n_stats (run), ==, 1);
     }
+  /* the read-backs are balanced out again once the main loop runs */
+  for (guint k = 0; k < 20; k++)
+    g_main_context_iteration (NULL, FALSE);
+  ctr_session_get_store_usage (session, NULL, &in_memory, NULL);
+  g_assert_cmpuint (in_memory, <=, 2 * image);
+  /* deleting the first run deletes its image file */
+  {
+    g_autofree char *file = g_build_filename (folder, "run-1.f32", NULL);
+    g_assert_true (g_file_test (file, G_FILE_TEST_IS_REGULAR));
+    g_assert_true (ctr_session_remove_run (session, first, NULL));
+    g_assert_false (g_file_test (file, G_FILE_TEST_IS_REGULAR));
+    g_assert_false (ctr_run_has_image (first));
+  }
+  g_clear_object (&session);
+  g_assert_false (g_file_test (folder, G_FILE_TEST_EXISTS));
 }
 
 static void
@@ -685,6 +728,12 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   tmp_dir = g_dir_make_tmp ("ctrecon-session-XXXXXX", NULL);
+  if (tmp_dir != NULL)
+    {
+      /* the run store's spilled images go under the user's cache: here */
+      g_autofree char *cache = g_build_filename (tmp_dir, "cache", NULL);
+      g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+    }
   if (cli != NULL && tmp_dir != NULL)
     {
       g_autofree char *out = g_build_filename (tmp_dir, "sim", NULL);
