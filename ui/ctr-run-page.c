@@ -402,6 +402,8 @@ on_dataset (CtrRunPage *self)
 
   ctr_metrics_plot_set_reference (self->metrics_plot, d->reference != NULL,
                                   ctr_session_get_image_unit (self->session));
+  /* the session's runs count the metrics over the field-of-view disc */
+  ctr_metrics_plot_set_mask (self->metrics_plot, "FOV disc");
   update_plot_column (self);
   if (d->reference != NULL)
     {
