@@ -615,6 +615,54 @@ test_results (void)
   g_assert_false (g_file_test (folder, G_FILE_TEST_EXISTS));
 }
 
+/* The cache cannot hold a folder (a file stands where it would go): the
+ * images stay in memory, over the budget, and the session says so; none
+ * is dropped. */
+static void
+test_spill_error (void)
+{
+  g_autoptr(CtrSession) session = NULL;
+  g_autofree char *blocker = g_build_filename (g_get_user_cache_dir (), "ctrecon", NULL);
+  CtrReconOptions o;
+  CtrGrid grid;
+  guint n_images;
+  guint64 in_memory, on_disk;
+
+  if (dataset_path == NULL)
+    {
+      g_test_skip ("no simulated dataset ($CTR_CLI simulate)");
+      return;
+    }
+  g_assert_true (g_mkdir_with_parents (g_get_user_cache_dir (), 0700) == 0);
+  g_assert_true (g_file_set_contents (blocker, "not a folder", -1, NULL));
+  session = loaded_session ();
+  grid = small_grid (session);
+  ctr_session_set_memory_budget (session, 1);
+  ctr_recon_options_init (&o, CTR_METHOD_FBP);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CtrRun) run = NULL;
+      Async a = { 0 };
+
+      ctr_session_reconstruct_async (session, ctr_session_get_dataset (session)->geometry, &grid, &o, NULL,
+                                     async_done, &a);
+      wait_for (&a.done, 60, "an FBP run");
+      run = ctr_session_reconstruct_finish (session, a.result, &error);
+      g_assert_no_error (error);
+      g_clear_object (&a.result);
+    }
+  ctr_session_get_store_usage (session, &n_images, &in_memory, &on_disk);
+  g_assert_cmpuint (n_images, ==, 3);
+  g_assert_cmpuint (on_disk, ==, 0);
+  g_assert_cmpuint (in_memory, ==, 3 * ctr_grid_size (&grid) * sizeof (float));
+  g_assert_null (ctr_session_get_spill_folder (session));
+  g_assert_nonnull (strstr (ctr_session_get_store_summary (session), "over the budget"));
+  g_assert_nonnull (strstr (ctr_session_get_status (session), "could not be moved to disk"));
+  g_clear_object (&session);
+  g_assert_true (g_unlink (blocker) == 0);
+}
+
 static void
 test_errors (void)
 {
@@ -750,6 +798,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/session/reconstruct", test_reconstruct);
   g_test_add_func ("/ui/session/cancel", test_cancel);
   g_test_add_func ("/ui/session/replace", test_replace);
+  g_test_add_func ("/ui/session/spill-error", test_spill_error);
   g_test_add_func ("/ui/session/results", test_results);
   g_test_add_func ("/ui/session/plan", test_plan);
   g_test_add_func ("/ui/session/errors", test_errors);
