@@ -159,7 +159,7 @@ _ctr_compare_menu_sync (CtrComparePage *self)
 
   if (self->session == NULL)
     return;
-  results = ctr_session_get_results (self->session);
+  results = ctr_session_get_open_results (self->session);
   d = ctr_session_get_dataset (self->session);
   key = menu_key (results, d != NULL && d->reference != NULL);
   self->updating = TRUE;

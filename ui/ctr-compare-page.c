@@ -20,6 +20,7 @@
 #include <math.h>
 
 #include "ctr-compare-page-private.h"
+#include "ctr-quality-text.h"
 #include "ctr-hu-preset.h"
 #include "ctr-slice-view.h"
 
@@ -100,24 +101,25 @@ mu_water (CtrComparePage *self)
   return self->roi_set != NULL ? ctr_roi_set_get_mu_water (self->roi_set, NULL) : CTR_MU_WATER_PER_MM;
 }
 
-/* "LABEL · RMSE 0.00123 1/mm · SSIM 0.951" from the run's last report
- * against the reference; the label alone without one.  Transfer full. */
+/* "LABEL · RMSE 48.2 HU (9.26e-04 /mm) · SSIM 0.863 · field-of-view disc,
+ * r 128.6 mm" from the run's last report against the reference
+ * (ctr-quality-text.h: as the Run page and the Dose Study write it); the
+ * label alone without one.  Transfer full. */
 static char *
 run_caption (CtrComparePage *self, CtrRun *run)
 {
   const CtrVolume *result = ctr_run_get_result (run);
-  gboolean hu = ctr_hu_preset_is_hu (self->preset) && result != NULL && g_strcmp0 (result->unit, "1/mm") == 0;
 
   for (guint i = ctr_run_get_n_stats (run); i-- > 0;)
     {
       const CtrIterStats *s = ctr_run_get_stats (run, i);
+      g_autofree char *rmse = NULL;
+      g_autofree char *mask = NULL;
       if (!s->has_reference || !isfinite (s->rmse))
         continue;
-      if (hu)
-        return g_strdup_printf ("%s · RMSE %.1f HU · SSIM %.3f", ctr_run_get_label (run),
-                                1000.0 * s->rmse / mu_water (self), s->ssim);
-      return g_strdup_printf ("%s · RMSE %.3g %s · SSIM %.3f", ctr_run_get_label (run), s->rmse,
-                              result && result->unit ? result->unit : "", s->ssim);
+      rmse = ctr_quality_text_rmse (s->rmse, result ? result->unit : NULL, mu_water (self));
+      mask = ctr_quality_text_mask (ctr_run_get_options (run)->metrics_radius_mm);
+      return g_strdup_printf ("%s · RMSE %s · SSIM %.3f · %s", ctr_run_get_label (run), rmse, s->ssim, mask);
     }
   return g_strdup (ctr_run_get_label (run));
 }
@@ -235,6 +237,8 @@ difference_image (const CtrVolume *a, const CtrVolume *b)
   CtrVolume *d;
   const float *sa, *sb;
 
+  if (a == NULL || b == NULL)
+    return NULL;   /* an image on disk that could not be read back */
   if (a->grid.nx != b->grid.nx || a->grid.ny != b->grid.ny ||
       fabs (a->grid.dx - b->grid.dx) > 1e-6 * a->grid.dx ||
       fabs (a->grid.cx - b->grid.cx) > 1e-6 || fabs (a->grid.cy - b->grid.cy) > 1e-6)
@@ -291,7 +295,7 @@ add_difference (CtrComparePage *self, CtrRun *a, CtrRun *b, CtrVolume *ref)
 CtrRun *
 _ctr_compare_page_find_result (CtrComparePage *self, guint number)
 {
-  GListModel *results = self->session ? ctr_session_get_results (self->session) : NULL;
+  GListModel *results = self->session ? ctr_session_get_open_results (self->session) : NULL;
 
   for (guint i = 0; results != NULL && i < g_list_model_get_n_items (results); i++)
     {
@@ -306,7 +310,7 @@ GArray *
 _ctr_compare_page_shown_runs (CtrComparePage *self)
 {
   GArray *shown = g_array_new (FALSE, FALSE, sizeof (guint));
-  GListModel *results = self->session ? ctr_session_get_results (self->session) : NULL;
+  GListModel *results = self->session ? ctr_session_get_open_results (self->session) : NULL;
   guint n = results ? g_list_model_get_n_items (results) : 0;
 
   if (self->chosen == NULL)
@@ -333,7 +337,7 @@ _ctr_compare_page_shown_runs (CtrComparePage *self)
 static gboolean
 chosen_difference (CtrComparePage *self, CtrVolume *ref, CtrRun **a, CtrRun **b)
 {
-  GListModel *results = ctr_session_get_results (self->session);
+  GListModel *results = ctr_session_get_open_results (self->session);
   guint n = g_list_model_get_n_items (results);
 
   *a = *b = NULL;
@@ -385,8 +389,13 @@ refresh (CtrComparePage *self)
   for (guint i = 0; i < shown->len; i++)
     {
       CtrRun *run = _ctr_compare_page_find_result (self, g_array_index (shown, guint, i));
-      g_autofree char *caption = run_caption (self, run);
-      CtrSliceView *v = add_tile (self, ctr_run_get_result (run), caption, FALSE);
+      g_autofree char *caption = NULL;
+      CtrSliceView *v;
+
+      if (ctr_run_get_result (run) == NULL)
+        continue;   /* its image on disk could not be read back */
+      caption = run_caption (self, run);
+      v = add_tile (self, ctr_run_get_result (run), caption, FALSE);
 
       g_object_set_data_full (G_OBJECT (v), "ctr-run", g_object_ref (run), g_object_unref);
       ctr_slice_view_get_window (v, &lo, &hi);
@@ -407,7 +416,7 @@ refresh (CtrComparePage *self)
   if (ctr_hu_preset_is_hu (self->preset))
     apply_preset (self);
 
-  if (g_list_model_get_n_items (ctr_session_get_results (self->session)) == 0)
+  if (g_list_model_get_n_items (ctr_session_get_open_results (self->session)) == 0)
     g_string_append (text, "Reconstruct to compare: each finished run appears here beside the reference.");
   else
     g_string_append (text, "Zoom (scroll), pan (Shift+drag), window/level (drag) and the read-out are linked.");
@@ -502,7 +511,7 @@ ctr_compare_page_set_session (CtrComparePage *self, CtrSession *session)
     return;
   if (self->session != NULL)
     {
-      GListModel *results = ctr_session_get_results (self->session);
+      GListModel *results = ctr_session_get_open_results (self->session);
       g_signal_handlers_disconnect_by_data (self->session, self);
       g_signal_handlers_disconnect_by_data (results, self);
       for (guint i = 0; i < g_list_model_get_n_items (results); i++)
@@ -517,7 +526,7 @@ ctr_compare_page_set_session (CtrComparePage *self, CtrSession *session)
   self->diff_a = self->diff_b = 0;
   if (session != NULL)
     {
-      GListModel *results = ctr_session_get_results (session);
+      GListModel *results = ctr_session_get_open_results (session);
       self->session = g_object_ref (session);
       g_signal_connect_object (session, "notify::dataset", G_CALLBACK (on_dataset), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (results, "items-changed", G_CALLBACK (on_results_changed), self, G_CONNECT_SWAPPED);

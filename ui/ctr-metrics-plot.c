@@ -47,6 +47,7 @@ struct _CtrMetricsPlot
   GListModel     *runs;          /* CtrRun, oldest first; nullable */
   gboolean        has_reference;
   char           *unit;
+  char           *mask;      /* "FOV disc", or NULL */
 
   double          hover_x;       /* widget x of the pointer, or -1 */
 };
@@ -445,9 +446,13 @@ draw_panel_legend (CtrMetricsPlot *self,
   g_autofree char *title = NULL;
   g_autofree char *value = latest ? format_value (point_value (latest, series)) : NULL;
 
-  if (series == SERIES_RMSE && self->unit != NULL)
+  if ((series == SERIES_RMSE && self->unit != NULL) || (series == SERIES_SSIM && self->mask != NULL))
     {
-      g_autofree char *unit = g_markup_escape_text (self->unit, -1);
+      /* the unit and the mask the figures were computed over */
+      g_autofree char *text = series == SERIES_RMSE && self->mask != NULL
+                                ? g_strdup_printf ("%s, %s", self->unit, self->mask)
+                                : g_strdup (series == SERIES_RMSE ? self->unit : self->mask);
+      g_autofree char *unit = g_markup_escape_text (text, -1);
       title = g_strdup_printf ("<b>%s</b> <span alpha='70%%'>(%s)</span>", names[series], unit);
     }
   else
@@ -822,6 +827,7 @@ ctr_metrics_plot_finalize (GObject *object)
   CtrMetricsPlot *self = CTR_METRICS_PLOT (object);
 
   g_free (self->unit);
+  g_free (self->mask);
   G_OBJECT_CLASS (ctr_metrics_plot_parent_class)->finalize (object);
 }
 
@@ -937,6 +943,16 @@ ctr_metrics_plot_set_reference (CtrMetricsPlot *self,
   self->has_reference = has_reference;
   g_free (self->unit);
   self->unit = g_strdup (unit);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+ctr_metrics_plot_set_mask (CtrMetricsPlot *self,
+                           const char     *mask)
+{
+  g_return_if_fail (CTR_IS_METRICS_PLOT (self));
+  g_free (self->mask);
+  self->mask = g_strdup (mask);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 

@@ -20,6 +20,10 @@ void       ctr_metrics_plot_set_runs      (CtrMetricsPlot *self,
 void       ctr_metrics_plot_set_reference (CtrMetricsPlot *self,
                                            gboolean        has_reference,
                                            const char     *unit);
+/* The mask of the RMSE and SSIM ("FOV disc"), named beside their titles;
+ * NULL names none. */
+void       ctr_metrics_plot_set_mask      (CtrMetricsPlot *self,
+                                           const char     *mask);
 guint      ctr_metrics_plot_get_n_runs    (CtrMetricsPlot *self);
 
 G_END_DECLS

@@ -77,12 +77,12 @@ update_profile (CtrProfilePage *self)
   if (self->session != NULL && ctr_slice_view_get_segment (self->profile_view, seg) &&
       hypot (seg[2] - seg[0], seg[3] - seg[1]) > 0)
     {
-      GListModel *results = ctr_session_get_results (self->session);
+      GListModel *results = ctr_session_get_open_results (self->session);
 
       for (guint i = 0; i < g_list_model_get_n_items (results); i++)
         {
           g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
-          CtrVolume *volume = ctr_run_get_result (run);
+          CtrVolume *volume;
           GdkRGBA color;
 
           /* a renamed, recoloured, hidden or shown run: drawn anew */
@@ -92,6 +92,8 @@ update_profile (CtrProfilePage *self)
           g_signal_connect_object (run, "notify::hidden", G_CALLBACK (update_profile), self, G_CONNECT_SWAPPED);
           if (!ctr_run_is_of (run, d) || ctr_run_get_hidden (run))
             continue;   /* a run of another dataset kept in the list, or hidden */
+          if ((volume = ctr_run_get_result (run)) == NULL)
+            continue;   /* its image on disk could not be read back */
 
           ctr_plot_color_of_run (run, &color);
           ctr_profile_sample (volume, volume->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
@@ -118,13 +120,16 @@ static void
 refresh (CtrProfilePage *self)
 {
   CtrDataset *d = ctr_session_get_dataset (self->session);
-  CtrRun *latest = ctr_session_get_latest_result (self->session);
+  GListModel *open = ctr_session_get_open_results (self->session);
+  guint n_open = g_list_model_get_n_items (open);
+  g_autoptr(CtrRun) latest = n_open > 0 ? g_list_model_get_item (open, n_open - 1) : NULL;
   double seg[4];
 
   if (latest != NULL)
     {
       CtrVolume *volume = ctr_run_get_result (latest);
-      ctr_slice_view_set_image (self->profile_view, volume, volume->grid.nz / 2);
+      if (volume != NULL)
+        ctr_slice_view_set_image (self->profile_view, volume, volume->grid.nz / 2);
       ctr_slice_view_set_caption (self->profile_view, ctr_run_get_label (latest));
     }
   else if (d != NULL && d->reference != NULL)
@@ -159,14 +164,14 @@ ctr_profile_page_set_session (CtrProfilePage *self, CtrSession *session)
   if (self->session != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->session, self);
-      g_signal_handlers_disconnect_by_data (ctr_session_get_results (self->session), self);
+      g_signal_handlers_disconnect_by_data (ctr_session_get_open_results (self->session), self);
       g_clear_object (&self->session);
     }
   if (session != NULL)
     {
       self->session = g_object_ref (session);
       g_signal_connect_object (session, "notify::dataset", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (ctr_session_get_results (session), "items-changed", G_CALLBACK (refresh), self,
+      g_signal_connect_object (ctr_session_get_open_results (session), "items-changed", G_CALLBACK (refresh), self,
                                G_CONNECT_SWAPPED);
       refresh (self);
     }

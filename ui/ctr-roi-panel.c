@@ -382,13 +382,13 @@ ctr_roi_panel_set_session (CtrRoiPanel *self, CtrSession *session)
   if (self->session != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->session, self);
-      g_signal_handlers_disconnect_by_data (ctr_session_get_results (self->session), self);
+      g_signal_handlers_disconnect_by_data (ctr_session_get_open_results (self->session), self);
     }
   g_set_object (&self->session, session);
   if (session != NULL)
     {
       g_signal_connect_swapped (session, "notify::dataset", G_CALLBACK (on_dataset), self);
-      g_signal_connect_swapped (ctr_session_get_results (session), "items-changed", G_CALLBACK (queue_rebuild), self);
+      g_signal_connect_swapped (ctr_session_get_open_results (session), "items-changed", G_CALLBACK (queue_rebuild), self);
     }
   queue_rebuild (self);
 }
@@ -416,7 +416,7 @@ ctr_roi_panel_measure (CtrRoiPanel *self)
   g_return_val_if_fail (CTR_IS_ROI_PANEL (self), NULL);
   if (self->set == NULL)
     return g_ptr_array_new ();
-  return ctr_roi_table_measure (self->set, self->session ? ctr_session_get_results (self->session) : NULL,
+  return ctr_roi_table_measure (self->set, self->session ? ctr_session_get_open_results (self->session) : NULL,
                                 self->session ? ctr_session_get_dataset (self->session) : NULL);
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ctr-run-page.h"
+#include "ctr-quality-text.h"
 #include "ctr-hu-preset.h"
 #include "ctr-run-list.h"
 #include "ctr-metrics-plot.h"
@@ -124,6 +125,27 @@ set_number (GtkLabel *label, const char *format, double value)
     gtk_label_set_label (label, "–");
 }
 
+/* The metrics' mask of the newest run (its options; the session sets the
+ * field-of-view disc), 0 without a run. */
+static double
+metrics_radius (CtrRunPage *self)
+{
+  GListModel *runs = self->session ? ctr_session_get_runs (self->session) : NULL;
+  guint n = runs ? g_list_model_get_n_items (runs) : 0;
+  g_autoptr(CtrRun) run = n > 0 ? g_list_model_get_item (runs, n - 1) : NULL;
+
+  return run != NULL ? ctr_run_get_options (run)->metrics_radius_mm : 0;
+}
+
+/* The RMSE as every page writes it (ctr-quality-text.h). */
+static char *
+rmse_text (CtrRunPage *self, const CtrIterStats *stats)
+{
+  return ctr_quality_text_rmse (stats->has_reference ? stats->rmse : NAN,
+                                self->session ? ctr_session_get_image_unit (self->session) : NULL,
+                                ctr_slice_view_get_mu_water (self->slice_view));
+}
+
 /* The pinned one-line summary under the progress bar: "it 8 / 8 ·
  * residual 0.012 · RMSE 0.0011 · SSIM 0.93 · 3.2 s" (what was reported). */
 static void
@@ -144,7 +166,11 @@ show_latest (CtrRunPage *self, const CtrIterStats *stats)
   if (isfinite (stats->residual))
     g_string_append_printf (s, " · residual %.3g", stats->residual);
   if (stats->has_reference && isfinite (stats->rmse))
-    g_string_append_printf (s, " · RMSE %.3g · SSIM %.3f", stats->rmse, stats->ssim);
+    {
+      g_autofree char *rmse = rmse_text (self, stats);
+      g_autofree char *mask = ctr_quality_text_mask (metrics_radius (self));
+      g_string_append_printf (s, " · RMSE %s · SSIM %.3f (%s)", rmse, stats->ssim, mask);
+    }
   g_string_append_printf (s, " · %.1f s", stats->elapsed_s);
   gtk_label_set_label (self->latest_label, s->str);
 }
@@ -187,7 +213,18 @@ on_stats (CtrRunPage *self)
       return;
     }
   set_number (self->residual_label, "%.4g", stats->residual);
-  set_number (self->rmse_label, "%.4g", stats->has_reference ? stats->rmse : NAN);
+  {
+    g_autofree char *rmse = rmse_text (self, stats);
+    g_autofree char *mask = ctr_quality_text_mask (metrics_radius (self));
+    g_autofree char *subtitle = g_strdup_printf ("vs reference, %s", mask);
+    GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (self->rmse_label), ADW_TYPE_ACTION_ROW);
+    gtk_label_set_label (self->rmse_label, rmse);
+    if (row != NULL)
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), stats->has_reference ? subtitle : "");
+    row = gtk_widget_get_ancestor (GTK_WIDGET (self->ssim_label), ADW_TYPE_ACTION_ROW);
+    if (row != NULL)
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), stats->has_reference ? subtitle : "");
+  }
   set_number (self->psnr_label, "%.2f dB", stats->has_reference ? stats->psnr : NAN);
   set_number (self->ssim_label, "%.4f", stats->has_reference ? stats->ssim : NAN);
   set_number (self->elapsed_label, "%.2f s", stats->elapsed_s);
@@ -365,6 +402,8 @@ on_dataset (CtrRunPage *self)
 
   ctr_metrics_plot_set_reference (self->metrics_plot, d->reference != NULL,
                                   ctr_session_get_image_unit (self->session));
+  /* the session's runs count the metrics over the field-of-view disc */
+  ctr_metrics_plot_set_mask (self->metrics_plot, "FOV disc");
   update_plot_column (self);
   if (d->reference != NULL)
     {
@@ -441,6 +480,17 @@ on_runs_changed (CtrRunPage *self, guint position, guint removed, guint added, G
   update_plot_column (self);
 }
 
+/* The run store's total under the runs: what is kept, where. */
+static void
+on_store (CtrRunPage *self)
+{
+  g_autofree char *text =
+    g_strdup_printf ("Rename a run (Enter) or delete it; its colour is the one on the plots. Runs stay when another "
+                     "dataset or dose is opened, until deleted. %s.",
+                     ctr_session_get_store_summary (self->session));
+  adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (self->runs_group), text);
+}
+
 void
 ctr_run_page_set_session (CtrRunPage *self, CtrSession *session)
 {
@@ -470,6 +520,8 @@ ctr_run_page_set_session (CtrRunPage *self, CtrSession *session)
       g_signal_connect_object (session, "notify::fraction", G_CALLBACK (on_fraction), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (ctr_session_get_runs (session), "items-changed", G_CALLBACK (on_runs_changed), self,
                                G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "notify::store-summary", G_CALLBACK (on_store), self, G_CONNECT_SWAPPED);
+      on_store (self);
       self->bindings[0] = g_object_bind_property (session, "progress-text", self->progress_bar, "text",
                                                   G_BINDING_SYNC_CREATE);
       self->bindings[1] = g_object_bind_property (session, "status", self->status_label, "label",

@@ -26,7 +26,27 @@ void    _ctr_run_finish      (CtrRun                *self,
                               CtrRunState            state,
                               CtrVolume             *result,
                               double                 wall_s);
-/* Lets go of the result (memory), keeping the numbers. */
+/* Lets go of the result (memory and its file on disk), keeping the numbers. */
 void    _ctr_run_drop_result (CtrRun                *self);
+
+/* The run store (ctr-session-store.c).  Called with the run whose image
+ * ctr_run_get_result() has just read back from disk. */
+typedef void (*CtrRunReloaded) (CtrRun *run, gpointer data);
+void     _ctr_run_set_reloaded  (CtrRun         *self,
+                                 CtrRunReloaded  func,
+                                 gpointer        data);
+/* Writes the result's image to FOLDER/run-N.f32 (float32 [z][y][x], native
+ * byte order, mode 0600; once: a later spill reuses the file) and lets
+ * memory go of it; ctr_run_get_result() reads it back.  GFileError when the
+ * file cannot be written (the image then stays in memory). */
+gboolean _ctr_run_spill         (CtrRun         *self,
+                                 const char     *folder,
+                                 GError        **error);
+gboolean _ctr_run_in_memory     (CtrRun         *self);
+gboolean _ctr_run_is_spilled    (CtrRun         *self);
+/* Bytes of the result's image (0 without one), in memory or on disk. */
+guint64  _ctr_run_image_bytes   (CtrRun         *self);
+/* A counter of ctr_run_get_result() calls: larger is more recent. */
+guint64  _ctr_run_get_last_used (CtrRun         *self);
 
 G_END_DECLS

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "ctr-run-private.h"
 
 struct _CtrRun
@@ -27,7 +29,17 @@ struct _CtrRun
   char            *dataset_path;
   char            *color;      /* "#rrggbb" the user picked, or NULL */
   gboolean         hidden;
+  /* the run store (ctr-session-store.c): the result's image on disk while
+   * it is not in memory, and when it was last asked for */
+  char            *spill_path;  /* nullable: the image's file, kept until the run ends */
+  char            *result_unit; /* the result's unit and grid, for reading it back */
+  CtrGrid          result_grid;
+  guint64          last_used;
+  CtrRunReloaded   reloaded;    /* told when the image is read back */
+  gpointer         reloaded_data;
 };
+
+static guint64 use_clock;   /* main thread only */
 
 G_DEFINE_FINAL_TYPE (CtrRun, ctr_run, G_TYPE_OBJECT)
 
@@ -194,13 +206,22 @@ ctr_run_get_notes (CtrRun *self)
   return (const char *const *) self->notes;
 }
 
+static void
+forget_spill (CtrRun *self)
+{
+  if (self->spill_path != NULL)
+    g_unlink (self->spill_path);
+  g_clear_pointer (&self->spill_path, g_free);
+}
+
 void
 _ctr_run_drop_result (CtrRun *self)
 {
   g_return_if_fail (CTR_IS_RUN (self));
-  if (self->result == NULL)
+  if (self->result == NULL && self->spill_path == NULL)
     return;
   g_clear_pointer (&self->result, ctr_volume_unref);
+  forget_spill (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_RESULT]);
 }
 
@@ -310,11 +331,104 @@ ctr_run_get_n_iterations (CtrRun *self)
   return ctr_method_is_iterative (self->options.method) ? MAX (self->options.iterations, 1) : 1;
 }
 
+/* The spilled image read back (NULL when its file is unreadable). */
+static CtrVolume *
+read_back (CtrRun *self)
+{
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  CtrVolume *v;
+
+  if (!g_file_get_contents (self->spill_path, &bytes, &len, NULL) ||
+      len != ctr_grid_size (&self->result_grid) * sizeof (float))
+    return NULL;
+  v = ctr_volume_new (&self->result_grid, NULL);
+  if (v == NULL)
+    return NULL;
+  memcpy (v->data, bytes, len);
+  ctr_volume_set_unit (v, self->result_unit);
+  return v;
+}
+
 CtrVolume *
 ctr_run_get_result (CtrRun *self)
 {
   g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  self->last_used = ++use_clock;
+  if (self->result == NULL && self->spill_path != NULL)
+    {
+      self->result = read_back (self);
+      if (self->result != NULL && self->reloaded != NULL)
+        self->reloaded (self, self->reloaded_data);
+    }
   return self->result;
+}
+
+gboolean
+ctr_run_has_image (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), FALSE);
+  return self->result != NULL || self->spill_path != NULL;
+}
+
+gboolean
+_ctr_run_in_memory (CtrRun *self)
+{
+  return self->result != NULL;
+}
+
+guint64
+_ctr_run_get_last_used (CtrRun *self)
+{
+  return self->last_used;
+}
+
+guint64
+_ctr_run_image_bytes (CtrRun *self)
+{
+  if (self->result != NULL)
+    return (guint64) ctr_grid_size (&self->result->grid) * sizeof (float);
+  return self->spill_path != NULL ? (guint64) ctr_grid_size (&self->result_grid) * sizeof (float) : 0;
+}
+
+gboolean
+_ctr_run_is_spilled (CtrRun *self)
+{
+  return self->spill_path != NULL;
+}
+
+void
+_ctr_run_set_reloaded (CtrRun *self, CtrRunReloaded func, gpointer data)
+{
+  self->reloaded = func;
+  self->reloaded_data = data;
+}
+
+gboolean
+_ctr_run_spill (CtrRun *self, const char *folder, GError **error)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (CTR_IS_RUN (self), FALSE);
+  if (self->result == NULL)
+    return TRUE;
+  if (self->spill_path == NULL)
+    {
+      name = g_strdup_printf ("run-%u.f32", self->number);
+      path = g_build_filename (folder, name, NULL);
+      if (!g_file_set_contents_full (path, (const char *) self->result->data,
+                                     (gssize) (ctr_grid_size (&self->result->grid) * sizeof (float)),
+                                     G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
+        return FALSE;
+      self->result_grid = self->result->grid;
+      g_free (self->result_unit);
+      self->result_unit = g_strdup (self->result->unit);
+      self->spill_path = g_steal_pointer (&path);
+    }
+  /* the file holds the image: memory lets go of it (has-result stays) */
+  g_clear_pointer (&self->result, ctr_volume_unref);
+  return TRUE;
 }
 
 guint
@@ -348,6 +462,8 @@ ctr_run_finalize (GObject *object)
   g_free (self->label);
   g_free (self->derivation);
   g_clear_pointer (&self->result, ctr_volume_unref);
+  forget_spill (self);
+  g_free (self->result_unit);
   g_array_unref (self->stats);
   g_strfreev (self->notes);
   g_free (self->dataset);
@@ -380,7 +496,7 @@ ctr_run_get_property (GObject    *object,
       g_value_set_uint (value, self->stats->len);
       break;
     case PROP_HAS_RESULT:
-      g_value_set_boolean (value, self->result != NULL);
+      g_value_set_boolean (value, self->result != NULL || self->spill_path != NULL);
       break;
     case PROP_NOTES:
       g_value_set_boxed (value, self->notes);

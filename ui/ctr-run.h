@@ -71,9 +71,16 @@ const CtrGrid         *ctr_run_get_grid         (CtrRun *self);
 CtrRunState            ctr_run_get_state        (CtrRun *self);
 /* Iterations planned: options->iterations, or 1 for a single-pass method. */
 guint                  ctr_run_get_n_iterations (CtrRun *self);
-/* (transfer none) (nullable): the reconstruction, once finished; the
- * session lets go of old results (ctr-session.c: MAX_RESULTS). */
+/* (transfer none) (nullable): the reconstruction, once finished.  The
+ * session's run store keeps every result for the session: in memory, or
+ * on disk and read back here (ctr-session-store.c); NULL once the run is
+ * deleted, or when its spilled file can no longer be read.  The pointer
+ * stays valid until the main loop runs again (take a reference to keep
+ * it longer). */
 CtrVolume             *ctr_run_get_result       (CtrRun *self);
+/* Whether the run holds a result image (in memory or spilled to disk),
+ * without reading it back. */
+gboolean               ctr_run_has_image        (CtrRun *self);
 /* The reports received, oldest first (->image NULL). */
 guint                  ctr_run_get_n_stats      (CtrRun *self);
 const CtrIterStats    *ctr_run_get_stats        (CtrRun *self,

@@ -171,8 +171,7 @@ adopt_dataset (CtrSession *self, CtrLoadJob *job)
 {
   if (!self->keep_runs)
     {
-      g_list_store_remove_all (self->results);
-      g_list_store_remove_all (self->runs);
+      ctr_session_clear_runs (self);
       self->next_run = 0;
     }
   _ctr_session_drop_plan (self);
@@ -187,6 +186,7 @@ adopt_dataset (CtrSession *self, CtrLoadJob *job)
   self->preview_height = job->ph;
   self->data_min = job->vmin;
   self->data_max = job->vmax;
+  _ctr_session_sync_open_results (self);
   _ctr_session_notify (self, CTR_SESSION_PROP_DATASET);
 }
 

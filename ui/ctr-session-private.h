@@ -28,7 +28,13 @@ struct _CtrSession
   double        data_min;
   double        data_max;
   GListStore   *runs;
-  GListStore   *results;  /* the runs that hold a result */
+  GListStore   *results;  /* the runs that hold a result (the run store) */
+  GListStore   *open_results; /* those of the open dataset (and its variants) */
+  guint64       memory_budget; /* bytes of images kept in memory, the rest on disk */
+  char         *spill_dir;    /* the session's folder of images on disk, or NULL */
+  char         *store_summary;
+  gboolean      spill_error;
+  guint         balance_id;
   guint         next_run;  /* the number of the next run (runs can be deleted) */
   gboolean      keep_runs; /* runs stay when another dataset is loaded */
 
@@ -57,6 +63,7 @@ enum {
   CTR_SESSION_PROP_PROGRESS_TEXT,
   CTR_SESSION_PROP_STATUS,
   CTR_SESSION_PROP_LATEST_STATS,
+  CTR_SESSION_PROP_STORE_SUMMARY,
   CTR_SESSION_N_PROPS
 };
 
@@ -84,6 +91,20 @@ void          _ctr_session_cancel_reconstruction (CtrSession      *self);
 /* A newer dataset replaces the one being reconstructed: the run ends
  * cancelled and its late reports and result are ignored. */
 void          _ctr_session_detach_reconstruction (CtrSession      *self);
+
+/* ctr-session-store.c: the run store. */
+void          _ctr_session_store_init         (CtrSession         *self);
+void          _ctr_session_store_dispose      (CtrSession         *self);
+/* A finished run with a result joins the results (kept in memory, others
+ * spilled to disk as the budget asks). */
+void          _ctr_session_store_add          (CtrSession         *self,
+                                               CtrRun             *run);
+/* @run left the results: its image (memory and file) is deleted. */
+void          _ctr_session_store_removed      (CtrSession         *self,
+                                               CtrRun             *run);
+/* Rebuilds the open dataset's results (a new dataset, a result added or
+ * removed). */
+void          _ctr_session_sync_open_results  (CtrSession         *self);
 
 /* Forgets the kept plan (a new dataset). */
 void          _ctr_session_drop_plan          (CtrSession         *self);

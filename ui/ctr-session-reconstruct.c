@@ -29,9 +29,6 @@
  * (their numbers still reach the runs). */
 #define MAX_PENDING_IMAGES 2
 
-/* Results kept in memory (older runs keep their numbers, not their image). */
-#define MAX_RESULTS 6
-
 struct _CtrReconJob {
   CtrSession      *session;      /* unowned: the tasks hold it */
   GTask           *outer;        /* the caller's task, until returned */
@@ -270,18 +267,6 @@ recon_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancell
     g_task_return_pointer (task, volume, (GDestroyNotify) ctr_volume_unref);
 }
 
-/* Keeps the newest MAX_RESULTS results in memory. */
-static void
-drop_old_results (CtrSession *self)
-{
-  while (g_list_model_get_n_items (G_LIST_MODEL (self->results)) > MAX_RESULTS)
-    {
-      g_autoptr(CtrRun) run = g_list_model_get_item (G_LIST_MODEL (self->results), 0);
-      g_list_store_remove (self->results, 0);
-      _ctr_run_drop_result (run);
-    }
-}
-
 static void
 finish_run (CtrSession *self, CtrReconJob *job, CtrVolume *volume, const GError *error)
 {
@@ -301,8 +286,7 @@ finish_run (CtrSession *self, CtrReconJob *job, CtrVolume *volume, const GError 
       _ctr_session_set_fraction (self, 1.0);
       _ctr_session_set_status (self, text, status);
       _ctr_run_finish (job->run, CTR_RUN_FINISHED, volume, wall_s);
-      g_list_store_append (self->results, job->run);
-      drop_old_results (self);
+      _ctr_session_store_add (self, job->run);
     }
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
@@ -423,9 +407,13 @@ ctr_session_reconstruct_async (CtrSession            *self,
   job->reference = self->dataset->reference ? ctr_volume_ref (self->dataset->reference) : NULL;
   job->grid = *grid;
   job->options = *options;
+  /* the metrics' mask, as the CLI and the Dose Study count them: the
+   * field-of-view disc unless the caller chose another radius */
+  if (!(job->options.metrics_radius_mm > 0))
+    job->options.metrics_radius_mm = ctr_geometry_fov_radius_mm (geometry);
   job->slice = grid->nz / 2;
   job->start_us = g_get_monotonic_time ();
-  job->run = _ctr_run_new (++self->next_run, options, grid, self->dataset);
+  job->run = _ctr_run_new (++self->next_run, &job->options, grid, self->dataset);
   job->plan = kept_plan (self, job);
   self->recon = job;
 

@@ -140,5 +140,6 @@ _ctr_session_install_properties (GObjectClass *object_class)
   properties[CTR_SESSION_PROP_PROGRESS_TEXT] = g_param_spec_string ("progress-text", NULL, NULL, "Idle", flags);
   properties[CTR_SESSION_PROP_STATUS] = g_param_spec_string ("status", NULL, NULL, "Ready", flags);
   properties[CTR_SESSION_PROP_LATEST_STATS] = g_param_spec_boxed ("latest-stats", NULL, NULL, CTR_TYPE_RUN_STATS, flags);
+  properties[CTR_SESSION_PROP_STORE_SUMMARY] = g_param_spec_string ("store-summary", NULL, NULL, NULL, flags);
   g_object_class_install_properties (object_class, CTR_SESSION_N_PROPS, properties);
 }

@@ -235,6 +235,7 @@ ctr_session_remove_run (CtrSession *self, CtrRun *run, GError **error)
   g_object_ref (run);
   if (g_list_store_find (self->results, run, &i))
     g_list_store_remove (self->results, i);
+  _ctr_session_store_removed (self, run);
   if (g_list_store_find (self->runs, run, &i))
     g_list_store_remove (self->runs, i);
   g_object_unref (run);
@@ -345,6 +346,7 @@ ctr_session_dispose (GObject *object)
   CtrSession *self = CTR_SESSION (object);
 
   /* jobs hold the session while they run: none is left here */
+  _ctr_session_store_dispose (self);
   g_clear_object (&self->results);
   g_clear_object (&self->runs);
   G_OBJECT_CLASS (ctr_session_parent_class)->dispose (object);
@@ -399,6 +401,9 @@ ctr_session_get_property (GObject    *object,
     case CTR_SESSION_PROP_LATEST_STATS:
       g_value_set_boxed (value, self->latest_stats);
       break;
+    case CTR_SESSION_PROP_STORE_SUMMARY:
+      g_value_set_string (value, self->store_summary);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -424,6 +429,7 @@ ctr_session_init (CtrSession *self)
   self->progress_text = g_strdup ("Idle");
   self->status = g_strdup ("Ready");
   self->keep_runs = TRUE;
+  _ctr_session_store_init (self);
 }
 
 CtrSession *

@@ -53,9 +53,39 @@ void          ctr_session_get_data_range   (CtrSession    *self,
 const char   *ctr_session_get_image_unit   (CtrSession    *self);
 /* (transfer none): CtrRun items, oldest first. */
 GListModel   *ctr_session_get_runs         (CtrSession    *self);
-/* (transfer none): the runs that hold a result, oldest first: the newest
- * six finished runs (older ones keep their numbers, not their image). */
+/* (transfer none): the runs that hold a result, oldest first: every
+ * finished run of the session, of every dataset, until deleted (the run
+ * store, ctr-session-store.c: nothing is evicted; images beyond the memory
+ * budget wait on disk). */
 GListModel   *ctr_session_get_results      (CtrSession    *self);
+/* (transfer none): the results of the open dataset (and its variants:
+ * ctr_run_is_of), oldest first: what Compare, Profile and the ROI table
+ * show.  Updated when the dataset or the results change. */
+GListModel   *ctr_session_get_open_results (CtrSession    *self);
+
+/* The run store's memory budget (bytes; default
+ * CTR_SESSION_DEFAULT_MEMORY_BUDGET): result images beyond it, least
+ * recently used first, are written to the session's folder under the
+ * user's cache (g_get_user_cache_dir()/ctrecon/session-PID-XXXXXX, removed
+ * with the session) and read back when shown.  The newest result always
+ * stays in memory.  Setting it balances at once.  $CTR_RUN_MEMORY_MB (a
+ * whole number of MiB) sets a new session's budget. */
+#define CTR_SESSION_DEFAULT_MEMORY_BUDGET ((guint64) 1 << 30)
+void          ctr_session_set_memory_budget (CtrSession   *self,
+                                             guint64       bytes);
+guint64       ctr_session_get_memory_budget (CtrSession   *self);
+/* The result images kept, and their bytes in memory and on disk. */
+void          ctr_session_get_store_usage  (CtrSession    *self,
+                                            guint         *n_images,
+                                            guint64       *in_memory,
+                                            guint64       *on_disk);
+/* "12 run images kept: 48.0 MB in memory (budget 1.1 GB), 160 MB on disk
+ * in FOLDER" (property "store-summary", notified), with the excess stated
+ * when images could not be written to disk. */
+const char   *ctr_session_get_store_summary (CtrSession   *self);
+/* (nullable): the session's folder of spilled images, made on the first
+ * spill. */
+const char   *ctr_session_get_spill_folder (CtrSession    *self);
 /**
  * ctr_session_remove_run:
  * Deletes @run from the runs (and the results): its numbers and image are

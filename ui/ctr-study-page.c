@@ -484,6 +484,49 @@ draw_plot (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
 
 /* ---- session -------------------------------------------------------------------- */
 
+/* The I0 of the data before any run: stated (an "I0" key, DICOM photon
+ * statistics), from their flat field, or else estimated from the
+ * sinogram's noise (ctr_noise_estimate_i0, as ctrecon-cli noise), with
+ * the estimate shown; the row's subtitle says which. */
+static void
+set_dose_of_data (CtrStudyPage *self, const CtrDataset *d)
+{
+  const CtrProjections *p = d->projections;
+  GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (self->i0_spin), ADW_TYPE_ACTION_ROW);
+  g_autofree char *subtitle = NULL;
+  double i0 = 0;
+
+  if (p == NULL)
+    subtitle = g_strdup ("No projections");
+  else if (isfinite (p->i0) && p->i0 > 0)
+    {
+      i0 = p->i0;
+      subtitle = g_strdup_printf ("%.0f photons per bin, as the data state", i0);
+    }
+  else if (p->flat != NULL || p->kind == CTR_PROJ_COUNTS)
+    subtitle = g_strdup ("0: from the data's open-beam (flat) counts");
+  else
+    {
+      g_autoptr(GError) error = NULL;
+      double est = ctr_noise_estimate_i0 (p, &error);
+
+      if (isfinite (est) && est > 0)
+        {
+          i0 = round (est);
+          subtitle = g_strdup_printf ("Estimated from the sinogram's noise: %.0f photons per bin (the data state "
+                                      "no I0; ctrecon-cli noise gives the same estimate)", i0);
+        }
+      else if (isinf (est))
+        subtitle = g_strdup ("The sinogram shows no noise (noiseless data): type the I0 they stand for");
+      else
+        subtitle = g_strdup_printf ("Unknown (%s): type the data's I0",
+                                    error != NULL ? error->message : "no estimate");
+    }
+  gtk_spin_button_set_value (self->i0_spin, i0);
+  if (row != NULL)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+}
+
 /* A new dataset: a running study (of the previous one) stops; the form
  * takes the dataset's I0 and image size. */
 static void
@@ -495,10 +538,9 @@ on_dataset (CtrStudyPage *self)
   if (d != NULL)
     {
       CtrGrid grid = ctr_dataset_default_grid (d);
-      double i0 = d->projections != NULL ? d->projections->i0 : NAN;
 
       gtk_spin_button_set_value (self->size_spin, grid.nx);
-      gtk_spin_button_set_value (self->i0_spin, isfinite (i0) && i0 > 0 ? i0 : 0);
+      set_dose_of_data (self, d);
       if (!self->running)
         _ctr_study_page_set_status (self, "List the doses, add methods, then Run Study.", FALSE);
     }

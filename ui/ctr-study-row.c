@@ -71,7 +71,7 @@ const char *
 ctr_study_column_title (CtrStudyColumn column)
 {
   static const char *const titles[CTR_STUDY_N_COLUMNS] = {
-    "Dose", "Method", "RMSE (1/mm)", "SSIM", "RMSE (HU)", "Noise SD (HU)", "CNR", "Iterations", "Time",
+    "Dose", "Method", "RMSE (1/mm, FOV disc)", "SSIM (FOV disc)", "RMSE (HU, FOV disc)", "Noise SD (HU)", "CNR", "Iterations", "Time",
   };
   g_return_val_if_fail (column < CTR_STUDY_N_COLUMNS, NULL);
   return titles[column];
@@ -95,7 +95,7 @@ ctr_study_row_item_format (CtrStudyRowItem *self, CtrStudyColumn column)
     {
     case CTR_STUDY_COLUMN_DOSE:       return number ("%g", r->dose);
     case CTR_STUDY_COLUMN_METHOD:     return g_strdup (r->label);
-    case CTR_STUDY_COLUMN_RMSE:       return number ("%.3e", r->rmse);
+    case CTR_STUDY_COLUMN_RMSE:       return number ("%.3g", r->rmse);   /* as ctr-quality-text.h */
     case CTR_STUDY_COLUMN_SSIM:       return number ("%.4f", r->ssim);
     case CTR_STUDY_COLUMN_HU_RMSE:    return number ("%.1f", r->hu_rmse);
     case CTR_STUDY_COLUMN_NOISE_SD:   return number ("%.1f", r->noise_sd_hu);

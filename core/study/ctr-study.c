@@ -309,6 +309,28 @@ check_cancelled (GCancellable *c, GError **error)
   return g_cancellable_set_error_if_cancelled (c, error);
 }
 
+/* Mean open-beam photons per bin of @p (its flat − dark, or its I0, else
+ * @i0_given); NaN when none is known. */
+static double
+data_photons (const CtrProjections *p, double i0_given)
+{
+  g_autofree double *open = NULL;
+  const gsize plane = (gsize) p->n_rows * p->n_cols;
+  double sum = 0;
+  gsize n = 0;
+
+  if (p->flat == NULL && !(isfinite (p->i0) && p->i0 > 0))
+    return i0_given > 0 ? i0_given : NAN;
+  open = ctr_projections_open_beam (p);
+  for (gsize i = 0; open != NULL && i < plane; i++)
+    if (open[i] > 0)
+      {
+        sum += open[i];
+        n++;
+      }
+  return n > 0 ? sum / n : NAN;
+}
+
 /* The scan of every dose, kept for the whole study; @i0 gets each one's
  * photons per bin (NaN when the data state none). */
 static GPtrArray *
@@ -329,8 +351,14 @@ simulate_doses (const CtrStudy *s, const CtrDataset *d, RunState *rs, GArray *i0
       report_stage (rs, stage);
       double photons = NAN;
       CtrProjections *p;
-      if (F == 1.0 && !have_stats)   /* the data as they are */
-        p = ctr_projections_ref (d->projections);
+      if (F == 1.0 && (!have_stats || s->dose.electronic_sd == 0))
+        {
+          /* the data as they are: thinning by 1 keeps every count (so the
+           * study's full-dose figures are the Run page's and the CLI's) */
+          p = ctr_projections_ref (d->projections);
+          if (have_stats)
+            photons = data_photons (d->projections, s->dose.i0);
+        }
       else
         {
           CtrDoseOptions o = s->dose;

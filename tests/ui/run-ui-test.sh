@@ -416,6 +416,26 @@ else
   echo "SKIP (part 2d): no head-fan-lowdose in \$CTR_SHARED_DATA"
 fi
 
+# ---- 2e. the run store and one metric definition (tests/ui/test-window-store.c) ----
+# Ten FBP runs across gel-fan, shepp-logan-fan and head-fan-lowdose under a
+# 1 MiB budget for run images (the rest spilled under $XDG_CACHE_HOME), then
+# gel-fan's Compare, Profile and ROIs; one FBP's figures on every page and
+# from the CLI; the Dose Study's I0 before any run: ui-runs-many.png.
+shepp="${CTR_SHARED_DATA:-}/shepp-logan-fan/equilinear/geometry.json"
+if [ -n "${CTR_SHARED_DATA:-}" ] && [ -f "$lowdose" ] && [ -f "$shepp" ]; then
+  mkdir -p "$work/cache"
+  rm -f "$build_dir/ui-runs-many.png"
+  run_case runs-many GSK_RENDERER=cairo CTR_UI_LOWDOSE="$lowdose" CTR_UI_SHEPP="$shepp" \
+    CTR_RUN_MEMORY_MB=1 XDG_CACHE_HOME="$work/cache"
+  run_case metric GSK_RENDERER=cairo CTR_UI_LOWDOSE="$lowdose" XDG_CACHE_HOME="$work/cache"
+  if [ ! -s "$build_dir/ui-runs-many.png" ]; then
+    echo "FAIL: no screenshot $build_dir/ui-runs-many.png"
+    exit 1
+  fi
+else
+  echo "SKIP (part 2e): no head-fan-lowdose and shepp-logan-fan in \$CTR_SHARED_DATA"
+fi
+
 # ---- 3. a volume: cone-beam FDK shown as a coronal plane ----------------------
 cone="${CTR_SHARED_DATA:-}/head-cone-small/geometry.json"
 if [ -n "${CTR_SHARED_DATA:-}" ] && [ -f "$cone" ]; then

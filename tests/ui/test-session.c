@@ -525,15 +525,23 @@ test_plan (void)
   g_assert_null (ctr_session_get_plan (session));
 }
 
-/* Seven runs: all keep their numbers, the newest six their image. */
+/* Seven runs: the run store keeps every image (issue 31: the newest six
+ * only, before).  With a memory budget of two images, the five least
+ * recently used go to the session's folder under the user's cache, are
+ * read back identical, and the folder goes with the session; a deleted
+ * run's file goes with it. */
 static void
 test_results (void)
 {
   g_autoptr(CtrSession) session = NULL;
   g_autoptr(CtrRun) first = NULL;
+  g_autoptr(GPtrArray) copies = g_ptr_array_new_with_free_func ((GDestroyNotify) ctr_volume_unref);
+  g_autofree char *folder = NULL;
   CtrReconOptions o;
   CtrGrid grid;
   GListModel *results;
+  guint n_images;
+  guint64 in_memory, on_disk, image;
 
   if (dataset_path == NULL)
     {
@@ -542,8 +550,96 @@ test_results (void)
     }
   session = loaded_session ();
   grid = small_grid (session);
+  image = ctr_grid_size (&grid) * sizeof (float);
+  ctr_session_set_memory_budget (session, 2 * image);
   ctr_recon_options_init (&o, CTR_METHOD_FBP);
   for (guint i = 0; i < 7; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CtrRun) run = NULL;
+      Async a = { 0 };
+
+      /* seven different images: the cut-off changes */
+      o.cutoff = 1.0 - 0.1 * i;
+      ctr_session_reconstruct_async (session, ctr_session_get_dataset (session)->geometry, &grid, &o, NULL,
+                                     async_done, &a);
+      wait_for (&a.done, 60, "an FBP run");
+      run = ctr_session_reconstruct_finish (session, a.result, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (ctr_run_get_number (run), ==, i + 1);
+      g_assert_cmpstr (ctr_run_get_label (run), ==, i == 0 ? "1 · FBP · Ram-Lak · cut-off 1" : ctr_run_get_label (run));
+      g_ptr_array_add (copies, ctr_volume_copy (ctr_run_get_result (run)));
+      g_clear_object (&a.result);
+    }
+  results = ctr_session_get_results (session);
+  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 7);
+  g_assert_cmpuint (g_list_model_get_n_items (results), ==, 7);
+  ctr_session_get_store_usage (session, &n_images, &in_memory, &on_disk);
+  g_assert_cmpuint (n_images, ==, 7);
+  g_assert_cmpuint (in_memory, <=, 2 * image);
+  g_assert_cmpuint (in_memory + on_disk, ==, 7 * image);
+  g_assert_cmpuint (on_disk, >=, 5 * image);
+  folder = g_strdup (ctr_session_get_spill_folder (session));
+  g_assert_nonnull (folder);
+  g_assert_true (g_str_has_prefix (folder, g_get_user_cache_dir ()));
+  g_assert_true (g_file_test (folder, G_FILE_TEST_IS_DIR));
+  g_assert_nonnull (strstr (ctr_session_get_store_summary (session), "on disk"));
+  first = g_list_model_get_item (ctr_session_get_runs (session), 0);
+  for (guint i = 0; i < 7; i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
+      CtrVolume *v = ctr_run_get_result (run);
+      CtrVolume *copy = g_ptr_array_index (copies, i);
+
+      g_assert_cmpuint (ctr_run_get_number (run), ==, i + 1);
+      g_assert_nonnull (v);
+      g_assert_true (ctr_grid_equal (&v->grid, &copy->grid));
+      g_assert_cmpstr (v->unit, ==, copy->unit);
+      g_assert_cmpmem (v->data, image, copy->data, image);
+      g_assert_cmpuint (ctr_run_get_n_stats (run), ==, 1);
+    }
+  /* the read-backs are balanced out again once the main loop runs */
+  for (guint k = 0; k < 20; k++)
+    g_main_context_iteration (NULL, FALSE);
+  ctr_session_get_store_usage (session, NULL, &in_memory, NULL);
+  g_assert_cmpuint (in_memory, <=, 2 * image);
+  /* deleting the first run deletes its image file */
+  {
+    g_autofree char *file = g_build_filename (folder, "run-1.f32", NULL);
+    g_assert_true (g_file_test (file, G_FILE_TEST_IS_REGULAR));
+    g_assert_true (ctr_session_remove_run (session, first, NULL));
+    g_assert_false (g_file_test (file, G_FILE_TEST_IS_REGULAR));
+    g_assert_false (ctr_run_has_image (first));
+  }
+  g_clear_object (&session);
+  g_assert_false (g_file_test (folder, G_FILE_TEST_EXISTS));
+}
+
+/* The cache cannot hold a folder (a file stands where it would go): the
+ * images stay in memory, over the budget, and the session says so; none
+ * is dropped. */
+static void
+test_spill_error (void)
+{
+  g_autoptr(CtrSession) session = NULL;
+  g_autofree char *blocker = g_build_filename (g_get_user_cache_dir (), "ctrecon", NULL);
+  CtrReconOptions o;
+  CtrGrid grid;
+  guint n_images;
+  guint64 in_memory, on_disk;
+
+  if (dataset_path == NULL)
+    {
+      g_test_skip ("no simulated dataset ($CTR_CLI simulate)");
+      return;
+    }
+  g_assert_true (g_mkdir_with_parents (g_get_user_cache_dir (), 0700) == 0);
+  g_assert_true (g_file_set_contents (blocker, "not a folder", -1, NULL));
+  session = loaded_session ();
+  grid = small_grid (session);
+  ctr_session_set_memory_budget (session, 1);
+  ctr_recon_options_init (&o, CTR_METHOD_FBP);
+  for (guint i = 0; i < 3; i++)
     {
       g_autoptr(GError) error = NULL;
       g_autoptr(CtrRun) run = NULL;
@@ -554,22 +650,17 @@ test_results (void)
       wait_for (&a.done, 60, "an FBP run");
       run = ctr_session_reconstruct_finish (session, a.result, &error);
       g_assert_no_error (error);
-      g_assert_cmpuint (ctr_run_get_number (run), ==, i + 1);
-      g_assert_cmpstr (ctr_run_get_label (run), ==, i == 0 ? "1 · FBP · Ram-Lak · cut-off 1" : ctr_run_get_label (run));
       g_clear_object (&a.result);
     }
-  results = ctr_session_get_results (session);
-  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 7);
-  g_assert_cmpuint (g_list_model_get_n_items (results), ==, 6);
-  first = g_list_model_get_item (ctr_session_get_runs (session), 0);
-  g_assert_null (ctr_run_get_result (first));
-  g_assert_cmpuint (ctr_run_get_n_stats (first), ==, 1);
-  for (guint i = 0; i < 6; i++)
-    {
-      g_autoptr(CtrRun) run = g_list_model_get_item (results, i);
-      g_assert_cmpuint (ctr_run_get_number (run), ==, i + 2);
-      g_assert_nonnull (ctr_run_get_result (run));
-    }
+  ctr_session_get_store_usage (session, &n_images, &in_memory, &on_disk);
+  g_assert_cmpuint (n_images, ==, 3);
+  g_assert_cmpuint (on_disk, ==, 0);
+  g_assert_cmpuint (in_memory, ==, 3 * ctr_grid_size (&grid) * sizeof (float));
+  g_assert_null (ctr_session_get_spill_folder (session));
+  g_assert_nonnull (strstr (ctr_session_get_store_summary (session), "over the budget"));
+  g_assert_nonnull (strstr (ctr_session_get_status (session), "could not be moved to disk"));
+  g_clear_object (&session);
+  g_assert_true (g_unlink (blocker) == 0);
 }
 
 static void
@@ -685,6 +776,12 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   tmp_dir = g_dir_make_tmp ("ctrecon-session-XXXXXX", NULL);
+  if (tmp_dir != NULL)
+    {
+      /* the run store's spilled images go under the user's cache: here */
+      g_autofree char *cache = g_build_filename (tmp_dir, "cache", NULL);
+      g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+    }
   if (cli != NULL && tmp_dir != NULL)
     {
       g_autofree char *out = g_build_filename (tmp_dir, "sim", NULL);
@@ -701,6 +798,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/session/reconstruct", test_reconstruct);
   g_test_add_func ("/ui/session/cancel", test_cancel);
   g_test_add_func ("/ui/session/replace", test_replace);
+  g_test_add_func ("/ui/session/spill-error", test_spill_error);
   g_test_add_func ("/ui/session/results", test_results);
   g_test_add_func ("/ui/session/plan", test_plan);
   g_test_add_func ("/ui/session/errors", test_errors);

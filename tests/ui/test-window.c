@@ -1110,6 +1110,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/hig", test_window_hig);
   g_test_add_func ("/ui/window/roi", test_window_roi);
   g_test_add_func ("/ui/window/dose", test_window_dose);
+  g_test_add_func ("/ui/window/runs-many", test_window_runs_many);
+  g_test_add_func ("/ui/window/metric", test_window_metric);
   g_test_add_func ("/ui/window/responsiveness", test_responsiveness);
   g_test_add_func ("/ui/window/variants", test_window_variants);
   g_test_add_func ("/ui/window/helical", test_window_helical);

@@ -136,6 +136,10 @@ void        ui_study_compare         (CtrWindow *window);
 /* tests/ui/test-window-roi.c */
 void        test_window_roi          (void);
 
+/* tests/ui/test-window-store.c */
+void        test_window_runs_many    (void);
+void        test_window_metric       (void);
+
 /* tests/ui/test-window-dose.c */
 void        test_window_dose         (void);
 
