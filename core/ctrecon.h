@@ -28,6 +28,9 @@
 /* quality/: image-quality measures */
 #include "quality/ctr-metrics.h"
 #include "quality/ctr-roi.h"
+#include "quality/ctr-nps.h"
+#include "quality/ctr-ttf.h"
+#include "quality/ctr-detectability.h"
 /* io/: files */
 #include "io/ctr-file.h"
 #include "io/ctr-tiff.h"

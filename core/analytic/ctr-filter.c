@@ -82,20 +82,6 @@ struct _CtrRampFilter
   fftwf_complex *h;    /* m/2+1: τ · window · FFT(kernel) / m */
 };
 
-static GMutex planner_lock;
-
-void
-ctr_fft_planner_lock (void)
-{
-  g_mutex_lock (&planner_lock);
-}
-
-void
-ctr_fft_planner_unlock (void)
-{
-  g_mutex_unlock (&planner_lock);
-}
-
 static guint
 next_pow2 (guint64 x)
 {
@@ -181,10 +167,10 @@ ctr_ramp_filter_new (guint n, double spacing, CtrFilterWindow window,
   f->n = n;
   f->m = m;
 
-  g_mutex_lock (&planner_lock);
+  ctr_fft_planner_lock ();
   f->fwd = fftwf_plan_dft_r2c_1d ((int) m, kr, kc, FFTW_ESTIMATE);
   f->inv = fftwf_plan_dft_c2r_1d ((int) m, kc, kr, FFTW_ESTIMATE);
-  g_mutex_unlock (&planner_lock);
+  ctr_fft_planner_unlock ();
   if (f->fwd == NULL || f->inv == NULL)
     {
       fftwf_free (kr);
@@ -245,12 +231,12 @@ ctr_ramp_filter_free (CtrRampFilter *f)
 {
   if (f == NULL)
     return;
-  g_mutex_lock (&planner_lock);
+  ctr_fft_planner_lock ();
   if (f->fwd != NULL)
     fftwf_destroy_plan (f->fwd);
   if (f->inv != NULL)
     fftwf_destroy_plan (f->inv);
-  g_mutex_unlock (&planner_lock);
+  ctr_fft_planner_unlock ();
   fftwf_free (f->h);
   g_free (f);
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <glib.h>
+#include "base/ctr-fft-lock.h"
 
 G_BEGIN_DECLS
 
@@ -33,18 +34,7 @@ gboolean ctr_filter_window_from_name (const char *name, CtrFilterWindow *out, GE
 
 typedef struct _CtrRampFilter CtrRampFilter;
 
-/**
- * ctr_fft_planner_lock:
- * ctr_fft_planner_unlock:
- *
- * FFTW's planner (plan creation and fftwf_destroy_plan) is not thread-safe,
- * and fftwf_make_planner_thread_safe does nothing in Debian's OpenMP build
- * of FFTW.  Every FFTW plan in this process is made and destroyed between
- * these two calls (the ramp filter does; so must any other FFTW user in the
- * process, such as the CUDA emulation harness's cuFFT).  Not recursive.
- */
-void ctr_fft_planner_lock (void);
-void ctr_fft_planner_unlock (void);
+/* ctr_fft_planner_lock / ctr_fft_planner_unlock: base/ctr-fft-lock.h. */
 
 /**
  * ctr_ramp_filter_new:

@@ -1,0 +1,222 @@
+/* ctr-ttf.c — the task transfer function of a circular insert (see ctr-ttf.h). */
+#include "quality/ctr-ttf.h"
+#include "base/ctr-error.h"
+
+#include <math.h>
+#include <string.h>
+
+#define BIN_PX 0.1
+#define N_FREQ 101
+#define CENTRE_ITERATIONS 5
+
+void
+ctr_ttf_free (CtrTtf *ttf)
+{
+  if (ttf == NULL)
+    return;
+  g_free (ttf->esf_r);
+  g_free (ttf->esf);
+  g_free (ttf->f);
+  g_free (ttf->ttf);
+  g_free (ttf);
+}
+
+typedef struct {
+  const float *img;
+  guint nx, ny;
+  double radius, r_max;
+  int x_lo, x_hi, y_lo, y_hi;  /* the pixels within r_max of the guess (and the refined centre) */
+} Insert;
+
+/* Mean of the pixels with lo < r ≤ hi about (cx, cy). */
+static double
+ring_mean (const Insert *in, double cx, double cy, double lo, double hi)
+{
+  double sum = 0;
+  gsize n = 0;
+  for (int y = in->y_lo; y <= in->y_hi; y++)
+    for (int x = in->x_lo; x <= in->x_hi; x++)
+      {
+        double r = hypot (x - cx, y - cy);
+        if (r > lo && r <= hi)
+          sum += in->img[(gsize) y * in->nx + x], n++;
+      }
+  return n ? sum / n : NAN;
+}
+
+/* Step 1: the centroid of the contrast fraction, iterated; FALSE without contrast. */
+static gboolean
+refine_centre (const Insert *in, double *cx, double *cy, double *contrast)
+{
+  double R = in->radius;
+  for (int it = 0; it < CENTRE_ITERATIONS; it++)
+    {
+      double bg = ring_mean (in, *cx, *cy, 0.5 * (R + in->r_max), in->r_max);
+      double ins = ring_mean (in, *cx, *cy, -1, 0.5 * R);
+      *contrast = ins - bg;
+      if (!(fabs (*contrast) > 0) || !isfinite (*contrast))
+        return FALSE;
+      double sw = 0, sx = 0, sy = 0;
+      for (int y = in->y_lo; y <= in->y_hi; y++)
+        for (int x = in->x_lo; x <= in->x_hi; x++)
+          {
+            if (hypot (x - *cx, y - *cy) > R + 3)
+              continue;
+            double w = (in->img[(gsize) y * in->nx + x] - bg) / *contrast;
+            w = CLAMP (w, 0.0, 1.0);
+            sw += w, sx += w * x, sy += w * y;
+          }
+      if (!(sw > 0))
+        return FALSE;
+      *cx = sx / sw, *cy = sy / sw;
+    }
+  return TRUE;
+}
+
+/* Step 2: the binned ESF (n bins of BIN_PX from r = 0), empty bins filled. */
+static double *
+binned_esf (const Insert *in, double cx, double cy, guint n)
+{
+  double *esf = g_new0 (double, n);
+  g_autofree guint *hits = g_new0 (guint, n);
+  for (int y = in->y_lo; y <= in->y_hi; y++)
+    for (int x = in->x_lo; x <= in->x_hi; x++)
+      {
+        double r = hypot (x - cx, y - cy);
+        guint k = (guint) (r / BIN_PX);
+        if (k < n)
+          esf[k] += in->img[(gsize) y * in->nx + x], hits[k]++;
+      }
+  int last = -1;
+  for (guint k = 0; k < n; k++)
+    {
+      if (hits[k] == 0)
+        continue;
+      esf[k] /= hits[k];
+      /* Fill the gap (last, k): linear, or constant before the first hit. */
+      for (int j = last + 1; j < (int) k; j++)
+        esf[j] = last < 0 ? esf[k] : esf[last] + (esf[k] - esf[last]) * (j - last) / (double) (k - last);
+      last = (int) k;
+    }
+  for (guint j = (guint) (last + 1); j < n; j++)
+    esf[j] = last >= 0 ? esf[last] : 0;
+  return esf;
+}
+
+/* Steps 3–4: the tapered LSF about the edge and its normalised transform. */
+static void
+transfer (const double *esf, guint n, double radius, double w_px, double pixel_mm, CtrTtf *t)
+{
+  g_autofree double *lsf = g_new0 (double, n);
+  for (guint k = 1; k + 1 < n; k++)
+    {
+      double r = (k + 0.5) * BIN_PX, d = fabs (r - radius);
+      if (d > w_px)
+        continue;
+      double taper = d <= 0.5 * w_px ? 1.0 : 0.5 + 0.5 * cos (G_PI * (d - 0.5 * w_px) / (0.5 * w_px));
+      lsf[k] = taper * (esf[k + 1] - esf[k - 1]) / (2 * BIN_PX);
+    }
+  t->n_freq = N_FREQ;
+  t->f = g_new (double, N_FREQ);
+  t->ttf = g_new (double, N_FREQ);
+  double norm = 0;
+  for (guint i = 0; i < N_FREQ; i++)
+    {
+      double f_px = 0.5 * i / (N_FREQ - 1);  /* cycles/pixel */
+      double re = 0, im = 0;
+      for (guint k = 0; k < n; k++)
+        if (lsf[k] != 0)
+          {
+            double ph = -2 * G_PI * f_px * ((k + 0.5) * BIN_PX - radius);
+            re += lsf[k] * cos (ph), im += lsf[k] * sin (ph);
+          }
+      double mag = hypot (re, im);
+      if (i == 0)
+        norm = mag;
+      t->f[i] = f_px / pixel_mm;
+      t->ttf[i] = norm > 0 ? mag / norm : NAN;
+    }
+}
+
+/* Step 5: the first frequency where the TTF falls to @level. */
+static double
+crossing (const CtrTtf *t, double level)
+{
+  for (guint i = 1; i < t->n_freq; i++)
+    if (t->ttf[i] <= level)
+      {
+        double a = t->ttf[i - 1], b = t->ttf[i];
+        return t->f[i - 1] + (t->f[i] - t->f[i - 1]) * (a - level) / (a - b);
+      }
+  return NAN;
+}
+
+CtrTtf *
+ctr_ttf_insert (const float *img, guint nx, guint ny, double pixel_mm,
+                double cx_px, double cy_px, double radius_px, GError **error)
+{
+  g_return_val_if_fail (img != NULL, NULL);
+  Insert in = { img, nx, ny, radius_px, MAX (2 * radius_px, radius_px + 10), 0, 0, 0, 0 };
+  if (!(isfinite (radius_px) && radius_px >= 2) || !isfinite (cx_px) || !isfinite (cy_px)
+      || !(isfinite (pixel_mm) && pixel_mm > 0))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "TTF: need an insert radius of at least 2 pixels, a finite centre and a positive "
+                   "pixel size (radius %g pixels at (%g, %g), pixel %g mm)", radius_px, cx_px, cy_px, pixel_mm);
+      return NULL;
+    }
+  /* The box holds r ≤ r_max about the guess and about a centre moved by up to 2 pixels. */
+  double reach = in.r_max + 2;
+  if (cx_px - reach < 0 || cy_px - reach < 0 || cx_px + reach > nx - 1 || cy_px + reach > ny - 1)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "TTF: the insert at column %.1f, row %.1f (radius %.1f pixels) needs %.1f pixels of "
+                   "background around its centre inside the %u × %u image", cx_px, cy_px, radius_px, reach, nx, ny);
+      return NULL;
+    }
+  in.x_lo = (int) floor (cx_px - reach), in.x_hi = (int) ceil (cx_px + reach);
+  in.y_lo = (int) floor (cy_px - reach), in.y_hi = (int) ceil (cy_px + reach);
+  for (int y = in.y_lo; y <= in.y_hi; y++)
+    for (int x = in.x_lo; x <= in.x_hi; x++)
+      if (!isfinite (img[(gsize) y * nx + x]))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                       "TTF: a NaN or infinite pixel at column %d, row %d near the insert", x, y);
+          return NULL;
+        }
+  double cx = cx_px, cy = cy_px, contrast = 0;
+  if (!refine_centre (&in, &cx, &cy, &contrast) || hypot (cx - cx_px, cy - cy_px) > 2)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                   "TTF: no insert of radius %.1f pixels with contrast against its background at "
+                   "column %.1f, row %.1f (its centre not found within 2 pixels)", radius_px, cx_px, cy_px);
+      return NULL;
+    }
+  guint n = (guint) ceil (in.r_max / BIN_PX);
+  CtrTtf *t = g_new0 (CtrTtf, 1);
+  t->cx_px = cx, t->cy_px = cy, t->contrast = contrast;
+  t->esf = binned_esf (&in, cx, cy, n);
+  t->n_esf = n;
+  t->esf_r = g_new (double, n);
+  for (guint k = 0; k < n; k++)
+    t->esf_r[k] = (k + 0.5) * BIN_PX * pixel_mm;
+  transfer (t->esf, n, radius_px, MIN (radius_px, in.r_max - radius_px) - 2 * BIN_PX, pixel_mm, t);
+  t->f50 = crossing (t, 0.5);
+  t->f10 = crossing (t, 0.1);
+  return t;
+}
+
+double
+ctr_ttf_at (const CtrTtf *ttf, double f)
+{
+  g_return_val_if_fail (ttf != NULL && ttf->n_freq > 1, NAN);
+  if (!(f > 0))
+    return ttf->ttf[0];
+  double step = ttf->f[1] - ttf->f[0];
+  double t = f / step;
+  if (t >= ttf->n_freq - 1)
+    return ttf->ttf[ttf->n_freq - 1];
+  guint k = (guint) t;
+  double w = t - k;
+  return (1 - w) * ttf->ttf[k] + w * ttf->ttf[k + 1];
+}
