@@ -17,6 +17,7 @@ int ctr_cli_noise (int argc, char **argv);
 int ctr_cli_roi (int argc, char **argv);
 int ctr_cli_methods (int argc, char **argv);
 int ctr_cli_montage (int argc, char **argv);
+int ctr_cli_iq (int argc, char **argv);
 int ctr_cli_study (int argc, char **argv);
 int ctr_cli_selftest (int argc, char **argv);
 int ctr_cli_import_geometry (int argc, char **argv);

@@ -266,6 +266,18 @@ test_errors (void)
   g_assert_null (ctr_ttf_insert (img, 64, 64, PIX, 10, 32, 8, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
+  CtrTask parsed;
+  g_assert_true (ctr_task_parse ("designer:6,-15,2", &parsed, NULL));
+  g_assert_cmpfloat (parsed.diameter_mm, ==, 6);
+  g_assert_cmpfloat (parsed.contrast, ==, -15);
+  g_assert_cmpfloat (parsed.designer_n, ==, 2);
+  const char *bad_tasks[] = { "disc:5", "disc:5,0", "disc:-5,10", "disc:5,10,1", "designer:5,10", "ring:5,10", "disc:5,x" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad_tasks); i++)
+    {
+      g_assert_false (ctr_task_parse (bad_tasks[i], &parsed, &error));
+      g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+    }
   CtrTask bad = { 0, 10, 0 };
   CtrDprime d;
   double one = 1;

@@ -7,6 +7,37 @@
 #define N_STEPS 2000      /* Simpson steps of the frequency integrals (even) */
 #define N_HANKEL 400      /* Simpson steps of the designer profile's transform (even) */
 
+gboolean
+ctr_task_parse (const char *text, CtrTask *task, GError **error)
+{
+  g_return_val_if_fail (text != NULL && task != NULL, FALSE);
+  gboolean designer = g_str_has_prefix (text, "designer:");
+  const char *rest = designer ? text + 9 : g_str_has_prefix (text, "disc:") ? text + 5 : NULL;
+  double v[3] = { 0, 0, 0 };
+  guint want = designer ? 3 : 2, got = 0;
+  gboolean bad = rest == NULL;
+  if (!bad)
+    {
+      g_auto (GStrv) parts = g_strsplit (rest, ",", -1);
+      got = g_strv_length (parts);
+      for (guint i = 0; i < got && i < 3 && !bad; i++)
+        {
+          char *end = NULL;
+          v[i] = g_ascii_strtod (parts[i], &end);
+          bad = end == parts[i] || *end != '\0' || !isfinite (v[i]);
+        }
+    }
+  if (bad || got != want || !(v[0] > 0) || v[1] == 0 || (designer && !(v[2] > 0)))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "task '%s': expected disc:DIAMETER_MM,CONTRAST or designer:DIAMETER_MM,CONTRAST,N "
+                   "(diameter and N positive, contrast not 0)", text);
+      return FALSE;
+    }
+  task->diameter_mm = v[0], task->contrast = v[1], task->designer_n = designer ? v[2] : 0;
+  return TRUE;
+}
+
 CtrEyeFilter
 ctr_eye_filter_default (void)
 {

@@ -59,6 +59,15 @@ typedef struct {
   double peak_cycles_per_degree;
 } CtrEyeFilter;
 
+/**
+ * ctr_task_parse:
+ * A task from its text form, the CLI's: "disc:D,C" (diameter mm, contrast)
+ * or "designer:D,C,N" (TG-233's designer profile with exponent N > 0).
+ * @task is set only on success.
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT naming the text and the forms.
+ */
+gboolean ctr_task_parse (const char *text, CtrTask *task, GError **error);
+
 /* The defaults above. */
 CtrEyeFilter ctr_eye_filter_default (void);
 

@@ -1,0 +1,202 @@
+"""`ctrecon-cli iq` (AAPM TG-233 task-based image quality) against numpy.
+
+Synthetic images written here, no shared data:
+- white Gaussian noise (8 pages of 256 x 256): the NPS (radial, variance, f_peak, f_avg)
+  equals an independent numpy implementation of TG-233's NPS equation
+  (dx*dy/(Nx*Ny) <|DFT2(ROI - mean)|^2>, same tiling and ring binning)
+  within 1e-6 relative, is flat at sigma^2*dx^2 and integrates to sigma^2;
+- two realisations with --nps-difference and --detrend plane: numpy with a
+  least-squares plane (np.linalg.lstsq) and the halving, same tolerance;
+- the same noise stored as mu (1/mm) gives the same NPS in HU^2 mm^2;
+- a disc blurred by a Gaussian (sigma 1.2 px), next to a noise region: the
+  TTF's f50 within 3 % of the Gaussian MTF's; d' (NPW, NPWE) equals a numpy
+  integral of TG-233's formulas (scipy's Bessel J1 for the disc, np.trapz
+  on 20000 points) over the CLI's own NPS and TTF within 1 %, and the
+  closed-form inputs (white NPS, Gaussian MTF) within 5 %;
+- bad input fails with a message and writes no JSON.
+"""
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+import tifffile
+from scipy.special import erf, j1
+
+from common import check, finish, require_cli, run
+
+require_cli()
+tmp = tempfile.TemporaryDirectory()
+PIX = 0.6
+MU_WATER = 0.0192
+rng = np.random.default_rng(2033)
+
+
+def write(name, pages):
+    path = os.path.join(tmp.name, name)
+    tifffile.imwrite(path, np.asarray(pages, dtype=np.float32), photometric="minisblack")
+    return path
+
+
+def iq(*args):
+    out = os.path.join(tmp.name, "iq.json")
+    if os.path.exists(out):
+        os.remove(out)
+    r = run("iq", *args, "--pixel-size", PIX, "--json", out)
+    if r.returncode != 0:
+        print(r.stderr)
+        return None
+    with open(out) as f:
+        return json.load(f)
+
+
+def rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-300)
+
+
+def tiles(ny, nx, n):
+    """Corners of the n x n squares tiling a fully covered image, as the C code tiles."""
+    return [(x0, y0) for y0 in range(0, ny - n + 1, n) for x0 in range(0, nx - n + 1, n)]
+
+
+def detrend(roi, plane):
+    if not plane:
+        return roi - roi.mean()
+    n = roi.shape[0]
+    y, x = np.mgrid[0:n, 0:n]
+    a = np.column_stack([np.ones(n * n), x.ravel(), y.ravel()])
+    coef, *_ = np.linalg.lstsq(a, roi.ravel(), rcond=None)
+    return roi - (a @ coef).reshape(n, n)
+
+
+def nps_oracle(pages, n, plane=False, scale=1.0):
+    acc = np.zeros((n, n))
+    count = 0
+    for img in pages:
+        for x0, y0 in tiles(img.shape[0], img.shape[1], n):
+            roi = detrend(img[y0:y0 + n, x0:x0 + n].astype(np.float64), plane)
+            acc += np.abs(np.fft.fft2(roi)) ** 2
+            count += 1
+    nps = np.fft.fftshift(scale * PIX * PIX / (n * n) * acc / count)
+    df = 1 / (n * PIX)
+    j = np.arange(n) - n // 2
+    k = np.floor(np.hypot(*np.meshgrid(j, j)) + 0.5).astype(int)
+    radial = np.array([nps[k == i].mean() for i in range(n // 2 + 1)])
+    f = np.arange(n // 2 + 1) * df
+    return {"variance": nps.sum() * df * df, "radial": radial, "f": f,
+            "f_peak": f[np.argmax(radial)], "f_avg": (f * radial).sum() / radial.sum()}
+
+
+def compare_nps(got, want, what):
+    g = np.array(got["radial"])
+    ok = np.allclose(g[:, 0], want["f"], rtol=1e-9)
+    err = np.max(np.abs(g[:, 1] - want["radial"])) / want["radial"].max()
+    errs = [rel(got["variance"], want["variance"]), rel(got["f_avg"], want["f_avg"])]
+    check(ok and err < 1e-6 and max(errs) < 1e-6 and got["f_peak"] == want["f_peak"],
+          f"{what}: NPS = numpy within {max([err] + errs):.1e} relative (radial, variance, f_avg; f_peak equal)")
+
+
+# White noise, 3 pages of 192 x 192, sigma 12 HU.
+SD = 12.0
+noise = rng.normal(0, SD, (8, 256, 256))
+white = write("white.tif", noise)
+whole = f"rect:0,0,{256 * PIX},{256 * PIX}"
+got = iq(white, "--unit", "hu", "--nps-roi", whole, "--nps-size", 64)
+if check(got is not None and got["nps"]["rois"] == 128, "iq on white noise: 128 ROIs (16 per page x 8)"):
+    compare_nps(got["nps"], nps_oracle(noise, 64), "white noise")
+    rad = np.array(got["nps"]["radial"])[1:, 1]
+    flat = SD * SD * PIX * PIX
+    bands = [rad[i:i + 8].mean() / flat - 1 for i in range(0, 32, 8)]
+    check(max(map(abs, bands)) < 0.03 and rel(got["nps"]["variance"], SD * SD) < 0.02,
+          f"white noise flat at sigma^2 dx^2 within {100 * max(map(abs, bands)):.1f} % (4 bands of 8 rings, "
+          f"128 ROIs), integral {got['nps']['variance']:.2f} vs {SD * SD:.0f}")
+
+# The same noise stored as mu: identical NPS in HU^2 mm^2.
+mu = write("white-mu.tif", MU_WATER * (1 + noise / 1000))
+got_mu = iq(mu, "--mu-water", MU_WATER, "--nps-roi", whole, "--nps-size", 64)
+if check(got_mu is not None, "iq on the mu image"):
+    check(rel(got_mu["nps"]["variance"], got["nps"]["variance"]) < 1e-3,
+          f"mu -> HU: variance {got_mu['nps']['variance']:.4f} vs {got['nps']['variance']:.4f}")
+
+# Two realisations, plane detrend, the difference halved.
+second = rng.normal(0, SD, (1, 256, 256))
+ramp = np.add.outer(np.linspace(-30, 30, 256), np.linspace(0, 20, 256))   # same object in both
+a = write("a.tif", noise[:1] + ramp)
+b = write("b.tif", second + ramp)
+got = iq(a, "--unit", "hu", "--nps-roi", whole, "--nps-size", 64, "--nps-difference", b,
+         "--detrend", "plane")
+if check(got is not None and got["nps"]["difference"], "iq --nps-difference"):
+    diff = (noise[:1] + ramp).astype(np.float32) - (second + ramp).astype(np.float32)
+    compare_nps(got["nps"], nps_oracle(diff, 64, plane=True, scale=0.5), "difference, plane detrend")
+
+
+def blurred_disc(d, radius, s, m=801):
+    """Unit disc of radius R blurred by a Gaussian of SD s, at distance d (pixels)."""
+    x = np.linspace(-radius, radius, m)
+    g = np.exp(-0.5 * ((x[None, :] - d[:, None]) / s) ** 2) / (np.sqrt(2 * np.pi) * s)
+    chord = erf(np.sqrt(np.maximum(0, radius ** 2 - x ** 2)) / (np.sqrt(2) * s))
+    return np.trapz(g * chord[None, :], x, axis=1)
+
+
+# A disc (R 12 px, +100 HU, Gaussian blur 1.2 px) left, white noise right.
+N, R, S_PX, C = 128, 12.0, 1.2, 100.0
+yy, xx = np.mgrid[0:N, 0:N]
+cx, cy = 31.4, 64.3
+img = blurred_disc(np.hypot(xx - cx, yy - cy).ravel(), R, S_PX).reshape(N, N) * C
+pages = [img.copy()]
+pages[0][:, 64:] = rng.normal(0, SD, (N, 64))
+pages += [np.hstack([np.zeros((N, 64)), rng.normal(0, SD, (N, 64))]) for _ in range(15)]
+path = write("disc.tif", pages)
+xc, yc = (cx - (N - 1) / 2) * PIX, ((N - 1) / 2 - cy) * PIX
+insert = f"circle:{xc:.3f},{yc:.3f},{R * PIX}"
+nps_roi = f"rect:{32 * PIX},0,{64 * PIX},{N * PIX}"
+TASK_D, TASK_C = 4.0, 20.0
+got = iq(path, "--unit", "hu", "--insert", insert, "--nps-roi", nps_roi, "--nps-size", 32,
+         "--task", f"disc:{TASK_D},{TASK_C}")
+if check(got is not None and len(got["ttf"]) == 1 and got["dprime"] is not None, "iq with an insert and a task"):
+    t = got["ttf"][0]
+    s_mm = S_PX * PIX
+    f50 = np.sqrt(np.log(2) / 2) / (np.pi * s_mm)
+    check(rel(t["f50"], f50) < 0.03 and abs(t["contrast"] - C) < 1
+          and np.hypot(t["centre_mm"][0] - xc, t["centre_mm"][1] - yc) < 0.05 * PIX,
+          f"TTF f50 {t['f50']:.4f} vs Gaussian {f50:.4f} cycles/mm ({100 * (t['f50'] / f50 - 1):+.2f} %), "
+          f"centre within {np.hypot(t['centre_mm'][0] - xc, t['centre_mm'][1] - yc) / PIX:.3f} px")
+
+    def dprime(nps_f, ttf_f):
+        f = np.linspace(0, 0.5 / PIX, 20001)
+        fs = np.maximum(f, 1e-12)
+        w = TASK_C * (TASK_D / 2) * j1(np.pi * TASK_D * fs) / fs
+        rho = f * 500 * np.pi / 180
+        e = rho ** 1.3 * np.exp(-1.3 / 32 * rho ** 2)
+        wt2 = (w * ttf_f(f)) ** 2 * 2 * np.pi * f
+        npw = np.trapz(wt2, f) ** 2 / np.trapz(wt2 * nps_f(f), f)
+        npwe = np.trapz(wt2 * e ** 2, f) ** 2 / np.trapz(wt2 * e ** 4 * nps_f(f), f)
+        return np.sqrt(npw), np.sqrt(npwe)
+
+    rad = np.array(got["nps"]["radial"])
+    curve = np.array(t["curve"])
+    own = dprime(lambda f: np.interp(f, rad[:, 0], rad[:, 1]), lambda f: np.interp(f, curve[:, 0], curve[:, 1]))
+    ideal = dprime(lambda f: np.full_like(f, SD * SD * PIX * PIX), lambda f: np.exp(-2 * (np.pi * s_mm * f) ** 2))
+    d = got["dprime"]
+    check(rel(d["npw"], own[0]) < 0.01 and rel(d["npwe"], own[1]) < 0.01,
+          f"d' NPW {d['npw']:.4f} NPWE {d['npwe']:.4f} vs numpy on the same NPS/TTF {own[0]:.4f} {own[1]:.4f} "
+          f"({100 * rel(d['npw'], own[0]):.3f} %, {100 * rel(d['npwe'], own[1]):.3f} %)")
+    check(rel(d["npw"], ideal[0]) < 0.05 and rel(d["npwe"], ideal[1]) < 0.05,
+          f"d' vs white NPS and Gaussian MTF in closed form {ideal[0]:.4f} {ideal[1]:.4f} "
+          f"({100 * rel(d['npw'], ideal[0]):.2f} %, {100 * rel(d['npwe'], ideal[1]):.2f} %)")
+
+# Bad input: a message, a non-zero exit, no JSON.
+out = os.path.join(tmp.name, "bad.json")
+for args, what in [(["--nps-roi", "rect:0,0,5,5"], "an NPS ROI smaller than one square"),
+                   (["--insert", "rect:0,0,5,5"], "a rectangular insert"),
+                   (["--insert", "circle:0,0,100"], "an insert larger than the image"),
+                   (["--nps-roi", whole, "--task", "disc:4"], "a task without a contrast"),
+                   (["--nps-roi", whole, "--task", "disc:4,10"], "a task without an insert"),
+                   (["--nps-roi", whole, "--detrend", "cubic"], "an unknown detrend"),
+                   (["--nps-roi", whole, "--nps-difference", path], "realisations of different sizes")]:
+    r = run("iq", white, "--unit", "hu", "--pixel-size", PIX, *args, "--json", out)
+    check(r.returncode in (1, 2) and r.stderr.strip() and not os.path.exists(out),
+          f"refused: {what} ({r.stderr.strip()[:90]})")
+
+finish()
