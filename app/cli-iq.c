@@ -10,9 +10,10 @@
  * `roi` does) unless --unit hu says they are HU already, so the NPS is in
  * HU²·mm² and the contrasts in HU.  The NPS uses every page of the TIFF
  * (slices), tiled with --nps-size squares wholly inside the --nps-roi ROIs;
- * with --nps-difference, the difference of the two images, halved.  The
- * TTF of each --insert is measured on page --slice; d′ uses the NPS and the
- * TTF of insert --task-insert (default 0).  ROIs in mm, x to the right, y
+ * with --nps-difference, the difference of the two images (page 0 of each),
+ * halved.  The TTF of each --insert is measured on the mean of every page
+ * (the insert at the same place on each), or on page --slice alone; d′
+ * uses the NPS and the TTF of insert --task-insert (default 0).  ROIs in mm, x to the right, y
  * up, origin at the image centre (`roi`'s syntax).  A summary is printed;
  * --json writes (atomically):
  *
@@ -132,6 +133,11 @@ static gboolean
 measure_ttfs (const CtrVolume *v, const Options *o, JsonBuilder *b, GPtrArray *ttfs, GError **error)
 {
   const CtrGrid *g = &v->grid;
+  /* Every page, or page --slice alone. */
+  guint first = o->slice >= 0 ? (guint) o->slice : 0, n = o->slice >= 0 ? 1 : g->nz;
+  g_autofree const float **slices = g_new (const float *, g->nz);
+  for (guint z = 0; z < g->nz; z++)
+    slices[z] = ctr_volume_slice (v, z);
   json_builder_set_member_name (b, "ttf");
   json_builder_begin_array (b);
   for (guint i = 0; o->inserts != NULL && o->inserts[i] != NULL; i++)
@@ -147,8 +153,7 @@ measure_ttfs (const CtrVolume *v, const Options *o, JsonBuilder *b, GPtrArray *t
         }
       double cx = (roi.x_mm - g->cx) / g->dx + (g->nx - 1) * 0.5;
       double cy = (g->ny - 1) * 0.5 - (roi.y_mm - g->cy) / g->dy;
-      CtrTtf *t = ctr_ttf_insert (ctr_volume_slice (v, (guint) o->slice), g->nx, g->ny, g->dx, cx, cy,
-                                  roi.radius_mm / g->dx, error);
+      CtrTtf *t = ctr_ttf_insert (slices + first, n, g->nx, g->ny, g->dx, cx, cy, roi.radius_mm / g->dx, error);
       if (t == NULL)
         {
           g_prefix_error (error, "--insert %s: ", o->inserts[i]);
@@ -237,7 +242,7 @@ run_iq (const char *path, const Options *o)
         }
       to_hu (second, o);
     }
-  if ((guint) o->slice >= info.pages)
+  if (o->slice >= 0 && (guint) o->slice >= info.pages)
     {
       fprintf (stderr, "ctrecon-cli iq: --slice %d: %s has %u pages\n", o->slice, path, info.pages);
       return 2;
@@ -273,7 +278,7 @@ run_iq (const char *path, const Options *o)
 int
 ctr_cli_iq (int argc, char **argv)
 {
-  Options o = { 1.0, 0, 500.0, 1.0, 0, 64, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+  Options o = { 1.0, 0, 500.0, 1.0, -1, 64, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
   GOptionEntry entries[] = {
     { "pixel-size", 0, 0, G_OPTION_ARG_DOUBLE, &o.pixel_mm, "pixel size in mm (default 1)", "MM" },
     { "nps-roi", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.nps_rois, "uniform region for the NPS (repeat): circle:X,Y,R or rect:X,Y,W,H in mm", "SPEC" },
@@ -281,7 +286,7 @@ ctr_cli_iq (int argc, char **argv)
     { "nps-difference", 0, 0, G_OPTION_ARG_FILENAME, &o.difference, "a second noise realisation: the NPS of the difference, halved (page 0 of each)", "SECOND.tif" },
     { "detrend", 0, 0, G_OPTION_ARG_STRING, &o.detrend, "ROI trend removed before the NPS: mean (default) or plane", "KIND" },
     { "insert", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.inserts, "circular insert for a TTF (repeat): circle:X,Y,R in mm", "SPEC" },
-    { "slice", 0, 0, G_OPTION_ARG_INT, &o.slice, "page of the TIFF for the TTFs (default 0)", "Z" },
+    { "slice", 0, 0, G_OPTION_ARG_INT, &o.slice, "the TTFs on this page of the TIFF alone (default: the mean of every page)", "Z" },
     { "task", 0, 0, G_OPTION_ARG_STRING, &o.task, "detection task for d′: disc:DIAMETER_MM,CONTRAST_HU or designer:D,C,N", "TASK" },
     { "task-insert", 0, 0, G_OPTION_ARG_INT, &o.task_insert, "which --insert's TTF d′ uses (default 0, the first)", "I" },
     { "unit", 0, 0, G_OPTION_ARG_STRING, &o.unit, "the image's values: mu (1/mm, converted to HU; default) or hu", "UNIT" },
@@ -298,7 +303,7 @@ ctr_cli_iq (int argc, char **argv)
   int status = 2;
   if (argc != 2 || (o.nps_rois == NULL && o.inserts == NULL))
     fprintf (stderr, "ctrecon-cli iq: give one IMAGE.tif and at least one --nps-roi or --insert\n");
-  else if (!(isfinite (o.pixel_mm) && o.pixel_mm > 0) || o.slice < 0 || o.nps_size < 4
+  else if (!(isfinite (o.pixel_mm) && o.pixel_mm > 0) || o.slice < -1 || o.nps_size < 4
            || !(isfinite (o.mu_water) && o.mu_water >= 0) || !(isfinite (o.viewing_mm) && o.viewing_mm > 0)
            || !(isfinite (o.magnification) && o.magnification > 0))
     fprintf (stderr, "ctrecon-cli iq: need --pixel-size > 0, --slice >= 0, --nps-size >= 4, --mu-water > 0, "

@@ -106,14 +106,15 @@ summarise (CtrNps *nps)
         total += v;
         double jx = (double) ix - half, jy = (double) iy - half;
         guint k = (guint) floor (sqrt (jx * jx + jy * jy) + 0.5);
-        if (k <= half)
+        if (k <= half && k > 0)
           nps->radial_nps[k] += v, hits[k]++;
       }
   double num = 0, den = 0, peak = -1;
-  for (guint k = 0; k <= half; k++)
+  for (guint k = half + 1; k-- > 0;)
     {
       nps->radial_f[k] = k * df;
-      nps->radial_nps[k] = hits[k] ? nps->radial_nps[k] / hits[k] : 0;
+      /* Zero frequency: the detrending removed it, so ring 1's value stands for it. */
+      nps->radial_nps[k] = k == 0 ? nps->radial_nps[1] : hits[k] ? nps->radial_nps[k] / hits[k] : 0;
       num += nps->radial_f[k] * nps->radial_nps[k];
       den += nps->radial_nps[k];
       if (nps->radial_nps[k] > peak)

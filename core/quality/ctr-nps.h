@@ -43,9 +43,12 @@ typedef enum {
  * @n_radial: radial bins, k = 0 … n/2 (Nyquist).
  * @radial_f: bin centres k·Δf, cycles/mm (n_radial values).
  * @radial_nps: mean of the 2-D samples with |f| in [(k − ½)Δf, (k + ½)Δf); u²·mm².
+ *   Bin 0 (the zero frequency alone, which the detrending removes) takes bin
+ *   1's value, so that the NPS under a task's low frequencies is not
+ *   underestimated; @variance still sums the 2-D samples as they are.
  * @variance: ∫∫ NPS dfx dfy = Σ nps2d·Δf², u².
  * @noise_sd: sqrt(@variance), u.
- * @f_peak, @f_avg: cycles/mm (see the file comment).
+ * @f_peak, @f_avg: cycles/mm (see the file comment; f_peak ≥ Δf).
  * Owned by the caller: ctr_nps_free().
  */
 typedef struct {

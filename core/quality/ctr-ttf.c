@@ -151,18 +151,35 @@ crossing (const CtrTtf *t, double level)
   return NAN;
 }
 
+/* The mean of the slices over the box of @in (elsewhere 0), a new image. */
+static float *
+mean_image (const float *const *slices, guint n_slices, const Insert *in)
+{
+  float *img = g_new0 (float, (gsize) in->nx * in->ny);
+  for (int y = in->y_lo; y <= in->y_hi; y++)
+    for (int x = in->x_lo; x <= in->x_hi; x++)
+      {
+        double sum = 0;
+        gsize i = (gsize) y * in->nx + x;
+        for (guint s = 0; s < n_slices; s++)
+          sum += slices[s][i];
+        img[i] = (float) (sum / n_slices);
+      }
+  return img;
+}
+
 CtrTtf *
-ctr_ttf_insert (const float *img, guint nx, guint ny, double pixel_mm,
+ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, double pixel_mm,
                 double cx_px, double cy_px, double radius_px, GError **error)
 {
-  g_return_val_if_fail (img != NULL, NULL);
-  Insert in = { img, nx, ny, radius_px, MAX (2 * radius_px, radius_px + 10), 0, 0, 0, 0 };
-  if (!(isfinite (radius_px) && radius_px >= 2) || !isfinite (cx_px) || !isfinite (cy_px)
+  g_return_val_if_fail (slices != NULL, NULL);
+  Insert in = { NULL, nx, ny, radius_px, MAX (2 * radius_px, radius_px + 10), 0, 0, 0, 0 };
+  if (n_slices == 0 || !(isfinite (radius_px) && radius_px >= 2) || !isfinite (cx_px) || !isfinite (cy_px)
       || !(isfinite (pixel_mm) && pixel_mm > 0))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "TTF: need an insert radius of at least 2 pixels, a finite centre and a positive "
-                   "pixel size (radius %g pixels at (%g, %g), pixel %g mm)", radius_px, cx_px, cy_px, pixel_mm);
+                   "TTF: need a slice, an insert radius of at least 2 pixels, a finite centre and a "
+                   "positive pixel size (%u slices, radius %g pixels at (%g, %g), pixel %g mm)", n_slices, radius_px, cx_px, cy_px, pixel_mm);
       return NULL;
     }
   /* The box holds r ≤ r_max about the guess and about a centre moved by up to 2 pixels. */
@@ -176,6 +193,8 @@ ctr_ttf_insert (const float *img, guint nx, guint ny, double pixel_mm,
     }
   in.x_lo = (int) floor (cx_px - reach), in.x_hi = (int) ceil (cx_px + reach);
   in.y_lo = (int) floor (cy_px - reach), in.y_hi = (int) ceil (cy_px + reach);
+  g_autofree float *img = mean_image (slices, n_slices, &in);
+  in.img = img;
   for (int y = in.y_lo; y <= in.y_hi; y++)
     for (int x = in.x_lo; x <= in.x_hi; x++)
       if (!isfinite (img[(gsize) y * nx + x]))
