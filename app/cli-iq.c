@@ -20,7 +20,7 @@
  *   {"image", "pixel_size_mm", "unit": "HU", "mu_water",
  *    "nps": {"roi_size", "rois", "difference", "detrend", "variance",
  *            "noise_sd", "f_peak", "f_avg", "radial": [[f, NPS], …]} | null,
- *    "ttf": [{"insert", "centre_mm": [x, y], "contrast", "f50", "f10",
+ *    "ttf": [{"insert", "centre_mm": [x, y], "contrast", "radius_mm", "f50", "f10",
  *             "curve": [[f, TTF], …]}, …],
  *    "dprime": {"task", "npw", "npwe", "viewing_distance_mm",
  *               "magnification"} | null}
@@ -169,6 +169,7 @@ measure_ttfs (const CtrVolume *v, const Options *o, JsonBuilder *b, GPtrArray *t
       json_builder_add_double_value (b, ctr_grid_y (g, t->cy_px));
       json_builder_end_array (b);
       ctr_cli_json_number (b, "contrast", t->contrast);
+      ctr_cli_json_number (b, "radius_mm", t->radius_px * g->dx);
       ctr_cli_json_number (b, "f50", t->f50);
       ctr_cli_json_number (b, "f10", t->f10);
       add_pairs (b, "curve", t->f, t->ttf, t->n_freq);

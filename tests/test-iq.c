@@ -292,6 +292,15 @@ test_errors (void)
   g_assert_null (ctr_ttf_insert (slices, 1, 64, 64, PIX, 10, 32, 8, &error));
   g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
+  /* A disc of radius 8 pixels given as 14: its edge is not where it was said to be. */
+  g_autofree float *disc = disc_image (64, 32, 32, 8, 1, 100, 0);
+  const float *disc_one[1] = { disc };
+  g_assert_null (ctr_ttf_insert (disc_one, 1, 64, 64, PIX, 32, 32, 14, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA);
+  g_clear_error (&error);
+  g_autoptr (CtrTtf) right = ctr_ttf_insert (disc_one, 1, 64, 64, PIX, 32, 32, 8, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (fabs (right->radius_px - 8), <, 0.1);
   CtrTask parsed;
   g_assert_true (ctr_task_parse ("designer:6,-15,2", &parsed, NULL));
   g_assert_cmpfloat (parsed.diameter_mm, ==, 6);

@@ -103,6 +103,24 @@ binned_esf (const Insert *in, double cx, double cy, guint n)
   return esf;
 }
 
+/* The edge: where the ESF crosses half the contrast, the crossing nearest
+ * the nominal radius (pixels); NaN when there is none. */
+static double
+edge_radius (const double *esf, guint n, double radius, double bg, double contrast)
+{
+  double best = NAN;
+  for (guint k = 1; k < n; k++)
+    {
+      double a = (esf[k - 1] - bg) / contrast - 0.5, b = (esf[k] - bg) / contrast - 0.5;
+      if ((a > 0) == (b > 0))
+        continue;
+      double r = (k - 0.5 + a / (a - b)) * BIN_PX;
+      if (isnan (best) || fabs (r - radius) < fabs (best - radius))
+        best = r;
+    }
+  return best;
+}
+
 /* Steps 3–4: the tapered LSF about the edge and its normalised transform. */
 static void
 transfer (const double *esf, guint n, double radius, double w_px, double pixel_mm, CtrTtf *t)
@@ -173,7 +191,7 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
                 double cx_px, double cy_px, double radius_px, GError **error)
 {
   g_return_val_if_fail (slices != NULL, NULL);
-  Insert in = { NULL, nx, ny, radius_px, MAX (2 * radius_px, radius_px + 10), 0, 0, 0, 0 };
+  Insert in = { NULL, nx, ny, radius_px, radius_px + CLAMP (radius_px, 10.0, 30.0), 0, 0, 0, 0 };
   if (n_slices == 0 || !(isfinite (radius_px) && radius_px >= 2) || !isfinite (cx_px) || !isfinite (cy_px)
       || !(isfinite (pixel_mm) && pixel_mm > 0))
     {
@@ -212,14 +230,24 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
       return NULL;
     }
   guint n = (guint) ceil (in.r_max / BIN_PX);
+  g_autofree double *esf = binned_esf (&in, cx, cy, n);
+  double bg = ring_mean (&in, cx, cy, 0.5 * (radius_px + in.r_max), in.r_max);
+  double edge = edge_radius (esf, n, radius_px, bg, contrast);
+  if (!(fabs (edge - radius_px) <= MAX (2.0, 0.2 * radius_px)))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                   "TTF: the insert at column %.1f, row %.1f has its edge (half contrast) at a radius of "
+                   "%.1f pixels, not near the %.1f pixels given: give the insert's radius", cx, cy, edge, radius_px);
+      return NULL;
+    }
   CtrTtf *t = g_new0 (CtrTtf, 1);
-  t->cx_px = cx, t->cy_px = cy, t->contrast = contrast;
-  t->esf = binned_esf (&in, cx, cy, n);
+  t->cx_px = cx, t->cy_px = cy, t->contrast = contrast, t->radius_px = edge;
+  t->esf = g_steal_pointer (&esf);
   t->n_esf = n;
   t->esf_r = g_new (double, n);
   for (guint k = 0; k < n; k++)
     t->esf_r[k] = (k + 0.5) * BIN_PX * pixel_mm;
-  transfer (t->esf, n, radius_px, MIN (radius_px, in.r_max - radius_px) - 2 * BIN_PX, pixel_mm, t);
+  transfer (t->esf, n, edge, MIN (edge, in.r_max - edge) - 2 * BIN_PX, pixel_mm, t);
   t->f50 = crossing (t, 0.5);
   t->f10 = crossing (t, 0.1);
   return t;

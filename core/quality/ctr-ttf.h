@@ -8,10 +8,12 @@
  *     R + 3 pixels, iterated (5 times) from the caller's guess;
  *  2. the radial edge-spread function ESF(r), every pixel binned by its
  *     distance r from that centre into bins of 0.1 pixel out to r_max =
- *     max(2R, R + 10 pixels) (empty bins interpolated linearly);
- *  3. the line-spread function LSF = dESF/dr (central differences), kept
- *     within |r − R| ≤ W = min(R, r_max − R) and tapered by a cosine over
- *     W/2 < |r − R| ≤ W (so the truncation does not ring);
+ *     R + clamp(R, 10, 30) pixels (empty bins interpolated linearly);
+ *  3. the edge r_e, where the ESF crosses half the contrast (the crossing
+ *     nearest R; it must lie within max(2 pixels, R/5) of R); the
+ *     line-spread function LSF = dESF/dr (central differences), kept within
+ *     |r − r_e| ≤ W = min(r_e, r_max − r_e) and tapered by a cosine over
+ *     W/2 < |r − r_e| ≤ W (so the truncation does not ring);
  *  4. TTF(f) = |∫ LSF(r) e^(−2πi f r) dr| / |∫ LSF(r) dr| (normalised at
  *     zero frequency), evaluated directly at 101 frequencies 0 … Nyquist;
  *  5. f50 and f10: the first frequencies where the TTF falls to 0.5 and 0.1
@@ -34,6 +36,7 @@ G_BEGIN_DECLS
  * @cx_px, @cy_px: the refined centre (column, row; pixel centres at
  *   integers).
  * @contrast: insert mean − background mean, image unit.
+ * @radius_px: r_e, the measured radius of the edge, pixels.
  * @n_esf, @esf_r, @esf: ESF bin centres (mm from the centre) and values.
  * @n_freq, @f, @ttf: frequencies (cycles/mm, 0 … 1/(2·dx)) and TTF (1 at 0).
  * @f50, @f10: cycles/mm (NaN when not reached).
@@ -42,6 +45,7 @@ G_BEGIN_DECLS
 typedef struct {
   double cx_px, cy_px;
   double contrast;
+  double radius_px;
   guint n_esf;
   double *esf_r, *esf;
   guint n_freq;
@@ -61,7 +65,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrTtf, ctr_ttf_free)
  * Returns: a new CtrTtf, or NULL with CTR_ERROR_INVALID_ARGUMENT (radius
  *   under 2 pixels, no slice, non-finite centre, pixel size not positive, the ESF's
  *   disc r ≤ r_max not inside the image) or CTR_ERROR_INVALID_DATA (NaN/Inf
- *   pixels in the disc, no contrast between insert and background).
+ *   pixels in the disc, no contrast between insert and background, no
+ *   edge near @radius_px).
  */
 CtrTtf *ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, double pixel_mm,
                         double cx_px, double cy_px, double radius_px, GError **error);
