@@ -181,9 +181,6 @@ measure_ttfs (const CtrVolume *v, const Options *o, JsonBuilder *b, GPtrArray *t
   return TRUE;
 }
 
-static double radial_ttf (gconstpointer data, double f) { return ctr_ttf_at (data, f); }
-static double radial_nps (gconstpointer data, double f) { return ctr_nps_radial_at (data, f); }
-
 static gboolean
 add_dprime (JsonBuilder *b, const CtrNps *nps, GPtrArray *ttfs, const Options *o, GError **error)
 {
@@ -206,8 +203,7 @@ add_dprime (JsonBuilder *b, const CtrNps *nps, GPtrArray *ttfs, const Options *o
   CtrEyeFilter eye = ctr_eye_filter_default ();
   eye.viewing_distance_mm = o->viewing_mm, eye.magnification = o->magnification;
   CtrDprime d;
-  if (!ctr_dprime (&task, radial_ttf, ttfs->pdata[o->task_insert], radial_nps, nps,
-                   0.5 / nps->pixel_mm, &eye, &d, error))
+  if (!ctr_dprime_measured (&task, ttfs->pdata[o->task_insert], nps, &eye, &d, error))
     return FALSE;
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "task");

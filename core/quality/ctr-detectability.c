@@ -138,3 +138,14 @@ ctr_dprime (const CtrTask *task, CtrRadialFunc ttf, gconstpointer ttf_data,
   out->npwe = sqrt (s_npwe * s_npwe * h / 3 / n_npwe);
   return TRUE;
 }
+
+static double measured_ttf (gconstpointer data, double f) { return ctr_ttf_at (data, f); }
+static double measured_nps (gconstpointer data, double f) { return ctr_nps_radial_at (data, f); }
+
+gboolean
+ctr_dprime_measured (const CtrTask *task, const CtrTtf *ttf, const CtrNps *nps,
+                     const CtrEyeFilter *eye, CtrDprime *out, GError **error)
+{
+  g_return_val_if_fail (ttf != NULL && nps != NULL, FALSE);
+  return ctr_dprime (task, measured_ttf, ttf, measured_nps, nps, 0.5 / nps->pixel_mm, eye, out, error);
+}

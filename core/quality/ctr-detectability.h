@@ -30,6 +30,8 @@
 #pragma once
 
 #include <glib.h>
+#include "quality/ctr-nps.h"
+#include "quality/ctr-ttf.h"
 
 G_BEGIN_DECLS
 
@@ -101,5 +103,14 @@ typedef struct {
 gboolean ctr_dprime (const CtrTask *task, CtrRadialFunc ttf, gconstpointer ttf_data,
                      CtrRadialFunc nps, gconstpointer nps_data, double f_max,
                      const CtrEyeFilter *eye, CtrDprime *out, GError **error);
+
+/**
+ * ctr_dprime_measured:
+ * ctr_dprime with a measured TTF (ctr_ttf_at) and NPS (ctr_nps_radial_at),
+ * integrated up to the NPS's Nyquist frequency 1/(2·dx): what the dose
+ * study and the window call.  Errors as ctr_dprime.
+ */
+gboolean ctr_dprime_measured (const CtrTask *task, const CtrTtf *ttf, const CtrNps *nps,
+                              const CtrEyeFilter *eye, CtrDprime *out, GError **error);
 
 G_END_DECLS
