@@ -279,8 +279,8 @@ test_compact_parts (void)
     {
       const guint parts = part_counts[t];
       g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, NULL);
-      CtrSymmetry *mine = ctr_symmetry_find (g, &grid, CTR_SYM_ALL);
-      ctr_symmetry_partition (mine, parts);
+      CtrSymmetry *mine = ctr_symmetry_find (g, &grid, CTR_SYM_ALL, NULL);
+      g_assert_true (ctr_symmetry_partition (mine, parts, NULL));
       g_assert_true (ctr_scsr_repartition (m, mine) == m);
       g_assert_cmpuint (ctr_scsr_n_parts (m), ==, parts);
       const gboolean compact = ctr_scsr_bytes (m) < ctr_scsr_bytes (wide) - nnz;
@@ -343,9 +343,9 @@ test_rep_order (void)
   const Case *c = &cases[0];
   g_autoptr (CtrGeometry) g = make_geometry (c);
   CtrGrid grid = make_grid (c);
-  CtrSymmetry *sy = ctr_symmetry_find (g, &grid, CTR_SYM_ALL);
+  CtrSymmetry *sy = ctr_symmetry_find (g, &grid, CTR_SYM_ALL, NULL);
   g_assert_nonnull (sy);
-  ctr_symmetry_partition (sy, 2);
+  g_assert_true (ctr_symmetry_partition (sy, 2, NULL));
   const guint K = sy->group.order, nx = sy->nx, ny = sy->ny, bx = (nx + 3) / 4, nb = bx * ((ny + 3) / 4);
   g_assert_cmpuint (K, ==, 8);
   guint checked = 0;
@@ -514,7 +514,8 @@ test_blocking (gconstpointer data)
   ctr_scsr_apply (m, x, y, 1);
   for (int kind = CTR_BLOCKING_VIEW; kind <= CTR_BLOCKING_ORBIT; kind++)
     {
-      g_autoptr (CtrBlocked) b = ctr_blocked_new (m, kind);
+      g_autoptr (CtrBlocked) b = ctr_blocked_new (m, kind, NULL);
+      g_assert_nonnull (b);
       if (kind == CTR_BLOCKING_ORBIT)
         {
           /* every block within one orbit, the orbits' blocks in order */

@@ -204,10 +204,11 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
     BAD ("%s: not a CT Recon SCSR file of version %u", path, VERSION);
   if (strncmp (h.key, key, sizeof h.key) != 0 || h.model != (guint32) model)
     BAD ("%s: made for another geometry", path);
-  sy = ctr_symmetry_find (g, grid, CTR_SYM_ALL);
   if (h.n_parts < 1 || h.n_parts > 4096)
     BAD ("%s: bad header", path);
-  ctr_symmetry_partition (sy, h.n_parts);
+  sy = ctr_symmetry_find (g, grid, CTR_SYM_ALL, error);
+  if (sy == NULL || !ctr_symmetry_partition (sy, h.n_parts, error))
+    goto fail;
   if (h.K != sy->group.order || h.n_parts != sy->n_parts || h.n_orbits != sy->n_orbits || h.n_cols != g->n_cols
       || h.n_views != g->n_views || h.n_reps != sy->n_reps
       || h.n_pixels != (guint64) grid->nx * grid->ny)
@@ -231,8 +232,9 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
    * regrouping would make the 8-byte copy beside it: 14 bytes an element). */
   if (parts != h.n_parts)
     {
-      mine = ctr_symmetry_find (g, grid, CTR_SYM_ALL);
-      ctr_symmetry_partition (mine, parts);
+      mine = ctr_symmetry_find (g, grid, CTR_SYM_ALL, error);
+      if (mine == NULL || !ctr_symmetry_partition (mine, parts, error))
+        goto fail;
     }
   const gboolean compact = ctr_scsr_compact_applies (sy, grid->nz)
                            && (mine == NULL || ctr_scsr_compact_applies (mine, grid->nz));
