@@ -1,5 +1,6 @@
 /* ctr-matrix-cache.c — SCSR matrices on disk (see ctr-matrix-cache.h). */
 #include "sysmat/ctr-matrix-cache.h"
+#include "sysmat/ctr-cache-dir.h"
 #include "data/ctr-geometry-vectors.h"
 #include "sysmat/ctr-scsr-private.h"
 #include "base/ctr-error.h"
@@ -11,7 +12,6 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -132,31 +132,32 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
       return FALSE;
     }
-  /* ".KEY.scsr.PID.XXXXXX": hidden, and whose it is, so that a later run
-   * can tell an orphan (its writer died: SIGKILL, power loss) from a file
-   * being written now (clean_stale_temporaries). */
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *tmpl_name = g_strdup_printf (".%s.%d.XXXXXX", base, (int) getpid ());
-  g_autofree char *tmpl = g_build_filename (dir, tmpl_name, NULL);
-  int fd = g_mkstemp (tmpl);
+  /* ".KEY.scsr.tmp-XXXXXX", locked while it is written and renamed into
+   * place before the lock goes (ctr-cache-dir.h): a later run removes it
+   * only when its writer is gone (SIGKILL, power loss), whatever its PID
+   * namespace. */
+  g_autofree char *tmpl = NULL;
+  int fd = ctr_cache_dir_temp_new (path, &tmpl, error);
   if (fd < 0)
-    {
-      int e = errno;
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write in %s: %s", dir, g_strerror (e));
-      return FALSE;
-    }
+    return FALSE;
   FILE *f = fdopen (fd, "wb");
   gboolean ok = f && write_all (f, &h, sizeof h) && write_all (f, seg, seg_bytes) && pass_elems (m, buf, NULL, f)
-                && write_all (f, sq, row_bytes) && write_all (f, sum, row_bytes);
-  ok = (f ? fclose (f) == 0 : (close (fd), FALSE)) && ok;
-  if (!ok || g_rename (tmpl, path) != 0)
+                && write_all (f, sq, row_bytes) && write_all (f, sum, row_bytes) && fflush (f) == 0;
+  int e = errno;
+  if (ok && g_rename (tmpl, path) != 0)
     {
-      int e = errno;
-      g_unlink (tmpl);
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
-      return FALSE;
+      e = errno;
+      ok = FALSE;
     }
-  return TRUE;
+  if (!ok)
+    g_unlink (tmpl);
+  if (f != NULL)
+    fclose (f);   /* the lock goes with it */
+  else
+    close (fd);
+  if (!ok)
+    g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
+  return ok;
 }
 
 #define BAD(...)                                                          \
@@ -336,33 +337,6 @@ fail:
   return NULL;
 }
 
-/* A temporary of ctr_scsr_save whose writer is gone: ".KEY.scsr.PID.XXXXXX"
- * of a process that no longer exists (or a day old: the PID may have been
- * reused), or the older form "KEY.scsr.XXXXXX" an hour old. */
-static gboolean
-stale_temporary (const char *dir, const char *name)
-{
-  const char *s = strstr (name, ".scsr.");
-  if (s == NULL || name[strlen (name) - 1] == '.')
-    return FALSE;
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  GStatBuf st;
-  if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
-    return FALSE;
-  const double age = difftime (time (NULL), st.st_mtime);
-  const char *rest = s + 6;
-  if (name[0] == '.')
-    {
-      char *end = NULL;
-      const guint64 pid = g_ascii_strtoull (rest, &end, 10);
-      if (end == rest || *end != '.' || strlen (end + 1) != 6)
-        return FALSE;
-      const gboolean dead = pid > 0 && pid < G_MAXINT && kill ((pid_t) pid, 0) != 0 && errno == ESRCH;
-      return dead || age > 86400;
-    }
-  return strlen (rest) == 6 && age > 3600;
-}
-
 /* Removes the stale temporaries of the cache folder, once per process. */
 static void
 clean_stale_temporaries (const char *cache_file)
@@ -371,18 +345,7 @@ clean_stale_temporaries (const char *cache_file)
   if (!g_once_init_enter (&once))
     return;
   g_autofree char *dir = g_path_get_dirname (cache_file);
-  GDir *d = g_dir_open (dir, 0, NULL);
-  if (d != NULL)
-    {
-      const char *name;
-      while ((name = g_dir_read_name (d)) != NULL)
-        if (stale_temporary (dir, name))
-          {
-            g_autofree char *p = g_build_filename (dir, name, NULL);
-            g_unlink (p);
-          }
-      g_dir_close (d);
-    }
+  ctr_cache_dir_clean (dir, ".scsr", MAGIC, sizeof MAGIC);
   g_once_init_leave (&once, 1);
 }
 

@@ -10,9 +10,10 @@
  * finite weights) are checked; a file that fails any check is rebuilt and
  * replaced, never used; so is anything there that is not a regular file (a
  * FIFO is opened without blocking and refused).  Temporaries are named
- * ".KEY.scsr.PID.XXXXXX"; the first use of the cache in a process removes
- * those whose process is gone (or older than a day).  CTR_MATRIX_CACHE=0 in
- * the environment turns the cache off.
+ * ".KEY.scsr.tmp-XXXXXX" and locked by their writer (ctr-cache-dir.h); the
+ * first use of the cache in a process removes those of ours no one holds
+ * a lock on, and nothing else.  CTR_MATRIX_CACHE=0 in the environment
+ * turns the cache off.
  *
  * One file per geometry, grid and model, whatever the number of threads:
  * the file keeps the rep partition it was built with (P parts,

@@ -1,0 +1,99 @@
+/* ctr-cache-dir.c — the matrix cache's folder (see ctr-cache-dir.h). */
+#include "sysmat/ctr-cache-dir.h"
+#include "base/ctr-error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KEY_LEN 64
+#define TEMP_TAG ".tmp-"
+#define TEMP_RAND 6
+
+int
+ctr_cache_dir_temp_new (const char *path, char **tmp_path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *name = g_strdup_printf (".%s" TEMP_TAG "XXXXXX", base);
+  char *tmpl = g_build_filename (dir, name, NULL);
+  int fd = g_mkstemp_full (tmpl, O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0 && flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      /* Ours a moment ago and locked by someone else: never happens unless
+       * the folder is not ours; give up rather than write unlocked. */
+      int e = errno;
+      close (fd);
+      g_unlink (tmpl);
+      fd = -1;
+      errno = e;
+    }
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write in %s: %s", dir, g_strerror (e));
+      g_free (tmpl);
+      return -1;
+    }
+  *tmp_path = tmpl;
+  return fd;
+}
+
+gboolean
+ctr_cache_dir_is_temp_name (const char *name, const char *suffix)
+{
+  const gsize ls = strlen (suffix), lt = strlen (TEMP_TAG);
+  if (strlen (name) != 1 + KEY_LEN + ls + lt + TEMP_RAND || name[0] != '.')
+    return FALSE;
+  for (guint i = 0; i < KEY_LEN; i++)
+    if (!g_ascii_isxdigit (name[1 + i]) || g_ascii_isupper (name[1 + i]))
+      return FALSE;
+  const char *p = name + 1 + KEY_LEN;
+  if (strncmp (p, suffix, ls) != 0 || strncmp (p + ls, TEMP_TAG, lt) != 0)
+    return FALSE;
+  for (const char *r = p + ls + lt; *r; r++)
+    if (!g_ascii_isalnum (*r))
+      return FALSE;
+  return TRUE;
+}
+
+/* Removes @dir/@name when it is an orphaned temporary of ours (see
+ * ctr_cache_dir_clean). */
+static gboolean
+remove_orphan (const char *dir, const char *name, const void *magic, gsize magic_len)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  gboolean removed = FALSE;
+  struct stat st, now;
+  guchar head[64];
+  if (magic_len <= sizeof head && fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
+      && flock (fd, LOCK_EX | LOCK_NB) == 0
+      && pread (fd, head, magic_len, 0) == (ssize_t) magic_len && memcmp (head, magic, magic_len) == 0
+      /* still the file we locked, not one renamed into its place */
+      && lstat (path, &now) == 0 && now.st_ino == st.st_ino && now.st_dev == st.st_dev)
+    removed = g_unlink (path) == 0;
+  close (fd);   /* drops the lock */
+  return removed;
+}
+
+guint
+ctr_cache_dir_clean (const char *dir, const char *suffix, const void *magic, gsize magic_len)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return 0;
+  guint n = 0;
+  const char *name;
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (ctr_cache_dir_is_temp_name (name, suffix) && remove_orphan (dir, name, magic, magic_len))
+      n++;
+  g_dir_close (d);
+  return n;
+}

@@ -1,0 +1,50 @@
+/* ctr-cache-dir.h — the matrix cache's folder: what is ours in it.
+ *
+ * The cache folder may be shared (several containers or nodes on one file
+ * system) and may hold files of the user's.  A file there is ours only when
+ * its name is exactly one of ours and its content starts with our magic;
+ * a temporary is being written while its writer holds an exclusive flock(2)
+ * on it (a lock, unlike a process id, means the same in every PID
+ * namespace, and NFS carries it to other nodes as a POSIX lock).  Nothing
+ * else in the folder is ever deleted.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/**
+ * ctr_cache_dir_temp_new:
+ * @path: the file the temporary will become ("DIR/KEY.scsr").
+ * @tmp_path: (out) (transfer full): ".KEY.scsr.tmp-XXXXXX" beside it.
+ * Creates the temporary (mode 0600) and takes an exclusive flock on it,
+ * held until the returned descriptor is closed: rename it into place
+ * before closing.
+ * Returns: the descriptor, or -1 with CTR_ERROR_IO.
+ */
+int ctr_cache_dir_temp_new (const char *path, char **tmp_path, GError **error);
+
+/**
+ * ctr_cache_dir_is_temp_name:
+ * Whether @name is exactly a temporary's name of ctr_cache_dir_temp_new for
+ * a cache file "KEY@suffix" (KEY 64 lowercase hexadecimal digits, the
+ * SHA-256 of ctr_matrix_cache_key): ".KEY@suffix.tmp-" and 6 letters or
+ * digits.
+ */
+gboolean ctr_cache_dir_is_temp_name (const char *name, const char *suffix);
+
+/**
+ * ctr_cache_dir_clean:
+ * @dir: the cache folder.
+ * @suffix: the cache files' suffix (".scsr").
+ * @magic: (array length=magic_len): the first bytes of every cache file.
+ * Removes the orphaned temporaries of @dir: a regular file whose name
+ * ctr_cache_dir_is_temp_name() accepts, owned by this user, starting with
+ * @magic, on which no one holds a lock (taken here, without waiting, and
+ * held while the file is unlinked).  Everything else stays.
+ * Returns: the number of files removed.
+ */
+guint ctr_cache_dir_clean (const char *dir, const char *suffix, const void *magic, gsize magic_len);
+
+G_END_DECLS
