@@ -97,3 +97,41 @@ ctr_cache_dir_clean (const char *dir, const char *suffix, const void *magic, gsi
   g_dir_close (d);
   return n;
 }
+
+gboolean
+ctr_cache_dir_check_folder (const char *dir, GError **error)
+{
+  struct stat st;
+  if (stat (dir, &st) != 0)
+    {
+      int e = errno;
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot examine %s: %s", dir, g_strerror (e));
+      return FALSE;
+    }
+  const char *why = NULL;
+  if (!S_ISDIR (st.st_mode))
+    why = "is not a folder";
+  else if (st.st_uid != geteuid () && st.st_uid != 0)
+    why = "belongs to another user";
+  else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0)
+    why = "is writable by others without the sticky bit";
+  if (why != NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s %s (owner %u, mode %04o)", dir, why,
+                   (guint) st.st_uid, (guint) (st.st_mode & 07777));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+ctr_cache_dir_check_file (const struct stat *st, const char *path, GError **error)
+{
+  const char *why = st->st_uid != geteuid () ? "belongs to another user"
+                    : (st->st_mode & (S_IWGRP | S_IWOTH)) != 0 ? "is writable by others"
+                    : NULL;
+  if (why != NULL)
+    g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "%s %s (owner %u, mode %04o)", path, why,
+                 (guint) st->st_uid, (guint) (st->st_mode & 07777));
+  return why == NULL;
+}

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/stat.h>
 
 G_BEGIN_DECLS
 
@@ -46,5 +47,25 @@ gboolean ctr_cache_dir_is_temp_name (const char *name, const char *suffix);
  * Returns: the number of files removed.
  */
 guint ctr_cache_dir_clean (const char *dir, const char *suffix, const void *magic, gsize magic_len);
+
+/**
+ * ctr_cache_dir_check_folder:
+ * The cache folder is a trust boundary (shared, or made by someone else):
+ * its files are used and written only when no one else can replace them.
+ * @dir must be a folder owned by this user or by root, and writable by
+ * group or others only with the sticky bit (then no one else can remove or
+ * rename our files in it).
+ * Returns: FALSE with CTR_ERROR_IO naming the folder, its owner and
+ *   mode when it is not; CTR_ERROR_IO when it cannot be examined.
+ */
+gboolean ctr_cache_dir_check_folder (const char *dir, GError **error);
+
+/**
+ * ctr_cache_dir_check_file:
+ * @st: the file's fstat, @path its name for the message.
+ * Returns: FALSE with CTR_ERROR_IO unless the file is owned by
+ *   this user and writable by no one else.
+ */
+gboolean ctr_cache_dir_check_file (const struct stat *st, const char *path, GError **error);
 
 G_END_DECLS

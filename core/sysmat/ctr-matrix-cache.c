@@ -3,6 +3,7 @@
 #include "sysmat/ctr-cache-dir.h"
 #include "data/ctr-geometry-vectors.h"
 #include "sysmat/ctr-scsr-private.h"
+#include "base/ctr-digest.h"
 #include "base/ctr-error.h"
 
 #include "base/ctr-memory.h"
@@ -16,17 +17,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define MAGIC "CTRSCSR"
-#define VERSION 4u   /* 4: reps in Hilbert order inside a part */
+#define VERSION 5u   /* 4: reps in Hilbert order inside a part; 5: SHA-256 */
 
 typedef struct {
   char magic[8];
   guint32 version, K, n_orbits, n_cols, n_views, model, n_parts, reserved0;
   guint64 n_pixels, nnz, n_reps;
   char key[64];
-  guint32 crc, reserved;
+  guint8 digest[32];   /* SHA-256 of everything after the header */
 } Header;
 
 char *
@@ -61,12 +61,6 @@ ctr_matrix_cache_path (const char *key)
   return g_build_filename (d, name, NULL);
 }
 
-static guint32
-crc_update (guint32 crc, const void *p, gsize n)
-{
-  return (guint32) crc32_z (crc, p, n);
-}
-
 static gboolean
 write_all (FILE *f, const void *p, gsize n)
 {
@@ -76,10 +70,10 @@ write_all (FILE *f, const void *p, gsize n)
 enum { ELEM_CHUNK = 1 << 16 };  /* elements per chunk: 512 KiB */
 
 /* The elements as the file stores them (CtrScsrElem), chunk by chunk from
- * either store of @m (ctr_scsr_read_elems): into the CRC when @f is NULL,
+ * either store of @m (ctr_scsr_read_elems): into the digest when @f is NULL,
  * else into @f. */
 static gboolean
-pass_elems (const CtrScsr *m, CtrScsrElem *buf, guint32 *crc, FILE *f)
+pass_elems (const CtrScsr *m, CtrScsrElem *buf, CtrDigest *dg, FILE *f)
 {
   const guint64 nnz = ctr_scsr_nnz (m);
   for (guint64 e0 = 0; e0 < nnz; e0 += ELEM_CHUNK)
@@ -87,7 +81,7 @@ pass_elems (const CtrScsr *m, CtrScsrElem *buf, guint32 *crc, FILE *f)
       const guint64 n = MIN ((guint64) ELEM_CHUNK, nnz - e0);
       ctr_scsr_read_elems (m, e0, n, buf);
       if (f == NULL)
-        *crc = crc_update (*crc, buf, n * sizeof (CtrScsrElem));
+        ctr_digest_update (dg, buf, n * sizeof (CtrScsrElem));
       else if (!write_all (f, buf, n * sizeof (CtrScsrElem)))
         return FALSE;
     }
@@ -120,10 +114,12 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
   h.nnz = ctr_scsr_nnz (m);
   h.n_reps = sy->n_reps;
   memcpy (h.key, key, MIN (strlen (key), sizeof h.key));
-  guint32 crc = crc_update (0, seg, seg_bytes);
-  pass_elems (m, buf, &crc, NULL);
-  crc = crc_update (crc, sq, row_bytes);
-  h.crc = crc_update (crc, sum, row_bytes);
+  CtrDigest *dg = ctr_digest_new ();
+  ctr_digest_update (dg, seg, seg_bytes);
+  pass_elems (m, buf, dg, NULL);
+  ctr_digest_update (dg, sq, row_bytes);
+  ctr_digest_update (dg, sum, row_bytes);
+  ctr_digest_finish (dg, h.digest);
 
   g_autofree char *dir = g_path_get_dirname (path);
   if (g_mkdir_with_parents (dir, 0700) != 0)
@@ -132,6 +128,8 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
       return FALSE;
     }
+  if (!ctr_cache_dir_check_folder (dir, error))
+    return FALSE;
   /* ".KEY.scsr.tmp-XXXXXX", locked while it is written and renamed into
    * place before the lock goes (ctr-cache-dir.h): a later run removes it
    * only when its writer is gone (SIGKILL, power loss), whatever its PID
@@ -192,12 +190,18 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   FILE *f = open_regular (path, &sb, error);
   if (f == NULL)
     return NULL;
+  if (!ctr_cache_dir_check_file (&sb, path, error))
+    {
+      fclose (f);
+      return NULL;
+    }
   CtrSymmetry *sy = NULL, *mine = NULL;
   gint64 *seg = NULL;
   CtrScsrElem *el = NULL, *chunk = NULL;
   guint16 *r16 = NULL;
   float *w32 = NULL;
   float *sq = NULL, *sum = NULL;
+  CtrDigest *dg = NULL;
   Header h;
   if (fread (&h, sizeof h, 1, f) != 1)
     BAD ("%s: truncated header", path);
@@ -252,8 +256,9 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
     BAD ("%s: cannot allocate %" G_GUINT64_FORMAT " elements", path, h.nnz);
   if (fread (seg, sizeof (gint64), seg_n, f) != seg_n)
     BAD ("%s: truncated", path);
-  guint32 crc = crc_update (0, seg, seg_n * sizeof (gint64));
-  /* Structure: never index out of bounds, even with a colliding CRC. */
+  dg = ctr_digest_new ();
+  ctr_digest_update (dg, seg, seg_n * sizeof (gint64));
+  /* Structure: never index out of bounds, even with a forged digest. */
   if (seg[0] != 0 || seg[seg_n - 1] != (gint64) h.nnz)
     BAD ("%s: bad segment pointers", path);
   gboolean bad = FALSE;
@@ -275,7 +280,7 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
           const gsize n = (gsize) MIN ((guint64) ELEM_CHUNK, h.nnz - e0);
           if (fread (chunk, sizeof (CtrScsrElem), n, f) != n)
             BAD ("%s: truncated", path);
-          crc = crc_update (crc, chunk, n * sizeof (CtrScsrElem));
+          ctr_digest_update (dg, chunk, n * sizeof (CtrScsrElem));
           for (gsize e = 0; e < n; e++)
             {
               while (seg[si + 1] <= (gint64) (e0 + e))
@@ -292,13 +297,16 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
     {
       if (fread (el, sizeof (CtrScsrElem), h.nnz, f) != h.nnz)
         BAD ("%s: truncated", path);
-      crc = crc_update (crc, el, h.nnz * sizeof (CtrScsrElem));
+      ctr_digest_update (dg, el, h.nnz * sizeof (CtrScsrElem));
     }
   if (fread (sq, sizeof (float), n_rows, f) != n_rows || fread (sum, sizeof (float), n_rows, f) != n_rows)
     BAD ("%s: truncated", path);
-  crc = crc_update (crc, sq, n_rows * sizeof (float));
-  crc = crc_update (crc, sum, n_rows * sizeof (float));
-  if (crc != h.crc)
+  ctr_digest_update (dg, sq, n_rows * sizeof (float));
+  ctr_digest_update (dg, sum, n_rows * sizeof (float));
+  guint8 digest[32];
+  ctr_digest_finish (dg, digest);
+  dg = NULL;
+  if (memcmp (digest, h.digest, sizeof digest) != 0)
     BAD ("%s: checksum mismatch (corrupt file)", path);
   /* Every element inside its part's rep range: the threads of the transposed
    * product rely on it (the compact store was checked while read). */
@@ -325,6 +333,7 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
 
 fail:
   fclose (f);
+  ctr_digest_free (dg);
   ctr_symmetry_free (sy);
   ctr_symmetry_free (mine);
   g_free (seg);
@@ -383,6 +392,19 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
     return NULL;
   g_autofree char *key = ctr_matrix_cache_key (g, grid, model);
   g_autofree char *path = ctr_matrix_cache_path (key);
+  g_autofree char *dir = path ? g_path_get_dirname (path) : NULL;
+  if (dir != NULL && g_file_test (dir, G_FILE_TEST_EXISTS))
+    {
+      /* A folder others can write: nothing in it is read, written or
+       * removed (ctr-cache-dir.h). */
+      g_autoptr (GError) e = NULL;
+      if (!ctr_cache_dir_check_folder (dir, &e))
+        {
+          if (note)
+            *note = g_strdup_printf ("matrix cache: not used: %s", e->message);
+          g_clear_pointer (&path, g_free);
+        }
+    }
   if (path != NULL)
     clean_stale_temporaries (path);
   if (path != NULL && g_file_test (path, G_FILE_TEST_EXISTS))

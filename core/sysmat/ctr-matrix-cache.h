@@ -5,11 +5,14 @@
  * ($XDG_CACHE_HOME/ctrecon/matrices/KEY.scsr, or $CTR_CACHE_DIR/KEY.scsr),
  * KEY = SHA-256 of every number that defines it (ctr_matrix_cache_key).
  * Files are written to a temporary name and renamed.  On load the header
- * (magic, version, key, sizes), the exact file size, a CRC-32 of the arrays
+ * (magic, version, key, sizes), the exact file size, a SHA-256 of the arrays
  * and the structure (monotone segment pointers, every rep index in range,
  * finite weights) are checked; a file that fails any check is rebuilt and
  * replaced, never used; so is anything there that is not a regular file (a
- * FIFO is opened without blocking and refused).  Temporaries are named
+ * FIFO is opened without blocking and refused) and a file of another user
+ * or one others can write.  A folder others can write without the sticky
+ * bit is not used at all (ctr_cache_dir_check_folder): the digest alone
+ * would not stop someone who can write the file; its ownership does.  Temporaries are named
  * ".KEY.scsr.tmp-XXXXXX" and locked by their writer (ctr-cache-dir.h); the
  * first use of the cache in a process removes those of ours no one holds
  * a lock on, and nothing else.  CTR_MATRIX_CACHE=0 in the environment
