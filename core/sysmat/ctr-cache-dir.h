@@ -68,4 +68,37 @@ gboolean ctr_cache_dir_check_folder (const char *dir, GError **error);
  */
 gboolean ctr_cache_dir_check_file (const struct stat *st, const char *path, GError **error);
 
+/* The default cap of the cache folder, MiB (CTR_CACHE_MAX_MB). */
+#define CTR_CACHE_DIR_DEFAULT_MAX_MB 4096
+
+/**
+ * ctr_cache_dir_cap_bytes:
+ * The most the cache files may take together, in bytes: $CTR_CACHE_MAX_MB
+ * MiB (a whole number ≥ 0; 0: nothing is kept), else
+ * CTR_CACHE_DIR_DEFAULT_MAX_MB.  A value that is not a number is ignored
+ * (the default).
+ */
+guint64 ctr_cache_dir_cap_bytes (void);
+
+/**
+ * ctr_cache_dir_touch:
+ * Marks the cache file @path as used now (its access time, set explicitly:
+ * mounts with noatime or relatime do not), for ctr_cache_dir_trim().
+ */
+void ctr_cache_dir_touch (const char *path);
+
+/**
+ * ctr_cache_dir_trim:
+ * @dir: the cache folder; @suffix, @magic: as ctr_cache_dir_clean().
+ * @room: bytes to make free under the cap for a file about to be written.
+ * @cap: the cap (ctr_cache_dir_cap_bytes()).
+ * Removes cache files, least recently used first (access time), until the
+ * cache files left plus @room fit in @cap.  Counted and removed are only
+ * files of ours: named exactly "KEY@suffix" (KEY 64 lowercase hex digits),
+ * regular, owned by this user, starting with @magic.
+ * Returns: the bytes removed.
+ */
+guint64 ctr_cache_dir_trim (const char *dir, const char *suffix, const void *magic, gsize magic_len, guint64 room,
+                            guint64 cap);
+
 G_END_DECLS

@@ -413,6 +413,7 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
       CtrScsr *m = ctr_scsr_load (path, key, g, grid, model, &e);
       if (m != NULL)
         {
+          ctr_cache_dir_touch (path);   /* least recently used goes first */
           if (loaded)
             *loaded = TRUE;
           return m;
@@ -434,9 +435,22 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
           g_free (prev);
         }
     }
+  else if (m != NULL && path != NULL && bytes > ctr_cache_dir_cap_bytes ())
+    {
+      if (note)
+        {
+          char *prev = *note;
+          *note = g_strdup_printf ("%s%smatrix cache: not saved (%.1f MiB is more than the cache's cap of "
+                                   "%.0f MiB, CTR_CACHE_MAX_MB)", prev ? prev : "", prev ? "; " : "",
+                                   bytes / 1048576.0, ctr_cache_dir_cap_bytes () / 1048576.0);
+          g_free (prev);
+        }
+    }
   else if (m != NULL && path != NULL)
     {
       g_autoptr (GError) e = NULL;
+      /* Room under the cap, least recently used out first. */
+      ctr_cache_dir_trim (dir, ".scsr", MAGIC, sizeof MAGIC, bytes, ctr_cache_dir_cap_bytes ());
       if (!ctr_scsr_save (m, key, path, &e) && note)
         {
           char *prev = *note;

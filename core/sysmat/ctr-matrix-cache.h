@@ -24,7 +24,10 @@
  * loaded rows for its own (ctr_scsr_repartition: O(nnz), far below a
  * build).  Geometries without symmetry (K = 1, every view stored) are
  * cached the same way.  A matrix that would take more than half of the
- * free space of the cache's file system is not saved (a note says so).  The plain CSR matrix (--matrix csr, and ART) is not
+ * free space of the cache's file system, or more than the cache's cap
+ * (CTR_CACHE_MAX_MB, 4096 MiB by default), is not saved (a note says so);
+ * to keep within the cap, the cache files used least recently (access
+ * time, set on every hit) are removed first (ctr_cache_dir_trim).  The plain CSR matrix (--matrix csr, and ART) is not
  * cached: it is the baseline.
  */
 #pragma once

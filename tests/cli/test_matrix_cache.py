@@ -97,5 +97,36 @@ with tempfile.TemporaryDirectory() as tmp:
     os.unlink(cached)
 
     # --------------------------------------------------------------- 23 --
+    # Three grids (64², 72², 80²: matrices of about 1.8, 2.3, 2.8 MiB) under
+    # a 6 MiB cap: A, B, A again (a hit), then C: B, the least recently used,
+    # goes; a user's file in the folder is neither counted nor removed.
+    for f in os.listdir(cache):
+        os.unlink(os.path.join(cache, f))
+    user = os.path.join(cache, "notes.txt")
+    with open(user, "wb") as f:
+        f.write(b"x" * (3 << 20))
+    capped = dict(env, CTR_CACHE_MAX_MB="6")
+
+    def cached_now():
+        return {f: os.path.getsize(os.path.join(cache, f)) for f in os.listdir(cache) if f.endswith(".scsr")}
+
+    keys = {}
+    for size in (64, 72, 64, 80):
+        before = set(cached_now())
+        r = run(*recon, "--size", size, "--output", path(f"cap{size}.tif"), env=capped)
+        new = set(cached_now()) - before
+        if new:
+            keys[size] = new.pop()
+        check(r.returncode == 0, f"a run on a {size}² grid (exit {r.returncode})")
+        time.sleep(0.05)   # distinct access times
+    left = cached_now()
+    check(len(keys) == 3 and keys[64] in left and keys[80] in left and keys[72] not in left
+          and sum(left.values()) <= 6 << 20 and os.path.getsize(user) == 3 << 20,
+          f"under a 6 MiB cap the least recently used matrix goes ({sorted(left.values())} bytes left), "
+          f"a user's file stays")
+    r = run(*recon, "--size", 96, "--output", path("cap96.tif"), env=dict(env, CTR_CACHE_MAX_MB="1"))
+    check(r.returncode == 0 and "more than the cache's cap" in r.stderr and cached_now() == left,
+          f"a matrix larger than the cap is not saved, and nothing is removed for it "
+          f"({len(cached_now())} files left)")
 
 finish()
