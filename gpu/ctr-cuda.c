@@ -77,7 +77,9 @@ want_blocked (void)
 static gboolean
 use_blocked (CtrCudaScsr *s, const CtrScsr *m, GError **error)
 {
-  g_autoptr (CtrBlocked) blk = ctr_blocked_new (m, CTR_BLOCKING_ORBIT);
+  g_autoptr (CtrBlocked) blk = ctr_blocked_new (m, CTR_BLOCKING_ORBIT, error);
+  if (blk == NULL)
+    return FALSE;
   g_autofree CtrCudaBlock *cb = g_new0 (CtrCudaBlock, MAX (blk->n_blocks, 1));
   for (guint i = 0; i < blk->n_blocks; i++)
     {
@@ -587,7 +589,11 @@ ctr_cuda_op_new (CtrScsr *m, gboolean cusparse, const CtrGeometry *g, const CtrG
   if (!ctr_cuda_probe (NULL, error) || !ctr_scsr_op_check (m, g, grid, error))
     return NULL;
   CudaOp *c = g_new0 (CudaOp, 1);
-  ctr_scsr_op_init_common (&c->base, cusparse ? &cusparse_class : &cuda_scsr_class, m, g, grid);
   c->cusparse = cusparse;
+  if (!ctr_scsr_op_init_common (&c->base, cusparse ? &cusparse_class : &cuda_scsr_class, m, g, grid, error))
+    {
+      ctr_operator_unref (&c->base.parent);
+      return NULL;
+    }
   return &c->base.parent;
 }

@@ -35,6 +35,17 @@ typedef struct {
   gulong outer_handler;
 } CtrMpiJob;
 
+/* The watchdog's default timeout of a status round, seconds: longer than
+ * any step between two rounds should take (a matrix build, one iteration
+ * of a large volume). */
+#define CTR_MPI_DEFAULT_TIMEOUT_S 1800.0
+
+/* The timeout of a status round: $CTR_MPI_TIMEOUT_S seconds (≥ 0; 0: no
+ * watchdog), else CTR_MPI_DEFAULT_TIMEOUT_S.  When a round has waited this
+ * long, rank 0 names the ranks that did not reach it and ends the job
+ * (MPI_Abort, exit 124); the other ranks end it after twice as long. */
+double ctr_mpi_timeout_s (void);
+
 typedef enum {
   CTR_MPI_ROUND_OK,        /* every rank in the same phase, none failed */
   CTR_MPI_ROUND_MISMATCH,  /* ranks in different phases: one left the run */

@@ -9,12 +9,23 @@
  * phases differ (Σ phase² · size ≠ (Σ phase)²), and the one still running
  * cancels its plan and comes to the end, where they meet again in the same
  * phase and read the failing rank's message (one MPI_Bcast from it).
+ *
+ * The watchdog: a rank that is stopped (SIGSTOP, a frozen node) never
+ * reaches its round, and a blocking collective would wait for it forever.
+ * The round's collectives are non-blocking and polled against a timeout
+ * (CTR_MPI_TIMEOUT_S, ctr_mpi_timeout_s); every other rank also tells rank 0
+ * that it arrived (a one-int message), so that rank 0, when the time is up,
+ * names the ranks that did not and ends the job (MPI_Abort).  The other
+ * ranks give rank 0 a second timeout before they end the job themselves
+ * (rank 0 itself may be the stopped one).
  */
 #include "ctr-mpi-private.h"
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void
 ctr_mpi_note (CtrMpiJob *job, const char *format, ...)
@@ -62,6 +73,100 @@ bcast_error (CtrMpiJob *job, int root, const GError *local, GError **error)
     g_set_error_literal (error, q, head[1], msg);
 }
 
+enum { TAG_ARRIVED = 7301 };
+
+double
+ctr_mpi_timeout_s (void)
+{
+  const char *v = g_getenv ("CTR_MPI_TIMEOUT_S");
+  if (v != NULL && *v != '\0')
+    {
+      char *end = NULL;
+      const double t = g_ascii_strtod (v, &end);
+      if (end != v && *end == '\0' && isfinite (t) && t >= 0)
+        return t;
+    }
+  return CTR_MPI_DEFAULT_TIMEOUT_S;
+}
+
+/* Ends the job: the watchdog's message on stderr, then MPI_Abort. */
+static void G_GNUC_NORETURN
+watchdog_abort (CtrMpiJob *job, const char *who, double timeout, int phase)
+{
+  fprintf (stderr, "ctrecon-cli: rank %d: %s within %g s (phase %d; CTR_MPI_TIMEOUT_S); "
+           "ending the job\n", job->rank, who, timeout, phase);
+  fflush (stderr);
+  MPI_Abort (job->comm, 124);
+  _exit (124);
+}
+
+/* Waits for @req, polling; rank 0 also collects the other ranks' arrival
+ * messages (@arrived: job->size requests, NULL elsewhere).  Past the timeout
+ * (0: none) it ends the job naming the ranks that did not arrive. */
+static void
+watch (CtrMpiJob *job, MPI_Request *req, MPI_Request *arrived, int phase)
+{
+  const double timeout = ctr_mpi_timeout_s ();
+  /* Rank 0 names the missing; the others wait one timeout more. */
+  const double limit = job->rank == 0 ? timeout : 2 * timeout;
+  const gint64 t0 = g_get_monotonic_time ();
+  gulong spins = 0;
+  for (;;)
+    {
+      int done = 0;
+      MPI_Test (req, &done, MPI_STATUS_IGNORE);
+      if (done)
+        break;
+      if (timeout > 0 && (g_get_monotonic_time () - t0) / 1e6 > limit)
+        {
+          if (job->rank != 0 || arrived == NULL)
+            watchdog_abort (job, "the status round did not complete (rank 0 or another rank is stopped or hung)",
+                            limit, phase);
+          GString *missing = g_string_new (NULL);
+          for (int r = 1; r < job->size; r++)
+            {
+              int got = 0;
+              MPI_Test (&arrived[r], &got, MPI_STATUS_IGNORE);
+              if (!got)
+                g_string_append_printf (missing, "%s%d", missing->len ? ", " : "", r);
+            }
+          g_autofree char *who = g_strdup_printf ("%s %s did not reach the status round (stopped or hung)",
+                                                  strchr (missing->str, ',') ? "ranks" : "rank",
+                                                  missing->len ? missing->str : "?");
+          g_string_free (missing, TRUE);
+          watchdog_abort (job, who, limit, phase);
+        }
+      /* Spin briefly (a round is usually met at once), then sleep. */
+      if (++spins > 1000)
+        g_usleep (spins > 20000 ? 2000 : 100);
+    }
+}
+
+/* One collective of the round, watched: MPI_Iallreduce of @in into @out. */
+static void
+watched_allreduce (CtrMpiJob *job, const double *in, double *out, int n, MPI_Op op, MPI_Request *arrived,
+                   int phase)
+{
+  MPI_Request req;
+  MPI_Iallreduce (in, out, n, MPI_DOUBLE, op, job->comm, &req);
+  watch (job, &req, arrived, phase);
+}
+
+/* The arrival messages of a round: each rank but 0 sends, rank 0 receives
+ * one from each (@buf, @req: job->size each). */
+static void
+arrivals_post (CtrMpiJob *job, int *buf, MPI_Request *req)
+{
+  for (int r = 0; r < job->size; r++)
+    req[r] = MPI_REQUEST_NULL;
+  buf[job->rank] = job->rank;
+  if (job->rank == 0)
+    for (int r = 1; r < job->size; r++)
+      MPI_Irecv (&buf[r], 1, MPI_INT, r, TAG_ARRIVED, job->comm, &req[r]);
+  else
+    MPI_Isend (&buf[job->rank], 1, MPI_INT, 0, TAG_ARRIVED, job->comm, &req[0]);
+}
+
 CtrMpiRound
 ctr_mpi_round (CtrMpiJob *job, int phase, const GError *local, gboolean cancel_request, double *sum,
                double *max, gboolean *cancel_out, GError **error)
@@ -75,11 +180,16 @@ ctr_mpi_round (CtrMpiJob *job, int phase, const GError *local, gboolean cancel_r
   in[SLOT_RANKS + job->rank] = local == NULL ? 0 : cancelled ? 2 : 1;
   if (sum != NULL)
     memcpy (in + SLOT_RANKS + job->size, sum, CTR_MPI_N_SUM * sizeof (double));
-  MPI_Allreduce (in, out, n, MPI_DOUBLE, MPI_SUM, job->comm);
+  g_autofree int *abuf = g_new0 (int, job->size);
+  g_autofree MPI_Request *areq = g_new (MPI_Request, job->size);
+  arrivals_post (job, abuf, areq);
+  watched_allreduce (job, in, out, n, MPI_SUM, job->rank == 0 ? areq : NULL, phase);
+  /* Every rank has arrived: its message was sent. */
+  MPI_Waitall (job->size, areq, MPI_STATUSES_IGNORE);
   double mx[CTR_MPI_N_MAX] = { 0 }, mx_out[CTR_MPI_N_MAX];
   if (max != NULL)
     memcpy (mx, max, sizeof mx);
-  MPI_Allreduce (mx, mx_out, CTR_MPI_N_MAX, MPI_DOUBLE, MPI_MAX, job->comm);
+  watched_allreduce (job, mx, mx_out, CTR_MPI_N_MAX, MPI_MAX, NULL, phase);
   if (sum != NULL)
     memcpy (sum, out + SLOT_RANKS + job->size, CTR_MPI_N_SUM * sizeof (double));
   if (max != NULL)

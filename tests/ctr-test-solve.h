@@ -33,7 +33,7 @@ test_run_csr (CtrSysmat *a, const CtrGeometry *g, const CtrProjections *p, const
               GCancellable *cancel, GError **error)
 {
   CtrSymmetry *sy = o->method == CTR_METHOD_PART && o->subsets == CTR_SUBSETS_ORBIT
-                      ? ctr_symmetry_find (g, grid, CTR_SYM_ALL) : NULL;
+                      ? ctr_symmetry_find (g, grid, CTR_SYM_ALL, NULL) : NULL;
   g_autoptr (CtrOperator) op = ctr_csr_op_new (a, sy, g, grid, error);
   if (op == NULL)
     return NULL;

@@ -187,8 +187,8 @@ test_against_csr (gconstpointer data)
           g_autoptr (GError) error = NULL;
           g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, model, NULL, &error);
           g_assert_no_error (error);
-          CtrSymmetry *s1 = orbits ? ctr_symmetry_find (g, &grid, CTR_SYM_ALL) : NULL;
-          CtrSymmetry *s2 = orbits ? ctr_symmetry_find (g, &grid, CTR_SYM_ALL) : NULL;
+          CtrSymmetry *s1 = orbits ? ctr_symmetry_find (g, &grid, CTR_SYM_ALL, NULL) : NULL;
+          CtrSymmetry *s2 = orbits ? ctr_symmetry_find (g, &grid, CTR_SYM_ALL, NULL) : NULL;
           g_autoptr (CtrOperator) ref = ctr_csr_op_new (a, s1, g, &grid, &error);
           g_assert_no_error (error);
           g_autoptr (CtrOperator) fly = ctr_fly_op_new (g, &grid, model, s2, &error);
@@ -224,7 +224,7 @@ test_against_scsr (gconstpointer data)
       g_assert_no_error (error);
       g_autoptr (CtrOperator) scsr = ctr_scsr_op_new (m, g, &grid, &error);
       g_assert_no_error (error);
-      g_autoptr (CtrOperator) fly = ctr_fly_op_new (g, &grid, model, ctr_symmetry_find (g, &grid, CTR_SYM_ALL),
+      g_autoptr (CtrOperator) fly = ctr_fly_op_new (g, &grid, model, ctr_symmetry_find (g, &grid, CTR_SYM_ALL, NULL),
                                                     &error);
       g_assert_no_error (error);
       const gsize ni = (gsize) grid.nx * grid.ny * ns, nd = (gsize) g->n_views * g->n_cols * ns;

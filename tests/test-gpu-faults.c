@@ -506,7 +506,8 @@ test_set_blocked (void)
     .seg_ptr = (const int64_t *) seg, .elems = el, .compose = &sy->group.compose[0][0],
     .rep_pixel = sy->rep_pixel, .rep_stabilised = sy->rep_stabilised, .with_scale = 0,
   };
-  g_autoptr (CtrBlocked) blk = ctr_blocked_new (fx.m, CTR_BLOCKING_ORBIT);
+  g_autoptr (CtrBlocked) blk = ctr_blocked_new (fx.m, CTR_BLOCKING_ORBIT, NULL);
+  g_assert_nonnull (blk);
   g_autofree CtrCudaBlock *cb = g_new0 (CtrCudaBlock, blk->n_blocks);
   for (guint i = 0; i < blk->n_blocks; i++)
     {

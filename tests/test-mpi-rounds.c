@@ -3,9 +3,12 @@
  * one rank's error reaches every rank with its message; a real error wins
  * over a cancellation; a rank that failed while the others still report
  * iterations makes them see a mismatch, and all end with its message; a
- * cancel request reaches every rank.  Exit 0 on every rank when all hold. */
+ * cancel request reaches every rank.  Exit 0 on every rank when all hold.
+ * With the argument "stop": rank 2 stops itself (SIGSTOP) and the others'
+ * round must end the job by its watchdog, naming rank 2. */
 #include "ctr-mpi-private.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +40,18 @@ main (int argc, char **argv)
       fprintf (stderr, "run with mpirun -np 3\n");
       ctr_mpi_finalize ();
       return 2;
+    }
+  if (argc > 1 && strcmp (argv[1], "stop") == 0)
+    {
+      /* The watchdog (run with a short CTR_MPI_TIMEOUT_S): rank 2 stops
+       * itself before a round; ranks 0 and 1 must not wait for it forever:
+       * rank 0 names it and ends the job. */
+      if (job.rank == 2)
+        raise (SIGSTOP);
+      ctr_mpi_round (&job, 1, NULL, FALSE, NULL, NULL, NULL, &e);
+      fprintf (stderr, "rank %d: FAIL the round with a stopped rank returned\n", job.rank);
+      ctr_mpi_finalize ();
+      return 3;
     }
 
   /* 1. Every rank fine: sums and maxima of every rank. */

@@ -90,7 +90,9 @@ csr_operator (SlicesState *s, gboolean orbits, GCancellable *cancellable, GError
   rs->info.matrix_bytes = ctr_sysmat_bytes (a);
   rs->info.nnz = rs->info.nnz_expanded = ctr_sysmat_nnz (a);
   rs->info.stored_views = rs->g->n_views;
-  CtrSymmetry *sy = orbits ? ctr_symmetry_find (rs->g, &rs->grid, CTR_SYM_ALL) : NULL;
+  CtrSymmetry *sy = NULL;
+  if (orbits && (sy = ctr_symmetry_find (rs->g, &rs->grid, CTR_SYM_ALL, error)) == NULL)
+    return NULL;
   rs->info.symmetry = sy ? sy->group.name : "none";
   return ctr_csr_op_new (a, sy, rs->g, &rs->grid, error);
 }
@@ -173,7 +175,9 @@ fly_operator (SlicesState *s, GError **error)
                                                    "matrix the CPU runs, not %s", rs->backend->name));
   rs->backend = ctr_backend_cpu ();
   const gint64 t0 = g_get_monotonic_time ();
-  CtrSymmetry *sy = fly_orbits (o) ? ctr_symmetry_find (rs->g, &rs->grid, CTR_SYM_ALL) : NULL;
+  CtrSymmetry *sy = NULL;
+  if (fly_orbits (o) && (sy = ctr_symmetry_find (rs->g, &rs->grid, CTR_SYM_ALL, error)) == NULL)
+    return FALSE;
   rs->info.symmetry = sy ? sy->group.name : "none";
   s->op = ctr_fly_op_new (rs->g, &rs->grid, o->ray_model, sy, error);
   rs->info.setup_s = (g_get_monotonic_time () - t0) / 1e6;
@@ -291,10 +295,14 @@ slices_get_info (CtrRouteState *rs, gboolean blocking, CtrPlanInfo *info)
   SlicesState *s = (SlicesState *) rs;
   if (blocking && s->scsr != NULL && isnan (rs->info.padding_view))
     {
-      g_autoptr (CtrBlocked) view = ctr_blocked_new (s->scsr, CTR_BLOCKING_VIEW);
-      g_autoptr (CtrBlocked) global = ctr_blocked_new (s->scsr, CTR_BLOCKING_GLOBAL);
-      rs->info.padding_view = ctr_blocked_padding (view);
-      rs->info.padding_global = ctr_blocked_padding (global);
+      /* Out of memory: the paddings stay unknown (NaN). */
+      g_autoptr (CtrBlocked) view = ctr_blocked_new (s->scsr, CTR_BLOCKING_VIEW, NULL);
+      g_autoptr (CtrBlocked) global = view ? ctr_blocked_new (s->scsr, CTR_BLOCKING_GLOBAL, NULL) : NULL;
+      if (global != NULL)
+        {
+          rs->info.padding_view = ctr_blocked_padding (view);
+          rs->info.padding_global = ctr_blocked_padding (global);
+        }
     }
   *info = rs->info;
 }

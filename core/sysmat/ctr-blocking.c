@@ -2,6 +2,9 @@
  * rows (see ctr-blocking.h). */
 #include "sysmat/ctr-blocking.h"
 
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +32,12 @@ row_len (const gint64 *seg, guint K, guint32 row)
 
 /* Fills one dense block from @pairs; elements from position @skip of each
  * stored row on (Sub_SM1 holds the first @skip), at most @limit per row
- * (G_MAXINT64: all). */
-static void
-fill_block (CtrBlock *blk, const CtrScsr *m, const Pair *pairs, guint n, gint64 skip, gint64 limit)
+ * (G_MAXINT64: all).  FALSE with CTR_ERROR_OUT_OF_MEMORY when its arrays
+ * cannot be allocated (@blk then holds what was, for
+ * ctr_blocked_clear_block). */
+static gboolean
+fill_block (CtrBlock *blk, const CtrScsr *m, const Pair *pairs, guint n, gint64 skip, gint64 limit,
+            GError **error)
 {
   const guint K = ctr_scsr_order (m) * ctr_scsr_n_parts (m), KS = ctr_scsr_order (m);
   const gint64 *seg;
@@ -47,12 +53,15 @@ fill_block (CtrBlock *blk, const CtrScsr *m, const Pair *pairs, guint n, gint64 
   blk->orbit = G_MAXUINT;
   blk->n_rows = n;
   blk->width = width;
-  blk->ray0 = g_new (guint32, n);
-  blk->ray1 = g_new (guint32, n);
-  blk->junction = g_new (guint32, n);
-  blk->rep = g_new0 (guint32, (gsize) width * n);
-  blk->slot = g_new0 (guint8, (gsize) width * n);
-  blk->w = g_new0 (float, (gsize) width * n);
+  const gsize cells = (gsize) width * n;
+  const char *what = "the blocked layout of the system matrix";
+  if (!(blk->ray0 = ctr_memory_try_new (n, sizeof (guint32), FALSE, what, error))
+      || !(blk->ray1 = ctr_memory_try_new (n, sizeof (guint32), FALSE, what, error))
+      || !(blk->junction = ctr_memory_try_new (n, sizeof (guint32), FALSE, what, error))
+      || !(blk->rep = ctr_memory_try_new (cells, sizeof (guint32), TRUE, what, error))
+      || !(blk->slot = ctr_memory_try_new (cells, sizeof (guint8), TRUE, what, error))
+      || !(blk->w = ctr_memory_try_new (cells, sizeof (float), TRUE, what, error)))
+    return FALSE;
   for (guint i = 0; i < n; i++)
     {
       blk->ray0[i] = pairs[i].ray0;
@@ -81,6 +90,7 @@ fill_block (CtrBlock *blk, const CtrScsr *m, const Pair *pairs, guint n, gint64 
                 }
         }
     }
+  return TRUE;
 }
 
 static int
@@ -91,14 +101,169 @@ cmp_len_desc (const void *a, const void *b, void *data)
   return la > lb ? -1 : la < lb;
 }
 
+/* Appends the block of @pairs to @blocks (orbit @orbit, G_MAXUINT: none). */
+static gboolean
+append_block (GArray *blocks, const CtrScsr *m, const Pair *pairs, guint n, gint64 skip, gint64 limit,
+              guint orbit, GError **error)
+{
+  CtrBlock blk = { 0 };
+  if (!fill_block (&blk, m, pairs, n, skip, limit, error))
+    {
+      ctr_blocked_clear_block (&blk);
+      return FALSE;
+    }
+  if (orbit != G_MAXUINT)
+    blk.orbit = orbit;
+  g_array_append_val (blocks, blk);
+  return TRUE;
+}
+
+/* Orbit-level blocking: per orbit its Sub_SM1 and its remainders. */
+static gboolean
+blocks_orbit (GArray *blocks, guint *orbit_first, const CtrScsr *m, const gint64 *len, GError **error)
+{
+  const guint nc = ctr_scsr_n_cols (m), no = ctr_scsr_n_orbits (m);
+  const char *what = "the blocked layout of the system matrix";
+  g_autofree guint32 *order = ctr_memory_try_new (nc, sizeof (guint32), FALSE, what, error);
+  g_autofree Pair *p = order ? ctr_memory_try_new (nc, sizeof (Pair), FALSE, what, error) : NULL;
+  if (p == NULL)
+    return FALSE;
+  for (guint o = 0; o < no; o++)
+    {
+      orbit_first[o] = blocks->len;
+      gint64 ao = G_MAXINT64;
+      for (guint j = 0; j < nc; j++)
+        ao = MIN (ao, len[o * nc + j]);
+      for (guint j = 0; j < nc; j++)
+        {
+          order[j] = o * nc + j;
+          p[j] = (Pair) { o * nc + j, G_MAXUINT32 };
+        }
+      if (!append_block (blocks, m, p, nc, 0, ao, o, error))
+        return FALSE;
+      /* remainders: longest with shortest */
+      g_qsort_with_data (order, nc, sizeof (guint32), cmp_len_desc, (gpointer) len);
+      const guint np = (nc + 1) / 2;
+      for (guint i = 0; i < np; i++)
+        p[i] = (Pair) { order[i], nc - 1 - i > i ? order[nc - 1 - i] : G_MAXUINT32 };
+      if (!append_block (blocks, m, p, np, ao, G_MAXINT64, o, error))
+        return FALSE;
+    }
+  orbit_first[no] = blocks->len;
+  return TRUE;
+}
+
+/* Global blocking (§4.1): the remainders of all rows, longest with shortest. */
+static gboolean
+blocks_global (GArray *blocks, const CtrScsr *m, const gint64 *len, gint64 a, GError **error)
+{
+  const guint32 n_rows = ctr_scsr_n_orbits (m) * ctr_scsr_n_cols (m);
+  const char *what = "the blocked layout of the system matrix";
+  g_autofree guint32 *order = ctr_memory_try_new (n_rows, sizeof (guint32), FALSE, what, error);
+  if (order == NULL)
+    return FALSE;
+  for (guint32 r = 0; r < n_rows; r++)
+    order[r] = r;
+  g_qsort_with_data (order, n_rows, sizeof (guint32), cmp_len_desc, (gpointer) len);
+  guint np = (n_rows + 1) / 2;
+  g_autofree Pair *p = ctr_memory_try_new (np, sizeof (Pair), FALSE, what, error);
+  if (p == NULL)
+    return FALSE;
+  for (guint i = 0; i < np; i++)
+    p[i] = (Pair) { order[i], n_rows - 1 - i > i ? order[n_rows - 1 - i] : G_MAXUINT32 };
+  return append_block (blocks, m, p, np, a, G_MAXINT64, G_MAXUINT, error);
+}
+
+/* View-level blocking (§4.2, Algorithm 1): views in pairs, the ramps of the
+ * second view's plateau joined to the rows of the first. */
+static gboolean
+blocks_view (GArray *blocks, const CtrScsr *m, const gint64 *len, gint64 a, GError **error)
+{
+  const guint nc = ctr_scsr_n_cols (m), no = ctr_scsr_n_orbits (m);
+  const char *what = "the blocked layout of the system matrix";
+  g_autofree Pair *p = ctr_memory_try_new (2 * (gsize) nc, sizeof (Pair), FALSE, what, error);
+  g_autofree guint8 *used = p ? ctr_memory_try_new (nc, sizeof (guint8), FALSE, what, error) : NULL;
+  if (used == NULL)
+    return FALSE;
+  for (guint o = 0; o < no; o += 2)
+    {
+      guint n = 0;
+      const guint32 A = o * nc;
+      if (o + 1 == no)
+        {
+          for (guint j = 0; j < nc; j++)
+            p[n++] = (Pair) { A + j, G_MAXUINT32 };
+        }
+      else
+        {
+          const guint32 B = (o + 1) * nc;
+          /* Plateau of view B: rows within 10 % of its longest. */
+          gint64 mx = 0;
+          for (guint j = 0; j < nc; j++)
+            mx = MAX (mx, len[B + j]);
+          guint left = 0, right = 0;
+          while (left < nc && len[B + left] < mx * 9 / 10)
+            left++;
+          while (right < nc - left && len[B + nc - 1 - right] < mx * 9 / 10)
+            right++;
+          memset (used, 0, nc);
+          for (guint j = 0; j < nc; j++)
+            {
+              guint32 partner = G_MAXUINT32;
+              if (j < left)
+                partner = B + (left - 1 - j);            /* left ramp, reversed */
+              else if (j >= nc - right)
+                partner = B + (nc - 1 - (j - (nc - right)));  /* right ramp, reversed */
+              if (partner != G_MAXUINT32)
+                used[partner - B] = 1;
+              p[n++] = (Pair) { A + j, partner };
+            }
+          for (guint j = 0; j < nc; j++)
+            if (!used[j])
+              p[n++] = (Pair) { B + j, G_MAXUINT32 };
+        }
+      if (!append_block (blocks, m, p, n, a, G_MAXINT64, G_MAXUINT, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Sub_SM1 of all rows: the first @a elements of every row. */
+static gboolean
+blocks_first (GArray *blocks, const CtrScsr *m, gint64 a, GError **error)
+{
+  const guint32 n_rows = ctr_scsr_n_orbits (m) * ctr_scsr_n_cols (m);
+  g_autofree Pair *p = ctr_memory_try_new (n_rows, sizeof (Pair), FALSE,
+                                           "the blocked layout of the system matrix", error);
+  if (p == NULL)
+    return FALSE;
+  for (guint32 r = 0; r < n_rows; r++)
+    p[r] = (Pair) { r, G_MAXUINT32 };
+  return append_block (blocks, m, p, n_rows, 0, a, G_MAXUINT, error);
+}
+
+static void
+blocks_free (GArray *blocks)
+{
+  for (guint i = 0; i < blocks->len; i++)
+    ctr_blocked_clear_block (&g_array_index (blocks, CtrBlock, i));
+  g_array_free (blocks, TRUE);
+}
+
 CtrBlocked *
-ctr_blocked_new (const CtrScsr *m, CtrBlockingKind kind)
+ctr_blocked_new (const CtrScsr *m, CtrBlockingKind kind, GError **error)
 {
   const guint K = ctr_scsr_order (m) * ctr_scsr_n_parts (m), nc = ctr_scsr_n_cols (m), no = ctr_scsr_n_orbits (m);
   const guint32 n_rows = no * nc;
   const gint64 *seg;
   ctr_scsr_arrays (m, &seg, NULL);
-  gint64 *len = g_new (gint64, n_rows);
+  if (!ctr_scsr_expand (m, error))   /* a compact matrix: fill_block walks the 8-byte elements */
+    return NULL;
+  g_autofree gint64 *len = ctr_memory_try_new (n_rows, sizeof (gint64), FALSE,
+                                               "the blocked layout of the system matrix", error);
+  g_autofree guint *orbit_first = NULL;
+  if (len == NULL)
+    return NULL;
   gint64 a = G_MAXINT64;
   for (guint32 r = 0; r < n_rows; r++)
     {
@@ -108,121 +273,24 @@ ctr_blocked_new (const CtrScsr *m, CtrBlockingKind kind)
   if (n_rows == 0)
     a = 0;
   GArray *blocks = g_array_new (FALSE, TRUE, sizeof (CtrBlock));
-  /* Sub_SM1: the first a elements of every row. */
-  {
-    Pair *p = g_new (Pair, n_rows);
-    for (guint32 r = 0; r < n_rows; r++)
-      p[r] = (Pair) { r, G_MAXUINT32 };
-    CtrBlock blk = { 0 };
-    fill_block (&blk, m, p, n_rows, 0, a);
-    g_array_append_val (blocks, blk);
-    g_free (p);
-  }
-  guint *orbit_first = NULL;
+  gboolean ok;
   if (kind == CTR_BLOCKING_ORBIT)
     {
-      /* drop the all-orbit Sub_SM1 made above: each orbit has its own */
-      ctr_blocked_clear_block (&g_array_index (blocks, CtrBlock, 0));
-      g_array_set_size (blocks, 0);
-      orbit_first = g_new (guint, no + 1);
-      guint32 *order = g_new (guint32, nc);
-      Pair *p = g_new (Pair, nc);
-      for (guint o = 0; o < no; o++)
-        {
-          orbit_first[o] = blocks->len;
-          gint64 ao = G_MAXINT64;
-          for (guint j = 0; j < nc; j++)
-            ao = MIN (ao, len[o * nc + j]);
-          for (guint j = 0; j < nc; j++)
-            {
-              order[j] = o * nc + j;
-              p[j] = (Pair) { o * nc + j, G_MAXUINT32 };
-            }
-          CtrBlock b1 = { 0 };
-          fill_block (&b1, m, p, nc, 0, ao);
-          b1.orbit = o;
-          g_array_append_val (blocks, b1);
-          /* remainders: longest with shortest */
-          g_qsort_with_data (order, nc, sizeof (guint32), cmp_len_desc, len);
-          const guint np = (nc + 1) / 2;
-          for (guint i = 0; i < np; i++)
-            p[i] = (Pair) { order[i], nc - 1 - i > i ? order[nc - 1 - i] : G_MAXUINT32 };
-          CtrBlock b2 = { 0 };
-          fill_block (&b2, m, p, np, ao, G_MAXINT64);
-          b2.orbit = o;
-          g_array_append_val (blocks, b2);
-        }
-      orbit_first[no] = blocks->len;
-      g_free (p);
-      g_free (order);
-    }
-  else if (kind == CTR_BLOCKING_GLOBAL)
-    {
-      guint32 *order = g_new (guint32, n_rows);
-      for (guint32 r = 0; r < n_rows; r++)
-        order[r] = r;
-      g_qsort_with_data (order, n_rows, sizeof (guint32), cmp_len_desc, len);
-      guint np = (n_rows + 1) / 2;
-      Pair *p = g_new (Pair, np);
-      for (guint i = 0; i < np; i++)
-        p[i] = (Pair) { order[i], n_rows - 1 - i > i ? order[n_rows - 1 - i] : G_MAXUINT32 };
-      CtrBlock blk = { 0 };
-      fill_block (&blk, m, p, np, a, G_MAXINT64);
-      g_array_append_val (blocks, blk);
-      g_free (p);
-      g_free (order);
+      orbit_first = ctr_memory_try_new ((gsize) no + 1, sizeof (guint), FALSE,
+                                        "the blocked layout of the system matrix", error);
+      ok = orbit_first != NULL && blocks_orbit (blocks, orbit_first, m, len, error);
     }
   else
+    ok = blocks_first (blocks, m, a, error)
+         && (kind == CTR_BLOCKING_GLOBAL ? blocks_global (blocks, m, len, a, error)
+                                         : blocks_view (blocks, m, len, a, error));
+  if (!ok)
     {
-      Pair *p = g_new (Pair, 2 * nc);
-      for (guint o = 0; o < no; o += 2)
-        {
-          guint n = 0;
-          const guint32 A = o * nc;
-          if (o + 1 == no)
-            {
-              for (guint j = 0; j < nc; j++)
-                p[n++] = (Pair) { A + j, G_MAXUINT32 };
-            }
-          else
-            {
-              const guint32 B = (o + 1) * nc;
-              /* Plateau of view B: rows within 10 % of its longest. */
-              gint64 mx = 0;
-              for (guint j = 0; j < nc; j++)
-                mx = MAX (mx, len[B + j]);
-              guint left = 0, right = 0;
-              while (left < nc && len[B + left] < mx * 9 / 10)
-                left++;
-              while (right < nc - left && len[B + nc - 1 - right] < mx * 9 / 10)
-                right++;
-              guint8 *used = g_new0 (guint8, nc);
-              for (guint j = 0; j < nc; j++)
-                {
-                  guint32 partner = G_MAXUINT32;
-                  if (j < left)
-                    partner = B + (left - 1 - j);            /* left ramp, reversed */
-                  else if (j >= nc - right)
-                    partner = B + (nc - 1 - (j - (nc - right)));  /* right ramp, reversed */
-                  if (partner != G_MAXUINT32)
-                    used[partner - B] = 1;
-                  p[n++] = (Pair) { A + j, partner };
-                }
-              for (guint j = 0; j < nc; j++)
-                if (!used[j])
-                  p[n++] = (Pair) { B + j, G_MAXUINT32 };
-              g_free (used);
-            }
-          CtrBlock blk = { 0 };
-          fill_block (&blk, m, p, n, a, G_MAXINT64);
-          g_array_append_val (blocks, blk);
-        }
-      g_free (p);
+      blocks_free (blocks);
+      return NULL;
     }
-  g_free (len);
-
   CtrBlocked *b = g_new0 (CtrBlocked, 1);
-  b->orbit_first = orbit_first;
+  b->orbit_first = g_steal_pointer (&orbit_first);
   b->n_blocks = blocks->len;
   b->blocks = (CtrBlock *) g_array_free (blocks, FALSE);
   for (guint i = 0; i < b->n_blocks; i++)

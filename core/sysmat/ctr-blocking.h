@@ -60,8 +60,15 @@ typedef enum {
   CTR_BLOCKING_ORBIT         /* per orbit subset (above) */
 } CtrBlockingKind;
 
-/* (transfer full): free with ctr_blocked_free(). */
-CtrBlocked *ctr_blocked_new (const CtrScsr *m, CtrBlockingKind kind);
+/**
+ * ctr_blocked_new:
+ * @m: the stored matrix.
+ * @kind: the blocking.
+ * Returns: (transfer full): the blocked layout (ctr_blocked_free()), or NULL
+ *   with CTR_ERROR_OUT_OF_MEMORY when its arrays (about the matrix's
+ *   elements plus the padding, 9 bytes a cell) cannot be allocated.
+ */
+CtrBlocked *ctr_blocked_new (const CtrScsr *m, CtrBlockingKind kind, GError **error);
 void ctr_blocked_free (CtrBlocked *b);
 /* Padded cells over stored elements: cells / nnz − 1. */
 double ctr_blocked_padding (const CtrBlocked *b);

@@ -12,6 +12,7 @@
 #include "sysmat/ctr-csr-op.h"
 #include "base/ctr-error.h"
 
+#include <omp.h>
 #include <string.h>
 
 typedef struct {
@@ -313,7 +314,19 @@ csr_row_sums (CtrOperator *op, float *sq, float *sum)
     }
 }
 
-/* κ of every subset: the largest number of its rays crossing one pixel. */
+static guint64
+csr_subset_rays (CtrOperator *op, guint subset)
+{
+  CsrOp *c = (CsrOp *) op;
+  gint32 views[8];
+  return (guint64) subset_views (c, subset, views) * c->nc;
+}
+
+/* κ of every subset: the largest number of its rays crossing one pixel.
+ * Each thread counts in a pixel-sized table; the threads run as many as
+ * tables could be allocated, and where not even one could, κ is the bound
+ * of cuART's step, the subset's ray count (csr_subset_rays: smaller steps,
+ * never a larger one). */
 static void
 overlaps (CsrOp *c, float *kappa)
 {
@@ -321,9 +334,20 @@ overlaps (CsrOp *c, float *kappa)
   const guint32 *ci;
   ctr_sysmat_csr (c->a, &rp, &ci, NULL);
   const guint n_sub = c->parent.n_subsets;
-#pragma omp parallel
+  const guint T = (guint) MAX (1, omp_get_max_threads ());
+  g_autofree guint32 **counts = g_new0 (guint32 *, T);
+  guint n_ok = 0;
+  while (n_ok < T && (counts[n_ok] = g_try_new0 (guint32, MAX (c->np, 1))) != NULL)
+    n_ok++;
+  if (n_ok == 0)
+    {
+      for (guint t = 0; t < n_sub; t++)
+        kappa[t] = (float) csr_subset_rays (&c->parent, t);
+      return;
+    }
+#pragma omp parallel num_threads(n_ok)
   {
-    guint32 *count = g_new0 (guint32, c->np);
+    guint32 *count = counts[omp_get_thread_num ()];
 #pragma omp for schedule(dynamic, 4)
     for (guint t = 0; t < n_sub; t++)
       {
@@ -345,8 +369,9 @@ overlaps (CsrOp *c, float *kappa)
             }
         kappa[t] = (float) mx;
       }
-    g_free (count);
   }
+  for (guint i = 0; i < n_ok; i++)
+    g_free (counts[i]);
 }
 
 static double
@@ -360,14 +385,6 @@ csr_subset_overlap (CtrOperator *op, guint subset)
       c->kappa = kappa;
     }
   return c->kappa[subset];
-}
-
-static guint64
-csr_subset_rays (CtrOperator *op, guint subset)
-{
-  CsrOp *c = (CsrOp *) op;
-  gint32 views[8];
-  return (guint64) subset_views (c, subset, views) * c->nc;
 }
 
 static const CtrOperatorClass csr_class = {

@@ -1,7 +1,9 @@
 /* ctr-matrix-cache.c — SCSR matrices on disk (see ctr-matrix-cache.h). */
 #include "sysmat/ctr-matrix-cache.h"
+#include "sysmat/ctr-cache-dir.h"
 #include "data/ctr-geometry-vectors.h"
 #include "sysmat/ctr-scsr-private.h"
+#include "base/ctr-digest.h"
 #include "base/ctr-error.h"
 
 #include "base/ctr-memory.h"
@@ -11,22 +13,20 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define MAGIC "CTRSCSR"
-#define VERSION 4u   /* 4: reps in Hilbert order inside a part */
+#define VERSION 5u   /* 4: reps in Hilbert order inside a part; 5: SHA-256 */
 
 typedef struct {
   char magic[8];
   guint32 version, K, n_orbits, n_cols, n_views, model, n_parts, reserved0;
   guint64 n_pixels, nnz, n_reps;
   char key[64];
-  guint32 crc, reserved;
+  guint8 digest[32];   /* SHA-256 of everything after the header */
 } Header;
 
 char *
@@ -61,12 +61,6 @@ ctr_matrix_cache_path (const char *key)
   return g_build_filename (d, name, NULL);
 }
 
-static guint32
-crc_update (guint32 crc, const void *p, gsize n)
-{
-  return (guint32) crc32_z (crc, p, n);
-}
-
 static gboolean
 write_all (FILE *f, const void *p, gsize n)
 {
@@ -76,10 +70,10 @@ write_all (FILE *f, const void *p, gsize n)
 enum { ELEM_CHUNK = 1 << 16 };  /* elements per chunk: 512 KiB */
 
 /* The elements as the file stores them (CtrScsrElem), chunk by chunk from
- * either store of @m (ctr_scsr_read_elems): into the CRC when @f is NULL,
+ * either store of @m (ctr_scsr_read_elems): into the digest when @f is NULL,
  * else into @f. */
 static gboolean
-pass_elems (const CtrScsr *m, CtrScsrElem *buf, guint32 *crc, FILE *f)
+pass_elems (const CtrScsr *m, CtrScsrElem *buf, CtrDigest *dg, FILE *f)
 {
   const guint64 nnz = ctr_scsr_nnz (m);
   for (guint64 e0 = 0; e0 < nnz; e0 += ELEM_CHUNK)
@@ -87,7 +81,7 @@ pass_elems (const CtrScsr *m, CtrScsrElem *buf, guint32 *crc, FILE *f)
       const guint64 n = MIN ((guint64) ELEM_CHUNK, nnz - e0);
       ctr_scsr_read_elems (m, e0, n, buf);
       if (f == NULL)
-        *crc = crc_update (*crc, buf, n * sizeof (CtrScsrElem));
+        ctr_digest_update (dg, buf, n * sizeof (CtrScsrElem));
       else if (!write_all (f, buf, n * sizeof (CtrScsrElem)))
         return FALSE;
     }
@@ -120,10 +114,12 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
   h.nnz = ctr_scsr_nnz (m);
   h.n_reps = sy->n_reps;
   memcpy (h.key, key, MIN (strlen (key), sizeof h.key));
-  guint32 crc = crc_update (0, seg, seg_bytes);
-  pass_elems (m, buf, &crc, NULL);
-  crc = crc_update (crc, sq, row_bytes);
-  h.crc = crc_update (crc, sum, row_bytes);
+  CtrDigest *dg = ctr_digest_new ();
+  ctr_digest_update (dg, seg, seg_bytes);
+  pass_elems (m, buf, dg, NULL);
+  ctr_digest_update (dg, sq, row_bytes);
+  ctr_digest_update (dg, sum, row_bytes);
+  ctr_digest_finish (dg, h.digest);
 
   g_autofree char *dir = g_path_get_dirname (path);
   if (g_mkdir_with_parents (dir, 0700) != 0)
@@ -132,31 +128,34 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
       return FALSE;
     }
-  /* ".KEY.scsr.PID.XXXXXX": hidden, and whose it is, so that a later run
-   * can tell an orphan (its writer died: SIGKILL, power loss) from a file
-   * being written now (clean_stale_temporaries). */
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *tmpl_name = g_strdup_printf (".%s.%d.XXXXXX", base, (int) getpid ());
-  g_autofree char *tmpl = g_build_filename (dir, tmpl_name, NULL);
-  int fd = g_mkstemp (tmpl);
+  if (!ctr_cache_dir_check_folder (dir, error))
+    return FALSE;
+  /* ".KEY.scsr.tmp-XXXXXX", locked while it is written and renamed into
+   * place before the lock goes (ctr-cache-dir.h): a later run removes it
+   * only when its writer is gone (SIGKILL, power loss), whatever its PID
+   * namespace. */
+  g_autofree char *tmpl = NULL;
+  int fd = ctr_cache_dir_temp_new (path, &tmpl, error);
   if (fd < 0)
-    {
-      int e = errno;
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write in %s: %s", dir, g_strerror (e));
-      return FALSE;
-    }
+    return FALSE;
   FILE *f = fdopen (fd, "wb");
   gboolean ok = f && write_all (f, &h, sizeof h) && write_all (f, seg, seg_bytes) && pass_elems (m, buf, NULL, f)
-                && write_all (f, sq, row_bytes) && write_all (f, sum, row_bytes);
-  ok = (f ? fclose (f) == 0 : (close (fd), FALSE)) && ok;
-  if (!ok || g_rename (tmpl, path) != 0)
+                && write_all (f, sq, row_bytes) && write_all (f, sum, row_bytes) && fflush (f) == 0;
+  int e = errno;
+  if (ok && g_rename (tmpl, path) != 0)
     {
-      int e = errno;
-      g_unlink (tmpl);
-      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
-      return FALSE;
+      e = errno;
+      ok = FALSE;
     }
-  return TRUE;
+  if (!ok)
+    g_unlink (tmpl);
+  if (f != NULL)
+    fclose (f);   /* the lock goes with it */
+  else
+    close (fd);
+  if (!ok)
+    g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
+  return ok;
 }
 
 #define BAD(...)                                                          \
@@ -191,12 +190,18 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   FILE *f = open_regular (path, &sb, error);
   if (f == NULL)
     return NULL;
+  if (!ctr_cache_dir_check_file (&sb, path, error))
+    {
+      fclose (f);
+      return NULL;
+    }
   CtrSymmetry *sy = NULL, *mine = NULL;
   gint64 *seg = NULL;
   CtrScsrElem *el = NULL, *chunk = NULL;
   guint16 *r16 = NULL;
   float *w32 = NULL;
   float *sq = NULL, *sum = NULL;
+  CtrDigest *dg = NULL;
   Header h;
   if (fread (&h, sizeof h, 1, f) != 1)
     BAD ("%s: truncated header", path);
@@ -204,10 +209,11 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
     BAD ("%s: not a CT Recon SCSR file of version %u", path, VERSION);
   if (strncmp (h.key, key, sizeof h.key) != 0 || h.model != (guint32) model)
     BAD ("%s: made for another geometry", path);
-  sy = ctr_symmetry_find (g, grid, CTR_SYM_ALL);
   if (h.n_parts < 1 || h.n_parts > 4096)
     BAD ("%s: bad header", path);
-  ctr_symmetry_partition (sy, h.n_parts);
+  sy = ctr_symmetry_find (g, grid, CTR_SYM_ALL, error);
+  if (sy == NULL || !ctr_symmetry_partition (sy, h.n_parts, error))
+    goto fail;
   if (h.K != sy->group.order || h.n_parts != sy->n_parts || h.n_orbits != sy->n_orbits || h.n_cols != g->n_cols
       || h.n_views != g->n_views || h.n_reps != sy->n_reps
       || h.n_pixels != (guint64) grid->nx * grid->ny)
@@ -231,8 +237,9 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
    * regrouping would make the 8-byte copy beside it: 14 bytes an element). */
   if (parts != h.n_parts)
     {
-      mine = ctr_symmetry_find (g, grid, CTR_SYM_ALL);
-      ctr_symmetry_partition (mine, parts);
+      mine = ctr_symmetry_find (g, grid, CTR_SYM_ALL, error);
+      if (mine == NULL || !ctr_symmetry_partition (mine, parts, error))
+        goto fail;
     }
   const gboolean compact = ctr_scsr_compact_applies (sy, grid->nz)
                            && (mine == NULL || ctr_scsr_compact_applies (mine, grid->nz));
@@ -249,8 +256,9 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
     BAD ("%s: cannot allocate %" G_GUINT64_FORMAT " elements", path, h.nnz);
   if (fread (seg, sizeof (gint64), seg_n, f) != seg_n)
     BAD ("%s: truncated", path);
-  guint32 crc = crc_update (0, seg, seg_n * sizeof (gint64));
-  /* Structure: never index out of bounds, even with a colliding CRC. */
+  dg = ctr_digest_new ();
+  ctr_digest_update (dg, seg, seg_n * sizeof (gint64));
+  /* Structure: never index out of bounds, even with a forged digest. */
   if (seg[0] != 0 || seg[seg_n - 1] != (gint64) h.nnz)
     BAD ("%s: bad segment pointers", path);
   gboolean bad = FALSE;
@@ -272,7 +280,7 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
           const gsize n = (gsize) MIN ((guint64) ELEM_CHUNK, h.nnz - e0);
           if (fread (chunk, sizeof (CtrScsrElem), n, f) != n)
             BAD ("%s: truncated", path);
-          crc = crc_update (crc, chunk, n * sizeof (CtrScsrElem));
+          ctr_digest_update (dg, chunk, n * sizeof (CtrScsrElem));
           for (gsize e = 0; e < n; e++)
             {
               while (seg[si + 1] <= (gint64) (e0 + e))
@@ -289,13 +297,16 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
     {
       if (fread (el, sizeof (CtrScsrElem), h.nnz, f) != h.nnz)
         BAD ("%s: truncated", path);
-      crc = crc_update (crc, el, h.nnz * sizeof (CtrScsrElem));
+      ctr_digest_update (dg, el, h.nnz * sizeof (CtrScsrElem));
     }
   if (fread (sq, sizeof (float), n_rows, f) != n_rows || fread (sum, sizeof (float), n_rows, f) != n_rows)
     BAD ("%s: truncated", path);
-  crc = crc_update (crc, sq, n_rows * sizeof (float));
-  crc = crc_update (crc, sum, n_rows * sizeof (float));
-  if (crc != h.crc)
+  ctr_digest_update (dg, sq, n_rows * sizeof (float));
+  ctr_digest_update (dg, sum, n_rows * sizeof (float));
+  guint8 digest[32];
+  ctr_digest_finish (dg, digest);
+  dg = NULL;
+  if (memcmp (digest, h.digest, sizeof digest) != 0)
     BAD ("%s: checksum mismatch (corrupt file)", path);
   /* Every element inside its part's rep range: the threads of the transposed
    * product rely on it (the compact store was checked while read). */
@@ -322,6 +333,7 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
 
 fail:
   fclose (f);
+  ctr_digest_free (dg);
   ctr_symmetry_free (sy);
   ctr_symmetry_free (mine);
   g_free (seg);
@@ -334,33 +346,6 @@ fail:
   return NULL;
 }
 
-/* A temporary of ctr_scsr_save whose writer is gone: ".KEY.scsr.PID.XXXXXX"
- * of a process that no longer exists (or a day old: the PID may have been
- * reused), or the older form "KEY.scsr.XXXXXX" an hour old. */
-static gboolean
-stale_temporary (const char *dir, const char *name)
-{
-  const char *s = strstr (name, ".scsr.");
-  if (s == NULL || name[strlen (name) - 1] == '.')
-    return FALSE;
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  GStatBuf st;
-  if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
-    return FALSE;
-  const double age = difftime (time (NULL), st.st_mtime);
-  const char *rest = s + 6;
-  if (name[0] == '.')
-    {
-      char *end = NULL;
-      const guint64 pid = g_ascii_strtoull (rest, &end, 10);
-      if (end == rest || *end != '.' || strlen (end + 1) != 6)
-        return FALSE;
-      const gboolean dead = pid > 0 && pid < G_MAXINT && kill ((pid_t) pid, 0) != 0 && errno == ESRCH;
-      return dead || age > 86400;
-    }
-  return strlen (rest) == 6 && age > 3600;
-}
-
 /* Removes the stale temporaries of the cache folder, once per process. */
 static void
 clean_stale_temporaries (const char *cache_file)
@@ -369,18 +354,7 @@ clean_stale_temporaries (const char *cache_file)
   if (!g_once_init_enter (&once))
     return;
   g_autofree char *dir = g_path_get_dirname (cache_file);
-  GDir *d = g_dir_open (dir, 0, NULL);
-  if (d != NULL)
-    {
-      const char *name;
-      while ((name = g_dir_read_name (d)) != NULL)
-        if (stale_temporary (dir, name))
-          {
-            g_autofree char *p = g_build_filename (dir, name, NULL);
-            g_unlink (p);
-          }
-      g_dir_close (d);
-    }
+  ctr_cache_dir_clean (dir, ".scsr", MAGIC, sizeof MAGIC);
   g_once_init_leave (&once, 1);
 }
 
@@ -418,6 +392,19 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
     return NULL;
   g_autofree char *key = ctr_matrix_cache_key (g, grid, model);
   g_autofree char *path = ctr_matrix_cache_path (key);
+  g_autofree char *dir = path ? g_path_get_dirname (path) : NULL;
+  if (dir != NULL && g_file_test (dir, G_FILE_TEST_EXISTS))
+    {
+      /* A folder others can write: nothing in it is read, written or
+       * removed (ctr-cache-dir.h). */
+      g_autoptr (GError) e = NULL;
+      if (!ctr_cache_dir_check_folder (dir, &e))
+        {
+          if (note)
+            *note = g_strdup_printf ("matrix cache: not used: %s", e->message);
+          g_clear_pointer (&path, g_free);
+        }
+    }
   if (path != NULL)
     clean_stale_temporaries (path);
   if (path != NULL && g_file_test (path, G_FILE_TEST_EXISTS))
@@ -426,6 +413,7 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
       CtrScsr *m = ctr_scsr_load (path, key, g, grid, model, &e);
       if (m != NULL)
         {
+          ctr_cache_dir_touch (path);   /* least recently used goes first */
           if (loaded)
             *loaded = TRUE;
           return m;
@@ -447,9 +435,22 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
           g_free (prev);
         }
     }
+  else if (m != NULL && path != NULL && bytes > ctr_cache_dir_cap_bytes ())
+    {
+      if (note)
+        {
+          char *prev = *note;
+          *note = g_strdup_printf ("%s%smatrix cache: not saved (%.1f MiB is more than the cache's cap of "
+                                   "%.0f MiB, CTR_CACHE_MAX_MB)", prev ? prev : "", prev ? "; " : "",
+                                   bytes / 1048576.0, ctr_cache_dir_cap_bytes () / 1048576.0);
+          g_free (prev);
+        }
+    }
   else if (m != NULL && path != NULL)
     {
       g_autoptr (GError) e = NULL;
+      /* Room under the cap, least recently used out first. */
+      ctr_cache_dir_trim (dir, ".scsr", MAGIC, sizeof MAGIC, bytes, ctr_cache_dir_cap_bytes ());
       if (!ctr_scsr_save (m, key, path, &e) && note)
         {
           char *prev = *note;

@@ -5,14 +5,18 @@
  * ($XDG_CACHE_HOME/ctrecon/matrices/KEY.scsr, or $CTR_CACHE_DIR/KEY.scsr),
  * KEY = SHA-256 of every number that defines it (ctr_matrix_cache_key).
  * Files are written to a temporary name and renamed.  On load the header
- * (magic, version, key, sizes), the exact file size, a CRC-32 of the arrays
+ * (magic, version, key, sizes), the exact file size, a SHA-256 of the arrays
  * and the structure (monotone segment pointers, every rep index in range,
  * finite weights) are checked; a file that fails any check is rebuilt and
  * replaced, never used; so is anything there that is not a regular file (a
- * FIFO is opened without blocking and refused).  Temporaries are named
- * ".KEY.scsr.PID.XXXXXX"; the first use of the cache in a process removes
- * those whose process is gone (or older than a day).  CTR_MATRIX_CACHE=0 in
- * the environment turns the cache off.
+ * FIFO is opened without blocking and refused) and a file of another user
+ * or one others can write.  A folder others can write without the sticky
+ * bit is not used at all (ctr_cache_dir_check_folder): the digest alone
+ * would not stop someone who can write the file; its ownership does.  Temporaries are named
+ * ".KEY.scsr.tmp-XXXXXX" and locked by their writer (ctr-cache-dir.h); the
+ * first use of the cache in a process removes those of ours no one holds
+ * a lock on, and nothing else.  CTR_MATRIX_CACHE=0 in the environment
+ * turns the cache off.
  *
  * One file per geometry, grid and model, whatever the number of threads:
  * the file keeps the rep partition it was built with (P parts,
@@ -20,7 +24,10 @@
  * loaded rows for its own (ctr_scsr_repartition: O(nnz), far below a
  * build).  Geometries without symmetry (K = 1, every view stored) are
  * cached the same way.  A matrix that would take more than half of the
- * free space of the cache's file system is not saved (a note says so).  The plain CSR matrix (--matrix csr, and ART) is not
+ * free space of the cache's file system, or more than the cache's cap
+ * (CTR_CACHE_MAX_MB, 4096 MiB by default), is not saved (a note says so);
+ * to keep within the cap, the cache files used least recently (access
+ * time, set on every hit) are removed first (ctr_cache_dir_trim).  The plain CSR matrix (--matrix csr, and ART) is not
  * cached: it is the baseline.
  */
 #pragma once

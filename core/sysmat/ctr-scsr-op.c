@@ -372,9 +372,9 @@ ctr_scsr_op_clear_common (CtrScsrOpBase *b)
   ctr_operator_clear (&b->parent);
 }
 
-void
+gboolean
 ctr_scsr_op_init_common (CtrScsrOpBase *b, const CtrOperatorClass *klass, CtrScsr *m,
-                         const CtrGeometry *g, const CtrGrid *grid)
+                         const CtrGeometry *g, const CtrGrid *grid, GError **error)
 {
   CtrOperator *op = &b->parent;
   const guint ns = grid->nz;
@@ -392,7 +392,10 @@ ctr_scsr_op_init_common (CtrScsrOpBase *b, const CtrOperatorClass *klass, CtrScs
     any = sy->rep_stabilised[r] != 0;
   if (any)
     {
-      op->image_weight = g_new (float, op->image_size);
+      op->image_weight = ctr_memory_try_new (op->image_size, sizeof (float), FALSE,
+                                             "the SCSR operator's image weights", error);
+      if (op->image_weight == NULL)
+        return FALSE;
       for (guint r = 0; r < sy->n_reps; r++)
         {
           const guint32 *px = sy->rep_pixel + (gsize) r * K;
@@ -409,6 +412,7 @@ ctr_scsr_op_init_common (CtrScsrOpBase *b, const CtrOperatorClass *klass, CtrScs
   op->description = g_strdup_printf ("SCSR (cuART §3): %s; %u of %u views stored, %.1f MiB",
                                      sy->reason, ctr_scsr_n_orbits (m), ctr_scsr_n_views (m),
                                      ctr_scsr_bytes (m) / 1048576.0);
+  return TRUE;
 }
 
 CtrOperator *
@@ -423,7 +427,11 @@ ctr_scsr_op_new (CtrScsr *m, const CtrGeometry *g, const CtrGrid *grid, GError *
     ctr_scsr_compact (m);
   ScsrOp *s = g_new0 (ScsrOp, 1);
   CtrOperator *op = &s->base.parent;
-  ctr_scsr_op_init_common (&s->base, &scsr_class, m, g, grid);
+  if (!ctr_scsr_op_init_common (&s->base, &scsr_class, m, g, grid, error))
+    {
+      ctr_operator_unref (op);
+      return NULL;
+    }
   s->m = m;
   s->sy = ctr_scsr_symmetry (m);
   s->K = ctr_scsr_order (m);

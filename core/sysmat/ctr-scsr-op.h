@@ -43,9 +43,11 @@ gboolean ctr_scsr_op_check (const CtrScsr *m, const CtrGeometry *g, const CtrGri
 /* Fills the common fields: native sizes (packed image, lane data, one
  * slice's packed image as the scale size), the orbits as subsets, the
  * inner-product weights of the packed layout, the description; takes a
- * reference on @m. */
-void ctr_scsr_op_init_common (CtrScsrOpBase *b, const CtrOperatorClass *klass, CtrScsr *m,
-                              const CtrGeometry *g, const CtrGrid *grid);
+ * reference on @m.  FALSE with CTR_ERROR_OUT_OF_MEMORY when the weights
+ * (4 bytes a packed image element) cannot be allocated: the operator is
+ * initialised all the same, for ctr_operator_unref(). */
+gboolean ctr_scsr_op_init_common (CtrScsrOpBase *b, const CtrOperatorClass *klass, CtrScsr *m,
+                                  const CtrGeometry *g, const CtrGrid *grid, GError **error);
 void ctr_scsr_op_clear_common (CtrScsrOpBase *b);
 
 /* The class functions of the layout (see CtrOperatorClass), on the host. */

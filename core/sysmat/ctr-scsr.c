@@ -118,8 +118,14 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
   if (!ctr_ray_check_inputs (g, grid, model, error))
     return NULL;
 
-  CtrSymmetry *sym = ctr_symmetry_find (g, grid, allowed);
-  ctr_symmetry_partition (sym, ctr_scsr_parts_for (sym->group.order, sym->n_reps));
+  CtrSymmetry *sym = ctr_symmetry_find (g, grid, allowed, error);
+  if (sym == NULL)
+    return NULL;
+  if (!ctr_symmetry_partition (sym, ctr_scsr_parts_for (sym->group.order, sym->n_reps), error))
+    {
+      ctr_symmetry_free (sym);
+      return NULL;
+    }
   const guint K = sym->group.order, P = sym->n_parts, no = sym->n_orbits, nc = g->n_cols;
   const guint PK = P * K;
   const gsize n_rows = (gsize) no * nc;
@@ -528,6 +534,28 @@ aos (const CtrScsr *cm)
     }
   g_mutex_unlock (&m->lock);
   return el;
+}
+
+gboolean
+ctr_scsr_expand (const CtrScsr *cm, GError **error)
+{
+  CtrScsr *m = (CtrScsr *) cm;
+  if (G_LIKELY (g_atomic_pointer_get (&m->elems) != NULL))
+    return TRUE;
+  g_mutex_lock (&m->lock);
+  CtrScsrElem *el = m->elems;
+  if (el == NULL)
+    {
+      el = ctr_memory_try_new (MAX (m->nnz, 1), sizeof (CtrScsrElem), FALSE, "the SCSR matrix's 8-byte elements",
+                               error);
+      if (el != NULL)
+        {
+          ctr_scsr_read_elems (m, 0, m->nnz, el);
+          g_atomic_pointer_set (&m->elems, el);
+        }
+    }
+  g_mutex_unlock (&m->lock);
+  return el != NULL;
 }
 
 void

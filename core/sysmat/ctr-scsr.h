@@ -88,6 +88,11 @@ guint64 ctr_scsr_bytes (const CtrScsr *m);
  * compact store (ctr-scsr-private.h, ctr_scsr_compact) makes @elems again on
  * the first call (n_nonzero·8 bytes; thread-safe). */
 void ctr_scsr_arrays (const CtrScsr *m, const gint64 **seg_ptr, const CtrScsrElem **elems);
+/* Makes the 8-byte elements of a compact matrix now (what
+ * ctr_scsr_arrays' @elems would), without aborting: FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY when n_nonzero·8 bytes cannot be allocated.
+ * TRUE at once when they exist.  Thread-safe. */
+gboolean ctr_scsr_expand (const CtrScsr *m, GError **error);
 /* Σ_j w² and Σ_j w of stored row (o, j): n_orbits·n_cols floats, borrowed. */
 const float *ctr_scsr_row_sq (const CtrScsr *m);
 const float *ctr_scsr_row_sum (const CtrScsr *m);

@@ -2,6 +2,10 @@
  * ctr-symmetry.h; cuART §3.1, Eq. 2). */
 #include "sysmat/ctr-symmetry.h"
 
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
+
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,12 +177,17 @@ group_name (guint order, guint mask)
 }
 
 /* The group and the view orbits of @s (n_views, n_cols set): O(views · K)
- * time and memory.  Returns whether the grid is centred. */
+ * time and memory.  @centred: (out): whether the grid is centred.  FALSE
+ * with CTR_ERROR_OUT_OF_MEMORY when the view tables cannot be allocated. */
 static gboolean
-find_views (CtrSymmetry *s, const CtrGeometry *g, const CtrGrid *grid, guint allowed)
+find_views (CtrSymmetry *s, const CtrGeometry *g, const CtrGrid *grid, guint allowed, gboolean *centred_out,
+            GError **error)
 {
   const guint nv = g->n_views;
-  Key *keys = g_new (Key, nv);
+  const char *what = "the symmetry's view tables";
+  g_autofree Key *keys = ctr_memory_try_new (nv, sizeof (Key), FALSE, what, error);
+  if (keys == NULL)
+    return FALSE;
   for (guint v = 0; v < nv; v++)
     {
       double vec[2];
@@ -242,10 +251,11 @@ find_views (CtrSymmetry *s, const CtrGeometry *g, const CtrGrid *grid, guint all
   G->name = group_name (K, h);
 
   /* View orbits, greedily from the first unassigned view. */
-  s->view_orbit = g_new (guint, nv);
-  s->view_lane = g_new (guint8, nv);
-  s->orbit_view = g_new (guint, nv);
-  s->lane_view = g_new (gint32, (gsize) nv * K);
+  if (!(s->view_orbit = ctr_memory_try_new (nv, sizeof (guint), FALSE, what, error))
+      || !(s->view_lane = ctr_memory_try_new (nv, sizeof (guint8), FALSE, what, error))
+      || !(s->orbit_view = ctr_memory_try_new (nv, sizeof (guint), FALSE, what, error))
+      || !(s->lane_view = ctr_memory_try_new ((gsize) nv * K, sizeof (gint32), FALSE, what, error)))
+    return FALSE;
   for (guint v = 0; v < nv; v++)
     s->view_orbit[v] = G_MAXUINT;
   for (guint v = 0; v < nv; v++)
@@ -268,8 +278,8 @@ find_views (CtrSymmetry *s, const CtrGeometry *g, const CtrGrid *grid, guint all
             }
         }
     }
-  g_free (keys);
-  return centred;
+  *centred_out = centred;
+  return TRUE;
 }
 
 guint
@@ -278,7 +288,14 @@ ctr_symmetry_count_orbits (const CtrGeometry *g, const CtrGrid *grid, guint allo
   CtrSymmetry s = { 0 };
   s.n_views = g->n_views;
   s.n_cols = g->n_cols;
-  find_views (&s, g, grid, allowed);
+  gboolean centred;
+  /* Out of memory for the view tables: no symmetry (every view stored), the
+   * larger estimate. */
+  if (!find_views (&s, g, grid, allowed, &centred, NULL))
+    {
+      s.group.order = 1;
+      s.n_orbits = g->n_views;
+    }
   if (order != NULL)
     *order = s.group.order;
   g_free (s.view_orbit);
@@ -289,7 +306,7 @@ ctr_symmetry_count_orbits (const CtrGeometry *g, const CtrGrid *grid, guint allo
 }
 
 CtrSymmetry *
-ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed)
+ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed, GError **error)
 {
   CtrSymmetry *s = g_new0 (CtrSymmetry, 1);
   const guint nv = g->n_views;
@@ -298,17 +315,27 @@ ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed)
   s->nx = grid->nx;
   s->ny = grid->ny;
 
-  const gboolean centred = find_views (s, g, grid, allowed);
+  gboolean centred = FALSE;
+  if (!find_views (s, g, grid, allowed, &centred, error))
+    {
+      ctr_symmetry_free (s);
+      return NULL;
+    }
   const CtrSymGroup *G = &s->group;
   const guint K = G->order;
 
   /* Pixel orbits: doubled centred coordinates are integers. */
   const guint nx = grid->nx, ny = grid->ny;
   const gsize np = (gsize) nx * ny;
-  s->pixel_rep = g_new (guint32, np);
-  s->pixel_slot = g_new (guint8, np);
-  s->rep_pixel = g_new (guint32, np * K);   /* at most np reps */
-  s->rep_stabilised = g_new0 (guint8, np);
+  const char *what = "the symmetry's pixel tables";
+  if (!(s->pixel_rep = ctr_memory_try_new (np, sizeof (guint32), FALSE, what, error))
+      || !(s->pixel_slot = ctr_memory_try_new (np, sizeof (guint8), FALSE, what, error))
+      || !(s->rep_pixel = ctr_memory_try_new (np * K, sizeof (guint32), FALSE, what, error))   /* at most np reps */
+      || !(s->rep_stabilised = ctr_memory_try_new (np, sizeof (guint8), TRUE, what, error)))
+    {
+      ctr_symmetry_free (s);
+      return NULL;
+    }
   memset (s->pixel_rep, 0xff, np * sizeof (guint32));
   int mats[8][2][2];
   for (guint k = 0; k < K; k++)
@@ -334,8 +361,13 @@ ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed)
             s->rep_stabilised[r] = 1;
         }
     }
-  s->rep_pixel = g_renew (guint32, s->rep_pixel, (gsize) s->n_reps * K);
-  s->rep_stabilised = g_renew (guint8, s->rep_stabilised, s->n_reps);
+  /* Shrinking: where the allocator cannot, the larger blocks stay. */
+  gpointer shrunk = g_try_realloc_n (s->rep_pixel, MAX (s->n_reps, 1), (gsize) K * sizeof (guint32));
+  if (shrunk != NULL)
+    s->rep_pixel = shrunk;
+  shrunk = g_try_realloc (s->rep_stabilised, MAX (s->n_reps, 1));
+  if (shrunk != NULL)
+    s->rep_stabilised = shrunk;
   s->n_parts = 1;
   s->part_start = g_new (guint32, 2);
   s->part_start[0] = 0;
@@ -416,13 +448,21 @@ hilbert_index (guint bits, guint32 x, guint32 y)
   return d;
 }
 
-void
-ctr_symmetry_partition (CtrSymmetry *s, guint n_parts)
+gboolean
+ctr_symmetry_partition (CtrSymmetry *s, guint n_parts, GError **error)
 {
   const guint K = s->group.order, nx = s->nx, ny = s->ny;
   const guint32 nr = s->n_reps;
   n_parts = MAX (1, MIN (n_parts, MAX (nr, 1)));
-  RepAngle *ra = g_new (RepAngle, nr);
+  const char *what = "the symmetry's pixel tables";
+  g_autofree RepAngle *ra = ctr_memory_try_new (nr, sizeof (RepAngle), FALSE, what, error);
+  g_autofree guint *part = ra ? ctr_memory_try_new (nr, sizeof (guint), FALSE, what, error) : NULL;
+  g_autofree RepKey *rk = part ? ctr_memory_try_new (nr, sizeof (RepKey), FALSE, what, error) : NULL;
+  g_autofree guint32 *new_id = rk ? ctr_memory_try_new (nr, sizeof (guint32), FALSE, what, error) : NULL;
+  g_autofree guint32 *rp = new_id ? ctr_memory_try_new ((gsize) nr * K, sizeof (guint32), FALSE, what, error) : NULL;
+  g_autofree guint8 *st = rp ? ctr_memory_try_new (nr, sizeof (guint8), FALSE, what, error) : NULL;
+  if (st == NULL)
+    return FALSE;
   for (guint32 r = 0; r < nr; r++)
     {
       double best = 10.0;
@@ -439,10 +479,9 @@ ctr_symmetry_partition (CtrSymmetry *s, guint n_parts)
       ra[r].rep = r;
     }
   qsort (ra, nr, sizeof (RepAngle), rep_angle_cmp);
-  guint *part = g_new (guint, nr);
   for (guint32 i = 0; i < nr; i++)
     part[ra[i].rep] = (guint) ((guint64) i * n_parts / nr);
-  g_free (ra);
+  g_clear_pointer (&ra, g_free);
   /* New ids: part by part; inside a part in the order of a Hilbert curve
    * through the reps' first pixels (MemXCT, Hidayetoğlu et al., TPDS 2022,
    * §3.2: pixels near one another in the plane are near one another in
@@ -451,7 +490,6 @@ ctr_symmetry_partition (CtrSymmetry *s, guint n_parts)
   guint bits = 0;
   while ((1u << bits) < MAX (nx, ny))
     bits++;
-  RepKey *rk = g_new (RepKey, nr);
   for (guint32 r = 0; r < nr; r++)
     {
       const guint32 q = s->rep_pixel[(gsize) r * K];
@@ -462,18 +500,14 @@ ctr_symmetry_partition (CtrSymmetry *s, guint n_parts)
   qsort (rk, nr, sizeof (RepKey), rep_key_cmp);
   g_free (s->part_start);
   s->n_parts = n_parts;
-  s->part_start = g_new0 (guint32, n_parts + 1);
+  s->part_start = g_new0 (guint32, n_parts + 1);   /* n_parts ≤ the reps: small */
   for (guint32 r = 0; r < nr; r++)
     s->part_start[part[r] + 1]++;
   for (guint p = 0; p < n_parts; p++)
     s->part_start[p + 1] += s->part_start[p];
-  guint32 *next = g_memdup2 (s->part_start, n_parts * sizeof (guint32));
-  guint32 *new_id = g_new (guint32, nr);
+  g_autofree guint32 *next = g_memdup2 (s->part_start, n_parts * sizeof (guint32));
   for (guint32 i = 0; i < nr; i++)
     new_id[rk[i].rep] = next[rk[i].part]++;
-  g_free (rk);
-  guint32 *rp = g_new (guint32, (gsize) nr * K);
-  guint8 *st = g_new (guint8, nr);
   for (guint32 r = 0; r < nr; r++)
     {
       memcpy (rp + (gsize) new_id[r] * K, s->rep_pixel + (gsize) r * K, K * sizeof (guint32));
@@ -483,11 +517,9 @@ ctr_symmetry_partition (CtrSymmetry *s, guint n_parts)
     s->pixel_rep[q] = new_id[s->pixel_rep[q]];
   g_free (s->rep_pixel);
   g_free (s->rep_stabilised);
-  s->rep_pixel = rp;
-  s->rep_stabilised = st;
-  g_free (next);
-  g_free (new_id);
-  g_free (part);
+  s->rep_pixel = g_steal_pointer (&rp);
+  s->rep_stabilised = g_steal_pointer (&st);
+  return TRUE;
 }
 
 void

@@ -94,14 +94,16 @@ ctr_symmetry_orbit_views (const CtrSymmetry *s, guint orbit, gint32 *views)
  * @grid: the slice grid (nx, ny, dx, dy, cx, cy).
  * @allowed: CTR_SYM_* mask of the elements that may be used.
  *
- * Never fails: a geometry without symmetry gives the trivial group (K = 1,
- * one orbit per view) and says why in ->reason.  A view is the image of
+ * A geometry without symmetry gives the trivial group (K = 1, one orbit
+ * per view) and says why in ->reason.  A view is the image of
  * another when their rays agree to 1e-6 rad in direction and 1e-6·SOD mm in
  * position: angles stored as float32 (up to 2.4e-7 rad of rounding) keep
  * their symmetry; the image's rays then stand for the view's.
- * Returns: (transfer full): free with ctr_symmetry_free().
+ * Returns: (transfer full): free with ctr_symmetry_free(); NULL with
+ *   CTR_ERROR_OUT_OF_MEMORY when the view or pixel tables (about 10 bytes a
+ *   pixel plus 4·K a pixel orbit) cannot be allocated.
  */
-CtrSymmetry *ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed);
+CtrSymmetry *ctr_symmetry_find (const CtrGeometry *g, const CtrGrid *grid, guint allowed, GError **error);
 void ctr_symmetry_free (CtrSymmetry *s);
 
 /**
@@ -124,8 +126,10 @@ guint ctr_symmetry_count_orbits (const CtrGeometry *g, const CtrGrid *grid, guin
  * sector of the fundamental domain at most once, so a row's elements of one part are one run along the ray; the
  * threads of the transposed product own whole parts and never write the same
  * pixel (the "per-thread partitions" of docs/design.md §5, no atomics).
+ * Returns: FALSE with CTR_ERROR_OUT_OF_MEMORY (@s unchanged) when the
+ *   renumbering's tables (about 45 + 4·K bytes a rep) cannot be allocated.
  */
-void ctr_symmetry_partition (CtrSymmetry *s, guint n_parts);
+gboolean ctr_symmetry_partition (CtrSymmetry *s, guint n_parts, GError **error);
 
 /* Acquired detector column of stored column @j in lane @k (reversed for a
  * reflection). */

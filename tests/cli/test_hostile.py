@@ -12,12 +12,15 @@ careless user would; each check failed before its fix:
      anything is allocated (a clear message with the figure, no abort);
   5. implausible but finite geometry is refused;
   6. the default grid never overflows, no SSIM above 1 is printed;
-  8. the matrix cache: a FIFO in its place does not block a run, stale
-     temporaries are removed, SIGTERM cancels like Ctrl-C.
+  8. the matrix cache: a FIFO in its place does not block a run, orphaned
+     temporaries of ours are removed and nothing else (a user's look-alike,
+     another namespace's or a locked temporary stays), SIGTERM cancels like
+     Ctrl-C.
 (2, the DICOM export on a full disk, is tests/cli/test_full_disk.py; 7, the
 leak in bench art, is caught by the sanitizer build of the whole suite.)
 """
 import hashlib
+import fcntl
 import json
 import os
 import re
@@ -263,20 +266,34 @@ with tempfile.TemporaryDirectory() as tmp:
             check(False, "a FIFO in place of the cache file blocks the run (60 s)")
         if stat.S_ISFIFO(os.lstat(cached).st_mode):
             os.unlink(cached)
-        # Stale temporaries of a process that died while saving.
-        stale = [path("cache", scsr[0] + ".Xy12Zq"), path("cache", "." + scsr[0] + ".4000000.Ab12Cd")]
-        for s in stale:
-            with open(s, "wb") as f:
-                f.write(b"half a matrix")
-            os.utime(s, (time.time() - 2 * 86400, time.time() - 2 * 86400))
-        fresh = path("cache", "." + scsr[0] + f".{os.getpid()}.Qw34Er")
-        with open(fresh, "wb") as f:
-            f.write(b"being written by a live process")
+        # The clean-up removes only orphans that are provably ours: our exact
+        # temporary name, our magic, no writer holding its lock.
+        key = scsr[0][:-len(".scsr")]
+        old = time.time() - 2 * 86400
+        orphan = path("cache", f".{key}.scsr.tmp-Ab12Cd")
+        kept = {
+            "a user's file": path("cache", "head.scsr.backup"),
+            "an unhidden look-alike": path("cache", scsr[0] + ".Xy12Zq"),
+            "another PID namespace's temporary": path("cache", f".{key}.scsr.4000000.Ab12Cd"),
+            "a temporary without our magic": path("cache", f".{key}.scsr.tmp-Zz99Yy"),
+            "a temporary whose writer holds its lock": path("cache", f".{key}.scsr.tmp-Qw34Er"),
+        }
+        for p in [orphan, *kept.values()]:
+            with open(p, "wb") as f:
+                f.write(b"half a matrix" if p.endswith("Zz99Yy") else b"CTRSCSR\0half a matrix")
+            os.utime(p, (old, old))
+        live = open(kept["a temporary whose writer holds its lock"], "rb")
+        fcntl.flock(live, fcntl.LOCK_EX)
         r = run("reconstruct", geo, "--method", "part", "--iterations", 1, "--output", path("c.tif"),
                 env=env_cache)
-        check(r.returncode == 0 and not any(os.path.exists(s) for s in stale) and os.path.exists(fresh),
-              "stale temporaries of dead processes are removed, a live process's is kept")
-        os.unlink(fresh)
+        live.close()
+        gone = [w for w, p in kept.items() if not os.path.exists(p)]
+        check(r.returncode == 0 and not os.path.exists(orphan) and not gone,
+              f"the cache clean-up removes an orphaned temporary of ours "
+              f"({'removed' if not os.path.exists(orphan) else 'kept'}) and nothing else (removed: {gone})")
+        for p in kept.values():
+            if os.path.exists(p):
+                os.unlink(p)
 
     # SIGTERM cancels between views like Ctrl-C: exit 130, "cancelled", output untouched.
     out = path("term.tif")

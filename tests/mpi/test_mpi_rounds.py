@@ -1,7 +1,11 @@
-"""The status rounds of mpi/ under mpirun -np 3 (tests/test-mpi-rounds.c)."""
+"""The status rounds of mpi/ under mpirun -np 3 (tests/test-mpi-rounds.c);
+the watchdog: a stopped rank (SIGSTOP) ends the job within its timeout,
+named by rank 0, instead of blocking the others forever."""
 import os
+import signal
 import subprocess
 import sys
+import time
 
 from mpi_common import MPIRUN, mpi_env, require_mpi
 
@@ -11,5 +15,30 @@ p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "3", exe], capture_output=
                    env=mpi_env())
 print(p.stdout, p.stderr)
 ok = p.returncode == 0 and p.stdout.startswith("ok")
-print(f"{1 if ok else 0} passed, {0 if ok else 1} failed")
-sys.exit(0 if ok else 1)
+print(f"{'ok  ' if ok else 'FAIL'} the status rounds")
+
+# The watchdog: CTR_MPI_TIMEOUT_S=3; rank 2 stops itself.  A hang is killed
+# after 60 s (mpirun is told to end its ranks, the stopped one too).
+env = mpi_env(CTR_MPI_TIMEOUT_S="3")
+t0 = time.monotonic()
+w = subprocess.Popen([MPIRUN, "--oversubscribe", "-x", "CTR_MPI_TIMEOUT_S", "-np", "3", exe, "stop"],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+try:
+    out, err = w.communicate(timeout=60)
+except subprocess.TimeoutExpired:
+    w.send_signal(signal.SIGTERM)   # mpirun ends its ranks, the stopped one too
+    try:
+        out, err = w.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(w.pid, signal.SIGKILL)
+        out, err = w.communicate()
+    err += "\n(hung: killed after 60 s)"
+dt = time.monotonic() - t0
+named = "rank 2 did not reach the status round" in err
+ok2 = w.returncode != 0 and named and dt < 60
+print(err[-2000:])
+print(f"{'ok  ' if ok2 else 'FAIL'} a stopped rank ends the job in {dt:.1f} s "
+      f"(exit {w.returncode}, rank 2 named: {named})")
+passed = int(ok) + int(ok2)
+print(f"{passed} passed, {2 - passed} failed")
+sys.exit(0 if passed == 2 else 1)
