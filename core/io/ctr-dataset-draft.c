@@ -5,6 +5,7 @@
  * ctr_dataset_load() unchanged. */
 #include "io/ctr-dataset.h"
 #include "base/ctr-error.h"
+#include "io/ctr-json.h"
 #include "io/ctr-geometry-json.h"
 
 #include <math.h>
@@ -133,10 +134,9 @@ draft_geometry (JsonObject *o, GPtrArray *problems)
 static JsonParser *
 read_object (const char *path, JsonObject **root)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonParser) parser = ctr_json_parse_file (path, NULL);
 
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || !json_parser_load_from_file (parser, path, NULL) ||
-      json_parser_get_root (parser) == NULL || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+  if (parser == NULL || json_parser_get_root (parser) == NULL || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     return NULL;
   *root = json_node_get_object (json_parser_get_root (parser));
   return g_steal_pointer (&parser);

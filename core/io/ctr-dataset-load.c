@@ -11,6 +11,7 @@
 #include "io/ctr-file.h"
 #include "io/ctr-tiff.h"
 #include "io/ctr-dicom.h"
+#include "io/ctr-json.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -211,13 +212,9 @@ get_object (JsonObject *o, const char *key, gboolean required, const char *where
 static JsonParser *
 parse_json (const char *text, gssize length, const char *where, JsonObject **root_out, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GError) local = NULL;
-  if (!json_parser_load_from_data (parser, text, length, &local))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: not valid JSON: %s", where, local->message);
-      return NULL;
-    }
+  g_autoptr (JsonParser) parser = ctr_json_parse (text, length, where, error);
+  if (parser == NULL)
+    return NULL;
   JsonNode *root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {

@@ -2,6 +2,7 @@
 #include "io/ctr-geometry-import.h"
 #include "data/ctr-geometry-vectors.h"
 #include "base/ctr-error.h"
+#include "io/ctr-json.h"
 #include "base/ctr-memory.h"
 
 #include <json-glib/json-glib.h>
@@ -150,13 +151,9 @@ CtrGeometry *
 ctr_geometry_import_astra (const char *json_text, gssize length, GError **error)
 {
   g_return_val_if_fail (json_text != NULL, NULL);
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GError) local = NULL;
-  if (!json_parser_load_from_data (parser, json_text, length, &local))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "ASTRA geometry: not valid JSON: %s", local->message);
-      return NULL;
-    }
+  g_autoptr (JsonParser) parser = ctr_json_parse (json_text, length, "ASTRA geometry", error);
+  if (parser == NULL)
+    return NULL;
   JsonNode *root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {

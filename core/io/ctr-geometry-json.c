@@ -2,6 +2,7 @@
 #include "io/ctr-geometry-json.h"
 #include "io/ctr-output-set.h"
 #include "base/ctr-error.h"
+#include "io/ctr-json.h"
 
 #include <errno.h>
 #include <string.h>
@@ -125,15 +126,9 @@ ctr_geometry_json_write (const CtrGeometry *g, const char *name, const char *sou
   JsonObject *root = NULL; /* owned below */
   if (source_path != NULL)
     {
-      g_autoptr (GError) local = NULL;
-      parser = json_parser_new ();
-      if (!json_parser_load_from_file (parser, source_path, &local))
-        {
-          int code = g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT) || local->domain == G_FILE_ERROR
-                       ? CTR_ERROR_IO : CTR_ERROR_FORMAT;
-          g_set_error (error, CTR_ERROR, code, "%s: %s", source_path, local->message);
-          return FALSE;
-        }
+      parser = ctr_json_parse_file (source_path, error);
+      if (parser == NULL)
+        return FALSE;
       JsonNode *node = json_parser_get_root (parser);
       if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
         {

@@ -4,6 +4,7 @@
 #include "study/ctr-study.h"
 #include "study/ctr-study-private.h"
 #include "base/ctr-error.h"
+#include "io/ctr-json.h"
 #include "base/ctr-hu.h"
 #include "recon/ctr-params.h"
 
@@ -275,15 +276,9 @@ ctr_study_new_from_file (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
   g_autofree char *abs = g_canonicalize_filename (path, NULL);
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GError) local = NULL;
-  if (!json_parser_load_from_file (parser, abs, &local))
-    {
-      gboolean io = local->domain == G_FILE_ERROR;
-      g_set_error (error, CTR_ERROR, io ? CTR_ERROR_IO : CTR_ERROR_FORMAT, "%s: %s%s", abs,
-                   io ? "" : "not valid JSON: ", local->message);
-      return NULL;
-    }
+  g_autoptr (JsonParser) parser = ctr_json_parse_file (abs, error);
+  if (parser == NULL)
+    return NULL;
   JsonNode *rn = json_parser_get_root (parser);
   if (rn == NULL || !JSON_NODE_HOLDS_OBJECT (rn))
     {

@@ -137,6 +137,14 @@ out("reproducers", "dataset", "pitch-1e-300.json", js(variant(fan, **dict(flat, 
 out("reproducers", "dataset", "angle-1e300.json", js(variant(fan, angles_rad=[0, 1e300, 2, 3])))
 out("reproducers", "dataset", "step-0.json", js(variant(fan, angles_rad=None, angle_start_rad=0.2, angle_step_rad=0)))
 
+# Issue 38, item 15: brackets nested 100,000 deep overflowed json-glib's
+# recursive descent (geometry.json, STUDY.json, ASTRA JSON); the seed keeps
+# a nesting just past the bound for the fuzzer to vary.
+out("reproducers", "dataset", "nested-100000.json", b"[" * 100000)
+out("corpus", "dataset", "nested-300.json", b'{"type": "fan", "notes": ' + b"[" * 300 + b"]" * 300 + b"}")
+# Item 10: a key given twice (the last one won).
+out("corpus", "dataset", "duplicate-key.json", js(fan).replace(b'"views":', b'"views": 8,\n "views":', 1))
+
 # ---------------------------------------------------------------- DICOM ---
 
 

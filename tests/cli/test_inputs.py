@@ -1,0 +1,127 @@
+"""Inputs checked against what they claim (issue 38, the input half).
+Needs no ../shared/data.  Each section failed on the main branch before its
+fix; the number is the issue's item:
+  15. JSON nested ~100,000 deep is refused before the parser recurses (it
+      overflowed the stack: geometry.json, STUDY.json, ASTRA JSON);
+  10. a key given twice in one JSON object is refused (the last one won);
+  22. sizes beyond 32 bits are reported as written, not wrapped; memory
+      sizes read as MiB/GiB/TiB as fits; the DICOM series choice names its
+      option;
+   9. non-helical angles over more than two turns (degrees given as
+      radians) are refused;
+   6. a flat field that is not above the dark (all zero, swapped with the
+      dark, a whole row) is refused, a masked fraction above 1 % is said;
+   7. the sample format of the projection files is checked against the
+      kind and "dtype" the geometry.json states, the same in every view;
+  13. metrics on a reference that covers fewer slices, or holds NaN;
+   8. DICOM-CT-PD files without Rescale Slope/Intercept, without
+      DetectorShape, or disagreeing with the series;
+  12. line integrals that cannot be line integrals of the scanned object
+      (negated, counts, scaled) are said with the figure.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import tifffile
+
+from common import check, finish, require_cli, run
+
+require_cli()
+
+
+def last_line(text):
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def refused(args, needle, what, timeout=120):
+    """Exit 1 (not a signal) with @needle in the message."""
+    r = run(*args, timeout=timeout)
+    ok = r.returncode == 1 and needle.lower() in r.stderr.lower()
+    check(ok, f"{what}: exit {r.returncode}, '{last_line(r.stderr)[:200]}'")
+    return r
+
+
+def warned(args, needle, what, timeout=120):
+    """Exit 0 with a warning holding @needle."""
+    r = run(*args, timeout=timeout)
+    ok = r.returncode == 0 and "warning" in r.stderr.lower() and needle.lower() in r.stderr.lower()
+    check(ok, f"{what}: exit {r.returncode}, '{last_line(r.stderr)[:200]}'")
+    return r
+
+
+def quiet(args, what, timeout=300):
+    """Exit 0 without a warning."""
+    r = run(*args, timeout=timeout)
+    ok = r.returncode == 0 and "warning" not in r.stderr.lower()
+    check(ok, f"{what}: exit {r.returncode}, '{last_line(r.stderr)[:200]}'")
+    return r
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    def path(*p):
+        return os.path.join(tmp, *p)
+
+    r = run("simulate", "--phantom", "head", "--views", 90, "--cols", 96, "--size", 48,
+            "--i0", 0, "--output", path("scan"))
+    if not check(r.returncode == 0, "simulate a small fan-beam scan"):
+        finish()
+    geo = path("scan", "geometry.json")
+    with open(geo) as f:
+        base = json.load(f)
+
+    def write_geo(name, d=None, text=None):
+        p = path("scan", name)
+        with open(p, "w") as f:
+            f.write(text if text is not None else json.dumps(d, indent=1))
+        return p
+
+    def variant(**kw):
+        d = json.loads(json.dumps(base))
+        for k, v in kw.items():
+            if v is None:
+                d.pop(k, None)
+            else:
+                d[k] = v
+        return d
+
+    quiet(["reconstruct", geo, "--dry-run"], "the simulated scan loads without a warning")
+
+    # ----------------------------------------------------------------- 15 --
+    deep = "[" * 100000 + "]" * 100000
+    deep_obj = '{"a": ' + deep + "}"
+    refused(["reconstruct", write_geo("deep.json", text=deep_obj), "--dry-run"], "nested",
+            "geometry.json nested 100,000 deep")
+    with open(path("STUDY.json"), "w") as f:
+        f.write(deep_obj)
+    refused(["study", path("STUDY.json"), "-o", path("study-out")], "nested", "STUDY.json nested 100,000 deep")
+    with open(path("astra.json"), "w") as f:
+        f.write(deep_obj)
+    refused(["import-geometry", path("astra.json"), "-o", path("imported.json")], "nested",
+            "ASTRA JSON nested 100,000 deep")
+    # Brackets inside strings do not count.
+    quiet(["reconstruct", write_geo("brackets.json", variant(notes="[" * 1000)), "--dry-run"],
+          "a string of 1000 '[' is not nesting")
+
+    # ----------------------------------------------------------------- 10 --
+    text = json.dumps(base, indent=1)
+    dup = text.replace('"views":', '"views": 7,\n "views":', 1)
+    refused(["reconstruct", write_geo("dup.json", text=dup), "--dry-run"], "“views” is given twice",
+            "geometry.json with “views” twice")
+    dup_inner = text.replace('"layout":', '"layout": "view_pages",\n  "layout":', 1)
+    refused(["reconstruct", write_geo("dup2.json", text=dup_inner), "--dry-run"], "given twice",
+            "a key twice inside “projections”")
+    # The same key in two different objects is fine.
+    two = variant(variants={"again": dict(base["projections"])})
+    quiet(["reconstruct", write_geo("two.json", two), "--dry-run"], "the same key in two objects")
+    with open(path("STUDY2.json"), "w") as f:
+        f.write('{"dataset": "scan/geometry.json", "doses": [1], "doses": [0.5]}')
+    refused(["study", path("STUDY2.json"), "-o", path("study-out2")], "given twice", "STUDY.json with “doses” twice")
+
+    # MARK: later items
+finish()
