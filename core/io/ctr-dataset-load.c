@@ -95,7 +95,8 @@ get_size (JsonObject *o, const char *key, gboolean required, guint def, guint *o
   if (v < 1 || v > G_MAXINT32)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
-                   "%s: the key “%s” must be at least 1, got %" G_GINT64_FORMAT, where, key, v);
+                   "%s: the key “%s” must be between 1 and %d, got %" G_GINT64_FORMAT, where, key,
+                   G_MAXINT32, v);
       return FALSE;
     }
   *out = (guint) v;

@@ -71,6 +71,8 @@ list_series (GPtrArray *series)
     {
       const CtrDicomSeries *s = series->pdata[i];
       g_string_append_printf (list, "\n  %s (%s)", s->report, s->series_uid);
+      if (s->n_files > 0)
+        g_string_append_printf (list, ", e.g. %s", s->files[0]);
     }
   return g_string_free (list, FALSE);
 }
@@ -203,7 +205,8 @@ ctr_dicom_resolution_take_dataset (CtrDicomResolution *r, GError **error)
       {
         g_autofree char *list = list_series (r->series);
         g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                     "%s holds several projection series; choose one by its Series Instance UID:%s", r->path,
+                     "%s holds several projection series; choose one by giving one of its files instead of "
+                     "the folder (a file stands for its whole series):%s", r->path,
                      list);
         return NULL;
       }

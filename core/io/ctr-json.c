@@ -6,14 +6,33 @@
 
 #include <string.h>
 
-/* The line (1-based) where nesting first exceeds CTR_JSON_MAX_DEPTH, 0 when
- * it never does.  Brackets inside strings do not count; the text's syntax is
- * left to the parser. */
-static guint
-too_deep_line (const char *text, gsize length)
+/* Whether the integer literal @t (@n bytes, an optional '-' then digits)
+ * lies outside gint64: json-glib wraps such a number silently
+ * (18446744073709551688 reads as -1, -18446744073709551615 as 1). */
+static gboolean
+integer_overflows (const char *t, gsize n)
+{
+  const gboolean neg = n > 0 && t[0] == '-';
+  const char *d = t + neg;
+  gsize nd = n - neg;
+  while (nd > 1 && *d == '0')
+    d++, nd--;
+  const char *lim = neg ? "9223372036854775808" : "9223372036854775807";
+  return nd > 19 || (nd == 19 && strncmp (d, lim, 19) > 0);
+}
+
+/* One pass over the text before json-glib sees it: nesting deeper than
+ * CTR_JSON_MAX_DEPTH (json-glib recurses once per level) and integers that
+ * json-glib would wrap are refused, with the line and the key they belong
+ * to.  Brackets inside strings do not count; the rest of the syntax is left
+ * to the parser. */
+static gboolean
+scan (const char *text, gsize length, const char *where, GError **error)
 {
   guint depth = 0, line = 1;
   gboolean in_string = FALSE;
+  gsize str_start = 0, key_start = 0, key_len = 0;
+  gsize last_start = 0, last_len = 0;
   for (gsize i = 0; i < length; i++)
     {
       const char c = text[i];
@@ -24,20 +43,55 @@ too_deep_line (const char *text, gsize length)
           if (c == '\\')
             i++;
           else if (c == '"')
-            in_string = FALSE;
+            {
+              in_string = FALSE;
+              last_start = str_start;
+              last_len = i - str_start;
+            }
           continue;
         }
       if (c == '"')
-        in_string = TRUE;
+        {
+          in_string = TRUE;
+          str_start = i + 1;
+        }
+      else if (c == ':')
+        {
+          key_start = last_start;
+          key_len = MIN (last_len, 64);
+        }
       else if (c == '[' || c == '{')
         {
           if (++depth > CTR_JSON_MAX_DEPTH)
-            return line;
+            {
+              g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                           "%s: not valid JSON: objects and lists nested more than %d deep (line %u)",
+                           where, CTR_JSON_MAX_DEPTH, line);
+              return FALSE;
+            }
         }
       else if ((c == ']' || c == '}') && depth > 0)
         depth--;
+      else if (c == '-' || g_ascii_isdigit (c))
+        {
+          gsize j = i + 1;
+          gboolean integer = TRUE;
+          for (; j < length && (g_ascii_isdigit (text[j]) || strchr (".eE+-", text[j]) != NULL); j++)
+            if (!g_ascii_isdigit (text[j]))
+              integer = FALSE;
+          if (integer && integer_overflows (text + i, j - i))
+            {
+              g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                           "%s: line %u%s%.*s%s: the number %.*s is beyond the range of a 64-bit integer "
+                           "(±9223372036854775807)", where, line, key_len > 0 ? ", the key “" : "",
+                           (int) key_len, text + key_start, key_len > 0 ? "”" : "",
+                           (int) MIN (j - i, 40), text + i);
+              return FALSE;
+            }
+          i = j - 1;
+        }
     }
-  return 0;
+  return TRUE;
 }
 
 typedef struct {
@@ -77,14 +131,8 @@ ctr_json_parse (const char *text, gssize length, const char *where, GError **err
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   const gsize n = length < 0 ? strlen (text) : (gsize) length;
-  const guint deep = too_deep_line (text, n);
-  if (deep > 0)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: not valid JSON: objects and lists nested more than %d deep (line %u)",
-                   where, CTR_JSON_MAX_DEPTH, deep);
-      return NULL;
-    }
+  if (!scan (text, n, where, error))
+    return NULL;
   g_autoptr (JsonParser) parser = json_parser_new ();
   DupCheck c = { g_hash_table_new (NULL, NULL), NULL, 0 };
   g_signal_connect (parser, "object-member", G_CALLBACK (on_member), &c);

@@ -6,6 +6,8 @@
  *    parser sees the text: json-glib descends recursively, and ~100,000 nested
  *    brackets (200 KB) overflow the stack.  The bound is found by one scan of
  *    the brackets outside strings.
+ *  - An integer beyond the 64-bit range is refused with its key and line:
+ *    json-glib wraps it silently (18446744073709551688 reads as -1).
  *  - A key given twice in one object is refused (json-glib keeps the last one
  *    silently), with the key and its line.
  */
@@ -27,7 +29,9 @@ G_BEGIN_DECLS
  * Returns: (transfer full): the parser holding the document, or NULL with
  *   CTR_ERROR_FORMAT "WHERE: not valid JSON: …" (a syntax error; nesting
  *   deeper than CTR_JSON_MAX_DEPTH, with the line; a key given twice in one
- *   object, with the key and the line of its second occurrence).
+ *   object, with the key and the line of its second occurrence), or
+ *   "WHERE: line L, the key “K”: the number N is beyond the range of a
+ *   64-bit integer".
  */
 JsonParser *ctr_json_parse (const char *text, gssize length, const char *where, GError **error);
 

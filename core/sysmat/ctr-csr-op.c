@@ -11,6 +11,7 @@
  */
 #include "sysmat/ctr-csr-op.h"
 #include "base/ctr-error.h"
+#include "base/ctr-format.h"
 
 #include <omp.h>
 #include <string.h>
@@ -433,10 +434,10 @@ ctr_csr_op_new (CtrSysmat *a, CtrSymmetry *orbits, const CtrGeometry *g, const C
   op->scale_size = c->np;
   op->n_subsets = orbits ? orbits->n_orbits : c->nv;
   op->can_update_sequential = orbits == NULL;
+  g_autofree char *size = ctr_format_bytes (ctr_sysmat_bytes (a));
   op->description = orbits
-    ? g_strdup_printf ("CSR, %u orbit subsets (%s); %.1f MiB", orbits->n_orbits, orbits->reason,
-                       ctr_sysmat_bytes (a) / 1048576.0)
-    : g_strdup_printf ("CSR, one view per subset; %.1f MiB", ctr_sysmat_bytes (a) / 1048576.0);
+    ? g_strdup_printf ("CSR, %u orbit subsets (%s); %s", orbits->n_orbits, orbits->reason, size)
+    : g_strdup_printf ("CSR, one view per subset; %s", size);
   c->r = g_try_new0 (float, op->data_size);
   c->upd = g_try_new0 (float, op->image_size);
   c->cs = g_try_new0 (float, c->np);

@@ -31,6 +31,7 @@
 #include "sysmat/ctr-fly-op.h"
 #include "sysmat/ctr-ray-private.h"
 #include "base/ctr-error.h"
+#include "base/ctr-format.h"
 
 #include <omp.h>
 #include <string.h>
@@ -665,11 +666,11 @@ ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, Ct
     }
   for (guint64 i = 0; i < c->nr; i++)
     c->ones[i] = 1.f;
-  const double work = (op->data_size + op->image_size + c->np + c->nr) * 4.0 / 1048576.0;
+  g_autofree char *work = ctr_format_bytes ((op->data_size + op->image_size + c->np + c->nr) * 4);
   op->description = orbits
-    ? g_strdup_printf ("on the fly (no stored matrix), %s model, %u orbit subsets (%s); work space %.1f MiB",
+    ? g_strdup_printf ("on the fly (no stored matrix), %s model, %u orbit subsets (%s); work space %s",
                        model_name (model), orbits->n_orbits, orbits->reason, work)
-    : g_strdup_printf ("on the fly (no stored matrix), %s model, one view per subset; work space %.1f MiB",
+    : g_strdup_printf ("on the fly (no stored matrix), %s model, one view per subset; work space %s",
                        model_name (model), work);
   return op;
 }

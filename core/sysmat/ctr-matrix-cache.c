@@ -5,6 +5,7 @@
 #include "sysmat/ctr-scsr-private.h"
 #include "base/ctr-digest.h"
 #include "base/ctr-error.h"
+#include "base/ctr-format.h"
 
 #include "base/ctr-memory.h"
 #include "io/ctr-file.h"
@@ -430,8 +431,9 @@ ctr_matrix_cache_get_scsr_full (const CtrGeometry *g, const CtrGrid *grid, CtrRa
       if (note)
         {
           char *prev = *note;
-          *note = g_strdup_printf ("%s%smatrix cache: not saved (%.1f GiB would take more than half of the free "
-                                   "disk space)", prev ? prev : "", prev ? "; " : "", bytes / 1073741824.0);
+          g_autofree char *size = ctr_format_bytes (bytes);
+          *note = g_strdup_printf ("%s%smatrix cache: not saved (%s would take more than half of the free "
+                                   "disk space)", prev ? prev : "", prev ? "; " : "", size);
           g_free (prev);
         }
     }

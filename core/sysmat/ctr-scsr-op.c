@@ -16,6 +16,7 @@
 #include "sysmat/ctr-scsr-op.h"
 #include "sysmat/ctr-scsr-private.h"
 #include "base/ctr-error.h"
+#include "base/ctr-format.h"
 #include "base/ctr-memory.h"
 
 #include <omp.h>
@@ -409,9 +410,9 @@ ctr_scsr_op_init_common (CtrScsrOpBase *b, const CtrOperatorClass *klass, CtrScs
             }
         }
     }
-  op->description = g_strdup_printf ("SCSR (cuART §3): %s; %u of %u views stored, %.1f MiB",
-                                     sy->reason, ctr_scsr_n_orbits (m), ctr_scsr_n_views (m),
-                                     ctr_scsr_bytes (m) / 1048576.0);
+  g_autofree char *size = ctr_format_bytes (ctr_scsr_bytes (m));
+  op->description = g_strdup_printf ("SCSR (cuART §3): %s; %u of %u views stored, %s",
+                                     sy->reason, ctr_scsr_n_orbits (m), ctr_scsr_n_views (m), size);
   return TRUE;
 }
 

@@ -123,5 +123,27 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write('{"dataset": "scan/geometry.json", "doses": [1], "doses": [0.5]}')
     refused(["study", path("STUDY2.json"), "-o", path("study-out2")], "given twice", "STUDY.json with “doses” twice")
 
+    # ----------------------------------------------------------------- 22 --
+    for key, value, needle in (("views", "18446744073709551688", "18446744073709551688"),
+                               ("views", "-18446744073709551615", "-18446744073709551615"),
+                               ("detector_cols", str(2 ** 32 + 282), "between 1 and 2147483647")):
+        t = json.dumps(base, indent=1).replace(f'"{key}": {base[key]}', f'"{key}": {value}', 1)
+        refused(["reconstruct", write_geo("big.json", text=t), "--dry-run"], needle,
+                f"“{key}”: {value} reported as written")
+    try:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import ctpd
+    except ImportError:
+        ctpd = None
+    if ctpd is not None:
+        two = path("two-series")
+        ctpd.write_series(two, ["1", "2", "3", "4"], series_uid="1.2.3.4.5.6")
+        for name in ctpd.write_series(path("other"), ["1", "2", "3", "4"], series_uid="1.2.3.4.5.7"):
+            os.rename(path("other", name), path("two-series", "b_" + name))
+        r = refused(["reconstruct", two, "--dry-run"], "one of its files", "two series in a folder: says how to choose")
+        check("b_view_0000.dcm" in r.stderr, "… and names a file of each series")
+        r = run("reconstruct", path("two-series", "b_view_0000.dcm"), "--dry-run")
+        check(r.returncode == 0, f"… and one file of a series loads that series: exit {r.returncode}")
+
     # MARK: later items
 finish()
