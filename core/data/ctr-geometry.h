@@ -115,13 +115,17 @@ typedef struct {
 /* The plausible ranges ctr_geometry_validate() enforces: beyond them a
  * finite number is a typing or unit error, not an acquisition (SOD and SDD
  * of 1 µm to 1 km; flat and parallel pitches of 1 nm to 10 m; a curved
- * detector's pitch from 1 nrad; angles within ±10⁴ rad, about 1600 turns). */
+ * detector's pitch from 1 nrad; angles within ±10⁴ rad, about 1600 turns;
+ * on a circular orbit at one z (no source z per view) the angles span at
+ * most CTR_GEOMETRY_MAX_CIRCULAR_TURNS turns: more are degrees taken for
+ * radians). */
 #define CTR_GEOMETRY_MIN_DISTANCE_MM 1e-3
 #define CTR_GEOMETRY_MAX_DISTANCE_MM 1e6
 #define CTR_GEOMETRY_MIN_PITCH_MM 1e-6
 #define CTR_GEOMETRY_MAX_PITCH_MM 1e4
 #define CTR_GEOMETRY_MIN_PITCH_RAD 1e-9
 #define CTR_GEOMETRY_MAX_ANGLE_RAD 1e4
+#define CTR_GEOMETRY_MAX_CIRCULAR_TURNS 2
 
 /* Doubles per view in CtrGeometry.vectors (S, D, u, v: ctr-geometry-vectors.h). */
 #define CTR_GEOMETRY_VECTOR_LEN 12

@@ -145,5 +145,16 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run("reconstruct", path("two-series", "b_view_0000.dcm"), "--dry-run")
         check(r.returncode == 0, f"… and one file of a series loads that series: exit {r.returncode}")
 
+    # ------------------------------------------------------------------ 9 --
+    deg = [a * 180 / np.pi for a in base["angles_rad"]]
+    refused(["reconstruct", write_geo("deg.json", variant(angles_rad=deg)), "--dry-run"], "in degrees",
+            "angles in degrees given as “angles_rad”")
+    refused(["reconstruct", write_geo("deg2.json", variant(angles_rad=None, angle_start_rad=0,
+                                                           angle_step_rad=4.0)), "--dry-run"], "in degrees",
+            "an angle step of 4 (degrees) given as “angle_step_rad”")
+    two_turns = [a * 2 for a in base["angles_rad"]]
+    quiet(["reconstruct", write_geo("two-turns.json", variant(angles_rad=two_turns)), "--dry-run"],
+          "two turns on a circular orbit load")
+
     # MARK: later items
 finish()
