@@ -572,13 +572,14 @@ test_preprocess_i0 (void)
 static void
 test_preprocess_fill (void)
 {
-  /* 1 view × 3 rows × 7 columns; dead: a middle run, both ends, a whole row. */
+  /* 1 view × 3 rows × 7 columns; dead: a middle run, both ends, a row but
+   * its first column (a whole dead row is refused: below). */
   g_autoptr (CtrProjections) p = ctr_projections_new (1, 3, 7, CTR_PROJ_COUNTS, NULL);
   const float e = (float) M_E;
   float flat[21];
   for (guint i = 0; i < 21; i++)
     flat[i] = 1.0f;
-  const guint dead[] = { 2, 3, 4, 7, 13, 14, 15, 16, 17, 18, 19, 20 };
+  const guint dead[] = { 2, 3, 4, 7, 13, 15, 16, 17, 18, 19, 20 };
   for (guint k = 0; k < G_N_ELEMENTS (dead); k++)
     flat[dead[k]] = 0.0f;
   flat[9] = NAN;  /* a non-finite flat is dead too */
@@ -602,7 +603,19 @@ test_preprocess_fill (void)
     g_assert_cmpfloat_with_epsilon (p->data[i], want[i], 1e-5);
   for (guint i = 0; i < 21; i++)
     g_assert_cmpint (p->mask[i], ==,
-                     (i >= 2 && i <= 4) || i == 7 || i == 9 || i >= 13 ? 0 : 1);
+                     (i >= 2 && i <= 4) || i == 7 || i == 9 || (i >= 13 && i != 14) ? 0 : 1);
+  g_assert_cmpfloat_with_epsilon (ctr_projections_masked_fraction (p), 12.0 / 21, 1e-9);
+
+  /* A whole row without an open beam: its slice would be filled from
+   * nothing (issue 38). */
+  g_autoptr (CtrProjections) q = ctr_projections_new (1, 3, 7, CTR_PROJ_COUNTS, NULL);
+  flat[14] = 0.0f;
+  q->flat = g_memdup2 (flat, sizeof flat);
+  for (guint i = 0; i < 21; i++)
+    q->data[i] = 0.5f;
+  g_assert_false (ctr_projections_to_line_integrals (q, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "detector row 2"));
 }
 
 static void

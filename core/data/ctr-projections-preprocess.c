@@ -75,6 +75,50 @@ fill_row (float *row, const guint8 *mask, guint n)
     }
 }
 
+/* The open beam must be above the dark somewhere in every detector row:
+ * otherwise whole rows (or the whole scan) would be filled from nothing and
+ * reconstruct as exactly 0. */
+static gboolean
+check_open_beam (const CtrProjections *p, const guint8 *mask, gsize n_dead, GError **error)
+{
+  const char *what = p->flat != NULL ? "the flat field" : "the open-beam count I0";
+  const gsize plane = (gsize) p->n_rows * p->n_cols;
+  if (n_dead == plane)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                   "%s is not above the dark current in any of the %" G_GSIZE_FORMAT " detector pixels "
+                   "(flat − dark ≤ 0 everywhere: an empty flat, or flat and dark swapped?)", what, plane);
+      return FALSE;
+    }
+  for (guint r = 0; r < p->n_rows; r++)
+    {
+      guint alive = 0;
+      for (guint c = 0; c < p->n_cols; c++)
+        alive += mask[(gsize) r * p->n_cols + c];
+      if (alive == 0)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                       "%s is not above the dark current anywhere in detector row %u (all %u columns): "
+                       "that row's slice would be empty", what, r, p->n_cols);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+double
+ctr_projections_masked_fraction (const CtrProjections *p)
+{
+  g_return_val_if_fail (p != NULL, 0.0);
+  if (p->mask == NULL)
+    return 0.0;
+  const gsize plane = (gsize) p->n_rows * p->n_cols;
+  gsize n = 0;
+  for (gsize i = 0; i < plane; i++)
+    n += p->mask[i] == 0;
+  return (double) n / (double) plane;
+}
+
 double *
 ctr_projections_open_beam (const CtrProjections *p)
 {
@@ -129,6 +173,8 @@ ctr_projections_to_line_integrals (CtrProjections *p, GError **error)
           n_dead++;
         }
     }
+  if (!check_open_beam (p, mask, n_dead, error))
+    return FALSE;
 
 #pragma omp parallel for schedule(static)
   for (guint v = 0; v < p->n_views; v++)

@@ -51,7 +51,10 @@ ctr_projections_view (const CtrProjections *p, guint view)
  * when a flat is present (dark defaults to 0), else -ln(I/I0).  Pixels with
  * flat - dark <= 0 are marked dead in @p->mask; measured I - dark <= 0 is
  * clamped to 0.5 count (the usual log safeguard) rather than giving +Inf.
- * Non-finite input gives CTR_ERROR_INVALID_DATA.  Line integrals are returned
+ * Non-finite input gives CTR_ERROR_INVALID_DATA, and so does an open beam
+ * (flat − dark, or I0 − dark) that is not positive in any pixel of the
+ * detector or of one detector row (an empty flat, flat and dark swapped: the
+ * slices would be filled from nothing).  Line integrals are returned
  * unchanged (TRUE).  Afterwards dead pixels are filled by linear interpolation
  * along their row so analytic methods see a continuous sinogram.
  */
@@ -67,6 +70,10 @@ gboolean ctr_projections_to_line_integrals (CtrProjections *p, GError **error);
  *   data state neither a flat nor I0.
  */
 double *ctr_projections_open_beam (const CtrProjections *p);
+
+/* The fraction (0…1) of detector pixels marked dead in @p->mask (flat −
+ * dark ≤ 0), 0 without a mask. */
+double ctr_projections_masked_fraction (const CtrProjections *p);
 
 /* CTR_ERROR_INVALID_DATA if any value is NaN or infinite (names view/row/col). */
 gboolean ctr_projections_check_finite (const CtrProjections *p, GError **error);

@@ -983,5 +983,6 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
       if (d->reference == NULL)
         return NULL;
     }
+  ctr_dataset_check_claims (d);
   return g_steal_pointer (&d);
 }

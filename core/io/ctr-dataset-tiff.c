@@ -129,5 +129,6 @@ ctr_dataset_load_bare_tiff (const char *path, GCancellable *cancellable, GError 
   d->geometry_missing = TRUE;
   d->projection_spec = projection_spec (path, &info, counts, i0);
   ctr_dataset_add_input (d, path);
+  ctr_dataset_check_claims (d);
   return g_steal_pointer (&d);
 }

@@ -142,6 +142,16 @@ CtrGrid ctr_dataset_default_grid (const CtrDataset *d);
  */
 char **ctr_dataset_named_files (const char *path, GError **error);
 
+/**
+ * ctr_dataset_check_claims:
+ * The one check of a loaded dataset against what its files claim, run by
+ * every loader (ctr_dataset_load, the DICOM reader, the bare TIFF): what may
+ * still be a scan but probably is not becomes a sentence of d->warnings with
+ * the figure that gave it away: more than 1 % of the detector pixels masked
+ * (flat − dark ≤ 0).  (What cannot be a scan is refused by the loaders.)
+ */
+void ctr_dataset_check_claims (CtrDataset *d);
+
 /* Adds @path (made absolute) to d->inputs. */
 void ctr_dataset_add_input (CtrDataset *d, const char *path);
 /* Adds a warning (printf-style) to d->warnings. */

@@ -199,7 +199,10 @@ ctr_dicom_resolution_take_dataset (CtrDicomResolution *r, GError **error)
     {
     case CTR_DICOM_OUTCOME_DATASET:
       if (r->dataset != NULL)
-        return g_steal_pointer (&r->dataset);
+        {
+          ctr_dataset_check_claims (r->dataset);
+          return g_steal_pointer (&r->dataset);
+        }
       break;
     case CTR_DICOM_OUTCOME_CHOOSE_SERIES:
       {
@@ -216,6 +219,7 @@ ctr_dicom_resolution_take_dataset (CtrDicomResolution *r, GError **error)
           CtrDataset *d = ctr_dicom_dataset_from_projections (r->frames, r->path, r->name);
           ctr_dataset_add_input (d, r->path);   /* the XA file */
           g_clear_pointer (&r->frames, ctr_dicom_projections_free);
+          ctr_dataset_check_claims (d);
           return d;
         }
       if (r->frames != NULL)

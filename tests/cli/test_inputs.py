@@ -156,5 +156,41 @@ with tempfile.TemporaryDirectory() as tmp:
     quiet(["reconstruct", write_geo("two-turns.json", variant(angles_rad=two_turns)), "--dry-run"],
           "two turns on a circular orbit load")
 
+    # ------------------------------------------------------------------ 6 --
+    # Counts: I = 5000·exp(-p) + 100 over a dark of 100, flat 5100.
+    sino = tifffile.imread(path("scan", "sinogram.tif")).astype(np.float64)
+    counts = (5000 * np.exp(-sino) + 100).astype(np.float32)
+    tifffile.imwrite(path("scan", "counts.tif"), counts)
+    cols = counts.shape[-1]
+    tifffile.imwrite(path("scan", "dark.tif"), np.full((1, cols), 100, np.float32))
+    tifffile.imwrite(path("scan", "flat.tif"), np.full((1, cols), 5100, np.float32))
+    tifffile.imwrite(path("scan", "zero.tif"), np.zeros((1, cols), np.float32))
+    holes = np.full((1, cols), 5100, np.float32)
+    holes[0, 10:13] = 0
+    tifffile.imwrite(path("scan", "holes.tif"), holes)
+    proj = dict(base["projections"], file="counts.tif")
+
+    def counts_geo(name, flat, dark):
+        return write_geo(name, variant(kind="counts", projections=proj, flat=flat, dark=dark, reference=None))
+    quiet(["reconstruct", counts_geo("counts.json", "flat.tif", "dark.tif"), "--dry-run"],
+          "counts with a right flat and dark load without a warning")
+    refused(["reconstruct", counts_geo("zero-flat.json", "zero.tif", "dark.tif"), "--dry-run"],
+            "not above the dark", "an all-zero flat field")
+    refused(["reconstruct", counts_geo("swapped.json", "dark.tif", "flat.tif"), "--dry-run"],
+            "flat and dark swapped", "flat and dark swapped")
+    warned(["reconstruct", counts_geo("holes.json", "holes.tif", "dark.tif"), "--dry-run"],
+           "3.1 % of the detector pixels", "3 of 96 flat-field pixels at 0")
+    # Two detector rows, the second one dead in the flat.
+    counts2 = np.stack([counts, counts])                             # sinogram: a page per row
+    tifffile.imwrite(path("scan", "counts2.tif"), counts2)
+    tifffile.imwrite(path("scan", "dark2.tif"), np.full((2, cols), 100, np.float32))
+    flat2 = np.full((2, cols), 5100, np.float32)
+    flat2[1] = 0
+    tifffile.imwrite(path("scan", "flat2.tif"), flat2)
+    refused(["reconstruct", write_geo("row.json", variant(kind="counts", detector_rows=2, detector_pitch_v_mm=1.0,
+                                                          projections=dict(proj, file="counts2.tif"),
+                                                          flat="flat2.tif", dark="dark2.tif", reference=None)),
+             "--dry-run"], "detector row 1", "a flat field with a zero row")
+
     # MARK: later items
 finish()
