@@ -790,7 +790,8 @@ test_dataset_layouts (void)
   /* view_pages: a page per view, line = row */
   g_autofree char *pages_path = tmp_path ("multirow-pages.tif");
   write_float_tiff (pages_path, stack, nc, nr, nv);
-  /* one_file_per_view: uint16 files by libtiff, indices 7.. */
+  /* one_file_per_view: float64 files by libtiff, indices 7.. (integer
+   * samples are counts, refused as line integrals) */
   g_autofree char *sub = tmp_path ("per-view");
   g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
   for (guint v = 0; v < nv; v++)
@@ -800,7 +801,7 @@ test_dataset_layouts (void)
       g_autofree double *vals = g_new (double, nr * nc);
       for (guint i = 0; i < nr * nc; i++)
         vals[i] = stack[v * nr * nc + i];
-      write_raw_tiff (file, nc, nr, 1, 16, SAMPLEFORMAT_UINT, 1, 0, COMPRESSION_NONE, vals);
+      write_raw_tiff (file, nc, nr, 1, 64, SAMPLEFORMAT_IEEEFP, 1, 0, COMPRESSION_NONE, vals);
     }
 
   const char *specs[][3] = {

@@ -460,11 +460,65 @@ resolve (CtrDataset *d, const char *base_dir, const char *file)
   return path;
 }
 
-/* Reads a whole TIFF and checks it is @pages × @height × @width.  @what says
- * which key named it. */
+/* What the geometry.json claims of the projection files' samples: its
+ * "kind" and "dtype" (FORMAT.md), and the format of the first file read,
+ * which every other view's file must share. */
+typedef struct {
+  CtrProjKind kind;
+  const char *dtype;   /* nullable */
+  guint format, bits;  /* of the first file; 0 before it */
+} SampleClaim;
+
+static const char *
+sample_name (guint format, guint bits)
+{
+  static const struct { guint format, bits; const char *name; } names[] = {
+    { 1, 8, "uint8" }, { 2, 8, "int8" }, { 1, 16, "uint16" }, { 2, 16, "int16" }, { 1, 32, "uint32" },
+    { 2, 32, "int32" }, { 3, 32, "float32" }, { 3, 64, "float64" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (names[i].format == format && names[i].bits == bits)
+      return names[i].name;
+  return "another sample type";
+}
+
+/* The samples of @path (@info) against @c: the stated "dtype", integers
+ * stated as line integrals, and the same format in every file. */
+static gboolean
+check_samples (const CtrTiffInfo *info, const char *path, SampleClaim *c, const char *where, GError **error)
+{
+  const char *found = sample_name (info->sample_format, info->bits_per_sample);
+  if (c->format != 0 && (c->format != info->sample_format || c->bits != info->bits_per_sample))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: %s holds %s samples but the views before it hold %s; every view must be stored alike",
+                   where, path, found, sample_name (c->format, c->bits));
+      return FALSE;
+    }
+  c->format = info->sample_format;
+  c->bits = info->bits_per_sample;
+  if (c->dtype != NULL && !g_str_equal (c->dtype, found))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “dtype” is “%s” but %s holds %s samples",
+                   where, c->dtype, path, found);
+      return FALSE;
+    }
+  if (c->kind == CTR_PROJ_LINE_INTEGRALS && info->sample_format != 3)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: %s holds %s samples, but the key “kind” says “line_integrals”; integer samples are "
+                   "detector counts: give “kind”: “counts” with a “flat” (and “dark”) or “I0”",
+                   where, path, found);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Reads a whole TIFF and checks it is @pages × @height × @width, with the
+ * samples @claim allows (NULL: any).  @what says which key named it. */
 static float *
-read_checked (const char *path, guint pages, guint height, guint width, const char *where,
-              const char *what, GError **error)
+read_checked (const char *path, guint pages, guint height, guint width, SampleClaim *claim,
+              const char *where, const char *what, GError **error)
 {
   CtrTiffInfo info;
   g_autoptr (GError) local = NULL;
@@ -474,6 +528,8 @@ read_checked (const char *path, guint pages, guint height, guint width, const ch
       g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: %s: ", where, what);
       return NULL;
     }
+  if (claim != NULL && !check_samples (&info, path, claim, where, error))
+    return NULL;
   if (info.pages != pages || info.height != height || info.width != width)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
@@ -512,6 +568,9 @@ load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const C
       return dp;
     }
 
+  SampleClaim claim = { kind, NULL, 0, 0 };
+  if (!get_string (spec, "dtype", FALSE, &claim.dtype, ctx, error))
+    return NULL;
   g_autoptr (CtrProjections) p = NULL;
   if (g_str_equal (layout, "sinogram") || g_str_equal (layout, "view_pages"))
     {
@@ -523,8 +582,8 @@ load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const C
         return NULL;
       const gboolean sino = g_str_equal (layout, "sinogram");
       /* sinogram: a page per row, line = view; view_pages: a page per view, line = row. */
-      g_autofree float *data = sino ? read_checked (path, R, V, C, ctx, "the key “file”", error)
-                                    : read_checked (path, V, R, C, ctx, "the key “file”", error);
+      g_autofree float *data = sino ? read_checked (path, R, V, C, &claim, ctx, "the key “file”", error)
+                                    : read_checked (path, V, R, C, &claim, ctx, "the key “file”", error);
       if (data == NULL)
         return NULL;
       p = ctr_projections_new (V, R, C, kind, error);
@@ -587,7 +646,7 @@ load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const C
             : g_strdup_printf ("%s%*" G_GINT64_FORMAT "%s", prefix, width, index, suffix);
           g_autofree char *path = resolve (d, base_dir, name);
           g_autofree char *what = g_strdup_printf ("view %u (key “pattern”)", v);
-          g_autofree float *img = read_checked (path, 1, R, C, ctx, what, error);
+          g_autofree float *img = read_checked (path, 1, R, C, &claim, ctx, what, error);
           if (img == NULL)
             return NULL;
           memcpy (ctr_projections_view (p, v), img, plane * sizeof (float));

@@ -192,5 +192,29 @@ with tempfile.TemporaryDirectory() as tmp:
                                                           flat="flat2.tif", dark="dark2.tif", reference=None)),
              "--dry-run"], "detector row 1", "a flat field with a zero row")
 
+    # ------------------------------------------------------------------ 7 --
+    for dt in ("uint16", "int16", "int32", "uint8"):
+        tifffile.imwrite(path("scan", f"int-{dt}.tif"), (sino * 1000).astype(dt))
+        refused(["reconstruct", write_geo(f"int-{dt}.json", variant(projections=dict(
+            base["projections"], file=f"int-{dt}.tif", dtype=None))), "--dry-run"],
+            f"holds {dt} samples, but the key “kind” says “line_integrals”", f"{dt} TIFF stated as line integrals")
+    refused(["reconstruct", write_geo("dtype.json", variant(kind="counts", projections=dict(proj, dtype="uint16"),
+                                                            flat="flat.tif", dark="dark.tif", reference=None)),
+             "--dry-run"], "the key “dtype” is “uint16” but", "“dtype”: “uint16” on a float32 file")
+    views = path("scan", "views")
+    os.mkdir(views)
+    one_view = tifffile.imread(path("scan", "counts.tif"))
+    for k in range(one_view.shape[0]):
+        tifffile.imwrite(os.path.join(views, f"v{k:03d}.tif"),
+                         one_view[k:k + 1].astype(np.uint16 if k != 40 else np.float32))
+    per_view = dict(layout="one_file_per_view", pattern="views/v%03d.tif", first_index=0, count=one_view.shape[0])
+    refused(["reconstruct", write_geo("mixed.json", variant(kind="counts", projections=per_view, flat="flat.tif",
+                                                            dark="dark.tif", reference=None)), "--dry-run"],
+            "the views before it hold uint16", "one float32 view among uint16 views")
+    tifffile.imwrite(os.path.join(views, "v040.tif"), one_view[40:41].astype(np.uint16))
+    quiet(["reconstruct", write_geo("uint16.json", variant(kind="counts", projections=dict(per_view, dtype="uint16"),
+                                                           flat="flat.tif", dark="dark.tif", reference=None)),
+           "--dry-run"], "uint16 counts, one file per view, as stated")
+
     # MARK: later items
 finish()
