@@ -275,6 +275,8 @@ ctr_route_state_reference (const CtrRouteState *rs, const CtrVolume *reference, 
   *out = NULL;
   if (reference == NULL)
     return TRUE;
+  if (mode == CTR_RESAMPLE_VOLUME && !ctr_reference_covers (reference, &rs->grid, error))
+    return FALSE;
   g_autoptr (CtrVolume) ref = ctr_volume_resample (reference, &rs->grid, mode, error);
   if (ref == NULL || !ctr_reference_check (ref, error))
     return FALSE;

@@ -444,6 +444,8 @@ helical_execute (CtrRouteState *rs, const CtrProjections *p, const CtrVolume *re
   g_autoptr (CtrVolume) ref = NULL;
   if (reference != NULL)
     {
+      if (!ctr_reference_covers (reference, &rs->grid, error))
+        return NULL;
       ref = ctr_volume_resample (reference, &rs->grid, CTR_RESAMPLE_VOLUME, error);
       if (ref == NULL)
         return NULL;

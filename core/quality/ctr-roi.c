@@ -132,6 +132,21 @@ prepare (const CtrVolume *v, guint z, const CtrRoi *roi, double mu_water, gsize 
       g_free (mask);
       return NULL;
     }
+  /* A NaN inside would make every figure NaN (printed as null): say where. */
+  const float *s = ctr_volume_slice (v, z);
+  gsize bad = 0, first = 0;
+  for (gsize i = 0; i < ctr_grid_slice_size (&v->grid); i++)
+    if (mask[i] && !isfinite (s[i]) && bad++ == 0)
+      first = i;
+  if (bad > 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                   "the ROI at (%g, %g) mm holds %" G_GSIZE_FORMAT " pixel(s) that are not finite numbers "
+                   "(NaN or infinite; the first at column %" G_GSIZE_FORMAT ", row %" G_GSIZE_FORMAT
+                   " of slice %u)", roi->x_mm, roi->y_mm, bad, first % v->grid.nx, first / v->grid.nx, z);
+      g_free (mask);
+      return NULL;
+    }
   return mask;
 }
 

@@ -76,7 +76,8 @@ guint8 *ctr_roi_mask (const CtrGrid *grid, const CtrRoi *roi, gsize *n_pixels);
  * ctr_roi_stats:
  * Mean and SD of slice @z of @v inside @roi, HU with @mu_water (1/mm).
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (invalid ROI, @z outside
- *   the volume, @mu_water not positive, or fewer than 2 pixels inside).
+ *   the volume, @mu_water not positive, or fewer than 2 pixels inside) or
+ *   CTR_ERROR_INVALID_DATA (a pixel inside is NaN or infinite).
  */
 gboolean ctr_roi_stats (const CtrVolume *v, guint z, const CtrRoi *roi, double mu_water,
                         CtrRoiStats *out, GError **error);

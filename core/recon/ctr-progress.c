@@ -58,6 +58,32 @@ ctr_iter_report_single_pass (CtrMethod method, const CtrVolume *img, const CtrVo
 }
 
 gboolean
+ctr_reference_covers (const CtrVolume *reference, const CtrGrid *grid, GError **error)
+{
+  const CtrGrid *r = &reference->grid;
+  if (r->nz <= 1)
+    return TRUE;
+  const double lo = MIN (ctr_grid_z (r, 0), ctr_grid_z (r, r->nz - 1));
+  const double hi = MAX (ctr_grid_z (r, 0), ctr_grid_z (r, r->nz - 1));
+  const double slack = 0.5 * fabs (r->dz) + 1e-6;
+  guint outside = 0;
+  for (guint k = 0; k < grid->nz; k++)
+    {
+      const double z = ctr_grid_z (grid, k);
+      outside += z < lo - slack || z > hi + slack;
+    }
+  if (outside == 0)
+    return TRUE;
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+               "the reference holds z %.2f … %.2f mm, but %u of the image's %u slices (z %.2f … %.2f mm) lie "
+               "outside it: metrics would count them as empty; reconstruct the slices it holds, or give "
+               "no reference", lo, hi, outside, grid->nz,
+               MIN (ctr_grid_z (grid, 0), ctr_grid_z (grid, grid->nz - 1)),
+               MAX (ctr_grid_z (grid, 0), ctr_grid_z (grid, grid->nz - 1)));
+  return FALSE;
+}
+
+gboolean
 ctr_reference_check (const CtrVolume *reference, GError **error)
 {
   const CtrGrid *g = &reference->grid;

@@ -82,4 +82,15 @@ gboolean ctr_iter_report_single_pass (CtrMethod method, const CtrVolume *img, co
  */
 gboolean ctr_reference_check (const CtrVolume *reference, GError **error);
 
+/**
+ * ctr_reference_covers:
+ * Whether the reference @reference (on its own grid, before resampling)
+ * holds every slice of @grid by position (half a slice of slack): outside
+ * its slices the resampled reference is 0, and metrics would average empty
+ * slices in (PSNR inf, RMSE diluted).  A reference of one slice serves every
+ * z.  FALSE with CTR_ERROR_INVALID_ARGUMENT giving both z ranges and the
+ * count of slices outside.
+ */
+gboolean ctr_reference_covers (const CtrVolume *reference, const CtrGrid *grid, GError **error);
+
 G_END_DECLS

@@ -216,5 +216,38 @@ with tempfile.TemporaryDirectory() as tmp:
                                                            flat="flat.tif", dark="dark.tif", reference=None)),
            "--dry-run"], "uint16 counts, one file per view, as stated")
 
+    # ----------------------------------------------------------------- 13 --
+    # A cone-beam dataset whose reference holds 4 slices, reconstructed on 12.
+    cone_dir = path("cone")
+    os.mkdir(cone_dir)
+    n = 24
+    cone = {"name": "cone", "type": "cone", "detector_shape": "flat", "kind": "line_integrals",
+            "views": 36, "detector_cols": 32, "detector_rows": 12, "source_to_isocenter_mm": 500.0,
+            "source_to_detector_mm": 1000.0, "detector_pitch_u_mm": 2.0, "detector_pitch_v_mm": 2.0,
+            "angles_rad": [2 * np.pi * k / 36 for k in range(36)],
+            "projections": {"layout": "view_pages", "file": "proj.tif", "dtype": "float32"}}
+    z, y, x = np.mgrid[0:4, 0:n, 0:n]
+    vol = (((x - n / 2) ** 2 + (y - n / 2) ** 2) < (n / 3) ** 2).astype(np.float32) * 0.02
+    tifffile.imwrite(os.path.join(cone_dir, "ref.tif"), vol, photometric="minisblack")
+    cone_geo = os.path.join(cone_dir, "geometry.json")
+    with open(cone_geo, "w") as f:
+        json.dump(cone, f)
+    r = run("project", cone_geo, os.path.join(cone_dir, "ref.tif"), "-o", os.path.join(cone_dir, "proj.tif"))
+    if check(r.returncode == 0, f"project a small cone-beam scan: exit {r.returncode}"):
+        cone["reference"] = {"file": "ref.tif", "unit": "1/mm", "spacing_xyz_mm": [1, 1, 1], "shape_zyx": [4, n, n]}
+        with open(cone_geo, "w") as f:
+            json.dump(cone, f)
+        r = refused(["reconstruct", cone_geo, "--method", "fdk", "--size", "24x24x12", "-o", path("cone.tif")],
+                    "8 of the image's 12 slices", "a reference of 4 slices on a grid of 12 (PSNR was inf)")
+        check(not os.path.exists(path("cone.tif")), "… and nothing is written")
+        r = run("reconstruct", cone_geo, "--method", "fdk", "--size", "24x24x4", "-o", path("cone4.tif"))
+        check(r.returncode == 0 and "inf" not in r.stdout, f"… the 4 slices it holds: exit {r.returncode}")
+    nan_img = np.full((32, 32), 0.0192, np.float32)
+    nan_img[16, 16] = np.nan
+    tifffile.imwrite(path("nan.tif"), nan_img)
+    r = refused(["roi", path("nan.tif"), "--roi", "circle:0,0,5"], "not finite", "roi over a NaN pixel")
+    check("null" not in r.stdout, "… prints no figures of null")
+    quiet(["roi", path("nan.tif"), "--roi", "circle:-8,-8,4"], "roi beside the NaN pixel")
+
     # MARK: later items
 finish()
