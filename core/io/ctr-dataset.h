@@ -148,7 +148,11 @@ char **ctr_dataset_named_files (const char *path, GError **error);
  * every loader (ctr_dataset_load, the DICOM reader, the bare TIFF): what may
  * still be a scan but probably is not becomes a sentence of d->warnings with
  * the figure that gave it away: more than 1 % of the detector pixels masked
- * (flat − dark ≤ 0).  (What cannot be a scan is refused by the loaders.)
+ * (flat − dark ≤ 0); line integrals whose 1st percentile lies below −0.5
+ * (more than 1.65× the open beam: negated, or a flat field too low); whose
+ * 99th percentile exceeds both 20 (a transmission of e^-20, not measurable)
+ * and 3 μ_water × the field of view's diameter (counts stated as line
+ * integrals, a scale).  (What cannot be a scan is refused by the loaders.)
  */
 void ctr_dataset_check_claims (CtrDataset *d);
 

@@ -249,5 +249,19 @@ with tempfile.TemporaryDirectory() as tmp:
     check("null" not in r.stdout, "… prints no figures of null")
     quiet(["roi", path("nan.tif"), "--roi", "circle:-8,-8,4"], "roi beside the NaN pixel")
 
+    # ----------------------------------------------------------------- 12 --
+    def li_geo(name, data):
+        tifffile.imwrite(path("scan", name + ".tif"), data.astype(np.float32))
+        return write_geo(name + ".json", variant(projections=dict(base["projections"], file=name + ".tif")))
+    warned(["reconstruct", li_geo("negated", -sino), "--dry-run"], "negated",
+           "negated line integrals")
+    warned(["reconstruct", li_geo("scaled", sino * 1000), "--dry-run"], "scaled (×1000)",
+           "line integrals ×1000")
+    warned(["reconstruct", li_geo("counts-as-li", counts), "--dry-run"], "detector counts",
+           "float counts stated as line integrals")
+    tifffile.imwrite(path("scan", "low-flat.tif"), np.full((1, cols), 510, np.float32))
+    warned(["reconstruct", counts_geo("low-flat.json", "low-flat.tif", "dark.tif"), "--dry-run"],
+           "flat field (open beam) too low", "a flat field 10× too low")
+
     # MARK: later items
 finish()
