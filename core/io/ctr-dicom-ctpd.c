@@ -120,6 +120,8 @@ typedef struct {
   double transverse, axial, sdd, central_col, central_row, i0, mu_water;
   double feed, pitch;      /* (0018,9310), (0018,9311); 0 when absent */
   gboolean curved, log, helical;
+  gboolean shape_assumed;  /* DetectorShape absent: CYLINDRICAL taken */
+  double bits;             /* BitsAllocated (0028,0100); 0 when absent */
   char *type;              /* TypeofProjectionData, or NULL */
   char *ffs;               /* FlyingFocalSpotMode, or NULL */
   float *photons;          /* PhotonStatistics, n_photons values */
@@ -158,8 +160,9 @@ read_fixed (CtrDcm *d, const char *path, Fixed *f, GError **error)
   f->channels = (guint) cols;
 
   g_autofree char *shape = get_str (d, &T_SHAPE);
+  f->shape_assumed = shape == NULL;
   if (shape == NULL || g_ascii_strcasecmp (shape, "CYLINDRICAL") == 0)
-    f->curved = TRUE;   /* the clinical default; the format's only other value is FLAT */
+    f->curved = TRUE;   /* the clinical default (said: ->note); the format's only other value is FLAT */
   else if (g_ascii_strcasecmp (shape, "FLAT") == 0)
     f->curved = FALSE;
   else
@@ -191,6 +194,19 @@ read_fixed (CtrDcm *d, const char *path, Fixed *f, GError **error)
   f->ffs = get_str (d, &T_FFS);
   g_autofree char *log = get_str (d, &T_LOG);
   f->log = log == NULL || g_ascii_strcasecmp (log, "NO") != 0;
+  if (!ctr_dcm_get_double (d, 0x0028, 0x0100, 0, &f->bits))
+    f->bits = 0;
+  /* Line integrals stored as integers need the Modality LUT: without
+   * RescaleSlope the integers themselves would be read as -ln values. */
+  double slope;
+  if (f->log && !ctr_dcm_get_double (d, 0x0028, 0x1053, 0, &slope))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: RescaleSlope (0028,1053) is missing: the stored integers are line integrals only "
+                   "once scaled (LogFlag (7039,1009) is not NO); read as they are they would be about "
+                   "1000× too large (the usual slope is 0.001)", path);
+      return FALSE;
+    }
 
   /* HUCalibrationFactor (0018,0061, the DICOM-CT-PD dictionary): μ_water in 1/mm. */
   if (!ctr_dcm_get_double (d, 0x0018, 0x0061, 0, &f->mu_water) || !isfinite (f->mu_water) || f->mu_water <= 0)
@@ -247,9 +263,32 @@ check_same (CtrDcm *d, const char *path, const Fixed *f, GError **error)
   get_num (d, &T_TRANSVERSE, 0, FALSE, 0, &transverse, path, NULL);
   get_num (d, &T_SDD, 0, FALSE, 0, &sdd, path, NULL);
   g_autofree char *type = get_str (d, &T_TYPE);
+  g_autofree char *log_s = get_str (d, &T_LOG);
+  const gboolean log = log_s == NULL || g_ascii_strcasecmp (log_s, "NO") != 0;
+  double bits = 0, slope = 0;
+  ctr_dcm_get_double (d, 0x0028, 0x0100, 0, &bits);
+  const gboolean has_slope = ctr_dcm_get_double (d, 0x0028, 0x1053, 0, &slope);
   const char *what = NULL;
   g_autofree char *mine = NULL, *first = NULL;
-  if (rows != f->rows || cols != f->channels)
+  if (log != f->log)
+    {
+      what = "LogFlag (7039,1009)";
+      mine = g_strdup (log ? "line integrals" : "NO (raw counts)");
+      first = g_strdup (f->log ? "line integrals" : "NO (raw counts)");
+    }
+  else if (bits != f->bits)
+    {
+      what = "BitsAllocated (0028,0100)";
+      mine = g_strdup_printf ("%g", bits);
+      first = g_strdup_printf ("%g", f->bits);
+    }
+  else if (log && !has_slope)
+    {
+      what = "RescaleSlope (0028,1053)";
+      mine = g_strdup ("absent");
+      first = g_strdup ("present");
+    }
+  else if (rows != f->rows || cols != f->channels)
     {
       what = "NumberofDetectorRows/Columns (7029,1010/1011)";
       mine = g_strdup_printf ("%g × %g", rows, cols);
@@ -641,5 +680,9 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
   out->geometry = g_steal_pointer (&g);
   out->projections = g_steal_pointer (&s.p);
   out->mu_water = f.mu_water;
+  if (f.shape_assumed)
+    out->note = g_strdup_printf ("%s: DetectorShape (7029,100B) is absent: a cylindrical (curved) detector is "
+                                 "assumed, the format's default; state FLAT if the detector is flat",
+                                 series->files[0]);
   return out;
 }

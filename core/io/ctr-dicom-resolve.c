@@ -131,6 +131,8 @@ load_series (CtrDicomResolution *r, const CtrDicomSeries *s, GCancellable *cance
         ctr_dataset_add_input (r->dataset, s->files[i]);
       if (s->n_missing > 0)
         ctr_dataset_add_warning (r->dataset, "%s", s->report);
+      if (p->note != NULL)
+        ctr_dataset_add_warning (r->dataset, "%s", p->note);
     }
   return TRUE;
 }

@@ -35,6 +35,7 @@ ctr_dicom_projections_free (CtrDicomProjections *p)
   if (p->projections != NULL)
     ctr_projections_unref (p->projections);
   g_free (p->description);
+  g_free (p->note);
   g_free (p);
 }
 

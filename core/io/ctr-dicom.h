@@ -110,6 +110,8 @@ typedef struct {
   CtrDicomMissing missing;
   char *description;
   double mu_water;   /* DICOM-CT-PD HUCalibrationFactor (0018,0061), 1/mm; 0 when absent */
+  char *note;        /* nullable: what the reader assumed where the files are silent (a
+                      * DetectorShape taken as cylindrical); becomes a dataset warning */
 } CtrDicomProjections;
 
 void ctr_dicom_projections_free (CtrDicomProjections *p);

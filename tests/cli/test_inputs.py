@@ -263,5 +263,52 @@ with tempfile.TemporaryDirectory() as tmp:
     warned(["reconstruct", counts_geo("low-flat.json", "low-flat.tif", "dark.tif"), "--dry-run"],
            "flat field (open beam) too low", "a flat field 10× too low")
 
+    # ------------------------------------------------------------------ 8 --
+    if ctpd is not None:
+        def pd_series(name, change):
+            folder = path(name)
+            os.makedirs(folder)
+            for k in range(8):
+                beta = 2 * np.pi * k / 8
+                d = ctpd.ctpd_dataset(str(k + 1), float(np.fmod(beta + np.pi, 2 * np.pi)), channels=16,
+                                      values=np.full((16, 1), 20, dtype=np.uint16))
+                change(k, d)
+                d.save_as(os.path.join(folder, f"view_{k:04d}.dcm"), write_like_original=False)
+            return folder
+
+        def no_slope(k, d):
+            del d.RescaleSlope
+            del d.RescaleIntercept
+        refused(["reconstruct", pd_series("pd-noslope", no_slope), "--dry-run"], "RescaleSlope (0028,1053) is missing",
+                "DICOM-CT-PD without RescaleSlope/Intercept")
+
+        def one_no_slope(k, d):
+            if k == 3:
+                no_slope(k, d)
+        refused(["reconstruct", pd_series("pd-noslope1", one_no_slope), "--dry-run"], "RescaleSlope",
+                "one DICOM-CT-PD file without RescaleSlope")
+
+        def no_shape(k, d):
+            del d[0x7029100B]
+        warned(["reconstruct", pd_series("pd-noshape", no_shape), "--dry-run"], "DetectorShape (7029,100B) is absent",
+               "DICOM-CT-PD without DetectorShape: said")
+
+        def log_no(k, d):
+            if k == 5:
+                d.add_new(0x70390010, "LO", "PreprocessingFlagsModule")
+                d.add_new(0x70391009, "CS", "NO")
+                d.add_new(0x70330010, "LO", "SourceDynamicsModule")
+                d.add_new(0x70331065, "FD", [1e5])
+        refused(["reconstruct", pd_series("pd-log", log_no), "--dry-run"], "LogFlag (7039,1009) is NO (raw counts)",
+                "one file's LogFlag disagrees with the series")
+
+        def bits32(k, d):
+            if k == 2:
+                d.BitsAllocated, d.BitsStored, d.HighBit = 32, 32, 31
+                d.PixelData = np.full((16, 1), 20, dtype="<u4").tobytes()
+        refused(["reconstruct", pd_series("pd-bits", bits32), "--dry-run"], "BitsAllocated (0028,0100) is 32",
+                "one file's BitsAllocated disagrees with the series")
+        quiet(["reconstruct", pd_series("pd-good", lambda k, d: None), "--dry-run"], "a whole DICOM-CT-PD series loads")
+
     # MARK: later items
 finish()
