@@ -6,6 +6,13 @@
 #include "cli-common.h"
 #include "cli-signals.h"
 
+void
+ctr_cli_print_warnings (const CtrDataset *d)
+{
+  for (guint i = 0; d != NULL && d->warnings != NULL && d->warnings[i] != NULL; i++)
+    fprintf (stderr, "ctrecon-cli: warning: %s\n", d->warnings[i]);
+}
+
 int
 ctr_cli_fail (const GError *error)
 {

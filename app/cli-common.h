@@ -35,6 +35,10 @@ gboolean ctr_cli_mpi_running (void);
  * errors, G_OPTION_ERROR); cancellation prints "cancelled" and returns 130. */
 int ctr_cli_fail (const GError *error);
 
+/* Prints each of @d's warnings (what the loaders noticed: ctr-dataset.h) as
+ * "ctrecon-cli: warning: …" on stderr. */
+void ctr_cli_print_warnings (const CtrDataset *d);
+
 /* Runs @work (@data, @cancellable) on a worker thread named @name while the
  * main thread waits; Ctrl-C, SIGTERM and SIGHUP cancel @cancellable (the
  * work checks it; cli-signals.h).  Returns when @work has returned. */

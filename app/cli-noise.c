@@ -34,6 +34,7 @@ ctr_cli_noise (int argc, char **argv)
   g_autoptr (CtrDataset) d = ctr_dataset_load (argv[1], variant, NULL, &error);
   if (d == NULL)
     return ctr_cli_fail (error);
+  ctr_cli_print_warnings (d);
   CtrNoiseLevel level;
   if (!ctr_noise_estimate (d->geometry, d->projections, &level, &error))
     return ctr_cli_fail (error);

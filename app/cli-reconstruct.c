@@ -527,9 +527,7 @@ load_dataset (const char *path, const char *variant, GError **error)
     d = ctr_dataset_load (path, variant, NULL, error);
   if (d == NULL)
     return NULL;
-  if (d->warnings != NULL)
-    for (guint i = 0; d->warnings[i] != NULL; i++)
-      fprintf (stderr, "ctrecon-cli: warning: %s\n", d->warnings[i]);
+  ctr_cli_print_warnings (d);
   g_autofree char *coverage = ctr_geometry_coverage_note (d->geometry);
   if (coverage != NULL)
     fprintf (stderr, "ctrecon-cli: warning: %s\n", coverage);

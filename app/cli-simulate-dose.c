@@ -95,6 +95,7 @@ ctr_cli_simulate_dose (int argc, char **argv)
   g_autoptr (CtrDataset) d = ctr_dataset_load (argv[1], variant, NULL, &error);
   if (d == NULL)
     return ctr_cli_fail (error);
+  ctr_cli_print_warnings (d);
   /* The new dataset never replaces an input; written under a hidden name
    * and renamed into place (io/ctr-output-set.h). */
   g_autoptr (CtrOutputSet) outputs = ctr_output_set_new (d);

@@ -131,6 +131,7 @@ ctr_cli_study (int argc, char **argv)
   g_autoptr (CtrDataset) dataset = ctr_dataset_load (path, variant, NULL, &error);
   if (dataset == NULL)
     return ctr_cli_fail (error);
+  ctr_cli_print_warnings (dataset);
   /* study.csv and study.png never replace an input (the dataset's files, the
    * STUDY.json), nor a FIFO or a device node; their folder is writable:
    * checked before the first run (io/ctr-output-set.h). */

@@ -310,5 +310,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 "one file's BitsAllocated disagrees with the series")
         quiet(["reconstruct", pd_series("pd-good", lambda k, d: None), "--dry-run"], "a whole DICOM-CT-PD series loads")
 
-    # MARK: later items
+    # Every command that loads a dataset says its warnings.
+    r = run("noise", path("scan", "negated.json"))
+    check("warning" in r.stderr and "negated" in r.stderr, "noise says the dataset's warnings")
 finish()
