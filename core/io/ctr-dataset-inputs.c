@@ -2,6 +2,7 @@
 #include "io/ctr-dataset.h"
 #include "base/ctr-error.h"
 #include "io/ctr-file.h"
+#include "io/ctr-json.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -99,10 +100,11 @@ ctr_dataset_named_files (const char *path, GError **error)
     }
   g_autoptr (GPtrArray) out = g_ptr_array_new ();
   g_ptr_array_add (out, g_strdup (abs));
-  g_autoptr (JsonParser) parser = json_parser_new ();
+  /* Not JSON (or nested beyond the bound, ctr-json.h): only the file
+   * itself (the loader says what is wrong). */
+  g_autoptr (JsonParser) parser = ctr_json_parse (text, (gssize) length, abs, NULL);
   g_autofree char *base_dir = g_path_get_dirname (abs);
-  /* Not JSON: only the file itself (the loader says what is wrong). */
-  if (json_parser_load_from_data (parser, text, (gssize) length, NULL))
+  if (parser != NULL)
     walk (json_parser_get_root (parser), NULL, base_dir, out, 0);
   g_ptr_array_add (out, NULL);
   return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);

@@ -104,6 +104,8 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(deep_obj)
     refused(["import-geometry", path("astra.json"), "-o", path("imported.json")], "nested",
             "ASTRA JSON nested 100,000 deep")
+    refused(["project", write_geo("deep2.json", text=deep_obj), path("scan", "reference.tif"), "-o", path("p.tif")],
+            "nested", "project with a geometry.json nested 100,000 deep")
     # Brackets inside strings do not count.
     quiet(["reconstruct", write_geo("brackets.json", variant(notes="[" * 1000)), "--dry-run"],
           "a string of 1000 '[' is not nesting")
@@ -232,8 +234,10 @@ with tempfile.TemporaryDirectory() as tmp:
     cone_geo = os.path.join(cone_dir, "geometry.json")
     with open(cone_geo, "w") as f:
         json.dump(cone, f)
-    r = run("project", cone_geo, os.path.join(cone_dir, "ref.tif"), "-o", os.path.join(cone_dir, "proj.tif"))
+    # (project never writes over the file the geometry names: a new name, then renamed)
+    r = run("project", cone_geo, os.path.join(cone_dir, "ref.tif"), "-o", os.path.join(cone_dir, "p0.tif"))
     if check(r.returncode == 0, f"project a small cone-beam scan: exit {r.returncode}"):
+        os.rename(os.path.join(cone_dir, "p0.tif"), os.path.join(cone_dir, "proj.tif"))
         cone["reference"] = {"file": "ref.tif", "unit": "1/mm", "spacing_xyz_mm": [1, 1, 1], "shape_zyx": [4, n, n]}
         with open(cone_geo, "w") as f:
             json.dump(cone, f)
