@@ -126,7 +126,7 @@ ctr_cli_simulate (int argc, char **argv)
   double i0 = 2.5e4, radius = 100.0;
   gint64 seed = 1;
   GOptionEntry entries[] = {
-    { "phantom", 0, 0, G_OPTION_ARG_STRING, &phantom, "head (default), shepp-logan or disc", "P" },
+    { "phantom", 0, 0, G_OPTION_ARG_STRING, &phantom, "head (default), shepp-logan, disc or iq (water with six contrast inserts, ctr-phantom.h)", "P" },
     { "geometry", 'g', 0, G_OPTION_ARG_STRING, &geometry, "fan-curved (default; clinical: SOD 595, SDD 1085.6 mm), fan-flat or parallel", "G" },
     { "views", 0, 0, G_OPTION_ARG_INT, &views, "views over 360° (default 720)", "N" },
     { "cols", 0, 0, G_OPTION_ARG_INT, &cols, "detector columns (default 736)", "N" },
@@ -160,9 +160,11 @@ ctr_cli_simulate (int argc, char **argv)
     ph = ctr_phantom_new_shepp_logan (radius, 0.02);
   else if (g_str_equal (phantom, "disc"))
     ph = ctr_phantom_new_disc (0, 0, radius, CTR_MU_WATER_PER_MM);
+  else if (g_str_equal (phantom, "iq"))
+    ph = ctr_phantom_new_iq (radius);
   else
     {
-      fprintf (stderr, "ctrecon-cli simulate: unknown --phantom '%s' (head, shepp-logan or disc)\n", phantom);
+      fprintf (stderr, "ctrecon-cli simulate: unknown --phantom '%s' (head, shepp-logan, disc or iq)\n", phantom);
       return 2;
     }
 
