@@ -1,8 +1,10 @@
 /* cli-simulate.c — `ctrecon-cli simulate`: a scan of an analytic phantom.
  *
  * Writes DIR/geometry.json (FORMAT.md), DIR/sinogram.tif (line integrals,
- * [view][col], one page), DIR/reference.tif (the exact phantom on the
- * reconstruction grid).  The line integrals are exact chord lengths through
+ * [view][col], one page; a cone-beam scan: DIR/projections.tif, a page per
+ * view), DIR/reference.tif (the exact phantom on the reconstruction grid,
+ * one slice per detector row for cone beam: the 2-D phantom extruded along
+ * z, ctr_phantom3d_new_extruded).  The line integrals are exact chord lengths through
  * ellipses (ctr_phantom_project), averaged over several rays per detector bin,
  * with Poisson noise for a given open-beam photon count: the project's own
  * realistic default scan, available without ../shared.
@@ -29,12 +31,13 @@ static char *
 geometry_json (const CtrGeometry *g, const char *name, const char *phantom, double i0,
                guint64 seed, const CtrGrid *ref_grid)
 {
+  const gboolean cone = g->beam == CTR_BEAM_CONE;
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "name");
   json_builder_add_string_value (b, name);
   json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, g->beam == CTR_BEAM_PARALLEL ? "parallel" : "fan");
+  json_builder_add_string_value (b, g->beam == CTR_BEAM_PARALLEL ? "parallel" : g->beam == CTR_BEAM_CONE ? "cone" : "fan");
   if (g->beam != CTR_BEAM_PARALLEL)
     {
       json_builder_set_member_name (b, "detector_shape");
@@ -72,9 +75,9 @@ geometry_json (const CtrGeometry *g, const char *name, const char *phantom, doub
   json_builder_set_member_name (b, "projections");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "file");
-  json_builder_add_string_value (b, "sinogram.tif");
+  json_builder_add_string_value (b, cone ? "projections.tif" : "sinogram.tif");
   json_builder_set_member_name (b, "layout");
-  json_builder_add_string_value (b, "sinogram");
+  json_builder_add_string_value (b, cone ? "view_pages" : "sinogram");
   json_builder_set_member_name (b, "dtype");
   json_builder_add_string_value (b, "float32");
   json_builder_end_object (b);
@@ -87,19 +90,29 @@ geometry_json (const CtrGeometry *g, const char *name, const char *phantom, doub
   json_builder_add_string_value (b, "1/mm");
   json_builder_set_member_name (b, "pixel_size_mm");
   json_builder_add_double_value (b, ref_grid->dx);
+  if (cone)
+    {
+      const double spacing[3] = { ref_grid->dx, ref_grid->dy, ref_grid->dz };
+      const double shape[3] = { ref_grid->nz, ref_grid->ny, ref_grid->nx };
+      add_double_array (b, "spacing_xyz_mm", spacing, 3);
+      add_double_array (b, "shape_zyx", shape, 3);
+    }
   json_builder_set_member_name (b, "center_mm");
   json_builder_begin_array (b);
   json_builder_add_double_value (b, 0.0);
   json_builder_add_double_value (b, 0.0);
   json_builder_end_array (b);
   json_builder_set_member_name (b, "description");
-  json_builder_add_string_value (b, "exact phantom, 4 x 4 point samples per pixel; row 0 = +y, column 0 = -x");
+  json_builder_add_string_value (b, cone ? "exact phantom, 4 x 4 point samples per pixel, every slice the same "
+                                        "(the phantom is uniform along z); row 0 = +y, column 0 = -x"
+                                      : "exact phantom, 4 x 4 point samples per pixel; row 0 = +y, column 0 = -x");
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "notes");
   json_builder_begin_array (b);
-  g_autofree char *n1 = g_strdup_printf ("Simulated by ctrecon-cli simulate: phantom '%s', exact line integrals "
+  g_autofree char *n1 = g_strdup_printf ("Simulated by ctrecon-cli simulate: phantom '%s'%s, exact line integrals "
                                          "(4 rays per bin), %s.", phantom,
+                                         cone ? " extruded along z (uniform over the cone's coverage)" : "",
                                          i0 > 0 ? "Poisson noise" : "noiseless");
   json_builder_add_string_value (b, n1);
   if (i0 > 0)
@@ -122,12 +135,13 @@ int
 ctr_cli_simulate (int argc, char **argv)
 {
   g_autofree char *phantom = NULL, *geometry = NULL, *output = NULL;
-  int views = 720, cols = 736, size = 256;
+  int views = 720, cols = 736, size = 256, rows = 16;
   double i0 = 2.5e4, radius = 100.0;
   gint64 seed = 1;
   GOptionEntry entries[] = {
-    { "phantom", 0, 0, G_OPTION_ARG_STRING, &phantom, "head (default), shepp-logan or disc", "P" },
-    { "geometry", 'g', 0, G_OPTION_ARG_STRING, &geometry, "fan-curved (default; clinical: SOD 595, SDD 1085.6 mm), fan-flat or parallel", "G" },
+    { "phantom", 0, 0, G_OPTION_ARG_STRING, &phantom, "head (default), shepp-logan, disc or iq (water with six contrast inserts, ctr-phantom.h)", "P" },
+    { "geometry", 'g', 0, G_OPTION_ARG_STRING, &geometry, "fan-curved (default; clinical: SOD 595, SDD 1085.6 mm), fan-flat, parallel, cone-curved or cone-flat (circular cone beam, --rows rows of 1 mm at the isocentre)", "G" },
+    { "rows", 0, 0, G_OPTION_ARG_INT, &rows, "detector rows of a cone-beam scan (default 16); the reference has one slice per row", "N" },
     { "views", 0, 0, G_OPTION_ARG_INT, &views, "views over 360° (default 720)", "N" },
     { "cols", 0, 0, G_OPTION_ARG_INT, &cols, "detector columns (default 736)", "N" },
     { "size", 0, 0, G_OPTION_ARG_INT, &size, "reference image N × N covering the field of view (default 256)", "N" },
@@ -146,9 +160,10 @@ ctr_cli_simulate (int argc, char **argv)
       fprintf (stderr, "ctrecon-cli simulate: --output DIR is required and takes no other arguments\n");
       return 2;
     }
-  if (views < 1 || cols < 2 || size < 8 || !(radius > 0) || !(i0 >= 0) || views > 100000 || cols > 100000 || size > 16384)
+  if (views < 1 || cols < 2 || size < 8 || !(radius > 0) || !(i0 >= 0) || views > 100000 || cols > 100000 || size > 16384
+      || rows < 1 || rows > 4096)
     {
-      fprintf (stderr, "ctrecon-cli simulate: need views ≥ 1, cols ≥ 2, size ≥ 8, radius > 0, i0 ≥ 0\n");
+      fprintf (stderr, "ctrecon-cli simulate: need views ≥ 1, cols ≥ 2, size ≥ 8, rows 1 to 4096, radius > 0, i0 ≥ 0\n");
       return 2;
     }
 
@@ -160,9 +175,11 @@ ctr_cli_simulate (int argc, char **argv)
     ph = ctr_phantom_new_shepp_logan (radius, 0.02);
   else if (g_str_equal (phantom, "disc"))
     ph = ctr_phantom_new_disc (0, 0, radius, CTR_MU_WATER_PER_MM);
+  else if (g_str_equal (phantom, "iq"))
+    ph = ctr_phantom_new_iq (radius);
   else
     {
-      fprintf (stderr, "ctrecon-cli simulate: unknown --phantom '%s' (head, shepp-logan or disc)\n", phantom);
+      fprintf (stderr, "ctrecon-cli simulate: unknown --phantom '%s' (head, shepp-logan, disc or iq)\n", phantom);
       return 2;
     }
 
@@ -177,10 +194,12 @@ ctr_cli_simulate (int argc, char **argv)
   /* The field of view covers the phantom with a 10 % margin. */
   const double fov = radius * 1.1;
   g_autoptr (CtrGeometry) g = NULL;
-  if (geometry == NULL || g_str_equal (geometry, "fan-curved") || g_str_equal (geometry, "fan-flat"))
+  const gboolean cone = geometry != NULL && g_str_has_prefix (geometry, "cone-");
+  if (geometry == NULL || g_str_equal (geometry, "fan-curved") || g_str_equal (geometry, "fan-flat")
+      || g_str_equal (geometry, "cone-curved") || g_str_equal (geometry, "cone-flat"))
     {
-      g = ctr_geometry_new (CTR_BEAM_FAN, views);
-      g->shape = geometry && g_str_equal (geometry, "fan-flat") ? CTR_DETECTOR_FLAT : CTR_DETECTOR_CURVED;
+      g = ctr_geometry_new (cone ? CTR_BEAM_CONE : CTR_BEAM_FAN, views);
+      g->shape = geometry && g_str_has_suffix (geometry, "-flat") ? CTR_DETECTOR_FLAT : CTR_DETECTOR_CURVED;
       g->sod_mm = MAX (595.0, 3 * fov);
       g->sdd_mm = g->sod_mm * 1085.6 / 595.0;
       double gmax = asin (fov / g->sod_mm);
@@ -193,15 +212,19 @@ ctr_cli_simulate (int argc, char **argv)
     }
   else
     {
-      fprintf (stderr, "ctrecon-cli simulate: unknown --geometry '%s' (fan-curved, fan-flat or parallel)\n", geometry);
+      fprintf (stderr, "ctrecon-cli simulate: unknown --geometry '%s' (fan-curved, fan-flat, parallel, cone-curved or cone-flat)\n", geometry);
       return 2;
     }
   g->n_cols = cols;
-  g->pitch_v_mm = 1.0;
+  /* cone: rows of 1 mm at the isocentre, one reference slice per row */
+  g->n_rows = cone ? (guint) rows : 1;
+  g->pitch_v_mm = cone ? g->sdd_mm / g->sod_mm : 1.0;
   ctr_geometry_set_uniform_angles (g, 0, 2 * G_PI / views);
 
-  CtrGrid grid = ctr_grid_square (size, 2 * ctr_geometry_fov_radius_mm (g) / size, 1, 1);
-  g_autoptr (CtrProjections) p = ctr_phantom_project (ph, g, 4, &error);
+  CtrGrid grid = ctr_grid_square (size, 2 * ctr_geometry_fov_radius_mm (g) / size, g->n_rows, 1);
+  g_autoptr (CtrPhantom3d) ph3 = cone ? ctr_phantom3d_new_extruded (ph, radius) : NULL;
+  g_autoptr (CtrProjections) p = cone ? ctr_phantom3d_project (ph3, g, 2, &error)
+                                      : ctr_phantom_project (ph, g, 4, &error);
   if (p == NULL)
     return ctr_cli_fail (error);
   if (i0 > 0)
@@ -217,9 +240,10 @@ ctr_cli_simulate (int argc, char **argv)
                                            geometry ? geometry : "fan-curved");
   g_autofree char *json = geometry_json (g, name, phantom ? phantom : "head", i0, (guint64) seed, &grid);
   g_autofree char *json_path = g_build_filename (stage, "geometry.json", NULL);
-  g_autofree char *sino_path = g_build_filename (stage, "sinogram.tif", NULL);
+  g_autofree char *sino_path = g_build_filename (stage, cone ? "projections.tif" : "sinogram.tif", NULL);
   g_autofree char *ref_path = g_build_filename (stage, "reference.tif", NULL);
-  if (!ctr_tiff_write_float (sino_path, p->data, g->n_cols, g->n_views, 1, &error)
+  if (!(cone ? ctr_tiff_write_float (sino_path, p->data, g->n_cols, g->n_rows, g->n_views, &error)
+              : ctr_tiff_write_float (sino_path, p->data, g->n_cols, g->n_views, 1, &error))
       || !ctr_tiff_write_volume (ref_path, ref, &error)
       || !g_file_set_contents (json_path, json, -1, &error)
       || !ctr_output_set_commit (outputs, &error))

@@ -62,6 +62,10 @@ on_progress (const CtrStudyProgress *p, gpointer data)
         g_string_append_printf (line, "RMSE %.1f HU  SSIM %.4f  ", r->hu_rmse, r->ssim);
       if (isfinite (r->noise_sd_hu))
         g_string_append_printf (line, "noise %.1f HU  ", r->noise_sd_hu);
+      if (isfinite (r->nps_noise_hu))
+        g_string_append_printf (line, "NPS noise %.1f HU  ", r->nps_noise_hu);
+      if (isfinite (r->dprime_npw))
+        g_string_append_printf (line, "d′ NPW %.3g NPWE %.3g  ", r->dprime_npw, r->dprime_npwe);
       g_string_append_printf (line, "%u it  %.2f s", r->iterations, r->seconds);
       fprintf (stderr, "%s\n", line->str);
       g_string_free (line, TRUE);

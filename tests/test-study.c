@@ -111,6 +111,7 @@ test_run (void)
       g_assert_true (isfinite (r->roi_sd_hu[1]) && isnan (r->roi_cnr[1]));   /* background: no CNR */
       g_assert_true (isnan (r->roi_mean_hu[2]) && isfinite (r->noise_sd_hu));   /* noise ROI */
       g_assert_true (isfinite (r->seconds) && r->seconds >= 0);
+      g_assert_true (isnan (r->nps_noise_hu) && isnan (r->dprime_npw) && isnan (r->dprime_npwe));   /* no "iq" */
     }
   g_assert_cmpstr (rows[0].label, ==, "fbp window=hann");
   g_assert_cmpstr (rows[2].label, ==, "sirt iterations=3");
@@ -137,6 +138,48 @@ test_run (void)
   cairo_surface_destroy (surf);
   g_assert_cmpuint (drawn, >, 700 * 400 / 100);
   g_assert_cmpuint (blue, >, 30);
+}
+
+/* The task-based image-quality settings refuse what they cannot measure. */
+static void
+test_iq_refusals (void)
+{
+  g_autoptr (CtrStudy) s = ctr_study_new ();
+  g_autoptr (GError) error = NULL;
+  CtrTask task = { 10, 50, 0 };
+  CtrRoi roi = ctr_roi_circle (0, 0, 40), bad = ctr_roi_circle (0, 0, -1);
+  g_assert_false (ctr_study_set_iq_task (s, &task, NULL, &error));   /* no insert yet */
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (ctr_study_set_iq_nps (s, &roi, 3, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (ctr_study_set_iq_nps (s, &bad, 32, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_true (ctr_study_set_iq_nps (s, &roi, 32, &error));
+  g_assert_true (ctr_study_add_iq_insert (s, "delrin", -30, -52, 12.5, &error));
+  const char *names[] = { "delrin", "a,b", "", NULL };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_assert_false (ctr_study_add_iq_insert (s, names[i], 60, 0, 12.5, &error));
+      g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+    }
+  g_assert_false (ctr_study_add_iq_insert (s, "teflon", 60, 0, 0, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (ctr_study_set_iq_task (s, &task, "teflon", &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  CtrTask flat = { 10, 0, 0 };
+  g_assert_false (ctr_study_set_iq_task (s, &flat, "delrin", &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_true (ctr_study_set_iq_task (s, &task, "delrin", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ctr_study_get_n_iq_inserts (s), ==, 1);
+  g_assert_cmpstr (ctr_study_get_iq_insert_name (s, 0), ==, "delrin");
 }
 
 static void
@@ -197,5 +240,6 @@ main (int argc, char **argv)
   g_setenv ("CTR_MATRIX_CACHE", "0", TRUE);
   g_test_add_func ("/ctr/core/study/run", test_run);
   g_test_add_func ("/ctr/core/study/cancel-refusals", test_cancel_and_refusals);
+  g_test_add_func ("/ctr/core/study/iq-refusals", test_iq_refusals);
   return g_test_run ();
 }

@@ -129,6 +129,53 @@ ctr_phantom_new_head (double radius_mm)
   return ph;
 }
 
+const CtrIqInsert *
+ctr_phantom_iq_inserts (guint *n)
+{
+  /* The nominal CT numbers of the Catphan CTP404 sensitometry module
+   * (LDPE, polystyrene, acrylic, Delrin, Teflon) and a soft-tissue +20 HU
+   * (brain/muscle-like low contrast), placed on a ring of 0.6 R every 60°,
+   * starting at +x (0°) and running counter-clockwise. */
+  static const CtrIqInsert inserts[] = {
+    { "ldpe",        -100.0 },
+    { "polystyrene",  -35.0 },
+    { "tissue",        20.0 },
+    { "acrylic",      120.0 },
+    { "delrin",       340.0 },
+    { "teflon",       990.0 },
+  };
+  if (n != NULL)
+    *n = G_N_ELEMENTS (inserts);
+  return inserts;
+}
+
+void
+ctr_phantom_iq_insert_centre (guint i, double radius_mm, double *x_mm, double *y_mm)
+{
+  const double a = i * G_PI / 3.0;
+  *x_mm = 0.6 * radius_mm * cos (a);
+  *y_mm = 0.6 * radius_mm * sin (a);
+}
+
+CtrPhantom *
+ctr_phantom_new_iq (double radius_mm)
+{
+  guint n = 0;
+  const CtrIqInsert *ins = ctr_phantom_iq_inserts (&n);
+  const double mu_w = CTR_MU_WATER_PER_MM;
+  CtrPhantom *ph = ctr_phantom_new (n + 1);
+  set_ellipse (&ph->e[0], 0, 0, radius_mm, radius_mm, 0, mu_w);
+  for (guint i = 0; i < n; i++)
+    {
+      double x, y;
+      ctr_phantom_iq_insert_centre (i, radius_mm, &x, &y);
+      /* an increment over the water beneath: water·HU/1000 */
+      set_ellipse (&ph->e[i + 1], x, y, CTR_IQ_INSERT_RADIUS * radius_mm, CTR_IQ_INSERT_RADIUS * radius_mm, 0,
+                   mu_w * ins[i].hu / 1000.0);
+    }
+  return ph;
+}
+
 double
 ctr_ellipse_chord (const CtrEllipse *e, const double origin[2], const double dir[2])
 {

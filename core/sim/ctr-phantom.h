@@ -45,6 +45,40 @@ CtrPhantom *ctr_phantom_new_shepp_logan (double radius_mm, double mu_scale);
  * ±10-30 HU and a dense insert, inside @radius_mm. mu_water = 0.0192 /mm. */
 CtrPhantom *ctr_phantom_new_head (double radius_mm);
 
+/**
+ * CtrIqInsert:
+ * One insert of the image-quality phantom: @name (for CSV columns and
+ * labels) and its CT number @hu (HU = 1000·(μ − μ_water)/μ_water,
+ * μ_water = CTR_MU_WATER_PER_MM).
+ */
+typedef struct {
+  const char *name;
+  double hu;
+} CtrIqInsert;
+
+/* Insert radius as a fraction of the phantom's radius: 12.5 mm (25 mm
+ * diameter) for radius 100 mm. */
+#define CTR_IQ_INSERT_RADIUS 0.125
+
+/* The image-quality phantom's inserts, in order (static; @n receives their
+ * count): ldpe −100 (lung/fat-like), polystyrene −35 (fat-like), tissue
+ * +20, acrylic +120, delrin +340 (bone-like), teflon +990 HU (dense bone):
+ * the nominal values of the Catphan CTP404 module, plus a +20 HU tissue. */
+const CtrIqInsert *ctr_phantom_iq_inserts (guint *n);
+/* Centre (mm) of insert @i for a phantom of @radius_mm: on the ring of
+ * radius 0.6·@radius_mm, at i·60° counter-clockwise from +x. */
+void ctr_phantom_iq_insert_centre (guint i, double radius_mm, double *x_mm, double *y_mm);
+/**
+ * ctr_phantom_new_iq:
+ * A task-based image-quality phantom (AAPM TG-233): a water cylinder
+ * (CTR_MU_WATER_PER_MM, 0 HU) of @radius_mm with the circular inserts of
+ * ctr_phantom_iq_inserts, each of radius CTR_IQ_INSERT_RADIUS·@radius_mm
+ * (25 mm diameter at 100 mm) centred on the ring of 0.6·@radius_mm; the
+ * disc of radius 0.6 − 0.125 = 0.475·@radius_mm about the centre is uniform
+ * water, for the NPS.  Free with ctr_phantom_free().
+ */
+CtrPhantom *ctr_phantom_new_iq (double radius_mm);
+
 /* Exact image: each pixel the mean of @supersample² point samples (>= 1). */
 CtrVolume *ctr_phantom_rasterize (const CtrPhantom *ph, const CtrGrid *grid,
                                   guint supersample, GError **error);

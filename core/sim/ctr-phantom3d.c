@@ -43,6 +43,20 @@ ctr_phantom3d_new_cylinder (double x_mm, double y_mm, double z_mm, double radius
 }
 
 CtrPhantom3d *
+ctr_phantom3d_new_extruded (const CtrPhantom *ph, double half_height_mm)
+{
+  g_return_val_if_fail (ph != NULL, NULL);
+  CtrPhantom3d *p3 = ctr_phantom3d_new (ph->n);
+  for (guint i = 0; i < ph->n; i++)
+    {
+      const CtrEllipse *e = &ph->e[i];
+      p3->s[i] = (CtrSolid) { CTR_SOLID_CYLINDER, e->x_mm, e->y_mm, 0.0, e->a_mm, e->b_mm,
+                              half_height_mm, e->phi_rad, e->value };
+    }
+  return p3;
+}
+
+CtrPhantom3d *
 ctr_phantom3d_new_shepp_logan (double radius_mm, double mu_scale)
 {
   /* x, y, z, a, b, c, phi (deg), value: Kak & Slaney Table 3.1/3.2 layout,

@@ -14,6 +14,7 @@
 #include "data/ctr-geometry.h"
 #include "data/ctr-projections.h"
 #include "data/ctr-volume.h"
+#include "sim/ctr-phantom.h"
 
 G_BEGIN_DECLS
 
@@ -59,6 +60,16 @@ CtrPhantom3d *ctr_phantom3d_new_cylinder (double x_mm, double y_mm, double z_mm,
  * The two tilted ellipsoids of the original keep only their rotation about z.
  */
 CtrPhantom3d *ctr_phantom3d_new_shepp_logan (double radius_mm, double mu_scale);
+
+/**
+ * ctr_phantom3d_new_extruded:
+ * The 2-D phantom @ph (ctr-phantom.h) extruded along z: each ellipse an
+ * elliptic cylinder of the same centre, semi-axes, rotation and value,
+ * centred on z = 0 with half height @half_height_mm.  Every axial slice
+ * with |z| < @half_height_mm is @ph; cone-beam line integrals of it are
+ * exact (ctr_phantom3d_project).  Free with ctr_phantom3d_free().
+ */
+CtrPhantom3d *ctr_phantom3d_new_extruded (const CtrPhantom *ph, double half_height_mm);
 
 /* Exact length (mm) of the line origin + t·dir (unit @dir) inside @s. */
 double ctr_solid_chord (const CtrSolid *s, const double origin[3], const double dir[3]);

@@ -271,6 +271,105 @@ opt_number (JsonObject *o, const char *key, double lo, gboolean open, double *ou
   return TRUE;
 }
 
+/* One "iq" insert: {"name", "center_mm": [x, y], "radius_mm"}. */
+static gboolean
+parse_insert (CtrStudy *s, JsonObject *o, const char *where, GError **error)
+{
+  static const char *const known[] = { "name", "center_mm", "radius_mm" };
+  GList *keys = json_object_get_members (o);
+  for (GList *l = keys; l != NULL; l = l->next)
+    if (!g_strv_contains (known, l->data))
+      {
+        g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: unknown key “%s” (name, center_mm, radius_mm)",
+                     where, (const char *) l->data);
+        g_list_free (keys);
+        return FALSE;
+      }
+  g_list_free (keys);
+  const char *name = json_object_get_string_member_with_default (o, "name", NULL);
+  double c[2];
+  JsonNode *r = json_object_get_member (o, "radius_mm");
+  if (name == NULL)
+    return fail (error, where, "name", "must be a text");
+  if (!numbers (json_object_get_member (o, "center_mm"), 2, c))
+    return fail (error, where, "center_mm", "must be [x, y] in mm");
+  if (!is_number (r))
+    return fail (error, where, "radius_mm", "must be a number (mm)");
+  if (!ctr_study_add_iq_insert (s, name, c[0], c[1], json_node_get_double (r), error))
+    {
+      g_prefix_error (error, "%s: ", where);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A string member or NULL; FALSE (CTR_ERROR_FORMAT) when present but not a string. */
+static gboolean
+opt_string (JsonObject *o, const char *key, const char **out, const char *where, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, key);
+  *out = NULL;
+  if (n == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+    return fail (error, where, key, "must be a text");
+  *out = json_node_get_string (n);
+  return TRUE;
+}
+
+/* "iq": {"nps_roi": "circle:X,Y,R", "nps_size": N, "inserts": [...],
+ * "task": "disc:D,C", "task_insert": NAME}. */
+static gboolean
+parse_iq (CtrStudy *s, JsonObject *root, const char *abs, GError **error)
+{
+  JsonNode *n = json_object_get_member (root, "iq");
+  if (n == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (n))
+    return fail (error, abs, "iq", "must be an object {\"nps_roi\", \"inserts\", \"task\", …}");
+  JsonObject *o = json_node_get_object (n);
+  g_autofree char *where = g_strdup_printf ("%s, iq", abs);
+  static const char *const known[] = { "nps_roi", "nps_size", "inserts", "task", "task_insert" };
+  GList *keys = json_object_get_members (o);
+  for (GList *l = keys; l != NULL; l = l->next)
+    if (!g_strv_contains (known, l->data))
+      {
+        g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                     "%s: unknown key “%s” (nps_roi, nps_size, inserts, task, task_insert)", where,
+                     (const char *) l->data);
+        g_list_free (keys);
+        return FALSE;
+      }
+  g_list_free (keys);
+  const char *roi_text, *task_text, *task_insert;
+  double size = 32;
+  if (!opt_string (o, "nps_roi", &roi_text, where, error) || !opt_string (o, "task", &task_text, where, error)
+      || !opt_string (o, "task_insert", &task_insert, where, error)
+      || !opt_number (o, "nps_size", 4, FALSE, &size, where, error))
+    return FALSE;
+  if (size != floor (size) || size > 4096)
+    return fail (error, where, "nps_size", "must be a whole number of pixels (4 to 4096)");
+  if (roi_text == NULL)
+    return fail (error, where, "nps_roi", "must name the uniform region: circle:X,Y,R or rect:X,Y,W,H (mm)");
+  CtrRoi roi;
+  if (!ctr_roi_parse (roi_text, &roi, error) || !ctr_study_set_iq_nps (s, &roi, (guint) size, error))
+    {
+      g_prefix_error (error, "%s: the key “nps_roi”: ", where);
+      return FALSE;
+    }
+  if (!each_object (s, o, "inserts", FALSE, where, parse_insert, error))
+    return FALSE;
+  if (task_text == NULL)
+    return task_insert == NULL ? TRUE : fail (error, where, "task_insert", "needs a “task”");
+  CtrTask task;
+  if (!ctr_task_parse (task_text, &task, error) || !ctr_study_set_iq_task (s, &task, task_insert, error))
+    {
+      g_prefix_error (error, "%s: the key “task”: ", where);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 CtrStudy *
 ctr_study_new_from_file (const char *path, GError **error)
 {
@@ -288,7 +387,7 @@ ctr_study_new_from_file (const char *path, GError **error)
   JsonObject *root = json_node_get_object (rn);
   static const char *const known[] = {
     "dataset", "variant", "doses", "seed", "electronic_noise", "i0", "dose_model", "grid",
-    "metrics_radius_mm", "mu_water", "rois", "methods", "description", "notes",
+    "metrics_radius_mm", "mu_water", "rois", "methods", "iq", "description", "notes",
   };
   GList *keys = json_object_get_members (root);
   for (GList *l = keys; l != NULL; l = l->next)
@@ -381,7 +480,8 @@ ctr_study_new_from_file (const char *path, GError **error)
       s->grid_pixel_mm = pixel;
     }
   if (!each_object (s, root, "rois", FALSE, abs, parse_roi, error)
-      || !each_object (s, root, "methods", TRUE, abs, parse_method, error))
+      || !each_object (s, root, "methods", TRUE, abs, parse_method, error)
+      || !parse_iq (s, root, abs, error))
     return NULL;
   return g_steal_pointer (&s);
 }

@@ -4,6 +4,7 @@
 
 #include <cairo.h>
 #include "study/ctr-study.h"
+#include "quality/ctr-detectability.h"
 
 /* @surface as a PNG at @path: written to a temporary file beside it and
  * renamed over it (mode 0644).  CTR_ERROR_IO.  For the study's figure and
@@ -22,6 +23,30 @@ typedef struct {
   CtrStudyRoiRole role;
 } StudyRoi;
 
+typedef struct {
+  char *name;
+  CtrRoi roi;                   /* a circle: the insert's nominal centre and radius */
+} StudyInsert;
+
+/* Task-based image quality (STUDY.json "iq", ctr_study_set_iq*). */
+typedef struct {
+  gboolean on;                  /* any of the three was set: the CSV has the columns */
+  gboolean has_nps;
+  CtrRoi nps_roi;
+  guint nps_size;               /* side of the NPS squares, pixels */
+  GArray *inserts;              /* StudyInsert */
+  gboolean has_task;
+  CtrTask task;
+  guint task_insert;            /* index into inserts: the TTF d′ uses */
+} StudyIq;
+
+/* The task-based figures of @img (slice nz/2) into @row (allocates
+ * row->ttf_f50): NPS, TTF f50 per insert, d′.  A TTF or d′ that cannot be
+ * measured on this image (CTR_ERROR_INVALID_DATA: no edge found in the
+ * noise) is NaN; FALSE with CTR_ERROR_INVALID_ARGUMENT when the NPS ROI
+ * holds no square or an insert lies outside the image.  ctr-study-iq.c. */
+gboolean ctr_study_measure_iq (const CtrStudy *s, const CtrVolume *img, CtrStudyRow *row, GError **error);
+
 struct _CtrStudy {
   char *dataset, *variant;      /* from STUDY.json; NULL when built in code */
   GArray *doses;                /* double */
@@ -36,6 +61,7 @@ struct _CtrStudy {
   guint grid_size;              /* STUDY.json "grid": ctr_grid_default's size and pixel (0: default) */
   double grid_pixel_mm;
   double metrics_radius_mm;
+  StudyIq iq;
   char *title;
   GMutex lock;                  /* guards rows, title, mu_water while a run appends: the figure may be drawn live */
 };

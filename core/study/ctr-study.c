@@ -20,6 +20,7 @@ row_clear (CtrStudyRow *r)
   g_free ((double *) r->roi_mean_hu);
   g_free ((double *) r->roi_sd_hu);
   g_free ((double *) r->roi_cnr);
+  g_free ((double *) r->ttf_f50);
 }
 
 static void
@@ -35,6 +36,12 @@ roi_clear (StudyRoi *r)
   g_free (r->name);
 }
 
+static void
+insert_clear (StudyInsert *r)
+{
+  g_free (r->name);
+}
+
 CtrStudy *
 ctr_study_new (void)
 {
@@ -46,6 +53,8 @@ ctr_study_new (void)
   g_array_set_clear_func (s->rois, (GDestroyNotify) roi_clear);
   s->rows = g_array_new (FALSE, TRUE, sizeof (CtrStudyRow));
   g_array_set_clear_func (s->rows, (GDestroyNotify) row_clear);
+  s->iq.inserts = g_array_new (FALSE, TRUE, sizeof (StudyInsert));
+  g_array_set_clear_func (s->iq.inserts, (GDestroyNotify) insert_clear);
   ctr_dose_options_init (&s->dose);
   s->mu_water = CTR_MU_WATER_PER_MM;
   s->metrics_radius_mm = -1;
@@ -63,6 +72,7 @@ ctr_study_free (CtrStudy *s)
   g_array_unref (s->methods);
   g_array_unref (s->rois);
   g_array_unref (s->rows);
+  g_array_unref (s->iq.inserts);
   g_free (s->dataset);
   g_free (s->variant);
   g_free (s->title);
@@ -472,7 +482,7 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
           row.best_iteration = rs.best_iteration;
           row.best_rmse = isfinite (rs.best_rmse) ? rs.best_rmse : NAN;
           row.seconds = rs.have_last ? rs.last.elapsed_s : NAN;
-          if (!measure (s, img, &row, error))
+          if (!measure (s, img, &row, error) || !ctr_study_measure_iq (s, img, &row, error))
             {
               row_clear (&row);
               return FALSE;
@@ -548,7 +558,15 @@ ctr_study_write_csv_note (const CtrStudy *s, const char *path, const char *note,
       if (r->role == CTR_STUDY_ROI_MEASURE)
         g_string_append_printf (out, ",roi_%s_cnr", r->name);
     }
-  g_string_append (out, ",noise_sd_hu,iterations,best_iteration,best_rmse,seconds\n");
+  g_string_append (out, ",noise_sd_hu,iterations,best_iteration,best_rmse,seconds");
+  if (s->iq.on)
+    {
+      g_string_append (out, ",nps_noise_hu,nps_f_peak,nps_f_avg");
+      for (guint i = 0; i < s->iq.inserts->len; i++)
+        g_string_append_printf (out, ",ttf_%s_f50", g_array_index (s->iq.inserts, StudyInsert, i).name);
+      g_string_append (out, ",dprime_npw,dprime_npwe");
+    }
+  g_string_append_c (out, '\n');
   for (guint k = 0; k < s->rows->len; k++)
     {
       const CtrStudyRow *r = &g_array_index (s->rows, CtrStudyRow, k);
@@ -576,6 +594,16 @@ ctr_study_write_csv_note (const CtrStudy *s, const char *path, const char *note,
       g_string_append_printf (out, ",%u,%u", r->iterations, r->best_iteration);
       csv_number (out, r->best_rmse);
       csv_number (out, r->seconds);
+      if (s->iq.on)
+        {
+          csv_number (out, r->nps_noise_hu);
+          csv_number (out, r->nps_f_peak);
+          csv_number (out, r->nps_f_avg);
+          for (guint i = 0; i < s->iq.inserts->len; i++)
+            csv_number (out, r->ttf_f50[i]);
+          csv_number (out, r->dprime_npw);
+          csv_number (out, r->dprime_npwe);
+        }
       g_string_append_c (out, '\n');
     }
   if (note != NULL)

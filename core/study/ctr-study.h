@@ -31,6 +31,7 @@
 #include "recon/ctr-progress.h"
 #include "recon/ctr-recon-types.h"
 #include "quality/ctr-roi.h"
+#include "quality/ctr-detectability.h"
 #include "io/ctr-dataset.h"
 
 G_BEGIN_DECLS
@@ -66,6 +67,13 @@ typedef enum {
  *   RMSE (0 and NaN without a reference).
  * @seconds: the method's time as it reports it (operator set-up excluded,
  *   ctr-progress.h).
+ * @nps_noise_hu, @nps_f_peak, @nps_f_avg: with task-based image quality
+ *   (ctr_study_set_iq_nps): the NPS's noise magnitude (HU) and its peak
+ *   and average frequencies (cycles/mm), ctr-nps.h; NaN without.
+ * @ttf_f50: one entry per insert (ctr_study_add_iq_insert), its TTF's f50
+ *   (cycles/mm, ctr-ttf.h; NaN when the edge cannot be measured).
+ * @dprime_npw, @dprime_npwe: d′ of the task (ctr_study_set_iq_task),
+ *   ctr-detectability.h; NaN without a task.
  */
 typedef struct {
   double dose;
@@ -81,6 +89,9 @@ typedef struct {
   guint best_iteration;
   double best_rmse;
   double seconds;
+  double nps_noise_hu, nps_f_peak, nps_f_avg;
+  const double *ttf_f50;
+  double dprime_npw, dprime_npwe;
 } CtrStudyRow;
 
 /**
@@ -155,6 +166,38 @@ gboolean ctr_study_add_method (CtrStudy *s, const CtrReconOptions *options,
 gboolean ctr_study_add_roi (CtrStudy *s, const char *name, const CtrRoi *roi,
                             CtrStudyRoiRole role, GError **error);
 
+/**
+ * ctr_study_set_iq_nps:
+ * Turns on task-based image quality (AAPM TG-233): every run's NPS over the
+ * @size × @size squares (pixels, >= 4) tiled inside @roi (a uniform region,
+ * mm) on the middle slice, in HU (ctr_nps_compute, mean detrended).
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (invalid ROI, size < 4).
+ */
+gboolean ctr_study_set_iq_nps (CtrStudy *s, const CtrRoi *roi, guint size, GError **error);
+
+/**
+ * ctr_study_add_iq_insert:
+ * A circular insert @name (x, y, radius in mm; radius its nominal edge)
+ * whose TTF every run measures (ctr_ttf_insert), column ttf_NAME_f50.
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (a repeated or empty
+ *   name, one with commas or quotes, radius not positive, non-finite centre).
+ */
+gboolean ctr_study_add_iq_insert (CtrStudy *s, const char *name, double x_mm, double y_mm,
+                                  double radius_mm, GError **error);
+
+/**
+ * ctr_study_set_iq_task:
+ * The detection task of d′ (ctr_dprime_measured, contrast in HU) and the
+ * insert whose TTF it uses (@insert: a name given to
+ * ctr_study_add_iq_insert; NULL: the first).
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (no such insert, none
+ *   added yet, a task without positive diameter or with zero contrast).
+ */
+gboolean ctr_study_set_iq_task (CtrStudy *s, const CtrTask *task, const char *insert, GError **error);
+
+guint ctr_study_get_n_iq_inserts (const CtrStudy *s);
+const char *ctr_study_get_iq_insert_name (const CtrStudy *s, guint i);
+
 /* Seed, electronic noise, stated I0 and model of the dose simulation
  * (->fraction is ignored: the study's doses are used). */
 void ctr_study_set_dose_options (CtrStudy *s, const CtrDoseOptions *options);
@@ -205,7 +248,9 @@ const CtrStudyRow *ctr_study_get_rows (const CtrStudy *s, guint *n_rows);
  * digits; empty fields for NaN): dose, i0, method, label, parameters, rmse,
  * psnr, ssim, hu_rmse, then per ROI NAME roi_NAME_mean_hu, roi_NAME_sd_hu,
  * roi_NAME_cnr (measure ROIs), the background's mean and SD, noise_sd_hu,
- * iterations, best_iteration, best_rmse, seconds.  Written to a temporary
+ * iterations, best_iteration, best_rmse, seconds, and with task-based image
+ * quality nps_noise_hu, nps_f_peak, nps_f_avg, per insert ttf_NAME_f50,
+ * then dprime_npw, dprime_npwe.  Written to a temporary
  * file and renamed over @path.  CTR_ERROR_IO.
  */
 gboolean ctr_study_write_csv (const CtrStudy *s, const char *path, GError **error);
