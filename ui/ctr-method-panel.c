@@ -40,6 +40,8 @@ struct _CtrMethodPanel
   gboolean     updating;
   CtrBeam      beam;     /* of the open dataset: what the form offers */
   gboolean     helical;  /* rebinned to fan-beam slices (ctr_helix_applies) */
+  gboolean     fit_dataset; /* method "auto": the dataset's own (fitting_method) */
+  gboolean     choosing; /* the panel itself selects a method */
 };
 
 G_DEFINE_FINAL_TYPE (CtrMethodPanel, ctr_method_panel, GTK_TYPE_WIDGET)
@@ -123,7 +125,36 @@ apply_method (CtrMethodPanel *self, gboolean reset_values)
 static void
 on_method_selected (CtrMethodPanel *self)
 {
+  /* a method picked in the list is the user's: it no longer follows the
+   * dataset */
+  if (!self->choosing)
+    self->fit_dataset = FALSE;
   apply_method (self, TRUE);
+}
+
+/* Selects @method as the panel's own choice (fit_dataset is kept). */
+static void
+choose_method (CtrMethodPanel *self, CtrMethod method)
+{
+  self->choosing = TRUE;
+  if (adw_combo_row_get_selected (self->method_row) == method)
+    apply_method (self, TRUE);
+  else
+    adw_combo_row_set_selected (self->method_row, method);
+  self->choosing = FALSE;
+}
+
+/* The method a dataset of @g starts with: the first single-pass method of
+ * core's table that fits it (ctr_method_fits_geometry): FBP for fan and
+ * parallel beam and for helical scans (rebinned to fan slices), FDK for a
+ * circular cone beam. */
+static CtrMethod
+fitting_method (const CtrGeometry *g)
+{
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    if (!ctr_method_is_iterative ((CtrMethod) m) && ctr_method_fits_geometry ((CtrMethod) m, g))
+      return (CtrMethod) m;
+  return CTR_METHOD_FBP;
 }
 
 /* The subtitle says what runs: the chosen backend, or the CPU and why. */
@@ -213,10 +244,8 @@ ctr_method_panel_set_method (CtrMethodPanel *self, CtrMethod method)
 {
   g_return_if_fail (CTR_IS_METHOD_PANEL (self));
   g_return_if_fail (method < CTR_N_METHODS);
-  if (adw_combo_row_get_selected (self->method_row) == method)
-    apply_method (self, TRUE);
-  else
-    adw_combo_row_set_selected (self->method_row, method);
+  self->fit_dataset = FALSE;
+  choose_method (self, method);
 }
 
 void
@@ -252,8 +281,8 @@ ctr_method_panel_set_geometry (CtrMethodPanel *self, const CtrGeometry *g)
   g_return_if_fail (g != NULL);
   self->beam = g->beam;
   self->helical = ctr_helix_applies (g);
-  if (!ctr_method_fits_geometry (ctr_method_panel_get_method (self), g))
-    ctr_method_panel_set_method (self, g->beam == CTR_BEAM_CONE && !self->helical ? CTR_METHOD_FDK : CTR_METHOD_FBP);
+  if (self->fit_dataset || !ctr_method_fits_geometry (ctr_method_panel_get_method (self), g))
+    choose_method (self, fitting_method (g));
   else
     apply_method (self, FALSE);
 }
@@ -311,7 +340,7 @@ ctr_method_panel_get_property (GObject *object, guint prop_id, GValue *value, GP
   switch (prop_id)
     {
     case PROP_METHOD_NAME:
-      g_value_set_string (value, ctr_method_name (ctr_method_panel_get_method (self)));
+      g_value_set_string (value, self->fit_dataset ? "auto" : ctr_method_name (ctr_method_panel_get_method (self)));
       break;
     case PROP_ITERATIONS:
       g_value_set_uint (value, get_iterations (self));
@@ -334,8 +363,14 @@ ctr_method_panel_set_property (GObject *object, guint prop_id, const GValue *val
     case PROP_METHOD_NAME:
       {
         CtrMethod m;
-        /* names the table does not know are ignored */
-        if (ctr_method_from_name (g_value_get_string (value), &m, NULL))
+        /* "auto": each dataset's own method; names the table does not
+         * know are ignored */
+        if (g_strcmp0 (g_value_get_string (value), "auto") == 0)
+          {
+            self->fit_dataset = TRUE;
+            g_object_notify_by_pspec (object, pspec);
+          }
+        else if (ctr_method_from_name (g_value_get_string (value), &m, NULL))
           ctr_method_panel_set_method (self, m);
       }
       break;
@@ -362,9 +397,10 @@ ctr_method_panel_class_init (CtrMethodPanelClass *klass)
   object_class->get_property = ctr_method_panel_get_property;
   object_class->set_property = ctr_method_panel_set_property;
 
-  /* The method's name in core's table ("sirt"). */
+  /* The method's name in core's table ("sirt"), or "auto" while the panel
+   * follows the dataset (set_geometry picks the method that fits it). */
   properties[PROP_METHOD_NAME] =
-    g_param_spec_string ("method-name", NULL, NULL, "sirt",
+    g_param_spec_string ("method-name", NULL, NULL, "auto",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* Iterations of an iterative method, 0 for a single-pass one; setting 0
    * changes nothing.  Notified whenever a parameter changes. */
@@ -449,7 +485,9 @@ ctr_method_panel_init (CtrMethodPanel *self)
   adw_preferences_group_add (backend, GTK_WIDGET (self->backend_row));
 
   g_signal_connect_swapped (self->method_row, "notify::selected", G_CALLBACK (on_method_selected), self);
-  adw_combo_row_set_selected (self->method_row, CTR_METHOD_SIRT);
+  /* until a dataset or the user says otherwise: the dataset's method */
+  self->fit_dataset = TRUE;
+  adw_combo_row_set_selected (self->method_row, CTR_METHOD_FBP);
   apply_method (self, TRUE);
   on_backend_selected (self);
 }

@@ -1116,6 +1116,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/variants", test_window_variants);
   g_test_add_func ("/ui/window/helical", test_window_helical);
   g_test_add_func ("/ui/window/default-grid", test_window_default_grid);
+  g_test_add_func ("/ui/window/default-method", test_window_default_method);
   status = g_test_run ();
 
   g_clear_object (&app);
