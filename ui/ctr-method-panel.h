@@ -25,9 +25,12 @@ CtrMethod  ctr_method_panel_get_method  (CtrMethodPanel  *self);
  * helical scans). */
 void       ctr_method_panel_set_method  (CtrMethodPanel  *self,
                                          CtrMethod        method);
-/* The geometry of the open dataset: while the panel follows the dataset,
- * its fitting method is selected; otherwise a method that does not fit it
- * (ctr_method_fits_geometry) gives way to that method, and rows
+/* The geometry of the open dataset: the Algorithm list then offers only
+ * the methods that fit it (ctr_method_fits_geometry: no FDK for fan data,
+ * no FBP, ART or parallel ART for a circular cone beam; every method until
+ * a geometry is given).  While the panel follows the dataset, its fitting
+ * method is selected; otherwise a method that does not fit gives way to
+ * that method (so does one given to set_method), and rows
  * that do not apply (the system matrix for circular cone beam) are hidden. */
 void       ctr_method_panel_set_geometry (CtrMethodPanel    *self,
                                           const CtrGeometry *g);

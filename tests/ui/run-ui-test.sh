@@ -38,7 +38,7 @@
 #    ui-study.png.
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
 #    coronal plane: ui-volume-coronal.png.
-# 3b. /ui/window/default-method, fit-methods, open-unsupported,
+# 3b. /ui/window/default-method, fit-methods, failed-run, open-unsupported,
 #    recent-underscore (tests/ui/test-window-small.c): issue 31's smaller
 #    window defects, one short case each.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
@@ -464,9 +464,12 @@ fi
 # ---- 3b. the smaller defects (tests/ui/test-window-small.c) ------------------
 # A new window's method fits the dataset (FBP for fan data, FDK for
 # head-cone-small, when present); the Algorithm list offers only the methods
-# that fit; a PNG and a README are "not a supported file"; Recent keeps the
-# underscores of a folder's name.  No iterative run: seconds.
+# that fit; a failed run is listed as failed with its reason; a PNG and a
+# README are "not a supported file"; Recent keeps the underscores of a
+# folder's name.  No iterative run: seconds.
 run_case default-method GSK_RENDERER=cairo CTR_UI_CONE="$cone"
+run_case fit-methods GSK_RENDERER=cairo CTR_UI_CONE="$cone"
+run_case failed-run GSK_RENDERER=cairo
 
 # ---- 4. DICOM: series dialog, summary, recent files, HU, export ---------------
 gel_dcm="${CTR_SHARED_DATA:-}/gel-fan/dicom-ct-pd"

@@ -8,6 +8,9 @@
  * /ui/window/fit-methods: the Algorithm list offers only the methods that
  *   fit the open dataset (ctr_method_fits_geometry): no FDK for fan data, no
  *   FBP, ART or parallel ART for a circular cone beam.
+ * /ui/window/failed-run: a run that fails (a pixel wider than the field of
+ *   view) is listed as "(failed)", its reason in the status line; before,
+ *   it was listed as a normal run and the status said only "failed".
  * /ui/window/open-unsupported: a PNG and a README are refused as "not a
  *   supported file", not as "not valid JSON".
  * /ui/window/recent-underscore: a dataset in a folder named with
@@ -25,6 +28,7 @@
 #include <glib/gstdio.h>
 
 #include "test-window.h"
+#include "ctr-geometry-panel.h"
 #include "ctr-method-panel.h"
 #include "ctr-run-page.h"
 
@@ -160,12 +164,17 @@ test_window_fit_methods (void)
       CHECK (ui_open_and_wait (w, cone_path (), 120), "cone data opened");
       check_offered (w, "cone beam");
       ctr_method_panel_set_method (panel_of (w), CTR_METHOD_SIRT);
+      ctr_method_panel_set_param (panel_of (w), "iterations", 7, NULL);
       CHECK (ctr_method_panel_get_method (panel_of (w)) == CTR_METHOD_SIRT, "SIRT chosen on cone data");
       /* back to fan data: the choice survives the shorter list */
       CHECK (ui_open_and_wait (w, fan_path (), 120), "fan data opened again");
       check_offered (w, "fan beam again");
-      CHECK (ctr_method_panel_get_method (panel_of (w)) == CTR_METHOD_SIRT, "SIRT still chosen (%s)",
-             ctr_method_name (ctr_method_panel_get_method (panel_of (w))));
+      {
+        CtrReconOptions o;
+        ctr_method_panel_get_options (panel_of (w), &o);
+        CHECK (o.method == CTR_METHOD_SIRT && o.iterations == 7, "SIRT with its 7 iterations still chosen (%s, %u)",
+               ctr_method_name (o.method), o.iterations);
+      }
     }
   ui_close_window (w);
 }
@@ -282,4 +291,54 @@ test_window_recent_underscore (void)
   ui_close_window (w);
   g_unlink (dir);
   g_rmdir (tmp);
+}
+
+/* ---- /ui/window/failed-run ------------------------------------------------------- */
+
+/* A run that fails (a pixel of 500 mm: wider than the field of view) is
+ * marked failed in the Runs list, with the reason in a dialog and in the
+ * status line, and gives no result. */
+void
+test_window_failed_run (void)
+{
+  CtrWindow *w;
+  CtrSession *session;
+  CtrGeometryPanel *gp;
+  GtkWidget *dialog;
+  GListModel *runs;
+  guint n_results;
+
+  if (fan_path () == NULL)
+    {
+      g_test_skip ("no dataset ($CTR_UI_DATASET)");
+      return;
+    }
+  w = ui_new_window ();
+  session = ctr_window_get_session (w);
+  gp = ui_child (w, CTR_TYPE_WINDOW, "geometry_panel");
+  runs = ctr_session_get_runs (session);
+  CHECK (ui_open_and_wait (w, fan_path (), 120), "fan data opened");
+  ctr_geometry_panel_set_text (gp, "pixel-size", "500");
+  n_results = g_list_model_get_n_items (ctr_session_get_results (session));
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.reconstruct", NULL);
+  ui_wait_idle (w, 120, "the failing run");
+  dialog = ui_wait_toplevel (GTK_WINDOW (w), ADW_TYPE_MESSAGE_DIALOG, 10);
+  CHECK (dialog != NULL, "the failure is shown in a dialog: “%s”",
+         dialog ? adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)) : "none");
+  {
+    g_autoptr(CtrRun) run = g_list_model_get_n_items (runs) > 0
+                              ? g_list_model_get_item (runs, g_list_model_get_n_items (runs) - 1) : NULL;
+    const char *body = dialog ? adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)) : "";
+    const char *status = ctr_session_get_status (session);
+
+    CHECK (run != NULL && ctr_run_get_state (run) == CTR_RUN_FAILED && g_str_has_suffix (ctr_run_get_label (run),
+                                                                                          " (failed)"),
+           "the run is listed as failed: “%s”", run ? ctr_run_get_label (run) : "no run");
+    CHECK (status != NULL && body[0] != '\0' && strstr (status, body) != NULL,
+           "the status line gives the reason: “%s”", status ? status : "");
+    CHECK (g_list_model_get_n_items (ctr_session_get_results (session)) == n_results, "no result from it");
+  }
+  if (dialog != NULL)
+    gtk_window_destroy (GTK_WINDOW (dialog));
+  ui_close_window (w);
 }

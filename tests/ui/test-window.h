@@ -146,6 +146,7 @@ void        test_window_dose         (void);
 /* tests/ui/test-window-small.c */
 void        test_window_default_method     (void);
 void        test_window_fit_methods        (void);
+void        test_window_failed_run         (void);
 void        test_window_open_unsupported   (void);
 void        test_window_recent_underscore  (void);
 
