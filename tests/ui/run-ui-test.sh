@@ -471,6 +471,7 @@ run_case default-method GSK_RENDERER=cairo CTR_UI_CONE="$cone"
 run_case fit-methods GSK_RENDERER=cairo CTR_UI_CONE="$cone"
 run_case failed-run GSK_RENDERER=cairo
 run_case open-unsupported GSK_RENDERER=cairo
+run_case recent-underscore GSK_RENDERER=cairo
 
 # ---- 4. DICOM: series dialog, summary, recent files, HU, export ---------------
 gel_dcm="${CTR_SHARED_DATA:-}/gel-fan/dicom-ct-pd"

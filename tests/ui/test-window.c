@@ -1126,6 +1126,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/fit-methods", test_window_fit_methods);
   g_test_add_func ("/ui/window/failed-run", test_window_failed_run);
   g_test_add_func ("/ui/window/open-unsupported", test_window_open_unsupported);
+  g_test_add_func ("/ui/window/recent-underscore", test_window_recent_underscore);
   status = g_test_run ();
 
   g_clear_object (&app);
