@@ -16,6 +16,9 @@
  * /ui/window/recent-underscore: a dataset in a folder named with
  *   underscores is listed in Recent with its underscores (a menu label reads
  *   "_" as a mnemonic).
+ * /ui/window/dicom-window: an FBP shown with W 2000 / L 1000 HU and
+ *   exported as DICOM: WindowCenter/WindowWidth are the window shown (main
+ *   wrote 40 / 400 whatever was shown).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -23,6 +26,7 @@
  * (head-cone-small's geometry.json; the cone parts skip without it),
  * CTR_UI_OUT.
  */
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -31,6 +35,7 @@
 #include "ctr-geometry-panel.h"
 #include "ctr-method-panel.h"
 #include "ctr-run-page.h"
+#include "ctr-slice-view.h"
 
 static CtrMethodPanel *
 panel_of (CtrWindow *w)
@@ -340,5 +345,74 @@ test_window_failed_run (void)
   }
   if (dialog != NULL)
     gtk_window_destroy (GTK_WINDOW (dialog));
+  ui_close_window (w);
+}
+
+/* ---- /ui/window/dicom-window ------------------------------------------------------ */
+
+/* The value of DS attribute (@group,@element) in an explicit-VR little-endian
+ * DICOM file; NAN when absent. */
+static double
+dicom_ds (const char *path, guint16 group, guint16 element)
+{
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  const guchar tag[6] = { group & 0xff, group >> 8, element & 0xff, element >> 8, 'D', 'S' };
+
+  if (!g_file_get_contents (path, &bytes, &len, NULL))
+    return NAN;
+  for (gsize i = 132; i + 8 <= len; i++)
+    if (memcmp (bytes + i, tag, sizeof tag) == 0)
+      {
+        guint n = (guchar) bytes[i + 6] | (guint) (guchar) bytes[i + 7] << 8;
+        g_autofree char *value = i + 8 + n <= len ? g_strndup (bytes + i + 8, n) : NULL;
+        return value ? g_ascii_strtod (value, NULL) : NAN;
+      }
+  return NAN;
+}
+
+/* An FBP shown with a bone-like window (0 to 2000 HU: W 2000, L 1000) and
+ * exported as DICOM: the series opens with that window, not 40 / 400. */
+void
+test_window_dicom_window (void)
+{
+  g_autofree char *folder = ui_out_path ("dicom-window");
+  g_autofree char *first = NULL;
+  CtrWindow *w;
+  CtrSliceView *view;
+  const double mu_w = CTR_MU_WATER_PER_MM;
+  double c, wd;
+
+  if (fan_path () == NULL)
+    {
+      g_test_skip ("no dataset ($CTR_UI_DATASET)");
+      return;
+    }
+  w = ui_new_window ();
+  CHECK (ui_open_and_wait (w, fan_path (), 120), "fan data opened");
+  ctr_method_panel_set_method (panel_of (w), CTR_METHOD_FBP);
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.reconstruct", NULL);
+  ui_wait_idle (w, 120, "an FBP run");
+  view = CTR_SLICE_VIEW (ui_find (GTK_WIDGET (ui_child (w, CTR_TYPE_WINDOW, "run_page")), CTR_TYPE_SLICE_VIEW, NULL));
+  g_assert_nonnull (view);
+  /* 0 HU to 2000 HU in the image's unit */
+  ctr_slice_view_set_window (view, mu_w, 3 * mu_w);
+  {
+    g_autoptr(GDir) d = g_dir_open (folder, 0, NULL);
+    const char *name;
+    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *f = g_build_filename (folder, name, NULL);
+        g_unlink (f);
+      }
+    g_mkdir_with_parents (folder, 0755);
+  }
+  first = g_build_filename (folder, "CT0001.dcm", NULL);
+  CHECK (ui_export (w, "win.export-dicom", folder), "the DICOM export chooser answered");
+  ui_wait ((gboolean (*) (gpointer)) ui_has_toast, w, 60, "the export's message");
+  c = dicom_ds (first, 0x0028, 0x1050);
+  wd = dicom_ds (first, 0x0028, 0x1051);
+  CHECK (fabs (c - 1000) < 0.5 && fabs (wd - 2000) < 0.5,
+         "the series opens with the window shown: WindowCenter %g, WindowWidth %g (want 1000, 2000)", c, wd);
   ui_close_window (w);
 }

@@ -1127,6 +1127,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/failed-run", test_window_failed_run);
   g_test_add_func ("/ui/window/open-unsupported", test_window_open_unsupported);
   g_test_add_func ("/ui/window/recent-underscore", test_window_recent_underscore);
+  g_test_add_func ("/ui/window/dicom-window", test_window_dicom_window);
   status = g_test_run ();
 
   g_clear_object (&app);

@@ -149,5 +149,6 @@ void        test_window_fit_methods        (void);
 void        test_window_failed_run         (void);
 void        test_window_open_unsupported   (void);
 void        test_window_recent_underscore  (void);
+void        test_window_dicom_window       (void);
 
 G_END_DECLS
