@@ -22,6 +22,7 @@
 #define G_LOG_DOMAIN "ctr-method-panel"
 
 #include <math.h>
+#include <string.h>
 #include <omp.h>
 
 #include "ctr-method-panel.h"
@@ -40,6 +41,12 @@ struct _CtrMethodPanel
   gboolean     updating;
   CtrBeam      beam;     /* of the open dataset: what the form offers */
   gboolean     helical;  /* rebinned to fan-beam slices (ctr_helix_applies) */
+  gboolean     fit_dataset; /* method "auto": the dataset's own (fitting_method) */
+  gboolean     choosing; /* the panel itself selects a method */
+  gboolean     relisting; /* the method list is replaced: no selection counts */
+  CtrMethod    offered[CTR_N_METHODS]; /* the method list's rows, table order */
+  guint        n_offered;
+  CtrMethod    fallback; /* what a method that does not fit gives way to */
 };
 
 G_DEFINE_FINAL_TYPE (CtrMethodPanel, ctr_method_panel, GTK_TYPE_WIDGET)
@@ -123,7 +130,80 @@ apply_method (CtrMethodPanel *self, gboolean reset_values)
 static void
 on_method_selected (CtrMethodPanel *self)
 {
+  if (self->relisting)
+    return;
+  /* a method picked in the list is the user's: it no longer follows the
+   * dataset */
+  if (!self->choosing)
+    self->fit_dataset = FALSE;
   apply_method (self, TRUE);
+}
+
+/* The row of @method in the method list; G_MAXUINT when not offered. */
+static guint
+row_of_method (CtrMethodPanel *self, CtrMethod method)
+{
+  for (guint i = 0; i < self->n_offered; i++)
+    if (self->offered[i] == method)
+      return i;
+  return G_MAXUINT;
+}
+
+/* Selects @method as the panel's own choice (fit_dataset is kept); one
+ * the list does not offer gives way to the fallback. */
+static void
+choose_method (CtrMethodPanel *self, CtrMethod method)
+{
+  guint row = row_of_method (self, method);
+
+  if (row == G_MAXUINT)
+    row = row_of_method (self, self->fallback);
+  if (row == G_MAXUINT)
+    row = 0;
+  self->choosing = TRUE;
+  if (adw_combo_row_get_selected (self->method_row) == row)
+    apply_method (self, TRUE);
+  else
+    adw_combo_row_set_selected (self->method_row, row);
+  self->choosing = FALSE;
+}
+
+/* The method list offers the methods that fit @g (nullable: every
+ * method; ctr_method_fits_geometry), labelled from core's table; the selection is left to the caller.
+ * FALSE when the list is unchanged. */
+static gboolean
+list_methods (CtrMethodPanel *self, const CtrGeometry *g)
+{
+  CtrMethod offered[CTR_N_METHODS];
+  guint n = 0;
+  g_autoptr(GtkStringList) labels = gtk_string_list_new (NULL);
+
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    if (g == NULL || ctr_method_fits_geometry ((CtrMethod) m, g))
+      offered[n++] = (CtrMethod) m;
+  if (n == self->n_offered && memcmp (offered, self->offered, n * sizeof offered[0]) == 0)
+    return FALSE;
+  memcpy (self->offered, offered, n * sizeof offered[0]);
+  self->n_offered = n;
+  for (guint i = 0; i < n; i++)
+    gtk_string_list_append (labels, ctr_method_label (offered[i]));
+  self->relisting = TRUE;
+  adw_combo_row_set_model (self->method_row, G_LIST_MODEL (labels));
+  self->relisting = FALSE;
+  return TRUE;
+}
+
+/* The method a dataset of @g starts with: the first single-pass method of
+ * core's table that fits it (ctr_method_fits_geometry): FBP for fan and
+ * parallel beam and for helical scans (rebinned to fan slices), FDK for a
+ * circular cone beam. */
+static CtrMethod
+fitting_method (const CtrGeometry *g)
+{
+  for (guint m = 0; m < CTR_N_METHODS; m++)
+    if (!ctr_method_is_iterative ((CtrMethod) m) && ctr_method_fits_geometry ((CtrMethod) m, g))
+      return (CtrMethod) m;
+  return CTR_METHOD_FBP;
 }
 
 /* The subtitle says what runs: the chosen backend, or the CPU and why. */
@@ -205,7 +285,7 @@ ctr_method_panel_get_method (CtrMethodPanel *self)
 {
   g_return_val_if_fail (CTR_IS_METHOD_PANEL (self), CTR_METHOD_FBP);
   guint i = adw_combo_row_get_selected (self->method_row);
-  return i < CTR_N_METHODS ? (CtrMethod) i : CTR_METHOD_FBP;
+  return i < self->n_offered ? self->offered[i] : self->fallback;
 }
 
 void
@@ -213,10 +293,8 @@ ctr_method_panel_set_method (CtrMethodPanel *self, CtrMethod method)
 {
   g_return_if_fail (CTR_IS_METHOD_PANEL (self));
   g_return_if_fail (method < CTR_N_METHODS);
-  if (adw_combo_row_get_selected (self->method_row) == method)
-    apply_method (self, TRUE);
-  else
-    adw_combo_row_set_selected (self->method_row, method);
+  self->fit_dataset = FALSE;
+  choose_method (self, method);
 }
 
 void
@@ -250,10 +328,21 @@ ctr_method_panel_set_geometry (CtrMethodPanel *self, const CtrGeometry *g)
 {
   g_return_if_fail (CTR_IS_METHOD_PANEL (self));
   g_return_if_fail (g != NULL);
+  CtrMethod current = ctr_method_panel_get_method (self);
+
   self->beam = g->beam;
   self->helical = ctr_helix_applies (g);
-  if (!ctr_method_fits_geometry (ctr_method_panel_get_method (self), g))
-    ctr_method_panel_set_method (self, g->beam == CTR_BEAM_CONE && !self->helical ? CTR_METHOD_FDK : CTR_METHOD_FBP);
+  self->fallback = fitting_method (g);
+  /* only the methods that fit: no FDK for fan data, no FBP for cone beam */
+  if (list_methods (self, g) && !self->fit_dataset && ctr_method_fits_geometry (current, g))
+    {
+      /* the same method on another row: its values stay */
+      self->relisting = TRUE;
+      adw_combo_row_set_selected (self->method_row, row_of_method (self, current));
+      self->relisting = FALSE;
+    }
+  if (self->fit_dataset || !ctr_method_fits_geometry (current, g))
+    choose_method (self, self->fallback);
   else
     apply_method (self, FALSE);
 }
@@ -311,7 +400,7 @@ ctr_method_panel_get_property (GObject *object, guint prop_id, GValue *value, GP
   switch (prop_id)
     {
     case PROP_METHOD_NAME:
-      g_value_set_string (value, ctr_method_name (ctr_method_panel_get_method (self)));
+      g_value_set_string (value, self->fit_dataset ? "auto" : ctr_method_name (ctr_method_panel_get_method (self)));
       break;
     case PROP_ITERATIONS:
       g_value_set_uint (value, get_iterations (self));
@@ -334,8 +423,14 @@ ctr_method_panel_set_property (GObject *object, guint prop_id, const GValue *val
     case PROP_METHOD_NAME:
       {
         CtrMethod m;
-        /* names the table does not know are ignored */
-        if (ctr_method_from_name (g_value_get_string (value), &m, NULL))
+        /* "auto": each dataset's own method; names the table does not
+         * know are ignored */
+        if (g_strcmp0 (g_value_get_string (value), "auto") == 0)
+          {
+            self->fit_dataset = TRUE;
+            g_object_notify_by_pspec (object, pspec);
+          }
+        else if (ctr_method_from_name (g_value_get_string (value), &m, NULL))
           ctr_method_panel_set_method (self, m);
       }
       break;
@@ -362,9 +457,10 @@ ctr_method_panel_class_init (CtrMethodPanelClass *klass)
   object_class->get_property = ctr_method_panel_get_property;
   object_class->set_property = ctr_method_panel_set_property;
 
-  /* The method's name in core's table ("sirt"). */
+  /* The method's name in core's table ("sirt"), or "auto" while the panel
+   * follows the dataset (set_geometry picks the method that fits it). */
   properties[PROP_METHOD_NAME] =
-    g_param_spec_string ("method-name", NULL, NULL, "sirt",
+    g_param_spec_string ("method-name", NULL, NULL, "auto",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* Iterations of an iterative method, 0 for a single-pass one; setting 0
    * changes nothing.  Notified whenever a parameter changes. */
@@ -385,7 +481,6 @@ ctr_method_panel_init (CtrMethodPanel *self)
 {
   guint n;
   const CtrParam *params = ctr_params_list (&n);
-  g_autoptr(GtkStringList) methods = gtk_string_list_new (NULL);
   AdwPreferencesGroup *group, *backend;
 
   self->rows = g_ptr_array_new ();
@@ -397,12 +492,11 @@ ctr_method_panel_init (CtrMethodPanel *self)
   adw_preferences_group_set_title (group, "Method");
   gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (group));
 
-  for (guint m = 0; m < CTR_N_METHODS; m++)
-    gtk_string_list_append (methods, ctr_method_label ((CtrMethod) m));
   self->method_row = ADW_COMBO_ROW (adw_combo_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->method_row), "Algorithm");
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (self->method_row), 2);
-  adw_combo_row_set_model (self->method_row, G_LIST_MODEL (methods));
+  self->fallback = CTR_METHOD_FBP;
+  list_methods (self, NULL);   /* every method until a dataset is open */
   gtk_widget_set_name (GTK_WIDGET (self->method_row), "method");
   adw_preferences_group_add (group, GTK_WIDGET (self->method_row));
 
@@ -449,7 +543,9 @@ ctr_method_panel_init (CtrMethodPanel *self)
   adw_preferences_group_add (backend, GTK_WIDGET (self->backend_row));
 
   g_signal_connect_swapped (self->method_row, "notify::selected", G_CALLBACK (on_method_selected), self);
-  adw_combo_row_set_selected (self->method_row, CTR_METHOD_SIRT);
+  /* until a dataset or the user says otherwise: the dataset's method */
+  self->fit_dataset = TRUE;
+  adw_combo_row_set_selected (self->method_row, row_of_method (self, CTR_METHOD_FBP));
   apply_method (self, TRUE);
   on_backend_selected (self);
 }

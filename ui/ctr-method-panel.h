@@ -17,12 +17,20 @@ G_DECLARE_FINAL_TYPE (CtrMethodPanel, ctr_method_panel, CTR, METHOD_PANEL, GtkWi
 
 GtkWidget *ctr_method_panel_new         (void);
 CtrMethod  ctr_method_panel_get_method  (CtrMethodPanel  *self);
-/* Selects @method and puts every parameter to that method's default. */
+/* Selects @method and puts every parameter to that method's default; the
+ * panel then keeps it over the next datasets where it fits.  A new panel
+ * (or method-name "auto") follows the dataset instead: each geometry given
+ * to set_geometry selects the first single-pass method of core's table
+ * that fits it (FDK for a circular cone beam, FBP for fan, parallel and
+ * helical scans). */
 void       ctr_method_panel_set_method  (CtrMethodPanel  *self,
                                          CtrMethod        method);
-/* The geometry of the open dataset: a method that does not fit it
- * (ctr_method_fits_geometry) gives way to its analytic method (FDK for a
- * circular cone beam, FBP otherwise, helical scans included), and rows
+/* The geometry of the open dataset: the Algorithm list then offers only
+ * the methods that fit it (ctr_method_fits_geometry: no FDK for fan data,
+ * no FBP, ART or parallel ART for a circular cone beam; every method until
+ * a geometry is given).  While the panel follows the dataset, its fitting
+ * method is selected; otherwise a method that does not fit gives way to
+ * that method (so does one given to set_method), and rows
  * that do not apply (the system matrix for circular cone beam) are hidden. */
 void       ctr_method_panel_set_geometry (CtrMethodPanel    *self,
                                           const CtrGeometry *g);

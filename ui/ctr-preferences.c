@@ -57,14 +57,15 @@ ctr_preferences_window_new (GtkWindow *parent)
   GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
   g_autoptr(GSettingsSchema) schema = source ? g_settings_schema_source_lookup (source, "org.ctrecon.CtRecon", TRUE)
                                              : NULL;
-  static const char *method_names[CTR_N_METHODS + 1];
-  static const char *method_labels[CTR_N_METHODS + 1];
+  /* "auto" first: each dataset's fitting method (ctr-method-panel.h) */
+  static const char *method_names[CTR_N_METHODS + 2] = { "auto" };
+  static const char *method_labels[CTR_N_METHODS + 2] = { "Fits the dataset (FDK for cone beam, else FBP)" };
   GtkWidget *method, *backend, *iterations;
 
   for (guint m = 0; m < CTR_N_METHODS; m++)
     {
-      method_names[m] = ctr_method_name (m);
-      method_labels[m] = ctr_method_label (m);
+      method_names[m + 1] = ctr_method_name (m);
+      method_labels[m + 1] = ctr_method_label (m);
     }
   gtk_window_set_title (GTK_WINDOW (window), "Preferences");
   if (parent != NULL)

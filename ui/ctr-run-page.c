@@ -333,6 +333,16 @@ ctr_run_page_get_preset (CtrRunPage *self)
   return ctr_hu_preset_name (gtk_drop_down_get_selected (self->preset_dropdown)) ?: "auto";
 }
 
+gboolean
+ctr_run_page_get_window (CtrRunPage *self, double window[2])
+{
+  g_return_val_if_fail (CTR_IS_RUN_PAGE (self), FALSE);
+  if (ctr_slice_view_get_image (self->slice_view) == NULL)
+    return FALSE;
+  ctr_slice_view_get_window (self->slice_view, &window[0], &window[1]);
+  return window[1] > window[0];
+}
+
 /* ---- the session ---------------------------------------------------------- */
 
 static gboolean

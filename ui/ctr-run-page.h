@@ -31,5 +31,10 @@ CtrRoiPanel    *ctr_run_page_get_roi_panel    (CtrRunPage *self);
  * ctr-hu-preset.h, "auto" when none; "custom" after a drag moved a
  * Hounsfield preset's window. */
 const char     *ctr_run_page_get_preset       (CtrRunPage *self);
+/* The window of the slice shown, @window = {lo, hi} in the image's unit
+ * (what a DICOM export writes as WindowCenter/WindowWidth); FALSE when no
+ * image is shown. */
+gboolean        ctr_run_page_get_window       (CtrRunPage *self,
+                                               double      window[2]);
 
 G_END_DECLS

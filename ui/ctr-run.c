@@ -175,9 +175,9 @@ _ctr_run_finish (CtrRun      *self,
   self->wall_s = wall_s;
   if (result != NULL)
     self->result = ctr_volume_ref (result);
-  if (state == CTR_RUN_CANCELLED)
+  if (state == CTR_RUN_CANCELLED || state == CTR_RUN_FAILED)
     {
-      char *label = g_strdup_printf ("%s (cancelled)", self->label);
+      char *label = g_strdup_printf ("%s (%s)", self->label, state == CTR_RUN_FAILED ? "failed" : "cancelled");
       g_free (self->label);
       self->label = label;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LABEL]);

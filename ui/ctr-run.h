@@ -38,7 +38,8 @@ G_DECLARE_FINAL_TYPE (CtrRun, ctr_run, CTR, RUN, GObject)
 
 /* 1-based, in the order the session started its runs. */
 guint                  ctr_run_get_number       (CtrRun *self);
-/* "2 · SIRT · 8 it", "3 · FBP"; " (cancelled)" appended when cancelled. */
+/* "2 · SIRT · 8 it", "3 · FBP"; " (cancelled)" appended when cancelled,
+ * " (failed)" when it failed (the reason is in the session's status). */
 const char            *ctr_run_get_label        (CtrRun *self);
 /* The data it ran on: the dataset's name, and its variant when one was
  * loaded ("head-fan-lowdose · full_dose"); the runs list groups by it. */

@@ -5,7 +5,8 @@
  * A geometry.json, a dataset folder, DICOM (ctr_dicom_resolve: the
  * series, or the question the files raise: which series, which geometry),
  * or a bare TIFF of projections with a draft geometry to complete
- * (ctr_dataset_load_bare_tiff).
+ * (ctr_dataset_load_bare_tiff); any other file (a PNG, a README) is
+ * refused as not supported before it is parsed.
  * The thread also computes the value range and a sinogram preview, so the
  * main thread only wraps bytes.  A newer load supersedes an older one; a
  * load replaces a running reconstruction (its run ends cancelled).
@@ -95,6 +96,32 @@ make_preview (CtrLoadJob *job)
   job->preview = g_bytes_new_take (px, (gsize) job->pw * job->ph * 3);
 }
 
+/* Whether @path can be a geometry.json: named *.json, or its first
+ * character (after blanks and a UTF-8 byte-order mark) opens a JSON object.
+ * Decided before parsing, so that a PNG or a README is "not a supported
+ * file" rather than "not valid JSON". */
+static gboolean
+looks_like_json (const char *path)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFileInputStream) in = NULL;
+  guchar head[256];
+  gssize n;
+
+  if (g_str_has_suffix (lower, ".json"))
+    return TRUE;
+  file = g_file_new_for_path (path);
+  in = g_file_read (file, NULL, NULL);
+  if (in == NULL)
+    return TRUE;   /* the loader says why it cannot be read */
+  n = g_input_stream_read (G_INPUT_STREAM (in), head, sizeof head, NULL, NULL);
+  for (gssize i = n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf ? 3 : 0; i < n; i++)
+    if (!g_ascii_isspace (head[i]))
+      return head[i] == '{';
+  return FALSE;
+}
+
 /* Worker thread: the dataset, or the question the files raise. */
 static gboolean
 load_in_thread (CtrLoadJob *job, GCancellable *cancellable, GError **error)
@@ -138,6 +165,14 @@ load_in_thread (CtrLoadJob *job, GCancellable *cancellable, GError **error)
   else if (ctr_tiff_is_tiff (path))
     /* projections without their geometry.json: a draft to complete */
     job->dataset = ctr_dataset_load_bare_tiff (path, cancellable, error);
+  else if (!looks_like_json (path))
+    {
+      g_autofree char *name = g_path_get_basename (path);
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "“%s” is not a supported file: CT Recon opens a dataset's geometry.json, a TIFF of projections, "
+                   "DICOM files or a dataset folder", name);
+      return FALSE;
+    }
   else
     job->dataset = ctr_dataset_load (path, NULL, cancellable, error);
 

@@ -295,7 +295,9 @@ finish_run (CtrSession *self, CtrReconJob *job, CtrVolume *volume, const GError 
     }
   else
     {
-      _ctr_session_set_status (self, "Failed", "The reconstruction failed");
+      g_autofree char *why = g_strdup_printf ("The reconstruction failed: %s",
+                                              error != NULL ? error->message : "no reason given");
+      _ctr_session_set_status (self, "Failed", why);
       _ctr_run_finish (job->run, CTR_RUN_FAILED, NULL, wall_s);
     }
   if (self->fraction < 0)

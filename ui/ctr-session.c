@@ -15,7 +15,10 @@
 
 #include <math.h>
 
+#include <string.h>
+
 #include "ctr-session-private.h"
+#include "base/ctr-hu.h"
 
 G_DEFINE_FINAL_TYPE (CtrSession, ctr_session, G_TYPE_OBJECT)
 
@@ -75,6 +78,7 @@ typedef struct {
   char      *description;
   char      *derivation;
   guint      series_number;
+  double     window[2];   /* lo, hi in the volume's unit; hi <= lo: none */
 } DicomExport;
 
 static void
@@ -100,6 +104,12 @@ dicom_export_thread (GTask *task, gpointer source, gpointer data, GCancellable *
   o.series_description = e->description;
   o.derivation = e->derivation;
   o.series_number = e->series_number;
+  /* the window shown, in HU with the μ_water the pixels are written with */
+  if (e->window[1] > e->window[0])
+    {
+      o.window_center_hu = ctr_hu_from_mu (0.5 * (e->window[0] + e->window[1]), o.mu_water);
+      o.window_width_hu = 1000.0 * (e->window[1] - e->window[0]) / o.mu_water;
+    }
   if (ctr_dicom_export_series (e->volume, e->folder, &o, &error))
     g_task_return_boolean (task, TRUE);
   else
@@ -110,6 +120,7 @@ void
 ctr_session_export_dicom_async (CtrSession          *self,
                                 CtrRun              *run,
                                 const char          *folder,
+                                const double        *window,
                                 GCancellable        *cancellable,
                                 GAsyncReadyCallback  callback,
                                 gpointer             user_data)
@@ -143,6 +154,8 @@ ctr_session_export_dicom_async (CtrSession          *self,
   }
   e->derivation = g_strdup (ctr_run_get_derivation (run));
   e->series_number = ctr_run_get_number (run);
+  if (window != NULL && isfinite (window[0]) && isfinite (window[1]))
+    memcpy (e->window, window, sizeof e->window);
   g_task_set_task_data (task, e, dicom_export_free);
   g_task_run_in_thread (task, dicom_export_thread);
 }

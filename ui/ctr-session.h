@@ -243,11 +243,14 @@ gboolean      ctr_session_write_metrics    (CtrSession    *self,
  * worker thread (ctr_dicom_export_series: one file per slice, HU with
  * μ_water 0.0192 /mm; SeriesDescription "ctrecon LABEL: DATASET",
  * DerivationDescription the run's method and parameters, SeriesNumber the
- * run's number).
+ * run's number).  @window (nullable): the displayed window {lo, hi} in the
+ * result's unit (1/mm), written as WindowCenter/WindowWidth in HU with the
+ * same μ_water as the pixels; NULL (or hi <= lo) writes 40 / 400 HU.
  */
 void          ctr_session_export_dicom_async (CtrSession          *self,
                                               CtrRun              *run,
                                               const char          *folder,
+                                              const double        *window,
                                               GCancellable        *cancellable,
                                               GAsyncReadyCallback  callback,
                                               gpointer             user_data);

@@ -540,6 +540,8 @@ on_dataset (CtrStudyPage *self)
     {
       CtrGrid grid = ctr_dataset_default_grid (d);
 
+      /* only the methods that fit these data (no FDK for fan data) */
+      ctr_method_panel_set_geometry (self->method_panel, d->geometry);
       gtk_spin_button_set_value (self->size_spin, grid.nx);
       set_dose_of_data (self, d);
       if (!self->running)

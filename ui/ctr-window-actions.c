@@ -429,11 +429,15 @@ dicom_folder_response (GtkNativeDialog *native, int response, CtrWindow *self)
       else
         {
           DicomExport *e = g_new0 (DicomExport, 1);
+          double window[2];
+          /* the window shown is the one the series opens with */
+          gboolean shown = ctr_run_page_get_window (self->run_page, window);
           remember_folder (self, path);
           e->window = g_object_ref (self);
           e->folder = g_strdup (path);
           e->n_slices = ctr_run_get_result (run)->grid.nz;
-          ctr_session_export_dicom_async (self->session, run, path, self->cancellable, dicom_exported, e);
+          ctr_session_export_dicom_async (self->session, run, path, shown ? window : NULL, self->cancellable,
+                                          dicom_exported, e);
         }
     }
   g_object_unref (native);

@@ -349,7 +349,10 @@ rebuild_recent_menu (CtrWindow *self)
       g_autofree char *pbase = parent ? g_file_get_basename (parent) : NULL;
       /* "gel-fan/geometry.json": a file name alone says little */
       g_autofree char *label = pbase ? g_strdup_printf ("%s/%s", pbase, base) : g_strdup (base);
-      g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
+      /* a menu reads "_" as a mnemonic: "my_scan" would show "myscan" */
+      g_auto(GStrv) parts = g_strsplit (label, "_", -1);
+      g_autofree char *escaped = g_strjoinv ("__", parts);
+      g_autoptr(GMenuItem) item = g_menu_item_new (escaped, NULL);
 
       g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_new_string (uri));
       g_menu_append_item (self->recent_section, item);

@@ -47,6 +47,8 @@ ctr_dicom_export_options_init (CtrDicomExportOptions *o)
   memset (o, 0, sizeof *o);
   o->mu_water = CTR_MU_WATER_PER_MM;
   o->series_number = 1;
+  o->window_center_hu = 40;
+  o->window_width_hu = 400;
 }
 
 /* A DS value (at most 16 characters). */
@@ -291,8 +293,12 @@ write_slice (const CtrVolume *v, const CtrDicomExportOptions *o, guint n, guint 
   ds (b1, gr->dy);
   ds (b2, gr->dx);
   add (at, 0x0028, 0x0030, "DS", g_strdup_printf ("%s\\%s", b1, b2));
-  add (at, 0x0028, 0x1050, "DS", g_strdup ("40"));
-  add (at, 0x0028, 0x1051, "DS", g_strdup ("400"));
+  /* the window the user looked at (default: soft tissue) */
+  gboolean wl = isfinite (o->window_center_hu) && isfinite (o->window_width_hu) && o->window_width_hu > 0;
+  ds (b1, wl ? o->window_center_hu : 40);
+  ds (b2, wl ? o->window_width_hu : 400);
+  add (at, 0x0028, 0x1050, "DS", g_strdup (b1));
+  add (at, 0x0028, 0x1051, "DS", g_strdup (b2));
   add (at, 0x0028, 0x1052, "DS", g_strdup ("0"));
   add (at, 0x0028, 0x1053, "DS", g_strdup ("1"));
   add (at, 0x0028, 0x1054, "LO", g_strdup ("HU"));

@@ -345,6 +345,11 @@ CtrProjections *ctr_dicom_load_projections (const char *path, const CtrGeometry 
  *   (default): SliceLocation is the patient Z (−z) and CT0001 the lowest z.
  *   ImagePositionPatient is the slice's position in both cases.
  * @table_reversed: see @table_coordinate (DICOM-CT-PD input: TRUE).
+ * @window_center_hu, @window_width_hu: WindowCenter (0028,1050) and
+ *   WindowWidth (0028,1051) in HU, the window a viewer opens the series
+ *   with: the one the user looked at (default 40 / 400, a soft-tissue
+ *   window); a width that is not finite and positive, or a centre that is
+ *   not finite, writes the default.
  */
 typedef struct {
   double mu_water;
@@ -356,9 +361,12 @@ typedef struct {
   guint series_number;
   gboolean table_coordinate;
   gboolean table_reversed;
+  double window_center_hu;
+  double window_width_hu;
 } CtrDicomExportOptions;
 
-/* Defaults: mu_water 0.0192, series number 1, everything else NULL. */
+/* Defaults: mu_water 0.0192, series number 1, window 40 / 400 HU,
+ * everything else NULL. */
 void ctr_dicom_export_options_init (CtrDicomExportOptions *o);
 
 /**

@@ -38,6 +38,9 @@
 #    ui-study.png.
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
 #    coronal plane: ui-volume-coronal.png.
+# 3b. /ui/window/default-method, fit-methods, failed-run, open-unsupported,
+#    recent-underscore, dicom-window (tests/ui/test-window-small.c): issue
+#    31's smaller window defects, one short case each.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
 #    gel-fan's 72 DICOM-CT-PD views and to 37 of head-fan-lowdose's first 40
 #    (views 10, 20, 30 left out) is opened; the series dialog must list both,
@@ -457,6 +460,20 @@ PY
 else
   echo "SKIP (part 3): no head-cone-small in \$CTR_SHARED_DATA"
 fi
+
+# ---- 3b. the smaller defects (tests/ui/test-window-small.c) ------------------
+# A new window's method fits the dataset (FBP for fan data, FDK for
+# head-cone-small, when present); the Algorithm list offers only the methods
+# that fit; a failed run is listed as failed with its reason; a PNG and a
+# README are "not a supported file"; Recent keeps the underscores of a
+# folder's name; a DICOM export opens with the window shown.  No iterative
+# run: seconds.
+run_case default-method GSK_RENDERER=cairo CTR_UI_CONE="$cone"
+run_case fit-methods GSK_RENDERER=cairo CTR_UI_CONE="$cone"
+run_case failed-run GSK_RENDERER=cairo
+run_case open-unsupported GSK_RENDERER=cairo
+run_case recent-underscore GSK_RENDERER=cairo
+run_case dicom-window GSK_RENDERER=cairo
 
 # ---- 4. DICOM: series dialog, summary, recent files, HU, export ---------------
 gel_dcm="${CTR_SHARED_DATA:-}/gel-fan/dicom-ct-pd"

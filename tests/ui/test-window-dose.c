@@ -27,6 +27,8 @@
 #include <glib/gstdio.h>
 
 #include "test-window.h"
+#include "ctr-method-panel.h"
+#include "ctr-run-page.h"
 #include "ctr-study-page.h"
 #include "ctr-study-row.h"
 
@@ -295,6 +297,10 @@ test_window_dose (void)
 
   /* ---- Run is disabled while the session reconstructs ---- */
   {
+    /* a SIRT long enough to be seen running (a new window starts with
+     * FBP on these data) */
+    ctr_method_panel_set_method (ctr_run_page_get_method_panel (ui_child (w, CTR_TYPE_WINDOW, "run_page")),
+                                 CTR_METHOD_SIRT);
     gtk_widget_activate_action (GTK_WIDGET (w), "win.reconstruct", NULL);
     ui_wait (session_running, session, 30, "a reconstruction");
     CHECK (!gtk_widget_get_sensitive (ui_child (page, CTR_TYPE_STUDY_PAGE, "run_button")),

@@ -686,9 +686,12 @@ scenario_runs (CtrWindow *w)
   CHECK (row_visible (w, "matrix") && row_visible (w, "part-step") && !row_visible (w, "window"),
          "parallel ART shows matrix format and step, hides the window");
   {
-    /* every method of the table can be chosen, and is kept as the
-     * preference (the schema's choices follow the table) */
-    guint n_kept = 0;
+    /* every method of the table that fits the dataset can be chosen, and
+     * is kept as the preference (the schema's choices follow the table);
+     * one that does not fit (FDK for fan data) is not offered and gives
+     * way to the dataset's own */
+    guint n_kept = 0, n_fit = 0;
+    const CtrGeometry *g = ctr_session_get_dataset (ctr_window_get_session (w))->geometry;
     g_autoptr(GSettings) settings = NULL;
     GSettingsSchemaSource *src = g_settings_schema_source_get_default ();
     g_autoptr(GSettingsSchema) schema = src ? g_settings_schema_source_lookup (src, "org.ctrecon.CtRecon", TRUE) : NULL;
@@ -698,12 +701,15 @@ scenario_runs (CtrWindow *w)
     for (guint m = 0; m < CTR_N_METHODS; m++)
       {
         g_autofree char *kept = NULL;
+        gboolean fits = ctr_method_fits_geometry (m, g);
         ctr_method_panel_set_method (mp, m);
         kept = settings ? g_settings_get_string (settings, "default-method") : g_strdup (ctr_method_name (m));
-        n_kept += g_str_equal (kept, ctr_method_name (m));
+        n_fit += fits;
+        n_kept += fits ? g_str_equal (kept, ctr_method_name (m)) : ctr_method_panel_get_method (mp) != m;
       }
-    CHECK (n_kept == CTR_N_METHODS, "each of the %u methods can be chosen and is kept as the preference (%u)",
-           (guint) CTR_N_METHODS, n_kept);
+    CHECK (n_kept == CTR_N_METHODS, "each of the %u methods that fit can be chosen and is kept as the preference, "
+           "the %u others give way (%u of %u right)", n_fit, (guint) CTR_N_METHODS - n_fit, n_kept,
+           (guint) CTR_N_METHODS);
   }
 
   /* a long SIRT run, cancelled after its first iteration */
@@ -1116,6 +1122,12 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/variants", test_window_variants);
   g_test_add_func ("/ui/window/helical", test_window_helical);
   g_test_add_func ("/ui/window/default-grid", test_window_default_grid);
+  g_test_add_func ("/ui/window/default-method", test_window_default_method);
+  g_test_add_func ("/ui/window/fit-methods", test_window_fit_methods);
+  g_test_add_func ("/ui/window/failed-run", test_window_failed_run);
+  g_test_add_func ("/ui/window/open-unsupported", test_window_open_unsupported);
+  g_test_add_func ("/ui/window/recent-underscore", test_window_recent_underscore);
+  g_test_add_func ("/ui/window/dicom-window", test_window_dicom_window);
   status = g_test_run ();
 
   g_clear_object (&app);

@@ -143,4 +143,12 @@ void        test_window_metric       (void);
 /* tests/ui/test-window-dose.c */
 void        test_window_dose         (void);
 
+/* tests/ui/test-window-small.c */
+void        test_window_default_method     (void);
+void        test_window_fit_methods        (void);
+void        test_window_failed_run         (void);
+void        test_window_open_unsupported   (void);
+void        test_window_recent_underscore  (void);
+void        test_window_dicom_window       (void);
+
 G_END_DECLS
