@@ -32,6 +32,7 @@
 #include "sysmat/ctr-ray-private.h"
 #include "base/ctr-error.h"
 #include "base/ctr-format.h"
+#include "base/ctr-memory.h"
 
 #include <omp.h>
 #include <string.h>
@@ -521,14 +522,21 @@ fly_row_sums (CtrOperator *op, float *sq, float *sum)
   }
 }
 
-/* κ of every subset: the largest number of its rays crossing one pixel. */
-static void
-overlaps (FlyOp *c, float *kappa)
+/* κ of every subset: the largest number of its rays crossing one pixel;
+ * FALSE with CTR_ERROR_OUT_OF_MEMORY when the threads' counts cannot be had. */
+static gboolean
+overlaps (FlyOp *c, float *kappa, GError **error)
 {
   const guint n_sub = c->parent.n_subsets;
+  const gsize np = MAX (c->np, 1);
+  g_autofree char *what = g_strdup_printf ("the subset overlaps' counts of %u threads × %" G_GSIZE_FORMAT " pixels",
+                                           c->nt, (gsize) c->np);
+  g_autofree guint32 *counts = ctr_memory_try_new (ctr_memory_mul (c->nt, np), sizeof (guint32), TRUE, what, error);
+  if (counts == NULL)
+    return FALSE;
 #pragma omp parallel num_threads(c->nt)
   {
-    guint32 *count = g_new0 (guint32, c->np);
+    guint32 *count = counts + np * (gsize) omp_get_thread_num ();
     CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
 #pragma omp for schedule(dynamic, 4)
     for (guint t = 0; t < n_sub; t++)
@@ -553,21 +561,26 @@ overlaps (FlyOp *c, float *kappa)
               }
         kappa[t] = (float) mx;
       }
-    g_free (count);
   }
+  return TRUE;
 }
 
-static double
-fly_subset_overlap (CtrOperator *op, guint subset)
+static gboolean
+fly_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error)
 {
   FlyOp *c = (FlyOp *) op;
   if (c->kappa == NULL)
     {
-      float *kappa = g_new (float, op->n_subsets);
-      overlaps (c, kappa);
-      c->kappa = kappa;
+      float *k = g_new (float, op->n_subsets);   /* one float a subset: small */
+      if (!overlaps (c, k, error))
+        {
+          g_free (k);
+          return FALSE;
+        }
+      c->kappa = k;
     }
-  return c->kappa[subset];
+  *kappa = c->kappa[subset];
+  return TRUE;
 }
 
 static guint64
