@@ -6,7 +6,10 @@
  * builders running out of memory with an error, not an abort. */
 #include "ctrecon.h"
 #include "base/ctr-memory.h"
+#include "quality/ctr-metrics.h"
 #include "sysmat/ctr-blocking.h"
+#include "sysmat/ctr-cone-op.h"
+#include "sysmat/ctr-cone-projector.h"
 #include "sysmat/ctr-scsr.h"
 #include "sysmat/ctr-scsr-op.h"
 #include "sysmat/ctr-symmetry.h"
@@ -313,6 +316,124 @@ test_no_abort (gconstpointer data)
   g_test_trap_assert_stderr (what);
 }
 
+/* An address-space limit @room above what this process has reserved. */
+static void
+limit_room (guint64 room)
+{
+  struct rlimit rl;
+  rl.rlim_cur = rl.rlim_max = vm_size () + room;
+  g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
+}
+
+/* The SCSR operator of 8 views × 16 columns on a 2048² grid: a small matrix
+ * whose column sums and subset overlaps need image-sized buffers. */
+static CtrOperator *
+scsr_op_2048 (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CtrGeometry) g = fan (8, 16);
+  CtrGrid grid = ctr_grid_square (2048, 120.0 / 2048, 1, 1);
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, &error);
+  g_assert_no_error (error);
+  CtrOperator *op = ctr_scsr_op_new (m, g, &grid, &error);
+  g_assert_no_error (error);
+  return op;
+}
+
+/* The child of test_no_abort_run: @what fails with CTR_ERROR_OUT_OF_MEMORY
+ * (its message on stderr) or, "cone", runs without allocating. */
+static void
+no_abort_child (const char *what)
+{
+  g_autoptr (GError) error = NULL;
+  if (strcmp (what, "sums") == 0 || strcmp (what, "overlap") == 0)
+    {
+      g_autoptr (CtrOperator) op = scsr_op_2048 ();
+      g_autofree float *out = g_new (float, op->scale_size);
+      limit_room (4 * MiB);
+      double kappa;
+      g_assert_false (strcmp (what, "sums") == 0 ? op->klass->column_sums (op, CTR_SUBSET_ALL, out, &error)
+                                                 : op->klass->subset_overlap (op, 0, &kappa, &error));
+    }
+  else if (strcmp (what, "metrics") == 0)
+    {
+      const guint n = 2048;
+      g_autofree float *a = g_new0 (float, (gsize) n * n), *b = g_new0 (float, (gsize) n * n);
+      a[12345] = 1.f;
+      limit_room (4 * MiB);
+      double ssim;
+      g_assert_false (ctr_metrics_ssim_full (a, b, n, n, 1.0, &ssim, &error));
+    }
+  else if (strcmp (what, "sysmat") == 0)
+    {
+      /* The threads and their heaps start on a small build, then the limit:
+       * room for the matrix (Joseph rays: about 10⁶ elements), not for
+       * every thread's chunk owner of each of the 4096² pixels (64 MiB a
+       * thread). */
+      g_autoptr (CtrGeometry) g = fan (8, 16);
+      CtrGrid small = ctr_grid_square (64, 120.0 / 64, 1, 1), big = ctr_grid_square (4096, 120.0 / 4096, 1, 1);
+      g_autoptr (CtrSysmat) warm = ctr_sysmat_build (g, &small, CTR_RAY_MODEL_JOSEPH, NULL, &error);
+      g_assert_no_error (error);
+      limit_room (64 * MiB);
+      g_assert_null (ctr_sysmat_build (g, &big, CTR_RAY_MODEL_JOSEPH, NULL, &error));
+    }
+  else
+    {
+      /* Row sums of the cone pair: the image of ones is the operator's own
+       * scratch, nothing of the volume's size is allocated. */
+      g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 2);
+      g->sod_mm = 400.0;
+      g->sdd_mm = 700.0;
+      g->n_cols = g->n_rows = 8;
+      g->pitch_u = g->pitch_v_mm = 2.0;
+      ctr_geometry_set_uniform_angles (g, 0.1, G_PI);
+      CtrGrid grid = ctr_grid_square (256, 0.5, 256, 0.5);
+      CtrConeProjector *cp = ctr_cone_projector_new (g, &grid, &error);
+      g_assert_no_error (error);
+      g_autoptr (CtrOperator) op = ctr_cone_op_new (cp, &error);
+      g_assert_no_error (error);
+      g_autofree float *sum = g_new0 (float, op->data_size);
+      op->klass->row_sums (op, NULL, sum);   /* starts the threads */
+      memset (sum, 0, op->data_size * sizeof (float));
+      limit_room (4 * MiB);
+      op->klass->row_sums (op, NULL, sum);
+      g_assert_cmpfloat (sum[(g->n_rows / 2) * g->n_cols + g->n_cols / 2], >, 100.f);   /* ~128 mm of 1s */
+      g_printerr ("cone row sums: %g\n", sum[(g->n_rows / 2) * g->n_cols + g->n_cols / 2]);
+      return;
+    }
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+  g_printerr ("%s\n", error->message);
+}
+
+/* Problem-sized scratch of the operators and the metrics (issue 36): out
+ * of memory is CTR_ERROR_OUT_OF_MEMORY naming the buffer, never GLib's
+ * abort ("failed to allocate", SIGTRAP, on the old code): the SCSR column
+ * sums, the SCSR subset overlaps, the SSIM buffers, the system matrix's
+ * chunk owners; the cone pair's row sums allocate nothing.  In a child
+ * under an address-space limit a few MiB above what it has reserved. */
+static void
+test_no_abort_run (gconstpointer data)
+{
+  if (g_getenv ("CTR_SANITIZED") != NULL)
+    {
+      g_test_skip ("an address-space limit stops the sanitizers");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      no_abort_child (data);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  const char *what = data;
+  g_test_trap_assert_stderr (strcmp (what, "sums") == 0      ? "*column sums' image of * packed pixels*"
+                             : strcmp (what, "overlap") == 0 ? "*subset overlaps' counts of * threads * 4194304 pixels*"
+                             : strcmp (what, "metrics") == 0 ? "*SSIM buffers of 2048 * 2048 pixels*"
+                             : strcmp (what, "sysmat") == 0  ? "*system matrix's chunk owners of * threads * 16777216 pixels*"
+                                                             : "*cone row sums: *");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -330,5 +451,10 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/expand", "expand", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/symmetry", "symmetry", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/weights", "weights", test_no_abort);
+  g_test_add_data_func ("/memory/no-abort/scsr-sums", "sums", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/scsr-overlap", "overlap", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/metrics", "metrics", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/sysmat", "sysmat", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/cone", "cone", test_no_abort_run);
   return g_test_run ();
 }
