@@ -10,6 +10,7 @@
 #include "sysmat/ctr-blocking.h"
 #include "sysmat/ctr-cone-op.h"
 #include "sysmat/ctr-cone-projector.h"
+#include "sysmat/ctr-fly-op.h"
 #include "sysmat/ctr-scsr.h"
 #include "sysmat/ctr-scsr-op.h"
 #include "sysmat/ctr-symmetry.h"
@@ -355,6 +356,19 @@ no_abort_child (const char *what)
       g_assert_false (strcmp (what, "sums") == 0 ? op->klass->column_sums (op, CTR_SUBSET_ALL, out, &error)
                                                  : op->klass->subset_overlap (op, 0, &kappa, &error));
     }
+  else if (strcmp (what, "fly") == 0)
+    {
+      /* The on-the-fly adjoint's buckets grow on the first product: the
+       * threads started by a forward product, then the limit. */
+      g_autoptr (CtrGeometry) g = fan (8, 64);
+      CtrGrid grid = ctr_grid_square (2048, 120.0 / 2048, 1, 1);
+      g_autoptr (CtrOperator) op = ctr_fly_op_new (g, &grid, CTR_RAY_MODEL_JOSEPH, NULL, &error);
+      g_assert_no_error (error);
+      g_autofree float *x = g_new0 (float, op->image_size), *y = g_new0 (float, op->data_size);
+      g_assert_true (op->klass->forward (op, CTR_SUBSET_ALL, x, y, &error));
+      limit_room (1 * MiB);
+      g_assert_false (op->klass->adjoint (op, CTR_SUBSET_ALL, y, x, &error));
+    }
   else if (strcmp (what, "metrics") == 0)
     {
       const guint n = 2048;
@@ -409,7 +423,8 @@ no_abort_child (const char *what)
  * of memory is CTR_ERROR_OUT_OF_MEMORY naming the buffer, never GLib's
  * abort ("failed to allocate", SIGTRAP, on the old code): the SCSR column
  * sums, the SCSR subset overlaps, the SSIM buffers, the system matrix's
- * chunk owners; the cone pair's row sums allocate nothing.  In a child
+ * chunk owners, the on-the-fly adjoint's buckets; the cone pair's row sums
+ * allocate nothing.  In a child
  * under an address-space limit a few MiB above what it has reserved. */
 static void
 test_no_abort_run (gconstpointer data)
@@ -430,6 +445,7 @@ test_no_abort_run (gconstpointer data)
   g_test_trap_assert_stderr (strcmp (what, "sums") == 0      ? "*column sums' image of * packed pixels*"
                              : strcmp (what, "overlap") == 0 ? "*subset overlaps' counts of * threads * 4194304 pixels*"
                              : strcmp (what, "metrics") == 0 ? "*SSIM buffers of 2048 * 2048 pixels*"
+                             : strcmp (what, "fly") == 0     ? "*on-the-fly adjoint's element buckets*"
                              : strcmp (what, "sysmat") == 0  ? "*system matrix's chunk owners of * threads * 16777216 pixels*"
                                                              : "*cone row sums: *");
 }
@@ -454,6 +470,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/scsr-sums", "sums", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/scsr-overlap", "overlap", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/metrics", "metrics", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/fly", "fly", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/sysmat", "sysmat", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/cone", "cone", test_no_abort_run);
   return g_test_run ();
