@@ -6,6 +6,7 @@
  * builders running out of memory with an error, not an abort. */
 #include "ctrecon.h"
 #include "base/ctr-memory.h"
+#include "analytic/ctr-rebin-helical.h"
 #include "quality/ctr-metrics.h"
 #include "sysmat/ctr-blocking.h"
 #include "sysmat/ctr-cone-op.h"
@@ -369,6 +370,25 @@ no_abort_child (const char *what)
       limit_room (1 * MiB);
       g_assert_false (op->klass->adjoint (op, CTR_SUBSET_ALL, y, x, &error));
     }
+  else if (strcmp (what, "rebin") == 0)
+    {
+      /* A helix of 4 turns × 1000 views with a (still) flying focal spot:
+       * its rebinning tables are 3 × 4000 × 736 doubles (67 MiB). */
+      g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 4000);
+      g->shape = CTR_DETECTOR_CURVED;
+      g->sod_mm = 300.0;
+      g->sdd_mm = 600.0;
+      g->n_rows = 4;
+      g->n_cols = 736;
+      g->pitch_u = 2.0 * asin (64.0 / 300.0) / g->n_cols;
+      g->pitch_v_mm = 2.0;
+      ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / 1000);
+      ctr_geometry_set_source_z (g, 0.0, 4.0 / 1000);
+      g->focal_shift = g_new0 (double, 3 * g->n_views);
+      const double z = 8.0;
+      limit_room (4 * MiB);
+      g_assert_null (ctr_rebin_plan_new (g, CTR_REBIN_360LI, &z, 1, &error));
+    }
   else if (strcmp (what, "metrics") == 0)
     {
       const guint n = 2048;
@@ -423,8 +443,8 @@ no_abort_child (const char *what)
  * of memory is CTR_ERROR_OUT_OF_MEMORY naming the buffer, never GLib's
  * abort ("failed to allocate", SIGTRAP, on the old code): the SCSR column
  * sums, the SCSR subset overlaps, the SSIM buffers, the system matrix's
- * chunk owners, the on-the-fly adjoint's buckets; the cone pair's row sums
- * allocate nothing.  In a child
+ * chunk owners, the on-the-fly adjoint's buckets, the helical rebinning's
+ * focal-spot tables; the cone pair's row sums allocate nothing.  In a child
  * under an address-space limit a few MiB above what it has reserved. */
 static void
 test_no_abort_run (gconstpointer data)
@@ -446,6 +466,7 @@ test_no_abort_run (gconstpointer data)
                              : strcmp (what, "overlap") == 0 ? "*subset overlaps' counts of * threads * 4194304 pixels*"
                              : strcmp (what, "metrics") == 0 ? "*SSIM buffers of 2048 * 2048 pixels*"
                              : strcmp (what, "fly") == 0     ? "*on-the-fly adjoint's element buckets*"
+                             : strcmp (what, "rebin") == 0   ? "*focal spot's rebinning tables of 4000 views * 736 columns*"
                              : strcmp (what, "sysmat") == 0  ? "*system matrix's chunk owners of * threads * 16777216 pixels*"
                                                              : "*cone row sums: *");
 }
@@ -471,6 +492,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/scsr-overlap", "overlap", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/metrics", "metrics", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/fly", "fly", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/rebin", "rebin", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/sysmat", "sysmat", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/cone", "cone", test_no_abort_run);
   return g_test_run ();
