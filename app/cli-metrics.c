@@ -22,6 +22,7 @@
 #include <json-glib/json-glib.h>
 
 #include "cli-common.h"
+#include "base/ctr-memory.h"
 
 typedef struct {
   double pixel_mm;
@@ -146,16 +147,14 @@ run_metrics (const char *image_path, const char *ref_path, const MetricsOptions 
   const CtrGrid *g = &eval_ref->grid;
 
   CtrQuality q;
-  if (!ctr_quality_compute (eval_img, eval_ref, opt->radius_mm, &q))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
-                   "the image and the reference are not on the same grid");
-      return FALSE;
-    }
+  if (!ctr_quality_compute (eval_img, eval_ref, opt->radius_mm, &q, error))
+    return FALSE;
   float lo, hi;
   ctr_volume_range (eval_ref, &lo, &hi);
 
-  g_autofree guint8 *mask = opt->radius_mm > 0 ? ctr_metrics_disc_mask (g, opt->radius_mm) : NULL;
+  g_autofree guint8 *mask = NULL;
+  if (opt->radius_mm > 0 && (mask = ctr_metrics_disc_mask (g, opt->radius_mm, error)) == NULL)
+    return FALSE;
   gsize mask_pixels = 0;
   if (mask != NULL)
     for (gsize i = 0; i < ctr_grid_slice_size (g); i++)
@@ -170,7 +169,9 @@ run_metrics (const char *image_path, const char *ref_path, const MetricsOptions 
   g_autofree guint8 *vmask = NULL;
   if (mask != NULL)
     {
-      vmask = g_new (guint8, ctr_grid_size (g));
+      vmask = ctr_memory_try_new (ctr_grid_size (g), 1, FALSE, "the mask of every evaluated slice", error);
+      if (vmask == NULL)
+        return FALSE;
       for (guint z = 0; z < g->nz; z++)
         memcpy (vmask + z * ctr_grid_slice_size (g), mask, ctr_grid_slice_size (g));
     }

@@ -9,6 +9,7 @@
  */
 #include "ctr-cuda.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "sysmat/ctr-blocking.h"
 #include "sysmat/ctr-scsr-op.h"
 
@@ -360,8 +361,10 @@ cuda_op_begin (CtrOperator *op, int kind, const float *X, const float *B, const 
   g_autofree float *sart_scale = NULL;
   if (kind == CTR_CUDA_SART)
     {
-      sart_scale = g_new (float, op->scale_size * op->n_subsets);
-      ctr_scsr_inverse_column_sums (m, sart_scale);
+      sart_scale = ctr_memory_try_new (op->scale_size * op->n_subsets, sizeof (float), FALSE,
+                                       "the SART column scale of every orbit", error);
+      if (sart_scale == NULL || !ctr_scsr_inverse_column_sums (m, sart_scale, error))
+        return FALSE;
     }
   const float *sc = kind == CTR_CUDA_SART ? sart_scale : scale;
   const gsize sc_n = kind == CTR_CUDA_SART ? op->scale_size * op->n_subsets : op->scale_size;
@@ -531,8 +534,9 @@ cuda_op_update (CtrOperator *op, guint subset, float *X, const float *B, const f
       const float *inv;
       if (subset == CTR_SUBSET_ALL)
         {
-          all = g_new (float, p1);
-          ctr_scsr_column_sums_all (m, all);
+          all = ctr_memory_try_new (p1, sizeof (float), FALSE, "the column sums", error);
+          if (all == NULL || !ctr_scsr_column_sums_all (m, all, error))
+            return FALSE;
           for (gsize q = 0; q < p1; q++)
             all[q] = all[q] > 0.f ? 1.f / all[q] : 0.f;
           inv = all;
@@ -541,8 +545,14 @@ cuda_op_update (CtrOperator *op, guint subset, float *X, const float *B, const f
         {
           if (c->inv_colsum == NULL)
             {
-              c->inv_colsum = g_new (float, p1 * op->n_subsets);
-              ctr_scsr_inverse_column_sums (m, c->inv_colsum);
+              float *inv_all = ctr_memory_try_new (p1 * op->n_subsets, sizeof (float), FALSE,
+                                                   "the column sums of every orbit", error);
+              if (inv_all == NULL || !ctr_scsr_inverse_column_sums (m, inv_all, error))
+                {
+                  g_free (inv_all);
+                  return FALSE;
+                }
+              c->inv_colsum = inv_all;
             }
           inv = c->inv_colsum + p1 * subset;
         }

@@ -51,7 +51,7 @@ on_iteration (const CtrIterStats *s, gpointer data)
     {
       g_autoptr (CtrVolume) mine = kept_slices (s->image, run->keep_offset, run->ref_part->grid.nz);
       CtrQuality q;
-      if (mine != NULL && ctr_quality_sum_slices (mine, run->ref_part, run->radius_mm, run->data_range, &q))
+      if (mine != NULL && ctr_quality_sum_slices (mine, run->ref_part, run->radius_mm, run->data_range, &q, NULL))
         {
           sum[2] = q.rmse;
           sum[3] = q.psnr;

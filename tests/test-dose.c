@@ -198,7 +198,7 @@ test_thin_line_integrals (void)
 {
   g_autoptr (CtrGeometry) g = test_fan (180, 256);
   g_autoptr (CtrProjections) truth = test_head (g, 2);
-  g_autoptr (CtrProjections) p = ctr_projections_copy (truth);
+  g_autoptr (CtrProjections) p = ctr_projections_copy (truth, NULL);
   const double I0 = 2e4, F = 0.25;
   ctr_projections_add_poisson_noise (p, I0, 7);
   p->i0 = I0;
@@ -262,7 +262,7 @@ test_thin_raw_counts (void)
       N[i] = ctr_rng_poisson (&rng, open * exp (-1.5 * (1 + sin (0.01 * i))));
       p->data[i] = (float) (N[i] + p->dark[i % plane]);
     }
-  g_autoptr (CtrProjections) li = ctr_projections_copy (p);
+  g_autoptr (CtrProjections) li = ctr_projections_copy (p, NULL);
   g_autoptr (GError) error = NULL;
   g_assert_true (ctr_projections_to_line_integrals (li, &error));
   const double F = 0.4;

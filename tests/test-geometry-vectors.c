@@ -204,7 +204,7 @@ test_calibrated_fan (void)
   const CtrGrid grid = ctr_grid_square (56, 2.4, 1, 1.0);
   g_autoptr (GError) error = NULL;
   g_autoptr (CtrVolume) truth = ctr_phantom_rasterize (ph, &grid, 4, &error);
-  g_autofree guint8 *mask = ctr_metrics_disc_mask (&grid, 50.0);
+  g_autofree guint8 *mask = ctr_metrics_disc_mask (&grid, 50.0, NULL);
   const gsize n = ctr_grid_size (&grid);
   g_autoptr (CtrVolume) exact = cgls (nominal, nominal, ph, &grid);
   g_autoptr (CtrVolume) vec = cgls (cal, cal, ph, &grid);

@@ -145,8 +145,8 @@ setup (void)
   g_rand_free (r);
   fx.ax_cpu = g_new (float, NR);
   fx.aty_cpu = g_new (float, NP);
-  ctr_scsr_apply (fx.m, fx.x, fx.ax_cpu, NS);
-  ctr_scsr_apply_adjoint (fx.m, fx.y, fx.aty_cpu, NS);
+  g_assert_true (ctr_scsr_apply (fx.m, fx.x, fx.ax_cpu, NS, NULL));
+  g_assert_true (ctr_scsr_apply_adjoint (fx.m, fx.y, fx.aty_cpu, NS, NULL));
   fx.p = ctr_projections_new (NV, NS, NC, CTR_PROJ_LINE_INTEGRALS, NULL);
   g_autofree float *ys = g_new (float, NV * NC);
   for (guint s = 0; s < NS; s++)

@@ -251,8 +251,8 @@ test_products (gconstpointer data)
       g_autofree float *ax_cpu = g_new (float, nr * ns), *ax_gpu = g_new (float, nr * ns), *ax_sp = g_new (float, nr * ns);
       g_autofree float *aty_cpu = g_new (float, np * ns), *aty_gpu = g_new (float, np * ns), *aty_sp = g_new (float, np * ns);
       g_autoptr (GError) e = NULL;
-      ctr_scsr_apply (m, x, ax_cpu, ns);
-      ctr_scsr_apply_adjoint (m, y, aty_cpu, ns);
+      g_assert_true (ctr_scsr_apply (m, x, ax_cpu, ns, NULL));
+      g_assert_true (ctr_scsr_apply_adjoint (m, y, aty_cpu, ns, NULL));
       /* 1, 2 and 8 warps per stored row first, then the default (4: partial
        * dot products meet in shared memory), whose results the checks below
        * use. */
@@ -408,7 +408,9 @@ test_methods (gconstpointer data)
           {
             /* SART: step 0.9 with the column scale; parallel ART: 0.9 / κ_S
              * (the sparsity rule, Censor, Gordon & Gordon 2001) */
-            const float step = f == 0 ? 0.9f : (float) (0.9 / MAX (1.0, oc->klass->subset_overlap (oc, sb)));
+            double kappa = 1.0;
+            g_assert_true (f == 0 || oc->klass->subset_overlap (oc, sb, &kappa, &e));
+            const float step = f == 0 ? 0.9f : (float) (0.9 / MAX (1.0, kappa));
             g_assert_true (oc->klass->update (oc, sb, Xc, B, coef, step, NULL, fl[f], &e));
             g_assert_true (og->klass->update (og, sb, Xg, B, coef, step, NULL, fl[f], &e));
           }

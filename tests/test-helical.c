@@ -449,7 +449,7 @@ static double
 image_rmse (const CtrVolume *a, const CtrVolume *b, double radius)
 {
   CtrQuality q;
-  g_assert_true (ctr_quality_compute (a, b, radius, &q));
+  g_assert_true (ctr_quality_compute (a, b, radius, &q, NULL));
   return q.rmse;
 }
 

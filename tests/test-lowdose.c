@@ -203,7 +203,7 @@ test_asd_pocs (void)
           {
             best_sart = g_array_index (t.rmse, double, k);
             CtrQuality q;
-            g_assert_true (ctr_quality_compute (g_ptr_array_index (t.images, k), ref, 0, &q));
+            g_assert_true (ctr_quality_compute (g_ptr_array_index (t.images, k), ref, 0, &q, NULL));
             best_sart_ssim = q.ssim;
           }
       trace_clear (&t);
@@ -212,7 +212,7 @@ test_asd_pocs (void)
   ctr_recon_options_init (&o, CTR_METHOD_ASD_POCS);
   g_autoptr (CtrVolume) x = run (g, &grid, p, &o, ref, NULL);
   CtrQuality q;
-  g_assert_true (ctr_quality_compute (x, ref, 0, &q));
+  g_assert_true (ctr_quality_compute (x, ref, 0, &q, NULL));
   g_test_message ("20 views: SART best RMSE %.4e (SSIM %.4f); ASD-POCS RMSE %.4e (SSIM %.4f), ratio %.3f",
                   best_sart, best_sart_ssim, q.rmse, q.ssim, q.rmse / best_sart);
   g_assert_cmpfloat (q.rmse, <=, 0.95 * best_sart);

@@ -6,7 +6,12 @@
  * builders running out of memory with an error, not an abort. */
 #include "ctrecon.h"
 #include "base/ctr-memory.h"
+#include "analytic/ctr-rebin-helical.h"
+#include "quality/ctr-metrics.h"
 #include "sysmat/ctr-blocking.h"
+#include "sysmat/ctr-cone-op.h"
+#include "sysmat/ctr-cone-projector.h"
+#include "sysmat/ctr-fly-op.h"
 #include "sysmat/ctr-scsr.h"
 #include "sysmat/ctr-scsr-op.h"
 #include "sysmat/ctr-symmetry.h"
@@ -313,6 +318,189 @@ test_no_abort (gconstpointer data)
   g_test_trap_assert_stderr (what);
 }
 
+/* An address-space limit @room above what this process has reserved. */
+static void
+limit_room (guint64 room)
+{
+  struct rlimit rl;
+  rl.rlim_cur = rl.rlim_max = vm_size () + room;
+  g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
+}
+
+/* The SCSR operator of 8 views × 16 columns on a 2048² grid: a small matrix
+ * whose column sums and subset overlaps need image-sized buffers. */
+static CtrOperator *
+scsr_op_2048 (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CtrGeometry) g = fan (8, 16);
+  CtrGrid grid = ctr_grid_square (2048, 120.0 / 2048, 1, 1);
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, &error);
+  g_assert_no_error (error);
+  CtrOperator *op = ctr_scsr_op_new (m, g, &grid, &error);
+  g_assert_no_error (error);
+  return op;
+}
+
+/* The child of test_no_abort_run: @what fails with CTR_ERROR_OUT_OF_MEMORY
+ * (its message on stderr) or, "cone", runs without allocating. */
+static void
+no_abort_child (const char *what)
+{
+  g_autoptr (GError) error = NULL;
+  if (strcmp (what, "sums") == 0 || strcmp (what, "overlap") == 0)
+    {
+      g_autoptr (CtrOperator) op = scsr_op_2048 ();
+      g_autofree float *out = g_new (float, op->scale_size);
+      limit_room (4 * MiB);
+      double kappa;
+      g_assert_false (strcmp (what, "sums") == 0 ? op->klass->column_sums (op, CTR_SUBSET_ALL, out, &error)
+                                                 : op->klass->subset_overlap (op, 0, &kappa, &error));
+    }
+  else if (strcmp (what, "fly") == 0)
+    {
+      /* The on-the-fly adjoint's buckets grow on the first product: the
+       * threads started by a forward product, then the limit. */
+      g_autoptr (CtrGeometry) g = fan (8, 64);
+      CtrGrid grid = ctr_grid_square (2048, 120.0 / 2048, 1, 1);
+      g_autoptr (CtrOperator) op = ctr_fly_op_new (g, &grid, CTR_RAY_MODEL_JOSEPH, NULL, &error);
+      g_assert_no_error (error);
+      g_autofree float *x = g_new0 (float, op->image_size), *y = g_new0 (float, op->data_size);
+      g_assert_true (op->klass->forward (op, CTR_SUBSET_ALL, x, y, &error));
+      limit_room (1 * MiB);
+      g_assert_false (op->klass->adjoint (op, CTR_SUBSET_ALL, y, x, &error));
+    }
+  else if (strcmp (what, "cone-adjoint") == 0)
+    {
+      /* The adjoint of a view of 512 × 512 rays: its ray tables (11 MiB)
+       * do not fit; the blocks set the rays up again, the same sums. */
+      g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 1);
+      g->sod_mm = 400.0;
+      g->sdd_mm = 700.0;
+      g->n_cols = g->n_rows = 512;
+      g->pitch_u = g->pitch_v_mm = 0.25;
+      ctr_geometry_set_uniform_angles (g, 0.3, G_PI);
+      CtrGrid grid = ctr_grid_square (64, 1.0, 64, 1.0);
+      g_autoptr (CtrConeProjector) cp = ctr_cone_projector_new (g, &grid, &error);
+      g_assert_no_error (error);
+      const gsize nrays = (gsize) g->n_rows * g->n_cols, nvox = ctr_grid_size (&grid);
+      g_autofree float *y = g_new (float, nrays), *tabled = g_new0 (float, nvox), *untabled = g_new0 (float, nvox);
+      for (gsize i = 0; i < nrays; i++)
+        y[i] = (float) (1 + i % 7);
+      ctr_cone_projector_adjoint_view (cp, y, 0, tabled, NULL);
+      limit_room (4 * MiB);
+      ctr_cone_projector_adjoint_view (cp, y, 0, untabled, NULL);
+      g_assert_cmpmem (tabled, nvox * sizeof (float), untabled, nvox * sizeof (float));
+      double total = 0;
+      for (gsize q = 0; q < nvox; q++)
+        total += untabled[q];
+      g_assert_cmpfloat (total, >, 0);
+      g_printerr ("cone adjoint without its tables: the same %g\n", total);
+      return;
+    }
+  else if (strcmp (what, "rebin") == 0)
+    {
+      /* A helix of 4 turns × 1000 views with a (still) flying focal spot:
+       * its rebinning tables are 3 × 4000 × 736 doubles (67 MiB). */
+      g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 4000);
+      g->shape = CTR_DETECTOR_CURVED;
+      g->sod_mm = 300.0;
+      g->sdd_mm = 600.0;
+      g->n_rows = 4;
+      g->n_cols = 736;
+      g->pitch_u = 2.0 * asin (64.0 / 300.0) / g->n_cols;
+      g->pitch_v_mm = 2.0;
+      ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / 1000);
+      ctr_geometry_set_source_z (g, 0.0, 4.0 / 1000);
+      g->focal_shift = g_new0 (double, 3 * g->n_views);
+      const double z = 8.0;
+      limit_room (4 * MiB);
+      g_assert_null (ctr_rebin_plan_new (g, CTR_REBIN_360LI, &z, 1, &error));
+    }
+  else if (strcmp (what, "metrics") == 0)
+    {
+      const guint n = 2048;
+      g_autofree float *a = g_new0 (float, (gsize) n * n), *b = g_new0 (float, (gsize) n * n);
+      a[12345] = 1.f;
+      limit_room (4 * MiB);
+      double ssim;
+      g_assert_false (ctr_metrics_ssim_full (a, b, n, n, 1.0, &ssim, &error));
+    }
+  else if (strcmp (what, "sysmat") == 0)
+    {
+      /* The threads and their heaps start on a small build, then the limit:
+       * room for the matrix (Joseph rays: about 10⁶ elements), not for
+       * every thread's chunk owner of each of the 4096² pixels (64 MiB a
+       * thread). */
+      g_autoptr (CtrGeometry) g = fan (8, 16);
+      CtrGrid small = ctr_grid_square (64, 120.0 / 64, 1, 1), big = ctr_grid_square (4096, 120.0 / 4096, 1, 1);
+      g_autoptr (CtrSysmat) warm = ctr_sysmat_build (g, &small, CTR_RAY_MODEL_JOSEPH, NULL, &error);
+      g_assert_no_error (error);
+      limit_room (64 * MiB);
+      g_assert_null (ctr_sysmat_build (g, &big, CTR_RAY_MODEL_JOSEPH, NULL, &error));
+    }
+  else
+    {
+      /* Row sums of the cone pair: the image of ones is the operator's own
+       * scratch, nothing of the volume's size is allocated. */
+      g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 2);
+      g->sod_mm = 400.0;
+      g->sdd_mm = 700.0;
+      g->n_cols = g->n_rows = 8;
+      g->pitch_u = g->pitch_v_mm = 2.0;
+      ctr_geometry_set_uniform_angles (g, 0.1, G_PI);
+      CtrGrid grid = ctr_grid_square (256, 0.5, 256, 0.5);
+      CtrConeProjector *cp = ctr_cone_projector_new (g, &grid, &error);
+      g_assert_no_error (error);
+      g_autoptr (CtrOperator) op = ctr_cone_op_new (cp, &error);
+      g_assert_no_error (error);
+      g_autofree float *sum = g_new0 (float, op->data_size);
+      op->klass->row_sums (op, NULL, sum);   /* starts the threads */
+      memset (sum, 0, op->data_size * sizeof (float));
+      limit_room (4 * MiB);
+      op->klass->row_sums (op, NULL, sum);
+      g_assert_cmpfloat (sum[(g->n_rows / 2) * g->n_cols + g->n_cols / 2], >, 100.f);   /* ~128 mm of 1s */
+      g_printerr ("cone row sums: %g\n", sum[(g->n_rows / 2) * g->n_cols + g->n_cols / 2]);
+      return;
+    }
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+  g_printerr ("%s\n", error->message);
+}
+
+/* Problem-sized scratch of the operators and the metrics (issue 36): out
+ * of memory is CTR_ERROR_OUT_OF_MEMORY naming the buffer, never GLib's
+ * abort ("failed to allocate", SIGTRAP, on the old code): the SCSR column
+ * sums, the SCSR subset overlaps, the SSIM buffers, the system matrix's
+ * chunk owners, the on-the-fly adjoint's buckets, the helical rebinning's
+ * focal-spot tables; the cone pair's row sums allocate nothing and its
+ * adjoint runs without its ray tables, to the same bits.  In a child
+ * under an address-space limit a few MiB above what it has reserved. */
+static void
+test_no_abort_run (gconstpointer data)
+{
+  if (g_getenv ("CTR_SANITIZED") != NULL)
+    {
+      g_test_skip ("an address-space limit stops the sanitizers");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      no_abort_child (data);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  const char *what = data;
+  g_test_trap_assert_stderr (strcmp (what, "sums") == 0      ? "*column sums' image of * packed pixels*"
+                             : strcmp (what, "overlap") == 0 ? "*subset overlaps' counts of * threads * 4194304 pixels*"
+                             : strcmp (what, "metrics") == 0 ? "*SSIM buffers of 2048 * 2048 pixels*"
+                             : strcmp (what, "fly") == 0     ? "*on-the-fly adjoint's element buckets*"
+                             : strcmp (what, "rebin") == 0   ? "*focal spot's rebinning tables of 4000 views * 736 columns*"
+                             : strcmp (what, "cone-adjoint") == 0 ? "*cone adjoint without its tables: the same *"
+                             : strcmp (what, "sysmat") == 0  ? "*system matrix's chunk owners of * threads * 16777216 pixels*"
+                                                             : "*cone row sums: *");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -330,5 +518,13 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/expand", "expand", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/symmetry", "symmetry", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/weights", "weights", test_no_abort);
+  g_test_add_data_func ("/memory/no-abort/scsr-sums", "sums", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/scsr-overlap", "overlap", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/metrics", "metrics", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/fly", "fly", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/rebin", "rebin", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/cone-adjoint", "cone-adjoint", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/sysmat", "sysmat", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/cone", "cone", test_no_abort_run);
   return g_test_run ();
 }

@@ -180,7 +180,7 @@ test_disc_mask (void)
   CtrGrid g = ctr_grid_square (n, pixel, 1, 0);
   for (double r = 20.0; r <= 122.5; r += 25.625)
     {
-      g_autofree guint8 *mask = ctr_metrics_disc_mask (&g, r);
+      g_autofree guint8 *mask = ctr_metrics_disc_mask (&g, r, NULL);
       gsize count = 0;
       for (gsize i = 0; i < (gsize) n * n; i++)
         count += mask[i];
@@ -190,7 +190,7 @@ test_disc_mask (void)
       g_assert_cmpfloat (fabs (count - expect), <, 2.0 * pow (rp, 2.0 / 3.0) + 4.0);
     }
   /* The head-fan-lowdose protocol: r <= 128 px from (127.5, 127.5). */
-  g_autofree guint8 *mask = ctr_metrics_disc_mask (&g, 122.5);
+  g_autofree guint8 *mask = ctr_metrics_disc_mask (&g, 122.5, NULL);
   gsize count = 0;
   for (guint iy = 0; iy < n; iy++)
     for (guint ix = 0; ix < n; ix++)
@@ -296,7 +296,7 @@ test_quality (void)
   fill_pattern (img->data, n, n, 6);
 
   CtrQuality q;
-  g_assert_true (ctr_quality_compute (img, ref, 0, &q));
+  g_assert_true (ctr_quality_compute (img, ref, 0, &q, NULL));
   float lo, hi;
   ctr_volume_range (ref, &lo, &hi);
   double range = (double) hi - lo;
@@ -307,7 +307,7 @@ test_quality (void)
   /* Masked protocol: img := 0 outside the disc, RMSE inside, SSIM on the
    * whole masked image.  Garbage outside the disc must not matter. */
   const double r = 25.0;
-  g_autofree guint8 *mask = ctr_metrics_disc_mask (&img->grid, r);
+  g_autofree guint8 *mask = ctr_metrics_disc_mask (&img->grid, r, NULL);
   g_autoptr (CtrVolume) masked = ctr_volume_copy (img);
   for (gsize i = 0; i < n * n; i++)
     if (!mask[i])
@@ -315,12 +315,12 @@ test_quality (void)
         masked->data[i] = 0.0f;
         img->data[i] = 1000.0f;
       }
-  g_assert_true (ctr_quality_compute (img, ref, r, &q));
+  g_assert_true (ctr_quality_compute (img, ref, r, &q, NULL));
   g_assert_cmpfloat_with_epsilon (q.rmse, ctr_metrics_rmse (masked->data, ref->data, n * n, mask), 1e-15);
   g_assert_cmpfloat_with_epsilon (q.ssim, ctr_metrics_ssim (masked->data, ref->data, n, n, range), 1e-15);
 
   /* Identical: RMSE 0, SSIM 1. */
-  g_assert_true (ctr_quality_compute (ref, ref, 0, &q));
+  g_assert_true (ctr_quality_compute (ref, ref, 0, &q, NULL));
   g_assert_cmpfloat (q.rmse, ==, 0.0);
   g_assert_cmpfloat_with_epsilon (q.ssim, 1.0, 1e-12);
 }
@@ -348,7 +348,7 @@ test_quality_slices (void)
       ssim += ctr_metrics_ssim (ctr_volume_slice (img, z), ctr_volume_slice (ref, z), n, n, range) / 2;
     }
   CtrQuality q;
-  g_assert_true (ctr_quality_compute (img, ref, 0, &q));
+  g_assert_true (ctr_quality_compute (img, ref, 0, &q, NULL));
   g_assert_cmpfloat_with_epsilon (q.rmse, rmse, 1e-15);
   g_assert_cmpfloat_with_epsilon (q.ssim, ssim, 1e-15);
 }
@@ -362,10 +362,10 @@ test_quality_grids (void)
   g_autoptr (CtrVolume) d = new_image (32, 32, 1.0);
   d->grid.cx = 3.0;
   CtrQuality q = { 0 };
-  g_assert_false (ctr_quality_compute (a, b, 0, &q));
-  g_assert_false (ctr_quality_compute (a, c, 0, &q));
-  g_assert_false (ctr_quality_compute (a, d, 10, &q));
-  g_assert_true (ctr_quality_compute (a, a, 0, &q));
+  g_assert_false (ctr_quality_compute (a, b, 0, &q, NULL));
+  g_assert_false (ctr_quality_compute (a, c, 0, &q, NULL));
+  g_assert_false (ctr_quality_compute (a, d, 10, &q, NULL));
+  g_assert_true (ctr_quality_compute (a, a, 0, &q, NULL));
 }
 
 static void

@@ -93,7 +93,7 @@ test_sinogram_simulated (void)
   double prev = 0;
   for (guint k = 0; k < G_N_ELEMENTS (i0s); k++)
     {
-      g_autoptr (CtrProjections) p = ctr_projections_copy (clean);
+      g_autoptr (CtrProjections) p = ctr_projections_copy (clean, NULL);
       ctr_projections_add_poisson_noise (p, i0s[k], 100 + k);
       CtrNoiseLevel level;
       g_autoptr (GError) error = NULL;

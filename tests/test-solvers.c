@@ -204,7 +204,7 @@ test_dead_pixels (void)
   p->mask = g_new (guint8, g->n_cols);
   memset (p->mask, 1, g->n_cols);
   p->mask[30] = 0;
-  g_autoptr (CtrProjections) bad = ctr_projections_copy (p);
+  g_autoptr (CtrProjections) bad = ctr_projections_copy (p, NULL);
   for (guint v = 0; v < g->n_views; v++)
     ctr_projections_view (bad, v)[30] = 1000.f;
   for (CtrMethod m = CTR_METHOD_ART; m <= CTR_METHOD_SIRT; m++)
@@ -234,7 +234,7 @@ test_grazing_rays (void)
   truth (xt->data, &grid, 0);
   g_autoptr (CtrSysmat) a = ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, NULL);
   g_autoptr (CtrProjections) p = simulate (a, g, xt);
-  g_autoptr (CtrProjections) noisy = ctr_projections_copy (p);
+  g_autoptr (CtrProjections) noisy = ctr_projections_copy (p, NULL);
   guint64 nr = ctr_sysmat_n_rays (a);
   g_autofree float *len = g_new (float, nr);
   ctr_sysmat_row_sums (a, NULL, len);

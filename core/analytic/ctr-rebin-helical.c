@@ -22,6 +22,7 @@
 #include "data/ctr-helix.h"
 #include "analytic/ctr-fbp.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
@@ -124,15 +125,20 @@ ray_theta (const CtrGeometry *g, guint view, double col)
 
 /* With a flying focal spot: for every view the detector column whose ray
  * from the shifted source runs along the nominal line (β + Δβ, γ_j), and
- * that ray's z as za + zb·v (see ctr-rebin-helical.h). */
-static void
-focal_spot_tables (CtrRebinPlan *r)
+ * that ray's z as za + zb·v (see ctr-rebin-helical.h).  FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY when the three tables cannot be had. */
+static gboolean
+focal_spot_tables (CtrRebinPlan *r, GError **error)
 {
   const CtrGeometry *g = r->g;
   const guint V = r->V, C = r->C;
-  r->za = g_new (double, (gsize) V * C);
-  r->zb = g_new (double, (gsize) V * C);
-  r->warp = g_new (double, (gsize) V * C);
+  g_autofree char *what = g_strdup_printf ("the flying focal spot's rebinning tables of %u views × %u columns", V, C);
+  const guint64 n = ctr_memory_mul (V, C);
+  if (!ctr_memory_check (ctr_memory_mul (n, 3 * sizeof (double)), what, error)
+      || (r->za = ctr_memory_try_new (n, sizeof (double), FALSE, what, error)) == NULL
+      || (r->zb = ctr_memory_try_new (n, sizeof (double), FALSE, what, error)) == NULL
+      || (r->warp = ctr_memory_try_new (n, sizeof (double), FALSE, what, error)) == NULL)
+    return FALSE;
 #pragma omp parallel for schedule(static)
   for (gint64 k = 0; k < (gint64) V; k++)
     {
@@ -163,6 +169,7 @@ focal_spot_tables (CtrRebinPlan *r)
           r->za[q] = z0 - r->zb[q] * v0;
         }
     }
+  return TRUE;
 }
 
 /* Views whose focal spot sits at another z (or radius) form helices of
@@ -179,7 +186,10 @@ group_views (CtrRebinPlan *r, GError **error)
 {
   const CtrGeometry *g = r->g;
   const guint V = r->V;
-  g_autofree guint *label = g_new0 (guint, V);
+  g_autofree char *what = g_strdup_printf ("the rebinning's view tables of %u views", V);
+  g_autofree guint *label = ctr_memory_try_new (V, sizeof (guint), TRUE, what, error);
+  if (label == NULL)
+    return FALSE;
   double keys[MAX_FOCAL_GROUPS][3];
   guint n = 0;
   gboolean jitter = g->focal_shift == NULL;
@@ -206,10 +216,11 @@ group_views (CtrRebinPlan *r, GError **error)
       n = 1;
     }
   r->n_groups = n;
-  r->first = g_new0 (guint, n + 1);
-  r->order = g_new (guint, V);
-  r->ang = g_new (double, V);
-  r->zsrc = g_new (double, V);
+  r->first = g_new0 (guint, n + 1);   /* n ≤ MAX_FOCAL_GROUPS */
+  if ((r->order = ctr_memory_try_new (V, sizeof (guint), FALSE, what, error)) == NULL
+      || (r->ang = ctr_memory_try_new (V, sizeof (double), FALSE, what, error)) == NULL
+      || (r->zsrc = ctr_memory_try_new (V, sizeof (double), FALSE, what, error)) == NULL)
+    return FALSE;
   for (guint k = 0; k < V; k++)
     r->first[label[k] + 1]++;
   for (guint q = 0; q < n; q++)
@@ -310,7 +321,8 @@ ctr_rebin_plan_new (const CtrGeometry *g, CtrRebinMode mode, const double *z_mm,
   r->reach = vmax * tmax;
   if (g->focal_shift != NULL)
     {
-      focal_spot_tables (r);
+      if (!focal_spot_tables (r, error))
+        return NULL;
       double dz = 0;
       for (guint k = 0; k < V; k++)
         dz = MAX (dz, fabs (g->focal_shift[3 * k + 1]));

@@ -54,9 +54,9 @@ ctr_projections_unref (CtrProjections *p)
 }
 
 CtrProjections *
-ctr_projections_copy (const CtrProjections *p)
+ctr_projections_copy (const CtrProjections *p, GError **error)
 {
-  CtrProjections *c = ctr_projections_new (p->n_views, p->n_rows, p->n_cols, p->kind, NULL);
+  CtrProjections *c = ctr_projections_new (p->n_views, p->n_rows, p->n_cols, p->kind, error);
   if (c == NULL)
     return NULL;
   gsize plane = (gsize) p->n_rows * p->n_cols;
@@ -69,10 +69,13 @@ ctr_projections_copy (const CtrProjections *p)
 }
 
 float *
-ctr_projections_sinogram (const CtrProjections *p, guint row)
+ctr_projections_sinogram (const CtrProjections *p, guint row, GError **error)
 {
   g_return_val_if_fail (row < p->n_rows, NULL);
-  float *s = g_new (float, (gsize) p->n_views * p->n_cols);
+  g_autofree char *what = g_strdup_printf ("the sinogram of %u views × %u columns", p->n_views, p->n_cols);
+  float *s = ctr_memory_try_new ((gsize) p->n_views * p->n_cols, sizeof (float), FALSE, what, error);
+  if (s == NULL)
+    return NULL;
   for (guint v = 0; v < p->n_views; v++)
     memcpy (s + (gsize) v * p->n_cols, ctr_projections_view (p, v) + (gsize) row * p->n_cols,
             p->n_cols * sizeof (float));

@@ -39,7 +39,8 @@ CtrProjections *ctr_projections_new (guint n_views, guint n_rows, guint n_cols,
                                      CtrProjKind kind, GError **error);
 CtrProjections *ctr_projections_ref (CtrProjections *p);
 void ctr_projections_unref (CtrProjections *p);
-CtrProjections *ctr_projections_copy (const CtrProjections *p);
+/* A deep copy; NULL with CTR_ERROR_OUT_OF_MEMORY (as ctr_projections_new). */
+CtrProjections *ctr_projections_copy (const CtrProjections *p, GError **error);
 
 static inline float *
 ctr_projections_view (const CtrProjections *p, guint view)
@@ -82,8 +83,9 @@ gboolean ctr_projections_check_finite (const CtrProjections *p, GError **error);
  * >= 1, p = -ln(counts/i0).  Deterministic for a given @seed. */
 void ctr_projections_add_poisson_noise (CtrProjections *p, double i0, guint64 seed);
 
-/* Sinogram of one detector row as a new [view][col] float array (g_free). */
-float *ctr_projections_sinogram (const CtrProjections *p, guint row);
+/* Sinogram of one detector row as a new [view][col] float array (g_free);
+ * NULL with CTR_ERROR_OUT_OF_MEMORY when it cannot be allocated. */
+float *ctr_projections_sinogram (const CtrProjections *p, guint row, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrProjections, ctr_projections_unref)
 

@@ -31,6 +31,7 @@
 #include "plan/ctr-plan-route.h"
 #include "plan/ctr-plan-common.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "data/ctr-helix.h"
 #include "analytic/ctr-rebin-helical.h"
 #include "solve/ctr-iterate.h"
@@ -234,13 +235,11 @@ slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
   const double zb_lo = ctr_grid_z (&hp->model, 0), zb_hi = ctr_grid_z (&hp->model, hp->model.nz - 1);
 
   /* Which rays stay in the slab's volume. */
-  g_autofree guint8 *mask = g_try_malloc ((gsize) V * per_view);
-  g_autofree guint8 *used = g_new0 (guint8, V);
-  if (mask == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the ray mask of %u views", V);
-      return FALSE;
-    }
+  g_autofree char *what = g_strdup_printf ("the slab's ray mask of %u views × %u rows × %u columns", V, R, C);
+  g_autofree guint8 *mask = ctr_memory_try_new (V, per_view, FALSE, what, error);
+  g_autofree guint8 *used = mask == NULL ? NULL : ctr_memory_try_new (V, 1, TRUE, what, error);
+  if (used == NULL)
+    return FALSE;
   guint64 n_rays = 0;
 #pragma omp parallel for schedule(dynamic, 8) reduction(+:n_rays)
   for (gint64 k = 0; k < (gint64) V; k++)
@@ -279,7 +278,9 @@ slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
     sub->source_z_mm = g->source_z_mm ? g_new (double, hp->n_sub) : NULL;
     sub->focal_shift = g->focal_shift ? g_new (double, 3 * (gsize) hp->n_sub) : NULL;
   }
-  guint8 *sub_mask = g_malloc ((gsize) hp->n_sub * per_view);
+  guint8 *sub_mask = ctr_memory_try_new (hp->n_sub, per_view, FALSE, what, error);
+  if (sub_mask == NULL)
+    return FALSE;
   for (guint k = 0, n = 0; k < V; k++)
     if (used[k])
       {

@@ -20,8 +20,11 @@
  * rounding, far below the 1e-4 the tests allow.
  */
 #include "quality/ctr-metrics.h"
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #define SSIM_SIGMA 1.5
@@ -110,12 +113,14 @@ ssim_kernel (double w[SSIM_TAPS])
     w[k] /= sum;
 }
 
-double
-ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double data_range)
+gboolean
+ctr_metrics_ssim_full (const float *img, const float *ref, guint nx, guint ny, double data_range,
+                       double *ssim, GError **error)
 {
-  g_return_val_if_fail (img != NULL && ref != NULL, NAN);
+  g_return_val_if_fail (img != NULL && ref != NULL && ssim != NULL, FALSE);
+  *ssim = NAN;
   if (nx < SSIM_TAPS || ny < SSIM_TAPS || !(data_range > 0) || !isfinite (data_range))
-    return NAN;  /* undefined: no window, or C1 = C2 = 0 */
+    return TRUE;  /* undefined: no window, or C1 = C2 = 0 */
 
   double w[SSIM_TAPS];
   ssim_kernel (w);
@@ -139,12 +144,21 @@ ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double
    * along contiguous rows (vectorised over the output columns; each output
    * still sums its taps in order, so the result is that of the plain loop). */
   const gsize plane = (gsize) ny * onx;
-  g_autofree double *h = g_new (double, plane * 5);
-  g_autofree double *row_sum = g_new (double, ony);
+  /* Every buffer up front: the five planes, the row sums, and each thread's
+   * source rows (5 nx) and window sums (5 onx). */
+  const guint T = (guint) MAX (1, omp_get_max_threads ());
+  const gsize per_thread = (gsize) nx * 5 + onx * 5;
+  g_autofree char *what = g_strdup_printf ("the SSIM buffers of %u × %u pixels", nx, ny);
+  const guint64 n_doubles = ctr_memory_add (ctr_memory_add (ctr_memory_mul (plane, 5), ony),
+                                            ctr_memory_mul (T, per_thread));
+  g_autofree double *buf = ctr_memory_try_new (n_doubles, sizeof (double), FALSE, what, error);
+  if (buf == NULL)
+    return FALSE;
+  double *h = buf, *row_sum = buf + plane * 5, *scratch = row_sum + ony;
 
-#pragma omp parallel
+#pragma omp parallel num_threads(T)
   {
-    double *src = g_new (double, (gsize) nx * 5);
+    double *src = scratch + per_thread * (gsize) omp_get_thread_num ();
 #pragma omp for schedule(static)
     for (guint iy = 0; iy < ny; iy++)
       {
@@ -170,14 +184,13 @@ ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double
                 out[ox] += w[k] * sc[ox + k];
           }
       }
-    g_free (src);
   }
 
   /* Vertical pass and the SSIM map, one sum per output row (summed in order
    * afterwards, so the result does not depend on the thread count). */
-#pragma omp parallel
+#pragma omp parallel num_threads(T)
   {
-    double *m = g_new (double, onx * 5);
+    double *m = scratch + per_thread * (gsize) omp_get_thread_num () + (gsize) nx * 5;
 #pragma omp for schedule(static)
     for (gsize oy = 0; oy < ony; oy++)
       {
@@ -207,7 +220,6 @@ ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double
           }
         row_sum[oy] = acc;
       }
-    g_free (m);
   }
 
   double total = 0.0;
@@ -215,14 +227,26 @@ ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double
     total += row_sum[oy];
   /* Each local S lies in [-1, 1] (Cauchy-Schwarz); only rounding can move
    * the mean past the bounds, and an SSIM above 1 is never reported. */
-  return CLAMP (total / ((double) onx * (double) ony), -1.0, 1.0);
+  *ssim = CLAMP (total / ((double) onx * (double) ony), -1.0, 1.0);
+  return TRUE;
+}
+
+double
+ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double data_range)
+{
+  double ssim = NAN;
+  ctr_metrics_ssim_full (img, ref, nx, ny, data_range, &ssim, NULL);
+  return ssim;
 }
 
 guint8 *
-ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm)
+ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm, GError **error)
 {
   g_return_val_if_fail (grid != NULL, NULL);
-  guint8 *mask = g_new0 (guint8, ctr_grid_slice_size (grid));
+  g_autofree char *what = g_strdup_printf ("the disc mask of %u × %u pixels", grid->nx, grid->ny);
+  guint8 *mask = ctr_memory_try_new (ctr_grid_slice_size (grid), 1, TRUE, what, error);
+  if (mask == NULL)
+    return NULL;
   /* Pixel centres exactly on the circle count as inside; the tiny relative
    * tolerance keeps that true when the radius was computed in mm from a
    * whole number of pixels (e.g. 128 × 0.95703125 = 122.5 mm). */
@@ -241,16 +265,27 @@ ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm)
 
 gboolean
 ctr_quality_sum_slices (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
-                        double data_range, CtrQuality *sums)
+                        double data_range, CtrQuality *sums, GError **error)
 {
   g_return_val_if_fail (img != NULL && ref != NULL && sums != NULL, FALSE);
   if (!ctr_grid_equal (&img->grid, &ref->grid))
-    return FALSE;
+    {
+      g_set_error_literal (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                           "the image and the reference are not on the same grid");
+      return FALSE;
+    }
 
   const CtrGrid *g = &ref->grid;
   const gsize n = ctr_grid_slice_size (g);
-  g_autofree guint8 *mask = radius_mm > 0 ? ctr_metrics_disc_mask (g, radius_mm) : NULL;
-  g_autofree float *masked = mask != NULL ? g_new (float, n) : NULL;
+  g_autofree guint8 *mask = NULL;
+  g_autofree float *masked = NULL;
+  if (radius_mm > 0)
+    {
+      g_autofree char *what = g_strdup_printf ("the masked slice of %u × %u pixels", g->nx, g->ny);
+      if ((mask = ctr_metrics_disc_mask (g, radius_mm, error)) == NULL
+          || (masked = ctr_memory_try_new (n, sizeof (float), FALSE, what, error)) == NULL)
+        return FALSE;
+    }
 
   sums->rmse = sums->psnr = sums->ssim = 0.0;
   for (guint z = 0; z < g->nz; z++)
@@ -265,14 +300,17 @@ ctr_quality_sum_slices (const CtrVolume *img, const CtrVolume *ref, double radiu
         }
       sums->rmse += ctr_metrics_rmse (a, b, n, mask);
       sums->psnr += ctr_metrics_psnr (a, b, n, data_range, mask);
-      sums->ssim += ctr_metrics_ssim (a, b, g->nx, g->ny, data_range);
+      double ssim;
+      if (!ctr_metrics_ssim_full (a, b, g->nx, g->ny, data_range, &ssim, error))
+        return FALSE;
+      sums->ssim += ssim;
     }
   return TRUE;
 }
 
 gboolean
 ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
-                     CtrQuality *out)
+                     CtrQuality *out, GError **error)
 {
   g_return_val_if_fail (img != NULL && ref != NULL && out != NULL, FALSE);
   /* One data range for the whole reference volume (for one slice, the
@@ -280,7 +318,7 @@ ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_m
   float lo, hi;
   ctr_volume_range (ref, &lo, &hi);
   CtrQuality sums;
-  if (!ctr_quality_sum_slices (img, ref, radius_mm, (double) hi - (double) lo, &sums))
+  if (!ctr_quality_sum_slices (img, ref, radius_mm, (double) hi - (double) lo, &sums, error))
     return FALSE;
   const guint nz = ref->grid.nz;
   out->rmse = sums.rmse / nz;

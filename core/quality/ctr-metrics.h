@@ -25,12 +25,18 @@ double ctr_metrics_psnr (const float *img, const float *ref, gsize n, double dat
  * pixels or @data_range is not positive (SSIM is then undefined). */
 double ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny,
                          double data_range);
+/* ctr_metrics_ssim into @ssim (NaN where undefined, as above); FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY when its buffers (5·ny·(nx − 10) doubles and a
+ * few rows a thread, allocated up front) cannot be had; ctr_metrics_ssim
+ * returns NaN then. */
+gboolean ctr_metrics_ssim_full (const float *img, const float *ref, guint nx, guint ny,
+                                double data_range, double *ssim, GError **error);
 /* Pearson correlation over @mask (all when NULL). */
 double ctr_metrics_pearson (const float *a, const float *b, gsize n, const guint8 *mask);
 
 /* New nx·ny mask (g_free): 1 where the pixel centre lies within @radius_mm of
- * the grid centre. */
-guint8 *ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm);
+ * the grid centre; NULL with CTR_ERROR_OUT_OF_MEMORY when it cannot be had. */
+guint8 *ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm, GError **error);
 
 typedef struct {
   double rmse, psnr, ssim;
@@ -41,10 +47,12 @@ typedef struct {
  * Quality of @img against @ref (same grid, checked: FALSE otherwise), averaged
  * over slices.  With @radius_mm > 0 the protocol of shared/data (head-fan-lowdose
  * README): @img is set to 0 outside the disc, RMSE over the disc's pixels,
- * SSIM over the whole masked image; data_range from @ref.
+ * SSIM over the whole masked image; data_range from @ref.  Errors:
+ * CTR_ERROR_INVALID_DATA (not the same grid), CTR_ERROR_OUT_OF_MEMORY (the
+ * mask or the SSIM buffers, named in the message).
  */
 gboolean ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref,
-                              double radius_mm, CtrQuality *out);
+                              double radius_mm, CtrQuality *out, GError **error);
 
 /**
  * ctr_quality_sum_slices:
@@ -53,10 +61,10 @@ gboolean ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref,
  * the data range given: @data_range = max − min of the whole reference.  For
  * a part of a stack (one rank's slice block, mpi/): the parts' sums added
  * and divided by the whole stack's slice count give ctr_quality_compute of
- * the whole.
+ * the whole.  Errors as ctr_quality_compute.
  */
 gboolean ctr_quality_sum_slices (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
-                                 double data_range, CtrQuality *sums);
+                                 double data_range, CtrQuality *sums, GError **error);
 
 /**
  * ctr_profile_sample:

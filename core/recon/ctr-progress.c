@@ -125,7 +125,9 @@ ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
 {
   CtrQuality q;
   stats->rmse = stats->psnr = stats->ssim = NAN;
-  stats->has_reference = reference != NULL && ctr_quality_compute (img, reference, radius_mm, &q);
+  /* Out of memory for the metrics' buffers: no figures this iteration
+   * (has_reference FALSE), the run goes on. */
+  stats->has_reference = reference != NULL && ctr_quality_compute (img, reference, radius_mm, &q, NULL);
   if (stats->has_reference)
     {
       stats->rmse = q.rmse;

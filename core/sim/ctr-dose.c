@@ -136,12 +136,9 @@ ctr_dose_simulate (const CtrProjections *p, const CtrDoseOptions *options, CtrDo
     }
 
   /* Line integrals with their statistics; the option's I0 where the data state none. */
-  g_autoptr (CtrProjections) in = ctr_projections_copy (p);
+  g_autoptr (CtrProjections) in = ctr_projections_copy (p, error);
   if (in == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot copy the projections");
-      return NULL;
-    }
+    return NULL;
   const gboolean raw_counts = p->flat != NULL || p->dark != NULL || p->kind == CTR_PROJ_COUNTS;
   const gboolean data_i0 = isfinite (p->i0) && p->i0 > 0;
   if (o.i0 > 0 && data_i0 && fabs (o.i0 - p->i0) > 1e-9 * p->i0)

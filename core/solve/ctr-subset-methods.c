@@ -132,9 +132,10 @@ subset_setup (CtrIterate *it, Kind kind, gpointer *state, GError **error)
   for (guint s = 0; s < op->n_subsets; s++)
     {
       double kappa = 1.0;
-      if (kind == KIND_PART)
-        kappa = o->part_step == CTR_PART_STEP_CUART ? (double) op->klass->subset_rays (op, s)
-                                                    : op->klass->subset_overlap (op, s);
+      if (kind == KIND_PART && o->part_step == CTR_PART_STEP_CUART)
+        kappa = (double) op->klass->subset_rays (op, s);
+      else if (kind == KIND_PART && !op->klass->subset_overlap (op, s, &kappa, error))
+        return FALSE;
       st->step[s] = (float) (lambda / MAX (kappa, 1.0));
     }
   st->flags = o->nonnegative ? CTR_UPDATE_NONNEG : 0;

@@ -199,18 +199,20 @@ cone_row_sums (CtrOperator *op, float *sq, float *sum)
   g_return_if_fail (sq == NULL);
   if (sum == NULL)
     return;
-  float *ones = g_new (float, c->nvox);
+  /* The image of ones in the update's scratch image (allocated with the
+   * operator; every update clears it before use): no allocation here. */
+  float *ones = c->bp;
   for (gsize i = 0; i < c->nvox; i++)
     ones[i] = 1.0f;
   for (guint v = 0; v < c->nv; v++)
     forward_view (c, ones, v, sum + c->per_view * v);
-  g_free (ones);
 }
 
-static double
-cone_subset_overlap (CtrOperator *op, guint subset)
+static gboolean
+cone_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error)
 {
-  return 1.0;
+  *kappa = 1.0;
+  return TRUE;
 }
 
 static guint64

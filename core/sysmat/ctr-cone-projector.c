@@ -525,6 +525,39 @@ ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj, 
 /* Planes per block of the adjoint's scatter: a thread owns whole blocks. */
 #define PLANE_BLOCK 8
 
+/* The adjoint of one view without its per-ray tables (when they cannot be
+ * allocated): each block of planes sets the rays up again.  The same rays
+ * in the same order into every voxel (x-dominant first, by ray number):
+ * the same sums as the tabled path, bit for bit. */
+static void
+adjoint_view_untabled (const CtrConeProjector *cp, const float *proj, guint view, const guint8 *mask, float *vol,
+                       float *weights)
+{
+  const CtrGrid *gr = &cp->grid;
+  const guint nc = cp->g->n_cols;
+  const gsize nrays = (gsize) cp->g->n_rows * nc;
+  for (int pass = 0; pass < 2; pass++)
+    {
+      const gboolean xd = pass == 0;
+      const gint64 np = xd ? gr->nx : gr->ny;
+#pragma omp parallel for schedule(dynamic, 1)
+      for (gint64 b0 = 0; b0 < np; b0 += PLANE_BLOCK)
+        {
+          const gint32 b1 = (gint32) MIN (b0 + PLANE_BLOCK, np) - 1;
+          for (gsize i = 0; i < nrays; i++)
+            {
+              Ray r;
+              if ((proj[i] == 0.0f && weights == NULL) || (mask != NULL && mask[i] == 0)
+                  || !ray_setup (cp, view, (guint) (i / nc), (guint) (i % nc), &r) != !xd)
+                continue;
+              const gint32 p0 = MAX (r.p_lo, (gint32) b0), p1 = MIN (r.p_hi, b1);
+              if (p0 <= p1)
+                ray_spread (cp, &r, xd, p0, p1, proj[i], vol, weights);
+            }
+        }
+    }
+}
+
 void
 ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float *proj, guint view,
                                         const guint8 *mask, float *vol, float *weights)
@@ -534,10 +567,15 @@ ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float 
   const gsize nrays = (gsize) nr * nc;
 
   /* Split the view's rays by dominant axis (same parameters as forward). */
-  g_autofree Ray *rays = g_new (Ray, nrays);
-  g_autofree guint *xs = g_new (guint, nrays);
-  g_autofree guint *ys = g_new (guint, nrays);
-  g_autofree gint8 *xdom = g_new (gint8, nrays);
+  g_autofree Ray *rays = g_try_new (Ray, nrays);
+  g_autofree guint *xs = g_try_new (guint, nrays);
+  g_autofree guint *ys = g_try_new (guint, nrays);
+  g_autofree gint8 *xdom = g_try_new (gint8, nrays);
+  if (rays == NULL || xs == NULL || ys == NULL || xdom == NULL)
+    {
+      adjoint_view_untabled (cp, proj, view, mask, vol, weights);
+      return;
+    }
 #pragma omp parallel for schedule(static)
   for (gint64 i = 0; i < (gint64) nrays; i++)
     {

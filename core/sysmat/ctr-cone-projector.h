@@ -69,7 +69,10 @@ void ctr_cone_projector_forward_view_masked (const CtrConeProjector *cp, const f
  * @vol: (inout): [z][y][x]; Aᵥᵀ·proj is added to it.
  * @weights: (inout) (nullable): [z][y][x]; Aᵥᵀ·1 (the view's column sums)
  *   is added to it.
- * OpenMP over blocks of voxel planes (race-free, see above).
+ * OpenMP over blocks of voxel planes (race-free, see above).  The view's
+ * rays are set up once into tables (45 bytes a ray); when those cannot be
+ * allocated each block sets them up again (slower, the same sums): no
+ * allocation failure aborts.
  */
 void ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj,
                                       guint view, float *vol, float *weights);

@@ -375,17 +375,18 @@ overlaps (CsrOp *c, float *kappa)
     g_free (counts[i]);
 }
 
-static double
-csr_subset_overlap (CtrOperator *op, guint subset)
+static gboolean
+csr_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error)
 {
   CsrOp *c = (CsrOp *) op;
   if (c->kappa == NULL)
     {
-      float *kappa = g_new (float, op->n_subsets);
-      overlaps (c, kappa);
-      c->kappa = kappa;
+      float *k = g_new (float, op->n_subsets);   /* one float a subset: small */
+      overlaps (c, k);
+      c->kappa = k;
     }
-  return c->kappa[subset];
+  *kappa = c->kappa[subset];
+  return TRUE;
 }
 
 static const CtrOperatorClass csr_class = {

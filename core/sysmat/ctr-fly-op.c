@@ -32,6 +32,7 @@
 #include "sysmat/ctr-ray-private.h"
 #include "base/ctr-error.h"
 #include "base/ctr-format.h"
+#include "base/ctr-memory.h"
 
 #include <omp.h>
 #include <string.h>
@@ -47,6 +48,7 @@ typedef struct {
   float *w;
   guint32 *ray;   /* ray number within one slice's data (view·n_cols + col) */
   gsize len, cap;
+  gboolean failed;   /* could not grow: elements dropped, the product fails */
 } Bucket;
 
 typedef struct {
@@ -96,16 +98,34 @@ fly_op_finalize (CtrOperator *op)
   g_free (c);
 }
 
+/* Doubles @b's room; FALSE (b->failed set, @b as it was) when that cannot
+ * be had. */
+static gboolean
+bucket_grow (Bucket *b)
+{
+  const gsize cap = MAX (1024, b->cap * 2);
+  guint32 *pix = g_try_realloc_n (b->pix, cap, sizeof (guint32));
+  if (pix != NULL)
+    b->pix = pix;
+  float *w = pix != NULL ? g_try_realloc_n (b->w, cap, sizeof (float)) : NULL;
+  if (w != NULL)
+    b->w = w;
+  guint32 *ray = w != NULL ? g_try_realloc_n (b->ray, cap, sizeof (guint32)) : NULL;
+  if (ray == NULL)
+    {
+      b->failed = TRUE;
+      return FALSE;
+    }
+  b->ray = ray;
+  b->cap = cap;
+  return TRUE;
+}
+
 static inline void
 bucket_push (Bucket *b, guint32 pix, float w, guint32 ray)
 {
-  if (G_UNLIKELY (b->len == b->cap))
-    {
-      b->cap = MAX (1024, b->cap * 2);
-      b->pix = g_realloc_n (b->pix, b->cap, sizeof (guint32));
-      b->w = g_realloc_n (b->w, b->cap, sizeof (float));
-      b->ray = g_realloc_n (b->ray, b->cap, sizeof (guint32));
-    }
+  if (G_UNLIKELY (b->len == b->cap) && !bucket_grow (b))
+    return;
   b->pix[b->len] = pix;
   b->w[b->len] = w;
   b->ray[b->len] = ray;
@@ -244,10 +264,34 @@ fly_forward_rays (FlyOp *c, const RaySet *rs, const float *X, float *Y, guint ns
   }
 }
 
+/* TRUE when no bucket failed to grow (the flags cleared); else FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY. */
+static gboolean
+buckets_ok (FlyOp *c, GError **error)
+{
+  gboolean failed = FALSE;
+  gsize room = 0;
+  for (gsize q = 0; q < (gsize) c->nt * c->nt; q++)
+    {
+      failed = failed || c->buckets[q].failed;
+      c->buckets[q].failed = FALSE;
+      room += c->buckets[q].cap;
+    }
+  if (failed)
+    {
+      g_autofree char *what = g_strdup_printf ("the on-the-fly adjoint's element buckets (%u threads × %u bands, "
+                                               "%" G_GSIZE_FORMAT " elements held)", c->nt, c->nt, room);
+      ctr_memory_set_error (error, ctr_memory_mul (room, 2 * 12), what);
+    }
+  return !failed;
+}
+
 /* D[s] += Σ_i a_i W[s][i] over the rays i of @rs, slices [0, ns), by
- * pixel-row bands (see the top of the file). */
-static void
-fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns)
+ * pixel-row bands (see the top of the file).  The buckets grow on the
+ * first products and keep their room: FALSE with CTR_ERROR_OUT_OF_MEMORY
+ * (@D then incomplete) when one could not grow. */
+static gboolean
+fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns, GError **error)
 {
   const gint64 n = ray_set_units (c, rs);
   const guint nt = c->nt, nx = c->gi.nx;
@@ -297,6 +341,7 @@ fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns
             }
       }
   }
+  return buckets_ok (c, error);
 }
 
 static gboolean
@@ -309,12 +354,12 @@ fly_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **e
   return TRUE;
 }
 
-static void
-adjoint_add (FlyOp *c, guint subset, const float *Y, float *D)
+static gboolean
+adjoint_add (FlyOp *c, guint subset, const float *Y, float *D, GError **error)
 {
   gint32 views[8];
   const RaySet rs = ray_set (c, subset, views);
-  fly_adjoint_rays (c, &rs, Y, D, c->ns);
+  return fly_adjoint_rays (c, &rs, Y, D, c->ns, error);
 }
 
 static gboolean
@@ -322,8 +367,7 @@ fly_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **e
 {
   FlyOp *c = (FlyOp *) op;
   memset (D, 0, op->image_size * sizeof (float));
-  adjoint_add (c, subset, Y, D);
-  return TRUE;
+  return adjoint_add (c, subset, Y, D, error);
 }
 
 /* ------------------------------------------------------------- updates -- */
@@ -441,13 +485,11 @@ fly_update (CtrOperator *op, guint subset, float *X, const float *B, const float
   fly_forward_rays (c, &rs, X, c->r, c->ns);
   residual_weights (c, &rs, B, coef, step);
   if (D != NULL)
-    {
-      fly_adjoint_rays (c, &rs, c->r, D, c->ns);
-      return TRUE;
-    }
+    return fly_adjoint_rays (c, &rs, c->r, D, c->ns, error);
   if (!(flags & CTR_UPDATE_COLUMN_SCALE))
     {
-      fly_adjoint_rays (c, &rs, c->r, X, c->ns);
+      if (!fly_adjoint_rays (c, &rs, c->r, X, c->ns, error))
+        return FALSE;
       if (nonneg)
         clip (X, op->image_size);
       return TRUE;
@@ -455,8 +497,8 @@ fly_update (CtrOperator *op, guint subset, float *X, const float *B, const float
   /* SART: the update divided by the subset's column sums, made on the fly. */
   memset (c->upd, 0, op->image_size * sizeof (float));
   memset (c->cs, 0, c->np * sizeof (float));
-  fly_adjoint_rays (c, &rs, c->r, c->upd, c->ns);
-  fly_adjoint_rays (c, &rs, c->ones, c->cs, 1);
+  if (!fly_adjoint_rays (c, &rs, c->r, c->upd, c->ns, error) || !fly_adjoint_rays (c, &rs, c->ones, c->cs, 1, error))
+    return FALSE;
   apply_scaled (c, X, c->cs, nonneg);
   return TRUE;
 }
@@ -486,8 +528,7 @@ fly_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
   gint32 views[8];
   const RaySet rs = ray_set (c, subset, views);
   memset (out, 0, c->np * sizeof (float));
-  fly_adjoint_rays (c, &rs, c->ones, out, 1);
-  return TRUE;
+  return fly_adjoint_rays (c, &rs, c->ones, out, 1, error);
 }
 
 static void
@@ -521,14 +562,21 @@ fly_row_sums (CtrOperator *op, float *sq, float *sum)
   }
 }
 
-/* κ of every subset: the largest number of its rays crossing one pixel. */
-static void
-overlaps (FlyOp *c, float *kappa)
+/* κ of every subset: the largest number of its rays crossing one pixel;
+ * FALSE with CTR_ERROR_OUT_OF_MEMORY when the threads' counts cannot be had. */
+static gboolean
+overlaps (FlyOp *c, float *kappa, GError **error)
 {
   const guint n_sub = c->parent.n_subsets;
+  const gsize np = MAX (c->np, 1);
+  g_autofree char *what = g_strdup_printf ("the subset overlaps' counts of %u threads × %" G_GSIZE_FORMAT " pixels",
+                                           c->nt, (gsize) c->np);
+  g_autofree guint32 *counts = ctr_memory_try_new (ctr_memory_mul (c->nt, np), sizeof (guint32), TRUE, what, error);
+  if (counts == NULL)
+    return FALSE;
 #pragma omp parallel num_threads(c->nt)
   {
-    guint32 *count = g_new0 (guint32, c->np);
+    guint32 *count = counts + np * (gsize) omp_get_thread_num ();
     CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
 #pragma omp for schedule(dynamic, 4)
     for (guint t = 0; t < n_sub; t++)
@@ -553,21 +601,26 @@ overlaps (FlyOp *c, float *kappa)
               }
         kappa[t] = (float) mx;
       }
-    g_free (count);
   }
+  return TRUE;
 }
 
-static double
-fly_subset_overlap (CtrOperator *op, guint subset)
+static gboolean
+fly_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error)
 {
   FlyOp *c = (FlyOp *) op;
   if (c->kappa == NULL)
     {
-      float *kappa = g_new (float, op->n_subsets);
-      overlaps (c, kappa);
-      c->kappa = kappa;
+      float *k = g_new (float, op->n_subsets);   /* one float a subset: small */
+      if (!overlaps (c, k, error))
+        {
+          g_free (k);
+          return FALSE;
+        }
+      c->kappa = k;
     }
-  return c->kappa[subset];
+  *kappa = c->kappa[subset];
+  return TRUE;
 }
 
 static guint64

@@ -330,7 +330,7 @@ ctr_scsr_load (const char *path, const char *key, const CtrGeometry *g, const Ct
   if (mine == NULL)
     return m;
   /* Saved by a run with another number of threads. */
-  return ctr_scsr_repartition (m, mine);
+  return ctr_scsr_repartition (m, mine, error);
 
 fail:
   fclose (f);

@@ -84,8 +84,10 @@ typedef enum {
  *   (CTR_SUBSET_ALL: all), scale_size floats.
  * @row_sums: Σ_j a_ij² into @sq and Σ_j a_ij into @sum (native data, either
  *   may be NULL; 0 on padding).
- * @subset_overlap: κ_S, the largest number of rays of @subset that cross
- *   one pixel (the sparsity bound of Censor, Gordon & Gordon 2001).
+ * @subset_overlap: @kappa = κ_S, the largest number of rays of @subset that
+ *   cross one pixel (the sparsity bound of Censor, Gordon & Gordon 2001);
+ *   counted on first use (per-pixel counts of each thread): FALSE with
+ *   CTR_ERROR_OUT_OF_MEMORY when those cannot be allocated.
  * @subset_rays: the acquired rays of @subset in one slice (M' of cuART
  *   Eq. 9).
  * @pass: (nullable) a whole iteration kept on the device: see
@@ -106,7 +108,7 @@ struct _CtrOperatorClass {
                       GError **error);
   gboolean (*column_sums) (CtrOperator *op, guint subset, float *out, GError **error);
   void (*row_sums) (CtrOperator *op, float *sq, float *sum);
-  double (*subset_overlap) (CtrOperator *op, guint subset);
+  gboolean (*subset_overlap) (CtrOperator *op, guint subset, double *kappa, GError **error);
   guint64 (*subset_rays) (CtrOperator *op, guint subset);
   const struct _CtrOperatorPass *pass;
 };

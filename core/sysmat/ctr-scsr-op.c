@@ -160,7 +160,11 @@ orbit_inverse_colsums (ScsrOp *s, GError **error)
                                    "the SCSR operator's per-orbit column sums", error);
   if (out == NULL)
     return NULL;
-  ctr_scsr_inverse_column_sums (s->m, out);
+  if (!ctr_scsr_inverse_column_sums (s->m, out, error))
+    {
+      g_free (out);
+      return NULL;
+    }
   s->inv_colsum = out;
   return out;
 }
@@ -243,7 +247,8 @@ scsr_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
           inv = ctr_memory_try_new (s->psize1, sizeof (float), FALSE, "the column sums", error);
           if (inv == NULL)
             return FALSE;
-          ctr_scsr_column_sums_all (s->m, inv);
+          if (!ctr_scsr_column_sums_all (s->m, inv, error))
+            return FALSE;
           for (gsize q = 0; q < s->psize1; q++)
             inv[q] = inv[q] > 0.f ? 1.f / inv[q] : 0.f;
         }
@@ -280,10 +285,8 @@ ctr_scsr_op_column_sums (CtrOperator *op, guint subset, float *out, GError **err
 {
   CtrScsrOpBase *b = (CtrScsrOpBase *) op;
   if (subset == CTR_SUBSET_ALL)
-    ctr_scsr_column_sums_all (b->m, out);
-  else
-    ctr_scsr_column_sums_orbit (b->m, subset, out);
-  return TRUE;
+    return ctr_scsr_column_sums_all (b->m, out, error);
+  return ctr_scsr_column_sums_orbit (b->m, subset, out, error);
 }
 
 void
@@ -310,17 +313,30 @@ ctr_scsr_op_row_sums (CtrOperator *op, float *sq, float *sum)
           }
 }
 
-double
-ctr_scsr_op_subset_overlap (CtrOperator *op, guint subset)
+/* Serialises the first count of κ (operators shared between threads). */
+G_LOCK_DEFINE_STATIC (kappa_lock);
+
+gboolean
+ctr_scsr_op_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error)
 {
   CtrScsrOpBase *b = (CtrScsrOpBase *) op;
-  if (g_once_init_enter (&b->kappa))
+  gboolean ok = TRUE;
+  G_LOCK (kappa_lock);
+  if (b->kappa == NULL)
     {
-      float *kappa = g_new (float, op->n_subsets);
-      ctr_scsr_orbit_overlaps (b->m, kappa);
-      g_once_init_leave (&b->kappa, kappa);
+      float *k = g_new (float, op->n_subsets);   /* one float an orbit: small */
+      if (ctr_scsr_orbit_overlaps (b->m, k, error))
+        b->kappa = k;
+      else
+        {
+          g_free (k);
+          ok = FALSE;
+        }
     }
-  return b->kappa[subset];
+  if (ok)
+    *kappa = b->kappa[subset];
+  G_UNLOCK (kappa_lock);
+  return ok;
 }
 
 guint64
@@ -429,6 +445,13 @@ ctr_scsr_op_new (CtrScsr *m, const CtrGeometry *g, const CtrGrid *grid, GError *
   ScsrOp *s = g_new0 (ScsrOp, 1);
   CtrOperator *op = &s->base.parent;
   if (!ctr_scsr_op_init_common (&s->base, &scsr_class, m, g, grid, error))
+    {
+      ctr_operator_unref (op);
+      return NULL;
+    }
+  /* Every other case runs the kernels on the 8-byte elements: made here,
+   * where an error can be returned, not on the first product. */
+  if (!(ctr_scsr_order (m) == 8 && grid->nz == 1) && !ctr_scsr_expand (m, error))
     {
       ctr_operator_unref (op);
       return NULL;

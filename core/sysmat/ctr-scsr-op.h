@@ -56,7 +56,7 @@ void ctr_scsr_op_image_from_native (CtrOperator *op, const float *X, float *x);
 void ctr_scsr_op_data_gather (CtrOperator *op, const float *proj, float *Y);
 gboolean ctr_scsr_op_column_sums (CtrOperator *op, guint subset, float *out, GError **error);
 void ctr_scsr_op_row_sums (CtrOperator *op, float *sq, float *sum);
-double ctr_scsr_op_subset_overlap (CtrOperator *op, guint subset);
+gboolean ctr_scsr_op_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error);
 guint64 ctr_scsr_op_subset_rays (CtrOperator *op, guint subset);
 
 G_END_DECLS

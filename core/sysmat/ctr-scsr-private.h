@@ -137,8 +137,10 @@ CtrScsr *ctr_scsr_new_from_compact (CtrSymmetry *sym, CtrRayModel model, guint n
  * row's elements are regrouped stably by (new part, slot) inside the row's
  * range: O(nnz), in place but for the segment pointers (in the compact
  * store when @m has one); the products are those of @m up to the order of
- * the sums.  Returns: @m.
+ * the sums.  Returns: @m; NULL with CTR_ERROR_OUT_OF_MEMORY (both @m and
+ * @sym freed) when the new segment pointers, the rep maps or the 8-byte
+ * elements (a compact store the new parts do not fit) cannot be allocated.
  */
-CtrScsr *ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym);
+CtrScsr *ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym, GError **error);
 
 G_END_DECLS

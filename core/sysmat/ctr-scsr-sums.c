@@ -3,18 +3,32 @@
  * normalise with, computed from the stored rows. */
 #include "sysmat/ctr-scsr-private.h"
 
+#include "base/ctr-memory.h"
+
+#include <omp.h>
 #include <string.h>
 
-/* out = Σ_{o ∈ [o0, o1)} A_oᵀ 1 over the acquired lanes, one slice, packed. */
-static void
-column_sums (const CtrScsr *m, guint o0, guint o1, float *out)
+/* out = Σ_{o ∈ [o0, o1)} A_oᵀ 1 over the acquired lanes, one slice, packed;
+ * FALSE with CTR_ERROR_OUT_OF_MEMORY when its buffers cannot be had. */
+static gboolean
+column_sums (const CtrScsr *m, guint o0, guint o1, float *out, GError **error)
 {
   const CtrSymmetry *sy = ctr_scsr_symmetry (m);
   const guint K = ctr_scsr_order (m), nc = ctr_scsr_n_cols (m), P = ctr_scsr_n_parts (m);
   const gsize psize = ctr_scsr_packed_size (m, 1), lsz = (gsize) nc * K;
   memset (out, 0, psize * sizeof (float));
-  float *D = g_new0 (float, psize);
-  float *mask = g_new (float, lsz * (o1 - o0));
+  g_autofree char *what_d = g_strdup_printf ("the column sums' image of %" G_GSIZE_FORMAT " packed pixels", psize);
+  float *D = ctr_memory_try_new (psize, sizeof (float), TRUE, what_d, error);
+  if (D == NULL)
+    return FALSE;
+  g_autofree char *what_m = g_strdup_printf ("the column sums' lane mask of %u orbits × %u columns × %u lanes",
+                                             o1 - o0, nc, K);
+  float *mask = ctr_memory_try_new (lsz * (o1 - o0), sizeof (float), FALSE, what_m, error);
+  if (mask == NULL)
+    {
+      g_free (D);
+      return FALSE;
+    }
   for (guint o = o0; o < o1; o++)
     for (guint j = 0; j < nc; j++)
       for (guint k = 0; k < K; k++)
@@ -28,32 +42,35 @@ column_sums (const CtrScsr *m, guint o0, guint o1, float *out)
     }
   g_free (mask);
   g_free (D);
+  return TRUE;
 }
 
-void
-ctr_scsr_column_sums_orbit (const CtrScsr *m, guint orbit, float *out)
+gboolean
+ctr_scsr_column_sums_orbit (const CtrScsr *m, guint orbit, float *out, GError **error)
 {
-  g_return_if_fail (orbit < ctr_scsr_n_orbits (m));
-  column_sums (m, orbit, orbit + 1, out);
+  g_return_val_if_fail (orbit < ctr_scsr_n_orbits (m), FALSE);
+  return column_sums (m, orbit, orbit + 1, out, error);
 }
 
-void
-ctr_scsr_column_sums_all (const CtrScsr *m, float *out)
+gboolean
+ctr_scsr_column_sums_all (const CtrScsr *m, float *out, GError **error)
 {
-  column_sums (m, 0, ctr_scsr_n_orbits (m), out);
+  return column_sums (m, 0, ctr_scsr_n_orbits (m), out, error);
 }
 
-void
-ctr_scsr_inverse_column_sums (const CtrScsr *m, float *out)
+gboolean
+ctr_scsr_inverse_column_sums (const CtrScsr *m, float *out, GError **error)
 {
   const gsize psize = ctr_scsr_packed_size (m, 1);
   for (guint o = 0; o < ctr_scsr_n_orbits (m); o++)
     {
       float *c = out + psize * o;
-      column_sums (m, o, o + 1, c);
+      if (!column_sums (m, o, o + 1, c, error))
+        return FALSE;
       for (gsize q = 0; q < psize; q++)
         c[q] = c[q] > 0.f ? 1.f / c[q] : 0.f;
     }
+  return TRUE;
 }
 
 /* κ of orbit o: the largest number of the subset's rays crossing one pixel. */
@@ -79,19 +96,26 @@ orbit_overlap (const CtrScsr *m, guint o, guint32 *count_rep, guint32 *count_px)
   return (float) best;
 }
 
-void
-ctr_scsr_orbit_overlaps (const CtrScsr *m, float *kappa)
+gboolean
+ctr_scsr_orbit_overlaps (const CtrScsr *m, float *kappa, GError **error)
 {
   const CtrSymmetry *sy = ctr_scsr_symmetry (m);
   const guint K = ctr_scsr_order (m), no = ctr_scsr_n_orbits (m);
-#pragma omp parallel
+  const guint T = (guint) MAX (1, omp_get_max_threads ());
+  /* Each thread its counts per rep slot and per pixel, allocated up front. */
+  const gsize per = (gsize) sy->n_reps * K + ctr_scsr_n_pixels (m);
+  g_autofree char *what = g_strdup_printf ("the subset overlaps' counts of %u threads × %" G_GUINT64_FORMAT " pixels",
+                                           T, ctr_scsr_n_pixels (m));
+  g_autofree guint32 *counts = ctr_memory_try_new (ctr_memory_mul (T, per), sizeof (guint32), FALSE, what, error);
+  if (counts == NULL)
+    return FALSE;
+#pragma omp parallel num_threads(T)
   {
-    guint32 *cr = g_new (guint32, (gsize) sy->n_reps * K);
-    guint32 *cp = g_new (guint32, ctr_scsr_n_pixels (m));
+    guint32 *cr = counts + per * (gsize) omp_get_thread_num ();
+    guint32 *cp = cr + (gsize) sy->n_reps * K;
 #pragma omp for schedule(dynamic, 1)
     for (guint o = 0; o < no; o++)
       kappa[o] = orbit_overlap (m, o, cr, cp);
-    g_free (cr);
-    g_free (cp);
   }
+  return TRUE;
 }

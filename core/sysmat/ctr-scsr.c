@@ -356,7 +356,7 @@ ctr_scsr_new_from_compact (CtrSymmetry *sym, CtrRayModel model, guint n_views, g
 }
 
 CtrScsr *
-ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
+ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym, GError **error)
 {
   CtrSymmetry *old = m->sym;
   const guint K = m->K, P0 = m->P, P1 = sym->n_parts, nc = m->n_cols;
@@ -364,9 +364,26 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
   const gsize n_rows = (gsize) m->n_orbits * nc;
   g_return_val_if_fail (sym->group.order == K && sym->n_reps == old->n_reps && sym->n_orbits == m->n_orbits, NULL);
   /* Old rep → new rep (the orbit's first pixel is the same pixel: the slots
-   * keep their meaning) and its new part. */
-  guint32 *map = g_new (guint32, old->n_reps);
-  guint *part = g_new (guint, old->n_reps);
+   * keep their meaning) and its new part; the new segment pointers.  All
+   * allocated before anything is changed: out of memory leaves @m as it
+   * was (then freed with @sym, as on every failure). */
+  g_autofree char *what = g_strdup_printf ("the SCSR matrix's new partition (%" G_GSIZE_FORMAT " rows × %u segments)",
+                                           n_rows, PK1);
+  guint32 *map = ctr_memory_try_new (old->n_reps, sizeof (guint32), FALSE, what, error);
+  guint *part = map == NULL ? NULL : ctr_memory_try_new (old->n_reps, sizeof (guint), FALSE, what, error);
+  gint64 *seg = part == NULL ? NULL
+                : ctr_memory_try_new (ctr_memory_add (ctr_memory_mul (n_rows, PK1), 1), sizeof (gint64), FALSE, what,
+                                      error);
+  gboolean compact = m->w32 != NULL;
+  if (seg == NULL || (compact && !ctr_scsr_compact_applies (sym, 1) && !ctr_scsr_expand (m, error)))
+    {
+      g_free (map);
+      g_free (part);
+      g_free (seg);
+      ctr_symmetry_free (sym);
+      ctr_scsr_unref (m);
+      return NULL;
+    }
   for (guint p = 0; p < P1; p++)
     for (guint32 r = sym->part_start[p]; r < sym->part_start[p + 1]; r++)
       part[r] = p;   /* indexed by new id */
@@ -375,10 +392,8 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
   /* The compact store is regrouped when there is one and the new parts fit
    * it (an 8-byte copy beside it is dropped: made again when asked for),
    * else elems (made from the compact store first if need be). */
-  gboolean compact = m->w32 != NULL;
   if (compact && !ctr_scsr_compact_applies (sym, 1))
     {
-      aos (m);
       g_clear_pointer (&m->rep16, g_free);
       g_clear_pointer (&m->w32, g_free);
       compact = FALSE;
@@ -387,7 +402,6 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym)
     g_clear_pointer (&m->elems, g_free);
   const guint32 *ps0 = old->part_start, *ps1 = sym->part_start;
 #define OLD_REP(e, q) (compact ? ps0[(q) / K] + m->rep16[e] : m->elems[e].rep)
-  gint64 *seg = g_new (gint64, n_rows * PK1 + 1);
   /* Counts per (new part, slot) of every row. */
 #pragma omp parallel for schedule(static)
   for (gsize row = 0; row < n_rows; row++)
@@ -764,28 +778,41 @@ ctr_scsr_lanes_to_rays (const CtrScsr *m, const float *lanes, float *rays, guint
       }
 }
 
-void
-ctr_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns)
+gboolean
+ctr_scsr_apply (const CtrScsr *m, const float *x, float *y, guint ns, GError **error)
 {
-  const gsize lsz = (gsize) m->n_cols * ns * m->K;
-  float *X = g_new (float, ctr_scsr_packed_size (m, ns));
-  float *ax = g_new0 (float, ctr_scsr_lane_size (m, ns));
+  const gsize lsz = (gsize) m->n_cols * ns * m->K, psize = ctr_scsr_packed_size (m, ns);
+  if (!(m->K == 8 && ns == 1) && !ctr_scsr_expand (m, error))   /* the kernels' 8-byte elements */
+    return FALSE;
+  g_autofree char *what = g_strdup_printf ("the packed image and lanes of %u slices (SCSR product)", ns);
+  g_autofree float *buf = ctr_memory_try_new (ctr_memory_add (psize, ctr_scsr_lane_size (m, ns)), sizeof (float), FALSE,
+                                              what, error);
+  if (buf == NULL)
+    return FALSE;
+  float *X = buf, *ax = buf + psize;
+  memset (ax, 0, ctr_scsr_lane_size (m, ns) * sizeof (float));
   ctr_scsr_pack (m, x, X, ns);
 #pragma omp parallel for schedule(dynamic, 1)
   for (guint o = 0; o < m->n_orbits; o++)
     for (guint p = 0; p < m->P; p++)
       ctr_scsr_orbit_forward (m, o, p, ns, X, ax + o * lsz);
   ctr_scsr_lanes_to_rays (m, ax, y, ns);
-  g_free (ax);
-  g_free (X);
+  return TRUE;
 }
 
-void
-ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns)
+gboolean
+ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns, GError **error)
 {
   const gsize psize = ctr_scsr_packed_size (m, ns), lsz = (gsize) m->n_cols * ns * m->K;
-  float *X = g_new0 (float, psize), *D = g_new0 (float, psize);
-  float *bl = g_new (float, ctr_scsr_lane_size (m, ns));
+  if (!(m->K == 8 && ns == 1) && !ctr_scsr_expand (m, error))   /* the kernels' 8-byte elements */
+    return FALSE;
+  g_autofree char *what = g_strdup_printf ("the packed images and lanes of %u slices (SCSR adjoint)", ns);
+  g_autofree float *buf = ctr_memory_try_new (ctr_memory_add (ctr_memory_mul (psize, 2), ctr_scsr_lane_size (m, ns)),
+                                              sizeof (float), FALSE, what, error);
+  if (buf == NULL)
+    return FALSE;
+  float *X = buf, *D = buf + psize, *bl = buf + 2 * psize;
+  memset (buf, 0, 2 * psize * sizeof (float));
   ctr_scsr_rays_to_lanes (m, y, bl, ns);
   /* Each thread its own parts: no two threads write one rep. */
 #pragma omp parallel for schedule(static, 1)
@@ -796,7 +823,5 @@ ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns)
       ctr_scsr_finish_part (m, p, ns, X, D, NULL, FALSE, NULL);
     }
   ctr_scsr_unpack (m, X, x, ns);
-  g_free (bl);
-  g_free (X);
-  g_free (D);
+  return TRUE;
 }

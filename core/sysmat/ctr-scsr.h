@@ -120,21 +120,28 @@ void ctr_scsr_lanes_to_rays (const CtrScsr *m, const float *lanes, float *rays, 
 
 /* y[s][view·n_cols + col] = (A x)[s] for every acquired ray (overwrites y);
  * x[s][pixel] = (Aᵀ y)[s] (overwrites x).  Standard layouts as ctr-sysmat.h. */
-void ctr_scsr_apply (const CtrScsr *m, const float *x, float *y, guint n_slices);
-void ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint n_slices);
+/* FALSE with CTR_ERROR_OUT_OF_MEMORY when the packed images and lanes
+ * (or a compact matrix's 8-byte elements, several slices) cannot be had. */
+gboolean ctr_scsr_apply (const CtrScsr *m, const float *x, float *y, guint n_slices, GError **error);
+gboolean ctr_scsr_apply_adjoint (const CtrScsr *m, const float *y, float *x, guint n_slices, GError **error);
 
 /* Column sums A_oᵀ1 of orbit @orbit (or of every orbit) over its acquired
  * lanes, for one slice, in the packed layout ([rep][K], slots that are one
  * pixel hold the pixel's sum): ctr_scsr_packed_size (m, 1) floats. */
-void ctr_scsr_column_sums_orbit (const CtrScsr *m, guint orbit, float *out);
-void ctr_scsr_column_sums_all (const CtrScsr *m, float *out);
+/* Each FALSE with CTR_ERROR_OUT_OF_MEMORY (naming the buffer) when its
+ * scratch (a packed image and a lane mask of the orbits summed) cannot be
+ * allocated; @out is then undefined. */
+gboolean ctr_scsr_column_sums_orbit (const CtrScsr *m, guint orbit, float *out, GError **error);
+gboolean ctr_scsr_column_sums_all (const CtrScsr *m, float *out, GError **error);
 /* 1 / the column sums of every orbit (0 where a pixel is not seen):
- * [orbit][rep][K], n_orbits · ctr_scsr_packed_size (m, 1) floats. */
-void ctr_scsr_inverse_column_sums (const CtrScsr *m, float *out);
+ * [orbit][rep][K], n_orbits · ctr_scsr_packed_size (m, 1) floats.  FALSE
+ * with CTR_ERROR_OUT_OF_MEMORY as above. */
+gboolean ctr_scsr_inverse_column_sums (const CtrScsr *m, float *out, GError **error);
 /* κ of every orbit: the largest number of the orbit's rays that cross one
  * pixel (the sparsity bound of Censor, Gordon & Gordon 2001, which parallel
- * ART divides its step by); n_orbits floats. */
-void ctr_scsr_orbit_overlaps (const CtrScsr *m, float *kappa);
+ * ART divides its step by); n_orbits floats.  Each thread counts per pixel:
+ * FALSE with CTR_ERROR_OUT_OF_MEMORY when those counts cannot be had. */
+gboolean ctr_scsr_orbit_overlaps (const CtrScsr *m, float *kappa, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrScsr, ctr_scsr_unref)
 

@@ -83,6 +83,28 @@ view_is_colourable (const CtrSysmat *a, guint view, guint n_chunks, gint32 *owne
   return ok;
 }
 
+/* a->view_colourable of every view, each thread with its own owner of
+ * every pixel (allocated up front); FALSE with CTR_ERROR_OUT_OF_MEMORY. */
+static gboolean
+colour_views (CtrSysmat *a, GError **error)
+{
+  const guint T = n_threads ();
+  g_autofree char *what = g_strdup_printf ("the system matrix's chunk owners of %u threads × %" G_GUINT64_FORMAT
+                                           " pixels", T, a->n_pixels);
+  g_autofree gint32 *owners = ctr_memory_try_new (ctr_memory_mul (T, a->n_pixels), sizeof (gint32), FALSE, what, error);
+  if (owners == NULL)
+    return FALSE;
+#pragma omp parallel num_threads(T)
+  {
+    gint32 *owner = owners + (gsize) a->n_pixels * omp_get_thread_num ();
+    memset (owner, 0xff, a->n_pixels * sizeof (gint32));
+#pragma omp for schedule(dynamic, 8)
+    for (guint v = 0; v < a->n_views; v++)
+      a->view_colourable[v] = view_is_colourable (a, v, a->n_chunks, owner);
+  }
+  return TRUE;
+}
+
 CtrSysmat *
 ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
                   GCancellable *cancellable, GError **error)
@@ -187,18 +209,8 @@ ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
   a->n_chunks = MIN (2 * n_threads (), N_CHUNKS_MAX);
   a->n_chunks = MIN (a->n_chunks, nc);
   a->view_colourable = g_new0 (guint8, nv);   /* a byte a view: small */
-  if (a->n_chunks >= 2)
-    {
-#pragma omp parallel
-      {
-        gint32 *owner = g_new (gint32, a->n_pixels);
-        memset (owner, 0xff, a->n_pixels * sizeof (gint32));
-#pragma omp for schedule(dynamic, 8)
-        for (guint v = 0; v < nv; v++)
-          a->view_colourable[v] = view_is_colourable (a, v, a->n_chunks, owner);
-        g_free (owner);
-      }
-    }
+  if (a->n_chunks >= 2 && !colour_views (a, error))
+    g_clear_pointer (&a, ctr_sysmat_unref);
 
 out:
   for (guint v = 0; v < nv; v++)
@@ -407,7 +419,14 @@ ctr_sysmat_apply_adjoint_rows (const CtrSysmat *a, guint64 row_begin, guint64 ro
   /* Many views: per-thread partial images, reduced once. */
   const guint64 np = a->n_pixels;
   const gsize len = (gsize) np * n_slices;
-  float *part = g_new0 (float, len * nt);
+  float *part = g_try_new0 (float, len * nt);
+  if (part == NULL)
+    {
+      /* No room for the threads' partial images: one thread, the same sums
+       * in row order (this function has no error to return). */
+      adjoint_serial (a, row_begin, row_end, w, x, 0, n_slices);
+      return;
+    }
 #pragma omp parallel num_threads(nt)
   {
     const int t = omp_get_thread_num ();
