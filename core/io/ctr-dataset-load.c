@@ -321,9 +321,20 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
                    "%s: the key “%s” must be positive, got %g", where, pitch_u_key, g->pitch_u);
       return NULL;
     }
-  /* The row pitch matters only with several rows; a single-row (2-D) file may
-   * leave it out (1 mm then). */
-  if (!get_double (o, "detector_pitch_v_mm", g->n_rows > 1, 1.0, &g->pitch_v_mm, where, error)
+  /* The row pitch matters only with several rows; a single-row (2-D) fan or
+   * parallel-beam file may leave it out: its slice is then as thick as the
+   * file's "slice_thickness_mm" states (at the isocentre), else 1 mm. */
+  double thickness = 1.0;
+  if (g->n_rows == 1 && g->beam != CTR_BEAM_CONE
+      && !get_double (o, "slice_thickness_mm", FALSE, 1.0, &thickness, where, error))
+    return NULL;
+  if (!(isfinite (thickness) && thickness > 0))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                   "%s: the key “slice_thickness_mm” must be positive, got %g", where, thickness);
+      return NULL;
+    }
+  if (!get_double (o, "detector_pitch_v_mm", g->n_rows > 1, thickness, &g->pitch_v_mm, where, error)
       || !get_double (o, "detector_offset_v_mm", FALSE, 0, &g->offset_v_mm, where, error)
       || !get_bool (o, "rows_increase_with_v", TRUE, &g->rows_increase_with_v, where, error)
       || !get_bool (o, "pixel_size_known", TRUE, &g->pixel_size_known, where, error))

@@ -177,6 +177,17 @@ for name, src, extra in (("head quarter dose", os.path.join(HEAD, "dicom_quarter
     check("iterations" in str(d0.DerivationDescription) or "window" in str(d0.DerivationDescription),
           f"{name}: DerivationDescription names method and parameters: “{d0.DerivationDescription}”")
 
+# A single-row dataset states its slice thickness ("slice_thickness_mm", at
+# the isocentre): the grid's dz and the series' SliceThickness follow it
+# (head-fan-lowdose: 1.5 mm; before, the 1 mm default of a missing row pitch).
+out_dir = os.path.join(T, "thickness-series")
+r = recon(os.path.join(HEAD, "geometry.json"), out_dir + "/", "--format", "dicom", "--size", "64")
+if check(r.returncode == 0, "head-fan-lowdose geometry.json: --format dicom writes"):
+    d0 = pydicom.dcmread(os.path.join(out_dir, sorted(os.listdir(out_dir))[0]))
+    check(abs(float(d0.SliceThickness) - 1.5) < 1e-6,
+          f"head-fan-lowdose: SliceThickness is the stated 1.5 mm (got {d0.SliceThickness})")
+    check(" x 1.5 mm" in r.stderr, "head-fan-lowdose: the grid's slices are 1.5 mm thick")
+
 # ImageJ-compatible float32 stack.
 tif = os.path.join(T, "savu-export.tif")
 if os.path.exists(tif):
