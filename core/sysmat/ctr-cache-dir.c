@@ -224,7 +224,7 @@ ctr_cache_dir_trim (const char *dir, const char *suffix, const void *magic, gsiz
       total += e.bytes;
     }
   g_dir_close (d);
-  qsort (files->data, files->len, sizeof (Entry), entry_cmp);
+  g_array_sort (files, entry_cmp);   /* (qsort of an empty array would pass NULL) */
   for (guint i = 0; i < files->len; i++)
     {
       Entry *e = &g_array_index (files, Entry, i);
