@@ -359,9 +359,8 @@ describe_preparation (const CtrGeometry *geometry, const CtrReconOptions *option
     return g_strdup_printf ("Preparing %s: the cone-beam projector…", name);
   if (options->matrix == CTR_MATRIX_NONE)
     return g_strdup_printf ("Preparing %s: the on-the-fly projector (no stored matrix)…", name);
-  if (options->matrix == CTR_MATRIX_AUTO)
-    return g_strdup_printf ("Preparing %s: the system matrix (kept, cached or built; on the fly where it does not "
-                            "fit in memory)…", name);
+  if (options->matrix == CTR_MATRIX_AUTO)   /* the plan's note says which it chose */
+    return g_strdup_printf ("Preparing %s: the system matrix (kept, cached or built)…", name);
   return g_strdup_printf ("Preparing %s: the %s system matrix (kept, cached or built)…", name,
                           options->matrix == CTR_MATRIX_CSR ? "CSR" : "SCSR");
 }

@@ -103,8 +103,7 @@ ctr_plan_resolve_matrix (const CtrGeometry *g, const CtrGrid *grid, CtrReconOpti
   /* A tenth of the limit kept free: the estimate's error (0.94-1.03 of the
    * measured peak) and what else the machine runs. */
   if (stored.total <= limit - limit / 10)
-    return g_strdup_printf ("matrix: auto chose the stored %s (the run needs %s with it, %s; it pays back within "
-                            "the first iteration)", stored.matrix_kind, need, have);
+    return g_strdup_printf ("matrix: auto chose the stored %s (the run needs %s with it)", stored.matrix_kind, need);
   const CtrMatrixFormat chosen = o->matrix;
   o->matrix = CTR_MATRIX_NONE;
   ctr_plan_memory_estimate (g, grid, o, &fly);

@@ -16,7 +16,7 @@
 static const char *const window_labels[] = { "Ram-Lak (none)", "Shepp-Logan", "Cosine", "Hamming", "Hann", NULL };
 /* CtrMatrixFormat order */
 static const char *const matrix_choices[] = { "auto", "scsr", "csr", "none", NULL };
-static const char *const matrix_labels[] = { "Automatic (stored when it fits)", "SCSR (symmetry-compressed)", "CSR", "None (on the fly)", NULL };
+static const char *const matrix_labels[] = { "Automatic", "SCSR (symmetry-compressed)", "CSR", "None (on the fly)", NULL };
 /* CtrRayModel order */
 static const char *const ray_choices[] = { "joseph", "siddon", "area", NULL };
 static const char *const ray_labels[] = { "Joseph (interpolating)", "Siddon (line length)", "Area integral", NULL };
