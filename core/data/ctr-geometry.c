@@ -291,21 +291,6 @@ ctr_geometry_validate (const CtrGeometry *g, GError **error)
               "are they in degrees? Angles are in radians (%g° = %g rad)", hi - lo, (hi - lo) / (2 * G_PI),
               CTR_GEOMETRY_MAX_CIRCULAR_TURNS, hi - lo, (hi - lo) * G_PI / 180);
     }
-  if (g->source_z_mm == NULL && g->n_views > 1)
-    {
-      /* One circular orbit at one z: more than two turns is not an
-       * acquisition but angles in degrees (72 views over 20,626.5 "rad"). */
-      double lo = g->angles[0], hi = lo;
-      for (guint k = 1; k < g->n_views; k++)
-        {
-          lo = MIN (lo, g->angles[k]);
-          hi = MAX (hi, g->angles[k]);
-        }
-      if (hi - lo > CTR_GEOMETRY_MAX_CIRCULAR_TURNS * 2 * G_PI * (1 + 1e-9))
-        FAIL ("the view angles span %g rad (%.1f turns) on a circular orbit; more than %d turns is not a scan: "
-              "are they in degrees? Angles are in radians (%g° = %g rad)", hi - lo, (hi - lo) / (2 * G_PI),
-              CTR_GEOMETRY_MAX_CIRCULAR_TURNS, hi - lo, (hi - lo) * G_PI / 180);
-    }
   if (g->beam != CTR_BEAM_PARALLEL)
     {
       if (!positive_finite (g->sod_mm))
