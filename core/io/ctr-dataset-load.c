@@ -12,200 +12,11 @@
 #include "io/ctr-tiff.h"
 #include "io/ctr-dicom.h"
 #include "io/ctr-json.h"
+#include "io/ctr-json-get.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------------ */
-/* Typed access to JSON members; @where names the file (or "geometry text").  */
-
-static JsonNode *
-member (JsonObject *o, const char *key)
-{
-  return json_object_has_member (o, key) ? json_object_get_member (o, key) : NULL;
-}
-
-static gboolean
-node_is_number (JsonNode *n)
-{
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
-    return FALSE;
-  GType t = json_node_get_value_type (n);
-  return t == G_TYPE_INT64 || t == G_TYPE_DOUBLE;
-}
-
-/* A number member.  Missing: @def when !@required, else CTR_ERROR_FORMAT. */
-static gboolean
-get_double (JsonObject *o, const char *key, gboolean required, double def, double *out,
-            const char *where, GError **error)
-{
-  JsonNode *n = member (o, key);
-  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
-    {
-      if (required)
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “%s” is missing", where, key);
-          return FALSE;
-        }
-      *out = def;
-      return TRUE;
-    }
-  if (!node_is_number (n))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “%s” must be a number", where, key);
-      return FALSE;
-    }
-  *out = json_node_get_double (n);
-  if (!isfinite (*out))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “%s” must be a finite number",
-                   where, key);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* An integer member (a JSON number with an integral value). */
-static gboolean
-get_int (JsonObject *o, const char *key, gboolean required, gint64 def, gint64 *out,
-         const char *where, GError **error)
-{
-  double d;
-  if (!get_double (o, key, required, (double) def, &d, where, error))
-    return FALSE;
-  if (d != floor (d) || fabs (d) > 9.0e15)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “%s” must be an integer, got %g",
-                   where, key, d);
-      return FALSE;
-    }
-  *out = (gint64) d;
-  return TRUE;
-}
-
-/* A size: an integer >= 1 (0 or less is CTR_ERROR_INVALID_GEOMETRY). */
-static gboolean
-get_size (JsonObject *o, const char *key, gboolean required, guint def, guint *out,
-          const char *where, GError **error)
-{
-  gint64 v;
-  if (!get_int (o, key, required, def, &v, where, error))
-    return FALSE;
-  if (v < 1 || v > G_MAXINT32)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
-                   "%s: the key “%s” must be between 1 and %d, got %" G_GINT64_FORMAT, where, key,
-                   G_MAXINT32, v);
-      return FALSE;
-    }
-  *out = (guint) v;
-  return TRUE;
-}
-
-static gboolean
-get_bool (JsonObject *o, const char *key, gboolean def, gboolean *out, const char *where,
-          GError **error)
-{
-  JsonNode *n = member (o, key);
-  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
-    {
-      *out = def;
-      return TRUE;
-    }
-  if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_BOOLEAN)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “%s” must be true or false",
-                   where, key);
-      return FALSE;
-    }
-  *out = json_node_get_boolean (n);
-  return TRUE;
-}
-
-/* A string member; NULL (and TRUE) when absent and not @required. */
-static gboolean
-get_string (JsonObject *o, const char *key, gboolean required, const char **out,
-            const char *where, GError **error)
-{
-  JsonNode *n = member (o, key);
-  *out = NULL;
-  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
-    {
-      if (required)
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “%s” is missing", where, key);
-          return FALSE;
-        }
-      return TRUE;
-    }
-  if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “%s” must be a string", where, key);
-      return FALSE;
-    }
-  *out = json_node_get_string (n);
-  return TRUE;
-}
-
-/* An optional list of numbers: *@out is NULL (and TRUE is returned) when the
- * key is absent; its length goes to @n_out. */
-static gboolean
-get_numbers (JsonObject *o, const char *key, double **out, guint *n_out, const char *where,
-             GError **error)
-{
-  JsonNode *n = member (o, key);
-  *out = NULL;
-  *n_out = 0;
-  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
-    return TRUE;
-  if (!JSON_NODE_HOLDS_ARRAY (n))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “%s” must be a list of numbers",
-                   where, key);
-      return FALSE;
-    }
-  JsonArray *a = json_node_get_array (n);
-  guint len = json_array_get_length (a);
-  g_autofree double *v = ctr_memory_try_new (MAX (len, 1), sizeof (double), TRUE, "a list of numbers", error);
-  if (v == NULL)
-    {
-      g_prefix_error (error, "%s: the key “%s”: ", where, key);
-      return FALSE;
-    }
-  for (guint i = 0; i < len; i++)
-    {
-      JsonNode *e = json_array_get_element (a, i);
-      if (!node_is_number (e) || !isfinite (json_node_get_double (e)))
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                       "%s: entry %u of the key “%s” is not a finite number", where, i, key);
-          return FALSE;
-        }
-      v[i] = json_node_get_double (e);
-    }
-  *out = g_steal_pointer (&v);
-  *n_out = len;
-  return TRUE;
-}
-
-static JsonObject *
-get_object (JsonObject *o, const char *key, gboolean required, const char *where, GError **error)
-{
-  JsonNode *n = member (o, key);
-  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
-    {
-      if (required)
-        g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “%s” is missing", where, key);
-      return NULL;
-    }
-  if (!JSON_NODE_HOLDS_OBJECT (n))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “%s” must be an object", where, key);
-      return NULL;
-    }
-  return json_node_get_object (n);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Geometry                                                                  */
@@ -231,7 +42,7 @@ static CtrGeometry *
 geometry_from_object (JsonObject *o, const char *where, GError **error)
 {
   const char *type, *shape = NULL;
-  if (!get_string (o, "type", TRUE, &type, where, error))
+  if (!ctr_json_get_string (o, "type", TRUE, &type, where, error))
     return NULL;
 
   CtrBeam beam;
@@ -250,9 +61,9 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
     }
 
   guint views, cols, rows;
-  if (!get_size (o, "views", TRUE, 0, &views, where, error)
-      || !get_size (o, "detector_cols", TRUE, 0, &cols, where, error)
-      || !get_size (o, "detector_rows", FALSE, 1, &rows, where, error))
+  if (!ctr_json_get_size (o, "views", TRUE, 0, &views, where, error)
+      || !ctr_json_get_size (o, "detector_cols", TRUE, 0, &cols, where, error)
+      || !ctr_json_get_size (o, "detector_rows", FALSE, 1, &rows, where, error))
     return NULL;
   /* Sizes before allocations: "views": 1e9 must not take the machine's
    * memory (or abort in the allocator) before it is refused.  What the
@@ -281,7 +92,7 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
   g->shape = CTR_DETECTOR_FLAT;
   if (beam == CTR_BEAM_FAN || beam == CTR_BEAM_CONE)
     {
-      if (!get_string (o, "detector_shape", TRUE, &shape, where, error))
+      if (!ctr_json_get_string (o, "detector_shape", TRUE, &shape, where, error))
         return NULL;
       if (g_str_equal (shape, "curved"))
         g->shape = CTR_DETECTOR_CURVED;
@@ -291,8 +102,8 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
                        "%s: the key “detector_shape” is “%s”; expected “flat” or “curved”", where, shape);
           return NULL;
         }
-      if (!get_double (o, "source_to_isocenter_mm", TRUE, 0, &g->sod_mm, where, error)
-          || !get_double (o, "source_to_detector_mm", TRUE, 0, &g->sdd_mm, where, error))
+      if (!ctr_json_get_double (o, "source_to_isocenter_mm", TRUE, 0, &g->sod_mm, where, error)
+          || !ctr_json_get_double (o, "source_to_detector_mm", TRUE, 0, &g->sdd_mm, where, error))
         return NULL;
       if (g->sod_mm <= 0)
         {
@@ -312,8 +123,8 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
   /* Columns: radians on a curved detector, mm otherwise (FORMAT.md). */
   const char *pitch_u_key = g->shape == CTR_DETECTOR_CURVED ? "detector_pitch_u_rad" : "detector_pitch_u_mm";
   const char *offset_u_key = g->shape == CTR_DETECTOR_CURVED ? "detector_offset_u_rad" : "detector_offset_u_mm";
-  if (!get_double (o, pitch_u_key, TRUE, 0, &g->pitch_u, where, error)
-      || !get_double (o, offset_u_key, FALSE, 0, &g->offset_u, where, error))
+  if (!ctr_json_get_double (o, pitch_u_key, TRUE, 0, &g->pitch_u, where, error)
+      || !ctr_json_get_double (o, offset_u_key, FALSE, 0, &g->offset_u, where, error))
     return NULL;
   if (g->pitch_u <= 0)
     {
@@ -326,7 +137,7 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
    * file's "slice_thickness_mm" states (at the isocentre), else 1 mm. */
   double thickness = 1.0;
   if (g->n_rows == 1 && g->beam != CTR_BEAM_CONE
-      && !get_double (o, "slice_thickness_mm", FALSE, 1.0, &thickness, where, error))
+      && !ctr_json_get_double (o, "slice_thickness_mm", FALSE, 1.0, &thickness, where, error))
     return NULL;
   if (!(isfinite (thickness) && thickness > 0))
     {
@@ -334,10 +145,10 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
                    "%s: the key “slice_thickness_mm” must be positive, got %g", where, thickness);
       return NULL;
     }
-  if (!get_double (o, "detector_pitch_v_mm", g->n_rows > 1, thickness, &g->pitch_v_mm, where, error)
-      || !get_double (o, "detector_offset_v_mm", FALSE, 0, &g->offset_v_mm, where, error)
-      || !get_bool (o, "rows_increase_with_v", TRUE, &g->rows_increase_with_v, where, error)
-      || !get_bool (o, "pixel_size_known", TRUE, &g->pixel_size_known, where, error))
+  if (!ctr_json_get_double (o, "detector_pitch_v_mm", g->n_rows > 1, thickness, &g->pitch_v_mm, where, error)
+      || !ctr_json_get_double (o, "detector_offset_v_mm", FALSE, 0, &g->offset_v_mm, where, error)
+      || !ctr_json_get_bool (o, "rows_increase_with_v", TRUE, &g->rows_increase_with_v, where, error)
+      || !ctr_json_get_bool (o, "pixel_size_known", TRUE, &g->pixel_size_known, where, error))
     return NULL;
   if (g->pitch_v_mm <= 0)
     {
@@ -349,7 +160,7 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
   /* Angles: the explicit list, else start + k·step. */
   guint n_angles = 0;
   g_autofree double *angles = NULL;
-  if (!get_numbers (o, "angles_rad", &angles, &n_angles, where, error))
+  if (!ctr_json_get_numbers (o, "angles_rad", &angles, &n_angles, where, error))
     return NULL;
   if (angles != NULL)
     {
@@ -364,8 +175,8 @@ geometry_from_object (JsonObject *o, const char *where, GError **error)
   else if (json_object_has_member (o, "angle_start_rad") && json_object_has_member (o, "angle_step_rad"))
     {
       double start, step;
-      if (!get_double (o, "angle_start_rad", TRUE, 0, &start, where, error)
-          || !get_double (o, "angle_step_rad", TRUE, 0, &step, where, error))
+      if (!ctr_json_get_double (o, "angle_start_rad", TRUE, 0, &start, where, error)
+          || !ctr_json_get_double (o, "angle_step_rad", TRUE, 0, &step, where, error))
         return NULL;
       ctr_geometry_set_uniform_angles (g, start, step);
     }
@@ -560,7 +371,7 @@ load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const C
 {
   g_autofree char *ctx = g_strdup_printf ("%s, “%s”", where, spec_key);
   const char *layout;
-  if (!get_string (spec, "layout", TRUE, &layout, ctx, error))
+  if (!ctr_json_get_string (spec, "layout", TRUE, &layout, ctx, error))
     return NULL;
 
   const guint V = g->n_views, R = g->n_rows, C = g->n_cols;
@@ -570,7 +381,7 @@ load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const C
     {
       /* A folder of DICOM projections (ctr-dicom.h); the JSON's geometry wins. */
       const char *folder;
-      if (!get_string (spec, "folder", TRUE, &folder, ctx, error))
+      if (!ctr_json_get_string (spec, "folder", TRUE, &folder, ctx, error))
         return NULL;
       g_autofree char *path = resolve (d, base_dir, folder);
       CtrProjections *dp = ctr_dicom_load_projections (path, g, cancellable, error);
@@ -580,13 +391,13 @@ load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const C
     }
 
   SampleClaim claim = { kind, NULL, 0, 0 };
-  if (!get_string (spec, "dtype", FALSE, &claim.dtype, ctx, error))
+  if (!ctr_json_get_string (spec, "dtype", FALSE, &claim.dtype, ctx, error))
     return NULL;
   g_autoptr (CtrProjections) p = NULL;
   if (g_str_equal (layout, "sinogram") || g_str_equal (layout, "view_pages"))
     {
       const char *file;
-      if (!get_string (spec, "file", TRUE, &file, ctx, error))
+      if (!ctr_json_get_string (spec, "file", TRUE, &file, ctx, error))
         return NULL;
       g_autofree char *path = resolve (d, base_dir, file);
       if (check_cancelled (cancellable, error))
@@ -617,9 +428,9 @@ load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const C
     {
       const char *pattern;
       gint64 first, count;
-      if (!get_string (spec, "pattern", TRUE, &pattern, ctx, error)
-          || !get_int (spec, "first_index", FALSE, 0, &first, ctx, error)
-          || !get_int (spec, "count", FALSE, V, &count, ctx, error))
+      if (!ctr_json_get_string (spec, "pattern", TRUE, &pattern, ctx, error)
+          || !ctr_json_get_int (spec, "first_index", FALSE, 0, &first, ctx, error)
+          || !ctr_json_get_int (spec, "count", FALSE, V, &count, ctx, error))
         return NULL;
       g_autofree char *prefix = NULL, *suffix = NULL;
       int width;
@@ -716,7 +527,7 @@ load_counts_fields (CtrDataset *d, CtrProjections *p, JsonObject *root, JsonObje
     {
       const char *file = NULL;
       JsonObject *o = json_object_has_member (spec, keys[k]) ? spec : root;
-      if (!get_string (o, keys[k], FALSE, &file, where, error))
+      if (!ctr_json_get_string (o, keys[k], FALSE, &file, where, error))
         return FALSE;
       if (file == NULL)
         continue;
@@ -728,7 +539,7 @@ load_counts_fields (CtrDataset *d, CtrProjections *p, JsonObject *root, JsonObje
         return FALSE;
     }
   JsonObject *o = json_object_has_member (spec, "I0") ? spec : root;
-  if (!get_double (o, "I0", FALSE, 0.0, &p->i0, where, error))
+  if (!ctr_json_get_double (o, "I0", FALSE, 0.0, &p->i0, where, error))
     return FALSE;
   if (p->i0 < 0)
     {
@@ -755,7 +566,7 @@ load_photon_count (CtrProjections *p, JsonObject *root, JsonObject *spec, const 
   if (!json_object_has_member (o, "I0"))
     return TRUE;   /* keeps what the projections brought (DICOM PhotonStatistics) */
   double i0;
-  if (!get_double (o, "I0", TRUE, 0.0, &i0, where, error))
+  if (!ctr_json_get_double (o, "I0", TRUE, 0.0, &i0, where, error))
     return FALSE;
   if (!(i0 > 0))
     {
@@ -776,8 +587,8 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
 {
   g_autofree char *ctx = g_strdup_printf ("%s, “reference”", where);
   const char *file, *unit;
-  if (!get_string (ref, "file", TRUE, &file, ctx, error)
-      || !get_string (ref, "unit", FALSE, &unit, ctx, error))
+  if (!ctr_json_get_string (ref, "file", TRUE, &file, ctx, error)
+      || !ctr_json_get_string (ref, "unit", FALSE, &unit, ctx, error))
     return NULL;
   g_autofree char *path = resolve (d, base_dir, file);
   CtrTiffInfo info;
@@ -793,7 +604,7 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
   CtrGrid grid = { info.width, info.height, info.pages, 0, 0, g->pitch_v_mm, 0, 0, 0 };
   guint n;
   g_autofree double *shape = NULL, *spacing = NULL, *center = NULL;
-  if (!get_numbers (ref, "shape_zyx", &shape, &n, ctx, error))
+  if (!ctr_json_get_numbers (ref, "shape_zyx", &shape, &n, ctx, error))
     return NULL;
   if (shape != NULL)
     {
@@ -810,7 +621,7 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
   for (guint k = 0; k < 2; k++)
     {
       gint64 v;
-      if (!get_int (ref, dims[k], FALSE, found[k], &v, ctx, error))
+      if (!ctr_json_get_int (ref, dims[k], FALSE, found[k], &v, ctx, error))
         return NULL;
       if (v != found[k])
         {
@@ -821,7 +632,7 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
         }
     }
 
-  if (!get_numbers (ref, "spacing_xyz_mm", &spacing, &n, ctx, error))
+  if (!ctr_json_get_numbers (ref, "spacing_xyz_mm", &spacing, &n, ctx, error))
     return NULL;
   if (spacing != NULL)
     {
@@ -837,7 +648,7 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
     }
   else
     {
-      if (!get_double (ref, "pixel_size_mm", TRUE, 0, &grid.dx, ctx, error))
+      if (!ctr_json_get_double (ref, "pixel_size_mm", TRUE, 0, &grid.dx, ctx, error))
         {
           g_prefix_error (error, "(or “spacing_xyz_mm”) ");
           return NULL;
@@ -853,7 +664,7 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
     }
 
   g_autofree double *zs = NULL;
-  if (!get_numbers (ref, "z_mm", &zs, &n, ctx, error))
+  if (!ctr_json_get_numbers (ref, "z_mm", &zs, &n, ctx, error))
     return NULL;
   if (zs != NULL)
     {
@@ -872,7 +683,7 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
       grid.dz = dz;
       grid.cz = 0.5 * (zs[0] + zs[n - 1]);
     }
-  if (!get_numbers (ref, "center_mm", &center, &n, ctx, error))
+  if (!ctr_json_get_numbers (ref, "center_mm", &center, &n, ctx, error))
     return NULL;
   if (center != NULL)
     {
@@ -945,10 +756,10 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
   d->path = g_strdup (abs_path);
   ctr_dataset_add_input (d, abs_path);
   const char *name;
-  if (!get_string (root, "name", FALSE, &name, abs_path, error))
+  if (!ctr_json_get_string (root, "name", FALSE, &name, abs_path, error))
     return NULL;
   d->name = name != NULL ? g_strdup (name) : g_path_get_basename (abs_path);
-  if (!get_double (root, "mu_water_per_mm", FALSE, 0.0, &d->mu_water, abs_path, error))
+  if (!ctr_json_get_double (root, "mu_water_per_mm", FALSE, 0.0, &d->mu_water, abs_path, error))
     return NULL;
   if (d->mu_water < 0 || (json_object_has_member (root, "mu_water_per_mm") && d->mu_water == 0))
     {
@@ -963,7 +774,7 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
     return NULL;
 
   const char *kind_s;
-  if (!get_string (root, "kind", TRUE, &kind_s, abs_path, error))
+  if (!ctr_json_get_string (root, "kind", TRUE, &kind_s, abs_path, error))
     return NULL;
   CtrProjKind kind;
   if (g_str_equal (kind_s, "line_integrals"))
@@ -977,7 +788,7 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
       return NULL;
     }
 
-  JsonObject *variants = get_object (root, "variants", FALSE, abs_path, &local);
+  JsonObject *variants = ctr_json_get_object (root, "variants", FALSE, abs_path, &local);
   if (local != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));
@@ -1009,13 +820,13 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
           return NULL;
         }
       variant_key = g_strdup_printf ("variants.%s", variant);
-      spec = get_object (variants, variant, TRUE, abs_path, error);
+      spec = ctr_json_get_object (variants, variant, TRUE, abs_path, error);
       spec_key = variant_key;
       d->variant = g_strdup (variant);
     }
   else
     {
-      spec = get_object (root, "projections", TRUE, abs_path, error);
+      spec = ctr_json_get_object (root, "projections", TRUE, abs_path, error);
       spec_key = "projections";
     }
   if (spec == NULL)
@@ -1039,7 +850,7 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
       return NULL;
     }
 
-  JsonObject *ref = get_object (root, "reference", FALSE, abs_path, &local);
+  JsonObject *ref = ctr_json_get_object (root, "reference", FALSE, abs_path, &local);
   if (local != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));
