@@ -28,8 +28,8 @@
 
 #define MU_WATER CTR_MU_WATER_PER_MM
 
-static gboolean
-parse_volume (const char *text, guint n[3])
+gboolean
+ctr_cli_bench_parse_volume (const char *text, guint n[3])
 {
   g_auto (GStrv) parts = g_strsplit_set (text, "xX", -1);
   guint k = g_strv_length (parts);
@@ -101,7 +101,7 @@ ctr_cli_bench_fdk (int argc, char **argv)
       return 2;
     }
   guint n[3] = { 256, 256, 256 };
-  if (volume != NULL && !parse_volume (volume, n))
+  if (volume != NULL && !ctr_cli_bench_parse_volume (volume, n))
     {
       fprintf (stderr, "ctrecon-cli bench fdk: --volume takes N or NXxNYxNZ, got '%s'\n", volume);
       return 2;

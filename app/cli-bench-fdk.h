@@ -1,6 +1,8 @@
 /* cli-bench-fdk.h — `ctrecon-cli bench fdk`: FDK timing on a synthetic scan. */
 #pragma once
 
+#include <glib.h>
+
 /**
  * ctr_cli_bench_fdk:
  * `bench fdk --volume N|NXxNYxNZ --views V --detector R C [--backend cpu]
@@ -13,3 +15,6 @@
  * (failure, message on stderr) or 2 (bad usage).
  */
 int ctr_cli_bench_fdk (int argc, char **argv);
+
+/* "N" (N³) or "NXxNYxNZ", each 1 … 16384, into @n; FALSE otherwise. */
+gboolean ctr_cli_bench_parse_volume (const char *text, guint n[3]);

@@ -21,7 +21,7 @@ static const struct {
   { "montage", ctr_cli_montage, "images side by side in HU with captions and their window, and a difference (PNG)" },
   { "roi", ctr_cli_roi, "mean, SD and CNR in HU inside circular/rectangular ROIs of an image (JSON on stdout)" },
   { "iq", ctr_cli_iq, "task-based image quality (AAPM TG-233): NPS, TTF of inserts, d′ of NPW/NPWE observers" },
-  { "bench", ctr_cli_bench, "benchmarks: 'bench art' (parallel ART, CSR vs SCSR), 'bench fdk' (cone-beam FDK); JSON on stdout" },
+  { "bench", ctr_cli_bench, "benchmarks: 'bench art' (parallel ART, CSR vs SCSR), 'bench fdk' (cone-beam FDK), 'bench cone' (iterative cone beam); JSON on stdout" },
   { "metrics", ctr_cli_metrics, "RMSE, PSNR, SSIM of an image against a reference (JSON on stdout)" },
   { "project", ctr_cli_project, "forward-project an image (TIFF) through a geometry.json (fan, parallel, cone, vectors)" },
   { "import-geometry", ctr_cli_import_geometry, "an ASTRA (proj_geom as JSON) or RTK (geometry XML) geometry as our geometry.json" },

@@ -175,6 +175,75 @@ CtrCudaStatus ctr_cuda_csr_adjoint (CtrCudaCsr *d, const float *y, float *x, cha
 CtrCudaStatus ctr_cuda_csr_iterate_part (CtrCudaCsr *d, int nonneg, double *update_ms,
                                          double *residual, double *residual_ms, char *err);
 
+/* ------------------------------------ cone-beam projector pair (Joseph) -- */
+/* gpu/ctr-cuda-cone.cu; the GLib side (the operator) is gpu/ctr-cuda-cone.c.
+ * The ray model of core/sysmat/ctr-cone-projector.h. */
+
+typedef struct {
+  unsigned n_views, n_rows, n_cols;   /* detector */
+  unsigned nx, ny, nz;                /* volume, [z][y][x] */
+  double x0, y0, z0;        /* centre of voxel (0, 0, 0), mm (ctr_grid_x/y/z (grid, 0)) */
+  double dx, dy, dz;        /* voxel size, mm */
+  const double *src;        /* host, [view][3]: the source S_v, mm */
+  const double *ray0;       /* host, [view][col][3]: detector point of row 0 − S_v, mm */
+  const double *drow;       /* host, [view][3]: the detector point's step per row, mm */
+  const uint8_t *mask;      /* host, nullable, [view][row][col]: 0 = a ray left out */
+} CtrCudaConeDesc;
+
+typedef struct CtrCudaCone CtrCudaCone;
+
+/* The session's device buffers: the first three are volumes (nx·ny·nz
+ * floats, [z][y][x]), the others data (n_views·n_rows·n_cols floats,
+ * [view][row][col]). */
+typedef enum {
+  CTR_CUDA_CONE_X = 0,      /* the image */
+  CTR_CUDA_CONE_D = 1,      /* the adjoint's target (update, Aᵀ y) */
+  CTR_CUDA_CONE_CS = 2,     /* column sums Aᵀ1, or SIRT's scale */
+  CTR_CUDA_CONE_Y = 3,      /* the forward projection's target */
+  CTR_CUDA_CONE_R = 4,      /* the adjoint's source (a residual) */
+  CTR_CUDA_CONE_B = 5,      /* the measured data */
+  CTR_CUDA_CONE_COEF = 6,   /* per-ray coefficients */
+  CTR_CUDA_CONE_VALID = 7,  /* 1/0 per ray, for the residual */
+  CTR_CUDA_CONE_N_BUFS = 8
+} CtrCudaConeBuf;
+
+/* Uploads the geometry tables and allocates every buffer (zeroed) after
+ * checking the device's free memory (CTR_CUDA_NO_MEMORY with the sizes). */
+CtrCudaStatus ctr_cuda_cone_create (const CtrCudaConeDesc *desc, CtrCudaCone **out, char *err);
+void ctr_cuda_cone_destroy (CtrCudaCone *c);
+size_t ctr_cuda_cone_device_bytes (const CtrCudaCone *c);
+
+/* Floats [@offset, @offset + @n) of a buffer from / to the host (returns
+ * when the copy is done; CTR_CUDA_INVALID outside the buffer). */
+CtrCudaStatus ctr_cuda_cone_upload (CtrCudaCone *c, CtrCudaConeBuf which, size_t offset, const float *host,
+                                    size_t n, char *err);
+CtrCudaStatus ctr_cuda_cone_download (CtrCudaCone *c, CtrCudaConeBuf which, size_t offset, float *host,
+                                      size_t n, char *err);
+/* Queued on the session's stream (ctr_cuda_cone_sync waits): */
+CtrCudaStatus ctr_cuda_cone_zero (CtrCudaCone *c, CtrCudaConeBuf which, char *err);
+/* Y = A X on the rays of views [v0, v0 + nviews) (0 on masked rays). */
+CtrCudaStatus ctr_cuda_cone_forward (CtrCudaCone *c, unsigned v0, unsigned nviews, char *err);
+/* D += A_Sᵀ R (@ones: A_Sᵀ1), and with @with_weights CS += A_Sᵀ1, S the
+ * unmasked rays of views [v0, v0 + nviews). */
+CtrCudaStatus ctr_cuda_cone_adjoint (CtrCudaCone *c, unsigned v0, unsigned nviews, int ones, int with_weights,
+                                     char *err);
+/* R = step · COEF ∘ (B − Y) on the rays of views [v0, v0 + nviews). */
+CtrCudaStatus ctr_cuda_cone_residual (CtrCudaCone *c, unsigned v0, unsigned nviews, float step, char *err);
+/* X += D (@mode 0), X += D / CS where CS > 0 (1), X += CS ∘ D (2); then
+ * clipped at 0 with @nonneg. */
+CtrCudaStatus ctr_cuda_cone_apply (CtrCudaCone *c, int mode, int nonneg, char *err);
+CtrCudaStatus ctr_cuda_cone_sync (CtrCudaCone *c, char *err);
+/* One pass on the device: SIRT (@sart 0: X += CS ∘ Aᵀ(COEF ∘ (B − A X)),
+ * CS holding λ/column sums) or SART (@sart 1: view by view in @order, a
+ * host array of n_views entries, NULL: 0 … n_views − 1, with the step
+ * @step[view] (host, NULL: 1), divided by the view's column sums).
+ * *@update_ms: its device time; @residual (nullable): ||B − A X|| / ||B||
+ * over the VALID rays afterwards (one more forward pass, which SIRT's next
+ * pass reuses), *@residual_ms its device time. */
+CtrCudaStatus ctr_cuda_cone_iterate (CtrCudaCone *c, int sart, const unsigned *order, const float *step,
+                                     int nonneg, double *update_ms, double *residual, double *residual_ms,
+                                     char *err);
+
 /* ------------------------------------------------------ FDK (cone beam) -- */
 /* gpu/ctr-cuda-fdk.cu; the GLib side is gpu/ctr-cuda-fdk.c. */
 

@@ -42,10 +42,10 @@ bundle () {
   if [ ! -f build-cuda/build.ninja ]; then
     meson setup build-cuda -Dgui=disabled -Dcuda=enabled || exit 1
   fi
-  ninja -C build-cuda -j2 app/ctrecon-cli tests/test-gpu tests/test-gpu-fdk || exit 1
+  ninja -C build-cuda -j2 app/ctrecon-cli tests/test-gpu tests/test-gpu-fdk tests/test-gpu-cone || exit 1
   rm -rf "$B"
   mkdir -p "$B/bin" "$B/lib" "$B/data"
-  cp build-cuda/app/ctrecon-cli build-cuda/tests/test-gpu build-cuda/tests/test-gpu-fdk "$B/bin/"
+  cp build-cuda/app/ctrecon-cli build-cuda/tests/test-gpu build-cuda/tests/test-gpu-fdk build-cuda/tests/test-gpu-cone "$B/bin/"
   # Libraries outside the base system and CUDA: glibc, libstdc++, libgcc and
   # CUDA's own are the device's (its image is newer than this Debian 12, so
   # the binaries built here run there); everything else travels.
@@ -275,6 +275,73 @@ PY
     echo "ncu rc=$?"
     grep -E "orbit_rows|Duration|Memory Throughput|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp|No Eligible|Block Limit" "$OUT/ncu-orbit-rows.txt" | head -n 60
     ;;
+  cone)
+    device_env
+    set -o pipefail
+    timeout 120 "$B/bin/test-gpu-cone" --verbose 2>&1 | tee "$OUT/test-gpu-cone.log" | grep -E "^# [a-z]|^ok|^not ok|Bail|skipped"
+    echo "test-gpu-cone rc=$?"
+    timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 "$B/bin/test-gpu-cone" -p /ctr/gpu-cone/methods/flat \
+      > "$OUT/sanitizer-memcheck-cone.log" 2>&1
+    echo "compute-sanitizer memcheck (cone methods, flat): rc=$? — $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-memcheck-cone.log" | tr '\n' ' ')"
+    cone_bench () {
+      local name=$1 limit=$2
+      shift 2
+      echo "== bench cone $name: $*"
+      timeout "$limit" "$B/bin/ctrecon-cli" bench cone "$@" > "$OUT/cone-$name.out" 2> "$OUT/cone-$name.err"
+      echo "rc=$?"
+      tail -n 1 "$OUT/cone-$name.out" > "$OUT/cone-$name.json"
+      grep -E "backend|projector|fall|CPU runs" "$OUT/cone-$name.err" | head -n 4
+    }
+    cone_bench w5-sirt-cuda 90 --backend cuda -m sirt -n 10
+    cone_bench w5-sart-cuda 90 --backend cuda -m sart -n 2
+    cone_bench w5-cgls-cuda 90 --backend cuda -m cgls -n 5
+    cone_bench w5-pwls-cuda 120 --backend cuda -m pwls -n 3
+    cone_bench w5-sirt-cpu 150 --backend cpu -m sirt -n 2
+    cone_bench w6-sirt-cuda 150 --backend cuda -m sirt -n 3 --volume 512 --views 720 --rows 512 --cols 512
+    python3 - "$OUT" <<'PY'
+import json, sys, os
+t = {}
+for name in ("w5-sirt-cuda", "w5-sart-cuda", "w5-cgls-cuda", "w5-pwls-cuda", "w5-sirt-cpu", "w6-sirt-cuda"):
+    try:
+        j = json.load(open(os.path.join(sys.argv[1], "cone-%s.json" % name)))
+    except Exception:
+        print("%-14s no result" % name); continue
+    t[name] = j["iteration_s"]
+    print("%-14s %-5s %s %-4s %d iterations: median %.4f s/iteration (min %.4f), %.2f GUPS, set-up %.2f s, peak RSS %.0f MiB, centre %.5f (true %.5f)"
+          % (name, j["backend"], "x".join(map(str, j["volume"])), j["method"], j["iterations"], j["iteration_s"],
+             j["iteration_s_min"], j["gups"], j["setup_s"], j["peak_rss_mib"], j["centre_value_per_mm"], j["true_value_per_mm"]))
+if "w5-sirt-cuda" in t and "w5-sirt-cpu" in t:
+    print("W5 SIRT: device %.2fx the host's cores (same run)" % (t["w5-sirt-cpu"] / t["w5-sirt-cuda"]))
+PY
+    ;;
+  session37)
+    # one lease: the cone pair first (new), then the fan kernels and FDK
+    bash "$here/gpu/run-on-device.sh" cone
+    device_env
+    echo "######## test (existing suites)"
+    timeout 120 "$B/bin/test-gpu" -p /ctr/gpu/products -p /ctr/gpu/solvers -p /ctr/gpu/reports -p /ctr/gpu/methods -p /ctr/gpu/selfcheck 2>&1 | grep -E "^ok|^not ok|Bail" | tr '\n' ' '
+    echo "test-gpu rc=$?"
+    timeout 120 "$B/bin/test-gpu-fdk" 2>&1 | grep -E "^ok|^not ok|Bail" | tr '\n' ' '
+    echo "test-gpu-fdk rc=$?"
+    "$B/bin/ctrecon-cli" selftest 2>&1 | tail -n 8
+    echo "######## w1: rows vs blocked vs cuSPARSE"
+    W1="--image 512 --views 720 --cols 1024"
+    bench w1-cuda --backend cuda $W1 --iterations 20
+    CTR_CUDA_KERNEL=blocked bench w1-cuda-blocked --backend cuda $W1 --iterations 20
+    bench w1-cusparse --backend cusparse $W1 --iterations 5
+    summary w1-cuda w1-cuda-blocked w1-cusparse
+    python3 - "$OUT" <<'PY'
+import json, sys, os
+try:
+    a = json.load(open(os.path.join(sys.argv[1], "w1-cuda.json")))["iteration_s"]
+    b = json.load(open(os.path.join(sys.argv[1], "w1-cuda-blocked.json")))["iteration_s"]
+    print("W1 rows %.4f ms, blocked %.4f ms: blocked/rows %.2f" % (1e3 * a, 1e3 * b, b / a))
+except Exception as e:
+    print("W1 rows vs blocked: no result (%s)" % e)
+PY
+    echo "######## w3"
+    timeout 200 bash "$here/gpu/run-on-device.sh" w3 | tail -n 4
+    ;;
   all)
     # Every step in one command (for a short lease): test, w1, w3, w2, q1.
     for step in test w1 w3 w2 q1 methods; do
@@ -283,7 +350,7 @@ PY
     done
     ;;
   *)
-    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | methods | profile | all (on the GPU machine)"
+    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | methods | cone | session37 | profile | all (on the GPU machine)"
     exit 2
     ;;
 esac

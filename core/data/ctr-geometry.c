@@ -507,6 +507,29 @@ ctr_helix_pitch (const CtrGeometry *g)
 }
 
 void
+ctr_cone_ray_ends (const CtrGeometry *g, guint view, double col, double row,
+                   double origin[3], double point[3])
+{
+  if (g->vectors != NULL)
+    {
+      /* detector point = D + a·u + b·v */
+      const double *w = g->vectors + (gsize) view * CTR_GEOMETRY_VECTOR_LEN;
+      const double a = col - (g->n_cols - 1) * 0.5;
+      const double b = g->beam == CTR_BEAM_CONE ? row - (g->n_rows - 1) * 0.5 : 0.0;
+      for (guint k = 0; k < 3; k++)
+        {
+          origin[k] = w[k];
+          point[k] = w[3 + k] + a * w[6 + k] + b * w[9 + k];
+        }
+      return;
+    }
+  /* The frame of ctr-helix.h: detector centred on the focal centre, the
+   * ray from the (possibly shifted) source to the detector point. */
+  ctr_geometry_source (g, view, origin);
+  detector_point (g, view, col, row, point);
+}
+
+void
 ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
               double origin[3], double dir[3])
 {

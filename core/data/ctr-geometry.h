@@ -219,6 +219,18 @@ void ctr_geometry_ray (const CtrGeometry *g, guint view, double col,
 void ctr_cone_ray (const CtrGeometry *g, guint view, double col, double row,
                    double origin[3], double dir[3]);
 
+/**
+ * ctr_cone_ray_ends:
+ * The two ends of ctr_cone_ray's ray: the source @origin and the detector
+ * point @point of (@col, @row) (3 doubles each, mm); ctr_cone_ray's @dir is
+ * (point − origin) normalised.  For every geometry ctr_cone_ray serves, the
+ * point is affine in @row (rows are straight lines on the detector: flat
+ * panel, cylinder about z, per-view vectors), which the GPU's cone
+ * projector relies on (gpu/ctr-cuda-cone.c checks it).
+ */
+void ctr_cone_ray_ends (const CtrGeometry *g, guint view, double col, double row,
+                        double origin[3], double point[3]);
+
 /* ---- helical scans (the rays and coverage: ctr-helix.h) ---- */
 
 /* TRUE for a cone-beam geometry whose source z (source_z_mm) moves by more

@@ -191,3 +191,34 @@ ctr_backend_fdk (const CtrBackend *b)
       return fdk_registry[i].fn;
   return NULL;
 }
+
+/* Cone-beam operators by backend name (ctr_backend_register_cone). */
+static struct {
+  const char *name;
+  CtrBackendConeOperator fn;
+} cone_registry[MAX_BACKENDS];
+static guint n_cone;
+
+void
+ctr_backend_register_cone (const char *name, CtrBackendConeOperator fn)
+{
+  if (name == NULL || fn == NULL || n_cone == MAX_BACKENDS)
+    return;
+  for (guint i = 0; i < n_cone; i++)
+    if (strcmp (cone_registry[i].name, name) == 0)
+      return;
+  cone_registry[n_cone].name = name;
+  cone_registry[n_cone].fn = fn;
+  n_cone++;
+}
+
+CtrBackendConeOperator
+ctr_backend_cone (const CtrBackend *b)
+{
+  if (b == NULL)
+    return NULL;
+  for (guint i = 0; i < n_cone; i++)
+    if (strcmp (cone_registry[i].name, b->name) == 0)
+      return cone_registry[i].fn;
+  return NULL;
+}

@@ -127,4 +127,31 @@ void ctr_backend_register_fdk (const char *name, CtrBackendRunFdk fn);
 /* (nullable) @b's FDK; NULL for the CPU (ctr_fdk_run) and a backend without. */
 CtrBackendRunFdk ctr_backend_fdk (const CtrBackend *b);
 
+/**
+ * CtrBackendConeOperator:
+ * A backend's operator (sysmat/ctr-operator.h) for the cone-beam projector
+ * pair of @g on @grid: the ray model of sysmat/ctr-cone-projector.h (Joseph
+ * 1982, bilinear in the transverse axis and z, exact adjoint), the same
+ * subsets (one view each, the same visiting order) and layouts (volume
+ * [z][y][x], data [view][row][col]) as sysmat/ctr-cone-op.h, so the
+ * iteration driver and every method run on it unchanged.  @mask
+ * (nullable; n_views·n_rows·n_cols bytes, [view][row][col]; read, not
+ * kept): the rays whose entry is 0 are rows of zeros, as
+ * ctr_cone_op_new_masked.  Returns (transfer full) the operator, or NULL
+ * with CTR_ERROR_BACKEND_UNAVAILABLE (no device, a failed device call),
+ * CTR_ERROR_OUT_OF_MEMORY (too little device memory) or
+ * CTR_ERROR_UNSUPPORTED (a geometry the backend's pair does not take); the
+ * caller then runs the CPU's operator and says why.
+ */
+typedef CtrOperator *(*CtrBackendConeOperator) (const CtrBackend *self, const CtrGeometry *g,
+                                                const CtrGrid *grid, const guint8 *mask, GError **error);
+
+/* Records @fn as the cone-beam operator of the backend named @name (from
+ * the GPU library's constructor, as ctr_backend_register_fdk). */
+void ctr_backend_register_cone (const char *name, CtrBackendConeOperator fn);
+
+/* (nullable) @b's cone-beam operator; NULL for the CPU (ctr_cone_op_new)
+ * and a backend without. */
+CtrBackendConeOperator ctr_backend_cone (const CtrBackend *b);
+
 G_END_DECLS

@@ -1,10 +1,14 @@
 /* ctr-route-cone.c — the cone-beam route (ctr-plan-route.h): SART, SIRT,
  * CGLS, PWLS and ASD-POCS on the 3-D grid of a circular or per-view-vector
  * cone beam, with the cone-beam projector pair (ctr-cone-projector.h) as the
- * operator, on the CPU (no backend has a cone-beam projector).
+ * operator: the plan's backend's pair when it has one (the GPU's, gpu/), the
+ * CPU's otherwise, or when the device cannot take the problem (with a note
+ * saying why) or fails before the first report (the run starts again on the
+ * CPU, ctr_iterate_run's fall-back).
  */
 #include "plan/ctr-plan-route.h"
 #include "plan/ctr-plan-common.h"
+#include "plan/ctr-backend.h"
 #include "data/ctr-helix.h"
 #include "solve/ctr-iterate.h"
 #include "solve/ctr-solvers.h"
@@ -26,6 +30,20 @@ cone_free (CtrRouteState *rs)
   g_free (c);
 }
 
+/* The CPU's pair as an operator. */
+static CtrOperator *
+cpu_operator (CtrRouteState *rs, GError **error)
+{
+  CtrConeProjector *cp = ctr_cone_projector_new (rs->g, &rs->grid, error);
+  return cp != NULL ? ctr_cone_op_new (cp, error) : NULL;
+}
+
+static CtrOperator *
+cpu_fallback (gpointer data, GError **error)
+{
+  return cpu_operator (data, error);
+}
+
 static gboolean
 cone_applies (const CtrGeometry *g, const CtrReconOptions *o)
 {
@@ -45,14 +63,23 @@ cone_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
   if (!ctr_route_state_select_backend (rs, error))
     return NULL;
   if (rs->backend != ctr_backend_cpu ())
-    ctr_route_state_add_note (rs, g_strdup_printf ("backend %s has no cone-beam projector; the CPU runs %s",
-                                                   rs->backend->name, ctr_method_name (o->method)));
-  rs->backend = ctr_backend_cpu ();
-  CtrConeProjector *cp = ctr_cone_projector_new (rs->g, &rs->grid, error);
-  if (cp == NULL)
-    return NULL;
-  c->op = ctr_cone_op_new (cp, error);
-  if (c->op == NULL)
+    {
+      CtrBackendConeOperator make = ctr_backend_cone (rs->backend);
+      g_autoptr (GError) e = NULL;
+      if (make != NULL && ctr_geometry_validate (rs->g, error) && ctr_grid_validate (&rs->grid, error))
+        c->op = make (rs->backend, rs->g, &rs->grid, NULL, &e);
+      else if (make != NULL)
+        return NULL;
+      if (c->op == NULL)
+        {
+          ctr_route_state_add_note (rs, e != NULL
+                                    ? g_strdup_printf ("%s; the CPU runs %s", e->message, ctr_method_name (o->method))
+                                    : g_strdup_printf ("backend %s has no cone-beam projector; the CPU runs %s",
+                                                       rs->backend->name, ctr_method_name (o->method)));
+          rs->backend = ctr_backend_cpu ();
+        }
+    }
+  if (c->op == NULL && (c->op = cpu_operator (rs, error)) == NULL)
     return NULL;
   rs->info.operator_name = c->op->klass->name;
   ctr_route_state_add_note (rs, g_strdup (c->op->description));
@@ -68,9 +95,25 @@ cone_execute (CtrRouteState *rs, const CtrProjections *p, const CtrVolume *refer
   g_autoptr (CtrVolume) ref = NULL;
   if (!ctr_route_state_reference (rs, reference, CTR_RESAMPLE_VOLUME, &ref, error))
     return NULL;
-  /* No fall-back: the operator is the CPU's. */
-  return ctr_iterate_run (c->op, ctr_solver_class (rs->o.method), NULL, NULL, p, &rs->o, ref,
-                          callback, user_data, cancellable, NULL, error);
+  g_autofree char *note = NULL;
+  const gboolean on_cpu = rs->backend == ctr_backend_cpu ();
+  CtrVolume *img = ctr_iterate_run (c->op, ctr_solver_class (rs->o.method), on_cpu ? NULL : cpu_fallback, rs,
+                                    p, &rs->o, ref, callback, user_data, cancellable, &note, error);
+  if (note != NULL)
+    {
+      /* The device failed before the first iteration: the CPU from now on. */
+      ctr_route_state_add_note (rs, g_steal_pointer (&note));
+      g_autoptr (GError) e = NULL;
+      CtrOperator *cpu = cpu_operator (rs, &e);
+      if (cpu != NULL)
+        {
+          ctr_operator_unref (c->op);
+          c->op = cpu;
+          rs->backend = ctr_backend_cpu ();
+          rs->info.operator_name = cpu->klass->name;
+        }
+    }
+  return img;
 }
 
 static gboolean

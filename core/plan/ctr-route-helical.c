@@ -30,6 +30,7 @@
  */
 #include "plan/ctr-plan-route.h"
 #include "plan/ctr-plan-common.h"
+#include "plan/ctr-backend.h"
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
 #include "data/ctr-helix.h"
@@ -55,6 +56,11 @@ typedef struct
   CtrGrid model;         /* the slab's volume */
   CtrOperator *op;
   double setup_s;
+  const CtrBackend *slab_backend;  /* where the slab's operator runs */
+  /* for the CPU fall-back when the device fails before the first report */
+  CtrGeometry *sub_geometry;
+  guint8 *sub_mask;
+  char *backend_line;    /* "backend: NAME" of the slab, for the notes */
 } HelicalState;
 
 static void
@@ -70,6 +76,9 @@ helical_free (CtrRouteState *rs)
   g_free (hp->views);
   if (hp->op != NULL)
     ctr_operator_unref (hp->op);
+  ctr_geometry_free (hp->sub_geometry);
+  g_free (hp->sub_mask);
+  g_free (hp->backend_line);
   ctr_route_state_clear (rs);
   g_free (hp);
 }
@@ -293,15 +302,34 @@ slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
         memcpy (sub_mask + (gsize) n * per_view, mask + (gsize) k * per_view, per_view);
         n++;
       }
-  CtrConeProjector *cp = ctr_cone_projector_new (sub, &hp->model, error);
-  if (cp == NULL)
+  if (hp->slab_backend != ctr_backend_cpu ())
     {
-      g_free (sub_mask);
-      return FALSE;
+      /* the backend's pair; it copies the mask, kept here for a fall-back */
+      g_autoptr (GError) e = NULL;
+      hp->op = ctr_backend_cone (hp->slab_backend) (hp->slab_backend, sub, &hp->model, sub_mask, &e);
+      if (hp->op != NULL)
+        {
+          hp->sub_geometry = ctr_geometry_copy (sub);
+          hp->sub_mask = sub_mask;
+        }
+      else
+        {
+          note (hp, g_strdup_printf ("%s; the CPU runs %s", e->message, ctr_method_name (hp->base.o.method)));
+          hp->slab_backend = ctr_backend_cpu ();
+        }
     }
-  hp->op = ctr_cone_op_new_masked (cp, sub_mask, error);
   if (hp->op == NULL)
-    return FALSE;
+    {
+      CtrConeProjector *cp = ctr_cone_projector_new (sub, &hp->model, error);
+      if (cp == NULL)
+        {
+          g_free (sub_mask);
+          return FALSE;
+        }
+      hp->op = ctr_cone_op_new_masked (cp, sub_mask, error);
+      if (hp->op == NULL)
+        return FALSE;
+    }
   hp->setup_s = (g_get_monotonic_time () - t0) / 1e6;
 
   note (hp, g_strdup_printf ("helical iterative: %u of %u views, %" G_GUINT64_FORMAT " rays whose path stays in "
@@ -315,6 +343,18 @@ slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
                         "determined by the data"));
   note (hp, g_strdup (hp->op->description));
   return TRUE;
+}
+
+/* The CPU's pair on the slab (the fall-back of a device that failed). */
+static CtrOperator *
+slab_cpu_fallback (gpointer data, GError **error)
+{
+  HelicalState *hp = data;
+  CtrConeProjector *cp = ctr_cone_projector_new (hp->sub_geometry, &hp->model, error);
+  if (cp == NULL)
+    return NULL;
+  guint8 *mask = g_memdup2 (hp->sub_mask, (gsize) hp->n_sub * hp->sub_geometry->n_rows * hp->sub_geometry->n_cols);
+  return ctr_cone_op_new_masked (cp, mask, error);
 }
 
 /* The output slices sampled from the slab's volume (linear in z). */
@@ -376,8 +416,25 @@ slab_execute (HelicalState *hp, const CtrProjections *p, const CtrVolume *ref, C
   ctr_volume_set_unit (shown, hp->base.g->pixel_size_known ? "1/mm" : "1/pixel");
   SlabReport r = { hp, callback, user_data, ref, shown };
   const CtrReconOptions *o = &hp->base.o;
-  g_autoptr (CtrVolume) model = ctr_iterate_run (hp->op, ctr_solver_class (o->method), NULL, NULL, sub, o,
-                                                 NULL, callback ? slab_report : NULL, &r, cancellable, NULL, error);
+  g_autofree char *fell_back = NULL;
+  g_autoptr (CtrVolume) model = ctr_iterate_run (hp->op, ctr_solver_class (o->method),
+                                                 hp->sub_geometry != NULL ? slab_cpu_fallback : NULL, hp, sub, o,
+                                                 NULL, callback ? slab_report : NULL, &r, cancellable, &fell_back,
+                                                 error);
+  if (fell_back != NULL)
+    {
+      /* The device failed before the first iteration: the CPU from now on. */
+      note (hp, g_steal_pointer (&fell_back));
+      g_autoptr (GError) e = NULL;
+      CtrOperator *cpu = slab_cpu_fallback (hp, &e);
+      if (cpu != NULL)
+        {
+          ctr_operator_unref (hp->op);
+          hp->op = cpu;
+          hp->slab_backend = ctr_backend_cpu ();
+          g_clear_pointer (&hp->sub_geometry, ctr_geometry_free);
+        }
+    }
   if (model == NULL)
     return NULL;
   crop_slab (hp, model, shown);
@@ -424,10 +481,18 @@ helical_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *
     {
       const CtrBackend *b = NULL;
       g_autofree char *why = NULL;
+      hp->slab_backend = ctr_backend_cpu ();
       if (o->backend != NULL && strcmp (o->backend, "cpu") != 0
           && (b = ctr_backend_select (o->backend, &why, NULL)) != NULL && b != ctr_backend_cpu ())
-        note (hp, g_strdup_printf ("backend %s has no cone-beam projector; the CPU runs %s", b->name,
-                                   ctr_method_name (m)));
+        {
+          if (ctr_backend_cone (b) != NULL)
+            hp->slab_backend = b;
+          else
+            note (hp, g_strdup_printf ("backend %s has no cone-beam projector; the CPU runs %s", b->name,
+                                       ctr_method_name (m)));
+        }
+      if (why != NULL && o->backend != NULL && strcmp (o->backend, "best") != 0)
+        note (hp, g_steal_pointer (&why));
       if (!slab_make (hp, cancellable, error))
         return NULL;
     }
@@ -476,7 +541,12 @@ helical_get_notes (CtrRouteState *rs)
     for (const char *const *n = hp->inner->route->get_notes (hp->inner); *n != NULL; n++)
       g_ptr_array_add (hp->all, (gpointer) *n);
   else
-    g_ptr_array_add (hp->all, (gpointer) "backend: cpu");
+    {
+      g_free (hp->backend_line);
+      hp->backend_line = g_strdup_printf ("backend: %s",
+                                          (hp->slab_backend != NULL ? hp->slab_backend : ctr_backend_cpu ())->name);
+      g_ptr_array_add (hp->all, hp->backend_line);
+    }
   g_ptr_array_add (hp->all, NULL);
   return (const char *const *) hp->all->pdata;
 }
@@ -485,7 +555,9 @@ static const char *
 helical_get_backend (CtrRouteState *rs)
 {
   HelicalState *hp = (HelicalState *) rs;
-  return hp->inner != NULL ? hp->inner->route->get_backend (hp->inner) : ctr_backend_cpu ()->name;
+  if (hp->inner != NULL)
+    return hp->inner->route->get_backend (hp->inner);
+  return (hp->slab_backend != NULL ? hp->slab_backend : ctr_backend_cpu ())->name;
 }
 
 static void

@@ -245,9 +245,8 @@ cmp_by_key (gconstpointer a, gconstpointer b, gpointer user_data)
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* The golden-ratio visiting order (see the top of this file). */
-static guint *
-spread_order (guint n)
+guint *
+ctr_cone_op_visit_order (guint n)
 {
   g_autofree double *key = g_new (double, n);
   g_autofree guint *order = g_new (guint, n);
@@ -290,7 +289,7 @@ ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error)
   op->image_size = op->scale_size = c->nvox;
   op->data_size = c->per_view * c->nv;
   op->n_subsets = c->nv;
-  op->order = spread_order (c->nv);
+  op->order = ctr_cone_op_visit_order (c->nv);
   op->description = g_strdup_printf ("cone-beam Joseph projector pair on the fly (%u × %u × %u voxels)",
                                      grid->nx, grid->ny, grid->nz);
   c->ax = g_try_new0 (float, c->per_view);

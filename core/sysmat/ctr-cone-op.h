@@ -33,4 +33,12 @@ CtrOperator *ctr_cone_op_new (CtrConeProjector *cp, GError **error);
  */
 CtrOperator *ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error);
 
+/**
+ * ctr_cone_op_visit_order:
+ * The golden-ratio visiting order of @n one-view subsets (see
+ * ctr-cone-op.c; Herman & Meyer 1993): entry t is the view updated t-th.
+ * Returns: (transfer full): @n entries, a permutation of 0 … n − 1.
+ */
+guint *ctr_cone_op_visit_order (guint n);
+
 G_END_DECLS

@@ -318,6 +318,12 @@ CTR_EMU_SHFL (ctr_emu_shfl_up, WARP_SHFL_UP)
 #define __all_sync(m, p) ((int) ::ctr_emu::warp_exchange (::ctr_emu::WARP_ALL, (m), (p) ? 1 : 0, 0, 32, CTR_EMU_SITE))
 static inline int ctr_emu_width (int w = 32) { return w; }
 
+/* Round-to-nearest float add and multiply that are never contracted into an
+ * FMA (CUDA's __fadd_rn/__fmul_rn); the emulated code is built with
+ * -ffp-contract=fast, so the result goes through a volatile. */
+static inline float __fadd_rn (float a, float b) { volatile float r = a + b; return r; }
+static inline float __fmul_rn (float a, float b) { volatile float r = a * b; return r; }
+
 /* Read-only loads: the harness checks float loads for never-written device
  * memory (new allocations hold a NaN pattern: compute-sanitizer's initcheck,
  * for the loads that go through __ldg). */

@@ -1,0 +1,21 @@
+/* cli-bench-cone.h — `ctrecon-cli bench cone`: iterative cone-beam timing. */
+#pragma once
+
+/**
+ * ctr_cli_bench_cone:
+ * `bench cone [--volume N|NXxNYxNZ] [--views V] [--rows R] [--cols C]
+ * [--method sirt|sart|cgls|pwls|asd-pocs] [--iterations K]
+ * [--backend cpu|cuda]`.  argv[0] is the benchmark's name ("cone").  The
+ * scan of `bench fdk` (a water cylinder with exact line integrals; SOD
+ * 1000 mm, SDD 1536 mm, a flat R × C panel 409.6 mm wide, V views over
+ * 360°; default W4/W5: 256 × 256 × 108 voxels of 0.957 mm from 360 views of
+ * 256 × 256), then K iterations of the method on the cone-beam projector
+ * pair of the backend asked for (no silent fall-back: exit 1 when it cannot
+ * run there).  One JSON object as the last line of stdout: the per-iteration
+ * update time (median and minimum over the K iterations; device time on a
+ * GPU), the set-up time (plan and the method's sums), the GUPS of one
+ * forward plus one back-projection per iteration (NX·NY·NZ·V / s / 2³⁰ ×
+ * 2), the host's peak resident memory and the device memory the operator
+ * holds.  Returns 0, 1 (failure, message on stderr) or 2 (bad usage).
+ */
+int ctr_cli_bench_cone (int argc, char **argv);

@@ -1,0 +1,426 @@
+/* ctr-cuda-cone.c — GLib glue of the GPU's cone-beam projector pair (see
+ * ctr-cuda-cone.h): the geometry tables the kernels read (the rays' ends
+ * from ctr_cone_ray_ends, checked to be affine in the row), the operator's
+ * vtable over the session of ctr-cuda-cone.cu, GError conversion, and the
+ * registration as the "cuda" backend's cone operator.
+ */
+#include "ctr-cuda-cone.h"
+#include "ctr-cuda-api.h"
+#include "plan/ctr-backend.h"
+#include "sysmat/ctr-cone-op.h"
+#include "base/ctr-error.h"
+#include "base/ctr-memory.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  CtrOperator parent;
+  CtrCudaCone *dev;
+  gsize nvox, per_view;
+  guint nv;
+  guint8 *mask;    /* host copy, nullable */
+  float *tmp;      /* a host volume: ones, or an update to add */
+  float *step;     /* the pass's per-view steps (SART), host */
+} CudaConeOp;
+
+static gboolean
+status_error (CtrCudaStatus st, const char *err, GError **error)
+{
+  if (st == CTR_CUDA_OK)
+    return TRUE;
+  g_set_error (error, CTR_ERROR,
+               st == CTR_CUDA_NO_MEMORY ? CTR_ERROR_OUT_OF_MEMORY
+               : st == CTR_CUDA_INVALID ? CTR_ERROR_INVALID_ARGUMENT : CTR_ERROR_BACKEND_UNAVAILABLE,
+               "CUDA: %s", err[0] ? err : "unknown error");
+  return FALSE;
+}
+
+#define TRY(call)                                  \
+  do {                                             \
+    char err_[CTR_CUDA_ERR_LEN] = "";              \
+    CtrCudaStatus st_ = (call);                    \
+    if (st_ != CTR_CUDA_OK)                        \
+      return status_error (st_, err_, error);      \
+  } while (0)
+#define ERR err_
+
+static void
+subset_views (const CudaConeOp *c, guint subset, guint *v0, guint *nv)
+{
+  *v0 = subset == CTR_SUBSET_ALL ? 0 : subset;
+  *nv = subset == CTR_SUBSET_ALL ? c->nv : 1;
+}
+
+static void
+cuda_cone_finalize (CtrOperator *op)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  ctr_cuda_cone_destroy (c->dev);
+  g_free (c->mask);
+  g_free (c->tmp);
+  g_free (c->step);
+  ctr_operator_clear (op);
+  g_free (c);
+}
+
+static void
+cuda_cone_copy_image (CtrOperator *op, const float *from, float *to)
+{
+  if (from != to)
+    memcpy (to, from, op->image_size * sizeof (float));
+}
+
+static void
+cuda_cone_data_gather (CtrOperator *op, const float *proj, float *Y)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  if (proj != Y)
+    memcpy (Y, proj, op->data_size * sizeof (float));
+  for (gsize i = 0; c->mask != NULL && i < op->data_size; i++)
+    if (c->mask[i] == 0)
+      Y[i] = 0.0f;
+}
+
+static gboolean
+cuda_cone_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **error)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  guint v0, nv;
+  subset_views (c, subset, &v0, &nv);
+  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
+  TRY (ctr_cuda_cone_forward (c->dev, v0, nv, ERR));
+  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_Y, c->per_view * v0, Y + c->per_view * v0,
+                               c->per_view * nv, ERR));
+  return TRUE;
+}
+
+static gboolean
+cuda_cone_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **error)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  guint v0, nv;
+  subset_views (c, subset, &v0, &nv);
+  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_R, c->per_view * v0, Y + c->per_view * v0,
+                             c->per_view * nv, ERR));
+  TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
+  TRY (ctr_cuda_cone_adjoint (c->dev, v0, nv, 0, 0, ERR));
+  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, D, c->nvox, ERR));
+  return TRUE;
+}
+
+/* The fused subset step (ctr-operator.h) with host arrays: the image and
+ * the subset's data and coefficients go up, the step runs on the device,
+ * the image (or the update, added to @D) comes back. */
+static gboolean
+cuda_cone_update (CtrOperator *op, guint subset, float *X, const float *B, const float *coef, float step,
+                  float *D, CtrUpdateFlags flags, GError **error)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  if (flags & CTR_UPDATE_SEQUENTIAL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED, "the cone-beam operator has no ray-sequential update");
+      return FALSE;
+    }
+  guint v0, nv;
+  subset_views (c, subset, &v0, &nv);
+  const gsize o = c->per_view * v0, n = c->per_view * nv;
+  const gboolean scaled = D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE);
+  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
+  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_B, o, B + o, n, ERR));
+  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_COEF, o, coef + o, n, ERR));
+  TRY (ctr_cuda_cone_forward (c->dev, v0, nv, ERR));
+  TRY (ctr_cuda_cone_residual (c->dev, v0, nv, step, ERR));
+  TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
+  if (scaled)
+    TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_CS, ERR));
+  TRY (ctr_cuda_cone_adjoint (c->dev, v0, nv, 0, scaled, ERR));
+  if (D != NULL)
+    {
+      TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, c->tmp, c->nvox, ERR));
+#pragma omp parallel for schedule(static)
+      for (gint64 i = 0; i < (gint64) c->nvox; i++)
+        D[i] += c->tmp[i];
+      return TRUE;
+    }
+  TRY (ctr_cuda_cone_apply (c->dev, scaled ? 1 : 0, (flags & CTR_UPDATE_NONNEG) != 0, ERR));
+  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
+  return TRUE;
+}
+
+/* X ← X + scale ∘ D on the host (as the CPU operator), D zeroed. */
+static gboolean
+cuda_cone_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags, GError **error)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+#pragma omp parallel for schedule(static)
+  for (gint64 i = 0; i < (gint64) c->nvox; i++)
+    {
+      float v = X[i] + (scale ? scale[i] * D[i] : D[i]);
+      X[i] = (flags & CTR_UPDATE_NONNEG) && v < 0.f ? 0.f : v;
+      D[i] = 0.f;
+    }
+  return TRUE;
+}
+
+static gboolean
+cuda_cone_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  guint v0, nv;
+  subset_views (c, subset, &v0, &nv);
+  TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
+  TRY (ctr_cuda_cone_adjoint (c->dev, v0, nv, 1, 0, ERR));
+  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, out, c->nvox, ERR));
+  return TRUE;
+}
+
+static gboolean
+row_sums_device (CudaConeOp *c, float *sum, GError **error)
+{
+  for (gsize i = 0; i < c->nvox; i++)
+    c->tmp[i] = 1.0f;
+  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, c->tmp, c->nvox, ERR));
+  TRY (ctr_cuda_cone_forward (c->dev, 0, c->nv, ERR));
+  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_Y, 0, sum, c->per_view * c->nv, ERR));
+  return TRUE;
+}
+
+/* The vtable's row sums cannot fail: a device error here leaves the sums of
+ * the CPU's pair (the same model), with a warning. */
+static void
+cuda_cone_row_sums (CtrOperator *op, float *sq, float *sum)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  g_return_if_fail (sq == NULL);
+  if (sum == NULL)
+    return;
+  g_autoptr (GError) e = NULL;
+  if (row_sums_device (c, sum, &e))
+    return;
+  g_warning ("row sums on the device failed (%s); computed on the CPU", e->message);
+  g_autoptr (CtrConeProjector) cp = ctr_cone_projector_new (op->geometry, &op->grid, NULL);
+  for (gsize i = 0; i < c->nvox; i++)
+    c->tmp[i] = 1.0f;
+  for (guint v = 0; cp != NULL && v < c->nv; v++)
+    ctr_cone_projector_forward_view_masked (cp, c->tmp, v, c->mask ? c->mask + c->per_view * v : NULL,
+                                            sum + c->per_view * v);
+}
+
+static gboolean
+cuda_cone_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error)
+{
+  *kappa = 1.0;
+  return TRUE;
+}
+
+static guint64
+cuda_cone_subset_rays (CtrOperator *op, guint subset)
+{
+  return ((CudaConeOp *) op)->per_view;
+}
+
+/* ---- whole passes on the device (CtrOperatorPass): SART and SIRT ---- */
+
+static gboolean
+pass_begin (CtrOperator *op, int kind, const float *X, const float *B, const float *coef, const float *valid,
+            const float *step, const float *scale, GError **error)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  if (kind != 1 && kind != 2)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "the cone-beam operator runs SART and SIRT passes, not parallel ART");
+      return FALSE;
+    }
+  const gsize nd = c->per_view * c->nv;
+  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
+  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_B, 0, B, nd, ERR));
+  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_COEF, 0, coef, nd, ERR));
+  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_VALID, 0, valid, nd, ERR));
+  if (kind == 2)
+    TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_CS, 0, scale, c->nvox, ERR));
+  g_clear_pointer (&c->step, g_free);
+  if (step != NULL)
+    c->step = g_memdup2 (step, sizeof (float) * c->nv);
+  return TRUE;
+}
+
+static gboolean
+pass_run (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double *residual, double *residual_seconds,
+          GError **error)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  double ms = 0, rms = 0;
+  TRY (ctr_cuda_cone_iterate (c->dev, kind == 1, op->order, c->step, nonneg, &ms, residual, &rms, ERR));
+  *seconds = ms * 1e-3;
+  if (residual_seconds != NULL)
+    *residual_seconds = rms * 1e-3;
+  return TRUE;
+}
+
+static gboolean
+pass_download (CtrOperator *op, float *X, GError **error)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
+  return TRUE;
+}
+
+static void
+pass_end (CtrOperator *op)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  g_clear_pointer (&c->step, g_free);
+}
+
+static const CtrOperatorPass cuda_cone_pass = {
+  .begin = pass_begin,
+  .run = pass_run,
+  .download = pass_download,
+  .end = pass_end,
+};
+
+static const CtrOperatorClass cuda_cone_class = {
+  .name = "cuda-cone",
+  .finalize = cuda_cone_finalize,
+  .image_to_native = cuda_cone_copy_image,
+  .image_from_native = cuda_cone_copy_image,
+  .data_gather = cuda_cone_data_gather,
+  .forward = cuda_cone_forward,
+  .adjoint = cuda_cone_adjoint,
+  .update = cuda_cone_update,
+  .finish = cuda_cone_finish,
+  .column_sums = cuda_cone_column_sums,
+  .row_sums = cuda_cone_row_sums,
+  .subset_overlap = cuda_cone_subset_overlap,
+  .subset_rays = cuda_cone_subset_rays,
+  .pass = &cuda_cone_pass,
+};
+
+/* The kernels' tables: per view the source, the detector point of row 0 of
+ * every column minus the source, and the point's step per row; FALSE with
+ * CTR_ERROR_UNSUPPORTED when a view's rows are not straight lines (the
+ * point of the last row off the line by more than 1e-6 mm). */
+static gboolean
+ray_tables (const CtrGeometry *g, double *src, double *ray0, double *drow, GError **error)
+{
+  const guint nc = g->n_cols, nr = g->n_rows;
+  for (guint v = 0; v < g->n_views; v++)
+    {
+      double s[3], p0[3], p1[3];
+      ctr_cone_ray_ends (g, v, 0, 0, src + 3 * v, p0);
+      ctr_cone_ray_ends (g, v, 0, 1, s, p1);
+      for (guint k = 0; k < 3; k++)
+        drow[3 * v + k] = p1[k] - p0[k];
+      for (guint col = 0; col < nc; col++)
+        {
+          double p[3];
+          ctr_cone_ray_ends (g, v, col, 0, s, p);
+          for (guint k = 0; k < 3; k++)
+            ray0[3 * ((gsize) v * nc + col) + k] = p[k] - src[3 * v + k];
+          if (col != 0 && col != nc - 1 && col != nc / 2)
+            continue;
+          double q[3];
+          ctr_cone_ray_ends (g, v, col, nr - 1, s, q);
+          for (guint k = 0; k < 3; k++)
+            if (fabs (p[k] + (nr - 1) * drow[3 * v + k] - q[k]) > 1e-6 + 1e-12 * fabs (q[k]))
+              {
+                g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                             "the GPU's cone-beam projector needs straight detector rows; view %u's are not", v);
+                return FALSE;
+              }
+        }
+    }
+  return TRUE;
+}
+
+CtrOperator *
+ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *mask, GError **error)
+{
+  g_return_val_if_fail (g != NULL && grid != NULL, NULL);
+  if (!ctr_geometry_validate (g, error) || !ctr_grid_validate (grid, error))
+    return NULL;
+  if (g->beam != CTR_BEAM_CONE)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY, "the cone-beam projector needs a cone-beam geometry");
+      return NULL;
+    }
+  const gsize per_view = (gsize) g->n_rows * g->n_cols, nvox = ctr_grid_size (grid);
+  /* the host side first: the tables and one volume, against the memory limit */
+  const guint64 host = ctr_memory_add (ctr_memory_mul (nvox, sizeof (float)),
+                                       ctr_memory_mul ((guint64) g->n_views * (g->n_cols + 2), 3 * sizeof (double)));
+  g_autofree char *what = g_strdup_printf ("the GPU's cone-beam operator's host tables and a volume of %u × %u × %u",
+                                           grid->nx, grid->ny, grid->nz);
+  if (!ctr_memory_check (ctr_memory_add (host, mask != NULL ? ctr_memory_mul (per_view, g->n_views) : 0), what, error))
+    return NULL;
+  g_autofree double *src = g_try_new (double, 3 * (gsize) g->n_views);
+  g_autofree double *drow = g_try_new (double, 3 * (gsize) g->n_views);
+  g_autofree double *ray0 = g_try_new (double, 3 * (gsize) g->n_views * g->n_cols);
+  g_autofree float *tmp = g_try_new (float, nvox);
+  g_autofree guint8 *mask_copy = mask != NULL ? g_try_malloc (per_view * g->n_views) : NULL;
+  if (src == NULL || drow == NULL || ray0 == NULL || tmp == NULL || (mask != NULL && mask_copy == NULL))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "the GPU's cone-beam operator: cannot allocate its host tables and a volume of %" G_GSIZE_FORMAT
+                   " voxels", nvox);
+      return NULL;
+    }
+  if (!ray_tables (g, src, ray0, drow, error))
+    return NULL;
+  if (mask != NULL)
+    memcpy (mask_copy, mask, per_view * g->n_views);
+  CtrCudaConeDesc d = {
+    .n_views = g->n_views, .n_rows = g->n_rows, .n_cols = g->n_cols,
+    .nx = grid->nx, .ny = grid->ny, .nz = grid->nz,
+    .x0 = ctr_grid_x (grid, 0), .y0 = ctr_grid_y (grid, 0), .z0 = ctr_grid_z (grid, 0),
+    .dx = grid->dx, .dy = grid->dy, .dz = grid->dz,
+    .src = src, .ray0 = ray0, .drow = drow, .mask = mask_copy,
+  };
+  char err[CTR_CUDA_ERR_LEN] = "";
+  CtrCudaCone *dev = NULL;
+  CtrCudaStatus st = ctr_cuda_cone_create (&d, &dev, err);
+  if (st != CTR_CUDA_OK)
+    {
+      status_error (st, err, error);
+      return NULL;
+    }
+  CudaConeOp *c = g_new0 (CudaConeOp, 1);
+  CtrOperator *op = &c->parent;
+  ctr_operator_init (op, &cuda_cone_class, g, grid, 1);
+  c->dev = dev;
+  c->nvox = nvox;
+  c->per_view = per_view;
+  c->nv = g->n_views;
+  c->mask = g_steal_pointer (&mask_copy);
+  c->tmp = g_steal_pointer (&tmp);
+  op->image_size = op->scale_size = nvox;
+  op->data_size = per_view * g->n_views;
+  op->n_subsets = g->n_views;
+  op->order = ctr_cone_op_visit_order (g->n_views);
+  op->description = g_strdup_printf ("cone-beam Joseph projector pair on the GPU (%u × %u × %u voxels, %.0f MiB "
+                                     "of device memory)",
+                                     grid->nx, grid->ny, grid->nz, ctr_cuda_cone_device_bytes (dev) / 1048576.0);
+  return op;
+}
+
+/* The "cuda" backend's cone operator (ctr-backend.h, CtrBackendConeOperator). */
+static CtrOperator *
+cuda_backend_cone (const CtrBackend *self, const CtrGeometry *g, const CtrGrid *grid, const guint8 *mask,
+                   GError **error)
+{
+  g_autofree char *why = NULL;
+  if (!self->available (self, &why))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE, "%s", why ? why : "unavailable");
+      return NULL;
+    }
+  return ctr_cuda_cone_op_new (g, grid, mask, error);
+}
+
+/* Runs before main() (the library is linked whole, gpu/meson.build). */
+__attribute__ ((constructor)) static void
+ctr_cuda_cone_constructor (void)
+{
+  ctr_backend_register_cone ("cuda", cuda_backend_cone);
+}
