@@ -11,11 +11,12 @@
  * 360°; default W4/W5: 256 × 256 × 108 voxels of 0.957 mm from 360 views of
  * 256 × 256), then K iterations of the method on the cone-beam projector
  * pair of the backend asked for (no silent fall-back: exit 1 when it cannot
- * run there).  One JSON object as the last line of stdout: the per-iteration
- * update time (median and minimum over the K iterations; device time on a
- * GPU), the set-up time (plan and the method's sums), the GUPS of one
- * forward plus one back-projection per iteration (NX·NY·NZ·V / s / 2³⁰ ×
- * 2), the host's peak resident memory and the device memory the operator
- * holds.  Returns 0, 1 (failure, message on stderr) or 2 (bad usage).
+ * run there).  One JSON object as the last line of stdout: iteration_s, the
+ * median wall time of a reported iteration (from the second on: update,
+ * residual and the image brought back; the figure to compare backends by),
+ * the medians of the update's and the residual's own times (device time on
+ * a GPU), the total, the GUPS of one forward plus one back-projection per
+ * iteration (NX·NY·NZ·V / s / 2³⁰ × 2, over iteration_s) and the host's
+ * peak resident memory.  Returns 0, 1 (failure, message on stderr) or 2 (bad usage).
  */
 int ctr_cli_bench_cone (int argc, char **argv);

@@ -188,6 +188,12 @@ typedef struct {
   const double *ray0;       /* host, [view][col][3]: detector point of row 0 − S_v, mm */
   const double *drow;       /* host, [view][3]: the detector point's step per row, mm */
   const uint8_t *mask;      /* host, nullable, [view][row][col]: 0 = a ray left out */
+  int transposed;           /* x-dominant rays of whole passes (≥ 16 views) read and
+                             * write a transposed copy [z][x][y] of the volume, so
+                             * that a warp's neighbouring rays touch neighbouring
+                             * addresses (three more volumes of device memory) */
+  int checked_only;         /* every plane through the bounds-checked stencil (the
+                             * interior run off: a tuning and test knob) */
 } CtrCudaConeDesc;
 
 typedef struct CtrCudaCone CtrCudaCone;
@@ -239,10 +245,12 @@ CtrCudaStatus ctr_cuda_cone_sync (CtrCudaCone *c, char *err);
  * @step[view] (host, NULL: 1), divided by the view's column sums).
  * *@update_ms: its device time; @residual (nullable): ||B − A X|| / ||B||
  * over the VALID rays afterwards (one more forward pass, which SIRT's next
- * pass reuses), *@residual_ms its device time. */
+ * pass reuses), *@residual_ms its device time; @phase_ms (nullable, SIRT):
+ * the device times of its forward projection (0 when reused), residual and
+ * back-projection, and image step (3 doubles, ms). */
 CtrCudaStatus ctr_cuda_cone_iterate (CtrCudaCone *c, int sart, const unsigned *order, const float *step,
                                      int nonneg, double *update_ms, double *residual, double *residual_ms,
-                                     char *err);
+                                     double *phase_ms, char *err);
 
 /* ------------------------------------------------------ FDK (cone beam) -- */
 /* gpu/ctr-cuda-fdk.cu; the GLib side is gpu/ctr-cuda-fdk.c. */

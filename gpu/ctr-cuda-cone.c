@@ -14,6 +14,9 @@
 #include <math.h>
 #include <string.h>
 
+/* The layout by default (CTR_CUDA_CONE_LAYOUT overrides): see gpu/README.md. */
+#define CTR_CUDA_CONE_TRANSPOSED_DEFAULT 1
+
 typedef struct {
   CtrOperator parent;
   CtrCudaCone *dev;
@@ -22,6 +25,13 @@ typedef struct {
   guint8 *mask;    /* host copy, nullable */
   float *tmp;      /* a host volume: ones, or an update to add */
   float *step;     /* the pass's per-view steps (SART), host */
+  /* An open accumulation (update with D): the image @acc_x went up once, the
+   * subsets' updates add up in the device's D, and reduce or finish brings
+   * the sum into @acc_d (ctr-operator.h). */
+  const float *acc_x;
+  float *acc_d;
+  GError *acc_error;   /* a failed flush inside reduce (which cannot fail): the next call reports it */
+  gboolean times;      /* CTR_CUDA_CONE_TIMES: the SIRT pass's phases on stderr */
 } CudaConeOp;
 
 static gboolean
@@ -52,10 +62,34 @@ subset_views (const CudaConeOp *c, guint subset, guint *v0, guint *nv)
   *nv = subset == CTR_SUBSET_ALL ? c->nv : 1;
 }
 
+/* Closes an open accumulation: the device's D added into the host's. */
+static gboolean
+flush (CudaConeOp *c, GError **error)
+{
+  if (c->acc_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&c->acc_error));
+      c->acc_x = NULL;
+      c->acc_d = NULL;
+      return FALSE;
+    }
+  if (c->acc_d == NULL)
+    return TRUE;
+  float *D = c->acc_d;
+  c->acc_x = NULL;
+  c->acc_d = NULL;
+  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, c->tmp, c->nvox, ERR));
+#pragma omp parallel for schedule(static)
+  for (gint64 i = 0; i < (gint64) c->nvox; i++)
+    D[i] += c->tmp[i];
+  return TRUE;
+}
+
 static void
 cuda_cone_finalize (CtrOperator *op)
 {
   CudaConeOp *c = (CudaConeOp *) op;
+  g_clear_error (&c->acc_error);
   ctr_cuda_cone_destroy (c->dev);
   g_free (c->mask);
   g_free (c->tmp);
@@ -86,6 +120,8 @@ static gboolean
 cuda_cone_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **error)
 {
   CudaConeOp *c = (CudaConeOp *) op;
+  if (!flush (c, error))
+    return FALSE;
   guint v0, nv;
   subset_views (c, subset, &v0, &nv);
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
@@ -99,6 +135,8 @@ static gboolean
 cuda_cone_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **error)
 {
   CudaConeOp *c = (CudaConeOp *) op;
+  if (!flush (c, error))
+    return FALSE;
   guint v0, nv;
   subset_views (c, subset, &v0, &nv);
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_R, c->per_view * v0, Y + c->per_view * v0,
@@ -126,21 +164,26 @@ cuda_cone_update (CtrOperator *op, guint subset, float *X, const float *B, const
   subset_views (c, subset, &v0, &nv);
   const gsize o = c->per_view * v0, n = c->per_view * nv;
   const gboolean scaled = D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE);
-  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
+  /* the same accumulation goes on: the image is up, D gathers on the device */
+  const gboolean going_on = D != NULL && D == c->acc_d && X == c->acc_x && c->acc_error == NULL;
+  if (!going_on)
+    {
+      if (!flush (c, error))
+        return FALSE;
+      TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
+      TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
+    }
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_B, o, B + o, n, ERR));
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_COEF, o, coef + o, n, ERR));
   TRY (ctr_cuda_cone_forward (c->dev, v0, nv, ERR));
   TRY (ctr_cuda_cone_residual (c->dev, v0, nv, step, ERR));
-  TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
   if (scaled)
     TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_CS, ERR));
   TRY (ctr_cuda_cone_adjoint (c->dev, v0, nv, 0, scaled, ERR));
   if (D != NULL)
     {
-      TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, c->tmp, c->nvox, ERR));
-#pragma omp parallel for schedule(static)
-      for (gint64 i = 0; i < (gint64) c->nvox; i++)
-        D[i] += c->tmp[i];
+      c->acc_x = X;
+      c->acc_d = D;
       return TRUE;
     }
   TRY (ctr_cuda_cone_apply (c->dev, scaled ? 1 : 0, (flags & CTR_UPDATE_NONNEG) != 0, ERR));
@@ -148,11 +191,26 @@ cuda_cone_update (CtrOperator *op, guint subset, float *X, const float *B, const
   return TRUE;
 }
 
+/* Completes an open accumulation into @D (ctr-operator.h's reduce, which
+ * cannot fail: a failure is kept and the next call reports it). */
+static void
+cuda_cone_reduce (CtrOperator *op, float *D)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  if (c->acc_d != D)
+    return;
+  GError *e = NULL;
+  if (!flush (c, &e))
+    c->acc_error = e;
+}
+
 /* X ← X + scale ∘ D on the host (as the CPU operator), D zeroed. */
 static gboolean
 cuda_cone_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags, GError **error)
 {
   CudaConeOp *c = (CudaConeOp *) op;
+  if (!flush (c, error))
+    return FALSE;
 #pragma omp parallel for schedule(static)
   for (gint64 i = 0; i < (gint64) c->nvox; i++)
     {
@@ -167,6 +225,8 @@ static gboolean
 cuda_cone_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
 {
   CudaConeOp *c = (CudaConeOp *) op;
+  if (!flush (c, error))
+    return FALSE;
   guint v0, nv;
   subset_views (c, subset, &v0, &nv);
   TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
@@ -178,6 +238,8 @@ cuda_cone_column_sums (CtrOperator *op, guint subset, float *out, GError **error
 static gboolean
 row_sums_device (CudaConeOp *c, float *sum, GError **error)
 {
+  if (!flush (c, error))
+    return FALSE;
   for (gsize i = 0; i < c->nvox; i++)
     c->tmp[i] = 1.0f;
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, c->tmp, c->nvox, ERR));
@@ -234,6 +296,8 @@ pass_begin (CtrOperator *op, int kind, const float *X, const float *B, const flo
       return FALSE;
     }
   const gsize nd = c->per_view * c->nv;
+  if (!flush (c, error))
+    return FALSE;
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_B, 0, B, nd, ERR));
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_COEF, 0, coef, nd, ERR));
@@ -251,9 +315,12 @@ pass_run (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double *r
           GError **error)
 {
   CudaConeOp *c = (CudaConeOp *) op;
-  double ms = 0, rms = 0;
-  TRY (ctr_cuda_cone_iterate (c->dev, kind == 1, op->order, c->step, nonneg, &ms, residual, &rms, ERR));
+  double ms = 0, rms = 0, phase[3] = { 0, 0, 0 };
+  TRY (ctr_cuda_cone_iterate (c->dev, kind == 1, op->order, c->step, nonneg, &ms, residual, &rms, phase, ERR));
   *seconds = ms * 1e-3;
+  if (c->times)
+    g_printerr ("cuda-cone %s pass: %.3f ms (forward %.3f, residual and back-projection %.3f, image step %.3f), "
+                "residual pass %.3f ms\n", kind == 1 ? "SART" : "SIRT", ms, phase[0], phase[1], phase[2], rms);
   if (residual_seconds != NULL)
     *residual_seconds = rms * 1e-3;
   return TRUE;
@@ -290,6 +357,7 @@ static const CtrOperatorClass cuda_cone_class = {
   .forward = cuda_cone_forward,
   .adjoint = cuda_cone_adjoint,
   .update = cuda_cone_update,
+  .reduce = cuda_cone_reduce,
   .finish = cuda_cone_finish,
   .column_sums = cuda_cone_column_sums,
   .row_sums = cuda_cone_row_sums,
@@ -335,6 +403,19 @@ ray_tables (const CtrGeometry *g, double *src, double *ray0, double *drow, GErro
   return TRUE;
 }
 
+/* CTR_CUDA_CONE_LAYOUT=plain|transposed (tuning; gpu/README.md): whether
+ * x-dominant rays of whole passes use the transposed copy of the volume. */
+static int
+transposed_layout (void)
+{
+  const char *v = g_getenv ("CTR_CUDA_CONE_LAYOUT");
+  if (v != NULL && strcmp (v, "plain") == 0)
+    return 0;
+  if (v != NULL && strcmp (v, "transposed") == 0)
+    return 1;
+  return CTR_CUDA_CONE_TRANSPOSED_DEFAULT;
+}
+
 CtrOperator *
 ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *mask, GError **error)
 {
@@ -376,6 +457,8 @@ ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *m
     .x0 = ctr_grid_x (grid, 0), .y0 = ctr_grid_y (grid, 0), .z0 = ctr_grid_z (grid, 0),
     .dx = grid->dx, .dy = grid->dy, .dz = grid->dz,
     .src = src, .ray0 = ray0, .drow = drow, .mask = mask_copy,
+    .transposed = transposed_layout (),
+    .checked_only = g_strcmp0 (g_getenv ("CTR_CUDA_CONE_INTERIOR"), "0") == 0,
   };
   char err[CTR_CUDA_ERR_LEN] = "";
   CtrCudaCone *dev = NULL;
@@ -394,6 +477,7 @@ ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *m
   c->nv = g->n_views;
   c->mask = g_steal_pointer (&mask_copy);
   c->tmp = g_steal_pointer (&tmp);
+  c->times = g_getenv ("CTR_CUDA_CONE_TIMES") != NULL;
   op->image_size = op->scale_size = nvox;
   op->data_size = per_view * g->n_views;
   op->n_subsets = g->n_views;

@@ -48,6 +48,7 @@
 
 struct ConeGeo {
   unsigned nv, nr, nc, nx, ny, nz;
+  int small;            /* voxel indices fit 32 bits: the interior run takes them */
   double x0, y0, z0, dx, dy, dz;
   const double *src;    /* device [view][3] */
   const double *ray0;   /* device [view][col][3]: P_v(col, 0) − S_v */
@@ -59,18 +60,23 @@ struct CtrCudaCone {
   ConeGeo g;
   size_t nvox, per_view, ndata;
   cudaStream_t stream;
-  cudaEvent_t ev[4];
+  cudaEvent_t ev[6];
   double *src, *ray0, *drow;
   uint8_t *mask;
   float *buf[CTR_CUDA_CONE_N_BUFS];
+  /* the transposed layout ([z][x][y]) for x-dominant rays (desc->transposed):
+   * a copy of X, and the adjoint's targets, folded into D and CS after it */
+  float *xt, *dt, *cst;
   double *norms;        /* 2 doubles: Σ valid (B − Y)², Σ valid B² */
   size_t bytes;
   int y_current;        /* Y = A X for the X held (SIRT's residual pass) */
+  int xt_current;       /* xt = X transposed */
 };
 
 struct RayP {
   float a0, ad, b0, bd, w;
-  long long p_lo, p_hi;
+  long long p_lo, p_hi;   /* planes that can touch the grid */
+  int q_lo, q_hi;         /* the interior run: all four neighbours inside (empty: q_lo > q_hi) */
 };
 
 /* clip_planes of the CPU: [lo, hi] narrowed to the planes where c0 + cd·p
@@ -90,6 +96,48 @@ clip_planes (double c0, double cd, double n, long long *lo, long long *hi)
     *lo = a > (double) *hi ? *hi + 1 : (long long) a;
   if (b < (double) *hi)
     *hi = b < (double) *lo ? *lo - 1 : (long long) b;
+}
+
+/* narrow_interior of the CPU: [lo, hi] narrowed to the planes where
+ * c0 + cd·p lies in [m, n − 1 − m], so that floor() is in [0, n − 2] and
+ * both neighbours lie inside; the margin m covers the float rounding. */
+__device__ static void
+narrow_interior (double c0, double cd, double n, double np, double *lo, double *hi)
+{
+  const double m = 1e-3 + 1e-6 * (fabs (c0) + fabs (cd) * np), top = n - 1.0 - m;
+  if (top < m)
+    *hi = *lo - 1.0;
+  else if (cd == 0.0)
+    {
+      if (!(c0 >= m && c0 <= top))
+        *hi = *lo - 1.0;
+    }
+  else
+    {
+      const double t1 = (m - c0) / cd, t2 = (top - c0) / cd;
+      *lo = fmax (*lo, ceil (fmin (t1, t2)));
+      *hi = fmin (*hi, floor (fmax (t1, t2)));
+    }
+}
+
+/* interior_run of the CPU (na, nb: sizes of the transverse and z axes, np
+ * of the plane axis). */
+__device__ static void
+interior_run (RayP *r, long long na, long long nb, long long np, bool small)
+{
+  double lo = (double) r->p_lo, hi = (double) r->p_hi;
+  if (!small)
+    hi = lo - 1.0;
+  narrow_interior (r->a0, r->ad, (double) na, (double) np, &lo, &hi);
+  narrow_interior (r->b0, r->bd, (double) nb, (double) np, &lo, &hi);
+  if (lo > hi)
+    {
+      r->q_lo = 1;
+      r->q_hi = 0;
+      return;
+    }
+  r->q_lo = (int) lo;
+  r->q_hi = (int) hi;
 }
 
 /* The CPU's ray_setup from the ray's ends; TRUE for an x-dominant ray. */
@@ -114,6 +162,7 @@ ray_setup (const ConeGeo &g, unsigned v, unsigned row, unsigned col, RayP *r)
       r->p_hi = (long long) g.nx - 1;
       clip_planes (r->a0, r->ad, g.ny, &r->p_lo, &r->p_hi);
       clip_planes (r->b0, r->bd, g.nz, &r->p_lo, &r->p_hi);
+      interior_run (r, g.ny, g.nz, g.nx, g.small);
       return true;
     }
   const double t0 = (g.y0 - s[1]) / d1, dt = -g.dy / d1;
@@ -126,14 +175,19 @@ ray_setup (const ConeGeo &g, unsigned v, unsigned row, unsigned col, RayP *r)
   r->p_hi = (long long) g.ny - 1;
   clip_planes (r->a0, r->ad, g.nx, &r->p_lo, &r->p_hi);
   clip_planes (r->b0, r->bd, g.nz, &r->p_lo, &r->p_hi);
+  interior_run (r, g.nx, g.nz, g.ny, g.small);
   return false;
 }
 
 /* The bilinear stencil of plane @p (the CPU's stencil + corners): the
  * voxels inside the grid and their weights wa·wb, in the CPU's order
- * (z outer, transverse inner).  Returns their number. */
+ * (z outer, transverse inner), as indices into [z][y][x], or, with @tr (an
+ * x-dominant ray), into the transposed [z][x][y], where the neighbours
+ * across the ray (along y) are adjacent in memory as they are for
+ * y-dominant rays in [z][y][x]: a warp's loads and atomics coalesce for
+ * both.  Returns their number. */
 __device__ static inline int
-plane_stencil (const ConeGeo &g, const RayP &r, bool xdom, long long p, size_t at[4], float wt[4])
+plane_stencil (const ConeGeo &g, const RayP &r, bool xdom, bool tr, long long p, size_t at[4], float wt[4])
 {
   const long long na = xdom ? g.ny : g.nx;
   /* __fmul_rn/__fadd_rn: no contraction into an FMA, the CPU's floats */
@@ -157,12 +211,63 @@ plane_stencil (const ConeGeo &g, const RayP &r, bool xdom, long long p, size_t a
           const long long aa = ia + da;
           if (aa < 0 || aa >= na)
             continue;
-          at[n] = xdom ? (size_t) k * sxy + (size_t) aa * g.nx + (size_t) p
-                       : (size_t) k * sxy + (size_t) p * g.nx + (size_t) aa;
+          /* tr: an x-dominant ray on the transposed copy [z][x][y] */
+          at[n] = tr     ? (size_t) k * sxy + (size_t) p * g.ny + (size_t) aa
+                  : xdom ? (size_t) k * sxy + (size_t) aa * g.nx + (size_t) p
+                         : (size_t) k * sxy + (size_t) p * g.nx + (size_t) aa;
           wt[n++] = wa[da] * wb[db];
         }
     }
   return n;
+}
+
+/* The interior run's strides: voxel (a, b) of plane p at b·sxy + a·sa + p·sp
+ * (32 bits: g.small). */
+struct Strides {
+  int sa, sp, sxy;
+};
+
+__device__ static inline Strides
+strides_of (const ConeGeo &g, bool xdom, bool tr)
+{
+  Strides st;
+  st.sxy = (int) (g.nx * g.ny);
+  st.sa = xdom && !tr ? (int) g.nx : 1;
+  st.sp = tr ? (int) g.ny : xdom ? 1 : (int) g.nx;
+  return st;
+}
+
+/* A plane of the interior run (the CPU's interior_stencil): the index of the
+ * (0, 0) neighbour and the four weights, truncation for floor(). */
+__device__ static inline int
+interior_at (const RayP &r, int p, Strides st, float wt[4])
+{
+  const float fa = __fadd_rn (r.a0, __fmul_rn (r.ad, (float) p));
+  const float fb = __fadd_rn (r.b0, __fmul_rn (r.bd, (float) p));
+  const int ia = (int) fa, ib = (int) fb;
+  const float ea = fa - (float) ia, eb = fb - (float) ib, ua = 1.0f - ea, ub = 1.0f - eb;
+  wt[0] = ua * ub;
+  wt[1] = ea * ub;
+  wt[2] = ua * eb;
+  wt[3] = ea * eb;
+  return ib * st.sxy + ia * st.sa + p * st.sp;
+}
+
+/* The checked planes before and after the interior run: [p_lo, *e0] and
+ * [*s1, p_hi] (the whole ray when the run is empty). */
+__device__ static inline void
+edges_of (const RayP &r, long long *e0, long long *s1)
+{
+  if (r.q_lo <= r.q_hi)
+    {
+      *e0 = r.q_lo - 1;
+      *s1 = r.q_hi + 1;
+    }
+  else
+    {
+      *e0 = r.p_hi;
+      *s1 = r.p_hi + 1;
+    }
 }
 
 /* Ray i of views [v0, v0 + nviews): its view, row, column and whether the
@@ -181,7 +286,8 @@ ray_of (const ConeGeo &g, unsigned v0, size_t i, unsigned *v, unsigned *row, uns
 /* y[ray] = A X on the rays of views [v0, v0 + nviews); @y is the whole data
  * buffer ([view][row][col]), so the views land in place. */
 __global__ void __launch_bounds__ (CONE_BLOCK)
-cone_forward_k (ConeGeo g, unsigned v0, size_t nrays, const float *__restrict__ vol, float *__restrict__ y)
+cone_forward_k (ConeGeo g, unsigned v0, size_t nrays, const float *__restrict__ vol,
+                const float *__restrict__ volt, float *__restrict__ y)
 {
   const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nrays)
@@ -194,25 +300,51 @@ cone_forward_k (ConeGeo g, unsigned v0, size_t nrays, const float *__restrict__ 
       return;
     }
   RayP r;
-  const bool xdom = ray_setup (g, v, row, col, &r);
+  const bool xdom = ray_setup (g, v, row, col, &r), tr = xdom && volt != nullptr;
+  const float *src = tr ? volt : vol;
+  long long e0, s1;
+  edges_of (r, &e0, &s1);
   float acc = 0.0f;
-  for (long long p = r.p_lo; p <= r.p_hi; p++)
+  for (long long p = r.p_lo; p <= e0; p++)
     {
       size_t at[4];
       float wt[4];
-      const int n = plane_stencil (g, r, xdom, p, at, wt);
+      const int n = plane_stencil (g, r, xdom, tr, p, at, wt);
       float s = 0.0f;
       for (int c = 0; c < n; c++)
-        s += wt[c] * __ldg (vol + at[c]);
+        s += wt[c] * __ldg (src + at[c]);
+      acc += s;
+    }
+  if (r.q_lo <= r.q_hi)
+    {
+      const Strides st = strides_of (g, xdom, tr);
+      for (int p = r.q_lo; p <= r.q_hi; p++)
+        {
+          float wt[4];
+          const float *q = src + interior_at (r, p, st, wt);
+          acc += wt[0] * __ldg (q) + wt[1] * __ldg (q + st.sa) + wt[2] * __ldg (q + st.sxy)
+                 + wt[3] * __ldg (q + st.sxy + st.sa);
+        }
+    }
+  for (long long p = s1; p <= r.p_hi; p++)
+    {
+      size_t at[4];
+      float wt[4];
+      const int n = plane_stencil (g, r, xdom, tr, p, at, wt);
+      float s = 0.0f;
+      for (int c = 0; c < n; c++)
+        s += wt[c] * __ldg (src + at[c]);
       acc += s;
     }
   y[at_y] = r.w * acc;
 }
 
 /* vol += A_Sᵀ y (y NULL: Aᵀ1 into vol) and, when @weights, weights += A_Sᵀ1,
- * over the rays of views [v0, v0 + nviews). */
+ * over the rays of views [v0, v0 + nviews); with @volt, the x-dominant rays
+ * add into the transposed @volt and @weightst instead (folded afterwards). */
 __global__ void __launch_bounds__ (CONE_BLOCK)
-cone_adjoint_k (ConeGeo g, unsigned v0, size_t nrays, const float *__restrict__ y, float *vol, float *weights)
+cone_adjoint_k (ConeGeo g, unsigned v0, size_t nrays, const float *__restrict__ y, float *vol, float *weights,
+                float *volt, float *weightst)
 {
   const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nrays)
@@ -224,20 +356,96 @@ cone_adjoint_k (ConeGeo g, unsigned v0, size_t nrays, const float *__restrict__ 
   if (val == 0.0f && weights == nullptr)
     return;
   RayP r;
-  const bool xdom = ray_setup (g, v, row, col, &r);
+  const bool xdom = ray_setup (g, v, row, col, &r), tr = xdom && volt != nullptr;
+  float *dst = tr ? volt : vol, *dstw = tr ? weightst : weights;
+  long long e0, s1;
+  edges_of (r, &e0, &s1);
   for (long long p = r.p_lo; p <= r.p_hi; p++)
     {
+      if (p == e0 + 1 && r.q_lo <= r.q_hi)
+        {
+          /* the interior run */
+          const Strides st = strides_of (g, xdom, tr);
+          const int off[4] = { 0, st.sa, st.sxy, st.sxy + st.sa };
+          for (int q = r.q_lo; q <= r.q_hi; q++)
+            {
+              float wt[4];
+              const int at = interior_at (r, q, st, wt);
+              for (int c = 0; c < 4; c++)
+                {
+                  const float w = r.w * wt[c];
+                  if (val != 0.0f)
+                    atomicAdd (dst + at + off[c], w * val);
+                  if (dstw != nullptr)
+                    atomicAdd (dstw + at + off[c], w);
+                }
+            }
+          p = s1 - 1;
+          continue;
+        }
       size_t at[4];
       float wt[4];
-      const int n = plane_stencil (g, r, xdom, p, at, wt);
+      const int n = plane_stencil (g, r, xdom, tr, p, at, wt);
       for (int c = 0; c < n; c++)
         {
           const float w = r.w * wt[c];
           if (val != 0.0f)
-            atomicAdd (vol + at[c], w * val);
-          if (weights != nullptr)
-            atomicAdd (weights + at[c], w);
+            atomicAdd (dst + at[c], w * val);
+          if (dstw != nullptr)
+            atomicAdd (dstw + at[c], w);
         }
+    }
+}
+
+#define TILE 32
+
+/* out[z][x][y] = in[z][y][x], through a shared tile (both sides coalesced);
+ * blocks of 32 × 8 threads, grid (⌈nx/32⌉, ⌈ny/32⌉, nz). */
+__global__ void
+cone_transpose_k (unsigned nx, unsigned ny, const float *__restrict__ in, float *__restrict__ out)
+{
+  __shared__ float tile[TILE][TILE + 1];
+  const size_t base = (size_t) blockIdx.z * nx * ny;
+  const unsigned bx = blockIdx.x * TILE, by = blockIdx.y * TILE;
+  for (unsigned j = threadIdx.y; j < TILE; j += blockDim.y)
+    {
+      const unsigned x = bx + threadIdx.x, y = by + j;
+      if (x < nx && y < ny)
+        tile[j][threadIdx.x] = in[base + (size_t) y * nx + x];
+    }
+  __syncthreads ();
+  for (unsigned j = threadIdx.y; j < TILE; j += blockDim.y)
+    {
+      const unsigned x = bx + j, y = by + threadIdx.x;
+      if (x < nx && y < ny)
+        out[base + (size_t) x * ny + y] = tile[threadIdx.x][j];
+    }
+}
+
+/* dst[z][y][x] += srct[z][x][y], and srct zeroed (the transposed adjoint
+ * targets folded into the plain ones). */
+__global__ void
+cone_fold_k (unsigned nx, unsigned ny, float *__restrict__ dst, float *__restrict__ srct)
+{
+  __shared__ float tile[TILE][TILE + 1];
+  const size_t base = (size_t) blockIdx.z * nx * ny;
+  const unsigned bx = blockIdx.x * TILE, by = blockIdx.y * TILE;
+  for (unsigned j = threadIdx.y; j < TILE; j += blockDim.y)
+    {
+      const unsigned x = bx + j, y = by + threadIdx.x;
+      if (x < nx && y < ny)
+        {
+          const size_t at = base + (size_t) x * ny + y;
+          tile[j][threadIdx.x] = srct[at];
+          srct[at] = 0.0f;
+        }
+    }
+  __syncthreads ();
+  for (unsigned j = threadIdx.y; j < TILE; j += blockDim.y)
+    {
+      const unsigned x = bx + threadIdx.x, y = by + j;
+      if (x < nx && y < ny)
+        dst[base + (size_t) y * nx + x] += tile[threadIdx.x][j];
     }
 }
 
@@ -338,11 +546,12 @@ ctr_cuda_cone_create (const CtrCudaConeDesc *desc, CtrCudaCone **out, char *err)
   g.dy = desc->dy;
   g.dz = desc->dz;
   c->nvox = (size_t) g.nx * g.ny * g.nz;
+  g.small = !desc->checked_only && c->nvox + (size_t) g.nx * g.ny + g.nx < (size_t) INT32_MAX;
   c->per_view = (size_t) g.nr * g.nc;
   c->ndata = c->per_view * g.nv;
   const size_t geo_bytes = (size_t) g.nv * 3 * 8 * 2 + (size_t) g.nv * g.nc * 3 * 8;
   const size_t mask_bytes = desc->mask != nullptr ? c->ndata : 0;
-  const size_t vol_bufs = 3, data_bufs = CTR_CUDA_CONE_N_BUFS - 3;
+  const size_t vol_bufs = desc->transposed ? 6 : 3, data_bufs = CTR_CUDA_CONE_N_BUFS - 3;
   const size_t need = geo_bytes + mask_bytes + (vol_bufs * c->nvox + data_bufs * c->ndata) * sizeof (float) + 16;
   if ((st = ctr_cuda_check_free (need, "the cone-beam projector's volumes and projections", err)) != CTR_CUDA_OK)
     {
@@ -350,7 +559,7 @@ ctr_cuda_cone_create (const CtrCudaConeDesc *desc, CtrCudaCone **out, char *err)
       return st;
     }
   CK (cudaStreamCreateWithFlags (&c->stream, cudaStreamNonBlocking));
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < 6; k++)
     CK (cudaEventCreate (&c->ev[k]));
   CK (cudaMalloc ((void **) &c->src, (size_t) g.nv * 3 * 8));
   CK (cudaMalloc ((void **) &c->drow, (size_t) g.nv * 3 * 8));
@@ -360,6 +569,14 @@ ctr_cuda_cone_create (const CtrCudaConeDesc *desc, CtrCudaCone **out, char *err)
     CK (cudaMalloc ((void **) &c->mask, mask_bytes));
   for (int k = 0; k < CTR_CUDA_CONE_N_BUFS; k++)
     CK (cudaMalloc ((void **) &c->buf[k], (k < 3 ? c->nvox : c->ndata) * sizeof (float)));
+  if (desc->transposed)
+    {
+      CK (cudaMalloc ((void **) &c->xt, c->nvox * sizeof (float)));
+      CK (cudaMalloc ((void **) &c->dt, c->nvox * sizeof (float)));
+      CK (cudaMalloc ((void **) &c->cst, c->nvox * sizeof (float)));
+      CK (cudaMemsetAsync (c->dt, 0, c->nvox * sizeof (float), c->stream));
+      CK (cudaMemsetAsync (c->cst, 0, c->nvox * sizeof (float), c->stream));
+    }
   CK (cudaMemcpyAsync (c->src, desc->src, (size_t) g.nv * 3 * 8, cudaMemcpyHostToDevice, c->stream));
   CK (cudaMemcpyAsync (c->drow, desc->drow, (size_t) g.nv * 3 * 8, cudaMemcpyHostToDevice, c->stream));
   CK (cudaMemcpyAsync (c->ray0, desc->ray0, (size_t) g.nv * g.nc * 3 * 8, cudaMemcpyHostToDevice, c->stream));
@@ -390,12 +607,15 @@ ctr_cuda_cone_destroy (CtrCudaCone *c)
     cudaStreamSynchronize (c->stream);
   for (int k = 0; k < CTR_CUDA_CONE_N_BUFS; k++)
     cudaFree (c->buf[k]);
+  cudaFree (c->xt);
+  cudaFree (c->dt);
+  cudaFree (c->cst);
   cudaFree (c->src);
   cudaFree (c->drow);
   cudaFree (c->ray0);
   cudaFree (c->mask);
   cudaFree (c->norms);
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < 6; k++)
     if (c->ev[k] != nullptr)
       cudaEventDestroy (c->ev[k]);
   if (c->stream != nullptr)
@@ -426,7 +646,7 @@ ctr_cuda_cone_upload (CtrCudaCone *c, CtrCudaConeBuf which, size_t offset, const
       return CTR_CUDA_INVALID;
     }
   if (which == CTR_CUDA_CONE_X)
-    c->y_current = 0;
+    c->y_current = c->xt_current = 0;
   CK (cudaMemcpyAsync (c->buf[which] + offset, host, n * sizeof (float), cudaMemcpyHostToDevice, c->stream));
   CK (cudaStreamSynchronize (c->stream));
   return CTR_CUDA_OK;
@@ -455,11 +675,28 @@ ctr_cuda_cone_zero (CtrCudaCone *c, CtrCudaConeBuf which, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
   if (which == CTR_CUDA_CONE_X)
-    c->y_current = 0;
+    c->y_current = c->xt_current = 0;
   CK (cudaMemsetAsync (c->buf[which], 0, buf_len (c, which) * sizeof (float), c->stream));
   return CTR_CUDA_OK;
 fail:
   return st;
+}
+
+/* The transposed layout pays for its transposes and folds (a few sweeps of
+ * the volume) only over many views: the products of single views (SART's,
+ * PWLS's subsets) keep the plain layout. */
+#define TRANSPOSED_MIN_VIEWS 16
+
+static bool
+uses_transposed (const CtrCudaCone *c, unsigned nviews)
+{
+  return c->xt != nullptr && nviews >= TRANSPOSED_MIN_VIEWS;
+}
+
+static dim3
+tile_grid (const CtrCudaCone *c)
+{
+  return dim3 ((c->g.nx + TILE - 1) / TILE, (c->g.ny + TILE - 1) / TILE, c->g.nz);
 }
 
 static bool
@@ -481,8 +718,16 @@ ctr_cuda_cone_forward (CtrCudaCone *c, unsigned v0, unsigned nviews, char *err)
     return CTR_CUDA_INVALID;
   {
     const size_t n = (size_t) nviews * c->per_view;
+    const bool use_t = uses_transposed (c, nviews);
+    if (use_t && !c->xt_current)
+      {
+        cone_transpose_k<<<tile_grid (c), dim3 (TILE, 8), 0, c->stream>>> (c->g.nx, c->g.ny, c->buf[CTR_CUDA_CONE_X],
+                                                                          c->xt);
+        CK_LAUNCH ();
+        c->xt_current = 1;
+      }
     cone_forward_k<<<blocks_for (n), CONE_BLOCK, 0, c->stream>>> (c->g, v0, n, c->buf[CTR_CUDA_CONE_X],
-                                                                    c->buf[CTR_CUDA_CONE_Y]);
+                                                                    use_t ? c->xt : nullptr, c->buf[CTR_CUDA_CONE_Y]);
     CK_LAUNCH ();
   }
   return CTR_CUDA_OK;
@@ -498,10 +743,23 @@ ctr_cuda_cone_adjoint (CtrCudaCone *c, unsigned v0, unsigned nviews, int ones, i
     return CTR_CUDA_INVALID;
   {
     const size_t n = (size_t) nviews * c->per_view;
+    const bool use_t = uses_transposed (c, nviews);
     cone_adjoint_k<<<blocks_for (n), CONE_BLOCK, 0, c->stream>>> (
       c->g, v0, n, ones ? nullptr : c->buf[CTR_CUDA_CONE_R], c->buf[CTR_CUDA_CONE_D],
-      with_weights ? c->buf[CTR_CUDA_CONE_CS] : nullptr);
+      with_weights ? c->buf[CTR_CUDA_CONE_CS] : nullptr, use_t ? c->dt : nullptr,
+      use_t && with_weights ? c->cst : nullptr);
     CK_LAUNCH ();
+    if (use_t)
+      {
+        cone_fold_k<<<tile_grid (c), dim3 (TILE, 8), 0, c->stream>>> (c->g.nx, c->g.ny, c->buf[CTR_CUDA_CONE_D], c->dt);
+        CK_LAUNCH ();
+        if (with_weights)
+          {
+            cone_fold_k<<<tile_grid (c), dim3 (TILE, 8), 0, c->stream>>> (c->g.nx, c->g.ny, c->buf[CTR_CUDA_CONE_CS],
+                                                                         c->cst);
+            CK_LAUNCH ();
+          }
+      }
   }
   return CTR_CUDA_OK;
 fail:
@@ -535,7 +793,7 @@ ctr_cuda_cone_apply (CtrCudaCone *c, int mode, int nonneg, char *err)
       snprintf (err, CTR_CUDA_ERR_LEN, "cone apply: mode %d", mode);
       return CTR_CUDA_INVALID;
     }
-  c->y_current = 0;
+  c->y_current = c->xt_current = 0;
   cone_apply_k<<<blocks_for (c->nvox), CONE_BLOCK, 0, c->stream>>> (
     c->nvox, mode, nonneg, c->buf[CTR_CUDA_CONE_X], c->buf[CTR_CUDA_CONE_D], c->buf[CTR_CUDA_CONE_CS]);
   CK_LAUNCH ();
@@ -582,14 +840,18 @@ fail:
 static CtrCudaStatus
 sirt_pass (CtrCudaCone *c, int nonneg, char *err)
 {
-  CtrCudaStatus st;
+  CtrCudaStatus st = CTR_CUDA_OK;
   if (!c->y_current && (st = ctr_cuda_cone_forward (c, 0, c->g.nv, err)) != CTR_CUDA_OK)
     return st;
+  CK (cudaEventRecord (c->ev[4], c->stream));
   if ((st = ctr_cuda_cone_residual (c, 0, c->g.nv, 1.0f, err)) != CTR_CUDA_OK
       || (st = ctr_cuda_cone_zero (c, CTR_CUDA_CONE_D, err)) != CTR_CUDA_OK
       || (st = ctr_cuda_cone_adjoint (c, 0, c->g.nv, 0, 0, err)) != CTR_CUDA_OK)
     return st;
+  CK (cudaEventRecord (c->ev[5], c->stream));
   return ctr_cuda_cone_apply (c, 2, nonneg, err);
+fail:
+  return st;
 }
 
 /* One SART pass, view by view in @order: X += A_vᵀ (step_v coef ∘ (B − A_v X)) / A_vᵀ1. */
@@ -613,7 +875,7 @@ sart_pass (CtrCudaCone *c, const unsigned *order, const float *step, int nonneg,
 
 extern "C" CtrCudaStatus
 ctr_cuda_cone_iterate (CtrCudaCone *c, int sart, const unsigned *order, const float *step, int nonneg,
-                       double *update_ms, double *residual, double *residual_ms, char *err)
+                       double *update_ms, double *residual, double *residual_ms, double *phase_ms, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
   float ms = 0;
@@ -624,6 +886,16 @@ ctr_cuda_cone_iterate (CtrCudaCone *c, int sart, const unsigned *order, const fl
   CK (cudaEventSynchronize (c->ev[1]));
   CK (cudaEventElapsedTime (&ms, c->ev[0], c->ev[1]));
   *update_ms = ms;
+  if (phase_ms != nullptr && !sart)
+    {
+      float a = 0, b = 0, d = 0;
+      CK (cudaEventElapsedTime (&a, c->ev[0], c->ev[4]));
+      CK (cudaEventElapsedTime (&b, c->ev[4], c->ev[5]));
+      CK (cudaEventElapsedTime (&d, c->ev[5], c->ev[1]));
+      phase_ms[0] = a;
+      phase_ms[1] = b;
+      phase_ms[2] = d;
+    }
   if (residual_ms != nullptr)
     *residual_ms = 0;
   if (residual != nullptr)

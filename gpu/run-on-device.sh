@@ -278,11 +278,14 @@ PY
   cone)
     device_env
     set -o pipefail
-    timeout 120 "$B/bin/test-gpu-cone" --verbose 2>&1 | tee "$OUT/test-gpu-cone.log" | grep -E "^# [a-z]|^ok|^not ok|Bail|skipped"
-    echo "test-gpu-cone rc=$?"
-    timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 "$B/bin/test-gpu-cone" -p /ctr/gpu-cone/methods/flat \
+    timeout 120 "$B/bin/test-gpu-cone" --verbose 2>&1 | tee "$OUT/test-gpu-cone.log" | grep -E "^# [a-z]|^ok|^not ok|Bail|skipped" | grep -E "20-views|not ok|Bail|skipped"
+    echo "test-gpu-cone rc=$? ($(grep -c '^ok' "$OUT/test-gpu-cone.log") ok)"
+    timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 "$B/bin/test-gpu-cone" -p /ctr/gpu-cone/methods/flat-20-views \
       > "$OUT/sanitizer-memcheck-cone.log" 2>&1
-    echo "compute-sanitizer memcheck (cone methods, flat): rc=$? — $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-memcheck-cone.log" | tr '\n' ' ')"
+    echo "compute-sanitizer memcheck (cone methods, 20 views, both layouts): rc=$? — $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-memcheck-cone.log" | tr '\n' ' ')"
+    timeout 90 compute-sanitizer --tool racecheck --error-exitcode 3 "$B/bin/test-gpu-cone" -p /ctr/gpu-cone/methods/flat \
+      > "$OUT/sanitizer-racecheck-cone.log" 2>&1
+    echo "compute-sanitizer racecheck (cone methods, flat): rc=$? — $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/sanitizer-racecheck-cone.log" | tr '\n' ' ')"
     cone_bench () {
       local name=$1 limit=$2
       shift 2
@@ -290,28 +293,45 @@ PY
       timeout "$limit" "$B/bin/ctrecon-cli" bench cone "$@" > "$OUT/cone-$name.out" 2> "$OUT/cone-$name.err"
       echo "rc=$?"
       tail -n 1 "$OUT/cone-$name.out" > "$OUT/cone-$name.json"
-      grep -E "backend|projector|fall|CPU runs" "$OUT/cone-$name.err" | head -n 4
+      grep -E "fall|CPU runs|cuda-cone SIRT" "$OUT/cone-$name.err" | tail -n 2
     }
-    cone_bench w5-sirt-cuda 90 --backend cuda -m sirt -n 10
-    cone_bench w5-sart-cuda 90 --backend cuda -m sart -n 2
+    export CTR_CUDA_CONE_TIMES=1
+    # the interior run against the checked stencil alone, interleaved, twice
+    # (W5); then the methods, the host's cores, and W6
+    for rep in 1 2; do
+      cone_bench w5-sirt-cuda-$rep 90 --backend cuda -m sirt -n 10
+      CTR_CUDA_CONE_INTERIOR=0 cone_bench w5-sirt-cuda-checked-$rep 90 --backend cuda -m sirt -n 10
+    done
+    cone_bench w5-sart-cuda 90 --backend cuda -m sart -n 3
     cone_bench w5-cgls-cuda 90 --backend cuda -m cgls -n 5
-    cone_bench w5-pwls-cuda 120 --backend cuda -m pwls -n 3
-    cone_bench w5-sirt-cpu 150 --backend cpu -m sirt -n 2
+    cone_bench w5-pwls-cuda 120 --backend cuda -m pwls -n 4
+    cone_bench w5-asd-pocs-cuda 120 --backend cuda -m asd-pocs -n 2
+    cone_bench w5-pwls-cpu 150 --backend cpu -m pwls -n 2
+    cone_bench w5-sirt-cpu 150 --backend cpu -m sirt -n 3
     cone_bench w6-sirt-cuda 150 --backend cuda -m sirt -n 3 --volume 512 --views 720 --rows 512 --cols 512
+    CTR_CUDA_CONE_INTERIOR=0 cone_bench w6-sirt-cuda-checked 150 --backend cuda -m sirt -n 3 --volume 512 --views 720 --rows 512 --cols 512
+    unset CTR_CUDA_CONE_TIMES
     python3 - "$OUT" <<'PY'
-import json, sys, os
+import json, sys, os, glob
 t = {}
-for name in ("w5-sirt-cuda", "w5-sart-cuda", "w5-cgls-cuda", "w5-pwls-cuda", "w5-sirt-cpu", "w6-sirt-cuda"):
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "cone-*.json"))):
+    name = os.path.basename(path)[5:-5]
     try:
-        j = json.load(open(os.path.join(sys.argv[1], "cone-%s.json" % name)))
+        j = json.load(open(path))
     except Exception:
-        print("%-14s no result" % name); continue
+        print("%-26s no result" % name); continue
     t[name] = j["iteration_s"]
-    print("%-14s %-5s %s %-4s %d iterations: median %.4f s/iteration (min %.4f), %.2f GUPS, set-up %.2f s, peak RSS %.0f MiB, centre %.5f (true %.5f)"
+    print("%-26s %-4s %s %-4s %2d it: wall %.4f s/it (update %.4f, residual %.4f), %.2f GUPS, total %.1f s, RSS %.0f MiB, centre %.5f (true %.5f)"
           % (name, j["backend"], "x".join(map(str, j["volume"])), j["method"], j["iterations"], j["iteration_s"],
-             j["iteration_s_min"], j["gups"], j["setup_s"], j["peak_rss_mib"], j["centre_value_per_mm"], j["true_value_per_mm"]))
-if "w5-sirt-cuda" in t and "w5-sirt-cpu" in t:
-    print("W5 SIRT: device %.2fx the host's cores (same run)" % (t["w5-sirt-cpu"] / t["w5-sirt-cuda"]))
+             j["update_s"], j["residual_s"], j["gups"], j["total_s"], j["peak_rss_mib"], j["centre_value_per_mm"], j["true_value_per_mm"]))
+def ratio(a, b, label):
+    if a in t and b in t:
+        print("%s: %.2fx" % (label, t[b] / t[a]))
+ratio("w5-sirt-cuda-1", "w5-sirt-cpu", "W5 SIRT, device vs the host's cores, wall per iteration")
+ratio("w5-sirt-cuda-1", "w5-sirt-cuda-checked-1", "W5 SIRT, interior run over checked stencil (speed-up), 1")
+ratio("w5-sirt-cuda-2", "w5-sirt-cuda-checked-2", "W5 SIRT, interior run over checked stencil (speed-up), 2")
+ratio("w6-sirt-cuda", "w6-sirt-cuda-checked", "W6 SIRT, interior run over checked stencil (speed-up)")
+ratio("w5-pwls-cuda", "w5-pwls-cpu", "W5 PWLS, device vs the host's cores")
 PY
     ;;
   session37)

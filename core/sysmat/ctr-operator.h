@@ -76,7 +76,11 @@ typedef enum {
  *     X ← X + A_Sᵀ (step · coef ∘ (B − A_S X))   [÷ A_Sᵀ1 with COLUMN_SCALE]
  *   clipped with NONNEG; with SEQUENTIAL ray by ray.  With @D:
  *   D += A_Sᵀ (step · coef ∘ (B − A_S X)) in raw form, X untouched (flags
- *   ignored); finish or reduce D before reading it as an image.
+ *   ignored); finish or reduce D before reading it as an image.  A backend
+ *   may defer: consecutive calls with the same @X and @D are one
+ *   accumulation, which @reduce or @finish (or any other call) completes in
+ *   @D; @X must not change within it (gpu/ctr-cuda-cone.c keeps the sum on
+ *   its device).
  * @reduce: (nullable) makes a raw accumulation consistent (NULL: nothing to do).
  * @finish: X ← X + scale ∘ D (D reduced first; @scale NULL: 1), clipped
  *   with NONNEG; D zeroed.
