@@ -30,7 +30,11 @@ typedef struct {
    * the sum into @acc_d (ctr-operator.h). */
   const float *acc_x;
   float *acc_d;
-  GError *acc_error;   /* a failed flush inside reduce (which cannot fail): the next call reports it */
+  /* what the accumulation holds, to compute it again on the CPU when the
+   * device cannot give it back (reduce cannot fail) */
+  const float *acc_b, *acc_coef;
+  GArray *acc_subsets;   /* guint */
+  GArray *acc_steps;     /* float */
   gboolean times;      /* CTR_CUDA_CONE_TIMES: the SIRT pass's phases on stderr */
 } CudaConeOp;
 
@@ -62,34 +66,65 @@ subset_views (const CudaConeOp *c, guint subset, guint *v0, guint *nv)
   *nv = subset == CTR_SUBSET_ALL ? c->nv : 1;
 }
 
-/* Closes an open accumulation: the device's D added into the host's. */
-static gboolean
-flush (CudaConeOp *c, GError **error)
+/* The open accumulation computed on the CPU's pair (the same model) and
+ * added into the host's D: when the device cannot give its sum back. */
+static void
+accumulate_on_cpu (CudaConeOp *c, float *D)
 {
-  if (c->acc_error != NULL)
+  CtrOperator *op = &c->parent;
+  g_autoptr (CtrConeProjector) cp = ctr_cone_projector_new (op->geometry, &op->grid, NULL);
+  g_autofree float *r = g_try_new (float, c->per_view);
+  if (cp == NULL || r == NULL)
+    g_error ("cannot make the CPU's cone-beam pair for a failed device accumulation");
+  for (guint k = 0; k < c->acc_subsets->len; k++)
     {
-      g_propagate_error (error, g_steal_pointer (&c->acc_error));
-      c->acc_x = NULL;
-      c->acc_d = NULL;
-      return FALSE;
+      const guint s = g_array_index (c->acc_subsets, guint, k);
+      const float step = g_array_index (c->acc_steps, float, k);
+      const guint v0 = s == CTR_SUBSET_ALL ? 0 : s, v1 = s == CTR_SUBSET_ALL ? c->nv : s + 1;
+      for (guint v = v0; v < v1; v++)
+        {
+          const guint8 *m = c->mask ? c->mask + c->per_view * v : NULL;
+          const float *b = c->acc_b + c->per_view * v, *cf = c->acc_coef + c->per_view * v;
+          ctr_cone_projector_forward_view_masked (cp, c->acc_x, v, m, r);
+          for (gsize i = 0; i < c->per_view; i++)
+            r[i] = step * cf[i] * (b[i] - r[i]);
+          ctr_cone_projector_adjoint_view_masked (cp, r, v, m, D, NULL);
+        }
     }
+}
+
+/* Closes an open accumulation: the device's D added into the host's (or,
+ * when it cannot come back, the same sum from the CPU's pair). */
+static void
+flush (CudaConeOp *c)
+{
   if (c->acc_d == NULL)
-    return TRUE;
+    return;
   float *D = c->acc_d;
+  char err[CTR_CUDA_ERR_LEN] = "";
+  if (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, c->tmp, c->nvox, err) == CTR_CUDA_OK)
+    {
+#pragma omp parallel for schedule(static)
+      for (gint64 i = 0; i < (gint64) c->nvox; i++)
+        D[i] += c->tmp[i];
+    }
+  else
+    {
+      g_message ("the device's accumulated update could not come back (%s); computed on the CPU", err);
+      accumulate_on_cpu (c, D);
+    }
   c->acc_x = NULL;
   c->acc_d = NULL;
-  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, c->tmp, c->nvox, ERR));
-#pragma omp parallel for schedule(static)
-  for (gint64 i = 0; i < (gint64) c->nvox; i++)
-    D[i] += c->tmp[i];
-  return TRUE;
+  g_array_set_size (c->acc_subsets, 0);
+  g_array_set_size (c->acc_steps, 0);
 }
 
 static void
 cuda_cone_finalize (CtrOperator *op)
 {
   CudaConeOp *c = (CudaConeOp *) op;
-  g_clear_error (&c->acc_error);
+  g_array_unref (c->acc_subsets);
+  g_array_unref (c->acc_steps);
   ctr_cuda_cone_destroy (c->dev);
   g_free (c->mask);
   g_free (c->tmp);
@@ -120,8 +155,7 @@ static gboolean
 cuda_cone_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **error)
 {
   CudaConeOp *c = (CudaConeOp *) op;
-  if (!flush (c, error))
-    return FALSE;
+  flush (c);
   guint v0, nv;
   subset_views (c, subset, &v0, &nv);
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
@@ -135,8 +169,7 @@ static gboolean
 cuda_cone_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **error)
 {
   CudaConeOp *c = (CudaConeOp *) op;
-  if (!flush (c, error))
-    return FALSE;
+  flush (c);
   guint v0, nv;
   subset_views (c, subset, &v0, &nv);
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_R, c->per_view * v0, Y + c->per_view * v0,
@@ -165,11 +198,10 @@ cuda_cone_update (CtrOperator *op, guint subset, float *X, const float *B, const
   const gsize o = c->per_view * v0, n = c->per_view * nv;
   const gboolean scaled = D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE);
   /* the same accumulation goes on: the image is up, D gathers on the device */
-  const gboolean going_on = D != NULL && D == c->acc_d && X == c->acc_x && c->acc_error == NULL;
+  const gboolean going_on = D != NULL && D == c->acc_d && X == c->acc_x && B == c->acc_b && coef == c->acc_coef;
   if (!going_on)
     {
-      if (!flush (c, error))
-        return FALSE;
+      flush (c);
       TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
       TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
     }
@@ -184,6 +216,10 @@ cuda_cone_update (CtrOperator *op, guint subset, float *X, const float *B, const
     {
       c->acc_x = X;
       c->acc_d = D;
+      c->acc_b = B;
+      c->acc_coef = coef;
+      g_array_append_val (c->acc_subsets, subset);
+      g_array_append_val (c->acc_steps, step);
       return TRUE;
     }
   TRY (ctr_cuda_cone_apply (c->dev, scaled ? 1 : 0, (flags & CTR_UPDATE_NONNEG) != 0, ERR));
@@ -191,17 +227,13 @@ cuda_cone_update (CtrOperator *op, guint subset, float *X, const float *B, const
   return TRUE;
 }
 
-/* Completes an open accumulation into @D (ctr-operator.h's reduce, which
- * cannot fail: a failure is kept and the next call reports it). */
+/* Completes an open accumulation into @D (ctr-operator.h's reduce). */
 static void
 cuda_cone_reduce (CtrOperator *op, float *D)
 {
   CudaConeOp *c = (CudaConeOp *) op;
-  if (c->acc_d != D)
-    return;
-  GError *e = NULL;
-  if (!flush (c, &e))
-    c->acc_error = e;
+  if (c->acc_d == D)
+    flush (c);
 }
 
 /* X ← X + scale ∘ D on the host (as the CPU operator), D zeroed. */
@@ -209,8 +241,7 @@ static gboolean
 cuda_cone_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags, GError **error)
 {
   CudaConeOp *c = (CudaConeOp *) op;
-  if (!flush (c, error))
-    return FALSE;
+  flush (c);
 #pragma omp parallel for schedule(static)
   for (gint64 i = 0; i < (gint64) c->nvox; i++)
     {
@@ -225,8 +256,7 @@ static gboolean
 cuda_cone_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
 {
   CudaConeOp *c = (CudaConeOp *) op;
-  if (!flush (c, error))
-    return FALSE;
+  flush (c);
   guint v0, nv;
   subset_views (c, subset, &v0, &nv);
   TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
@@ -238,8 +268,7 @@ cuda_cone_column_sums (CtrOperator *op, guint subset, float *out, GError **error
 static gboolean
 row_sums_device (CudaConeOp *c, float *sum, GError **error)
 {
-  if (!flush (c, error))
-    return FALSE;
+  flush (c);
   for (gsize i = 0; i < c->nvox; i++)
     c->tmp[i] = 1.0f;
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, c->tmp, c->nvox, ERR));
@@ -260,7 +289,7 @@ cuda_cone_row_sums (CtrOperator *op, float *sq, float *sum)
   g_autoptr (GError) e = NULL;
   if (row_sums_device (c, sum, &e))
     return;
-  g_warning ("row sums on the device failed (%s); computed on the CPU", e->message);
+  g_message ("row sums on the device failed (%s); computed on the CPU", e->message);
   g_autoptr (CtrConeProjector) cp = ctr_cone_projector_new (op->geometry, &op->grid, NULL);
   for (gsize i = 0; i < c->nvox; i++)
     c->tmp[i] = 1.0f;
@@ -296,8 +325,7 @@ pass_begin (CtrOperator *op, int kind, const float *X, const float *B, const flo
       return FALSE;
     }
   const gsize nd = c->per_view * c->nv;
-  if (!flush (c, error))
-    return FALSE;
+  flush (c);
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_B, 0, B, nd, ERR));
   TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_COEF, 0, coef, nd, ERR));
@@ -478,6 +506,8 @@ ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *m
   c->mask = g_steal_pointer (&mask_copy);
   c->tmp = g_steal_pointer (&tmp);
   c->times = g_getenv ("CTR_CUDA_CONE_TIMES") != NULL;
+  c->acc_subsets = g_array_new (FALSE, FALSE, sizeof (guint));
+  c->acc_steps = g_array_new (FALSE, FALSE, sizeof (float));
   op->image_size = op->scale_size = nvox;
   op->data_size = per_view * g->n_views;
   op->n_subsets = g->n_views;

@@ -10,11 +10,15 @@
  * orbits) on a 32² grid, 2 slices, random image and data — the forward and
  * transposed products of the operator the backend makes (rows or blocked,
  * as CTR_CUDA_KERNEL says) — and 3 iterations of parallel ART on consistent
- * data; a cone beam of 24 views of 32 × 24 on 16³ through both FDK kernels.
- * About a millisecond of device work, plus the set-up.
+ * data; a cone beam of 24 views of 32 × 24 on 16³ through both FDK kernels,
+ * and the cone-beam projector pair's forward and transposed products on it
+ * (random volume and data; 24 views take the transposed layout when it is
+ * on).  About a millisecond of device work, plus the set-up.
  */
 #include "ctr-cuda.h"
 #include "ctr-cuda-fdk.h"
+#include "ctr-cuda-cone.h"
+#include "sysmat/ctr-cone-op.h"
 #include "base/ctr-error.h"
 #include "sim/ctr-phantom3d.h"
 #include "analytic/ctr-fdk.h"
@@ -159,6 +163,42 @@ check_fdk (CtrCudaSelfCheck *r, GError **error)
   return TRUE;
 }
 
+/* The cone-beam pair's products on the FDK check's scan. */
+static gboolean
+check_cone (CtrCudaSelfCheck *r, GError **error)
+{
+  g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 24);
+  g->shape = CTR_DETECTOR_FLAT;
+  g->sod_mm = 600;
+  g->sdd_mm = 900;
+  g->n_cols = 32;
+  g->n_rows = 24;
+  g->pitch_u = g->pitch_v_mm = 6.0;
+  ctr_geometry_set_uniform_angles (g, 0.2, 2 * G_PI / 24);
+  CtrGrid grid = ctr_grid_square (16, 8.0, 16, 8.0);
+  CtrConeProjector *cp = ctr_cone_projector_new (g, &grid, error);
+  g_autoptr (CtrOperator) cpu = cp ? ctr_cone_op_new (cp, error) : NULL;
+  g_autoptr (CtrOperator) gpu = cpu ? ctr_cuda_cone_op_new (g, &grid, NULL, error) : NULL;
+  if (gpu == NULL)
+    return FALSE;
+  const gsize ni = cpu->image_size, nd = cpu->data_size;
+  g_autofree float *x = g_new (float, ni), *y = g_new (float, nd);
+  g_autofree float *Y = g_new0 (float, nd), *Yc = g_new0 (float, nd), *D = g_new (float, ni), *Dc = g_new (float, ni);
+  GRand *rnd = g_rand_new_with_seed (11);
+  for (gsize i = 0; i < ni; i++)
+    x[i] = (float) g_rand_double_range (rnd, 0, 1);
+  for (gsize i = 0; i < nd; i++)
+    y[i] = (float) g_rand_double_range (rnd, -1, 1);
+  g_rand_free (rnd);
+  if (!gpu->klass->forward (gpu, CTR_SUBSET_ALL, x, Y, error) || !cpu->klass->forward (cpu, CTR_SUBSET_ALL, x, Yc, error)
+      || !gpu->klass->adjoint (gpu, CTR_SUBSET_ALL, y, D, error)
+      || !cpu->klass->adjoint (cpu, CTR_SUBSET_ALL, y, Dc, error))
+    return FALSE;
+  r->cone_forward = max_rel (Y, Yc, nd);
+  r->cone_adjoint = max_rel (D, Dc, ni);
+  return TRUE;
+}
+
 static CtrCudaSelfCheck result;
 
 static void
@@ -170,7 +210,7 @@ run_check (void)
   r->tol_solver = TOL_SOLVER;
   r->tol_fdk_l1tran = TOL_FDK_L1;
   r->tol_fdk_texture = TOL_FDK_TEX;
-  r->forward = r->adjoint = r->solver = r->fdk_l1tran = r->fdk_texture = NAN;
+  r->forward = r->adjoint = r->solver = r->fdk_l1tran = r->fdk_texture = r->cone_forward = r->cone_adjoint = NAN;
   g_autoptr (GError) e = NULL;
   if (!ctr_cuda_probe (NULL, &e))
     {
@@ -179,7 +219,7 @@ run_check (void)
     }
   const gint64 t0 = g_get_monotonic_time ();
   r->ran = TRUE;
-  if (!check_fan (r, &e) || !check_fdk (r, &e))
+  if (!check_fan (r, &e) || !check_fdk (r, &e) || !check_cone (r, &e))
     {
       g_snprintf (r->reason, sizeof r->reason, "the self-check could not run on the device: %s", e->message);
       r->seconds = (g_get_monotonic_time () - t0) / 1e6;
@@ -192,6 +232,8 @@ run_check (void)
     { "parallel ART, 3 iterations", r->solver, r->tol_solver },
     { "FDK, L1-Tran kernel", r->fdk_l1tran, r->tol_fdk_l1tran },
     { "FDK, texture kernel", r->fdk_texture, r->tol_fdk_texture },
+    { "cone-beam forward projection", r->cone_forward, r->tol_products },
+    { "cone-beam back-projection", r->cone_adjoint, r->tol_products },
   };
   for (guint i = 0; i < G_N_ELEMENTS (c); i++)
     if (!(c[i].d <= c[i].tol))
@@ -227,7 +269,9 @@ ctr_cuda_selfcheck_report (const CtrCudaSelfCheck *r)
   g_string_append_printf (s, "  transposed product  %.2e  [%.0e]\n", r->adjoint, r->tol_products);
   g_string_append_printf (s, "  parallel ART (3)    %.2e  [%.0e]\n", r->solver, r->tol_solver);
   g_string_append_printf (s, "  FDK L1-Tran         %.2e  [%.0e]  (relative L2)\n", r->fdk_l1tran, r->tol_fdk_l1tran);
-  g_string_append_printf (s, "  FDK texture         %.2e  [%.0e]  (relative L2)", r->fdk_texture, r->tol_fdk_texture);
+  g_string_append_printf (s, "  FDK texture         %.2e  [%.0e]  (relative L2)\n", r->fdk_texture, r->tol_fdk_texture);
+  g_string_append_printf (s, "  cone forward        %.2e  [%.0e]\n", r->cone_forward, r->tol_products);
+  g_string_append_printf (s, "  cone transposed     %.2e  [%.0e]", r->cone_adjoint, r->tol_products);
   if (!r->passed)
     g_string_append_printf (s, "\n  %s", r->reason);
   return g_string_free (s, FALSE);

@@ -68,13 +68,15 @@ CtrOperator *ctr_cuda_op_new (CtrScsr *m, gboolean cusparse, const CtrGeometry *
  * @forward, @adjoint: the operator's products, max |GPU − CPU| / max |CPU|.
  * @solver: 3 iterations of parallel ART, the same measure on the image.
  * @fdk_l1tran, @fdk_texture: the FDK volume, relative L2 difference.
+ * @cone_forward, @cone_adjoint: the cone-beam projector pair's products
+ *   (ctr-cuda-cone.h), max |GPU − CPU| / max |CPU|.
  * @tol_*: the tolerances of tests/test-gpu.c and tests/test-gpu-fdk.c.
  * @seconds: wall time of the check.
  * @reason: why it did not pass, or did not run.
  */
 typedef struct {
   gboolean ran, passed;
-  double forward, adjoint, solver, fdk_l1tran, fdk_texture;
+  double forward, adjoint, solver, fdk_l1tran, fdk_texture, cone_forward, cone_adjoint;
   double tol_products, tol_solver, tol_fdk_l1tran, tol_fdk_texture;
   double seconds;
   char reason[256];

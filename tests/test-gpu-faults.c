@@ -29,9 +29,12 @@
  * loops over orbit subsets run more than once) × 6 columns × 2 rows, an
  * 8² × 2 image, 2 iterations (a device failure after the first report must
  * end in an error); FDK in 3 view batches, the last partial, and 3 slabs.
+ * The cone-beam pair (ctr-cuda-cone.c) on 16 views of 6 × 5 (whole passes
+ * in the transposed layout): its products, and SIRT, SART and PWLS through
+ * the plan, 2 iterations each.
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * 1,075 call stacks over the 18 entry points in the plain build (1,081
- * under ASan, whose sm_80 atomics take other paths; 888 before CGLS, PWLS
+ * 1,284 call stacks over the 22 entry points in the plain build (1,075 over
+ * 18 before the cone pair; ASan's sm_80 atomics take other paths; 888 before CGLS, PWLS
  * and ASD-POCS ran on the operator's device products, the same on this
  * problem as on the larger one used before), and every call fails
  * in turn, so each call stack fails at least once; the output gives calls,
@@ -46,7 +49,9 @@
 #include "plan/ctr-backend.h"
 #include "ctr-cuda.h"
 #include "ctr-cuda-fdk.h"
+#include "ctr-cuda-cone.h"
 #include "ctr-emu.h"
+#include "sysmat/ctr-cone-op.h"
 #include "sim/ctr-phantom3d.h"
 #include "ctr-test-solve.h"
 #include "sysmat/ctr-scsr.h"
@@ -348,6 +353,93 @@ e_plan_fdk (GError **error)
   return check_close (rel_l2 (v->data, fx.fdk_cpu->data, 1000), 1e-2, "the plan's FDK", error);
 }
 
+/* The cone-beam pair (ctr-cuda-cone.c): 16 views, so whole passes take
+ * the transposed layout (when on: the default), of 6 × 5 on 6 × 5 × 4
+ * voxels; its CPU images made once. */
+#define CONE_VIEWS 16
+static CtrGeometry *cone_g;
+static CtrGrid cone_grid = { 6, 5, 4, 9.0, 9.5, 8.0, 0.5, -0.3, 0.2 };
+static CtrProjections *cone_p;
+static CtrVolume *cone_cpu[3];   /* SIRT, SART, PWLS */
+static const CtrMethod cone_methods[3] = { CTR_METHOD_SIRT, CTR_METHOD_SART, CTR_METHOD_PWLS };
+
+static CtrVolume *
+cone_plan (const char *backend, CtrMethod m, GError **error)
+{
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, m);
+  o.iterations = 2;
+  o.backend = backend;
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (cone_g, &cone_grid, &o, NULL, error);
+  if (plan == NULL)
+    return NULL;
+  guint reports = 0;
+  CtrVolume *v = ctr_recon_plan_execute (plan, cone_p, NULL, count_reports, &reports, NULL, error);
+  for (const char *const *n = ctr_recon_plan_get_notes (plan); v != NULL && *n; n++)
+    if (strstr (*n, "instead") || strstr (*n, "could not") || strstr (*n, "the CPU runs"))
+      fx.note = g_strdup (*n);
+  return v;
+}
+
+static void
+cone_setup (void)
+{
+  cone_g = ctr_geometry_new (CTR_BEAM_CONE, CONE_VIEWS);
+  cone_g->sod_mm = 200;
+  cone_g->sdd_mm = 300;
+  cone_g->n_cols = 6;
+  cone_g->n_rows = 5;
+  cone_g->pitch_u = cone_g->pitch_v_mm = 15.0;
+  ctr_geometry_set_uniform_angles (cone_g, 0.1, 2 * G_PI / CONE_VIEWS);
+  g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0, 0, 0, 18.0, 12.0, 0.02);
+  cone_p = ctr_phantom3d_project (ph, cone_g, 1, NULL);
+  g_assert_nonnull (cone_p);
+  for (guint k = 0; k < 3; k++)
+    {
+      g_autoptr (GError) e = NULL;
+      cone_cpu[k] = cone_plan ("cpu", cone_methods[k], &e);
+      g_assert_no_error (e);
+    }
+}
+
+/* The cone operator's products against the CPU pair's. */
+static gboolean
+e_cone_products (GError **error)
+{
+  g_autoptr (CtrOperator) op = ctr_cuda_cone_op_new (cone_g, &cone_grid, NULL, error);
+  if (op == NULL)
+    return FALSE;
+  CtrConeProjector *cp = ctr_cone_projector_new (cone_g, &cone_grid, NULL);
+  g_autoptr (CtrOperator) cpu = ctr_cone_op_new (cp, NULL);
+  const gsize ni = op->image_size, nd = op->data_size;
+  g_autofree float *x = g_new (float, ni), *y = g_new (float, nd), *Y = g_new0 (float, nd), *Yc = g_new0 (float, nd);
+  g_autofree float *D = g_new (float, ni), *Dc = g_new (float, ni);
+  for (gsize i = 0; i < ni; i++)
+    x[i] = (float) ((i * 37) % 11) / 11.0f;
+  for (gsize i = 0; i < nd; i++)
+    y[i] = (float) ((i * 13) % 7) / 7.0f - 0.4f;
+  if (!op->klass->forward (op, CTR_SUBSET_ALL, x, Y, error) || !op->klass->adjoint (op, CTR_SUBSET_ALL, y, D, error))
+    return FALSE;
+  cpu->klass->forward (cpu, CTR_SUBSET_ALL, x, Yc, NULL);
+  cpu->klass->adjoint (cpu, CTR_SUBSET_ALL, y, Dc, NULL);
+  return check_close (max_rel (Y, Yc, nd), 1e-5, "cone forward", error)
+         && check_close (max_rel (D, Dc, ni), 1e-5, "cone adjoint", error);
+}
+
+static gboolean
+cone_plan_check (guint k, GError **error)
+{
+  g_autoptr (CtrVolume) v = cone_plan ("cuda", cone_methods[k], error);
+  if (v == NULL)
+    return FALSE;
+  return check_close (max_rel (v->data, cone_cpu[k]->data, ctr_grid_size (&cone_grid)), 1e-4, "the cone plan's image",
+                      error);
+}
+
+static gboolean e_cone_sirt (GError **error) { return cone_plan_check (0, error); }
+static gboolean e_cone_sart (GError **error) { return cone_plan_check (1, error); }
+static gboolean e_cone_pwls (GError **error) { return cone_plan_check (2, error); }
+
 typedef struct {
   const char *name;
   gboolean (*fn) (GError **error);
@@ -372,6 +464,10 @@ static const Entry entries[] = {
   { "ctr_cuda_fdk_run l1tran", e_fdk_l1tran },
   { "ctr_cuda_fdk_run texture", e_fdk_texture },
   { "plan fdk (cuda)", e_plan_fdk },
+  { "cuda cone operator forward/adjoint", e_cone_products },
+  { "plan sirt (cuda cone: device passes)", e_cone_sirt },
+  { "plan sart (cuda cone: device passes)", e_cone_sart },
+  { "plan pwls (cuda cone: deferred accumulation)", e_cone_pwls },
 };
 
 /* The message names the call that failed (a launch is checked with
@@ -581,6 +677,7 @@ main (int argc, char **argv)
    * before the counting, so that every run makes the same calls */
   g_assert_true (ctr_cuda_selfcheck ()->passed);
   setup ();
+  cone_setup ();
   for (guint i = 0; i < G_N_ELEMENTS (entries); i++)
     {
       g_autofree char *path = g_strdup_printf ("/ctr/gpu-faults/%u", i);

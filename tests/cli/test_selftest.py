@@ -5,6 +5,7 @@ CUDA: CPU chosen, exit 0) and the CLI built on the CUDA emulation harness
 kernel result (CTR_EMU_CORRUPT_KERNEL: the SCSR kernel's first block is
 skipped) fails the self-check, exit 1, the CPU is chosen and the reason
 says so.  The emulated device is no GPU: no timing here means anything."""
+import json
 import os
 import subprocess
 import sys
@@ -36,7 +37,8 @@ expect(code == 0, 'a sound emulated device passes', out)
 expect('self-check passed' in out, 'the report says passed', out)
 expect('CTR emulated CUDA device' in out, 'the device is named (and is no GPU)', out)
 expect('backend chosen: cuda' in out, 'cuda is chosen', out)
-for line in ('forward product', 'transposed product', 'parallel ART', 'FDK L1-Tran', 'FDK texture'):
+for line in ('forward product', 'transposed product', 'parallel ART', 'FDK L1-Tran', 'FDK texture',
+             'cone forward', 'cone transposed'):
     expect(line in out, 'the report lists ' + line, out)
 
 code, out = run(emu, {'CTR_EMU_CORRUPT_KERNEL': 'orbit_rows', 'CTR_EMU_QUIET': '1'})
@@ -45,9 +47,21 @@ expect(code == 1, 'a wrong kernel result exits 1', out)
 expect('self-check FAILED' in out, 'the report says FAILED', out)
 expect('backend chosen: cpu' in out, 'the CPU is chosen', out)
 expect('self-check failed' in out, 'the choice says why', out)
+# a wrong cone-beam back-projection: the check names it
+code, out = run(emu, {'CTR_EMU_CORRUPT_KERNEL': 'cone_adjoint_k', 'CTR_EMU_QUIET': '1'})
+print(out)
+expect(code == 1, 'a wrong cone-beam kernel result exits 1', out)
+expect('cone-beam back-projection differs' in out, 'the reason names the cone back-projection', out)
+expect('backend chosen: cpu' in out, 'the CPU is chosen', out)
+# `bench cone --backend cuda` runs SIRT on the GPU's cone pair
+r = subprocess.run([emu, 'bench', 'cone', '--backend', 'cuda', '--volume', '24x24x10', '--views', '20', '--rows', '12',
+                    '--cols', '24', '-n', '3'], capture_output=True, text=True, timeout=500)
+out = r.stdout + r.stderr
+expect(r.returncode == 0, 'bench cone --backend cuda runs on the emulated device', out)
+b = json.loads(r.stdout.strip().splitlines()[-1])
+expect(b['backend'] == 'cuda' and b['operator'] == 'cuda-cone', 'the cone pair of the device ran', out)
 # `bench fdk --backend cuda` goes through the backend's FDK (app/ includes
 # no gpu/ header): both kernels run and the water cylinder comes out water.
-import json
 r = subprocess.run([emu, 'bench', 'fdk', '--backend', 'cuda', '--volume', '24x24x16', '--views', '24',
                     '--detector', '20', '24'], capture_output=True, text=True, timeout=500)
 out = r.stdout + r.stderr
