@@ -13,7 +13,10 @@
  * row says "Estimating…" meanwhile and Run waits unless an I0 is typed.  A
  * new dataset, or the page going away, cancels the estimate: a result that
  * arrives for an earlier dataset is dropped, never shown.  A value typed
- * while the estimate ran is kept; the estimate is then only stated.
+ * while the estimate ran is kept; the estimate is then only stated.  The
+ * task holds no reference to the page (a weak one, as the study's job): its
+ * last reference may be dropped in the worker thread, and a widget must
+ * not be finalized there.
  */
 #define G_LOG_DOMAIN "ctr-study-page"
 
@@ -76,14 +79,17 @@ set_subtitle (CtrStudyPage *self, const char *subtitle)
 static void
 estimate_done (GObject *source, GAsyncResult *result, gpointer data)
 {
-  CtrStudyPage *self = CTR_STUDY_PAGE (source);
+  GWeakRef *page = data;
+  g_autoptr(CtrStudyPage) self = g_weak_ref_get (page);
   GTask *task = G_TASK (result);
   g_autoptr(GError) error = NULL;
   Estimate *e = g_task_propagate_pointer (task, &error);
   g_autofree char *subtitle = NULL;
   gboolean typed;
 
-  if (e == NULL || g_task_get_cancellable (task) != self->dose_cancellable)
+  g_weak_ref_clear (page);
+  g_free (page);
+  if (e == NULL || self == NULL || g_task_get_cancellable (task) != self->dose_cancellable)
     {
       g_clear_pointer (&e, estimate_free);
       return;
@@ -124,6 +130,7 @@ _ctr_study_page_show_dose (CtrStudyPage *self, const CtrDataset *d)
 {
   const CtrProjections *p = d->projections;
   g_autoptr(GTask) task = NULL;
+  GWeakRef *page;
   Request *r;
 
   _ctr_study_page_stop_dose (self);
@@ -152,7 +159,9 @@ _ctr_study_page_show_dose (CtrStudyPage *self, const CtrDataset *d)
   self->dose_cancellable = g_cancellable_new ();
   r = g_new0 (Request, 1);
   r->projections = ctr_projections_ref ((CtrProjections *) p);
-  task = g_task_new (self, self->dose_cancellable, estimate_done, NULL);
+  page = g_new (GWeakRef, 1);
+  g_weak_ref_init (page, self);
+  task = g_task_new (NULL, self->dose_cancellable, estimate_done, page);
   g_task_set_source_tag (task, _ctr_study_page_show_dose);
   g_task_set_task_data (task, r, request_free);
   _ctr_study_page_set_estimating (self, TRUE);

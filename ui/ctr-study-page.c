@@ -609,7 +609,7 @@ ctr_study_page_dispose (GObject *object)
       g_cancellable_cancel (self->job->cancellable);
       g_clear_pointer (&self->job, job_unref);
     }
-  /* the estimate's task holds the page until it ends; its result is dropped */
+  /* a running estimate's result is dropped */
   if (self->dose_cancellable != NULL)
     {
       g_cancellable_cancel (self->dose_cancellable);

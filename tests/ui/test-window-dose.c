@@ -26,7 +26,8 @@
  * page's handler of the new dataset: when the load ends the I0 row says
  * "Estimating…", the value is 0 and Run Study waits; then the row shows
  * ctr_noise_estimate_i0's value and Run is enabled.  Opened one after the
- * other, the second dataset's estimate is the one shown.  Screenshot
+ * other, the second dataset's estimate is the one shown; a window closed
+ * while its estimate runs is finalized.  Screenshot
  * ui-dose-estimate.png (the page on head-fan-lowdose).
  *
  * Environment: CTR_UI_LOWDOSE (head-fan-lowdose's geometry.json),
@@ -451,5 +452,18 @@ test_window_dose_estimate (void)
   CHECK (ui_open_and_wait (w, head, 60), "%s opened right after gel-fan", head);
   check_estimate (w, page, "head-fan-lowdose after gel-fan");
   g_free (end.subtitle);
+  ui_close_window (w);
+
+  /* a window closed while its estimate runs goes away cleanly (the
+   * estimate's late result is dropped; ui_close_window asserts the window
+   * is finalized) */
+  w = ui_new_window ();
+  {
+    g_autoptr(GFile) file = g_file_new_for_path (head);
+    ctr_window_open (w, file);
+    ui_wait_idle (w, 60, "head-fan-lowdose");
+  }
+  page = ui_child (w, CTR_TYPE_WINDOW, "study_page");
+  CHECK (ctr_study_page_get_estimating (page), "a second window estimates the I0 as its load ends");
   ui_close_window (w);
 }
