@@ -32,6 +32,8 @@ struct _CtrStudyPage
   GListStore     *rows;         /* CtrStudyRowItem */
   char           *status;
   char           *last_folder;  /* where the last export went */
+  GCancellable   *dose_cancellable; /* the I0 estimate of the open dataset; nullable */
+  gboolean        estimating;   /* that estimate is still running */
 
   /* template children */
   GtkWidget      *content;
@@ -57,6 +59,20 @@ struct _CtrStudyPage
 void      _ctr_study_page_set_status         (CtrStudyPage      *self,
                                               const char        *text,
                                               gboolean           error);
+
+/* ctr-study-page.c: "estimating" changed (Run waits for the estimate
+ * unless an I0 is typed). */
+void      _ctr_study_page_set_estimating     (CtrStudyPage      *self,
+                                              gboolean           estimating);
+
+/* ctr-study-page-dose.c */
+/* The I0 row for @d: stated or from the flat field at once, else estimated
+ * from the sinogram's noise in a worker thread ("estimating" meanwhile);
+ * an estimate still running for an earlier dataset is cancelled. */
+void      _ctr_study_page_show_dose          (CtrStudyPage      *self,
+                                              const CtrDataset  *d);
+/* Cancels the running estimate, if any (its result is then ignored). */
+void      _ctr_study_page_stop_dose          (CtrStudyPage      *self);
 
 /* ctr-study-page-form.c */
 /* The study the form describes for @d, or NULL with what is wrong in words

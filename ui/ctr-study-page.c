@@ -18,7 +18,8 @@
  * ctr_study_write_csv and ctr_study_plot_write_png (1400 × 620, the CLI's
  * default size) into a folder, each to a temporary file renamed into place,
  * after ctr_output_path_check keeps them off the dataset's files.  The form
- * (doses, ROIs, the list of methods) is read in ctr-study-page-form.c.
+ * (doses, ROIs, the list of methods) is read in ctr-study-page-form.c, the
+ * I0 row (stated, or estimated in a worker thread) is ctr-study-page-dose.c.
  */
 #define G_LOG_DOMAIN "ctr-study-page"
 
@@ -75,6 +76,7 @@ enum {
   PROP_SESSION,
   PROP_RUNNING,
   PROP_STATUS,
+  PROP_ESTIMATING,
   N_PROPS
 };
 
@@ -87,8 +89,10 @@ update_actions (CtrStudyPage *self)
 {
   gboolean have_data = self->session != NULL && ctr_session_get_dataset (self->session) != NULL;
   gboolean busy = self->session != NULL && ctr_session_get_busy (self->session);
+  /* the data's I0 is being estimated: Run waits for it, unless one is typed */
+  gboolean dose_known = !self->estimating || gtk_spin_button_get_value (self->i0_spin) > 0;
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.run", have_data && !busy && !self->running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.run", have_data && !busy && !self->running && dose_known);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.cancel", self->running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.export",
                                  !self->running && g_list_model_get_n_items (G_LIST_MODEL (self->rows)) > 0);
@@ -109,6 +113,16 @@ _ctr_study_page_set_status (CtrStudyPage *self, const char *text, gboolean error
     gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
+}
+
+void
+_ctr_study_page_set_estimating (CtrStudyPage *self, gboolean estimating)
+{
+  if (self->estimating == estimating)
+    return;
+  self->estimating = estimating;
+  update_actions (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ESTIMATING]);
 }
 
 static void
@@ -318,7 +332,8 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   int cnr_roi = -1;
   Job *job;
 
-  if (d == NULL || self->running || ctr_session_get_busy (self->session))
+  if (d == NULL || self->running || ctr_session_get_busy (self->session) ||
+      (self->estimating && gtk_spin_button_get_value (self->i0_spin) <= 0))
     return;
   study = _ctr_study_page_build_study (self, d, &cnr_roi, &error);
   if (study == NULL)
@@ -485,51 +500,13 @@ draw_plot (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
 
 /* ---- session -------------------------------------------------------------------- */
 
-/* The I0 of the data before any run: stated (an "I0" key, DICOM photon
- * statistics), from their flat field, or else estimated from the
- * sinogram's noise (ctr_noise_estimate_i0, as ctrecon-cli noise), with
- * the estimate shown; the row's subtitle says which. */
-static void
-set_dose_of_data (CtrStudyPage *self, const CtrDataset *d)
-{
-  const CtrProjections *p = d->projections;
-  GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (self->i0_spin), ADW_TYPE_ACTION_ROW);
-  g_autofree char *subtitle = NULL;
-  double i0 = 0;
-
-  if (p == NULL)
-    subtitle = g_strdup ("No projections");
-  else if (isfinite (p->i0) && p->i0 > 0)
-    {
-      i0 = p->i0;
-      subtitle = g_strdup_printf ("%.0f photons per bin, as the data state", i0);
-    }
-  else if (p->flat != NULL || p->kind == CTR_PROJ_COUNTS)
-    subtitle = g_strdup ("0: from the data's open-beam (flat) counts");
-  else
-    {
-      g_autoptr(GError) error = NULL;
-      double est = ctr_noise_estimate_i0 (p, &error);
-
-      if (isfinite (est) && est > 0)
-        {
-          i0 = round (est);
-          subtitle = g_strdup_printf ("Estimated from the sinogram's noise: %.0f photons per bin (the data state "
-                                      "no I0; ctrecon-cli noise gives the same estimate)", i0);
-        }
-      else if (isinf (est))
-        subtitle = g_strdup ("The sinogram shows no noise (noiseless data): type the I0 they stand for");
-      else
-        subtitle = g_strdup_printf ("Unknown (%s): type the data's I0",
-                                    error != NULL ? error->message : "no estimate");
-    }
-  gtk_spin_button_set_value (self->i0_spin, i0);
-  if (row != NULL)
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
-}
-
 /* A new dataset: a running study (of the previous one) stops; the form
- * takes the dataset's I0 and image size. */
+ * takes the dataset's image size and I0 (an estimate of it comes later,
+ * from a worker thread: ctr-study-page-dose.c).  The method panel is
+ * updated in place (the Algorithm list's model replaced only when the
+ * methods that fit differ, rows shown or hidden): this runs from the
+ * session's load callback, outside the frame clock's layout and paint, so
+ * the next frame allocates whatever changed before anything is drawn. */
 static void
 on_dataset (CtrStudyPage *self)
 {
@@ -543,10 +520,12 @@ on_dataset (CtrStudyPage *self)
       /* only the methods that fit these data (no FDK for fan data) */
       ctr_method_panel_set_geometry (self->method_panel, d->geometry);
       gtk_spin_button_set_value (self->size_spin, grid.nx);
-      set_dose_of_data (self, d);
+      _ctr_study_page_show_dose (self, d);
       if (!self->running)
         _ctr_study_page_set_status (self, "List the doses, add methods, then Run Study.", FALSE);
     }
+  else
+    _ctr_study_page_stop_dose (self);
   update_actions (self);
 }
 
@@ -610,6 +589,13 @@ ctr_study_page_get_status (CtrStudyPage *self)
   return self->status;
 }
 
+gboolean
+ctr_study_page_get_estimating (CtrStudyPage *self)
+{
+  g_return_val_if_fail (CTR_IS_STUDY_PAGE (self), FALSE);
+  return self->estimating;
+}
+
 /* ---- GObject ---------------------------------------------------------------------- */
 
 static void
@@ -622,6 +608,12 @@ ctr_study_page_dispose (GObject *object)
     {
       g_cancellable_cancel (self->job->cancellable);
       g_clear_pointer (&self->job, job_unref);
+    }
+  /* a running estimate's result is dropped */
+  if (self->dose_cancellable != NULL)
+    {
+      g_cancellable_cancel (self->dose_cancellable);
+      g_clear_object (&self->dose_cancellable);
     }
   ctr_study_page_set_session (self, NULL);
   g_clear_object (&self->rows);
@@ -647,6 +639,9 @@ ctr_study_page_get_property (GObject *object, guint prop_id, GValue *value, GPar
       break;
     case PROP_STATUS:
       g_value_set_string (value, self->status);
+      break;
+    case PROP_ESTIMATING:
+      g_value_set_boolean (value, self->estimating);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -685,6 +680,11 @@ ctr_study_page_class_init (CtrStudyPageClass *klass)
   properties[PROP_STATUS] =
     g_param_spec_string ("status", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* TRUE while the open dataset's I0 is estimated from its sinogram (a
+   * worker thread); the I0 row then says so. */
+  properties[PROP_ESTIMATING] =
+    g_param_spec_boolean ("estimating", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (CTR_TYPE_METHOD_PANEL);
@@ -724,5 +724,7 @@ ctr_study_page_init (CtrStudyPage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   build_table (self);
   gtk_drawing_area_set_draw_func (self->plot, draw_plot, self, NULL);
+  /* an I0 typed while the estimate runs lets Run go ahead */
+  g_signal_connect_swapped (self->i0_spin, "value-changed", G_CALLBACK (update_actions), self);
   update_actions (self);
 }

@@ -9,7 +9,7 @@
  * study.export (a folder: study.csv and study.png, as the CLI writes them),
  * study.add-current (the page's method panel as one configuration),
  * study.add-preset "fbp"|"part"|"pwls" (that method with its defaults).
- * Properties (read-only, notified): "running", "status".
+ * Properties (read-only, notified): "running", "status", "estimating".
  */
 #pragma once
 
@@ -38,5 +38,9 @@ guint           ctr_study_page_get_n_methods    (CtrStudyPage *self);
 gboolean        ctr_study_page_get_running      (CtrStudyPage *self);
 /* The status line: what runs, what finished, or why Run was refused. */
 const char     *ctr_study_page_get_status       (CtrStudyPage *self);
+/* TRUE while the open dataset's I0 (photons per bin) is estimated from its
+ * sinogram's noise in a worker thread (data that state no I0 and have no
+ * flat field); Run waits for it unless an I0 is typed. */
+gboolean        ctr_study_page_get_estimating   (CtrStudyPage *self);
 
 G_END_DECLS

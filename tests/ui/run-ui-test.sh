@@ -35,7 +35,8 @@
 #    ui-roi.png, ui-roi-compare.png.
 # 2d. /ui/window/dose (tests/ui/test-window-dose.c): the Dose study page on
 #    head-fan-lowdose (two lower doses × FBP, PART, PWLS), export, Cancel:
-#    ui-study.png.
+#    ui-study.png; /ui/window/dose-estimate: the page's I0 estimated from the
+#    sinogram in a thread (ui-dose-estimate.png).
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
 #    coronal plane: ui-volume-coronal.png.
 # 3b. /ui/window/default-method, fit-methods, failed-run, open-unsupported,
@@ -401,6 +402,9 @@ if [ -n "${CTR_SHARED_DATA:-}" ] && [ -f "$lowdose" ]; then
   dose_start=$(date +%s)
   run_case dose GSK_RENDERER=cairo CTR_UI_LOWDOSE="$lowdose"
   echo "dose study case: $(( $(date +%s) - dose_start )) s"
+  # the page's I0 of data that state none is estimated in a thread; the
+  # page while it runs, then with the estimate (ui-dose-estimate.png)
+  run_case dose-estimate GSK_RENDERER=cairo CTR_UI_LOWDOSE="$lowdose"
   "$python" - "$build_dir/ui-study.png" "$work" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[2])

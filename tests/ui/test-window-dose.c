@@ -20,7 +20,18 @@
  * cancelled after its first rows: it must stop within a second and keep
  * the rows that finished.
  *
- * Environment: CTR_UI_LOWDOSE (head-fan-lowdose's geometry.json), CTR_UI_OUT.
+ * /ui/window/dose-estimate: the page's I0 of data that state none
+ * (head-fan-lowdose, gel-fan: line integrals without an I0 or a flat field)
+ * is estimated from the sinogram's noise in a worker thread, not in the
+ * page's handler of the new dataset: when the load ends the I0 row says
+ * "Estimating…", the value is 0 and Run Study waits; then the row shows
+ * ctr_noise_estimate_i0's value and Run is enabled.  Opened one after the
+ * other, the second dataset's estimate is the one shown; a window closed
+ * while its estimate runs is finalized.  Screenshot
+ * ui-dose-estimate.png (the page on head-fan-lowdose).
+ *
+ * Environment: CTR_UI_LOWDOSE (head-fan-lowdose's geometry.json),
+ * CTR_UI_DATASET (gel-fan's, for dose-estimate), CTR_UI_OUT.
  */
 #include <math.h>
 #include <string.h>
@@ -333,5 +344,126 @@ test_window_dose (void)
            ctr_study_page_get_status (page));
   }
   ui_note ("/ui/window/dose: %.1f s", (g_get_monotonic_time () - t0) / 1e6);
+  ui_close_window (w);
+}
+
+/* ---- /ui/window/dose-estimate ------------------------------------------------ */
+
+static const char *
+i0_subtitle (CtrStudyPage *page)
+{
+  GtkWidget *row = gtk_widget_get_ancestor (ui_child (page, CTR_TYPE_STUDY_PAGE, "i0_spin"), ADW_TYPE_ACTION_ROW);
+  return row != NULL ? adw_action_row_get_subtitle (ADW_ACTION_ROW (row)) : NULL;
+}
+
+static double
+i0_value (CtrStudyPage *page)
+{
+  return gtk_spin_button_get_value (ui_child (page, CTR_TYPE_STUDY_PAGE, "i0_spin"));
+}
+
+static gboolean
+run_enabled (CtrStudyPage *page)
+{
+  return gtk_widget_get_sensitive (ui_child (page, CTR_TYPE_STUDY_PAGE, "run_button"));
+}
+
+/* The page as the load ends: the session's last notify::busy of the load,
+ * in the same call as its notify::dataset (no main-loop iteration between:
+ * whatever the page computed in its handler is there, nothing from a
+ * thread yet). */
+typedef struct {
+  CtrStudyPage *page;
+  gboolean      seen;
+  char         *subtitle;
+  double        i0;
+  gboolean      run;
+} LoadEnd;
+
+static void
+on_busy (CtrSession *session, GParamSpec *pspec, LoadEnd *e)
+{
+  if (e->seen || ctr_session_get_busy (session) || ctr_session_get_dataset (session) == NULL)
+    return;
+  e->seen = TRUE;
+  e->subtitle = g_strdup (i0_subtitle (e->page));
+  e->i0 = i0_value (e->page);
+  e->run = run_enabled (e->page);
+}
+
+static gboolean
+estimate_shown (gpointer data)
+{
+  const char *s = i0_subtitle (data);
+  return s != NULL && !g_str_has_prefix (s, "Estimating");
+}
+
+/* The page shows the estimate of the session's dataset: the value of
+ * ctr_noise_estimate_i0, rounded, and Run enabled. */
+static void
+check_estimate (CtrWindow *w, CtrStudyPage *page, const char *name)
+{
+  CtrDataset *d = ctr_session_get_dataset (ctr_window_get_session (w));
+  double want = d != NULL ? round (ctr_noise_estimate_i0 (d->projections, NULL)) : NAN;
+
+  ui_wait (estimate_shown, page, 60, "the I0 estimate");
+  CHECK (i0_value (page) == want && g_str_has_prefix (i0_subtitle (page), "Estimated from the sinogram's noise"),
+         "%s: I0 %.0f, the sinogram's estimate %.0f: “%s”", name, i0_value (page), want, i0_subtitle (page));
+  CHECK (run_enabled (page), "%s: Run Study is enabled once the estimate is shown", name);
+}
+
+void
+test_window_dose_estimate (void)
+{
+  const char *head = g_getenv ("CTR_UI_LOWDOSE"), *gel = g_getenv ("CTR_UI_DATASET");
+  CtrWindow *w;
+  CtrSession *session;
+  CtrStudyPage *page;
+  LoadEnd end = { 0 };
+
+  if (head == NULL || gel == NULL || !g_file_test (head, G_FILE_TEST_EXISTS) || !g_file_test (gel, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("CTR_UI_LOWDOSE (head-fan-lowdose) or CTR_UI_DATASET (gel-fan) not given");
+      return;
+    }
+  w = ui_new_window ();
+  session = ctr_window_get_session (w);
+  page = ui_child (w, CTR_TYPE_WINDOW, "study_page");
+  adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "study");
+
+  /* head-fan-lowdose: 720 views × 736 columns, no I0 stated */
+  end.page = page;
+  g_signal_connect (session, "notify::busy", G_CALLBACK (on_busy), &end);
+  CHECK (ui_open_and_wait (w, head, 60), "%s opened", head);
+  g_signal_handlers_disconnect_by_func (session, on_busy, &end);
+  CHECK (end.seen && end.subtitle != NULL && g_str_has_prefix (end.subtitle, "Estimating") && end.i0 == 0 && !end.run,
+         "as the load ends the I0 is being estimated (not computed in the page's handler): “%s”, value %.0f, Run %s",
+         end.subtitle ? end.subtitle : "", end.i0, end.run ? "enabled" : "waiting");
+  check_estimate (w, page, "head-fan-lowdose");
+  ui_screenshot (GTK_WIDGET (w), "ui-dose-estimate.png");
+
+  /* gel-fan, then head-fan-lowdose as soon as gel-fan is loaded: the I0
+   * shown is head-fan-lowdose's */
+  {
+    g_autoptr(GFile) file = g_file_new_for_path (gel);
+    ctr_window_open (w, file);
+    ui_wait_idle (w, 60, "gel-fan");
+  }
+  CHECK (ui_open_and_wait (w, head, 60), "%s opened right after gel-fan", head);
+  check_estimate (w, page, "head-fan-lowdose after gel-fan");
+  g_free (end.subtitle);
+  ui_close_window (w);
+
+  /* a window closed while its estimate runs goes away cleanly (the
+   * estimate's late result is dropped; ui_close_window asserts the window
+   * is finalized) */
+  w = ui_new_window ();
+  {
+    g_autoptr(GFile) file = g_file_new_for_path (head);
+    ctr_window_open (w, file);
+    ui_wait_idle (w, 60, "head-fan-lowdose");
+  }
+  page = ui_child (w, CTR_TYPE_WINDOW, "study_page");
+  CHECK (ctr_study_page_get_estimating (page), "a second window estimates the I0 as its load ends");
   ui_close_window (w);
 }

@@ -51,6 +51,7 @@
 #include "ctr-profile-page.h"
 #include "ctr-run-page.h"
 #include "ctr-slice-view.h"
+#include "ctr-study-page.h"
 #include "ctr-widget-png.h"
 
 static CtrApplication *app;
@@ -178,8 +179,16 @@ ui_close_window (CtrWindow *window)
 
 static void wait_frames (GtkWidget *widget, guint n);
 
+static gboolean
+dose_known (gpointer data)
+{
+  return !ctr_study_page_get_estimating (ui_child (data, CTR_TYPE_WINDOW, "study_page"));
+}
+
 /* As a user would, the next step comes once the loaded dataset is on
- * screen (two frames later), not inside the frame that lays it out. */
+ * screen (two frames later), not inside the frame that lays it out, and
+ * its dose is known (the Dose Study page estimates it in a thread when the
+ * data state none). */
 gboolean
 ui_open_and_wait (CtrWindow *window, const char *path, double timeout_s)
 {
@@ -189,6 +198,7 @@ ui_open_and_wait (CtrWindow *window, const char *path, double timeout_s)
 
   ctr_window_open (window, file);
   ui_wait_idle (window, timeout_s, "the dataset");
+  ui_wait (dose_known, window, timeout_s, "the dataset's dose estimate");
   wait_frames (GTK_WIDGET (window), 2);
   return ctr_session_get_dataset (session) != NULL && ctr_session_get_dataset (session) != before;
 }
@@ -1116,6 +1126,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/hig", test_window_hig);
   g_test_add_func ("/ui/window/roi", test_window_roi);
   g_test_add_func ("/ui/window/dose", test_window_dose);
+  g_test_add_func ("/ui/window/dose-estimate", test_window_dose_estimate);
   g_test_add_func ("/ui/window/runs-many", test_window_runs_many);
   g_test_add_func ("/ui/window/metric", test_window_metric);
   g_test_add_func ("/ui/window/responsiveness", test_responsiveness);

@@ -142,6 +142,7 @@ void        test_window_metric       (void);
 
 /* tests/ui/test-window-dose.c */
 void        test_window_dose         (void);
+void        test_window_dose_estimate (void);
 
 /* tests/ui/test-window-small.c */
 void        test_window_default_method     (void);
