@@ -334,6 +334,19 @@ ratio("w6-sirt-cuda", "w6-sirt-cuda-checked", "W6 SIRT, interior run over checke
 ratio("w5-pwls-cuda", "w5-pwls-cpu", "W5 PWLS, device vs the host's cores")
 PY
     ;;
+  check)
+    # a short check of a build: the self-check (every backend's gate) and
+    # the test programs
+    device_env
+    "$B/bin/ctrecon-cli" selftest 2>&1 | tail -n 12
+    for t in test-gpu test-gpu-fdk test-gpu-cone; do
+      args=""
+      [ $t = test-gpu ] && args="-p /ctr/gpu/products -p /ctr/gpu/solvers -p /ctr/gpu/reports -p /ctr/gpu/methods -p /ctr/gpu/selfcheck"
+      timeout 120 "$B/bin/$t" $args 2>&1 | grep -cE "^ok" | sed "s/^/$t: ok /"
+      echo "$t rc=${PIPESTATUS[0]}"
+    done
+    "$B/bin/ctrecon-cli" bench cone --backend cuda -m sirt -n 10 2>/dev/null | tail -n 1
+    ;;
   session37)
     # one lease: the cone pair first (new), then the fan kernels and FDK
     bash "$here/gpu/run-on-device.sh" cone
@@ -370,7 +383,7 @@ PY
     done
     ;;
   *)
-    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | methods | cone | session37 | profile | all (on the GPU machine)"
+    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | methods | cone | check | session37 | profile | all (on the GPU machine)"
     exit 2
     ;;
 esac
