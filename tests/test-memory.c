@@ -370,6 +370,26 @@ no_abort_child (const char *what)
       limit_room (1 * MiB);
       g_assert_false (op->klass->adjoint (op, CTR_SUBSET_ALL, y, x, &error));
     }
+  else if (strcmp (what, "fly-rows") == 0)
+    {
+      /* Rows that cannot grow lose elements: the product fails instead of
+       * coming back short (it used to return TRUE with truncated rays).  A
+       * small operator starts the threads; then one whose area rows are
+       * long (16 columns over 120 mm on 2048² pixels: ~2 MB a row) meets
+       * the limit on its first product. */
+      g_autoptr (CtrGeometry) g0 = fan (8, 16);
+      CtrGrid small = ctr_grid_square (64, 120.0 / 64, 1, 1);
+      g_autoptr (CtrOperator) op0 = ctr_fly_op_new (g0, &small, CTR_RAY_MODEL_AREA, NULL, &error);
+      g_assert_no_error (error);
+      g_autofree float *x0 = g_new0 (float, op0->image_size), *y0 = g_new0 (float, op0->data_size);
+      g_assert_true (op0->klass->forward (op0, CTR_SUBSET_ALL, x0, y0, &error));
+      CtrGrid grid = ctr_grid_square (2048, 120.0 / 2048, 1, 1);
+      g_autoptr (CtrOperator) op = ctr_fly_op_new (g0, &grid, CTR_RAY_MODEL_AREA, NULL, &error);
+      g_assert_no_error (error);
+      g_autofree float *x = g_new0 (float, op->image_size), *y = g_new0 (float, op->data_size);
+      limit_room (1 * MiB);
+      g_assert_false (op->klass->forward (op, CTR_SUBSET_ALL, x, y, &error));
+    }
   else if (strcmp (what, "cone-adjoint") == 0)
     {
       /* The adjoint of a view of 512 × 512 rays: its ray tables (11 MiB)
@@ -495,6 +515,7 @@ test_no_abort_run (gconstpointer data)
                              : strcmp (what, "overlap") == 0 ? "*subset overlaps' counts of * threads * 4194304 pixels*"
                              : strcmp (what, "metrics") == 0 ? "*SSIM buffers of 2048 * 2048 pixels*"
                              : strcmp (what, "fly") == 0     ? "*on-the-fly adjoint's element buckets*"
+                             : strcmp (what, "fly-rows") == 0 ? "*on-the-fly projector's row buffers*"
                              : strcmp (what, "rebin") == 0   ? "*focal spot's rebinning tables of 4000 views * 736 columns*"
                              : strcmp (what, "cone-adjoint") == 0 ? "*cone adjoint without its tables: the same *"
                              : strcmp (what, "sysmat") == 0  ? "*system matrix's chunk owners of * threads * 16777216 pixels*"
@@ -522,6 +543,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/scsr-overlap", "overlap", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/metrics", "metrics", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/fly", "fly", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/fly-rows", "fly-rows", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/rebin", "rebin", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/cone-adjoint", "cone-adjoint", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/sysmat", "sysmat", test_no_abort_run);

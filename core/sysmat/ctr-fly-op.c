@@ -35,6 +35,7 @@
 #include "base/ctr-memory.h"
 
 #include <omp.h>
+#include <math.h>
 #include <string.h>
 
 /* Rays per thread in one round of the adjoint, at least; and the elements
@@ -286,6 +287,29 @@ buckets_ok (FlyOp *c, GError **error)
   return !failed;
 }
 
+/* TRUE when no thread's row buffer failed to grow (the flags cleared);
+ * else FALSE with CTR_ERROR_OUT_OF_MEMORY: a row that could not grow lost
+ * elements, so the product that used it is wrong and must not be used. */
+static gboolean
+rows_ok (FlyOp *c, GError **error)
+{
+  gboolean failed = FALSE;
+  gsize room = 0;
+  for (guint t = 0; t < c->nt; t++)
+    {
+      failed = failed || c->rows[t].failed;
+      c->rows[t].failed = FALSE;
+      room += c->rows[t].cap;
+    }
+  if (failed)
+    {
+      g_autofree char *what = g_strdup_printf ("the on-the-fly projector's row buffers (%u threads, %" G_GSIZE_FORMAT
+                                               " elements held)", c->nt, room);
+      ctr_memory_set_error (error, ctr_memory_mul (room, 2 * 8), what);
+    }
+  return !failed;
+}
+
 /* D[s] += Σ_i a_i W[s][i] over the rays i of @rs, slices [0, ns), by
  * pixel-row bands (see the top of the file).  The buckets grow on the
  * first products and keep their room: FALSE with CTR_ERROR_OUT_OF_MEMORY
@@ -341,7 +365,8 @@ fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns
             }
       }
   }
-  return buckets_ok (c, error);
+  const gboolean rows = rows_ok (c, error);
+  return buckets_ok (c, rows ? error : NULL) && rows;
 }
 
 static gboolean
@@ -351,7 +376,7 @@ fly_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **e
   gint32 views[8];
   const RaySet rs = ray_set (c, subset, views);
   fly_forward_rays (c, &rs, X, Y, c->ns);
-  return TRUE;
+  return rows_ok (c, error);
 }
 
 static gboolean
@@ -479,7 +504,7 @@ fly_update (CtrOperator *op, guint subset, float *X, const float *B, const float
       g_return_val_if_fail (subset != CTR_SUBSET_ALL && D == NULL, FALSE);
       for (guint k = 0; k < rs.n_views; k++)
         art_view (c, (guint) rs.views[k], X, B, coef, step, nonneg);
-      return TRUE;
+      return rows_ok (c, error);
     }
   /* All forward products of the subset before any update (cuART Eq. 9). */
   fly_forward_rays (c, &rs, X, c->r, c->ns);
@@ -550,6 +575,13 @@ fly_row_sums (CtrOperator *op, float *sq, float *sum)
             s2 += (double) b->val[k] * b->val[k];
             s1 += b->val[k];
           }
+        if (b->failed)
+          {
+            /* a row that lost elements: no sum rather than a wrong one (the
+             * method's image turns non-finite and the run fails) */
+            s2 = s1 = NAN;
+            b->failed = FALSE;
+          }
         /* The same rows for every slice. */
         for (guint s = 0; s < c->ns; s++)
           {
@@ -602,7 +634,7 @@ overlaps (FlyOp *c, float *kappa, GError **error)
         kappa[t] = (float) mx;
       }
   }
-  return TRUE;
+  return rows_ok (c, error);
 }
 
 static gboolean
