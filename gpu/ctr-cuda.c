@@ -99,6 +99,10 @@ scsr_session (const CtrScsr *m, guint ns, int with_scale, int blocked, GError **
 {
   if (!ctr_cuda_probe (NULL, error))
     return NULL;
+  /* a compact matrix makes its 8-byte elements here: an error, not an abort,
+   * when they cannot be had */
+  if (!ctr_scsr_expand (m, error))
+    return NULL;
   const CtrSymmetry *sy = ctr_scsr_symmetry (m);
   const gint64 *seg;
   const CtrScsrElem *el;

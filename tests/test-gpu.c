@@ -614,6 +614,60 @@ test_selfcheck_wrong (void)
 #endif
 #endif
 
+#ifdef CTR_EMU_BUILD
+#include <sys/resource.h>
+
+/* A compact (one-slice, K = 8) matrix whose 8-byte elements cannot be made
+ * for the device: CTR_ERROR_OUT_OF_MEMORY naming them, not GLib's abort
+ * (the device session used to call ctr_scsr_arrays, which aborts).  In a
+ * child under an address-space limit 4 MiB above what it has reserved. */
+static void
+test_no_abort_expand (void)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  g_test_skip ("an address-space limit stops the sanitizers");
+  return;
+#endif
+  if (g_getenv ("CTR_SANITIZED") != NULL)
+    {
+      g_test_skip ("an address-space limit stops the sanitizers");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_FAN, 360);
+      g->shape = CTR_DETECTOR_FLAT;
+      g->n_cols = 512;
+      g->sod_mm = 500;
+      g->sdd_mm = 1000;
+      g->pitch_u = 0.5;
+      ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / 360);
+      CtrGrid grid = ctr_grid_square (256, 120.0 / 256, 1, 1);
+      g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, &error);
+      g_assert_no_error (error);
+      g_autoptr (CtrOperator) op = ctr_cuda_op_new (m, FALSE, g, &grid, &error);
+      g_assert_no_error (error);
+      g_autofree float *X = g_new0 (float, op->image_size), *Y = g_new0 (float, op->data_size);
+      g_autofree char *st = NULL;
+      g_assert_true (g_file_get_contents ("/proc/self/status", &st, NULL, NULL));
+      const char *l = strstr (st, "VmSize:");
+      g_assert_nonnull (l);
+      struct rlimit rl;
+      rl.rlim_cur = rl.rlim_max = g_ascii_strtoull (l + 7, NULL, 10) * 1024 + (4u << 20);
+      g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
+      /* the device session, made at the first product, needs them */
+      g_assert_false (op->klass->forward (op, CTR_SUBSET_ALL, X, Y, &error));
+      g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+      g_printerr ("%s\n", error->message);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*SCSR matrix's 8-byte elements*");
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -652,6 +706,7 @@ main (int argc, char **argv)
       g_test_add_func ("/ctr/gpu/selfcheck/sound", test_selfcheck);
 #ifdef CTR_EMU_BUILD
       g_test_add_func ("/ctr/gpu/selfcheck/wrong-kernel", test_selfcheck_wrong);
+      g_test_add_func ("/ctr/gpu/products/no-abort-expand", test_no_abort_expand);
 #endif
     }
 #else
