@@ -8,6 +8,7 @@
 #include "base/ctr-memory.h"
 #include "analytic/ctr-rebin-helical.h"
 #include "quality/ctr-metrics.h"
+#include "quality/ctr-ttf.h"
 #include "sysmat/ctr-blocking.h"
 #include "sysmat/ctr-cone-op.h"
 #include "sysmat/ctr-cone-projector.h"
@@ -522,6 +523,30 @@ test_no_abort_run (gconstpointer data)
                                                              : "*cone row sums: *");
 }
 
+/* The TTF of an insert near the corner of a 20000² image: its mean image
+ * (1.6 GB) is refused against the memory limit (main sets 256 MiB) with
+ * CTR_ERROR_OUT_OF_MEMORY, where it was allocated without a check (an
+ * abort when it could not be had).  Only the insert's box is ever read. */
+static void
+test_ttf_memory (void)
+{
+  const guint nx = 20000, ny = 20000;
+  const gsize n = (gsize) 90 * nx;                /* rows 0 … 89: the box */
+  g_autofree float *img = g_new0 (float, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      const double x = (double) (i % nx), y = (double) (i / nx);
+      if (x < 90 && hypot (x - 40, y - 40) < 8)
+        img[i] = 1.0f;
+    }
+  const float *slices[1] = { img };
+  g_autoptr (GError) error = NULL;
+  CtrTtf *t = ctr_ttf_insert (slices, 1, nx, ny, 0.5, 40, 40, 8, &error);
+  g_assert_null (t);
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+  g_assert_nonnull (strstr (error->message, "TTF's mean image"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -543,6 +568,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/scsr-overlap", "overlap", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/metrics", "metrics", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/fly", "fly", test_no_abort_run);
+  g_test_add_func ("/memory/no-abort/ttf", test_ttf_memory);
   g_test_add_data_func ("/memory/no-abort/fly-rows", "fly-rows", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/rebin", "rebin", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/cone-adjoint", "cone-adjoint", test_no_abort_run);

@@ -1,6 +1,7 @@
 /* ctr-ttf.c — the task transfer function of a circular insert (see ctr-ttf.h). */
 #include "quality/ctr-ttf.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
@@ -169,11 +170,14 @@ crossing (const CtrTtf *t, double level)
   return NAN;
 }
 
-/* The mean of the slices over the box of @in (elsewhere 0), a new image. */
+/* The mean of the slices over the box of @in (elsewhere 0), a new image;
+ * NULL with CTR_ERROR_OUT_OF_MEMORY when it cannot be had. */
 static float *
-mean_image (const float *const *slices, guint n_slices, const Insert *in)
+mean_image (const float *const *slices, guint n_slices, const Insert *in, GError **error)
 {
-  float *img = g_new0 (float, (gsize) in->nx * in->ny);
+  float *img = ctr_memory_try_new ((gsize) in->nx * in->ny, sizeof (float), TRUE, "the TTF's mean image", error);
+  if (img == NULL)
+    return NULL;
   for (int y = in->y_lo; y <= in->y_hi; y++)
     for (int x = in->x_lo; x <= in->x_hi; x++)
       {
@@ -211,7 +215,9 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
     }
   in.x_lo = (int) floor (cx_px - reach), in.x_hi = (int) ceil (cx_px + reach);
   in.y_lo = (int) floor (cy_px - reach), in.y_hi = (int) ceil (cy_px + reach);
-  g_autofree float *img = mean_image (slices, n_slices, &in);
+  g_autofree float *img = mean_image (slices, n_slices, &in, error);
+  if (img == NULL)
+    return NULL;
   in.img = img;
   for (int y = in.y_lo; y <= in.y_hi; y++)
     for (int x = in.x_lo; x <= in.x_hi; x++)
