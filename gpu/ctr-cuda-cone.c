@@ -5,7 +5,7 @@
  * registration as the "cuda" backend's cone operator.
  */
 #include "ctr-cuda-cone.h"
-#include "ctr-cuda-api.h"
+#include "ctr-cuda.h"
 #include "plan/ctr-backend.h"
 #include "sysmat/ctr-cone-op.h"
 #include "base/ctr-error.h"
@@ -38,24 +38,12 @@ typedef struct {
   gboolean times;      /* CTR_CUDA_CONE_TIMES: the SIRT pass's phases on stderr */
 } CudaConeOp;
 
-static gboolean
-status_error (CtrCudaStatus st, const char *err, GError **error)
-{
-  if (st == CTR_CUDA_OK)
-    return TRUE;
-  g_set_error (error, CTR_ERROR,
-               st == CTR_CUDA_NO_MEMORY ? CTR_ERROR_OUT_OF_MEMORY
-               : st == CTR_CUDA_INVALID ? CTR_ERROR_INVALID_ARGUMENT : CTR_ERROR_BACKEND_UNAVAILABLE,
-               "CUDA: %s", err[0] ? err : "unknown error");
-  return FALSE;
-}
-
 #define TRY(call)                                  \
   do {                                             \
     char err_[CTR_CUDA_ERR_LEN] = "";              \
     CtrCudaStatus st_ = (call);                    \
     if (st_ != CTR_CUDA_OK)                        \
-      return status_error (st_, err_, error);      \
+      return ctr_cuda_status_error (st_, err_, error);      \
   } while (0)
 #define ERR err_
 
@@ -493,7 +481,7 @@ ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *m
   CtrCudaStatus st = ctr_cuda_cone_create (&d, &dev, err);
   if (st != CTR_CUDA_OK)
     {
-      status_error (st, err, error);
+      ctr_cuda_status_error (st, err, error);
       return NULL;
     }
   CudaConeOp *c = g_new0 (CudaConeOp, 1);

@@ -128,11 +128,12 @@ check_fan (CtrCudaSelfCheck *r, GError **error)
   return TRUE;
 }
 
-/* Both FDK kernels on a small cone beam. */
-static gboolean
-check_fdk (CtrCudaSelfCheck *r, GError **error)
+/* The cone beam of the FDK and cone-pair checks: 24 views of 32 × 24 on
+ * 16³ voxels of 8 mm. */
+static CtrGeometry *
+small_cone (void)
 {
-  g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 24);
+  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_CONE, 24);
   g->shape = CTR_DETECTOR_FLAT;
   g->sod_mm = 600;
   g->sdd_mm = 900;
@@ -140,6 +141,14 @@ check_fdk (CtrCudaSelfCheck *r, GError **error)
   g->n_rows = 24;
   g->pitch_u = g->pitch_v_mm = 6.0;
   ctr_geometry_set_uniform_angles (g, 0.2, 2 * G_PI / 24);
+  return g;
+}
+
+/* Both FDK kernels on a small cone beam. */
+static gboolean
+check_fdk (CtrCudaSelfCheck *r, GError **error)
+{
+  g_autoptr (CtrGeometry) g = small_cone ();
   CtrGrid grid = ctr_grid_square (16, 8.0, 16, 8.0);
   g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_shepp_logan (55.0, 0.02);
   g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, 1, error);
@@ -167,14 +176,7 @@ check_fdk (CtrCudaSelfCheck *r, GError **error)
 static gboolean
 check_cone (CtrCudaSelfCheck *r, GError **error)
 {
-  g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 24);
-  g->shape = CTR_DETECTOR_FLAT;
-  g->sod_mm = 600;
-  g->sdd_mm = 900;
-  g->n_cols = 32;
-  g->n_rows = 24;
-  g->pitch_u = g->pitch_v_mm = 6.0;
-  ctr_geometry_set_uniform_angles (g, 0.2, 2 * G_PI / 24);
+  g_autoptr (CtrGeometry) g = small_cone ();
   CtrGrid grid = ctr_grid_square (16, 8.0, 16, 8.0);
   CtrConeProjector *cp = ctr_cone_projector_new (g, &grid, error);
   g_autoptr (CtrOperator) cpu = cp ? ctr_cone_op_new (cp, error) : NULL;

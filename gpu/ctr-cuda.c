@@ -18,8 +18,8 @@
 
 /* ------------------------------------------------------------- errors -- */
 
-static gboolean
-status_to_error (CtrCudaStatus st, const char *err, GError **error)
+gboolean
+ctr_cuda_status_error (CtrCudaStatus st, const char *err, GError **error)
 {
   if (st == CTR_CUDA_OK)
     return TRUE;
@@ -88,8 +88,8 @@ use_blocked (CtrCudaScsr *s, const CtrScsr *m, GError **error)
       cb[i] = (CtrCudaBlock) { k->orbit, k->n_rows, k->width, k->ray0, k->ray1, k->junction, k->rep, k->slot, k->w };
     }
   char err[CTR_CUDA_ERR_LEN] = "";
-  return status_to_error (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err), err, error)
-         && status_to_error (ctr_cuda_scsr_use_blocked (s, 1, err), err, error);
+  return ctr_cuda_status_error (ctr_cuda_scsr_set_blocked (s, cb, blk->n_blocks, blk->orbit_first, err), err, error)
+         && ctr_cuda_status_error (ctr_cuda_scsr_use_blocked (s, 1, err), err, error);
 }
 
 /* A device session for @m: @blocked 0 the rows, 1 the blocked layout, -1
@@ -116,7 +116,7 @@ scsr_session (const CtrScsr *m, guint ns, int with_scale, int blocked, GError **
   };
   char err[CTR_CUDA_ERR_LEN] = "";
   CtrCudaScsr *s = NULL;
-  if (!status_to_error (ctr_cuda_scsr_create (&d, &s, err), err, error))
+  if (!ctr_cuda_status_error (ctr_cuda_scsr_create (&d, &s, err), err, error))
     return NULL;
   if ((blocked < 0 ? want_blocked () : blocked) && !use_blocked (s, m, error))
     {
@@ -136,8 +136,8 @@ apply_forward (const CtrScsr *m, const float *x, float *y, guint ns, int blocked
   g_autofree float *X = g_new (float, ctr_scsr_packed_size (m, ns));
   g_autofree float *ax = g_new (float, ctr_scsr_lane_size (m, ns));
   ctr_scsr_pack (m, x, X, ns);
-  gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, ctr_scsr_packed_size (m, ns), err), err, error)
-                && status_to_error (ctr_cuda_scsr_forward (s, ax, err), err, error);
+  gboolean ok = ctr_cuda_status_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, ctr_scsr_packed_size (m, ns), err), err, error)
+                && ctr_cuda_status_error (ctr_cuda_scsr_forward (s, ax, err), err, error);
   ctr_cuda_scsr_destroy (s);
   if (ok)
     ctr_scsr_lanes_to_rays (m, ax, y, ns);
@@ -169,10 +169,10 @@ apply_adjoint (const CtrScsr *m, const float *y, float *x, guint ns, int blocked
   g_autofree float *X = g_new (float, ctr_scsr_packed_size (m, ns));
   ctr_scsr_rays_to_lanes (m, y, bl, ns);
   lane_mask (m, ns, cl);
-  gboolean ok = status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_B, bl, lt, err), err, error)
-                && status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_COEF, cl, lt, err), err, error)
-                && status_to_error (ctr_cuda_scsr_adjoint (s, err), err, error)
-                && status_to_error (ctr_cuda_scsr_download_x (s, X, err), err, error);
+  gboolean ok = ctr_cuda_status_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_B, bl, lt, err), err, error)
+                && ctr_cuda_status_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_COEF, cl, lt, err), err, error)
+                && ctr_cuda_status_error (ctr_cuda_scsr_adjoint (s, err), err, error)
+                && ctr_cuda_status_error (ctr_cuda_scsr_download_x (s, X, err), err, error);
   ctr_cuda_scsr_destroy (s);
   if (ok)
     ctr_scsr_unpack (m, X, x, ns);
@@ -229,7 +229,7 @@ csr_session (const CtrSysmat *a, guint ns, const CtrSymmetry *sy, GError **error
   };
   char err[CTR_CUDA_ERR_LEN] = "";
   CtrCudaCsr *s = NULL;
-  if (!status_to_error (ctr_cuda_csr_create (&d, &s, err), err, error))
+  if (!ctr_cuda_status_error (ctr_cuda_csr_create (&d, &s, err), err, error))
     return NULL;
   return s;
 }
@@ -241,7 +241,7 @@ ctr_cuda_csr_apply (const CtrSysmat *a, const float *x, float *y, guint ns, GErr
   if (s == NULL)
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";
-  gboolean ok = status_to_error (ctr_cuda_csr_forward (s, x, y, err), err, error);
+  gboolean ok = ctr_cuda_status_error (ctr_cuda_csr_forward (s, x, y, err), err, error);
   ctr_cuda_csr_destroy (s);
   return ok;
 }
@@ -253,7 +253,7 @@ ctr_cuda_csr_apply_adjoint (const CtrSysmat *a, const float *y, float *x, guint 
   if (s == NULL)
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";
-  gboolean ok = status_to_error (ctr_cuda_csr_adjoint (s, y, x, err), err, error);
+  gboolean ok = ctr_cuda_status_error (ctr_cuda_csr_adjoint (s, y, x, err), err, error);
   ctr_cuda_csr_destroy (s);
   return ok;
 }
@@ -356,7 +356,7 @@ cuda_op_begin (CtrOperator *op, int kind, const float *X, const float *B, const 
       ctr_scsr_lanes_to_rays (m, valid, vr, ns);
       c->x = g_new (float, ctr_grid_size (&op->grid));
       ctr_scsr_unpack (m, X, c->x, ns);
-      return status_to_error (ctr_cuda_csr_upload (c->dc, c->x, br, cr, vr, err), err, error);
+      return ctr_cuda_status_error (ctr_cuda_csr_upload (c->dc, c->x, br, cr, vr, err), err, error);
     }
   const int with_scale = kind == CTR_CUDA_SART ? 2 : kind == CTR_CUDA_SIRT ? 1 : 0;
   c->ds = scsr_session (m, ns, with_scale, -1, error);
@@ -372,11 +372,11 @@ cuda_op_begin (CtrOperator *op, int kind, const float *X, const float *B, const 
     }
   const float *sc = kind == CTR_CUDA_SART ? sart_scale : scale;
   const gsize sc_n = kind == CTR_CUDA_SART ? op->scale_size * op->n_subsets : op->scale_size;
-  return status_to_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_X, X, op->image_size, err), err, error)
-         && status_to_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_B, B, op->data_size, err), err, error)
-         && status_to_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_COEF, cf, op->data_size, err), err, error)
-         && status_to_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_VALID, valid, op->data_size, err), err, error)
-         && (sc == NULL || status_to_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_SCALE, sc, sc_n, err), err, error));
+  return ctr_cuda_status_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_X, X, op->image_size, err), err, error)
+         && ctr_cuda_status_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_B, B, op->data_size, err), err, error)
+         && ctr_cuda_status_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_COEF, cf, op->data_size, err), err, error)
+         && ctr_cuda_status_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_VALID, valid, op->data_size, err), err, error)
+         && (sc == NULL || ctr_cuda_status_error (ctr_cuda_scsr_upload (c->ds, CTR_CUDA_BUF_SCALE, sc, sc_n, err), err, error));
 }
 
 static gboolean
@@ -392,7 +392,7 @@ cuda_op_run (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double
     *seconds = ms / 1e3;
   if (residual_seconds)
     *residual_seconds = rms / 1e3;
-  return status_to_error (st, err, error);
+  return ctr_cuda_status_error (st, err, error);
 }
 
 static gboolean
@@ -402,12 +402,12 @@ cuda_op_download (CtrOperator *op, float *X, GError **error)
   char err[CTR_CUDA_ERR_LEN] = "";
   if (c->dc)
     {
-      if (!status_to_error (ctr_cuda_csr_download_x (c->dc, c->x, err), err, error))
+      if (!ctr_cuda_status_error (ctr_cuda_csr_download_x (c->dc, c->x, err), err, error))
         return FALSE;
       ctr_scsr_pack (c->base.m, c->x, X, op->n_slices);
       return TRUE;
     }
-  return status_to_error (ctr_cuda_scsr_download_x (c->ds, X, err), err, error);
+  return ctr_cuda_status_error (ctr_cuda_scsr_download_x (c->ds, X, err), err, error);
 }
 
 static const CtrOperatorPass cuda_pass = {
@@ -456,8 +456,8 @@ cuda_op_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError
     return FALSE;
   const gsize per_orbit = op->data_size / op->n_subsets;
   char err[CTR_CUDA_ERR_LEN] = "";
-  return status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, op->image_size, err), err, error)
-         && status_to_error (ctr_cuda_scsr_forward_orbits (s, o0, n, Y + per_orbit * o0, err), err, error);
+  return ctr_cuda_status_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, op->image_size, err), err, error)
+         && ctr_cuda_status_error (ctr_cuda_scsr_forward_orbits (s, o0, n, Y + per_orbit * o0, err), err, error);
 }
 
 /* The data of orbits [o0, o0 + n) as b, and @coef (data_size floats; NULL:
@@ -477,8 +477,8 @@ upload_orbits (CudaOp *c, CtrCudaScsr *s, guint o0, guint n, const float *B, con
       cu = c->tmp_data;
     }
   char err[CTR_CUDA_ERR_LEN] = "";
-  return status_to_error (ctr_cuda_scsr_upload_part (s, CTR_CUDA_BUF_B, off, B + off, len, op->data_size, err), err, error)
-         && status_to_error (ctr_cuda_scsr_upload_part (s, CTR_CUDA_BUF_COEF, off, cu, len, op->data_size, err), err, error);
+  return ctr_cuda_status_error (ctr_cuda_scsr_upload_part (s, CTR_CUDA_BUF_B, off, B + off, len, op->data_size, err), err, error)
+         && ctr_cuda_status_error (ctr_cuda_scsr_upload_part (s, CTR_CUDA_BUF_COEF, off, cu, len, op->data_size, err), err, error);
 }
 
 static gboolean
@@ -491,8 +491,8 @@ cuda_op_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";
   return upload_orbits (c, s, o0, n, Y, NULL, 1.f, error)
-         && status_to_error (ctr_cuda_scsr_adjoint_orbits (s, o0, n, err), err, error)
-         && status_to_error (ctr_cuda_scsr_download_x (s, D, err), err, error);
+         && ctr_cuda_status_error (ctr_cuda_scsr_adjoint_orbits (s, o0, n, err), err, error)
+         && ctr_cuda_status_error (ctr_cuda_scsr_download_x (s, D, err), err, error);
 }
 
 /* One subset step on the device (ctr-operator.h, @update): the image goes
@@ -518,12 +518,12 @@ cuda_op_update (CtrOperator *op, guint subset, float *X, const float *B, const f
     return FALSE;
   char err[CTR_CUDA_ERR_LEN] = "";
   if (!upload_orbits (c, s, o0, n, B, coef, step, error)
-      || !status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, op->image_size, err), err, error))
+      || !ctr_cuda_status_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_X, X, op->image_size, err), err, error))
     return FALSE;
   if (D != NULL)
     {
-      if (!status_to_error (ctr_cuda_scsr_step_orbits (s, o0, n, 0, 0, 0, err), err, error)
-          || !status_to_error (ctr_cuda_scsr_download_x (s, c->tmp_image, err), err, error))
+      if (!ctr_cuda_status_error (ctr_cuda_scsr_step_orbits (s, o0, n, 0, 0, 0, err), err, error)
+          || !ctr_cuda_status_error (ctr_cuda_scsr_download_x (s, c->tmp_image, err), err, error))
         return FALSE;
       for (gsize q = 0; q < op->image_size; q++)
         D[q] += c->tmp_image[q];
@@ -560,12 +560,12 @@ cuda_op_update (CtrOperator *op, guint subset, float *X, const float *B, const f
             }
           inv = c->inv_colsum + p1 * subset;
         }
-      if (!status_to_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_SCALE, inv, p1, err), err, error))
+      if (!ctr_cuda_status_error (ctr_cuda_scsr_upload (s, CTR_CUDA_BUF_SCALE, inv, p1, err), err, error))
         return FALSE;
     }
-  return status_to_error (ctr_cuda_scsr_step_orbits (s, o0, n, 1, scaled, (flags & CTR_UPDATE_NONNEG) != 0, err),
+  return ctr_cuda_status_error (ctr_cuda_scsr_step_orbits (s, o0, n, 1, scaled, (flags & CTR_UPDATE_NONNEG) != 0, err),
                           err, error)
-         && status_to_error (ctr_cuda_scsr_download_x (s, X, err), err, error);
+         && ctr_cuda_status_error (ctr_cuda_scsr_download_x (s, X, err), err, error);
 }
 
 static gboolean

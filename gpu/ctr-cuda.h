@@ -94,6 +94,12 @@ const CtrCudaSelfCheck *ctr_cuda_selfcheck (void);
 /* The result in lines for people: (transfer full). */
 char *ctr_cuda_selfcheck_report (const CtrCudaSelfCheck *r);
 
+/* @st (from a function of ctr-cuda-api.h) as a GError: TRUE for
+ * CTR_CUDA_OK; else FALSE with CTR_ERROR_OUT_OF_MEMORY (CTR_CUDA_NO_MEMORY),
+ * CTR_ERROR_INVALID_ARGUMENT (CTR_CUDA_INVALID) or
+ * CTR_ERROR_BACKEND_UNAVAILABLE, the message "CUDA: " + @err. */
+gboolean ctr_cuda_status_error (CtrCudaStatus st, const char *err, GError **error);
+
 /* Registers "cuda" and "cusparse" with ctr_backend_register (also done by a
  * constructor of this library; calling it again is harmless). */
 void ctr_cuda_backend_register (void);
