@@ -64,7 +64,7 @@ cuda_peak_gbs (const CtrBackend *self)
 
 static const CtrBackend cuda_backend = {
   .name = "cuda",
-  .description = "GPU, SCSR orbit kernel (one warp per stored row, atomic transposed product)",
+  .description = "GPU, SCSR orbit kernel (warps per stored row, atomic transposed product), cone-beam Joseph pair, FDK",
   .priority = 100,
   .available = cuda_available,
   .scsr_operator = cuda_scsr_operator,
