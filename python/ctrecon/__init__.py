@@ -25,11 +25,12 @@ from ._ctrecon import (  # noqa: F401
     OutOfMemory,
     Unsupported,
     load,
+    metrics,
     reconstruct,
 )
 
 __all__ = [
     "BackendUnavailable", "Cancelled", "Dataset", "Error", "Failed", "FileError", "FormatError",
     "InvalidArgument", "InvalidData", "InvalidGeometry", "OutOfMemory", "Unsupported",
-    "load", "reconstruct",
+    "load", "metrics", "reconstruct",
 ]

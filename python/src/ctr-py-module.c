@@ -53,7 +53,23 @@ PyDoc_STRVAR (reconstruct_doc,
 "subclasses for what the engine refuses (Unsupported: a method for another\n"
 "beam, OutOfMemory, ...).");
 
+PyDoc_STRVAR (metrics_doc,
+"metrics(image, reference, pixel_size=1.0, radius=0.0) -> dict\n\n"
+"RMSE, PSNR (dB) and SSIM of image against reference by the engine's one\n"
+"protocol, as `ctrecon-cli metrics IMAGE REFERENCE --pixel-size --radius`:\n"
+"image and reference are arrays of the same shape, [y][x] or [z][y][x]\n"
+"(any real dtype, converted to float32), on a grid of pixel_size mm centred\n"
+"on the middle of the image.  radius (mm) > 0: the field-of-view protocol\n"
+"(the image set to 0 outside the disc, RMSE over the disc's pixels, SSIM\n"
+"over the masked image); 0: every pixel.  The data range is the\n"
+"reference's max - min; with several slices each metric is the mean over\n"
+"the slices.  PSNR of identical images is inf.\n\n"
+"Returns {'rmse': ..., 'psnr': ..., 'ssim': ...} (RMSE in the images'\n"
+"unit).  Raises ctrecon.InvalidArgument (a ValueError) for shapes that\n"
+"differ, NaN or infinite values, a pixel_size <= 0 or a radius < 0.");
+
 static PyMethodDef methods[] = {
+  { "metrics", (PyCFunction) (void (*) (void)) ctr_py_metrics, METH_VARARGS | METH_KEYWORDS, metrics_doc },
   { "load", (PyCFunction) (void (*) (void)) ctr_py_load, METH_VARARGS | METH_KEYWORDS, load_doc },
   { "reconstruct", (PyCFunction) (void (*) (void)) ctr_py_reconstruct, METH_VARARGS | METH_KEYWORDS,
     reconstruct_doc },

@@ -50,3 +50,6 @@ PyObject *ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs);
 
 /* ctr-py-params.c: keyword arguments through the parameter table. */
 gboolean ctr_py_params_apply (CtrReconOptions *o, PyObject *params);
+
+/* ctr-py-metrics.c: metrics(). */
+PyObject *ctr_py_metrics (PyObject *self, PyObject *args, PyObject *kwargs);

@@ -2,6 +2,7 @@
 (the same engine, grid rule and parameter table): bit-identical on the CPU,
 and the same per-iteration metrics as the CLI's --metrics CSV."""
 import csv
+import json
 import os
 
 import numpy as np
@@ -43,6 +44,31 @@ with tempdir() as tmp:
             window="hann", cutoff=0.8, size=96)
     compare(ds, path, tmp, "SIRT 3 iterations λ 1.5", ["--method", "sirt", "-n", 3, "--relaxation", 1.5],
             method="sirt", iterations=3, relaxation=1.5)
+
+    # metrics(): the CLI's `metrics` on the same images, with and without the disc
+    image, _ = ctrecon.reconstruct(ds)
+    out = os.path.join(tmp, "fbp.tif")
+    check(cli("reconstruct", path, "-o", out).returncode == 0, "the CLI wrote the FBP image")
+    dx = ds.reference_grid["dx_mm"]
+    for radius in (0.0, 100.0):
+        r = cli("metrics", out, os.path.join(tmp, "reference.tif"), "--pixel-size", repr(dx), "--radius", radius)
+        want = json.loads(r.stdout) if r.returncode == 0 else {}
+        got = ctrecon.metrics(image, ds.reference, pixel_size=dx, radius=radius)
+        check(want and all(abs(got[k] - want[k]) <= 1e-12 * abs(want[k]) for k in ("rmse", "psnr", "ssim")),
+              f"metrics radius {radius} mm: {got} = the CLI's "
+              f"{ {k: want.get(k) for k in ('rmse', 'psnr', 'ssim')} }")
+    try:
+        ctrecon.metrics(image, ds.reference[:, :10])
+        check(False, "metrics of different shapes raises")
+    except ValueError as e:
+        check("same shape" in str(e), f"metrics of different shapes raises: {e}")
+    bad = image.copy()
+    bad[0, 3, 3] = np.nan
+    try:
+        ctrecon.metrics(bad, ds.reference)
+        check(False, "metrics of an image with NaN raises")
+    except ValueError as e:
+        check("NaN" in str(e), f"metrics of an image with NaN raises: {e}")
 
     gel = os.path.join(DATA, "gel-fan", "geometry.json")
     if os.path.exists(gel):
