@@ -22,6 +22,7 @@ from ._ctrecon import (  # noqa: F401
     InvalidArgument,
     InvalidData,
     InvalidGeometry,
+    Operator,
     OutOfMemory,
     Unsupported,
     load,
@@ -31,6 +32,6 @@ from ._ctrecon import (  # noqa: F401
 
 __all__ = [
     "BackendUnavailable", "Cancelled", "Dataset", "Error", "Failed", "FileError", "FormatError",
-    "InvalidArgument", "InvalidData", "InvalidGeometry", "OutOfMemory", "Unsupported",
+    "InvalidArgument", "InvalidData", "InvalidGeometry", "Operator", "OutOfMemory", "Unsupported",
     "load", "metrics", "reconstruct",
 ]

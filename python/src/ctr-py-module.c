@@ -88,13 +88,15 @@ PyMODINIT_FUNC
 PyInit__ctrecon (void)
 {
   import_array ();  /* returns NULL with ImportError when numpy's C API is unusable */
-  if (PyType_Ready (&CtrPyDatasetType) < 0)
+  if (PyType_Ready (&CtrPyDatasetType) < 0 || PyType_Ready (&CtrPyOperatorType) < 0)
     return NULL;
   PyObject *m = PyModule_Create (&module_def);
   if (m == NULL)
     return NULL;
   Py_INCREF (&CtrPyDatasetType);
-  if (PyModule_AddObject (m, "Dataset", (PyObject *) &CtrPyDatasetType) < 0 || ctr_py_error_init (m) < 0
+  Py_INCREF (&CtrPyOperatorType);
+  if (PyModule_AddObject (m, "Dataset", (PyObject *) &CtrPyDatasetType) < 0
+      || PyModule_AddObject (m, "Operator", (PyObject *) &CtrPyOperatorType) < 0 || ctr_py_error_init (m) < 0
       || PyModule_AddStringConstant (m, "__version__", CTR_PY_VERSION) < 0)
     {
       Py_DECREF (m);

@@ -53,3 +53,13 @@ gboolean ctr_py_params_apply (CtrReconOptions *o, PyObject *params);
 
 /* ctr-py-metrics.c: metrics(). */
 PyObject *ctr_py_metrics (PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* ctr-py-grid.c: the grid of @d for @size (None, N or (NX, NY, NZ)) and
+ * @pixel_mm (0: default) by ctr_grid_for_scan over *@ref's grid (NULL: none;
+ * set to NULL when it does not hold a helical grid's slices), as the CLI's
+ * --size and --pixel-size.  FALSE with a Python exception. */
+gboolean ctr_py_grid_choose (const CtrDataset *d, gboolean direct_rays_only, PyObject *size, double pixel_mm,
+                             const CtrVolume **ref, CtrGrid *grid);
+
+/* ctr-py-operator.c: the Operator type. */
+extern PyTypeObject CtrPyOperatorType;
