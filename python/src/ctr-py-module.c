@@ -1,0 +1,106 @@
+/* ctr-py-module.c — the extension module _ctrecon (imported by the package
+ * ctrecon, python/ctrecon/__init__.py): numpy's C API, the exception
+ * classes, the Dataset type and the functions. */
+#define CTR_PY_IMPORT_ARRAY
+#include "ctr-py.h"
+
+PyDoc_STRVAR (load_doc,
+"load(path, variant=None) -> Dataset\n\n"
+"Loads a scan described by a geometry.json (or a DICOM file or folder) with\n"
+"the engine's loader, as `ctrecon-cli reconstruct` does: projections\n"
+"converted to line integrals (flat/dark or I0), the reference image when the\n"
+"file names one.  variant: an entry of the file's \"variants\" (e.g.\n"
+"\"noiseless\").  The GIL is released while the files are read.\n\n"
+"Raises ctrecon.FileError (missing or unreadable file, with its path),\n"
+"FormatError, InvalidGeometry, InvalidData (NaN/Inf), OutOfMemory,\n"
+"Unsupported: all subclasses of ctrecon.Error, carrying the engine's message.");
+
+PyDoc_STRVAR (reconstruct_doc,
+"reconstruct(dataset, method=None, iterations=None, size=None, callback=None, *,\n"
+"            pixel_size=0, backend=None, rebin=None, reference=True,\n"
+"            metrics_radius=-1, **params) -> (image, stats)\n\n"
+"Reconstructs a Dataset with the engine, as `ctrecon-cli reconstruct` does\n"
+"with the same options (the same grid rule, parameter table and plan: on the\n"
+"CPU backend the same image).\n\n"
+"method: 'fbp', 'art', 'part', 'sart', 'sirt', 'fdk', 'cgls', 'pwls',\n"
+"  'asd-pocs'; None is FDK for a circular cone beam, else FBP.\n"
+"iterations and **params: the method's parameters by the CLI's names with\n"
+"  '_' for '-' (relaxation=1.5, window='hann', n_subsets=4), as numbers,\n"
+"  booleans or the CLI's text; ranges and defaults are the CLI's\n"
+"  (`ctrecon-cli methods`).  None leaves the default.\n"
+"size: N (N x N pixels) or (NX, NY, NZ); None: the dataset reference's grid,\n"
+"  else the field of view at the detector's resolution.\n"
+"pixel_size: mm; 0 is the detector pitch at the isocentre.\n"
+"backend: 'best' (default), 'cpu', 'cuda', 'cusparse'.  rebin: helical scans,\n"
+"  '180li' (default), '360li', 'none'.\n"
+"reference: False ignores the dataset's reference (no metrics).\n"
+"metrics_radius: mm; metrics count the pixels within it (-1: the field of\n"
+"  view, 0: the whole image).\n"
+"callback(stats): called after every iteration (FBP/FDK: once) with that\n"
+"  iteration's stats dict, the GIL held; returning False stops the run after\n"
+"  it (the image of that iteration is returned); an exception it raises ends\n"
+"  the run and propagates.  Ctrl-C stops the run after the iteration and\n"
+"  raises KeyboardInterrupt.\n\n"
+"The GIL is released while the engine runs.\n\n"
+"Returns (image, stats): image a float32 numpy array [z][y][x], C order, in\n"
+"1/mm (1/pixel when the dataset's pixel size is unknown), row 0 = +y,\n"
+"column 0 = -x, slices from the lowest z; stats a list of one dict per\n"
+"iteration: method, iteration, n_iterations, elapsed_s, iteration_s,\n"
+"residual (||b - Ax|| / ||b||, NaN for FBP/FDK), data_sq, residual_s,\n"
+"has_reference, rmse, psnr (dB), ssim (NaN without a reference), stopped.\n\n"
+"Raises ctrecon.InvalidArgument (also a ValueError) for an unknown, unused\n"
+"or out-of-range parameter, with the engine's message; other ctrecon.Error\n"
+"subclasses for what the engine refuses (Unsupported: a method for another\n"
+"beam, OutOfMemory, ...).");
+
+PyDoc_STRVAR (metrics_doc,
+"metrics(image, reference, pixel_size=1.0, radius=0.0) -> dict\n\n"
+"RMSE, PSNR (dB) and SSIM of image against reference by the engine's one\n"
+"protocol, as `ctrecon-cli metrics IMAGE REFERENCE --pixel-size --radius`:\n"
+"image and reference are arrays of the same shape, [y][x] or [z][y][x]\n"
+"(any real dtype, converted to float32), on a grid of pixel_size mm centred\n"
+"on the middle of the image.  radius (mm) > 0: the field-of-view protocol\n"
+"(the image set to 0 outside the disc, RMSE over the disc's pixels, SSIM\n"
+"over the masked image); 0: every pixel.  The data range is the\n"
+"reference's max - min; with several slices each metric is the mean over\n"
+"the slices.  PSNR of identical images is inf.\n\n"
+"Returns {'rmse': ..., 'psnr': ..., 'ssim': ...} (RMSE in the images'\n"
+"unit).  Raises ctrecon.InvalidArgument (a ValueError) for shapes that\n"
+"differ, NaN or infinite values, a pixel_size <= 0 or a radius < 0.");
+
+static PyMethodDef methods[] = {
+  { "metrics", (PyCFunction) (void (*) (void)) ctr_py_metrics, METH_VARARGS | METH_KEYWORDS, metrics_doc },
+  { "load", (PyCFunction) (void (*) (void)) ctr_py_load, METH_VARARGS | METH_KEYWORDS, load_doc },
+  { "reconstruct", (PyCFunction) (void (*) (void)) ctr_py_reconstruct, METH_VARARGS | METH_KEYWORDS,
+    reconstruct_doc },
+  { NULL }
+};
+
+static struct PyModuleDef module_def = {
+  PyModuleDef_HEAD_INIT,
+  .m_name = "_ctrecon",
+  .m_doc = "The CT Recon engine (libctrecon) for Python; use the package ctrecon.",
+  .m_size = -1,
+  .m_methods = methods,
+};
+
+PyMODINIT_FUNC
+PyInit__ctrecon (void)
+{
+  import_array ();  /* returns NULL with ImportError when numpy's C API is unusable */
+  if (PyType_Ready (&CtrPyDatasetType) < 0 || PyType_Ready (&CtrPyOperatorType) < 0)
+    return NULL;
+  PyObject *m = PyModule_Create (&module_def);
+  if (m == NULL)
+    return NULL;
+  Py_INCREF (&CtrPyDatasetType);
+  Py_INCREF (&CtrPyOperatorType);
+  if (PyModule_AddObject (m, "Dataset", (PyObject *) &CtrPyDatasetType) < 0
+      || PyModule_AddObject (m, "Operator", (PyObject *) &CtrPyOperatorType) < 0 || ctr_py_error_init (m) < 0
+      || PyModule_AddStringConstant (m, "__version__", CTR_PY_VERSION) < 0)
+    {
+      Py_DECREF (m);
+      return NULL;
+    }
+  return m;
+}

@@ -1,0 +1,193 @@
+/* ctr-py-reconstruct.c — ctrecon.reconstruct(): the grid by the rule every
+ * entry point shares (ctr_grid_for_scan), the options through the parameter
+ * table, one ctr_reconstruct() with the GIL released; the per-iteration
+ * report becomes a dict handed to the caller's callback (GIL taken back),
+ * whose False stops the run through a GCancellable. */
+#include <math.h>
+
+#include "ctr-py.h"
+
+typedef struct {
+  PyObject *callback;       /* borrowed, may be NULL */
+  PyObject *stats;          /* list of dicts */
+  GCancellable *cancellable;
+  CtrVolume *stopped;       /* the image when the callback returned False */
+  PyObject *exc_type, *exc_value, *exc_tb;  /* an exception from the callback (or Ctrl-C) */
+} Run;
+
+static PyObject *
+stats_dict (const CtrIterStats *s)
+{
+  return Py_BuildValue ("{sssIsIsdsdsdsdsdsOsdsdsdsO}", "method", ctr_method_name (s->method), "iteration",
+                        s->iteration, "n_iterations", s->n_iterations, "elapsed_s", s->elapsed_s, "iteration_s",
+                        s->iteration_s, "residual", s->residual, "data_sq", s->data_sq, "residual_s",
+                        s->residual_s, "has_reference", s->has_reference ? Py_True : Py_False, "rmse", s->rmse,
+                        "psnr", s->psnr, "ssim", s->ssim, "stopped", s->stopped ? Py_True : Py_False);
+}
+
+/* Ends the run with the exception now set, kept for after it. */
+static void
+keep_exception (Run *run)
+{
+  if (run->exc_type == NULL)
+    PyErr_Fetch (&run->exc_type, &run->exc_value, &run->exc_tb);
+  else
+    PyErr_Clear ();
+  g_cancellable_cancel (run->cancellable);
+}
+
+/* Called on the thread that runs ctr_reconstruct (without the GIL). */
+static void
+on_iteration (const CtrIterStats *s, gpointer data)
+{
+  Run *run = data;
+  PyGILState_STATE gil = PyGILState_Ensure ();
+  PyObject *d = run->exc_type == NULL ? stats_dict (s) : NULL;
+  if (d != NULL && PyList_Append (run->stats, d) == 0 && run->callback != NULL)
+    {
+      PyObject *answer = PyObject_CallOneArg (run->callback, d);
+      if (answer == Py_False && s->image != NULL && run->stopped == NULL)
+        {
+          run->stopped = ctr_volume_copy (s->image);
+          g_cancellable_cancel (run->cancellable);
+        }
+      Py_XDECREF (answer);
+    }
+  Py_XDECREF (d);
+  if (PyErr_Occurred () || PyErr_CheckSignals () < 0)
+    keep_exception (run);
+  PyGILState_Release (gil);
+}
+
+/* The method (NULL: the CLI's default, FDK for a circular cone beam, else
+ * FBP), the backend and the rebinning into @o, before the parameters. */
+static gboolean
+init_options (CtrReconOptions *o, const CtrDataset *d, const char *method, const char *backend, const char *rebin)
+{
+  GError *error = NULL;
+  CtrMethod m = d->geometry->beam == CTR_BEAM_CONE && !ctr_helix_applies (d->geometry) ? CTR_METHOD_FDK
+                                                                                        : CTR_METHOD_FBP;
+  if (method != NULL && !ctr_method_from_name (method, &m, &error))
+    return ctr_py_raise (error) != NULL;
+  ctr_recon_options_init (o, m);
+  if (backend != NULL)
+    {
+      static const char *const names[] = { "best", "cpu", "cuda", "cusparse" };  /* static strings (ctr-recon-types.h) */
+      o->backend = NULL;
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        if (g_str_equal (backend, names[i]))
+          o->backend = names[i];
+      if (o->backend == NULL)
+        {
+          PyErr_Format (ctr_py_invalid_argument (), "unknown backend '%s' (best, cpu, cuda or cusparse)", backend);
+          return FALSE;
+        }
+    }
+  if (rebin != NULL && !ctr_rebin_mode_from_name (rebin, &o->rebin, &error))
+    return ctr_py_raise (error) != NULL;
+  return TRUE;
+}
+
+/* Runs the reconstruction without the GIL; returns the image or NULL with
+ * the Python exception set. */
+static CtrVolume *
+run_engine (const CtrDataset *d, const CtrGrid *grid, const CtrReconOptions *o, const CtrVolume *ref, Run *run)
+{
+  GError *error = NULL;
+  CtrVolume *v;
+  Py_BEGIN_ALLOW_THREADS
+  v = ctr_reconstruct (d->geometry, d->projections, grid, o, ref, on_iteration, run, run->cancellable, &error);
+  Py_END_ALLOW_THREADS
+  if (run->exc_type != NULL)  /* the callback raised (or Ctrl-C): that exception, not "cancelled" */
+    {
+      g_clear_error (&error);
+      g_clear_pointer (&v, ctr_volume_unref);
+      PyErr_Restore (run->exc_type, run->exc_value, run->exc_tb);
+      run->exc_type = run->exc_value = run->exc_tb = NULL;
+      return NULL;
+    }
+  if (v == NULL && run->stopped != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_clear_error (&error);
+      return g_steal_pointer (&run->stopped);
+    }
+  if (v == NULL)
+    ctr_py_raise (error);
+  return v;
+}
+
+/* Splits @kwargs into the named arguments (a new dict) and the method's
+ * parameters (a new dict, with "iterations"). */
+static gboolean
+split_kwargs (PyObject *kwargs, PyObject **named, PyObject **params)
+{
+  static const char *const names[] = { "dataset", "method", "iterations", "size", "callback", "pixel_size", "backend",
+                                       "rebin", "reference", "metrics_radius" };
+  *named = PyDict_New ();
+  *params = kwargs != NULL ? PyDict_Copy (kwargs) : PyDict_New ();
+  if (*named == NULL || *params == NULL)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      PyObject *v = PyDict_GetItemString (*params, names[i]);  /* borrowed */
+      if (v != NULL && (PyDict_SetItemString (*named, names[i], v) < 0 || PyDict_DelItemString (*params, names[i]) < 0))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static PyObject *
+reconstruct (CtrPyDataset *ds, const char *method, PyObject *size, PyObject *callback, double pixel_mm,
+             const char *backend, const char *rebin, int use_reference, double metrics_radius, PyObject *params)
+{
+  const CtrDataset *d = ds->dataset;
+  CtrReconOptions o;
+  if (!init_options (&o, d, method, backend, rebin) || !ctr_py_params_apply (&o, params))
+    return NULL;
+  const CtrVolume *ref = use_reference ? d->reference : NULL;
+  CtrGrid grid;
+  if (!ctr_py_grid_choose (d, o.rebin != CTR_REBIN_180LI, size, pixel_mm, &ref, &grid))
+    return NULL;
+  o.metrics_radius_mm = metrics_radius >= 0 ? metrics_radius : ctr_geometry_fov_radius_mm (d->geometry);
+
+  Run run = { .callback = callback, .stats = PyList_New (0), .cancellable = g_cancellable_new () };
+  CtrVolume *v = run.stats != NULL ? run_engine (d, &grid, &o, ref, &run) : NULL;
+  g_clear_pointer (&run.stopped, ctr_volume_unref);
+  g_object_unref (run.cancellable);
+  PyObject *image = v != NULL ? ctr_py_array_from_volume (v) : NULL;
+  g_clear_pointer (&v, ctr_volume_unref);  /* the array holds its own reference */
+  PyObject *result = image != NULL ? PyTuple_Pack (2, image, run.stats) : NULL;
+  Py_XDECREF (image);
+  Py_XDECREF (run.stats);
+  return result;
+}
+
+PyObject *
+ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  static char *kwlist[] = { "dataset", "method", "iterations", "size", "callback", "pixel_size", "backend", "rebin",
+                            "reference", "metrics_radius", NULL };
+  PyObject *named = NULL, *params = NULL, *result = NULL;
+  PyObject *dataset = NULL, *iterations = NULL, *size = NULL, *callback = NULL;
+  const char *method = NULL, *backend = NULL, *rebin = NULL;
+  double pixel_mm = 0, metrics_radius = -1;
+  int use_reference = 1;
+  if (split_kwargs (kwargs, &named, &params)
+      && PyArg_ParseTupleAndKeywords (args, named, "O!|zOOOdzzpd:reconstruct", kwlist, &CtrPyDatasetType, &dataset,
+                                      &method, &iterations, &size, &callback, &pixel_mm, &backend, &rebin, &use_reference,
+                                      &metrics_radius))
+    {
+      if (callback == Py_None)
+        callback = NULL;
+      if (iterations != NULL && PyDict_SetItemString (params, "iterations", iterations) < 0)
+        ;
+      else if (callback != NULL && !PyCallable_Check (callback))
+        PyErr_SetString (PyExc_TypeError, "reconstruct: callback must be callable (or None)");
+      else
+        result = reconstruct ((CtrPyDataset *) dataset, method, size, callback, pixel_mm, backend, rebin,
+                              use_reference, metrics_radius, params);
+    }
+  Py_XDECREF (named);
+  Py_XDECREF (params);
+  return result;
+}

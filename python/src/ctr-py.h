@@ -1,0 +1,65 @@
+/* ctr-py.h — what every file of the Python extension module _ctrecon
+ * includes: CPython's and numpy's C APIs (numpy's function table is filled
+ * once, in ctr-py-module.c) and the module's internal functions, one file
+ * per concept: errors (ctr-py-error.c), arrays over core's buffers
+ * (ctr-py-array.c), the Dataset type (ctr-py-dataset.c), reconstruct()
+ * (ctr-py-reconstruct.c).  Everything computed is computed by core/
+ * (core/ctrecon.h); this layer only converts. */
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL ctr_py_ARRAY_API
+#ifndef CTR_PY_IMPORT_ARRAY
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+#include "ctrecon.h"
+
+/* ctr-py-error.c: the exception classes (ctrecon.Error and one subclass per
+ * CtrErrorCode), added to @module. */
+int ctr_py_error_init (PyObject *module);
+/* Sets the Python exception of @error (core's message): the Error subclass
+ * of its CTR_ERROR code, KeyboardInterrupt for a cancellation with a signal
+ * pending, ctrecon.Cancelled otherwise.  Frees @error.  Returns NULL. */
+PyObject *ctr_py_raise (GError *error);
+/* The class of CTR_ERROR_INVALID_ARGUMENT (a subclass of both
+ * ctrecon.Error and ValueError). */
+PyObject *ctr_py_invalid_argument (void);
+
+/* ctr-py-array.c: numpy arrays that view core's buffers without a copy; the
+ * array holds a reference on the owner (volume, projections) until it is
+ * freed. */
+PyObject *ctr_py_array_from_volume (CtrVolume *v);          /* float32 [z][y][x], takes a new ref */
+PyObject *ctr_py_array_from_projections (CtrProjections *p); /* float32 [view][row][col], new ref */
+PyObject *ctr_py_array_from_doubles (const double *x, npy_intp n); /* a float64 copy */
+PyObject *ctr_py_grid_dict (const CtrGrid *g);
+
+/* ctr-py-dataset.c: the Dataset type and load(). */
+extern PyTypeObject CtrPyDatasetType;
+typedef struct {
+  PyObject_HEAD
+  CtrDataset *dataset;
+} CtrPyDataset;
+PyObject *ctr_py_load (PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* ctr-py-reconstruct.c: reconstruct(). */
+PyObject *ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* ctr-py-params.c: keyword arguments through the parameter table. */
+gboolean ctr_py_params_apply (CtrReconOptions *o, PyObject *params);
+
+/* ctr-py-metrics.c: metrics(). */
+PyObject *ctr_py_metrics (PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* ctr-py-grid.c: the grid of @d for @size (None, N or (NX, NY, NZ)) and
+ * @pixel_mm (0: default) by ctr_grid_for_scan over *@ref's grid (NULL: none;
+ * set to NULL when it does not hold a helical grid's slices), as the CLI's
+ * --size and --pixel-size.  FALSE with a Python exception. */
+gboolean ctr_py_grid_choose (const CtrDataset *d, gboolean direct_rays_only, PyObject *size, double pixel_mm,
+                             const CtrVolume **ref, CtrGrid *grid);
+
+/* ctr-py-operator.c: the Operator type. */
+extern PyTypeObject CtrPyOperatorType;
