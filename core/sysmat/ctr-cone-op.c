@@ -20,7 +20,8 @@ typedef struct {
   CtrConeProjector *cp;
   gsize nvox, per_view;
   guint nv;
-  float *ax;    /* one view */
+  guint vblock; /* views per pass over the volume (whole-set products) */
+  float *ax;    /* vblock views */
   float *bp;    /* a volume: the update */
   float *cs;    /* a volume: column sums of one view */
   guint8 *mask; /* nullable: [view][row][col], 0 = a ray left out */
@@ -32,17 +33,24 @@ view_mask (const ConeOp *c, guint v)
   return c->mask != NULL ? c->mask + c->per_view * v : NULL;
 }
 
-/* The forward projection of view @v, 0 on the rays left out. */
-static void
-forward_view (ConeOp *c, const float *X, guint v, float *y)
-{
-  ctr_cone_projector_forward_view_masked (c->cp, X, v, view_mask (c, v), y);
-}
-
 static void
 adjoint_view (ConeOp *c, const float *y, guint v, float *vol, float *weights)
 {
   ctr_cone_projector_adjoint_view_masked (c->cp, y, v, view_mask (c, v), vol, weights);
+}
+
+/* The views [v, v + n) at once (n ≤ c->vblock where the data is c->ax),
+ * 0 on the rays left out. */
+static void
+forward_views (ConeOp *c, const float *X, guint v, guint n, float *y)
+{
+  ctr_cone_projector_forward_views_masked (c->cp, X, v, n, view_mask (c, v), y);
+}
+
+static void
+adjoint_views (ConeOp *c, const float *y, guint v, guint n, float *vol, float *weights)
+{
+  ctr_cone_projector_adjoint_views_masked (c->cp, y, v, n, view_mask (c, v), vol, weights);
 }
 
 static void
@@ -81,8 +89,7 @@ cone_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **
 {
   ConeOp *c = (ConeOp *) op;
   const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
-  for (guint v = v0; v < v1; v++)
-    forward_view (c, X, v, Y + c->per_view * v);
+  forward_views (c, X, v0, v1 - v0, Y + c->per_view * v0);
   return TRUE;
 }
 
@@ -92,8 +99,8 @@ cone_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **
   ConeOp *c = (ConeOp *) op;
   memset (D, 0, c->nvox * sizeof (float));
   const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
-  for (guint v = v0; v < v1; v++)
-    adjoint_view (c, Y + c->per_view * v, v, D, NULL);
+  for (guint v = v0; v < v1; v += c->vblock)
+    adjoint_views (c, Y + c->per_view * v, v, MIN (c->vblock, v1 - v), D, NULL);
   return TRUE;
 }
 
@@ -106,13 +113,13 @@ clip (float *x, gsize n)
       x[i] = 0.0f;
 }
 
-/* c->ax = step · coef ∘ (b − A_v X) for view @v. */
+/* c->ax = step · coef ∘ (b − A_v X) for the views [v, v + n). */
 static void
-view_residual (ConeOp *c, guint v, const float *X, const float *B, const float *coef, float step)
+view_residual (ConeOp *c, guint v, guint n, const float *X, const float *B, const float *coef, float step)
 {
   const float *b = B + c->per_view * v, *cc = coef + c->per_view * v;
-  forward_view (c, X, v, c->ax);
-  for (gsize i = 0; i < c->per_view; i++)
+  forward_views (c, X, v, n, c->ax);
+  for (gsize i = 0; i < c->per_view * n; i++)
     c->ax[i] = step * cc[i] * (b[i] - c->ax[i]);
 }
 
@@ -129,17 +136,18 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
         memset (c->bp, 0, c->nvox * sizeof (float));
       if (D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE))
         memset (c->cs, 0, c->nvox * sizeof (float));
-      for (guint v = 0; v < c->nv; v++)
+      for (guint v = 0; v < c->nv; v += c->vblock)
         {
-          view_residual (c, v, X, B, coef, step);
-          adjoint_view (c, c->ax, v, target, D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
+          const guint n = MIN (c->vblock, c->nv - v);
+          view_residual (c, v, n, X, B, coef, step);
+          adjoint_views (c, c->ax, v, n, target, D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
         }
       if (D != NULL)
         return TRUE;
     }
   else
     {
-      view_residual (c, subset, X, B, coef, step);
+      view_residual (c, subset, 1, X, B, coef, step);
       if (D != NULL)
         {
           adjoint_view (c, c->ax, subset, D, NULL);
@@ -184,11 +192,11 @@ cone_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
 {
   ConeOp *c = (ConeOp *) op;
   memset (out, 0, c->nvox * sizeof (float));
-  for (gsize i = 0; i < c->per_view; i++)
+  for (gsize i = 0; i < c->per_view * c->vblock; i++)
     c->ax[i] = 1.0f;
   const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
-  for (guint v = v0; v < v1; v++)
-    adjoint_view (c, c->ax, v, out, NULL);
+  for (guint v = v0; v < v1; v += c->vblock)
+    adjoint_views (c, c->ax, v, MIN (c->vblock, v1 - v), out, NULL);
   return TRUE;
 }
 
@@ -204,8 +212,7 @@ cone_row_sums (CtrOperator *op, float *sq, float *sum)
   float *ones = c->bp;
   for (gsize i = 0; i < c->nvox; i++)
     ones[i] = 1.0f;
-  for (guint v = 0; v < c->nv; v++)
-    forward_view (c, ones, v, sum + c->per_view * v);
+  forward_views (c, ones, 0, c->nv, sum);
 }
 
 static gboolean
@@ -292,7 +299,17 @@ ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error)
   op->order = ctr_cone_op_visit_order (c->nv);
   op->description = g_strdup_printf ("cone-beam Joseph projector pair on the fly (%u × %u × %u voxels)",
                                      grid->nx, grid->ny, grid->nz);
-  c->ax = g_try_new0 (float, c->per_view);
+  /* Views per pass: CTR_CONE_VIEW_BLOCK (1 to 64), else 8; fewer when
+   * their data cannot be allocated. */
+  const char *vb = g_getenv ("CTR_CONE_VIEW_BLOCK");
+  const guint64 want = vb != NULL ? g_ascii_strtoull (vb, NULL, 10) : 8;
+  c->vblock = (guint) CLAMP (want, 1, MIN (64, c->nv));
+  c->ax = g_try_new0 (float, c->per_view * c->vblock);
+  while (c->ax == NULL && c->vblock > 1)
+    {
+      c->vblock /= 2;
+      c->ax = g_try_new0 (float, c->per_view * c->vblock);
+    }
   c->bp = g_try_new0 (float, c->nvox);
   c->cs = g_try_new0 (float, c->nvox);
   if (!c->ax || !c->bp || !c->cs)

@@ -497,22 +497,34 @@ void
 ctr_cone_projector_forward_view_masked (const CtrConeProjector *cp, const float *vol, guint view,
                                         const guint8 *mask, float *out)
 {
-  const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
+  ctr_cone_projector_forward_views_masked (cp, vol, view, 1, mask, out);
+}
 
+void
+ctr_cone_projector_forward_views_masked (const CtrConeProjector *cp, const float *vol, guint v0, guint n_views,
+                                         const guint8 *mask, float *out)
+{
+  const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
+  g_return_if_fail (v0 + (guint64) n_views <= cp->g->n_views);
+
+  /* One parallel loop over the rows of all the views: one join a block. */
 #pragma omp parallel for schedule(dynamic, 1)
-  for (gint64 row = 0; row < (gint64) nr; row++)
-    for (guint col = 0; col < nc; col++)
-      {
-        const gsize i = (gsize) row * nc + col;
-        if (mask != NULL && mask[i] == 0)
-          {
-            out[i] = 0.0f;
-            continue;
-          }
-        Ray r;
-        const gboolean xdom = ray_setup (cp, view, (guint) row, col, &r);
-        out[i] = (float) (r.w * ray_sum (cp, &r, xdom, r.p_lo, r.p_hi, vol));
-      }
+  for (gint64 vr = 0; vr < (gint64) n_views * nr; vr++)
+    {
+      const guint view = v0 + (guint) (vr / nr), row = (guint) (vr % nr);
+      for (guint col = 0; col < nc; col++)
+        {
+          const gsize i = (gsize) vr * nc + col;
+          if (mask != NULL && mask[i] == 0)
+            {
+              out[i] = 0.0f;
+              continue;
+            }
+          Ray r;
+          const gboolean xdom = ray_setup (cp, view, row, col, &r);
+          out[i] = (float) (r.w * ray_sum (cp, &r, xdom, r.p_lo, r.p_hi, vol));
+        }
+    }
 }
 
 void
@@ -562,27 +574,69 @@ void
 ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float *proj, guint view,
                                         const guint8 *mask, float *vol, float *weights)
 {
-  const CtrGrid *gr = &cp->grid;
-  const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
-  const gsize nrays = (gsize) nr * nc;
+  ctr_cone_projector_adjoint_views_masked (cp, proj, view, 1, mask, vol, weights);
+}
 
-  /* Split the view's rays by dominant axis (same parameters as forward). */
-  g_autofree Ray *rays = g_try_new (Ray, nrays);
-  g_autofree guint *xs = g_try_new (guint, nrays);
-  g_autofree guint *ys = g_try_new (guint, nrays);
-  g_autofree gint8 *xdom = g_try_new (gint8, nrays);
+/* Scatters the tabled rays @list[0..n) (indices into @rays and @proj) of
+ * one dominant axis, every thread owning whole blocks of planes. */
+static void
+adjoint_scatter (const CtrConeProjector *cp, gboolean xd, const Ray *rays, const guint *list, gsize n,
+                 const float *proj, float *vol, float *weights)
+{
+  const gint64 np = xd ? cp->grid.nx : cp->grid.ny;
+  if (n == 0)
+    return;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (gint64 b0 = 0; b0 < np; b0 += PLANE_BLOCK)
+    {
+      const gint32 b1 = (gint32) MIN (b0 + PLANE_BLOCK, np) - 1;
+      for (gsize m = 0; m < n; m++)
+        {
+          const Ray *r = &rays[list[m]];
+          const gint32 p0 = MAX (r->p_lo, (gint32) b0), p1 = MIN (r->p_hi, b1);
+          if (p0 <= p1)
+            ray_spread (cp, r, xd, p0, p1, proj[list[m]], vol, weights);
+        }
+    }
+}
+
+void
+ctr_cone_projector_adjoint_views_masked (const CtrConeProjector *cp, const float *proj, guint v0, guint n_views,
+                                         const guint8 *mask, float *vol, float *weights)
+{
+  const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
+  const gsize per_view = (gsize) nr * nc, nrays = per_view * n_views;
+  g_return_if_fail (v0 + (guint64) n_views <= cp->g->n_views);
+
+  /* Split the block's rays by dominant axis (same parameters as forward). */
+  g_autofree Ray *rays = NULL;
+  g_autofree guint *xs = NULL, *ys = NULL;
+  g_autofree gint8 *xdom = NULL;
+  if (nrays < G_MAXUINT32)
+    {
+      rays = g_try_new (Ray, nrays);
+      xs = g_try_new (guint, nrays);
+      ys = g_try_new (guint, nrays);
+      xdom = g_try_new (gint8, nrays);
+    }
   if (rays == NULL || xs == NULL || ys == NULL || xdom == NULL)
     {
-      adjoint_view_untabled (cp, proj, view, mask, vol, weights);
+      if (n_views == 1)
+        adjoint_view_untabled (cp, proj, v0, mask, vol, weights);
+      else
+        for (guint k = 0; k < n_views; k++)
+          ctr_cone_projector_adjoint_views_masked (cp, proj + per_view * k, v0 + k, 1,
+                                                   mask != NULL ? mask + per_view * k : NULL, vol, weights);
       return;
     }
 #pragma omp parallel for schedule(static)
   for (gint64 i = 0; i < (gint64) nrays; i++)
     {
+      const gsize j = (gsize) i % per_view;
       if ((proj[i] == 0.0f && weights == NULL) || (mask != NULL && mask[i] == 0))
         xdom[i] = -1;  /* contributes nothing */
       else
-        xdom[i] = ray_setup (cp, view, (guint) (i / nc), (guint) (i % nc), &rays[i]);
+        xdom[i] = ray_setup (cp, v0 + (guint) ((gsize) i / per_view), (guint) (j / nc), (guint) (j % nc), &rays[i]);
     }
   gsize nxs = 0, nys = 0;
   for (gsize i = 0; i < nrays; i++)
@@ -594,29 +648,8 @@ ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float 
       else
         ys[nys++] = (guint) i;
     }
-
-  for (int pass = 0; pass < 2; pass++)
-    {
-      const gboolean xd = pass == 0;
-      const guint *list = xd ? xs : ys;
-      const gsize n = xd ? nxs : nys;
-      const gint64 np = xd ? gr->nx : gr->ny;
-      if (n == 0)
-        continue;
-      /* Every thread owns whole blocks of planes: a race-free scatter. */
-#pragma omp parallel for schedule(dynamic, 1)
-      for (gint64 b0 = 0; b0 < np; b0 += PLANE_BLOCK)
-        {
-          const gint32 b1 = (gint32) MIN (b0 + PLANE_BLOCK, np) - 1;
-          for (gsize m = 0; m < n; m++)
-            {
-              const Ray *r = &rays[list[m]];
-              const gint32 p0 = MAX (r->p_lo, (gint32) b0), p1 = MIN (r->p_hi, b1);
-              if (p0 <= p1)
-                ray_spread (cp, r, xd, p0, p1, proj[list[m]], vol, weights);
-            }
-        }
-    }
+  adjoint_scatter (cp, TRUE, rays, xs, nxs, proj, vol, weights);
+  adjoint_scatter (cp, FALSE, rays, ys, nys, proj, vol, weights);
 }
 
 void

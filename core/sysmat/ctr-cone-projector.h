@@ -82,6 +82,32 @@ void ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *p
 void ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float *proj, guint view,
                                              const guint8 *mask, float *vol, float *weights);
 
+/**
+ * ctr_cone_projector_forward_views_masked:
+ * @v0, @n_views: the views [v0, v0 + n_views) (within the geometry's).
+ * @mask: (nullable): n_views·n_rows·n_cols bytes, [view][row][col], as
+ *   ctr_cone_projector_forward_view_masked's for each view.
+ * @out: (out caller-allocates): [view][row][col] of the block, overwritten.
+ * The same values as ctr_cone_projector_forward_view_masked view by view,
+ * bit for bit, in one OpenMP loop over all the block's rows (one thread
+ * join a block instead of one a view).
+ */
+void ctr_cone_projector_forward_views_masked (const CtrConeProjector *cp, const float *vol, guint v0,
+                                              guint n_views, const guint8 *mask, float *out);
+/**
+ * ctr_cone_projector_adjoint_views_masked:
+ * As ctr_cone_projector_adjoint_view_masked for the views [v0, v0 + n_views)
+ * together: @proj and @mask are [view][row][col] of the block.  The rays of
+ * all the block's views go through one pass of plane blocks per dominant
+ * axis (each plane block reused from cache across the views; three thread
+ * joins a block instead of three a view).  The sums are the per-view ones
+ * in another order (float rounding).  Ray tables of 45 bytes a ray; when
+ * they cannot be allocated it goes view by view: no allocation failure
+ * aborts.
+ */
+void ctr_cone_projector_adjoint_views_masked (const CtrConeProjector *cp, const float *proj, guint v0,
+                                              guint n_views, const guint8 *mask, float *vol, float *weights);
+
 /* All views: @out is [view][row][col] (overwritten); the adjoint adds to @vol. */
 void ctr_cone_projector_forward (const CtrConeProjector *cp, const float *vol, float *out);
 void ctr_cone_projector_adjoint (const CtrConeProjector *cp, const float *proj, float *vol);
