@@ -25,6 +25,10 @@ ctr_rowbuf_push (CtrRowBuf *b, guint32 c, float v)
 {
   if (G_UNLIKELY (b->len == b->cap))
     {
+      /* once it could not grow it takes nothing more until cleared (its
+       * owner reports the failure): no new attempt per element */
+      if (b->failed)
+        return;
       const gsize cap = MAX (256, b->cap * 2);
       guint32 *col = g_try_realloc_n (b->col, cap, sizeof (guint32));
       if (col != NULL)
