@@ -11,7 +11,6 @@
 #include "cli-bench-cone.h"
 #include "cli-bench-fdk.h"
 #include "cli-common.h"
-#include "sim/ctr-phantom3d.h"
 #include "plan/ctr-backend.h"
 #include "plan/ctr-recon-plan.h"
 
@@ -120,22 +119,15 @@ ctr_cli_bench_cone (int argc, char **argv)
   if (be == NULL)
     return ctr_cli_fail (error);
 
-  /* the scan of bench fdk (cli-bench-fdk.c) */
-  g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, (guint) views);
-  g->sod_mm = 1000.0;
-  g->sdd_mm = 1536.0;
-  g->n_rows = (guint) rows;
-  g->n_cols = (guint) cols;
-  g->pitch_u = g->pitch_v_mm = 409.6 / cols;
-  ctr_geometry_set_uniform_angles (g, 0.0, 2.0 * G_PI / views);
-  const double voxel = 245.0 / MAX (n[0], n[1]);
-  CtrGrid grid = { n[0], n[1], n[2], voxel, voxel, voxel, 0, 0, 0 };
-  const double radius = 0.4 * MIN (n[0], n[1]) * voxel, half_h = 0.3 * n[2] * voxel;
-  g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0, 0, 0, radius, half_h, CTR_MU_WATER_PER_MM);
+  CtrGrid grid;
+  CtrGeometry *g0 = NULL;
   fprintf (stderr, "bench cone: projecting a water cylinder, %d views of %d × %d…\n", views, rows, cols);
-  g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, 1, &error);
+  g_autoptr (CtrProjections) p = ctr_cli_bench_cylinder_scan ((guint) views, (guint) rows, (guint) cols, n, &g0,
+                                                              &grid, &error);
+  g_autoptr (CtrGeometry) g = g0;
   if (p == NULL)
     return ctr_cli_fail (error);
+  const double voxel = grid.dx;
 
   CtrReconOptions o;
   ctr_recon_options_init (&o, m);

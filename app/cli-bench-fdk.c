@@ -46,6 +46,33 @@ ctr_cli_bench_parse_volume (const char *text, guint n[3])
   return TRUE;
 }
 
+CtrProjections *
+ctr_cli_bench_cylinder_scan (guint views, guint rows, guint cols, const guint n[3], CtrGeometry **g_out,
+                             CtrGrid *grid, GError **error)
+{
+  /* Panel 409.6 mm wide (the W4 set-up: 256 × 1.6 mm), square pixels; the
+   * volume fills 245 mm of the field of view (W4: 256 × 0.957 mm). */
+  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_CONE, views);
+  g->sod_mm = 1000.0;
+  g->sdd_mm = 1536.0;
+  g->n_rows = rows;
+  g->n_cols = cols;
+  g->pitch_u = g->pitch_v_mm = 409.6 / cols;
+  ctr_geometry_set_uniform_angles (g, 0.0, 2.0 * G_PI / views);
+  const double voxel = 245.0 / MAX (n[0], n[1]);
+  *grid = (CtrGrid) { n[0], n[1], n[2], voxel, voxel, voxel, 0, 0, 0 };
+  const double radius = 0.4 * MIN (n[0], n[1]) * voxel, half_h = 0.3 * n[2] * voxel;
+  g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0, 0, 0, radius, half_h, MU_WATER);
+  CtrProjections *p = ctr_phantom3d_project (ph, g, 1, error);
+  if (p == NULL)
+    {
+      ctr_geometry_free (g);
+      return NULL;
+    }
+  *g_out = g;
+  return p;
+}
+
 int
 ctr_cli_bench_fdk (int argc, char **argv)
 {
@@ -130,25 +157,15 @@ ctr_cli_bench_fdk (int argc, char **argv)
         return ctr_cli_fail (error);
     }
 
-  /* Panel 409.6 mm wide (the W4 set-up: 256 × 1.6 mm), square pixels; the
-   * volume fills 245 mm of the field of view (W4: 256 × 0.957 mm). */
-  g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, (guint) views);
-  g->sod_mm = 1000.0;
-  g->sdd_mm = 1536.0;
-  g->n_rows = det_rows;
-  g->n_cols = det_cols;
-  g->pitch_u = g->pitch_v_mm = 409.6 / det_cols;
-  ctr_geometry_set_uniform_angles (g, 0.0, 2.0 * G_PI / views);
-  const double voxel = 245.0 / MAX (n[0], n[1]);
-  CtrGrid grid = { n[0], n[1], n[2], voxel, voxel, voxel, 0, 0, 0 };
-  const double radius = 0.4 * MIN (n[0], n[1]) * voxel, half_h = 0.3 * n[2] * voxel;
-
   g_autoptr (GError) error = NULL;
-  g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0, 0, 0, radius, half_h, MU_WATER);
+  CtrGrid grid;
+  CtrGeometry *g0 = NULL;
   fprintf (stderr, "bench fdk: projecting a water cylinder, %d views of %u × %u…\n", views, det_rows, det_cols);
-  g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, 1, &error);
+  g_autoptr (CtrProjections) p = ctr_cli_bench_cylinder_scan ((guint) views, det_rows, det_cols, n, &g0, &grid, &error);
+  g_autoptr (CtrGeometry) g = g0;
   if (p == NULL)
     return ctr_cli_fail (error);
+  const double voxel = grid.dx;
 
   const double updates = (double) n[0] * n[1] * n[2] * views / 1073741824.0;
   if (on_gpu)

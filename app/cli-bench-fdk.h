@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include "ctrecon.h"
 
 /**
  * ctr_cli_bench_fdk:
@@ -18,3 +19,12 @@ int ctr_cli_bench_fdk (int argc, char **argv);
 
 /* "N" (N³) or "NXxNYxNZ", each 1 … 16384, into @n; FALSE otherwise. */
 gboolean ctr_cli_bench_parse_volume (const char *text, guint n[3]);
+
+/* The benchmarks' cone-beam scan: a water cylinder (μ 0.0192 /mm, radius
+ * 0.4 × the volume's width, height 0.6 × its height) projected with exact
+ * line integrals over @views views of 360° onto a flat @rows × @cols panel
+ * 409.6 mm wide (SOD 1000 mm, SDD 1536 mm); *@grid: @n voxels filling
+ * 245 mm, centred.  Returns (transfer full) the projections and the
+ * geometry in *@g_out, or NULL with the projector's error. */
+CtrProjections *ctr_cli_bench_cylinder_scan (guint views, guint rows, guint cols, const guint n[3],
+                                             CtrGeometry **g_out, CtrGrid *grid, GError **error);

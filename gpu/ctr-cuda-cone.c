@@ -122,21 +122,9 @@ cuda_cone_finalize (CtrOperator *op)
 }
 
 static void
-cuda_cone_copy_image (CtrOperator *op, const float *from, float *to)
-{
-  if (from != to)
-    memcpy (to, from, op->image_size * sizeof (float));
-}
-
-static void
 cuda_cone_data_gather (CtrOperator *op, const float *proj, float *Y)
 {
-  CudaConeOp *c = (CudaConeOp *) op;
-  if (proj != Y)
-    memcpy (Y, proj, op->data_size * sizeof (float));
-  for (gsize i = 0; c->mask != NULL && i < op->data_size; i++)
-    if (c->mask[i] == 0)
-      Y[i] = 0.0f;
+  ctr_cone_op_gather_masked (op, ((CudaConeOp *) op)->mask, proj, Y);
 }
 
 static gboolean
@@ -228,15 +216,8 @@ cuda_cone_reduce (CtrOperator *op, float *D)
 static gboolean
 cuda_cone_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags, GError **error)
 {
-  CudaConeOp *c = (CudaConeOp *) op;
-  flush (c);
-#pragma omp parallel for schedule(static)
-  for (gint64 i = 0; i < (gint64) c->nvox; i++)
-    {
-      float v = X[i] + (scale ? scale[i] * D[i] : D[i]);
-      X[i] = (flags & CTR_UPDATE_NONNEG) && v < 0.f ? 0.f : v;
-      D[i] = 0.f;
-    }
+  flush ((CudaConeOp *) op);
+  ctr_cone_op_finish_host (op, X, D, scale, flags);
   return TRUE;
 }
 
@@ -367,8 +348,8 @@ static const CtrOperatorPass cuda_cone_pass = {
 static const CtrOperatorClass cuda_cone_class = {
   .name = "cuda-cone",
   .finalize = cuda_cone_finalize,
-  .image_to_native = cuda_cone_copy_image,
-  .image_from_native = cuda_cone_copy_image,
+  .image_to_native = ctr_cone_op_copy_image,
+  .image_from_native = ctr_cone_op_copy_image,
   .data_gather = cuda_cone_data_gather,
   .forward = cuda_cone_forward,
   .adjoint = cuda_cone_adjoint,

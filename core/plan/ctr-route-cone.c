@@ -66,10 +66,8 @@ cone_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
     {
       CtrBackendConeOperator make = ctr_backend_cone (rs->backend);
       g_autoptr (GError) e = NULL;
-      if (make != NULL && ctr_geometry_validate (rs->g, error) && ctr_grid_validate (&rs->grid, error))
+      if (make != NULL)   /* geometry and grid checked by ctr_plan_check above */
         c->op = make (rs->backend, rs->g, &rs->grid, NULL, &e);
-      else if (make != NULL)
-        return NULL;
       if (c->op == NULL)
         {
           ctr_route_state_add_note (rs, e != NULL

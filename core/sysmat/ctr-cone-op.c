@@ -66,22 +66,39 @@ cone_op_finalize (CtrOperator *op)
   g_free (c);
 }
 
-static void
-cone_copy_image (CtrOperator *op, const float *from, float *to)
+void
+ctr_cone_op_copy_image (CtrOperator *op, const float *from, float *to)
 {
   if (from != to)
     memcpy (to, from, op->image_size * sizeof (float));
 }
 
+void
+ctr_cone_op_gather_masked (const CtrOperator *op, const guint8 *mask, const float *proj, float *Y)
+{
+  if (proj != Y)
+    memcpy (Y, proj, op->data_size * sizeof (float));
+  for (gsize i = 0; mask != NULL && i < op->data_size; i++)
+    if (mask[i] == 0)
+      Y[i] = 0.0f;
+}
+
+void
+ctr_cone_op_finish_host (const CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags)
+{
+#pragma omp parallel for schedule(static)
+  for (gint64 i = 0; i < (gint64) op->image_size; i++)
+    {
+      float nv = X[i] + (scale ? scale[i] * D[i] : D[i]);
+      X[i] = (flags & CTR_UPDATE_NONNEG) && nv < 0.f ? 0.f : nv;
+      D[i] = 0.f;
+    }
+}
+
 static void
 cone_data_gather (CtrOperator *op, const float *proj, float *Y)
 {
-  ConeOp *c = (ConeOp *) op;
-  if (proj != Y)
-    memcpy (Y, proj, op->data_size * sizeof (float));
-  for (gsize i = 0; c->mask != NULL && i < op->data_size; i++)
-    if (c->mask[i] == 0)
-      Y[i] = 0.0f;
+  ctr_cone_op_gather_masked (op, ((ConeOp *) op)->mask, proj, Y);
 }
 
 static gboolean
@@ -176,14 +193,7 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
 static gboolean
 cone_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags, GError **error)
 {
-  ConeOp *c = (ConeOp *) op;
-#pragma omp parallel for schedule(static)
-  for (gint64 i = 0; i < (gint64) c->nvox; i++)
-    {
-      float nv = X[i] + (scale ? scale[i] * D[i] : D[i]);
-      X[i] = (flags & CTR_UPDATE_NONNEG) && nv < 0.f ? 0.f : nv;
-      D[i] = 0.f;
-    }
+  ctr_cone_op_finish_host (op, X, D, scale, flags);
   return TRUE;
 }
 
@@ -231,8 +241,8 @@ cone_subset_rays (CtrOperator *op, guint subset)
 static const CtrOperatorClass cone_class = {
   .name = "cpu-cone",
   .finalize = cone_op_finalize,
-  .image_to_native = cone_copy_image,
-  .image_from_native = cone_copy_image,
+  .image_to_native = ctr_cone_op_copy_image,
+  .image_from_native = ctr_cone_op_copy_image,
   .data_gather = cone_data_gather,
   .forward = cone_forward,
   .adjoint = cone_adjoint,

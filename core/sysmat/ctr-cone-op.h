@@ -33,6 +33,16 @@ CtrOperator *ctr_cone_op_new (CtrConeProjector *cp, GError **error);
  */
 CtrOperator *ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error);
 
+/* Shared by the operators of the cone pair's natural layouts (this one and
+ * the GPU's, gpu/ctr-cuda-cone.c): image_to_native / image_from_native (a
+ * copy of image_size floats); data_gather with a ray mask ([view][row][col]
+ * bytes, 0 = left out, gathered as 0; NULL: every ray); finish on host
+ * arrays (X ← X + scale ∘ D, scale NULL: 1, clipped with
+ * CTR_UPDATE_NONNEG; D zeroed). */
+void ctr_cone_op_copy_image (CtrOperator *op, const float *from, float *to);
+void ctr_cone_op_gather_masked (const CtrOperator *op, const guint8 *mask, const float *proj, float *Y);
+void ctr_cone_op_finish_host (const CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags);
+
 /**
  * ctr_cone_op_visit_order:
  * The golden-ratio visiting order of @n one-view subsets (see
