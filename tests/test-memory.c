@@ -8,6 +8,7 @@
 #include "base/ctr-memory.h"
 #include "analytic/ctr-rebin-helical.h"
 #include "quality/ctr-metrics.h"
+#include "quality/ctr-nps.h"
 #include "quality/ctr-ttf.h"
 #include "sysmat/ctr-blocking.h"
 #include "sysmat/ctr-cone-op.h"
@@ -547,6 +548,26 @@ test_ttf_memory (void)
   g_assert_nonnull (strstr (error->message, "TTF's mean image"));
 }
 
+/* The NPS's ROI buffers (two complex FFT planes, the accumulator and the
+ * spectrum: 48 bytes a pixel) are estimated before they are allocated: a
+ * 2900² ROI needs 404 MB against the 256 MB limit, so the call fails with
+ * an error instead of allocating past the limit. */
+static void
+test_nps_memory (void)
+{
+  const guint n = 2900;
+  g_autofree float *img = g_new0 (float, (gsize) n * n);
+  for (gsize i = 0; i < (gsize) n * n; i++)
+    img[i] = (float) (i % 7);
+  const float *slices[1] = { img };
+  const guint corner[2] = { 0, 0 };
+  g_autoptr (GError) error = NULL;
+  CtrNps *nps = ctr_nps_compute (slices, 1, n, n, 0.5, corner, 1, n, CTR_NPS_DETREND_MEAN, 1.0, &error);
+  g_assert_null (nps);
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+  g_assert_nonnull (strstr (error->message, "noise power spectrum"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -569,6 +590,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/metrics", "metrics", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/fly", "fly", test_no_abort_run);
   g_test_add_func ("/memory/no-abort/ttf", test_ttf_memory);
+  g_test_add_func ("/memory/no-abort/nps", test_nps_memory);
   g_test_add_data_func ("/memory/no-abort/fly-rows", "fly-rows", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/rebin", "rebin", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/cone-adjoint", "cone-adjoint", test_no_abort_run);

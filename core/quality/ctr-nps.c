@@ -2,6 +2,7 @@
 #include "quality/ctr-nps.h"
 #include "base/ctr-error.h"
 #include "base/ctr-fft-lock.h"
+#include "base/ctr-memory.h"
 
 #include <fftw3.h>
 #include <math.h>
@@ -157,6 +158,12 @@ ctr_nps_compute (const float *const *slices, guint n_slices, guint nx, guint ny,
   if (!check_args (slices, n_slices, nx, ny, pixel_mm, corners, n_corners, n, scale, error))
     return NULL;
   gsize nn = (gsize) n * n;
+  /* Two complex FFT buffers, the accumulator, the result's 2-D spectrum and
+   * its radial profile: estimated before any of them is allocated. */
+  guint64 need = ctr_memory_add (ctr_memory_mul (nn, 2 * sizeof (fftwf_complex) + 2 * sizeof (double)),
+                                 ctr_memory_mul ((guint64) n / 2 + 1, 2 * sizeof (double) + sizeof (guint)));
+  if (!ctr_memory_check (need, "the noise power spectrum's ROI buffers", error))
+    return NULL;
   fftwf_complex *in = fftwf_malloc (sizeof (fftwf_complex) * nn);
   fftwf_complex *out = fftwf_malloc (sizeof (fftwf_complex) * nn);
   double *acc = g_try_new0 (double, nn);
@@ -192,9 +199,15 @@ ctr_nps_compute (const float *const *slices, guint n_slices, guint nx, guint ny,
                    "noise power spectrum: an ROI holds a NaN or infinite pixel");
       return NULL;
     }
+  double *nps2d = ctr_memory_try_new (nn, sizeof (double), FALSE, "the noise power spectrum", error);
+  if (nps2d == NULL)
+    {
+      g_free (acc);
+      return NULL;
+    }
   CtrNps *nps = g_new0 (CtrNps, 1);
   nps->n = n, nps->pixel_mm = pixel_mm, nps->n_rois = n_slices * n_corners;
-  nps->nps2d = g_new (double, nn);
+  nps->nps2d = nps2d;
   double norm = scale * pixel_mm * pixel_mm / ((double) nn * nps->n_rois);
   guint half = n / 2;
   for (guint ky = 0; ky < n; ky++)
@@ -212,13 +225,10 @@ ctr_nps_difference (const float *a, const float *b, guint nx, guint ny, double p
 {
   g_return_val_if_fail (a != NULL && b != NULL, NULL);
   gsize size = (gsize) nx * ny;
-  float *d = g_try_new (float, size);
+  float *d = ctr_memory_try_new (size, sizeof (float), FALSE,
+                                 "the noise power spectrum's difference image", error);
   if (d == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
-                   "noise power spectrum: no memory for a %u × %u difference image", nx, ny);
-      return NULL;
-    }
+    return NULL;
   for (gsize i = 0; i < size; i++)
     d[i] = a[i] - b[i];
   const float *slices[1] = { d };
