@@ -214,6 +214,25 @@ ctr_dataset_parse_geometry (const char *json_text, gssize length, GError **error
   return geometry_from_object (root, "geometry text", error);
 }
 
+CtrGeometry *
+ctr_dataset_read_geometry (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_autofree char *abs_path = g_canonicalize_filename (path, NULL);
+  g_autoptr (JsonParser) parser = ctr_json_parse_file (abs_path, error);
+  if (parser == NULL)
+    return NULL;
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: the file must hold one JSON object ({ \"type\": ..., \"views\": ..., ... })", abs_path);
+      return NULL;
+    }
+  return geometry_from_object (json_node_get_object (root), abs_path, error);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Projection files                                                          */
 

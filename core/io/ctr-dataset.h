@@ -119,6 +119,18 @@ CtrGeometry *ctr_dataset_parse_geometry (const char *json_text, gssize length,
                                          GError **error);
 
 /**
+ * ctr_dataset_read_geometry:
+ * @path: a geometry.json (its projections are neither read nor checked).
+ * Reads only the geometry part of the file, with the loader's checks and
+ * messages (naming @path).
+ * Returns: (transfer full): the geometry (ctr_geometry_free), or NULL with
+ *   CTR_ERROR_IO (unreadable, not a regular file), CTR_ERROR_FORMAT (not
+ *   JSON, a missing or mistyped key), CTR_ERROR_INVALID_GEOMETRY
+ *   (ctr_geometry_validate's message) or CTR_ERROR_OUT_OF_MEMORY.
+ */
+CtrGeometry *ctr_dataset_read_geometry (const char *path, GError **error);
+
+/**
  * ctr_dataset_default_grid:
  * The grid a reconstruction of @d gets when the user names none: the
  * reference's grid when the dataset has one (fan and parallel beam: its x/y

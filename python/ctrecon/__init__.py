@@ -19,6 +19,7 @@ from ._ctrecon import (  # noqa: F401
     Failed,
     FileError,
     FormatError,
+    Geometry,
     InvalidArgument,
     InvalidData,
     InvalidGeometry,
@@ -31,7 +32,7 @@ from ._ctrecon import (  # noqa: F401
 )
 
 __all__ = [
-    "BackendUnavailable", "Cancelled", "Dataset", "Error", "Failed", "FileError", "FormatError",
+    "BackendUnavailable", "Cancelled", "Dataset", "Error", "Failed", "FileError", "FormatError", "Geometry",
     "InvalidArgument", "InvalidData", "InvalidGeometry", "Operator", "OutOfMemory", "Unsupported",
     "load", "metrics", "reconstruct",
 ]

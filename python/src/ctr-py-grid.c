@@ -48,7 +48,7 @@ parse_size (PyObject *size, guint n[3], gboolean *three)
  * *@ref loses a reference that does not hold a helical grid's slices (as the
  * CLI's). */
 gboolean
-ctr_py_grid_choose (const CtrDataset *d, gboolean direct_rays_only, PyObject *size, double pixel_mm,
+ctr_py_grid_choose (const CtrGeometry *g, gboolean direct_rays_only, PyObject *size, double pixel_mm,
                     const CtrVolume **ref, CtrGrid *grid)
 {
   guint n[3] = { 0, 0, 0 };
@@ -62,12 +62,12 @@ ctr_py_grid_choose (const CtrDataset *d, gboolean direct_rays_only, PyObject *si
     }
   GError *error = NULL;
   CtrGridRequest request = { .size = n[0], .pixel_mm = pixel_mm, .direct_rays_only = direct_rays_only };
-  if (!ctr_grid_for_scan (d->geometry, *ref != NULL ? &(*ref)->grid : NULL, &request, grid, &error))
+  if (!ctr_grid_for_scan (g, *ref != NULL ? &(*ref)->grid : NULL, &request, grid, &error))
     {
       ctr_py_raise (error);
       return FALSE;
     }
-  if (ctr_helix_applies (d->geometry) && *ref != NULL && !ctr_reference_covers (*ref, grid, NULL))
+  if (ctr_helix_applies (g) && *ref != NULL && !ctr_reference_covers (*ref, grid, NULL))
     *ref = NULL;
   if (three)
     {

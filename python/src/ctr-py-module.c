@@ -36,8 +36,10 @@ PyDoc_STRVAR (reconstruct_doc,
 "reference: False ignores the dataset's reference (no metrics).\n"
 "metrics_radius: mm; metrics count the pixels within it (-1: the field of\n"
 "  view, 0: the whole image).\n"
-"callback(stats): called after every iteration (FBP/FDK: once) with that\n"
-"  iteration's stats dict, the GIL held; returning False stops the run after\n"
+"callback(stats) or callback(stats, image): called after every iteration\n"
+"  (FBP/FDK: once) with that iteration's stats dict and, when the callable\n"
+"  takes two arguments, a copy of the iterate (float32 [z][y][x], 1/mm; None\n"
+"  where the engine reports none), the GIL held; returning False stops the run after\n"
 "  it (the image of that iteration is returned); an exception it raises ends\n"
 "  the run and propagates.  Ctrl-C stops the run after the iteration and\n"
 "  raises KeyboardInterrupt.\n\n"
@@ -88,14 +90,17 @@ PyMODINIT_FUNC
 PyInit__ctrecon (void)
 {
   import_array ();  /* returns NULL with ImportError when numpy's C API is unusable */
-  if (PyType_Ready (&CtrPyDatasetType) < 0 || PyType_Ready (&CtrPyOperatorType) < 0)
+  if (PyType_Ready (&CtrPyDatasetType) < 0 || PyType_Ready (&CtrPyOperatorType) < 0
+      || PyType_Ready (&CtrPyGeometryType) < 0)
     return NULL;
   PyObject *m = PyModule_Create (&module_def);
   if (m == NULL)
     return NULL;
   Py_INCREF (&CtrPyDatasetType);
   Py_INCREF (&CtrPyOperatorType);
+  Py_INCREF (&CtrPyGeometryType);
   if (PyModule_AddObject (m, "Dataset", (PyObject *) &CtrPyDatasetType) < 0
+      || PyModule_AddObject (m, "Geometry", (PyObject *) &CtrPyGeometryType) < 0
       || PyModule_AddObject (m, "Operator", (PyObject *) &CtrPyOperatorType) < 0 || ctr_py_error_init (m) < 0
       || PyModule_AddStringConstant (m, "__version__", CTR_PY_VERSION) < 0)
     {

@@ -50,23 +50,26 @@ make_operator (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, GEr
 static int
 operator_init (CtrPyOperator *self, PyObject *args, PyObject *kwargs)
 {
-  static char *kwlist[] = { "dataset", "size", "pixel_size", "ray_model", NULL };
-  PyObject *dataset = NULL, *size = NULL;
+  static char *kwlist[] = { "scan", "size", "pixel_size", "ray_model", NULL };
+  PyObject *scan = NULL, *size = NULL;
   double pixel_mm = 0;
   const char *model_name = NULL;
-  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O!|Odz:Operator", kwlist, &CtrPyDatasetType, &dataset, &size,
-                                    &pixel_mm, &model_name))
+  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O|Odz:Operator", kwlist, &scan, &size, &pixel_mm, &model_name))
     return -1;
-  const CtrDataset *d = ((CtrPyDataset *) dataset)->dataset;
-  const CtrVolume *ref = d->reference;
+  const CtrGeometry *g = ctr_py_geometry_of (scan);
+  if (g == NULL)
+    return -1;
+  /* A Dataset's reference decides the default grid, as in reconstruct(). */
+  const CtrVolume *ref = PyObject_TypeCheck (scan, &CtrPyDatasetType) ? ((CtrPyDataset *) scan)->dataset->reference
+                                                                      : NULL;
   CtrGrid grid;
   CtrRayModel model = CTR_RAY_MODEL_AREA;
-  if (!ray_model (model_name, &model) || !ctr_py_grid_choose (d, TRUE, size, pixel_mm, &ref, &grid))
+  if (!ray_model (model_name, &model) || !ctr_py_grid_choose (g, TRUE, size, pixel_mm, &ref, &grid))
     return -1;
   GError *error = NULL;
   CtrOperator *op;
   Py_BEGIN_ALLOW_THREADS
-  op = make_operator (d->geometry, &grid, model, &error);
+  op = make_operator (g, &grid, model, &error);
   Py_END_ALLOW_THREADS
   if (op == NULL)
     {
@@ -268,9 +271,10 @@ PyTypeObject CtrPyOperatorType = {
   .tp_name = "ctrecon.Operator",
   .tp_basicsize = sizeof (CtrPyOperator),
   .tp_flags = Py_TPFLAGS_DEFAULT,
-  .tp_doc = "Operator(dataset, size=None, pixel_size=0, ray_model=None)\n\n"
-            "The system matrix A of the dataset's geometry on the grid reconstruct() would use with the same "
-            "size and pixel_size (the reference's grid, else the field of view at the detector's resolution).  "
+  .tp_doc = "Operator(scan, size=None, pixel_size=0, ray_model=None)\n\n"
+            "The system matrix A of a scan's geometry (scan: a Dataset or a Geometry) on the grid reconstruct() "
+            "would use with the same size and pixel_size (a Dataset's reference's grid, else the field of view "
+            "at the detector's resolution).  The operator keeps its own copy of the geometry.  "
             "Fan and parallel beam: the on-the-fly projector pair of ray_model ('area', default as the "
             "iterative methods; 'joseph', 'siddon'; the parameter table's names); cone beam: the matched "
             "Joseph pair.  One product at a time per Operator (others wait).",

@@ -9,6 +9,7 @@
 
 typedef struct {
   PyObject *callback;       /* borrowed, may be NULL */
+  gboolean with_image;      /* callback(stats, image) rather than callback(stats) */
   PyObject *stats;          /* list of dicts */
   GCancellable *cancellable;
   CtrVolume *stopped;       /* the image when the callback returned False */
@@ -45,7 +46,20 @@ on_iteration (const CtrIterStats *s, gpointer data)
   PyObject *d = run->exc_type == NULL ? stats_dict (s) : NULL;
   if (d != NULL && PyList_Append (run->stats, d) == 0 && run->callback != NULL)
     {
-      PyObject *answer = PyObject_CallOneArg (run->callback, d);
+      PyObject *answer = NULL;
+      if (run->with_image && s->image != NULL)
+        {
+          /* The iterate is the engine's work buffer: the callback gets a copy it may keep. */
+          CtrVolume *copy = ctr_volume_copy (s->image);
+          PyObject *image = copy != NULL ? ctr_py_array_from_volume (copy) : PyErr_NoMemory ();
+          g_clear_pointer (&copy, ctr_volume_unref);  /* the array holds its own reference */
+          answer = image != NULL ? PyObject_CallFunctionObjArgs (run->callback, d, image, NULL) : NULL;
+          Py_XDECREF (image);
+        }
+      else if (run->with_image)
+        answer = PyObject_CallFunctionObjArgs (run->callback, d, Py_None, NULL);
+      else
+        answer = PyObject_CallOneArg (run->callback, d);
       if (answer == Py_False && s->image != NULL && run->stopped == NULL)
         {
           run->stopped = ctr_volume_copy (s->image);
@@ -136,6 +150,35 @@ split_kwargs (PyObject *kwargs, PyObject **named, PyObject **params)
   return TRUE;
 }
 
+/* Whether @callback takes two positional arguments (stats, image):
+ * inspect.signature(callback).bind(None, None) succeeds.  A callable whose
+ * signature cannot be read gets stats only.  -1 with an exception. */
+static int
+takes_image (PyObject *callback)
+{
+  PyObject *inspect = PyImport_ImportModule ("inspect");
+  PyObject *sig = inspect != NULL ? PyObject_CallMethod (inspect, "signature", "O", callback) : NULL;
+  Py_XDECREF (inspect);
+  if (sig == NULL)
+    {
+      if (!PyErr_ExceptionMatches (PyExc_ValueError) && !PyErr_ExceptionMatches (PyExc_TypeError))
+        return -1;
+      PyErr_Clear ();
+      return 0;
+    }
+  PyObject *bound = PyObject_CallMethod (sig, "bind", "OO", Py_None, Py_None);
+  Py_DECREF (sig);
+  if (bound == NULL)
+    {
+      if (!PyErr_ExceptionMatches (PyExc_TypeError))
+        return -1;
+      PyErr_Clear ();
+      return 0;
+    }
+  Py_DECREF (bound);
+  return 1;
+}
+
 static PyObject *
 reconstruct (CtrPyDataset *ds, const char *method, PyObject *size, PyObject *callback, double pixel_mm,
              const char *backend, const char *rebin, int use_reference, double metrics_radius, PyObject *params)
@@ -146,11 +189,15 @@ reconstruct (CtrPyDataset *ds, const char *method, PyObject *size, PyObject *cal
     return NULL;
   const CtrVolume *ref = use_reference ? d->reference : NULL;
   CtrGrid grid;
-  if (!ctr_py_grid_choose (d, o.rebin != CTR_REBIN_180LI, size, pixel_mm, &ref, &grid))
+  if (!ctr_py_grid_choose (d->geometry, o.rebin != CTR_REBIN_180LI, size, pixel_mm, &ref, &grid))
     return NULL;
   o.metrics_radius_mm = metrics_radius >= 0 ? metrics_radius : ctr_geometry_fov_radius_mm (d->geometry);
 
-  Run run = { .callback = callback, .stats = PyList_New (0), .cancellable = g_cancellable_new () };
+  const int with_image = callback != NULL ? takes_image (callback) : 0;
+  if (with_image < 0)
+    return NULL;
+  Run run = { .callback = callback, .with_image = with_image, .stats = PyList_New (0),
+              .cancellable = g_cancellable_new () };
   CtrVolume *v = run.stats != NULL ? run_engine (d, &grid, &o, ref, &run) : NULL;
   g_clear_pointer (&run.stopped, ctr_volume_unref);
   g_object_unref (run.cancellable);

@@ -45,6 +45,11 @@ typedef struct {
 } CtrPyDataset;
 PyObject *ctr_py_load (PyObject *self, PyObject *args, PyObject *kwargs);
 
+/* ctr-py-geometry.c: the Geometry type; the geometry of a Geometry or a
+ * Dataset (borrowed), or NULL with TypeError. */
+extern PyTypeObject CtrPyGeometryType;
+const CtrGeometry *ctr_py_geometry_of (PyObject *obj);
+
 /* ctr-py-reconstruct.c: reconstruct(). */
 PyObject *ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs);
 
@@ -54,11 +59,11 @@ gboolean ctr_py_params_apply (CtrReconOptions *o, PyObject *params);
 /* ctr-py-metrics.c: metrics(). */
 PyObject *ctr_py_metrics (PyObject *self, PyObject *args, PyObject *kwargs);
 
-/* ctr-py-grid.c: the grid of @d for @size (None, N or (NX, NY, NZ)) and
- * @pixel_mm (0: default) by ctr_grid_for_scan over *@ref's grid (NULL: none;
- * set to NULL when it does not hold a helical grid's slices), as the CLI's
- * --size and --pixel-size.  FALSE with a Python exception. */
-gboolean ctr_py_grid_choose (const CtrDataset *d, gboolean direct_rays_only, PyObject *size, double pixel_mm,
+/* ctr-py-grid.c: the grid of geometry @g for @size (None, N or (NX, NY,
+ * NZ)) and @pixel_mm (0: default) by ctr_grid_for_scan over *@ref's grid
+ * (NULL: none; set to NULL when it does not hold a helical grid's slices),
+ * as the CLI's --size and --pixel-size.  FALSE with a Python exception. */
+gboolean ctr_py_grid_choose (const CtrGeometry *g, gboolean direct_rays_only, PyObject *size, double pixel_mm,
                              const CtrVolume **ref, CtrGrid *grid);
 
 /* ctr-py-operator.c: the Operator type. */

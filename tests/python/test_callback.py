@@ -1,4 +1,5 @@
-"""reconstruct's callback: it sees every iteration in order; returning False
+"""reconstruct's callback: it sees every iteration in order (a callable of
+two arguments also each iterate's image, a copy of its own); returning False
 stops the run after that iteration (the image of that iteration comes back,
 the same as a run of that many iterations); an exception it raises ends the
 run and propagates; other Python threads run while the engine works."""
@@ -32,6 +33,29 @@ with tempdir() as tmp:
     three, _ = ctrecon.reconstruct(ds, "sirt", 3)
     check(np.array_equal(stopped, three), "the image of a run stopped at 3 is that of a 3-iteration run")
     check(not np.array_equal(three, image), "and differs from the 6-iteration image")
+
+    # callback(stats, image): the images are the iterates: iteration k's is
+    # the k-iteration run's image; they are copies (kept after the run).
+    images = []
+    last, _ = ctrecon.reconstruct(ds, "sirt", 3, callback=lambda s, im: images.append(im))
+    check(len(images) == 3 and all(im.shape == last.shape and im.dtype == np.float32 for im in images),
+          f"a two-argument callback got {len(images)} images of shape {last.shape}")
+    check(np.array_equal(images[2], three) and np.array_equal(images[2], last),
+          "its third image is the 3-iteration run's image")
+    one, _ = ctrecon.reconstruct(ds, "sirt", 1)
+    check(np.array_equal(images[0], one) and not np.array_equal(images[0], images[1]),
+          "its first image is the 1-iteration run's, not the second's (each a copy)")
+
+    class Watcher:
+        def __init__(self):
+            self.n = 0
+
+        def __call__(self, s, image=None, *rest):
+            self.n += image is not None
+
+    w = Watcher()
+    ctrecon.reconstruct(ds, "fbp", callback=w)
+    check(w.n == 1, "a callable object taking (stats, image) gets FBP's image once")
 
     def fail(s):
         raise ZeroDivisionError("from the callback")

@@ -1,0 +1,160 @@
+"""ctrecon.Geometry: made from a geometry.json path, a dict of its keys, a
+Dataset, an ASTRA proj_geom and an RTK XML; to_dict() gives the same
+geometry back (fan, parallel, cone, per-view vectors, helical); its vectors
+equal FORMAT.md's circular geometry written out independently in numpy;
+Operator(Geometry) projects as Operator(Dataset); bad input raises the
+engine's exception classes with its messages."""
+import json
+import math
+import os
+
+import numpy as np
+
+from common import check, finish, require_module, simulate, tempdir
+
+ctrecon = require_module()
+
+
+def raises(cls, fn, what, needle=""):
+    try:
+        fn()
+    except cls as e:
+        return check(needle in str(e), f"{what}: {cls.__name__} ({e})")
+    except Exception as e:  # noqa: BLE001 - the wrong class is the failure reported
+        return check(False, f"{what}: {type(e).__name__} instead of {cls.__name__} ({e})")
+    return check(False, f"{what}: no exception")
+
+
+def round_trip(g, label):
+    d = g.to_dict()
+    again = ctrecon.Geometry(d)
+    check(again.to_dict() == d and again.data_shape == g.data_shape and again.beam == g.beam,
+          f"{label}: Geometry(g.to_dict()) is g ({g.beam}, {g.data_shape})")
+    check(json.loads(g.to_json()) == d, f"{label}: to_json() is to_dict() as text")
+
+
+def circular_vectors(d):
+    """FORMAT.md's flat-detector circular geometry as per-view vectors:
+    source R(sin b, -cos b, 0), the detector centre SDD along the central ray
+    plus the offsets, u = pitch_u (cos b, sin b, 0), v = pitch_v e_z."""
+    b = np.asarray(d["angles_rad"], dtype=np.float64)
+    R, sdd = d["source_to_isocenter_mm"], d["source_to_detector_mm"]
+    pu, pv = d["detector_pitch_u_mm"], d["detector_pitch_v_mm"]
+    ou, ov = d.get("detector_offset_u_mm", 0.0), d.get("detector_offset_v_mm", 0.0)
+    s = np.stack([R * np.sin(b), -R * np.cos(b), 0 * b], 1)
+    ray = np.stack([-np.sin(b), np.cos(b), 0 * b], 1)
+    eu = np.stack([np.cos(b), np.sin(b), 0 * b], 1)
+    ez = np.tile([0.0, 0.0, 1.0], (len(b), 1))
+    det = s + sdd * ray + ou * eu + ov * ez
+    return np.concatenate([s, det, pu * eu, pv * ez], 1)
+
+
+def adjoint_ok(A, label):
+    rng = np.random.default_rng(3)
+    x = rng.random(A.shape[1], dtype=np.float32)
+    y = rng.random(A.shape[0], dtype=np.float32)
+    lhs = float(np.dot(A.forward(x).ravel().astype(np.float64), y.ravel()))
+    rhs = float(np.dot(x.ravel().astype(np.float64), A.adjoint(y).ravel()))
+    rel = abs(lhs - rhs) / abs(lhs)
+    check(rel <= 1e-5, f"{label}: <Ax, y> = <x, A'y> to {rel:.2e}")
+
+
+with tempdir() as tmp:
+    # A path, a Dataset and a dict of the file's keys: one geometry.
+    path = simulate(tmp)
+    ds = ctrecon.load(path)
+    g = ctrecon.Geometry(path)
+    check(g.to_dict() == ctrecon.Geometry(ds).to_dict(), "Geometry(path) = Geometry(dataset)")
+    with open(path) as fh:
+        keys = json.load(fh)
+    check(ctrecon.Geometry(keys).to_dict() == g.to_dict(), "Geometry(the file's dict) = Geometry(path)")
+    check(np.array_equal(g.angles, ds.geometry["angles"]) and g.data_shape == ds.projections.shape,
+          f"angles and data_shape are the dataset's {g.data_shape}")
+    round_trip(g, "fan, flat")
+    for kind, extra in (("parallel", ("-g", "parallel")), ("fan, curved", ("-g", "fan-curved")),
+                        ("cone", ("-g", "cone-flat", "--rows", 4, "--views", 30, "--cols", 48))):
+        gk = ctrecon.Geometry(simulate(os.path.join(tmp, kind.replace(", ", "-")), *extra))
+        round_trip(gk, kind)
+
+    # Vectors: FORMAT.md's convention, written out here, for the circular
+    # fan scan with a detector offset.
+    off = dict(keys, detector_offset_u_mm=1.7)
+    go = ctrecon.Geometry(off)
+    want = circular_vectors(go.to_dict())
+    err = float(np.abs(go.vectors - want).max())
+    check(go.vectors.shape == (90, 12) and err <= 1e-9, f"fan vectors = FORMAT.md's formula to {err:.1e} mm")
+
+    # Per-view vectors round trip, and an Operator on them is a transpose pair.
+    cone = ctrecon.Geometry(simulate(os.path.join(tmp, "cone2"), "-g", "cone-flat", "--rows", 6, "--views", 24,
+                                     "--cols", 40))
+    vec = cone.vectors.copy()
+    vec[:, 2] += 0.5 * np.sin(np.arange(24))  # a wobbling source: no circular description
+    dvec = dict(cone.to_dict(), vectors=vec)
+    gv = ctrecon.Geometry(dvec)
+    check(np.allclose(gv.vectors, vec, atol=1e-12), "vectors given are the vectors kept")
+    round_trip(gv, "cone, per-view vectors")
+    adjoint_ok(ctrecon.Operator(gv, size=(24, 24, 6)), "Operator on per-view vectors")
+
+    # A helical scan: round trip, and no vector form.
+    hel = dict(cone.to_dict(), type="helical", source_z_start_mm=-3.0, table_feed_per_rotation_mm=6.0)
+    gh = ctrecon.Geometry(hel)
+    check(gh.helical and gh.beam == "cone", "a helical dict gives a helical cone-beam geometry")
+    round_trip(gh, "helical")
+
+    # Operator(Geometry) = Operator(Dataset) on the same grid.
+    x = np.random.default_rng(1).random((1, 64, 64), dtype=np.float32)
+    a1 = ctrecon.Operator(ds, size=64).forward(x)
+    a2 = ctrecon.Operator(g, size=64, pixel_size=ctrecon.Operator(ds, size=64).grid["dx_mm"]).forward(x)
+    check(np.array_equal(a1, a2), "Operator(geometry) = Operator(dataset) on the same grid")
+
+    # ASTRA: fanflat with numpy angles is our fan geometry (ASTRA's frame is
+    # FORMAT.md's: DistanceOriginDetector = SDD - SOD); cone_vec passes
+    # through verbatim.
+    angles = np.linspace(0, 2 * math.pi, 90, endpoint=False)
+    astra = {"type": "fanflat", "DetectorWidth": 0.75, "DetectorCount": 128, "ProjectionAngles": angles,
+             "DistanceOriginSource": 400.0, "DistanceOriginDetector": 200.0}
+    ga = ctrecon.Geometry.from_astra(astra)
+    da = ga.to_dict()
+    check(da["type"] == "fan" and da["source_to_isocenter_mm"] == 400.0 and da["source_to_detector_mm"] == 600.0
+          and da["detector_pitch_u_mm"] == 0.75 and np.allclose(ga.angles, angles),
+          "ASTRA fanflat: SOD 400, SDD 600, pitch 0.75, the angles")
+    av = ctrecon.Geometry.from_astra({"type": "cone_vec", "DetectorRowCount": 6, "DetectorColCount": 40,
+                                      "Vectors": vec})
+    check(np.allclose(av.vectors, vec, atol=1e-12), "ASTRA cone_vec: the vectors verbatim")
+    raises(ctrecon.Unsupported, lambda: ctrecon.Geometry.from_astra({"type": "parallel3d"}), "ASTRA parallel3d")
+    raises(ctrecon.FormatError, lambda: ctrecon.Geometry.from_astra({"type": "fanflat"}), "ASTRA without keys")
+
+    # RTK: a circular scan of 36 projections, source at 500 mm, detector 800.
+    rtk = ['<?xml version="1.0"?>', '<!DOCTYPE RTKGEOMETRY>', '<RTKThreeDCircularGeometry version="3">',
+           "<SourceToIsocenterDistance>500</SourceToIsocenterDistance>",
+           "<SourceToDetectorDistance>800</SourceToDetectorDistance>"]
+    rtk += [f"<Projection><GantryAngle>{10 * k}</GantryAngle></Projection>" for k in range(36)]
+    rtk += ["</RTKThreeDCircularGeometry>"]
+    xml = "\n".join(rtk)
+    gr = ctrecon.Geometry.from_rtk(xml, 32, 8, (1.0, 1.0))
+    check(gr.beam == "cone" and gr.data_shape == (36, 8, 32), f"RTK XML text: {gr}")
+    xml_path = os.path.join(tmp, "rtk.xml")
+    with open(xml_path, "w") as fh:
+        fh.write(xml)
+    check(np.array_equal(ctrecon.Geometry.from_rtk(xml_path, 32, 8, (1.0, 1.0)).vectors, gr.vectors),
+          "RTK XML from a file = from its text")
+    sx = gr.vectors[:, :3]
+    check(np.allclose(np.hypot(sx[:, 0], sx[:, 1]), 500.0), "RTK: every source 500 mm from the axis")
+    raises(ctrecon.InvalidArgument, lambda: ctrecon.Geometry.from_rtk(xml, 32, 8, (0.0, 1.0)), "RTK spacing 0")
+
+    # Bad input: the engine's classes and messages, nothing else.
+    raises(ctrecon.FormatError, lambda: ctrecon.Geometry({"type": "fan"}), "a dict without views", "views")
+    raises(ctrecon.InvalidGeometry, lambda: ctrecon.Geometry(dict(keys, source_to_isocenter_mm=-5.0)),
+           "a negative SOD")
+    raises(ctrecon.InvalidArgument, lambda: ctrecon.Geometry(dict(keys, detector_offset_u_mm=float("nan"))),
+           "a NaN offset", "finite")
+    raises(ctrecon.FileError, lambda: ctrecon.Geometry(os.path.join(tmp, "missing.json")), "a missing file",
+           "missing.json")
+    raises(TypeError, lambda: ctrecon.Geometry(3), "an int")
+    raises(TypeError, lambda: ctrecon.Operator(keys), "Operator(dict)")
+    with open(os.path.join(tmp, "list.json"), "w") as fh:
+        fh.write("[1, 2]")
+    raises(ctrecon.FormatError, lambda: ctrecon.Geometry(os.path.join(tmp, "list.json")), "a JSON list",
+           "one JSON object")
+
+finish()
