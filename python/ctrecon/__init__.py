@@ -23,13 +23,13 @@ from ._ctrecon import (  # noqa: F401
     InvalidArgument,
     InvalidData,
     InvalidGeometry,
-    Operator,
     OutOfMemory,
     Unsupported,
     load,
     metrics,
     reconstruct,
 )
+from ._operator import Operator  # noqa: F401  (adds as_linear_operator)
 
 __all__ = [
     "BackendUnavailable", "Cancelled", "Dataset", "Error", "Failed", "FileError", "FormatError", "Geometry",

@@ -270,7 +270,7 @@ PyTypeObject CtrPyOperatorType = {
   PyVarObject_HEAD_INIT (NULL, 0)
   .tp_name = "ctrecon.Operator",
   .tp_basicsize = sizeof (CtrPyOperator),
-  .tp_flags = Py_TPFLAGS_DEFAULT,
+  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,  /* the package adds as_linear_operator */
   .tp_doc = "Operator(scan, size=None, pixel_size=0, ray_model=None)\n\n"
             "The system matrix A of a scan's geometry (scan: a Dataset or a Geometry) on the grid reconstruct() "
             "would use with the same size and pixel_size (a Dataset's reference's grid, else the field of view "

@@ -96,4 +96,25 @@ with tempdir() as tmp:
         check(False, "a path instead of a Dataset raises")
     except TypeError as e:
         check(True, f"a path instead of a Dataset raises TypeError: {e}")
+# The type hints (__init__.pyi, PEP 561's py.typed beside it) name every
+# public name, and every public attribute of the classes, that the package
+# has: a name added without its hint fails here.
+import ast  # noqa: E402
+
+pkg = os.path.dirname(ctrecon.__file__)
+check(os.path.exists(os.path.join(pkg, "py.typed")), "py.typed ships beside the package")
+with open(os.path.join(pkg, "__init__.pyi")) as fh:
+    stub = ast.parse(fh.read())
+hinted = {}
+for node in stub.body:
+    if isinstance(node, ast.ClassDef):
+        hinted[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+    elif isinstance(node, ast.FunctionDef):
+        hinted[node.name] = set()
+missing = sorted(set(ctrecon.__all__) - set(hinted))
+check(not missing, f"every name of ctrecon.__all__ has a hint (missing: {missing})")
+for name in ("Dataset", "Geometry", "Operator"):
+    public = {a for a in dir(getattr(ctrecon, name)) if not a.startswith("_")}
+    lacking = sorted(public - hinted.get(name, set()))
+    check(not lacking, f"{name}: every public attribute has a hint (missing: {lacking})")
 finish()
