@@ -27,12 +27,15 @@ from ._ctrecon import (  # noqa: F401
     Unsupported,
     load,
     metrics,
+    noise_level,
     reconstruct,
+    roi,
+    simulate_dose,
 )
 from ._operator import Operator  # noqa: F401  (adds as_linear_operator)
 
 __all__ = [
     "BackendUnavailable", "Cancelled", "Dataset", "Error", "Failed", "FileError", "FormatError", "Geometry",
     "InvalidArgument", "InvalidData", "InvalidGeometry", "Operator", "OutOfMemory", "Unsupported",
-    "load", "metrics", "reconstruct",
+    "load", "metrics", "noise_level", "reconstruct", "roi", "simulate_dose",
 ]

@@ -1,6 +1,9 @@
 /* ctr-py-array.c — numpy arrays over core's buffers, without copies: the
  * array's base is a capsule holding a reference on the CtrVolume or
  * CtrProjections, dropped when the last view of it goes. */
+#include <math.h>
+#include <string.h>
+
 #include "ctr-py.h"
 
 static void
@@ -72,4 +75,33 @@ ctr_py_grid_dict (const CtrGrid *g)
 {
   return Py_BuildValue ("{sIsIsIsdsdsdsdsdsd}", "nx", g->nx, "ny", g->ny, "nz", g->nz, "dx_mm", g->dx, "dy_mm", g->dy,
                         "dz_mm", g->dz, "cx_mm", g->cx, "cy_mm", g->cy, "cz_mm", g->cz);
+}
+
+CtrVolume *
+ctr_py_volume_from_array (PyObject *obj, double pixel_mm, const char *fn, const char *what)
+{
+  PyArrayObject *a = (PyArrayObject *) PyArray_FROMANY (obj, NPY_FLOAT32, 2, 3, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
+  if (a == NULL)
+    return NULL;
+  const int nd = PyArray_NDIM (a);
+  const npy_intp *dims = PyArray_DIMS (a);
+  CtrGrid grid = { (guint) dims[nd - 1], (guint) dims[nd - 2], nd == 3 ? (guint) dims[0] : 1,
+                   pixel_mm, pixel_mm, pixel_mm, 0, 0, 0 };
+  GError *error = NULL;
+  CtrVolume *v = ctr_volume_new (&grid, &error);
+  if (v == NULL)
+    {
+      Py_DECREF (a);
+      return (CtrVolume *) ctr_py_raise (error);
+    }
+  memcpy (v->data, PyArray_DATA (a), ctr_grid_size (&grid) * sizeof (float));
+  Py_DECREF (a);
+  for (gsize i = 0; i < ctr_grid_size (&grid); i++)
+    if (!isfinite (v->data[i]))
+      {
+        ctr_volume_unref (v);
+        PyErr_Format (ctr_py_invalid_argument (), "%s: the %s contains NaN or infinite values", fn, what);
+        return NULL;
+      }
+  return v;
 }

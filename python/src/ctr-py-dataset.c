@@ -1,6 +1,9 @@
 /* ctr-py-dataset.c — ctrecon.load() and the Dataset it returns: a
  * CtrDataset (io/ctr-dataset.h) whose arrays are numpy views of core's
  * buffers. */
+#include <math.h>
+#include <string.h>
+
 #include "ctr-py.h"
 
 static void
@@ -186,12 +189,99 @@ static PyGetSetDef dataset_getset[] = {
   { NULL }
 };
 
+/* Dataset(geometry, projections, *, name="arrays", i0=None, mu_water=None):
+ * a scan held in memory, for reconstruct() and the study tools. */
+static PyObject *
+dataset_new (PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+  static char *kwlist[] = { "geometry", "projections", "name", "i0", "mu_water", NULL };
+  PyObject *geo = NULL, *proj = NULL, *i0_obj = Py_None, *mu_obj = Py_None;
+  const char *name = "arrays";
+  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "OO|$sOO:Dataset", kwlist, &geo, &proj, &name, &i0_obj, &mu_obj))
+    return NULL;
+  const double i0 = i0_obj == Py_None ? 0 : PyFloat_AsDouble (i0_obj);
+  const double mu = mu_obj == Py_None ? 0 : PyFloat_AsDouble (mu_obj);
+  if (PyErr_Occurred ())
+    return NULL;
+  if ((i0_obj != Py_None && !(isfinite (i0) && i0 > 0)) || (mu_obj != Py_None && !(isfinite (mu) && mu > 0)))
+    {
+      PyErr_SetString (ctr_py_invalid_argument (),
+                       "Dataset: i0 (photons per detector bin) and mu_water (1/mm) must be positive when given");
+      return NULL;
+    }
+  const CtrGeometry *g = ctr_py_geometry_of (geo);
+  if (g == NULL)
+    return NULL;
+  PyArrayObject *a = (PyArrayObject *) PyArray_FROMANY (proj, NPY_FLOAT32, 3, 3,
+                                                        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
+  if (a == NULL)
+    return NULL;
+  const npy_intp *dims = PyArray_DIMS (a);
+  if (dims[0] != g->n_views || dims[1] != g->n_rows || dims[2] != g->n_cols)
+    {
+      PyErr_Format (ctr_py_invalid_argument (),
+                    "Dataset: the geometry's projections are %u views x %u rows x %u columns [view][row][col], "
+                    "the array is (%zd, %zd, %zd)", g->n_views, g->n_rows, g->n_cols, (Py_ssize_t) dims[0],
+                    (Py_ssize_t) dims[1], (Py_ssize_t) dims[2]);
+      Py_DECREF (a);
+      return NULL;
+    }
+  GError *error = NULL;
+  CtrProjections *p = ctr_projections_new (g->n_views, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &error);
+  if (p != NULL)
+    {
+      memcpy (p->data, PyArray_DATA (a), (gsize) g->n_views * g->n_rows * g->n_cols * sizeof (float));
+      p->i0 = i0;
+    }
+  Py_DECREF (a);
+  if (p == NULL || !ctr_projections_check_finite (p, &error))
+    {
+      if (p != NULL)
+        ctr_projections_unref (p);
+      return ctr_py_raise (error);
+    }
+  CtrDataset *d = g_new0 (CtrDataset, 1);
+  d->name = g_strdup (name);
+  d->geometry = ctr_geometry_copy (g);
+  d->projections = p;
+  d->mu_water = mu;
+  CtrPyDataset *obj = (CtrPyDataset *) type->tp_alloc (type, 0);
+  if (obj == NULL)
+    {
+      ctr_dataset_free (d);
+      return NULL;
+    }
+  obj->dataset = d;
+  return (PyObject *) obj;
+}
+
+PyObject *
+ctr_py_dataset_wrap (CtrDataset *d)
+{
+  if (d == NULL)
+    return NULL;
+  CtrPyDataset *obj = PyObject_New (CtrPyDataset, &CtrPyDatasetType);
+  if (obj == NULL)
+    {
+      ctr_dataset_free (d);
+      return NULL;
+    }
+  obj->dataset = d;
+  return (PyObject *) obj;
+}
+
 PyTypeObject CtrPyDatasetType = {
   PyVarObject_HEAD_INIT (NULL, 0)
   .tp_name = "ctrecon.Dataset",
   .tp_basicsize = sizeof (CtrPyDataset),
   .tp_flags = Py_TPFLAGS_DEFAULT,
-  .tp_doc = "A scan loaded by ctrecon.load(): geometry, projections, reference.  Not made directly.",
+  .tp_doc = "Dataset(geometry, projections, *, name='arrays', i0=None, mu_water=None)\n\n"
+            "A scan: geometry, projections, reference.  ctrecon.load() reads one from files; this constructor "
+            "makes one from arrays: geometry a Geometry (or a Dataset), projections line integrals "
+            "(-ln I/I0, any real dtype, copied as float32) of shape geometry.data_shape [view][row][col], i0 "
+            "the open-beam photons per detector bin (what simulate_dose needs), mu_water in 1/mm.  No "
+            "reference.  Raises InvalidArgument (a shape that differs, NaN or infinite values), TypeError.",
+  .tp_new = dataset_new,
   .tp_dealloc = (destructor) dataset_dealloc,
   .tp_repr = (reprfunc) dataset_repr,
   .tp_getset = dataset_getset,
@@ -215,12 +305,5 @@ ctr_py_load (PyObject *self, PyObject *args, PyObject *kwargs)
   Py_END_ALLOW_THREADS
   if (d == NULL)
     return ctr_py_raise (error);
-  CtrPyDataset *obj = PyObject_New (CtrPyDataset, &CtrPyDatasetType);
-  if (obj == NULL)
-    {
-      ctr_dataset_free (d);
-      return NULL;
-    }
-  obj->dataset = d;
-  return (PyObject *) obj;
+  return ctr_py_dataset_wrap (d);
 }

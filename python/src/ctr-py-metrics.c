@@ -6,38 +6,6 @@
 
 #include "ctr-py.h"
 
-/* A CtrVolume copy of @obj (2-D [y][x] or 3-D [z][y][x], any real dtype) on
- * a grid of @pixel_mm centred at 0, the CLI's grid for a TIFF; NULL with a
- * Python exception.  @what names it in messages. */
-static CtrVolume *
-volume_from_array (PyObject *obj, double pixel_mm, const char *what)
-{
-  PyArrayObject *a = (PyArrayObject *) PyArray_FROMANY (obj, NPY_FLOAT32, 2, 3, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
-  if (a == NULL)
-    return NULL;
-  const int nd = PyArray_NDIM (a);
-  const npy_intp *dims = PyArray_DIMS (a);
-  CtrGrid grid = { (guint) dims[nd - 1], (guint) dims[nd - 2], nd == 3 ? (guint) dims[0] : 1,
-                   pixel_mm, pixel_mm, pixel_mm, 0, 0, 0 };
-  GError *error = NULL;
-  CtrVolume *v = ctr_volume_new (&grid, &error);
-  if (v == NULL)
-    {
-      Py_DECREF (a);
-      return (CtrVolume *) ctr_py_raise (error);
-    }
-  memcpy (v->data, PyArray_DATA (a), ctr_grid_size (&grid) * sizeof (float));
-  Py_DECREF (a);
-  for (gsize i = 0; i < ctr_grid_size (&grid); i++)
-    if (!isfinite (v->data[i]))
-      {
-        ctr_volume_unref (v);
-        PyErr_Format (ctr_py_invalid_argument (), "metrics: the %s contains NaN or infinite values", what);
-        return NULL;
-      }
-  return v;
-}
-
 PyObject *
 ctr_py_metrics (PyObject *self, PyObject *args, PyObject *kwargs)
 {
@@ -53,10 +21,10 @@ ctr_py_metrics (PyObject *self, PyObject *args, PyObject *kwargs)
                     "(mm; radius 0: no mask), got %g and %g", pixel_mm, radius_mm);
       return NULL;
     }
-  g_autoptr (CtrVolume) img = volume_from_array (img_obj, pixel_mm, "image");
+  g_autoptr (CtrVolume) img = ctr_py_volume_from_array (img_obj, pixel_mm, "metrics", "image");
   if (img == NULL)
     return NULL;
-  g_autoptr (CtrVolume) ref = volume_from_array (ref_obj, pixel_mm, "reference");
+  g_autoptr (CtrVolume) ref = ctr_py_volume_from_array (ref_obj, pixel_mm, "metrics", "reference");
   if (ref == NULL)
     return NULL;
   if (!ctr_grid_equal (&img->grid, &ref->grid))

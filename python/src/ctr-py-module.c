@@ -70,7 +70,43 @@ PyDoc_STRVAR (metrics_doc,
 "unit).  Raises ctrecon.InvalidArgument (a ValueError) for shapes that\n"
 "differ, NaN or infinite values, a pixel_size <= 0 or a radius < 0.");
 
+PyDoc_STRVAR (simulate_dose_doc,
+"simulate_dose(dataset, fraction, *, seed=1, electronic_sd=0.0, i0=0.0, model='auto')\n"
+"    -> (Dataset, report)\n\n"
+"The scan at fraction x its dose, as `ctrecon-cli simulate-dose` (sim/ctr-dose.h):\n"
+"binomial thinning of the counts the data hold or state, else Poisson\n"
+"re-sampling of the line integrals (model 'auto', 'thin', 'resample'), with\n"
+"Gaussian electronic noise of electronic_sd counts; the same seed gives the\n"
+"same data.  i0: open-beam photons per bin for data that state none.  The new\n"
+"Dataset keeps the geometry and the reference; report: model, i0_in, i0_out,\n"
+"i0_sinogram, n_zero (rays left without a count), reason, warning (or None).\n"
+"Raises InvalidArgument (fraction or electronic_sd out of range), InvalidData\n"
+"(the dose of the data is unknown: state i0), OutOfMemory.  GIL released.");
+
+PyDoc_STRVAR (noise_level_doc,
+"noise_level(dataset) -> dict\n\n"
+"The noise of the projections, as `ctrecon-cli noise` (data/ctr-noise.h): source\n"
+"('statistics' when the data state counts or I0, else 'sinogram'), i0 (open-beam\n"
+"photons per bin; inf for a noiseless sinogram), i0_sinogram (estimated from the\n"
+"sinogram itself), sigma (RMS standard deviation of the line integrals) and\n"
+"n_rays.  Raises InvalidData (fewer than 5 detector columns, no valid ray).");
+
+PyDoc_STRVAR (roi_doc,
+"roi(image, roi, pixel_size=1.0, mu_water=0.0192, *, slice=0) -> dict\n\n"
+"ROI statistics of one slice, as `ctrecon-cli roi` (quality/ctr-roi.h): image\n"
+"[y][x] or [z][y][x] in 1/mm on pixels of pixel_size mm centred on the middle\n"
+"of the image (row 0 = +y); roi 'circle:X,Y,R' or 'rect:X,Y,W,H' (mm).\n"
+"Returns n_pixels, mean_mu, sd_mu (1/mm), mean_hu, sd_hu (HU with mu_water,\n"
+"1/mm) and noise_sd_hu (the SD after removing the ROI's least-squares plane,\n"
+"NaN for an ROI too thin).  Raises InvalidArgument (a bad ROI text, fewer than\n"
+"2 pixels inside, a slice outside the image), InvalidData (NaN inside).");
+
 static PyMethodDef methods[] = {
+  { "simulate_dose", (PyCFunction) (void (*) (void)) ctr_py_simulate_dose, METH_VARARGS | METH_KEYWORDS,
+    simulate_dose_doc },
+  { "noise_level", (PyCFunction) (void (*) (void)) ctr_py_noise_level, METH_VARARGS | METH_KEYWORDS,
+    noise_level_doc },
+  { "roi", (PyCFunction) (void (*) (void)) ctr_py_roi, METH_VARARGS | METH_KEYWORDS, roi_doc },
   { "metrics", (PyCFunction) (void (*) (void)) ctr_py_metrics, METH_VARARGS | METH_KEYWORDS, metrics_doc },
   { "load", (PyCFunction) (void (*) (void)) ctr_py_load, METH_VARARGS | METH_KEYWORDS, load_doc },
   { "reconstruct", (PyCFunction) (void (*) (void)) ctr_py_reconstruct, METH_VARARGS | METH_KEYWORDS,

@@ -36,6 +36,11 @@ PyObject *ctr_py_array_from_volume (CtrVolume *v);          /* float32 [z][y][x]
 PyObject *ctr_py_array_from_projections (CtrProjections *p); /* float32 [view][row][col], new ref */
 PyObject *ctr_py_array_from_doubles (const double *x, npy_intp n); /* a float64 copy */
 PyObject *ctr_py_grid_dict (const CtrGrid *g);
+/* A CtrVolume copy of @obj (2-D [y][x] or 3-D [z][y][x], any real dtype) on
+ * a grid of @pixel_mm centred at 0, the CLI's grid for a TIFF; NULL with a
+ * Python exception (ctrecon.InvalidArgument for NaN or infinite values;
+ * @fn and @what name the call and the array). */
+CtrVolume *ctr_py_volume_from_array (PyObject *obj, double pixel_mm, const char *fn, const char *what);
 
 /* ctr-py-dataset.c: the Dataset type and load(). */
 extern PyTypeObject CtrPyDatasetType;
@@ -49,6 +54,13 @@ PyObject *ctr_py_load (PyObject *self, PyObject *args, PyObject *kwargs);
  * Dataset (borrowed), or NULL with TypeError. */
 extern PyTypeObject CtrPyGeometryType;
 const CtrGeometry *ctr_py_geometry_of (PyObject *obj);
+
+/* ctr-py-study.c: the study tools simulate_dose(), noise_level(), roi(). */
+PyObject *ctr_py_simulate_dose (PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *ctr_py_noise_level (PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *ctr_py_roi (PyObject *self, PyObject *args, PyObject *kwargs);
+/* ctr-py-dataset.c: a new Dataset object owning @d (NULL: frees nothing, returns NULL). */
+PyObject *ctr_py_dataset_wrap (CtrDataset *d);
 
 /* ctr-py-reconstruct.c: reconstruct(). */
 PyObject *ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs);
