@@ -370,15 +370,11 @@ parse_iq (CtrStudy *s, JsonObject *root, const char *abs, GError **error)
   return TRUE;
 }
 
-CtrStudy *
-ctr_study_new_from_file (const char *path, GError **error)
+/* The study of a parsed STUDY.json (@rn, its root), @abs naming it in
+ * messages, relative dataset paths resolved against @dir. */
+static CtrStudy *
+study_from_root (JsonNode *rn, const char *abs, const char *dir, GError **error)
 {
-  g_return_val_if_fail (path != NULL, NULL);
-  g_autofree char *abs = g_canonicalize_filename (path, NULL);
-  g_autoptr (JsonParser) parser = ctr_json_parse_file (abs, error);
-  if (parser == NULL)
-    return NULL;
-  JsonNode *rn = json_parser_get_root (parser);
   if (rn == NULL || !JSON_NODE_HOLDS_OBJECT (rn))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the file must hold one JSON object", abs);
@@ -408,7 +404,6 @@ ctr_study_new_from_file (const char *path, GError **error)
       fail (error, abs, "dataset", "must name a geometry.json or a DICOM file or folder");
       return NULL;
     }
-  g_autofree char *dir = g_path_get_dirname (abs);
   s->dataset = g_path_is_absolute (dataset) ? g_strdup (dataset) : g_build_filename (dir, dataset, NULL);
   if (json_object_has_member (root, "variant"))
     s->variant = g_strdup (json_object_get_string_member_with_default (root, "variant", ""));
@@ -484,4 +479,26 @@ ctr_study_new_from_file (const char *path, GError **error)
       || !parse_iq (s, root, abs, error))
     return NULL;
   return g_steal_pointer (&s);
+}
+
+CtrStudy *
+ctr_study_new_from_file (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_autofree char *abs = g_canonicalize_filename (path, NULL);
+  g_autoptr (JsonParser) parser = ctr_json_parse_file (abs, error);
+  if (parser == NULL)
+    return NULL;
+  g_autofree char *dir = g_path_get_dirname (abs);
+  return study_from_root (json_parser_get_root (parser), abs, dir, error);
+}
+
+CtrStudy *
+ctr_study_new_from_json (const char *text, gssize length, const char *base_dir, GError **error)
+{
+  g_return_val_if_fail (text != NULL && base_dir != NULL, NULL);
+  g_autoptr (JsonParser) parser = ctr_json_parse (text, length, "study", error);
+  if (parser == NULL)
+    return NULL;
+  return study_from_root (json_parser_get_root (parser), "study", base_dir, error);
 }

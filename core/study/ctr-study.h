@@ -144,6 +144,15 @@ void ctr_study_free (CtrStudy *s);
  */
 CtrStudy *ctr_study_new_from_file (const char *path, GError **error);
 
+/**
+ * ctr_study_new_from_json:
+ * @text: a STUDY.json's text (@length bytes, or -1 when NUL-terminated).
+ * @base_dir: the folder a relative "dataset" is resolved against.
+ * As ctr_study_new_from_file, for a study held in memory (Python's dict);
+ * messages name it "study".  Same errors, without CTR_ERROR_IO.
+ */
+CtrStudy *ctr_study_new_from_json (const char *text, gssize length, const char *base_dir, GError **error);
+
 /* The dataset a STUDY.json names (absolute path; NULL for a study built in
  * code) and its variant (nullable). */
 const char *ctr_study_get_dataset (const CtrStudy *s, const char **variant);

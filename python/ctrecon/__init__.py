@@ -31,11 +31,12 @@ from ._ctrecon import (  # noqa: F401
     reconstruct,
     roi,
     simulate_dose,
+    study,
 )
 from ._operator import Operator  # noqa: F401  (adds as_linear_operator)
 
 __all__ = [
     "BackendUnavailable", "Cancelled", "Dataset", "Error", "Failed", "FileError", "FormatError", "Geometry",
     "InvalidArgument", "InvalidData", "InvalidGeometry", "Operator", "OutOfMemory", "Unsupported",
-    "load", "metrics", "noise_level", "reconstruct", "roi", "simulate_dose",
+    "load", "metrics", "noise_level", "reconstruct", "roi", "simulate_dose", "study",
 ]

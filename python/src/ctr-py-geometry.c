@@ -38,9 +38,8 @@ json_default (PyObject *self, PyObject *obj)
 
 static PyMethodDef json_default_def = { "_json_default", json_default, METH_O, NULL };
 
-/* @obj (a dict) as JSON text (a new bytes object), numpy arrays as lists. */
-static PyObject *
-dict_to_json (PyObject *obj, const char *what)
+PyObject *
+ctr_py_dict_to_json (PyObject *obj, const char *what)
 {
   if (!PyDict_Check (obj))
     {
@@ -122,7 +121,7 @@ geometry_from (PyObject *source)
     return ctr_geometry_copy (((CtrPyDataset *) source)->dataset->geometry);
   if (PyDict_Check (source))
     {
-      PyObject *json = dict_to_json (source, "Geometry");
+      PyObject *json = ctr_py_dict_to_json (source, "Geometry");
       if (json == NULL)
         return NULL;
       g = ctr_dataset_parse_geometry (PyBytes_AS_STRING (json), PyBytes_GET_SIZE (json), &error);
@@ -188,7 +187,7 @@ ctr_py_geometry_of (PyObject *obj)
 static PyObject *
 from_astra (PyTypeObject *type, PyObject *proj_geom)
 {
-  PyObject *json = dict_to_json (proj_geom, "Geometry.from_astra");
+  PyObject *json = ctr_py_dict_to_json (proj_geom, "Geometry.from_astra");
   if (json == NULL)
     return NULL;
   GError *error = NULL;

@@ -101,7 +101,26 @@ PyDoc_STRVAR (roi_doc,
 "NaN for an ROI too thin).  Raises InvalidArgument (a bad ROI text, fewer than\n"
 "2 pixels inside, a slice outside the image), InvalidData (NaN inside).");
 
+PyDoc_STRVAR (study_doc,
+"study(spec, dataset=None, callback=None) -> list of dict\n\n"
+"A dose study, as `ctrecon-cli study` runs it (study/ctr-study.h): spec a\n"
+"STUDY.json path or a dict of its keys (README, \"Dose studies\": doses,\n"
+"methods with their parameters, ROIs, iq, grid, seed ...); every dose x method\n"
+"configuration is simulated and reconstructed.  dataset: a Dataset to study\n"
+"instead of the one spec names (then spec needs no \"dataset\").\n"
+"callback(row, image) after each run (image: a copy, float32 [z][y][x], 1/mm);\n"
+"returning False stops the study (the rows so far are returned).\n"
+"Returns one dict per run, in run order: dose, i0, method, label, parameters,\n"
+"rmse (1/mm), psnr, ssim, hu_rmse, rois {name: {mean_hu, sd_hu, cnr}},\n"
+"noise_sd_hu, iterations, best_iteration, best_rmse, seconds, nps_noise_hu,\n"
+"nps_f_peak, nps_f_avg (cycles/mm), ttf_f50 {insert: cycles/mm}, dprime_npw,\n"
+"dprime_npwe (NaN where not measured).  Raises FormatError (an unknown or\n"
+"mistyped key, named), InvalidArgument, InvalidData (a dose other than 1 on\n"
+"data of unknown dose), the loader's errors; Ctrl-C raises KeyboardInterrupt.\n"
+"The GIL is released while the study runs.");
+
 static PyMethodDef methods[] = {
+  { "study", (PyCFunction) (void (*) (void)) ctr_py_study, METH_VARARGS | METH_KEYWORDS, study_doc },
   { "simulate_dose", (PyCFunction) (void (*) (void)) ctr_py_simulate_dose, METH_VARARGS | METH_KEYWORDS,
     simulate_dose_doc },
   { "noise_level", (PyCFunction) (void (*) (void)) ctr_py_noise_level, METH_VARARGS | METH_KEYWORDS,

@@ -54,8 +54,14 @@ PyObject *ctr_py_load (PyObject *self, PyObject *args, PyObject *kwargs);
  * Dataset (borrowed), or NULL with TypeError. */
 extern PyTypeObject CtrPyGeometryType;
 const CtrGeometry *ctr_py_geometry_of (PyObject *obj);
+/* @obj (a dict) as JSON text (a new bytes object; numpy arrays and scalars as
+ * lists and numbers); NULL with TypeError (not a dict, a value JSON cannot
+ * hold) or InvalidArgument (NaN, infinity); @what names the call. */
+PyObject *ctr_py_dict_to_json (PyObject *obj, const char *what);
 
-/* ctr-py-study.c: the study tools simulate_dose(), noise_level(), roi(). */
+/* ctr-py-study.c: the study tools simulate_dose(), noise_level(), roi();
+ * ctr-py-study-run.c: study(). */
+PyObject *ctr_py_study (PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *ctr_py_simulate_dose (PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *ctr_py_noise_level (PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *ctr_py_roi (PyObject *self, PyObject *args, PyObject *kwargs);
