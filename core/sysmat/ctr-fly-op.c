@@ -16,7 +16,9 @@
  * cost threads × image × slices of memory (what an on-the-fly operator is
  * for is saving memory) and a reduction of that size per product, which a
  * one-view subset (SART, parallel ART) would pay once per view; the bands
- * cost O(threads × CHUNK × row length) and no reduction.
+ * cost O(threads × CHUNK × row length) and no reduction.  The rows are
+ * dealt to the threads statically and the buckets applied in thread order,
+ * so every call sums each pixel in the same order: the same bits each time.
  *
  * With orbit subsets the operator uses the symmetry as the SCSR matrix does
  * (cuART §3, Eq. 2): it computes the rows of each orbit's canonical view
@@ -335,7 +337,9 @@ fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns
     for (gint64 r0 = 0; r0 < n; r0 += round)
       {
         const gint64 r1 = MIN (n, r0 + round);
-#pragma omp for schedule(dynamic, 8)
+        /* Static: the same thread takes the same rows every call, so each
+         * pixel's sum runs in one order and the product is reproducible. */
+#pragma omp for schedule(static, 8)
         for (gint64 q = r0; q < r1; q++)
           {
             guint32 ray[8];

@@ -80,7 +80,7 @@ ctr_py_grid_dict (const CtrGrid *g)
 CtrVolume *
 ctr_py_volume_from_array (PyObject *obj, double pixel_mm, const char *fn, const char *what)
 {
-  PyArrayObject *a = (PyArrayObject *) PyArray_FROMANY (obj, NPY_FLOAT32, 2, 3, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
+  PyArrayObject *a = ctr_py_float32_array (obj, 2, 3, NPY_ARRAY_C_CONTIGUOUS);
   if (a == NULL)
     return NULL;
   const int nd = PyArray_NDIM (a);
@@ -104,4 +104,27 @@ ctr_py_volume_from_array (PyObject *obj, double pixel_mm, const char *fn, const 
         return NULL;
       }
   return v;
+}
+
+PyArrayObject *
+ctr_py_float32_array (PyObject *obj, int min_nd, int max_nd, int requirements)
+{
+  PyObject *src = obj;
+  /* DLPack (PyTorch, CuPy, JAX ... on the CPU): numpy.from_dlpack views the
+   * producer's memory without a copy; a device the CPU cannot read is
+   * refused there with the producer's message. */
+  if (!PyArray_Check (obj) && PyObject_HasAttrString (obj, "__dlpack__"))
+    {
+      PyObject *np = PyImport_ImportModule ("numpy");
+      src = np != NULL ? PyObject_CallMethod (np, "from_dlpack", "O", obj) : NULL;
+      Py_XDECREF (np);
+      if (src == NULL)
+        return NULL;
+    }
+  else
+    Py_INCREF (src);
+  PyArrayObject *a = (PyArrayObject *) PyArray_FROMANY (src, NPY_FLOAT32, min_nd, max_nd,
+                                                        requirements | NPY_ARRAY_FORCECAST);
+  Py_DECREF (src);
+  return a;
 }

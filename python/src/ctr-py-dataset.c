@@ -212,8 +212,7 @@ dataset_new (PyTypeObject *type, PyObject *args, PyObject *kwargs)
   const CtrGeometry *g = ctr_py_geometry_of (geo);
   if (g == NULL)
     return NULL;
-  PyArrayObject *a = (PyArrayObject *) PyArray_FROMANY (proj, NPY_FLOAT32, 3, 3,
-                                                        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
+  PyArrayObject *a = ctr_py_float32_array (proj, 3, 3, NPY_ARRAY_C_CONTIGUOUS);
   if (a == NULL)
     return NULL;
   const npy_intp *dims = PyArray_DIMS (a);

@@ -103,8 +103,7 @@ ready (CtrPyOperator *self)
 static PyArrayObject *
 take_array (PyObject *obj, const npy_intp shape[3], const char *what)
 {
-  PyArrayObject *a = (PyArrayObject *) PyArray_FROMANY (obj, NPY_FLOAT32, 2, 3,
-                                                        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+  PyArrayObject *a = ctr_py_float32_array (obj, 2, 3, NPY_ARRAY_IN_ARRAY);
   if (a == NULL)
     return NULL;
   const int nd = PyArray_NDIM (a);

@@ -41,6 +41,13 @@ PyObject *ctr_py_grid_dict (const CtrGrid *g);
  * Python exception (ctrecon.InvalidArgument for NaN or infinite values;
  * @fn and @what name the call and the array). */
 CtrVolume *ctr_py_volume_from_array (PyObject *obj, double pixel_mm, const char *fn, const char *what);
+/* @obj as a float32 numpy array of @min_nd..@max_nd dimensions meeting
+ * numpy's @requirements (NPY_ARRAY_*; converted with a cast when needed, the
+ * array itself when it already is one): anything numpy converts
+ * (__array_interface__, __array__, lists) and DLPack producers
+ * (__dlpack__: numpy.from_dlpack, no copy for CPU memory).  New reference,
+ * or NULL with the exception set. */
+PyArrayObject *ctr_py_float32_array (PyObject *obj, int min_nd, int max_nd, int requirements);
 
 /* ctr-py-dataset.c: the Dataset type and load(). */
 extern PyTypeObject CtrPyDatasetType;

@@ -75,6 +75,37 @@ with tempdir() as tmp:
         check(False, "an unknown ray model raises")
     except ValueError as e:
         check("joseph" in str(e), f"an unknown ray model raises the table's message: {e}")
+# Arrays from other libraries: a DLPack producer (as PyTorch, CuPy and JAX
+# export CPU tensors) and an object with only __array_interface__ project
+# as the numpy array they hold.
+class DLPackOnly:
+    def __init__(self, a):
+        self._a = a
+
+    def __dlpack__(self, stream=None):
+        return self._a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+class InterfaceOnly:
+    def __init__(self, a):
+        self.__array_interface__ = a.__array_interface__
+        self._keep = a
+
+
+with tempdir() as tmp:
+    ds = ctrecon.load(simulate(tmp))
+    A = ctrecon.Operator(ds, size=32)
+    x = np.random.default_rng(4).random(A.shape[1], dtype=np.float32)
+    y = np.random.default_rng(5).random(A.shape[0], dtype=np.float32)
+    check(np.array_equal(A.forward(DLPackOnly(x)), A.forward(x))
+          and np.array_equal(A.adjoint(DLPackOnly(y)), A.adjoint(y)), "a DLPack producer projects as its array")
+    check(np.array_equal(A.forward(InterfaceOnly(x)), A.forward(x)), "an __array_interface__ object too")
+    d2 = ctrecon.Dataset(ctrecon.Geometry(ds), DLPackOnly(ds.projections))
+    check(np.array_equal(d2.projections, ds.projections), "Dataset(geometry, DLPack producer)")
+
 # SciPy's LSQR on our operator reaches our CGLS image.  Both are Krylov
 # methods on the normal equations with the same iterates in exact
 # arithmetic, but the iterates on the way are sensitive to the products'
