@@ -29,22 +29,6 @@ cmp_index (const void *a, const void *b, gpointer data)
   return (x > y) - (x < y);
 }
 
-/* The sinogram @p would show at the continuous row @row (linear between
- * the two nearest rows) into @dst [nv][n]. */
-static void
-row_sinogram (const CtrProjections *p, double row, float *dst)
-{
-  const guint r0 = (guint) floor (row), r1 = MIN (r0 + 1, p->n_rows - 1);
-  const double t = row - r0;
-  for (guint k = 0; k < p->n_views; k++)
-    for (guint j = 0; j < p->n_cols; j++)
-      {
-        const float *v = ctr_projections_view (p, k);
-        dst[(gsize) k * p->n_cols + j] =
-          (float) ((1 - t) * v[(gsize) r0 * p->n_cols + j] + t * v[(gsize) r1 * p->n_cols + j]);
-      }
-}
-
 /* The value of sinogram @s at angle @beta and continuous column @col, or
  * FALSE where the views or the row do not reach. */
 static gboolean
@@ -153,15 +137,10 @@ conj_load (Conj *w, const CtrProjections *p, GError **error)
       return FALSE;
     }
   if (g->beam == CTR_BEAM_CONE)
-    {
-      const double mid = (g->n_rows - 1) / 2.0;
-      const double dv = g->n_rows > 1 ? ctr_geometry_row_v (g, mid + 1) - ctr_geometry_row_v (g, mid) : 1.0;
-      const double row = g->n_rows > 1 ? CLAMP (mid - ctr_geometry_row_v (g, mid) / dv, 0.0, g->n_rows - 1.0) : 0.0;
-      row_sinogram (p, row, w->sino);
-    }
+    ctr_calib_row_sinogram (p, ctr_calib_central_row (g), w->sino);
   else
     for (guint r = 0; r < w->n_sino; r++)
-      row_sinogram (p, rows[r], w->sino + (gsize) r * w->nv * w->n);
+      ctr_calib_row_sinogram (p, rows[r], w->sino + (gsize) r * w->nv * w->n);
   w->sv = g_new (guint, w->nv);
   w->sa = g_new (double, w->nv);
   g_autofree double *mod = g_new (double, w->nv);

@@ -18,6 +18,13 @@ void ctr_calib_search_range (const CtrGeometry *g, const CtrCalibOptions *opt, d
 /* Fills @out with @method, not ok, and the printf-style note. */
 void ctr_calib_fail (CtrCalibEstimate *out, CtrCalibMethod method, const char *format, ...) G_GNUC_PRINTF (3, 4);
 
+/* The sinogram @p would show at the continuous row @row (linear between
+ * the two nearest rows) into @dst [view][col]. */
+void ctr_calib_row_sinogram (const CtrProjections *p, double row, float *dst);
+
+/* The continuous row index where v = 0 (the plane of a circular orbit). */
+double ctr_calib_central_row (const CtrGeometry *g);
+
 /* Angle @a wrapped into (−π, π]. */
 double ctr_calib_wrap (double a);
 

@@ -7,6 +7,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+/* The entropy cross-check's candidates: ± this many columns. */
+#define ENTROPY_HALF_RANGE 3.0
+
 const char *
 ctr_calib_method_name (CtrCalibMethod m)
 {
@@ -18,6 +21,8 @@ ctr_calib_method_name (CtrCalibMethod m)
       return "vo";
     case CTR_CALIB_CONJUGATE:
       return "conjugate";
+    case CTR_CALIB_ENTROPY:
+      return "entropy";
     default:
       return "unknown";
     }
@@ -30,6 +35,30 @@ ctr_calib_pick_rows (guint n_rows, guint max, guint *rows)
   for (guint i = 0; i < n; i++)
     rows[i] = n_rows <= max ? i : (guint) (((2 * i + 1) * (guint64) n_rows) / (2 * n));
   return n;
+}
+
+void
+ctr_calib_row_sinogram (const CtrProjections *p, double row, float *dst)
+{
+  const guint r0 = (guint) floor (row), r1 = MIN (r0 + 1, p->n_rows - 1);
+  const double t = row - r0;
+  for (guint k = 0; k < p->n_views; k++)
+    {
+      const float *v = ctr_projections_view (p, k);
+      for (guint j = 0; j < p->n_cols; j++)
+        dst[(gsize) k * p->n_cols + j] =
+          (float) ((1 - t) * v[(gsize) r0 * p->n_cols + j] + t * v[(gsize) r1 * p->n_cols + j]);
+    }
+}
+
+double
+ctr_calib_central_row (const CtrGeometry *g)
+{
+  if (g->n_rows < 2)
+    return 0.0;
+  const double mid = (g->n_rows - 1) / 2.0;
+  const double dv = ctr_geometry_row_v (g, mid + 1) - ctr_geometry_row_v (g, mid);
+  return CLAMP (mid - ctr_geometry_row_v (g, mid) / dv, 0.0, g->n_rows - 1.0);
 }
 
 static int
@@ -132,7 +161,7 @@ combine (const CtrGeometry *g, CtrCalibResult *r)
   for (guint i = 0; i < r->n_estimates; i++)
     {
       const CtrCalibEstimate *e = &r->estimates[i];
-      if (!e->ok)
+      if (!e->ok || e->cross_check)
         continue;
       n++;
       sum += e->centre_col;
@@ -155,13 +184,21 @@ combine (const CtrGeometry *g, CtrCalibResult *r)
     for (guint j = i + 1; j < r->n_estimates; j++)
       {
         const CtrCalibEstimate *a = &r->estimates[i], *b = &r->estimates[j];
-        if (!a->ok || !b->ok)
+        if (!a->ok || !b->ok || a->cross_check || b->cross_check)
           continue;
         const double d = fabs (a->centre_col - b->centre_col);
         const double s = hypot (isfinite (a->sigma_col) ? a->sigma_col : 0, isfinite (b->sigma_col) ? b->sigma_col : 0);
         if (d > 0.25 && d > 2 * s)
           r->disagree = TRUE;
       }
+  for (guint i = 0; i < r->n_estimates; i++)
+    {
+      const CtrCalibEstimate *e = &r->estimates[i];
+      const double s = hypot (isfinite (e->sigma_col) ? e->sigma_col : 0, isfinite (r->sigma_col) ? r->sigma_col : 0);
+      const double d = fabs (e->centre_col - r->centre_col);
+      if (e->ok && e->cross_check && d > 0.5 && d > 2 * s)
+        r->disagree = TRUE;
+    }
   r->offset_u = ((g->n_cols - 1) / 2.0 - r->centre_col) * g->pitch_u;
   r->sigma_offset_u = r->sigma_col * g->pitch_u;
 }
@@ -204,6 +241,13 @@ ctr_calibrate (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOpti
       g_string_free (why, TRUE);
       return FALSE;
     }
+  combine (g, result);
+  if (opt != NULL && opt->no_cross_check)
+    return TRUE;
+  CtrCalibEstimate *x = &result->estimates[result->n_estimates];
+  if (!ctr_calib_entropy (g, p, result->centre_col, ENTROPY_HALF_RANGE, x, cancellable, error))
+    return FALSE;
+  result->n_estimates++;
   combine (g, result);
   return TRUE;
 }
