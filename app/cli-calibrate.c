@@ -6,9 +6,12 @@
  *
  * REPORT.json: {"geometry", "type", "centre_column", "centre_column_uncertainty",
  *   "detector_offset_u_mm" (or "_rad"), "detector_offset_u_uncertainty",
- *   "stated_centre_column", "stated_detector_offset_u", "methods_disagree",
+ *   "stated_centre_column", "stated_detector_offset_u", "detector_tilt_rad",
+ *   "detector_tilt_uncertainty_rad" (parallel beam; reported only: FORMAT.md
+ *   has no key for a tilt), "methods_disagree",
  *   "methods": [{"method", "cross_check", "ok", "centre_column", "uncertainty", "quality",
- *   "used", "detector_offset_u", "note"}]}; unknown numbers are null.
+ *   "used", "detector_offset_u", "centre_column_per_row",
+ *   "centre_column_per_row_uncertainty", "note"}]}; unknown numbers are null.
  */
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -34,6 +37,8 @@ add_estimate (JsonBuilder *b, const CtrGeometry *g, const CtrCalibEstimate *e)
   json_builder_set_member_name (b, "used");
   json_builder_add_int_value (b, (gint64) e->used);
   ctr_cli_json_number (b, "detector_offset_u", ((g->n_cols - 1) / 2.0 - e->centre_col) * g->pitch_u);
+  ctr_cli_json_number (b, "centre_column_per_row", e->slope);
+  ctr_cli_json_number (b, "centre_column_per_row_uncertainty", e->sigma_slope);
   json_builder_set_member_name (b, "note");
   json_builder_add_string_value (b, e->note);
   json_builder_end_object (b);
@@ -55,6 +60,8 @@ report_text (const char *path, const CtrGeometry *g, const CtrCalibResult *r)
   ctr_cli_json_number (b, "detector_offset_u_uncertainty", r->sigma_offset_u);
   ctr_cli_json_number (b, "stated_centre_column", r->stated_centre_col);
   ctr_cli_json_number (b, "stated_detector_offset_u", g->offset_u);
+  ctr_cli_json_number (b, "detector_tilt_rad", r->tilt_rad);
+  ctr_cli_json_number (b, "detector_tilt_uncertainty_rad", r->sigma_tilt_rad);
   json_builder_set_member_name (b, "methods_disagree");
   json_builder_add_boolean_value (b, r->disagree);
   json_builder_set_member_name (b, "methods");
@@ -86,6 +93,9 @@ print_result (const CtrGeometry *g, const CtrCalibResult *r)
   printf ("%s column %.3f ± %.3f: detector_offset_u_%s = %.6g ± %.3g (the geometry stated %.6g, column %.3f)\n",
           g->beam == CTR_BEAM_PARALLEL ? "axis at" : "central ray at", r->centre_col, r->sigma_col, unit, r->offset_u,
           r->sigma_offset_u, g->offset_u, r->stated_centre_col);
+  if (isfinite (r->tilt_rad))
+    printf ("detector tilt %.4f° ± %.4f° (the axis's image leans towards +u as v grows when positive; reported, not "
+            "written: geometry.json has no key for it)\n", r->tilt_rad * 180 / G_PI, r->sigma_tilt_rad * 180 / G_PI);
   if (r->disagree)
     fprintf (stderr, "ctrecon-cli: warning: the methods disagree by more than their uncertainty: check the result "
                      "(see each method's estimate above)\n");

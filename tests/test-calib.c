@@ -13,6 +13,7 @@
  * the calibrated offset as with the true one).
  */
 #include <math.h>
+#include <string.h>
 #include "ctrecon.h"
 #include "analytic/ctr-fbp.h"
 
@@ -114,6 +115,42 @@ test_parallel_half (void)
   check_estimate (&r.estimates[1], 47.5 + 3.6, TRUE);
 }
 
+/* A tilted detector: the axis's column moves by −0.04 column per row over
+ * 8 rows (each row projected with its own offset); the tilt is measured
+ * from the rows, the centre at the middle. */
+static void
+test_tilt (void)
+{
+  const guint rows = 8;
+  const double per_row = 0.04;
+  g_autoptr (CtrGeometry) g = parallel (180, 2 * G_PI, 96, 0);
+  g->n_rows = rows;
+  g_autoptr (CtrProjections) p = ctr_projections_new (180, rows, 96, CTR_PROJ_LINE_INTEGRALS, NULL);
+  for (guint r = 0; r < rows; r++)
+    {
+      g_autoptr (CtrGeometry) one = parallel (180, 2 * G_PI, 96, 1.5 + per_row * (r - 3.5));
+      g_autoptr (CtrProjections) q = head_scan (one, 30);
+      for (guint k = 0; k < 180; k++)
+        memcpy (ctr_projections_view (p, k) + (gsize) r * 96, ctr_projections_view (q, k), 96 * sizeof (float));
+    }
+  CtrCalibResult r;
+  g_autoptr (GError) error = NULL;
+  const CtrCalibOptions opt = { .no_cross_check = TRUE };
+  g_assert_true (ctr_calibrate (g, p, &opt, &r, NULL, &error));
+  const CtrCalibEstimate *m = &r.estimates[0];
+  g_test_message ("slope %.5f ± %.5f column/row, tilt %.4f° ± %.4f°", m->slope, m->sigma_slope,
+                  r.tilt_rad * 180 / G_PI, r.sigma_tilt_rad * 180 / G_PI);
+  g_assert_cmpfloat (fabs (m->slope + per_row), <=, 0.005);
+  g_assert_cmpfloat (fabs (r.tilt_rad - atan (-per_row)), <=, 0.005);
+  g_assert_cmpfloat (fabs (m->centre_col - (47.5 - 1.5)), <=, COL_TOL);
+  /* the untilted scan of test_parallel_half reads no tilt */
+  g_autoptr (CtrGeometry) h = parallel (180, 2 * G_PI, 96, 1.5);
+  h->n_rows = 4;
+  g_autoptr (CtrProjections) hp = head_scan (h, 30);
+  g_assert_true (ctr_calibrate (h, hp, &opt, &r, NULL, &error));
+  g_assert_cmpfloat (fabs (r.estimates[0].slope), <=, 0.002);
+}
+
 static void
 check_fan (CtrDetectorShape shape, double offset_cols, gboolean cross_check)
 {
@@ -147,6 +184,31 @@ static void
 test_fan_curved (void)
 {
   check_fan (CTR_DETECTOR_CURVED, -1.7, FALSE);
+}
+
+/* A flat-panel cone beam with offsets in u and v: the central row (v = 0,
+ * between two rows) of an extruded head. */
+static void
+test_cone (void)
+{
+  g_autoptr (CtrGeometry) g = fan (CTR_DETECTOR_FLAT, 180, 96, 1.8);
+  g->beam = CTR_BEAM_CONE;
+  g->pitch_u = 2.4;
+  g->offset_u = 1.8 * g->pitch_u;
+  g->n_rows = 8;
+  g->pitch_v_mm = 2.0;
+  g->offset_v_mm = 1.3;
+  g_autoptr (CtrPhantom) ph2 = ctr_phantom_new_head (45);
+  g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_extruded (ph2, 40);
+  g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, 1, NULL);
+  g_assert_nonnull (p);
+  g->offset_u = 0;
+  CtrCalibResult r;
+  g_autoptr (GError) error = NULL;
+  const CtrCalibOptions opt = { .no_cross_check = TRUE };
+  g_assert_true (ctr_calibrate (g, p, &opt, &r, NULL, &error));
+  g_assert_no_error (error);
+  check_estimate (&r.estimates[0], 47.5 - 1.8, TRUE);
 }
 
 /* The sign: the calibrated geometry reconstructs the phantom closer than
@@ -221,8 +283,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/calib/parallel", test_parallel);
   g_test_add_func ("/calib/parallel-half", test_parallel_half);
+  g_test_add_func ("/calib/tilt", test_tilt);
   g_test_add_func ("/calib/fan-flat", test_fan_flat);
   g_test_add_func ("/calib/fan-curved", test_fan_curved);
+  g_test_add_func ("/calib/cone", test_cone);
   g_test_add_func ("/calib/sign-by-reconstruction", test_sign_by_reconstruction);
   g_test_add_func ("/calib/bad-input", test_bad_input);
   return g_test_run ();

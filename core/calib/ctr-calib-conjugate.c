@@ -185,7 +185,8 @@ gboolean
 ctr_calib_conjugate (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptions *opt,
                      CtrCalibEstimate *out, GCancellable *cancellable, GError **error)
 {
-  *out = (CtrCalibEstimate) { .method = CTR_CALIB_CONJUGATE, .centre_col = NAN, .sigma_col = NAN };
+  *out = (CtrCalibEstimate) { .method = CTR_CALIB_CONJUGATE, .centre_col = NAN, .sigma_col = NAN, .slope = NAN,
+                              .sigma_slope = NAN };
   Conj w = { .g = g, .nv = g->n_views, .n = g->n_cols };
   if (!conj_load (&w, p, error))
     {

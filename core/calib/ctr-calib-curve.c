@@ -106,3 +106,14 @@ ctr_calib_curve_jackknife (const CtrCalibCurve *c)
   g_free (x);
   return isfinite (ss) ? sqrt ((nb - 1.0) / nb * ss) : NAN;
 }
+
+double
+ctr_calib_curve_block_minimum (const CtrCalibCurve *c, guint b, double *depth)
+{
+  CtrCalibCurve one = { 1, c->n_points, c->x0, c->dx, c->num + (gsize) b * c->n_points,
+                        c->den != NULL ? c->den + (gsize) b * c->n_points : NULL };
+  const int k = ctr_calib_curve_argmin (&one, -1);
+  if (depth != NULL)
+    *depth = k >= 0 ? -ctr_calib_curve_value (&one, -1, (guint) k) : 0.0;
+  return ctr_calib_curve_minimum (&one, -1);
+}

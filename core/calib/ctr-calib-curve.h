@@ -45,6 +45,10 @@ int ctr_calib_curve_argmin (const CtrCalibCurve *c, int skip);
  */
 double ctr_calib_curve_minimum (const CtrCalibCurve *c, int skip);
 
+/* As ctr_calib_curve_minimum for block @b alone; its depth (the cost at
+ * the minimum, negated) in @depth (nullable). */
+double ctr_calib_curve_block_minimum (const CtrCalibCurve *c, guint b, double *depth);
+
 /**
  * ctr_calib_curve_jackknife:
  * The delete-one-block jackknife standard error of ctr_calib_curve_minimum:

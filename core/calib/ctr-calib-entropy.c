@@ -164,7 +164,7 @@ ctr_calib_entropy (const CtrGeometry *g, const CtrProjections *p, double centre,
                    CtrCalibEstimate *out, GCancellable *cancellable, GError **error)
 {
   *out = (CtrCalibEstimate) { .method = CTR_CALIB_ENTROPY, .cross_check = TRUE, .centre_col = NAN,
-                              .sigma_col = NAN };
+                              .sigma_col = NAN, .slope = NAN, .sigma_slope = NAN };
   Entropy w = { 0 };
   const guint n_points = (guint) lround (2 * half_range / ENTROPY_STEP) + 1;
   g_autoptr (CtrCalibCurve) curve = NULL;

@@ -191,11 +191,60 @@ mirror_curve (Mirror *w, const double *x, CtrCalibCurve *curve, guint b)
     }
 }
 
+/* The slope of the centre column per row from each row block's own
+ * minimum (ctr-calib.h), weighted by the block's correlation peak. */
+static void
+row_slope (const CtrCalibCurve *curve, const guint *rows, guint n_rows, CtrCalibEstimate *out)
+{
+  const guint nb = curve->n_blocks;
+  double sw = 0, sx = 0, sy = 0, x[MIRROR_MAX_BLOCKS], y[MIRROR_MAX_BLOCKS], w[MIRROR_MAX_BLOCKS];
+  guint used = 0;
+  for (guint b = 0; b < nb; b++)
+    {
+      double row = 0, count = 0;
+      for (guint ri = 0; ri < n_rows; ri++)
+        if (ri * nb / n_rows == b)
+          {
+            row += rows[ri];
+            count++;
+          }
+      y[b] = ctr_calib_curve_block_minimum (curve, b, &w[b]);
+      x[b] = row / MAX (count, 1.0);
+      if (!isfinite (y[b]) || !(w[b] > 0))
+        w[b] = 0;
+      else
+        used++;
+      sw += w[b];
+      sx += w[b] * x[b];
+      sy += w[b] * (isfinite (y[b]) ? y[b] : 0);
+    }
+  if (used < 3)
+    return;
+  const double mx = sx / sw, my = sy / sw;
+  double sxx = 0, sxy = 0;
+  for (guint b = 0; b < nb; b++)
+    if (w[b] > 0)
+      {
+        sxx += w[b] * (x[b] - mx) * (x[b] - mx);
+        sxy += w[b] * (x[b] - mx) * (y[b] - my);
+      }
+  if (!(sxx > 0))
+    return;
+  const double slope = sxy / sxx;
+  double rss = 0;
+  for (guint b = 0; b < nb; b++)
+    if (w[b] > 0)
+      rss += w[b] * pow (y[b] - my - slope * (x[b] - mx), 2);
+  out->slope = slope;
+  out->sigma_slope = sqrt (rss / (used - 2) / sxx);
+}
+
 gboolean
 ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptions *opt,
                   CtrCalibEstimate *out, GCancellable *cancellable, GError **error)
 {
-  *out = (CtrCalibEstimate) { .method = CTR_CALIB_MIRROR, .centre_col = NAN, .sigma_col = NAN };
+  *out = (CtrCalibEstimate) { .method = CTR_CALIB_MIRROR, .centre_col = NAN, .sigma_col = NAN, .slope = NAN,
+                              .sigma_slope = NAN };
   const guint n = g->n_cols;
   const double step = ctr_calib_median_step (g);
   g_autofree guint *pairs = g_new (guint, 2 * (gsize) g->n_views);
@@ -269,6 +318,8 @@ ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibO
   out->centre_col = c;
   out->sigma_col = ctr_calib_curve_jackknife (curve);
   out->quality = e[0] > 0 && e[1] > 0 ? CLAMP (-r[k] / sqrt (e[0] * e[1]), 0.0, 1.0) : 0.0;
+  if (by_rows)
+    row_slope (curve, rows, n_rows, out);
   if (n_pairs == 1 && !by_rows)
     g_snprintf (out->note, sizeof out->note, "one view pair and one row: the uncertainty is unknown");
   return TRUE;

@@ -227,7 +227,8 @@ gboolean
 ctr_calib_vo (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptions *opt,
               CtrCalibEstimate *out, GCancellable *cancellable, GError **error)
 {
-  *out = (CtrCalibEstimate) { .method = CTR_CALIB_VO, .centre_col = NAN, .sigma_col = NAN };
+  *out = (CtrCalibEstimate) { .method = CTR_CALIB_VO, .centre_col = NAN, .sigma_col = NAN, .slope = NAN,
+                              .sigma_slope = NAN };
   Half h = { 0 };
   if (!half_scan (g, &h))
     {

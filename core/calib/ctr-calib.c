@@ -98,7 +98,7 @@ ctr_calib_search_range (const CtrGeometry *g, const CtrCalibOptions *opt, double
 void
 ctr_calib_fail (CtrCalibEstimate *out, CtrCalibMethod method, const char *format, ...)
 {
-  *out = (CtrCalibEstimate) { .method = method, .centre_col = NAN, .sigma_col = NAN };
+  *out = (CtrCalibEstimate) { .method = method, .centre_col = NAN, .sigma_col = NAN, .slope = NAN, .sigma_slope = NAN };
   va_list ap;
   va_start (ap, format);
   g_vsnprintf (out->note, sizeof out->note, format, ap);
@@ -199,6 +199,13 @@ combine (const CtrGeometry *g, CtrCalibResult *r)
       if (e->ok && e->cross_check && d > 0.5 && d > 2 * s)
         r->disagree = TRUE;
     }
+  const CtrCalibEstimate *m = &r->estimates[0];
+  if (m->method == CTR_CALIB_MIRROR && m->ok && isfinite (m->slope))
+    {
+      const double k = g->pitch_u / g->pitch_v_mm * (g->rows_increase_with_v ? 1.0 : -1.0);
+      r->tilt_rad = atan (m->slope * k);
+      r->sigma_tilt_rad = m->sigma_slope * fabs (k) / (1 + pow (m->slope * k, 2));
+    }
   r->offset_u = ((g->n_cols - 1) / 2.0 - r->centre_col) * g->pitch_u;
   r->sigma_offset_u = r->sigma_col * g->pitch_u;
 }
@@ -208,7 +215,8 @@ ctr_calibrate (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOpti
                GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (g != NULL && p != NULL && result != NULL, FALSE);
-  *result = (CtrCalibResult) { .centre_col = NAN, .sigma_col = NAN, .offset_u = NAN, .sigma_offset_u = NAN };
+  *result = (CtrCalibResult) { .centre_col = NAN, .sigma_col = NAN, .offset_u = NAN, .sigma_offset_u = NAN,
+                               .tilt_rad = NAN, .sigma_tilt_rad = NAN };
   if (!check_input (g, p, error))
     return FALSE;
   result->stated_centre_col = ctr_calib_stated_centre (g);

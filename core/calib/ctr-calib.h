@@ -100,6 +100,11 @@ const char *ctr_calib_method_name (CtrCalibMethod m);
  * @sigma_col: its standard uncertainty, columns (jackknife; NaN: unknown).
  * @quality: 0…1, larger is better (see the methods above).
  * @used: view pairs (mirror), sinogram rows (vo), rays (conjugate) used.
+ * @slope, @sigma_slope: mirror only, with rows in at least 3 blocks: how
+ *   the centre column moves per detector row (columns per row), the
+ *   weighted least-squares line through each row block's own centre
+ *   (weights: the block's correlation peak) and its standard error; NaN
+ *   otherwise.  A slope is an in-plane tilt of the detector.
  * @note: a sentence for the user, empty when there is nothing to say.
  */
 typedef struct {
@@ -110,6 +115,7 @@ typedef struct {
   double sigma_col;
   double quality;
   guint64 used;
+  double slope, sigma_slope;
   char note[256];
 } CtrCalibEstimate;
 
@@ -139,6 +145,12 @@ typedef struct {
  *   twice their combined uncertainty, or the cross-check lies more than
  *   0.5 column and twice the combined uncertainty from the answer.
  * @stated_centre_col: the column the input geometry's offset puts u = 0 at.
+ * @tilt_rad, @sigma_tilt_rad: the detector's in-plane tilt from the
+ *   mirror slope: the angle, in the (u, v) plane, of the axis's image from
+ *   the +v direction, positive when it leans towards +u as v grows:
+ *   atan(slope · pitch_u / pitch_v), the sign flipped when rows run
+ *   against v; NaN when not measured (one row, fan and cone beam).
+ *   FORMAT.md has no key for it: it is reported, not written.
  */
 typedef struct {
   guint n_estimates;
@@ -149,6 +161,7 @@ typedef struct {
   double sigma_offset_u;
   gboolean disagree;
   double stated_centre_col;
+  double tilt_rad, sigma_tilt_rad;
 } CtrCalibResult;
 
 /**
