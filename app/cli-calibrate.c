@@ -141,14 +141,20 @@ ctr_cli_calibrate (int argc, char **argv)
     }
   const char *input = argv[1];
   g_autoptr (GError) error = NULL;
+  /* The output is a copy of a geometry.json: a DICOM series has none. */
+  g_autoptr (JsonParser) parser = NULL;
+  if (g_file_test (input, G_FILE_TEST_IS_DIR) || (parser = ctr_json_parse_file (input, &error)) == NULL)
+    {
+      fprintf (stderr, "ctrecon-cli calibrate: %s is not a geometry.json%s%s (calibration writes a copy of one with "
+               "the offset replaced; a DICOM series has none: describe it by a geometry.json first)\n", input,
+               error != NULL ? ": " : "", error != NULL ? error->message : "");
+      return 1;
+    }
   /* The geometry and every file it names are inputs: never replaced. */
   g_autoptr (CtrOutputSet) outputs = ctr_output_set_new (NULL);
   const guint out_index = ctr_output_set_add (outputs, output, CTR_OUTPUT_FILE, "--output");
   const guint json_index = report != NULL ? ctr_output_set_add (outputs, report, CTR_OUTPUT_FILE, "--json") : 0;
   if (!ctr_output_set_add_geometry (outputs, input, &error) || !ctr_output_set_check (outputs, &error))
-    return ctr_cli_fail (error);
-  g_autoptr (JsonParser) parser = ctr_json_parse_file (input, &error);
-  if (parser == NULL)
     return ctr_cli_fail (error);
   g_autoptr (CtrDataset) d = ctr_dataset_load (input, NULL, NULL, &error);
   if (d == NULL)

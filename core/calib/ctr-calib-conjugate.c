@@ -230,8 +230,11 @@ ctr_calib_conjugate (const CtrGeometry *g, const CtrProjections *p, const CtrCal
         ctr_calib_fail (out, CTR_CALIB_CONJUGATE, "no ray has a measured conjugate: the views cover too little of "
                         "the turn (a scan of 180° plus the fan at least)");
       else
-        ctr_calib_fail (out, CTR_CALIB_CONJUGATE, "the best consistency lies at the edge of the search (columns %.1f "
-                        "to %.1f)", lo, hi);
+        {
+          ctr_calib_fail (out, CTR_CALIB_CONJUGATE, "the best consistency lies at the edge of the search (columns "
+                          "%.1f to %.1f)", lo, hi);
+          out->used = (guint64) w.n_sino * w.nv * w.n;   /* rays looked at */
+        }
       return TRUE;
     }
   out->ok = TRUE;

@@ -233,19 +233,28 @@ ctr_calibrate (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOpti
       if (!ctr_calib_conjugate (g, p, opt, &result->estimates[0], cancellable, error))
         return FALSE;
     }
-  guint ok = 0;
+  guint ok = 0, no_views = 0;
   for (guint i = 0; i < result->n_estimates; i++)
-    ok += result->estimates[i].ok;
+    {
+      ok += result->estimates[i].ok;
+      no_views += result->estimates[i].used == 0;   /* refused before looking at the data */
+    }
   if (ok == 0)
     {
       GString *why = g_string_new (NULL);
       for (guint i = 0; i < result->n_estimates; i++)
         g_string_append_printf (why, "%s%s: %s", i > 0 ? "; " : "", ctr_calib_method_name (result->estimates[i].method),
                                 result->estimates[i].note);
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "%s (%s)",
-                   g->beam == CTR_BEAM_PARALLEL ? "too few views for a 180° pair: no method could find the axis"
-                                                : "no method could find the central ray",
-                   why->str);
+      const char *what = g->beam == CTR_BEAM_PARALLEL ? "the axis" : "the central ray";
+      if (no_views == result->n_estimates && g->beam == CTR_BEAM_PARALLEL)
+        g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "too few views for a 180° pair: no method could "
+                     "find %s (%s)", what, why->str);
+      else if (no_views == result->n_estimates)
+        g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "too few views: no ray has a measured conjugate, "
+                     "so no method could find %s (%s)", what, why->str);
+      else
+        g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "no method could find %s in these projections (%s)",
+                     what, why->str);
       g_string_free (why, TRUE);
       return FALSE;
     }

@@ -201,4 +201,8 @@ json.dump(vec, open(vec_geo, "w"))
 refused("a geometry of per-view vectors", [vec_geo, "--output", os.path.join(T, "vec-out.json")], "vectors",
         [vec_geo, os.path.join(T, "vec-out.json")])
 
+# a DICOM series: there is no geometry.json to write a calibrated copy of
+refused("a DICOM series", [os.path.join(GEL, "dicom-ct-pd"), "--output", os.path.join(T, "dicom-out.json")],
+        "not a geometry.json", [os.path.join(T, "dicom-out.json")])
+
 finish()
