@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define VO_MAX_ROWS 16
+#define VO_BUDGET 3000000  /* samples of the 360° sinograms per candidate (rows × 2·views × columns) */
 #define VO_RADIUS 6.0      /* r of the double-wedge mask */
 #define VO_DROP 20         /* at most this many lowest angular frequencies left out */
 #define VO_FINE_STEP 0.05  /* columns of c */
@@ -216,11 +217,100 @@ vo_fill (Vo *w, CtrCalibCurve *curve, guint b)
     }
 }
 
+/* Every row of @curve: FALSE when cancelled (@error set). */
+static gboolean
+vo_search (Vo *w, const CtrProjections *p, const Half *h, const guint *rows, CtrCalibCurve *curve,
+           GCancellable *cancellable, GError **error)
+{
+  for (guint r = 0; r < curve->n_blocks; r++)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      vo_load (w, p, h->views, rows[r]);
+      vo_fill (w, curve, r);
+    }
+  return TRUE;
+}
+
+/* A curve of @n_rows blocks, candidates @step apart over @centre ± @half. */
+static CtrCalibCurve *
+around (guint n_rows, double centre, double half, double step, GError **error)
+{
+  return ctr_calib_curve_new (n_rows, (guint) lround (2 * half / step) + 1, centre - half, step, FALSE, error);
+}
+
 static int
 cmp_double (const void *a, const void *b)
 {
   const double x = *(const double *) a, y = *(const double *) b;
   return (x > y) - (x < y);
+}
+
+typedef struct {
+  double centre;      /* the best candidate, full-resolution columns */
+  double step;        /* its candidates' spacing, full-resolution columns */
+  gboolean edge;      /* the best is the first or the last candidate */
+  double quality;     /* 1 − min / median of the curve */
+} Coarse;
+
+/* The coarse search over [@lo, @hi]: whole shifts of a sinogram binned to
+ * at most 256 columns and 256 views of the half scan (columns averaged in
+ * groups of fb, every fv-th view), at most about 160 candidates.  FALSE
+ * when cancelled or out of memory. */
+static gboolean
+vo_coarse (const CtrProjections *p, const Half *h, const guint *rows, guint n_rows, double lo, double hi,
+           Coarse *res, GCancellable *cancellable, GError **error)
+{
+  const guint n = p->n_cols, fb = (n + 255) / 256, fv = MAX (1u, h->nh / 256);
+  const guint nb = n / fb, nvb = h->nh / fv;
+  g_autoptr (CtrProjections) bp = ctr_projections_new (nvb, n_rows, nb, CTR_PROJ_LINE_INTEGRALS, error);
+  if (bp == NULL)
+    return FALSE;
+  for (guint k = 0; k < nvb; k++)
+    for (guint r = 0; r < n_rows; r++)
+      {
+        const float *src = ctr_projections_view (p, h->views[k * fv]) + (gsize) rows[r] * n;
+        float *dst = ctr_projections_view (bp, k) + (gsize) r * nb;
+        for (guint j = 0; j < nb; j++)
+          {
+            double sum = 0;
+            for (guint i = 0; i < fb; i++)
+              sum += src[j * fb + i];
+            dst[j] = (float) (sum / fb);
+          }
+      }
+  Half hb = { .views = g_new (guint, nvb), .nh = nvb };
+  g_autofree guint *rb = g_new (guint, n_rows);
+  for (guint k = 0; k < nvb; k++)
+    hb.views[k] = k;
+  for (guint r = 0; r < n_rows; r++)
+    rb[r] = r;
+  /* binned column b covers columns b·fb … b·fb + fb − 1: its middle is b·fb + (fb − 1)/2 */
+  const double off = (fb - 1) / 2.0, blo = (lo - off) / fb, bhi = (hi - off) / fb;
+  const double step = 0.5 * MAX (1.0, ceil (2 * (bhi - blo) / 160));
+  const double x0 = ceil (blo / step) * step;
+  const guint np = (guint) floor ((bhi - x0) / step) + 1;
+  g_autoptr (CtrCalibCurve) cc = ctr_calib_curve_new (n_rows, np, x0, step, FALSE, error);
+  Vo w;
+  gboolean ok = cc != NULL && vo_init (&w, nvb, nb, error);
+  if (cc != NULL)
+    {
+      ok = ok && vo_search (&w, bp, &hb, rb, cc, cancellable, error);
+      vo_clear (&w);
+    }
+  g_free (hb.views);
+  if (!ok)
+    return FALSE;
+  const int k = ctr_calib_curve_argmin (cc, -1);
+  g_autofree double *v = g_new (double, np);
+  for (guint i = 0; i < np; i++)
+    v[i] = ctr_calib_curve_value (cc, -1, i);
+  qsort (v, np, sizeof *v, cmp_double);
+  res->centre = k >= 0 ? (x0 + k * step) * fb + off : NAN;
+  res->step = step * fb;
+  res->edge = k <= 0 || k >= (int) np - 1;
+  res->quality = v[np / 2] > 0 ? CLAMP (1.0 - v[0] / v[np / 2], 0.0, 1.0) : 0.0;
+  return TRUE;
 }
 
 gboolean
@@ -236,59 +326,41 @@ ctr_calib_vo (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptio
       g_free (h.views);
       return TRUE;
     }
+  /* rows: up to 16, fewer where the 360° sinograms are large */
   guint rows[VO_MAX_ROWS];
-  const guint n_rows = ctr_calib_pick_rows (p->n_rows, VO_MAX_ROWS, rows);
+  const guint max_rows = (guint) CLAMP (VO_BUDGET / (2.0 * h.nh * g->n_cols), 1.0, (double) VO_MAX_ROWS);
+  const guint n_rows = ctr_calib_pick_rows (p->n_rows, max_rows, rows);
   double lo, hi;
   ctr_calib_search_range (g, opt, &lo, &hi);
-  /* coarse: whole shifts (half columns of c), at most about 160 of them */
-  const double span_s = 2 * (hi - lo);
-  const double coarse = 0.5 * MAX (1.0, ceil (span_s / 160));
-  const double cx0 = ceil (lo / coarse) * coarse;
-  const guint n_coarse = (guint) floor ((hi - cx0) / coarse) + 1;
-  g_autoptr (CtrCalibCurve) cc = ctr_calib_curve_new (n_rows, n_coarse, cx0, coarse, FALSE, error);
-  const double fine_half = MAX (1.0, 1.5 * coarse);
-  const guint n_fine = (guint) lround (2 * fine_half / VO_FINE_STEP) + 1;
+  /* coarse (binned), then half columns around the best where the coarse
+   * step was wider, then 0.05 column over ± 1 column, at full resolution */
+  Coarse co = { 0 };
   Vo w;
-  if (cc == NULL || !vo_init (&w, h.nh, g->n_cols, error))
+  if (!vo_coarse (p, &h, rows, n_rows, lo, hi, &co, cancellable, error) || !vo_init (&w, h.nh, g->n_cols, error))
     {
-      if (cc != NULL)
-        vo_clear (&w);
       g_free (h.views);
       return FALSE;
     }
+  g_autoptr (CtrCalibCurve) mc = NULL, fc = NULL;
   gboolean failed = FALSE;
-  for (guint r = 0; r < n_rows && !failed; r++)
+  double c0 = co.edge ? NAN : co.centre;
+  if (isfinite (c0) && co.step > 0.5)
     {
-      failed = g_cancellable_set_error_if_cancelled (cancellable, error);
-      if (!failed)
-        {
-          vo_load (&w, p, h.views, rows[r]);
-          vo_fill (&w, cc, r);
-        }
+      mc = around (n_rows, c0, 1.5 * co.step, 0.5, error);
+      failed = mc == NULL || !vo_search (&w, p, &h, rows, mc, cancellable, error);
+      const int k1 = failed ? -1 : ctr_calib_curve_argmin (mc, -1);
+      c0 = k1 >= 0 ? mc->x0 + k1 * mc->dx : NAN;
     }
-  g_autoptr (CtrCalibCurve) fc = NULL;
-  const int k0 = failed ? -1 : ctr_calib_curve_argmin (cc, -1);
-  if (k0 >= 0)
+  if (!failed && isfinite (c0))
     {
-      const double c0 = cc->x0 + k0 * cc->dx;
-      fc = ctr_calib_curve_new (n_rows, n_fine, c0 - fine_half, VO_FINE_STEP, FALSE, error);
-      failed = fc == NULL;
-      for (guint r = 0; !failed && r < n_rows; r++)
-        {
-          failed = g_cancellable_set_error_if_cancelled (cancellable, error);
-          if (!failed)
-            {
-              vo_load (&w, p, h.views, rows[r]);
-              vo_fill (&w, fc, r);
-            }
-        }
+      fc = around (n_rows, c0, 1.0, VO_FINE_STEP, error);
+      failed = fc == NULL || !vo_search (&w, p, &h, rows, fc, cancellable, error);
     }
   vo_clear (&w);
   g_free (h.views);
   if (failed)
     return FALSE;
-  out->used = n_rows;
-  const double c = fc != NULL && k0 > 0 && k0 < (int) n_coarse - 1 ? ctr_calib_curve_minimum (fc, -1) : NAN;
+  const double c = fc != NULL ? ctr_calib_curve_minimum (fc, -1) : NAN;
   if (!isfinite (c))
     {
       ctr_calib_fail (out, CTR_CALIB_VO, "the smallest metric lies at the edge of the search (columns %.1f to %.1f)",
@@ -296,15 +368,11 @@ ctr_calib_vo (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptio
       out->used = n_rows;
       return TRUE;
     }
-  g_autofree double *v = g_new (double, n_coarse);
-  for (guint i = 0; i < n_coarse; i++)
-    v[i] = ctr_calib_curve_value (cc, -1, i);
-  qsort (v, n_coarse, sizeof *v, cmp_double);
-  const double median = v[n_coarse / 2];
+  out->used = n_rows;
   out->ok = TRUE;
   out->centre_col = c;
   out->sigma_col = ctr_calib_curve_jackknife (fc);
-  out->quality = median > 0 ? CLAMP (1.0 - v[0] / median, 0.0, 1.0) : 0.0;
+  out->quality = co.quality;
   if (n_rows < 2)
     g_snprintf (out->note, sizeof out->note, "one detector row: the uncertainty is unknown");
   return TRUE;
