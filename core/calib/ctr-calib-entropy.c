@@ -14,6 +14,8 @@
 #define ENTROPY_BINS 256
 #define ENTROPY_STEP 0.25    /* columns between candidates */
 #define ENTROPY_MAX_PIXELS 256
+#define ENTROPY_MAX_COLS 512
+#define ENTROPY_MAX_VIEWS 720
 
 typedef struct {
   CtrGeometry *g;          /* one row per slice used; fan for a cone beam */
@@ -21,6 +23,7 @@ typedef struct {
   CtrGrid grid;
   double lo[ENTROPY_SLICES], hi[ENTROPY_SLICES];   /* histogram range per slice */
   double radius_px;        /* the disc of pixels counted */
+  guint fb;                /* detector columns averaged into one */
 } Entropy;
 
 static int
@@ -64,29 +67,59 @@ pick_rows (const CtrGeometry *g, const CtrProjections *p, double *rows)
   return n;
 }
 
+/* Puts u = 0 at full-resolution column @c of the binned detector. */
+static void
+set_centre (Entropy *w, double c)
+{
+  const double cb = (c - (w->fb - 1) / 2.0) / w->fb;
+  w->g->offset_u = ((w->g->n_cols - 1) / 2.0 - cb) * w->g->pitch_u;
+}
+
 static gboolean
 entropy_init (Entropy *w, const CtrGeometry *g, const CtrProjections *p, double centre, GError **error)
 {
   double rows[ENTROPY_SLICES];
   const guint nr = pick_rows (g, p, rows);
+  /* at most ENTROPY_MAX_COLS columns (averaged in groups of fb) and
+   * ENTROPY_MAX_VIEWS views (every fv-th): a check, not the answer */
+  const guint fb = (g->n_cols + ENTROPY_MAX_COLS - 1) / ENTROPY_MAX_COLS;
+  const guint fv = (g->n_views + ENTROPY_MAX_VIEWS - 1) / ENTROPY_MAX_VIEWS;
+  const guint nb = g->n_cols / fb, nv = g->n_views / fv;
+  w->fb = fb;
   w->g = ctr_geometry_copy (g);
   if (w->g->beam == CTR_BEAM_CONE)
-    w->g->beam = CTR_BEAM_FAN;
+    w->g->beam = CTR_BEAM_FAN;   /* the central row, in the plane of the orbit */
+  g_clear_pointer (&w->g->source_z_mm, g_free);
+  g_clear_pointer (&w->g->focal_shift, g_free);
   w->g->n_rows = nr;
   w->g->offset_v_mm = 0;
   w->g->rows_increase_with_v = TRUE;
-  w->g->offset_u = ((g->n_cols - 1) / 2.0 - centre) * g->pitch_u;
-  w->p = ctr_projections_new (g->n_views, nr, g->n_cols, CTR_PROJ_LINE_INTEGRALS, error);
+  w->g->n_cols = nb;
+  w->g->pitch_u = g->pitch_u * fb;
+  w->g->n_views = nv;
+  for (guint k = 0; k < nv; k++)
+    w->g->angles[k] = g->angles[k * fv];
+  w->p = ctr_projections_new (nv, nr, nb, CTR_PROJ_LINE_INTEGRALS, error);
   if (w->p == NULL)
     return FALSE;
   g_autofree float *sino = g_new (float, (gsize) g->n_views * g->n_cols);
   for (guint r = 0; r < nr; r++)
     {
       ctr_calib_row_sinogram (p, rows[r], sino);
-      for (guint k = 0; k < g->n_views; k++)
-        memcpy (ctr_projections_view (w->p, k) + (gsize) r * g->n_cols, sino + (gsize) k * g->n_cols,
-                sizeof (float) * g->n_cols);
+      for (guint k = 0; k < nv; k++)
+        {
+          const float *src = sino + (gsize) k * fv * g->n_cols;
+          float *dst = ctr_projections_view (w->p, k) + (gsize) r * nb;
+          for (guint j = 0; j < nb; j++)
+            {
+              double sum = 0;
+              for (guint i = 0; i < fb; i++)
+                sum += src[j * fb + i];
+              dst[j] = (float) (sum / fb);
+            }
+        }
     }
+  set_centre (w, centre);
   const double radius = ctr_geometry_fov_radius_mm (w->g);
   const double pitch = ctr_geometry_pitch_at_iso_mm (w->g);
   const guint n = (guint) MIN (ENTROPY_MAX_PIXELS, MAX (16.0, ceil (2 * radius / pitch)));
@@ -178,7 +211,7 @@ ctr_calib_entropy (const CtrGeometry *g, const CtrProjections *p, double centre,
     {
       /* the middle candidate first: it sets the histogram ranges */
       const guint c = (i + n_points / 2) % n_points;
-      w.g->offset_u = ((g->n_cols - 1) / 2.0 - (curve->x0 + c * curve->dx)) * g->pitch_u;
+      set_centre (&w, curve->x0 + c * curve->dx);
       g_autoptr (CtrVolume) img = ctr_fbp_run (w.g, w.p, &w.grid, CTR_FILTER_RAM_LAK, 1.0, cancellable, error);
       if (img == NULL)
         {
