@@ -174,11 +174,12 @@ def refused(what, args, must_say, untouched):
 
 
 g = base_geo
-refused("output = input", [g, "--output", g], "--output", [g])
-refused("report = input", [g, "--output", os.path.join(T, "x.json"), "--json", g], "--json",
+refused("output = input", [g, "--output", g], "--output: " + g + " is an input", [g])
+refused("report = input", [g, "--output", os.path.join(T, "x.json"), "--json", g], "--json: " + g + " is an input",
         [g, os.path.join(T, "x.json")])
 views_tif = os.path.join(T, "unshifted", "views.tif")
-refused("output = the projections", [g, "--output", views_tif], "--output", [g, views_tif])
+refused("output = the projections", [g, "--output", views_tif], "--output: " + views_tif + " is an input",
+        [g, views_tif])
 
 # 40° of parallel views: no pair 180° apart, no 180° sinogram
 few = json.load(open(g))
@@ -186,7 +187,8 @@ few.update(views=20, angles_rad=few["angles_rad"][:20], projections=dict(few["pr
 tifffile.imwrite(os.path.join(T, "unshifted", "few.tif"), tifffile.imread(views_tif)[:20], photometric="minisblack")
 few_geo = os.path.join(T, "unshifted", "few.json")
 json.dump(few, open(few_geo, "w"))
-refused("too few views for a 180° pair", [few_geo, "--output", os.path.join(T, "few-out.json")], "180°",
+refused("too few views for a 180° pair", [few_geo, "--output", os.path.join(T, "few-out.json")],
+        "too few views for a 180° pair",
         [few_geo, os.path.join(T, "few-out.json")])
 
 # per-view vectors (FORMAT.md's fan form): no single offset to calibrate
@@ -198,7 +200,8 @@ vec["projections"]["file"] = os.path.join(GEL, vec["projections"]["file"])
 del vec["reference"]
 vec_geo = os.path.join(T, "vectors.json")
 json.dump(vec, open(vec_geo, "w"))
-refused("a geometry of per-view vectors", [vec_geo, "--output", os.path.join(T, "vec-out.json")], "vectors",
+refused("a geometry of per-view vectors", [vec_geo, "--output", os.path.join(T, "vec-out.json")],
+        "no single detector offset",
         [vec_geo, os.path.join(T, "vec-out.json")])
 
 # a DICOM series: there is no geometry.json to write a calibrated copy of
