@@ -174,6 +174,25 @@ check_fan (CtrDetectorShape shape, double offset_cols, gboolean cross_check)
   g_assert_cmpfloat (fabs (r.offset_u - offset), <=, COL_TOL * g->pitch_u);
 }
 
+/* A short scan (180° plus the fan plus 10°): the rays whose conjugate was
+ * not measured are left out, the others still find the central ray. */
+static void
+test_fan_short (void)
+{
+  g_autoptr (CtrGeometry) g = fan (CTR_DETECTOR_FLAT, 240, 160, -2.2);
+  const double range = G_PI + 2 * ctr_geometry_half_fan_angle (g) + 10 * G_PI / 180;
+  ctr_geometry_set_uniform_angles (g, 0.1, range / 240);
+  g_autoptr (CtrProjections) p = head_scan (g, 50);
+  g->offset_u = 0;
+  CtrCalibResult r;
+  g_autoptr (GError) error = NULL;
+  const CtrCalibOptions opt = { .no_cross_check = TRUE };
+  g_assert_true (ctr_calibrate (g, p, &opt, &r, NULL, &error));
+  g_assert_no_error (error);
+  check_estimate (&r.estimates[0], 79.5 + 2.2, TRUE);
+  g_assert_cmpuint (r.estimates[0].used, <, 240 * 160);
+}
+
 static void
 test_fan_flat (void)
 {
@@ -285,6 +304,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calib/parallel-half", test_parallel_half);
   g_test_add_func ("/calib/tilt", test_tilt);
   g_test_add_func ("/calib/fan-flat", test_fan_flat);
+  g_test_add_func ("/calib/fan-short", test_fan_short);
   g_test_add_func ("/calib/fan-curved", test_fan_curved);
   g_test_add_func ("/calib/cone", test_cone);
   g_test_add_func ("/calib/sign-by-reconstruction", test_sign_by_reconstruction);
