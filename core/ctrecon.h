@@ -42,6 +42,8 @@
 #include "io/ctr-output-path.h"
 #include "io/ctr-output-set.h"
 #include "io/ctr-temp.h"
+/* calib/: centre of rotation and detector offset from the projections */
+#include "calib/ctr-calib.h"
 /* sysmat/: the operator interface (forward and adjoint products) */
 #include "sysmat/ctr-operator.h"
 /* recon/: methods, parameters, progress */

@@ -168,6 +168,35 @@ ctr_geometry_json_write (const CtrGeometry *g, const char *name, const char *sou
   return ok;
 }
 
+gboolean
+ctr_geometry_json_write_offset_u (const char *source_path, gboolean curved, double offset_u, const char *path,
+                                  GError **error)
+{
+  g_return_val_if_fail (source_path != NULL && path != NULL, FALSE);
+  g_autoptr (JsonParser) parser = ctr_json_parse_file (source_path, error);
+  if (parser == NULL)
+    return FALSE;
+  JsonNode *node = json_parser_get_root (parser);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the file does not hold one JSON object", source_path);
+      return FALSE;
+    }
+  JsonObject *root = json_node_get_object (node);
+  const char *key = curved ? "detector_offset_u_rad" : "detector_offset_u_mm";
+  const char *other = curved ? "detector_offset_u_mm" : "detector_offset_u_rad";
+  if (json_object_has_member (root, other))
+    json_object_remove_member (root, other);
+  json_object_set_double_member (root, key, offset_u);
+  if (!same_folder (source_path, path))
+    {
+      g_autofree char *dir = g_path_get_dirname (source_path);
+      g_autofree char *abs_dir = g_canonicalize_filename (dir, NULL);
+      rebase_paths (root, abs_dir);
+    }
+  return ctr_json_object_write (root, path, error);
+}
+
 void
 ctr_json_object_merge (JsonObject *dst, JsonObject *src, gboolean replace)
 {

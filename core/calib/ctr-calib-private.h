@@ -1,0 +1,31 @@
+/* ctr-calib-private.h — what the calibration methods share (ctr-calib.h). */
+#pragma once
+
+#include "calib/ctr-calib.h"
+
+G_BEGIN_DECLS
+
+/* At most @max detector rows evenly spread over @n_rows into @rows (its
+ * length ≥ @max); returns how many. */
+guint ctr_calib_pick_rows (guint n_rows, guint max, guint *rows);
+
+/* The median step between the sorted view angles, radians (0 with one view). */
+double ctr_calib_median_step (const CtrGeometry *g);
+
+/* The search range of the centre column [@lo, @hi] (ctr-calib.h's options). */
+void ctr_calib_search_range (const CtrGeometry *g, const CtrCalibOptions *opt, double *lo, double *hi);
+
+/* Fills @out with @method, not ok, and the printf-style note. */
+void ctr_calib_fail (CtrCalibEstimate *out, CtrCalibMethod method, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+/* The sinogram @p would show at the continuous row @row (linear between
+ * the two nearest rows) into @dst [view][col]. */
+void ctr_calib_row_sinogram (const CtrProjections *p, double row, float *dst);
+
+/* The continuous row index where v = 0 (the plane of a circular orbit). */
+double ctr_calib_central_row (const CtrGeometry *g);
+
+/* Angle @a wrapped into (−π, π]. */
+double ctr_calib_wrap (double a);
+
+G_END_DECLS
