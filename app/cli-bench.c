@@ -1,4 +1,4 @@
-/* cli-bench.c — `ctrecon-cli bench art|fdk|cone ...`: the benchmarks of the
+/* cli-bench.c — `ctrecon-cli bench art|fdk|cone|dataset ...`: the benchmarks of the
  * product's targets (docs/design.md §14), one JSON object as the last line of
  * standard output, progress on stderr.
  *
@@ -21,6 +21,7 @@
 #include "cli-common.h"
 #include "cli-bench-fdk.h"
 #include "cli-bench-cone.h"
+#include "cli-bench-dataset.h"
 #include "cli-params.h"
 #include "plan/ctr-backend.h"
 
@@ -250,6 +251,11 @@ ctr_cli_bench (int argc, char **argv)
       g_set_prgname ("ctrecon-cli bench cone");
       return ctr_cli_bench_cone (argc - 1, argv + 1);
     }
-  fprintf (stderr, "Usage: ctrecon-cli bench art|fdk|cone [OPTION…]   ('ctrecon-cli bench art --help')\n");
+  if (argc >= 2 && strcmp (argv[1], "dataset") == 0)
+    {
+      g_set_prgname ("ctrecon-cli bench dataset");
+      return ctr_cli_bench_dataset (argc - 1, argv + 1);
+    }
+  fprintf (stderr, "Usage: ctrecon-cli bench art|fdk|cone|dataset [OPTION…]   ('ctrecon-cli bench art --help')\n");
   return 2;
 }
