@@ -203,8 +203,20 @@ products_with (const Case *c, guint n, guint chunk)
   check ("row sums", c, fit.n_slabs, Y2, Y1, nd, 1e-5);
   /* adjointness of the split */
   memset (Y2, 0, nd * sizeof (float));
+  /* and the schedule's transfers: forward, the volume once per chunk and
+   * the projections once; adjoint, the projections once (one chunk) or
+   * once per slab (chunks), the volume once */
+  double up[3], down[3];
+  ctr_cuda_cone_split_op_traffic (sp, &up[0], &down[0]);
   g_assert_true (sp->klass->forward (sp, CTR_SUBSET_ALL, x, Y2, &e));
+  ctr_cuda_cone_split_op_traffic (sp, &up[1], &down[1]);
   g_assert_true (sp->klass->adjoint (sp, CTR_SUBSET_ALL, y, D2, &e));
+  ctr_cuda_cone_split_op_traffic (sp, &up[2], &down[2]);
+  const double vb = 4.0 * ni, db = 4.0 * nd;
+  g_assert_cmpfloat (up[1] - up[0], ==, fit.n_chunks * vb);
+  g_assert_cmpfloat (down[1] - down[0], ==, db);
+  g_assert_cmpfloat (up[2] - up[1], ==, (fit.n_chunks == 1 ? 1 : fit.n_slabs) * db);
+  g_assert_cmpfloat (down[2] - down[1], ==, vb);
   double ax_y = 0, x_aty = 0;
   for (gsize i = 0; i < nd; i++)
     ax_y += (double) Y2[i] * y[i];
