@@ -344,19 +344,19 @@ make_device (const CtrGeometry *g, const CtrGrid *grid, const guint8 *mask, cons
 }
 
 static char *
-describe (const CtrGrid *grid, const CtrCudaConeFit *fit, double dev_bytes)
+describe (const CtrGrid *grid, const CtrCudaConeFit *fit, guint64 dev_bytes)
 {
-  const double mib = 1048576.0;
-  g_autofree char *why = fit->split
-    ? g_strdup_printf ("the whole needs %.2f MiB of device memory, %.2f MiB usable", fit->whole_bytes / mib,
-                       fit->budget / mib)
-    : g_strdup ("split on request");
+  g_autofree char *held = g_format_size_full (dev_bytes, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *whole = g_format_size_full (fit->whole_bytes, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *budget = g_format_size_full (fit->budget, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *why = fit->split ? g_strdup_printf ("the whole needs %s of device memory, %s usable", whole, budget)
+                                    : g_strdup ("split on request");
   return g_strdup_printf ("cone-beam Joseph projector pair on the GPU, out of core (%u × %u × %u voxels): %u z-slab%s "
-                          "of ≤ %u slices × %u view chunk%s of ≤ %u views, %.2f MiB of device memory (%s%s); "
+                          "of ≤ %u slices × %u view chunk%s of ≤ %u views, %s of device memory (%s%s); "
                           "slabs double-buffered on two streams; products with host arrays (SART and SIRT "
                           "passes not kept on the device)",
                           grid->nx, grid->ny, grid->nz, fit->n_slabs, fit->n_slabs == 1 ? "" : "s", fit->slab_nz,
-                          fit->n_chunks, fit->n_chunks == 1 ? "" : "s", fit->chunk_views, dev_bytes / mib, why,
+                          fit->n_chunks, fit->n_chunks == 1 ? "" : "s", fit->chunk_views, held, why,
                           fit->transposed ? "; transposed layout" : "");
 }
 
