@@ -1,13 +1,15 @@
 /* ctr-cuda-cone-split.c — GLib side of the cone-beam pair out of core on
  * the device (see ctr-cuda-cone-split.h): the device memory plan, the
  * operator "cuda-cone-split" over ctr-cuda-cone-split.cu with host arrays,
- * and the choice between it and the whole operator.
+ * and the choice between it and the whole operator, registered as the
+ * "cuda" backend's cone operator.
  */
 #include "ctr-cuda-cone-split.h"
 #include "ctr-cuda-cone.h"
 #include "ctr-cuda-cone-private.h"
 #include "ctr-cuda-cone-split-api.h"
 #include "ctr-cuda.h"
+#include "plan/ctr-backend.h"
 #include "sysmat/ctr-cone-op.h"
 #include "sysmat/ctr-cone-projector.h"
 #include "base/ctr-error.h"
@@ -423,4 +425,25 @@ ctr_cuda_cone_op_new_fitted (const CtrGeometry *g, const CtrGrid *grid, const gu
   if (!fit.split)
     return ctr_cuda_cone_op_new (g, grid, mask, error);
   return ctr_cuda_cone_split_op_new (g, grid, mask, &fit, error);
+}
+
+/* The "cuda" backend's cone operator (ctr-backend.h, CtrBackendConeOperator). */
+static CtrOperator *
+cuda_backend_cone (const CtrBackend *self, const CtrGeometry *g, const CtrGrid *grid, const guint8 *mask,
+                   GError **error)
+{
+  g_autofree char *why = NULL;
+  if (!self->available (self, &why))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE, "%s", why ? why : "unavailable");
+      return NULL;
+    }
+  return ctr_cuda_cone_op_new_fitted (g, grid, mask, error);
+}
+
+/* Runs before main() (the library is linked whole, gpu/meson.build). */
+__attribute__ ((constructor)) static void
+ctr_cuda_cone_split_constructor (void)
+{
+  ctr_backend_register_cone ("cuda", cuda_backend_cone);
 }

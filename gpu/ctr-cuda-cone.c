@@ -1,14 +1,13 @@
 /* ctr-cuda-cone.c — GLib glue of the GPU's cone-beam projector pair (see
  * ctr-cuda-cone.h): the geometry tables the kernels read (the rays' ends
  * from ctr_cone_ray_ends, checked to be affine in the row), the operator's
- * vtable over the session of ctr-cuda-cone.cu, GError conversion, and the
- * registration as the "cuda" backend's cone operator.
+ * vtable over the session of ctr-cuda-cone.cu and GError conversion (the
+ * "cuda" backend's cone operator is registered by ctr-cuda-cone-split.c:
+ * this one when it fits the device, the split otherwise).
  */
 #include "ctr-cuda-cone.h"
-#include "ctr-cuda-cone-split.h"
 #include "ctr-cuda-cone-private.h"
 #include "ctr-cuda.h"
-#include "plan/ctr-backend.h"
 #include "sysmat/ctr-cone-op.h"
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
@@ -487,25 +486,4 @@ ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *m
                                      "of device memory)",
                                      grid->nx, grid->ny, grid->nz, ctr_cuda_cone_device_bytes (dev) / 1048576.0);
   return op;
-}
-
-/* The "cuda" backend's cone operator (ctr-backend.h, CtrBackendConeOperator). */
-static CtrOperator *
-cuda_backend_cone (const CtrBackend *self, const CtrGeometry *g, const CtrGrid *grid, const guint8 *mask,
-                   GError **error)
-{
-  g_autofree char *why = NULL;
-  if (!self->available (self, &why))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE, "%s", why ? why : "unavailable");
-      return NULL;
-    }
-  return ctr_cuda_cone_op_new_fitted (g, grid, mask, error);
-}
-
-/* Runs before main() (the library is linked whole, gpu/meson.build). */
-__attribute__ ((constructor)) static void
-ctr_cuda_cone_constructor (void)
-{
-  ctr_backend_register_cone ("cuda", cuda_backend_cone);
 }
