@@ -356,7 +356,8 @@ describe (const CtrGrid *grid, const CtrCudaConeFit *fit, guint64 dev_bytes)
   return g_strdup_printf ("cone-beam Joseph projector pair on the GPU, out of core (%u × %u × %u voxels): %u z-slab%s "
                           "of ≤ %u slices × %u view chunk%s of ≤ %u views, %s of device memory (%s%s); "
                           "slabs double-buffered on two streams; products with host arrays (SART and SIRT "
-                          "passes not kept on the device)",
+                          "passes not kept on the device; one-view subsets, as SART's, PWLS's and ASD-POCS's, "
+                          "stream the volume at every subset: SIRT and CGLS suit a split)",
                           grid->nx, grid->ny, grid->nz, fit->n_slabs, fit->n_slabs == 1 ? "" : "s", fit->slab_nz,
                           fit->n_chunks, fit->n_chunks == 1 ? "" : "s", fit->chunk_views, held, why,
                           fit->transposed ? "; transposed layout" : "");
@@ -441,9 +442,31 @@ cuda_backend_cone (const CtrBackend *self, const CtrGeometry *g, const CtrGrid *
   return ctr_cuda_cone_op_new_fitted (g, grid, mask, error);
 }
 
+/* The "cuda" backend's cone memory plan (ctr-backend.h, CtrBackendConeMemory). */
+static char *
+cuda_backend_cone_memory (const CtrBackend *self, const CtrGeometry *g, const CtrGrid *grid)
+{
+  CtrCudaConeFit fit;
+  g_autoptr (GError) e = NULL;
+  if (!self->available (self, NULL))
+    return NULL;
+  if (!ctr_cuda_cone_fit (g, grid, FALSE, G_MAXUINT64, &fit, &e))
+    return g_strdup_printf ("device memory: %s; the CPU would run", e->message);
+  g_autofree char *whole = g_format_size_full (fit.whole_bytes, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *budget = g_format_size_full (fit.budget, G_FORMAT_SIZE_IEC_UNITS);
+  if (!fit.split)
+    return g_strdup_printf ("device memory: the cone-beam pair needs %s, %s usable: whole on the device", whole,
+                            budget);
+  g_autofree char *split = g_format_size_full (fit.split_bytes, G_FORMAT_SIZE_IEC_UNITS);
+  return g_strdup_printf ("device memory: the cone-beam pair needs %s whole, %s usable: out of core, %u z-slabs of "
+                          "≤ %u slices × %u view chunk%s of ≤ %u views in %s", whole, budget, fit.n_slabs,
+                          fit.slab_nz, fit.n_chunks, fit.n_chunks == 1 ? "" : "s", fit.chunk_views, split);
+}
+
 /* Runs before main() (the library is linked whole, gpu/meson.build). */
 __attribute__ ((constructor)) static void
 ctr_cuda_cone_split_constructor (void)
 {
   ctr_backend_register_cone ("cuda", cuda_backend_cone);
+  ctr_backend_register_cone_memory ("cuda", cuda_backend_cone_memory);
 }

@@ -294,6 +294,16 @@ test_methods (gconstpointer data)
           CtrPlanInfo info;
           ctr_recon_plan_get_info (plan, FALSE, &info);
           g_assert_cmpstr (info.operator_name, ==, b == 0 ? "cuda-cone" : "cuda-cone-split");
+          /* the estimate says the same without building anything */
+          ctr_cuda_cone_set_memory_cap (b == 1 ? budget_for (g, &grid, FALSE, 3, 0) : 0);
+          g_auto (GStrv) est = ctr_recon_plan_estimate (g, &grid, &o, &e);
+          ctr_cuda_cone_set_memory_cap (0);
+          g_assert_no_error (e);
+          gboolean told = FALSE;
+          for (char **n = est; *n; n++)
+            told |= strstr (*n, "device memory:") != NULL
+                    && strstr (*n, b == 0 ? "whole on the device" : "out of core, 3 z-slabs") != NULL;
+          g_assert_true (told);
           if (b == 1)
             {
               gboolean said = FALSE;

@@ -35,7 +35,8 @@
  * a SART step in 2 slabs × 4 view chunks, SIRT through the plan on a
  * device capped to 2 slabs.
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * 1,284 call stacks over the 22 entry points in the plain build (1,075 over
+ * 1,497 call stacks over the 24 entry points in the plain build (1,284 over
+ * 22 before the split cone pair, 1,075 over
  * 18 before the cone pair; ASan's sm_80 atomics take other paths; 888 before CGLS, PWLS
  * and ASD-POCS ran on the operator's device products, the same on this
  * problem as on the larger one used before), and every call fails
