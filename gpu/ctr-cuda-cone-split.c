@@ -393,6 +393,12 @@ ctr_cuda_cone_split_op_new (const CtrGeometry *g, const CtrGrid *grid, const gui
   if (mask != NULL)
     memcpy (mask_copy, mask, nd);
   CtrCudaConeSplit *dev = make_device (g, grid, mask_copy, fit, error);
+  CtrCudaConeFit said = *fit;   /* the counts the device split into */
+  if (dev != NULL)
+    {
+      said.n_slabs = ctr_cuda_cone_split_slabs (dev);
+      said.n_chunks = ctr_cuda_cone_split_chunks (dev);
+    }
   if (dev == NULL)
     return NULL;
   SplitOp *c = g_new0 (SplitOp, 1);
@@ -410,7 +416,7 @@ ctr_cuda_cone_split_op_new (const CtrGeometry *g, const CtrGrid *grid, const gui
   op->data_size = nd;
   op->n_subsets = g->n_views;
   op->order = ctr_cone_op_visit_order (g->n_views);
-  op->description = describe (grid, fit, ctr_cuda_cone_split_device_bytes (dev));
+  op->description = describe (grid, &said, ctr_cuda_cone_split_device_bytes (dev));
   return op;
 }
 

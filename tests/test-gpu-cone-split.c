@@ -147,12 +147,13 @@ budget_for (const CtrGeometry *g, const CtrGrid *grid, gboolean masked, guint n,
 
 /* Every product of the split with @n slabs (and view chunks of ≤ @chunk
  * views, 0: none) against the whole operator's. */
+static void products_of (const Case *c, const CtrCudaConeFit *fitp);
+
 static void
 products_with (const Case *c, guint n, guint chunk)
 {
   g_autoptr (CtrGeometry) g = make_geometry (c);
   CtrGrid grid = make_grid (c);
-  g_autofree guint8 *mask = c->masked ? make_mask (g) : NULL;
   g_autoptr (GError) e = NULL;
   CtrCudaConeFit fit;
   g_assert_true (ctr_cuda_cone_fit (g, &grid, c->masked, budget_for (g, &grid, c->masked, n, chunk), &fit, &e));
@@ -167,6 +168,18 @@ products_with (const Case *c, guint n, guint chunk)
     g_assert_cmpuint (fit.n_chunks, >, 1);
   g_assert_cmpuint (fit.split_bytes, <=, fit.budget);
   g_assert_cmpuint (fit.whole_bytes, >, fit.budget);
+  products_of (c, &fit);
+}
+
+/* Every product of the split @fitp against the whole operator's. */
+static void
+products_of (const Case *c, const CtrCudaConeFit *fitp)
+{
+  const CtrCudaConeFit fit = *fitp;
+  g_autoptr (CtrGeometry) g = make_geometry (c);
+  CtrGrid grid = make_grid (c);
+  g_autofree guint8 *mask = c->masked ? make_mask (g) : NULL;
+  g_autoptr (GError) e = NULL;
   g_autoptr (CtrOperator) sp = ctr_cuda_cone_split_op_new (g, &grid, mask, &fit, &e);
   g_assert_no_error (e);
   g_assert_cmpstr (sp->klass->name, ==, "cuda-cone-split");
@@ -260,6 +273,20 @@ test_chunks (gconstpointer data)
 {
   const Case *c = data;
   products_with (c, c->nz, 3);
+}
+
+/* The plan's other shapes, made by hand: one slab in view chunks (chunks
+ * of 3 and a last of 1), and one slab of every view (streamed anyway). */
+static void
+test_shapes (gconstpointer data)
+{
+  const Case *c = data;
+  const CtrCudaConeFit chunks_only = { .split = TRUE, .n_slabs = 1, .slab_nz = c->nz, .n_chunks = (c->views + 2) / 3,
+                                       .chunk_views = 3, .transposed = TRUE };
+  const CtrCudaConeFit one = { .split = FALSE, .n_slabs = 1, .slab_nz = c->nz, .n_chunks = 1,
+                               .chunk_views = c->views };
+  products_of (c, &chunks_only);
+  products_of (c, &one);
 }
 
 /* SIRT and CGLS through the plan, the device capped below the whole's need:
@@ -416,6 +443,8 @@ main (int argc, char **argv)
       g_test_add_data_func (p1, &cases[i], test_products);
       g_autofree char *p2 = g_strdup_printf ("/ctr/gpu-cone-split/chunks/%s", cases[i].name);
       g_test_add_data_func (p2, &cases[i], test_chunks);
+      g_autofree char *p4 = g_strdup_printf ("/ctr/gpu-cone-split/shapes/%s", cases[i].name);
+      g_test_add_data_func (p4, &cases[i], test_shapes);
       if (!cases[i].masked && cases[i].views < 16)
         {
           g_autofree char *p3 = g_strdup_printf ("/ctr/gpu-cone-split/methods/%s", cases[i].name);
