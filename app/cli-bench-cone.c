@@ -71,6 +71,7 @@ ctr_cli_bench_cone (int argc, char **argv)
 {
   g_autofree char *volume = NULL, *backend_opt = NULL, *method = NULL;
   int views = 360, rows = 256, cols = 256, iterations = 5;
+  double device_mb = 0.0;
   GOptionEntry entries[] = {
     { "volume", 0, 0, G_OPTION_ARG_STRING, &volume, "volume of N³ or NX × NY × NZ voxels (default 256x256x108)", "N|NXxNYxNZ" },
     { "views", 0, 0, G_OPTION_ARG_INT, &views, "views over 360° (360)", "V" },
@@ -79,6 +80,9 @@ ctr_cli_bench_cone (int argc, char **argv)
     { "method", 'm', 0, G_OPTION_ARG_STRING, &method, "sirt (default), sart, cgls, pwls or asd-pocs", "M" },
     { "iterations", 'n', 0, G_OPTION_ARG_INT, &iterations, "iterations timed (5)", "K" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_opt, "cpu (default) or cuda", "B" },
+    { "device-memory-mb", 0, 0, G_OPTION_ARG_DOUBLE, &device_mb,
+      "cuda: the most device memory the cone-beam pair may hold, MiB (as CTR_CUDA_CONE_MEMORY_MB; less than "
+      "the whole needs: the pair runs out of core, in z-slabs)", "MB" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— time an iterative method on a synthetic cone-beam scan");
@@ -90,6 +94,16 @@ ctr_cli_bench_cone (int argc, char **argv)
     {
       fprintf (stderr, "ctrecon-cli bench cone: unexpected argument '%s'\n", argv[1]);
       return 2;
+    }
+  if (device_mb < 0.0 || !isfinite (device_mb))
+    {
+      fprintf (stderr, "ctrecon-cli bench cone: --device-memory-mb takes a positive number of MiB\n");
+      return 2;
+    }
+  if (device_mb > 0.0)
+    {
+      char v[G_ASCII_DTOSTR_BUF_SIZE];
+      g_setenv ("CTR_CUDA_CONE_MEMORY_MB", g_ascii_dtostr (v, sizeof v, device_mb), TRUE);
     }
   guint n[3] = { 256, 256, 108 };
   if (volume != NULL && !ctr_cli_bench_parse_volume (volume, n))
@@ -171,9 +185,9 @@ ctr_cli_bench_cone (int argc, char **argv)
   printf ("{\"benchmark\": \"cone\", \"backend\": \"%s\", \"device\": \"%s\", \"threads\": %d, \"operator\": \"%s\", "
           "\"method\": \"%s\", \"volume\": [%u, %u, %u], \"voxel_mm\": %.6g, \"views\": %d, \"detector\": [%d, %d], "
           "\"iterations\": %u, \"iteration_s\": %.6f, \"update_s\": %.6f, \"residual_s\": %.6f, \"gups\": %.4f, "
-          "\"total_s\": %.3f, \"peak_rss_mib\": %.1f, "
+          "\"total_s\": %.3f, \"peak_rss_mib\": %.1f, \"device_memory_cap_mib\": %.3f, "
           "\"centre_value_per_mm\": %.6f, \"true_value_per_mm\": %.6f}\n",
           be->name, dev_json, threads, desc_json, ctr_method_name (m), n[0], n[1], n[2], voxel, views, rows, cols, k,
-          wall, update, resid, updates / wall, total_s, peak_rss_mib (), centre, CTR_MU_WATER_PER_MM);
+          wall, update, resid, updates / wall, total_s, peak_rss_mib (), device_mb, centre, CTR_MU_WATER_PER_MM);
   return 0;
 }

@@ -194,6 +194,11 @@ typedef struct {
                              * addresses (three more volumes of device memory) */
   int checked_only;         /* every plane through the bounds-checked stencil (the
                              * interior run off: a tuning and test knob) */
+  unsigned data_views;      /* 0: the data buffers hold every view; else this many
+                             * views from ConeGeo's yv0 (the out-of-core split's
+                             * view chunks, ctr-cuda-cone-split.cu) */
+  int products_only;        /* only X, D, CS and Y, R: no B, COEF, VALID (no
+                             * residual, no pass: the split's session) */
 } CtrCudaConeDesc;
 
 typedef struct CtrCudaCone CtrCudaCone;

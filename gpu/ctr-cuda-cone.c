@@ -1,12 +1,13 @@
 /* ctr-cuda-cone.c — GLib glue of the GPU's cone-beam projector pair (see
  * ctr-cuda-cone.h): the geometry tables the kernels read (the rays' ends
  * from ctr_cone_ray_ends, checked to be affine in the row), the operator's
- * vtable over the session of ctr-cuda-cone.cu, GError conversion, and the
- * registration as the "cuda" backend's cone operator.
+ * vtable over the session of ctr-cuda-cone.cu and GError conversion (the
+ * "cuda" backend's cone operator is registered by ctr-cuda-cone-split.c:
+ * this one when it fits the device, the split otherwise).
  */
 #include "ctr-cuda-cone.h"
+#include "ctr-cuda-cone-private.h"
 #include "ctr-cuda.h"
-#include "plan/ctr-backend.h"
 #include "sysmat/ctr-cone-op.h"
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
@@ -367,8 +368,8 @@ static const CtrOperatorClass cuda_cone_class = {
  * every column minus the source, and the point's step per row; FALSE with
  * CTR_ERROR_UNSUPPORTED when a view's rows are not straight lines (the
  * point of the last row off the line by more than 1e-6 mm). */
-static gboolean
-ray_tables (const CtrGeometry *g, double *src, double *ray0, double *drow, GError **error)
+gboolean
+ctr_cuda_cone_ray_tables (const CtrGeometry *g, double *src, double *ray0, double *drow, GError **error)
 {
   const guint nc = g->n_cols, nr = g->n_rows;
   for (guint v = 0; v < g->n_views; v++)
@@ -402,8 +403,8 @@ ray_tables (const CtrGeometry *g, double *src, double *ray0, double *drow, GErro
 
 /* CTR_CUDA_CONE_LAYOUT=plain|transposed (tuning; gpu/README.md): whether
  * x-dominant rays of whole passes use the transposed copy of the volume. */
-static int
-transposed_layout (void)
+int
+ctr_cuda_cone_transposed_layout (void)
 {
   const char *v = g_getenv ("CTR_CUDA_CONE_LAYOUT");
   if (v != NULL && strcmp (v, "plain") == 0)
@@ -444,7 +445,7 @@ ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *m
                    " voxels", nvox);
       return NULL;
     }
-  if (!ray_tables (g, src, ray0, drow, error))
+  if (!ctr_cuda_cone_ray_tables (g, src, ray0, drow, error))
     return NULL;
   if (mask != NULL)
     memcpy (mask_copy, mask, per_view * g->n_views);
@@ -454,7 +455,7 @@ ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *m
     .x0 = ctr_grid_x (grid, 0), .y0 = ctr_grid_y (grid, 0), .z0 = ctr_grid_z (grid, 0),
     .dx = grid->dx, .dy = grid->dy, .dz = grid->dz,
     .src = src, .ray0 = ray0, .drow = drow, .mask = mask_copy,
-    .transposed = transposed_layout (),
+    .transposed = ctr_cuda_cone_transposed_layout (),
     .checked_only = g_strcmp0 (g_getenv ("CTR_CUDA_CONE_INTERIOR"), "0") == 0,
   };
   char err[CTR_CUDA_ERR_LEN] = "";
@@ -485,25 +486,4 @@ ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *m
                                      "of device memory)",
                                      grid->nx, grid->ny, grid->nz, ctr_cuda_cone_device_bytes (dev) / 1048576.0);
   return op;
-}
-
-/* The "cuda" backend's cone operator (ctr-backend.h, CtrBackendConeOperator). */
-static CtrOperator *
-cuda_backend_cone (const CtrBackend *self, const CtrGeometry *g, const CtrGrid *grid, const guint8 *mask,
-                   GError **error)
-{
-  g_autofree char *why = NULL;
-  if (!self->available (self, &why))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE, "%s", why ? why : "unavailable");
-      return NULL;
-    }
-  return ctr_cuda_cone_op_new (g, grid, mask, error);
-}
-
-/* Runs before main() (the library is linked whole, gpu/meson.build). */
-__attribute__ ((constructor)) static void
-ctr_cuda_cone_constructor (void)
-{
-  ctr_backend_register_cone ("cuda", cuda_backend_cone);
 }

@@ -38,40 +38,11 @@
  * work volumes stay in device memory for the whole run; a pass is a series
  * of kernels on one stream, timed with events.
  */
-#include "ctr-cuda-common.cuh"
+#include "ctr-cuda-cone-private.cuh"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CONE_BLOCK 256
-
-struct ConeGeo {
-  unsigned nv, nr, nc, nx, ny, nz;
-  int small;            /* voxel indices fit 32 bits: the interior run takes them */
-  double x0, y0, z0, dx, dy, dz;
-  const double *src;    /* device [view][3] */
-  const double *ray0;   /* device [view][col][3]: P_v(col, 0) − S_v */
-  const double *drow;   /* device [view][3] */
-  const uint8_t *mask;  /* device [view][row][col] or NULL */
-};
-
-struct CtrCudaCone {
-  ConeGeo g;
-  size_t nvox, per_view, ndata;
-  cudaStream_t stream;
-  cudaEvent_t ev[6];
-  double *src, *ray0, *drow;
-  uint8_t *mask;
-  float *buf[CTR_CUDA_CONE_N_BUFS];
-  /* the transposed layout ([z][x][y]) for x-dominant rays (desc->transposed):
-   * a copy of X, and the adjoint's targets, folded into D and CS after it */
-  float *xt, *dt, *cst;
-  double *norms;        /* 2 doubles: Σ valid (B − Y)², Σ valid B² */
-  size_t bytes;
-  int y_current;        /* Y = A X for the X held (SIRT's residual pass) */
-  int xt_current;       /* xt = X transposed */
-};
 
 struct RayP {
   float a0, ad, b0, bd, w;
@@ -283,8 +254,9 @@ ray_of (const ConeGeo &g, unsigned v0, size_t i, unsigned *v, unsigned *row, uns
   return g.mask == nullptr || g.mask[(size_t) *v * per + rc] != 0;
 }
 
-/* y[ray] = A X on the rays of views [v0, v0 + nviews); @y is the whole data
- * buffer ([view][row][col]), so the views land in place. */
+/* y[ray] = A X on the rays of views [v0, v0 + nviews) (g.accumulate: y +=
+ * A X, a z-slab's share); @y is the data buffer ([view][row][col], its
+ * first view g.yv0), so the views land in place. */
 __global__ void __launch_bounds__ (CONE_BLOCK)
 cone_forward_k (ConeGeo g, unsigned v0, size_t nrays, const float *__restrict__ vol,
                 const float *__restrict__ volt, float *__restrict__ y)
@@ -293,10 +265,11 @@ cone_forward_k (ConeGeo g, unsigned v0, size_t nrays, const float *__restrict__ 
   if (i >= nrays)
     return;
   unsigned v, row, col;
-  const size_t at_y = (size_t) v0 * g.nr * g.nc + i;
+  const size_t at_y = (size_t) (v0 - g.yv0) * g.nr * g.nc + i;
   if (!ray_of (g, v0, i, &v, &row, &col))
     {
-      y[at_y] = 0.0f;
+      if (!g.accumulate)
+        y[at_y] = 0.0f;
       return;
     }
   RayP r;
@@ -336,7 +309,7 @@ cone_forward_k (ConeGeo g, unsigned v0, size_t nrays, const float *__restrict__ 
         s += wt[c] * __ldg (src + at[c]);
       acc += s;
     }
-  y[at_y] = r.w * acc;
+  y[at_y] = g.accumulate ? y[at_y] + r.w * acc : r.w * acc;
 }
 
 /* vol += A_Sᵀ y (y NULL: Aᵀ1 into vol) and, when @weights, weights += A_Sᵀ1,
@@ -352,7 +325,7 @@ cone_adjoint_k (ConeGeo g, unsigned v0, size_t nrays, const float *__restrict__ 
   unsigned v, row, col;
   if (!ray_of (g, v0, i, &v, &row, &col))
     return;
-  const float val = y != nullptr ? y[(size_t) v0 * g.nr * g.nc + i] : 1.0f;
+  const float val = y != nullptr ? y[(size_t) (v0 - g.yv0) * g.nr * g.nc + i] : 1.0f;
   if (val == 0.0f && weights == nullptr)
     return;
   RayP r;
@@ -548,10 +521,11 @@ ctr_cuda_cone_create (const CtrCudaConeDesc *desc, CtrCudaCone **out, char *err)
   c->nvox = (size_t) g.nx * g.ny * g.nz;
   g.small = !desc->checked_only && c->nvox + (size_t) g.nx * g.ny + g.nx < (size_t) INT32_MAX;
   c->per_view = (size_t) g.nr * g.nc;
-  c->ndata = c->per_view * g.nv;
+  c->data_views = desc->data_views != 0 && desc->data_views < g.nv ? desc->data_views : g.nv;
+  c->ndata = c->per_view * c->data_views;
   const size_t geo_bytes = (size_t) g.nv * 3 * 8 * 2 + (size_t) g.nv * g.nc * 3 * 8;
-  const size_t mask_bytes = desc->mask != nullptr ? c->ndata : 0;
-  const size_t vol_bufs = desc->transposed ? 6 : 3, data_bufs = CTR_CUDA_CONE_N_BUFS - 3;
+  const size_t mask_bytes = desc->mask != nullptr ? c->per_view * g.nv : 0;
+  const size_t vol_bufs = desc->transposed ? 6 : 3, data_bufs = desc->products_only ? 2 : CTR_CUDA_CONE_N_BUFS - 3;
   const size_t need = geo_bytes + mask_bytes + (vol_bufs * c->nvox + data_bufs * c->ndata) * sizeof (float) + 16;
   if ((st = ctr_cuda_check_free (need, "the cone-beam projector's volumes and projections", err)) != CTR_CUDA_OK)
     {
@@ -567,7 +541,7 @@ ctr_cuda_cone_create (const CtrCudaConeDesc *desc, CtrCudaCone **out, char *err)
   CK (cudaMalloc ((void **) &c->norms, 2 * sizeof (double)));
   if (desc->mask != nullptr)
     CK (cudaMalloc ((void **) &c->mask, mask_bytes));
-  for (int k = 0; k < CTR_CUDA_CONE_N_BUFS; k++)
+  for (int k = 0; k < (int) (3 + data_bufs); k++)
     CK (cudaMalloc ((void **) &c->buf[k], (k < 3 ? c->nvox : c->ndata) * sizeof (float)));
   if (desc->transposed)
     {
@@ -582,7 +556,7 @@ ctr_cuda_cone_create (const CtrCudaConeDesc *desc, CtrCudaCone **out, char *err)
   CK (cudaMemcpyAsync (c->ray0, desc->ray0, (size_t) g.nv * g.nc * 3 * 8, cudaMemcpyHostToDevice, c->stream));
   if (desc->mask != nullptr)
     CK (cudaMemcpyAsync (c->mask, desc->mask, mask_bytes, cudaMemcpyHostToDevice, c->stream));
-  for (int k = 0; k < CTR_CUDA_CONE_N_BUFS; k++)
+  for (int k = 0; k < (int) (3 + data_bufs); k++)
     CK (cudaMemsetAsync (c->buf[k], 0, (k < 3 ? c->nvox : c->ndata) * sizeof (float), c->stream));
   /* the host arrays are pageable: the copies are done when this returns */
   CK (cudaStreamSynchronize (c->stream));
@@ -633,14 +607,15 @@ ctr_cuda_cone_device_bytes (const CtrCudaCone *c)
 static size_t
 buf_len (const CtrCudaCone *c, CtrCudaConeBuf which)
 {
-  return which < 3 ? c->nvox : c->ndata;
+  return (int) which < 0 || which >= CTR_CUDA_CONE_N_BUFS || c->buf[which] == nullptr ? 0
+         : which < 3 ? c->nvox : c->ndata;
 }
 
 extern "C" CtrCudaStatus
 ctr_cuda_cone_upload (CtrCudaCone *c, CtrCudaConeBuf which, size_t offset, const float *host, size_t n, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
-  if ((int) which < 0 || which >= CTR_CUDA_CONE_N_BUFS || offset > buf_len (c, which) || n > buf_len (c, which) - offset)
+  if (buf_len (c, which) == 0 || offset > buf_len (c, which) || n > buf_len (c, which) - offset)
     {
       snprintf (err, CTR_CUDA_ERR_LEN, "cone upload: floats [%zu, %zu) outside buffer %d", offset, offset + n, (int) which);
       return CTR_CUDA_INVALID;
@@ -658,7 +633,7 @@ extern "C" CtrCudaStatus
 ctr_cuda_cone_download (CtrCudaCone *c, CtrCudaConeBuf which, size_t offset, float *host, size_t n, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
-  if ((int) which < 0 || which >= CTR_CUDA_CONE_N_BUFS || offset > buf_len (c, which) || n > buf_len (c, which) - offset)
+  if (buf_len (c, which) == 0 || offset > buf_len (c, which) || n > buf_len (c, which) - offset)
     {
       snprintf (err, CTR_CUDA_ERR_LEN, "cone download: floats [%zu, %zu) outside buffer %d", offset, offset + n, (int) which);
       return CTR_CUDA_INVALID;
@@ -674,6 +649,11 @@ extern "C" CtrCudaStatus
 ctr_cuda_cone_zero (CtrCudaCone *c, CtrCudaConeBuf which, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
+  if (buf_len (c, which) == 0)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "cone zero: no buffer %d", (int) which);
+      return CTR_CUDA_INVALID;
+    }
   if (which == CTR_CUDA_CONE_X)
     c->y_current = c->xt_current = 0;
   CK (cudaMemsetAsync (c->buf[which], 0, buf_len (c, which) * sizeof (float), c->stream));
@@ -705,6 +685,12 @@ views_ok (const CtrCudaCone *c, unsigned v0, unsigned nviews, char *err)
   if (nviews == 0 || v0 >= c->g.nv || nviews > c->g.nv - v0)
     {
       snprintf (err, CTR_CUDA_ERR_LEN, "cone: views [%u, %u) outside the %u views", v0, v0 + nviews, c->g.nv);
+      return false;
+    }
+  if (v0 < c->g.yv0 || v0 + nviews > c->g.yv0 + c->data_views)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "cone: views [%u, %u) outside the data buffers' [%u, %u)", v0, v0 + nviews,
+                c->g.yv0, c->g.yv0 + c->data_views);
       return false;
     }
   return true;
@@ -772,6 +758,11 @@ ctr_cuda_cone_residual (CtrCudaCone *c, unsigned v0, unsigned nviews, float step
   CtrCudaStatus st = CTR_CUDA_OK;
   if (!views_ok (c, v0, nviews, err))
     return CTR_CUDA_INVALID;
+  if (c->buf[CTR_CUDA_CONE_B] == nullptr || c->g.yv0 != 0)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "cone residual: a session of products only");
+      return CTR_CUDA_INVALID;
+    }
   {
     const size_t n = (size_t) nviews * c->per_view;
     cone_residual_k<<<blocks_for (n), CONE_BLOCK, 0, c->stream>>> (

@@ -1,7 +1,8 @@
 /* ctr-cuda-cone.h — the cone-beam projector pair on the GPU as an operator
- * (core/sysmat/ctr-operator.h), registered as the "cuda" backend's cone
- * operator (ctr_backend_register_cone), so the cone route runs SART, SIRT,
- * CGLS, PWLS and ASD-POCS on it.  Kernels: ctr-cuda-cone.cu.
+ * (core/sysmat/ctr-operator.h), the "cuda" backend's cone operator when
+ * the whole problem fits the device (ctr_cuda_cone_op_new_fitted,
+ * ctr-cuda-cone-split.h: z-slabs otherwise), so the cone route runs SART,
+ * SIRT, CGLS, PWLS and ASD-POCS on it.  Kernels: ctr-cuda-cone.cu.
  */
 #pragma once
 

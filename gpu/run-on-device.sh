@@ -28,6 +28,9 @@
 #              W3 cone-beam FDK (512³ from 1024 views of 512²): back-projection
 #              GUPS of both kernels (L1-Tran, texture), total FDK seconds;
 #              also a 256³ run (360 views of 256², W4-sized) for comparison
+#   6. device: run(command="bash gpu/run-on-device.sh w6split", carry=["build-cuda/gpubundle.tar.xz"])
+#              W6 SIRT whole against out of core with a quarter of the device
+#              memory it needs (--device-memory-mb), interleaved, twice
 #
 # Each device step writes its logs and JSON under $OUT and prints a short
 # table last (the tool returns the end of the output).  Each fits one
@@ -42,10 +45,11 @@ bundle () {
   if [ ! -f build-cuda/build.ninja ]; then
     meson setup build-cuda -Dgui=disabled -Dcuda=enabled || exit 1
   fi
-  ninja -C build-cuda -j2 app/ctrecon-cli tests/test-gpu tests/test-gpu-fdk tests/test-gpu-cone || exit 1
+  ninja -C build-cuda -j2 app/ctrecon-cli tests/test-gpu tests/test-gpu-fdk tests/test-gpu-cone tests/test-gpu-cone-split || exit 1
   rm -rf "$B"
   mkdir -p "$B/bin" "$B/lib" "$B/data"
-  cp build-cuda/app/ctrecon-cli build-cuda/tests/test-gpu build-cuda/tests/test-gpu-fdk build-cuda/tests/test-gpu-cone "$B/bin/"
+  cp build-cuda/app/ctrecon-cli build-cuda/tests/test-gpu build-cuda/tests/test-gpu-fdk build-cuda/tests/test-gpu-cone \
+     build-cuda/tests/test-gpu-cone-split "$B/bin/"
   # Libraries outside the base system and CUDA: glibc, libstdc++, libgcc and
   # CUDA's own are the device's (its image is newer than this Debian 12, so
   # the binaries built here run there); everything else travels.
@@ -339,13 +343,48 @@ PY
     # the test programs
     device_env
     "$B/bin/ctrecon-cli" selftest 2>&1 | tail -n 12
-    for t in test-gpu test-gpu-fdk test-gpu-cone; do
+    for t in test-gpu test-gpu-fdk test-gpu-cone test-gpu-cone-split; do
       args=""
       [ $t = test-gpu ] && args="-p /ctr/gpu/products -p /ctr/gpu/solvers -p /ctr/gpu/reports -p /ctr/gpu/methods -p /ctr/gpu/selfcheck"
       timeout 120 "$B/bin/$t" $args 2>&1 | grep -cE "^ok" | sed "s/^/$t: ok /"
       echo "$t rc=${PIPESTATUS[0]}"
     done
     "$B/bin/ctrecon-cli" bench cone --backend cuda -m sirt -n 10 2>/dev/null | tail -n 1
+    ;;
+  w6split)
+    # W6 (512³ from 720 views of 512²) SIRT whole on the device against the
+    # out-of-core split with the device memory capped at a quarter of what
+    # the whole needs (issue 37: within 2× of the unsplit time).  The whole
+    # needs 6680.4 MiB (ctr_cuda_cone_split_bytes: six 512 MiB volumes in the
+    # transposed layout, five 720 MiB data arrays, 8.5 MiB of tables), a
+    # quarter 1670 MiB: 15 slabs of ≤ 35 slices, every view resident.  The
+    # split's test program first; then unsplit and split interleaved, twice.
+    device_env
+    timeout 120 "$B/bin/test-gpu-cone-split" 2>&1 | grep -E "^ok|^not ok|Bail|largest" | tr '\n' ' '
+    echo "test-gpu-cone-split rc=${PIPESTATUS[0]}"
+    W6="--volume 512 --views 720 --rows 512 --cols 512"
+    for rep in 1 2; do
+      for cap in 0 1670; do
+        name=w6-sirt-cuda-cap$cap-$rep
+        echo "== bench cone $name"
+        timeout 200 "$B/bin/ctrecon-cli" bench cone --backend cuda -m sirt -n 3 $W6 --device-memory-mb $cap \
+          > "$OUT/cone-$name.out" 2> "$OUT/cone-$name.err"
+        echo "rc=$? $(grep -E 'out of core|CPU runs' "$OUT/cone-$name.err" | head -n 1)"
+        tail -n 1 "$OUT/cone-$name.out" > "$OUT/cone-$name.json"
+      done
+    done
+    python3 - "$OUT" <<'PY'
+import json, sys, os
+d = sys.argv[1]
+for rep in (1, 2):
+    try:
+        a = json.load(open(os.path.join(d, "cone-w6-sirt-cuda-cap0-%d.json" % rep)))
+        b = json.load(open(os.path.join(d, "cone-w6-sirt-cuda-cap1670-%d.json" % rep)))
+        print("W6 SIRT %d: whole (%s) %.3f s/it, quarter memory (%s) %.3f s/it: %.2fx (target <= 2x)"
+              % (rep, a["operator"], a["iteration_s"], b["operator"], b["iteration_s"], b["iteration_s"] / a["iteration_s"]))
+    except Exception as e:
+        print("W6 SIRT %d: no result (%s)" % (rep, e))
+PY
     ;;
   session37)
     # one lease: the cone pair first (new), then the fan kernels and FDK
@@ -383,7 +422,7 @@ PY
     done
     ;;
   *)
-    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | methods | cone | check | session37 | profile | all (on the GPU machine)"
+    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | methods | cone | w6split | check | session37 | profile | all (on the GPU machine)"
     exit 2
     ;;
 esac

@@ -330,9 +330,52 @@ test_methods (gconstpointer data)
     }
 }
 
+#ifdef CTR_EMU_BUILD
+/* A device too small for the whole pair but not for z-slabs of it: the
+ * plan runs SIRT on the device, split (it ran on the CPU before the split
+ * existed), says so, and gives the CPU's image. */
+static void
+memory_split (const CtrGeometry *g)
+{
+  CtrGrid grid = make_grid (&cases[0]);
+  grid.nx = grid.ny = 128;
+  grid.nz = 64;                                     /* 4 MiB a volume: the whole needs 12 MiB, 24 transposed */
+  g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0.5, -0.5, 0.2, 40.0, 30.0, 0.02);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, 1, &e);
+  g_assert_no_error (e);
+  CtrVolume *img[2] = { NULL, NULL };
+  for (int b = 0; b < 2; b++)
+    {
+      CtrReconOptions o;
+      ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+      o.iterations = 2;
+      o.backend = b == 0 ? "cpu" : "cuda";
+      ctr_emu_set_device_memory ((size_t) 80 << 20);  /* about 12 MiB beyond the free-memory checks' margin */
+      g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
+      g_assert_no_error (e);
+      for (const char *const *n = ctr_recon_plan_get_notes (plan); b == 1 && *n; n++)
+        g_test_message ("%s", *n);
+      g_assert_cmpstr (ctr_recon_plan_get_backend (plan), ==, b == 0 ? "cpu" : "cuda");
+      CtrPlanInfo info;
+      ctr_recon_plan_get_info (plan, FALSE, &info);
+      g_assert_cmpstr (info.operator_name, ==, b == 0 ? "cpu-cone" : "cuda-cone-split");
+      img[b] = ctr_recon_plan_execute (plan, p, NULL, NULL, NULL, NULL, &e);
+      ctr_emu_set_device_memory (0);
+      g_assert_no_error (e);
+    }
+  const double d = max_rel_diff (img[1]->data, img[0]->data, ctr_grid_size (&grid));
+  g_test_message ("SIRT (2) split on a small device vs CPU %.2e", d);
+  ctr_volume_unref (img[0]);
+  ctr_volume_unref (img[1]);
+  g_assert_cmpfloat (d, <=, 1e-4);
+}
+#endif
+
 /* Too much for the host: a clear error before any allocation; too much
  * for the device (the harness's device made small): a clear error, and the
- * plan runs the CPU and says why. */
+ * plan runs the CPU and says why; too much for the whole pair on the
+ * device but not for its z-slabs: the split (memory_split). */
 static void
 test_memory (void)
 {
@@ -368,6 +411,7 @@ test_memory (void)
   for (const char *const *n = ctr_recon_plan_get_notes (plan); *n; n++)
     said |= strstr (*n, "too little device memory") != NULL && strstr (*n, "the CPU runs sirt") != NULL;
   g_assert_true (said);
+  memory_split (g);
 #endif
 }
 #endif

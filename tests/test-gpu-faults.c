@@ -31,9 +31,12 @@
  * end in an error); FDK in 3 view batches, the last partial, and 3 slabs.
  * The cone-beam pair (ctr-cuda-cone.c) on 16 views of 6 × 5 (whole passes
  * in the transposed layout): its products, and SIRT, SART and PWLS through
- * the plan, 2 iterations each.
+ * the plan, 2 iterations each; split (ctr-cuda-cone-split.c): products and
+ * a SART step in 2 slabs × 4 view chunks, SIRT through the plan on a
+ * device capped to 2 slabs.
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * 1,284 call stacks over the 22 entry points in the plain build (1,075 over
+ * 1,497 call stacks over the 24 entry points in the plain build (1,284 over
+ * 22 before the split cone pair, 1,075 over
  * 18 before the cone pair; ASan's sm_80 atomics take other paths; 888 before CGLS, PWLS
  * and ASD-POCS ran on the operator's device products, the same on this
  * problem as on the larger one used before), and every call fails
@@ -50,6 +53,7 @@
 #include "ctr-cuda.h"
 #include "ctr-cuda-fdk.h"
 #include "ctr-cuda-cone.h"
+#include "ctr-cuda-cone-split.h"
 #include "ctr-emu.h"
 #include "sysmat/ctr-cone-op.h"
 #include "sim/ctr-phantom3d.h"
@@ -436,6 +440,61 @@ cone_plan_check (guint k, GError **error)
                       error);
 }
 
+/* The split pair (ctr-cuda-cone-split.c): 2 slabs × 4 chunks of 4 views
+ * (the chunked paths), products against the CPU pair's. */
+static gboolean
+e_cone_split_products (GError **error)
+{
+  CtrCudaConeFit fit = { .split = TRUE, .n_slabs = 2, .slab_nz = 2, .n_chunks = 4, .chunk_views = 4,
+                         .transposed = TRUE };
+  g_autoptr (CtrOperator) op = ctr_cuda_cone_split_op_new (cone_g, &cone_grid, NULL, &fit, error);
+  if (op == NULL)
+    return FALSE;
+  CtrConeProjector *cp = ctr_cone_projector_new (cone_g, &cone_grid, NULL);
+  g_autoptr (CtrOperator) cpu = ctr_cone_op_new (cp, NULL);
+  const gsize ni = op->image_size, nd = op->data_size;
+  g_autofree float *x = g_new (float, ni), *y = g_new (float, nd), *Y = g_new0 (float, nd), *Yc = g_new0 (float, nd);
+  g_autofree float *D = g_new (float, ni), *Dc = g_new (float, ni);
+  for (gsize i = 0; i < ni; i++)
+    x[i] = (float) ((i * 37) % 11) / 11.0f;
+  for (gsize i = 0; i < nd; i++)
+    y[i] = (float) ((i * 13) % 7) / 7.0f - 0.4f;
+  if (!op->klass->forward (op, CTR_SUBSET_ALL, x, Y, error) || !op->klass->adjoint (op, CTR_SUBSET_ALL, y, D, error))
+    return FALSE;
+  cpu->klass->forward (cpu, CTR_SUBSET_ALL, x, Yc, NULL);
+  cpu->klass->adjoint (cpu, CTR_SUBSET_ALL, y, Dc, NULL);
+  if (!check_close (max_rel (Y, Yc, nd), 1e-5, "split cone forward", error)
+      || !check_close (max_rel (D, Dc, ni), 1e-5, "split cone adjoint", error))
+    return FALSE;
+  /* SART's step on one view (its column sums on the device too) */
+  g_autofree float *X = g_memdup2 (x, ni * sizeof (float)), *Xc = g_memdup2 (x, ni * sizeof (float));
+  const CtrUpdateFlags f = CTR_UPDATE_COLUMN_SCALE | CTR_UPDATE_NONNEG;
+  if (!op->klass->update (op, 5, X, y, y, 0.5f, NULL, f, error))
+    return FALSE;
+  cpu->klass->update (cpu, 5, Xc, y, y, 0.5f, NULL, f, NULL);
+  return check_close (max_rel (X, Xc, ni), 1e-5, "split cone SART step", error);
+}
+
+/* SIRT and CGLS through the plan on a device capped to 2 slabs of every
+ * view (16: the transposed layout in each slab): the memory plan's device
+ * query, the split's set-up, products and steps. */
+static gboolean
+cone_split_plan_check (guint k, GError **error)
+{
+  CtrCudaConeFit f;
+  g_assert_true (ctr_cuda_cone_fit (cone_g, &cone_grid, FALSE, G_MAXUINT64 - 1, &f, NULL));
+  ctr_cuda_cone_set_memory_cap (ctr_cuda_cone_split_bytes (cone_g, &cone_grid, FALSE, f.transposed, FALSE,
+                                                           cone_grid.nz / 2, CONE_VIEWS));
+  g_autoptr (CtrVolume) v = cone_plan ("cuda", cone_methods[k], error);
+  ctr_cuda_cone_set_memory_cap (0);
+  if (v == NULL)
+    return FALSE;
+  return check_close (max_rel (v->data, cone_cpu[k]->data, ctr_grid_size (&cone_grid)), 1e-4,
+                      "the split cone plan's image", error);
+}
+
+static gboolean e_cone_split_sirt (GError **error) { return cone_split_plan_check (0, error); }
+
 static gboolean e_cone_sirt (GError **error) { return cone_plan_check (0, error); }
 static gboolean e_cone_sart (GError **error) { return cone_plan_check (1, error); }
 static gboolean e_cone_pwls (GError **error) { return cone_plan_check (2, error); }
@@ -468,6 +527,8 @@ static const Entry entries[] = {
   { "plan sirt (cuda cone: device passes)", e_cone_sirt },
   { "plan sart (cuda cone: device passes)", e_cone_sart },
   { "plan pwls (cuda cone: deferred accumulation)", e_cone_pwls },
+  { "cuda cone split forward/adjoint (slabs and chunks)", e_cone_split_products },
+  { "plan sirt (cuda cone split: host products)", e_cone_split_sirt },
 };
 
 /* The message names the call that failed (a launch is checked with

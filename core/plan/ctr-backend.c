@@ -222,3 +222,34 @@ ctr_backend_cone (const CtrBackend *b)
       return cone_registry[i].fn;
   return NULL;
 }
+
+/* Cone-beam memory plans by backend name (ctr_backend_register_cone_memory). */
+static struct {
+  const char *name;
+  CtrBackendConeMemory fn;
+} cone_memory_registry[MAX_BACKENDS];
+static guint n_cone_memory;
+
+void
+ctr_backend_register_cone_memory (const char *name, CtrBackendConeMemory fn)
+{
+  if (name == NULL || fn == NULL || n_cone_memory == MAX_BACKENDS)
+    return;
+  for (guint i = 0; i < n_cone_memory; i++)
+    if (strcmp (cone_memory_registry[i].name, name) == 0)
+      return;
+  cone_memory_registry[n_cone_memory].name = name;
+  cone_memory_registry[n_cone_memory].fn = fn;
+  n_cone_memory++;
+}
+
+CtrBackendConeMemory
+ctr_backend_cone_memory (const CtrBackend *b)
+{
+  if (b == NULL)
+    return NULL;
+  for (guint i = 0; i < n_cone_memory; i++)
+    if (strcmp (cone_memory_registry[i].name, b->name) == 0)
+      return cone_memory_registry[i].fn;
+  return NULL;
+}

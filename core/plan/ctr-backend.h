@@ -154,4 +154,21 @@ void ctr_backend_register_cone (const char *name, CtrBackendConeOperator fn);
  * and a backend without. */
 CtrBackendConeOperator ctr_backend_cone (const CtrBackend *b);
 
+/**
+ * CtrBackendConeMemory:
+ * One line for the plan's estimate (ctr_recon_plan_estimate): the memory
+ * the backend's cone-beam pair of @g on @grid needs on its device, what is
+ * usable there, and how the pair fits (whole, or split: how many pieces and
+ * why), without building anything.  Returns (transfer full) the line, or
+ * NULL when the backend cannot say (no device).
+ */
+typedef char *(*CtrBackendConeMemory) (const CtrBackend *self, const CtrGeometry *g, const CtrGrid *grid);
+
+/* Records @fn as the cone-beam memory plan of the backend named @name. */
+void ctr_backend_register_cone_memory (const char *name, CtrBackendConeMemory fn);
+
+/* (nullable) @b's cone-beam memory plan; NULL for the CPU and a backend
+ * without. */
+CtrBackendConeMemory ctr_backend_cone_memory (const CtrBackend *b);
+
 G_END_DECLS

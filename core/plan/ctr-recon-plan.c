@@ -10,6 +10,7 @@
 #include "plan/ctr-recon-plan.h"
 #include "plan/ctr-plan-route.h"
 #include "plan/ctr-plan-common.h"
+#include "plan/ctr-backend.h"
 #include "base/ctr-error.h"
 #include "data/ctr-helix.h"
 
@@ -82,6 +83,13 @@ ctr_recon_plan_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRec
       g_ptr_array_add (notes, ctr_plan_memory_note (&m));
       if (choice != NULL)
         g_ptr_array_add (notes, choice);
+      /* the device's share: the backend's cone pair whole or split */
+      const CtrBackend *b = g->beam == CTR_BEAM_CONE && ctr_method_is_iterative (resolved.method)
+                              ? ctr_backend_select (resolved.backend, NULL, NULL) : NULL;
+      CtrBackendConeMemory device = ctr_backend_cone_memory (b);
+      char *line = device != NULL ? device (b, g, grid) : NULL;
+      if (line != NULL)
+        g_ptr_array_add (notes, line);
     }
   g_ptr_array_add (notes, NULL);
   return (char **) g_ptr_array_free (notes, FALSE);

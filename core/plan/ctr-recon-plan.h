@@ -133,8 +133,10 @@ gboolean ctr_recon_plan_set_options (CtrReconPlan *plan, const CtrReconOptions *
  * from a few thousand sampled rays): the plan's "memory: …" note (the
  * estimate of ctr_plan_memory_estimate and the memory this process may
  * use, base/ctr-memory.h) and, for --matrix auto on fan and parallel beam,
- * its "matrix: auto …" choice.  A helical scan's stack is estimated when
- * the plan makes it: one note says so.
+ * its "matrix: auto …" choice; for iterative cone beam on a backend with a
+ * device, its "device memory: …" line (CtrBackendConeMemory: whole or in
+ * z-slabs, and why).  A helical scan's stack is estimated when the plan
+ * makes it: one note says so.
  * Returns: (transfer full): a NULL-terminated array of notes, g_strfreev;
  *   NULL with the errors of ctr_recon_plan_new's checks
  *   (CTR_ERROR_INVALID_GEOMETRY, CTR_ERROR_UNSUPPORTED,

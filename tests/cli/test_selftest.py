@@ -60,6 +60,18 @@ out = r.stdout + r.stderr
 expect(r.returncode == 0, 'bench cone --backend cuda runs on the emulated device', out)
 b = json.loads(r.stdout.strip().splitlines()[-1])
 expect(b['backend'] == 'cuda' and b['operator'] == 'cuda-cone', 'the cone pair of the device ran', out)
+whole = b['centre_value_per_mm']
+# `--device-memory-mb` below what the whole pair needs: out of core, the
+# same image; a bad value is refused
+r = subprocess.run([emu, 'bench', 'cone', '--backend', 'cuda', '--volume', '24x24x10', '--views', '20', '--rows', '12',
+                    '--cols', '24', '-n', '3', '--device-memory-mb', '0.1'], capture_output=True, text=True, timeout=500)
+out = r.stdout + r.stderr
+expect(r.returncode == 0, 'bench cone --device-memory-mb 0.1 runs on the emulated device', out)
+b = json.loads(r.stdout.strip().splitlines()[-1])
+expect(b['operator'] == 'cuda-cone-split' and 'z-slabs' in r.stderr, 'the pair ran out of core and said so', out)
+expect(abs(b['centre_value_per_mm'] - whole) <= 1e-5 * abs(whole), 'out of core gives the whole pair\'s image', out)
+r = subprocess.run([emu, 'bench', 'cone', '--device-memory-mb', '-3'], capture_output=True, text=True, timeout=60)
+expect(r.returncode == 2 and 'device-memory-mb' in r.stderr, 'a negative --device-memory-mb is refused', r.stderr)
 # `bench fdk --backend cuda` goes through the backend's FDK (app/ includes
 # no gpu/ header): both kernels run and the water cylinder comes out water.
 r = subprocess.run([emu, 'bench', 'fdk', '--backend', 'cuda', '--volume', '24x24x16', '--views', '24',
