@@ -741,7 +741,10 @@ preprocess (CtrDataset *d, JsonObject *root, const CtrPipeline *replace, const c
   g_autoptr (CtrPipeline) own = ctr_pipeline_from_json (json_object_get_member (root, "preprocess"), where, error);
   if (own == NULL)
     return FALSE;
-  return ctr_dataset_apply_pipeline (d, replace != NULL ? replace : own, error);
+  if (ctr_dataset_apply_pipeline (d, replace != NULL ? replace : own, error))
+    return TRUE;
+  g_prefix_error (error, "%s: ", where);
+  return FALSE;
 }
 
 gboolean

@@ -150,11 +150,13 @@ run_step (const CtrPrepStep *st, CtrProjections *p, GError **error)
                               n, 100.0 * (double) n / total, st->threshold, st->size, st->size);
     }
   guint64 n = 0;
+  guint columns = 0;
   double rms = 0;
-  if (!ctr_rings_remove (p, st->size, &n, &rms, error))
+  if (!ctr_rings_remove (p, st->size, &n, &columns, &rms, error))
     return NULL;
-  return g_strdup_printf ("rings: %" G_GUINT64_FORMAT " stripes found over %u rows (columns changed > 3× the "
-                          "typical column), RMS change %.3g (size %d)", n, p->n_rows, rms, st->size);
+  return g_strdup_printf ("rings: %u detector columns found striped (in at least half of the %u rows), "
+                          "%" G_GUINT64_FORMAT " stripes in all row sinograms; RMS change %.3g (size %d)",
+                          columns, p->n_rows, n, rms, st->size);
 }
 
 gboolean
@@ -166,7 +168,7 @@ ctr_pipeline_apply (const CtrPipeline *pl, CtrProjections *p, GPtrArray *notes, 
       char *note = run_step (&pl->steps[i], p, error);
       if (note == NULL)
         {
-          g_prefix_error (error, "preprocess step %u (%s): ", i + 1, op_names[pl->steps[i].op]);
+          g_prefix_error (error, "“preprocess” step %u: ", i + 1);
           return FALSE;
         }
       if (notes != NULL)

@@ -36,11 +36,11 @@ mirror (int j, guint n)
 }
 
 /* One detector row.  @sorted [col][view] samples, @smooth [view][col],
- * @colchange [col]: scratch.  Returns the stripes found; adds Σ change² to
- * *@sq. */
+ * @colchange [col]: scratch.  Returns the stripes found, flagged 1 in
+ * @flag [col]; adds Σ change² to *@sq. */
 static guint64
 filter_row (CtrProjections *p, guint row, int size, Sample *sorted, float *smooth, double *colchange,
-            double *sq)
+            double *sq, guint8 *flag)
 {
   const guint V = p->n_views, C = p->n_cols;
   const gsize stride = (gsize) p->n_rows * C;
@@ -67,28 +67,34 @@ filter_row (CtrProjections *p, guint row, int size, Sample *sorted, float *smoot
       for (guint v = 0; v < V; v++)
         {
           const Sample *x = &sorted[(gsize) c * V + v];
-          float *dst = &s[x->view * stride + c];
           const double d = (double) smooth[(gsize) v * C + c] - x->value;
-          sum += fabs (d);
+          sum += d;
           *sq += d * d;
-          *dst = smooth[(gsize) v * C + c];
+          s[x->view * stride + c] = smooth[(gsize) v * C + c];
         }
       colchange[c] = sum / V;
     }
-  /* the stripes: columns changed far more than the row's typical column */
+  /* the stripes: columns whose mean change (a stripe's offset, signed) lies
+   * more than 5 robust SDs (MAD) from the row's median column */
   float tmp[C];
   for (guint c = 0; c < C; c++)
     tmp[c] = (float) colchange[c];
-  const double typical = ctr_median_select (tmp, C);
+  const double centre = ctr_median_select (tmp, C);
+  for (guint c = 0; c < C; c++)
+    tmp[c] = (float) fabs (colchange[c] - centre);
+  const double sigma = 1.4826 * ctr_median_select (tmp, C);
   guint64 found = 0;
   for (guint c = 0; c < C; c++)
-    if (colchange[c] > 3 * typical && colchange[c] > 1e-6)
-      found++;
+    {
+      flag[c] = fabs (colchange[c] - centre) > 5 * sigma && fabs (colchange[c] - centre) > 1e-6;
+      found += flag[c];
+    }
   return found;
 }
 
 gboolean
-ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, double *rms_change, GError **error)
+ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, guint *n_columns, double *rms_change,
+                  GError **error)
 {
   g_return_val_if_fail (p != NULL && p->data != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -96,6 +102,8 @@ ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, double *rms_c
     *n_stripes = 0;
   if (rms_change != NULL)
     *rms_change = 0;
+  if (n_columns != NULL)
+    *n_columns = 0;
   if (p->kind != CTR_PROJ_LINE_INTEGRALS)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "ring removal works on line integrals, not counts");
@@ -113,10 +121,13 @@ ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, double *rms_c
    * columns, the smoothed image; rounded up to 8 bytes */
   const gsize per = (V * C * (sizeof (Sample) + sizeof (float)) + C * sizeof (double) + 7) / 8 * 8;
   guint8 *scratch = g_try_malloc (per * (gsize) threads);
-  if (scratch == NULL)
+  guint8 *flags = g_try_malloc0 ((gsize) p->n_rows * C);
+  if (scratch == NULL || flags == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
                    "rings: cannot allocate %" G_GSIZE_FORMAT " bytes of scratch", per * (gsize) threads);
+      g_free (scratch);
+      g_free (flags);
       return FALSE;
     }
   guint64 found = 0;
@@ -132,9 +143,20 @@ ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, double *rms_c
       double *colchange = (double *) mine;
       Sample *sorted = (Sample *) (colchange + C);
       float *smooth = (float *) (sorted + V * C);
-      found += filter_row (p, row, size, sorted, smooth, colchange, &sq);
+      found += filter_row (p, row, size, sorted, smooth, colchange, &sq, flags + (gsize) row * C);
     }
   g_free (scratch);
+  guint columns = 0;
+  for (gsize c = 0; c < C; c++)
+    {
+      guint rows = 0;
+      for (guint row = 0; row < p->n_rows; row++)
+        rows += flags[(gsize) row * C + c];
+      columns += 2 * rows >= p->n_rows && rows > 0;
+    }
+  g_free (flags);
+  if (n_columns != NULL)
+    *n_columns = columns;
   if (n_stripes != NULL)
     *n_stripes = found;
   if (rms_change != NULL)

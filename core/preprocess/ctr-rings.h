@@ -20,8 +20,11 @@ G_BEGIN_DECLS
  *   at most the number of columns (default CTR_RINGS_DEFAULT_SIZE, as the
  *   paper's reference code; wider removes wider stripes and blurs more).
  * @n_stripes: (out) (optional): the number of (row, column) stripes the
- *   filter changed markedly: columns whose mean |change| over the views
- *   exceeds 3 × the median over the row's columns of that mean, and 1e-6.
+ *   filter removed: columns of a row's sinogram whose mean change over the
+ *   views (a stripe's offset, signed) lies more than 5 robust SDs (1.4826 ×
+ *   MAD over the row's columns) from the row's median column, and > 1e-6.
+ * @n_columns: (out) (optional): the detector columns that are such a
+ *   stripe in at least half of the rows (a bad detector column).
  * @rms_change: (out) (optional): the RMS change over all pixels (units of @p).
  *
  * The sorting-based stripe removal of Vo, Atwood & Drakopoulos, "Superior
@@ -41,6 +44,6 @@ G_BEGIN_DECLS
  *   CTR_ERROR_OUT_OF_MEMORY; @p is then unchanged.
  */
 gboolean ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes,
-                           double *rms_change, GError **error);
+                           guint *n_columns, double *rms_change, GError **error);
 
 G_END_DECLS

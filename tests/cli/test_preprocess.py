@@ -28,7 +28,8 @@ The loader's output is read back with preprocess-dump (raw float32).
     (pixels more than 3 pixels from every stripe's radius, inside the
     field of view): after "rings" at most 1.02 x that of the uncorrected
     striped image (a stripe's FBP is not confined to its radius, so the
-    latter is not 0).  Printed beside: the clean image's RMS there and what
+    latter is not 0).  The step's report names 5 or 6 striped detector
+    columns on the striped data, none on the clean data.  Printed beside: the clean image's RMS there and what
     "rings" does to the clean data alone.
 (c) Bad input: an unknown op, an unknown parameter, a negative size, a
     size wider than the detector: clear error, non-zero exit, no output.
@@ -36,6 +37,7 @@ Exit 77 when ../shared/data, numpy or tifffile is absent.
 """
 import atexit
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -161,7 +163,7 @@ with open(pipe, "w") as fh:
 img_c, _ = reconstruct(gc)
 img_s, _ = reconstruct(gs)
 img_r, err_r = reconstruct(gs, "--preprocess", pipe)
-img_cr, _ = reconstruct(gc, "--preprocess", pipe)   # printed only: what the filter does to clean data
+img_cr, err_cr = reconstruct(gc, "--preprocess", pipe)   # printed only: what the filter does to clean data
 if check(img_c is not None and img_s is not None and img_r is not None, "rings: the three reconstructions run"):
     n = img_c.shape[-1]
     yy, xx = np.mgrid[0:n, 0:n]
@@ -189,7 +191,10 @@ if check(img_c is not None and img_s is not None and img_r is not None, "rings: 
     check(e_s >= 5 * e_r, f"rings: ring energy falls >= 5x ({e_s / max(e_r, 1e-300):.1f}x)")
     check(rmse_r <= 1.02 * rmse_s, f"rings: RMSE to the clean image outside the stripes' radii rises <= 2 % "
           f"({100 * (rmse_r / rmse_s - 1):+.1f} %)")
-    check("rings:" in err_r and "stripes found" in err_r, "rings: the step's effect is reported")
+    found = [int(m) for m in re.findall(r"rings: (\d+) detector columns found striped", err_r)]
+    found_clean = [int(m) for m in re.findall(r"rings: (\d+) detector columns found striped", err_cr)]
+    check(found and 5 <= found[0] <= 6, f"rings: the report finds 5 or 6 of the 6 striped columns ({found})")
+    check(found_clean == [0], f"rings: the report finds no striped column in the clean data ({found_clean})")
 
 # (c) bad input
 for name, steps, needle in [
