@@ -98,7 +98,10 @@ ctr_outliers_remove (CtrProjections *p, double threshold, int size, guint64 *n_c
     return FALSE;
 
   const gsize n = (gsize) p->n_views * p->n_cols;
-  const int threads = g_get_num_processors ();
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads ();
+#endif
   float *scratch = g_try_new (float, 2 * n * (gsize) threads);
   if (scratch == NULL)
     {

@@ -116,7 +116,10 @@ ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, guint *n_colu
       return FALSE;
     }
   const gsize V = p->n_views, C = p->n_cols;
-  const int threads = g_get_num_processors ();
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads ();
+#endif
   /* per thread: the column changes (doubles first, aligned), the sorted
    * columns, the smoothed image; rounded up to 8 bytes */
   const gsize per = (V * C * (sizeof (Sample) + sizeof (float)) + C * sizeof (double) + 7) / 8 * 8;
