@@ -359,6 +359,7 @@ reference_covers (const CtrVolume *ref, const CtrGrid *grid)
 /* The command line, every option's value. */
 typedef struct {
   char *method, *output, *reference, *metrics, *format, *variant, *backend, *z_range, *rebin;
+  char *preprocess;   /* --preprocess FILE.json */
   char *size_str, *voxel_str;
   double pixel_size, metrics_radius;
   gboolean no_reference, allow_negative, dry_run;
@@ -379,6 +380,7 @@ args_clear (Args *a)
   g_free (a->metrics);
   g_free (a->format);
   g_free (a->variant);
+  g_free (a->preprocess);
   g_free (a->backend);
   g_free (a->z_range);
   g_free (a->rebin);
@@ -423,6 +425,7 @@ parse_args (Args *a, Job *job, int *argc, char ***argv)
     { "metrics", 0, 0, G_OPTION_ARG_FILENAME, &a->metrics, "write per-iteration residual/RMSE/PSNR/SSIM as CSV", "OUT.csv" },
     { "metrics-radius", 0, 0, G_OPTION_ARG_DOUBLE, &a->metrics_radius, "metrics inside this radius (mm); default the field of view, 0 = whole image", "MM" },
     { "variant", 0, 0, G_OPTION_ARG_STRING, &a->variant, "load this entry of the dataset's \"variants\" (e.g. noiseless)", "NAME" },
+    { "preprocess", 0, 0, G_OPTION_ARG_FILENAME, &a->preprocess, "corrections of the line integrals, run instead of the dataset's \"preprocess\" key: a JSON list of steps, or an object with \"preprocess\" (e.g. [{\"op\": \"outliers\", \"threshold\": 5}, {\"op\": \"rings\", \"size\": 21}])", "FILE.json" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &a->backend, "where the method runs: best (default: cuda when a device answers, else cpu), cpu, cuda or cusparse (cuSPARSE baseline, part only)", "B" },
     { "allow-negative", 0, 0, G_OPTION_ARG_NONE, &a->allow_negative, "do not clip the image at 0 (--nonnegative no)", NULL },
     { "z-range", 0, 0, G_OPTION_ARG_STRING, &a->z_range, "helical scans: slices at FIRST, FIRST+STEP, … up to LAST, mm in the scan's own table coordinate (DICOM-CT-PD: DetectorFocalCenterAxialPosition); default: the dataset reference's slices, else the fully sampled range at the nominal slice width", "FIRST:LAST:STEP" },
@@ -510,9 +513,23 @@ parse_args (Args *a, Job *job, int *argc, char ***argv)
 /* A geometry.json (with @variant) or a DICOM file or folder; its warnings
  * and what its views lack go to stderr. */
 static CtrDataset *
-load_dataset (const char *path, const char *variant, GError **error)
+load_dataset (const char *path, const char *variant, const char *preprocess_path, GError **error)
 {
   CtrDataset *d;
+  g_autoptr (CtrPipeline) pl = NULL;
+  if (preprocess_path != NULL)
+    {
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      g_autoptr (GError) local = NULL;
+      if (!json_parser_load_from_file (parser, preprocess_path, &local))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "--preprocess %s: %s", preprocess_path, local->message);
+          return NULL;
+        }
+      pl = ctr_pipeline_from_json (json_parser_get_root (parser), preprocess_path, error);
+      if (pl == NULL)
+        return NULL;
+    }
   fprintf (stderr, "loading %s…\n", path);
   if (variant == NULL && ctr_dicom_is_dicom (path))
     {
@@ -522,9 +539,11 @@ load_dataset (const char *path, const char *variant, GError **error)
       if (r != NULL && r->report != NULL && r->outcome == CTR_DICOM_OUTCOME_DATASET)
         fprintf (stderr, "DICOM: %s\n", r->report);
       d = r != NULL ? ctr_dicom_resolution_take_dataset (r, error) : NULL;
+      if (d != NULL && pl != NULL && !ctr_dataset_apply_pipeline (d, pl, error))
+        g_clear_pointer (&d, ctr_dataset_free);
     }
   else
-    d = ctr_dataset_load (path, variant, NULL, error);
+    d = ctr_dataset_load_preprocessed (path, variant, pl, NULL, error);
   if (d == NULL)
     return NULL;
   ctr_cli_print_warnings (d);
@@ -634,7 +653,7 @@ ctr_cli_reconstruct (int argc, char **argv)
     return run_job (&job, a.output, a.format);  /* rank 0 reads and sends */
 #endif
   g_autoptr (GError) error = NULL;
-  job.dataset = load_dataset (argv[1], a.variant, &error);
+  job.dataset = load_dataset (argv[1], a.variant, a.preprocess, &error);
   if (job.dataset == NULL || !check_outputs (&job, &a, &error))
     return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format);
   const CtrGeometry *g = job.dataset->geometry;

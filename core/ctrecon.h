@@ -37,6 +37,7 @@
 #include "io/ctr-dicom.h"
 #include "io/ctr-geometry-json.h"
 #include "io/ctr-geometry-import.h"
+#include "preprocess/ctr-preprocess.h"
 #include "io/ctr-dataset.h"
 #include "io/ctr-dataset-write.h"
 #include "io/ctr-output-path.h"

@@ -733,8 +733,40 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
 }
 
 
+/* The pipeline of @root's "preprocess" (or @replace) run on the line
+ * integrals, each step's effect a warning of @d. */
+static gboolean
+preprocess (CtrDataset *d, JsonObject *root, const CtrPipeline *replace, const char *where, GError **error)
+{
+  g_autoptr (CtrPipeline) own = ctr_pipeline_from_json (json_object_get_member (root, "preprocess"), where, error);
+  if (own == NULL)
+    return FALSE;
+  if (ctr_dataset_apply_pipeline (d, replace != NULL ? replace : own, error))
+    return TRUE;
+  g_prefix_error (error, "%s: ", where);
+  return FALSE;
+}
+
+gboolean
+ctr_dataset_apply_pipeline (CtrDataset *d, const CtrPipeline *pl, GError **error)
+{
+  g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  if (!ctr_pipeline_apply (pl, d->projections, notes, error))
+    return FALSE;
+  for (guint i = 0; i < notes->len; i++)
+    ctr_dataset_add_warning (d, "%s", (const char *) notes->pdata[i]);
+  return TRUE;
+}
+
 CtrDataset *
 ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellable, GError **error)
+{
+  return ctr_dataset_load_preprocessed (path, variant, NULL, cancellable, error);
+}
+
+CtrDataset *
+ctr_dataset_load_preprocessed (const char *path, const char *variant, const CtrPipeline *replace,
+                               GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
@@ -752,7 +784,10 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
                        path, variant);
           return NULL;
         }
-      return ctr_dicom_load_dataset (path, NULL, cancellable, error);
+      g_autoptr (CtrDataset) dd = ctr_dicom_load_dataset (path, NULL, cancellable, error);
+      if (dd == NULL || (replace != NULL && !ctr_dataset_apply_pipeline (dd, replace, error)))
+        return NULL;
+      return g_steal_pointer (&dd);
     }
 
   g_autofree char *abs_path = g_canonicalize_filename (path, NULL);
@@ -868,6 +903,8 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
       g_prefix_error (error, "%s, “%s”: ", abs_path, spec_key);
       return NULL;
     }
+  if (!preprocess (d, root, replace, abs_path, error))
+    return NULL;
 
   JsonObject *ref = ctr_json_get_object (root, "reference", FALSE, abs_path, &local);
   if (local != NULL)

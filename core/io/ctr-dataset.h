@@ -17,6 +17,7 @@
 #include "data/ctr-geometry.h"
 #include "data/ctr-projections.h"
 #include "data/ctr-volume.h"
+#include "preprocess/ctr-preprocess.h"
 
 G_BEGIN_DECLS
 
@@ -72,6 +73,24 @@ typedef struct {
  */
 CtrDataset *ctr_dataset_load (const char *path, const char *variant,
                               GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_dataset_load_preprocessed:
+ * As ctr_dataset_load(), with @replace: (nullable) run on the line integrals
+ * instead of the file's own "preprocess" pipeline (which is still checked);
+ * NULL runs the file's (ctr-preprocess.h).  A DICOM input has no pipeline
+ * of its own: @replace is run on it.  Each step's effect becomes a sentence
+ * of ->warnings ("outliers: 412 pixels replaced (0.10 %; …)").
+ * Returns: as ctr_dataset_load(); CTR_ERROR_FORMAT also for a "preprocess"
+ *   key that ctr_pipeline_from_json() refuses (an unknown op or parameter,
+ *   named), and a step's error (ctr_pipeline_apply()).
+ */
+CtrDataset *ctr_dataset_load_preprocessed (const char *path, const char *variant, const CtrPipeline *replace,
+                                           GCancellable *cancellable, GError **error);
+
+/* Runs @pl on d->projections (line integrals), each step's effect added to
+ * d->warnings.  Errors: ctr_pipeline_apply()'s. */
+gboolean ctr_dataset_apply_pipeline (CtrDataset *d, const CtrPipeline *pl, GError **error);
 
 /**
  * ctr_dataset_load_bare_tiff:

@@ -1,0 +1,68 @@
+/* ctr-preprocess.h — the declared, ordered preprocessing pipeline of a
+ * dataset: geometry.json's key "preprocess" (FORMAT.md), applied by the
+ * loader to the line integrals after flat/dark correction, so the CLI, the
+ * window and Python get the same data.
+ *
+ *     "preprocess": [ { "op": "outliers", "threshold": 5, "size": 3 },
+ *                     { "op": "rings", "size": 21 } ]
+ *
+ * Steps run in the order listed; each parameter has a default when absent.
+ *   "outliers": zinger removal, ctr_outliers_remove() (preprocess/ctr-outliers.h):
+ *               "threshold" (robust SDs, > 0, default 5), "size" (odd ≥ 3, default 3)
+ *   "rings":    stripe removal, Vo et al. 2018 sorting, ctr_rings_remove()
+ *               (preprocess/ctr-rings.h): "size" (odd ≥ 3, default 21)
+ */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include "data/ctr-projections.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  CTR_PREP_OUTLIERS,
+  CTR_PREP_RINGS
+} CtrPrepOp;
+
+typedef struct {
+  CtrPrepOp op;
+  double threshold;   /* outliers: robust SDs */
+  int size;           /* outliers: neighbourhood width; rings: median width */
+} CtrPrepStep;
+
+typedef struct {
+  guint n_steps;
+  CtrPrepStep *steps;
+} CtrPipeline;
+
+/**
+ * ctr_pipeline_from_json:
+ * @node: (nullable): a JSON array of step objects, or an object holding one
+ *   under "preprocess" (a --preprocess file); NULL gives the empty pipeline.
+ * @where: the file or key named in messages.
+ * Returns: (transfer full): the pipeline (ctr_pipeline_free), or NULL with
+ *   CTR_ERROR_FORMAT naming the step and the offending op or parameter: not
+ *   a list of objects, a missing or unknown "op", an unknown parameter, a
+ *   mistyped or out-of-range value (a size that is not an odd integer ≥ 3,
+ *   a threshold that is not a positive number).
+ */
+CtrPipeline *ctr_pipeline_from_json (JsonNode *node, const char *where, GError **error);
+
+/**
+ * ctr_pipeline_apply:
+ * Runs the steps of @pl in order on @p (line integrals, [view][row][col],
+ * in place).  @notes: (nullable): each step's effect is appended as one
+ * sentence (g_free'd by the array's owner), e.g. "outliers: 412 pixels
+ * replaced (0.10 %)".
+ * Returns: FALSE with the step's error (CTR_ERROR_INVALID_ARGUMENT when a
+ *   size does not fit the data, CTR_ERROR_INVALID_DATA for counts,
+ *   CTR_ERROR_OUT_OF_MEMORY), prefixed with the step's number and op.
+ */
+gboolean ctr_pipeline_apply (const CtrPipeline *pl, CtrProjections *p, GPtrArray *notes, GError **error);
+
+void ctr_pipeline_free (CtrPipeline *pl);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrPipeline, ctr_pipeline_free)
+
+G_END_DECLS

@@ -1,0 +1,168 @@
+/* ctr-rings.c — sorting-based stripe removal, Vo, Atwood & Drakopoulos 2018
+ * (see ctr-rings.h). */
+#include "preprocess/ctr-rings.h"
+#include "preprocess/ctr-median.h"
+#include "base/ctr-error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef struct {
+  float value;
+  guint view;
+} Sample;
+
+static int
+cmp_sample (const void *a, const void *b)
+{
+  const Sample *x = a, *y = b;
+  if (x->value != y->value)
+    return x->value < y->value ? -1 : 1;
+  return x->view < y->view ? -1 : x->view > y->view;
+}
+
+/* Mirrored index (d c b a | a b c d … ), |j| < n. */
+static inline guint
+mirror (int j, guint n)
+{
+  if (j < 0)
+    return (guint) (-j - 1);
+  if (j >= (int) n)
+    return (guint) (2 * (int) n - j - 1);
+  return (guint) j;
+}
+
+/* One detector row.  @sorted [col][view] samples, @smooth [view][col],
+ * @colchange [col]: scratch.  Returns the stripes found, flagged 1 in
+ * @flag [col]; adds Σ change² to *@sq. */
+static guint64
+filter_row (CtrProjections *p, guint row, int size, Sample *sorted, float *smooth, double *colchange,
+            double *sq, guint8 *flag)
+{
+  const guint V = p->n_views, C = p->n_cols;
+  const gsize stride = (gsize) p->n_rows * C;
+  float *s = p->data + (gsize) row * C;
+  for (guint c = 0; c < C; c++)
+    {
+      Sample *col = sorted + (gsize) c * V;
+      for (guint v = 0; v < V; v++)
+        col[v] = (Sample) { s[v * stride + c], v };
+      qsort (col, V, sizeof (Sample), cmp_sample);
+    }
+  const int h = size / 2;
+  float win[size];
+  for (guint v = 0; v < V; v++)
+    for (guint c = 0; c < C; c++)
+      {
+        for (int k = -h; k <= h; k++)
+          win[k + h] = sorted[(gsize) mirror ((int) c + k, C) * V + v].value;
+        smooth[(gsize) v * C + c] = ctr_median_select (win, (gsize) size);
+      }
+  for (guint c = 0; c < C; c++)
+    {
+      double sum = 0;
+      for (guint v = 0; v < V; v++)
+        {
+          const Sample *x = &sorted[(gsize) c * V + v];
+          const double d = (double) smooth[(gsize) v * C + c] - x->value;
+          sum += d;
+          *sq += d * d;
+          s[x->view * stride + c] = smooth[(gsize) v * C + c];
+        }
+      colchange[c] = sum / V;
+    }
+  /* the stripes: columns whose mean change (a stripe's offset, signed) lies
+   * more than 5 robust SDs (MAD) from the row's median column */
+  float tmp[C];
+  for (guint c = 0; c < C; c++)
+    tmp[c] = (float) colchange[c];
+  const double centre = ctr_median_select (tmp, C);
+  for (guint c = 0; c < C; c++)
+    tmp[c] = (float) fabs (colchange[c] - centre);
+  const double sigma = 1.4826 * ctr_median_select (tmp, C);
+  guint64 found = 0;
+  for (guint c = 0; c < C; c++)
+    {
+      flag[c] = fabs (colchange[c] - centre) > 5 * sigma && fabs (colchange[c] - centre) > 1e-6;
+      found += flag[c];
+    }
+  return found;
+}
+
+gboolean
+ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, guint *n_columns, double *rms_change,
+                  GError **error)
+{
+  g_return_val_if_fail (p != NULL && p->data != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  if (n_stripes != NULL)
+    *n_stripes = 0;
+  if (rms_change != NULL)
+    *rms_change = 0;
+  if (n_columns != NULL)
+    *n_columns = 0;
+  if (p->kind != CTR_PROJ_LINE_INTEGRALS)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "ring removal works on line integrals, not counts");
+      return FALSE;
+    }
+  if (size < 3 || size % 2 == 0 || (guint) size > p->n_cols)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "rings: the size must be odd, at least 3 and at most the columns (%u), got %d", p->n_cols, size);
+      return FALSE;
+    }
+  const gsize V = p->n_views, C = p->n_cols;
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads ();
+#endif
+  /* per thread: the column changes (doubles first, aligned), the sorted
+   * columns, the smoothed image; rounded up to 8 bytes */
+  const gsize per = (V * C * (sizeof (Sample) + sizeof (float)) + C * sizeof (double) + 7) / 8 * 8;
+  guint8 *scratch = g_try_malloc (per * (gsize) threads);
+  guint8 *flags = g_try_malloc0 ((gsize) p->n_rows * C);
+  if (scratch == NULL || flags == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "rings: cannot allocate %" G_GSIZE_FORMAT " bytes of scratch", per * (gsize) threads);
+      g_free (scratch);
+      g_free (flags);
+      return FALSE;
+    }
+  guint64 found = 0;
+  double sq = 0;
+#pragma omp parallel for schedule(dynamic) reduction(+:found, sq) num_threads(threads)
+  for (guint row = 0; row < p->n_rows; row++)
+    {
+      int t = 0;
+#ifdef _OPENMP
+      t = omp_get_thread_num ();
+#endif
+      guint8 *mine = scratch + per * (gsize) t;
+      double *colchange = (double *) mine;
+      Sample *sorted = (Sample *) (colchange + C);
+      float *smooth = (float *) (sorted + V * C);
+      found += filter_row (p, row, size, sorted, smooth, colchange, &sq, flags + (gsize) row * C);
+    }
+  g_free (scratch);
+  guint columns = 0;
+  for (gsize c = 0; c < C; c++)
+    {
+      guint rows = 0;
+      for (guint row = 0; row < p->n_rows; row++)
+        rows += flags[(gsize) row * C + c];
+      columns += 2 * rows >= p->n_rows && rows > 0;
+    }
+  g_free (flags);
+  if (n_columns != NULL)
+    *n_columns = columns;
+  if (n_stripes != NULL)
+    *n_stripes = found;
+  if (rms_change != NULL)
+    *rms_change = sqrt (sq / ((double) V * C * p->n_rows));
+  return TRUE;
+}

@@ -1,0 +1,49 @@
+/* ctr-rings.h — ring (stripe) removal on line integrals.
+ *
+ * A detector pixel whose gain or offset is wrong (miscalibrated, dead over
+ * part of the scan) adds a vertical stripe to every sinogram it is in, and a
+ * ring about the rotation axis to the reconstruction.
+ */
+#pragma once
+
+#include <glib.h>
+#include "data/ctr-projections.h"
+
+G_BEGIN_DECLS
+
+#define CTR_RINGS_DEFAULT_SIZE 21
+
+/**
+ * ctr_rings_remove:
+ * @p: line integrals, float32 [view][row][col], col fastest; changed in place.
+ * @size: the odd width ≥ 3 of the median filter across detector columns,
+ *   at most the number of columns (default CTR_RINGS_DEFAULT_SIZE, as the
+ *   paper's reference code; wider removes wider stripes and blurs more).
+ * @n_stripes: (out) (optional): the number of (row, column) stripes the
+ *   filter removed: columns of a row's sinogram whose mean change over the
+ *   views (a stripe's offset, signed) lies more than 5 robust SDs (1.4826 ×
+ *   MAD over the row's columns) from the row's median column, and > 1e-6.
+ * @n_columns: (out) (optional): the detector columns that are such a
+ *   stripe in at least half of the rows (a bad detector column).
+ * @rms_change: (out) (optional): the RMS change over all pixels (units of @p).
+ *
+ * The sorting-based stripe removal of Vo, Atwood & Drakopoulos, "Superior
+ * techniques for eliminating ring artifacts in X-ray micro-tomography",
+ * Opt. Express 26(22), 28396-28412 (2018), algorithm 3 ("sorting-based
+ * approach"): for each detector row's sinogram S[view][col], each column is
+ * sorted along the views (remembering where each value came from), the
+ * sorted image is smoothed along the columns by a median filter of @size
+ * (edges mirrored), and each value is put back where it came from.  A
+ * stripe (a column whose values are all offset, or offset over a range of
+ * views) is a step across columns in the sorted image, which the median
+ * removes; the object, whose sorted columns vary smoothly across columns,
+ * is left as it was.  Dead pixels (@p->mask 0) are treated as the others.
+ *
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (size even, < 3 or larger
+ *   than the columns), CTR_ERROR_INVALID_DATA (@p holds counts) or
+ *   CTR_ERROR_OUT_OF_MEMORY; @p is then unchanged.
+ */
+gboolean ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes,
+                           guint *n_columns, double *rms_change, GError **error);
+
+G_END_DECLS
