@@ -89,16 +89,19 @@ ctr_slice_plane_extract (CtrSlicePlane       *plane,
  * and the main thread no longer sorts every slice it shows. */
 #define AUTO_WINDOW_TAIL 0.001
 #define AUTO_WINDOW_BINS 16384
+/* A volume's window is found from at most this many of its values, or
+ * one slice's when a slice holds more (every k-th): about a millisecond on
+ * the main thread whatever the volume's size; a 2-D image is read whole. */
+#define AUTO_WINDOW_SAMPLES ((gsize) 1 << 18)
 
-void
-ctr_slice_plane_robust_range (const CtrSlicePlane *plane, double *lo, double *hi)
+/* The percentiles of s[0], s[stride], s[2·stride], … below n. */
+static void
+robust_range (const float *s, gsize n, gsize stride, double *lo, double *hi)
 {
-  const float *s = plane->data;
-  gsize n = ctr_grid_slice_size (&plane->grid);
   double mn = INFINITY, mx = -INFINITY;
   gsize m = 0;
 
-  for (gsize i = 0; i < n; i++)
+  for (gsize i = 0; i < n; i += stride)
     if (isfinite (s[i]))
       {
         mn = MIN (mn, s[i]);
@@ -119,7 +122,7 @@ ctr_slice_plane_robust_range (const CtrSlicePlane *plane, double *lo, double *hi
 
   g_autofree guint32 *hist = g_new0 (guint32, AUTO_WINDOW_BINS);
   double scale = AUTO_WINDOW_BINS / (mx - mn);
-  for (gsize i = 0; i < n; i++)
+  for (gsize i = 0; i < n; i += stride)
     if (isfinite (s[i]))
       hist[MIN ((gsize) ((s[i] - mn) * scale), AUTO_WINDOW_BINS - 1)]++;
 
@@ -143,6 +146,21 @@ ctr_slice_plane_robust_range (const CtrSlicePlane *plane, double *lo, double *hi
     }
   *lo = mn + b_lo / scale;
   *hi = mn + (b_hi + 1) / scale;
+}
+
+void
+ctr_slice_plane_robust_range (const CtrSlicePlane *plane, double *lo, double *hi)
+{
+  robust_range (plane->data, ctr_grid_slice_size (&plane->grid), 1, lo, hi);
+}
+
+void
+ctr_slice_plane_volume_range (const CtrVolume *v, double *lo, double *hi)
+{
+  gsize n = ctr_grid_size (&v->grid);
+  gsize samples = MAX (AUTO_WINDOW_SAMPLES, ctr_grid_slice_size (&v->grid));
+
+  robust_range (v->data, n, MAX ((n + samples - 1) / samples, 1), lo, hi);
 }
 
 GdkTexture *

@@ -47,6 +47,13 @@ void        ctr_slice_plane_clear        (CtrSlicePlane       *plane);
 void        ctr_slice_plane_robust_range (const CtrSlicePlane *plane,
                                           double              *lo,
                                           double              *hi);
+/* The automatic window of a whole image (every slice of a volume), so that
+ * one window serves every slice and plane: the 0.1st and 99.9th
+ * percentiles of its finite values, read from at most max (2¹⁸, nx·ny) of
+ * them evenly strided through the [z][y][x] array (a 2-D image whole). */
+void        ctr_slice_plane_volume_range (const CtrVolume     *v,
+                                          double              *lo,
+                                          double              *hi);
 /* The plane in 8-bit grey, 0 at @lo and 255 at @hi (NaN black). */
 GdkTexture *ctr_slice_plane_texture      (const CtrSlicePlane *plane,
                                           double               lo,

@@ -38,7 +38,10 @@
 #    ui-study.png; /ui/window/dose-estimate: the page's I0 estimated from the
 #    sinogram in a thread (ui-dose-estimate.png).
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
-#    coronal plane: ui-volume-coronal.png.
+#    coronal plane: ui-volume-coronal.png; /ui/window/volume-run and
+#    volume-window (tests/ui/test-window-volume.c): a cone SIRT's live view
+#    and its cancelled volume, one window/level, the linked crosshair:
+#    ui-volume-cancelled.png, ui-three-views.png.
 # 3b. /ui/window/default-method, fit-methods, failed-run, open-unsupported,
 #    recent-underscore, dicom-window (tests/ui/test-window-small.c): issue
 #    31's smaller window defects, one short case each.
@@ -461,6 +464,11 @@ levels = len(np.unique(region[g][:, 0]))
 print(f"ui-volume-coronal: {levels} grey levels in the coronal plane")
 assert levels >= 32, "no coronal plane shown"
 PY
+  # issue 31's volumes (tests/ui/test-window-volume.c): a cone SIRT's live
+  # view follows the chosen plane and slice, cancelled it keeps a volume;
+  # one window/level across slices and planes; the linked crosshair
+  run_case volume-run GSK_RENDERER=cairo CTR_UI_CONE="$cone"
+  run_case volume-window GSK_RENDERER=cairo CTR_UI_CONE="$cone"
 else
   echo "SKIP (part 3): no head-cone-small in \$CTR_SHARED_DATA"
 fi
