@@ -7,7 +7,9 @@
  * and the reference are sampled along it (ctr_profile_sample, 512 points)
  * and drawn on one plot, each result in its run's colour (ctr_plot_run_color,
  * as on the convergence plot), the reference dashed grey.  A new dataset
- * gets a default line through the centre.
+ * gets a default line through the centre.  Of volumes, the axial slice at
+ * the Run page's crosshair is shown and sampled (each volume's slice nearest
+ * its z; the middle one before the Run page shows a volume).
  */
 #define G_LOG_DOMAIN "ctr-profile-page"
 
@@ -28,6 +30,8 @@ struct _CtrProfilePage
   CtrSession     *session;
   char           *preset;       /* the Run page's window preset (ctr-hu-preset.h) */
   double          mu_water;     /* of the curves in HU (ctr-roi-set.h) */
+  gboolean        have_z;       /* the Run page's crosshair z is known ... */
+  double          z_mm;         /* ... and is this */
 
   /* template children */
   GtkWidget      *paned;
@@ -47,6 +51,13 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static const GdkRGBA reference_color = { 0.35, 0.35, 0.35, 1 };
+
+/* The axial slice of @v the page shows and samples. */
+static guint
+slice_of (CtrProfilePage *self, const CtrVolume *v)
+{
+  return self->have_z ? ctr_slice_plane_index_at (&v->grid, CTR_SLICE_AXIAL, self->z_mm) : v->grid.nz / 2;
+}
 
 static void
 to_hu (float *v, guint n, double mu_water)
@@ -96,7 +107,7 @@ update_profile (CtrProfilePage *self)
             continue;   /* its image on disk could not be read back */
 
           ctr_plot_color_of_run (run, &color);
-          ctr_profile_sample (volume, volume->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
+          ctr_profile_sample (volume, slice_of (self, volume), seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
           if (hu)
             to_hu (v, PROFILE_SAMPLES, mu);
           ctr_profile_plot_add_curve (self->profile_plot, ctr_run_get_label (run), &color, FALSE, PROFILE_SAMPLES,
@@ -105,7 +116,7 @@ update_profile (CtrProfilePage *self)
       if (d != NULL && d->reference != NULL)
         {
           CtrVolume *ref = d->reference;
-          ctr_profile_sample (ref, ref->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
+          ctr_profile_sample (ref, slice_of (self, ref), seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
           if (hu)
             to_hu (v, PROFILE_SAMPLES, mu);
           ctr_profile_plot_add_curve (self->profile_plot, "reference", &reference_color, TRUE, PROFILE_SAMPLES, s,
@@ -129,12 +140,12 @@ refresh (CtrProfilePage *self)
     {
       CtrVolume *volume = ctr_run_get_result (latest);
       if (volume != NULL)
-        ctr_slice_view_set_image (self->profile_view, volume, volume->grid.nz / 2);
+        ctr_slice_view_set_image (self->profile_view, volume, slice_of (self, volume));
       ctr_slice_view_set_caption (self->profile_view, ctr_run_get_label (latest));
     }
   else if (d != NULL && d->reference != NULL)
     {
-      ctr_slice_view_set_image (self->profile_view, d->reference, d->reference->grid.nz / 2);
+      ctr_slice_view_set_image (self->profile_view, d->reference, slice_of (self, d->reference));
       ctr_slice_view_set_caption (self->profile_view, "reference");
     }
   else
@@ -176,6 +187,22 @@ ctr_profile_page_set_session (CtrProfilePage *self, CtrSession *session)
       refresh (self);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+void
+ctr_profile_page_set_place (CtrProfilePage *self, CtrSliceOrientation plane, const double mm[3])
+{
+  CtrVolume *shown;
+
+  g_return_if_fail (CTR_IS_PROFILE_PAGE (self));
+  if (self->have_z && self->z_mm == mm[2])
+    return;
+  self->have_z = TRUE;
+  self->z_mm = mm[2];
+  shown = ctr_slice_view_get_image (self->profile_view);
+  if (shown != NULL && shown->grid.nz > 1)
+    ctr_slice_view_set_slice (self->profile_view, slice_of (self, shown));
+  update_profile (self);
 }
 
 /* Follows the Run page's window preset @name: the image under the tool gets

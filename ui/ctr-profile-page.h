@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 #include "ctr-session.h"
+#include "ctr-slice-plane.h"
 #include "ctr-roi-set.h"
 
 G_BEGIN_DECLS
@@ -27,6 +28,12 @@ void     ctr_profile_page_set_roi_set  (CtrProfilePage *self,
                                         CtrRoiSet      *set);
 void     ctr_profile_page_set_preset   (CtrProfilePage *self,
                                         const char     *name);
+/* Follows the Run page's place (ctr_run_page_get_place): of volumes, the
+ * axial slice nearest the crosshair's z (@mm[2]) is shown and sampled;
+ * profiles are drawn on axial planes whatever @plane. */
+void     ctr_profile_page_set_place    (CtrProfilePage      *self,
+                                        CtrSliceOrientation  plane,
+                                        const double         mm[3]);
 /* Curves on the plot (property "n-curves"): 0 until a line is drawn on an
  * image. */
 guint    ctr_profile_page_get_n_curves (CtrProfilePage *self);

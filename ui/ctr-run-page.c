@@ -54,6 +54,9 @@ struct _CtrRunPage
   CtrSliceView   *side_view_a;
   CtrSliceView   *side_view_b;
   CtrViewTrio     trio;            /* the three views of a volume */
+  gboolean        place_sent;      /* "place-changed" was emitted for ... */
+  CtrSliceOrientation sent_plane;  /* ... this plane */
+  double          sent_mm[3];      /* ... and this crosshair (x, y, z mm) */
   GtkDropDown    *orientation_dropdown;
   GtkDropDown    *preset_dropdown;
   GtkAdjustment  *slice_adjustment;
@@ -77,6 +80,12 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  SIGNAL_PLACE_CHANGED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
 
 static void
 toast (CtrRunPage *self, const char *message)
@@ -249,6 +258,40 @@ on_stats (CtrRunPage *self)
   }
 }
 
+/* ---- the place shown: plane and crosshair (Compare and Profile follow) --- */
+
+gboolean
+ctr_run_page_get_place (CtrRunPage *self, CtrSliceOrientation *plane, double mm[3])
+{
+  const CtrVolume *v;
+
+  g_return_val_if_fail (CTR_IS_RUN_PAGE (self), FALSE);
+  v = self->trio.image;
+  if (v == NULL || v->grid.nz <= 1)
+    return FALSE;
+  *plane = self->trio.plane;
+  mm[0] = ctr_grid_x (&v->grid, self->trio.cross[0]);
+  mm[1] = ctr_grid_y (&v->grid, self->trio.cross[1]);
+  mm[2] = ctr_grid_z (&v->grid, self->trio.cross[2]);
+  return TRUE;
+}
+
+/* "place-changed" when the plane or the crosshair moved since the last. */
+static void
+emit_place (CtrRunPage *self)
+{
+  CtrSliceOrientation plane;
+  double mm[3];
+
+  if (!ctr_run_page_get_place (self, &plane, mm) ||
+      (self->place_sent && plane == self->sent_plane && memcmp (mm, self->sent_mm, sizeof mm) == 0))
+    return;
+  self->place_sent = TRUE;
+  self->sent_plane = plane;
+  memcpy (self->sent_mm, mm, sizeof mm);
+  g_signal_emit (self, signals[SIGNAL_PLACE_CHANGED], 0);
+}
+
 /* ---- slice toolbar: orientation, slice, window presets ------------------ */
 
 static void
@@ -268,6 +311,7 @@ on_orientation (CtrRunPage *self)
 {
   ctr_view_trio_set_plane (&self->trio, gtk_drop_down_get_selected (self->orientation_dropdown));
   sync_slice_toolbar (self);
+  emit_place (self);
 }
 
 static void
@@ -276,6 +320,7 @@ on_slice_changed (CtrRunPage *self)
   guint slice = (guint) gtk_adjustment_get_value (self->slice_adjustment) - 1;
   if (slice != ctr_slice_view_get_slice (self->slice_view))
     ctr_view_trio_set_slice (&self->trio, slice);
+  emit_place (self);
 }
 
 /* A click moved the crosshair: the main view's slice may have changed. */
@@ -283,6 +328,27 @@ static void
 on_cross_moved (gpointer data)
 {
   sync_slice_toolbar (data);
+  emit_place (data);
+}
+
+void
+ctr_run_page_set_place (CtrRunPage *self, CtrSliceOrientation plane, const double mm[3])
+{
+  const CtrVolume *v;
+  guint voxel[3];
+
+  g_return_if_fail (CTR_IS_RUN_PAGE (self));
+  v = self->trio.image;
+  if (v == NULL || v->grid.nz <= 1)
+    return;
+  voxel[0] = ctr_slice_plane_index_at (&v->grid, CTR_SLICE_SAGITTAL, mm[0]);
+  voxel[1] = ctr_slice_plane_index_at (&v->grid, CTR_SLICE_CORONAL, mm[1]);
+  voxel[2] = ctr_slice_plane_index_at (&v->grid, CTR_SLICE_AXIAL, mm[2]);
+  ctr_view_trio_set_cross (&self->trio, voxel);
+  if (gtk_drop_down_get_selected (self->orientation_dropdown) != plane)
+    gtk_drop_down_set_selected (self->orientation_dropdown, plane);   /* on_orientation */
+  sync_slice_toolbar (self);
+  emit_place (self);
 }
 
 static void
@@ -450,6 +516,7 @@ on_dataset (CtrRunPage *self)
     }
   ctr_slice_view_set_placeholder (self->slice_view, "Press Reconstruct (Ctrl+R)");
   sync_slice_toolbar (self);
+  emit_place (self);
 }
 
 /* The newest run's plan notes, one per line, under the status. */
@@ -494,6 +561,7 @@ on_run_state (CtrRunPage *self, GParamSpec *pspec, CtrRun *run)
   ctr_view_trio_set_image (&self->trio, volume);
   ctr_slice_view_set_caption (self->slice_view, full ? full : caption);
   sync_slice_toolbar (self);
+  emit_place (self);
 }
 
 static void
@@ -646,6 +714,11 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
     g_param_spec_string ("preset", NULL, NULL, "auto",
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  /* The plane or the crosshair of the volume shown moved
+   * (ctr_run_page_get_place). */
+  signals[SIGNAL_PLACE_CHANGED] =
+    g_signal_new ("place-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
 
   g_type_ensure (CTR_TYPE_SLICE_VIEW);
   g_type_ensure (CTR_TYPE_METRICS_PLOT);

@@ -80,6 +80,31 @@ ctr_slice_plane_extract (CtrSlicePlane       *plane,
     }
 }
 
+double
+ctr_slice_plane_position (const CtrGrid *g, CtrSliceOrientation o, guint index)
+{
+  return o == CTR_SLICE_CORONAL ? ctr_grid_y (g, index) : o == CTR_SLICE_SAGITTAL ? ctr_grid_x (g, index)
+                                                                                  : ctr_grid_z (g, index);
+}
+
+guint
+ctr_slice_plane_index_at (const CtrGrid *g, CtrSliceOrientation o, double mm)
+{
+  double f;
+  guint n;
+
+  /* the inverses of ctr_grid_x/y/z (rows run towards −y) */
+  if (o == CTR_SLICE_CORONAL)
+    f = (g->ny - 1) * 0.5 - (mm - g->cy) / g->dy, n = g->ny;
+  else if (o == CTR_SLICE_SAGITTAL)
+    f = (mm - g->cx) / g->dx + (g->nx - 1) * 0.5, n = g->nx;
+  else
+    f = (g->nz > 1 ? (mm - g->cz) / g->dz : 0) + (g->nz - 1) * 0.5, n = g->nz;
+  if (!(f > 0))
+    return 0;
+  return MIN ((guint) floor (f + 0.5), n - 1);
+}
+
 /* The automatic window: the 0.1st to 99.9th percentile of the finite values,
  * i.e. min/max made robust against a handful of hot pixels (reconstruction
  * corners, dead detector rays) that would otherwise grey out the whole slice.

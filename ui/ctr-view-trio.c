@@ -28,6 +28,8 @@ plane_of (const CtrViewTrio *trio, guint index)
   return CTR_SLICE_AXIAL;
 }
 
+static void sync_window (CtrViewTrio *trio, CtrSliceView *source);
+
 static gboolean
 is_volume (const CtrViewTrio *trio)
 {
@@ -113,6 +115,8 @@ ctr_view_trio_set_image (CtrViewTrio *trio, CtrVolume *image)
       ctr_slice_view_set_image (trio->views[v], image, volume ? slice_of (trio, o) : 0);
       gtk_widget_set_visible (GTK_WIDGET (trio->views[v]), TRUE);
     }
+  if (volume)
+    sync_window (trio, trio->views[0]);   /* the small views may have shown nothing since */
   show_cross (trio);
 }
 
@@ -123,11 +127,13 @@ ctr_view_trio_reset_window (CtrViewTrio *trio)
     ctr_slice_view_reset_window (trio->views[v]);
 }
 
-/* The window (and HU display) of @source becomes the others'. */
+/* The window (and HU display) of @source becomes the others' (a view
+ * already showing it is left alone: no texture made twice). */
 static void
 sync_window (CtrViewTrio *trio, CtrSliceView *source)
 {
-  double lo, hi;
+  gboolean automatic = ctr_slice_view_get_window_auto (source);
+  double lo, hi, vlo, vhi;
 
   ctr_slice_view_get_window (source, &lo, &hi);
   for (guint v = 0; v < 3; v++)
@@ -136,9 +142,10 @@ sync_window (CtrViewTrio *trio, CtrSliceView *source)
       if (view == source)
         continue;
       ctr_slice_view_set_hu (view, ctr_slice_view_get_hu (source));
-      if (ctr_slice_view_get_window_auto (source))
+      ctr_slice_view_get_window (view, &vlo, &vhi);
+      if (automatic && !ctr_slice_view_get_window_auto (view))
         ctr_slice_view_reset_window (view);
-      else
+      else if (!automatic && (ctr_slice_view_get_window_auto (view) || vlo != lo || vhi != hi))
         ctr_slice_view_set_window (view, lo, hi);
     }
 }

@@ -25,7 +25,9 @@
 #include <string.h>
 
 #include "test-window.h"
+#include "ctr-compare-page.h"
 #include "ctr-hu-preset.h"
+#include "ctr-profile-page.h"
 #include "ctr-method-panel.h"
 #include "ctr-run-page.h"
 #include "ctr-slice-view.h"
@@ -151,6 +153,52 @@ check_planes (CtrWindow *w, const CtrVolume *kept)
     }
 }
 
+/* Compare's volume tiles and Profile's slice follow the Run page's plane
+ * and crosshair; Compare's own Slice control moves the Run page. */
+static void
+check_linked_pages (CtrWindow *w)
+{
+  CtrComparePage *compare = ui_child (w, CTR_TYPE_WINDOW, "compare_page");
+  CtrProfilePage *profile = ui_child (w, CTR_TYPE_WINDOW, "profile_page");
+  CtrSliceView *main = CTR_SLICE_VIEW (ui_find (GTK_WIDGET (page_of (w)), CTR_TYPE_SLICE_VIEW, NULL));
+  CtrSliceView *profile_view = ui_child (profile, CTR_TYPE_PROFILE_PAGE, "profile_view");
+  g_autoptr(GPtrArray) tiles = ui_find_all (GTK_WIDGET (compare), CTR_TYPE_SLICE_VIEW);
+  guint volumes = 0, following = 0;
+
+  set_orientation (w, CTR_SLICE_CORONAL);
+  set_slice (w, 21);
+  ui_spin (50);
+  g_ptr_array_unref (tiles);
+  tiles = ui_find_all (GTK_WIDGET (compare), CTR_TYPE_SLICE_VIEW);
+  for (guint i = 0; i < tiles->len; i++)
+    {
+      CtrVolume *v = ctr_slice_view_get_image (tiles->pdata[i]);
+      if (v == NULL || v->grid.nz <= 1)
+        continue;
+      volumes++;
+      if (ctr_slice_view_get_orientation (tiles->pdata[i]) == CTR_SLICE_CORONAL &&
+          ctr_slice_view_get_slice (tiles->pdata[i]) == 20)
+        following++;
+    }
+  CHECK (volumes >= 3 && following == volumes,
+         "Compare's volume tiles (runs, reference, difference) follow the Run page's coronal slice 21: %u of %u",
+         following, volumes);
+  gtk_adjustment_set_value (ui_child (compare, CTR_TYPE_COMPARE_PAGE, "slice_adj"), 35);
+  ui_spin (50);
+  CHECK (ctr_slice_view_get_orientation (main) == CTR_SLICE_CORONAL && ctr_slice_view_get_slice (main) == 34,
+         "Compare's Slice control moves the Run page to coronal slice 35: slice %u",
+         ctr_slice_view_get_slice (main) + 1);
+  adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "compare");
+  ui_screenshot (GTK_WIDGET (w), "ui-compare-volume.png");
+  adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "reconstruct");
+  set_orientation (w, CTR_SLICE_AXIAL);
+  set_slice (w, 11);
+  ui_spin (50);
+  CHECK (ctr_slice_view_get_slice (profile_view) == 10,
+         "the Profile page shows and samples the Run page's axial slice 11: slice %u",
+         ctr_slice_view_get_slice (profile_view) + 1);
+}
+
 void
 test_window_volume_run (void)
 {
@@ -214,6 +262,7 @@ test_window_volume_run (void)
             double norm, d = max_abs_diff (kept, ctr_run_get_result (again), &norm);
             CHECK (d <= 1e-5 * norm, "the kept volume equals SIRT of %u iterations: max |difference| %.3g of max %.3g",
                    k, d, norm);
+            check_linked_pages (l.w);
           }
         else
           CHECK (FALSE, "SIRT of %u iterations ran for the comparison", k);
