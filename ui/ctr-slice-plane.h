@@ -59,8 +59,9 @@ guint       ctr_slice_plane_index_at     (const CtrGrid       *g,
                                           double               mm);
 /* The automatic window of a whole image (every slice of a volume), so that
  * one window serves every slice and plane: the 0.1st and 99.9th
- * percentiles of its finite values, read from at most max (2¹⁸, nx·ny) of
- * them evenly strided through the [z][y][x] array (a 2-D image whole). */
+ * percentiles of its finite values, read from about max (2¹⁸, nx·ny) of
+ * them: whole rows, every k-th row of the [z][y][x] array (a 2-D image
+ * whole). */
 void        ctr_slice_plane_volume_range (const CtrVolume     *v,
                                           double              *lo,
                                           double              *hi);
