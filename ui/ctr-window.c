@@ -416,7 +416,7 @@ on_preset (CtrWindow *self)
 }
 
 /* The Run page's plane and crosshair: Compare's volume tiles and Profile's
- * slice follow; Compare's own Plane and Slice move the Run page. */
+ * plane follow; their own Plane and Slice controls move the Run page. */
 static void
 on_run_place (CtrWindow *self)
 {
@@ -436,6 +436,16 @@ on_compare_place (CtrWindow *self)
   double mm[3];
 
   if (ctr_compare_page_get_place (self->compare_page, &plane, mm))
+    ctr_run_page_set_place (self->run_page, plane, mm);
+}
+
+static void
+on_profile_place (CtrWindow *self)
+{
+  CtrSliceOrientation plane;
+  double mm[3];
+
+  if (ctr_profile_page_get_place (self->profile_page, &plane, mm))
     ctr_run_page_set_place (self->run_page, plane, mm);
 }
 
@@ -589,6 +599,8 @@ ctr_window_init (CtrWindow *self)
   g_signal_connect_object (self->run_page, "notify::preset", G_CALLBACK (on_preset), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->run_page, "place-changed", G_CALLBACK (on_run_place), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->compare_page, "place-changed", G_CALLBACK (on_compare_place), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->profile_page, "place-changed", G_CALLBACK (on_profile_place), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->study_page, "notify::running", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);

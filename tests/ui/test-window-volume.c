@@ -153,8 +153,8 @@ check_planes (CtrWindow *w, const CtrVolume *kept)
     }
 }
 
-/* Compare's volume tiles and Profile's slice follow the Run page's plane
- * and crosshair; Compare's own Slice control moves the Run page. */
+/* Compare's volume tiles and Profile's plane follow the Run page's plane
+ * and crosshair; their own Slice controls move the Run page. */
 static void
 check_linked_pages (CtrWindow *w)
 {
@@ -197,6 +197,21 @@ check_linked_pages (CtrWindow *w)
   CHECK (ctr_slice_view_get_slice (profile_view) == 10,
          "the Profile page shows and samples the Run page's axial slice 11: slice %u",
          ctr_slice_view_get_slice (profile_view) + 1);
+  set_orientation (w, CTR_SLICE_SAGITTAL);
+  set_slice (w, 25);
+  ui_spin (50);
+  CHECK (ctr_slice_view_get_orientation (profile_view) == CTR_SLICE_SAGITTAL &&
+             ctr_slice_view_get_slice (profile_view) == 24 && ctr_profile_page_get_n_curves (profile) >= 3,
+         "the Profile page follows to sagittal slice 25 with a line across it: %u curves (runs and reference)",
+         ctr_profile_page_get_n_curves (profile));
+  gtk_adjustment_set_value (ui_child (profile, CTR_TYPE_PROFILE_PAGE, "slice_adj"), 40);
+  ui_spin (50);
+  CHECK (ctr_slice_view_get_orientation (main) == CTR_SLICE_SAGITTAL && ctr_slice_view_get_slice (main) == 39,
+         "Profile's Slice control moves the Run page to sagittal slice 40: slice %u",
+         ctr_slice_view_get_slice (main) + 1);
+  adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "profile");
+  ui_screenshot (GTK_WIDGET (w), "ui-profile-volume.png");
+  adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "reconstruct");
 }
 
 void
