@@ -34,6 +34,13 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+static guint place_signal;
+
+void
+_ctr_compare_page_place_changed (CtrComparePage *self)
+{
+  g_signal_emit (self, place_signal, 0);
+}
 
 #define DEFAULT_RUNS 3
 
@@ -124,22 +131,25 @@ run_caption (CtrComparePage *self, CtrRun *run)
   return g_strdup (ctr_run_get_label (run));
 }
 
-/* The difference tile's caption: its title and the RMS of the shown slice. */
+/* The difference tile's caption: its title and the RMS of the plane shown. */
 static char *
 difference_caption (CtrComparePage *self, CtrSliceView *view)
 {
   CtrVolume *d = ctr_slice_view_get_image (view);
   const char *title = g_object_get_data (G_OBJECT (view), "ctr-title");
   gboolean hu = ctr_hu_preset_is_hu (self->preset) && g_strcmp0 (d->unit, "1/mm") == 0;
+  CtrSlicePlane plane = { 0 };
   double sum = 0;
   gsize n = 0;
 
-  for (gsize i = 0; i < ctr_grid_slice_size (&d->grid); i++)
-    if (isfinite (d->data[i]))
+  ctr_slice_plane_extract (&plane, d, ctr_slice_view_get_orientation (view), ctr_slice_view_get_slice (view));
+  for (gsize i = 0; i < ctr_grid_slice_size (&plane.grid); i++)
+    if (isfinite (plane.data[i]))
       {
-        sum += (double) d->data[i] * d->data[i];
+        sum += (double) plane.data[i] * plane.data[i];
         n++;
       }
+  ctr_slice_plane_clear (&plane);
   if (n == 0)
     return g_strdup (title);
   if (hu)
@@ -147,8 +157,8 @@ difference_caption (CtrComparePage *self, CtrSliceView *view)
   return g_strdup_printf ("%s · RMS %.3g %s", title, sqrt (sum / n), d->unit ? d->unit : "");
 }
 
-static void
-update_captions (CtrComparePage *self)
+void
+_ctr_compare_page_update_captions (CtrComparePage *self)
 {
   for (guint i = 0; i < self->views->len; i++)
     {
@@ -173,7 +183,10 @@ add_tile (CtrComparePage *self, CtrVolume *image, const char *caption, gboolean 
 
   gtk_widget_set_hexpand (GTK_WIDGET (view), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (view), TRUE);
-  ctr_slice_view_set_image (view, image, image->grid.nz / 2);
+  /* a volume at the page's plane and position (ctr-compare-place.c) */
+  if (image->grid.nz > 1)
+    ctr_slice_view_set_orientation (view, self->plane);
+  ctr_slice_view_set_image (view, image, _ctr_compare_place_slice (self, image));
   ctr_slice_view_set_caption (view, caption);
   ctr_slice_view_set_roi_set (view, self->roi_set);
   if (difference)
@@ -211,7 +224,7 @@ apply_preset (CtrComparePage *self)
       ctr_slice_view_apply_preset (first, "auto");
       link_window (first, self);
     }
-  update_captions (self);
+  _ctr_compare_page_update_captions (self);
 }
 
 void
@@ -225,7 +238,9 @@ ctr_compare_page_set_preset (CtrComparePage *self, const char *name)
   apply_preset (self);
 }
 
-/* a − b on the same grid (the shown slice), or NULL when the grids differ.
+/* a − b on the same grid: every slice when both have the same slices (the
+ * tile then pages through it as the others do), else their middle slices;
+ * NULL when the grids differ.
  * Pixel sizes equal to 1e-6 (relative) count as one: a reference's size
  * read from a file and the grid made from it may differ in the last
  * digits (0.13333299 against 0.133333 mm), far below a pixel across the
@@ -244,13 +259,15 @@ difference_image (const CtrVolume *a, const CtrVolume *b)
       fabs (a->grid.cx - b->grid.cx) > 1e-6 || fabs (a->grid.cy - b->grid.cy) > 1e-6)
     return NULL;
   g = a->grid;
-  g.nz = 1;
+  if (a->grid.nz != b->grid.nz || fabs (a->grid.dz - b->grid.dz) > 1e-6 * a->grid.dz ||
+      fabs (a->grid.cz - b->grid.cz) > 1e-6)
+    g.nz = 1;
   d = ctr_volume_new (&g, NULL);
   if (d == NULL)
     return NULL;
-  sa = ctr_volume_slice (a, a->grid.nz / 2);
-  sb = ctr_volume_slice (b, b->grid.nz / 2);
-  for (gsize i = 0; i < ctr_grid_slice_size (&g); i++)
+  sa = g.nz > 1 ? a->data : ctr_volume_slice (a, a->grid.nz / 2);
+  sb = g.nz > 1 ? b->data : ctr_volume_slice (b, b->grid.nz / 2);
+  for (gsize i = 0; i < ctr_grid_size (&g); i++)
     d->data[i] = sa[i] - sb[i];
   ctr_volume_set_unit (d, a->unit);
   return d;
@@ -283,7 +300,8 @@ add_difference (CtrComparePage *self, CtrRun *a, CtrRun *b, CtrVolume *ref)
   g_object_set_data_full (G_OBJECT (v), "ctr-title", g_steal_pointer (&title), g_free);
   caption = difference_caption (self, v);
   ctr_slice_view_set_caption (v, caption);
-  for (gsize i = 0; i < ctr_grid_slice_size (&diff->grid); i++)
+  /* one symmetric window for every slice and plane */
+  for (gsize i = 0; i < ctr_grid_size (&diff->grid); i++)
     if (isfinite (diff->data[i]))
       m = MAX (m, fabs (diff->data[i]));
   if (m > 0)
@@ -425,6 +443,7 @@ refresh (CtrComparePage *self)
   gtk_label_set_label (self->compare_label, text->str);
   g_string_free (text, TRUE);
   _ctr_compare_menu_sync (self);
+  _ctr_compare_place_sync (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_TILES]);
 }
 
@@ -619,6 +638,13 @@ ctr_compare_page_class_init (CtrComparePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrComparePage, diff_a_drop);
   gtk_widget_class_bind_template_child (widget_class, CtrComparePage, diff_b_drop);
   gtk_widget_class_bind_template_child (widget_class, CtrComparePage, compare_grid);
+  gtk_widget_class_bind_template_child (widget_class, CtrComparePage, place_bar);
+  gtk_widget_class_bind_template_child (widget_class, CtrComparePage, plane_drop);
+  gtk_widget_class_bind_template_child (widget_class, CtrComparePage, slice_adj);
+  /* The page's Plane or Slice control moved the place of volume tiles
+   * (ctr_compare_page_get_place). */
+  place_signal = g_signal_new ("place-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                               G_TYPE_NONE, 0);
 }
 
 static void
@@ -630,4 +656,5 @@ ctr_compare_page_init (CtrComparePage *self)
   self->b_numbers = g_array_new (FALSE, FALSE, sizeof (guint));
   gtk_widget_init_template (GTK_WIDGET (self));
   _ctr_compare_menu_init (self);
+  _ctr_compare_place_init (self);
 }

@@ -9,6 +9,7 @@
 #include <adwaita.h>
 #include "ctr-session.h"
 #include "ctr-roi-set.h"
+#include "ctr-slice-plane.h"
 
 G_BEGIN_DECLS
 
@@ -28,6 +29,16 @@ void  ctr_compare_page_set_session (CtrComparePage *self,
  * automatic window. */
 void  ctr_compare_page_set_preset  (CtrComparePage *self,
                                     const char     *name);
+/* The plane and position (@mm = {x, y, z}, mm) at which volume tiles are
+ * shown: the Run page's (ctr_run_page_get_place); each tile shows its slice
+ * nearest that position.  The page's Plane and Slice controls (shown with
+ * volume tiles) change it and emit "place-changed".  get: FALSE before any. */
+void      ctr_compare_page_set_place (CtrComparePage      *self,
+                                      CtrSliceOrientation  plane,
+                                      const double         mm[3]);
+gboolean  ctr_compare_page_get_place (CtrComparePage      *self,
+                                      CtrSliceOrientation *plane,
+                                      double               mm[3]);
 /**
  * ctr_compare_page_choose_runs:
  * @numbers: (array length=n) (nullable): the runs to show, by their number

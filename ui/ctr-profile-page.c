@@ -7,11 +7,16 @@
  * and the reference are sampled along it (ctr_profile_sample, 512 points)
  * and drawn on one plot, each result in its run's colour (ctr_plot_run_color,
  * as on the convergence plot), the reference dashed grey.  A new dataset
- * gets a default line through the centre.
+ * gets a default line through the centre.  Of volumes, one plane is shown
+ * and sampled, the Run page's (its plane through its crosshair; each
+ * volume's slice nearest that position) or the one chosen in the page's
+ * own Plane and Slice controls, which move the Run page in turn; the line
+ * lies in that plane (mm of the plane: x/y, x/z or y/z).
  */
 #define G_LOG_DOMAIN "ctr-profile-page"
 
 #include <math.h>
+#include <string.h>
 
 #include "ctr-profile-page.h"
 #include "ctr-hu-preset.h"
@@ -28,11 +33,18 @@ struct _CtrProfilePage
   CtrSession     *session;
   char           *preset;       /* the Run page's window preset (ctr-hu-preset.h) */
   double          mu_water;     /* of the curves in HU (ctr-roi-set.h) */
+  gboolean        have_place;   /* the place of volumes is known: ... */
+  CtrSliceOrientation plane;    /* ... this plane ... */
+  double          place_mm[3];  /* ... through this point (x, y, z mm) */
+  gboolean        setting_place;
 
   /* template children */
   GtkWidget      *paned;
   CtrSliceView   *profile_view;
   CtrProfilePlot *profile_plot;
+  GtkWidget      *place_bar;
+  GtkDropDown    *plane_drop;
+  GtkAdjustment  *slice_adj;
 };
 
 G_DEFINE_FINAL_TYPE (CtrProfilePage, ctr_profile_page, GTK_TYPE_WIDGET)
@@ -47,6 +59,52 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static const GdkRGBA reference_color = { 0.35, 0.35, 0.35, 1 };
+
+static guint signals_place_changed;
+
+/* The slice of @v along the page's plane that the page shows and samples. */
+static guint
+slice_of (CtrProfilePage *self, const CtrVolume *v)
+{
+  CtrSliceOrientation o = self->plane;
+
+  if (v->grid.nz <= 1)
+    return 0;
+  if (!self->have_place)
+    return ctr_slice_plane_count (v, o) / 2;
+  return ctr_slice_plane_index_at (&v->grid, o,
+                                   self->place_mm[o == CTR_SLICE_AXIAL ? 2 : o == CTR_SLICE_CORONAL ? 1 : 0]);
+}
+
+/* @n samples along the segment (mm of the page's plane) of @v's plane
+ * shown: a 2-D image as it is, a volume's plane as a 2-D image. */
+static void
+sample (CtrProfilePage *self, const CtrVolume *v, const double seg[4], guint n, float *out, double *out_s)
+{
+  CtrSlicePlane plane = { 0 };
+  CtrGrid g;
+  CtrVolume *image;
+
+  if (v->grid.nz <= 1 || self->plane == CTR_SLICE_AXIAL)
+    {
+      ctr_profile_sample (v, slice_of (self, v), seg[0], seg[1], seg[2], seg[3], n, out, out_s);
+      return;
+    }
+  ctr_slice_plane_extract (&plane, v, self->plane, slice_of (self, v));
+  g = plane.grid;
+  g.cz = 0;
+  g.dz = 1;
+  image = ctr_volume_new (&g, NULL);
+  if (image != NULL)
+    {
+      memcpy (image->data, plane.data, ctr_grid_slice_size (&g) * sizeof (float));
+      ctr_profile_sample (image, 0, seg[0], seg[1], seg[2], seg[3], n, out, out_s);
+      ctr_volume_unref (image);
+    }
+  else
+    memset (out, 0, n * sizeof (float));
+  ctr_slice_plane_clear (&plane);
+}
 
 static void
 to_hu (float *v, guint n, double mu_water)
@@ -96,7 +154,7 @@ update_profile (CtrProfilePage *self)
             continue;   /* its image on disk could not be read back */
 
           ctr_plot_color_of_run (run, &color);
-          ctr_profile_sample (volume, volume->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
+          sample (self, volume, seg, PROFILE_SAMPLES, v, s);
           if (hu)
             to_hu (v, PROFILE_SAMPLES, mu);
           ctr_profile_plot_add_curve (self->profile_plot, ctr_run_get_label (run), &color, FALSE, PROFILE_SAMPLES,
@@ -105,7 +163,7 @@ update_profile (CtrProfilePage *self)
       if (d != NULL && d->reference != NULL)
         {
           CtrVolume *ref = d->reference;
-          ctr_profile_sample (ref, ref->grid.nz / 2, seg[0], seg[1], seg[2], seg[3], PROFILE_SAMPLES, v, s);
+          sample (self, ref, seg, PROFILE_SAMPLES, v, s);
           if (hu)
             to_hu (v, PROFILE_SAMPLES, mu);
           ctr_profile_plot_add_curve (self->profile_plot, "reference", &reference_color, TRUE, PROFILE_SAMPLES, s,
@@ -113,6 +171,51 @@ update_profile (CtrProfilePage *self)
         }
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_CURVES]);
+}
+
+/* A line across the middle of the plane shown (mm of the plane). */
+static void
+default_segment (CtrProfilePage *self)
+{
+  CtrVolume *v = ctr_slice_view_get_image (self->profile_view);
+  CtrSlicePlane plane = { 0 };
+  double half, seg[4];
+
+  if (v == NULL)
+    return;
+  ctr_slice_plane_extract (&plane, v, ctr_slice_view_get_orientation (self->profile_view), 0);
+  half = 0.45 * plane.grid.nx * plane.grid.dx;
+  seg[0] = plane.grid.cx - half;
+  seg[1] = seg[3] = plane.grid.cy;
+  seg[2] = plane.grid.cx + half;
+  ctr_slice_plane_clear (&plane);
+  ctr_slice_view_set_segment (self->profile_view, seg);   /* segment-changed: the curves */
+}
+
+/* The Plane and Slice controls from the image shown (volumes only). */
+static void
+sync_place_bar (CtrProfilePage *self)
+{
+  CtrVolume *v = ctr_slice_view_get_image (self->profile_view);
+  gboolean volume = v != NULL && v->grid.nz > 1;
+
+  gtk_widget_set_visible (self->place_bar, volume);
+  if (!volume)
+    return;
+  self->setting_place = TRUE;
+  gtk_drop_down_set_selected (self->plane_drop, self->plane);
+  gtk_adjustment_configure (self->slice_adj, ctr_slice_view_get_slice (self->profile_view) + 1, 1,
+                            MAX (ctr_slice_view_get_n_slices (self->profile_view), 1), 1, 10, 0);
+  self->setting_place = FALSE;
+}
+
+/* Shows @image at the page's plane and slice. */
+static void
+show_image (CtrProfilePage *self, CtrVolume *image)
+{
+  if (image != NULL && image->grid.nz > 1 && ctr_slice_view_get_orientation (self->profile_view) != self->plane)
+    ctr_slice_view_set_orientation (self->profile_view, self->plane);
+  ctr_slice_view_set_image (self->profile_view, image, image != NULL ? slice_of (self, image) : 0);
 }
 
 /* A new dataset or a new set of results: the newest image under the tool. */
@@ -129,26 +232,22 @@ refresh (CtrProfilePage *self)
     {
       CtrVolume *volume = ctr_run_get_result (latest);
       if (volume != NULL)
-        ctr_slice_view_set_image (self->profile_view, volume, volume->grid.nz / 2);
+        show_image (self, volume);
       ctr_slice_view_set_caption (self->profile_view, ctr_run_get_label (latest));
     }
   else if (d != NULL && d->reference != NULL)
     {
-      ctr_slice_view_set_image (self->profile_view, d->reference, d->reference->grid.nz / 2);
+      show_image (self, d->reference);
       ctr_slice_view_set_caption (self->profile_view, "reference");
     }
   else
     ctr_slice_view_set_image (self->profile_view, NULL, 0);
+  sync_place_bar (self);
 
   /* a new dataset: a default line through the centre (segment-changed
    * updates the curves) */
   if (!ctr_slice_view_get_segment (self->profile_view, seg) && ctr_slice_view_get_image (self->profile_view) != NULL)
-    {
-      const CtrGrid *g = &ctr_slice_view_get_image (self->profile_view)->grid;
-      double half = 0.45 * g->nx * g->dx;
-      double def[4] = { g->cx - half, g->cy, g->cx + half, g->cy };
-      ctr_slice_view_set_segment (self->profile_view, def);
-    }
+    default_segment (self);
   else
     update_profile (self);
 }
@@ -176,6 +275,76 @@ ctr_profile_page_set_session (CtrProfilePage *self, CtrSession *session)
       refresh (self);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+/* Moves the plane shown: another plane gets a new default line (the old
+ * one's mm are another plane's); another slice keeps the line. */
+static void
+show_place (CtrProfilePage *self, gboolean new_plane)
+{
+  CtrVolume *shown = ctr_slice_view_get_image (self->profile_view);
+
+  if (shown == NULL || shown->grid.nz <= 1)
+    return;
+  if (new_plane)
+    ctr_slice_view_set_orientation (self->profile_view, self->plane);
+  ctr_slice_view_set_slice (self->profile_view, slice_of (self, shown));
+  sync_place_bar (self);
+  if (new_plane)
+    default_segment (self);
+  else
+    update_profile (self);
+}
+
+void
+ctr_profile_page_set_place (CtrProfilePage *self, CtrSliceOrientation plane, const double mm[3])
+{
+  gboolean new_plane;
+
+  g_return_if_fail (CTR_IS_PROFILE_PAGE (self));
+  if (self->have_place && self->plane == plane && memcmp (self->place_mm, mm, sizeof self->place_mm) == 0)
+    return;
+  new_plane = self->plane != plane;
+  self->have_place = TRUE;
+  self->plane = plane;
+  memcpy (self->place_mm, mm, sizeof self->place_mm);
+  show_place (self, new_plane);
+}
+
+gboolean
+ctr_profile_page_get_place (CtrProfilePage *self, CtrSliceOrientation *plane, double mm[3])
+{
+  g_return_val_if_fail (CTR_IS_PROFILE_PAGE (self), FALSE);
+  if (!self->have_place)
+    return FALSE;
+  *plane = self->plane;
+  memcpy (mm, self->place_mm, sizeof self->place_mm);
+  return TRUE;
+}
+
+/* The page's own Plane and Slice: the new place, told to the Run page. */
+static void
+on_place_control (CtrProfilePage *self)
+{
+  CtrVolume *v = ctr_slice_view_get_image (self->profile_view);
+  CtrSliceOrientation plane = gtk_drop_down_get_selected (self->plane_drop);
+  gboolean new_plane = plane != self->plane;
+
+  if (self->setting_place || v == NULL || v->grid.nz <= 1)
+    return;
+  if (!self->have_place)
+    {
+      self->place_mm[0] = v->grid.cx;
+      self->place_mm[1] = v->grid.cy;
+      self->place_mm[2] = v->grid.cz;
+      self->have_place = TRUE;
+    }
+  if (!new_plane)
+    self->place_mm[plane == CTR_SLICE_AXIAL ? 2 : plane == CTR_SLICE_CORONAL ? 1 : 0] =
+      ctr_slice_plane_position (&v->grid, plane, (guint) gtk_adjustment_get_value (self->slice_adj) - 1);
+  self->plane = plane;
+  show_place (self, new_plane);
+  g_signal_emit (self, signals_place_changed, 0);
 }
 
 /* Follows the Run page's window preset @name: the image under the tool gets
@@ -299,6 +468,13 @@ ctr_profile_page_class_init (CtrProfilePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrProfilePage, paned);
   gtk_widget_class_bind_template_child (widget_class, CtrProfilePage, profile_view);
   gtk_widget_class_bind_template_child (widget_class, CtrProfilePage, profile_plot);
+  gtk_widget_class_bind_template_child (widget_class, CtrProfilePage, place_bar);
+  gtk_widget_class_bind_template_child (widget_class, CtrProfilePage, plane_drop);
+  gtk_widget_class_bind_template_child (widget_class, CtrProfilePage, slice_adj);
+  /* The page's Plane or Slice control moved the plane shown
+   * (ctr_profile_page_get_place). */
+  signals_place_changed = g_signal_new ("place-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                        NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -307,4 +483,7 @@ ctr_profile_page_init (CtrProfilePage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   ctr_slice_view_set_profile_tool (self->profile_view, TRUE);
   g_signal_connect_swapped (self->profile_view, "segment-changed", G_CALLBACK (update_profile), self);
+  g_signal_connect_swapped (self->plane_drop, "notify::selected", G_CALLBACK (on_place_control), self);
+  g_signal_connect_swapped (self->slice_adj, "value-changed", G_CALLBACK (on_place_control), self);
+  gtk_widget_set_visible (self->place_bar, FALSE);
 }

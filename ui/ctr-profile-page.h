@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 #include "ctr-session.h"
+#include "ctr-slice-plane.h"
 #include "ctr-roi-set.h"
 
 G_BEGIN_DECLS
@@ -27,6 +28,17 @@ void     ctr_profile_page_set_roi_set  (CtrProfilePage *self,
                                         CtrRoiSet      *set);
 void     ctr_profile_page_set_preset   (CtrProfilePage *self,
                                         const char     *name);
+/* The plane of volumes shown and sampled, through point @mm = {x, y, z}
+ * (mm): the Run page's (ctr_run_page_get_place); each volume's slice
+ * nearest it.  Another plane gets a default line across its middle.  The
+ * page's Plane and Slice controls (shown with a volume) change it and emit
+ * "place-changed".  get: FALSE before any. */
+void     ctr_profile_page_set_place    (CtrProfilePage      *self,
+                                        CtrSliceOrientation  plane,
+                                        const double         mm[3]);
+gboolean ctr_profile_page_get_place    (CtrProfilePage      *self,
+                                        CtrSliceOrientation *plane,
+                                        double               mm[3]);
 /* Curves on the plot (property "n-curves"): 0 until a line is drawn on an
  * image. */
 guint    ctr_profile_page_get_n_curves (CtrProfilePage *self);

@@ -4,9 +4,11 @@
  *
  * Sidebar: the dataset's summary and sinogram preview, the method form
  * (CtrMethodPanel, generated from core/recon/ctr-params), the progress and the
- * latest iteration's numbers.  Beside it the live slice (the reference
- * until a run reports, then each reported slice, then the result) with its
- * toolbar (plane of a volume, slice, window presets), and the convergence
+ * latest iteration's numbers.  Beside it the live image (the reference
+ * until a run reports, then each reported iterate, then the result) with
+ * its toolbar (plane of a volume, slice, window presets): a volume shows in
+ * three views linked by a crosshair and one window (ctr-view-trio.h), the
+ * chosen plane large, the other two beneath it; and the convergence
  * plot of every run of the session.  Everything shown follows the
  * session's properties; the page starts nothing itself.
  */
@@ -23,6 +25,7 @@
 #include "ctr-roi-panel.h"
 #include "ctr-slice-view.h"
 #include "ctr-variant-row.h"
+#include "ctr-view-trio.h"
 
 struct _CtrRunPage
 {
@@ -48,6 +51,12 @@ struct _CtrRunPage
   GtkLabel       *ssim_label;
   GtkLabel       *elapsed_label;
   CtrSliceView   *slice_view;
+  CtrSliceView   *side_view_a;
+  CtrSliceView   *side_view_b;
+  CtrViewTrio     trio;            /* the three views of a volume */
+  gboolean        place_sent;      /* "place-changed" was emitted for ... */
+  CtrSliceOrientation sent_plane;  /* ... this plane */
+  double          sent_mm[3];      /* ... and this crosshair (x, y, z mm) */
   GtkDropDown    *orientation_dropdown;
   GtkDropDown    *preset_dropdown;
   GtkAdjustment  *slice_adjustment;
@@ -71,6 +80,12 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  SIGNAL_PLACE_CHANGED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
 
 static void
 toast (CtrRunPage *self, const char *message)
@@ -237,9 +252,44 @@ on_stats (CtrRunPage *self)
     g_autofree char *caption = g_strdup_printf ("%s · iteration %u / %u", ctr_method_name (stats->method), k, n);
     g_autofree char *upper = g_ascii_strup (caption, -1);
 
-    ctr_slice_view_set_image (self->slice_view, (CtrVolume *) stats->image, 0);
+    /* the whole current iterate: every view keeps its plane and slice */
+    ctr_view_trio_set_image (&self->trio, (CtrVolume *) stats->image);
     ctr_slice_view_set_caption (self->slice_view, upper);
   }
+}
+
+/* ---- the place shown: plane and crosshair (Compare and Profile follow) --- */
+
+gboolean
+ctr_run_page_get_place (CtrRunPage *self, CtrSliceOrientation *plane, double mm[3])
+{
+  const CtrVolume *v;
+
+  g_return_val_if_fail (CTR_IS_RUN_PAGE (self), FALSE);
+  v = self->trio.image;
+  if (v == NULL || v->grid.nz <= 1)
+    return FALSE;
+  *plane = self->trio.plane;
+  mm[0] = ctr_grid_x (&v->grid, self->trio.cross[0]);
+  mm[1] = ctr_grid_y (&v->grid, self->trio.cross[1]);
+  mm[2] = ctr_grid_z (&v->grid, self->trio.cross[2]);
+  return TRUE;
+}
+
+/* "place-changed" when the plane or the crosshair moved since the last. */
+static void
+emit_place (CtrRunPage *self)
+{
+  CtrSliceOrientation plane;
+  double mm[3];
+
+  if (!ctr_run_page_get_place (self, &plane, mm) ||
+      (self->place_sent && plane == self->sent_plane && memcmp (mm, self->sent_mm, sizeof mm) == 0))
+    return;
+  self->place_sent = TRUE;
+  self->sent_plane = plane;
+  memcpy (self->sent_mm, mm, sizeof mm);
+  g_signal_emit (self, signals[SIGNAL_PLACE_CHANGED], 0);
 }
 
 /* ---- slice toolbar: orientation, slice, window presets ------------------ */
@@ -259,8 +309,9 @@ sync_slice_toolbar (CtrRunPage *self)
 static void
 on_orientation (CtrRunPage *self)
 {
-  ctr_slice_view_set_orientation (self->slice_view, gtk_drop_down_get_selected (self->orientation_dropdown));
+  ctr_view_trio_set_plane (&self->trio, gtk_drop_down_get_selected (self->orientation_dropdown));
   sync_slice_toolbar (self);
+  emit_place (self);
 }
 
 static void
@@ -268,7 +319,36 @@ on_slice_changed (CtrRunPage *self)
 {
   guint slice = (guint) gtk_adjustment_get_value (self->slice_adjustment) - 1;
   if (slice != ctr_slice_view_get_slice (self->slice_view))
-    ctr_slice_view_set_slice (self->slice_view, slice);
+    ctr_view_trio_set_slice (&self->trio, slice);
+  emit_place (self);
+}
+
+/* A click moved the crosshair: the main view's slice may have changed. */
+static void
+on_cross_moved (gpointer data)
+{
+  sync_slice_toolbar (data);
+  emit_place (data);
+}
+
+void
+ctr_run_page_set_place (CtrRunPage *self, CtrSliceOrientation plane, const double mm[3])
+{
+  const CtrVolume *v;
+  guint voxel[3];
+
+  g_return_if_fail (CTR_IS_RUN_PAGE (self));
+  v = self->trio.image;
+  if (v == NULL || v->grid.nz <= 1)
+    return;
+  voxel[0] = ctr_slice_plane_index_at (&v->grid, CTR_SLICE_SAGITTAL, mm[0]);
+  voxel[1] = ctr_slice_plane_index_at (&v->grid, CTR_SLICE_CORONAL, mm[1]);
+  voxel[2] = ctr_slice_plane_index_at (&v->grid, CTR_SLICE_AXIAL, mm[2]);
+  ctr_view_trio_set_cross (&self->trio, voxel);
+  if (gtk_drop_down_get_selected (self->orientation_dropdown) != plane)
+    gtk_drop_down_set_selected (self->orientation_dropdown, plane);   /* on_orientation */
+  sync_slice_toolbar (self);
+  emit_place (self);
 }
 
 static void
@@ -279,6 +359,7 @@ on_preset (CtrRunPage *self)
 
   self->setting_preset = TRUE;
   ok = ctr_slice_view_apply_preset (self->slice_view, name);
+  ctr_view_trio_sync_window (&self->trio);
   self->setting_preset = FALSE;
   if (!ok)
     {
@@ -295,10 +376,12 @@ on_preset (CtrRunPage *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESET]);
 }
 
-/* A drag on the image: a Hounsfield preset becomes "Custom" (still in HU). */
+/* A drag on any of the views: a Hounsfield preset becomes "Custom" (still
+ * in HU). */
 static void
-on_window_dragged (CtrRunPage *self)
+on_window_dragged (gpointer data)
 {
+  CtrRunPage *self = data;
   const char *name = ctr_run_page_get_preset (self);
   double lo, hi, plo, phi;
 
@@ -315,7 +398,9 @@ void
 ctr_run_page_set_roi_set (CtrRunPage *self, CtrRoiSet *set)
 {
   g_return_if_fail (CTR_IS_RUN_PAGE (self));
-  ctr_slice_view_set_roi_set (self->slice_view, set);
+  /* every view: one μ_water for the HU they show; ROIs on axial planes */
+  for (guint v = 0; v < 3; v++)
+    ctr_slice_view_set_roi_set (self->trio.views[v], set);
   ctr_roi_panel_set_roi_set (self->roi_panel, set);
 }
 
@@ -417,8 +502,8 @@ on_dataset (CtrRunPage *self)
   update_plot_column (self);
   if (d->reference != NULL)
     {
-      ctr_slice_view_reset_window (self->slice_view);
-      ctr_slice_view_set_image (self->slice_view, d->reference, d->reference->grid.nz / 2);
+      ctr_view_trio_reset_window (&self->trio);
+      ctr_view_trio_set_image (&self->trio, d->reference);
       ctr_slice_view_set_caption (self->slice_view, "Reference");
       /* a Hounsfield preset stays chosen across datasets when it can */
       if (!g_str_equal (ctr_run_page_get_preset (self), "auto"))
@@ -426,11 +511,12 @@ on_dataset (CtrRunPage *self)
     }
   else
     {
-      ctr_slice_view_set_image (self->slice_view, NULL, 0);
+      ctr_view_trio_set_image (&self->trio, NULL);
       ctr_slice_view_set_caption (self->slice_view, NULL);
     }
   ctr_slice_view_set_placeholder (self->slice_view, "Press Reconstruct (Ctrl+R)");
   sync_slice_toolbar (self);
+  emit_place (self);
 }
 
 /* The newest run's plan notes, one per line, under the status. */
@@ -450,28 +536,32 @@ show_notes (CtrRunPage *self, GParamSpec *pspec, CtrRun *run)
   gtk_widget_set_visible (GTK_WIDGET (self->notes_label), text != NULL && *text != '\0');
 }
 
-/* A run ended: a finished one's result replaces the live slice. */
+/* A run ended: a finished one's result (or a cancelled volume run's kept
+ * iterate) replaces the live image; the views keep their planes and slices. */
 static void
 on_run_state (CtrRunPage *self, GParamSpec *pspec, CtrRun *run)
 {
   CtrVolume *volume = ctr_run_get_result (run);
   CtrMethod method = ctr_run_get_options (run)->method;
+  CtrRunState state = ctr_run_get_state (run);
   guint n = ctr_run_get_n_iterations (run);
+  guint last = ctr_run_get_n_stats (run) > 0 ? ctr_run_get_stats (run, ctr_run_get_n_stats (run) - 1)->iteration : 0;
   g_autofree char *caption = NULL;
   g_autofree char *full = NULL;
 
-  if (ctr_run_get_state (run) != CTR_RUN_FINISHED || volume == NULL)
+  if ((state != CTR_RUN_FINISHED && state != CTR_RUN_CANCELLED) || volume == NULL)
     return;
-  caption = ctr_method_is_iterative (method) && ctr_run_get_n_stats (run) > 0 &&
-      ctr_run_get_stats (run, ctr_run_get_n_stats (run) - 1)->iteration < n
-    ? g_strdup_printf ("%s (stopped at iteration %u)", ctr_run_get_label (run),
-                       ctr_run_get_stats (run, ctr_run_get_n_stats (run) - 1)->iteration)
+  caption = state == CTR_RUN_CANCELLED
+    ? g_strdup_printf ("%s · iteration %u kept", ctr_run_get_label (run), last)
+    : ctr_method_is_iterative (method) && last > 0 && last < n
+    ? g_strdup_printf ("%s (stopped at iteration %u)", ctr_run_get_label (run), last)
     : g_strdup (ctr_run_get_label (run));
   if (volume->grid.nz > 1)
     full = g_strdup_printf ("%s · %u × %u × %u volume", caption, volume->grid.nx, volume->grid.ny, volume->grid.nz);
-  ctr_slice_view_set_image (self->slice_view, volume, volume->grid.nz / 2);
+  ctr_view_trio_set_image (&self->trio, volume);
   ctr_slice_view_set_caption (self->slice_view, full ? full : caption);
   sync_slice_toolbar (self);
+  emit_place (self);
 }
 
 static void
@@ -566,6 +656,7 @@ ctr_run_page_dispose (GObject *object)
 
   g_clear_handle_id (&self->pulse_id, g_source_remove);
   ctr_run_page_set_session (self, NULL);
+  ctr_view_trio_clear (&self->trio);
   g_clear_object (&self->plot_filter);
   gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_RUN_PAGE);
   G_OBJECT_CLASS (ctr_run_page_parent_class)->dispose (object);
@@ -623,6 +714,11 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
     g_param_spec_string ("preset", NULL, NULL, "auto",
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  /* The plane or the crosshair of the volume shown moved
+   * (ctr_run_page_get_place). */
+  signals[SIGNAL_PLACE_CHANGED] =
+    g_signal_new ("place-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
 
   g_type_ensure (CTR_TYPE_SLICE_VIEW);
   g_type_ensure (CTR_TYPE_METRICS_PLOT);
@@ -644,6 +740,8 @@ ctr_run_page_class_init (CtrRunPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, ssim_label);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, elapsed_label);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, slice_view);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, side_view_a);
+  gtk_widget_class_bind_template_child (widget_class, CtrRunPage, side_view_b);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, orientation_dropdown);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, preset_dropdown);
   gtk_widget_class_bind_template_child (widget_class, CtrRunPage, slice_adjustment);
@@ -664,13 +762,14 @@ ctr_run_page_init (CtrRunPage *self)
   g_autoptr(GtkStringList) presets = gtk_string_list_new (NULL);
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  ctr_view_trio_init (&self->trio, self->slice_view, self->side_view_a, self->side_view_b, on_cross_moved,
+                      on_window_dragged, self);
   ctr_variant_row_init (self->variant_row);
   self->plot_filter = gtk_custom_filter_new (run_of_open_dataset, self, NULL);
   for (guint i = 0; i < ctr_hu_preset_count (); i++)
     gtk_string_list_append (presets, ctr_hu_preset_label (i));
   gtk_drop_down_set_model (self->preset_dropdown, G_LIST_MODEL (presets));
   gtk_drop_down_set_selected (self->preset_dropdown, 0);
-  g_signal_connect_swapped (self->slice_view, "window-changed", G_CALLBACK (on_window_dragged), self);
   ctr_roi_panel_set_view (self->roi_panel, self->slice_view);
   sync_slice_toolbar (self);
 }

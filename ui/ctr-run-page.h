@@ -9,6 +9,7 @@
 #include "ctr-method-panel.h"
 #include "ctr-roi-panel.h"
 #include "ctr-session.h"
+#include "ctr-slice-plane.h"
 
 G_BEGIN_DECLS
 
@@ -36,5 +37,18 @@ const char     *ctr_run_page_get_preset       (CtrRunPage *self);
  * image is shown. */
 gboolean        ctr_run_page_get_window       (CtrRunPage *self,
                                                double      window[2]);
+
+/* Where a volume is looked at: the main view's plane and the crosshair's
+ * position @mm = {x, y, z} (mm, the volume's frame, voxel centres); FALSE
+ * when no volume is shown.  Signal "place-changed" tells when it moved
+ * (plane, slice, a click, a new volume). */
+gboolean        ctr_run_page_get_place        (CtrRunPage          *self,
+                                               CtrSliceOrientation *plane,
+                                               double               mm[3]);
+/* Moves the plane and the crosshair to the voxel nearest @mm (another
+ * page's plane and slice control); nothing without a volume. */
+void            ctr_run_page_set_place        (CtrRunPage          *self,
+                                               CtrSliceOrientation  plane,
+                                               const double         mm[3]);
 
 G_END_DECLS

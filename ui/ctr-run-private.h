@@ -21,7 +21,8 @@ void    _ctr_run_add_stats   (CtrRun                *self,
 /* The plan's notes (copied); notifies notes. */
 void    _ctr_run_set_notes   (CtrRun                *self,
                               const char *const     *notes);
-/* Ends the run: @result (nullable, a reference is taken) for FINISHED. */
+/* Ends the run: @result (nullable, a reference is taken) for FINISHED, or
+ * a cancelled volume run's newest iterate. */
 void    _ctr_run_finish      (CtrRun                *self,
                               CtrRunState            state,
                               CtrVolume             *result,

@@ -72,7 +72,8 @@ const CtrGrid         *ctr_run_get_grid         (CtrRun *self);
 CtrRunState            ctr_run_get_state        (CtrRun *self);
 /* Iterations planned: options->iterations, or 1 for a single-pass method. */
 guint                  ctr_run_get_n_iterations (CtrRun *self);
-/* (transfer none) (nullable): the reconstruction, once finished.  The
+/* (transfer none) (nullable): the reconstruction, once finished (or a
+ * cancelled volume run's newest iterate).  The
  * session's run store keeps every result for the session: in memory, or
  * on disk and read back here (ctr-session-store.c); NULL once the run is
  * deleted, or when its spilled file can no longer be read.  The pointer

@@ -6,9 +6,13 @@
  * the reference image, a copy of the small geometry), so replacing the
  * dataset while the worker is still winding down is safe.  After every
  * iteration the core calls on_iteration() on the worker thread with a
- * borrowed image; we copy the shown slice and the numbers into a Progress
- * message and hand it to the main context with g_main_context_invoke_full(),
- * as GLib's gfile.c does for copy progress.
+ * borrowed image; we copy the whole iterate (the worker's time, one memcpy,
+ * never the main thread's) and the numbers into a Progress message and hand
+ * it to the main context with g_main_context_invoke_full(), as GLib's gfile.c
+ * does for copy progress.  The window then shows any plane and slice of the
+ * current iterate, and pages through it between reports.  A volume run
+ * keeps the copy of its newest iterate, so that when it is cancelled the
+ * run keeps that iterate as its (cancelled) result.
  *
  * Plan once, execute many (ctr-recon-plan.h): the session keeps the plan of
  * its last run and executes it again when the next run has the same
@@ -24,10 +28,13 @@
 
 #include "ctr-session-private.h"
 
-/* Never keep more than this many slice copies queued for the main thread:
+/* Never keep more than this many image copies queued for the main thread:
  * if drawing falls behind a fast solver, intermediate images are skipped
- * (their numbers still reach the runs). */
+ * (their numbers still reach the runs).  A volume's copies are large: one
+ * at a time, so that a volume run holds at most three (the one shown, the
+ * one queued, the worker's newest). */
 #define MAX_PENDING_IMAGES 2
+#define MAX_PENDING_VOLUMES 1
 
 struct _CtrReconJob {
   CtrSession      *session;      /* unowned: the tasks hold it */
@@ -42,8 +49,9 @@ struct _CtrReconJob {
   CtrVolume       *reference;    /* reference, nullable */
   CtrGrid          grid;
   CtrReconOptions  options;
-  guint            slice;        /* the slice copied for display */
   gint             pending_images;
+  CtrVolume       *last_iterate; /* a volume run's newest iterate (worker's copy), or NULL */
+  guint            last_iteration; /* its number */
   gint64           start_us;
   CtrReconPlan    *plan;         /* the kept plan reused, or the one the thread made */
   gboolean         new_plan;     /* made by this job: the session keeps it */
@@ -61,6 +69,7 @@ recon_job_free (gpointer data)
   g_clear_pointer (&job->geometry, ctr_geometry_free);
   g_clear_pointer (&job->projections, ctr_projections_unref);
   g_clear_pointer (&job->reference, ctr_volume_unref);
+  g_clear_pointer (&job->last_iterate, ctr_volume_unref);
   g_clear_pointer (&job->plan, ctr_recon_plan_unref);
   g_strfreev (job->notes);
   g_free (job);
@@ -106,29 +115,9 @@ _ctr_session_drop_plan (CtrSession *self)
   g_clear_pointer (&self->plan_geometry, ctr_geometry_free);
 }
 
-/* A 2-D copy of slice @z of @v (the only part a window shows). */
-static CtrVolume *
-copy_slice (const CtrVolume *v, guint z)
-{
-  CtrGrid g;
-  CtrVolume *s;
-
-  if (v->grid.nz == 1)
-    return ctr_volume_copy (v);
-  g = v->grid;
-  g.nz = 1;
-  g.cz = ctr_grid_z (&v->grid, z);
-  s = ctr_volume_new (&g, NULL);
-  if (s == NULL)
-    return NULL;
-  memcpy (s->data, ctr_volume_slice (v, z), ctr_grid_slice_size (&g) * sizeof (float));
-  ctr_volume_set_unit (s, v->unit);
-  return s;
-}
-
 typedef struct {
   GTask        *task;    /* owned: keeps the session and the job alive */
-  CtrIterStats  stats;   /* ->image: the slice copy, owned, or NULL */
+  CtrIterStats  stats;   /* ->image: a reference on the iterate's copy, or NULL */
 } Progress;
 
 static void
@@ -212,23 +201,37 @@ post_notes (CtrReconJob *job)
   g_main_context_invoke_full (g_task_get_context (job->task), G_PRIORITY_DEFAULT, notes_dispatch, n, notes_free);
 }
 
-/* Worker thread: copy what we keep, post it to the session's main context. */
+/* Worker thread: copy what we keep, post it to the session's main context.
+ * A volume run copies every iterate (kept for a cancellation); a 2-D run
+ * only those it posts. */
 static void
 on_iteration (const CtrIterStats *stats, gpointer user_data)
 {
   CtrReconJob *job = user_data;
   Progress *p = g_new0 (Progress, 1);
   gboolean last = stats->iteration >= stats->n_iterations;
+  gboolean volume = stats->image != NULL && stats->image->grid.nz > 1;
+  gboolean post = stats->image != NULL &&
+    (last || g_atomic_int_get (&job->pending_images) < (volume ? MAX_PENDING_VOLUMES : MAX_PENDING_IMAGES));
+  CtrVolume *copy = NULL;
 
   p->task = g_object_ref (job->task);
   p->stats = *stats;
   p->stats.image = NULL;
-  if (stats->image != NULL && (last || g_atomic_int_get (&job->pending_images) < MAX_PENDING_IMAGES))
+  if (volume || post)
+    copy = ctr_volume_copy (stats->image);
+  if (volume && copy != NULL)
     {
-      p->stats.image = copy_slice (stats->image, MIN (job->slice, stats->image->grid.nz - 1));
-      if (p->stats.image != NULL)
-        g_atomic_int_inc (&job->pending_images);
+      g_clear_pointer (&job->last_iterate, ctr_volume_unref);
+      job->last_iterate = ctr_volume_ref (copy);
+      job->last_iteration = stats->iteration;
     }
+  if (post && copy != NULL)
+    {
+      p->stats.image = g_steal_pointer (&copy);
+      g_atomic_int_inc (&job->pending_images);
+    }
+  g_clear_pointer (&copy, ctr_volume_unref);
   g_main_context_invoke_full (g_task_get_context (job->task), G_PRIORITY_DEFAULT,
                               progress_dispatch, p, progress_free);
 }
@@ -288,6 +291,16 @@ finish_run (CtrSession *self, CtrReconJob *job, CtrVolume *volume, const GError 
       _ctr_run_finish (job->run, CTR_RUN_FINISHED, volume, wall_s);
       _ctr_session_store_add (self, job->run);
     }
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && job->last_iterate != NULL)
+    {
+      /* a volume run keeps its newest iterate: every plane stays viewable */
+      const CtrGrid *g = &job->last_iterate->grid;
+      g_autofree char *status = g_strdup_printf ("Cancelled: the %u × %u × %u volume of iteration %u is kept",
+                                                 g->nx, g->ny, g->nz, job->last_iteration);
+      _ctr_session_set_status (self, "Cancelled", status);
+      _ctr_run_finish (job->run, CTR_RUN_CANCELLED, job->last_iterate, wall_s);
+      _ctr_session_store_add (self, job->run);
+    }
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       _ctr_session_set_status (self, "Cancelled", "Cancelled");
@@ -325,6 +338,13 @@ recon_done (GObject *source, GAsyncResult *result, gpointer data)
   if (job->new_plan)
     keep_plan (self, job);
   finish_run (self, job, volume, error);
+  /* the live copy of the iterate is shown by now; the result (or the kept
+   * iterate) is the run's: no second copy stays with the numbers */
+  if (self->latest_stats != NULL && self->latest_stats->image != NULL)
+    {
+      ctr_volume_unref ((CtrVolume *) self->latest_stats->image);
+      self->latest_stats->image = NULL;
+    }
   _ctr_session_notify_busy (self, CTR_SESSION_PROP_RUNNING);
   if (volume != NULL)
     g_task_return_pointer (outer, g_object_ref (job->run), g_object_unref);
@@ -412,7 +432,6 @@ ctr_session_reconstruct_async (CtrSession            *self,
    * field-of-view disc unless the caller chose another radius */
   if (!(job->options.metrics_radius_mm > 0))
     job->options.metrics_radius_mm = ctr_geometry_fov_radius_mm (geometry);
-  job->slice = grid->nz / 2;
   job->start_us = g_get_monotonic_time ();
   job->run = _ctr_run_new (++self->next_run, &job->options, grid, self->dataset);
   job->plan = kept_plan (self, job);

@@ -14,8 +14,13 @@
  *   progress-text  "iteration 3 / 8", "Loading…", "Cancelled", "Idle";
  *   status         one sentence: "SIRT: about 4 s left", "Finished: …";
  *   latest-stats   (CtrIterStats, CTR_TYPE_RUN_STATS, nullable) the newest
- *                  report of the running or last run; ->image is a 2-D copy
- *                  of the slice shown, or NULL when drawing fell behind.
+ *                  report of the running or last run; ->image is a copy of
+ *                  the whole current iterate (every slice of a volume, made
+ *                  in the worker thread), or NULL when drawing fell behind,
+ *                  and NULL once the run ended (its result is the run's).
+ * A volume run that is cancelled keeps its newest reported iterate as its
+ * result (state CTR_RUN_CANCELLED, ctr_run_get_result, among the results);
+ * a cancelled 2-D run keeps none.
  * ctr_session_get_runs() lists every run (CtrRun), oldest first; runs stay
  * when another dataset or variant is loaded (each names its data:
  * ctr_run_get_dataset) unless ctr_session_set_keep_runs (FALSE) was called;

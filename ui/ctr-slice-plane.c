@@ -80,6 +80,31 @@ ctr_slice_plane_extract (CtrSlicePlane       *plane,
     }
 }
 
+double
+ctr_slice_plane_position (const CtrGrid *g, CtrSliceOrientation o, guint index)
+{
+  return o == CTR_SLICE_CORONAL ? ctr_grid_y (g, index) : o == CTR_SLICE_SAGITTAL ? ctr_grid_x (g, index)
+                                                                                  : ctr_grid_z (g, index);
+}
+
+guint
+ctr_slice_plane_index_at (const CtrGrid *g, CtrSliceOrientation o, double mm)
+{
+  double f;
+  guint n;
+
+  /* the inverses of ctr_grid_x/y/z (rows run towards −y) */
+  if (o == CTR_SLICE_CORONAL)
+    f = (g->ny - 1) * 0.5 - (mm - g->cy) / g->dy, n = g->ny;
+  else if (o == CTR_SLICE_SAGITTAL)
+    f = (mm - g->cx) / g->dx + (g->nx - 1) * 0.5, n = g->nx;
+  else
+    f = (g->nz > 1 ? (mm - g->cz) / g->dz : 0) + (g->nz - 1) * 0.5, n = g->nz;
+  if (!(f > 0))
+    return 0;
+  return MIN ((guint) floor (f + 0.5), n - 1);
+}
+
 /* The automatic window: the 0.1st to 99.9th percentile of the finite values,
  * i.e. min/max made robust against a handful of hot pixels (reconstruction
  * corners, dead detector rays) that would otherwise grey out the whole slice.
@@ -89,16 +114,26 @@ ctr_slice_plane_extract (CtrSlicePlane       *plane,
  * and the main thread no longer sorts every slice it shows. */
 #define AUTO_WINDOW_TAIL 0.001
 #define AUTO_WINDOW_BINS 16384
+/* A volume's window is found from about this many of its values, or one
+ * slice's when a slice holds more: whole rows (x), every k-th row through
+ * the volume, so that memory is read in runs — about a millisecond on the
+ * main thread whatever the volume's size; a 2-D image is read whole. */
+#define AUTO_WINDOW_SAMPLES ((gsize) 1 << 18)
 
-void
-ctr_slice_plane_robust_range (const CtrSlicePlane *plane, double *lo, double *hi)
+/* Visits the values of rows 0, step, 2·step, … (below n_rows) of
+ * @row_len values each. */
+#define FOR_SAMPLES(i)                                                    \
+  for (gsize r_ = 0; r_ < n_rows; r_ += step)                             \
+    for (gsize i = r_ * row_len, e_ = i + row_len; i < e_; i++)
+
+/* The percentiles of the sampled rows of s. */
+static void
+robust_range (const float *s, gsize row_len, gsize n_rows, gsize step, double *lo, double *hi)
 {
-  const float *s = plane->data;
-  gsize n = ctr_grid_slice_size (&plane->grid);
   double mn = INFINITY, mx = -INFINITY;
   gsize m = 0;
 
-  for (gsize i = 0; i < n; i++)
+  FOR_SAMPLES (i)
     if (isfinite (s[i]))
       {
         mn = MIN (mn, s[i]);
@@ -119,7 +154,7 @@ ctr_slice_plane_robust_range (const CtrSlicePlane *plane, double *lo, double *hi
 
   g_autofree guint32 *hist = g_new0 (guint32, AUTO_WINDOW_BINS);
   double scale = AUTO_WINDOW_BINS / (mx - mn);
-  for (gsize i = 0; i < n; i++)
+  FOR_SAMPLES (i)
     if (isfinite (s[i]))
       hist[MIN ((gsize) ((s[i] - mn) * scale), AUTO_WINDOW_BINS - 1)]++;
 
@@ -143,6 +178,22 @@ ctr_slice_plane_robust_range (const CtrSlicePlane *plane, double *lo, double *hi
     }
   *lo = mn + b_lo / scale;
   *hi = mn + (b_hi + 1) / scale;
+}
+
+void
+ctr_slice_plane_robust_range (const CtrSlicePlane *plane, double *lo, double *hi)
+{
+  robust_range (plane->data, ctr_grid_slice_size (&plane->grid), 1, 1, lo, hi);
+}
+
+void
+ctr_slice_plane_volume_range (const CtrVolume *v, double *lo, double *hi)
+{
+  gsize n = ctr_grid_size (&v->grid);
+  gsize samples = MAX (AUTO_WINDOW_SAMPLES, ctr_grid_slice_size (&v->grid));
+
+  robust_range (v->data, v->grid.nx, (gsize) v->grid.ny * v->grid.nz, MAX ((n + samples - 1) / samples, 1), lo,
+                hi);
 }
 
 GdkTexture *

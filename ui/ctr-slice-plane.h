@@ -47,6 +47,24 @@ void        ctr_slice_plane_clear        (CtrSlicePlane       *plane);
 void        ctr_slice_plane_robust_range (const CtrSlicePlane *plane,
                                           double              *lo,
                                           double              *hi);
+/* The position (mm, the volume's frame) of slice @index along @o's axis:
+ * z of an axial slice, y of a coronal row, x of a sagittal column. */
+double      ctr_slice_plane_position     (const CtrGrid       *g,
+                                          CtrSliceOrientation  o,
+                                          guint                index);
+/* The slice along @o's axis nearest to position @mm (clamped): how pages
+ * showing other grids of one scan find the same place. */
+guint       ctr_slice_plane_index_at     (const CtrGrid       *g,
+                                          CtrSliceOrientation  o,
+                                          double               mm);
+/* The automatic window of a whole image (every slice of a volume), so that
+ * one window serves every slice and plane: the 0.1st and 99.9th
+ * percentiles of its finite values, read from about max (2¹⁸, nx·ny) of
+ * them: whole rows, every k-th row of the [z][y][x] array (a 2-D image
+ * whole). */
+void        ctr_slice_plane_volume_range (const CtrVolume     *v,
+                                          double              *lo,
+                                          double              *hi);
 /* The plane in 8-bit grey, 0 at @lo and 255 at @hi (NaN black). */
 GdkTexture *ctr_slice_plane_texture      (const CtrSlicePlane *plane,
                                           double               lo,

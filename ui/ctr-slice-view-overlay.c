@@ -231,7 +231,8 @@ _ctr_slice_view_draw_overlay (CtrSliceView *self, cairo_t *cr, const graphene_re
       cairo_restore (cr);
     }
 
-  /* colour bar: grey ramp from lo (bottom) to hi (top) */
+  /* colour bar: grey ramp from lo (bottom) to hi (top); none in a compact view */
+  if (!self->compact)
   {
     double bw = 10, bh = MIN (200, h / 2.5), bx = w - MARGIN - bw - 2, by = MARGIN + 28;
     cairo_pattern_t *ramp = cairo_pattern_create_linear (0, by + bh, 0, by);

@@ -61,6 +61,13 @@ struct _CtrSliceView
   gboolean    have_segment;
   double      segment[4];      /* x0, y0, x1, y1 in mm */
 
+  int         natural_size;    /* pixels, both ways (ctr_slice_view_set_natural_size) */
+  gboolean    compact;         /* no colour bar, no size/window label */
+
+  /* the linked crosshair (ctr-slice-view-cross.c): voxel (i, j, k) */
+  gboolean    have_cross;
+  guint       cross[3];
+
   /* the window's ROIs, ruler and μ_water (ctr-slice-view-overlay.c) */
   CtrRoiSet  *roi_set;
   gulong      roi_handlers[2];
@@ -117,5 +124,13 @@ void     _ctr_slice_view_tool_update    (CtrSliceView          *self,
  * and its words, "μ_water 0.0192/mm (default)" (transfer full). */
 double   _ctr_slice_view_mu_water       (CtrSliceView          *self);
 char    *_ctr_slice_view_describe_mu_water (CtrSliceView       *self);
+
+/* ctr-slice-view-cross.c: draws the crosshair over the image in @rect. */
+void     _ctr_slice_view_draw_crosshair (CtrSliceView          *self,
+                                         GtkSnapshot           *snapshot,
+                                         const graphene_rect_t *rect);
+/* ctr-slice-view.c: emits "voxel-picked". */
+void     _ctr_slice_view_voxel_picked   (CtrSliceView          *self,
+                                         const guint            voxel[3]);
 
 G_END_DECLS

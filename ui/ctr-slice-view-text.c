@@ -129,7 +129,11 @@ ctr_slice_view_apply_preset (CtrSliceView *self, const char *name)
     ctr_slice_view_set_hu (self, CTR_SLICE_HU_VALUES);
   self->preset = ctr_hu_preset_name (ctr_hu_preset_find (name));   /* static */
   if (!ctr_hu_preset_window (name, _ctr_slice_view_mu_water (self), &lo, &hi))
-    return TRUE;   /* "custom": the window stays */
+    {
+      /* "custom": the window shown stays, for every slice, plane and image */
+      ctr_slice_view_set_window (self, self->lo, self->hi);
+      return TRUE;
+    }
   ctr_slice_view_set_window (self, lo, hi);
   _ctr_slice_view_window_changed (self);
   return TRUE;

@@ -4,8 +4,9 @@
  *
  * The slice is mapped to 8-bit grey through a linear window [lo, hi] and
  * uploaded once per image (or window change) as a GdkMemoryTexture; drawing
- * only scales that texture.  The window starts at the slice's robust minimum
- * and maximum (0.1st and 99.9th percentiles) and follows every new image
+ * only scales that texture.  The window starts at the image's robust minimum
+ * and maximum (0.1st and 99.9th percentiles of the whole volume, so that
+ * paging slices and planes keeps one window) and follows every new image
  * until the user drags it (horizontal:
  * width, vertical: level); a double click returns to the automatic window.
  * Images in 1/mm can be shown in Hounsfield units (a window preset of
@@ -24,7 +25,9 @@
  * frame) and emits "segment-changed"; a colour bar with the window's ends is
  * drawn at the right edge.  What is drawn over the image (segment, the
  * window's ROIs and ruler, colour bar), the widget/mm mapping and the ROI
- * and ruler tools are ctr-slice-view-overlay.c's.
+ * and ruler tools are ctr-slice-view-overlay.c's.  The crosshair, the voxel
+ * a click picks and the slice read-out of a volume are
+ * ctr-slice-view-cross.c's.
  */
 #define G_LOG_DOMAIN "ctr-slice-view"
 
@@ -40,6 +43,7 @@ enum {
   SIGNAL_VIEW_CHANGED,
   SIGNAL_WINDOW_CHANGED,
   SIGNAL_SEGMENT_CHANGED,
+  SIGNAL_VOXEL_PICKED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -80,10 +84,12 @@ update_plane (CtrSliceView *self)
   self->slice = self->plane.index;
 }
 
+/* The automatic window is the whole image's (every slice of a volume):
+ * one window for every slice and plane, computed once per image. */
 static void
 compute_data_range (CtrSliceView *self)
 {
-  ctr_slice_plane_robust_range (&self->plane, &self->data_min, &self->data_max);
+  ctr_slice_plane_volume_range (self->image, &self->data_min, &self->data_max);
 }
 
 static void
@@ -198,6 +204,7 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
   gtk_snapshot_append_texture (snapshot, self->texture, &rect);
+  _ctr_slice_view_draw_crosshair (self, snapshot, &rect);
   gtk_snapshot_pop (snapshot);
 
   {
@@ -205,6 +212,7 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
     _ctr_slice_view_draw_overlay (self, cr, &rect, w, h);
     cairo_destroy (cr);
   }
+  if (!self->compact)
   {
     double bh = MIN (200, h / 2.5), by = MARGIN + 28, bx = w - MARGIN - 14;
     g_autofree char *hi_text = _ctr_slice_view_format_value (self, self->hi);
@@ -215,22 +223,40 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
     draw_text (self, snapshot, lo, bx - 8, by + bh, 1, 0.7, TRUE);
   }
 
-  if (self->caption != NULL)
-    {
-      g_autofree char *escaped = g_markup_escape_text (self->caption, -1);
-      g_autofree char *markup = g_strdup_printf ("<small>%s</small>", escaped);
-      draw_text (self, snapshot, markup, MARGIN + 8, MARGIN + 6, 0, 0, TRUE);
-    }
+  {
+    /* top left: the caption, and under it which slice of a volume this is */
+    g_autofree char *where = ctr_slice_view_describe_slice (self);
+    graphene_rect_t box = GRAPHENE_RECT_INIT (0, MARGIN, 0, 0);
+    double max_w = w - 2 * MARGIN - 16 - (self->compact ? 0 : 60);
+
+    if (self->caption != NULL)
+      {
+        g_autofree char *escaped = g_markup_escape_text (self->caption, -1);
+        g_autofree char *markup = g_strdup_printf ("<small>%s</small>", escaped);
+        draw_text_in (self, snapshot, markup, MARGIN + 8, MARGIN + 6, 0, 0, TRUE, MAX (max_w, 40), &box);
+      }
+    if (where != NULL)
+      {
+        g_autofree char *escaped = g_markup_escape_text (where, -1);
+        g_autofree char *markup = g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", escaped);
+        draw_text_in (self, snapshot, markup, MARGIN + 8, box.origin.y + box.size.height + 9, 0, 0, TRUE,
+                      MAX (max_w, 40), NULL);
+      }
+  }
 
   /* bottom left: size and window; the pointer read-out above them, both
    * wrapped within the view so that neither covers the other nor is cut */
   {
-    double max_w = w - 2 * MARGIN - 16 - 60;   /* clear of the colour bar's labels */
+    double max_w = w - 2 * MARGIN - 16 - (self->compact ? 0 : 60);   /* clear of the colour bar's labels */
     g_autofree char *text = ctr_slice_view_describe_window (self);
     g_autofree char *escaped = g_markup_escape_text (text, -1);
     g_autofree char *markup = g_strdup_printf ("<small><span font_features='tnum'>%s</span></small>", escaped);
 
-    draw_text_in (self, snapshot, markup, MARGIN + 8, h - MARGIN - 6, 0, 1, TRUE, MAX (max_w, 40), &self->label_box);
+    /* a compact view leaves the size and window to the main view's label */
+    if (!self->compact)
+      draw_text_in (self, snapshot, markup, MARGIN + 8, h - MARGIN - 6, 0, 1, TRUE, MAX (max_w, 40), &self->label_box);
+    else
+      graphene_rect_init (&self->label_box, MARGIN + 8, h - MARGIN, 0, 0);
     graphene_rect_init (&self->readout_box, 0, 0, 0, 0);
     if (self->pointer_info != NULL)
       {
@@ -428,6 +454,27 @@ on_pressed (GtkGestureClick *gesture,
     ctr_slice_view_apply_preset (self, "auto");
 }
 
+/* A primary click that neither drew nor moved anything picks the voxel
+ * under it (the linked crosshair). */
+static void
+on_released (GtkGestureClick *gesture,
+             int              n_press,
+             double           x,
+             double           y,
+             CtrSliceView    *self)
+{
+  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+
+  if (n_press == 1 && self->drag_mode == DRAG_WINDOW && !(mods & GDK_SHIFT_MASK))
+    ctr_slice_view_click_at (self, x, y);
+}
+
+void
+_ctr_slice_view_voxel_picked (CtrSliceView *self, const guint voxel[3])
+{
+  g_signal_emit (self, signals[SIGNAL_VOXEL_PICKED], 0, voxel[0], voxel[1], voxel[2]);
+}
+
 static void
 ctr_slice_view_measure (GtkWidget      *widget,
                         GtkOrientation  orientation,
@@ -437,8 +484,10 @@ ctr_slice_view_measure (GtkWidget      *widget,
                         int            *minimum_baseline,
                         int            *natural_baseline)
 {
+  CtrSliceView *self = CTR_SLICE_VIEW (widget);
+
   *minimum = 160;
-  *natural = 512;
+  *natural = MAX (self->natural_size, 160);
 }
 
 static void
@@ -550,6 +599,12 @@ ctr_slice_view_class_init (CtrSliceViewClass *klass)
     g_signal_new ("segment-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
+  /* A click picked voxel (i, j, k) = (column, row, slice) of the volume
+   * shown (ctr_slice_view_click_at). */
+  signals[SIGNAL_VOXEL_PICKED] =
+    g_signal_new ("voxel-picked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_UINT, G_TYPE_UINT);
+
   gtk_widget_class_set_css_name (widget_class, "ctrsliceview");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
@@ -570,6 +625,7 @@ ctr_slice_view_init (CtrSliceView *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
 
   g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
+  g_signal_connect (click, "released", G_CALLBACK (on_released), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
 
   {
@@ -579,12 +635,13 @@ ctr_slice_view_init (CtrSliceView *self)
   }
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), 0);
   self->zoom = 1.0;
+  self->natural_size = 512;
 
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self),
                                "Drag to change window (horizontal) and level (vertical); "
                                "double-click for the automatic window; scroll to zoom, "
-                               "Shift+drag or middle-drag to pan");
+                               "Shift+drag or middle-drag to pan; click a volume to move the crosshair");
 }
 
 GtkWidget *
@@ -596,10 +653,12 @@ ctr_slice_view_new (void)
 /**
  * ctr_slice_view_set_image:
  * @image: (nullable) (transfer none): a volume; the view keeps a reference.
- * @slice: the slice of @image to show (clamped to nz - 1).
+ * @slice: the slice of @image to show along the view's orientation (the
+ *   axial slice z, the coronal row y, the sagittal column x; clamped).
  *
- * Shows @slice of @image.  Unless the user has set a window by dragging, the
- * window follows the new slice's minimum and maximum.
+ * Shows @slice of @image.  Unless a window was set (a drag, a preset), the
+ * window follows the new image's robust minimum and maximum — the whole
+ * image's, so that paging slices and planes keeps it.
  */
 void
 ctr_slice_view_set_image (CtrSliceView *self,
@@ -613,8 +672,6 @@ ctr_slice_view_set_image (CtrSliceView *self,
   g_clear_pointer (&self->image, ctr_volume_unref);
   self->image = image;
   self->slice = slice;
-  if (image != NULL && self->orientation != CTR_SLICE_AXIAL && image->grid.nz > 1)
-    self->slice = self->orientation == CTR_SLICE_CORONAL ? image->grid.ny / 2 : image->grid.nx / 2;
   update_plane (self);
 
   if (image != NULL)
@@ -642,7 +699,30 @@ ctr_slice_view_get_image (CtrSliceView *self)
   return self->image;
 }
 
-/* Back to the automatic window (robust min/max of the slice). */
+void
+ctr_slice_view_set_natural_size (CtrSliceView *self, int size)
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  self->natural_size = size;
+  gtk_widget_queue_resize (GTK_WIDGET (self));
+}
+
+void
+ctr_slice_view_set_compact (CtrSliceView *self, gboolean compact)
+{
+  g_return_if_fail (CTR_IS_SLICE_VIEW (self));
+  self->compact = !!compact;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+ctr_slice_view_get_window_auto (CtrSliceView *self)
+{
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), TRUE);
+  return !self->manual_window;
+}
+
+/* Back to the automatic window (robust min/max of the image). */
 void
 ctr_slice_view_reset_window (CtrSliceView *self)
 {
@@ -785,10 +865,7 @@ ctr_slice_view_set_orientation (CtrSliceView *self, CtrSliceOrientation orientat
     {
       const CtrGrid *g = &self->image->grid;
       self->slice = orientation == CTR_SLICE_AXIAL ? g->nz / 2 : orientation == CTR_SLICE_CORONAL ? g->ny / 2 : g->nx / 2;
-      update_plane (self);
-      compute_data_range (self);
-      if (!self->manual_window)
-        apply_auto_window (self);
+      update_plane (self);   /* the window is the image's: it stays */
       rebuild_texture (self);
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -809,12 +886,7 @@ ctr_slice_view_set_slice (CtrSliceView *self, guint slice)
   if (self->image == NULL)
     return;
   self->slice = MIN (slice, MAX (ctr_slice_view_get_n_slices (self), 1) - 1);
-  update_plane (self);
-  if (!self->manual_window)
-    {
-      compute_data_range (self);
-      apply_auto_window (self);
-    }
+  update_plane (self);   /* the window is the image's: it stays */
   rebuild_texture (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }

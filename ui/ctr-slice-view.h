@@ -80,6 +80,18 @@ void        ctr_slice_view_set_zoom_pan    (CtrSliceView *self,
                                             double        zoom,
                                             double        pan_x,
                                             double        pan_y);
+/* The size the view asks for, both ways (default 512 px; at least its
+ * minimum, 160): a small view beside a large one. */
+void        ctr_slice_view_set_natural_size (CtrSliceView *self,
+                                            int           size);
+/* A small view (the other planes of a volume): no colour bar and no size
+ * and window label (the main view shows them); caption, slice and pointer
+ * read-outs and the crosshair stay. */
+void        ctr_slice_view_set_compact     (CtrSliceView *self,
+                                            gboolean      compact);
+/* Whether the window is the automatic one (no drag, preset or
+ * ctr_slice_view_set_window since the last reset). */
+gboolean    ctr_slice_view_get_window_auto (CtrSliceView *self);
 void        ctr_slice_view_get_window      (CtrSliceView *self,
                                             double       *lo,
                                             double       *hi);
@@ -92,6 +104,38 @@ gboolean    ctr_slice_view_get_segment     (CtrSliceView *self,
                                             double        segment[4]);
 void        ctr_slice_view_set_segment     (CtrSliceView *self,
                                             const double  segment[4]);
+
+/* ---- crosshair and slice read-out of a volume (ctr-slice-view-cross.c) ---- */
+
+/* Voxel indices of a volume, i (column, x), j (row, y; row 0 at +y) and k
+ * (slice, z), and the point of the shown plane they fall on.  Axial planes
+ * show (i, j) at slice k; coronal (i, k) at row j, z up; sagittal (j, k) at
+ * column i, y to the right and z up (ctr-slice-plane.c). */
+
+/* The crosshair at voxel @voxel (i, j, k) of the image shown, drawn as two
+ * lines through that voxel's centre in this view's plane; NULL hides it. */
+void        ctr_slice_view_set_crosshair   (CtrSliceView *self,
+                                            const guint   voxel[3]);
+/* What a primary click at widget point (@x, @y) does: on a volume's plane
+ * it emits "voxel-picked" with the voxel under the point (the plane's two
+ * axes from the point, the third from the view's slice) and returns TRUE;
+ * off the image, or on a 2-D image, FALSE and nothing.  For tests. */
+gboolean    ctr_slice_view_click_at        (CtrSliceView *self,
+                                            double        x,
+                                            double        y);
+/* The widget point of voxel @voxel's centre projected onto this view's
+ * plane; FALSE without an image or room. */
+gboolean    ctr_slice_view_voxel_to_point  (CtrSliceView *self,
+                                            const guint   voxel[3],
+                                            double       *x,
+                                            double       *y);
+/* Which slice of a volume is shown: "Axial 27 / 54 · z -1.5 mm",
+ * "Coronal 21 / 64 · y +38.3 mm", "Sagittal 33 / 64 · x +1.9 mm" (1-based
+ * index; the position of the slice's centre in the volume's frame, mm, or
+ * px when the pixel size is unknown); NULL for a 2-D image or none.
+ * Transfer full.  Drawn under the caption. */
+char       *ctr_slice_view_describe_slice  (CtrSliceView *self);
+CtrSliceOrientation ctr_slice_view_get_orientation (CtrSliceView *self);
 
 /* ---- ROIs, ruler, μ_water (ctr-slice-view-overlay.c) ---- */
 

@@ -415,6 +415,40 @@ on_preset (CtrWindow *self)
   ctr_compare_page_set_preset (self->compare_page, name);
 }
 
+/* The Run page's plane and crosshair: Compare's volume tiles and Profile's
+ * plane follow; their own Plane and Slice controls move the Run page. */
+static void
+on_run_place (CtrWindow *self)
+{
+  CtrSliceOrientation plane;
+  double mm[3];
+
+  if (!ctr_run_page_get_place (self->run_page, &plane, mm))
+    return;
+  ctr_compare_page_set_place (self->compare_page, plane, mm);
+  ctr_profile_page_set_place (self->profile_page, plane, mm);
+}
+
+static void
+on_compare_place (CtrWindow *self)
+{
+  CtrSliceOrientation plane;
+  double mm[3];
+
+  if (ctr_compare_page_get_place (self->compare_page, &plane, mm))
+    ctr_run_page_set_place (self->run_page, plane, mm);
+}
+
+static void
+on_profile_place (CtrWindow *self)
+{
+  CtrSliceOrientation plane;
+  double mm[3];
+
+  if (ctr_profile_page_get_place (self->profile_page, &plane, mm))
+    ctr_run_page_set_place (self->run_page, plane, mm);
+}
+
 /* ---- preferences (org.ctrecon.CtRecon) ----------------------------------- */
 
 static gboolean
@@ -563,6 +597,11 @@ ctr_window_init (CtrWindow *self)
   g_signal_connect_object (self->geometry_panel, "changed", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->run_page, "notify::preset", G_CALLBACK (on_preset), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->run_page, "place-changed", G_CALLBACK (on_run_place), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->compare_page, "place-changed", G_CALLBACK (on_compare_place), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->profile_page, "place-changed", G_CALLBACK (on_profile_place), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->study_page, "notify::running", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
   bind_settings (self);

@@ -38,7 +38,10 @@
 #    ui-study.png; /ui/window/dose-estimate: the page's I0 estimated from the
 #    sinogram in a thread (ui-dose-estimate.png).
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
-#    coronal plane: ui-volume-coronal.png.
+#    coronal plane: ui-volume-coronal.png; /ui/window/volume-run and
+#    volume-window (tests/ui/test-window-volume.c): a cone SIRT's live view
+#    and its cancelled volume, one window/level, the linked crosshair:
+#    ui-volume-cancelled.png, ui-three-views.png.
 # 3b. /ui/window/default-method, fit-methods, failed-run, open-unsupported,
 #    recent-underscore, dicom-window (tests/ui/test-window-small.c): issue
 #    31's smaller window defects, one short case each.
@@ -460,6 +463,31 @@ g = (region[:, :, 0] == region[:, :, 1]) & (region[:, :, 1] == region[:, :, 2])
 levels = len(np.unique(region[g][:, 0]))
 print(f"ui-volume-coronal: {levels} grey levels in the coronal plane")
 assert levels >= 32, "no coronal plane shown"
+PY
+  # issue 31's volumes (tests/ui/test-window-volume.c): a cone SIRT's live
+  # view follows the chosen plane and slice, cancelled it keeps a volume;
+  # one window/level across slices and planes; the linked crosshair
+  run_case volume-run GSK_RENDERER=cairo CTR_UI_CONE="$cone"
+  rm -f "$build_dir/ui-three-views.png"
+  run_case volume-window GSK_RENDERER=cairo CTR_UI_CONE="$cone"
+  # the crosshair (yellow lines) on the main view and on the two small views
+  # beneath it, which show images (grey levels in the window's lower third)
+  "$python" - "$build_dir/ui-three-views.png" "$work" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from png import load
+import numpy as np
+data, rgb = load(sys.argv[1])
+h, w = rgb.shape[:2]
+r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+yellow = (r > 150) & (g > 120) & (b < r - 80) & (abs(r - g) < 80)
+grey = (r == g) & (g == b)
+lower = rgb[2 * h // 3:, :, 0][grey[2 * h // 3:]]
+levels = len(np.unique(lower))
+print(f"ui-three-views: {yellow.sum()} crosshair pixels ({yellow[2 * h // 3:].sum()} in the lower third), "
+      f"{levels} grey levels in the lower third")
+assert yellow.sum() >= 300 and yellow[2 * h // 3:].sum() >= 100, "no crosshair on the three views"
+assert levels >= 32, "the small views show no image"
 PY
 else
   echo "SKIP (part 3): no head-cone-small in \$CTR_SHARED_DATA"

@@ -16,6 +16,7 @@
 #include "ctr-session.h"
 
 static char *dataset_path;   /* geometry.json of the simulated scan, or NULL */
+static char *cone_path;      /* a simulated cone-beam scan (8 rows), or NULL */
 static char *tmp_dir;
 
 /* ---- waiting and recording ---------------------------------------------- */
@@ -353,6 +354,98 @@ test_cancel (void)
   g_assert_false (ctr_session_get_busy (session));
   g_assert_cmpstr (ctr_session_get_status (session), ==, "Cancelled");
   g_assert_cmpstr (ctr_session_get_progress_text (session), ==, "Cancelled");
+}
+
+/* A volume run's reports carry the whole iterate; cancelled after its
+ * second report it keeps its newest iterate as a volume (a 2-D run keeps
+ * none: test_cancel), among the results, equal to ctr_reconstruct of as
+ * many iterations; the live copy is let go when the run ends. */
+typedef struct {
+  CtrGrid  grid;
+  guint    reports;
+  guint    whole;     /* reports whose image is the whole grid */
+} VolumeReports;
+
+static void
+on_volume_report (CtrSession *session, GParamSpec *pspec, VolumeReports *r)
+{
+  const CtrIterStats *s = ctr_session_get_latest_stats (session);
+
+  if (s == NULL || !ctr_session_get_running (session))
+    return;
+  r->reports++;
+  if (s->image != NULL && ctr_grid_equal (&s->image->grid, &r->grid))
+    r->whole++;
+  if (s->iteration == 2)
+    ctr_session_cancel (session);
+}
+
+static void
+test_cancel_volume (void)
+{
+  g_autoptr(CtrSession) session = ctr_session_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CtrRun) run = NULL;
+  g_autoptr(CtrVolume) direct = NULL;
+  CtrDicomResolution *question = NULL;
+  VolumeReports r = { 0 };
+  const CtrVolume *kept;
+  CtrDataset *d;
+  CtrReconOptions o;
+  Async a = { 0 }, load = { 0 };
+  guint k;
+  double diff = 0, norm = 0;
+
+  if (cone_path == NULL)
+    {
+      g_test_skip ("no simulated cone-beam dataset ($CTR_CLI simulate)");
+      return;
+    }
+  ctr_session_load_async (session, cone_path, NULL, NULL, NULL, async_done, &load);
+  wait_for (&load.done, 60, "the cone-beam dataset");
+  g_assert_true (ctr_session_load_finish (session, load.result, &question, &error));
+  g_assert_no_error (error);
+  g_clear_object (&load.result);
+  d = ctr_session_get_dataset (session);
+  r.grid = ctr_grid_default (d->geometry, 32, 0);
+  g_assert_cmpuint (r.grid.nz, ==, 8);
+  sirt_options (&o, 400);
+  g_signal_connect (session, "notify::latest-stats", G_CALLBACK (on_volume_report), &r);
+  ctr_session_reconstruct_async (session, d->geometry, &r.grid, &o, NULL, async_done, &a);
+  wait_for (&a.done, 120, "the cancelled volume run");
+  g_signal_handlers_disconnect_by_data (session, &r);
+  g_assert_null (ctr_session_reconstruct_finish (session, a.result, &error));
+  g_clear_object (&a.result);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+
+  /* the live reports: the whole iterate, not one slice */
+  g_assert_cmpuint (r.reports, >=, 2);
+  g_assert_cmpuint (r.whole, >=, 1);
+  g_assert_null (ctr_session_get_latest_stats (session)->image);
+
+  run = g_list_model_get_item (ctr_session_get_runs (session), 0);
+  g_assert_cmpint (ctr_run_get_state (run), ==, CTR_RUN_CANCELLED);
+  kept = ctr_run_get_result (run);
+  g_assert_nonnull (kept);
+  g_assert_true (ctr_grid_equal (&kept->grid, &r.grid));
+  g_assert_true (ctr_session_get_latest_result (session) == run);
+  g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_results (session)), ==, 1);
+  g_assert_true (g_str_has_prefix (ctr_session_get_status (session), "Cancelled: the 32 × 32 × 8 volume of iteration"));
+  k = ctr_run_get_stats (run, ctr_run_get_n_stats (run) - 1)->iteration;
+  g_assert_cmpuint (k, >=, 2);
+
+  /* its values: SIRT of as many iterations */
+  sirt_options (&o, k);
+  direct = ctr_reconstruct (d->geometry, d->projections, &r.grid, &o, d->reference, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (gsize i = 0; i < ctr_grid_size (&r.grid); i++)
+    {
+      diff = MAX (diff, fabs (direct->data[i] - kept->data[i]));
+      norm = MAX (norm, fabs (direct->data[i]));
+    }
+  g_test_message ("kept iterate %u vs ctr_reconstruct: max |difference| %.3g of max %.3g", k, diff, norm);
+  g_assert_cmpfloat (diff, <=, 1e-5 * norm);
 }
 
 /* A new dataset while a run goes on: the run ends cancelled, the new
@@ -793,10 +886,22 @@ main (int argc, char **argv)
           g_spawn_check_wait_status (wait, NULL))
         dataset_path = g_build_filename (out, "geometry.json", NULL);
     }
+  if (cli != NULL && tmp_dir != NULL)
+    {
+      g_autofree char *out = g_build_filename (tmp_dir, "sim-cone", NULL);
+      const char *args[] = { cli, "simulate", "--geometry", "cone-flat", "--rows", "8", "--views", "60",
+                             "--cols", "64", "--size", "32", "--i0", "0", "--output", out, NULL };
+      int wait = 0;
+      if (g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                        NULL, NULL, NULL, NULL, &wait, NULL) &&
+          g_spawn_check_wait_status (wait, NULL))
+        cone_path = g_build_filename (out, "geometry.json", NULL);
+    }
 
   g_test_add_func ("/ui/session/load", test_load);
   g_test_add_func ("/ui/session/reconstruct", test_reconstruct);
   g_test_add_func ("/ui/session/cancel", test_cancel);
+  g_test_add_func ("/ui/session/cancel-volume", test_cancel_volume);
   g_test_add_func ("/ui/session/replace", test_replace);
   g_test_add_func ("/ui/session/spill-error", test_spill_error);
   g_test_add_func ("/ui/session/results", test_results);
@@ -809,5 +914,6 @@ main (int argc, char **argv)
     remove_tree (tmp_dir);
   g_free (tmp_dir);
   g_free (dataset_path);
+  g_free (cone_path);
   return status;
 }

@@ -27,6 +27,9 @@
  *                              ui-profile.png, ui-compare.png
  *   /ui/window/volume          FDK of a cone-beam scan, coronal plane:
  *                              ui-volume-coronal.png
+ *   /ui/window/volume-run, /ui/window/volume-window  three views, one
+ *                              window/level, live and cancelled volume runs
+ *                              (test-window-volume.c): ui-three-views.png
  *   /ui/window/dicom, /ui/window/dicom-xa  (test-window-dicom.c)
  *   /ui/window/roi             ROIs, CNR, ruler, water calibration
  *                              (test-window-roi.c): ui-roi.png
@@ -1118,6 +1121,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/run", test_run);
   g_test_add_func ("/ui/window/scenario", test_scenario);
   g_test_add_func ("/ui/window/volume", test_volume);
+  g_test_add_func ("/ui/window/volume-run", test_window_volume_run);
+  g_test_add_func ("/ui/window/volume-window", test_window_volume_window);
   g_test_add_func ("/ui/window/dicom", test_window_dicom);
   g_test_add_func ("/ui/window/dicom-xa", test_window_dicom_xa);
   g_test_add_func ("/ui/window/study", test_window_study);
