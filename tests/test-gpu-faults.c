@@ -360,8 +360,10 @@ e_plan_fdk (GError **error)
 static CtrGeometry *cone_g;
 static CtrGrid cone_grid = { 6, 5, 4, 9.0, 9.5, 8.0, 0.5, -0.3, 0.2 };
 static CtrProjections *cone_p;
-static CtrVolume *cone_cpu[3];   /* SIRT, SART, PWLS */
-static const CtrMethod cone_methods[3] = { CTR_METHOD_SIRT, CTR_METHOD_SART, CTR_METHOD_PWLS };
+#define CONE_METHODS 5
+static CtrVolume *cone_cpu[CONE_METHODS];
+static const CtrMethod cone_methods[CONE_METHODS] = { CTR_METHOD_SIRT, CTR_METHOD_SART, CTR_METHOD_PWLS,
+                                                      CTR_METHOD_CGLS, CTR_METHOD_ASD_POCS };
 
 static CtrVolume *
 cone_plan (const char *backend, CtrMethod m, GError **error)
@@ -369,6 +371,7 @@ cone_plan (const char *backend, CtrMethod m, GError **error)
   CtrReconOptions o;
   ctr_recon_options_init (&o, m);
   o.iterations = 2;
+  o.tv_iterations = 3;   /* ASD-POCS: each TV step is the same calls */
   o.backend = backend;
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (cone_g, &cone_grid, &o, NULL, error);
   if (plan == NULL)
@@ -394,7 +397,7 @@ cone_setup (void)
   g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0, 0, 0, 18.0, 12.0, 0.02);
   cone_p = ctr_phantom3d_project (ph, cone_g, 1, NULL);
   g_assert_nonnull (cone_p);
-  for (guint k = 0; k < 3; k++)
+  for (guint k = 0; k < CONE_METHODS; k++)
     {
       g_autoptr (GError) e = NULL;
       cone_cpu[k] = cone_plan ("cpu", cone_methods[k], &e);
@@ -439,6 +442,8 @@ cone_plan_check (guint k, GError **error)
 static gboolean e_cone_sirt (GError **error) { return cone_plan_check (0, error); }
 static gboolean e_cone_sart (GError **error) { return cone_plan_check (1, error); }
 static gboolean e_cone_pwls (GError **error) { return cone_plan_check (2, error); }
+static gboolean e_cone_cgls (GError **error) { return cone_plan_check (3, error); }
+static gboolean e_cone_asd_pocs (GError **error) { return cone_plan_check (4, error); }
 
 typedef struct {
   const char *name;
@@ -467,7 +472,9 @@ static const Entry entries[] = {
   { "cuda cone operator forward/adjoint", e_cone_products },
   { "plan sirt (cuda cone: device passes)", e_cone_sirt },
   { "plan sart (cuda cone: device passes)", e_cone_sart },
-  { "plan pwls (cuda cone: deferred accumulation)", e_cone_pwls },
+  { "plan pwls (cuda cone: device vectors)", e_cone_pwls },
+  { "plan cgls (cuda cone: device vectors)", e_cone_cgls },
+  { "plan asd-pocs (cuda cone: device vectors)", e_cone_asd_pocs },
 };
 
 /* The message names the call that failed (a launch is checked with

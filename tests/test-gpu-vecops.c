@@ -38,6 +38,7 @@
 #include "ctr-cuda.h"
 #include "ctr-cuda-cone.h"
 #include "ctr-emu.h"
+#include "solve/ctr-vec.h"
 
 #define NX 32
 #define NZ 8
@@ -181,6 +182,204 @@ test_transfers (gconstpointer data)
     }
 }
 
+/* ---- each operation of the device's table against the host's ---- */
+
+typedef struct {
+  CtrOperator *op[2];   /* cpu-cone (the host's table), cuda-cone (the device's) */
+  CtrVecs vs[2];
+  float *img[4], *dat[4];   /* random host images and data */
+  gsize ni, nd;
+} Pair;
+
+static void
+fill_random (float *x, gsize n, guint64 seed, double lo, double hi)
+{
+  CtrRng r;
+  ctr_rng_init (&r, seed, 0);
+  for (gsize i = 0; i < n; i++)
+    x[i] = (float) (lo + (hi - lo) * ctr_rng_uniform (&r));
+}
+
+static void
+pair_init (Pair *p)
+{
+  g_autoptr (CtrGeometry) g = make_geometry ();
+  CtrGrid grid = make_grid ();
+  g_autoptr (GError) e = NULL;
+  CtrConeProjector *cp = ctr_cone_projector_new (g, &grid, &e);
+  g_assert_no_error (e);
+  p->op[0] = ctr_cone_op_new (cp, &e);
+  g_assert_no_error (e);
+  p->op[1] = ctr_cuda_cone_op_new (g, &grid, NULL, &e);
+  g_assert_no_error (e);
+  for (int b = 0; b < 2; b++)
+    {
+      g_assert_true (ctr_vecs_init (&p->vs[b], p->op[b], &e));
+      g_assert_no_error (e);
+    }
+  g_assert_true (ctr_vecs_on_host (&p->vs[0]));
+  g_assert_false (ctr_vecs_on_host (&p->vs[1]));
+  g_assert_cmpstr (p->vs[1].ops->name, ==, "cuda-cone");
+  p->ni = p->op[0]->image_size;
+  p->nd = p->op[0]->data_size;
+  for (int k = 0; k < 4; k++)
+    {
+      p->img[k] = g_new (float, p->ni);
+      p->dat[k] = g_new (float, p->nd);
+      fill_random (p->img[k], p->ni, 100 + k, k == 3 ? -0.5 : 0.0, 1.0);
+      fill_random (p->dat[k], p->nd, 200 + k, 0.0, 1.0);
+    }
+  /* dat[3]: a validity 1/0 */
+  for (gsize i = 0; i < p->nd; i++)
+    p->dat[3][i] = (i * 7 + 3) % 5 != 0 ? 1.f : 0.f;
+}
+
+static void
+pair_clear (Pair *p)
+{
+  for (int b = 0; b < 2; b++)
+    {
+      ctr_vecs_clear (&p->vs[b]);
+      ctr_operator_unref (p->op[b]);
+    }
+  for (int k = 0; k < 4; k++)
+    {
+      g_free (p->img[k]);
+      g_free (p->dat[k]);
+    }
+}
+
+/* Vectors of both tables bound to the same host arrays (the host's wraps
+ * a copy, so that its operations do not change the array). */
+static void
+bind2 (Pair *p, CtrVecKind kind, const float *host, CtrVec *v[2])
+{
+  const gsize n = kind == CTR_VEC_IMAGE ? p->ni : p->nd;
+  for (int b = 0; b < 2; b++)
+    {
+      g_autoptr (GError) e = NULL;
+      v[b] = p->vs[b].ops->alloc (&p->vs[b], kind, &e);
+      g_assert_no_error (e);
+      if (b == 0)
+        memcpy (v[0]->host, host, n * sizeof (float));
+      else
+        {
+          CtrVec *t = p->vs[1].ops->bind (&p->vs[1], kind, host, &e);
+          g_assert_no_error (e);
+          g_assert_true (p->vs[1].ops->copy (&p->vs[1], v[1], t, &e));
+          p->vs[1].ops->free (&p->vs[1], t);
+        }
+    }
+}
+
+/* max |device − host| / max |host| of a vector pair. */
+static double
+diff2 (Pair *p, CtrVec *v[2])
+{
+  g_autofree float *d = g_new (float, v[0]->n);
+  g_autoptr (GError) e = NULL;
+  g_assert_true (p->vs[1].ops->download (&p->vs[1], v[1], d, &e));
+  g_assert_no_error (e);
+  return max_rel_diff (d, v[0]->host, v[0]->n);
+}
+
+static void
+free2 (Pair *p, CtrVec *v[2])
+{
+  for (int b = 0; b < 2; b++)
+    p->vs[b].ops->free (&p->vs[b], v[b]);
+}
+
+static double
+rel (double a, double b)
+{
+  return fabs (a - b) / MAX (fabs (b), 1e-300);
+}
+
+static void
+test_ops (void)
+{
+  Pair p;
+  pair_init (&p);
+  g_autoptr (GError) e = NULL;
+  CtrVec *x[2], *y[2], *z[2], *w[2], *B[2], *Y[2], *W[2], *V[2];
+  bind2 (&p, CTR_VEC_IMAGE, p.img[0], x);
+  bind2 (&p, CTR_VEC_IMAGE, p.img[1], y);
+  bind2 (&p, CTR_VEC_IMAGE, p.img[2], z);
+  bind2 (&p, CTR_VEC_IMAGE, p.img[3], w);
+  bind2 (&p, CTR_VEC_DATA, p.dat[0], B);
+  bind2 (&p, CTR_VEC_DATA, p.dat[1], Y);
+  bind2 (&p, CTR_VEC_DATA, p.dat[2], W);
+  bind2 (&p, CTR_VEC_DATA, p.dat[3], V);
+  double s[2], n3[2][3];
+  /* element-wise */
+  for (int b = 0; b < 2; b++)
+    {
+      CtrVecs *vs = &p.vs[b];
+      g_assert_true (vs->ops->axpby (vs, y[b], 0.7f, x[b], -1.3f, &e) && vs->ops->axpby (vs, y[b], 1.f, z[b], 0.4f, &e)
+                     && vs->ops->axpby (vs, y[b], -0.3f, w[b], 1.f, &e) && vs->ops->mul (vs, Y[b], V[b], &e)
+                     && vs->ops->extrapolate (vs, z[b], x[b], w[b], 0.6f, &e)
+                     && vs->ops->sqs_step (vs, w[b], x[b], y[b], z[b], x[b], y[b], 3.f, 0.5f, TRUE, &e));
+      g_assert_no_error (e);
+    }
+  const double d_el = MAX (MAX (diff2 (&p, y), diff2 (&p, Y)), MAX (diff2 (&p, z), diff2 (&p, w)));
+  /* reductions */
+  double d_red = 0;
+  for (int b = 0; b < 2; b++)
+    g_assert_true (p.vs[b].ops->dot (&p.vs[b], x[b], y[b], &s[b], &e));
+  d_red = MAX (d_red, rel (s[1], s[0]));
+  for (int b = 0; b < 2; b++)
+    g_assert_true (p.vs[b].ops->dot (&p.vs[b], B[b], Y[b], &s[b], &e));
+  d_red = MAX (d_red, rel (s[1], s[0]));
+  for (int b = 0; b < 2; b++)
+    g_assert_true (p.vs[b].ops->diff_dot (&p.vs[b], x[b], y[b], z[b], w[b], &s[b], &e));
+  d_red = MAX (d_red, rel (s[1], s[0]));
+  for (int b = 0; b < 2; b++)
+    g_assert_true (p.vs[b].ops->data_norms (&p.vs[b], Y[b], B[b], W[b], V[b], n3[b], &e));
+  for (int k = 0; k < 3; k++)
+    d_red = MAX (d_red, rel (n3[1][k], n3[0][k]));
+  g_assert_no_error (e);
+  /* the penalties, every potential, and the TV descent */
+  double d_pen = 0, d_val = 0;
+  for (CtrPenalty kind = CTR_PENALTY_HYPERBOLA; kind <= CTR_PENALTY_ISOTROPIC; kind++)
+    {
+      for (int b = 0; b < 2; b++)
+        g_assert_true (p.vs[b].ops->penalty_gradient (&p.vs[b], kind, 0.05, x[b], y[b], z[b], &e)
+                       && p.vs[b].ops->penalty_value (&p.vs[b], kind, 0.05, x[b], &s[b], &e));
+      g_assert_no_error (e);
+      d_pen = MAX (d_pen, MAX (diff2 (&p, y), diff2 (&p, z)));
+      d_val = MAX (d_val, rel (s[1], s[0]));
+    }
+  for (int b = 0; b < 2; b++)
+    g_assert_true (p.vs[b].ops->tv_descent (&p.vs[b], x[b], 5, 0.01, &e));
+  const double d_tv = diff2 (&p, x);
+  /* products and subset steps */
+  for (int b = 0; b < 2; b++)
+    {
+      CtrVecs *vs = &p.vs[b];
+      g_assert_true (vs->ops->forward (vs, CTR_SUBSET_ALL, x[b], Y[b], &e) && vs->ops->adjoint (vs, CTR_SUBSET_ALL, B[b], y[b], &e)
+                     && vs->ops->update (vs, 3, z[b], B[b], W[b], 0.8f, NULL, CTR_UPDATE_COLUMN_SCALE | CTR_UPDATE_NONNEG, &e)
+                     && vs->ops->fill (vs, w[b], 0.f, &e) && vs->ops->update (vs, 5, x[b], B[b], W[b], 1.f, w[b], 0, &e)
+                     && vs->ops->update (vs, 6, x[b], B[b], W[b], 1.f, w[b], 0, &e) && vs->ops->reduce (vs, w[b], &e));
+      g_assert_no_error (e);
+    }
+  const double d_prod = MAX (MAX (diff2 (&p, Y), diff2 (&p, y)), MAX (diff2 (&p, z), diff2 (&p, w)));
+  g_assert_false (p.vs[1].ops->update (&p.vs[1], 0, x[1], B[1], W[1], 1.f, NULL, CTR_UPDATE_SEQUENTIAL, &e));
+  g_assert_error (e, CTR_ERROR, CTR_ERROR_UNSUPPORTED);
+  g_test_message ("device vs host: element-wise %.2e, reductions %.2e, penalty gradients %.2e, values %.2e, "
+                  "TV descent %.2e, products and steps %.2e", d_el, d_red, d_pen, d_val, d_tv, d_prod);
+  g_assert_cmpfloat (d_el, <=, 1e-6);
+  g_assert_cmpfloat (d_red, <=, 1e-12);
+  g_assert_cmpfloat (d_pen, <=, 1e-5);
+  g_assert_cmpfloat (d_val, <=, 1e-12);
+  g_assert_cmpfloat (d_tv, <=, 1e-5);
+  g_assert_cmpfloat (d_prod, <=, 1e-5);
+  CtrVec **all[] = { x, y, z, w, B, Y, W, V };
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    free2 (&p, all[i]);
+  pair_clear (&p);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -191,6 +390,7 @@ main (int argc, char **argv)
       return 77;
     }
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ctr/gpu-vecops/ops", test_ops);
   for (guint k = 0; k < G_N_ELEMENTS (methods); k++)
     {
       g_autofree char *p1 = g_strdup_printf ("/ctr/gpu-vecops/methods/%s", ctr_method_name (methods[k].m));
