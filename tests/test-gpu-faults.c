@@ -30,11 +30,13 @@
  * 8² × 2 image, 2 iterations (a device failure after the first report must
  * end in an error); FDK in 3 view batches, the last partial, and 3 slabs.
  * The cone-beam pair (ctr-cuda-cone.c) on 16 views of 6 × 5 (whole passes
- * in the transposed layout): its products, and SIRT, SART and PWLS through
- * the plan, 2 iterations each.
+ * in the transposed layout): its products, and SIRT, SART, PWLS, CGLS and
+ * ASD-POCS (3 TV steps) through the plan, 2 iterations each; the last three
+ * keep their vectors on the device (ctr-cuda-cone-vecops.c).
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * 1,284 call stacks over the 22 entry points in the plain build (1,075 over
- * 18 before the cone pair; ASan's sm_80 atomics take other paths; 888 before CGLS, PWLS
+ * 1,528 call stacks over the 24 entry points in the plain build (1,284 over
+ * 22 before the cone operator's device vectors; 1,075 over 18 before the
+ * cone pair; ASan's sm_80 atomics take other paths; 888 before CGLS, PWLS
  * and ASD-POCS ran on the operator's device products, the same on this
  * problem as on the larger one used before), and every call fails
  * in turn, so each call stack fails at least once; the output gives calls,
