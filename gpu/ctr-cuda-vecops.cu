@@ -2,9 +2,10 @@
  * ctr-cuda-vecops-api.h; issue 37): what CGLS, PWLS and ASD-POCS do
  * besides the products, on vectors that stay in device memory for the run.
  *
- * Element-wise kernels: one thread per element.  Reductions: a fixed grid
- * of RED_BLOCKS blocks walks the array (grid-stride), each block sums its
- * threads' partial sums in double in shared memory (a tree), a second
+ * Element-wise kernels: one thread per element.  Reductions: a grid of up
+ * to RED_BLOCKS blocks (fixed by the length) walks the array (grid-stride),
+ * each block sums its threads' partial sums in double in shared memory (a
+ * tree), a second
  * kernel of one block sums the blocks' partials in block order: the same
  * order on every run (no atomics), then one copy of ≤ 3 doubles to the host.
  *
@@ -212,11 +213,11 @@ vec_reduce_k (RedArgs r, double *partial)
 
 /* One block: the partials of the blocks in block order (a tree over them). */
 __global__ void __launch_bounds__ (RED_BLOCKS)
-vec_reduce_final_k (int max, const double *partial, double *sums)
+vec_reduce_final_k (int max, unsigned nb, const double *partial, double *sums)
 {
   __shared__ double s[3][RED_BLOCKS];
   for (int k = 0; k < 3; k++)
-    s[k][threadIdx.x] = partial[k * RED_BLOCKS + threadIdx.x];
+    s[k][threadIdx.x] = threadIdx.x < nb ? partial[k * RED_BLOCKS + threadIdx.x] : 0.0;
   __syncthreads ();
   for (unsigned h = blockDim.x / 2; h > 0; h >>= 1)
     {
@@ -235,9 +236,11 @@ reduce (CtrCudaVecs *v, const RedArgs &r, double out[3], char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
   double h[3] = { 0.0, 0.0, 0.0 };
-  vec_reduce_k<<<RED_BLOCKS, VEC_BLOCK, 0, v->stream>>> (r, v->partial);
+  /* up to RED_BLOCKS blocks, fewer for a short array (the same grid for the same length: the same order) */
+  const unsigned nb = blocks_of (r.n) < 1 ? 1 : blocks_of (r.n) < RED_BLOCKS ? blocks_of (r.n) : RED_BLOCKS;
+  vec_reduce_k<<<nb, VEC_BLOCK, 0, v->stream>>> (r, v->partial);
   CK_LAUNCH ();
-  vec_reduce_final_k<<<1, RED_BLOCKS, 0, v->stream>>> (r.mode == RED_MAXABS, v->partial, v->sums);
+  vec_reduce_final_k<<<1, RED_BLOCKS, 0, v->stream>>> (r.mode == RED_MAXABS, nb, v->partial, v->sums);
   CK_LAUNCH ();
   CK (cudaMemcpyAsync (h, v->sums, sizeof h, cudaMemcpyDeviceToHost, v->stream));
   CK (cudaStreamSynchronize (v->stream));
