@@ -34,7 +34,7 @@
  * plan, 2 iterations each; PWLS, CGLS and ASD-POCS (3 TV steps), which keep
  * their vectors on the device (ctr-cuda-cone-vecops.c), on 4 of the views.
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * 1,528 call stacks over the 24 entry points in the plain build (1,284 over
+ * 1,519 call stacks over the 24 entry points in the plain build (1,284 over
  * 22 before the cone operator's device vectors; 1,075 over 18 before the
  * cone pair; ASan's sm_80 atomics take other paths; 888 before CGLS, PWLS
  * and ASD-POCS ran on the operator's device products, the same on this
