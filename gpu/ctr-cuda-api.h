@@ -244,6 +244,12 @@ CtrCudaStatus ctr_cuda_cone_residual (CtrCudaCone *c, unsigned v0, unsigned nvie
  * clipped at 0 with @nonneg. */
 CtrCudaStatus ctr_cuda_cone_apply (CtrCudaCone *c, int mode, int nonneg, char *err);
 CtrCudaStatus ctr_cuda_cone_sync (CtrCudaCone *c, char *err);
+/* Queued device-to-device copy of floats [@offset, @offset + @n) of a buffer
+ * from (@into) or to @dev; and the session's stream (a cudaStream_t), for
+ * work queued in order with it. */
+CtrCudaStatus ctr_cuda_cone_exchange (CtrCudaCone *c, CtrCudaConeBuf which, size_t offset, float *dev, size_t n,
+                                      int into, char *err);
+void *ctr_cuda_cone_stream (CtrCudaCone *c);
 /* One pass on the device: SIRT (@sart 0: X += CS ∘ Aᵀ(COEF ∘ (B − A X)),
  * CS holding λ/column sums) or SART (@sart 1: view by view in @order, a
  * host array of n_views entries, NULL: 0 … n_views − 1, with the step

@@ -362,7 +362,16 @@ static const CtrOperatorClass cuda_cone_class = {
   .subset_overlap = cuda_cone_subset_overlap,
   .subset_rays = cuda_cone_subset_rays,
   .pass = &cuda_cone_pass,
+  .vec = &ctr_cuda_cone_vecops,
 };
+
+CtrCudaCone *
+ctr_cuda_cone_op_session (CtrOperator *op)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  flush (c);
+  return c->dev;
+}
 
 /* The kernels' tables: per view the source, the detector point of row 0 of
  * every column minus the source, and the point's step per row; FALSE with

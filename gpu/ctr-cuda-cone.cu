@@ -645,6 +645,34 @@ fail:
   return st;
 }
 
+/* Device-to-device copies between a buffer and device memory of the
+ * caller (ctr-cuda-cone-vecops.c: the vectors of a device-resident run). */
+extern "C" CtrCudaStatus
+ctr_cuda_cone_exchange (CtrCudaCone *c, CtrCudaConeBuf which, size_t offset, float *dev, size_t n, int into,
+                        char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  if ((int) which < 0 || which >= CTR_CUDA_CONE_N_BUFS || offset > buf_len (c, which) || n > buf_len (c, which) - offset)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "cone exchange: floats [%zu, %zu) outside buffer %d", offset, offset + n,
+                (int) which);
+      return CTR_CUDA_INVALID;
+    }
+  if (into && which == CTR_CUDA_CONE_X)
+    c->y_current = c->xt_current = 0;
+  CK (cudaMemcpyAsync (into ? c->buf[which] + offset : dev, into ? dev : c->buf[which] + offset, n * sizeof (float),
+                       cudaMemcpyDeviceToDevice, c->stream));
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+extern "C" void *
+ctr_cuda_cone_stream (CtrCudaCone *c)
+{
+  return (void *) c->stream;
+}
+
 extern "C" CtrCudaStatus
 ctr_cuda_cone_zero (CtrCudaCone *c, CtrCudaConeBuf which, char *err)
 {

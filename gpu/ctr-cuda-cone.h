@@ -8,6 +8,8 @@
 
 #include <glib.h>
 #include "sysmat/ctr-operator.h"
+#include "sysmat/ctr-vecops.h"
+#include "ctr-cuda-api.h"
 
 G_BEGIN_DECLS
 
@@ -24,8 +26,9 @@ G_BEGIN_DECLS
  * ctr_cone_op_new, products equal to the CPU's to float rounding.  SART and
  * SIRT run whole passes on the device (CtrOperatorPass: image, data,
  * coefficients and work volumes stay there; a report copies the image
- * back); CGLS, PWLS and ASD-POCS use the products and subset steps with
- * host arrays in and out (the image crosses PCIe at every call).
+ * back); CGLS, PWLS and ASD-POCS run on its vector operations
+ * (ctr_cuda_cone_vecops: every vector in device memory for the run, only
+ * inner products and, for a report, the image come back).
  * Device memory: three volumes and five data arrays of floats, checked
  * against the free memory first.
  * Returns: (transfer full): the operator, or NULL with
@@ -35,5 +38,13 @@ G_BEGIN_DECLS
  */
 CtrOperator *ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *mask,
                                    GError **error);
+
+/* The operator's vector operations (ctr-cuda-cone-vecops.c): CGLS, PWLS
+ * and ASD-POCS with every vector in device memory. */
+extern const CtrVecOps ctr_cuda_cone_vecops;
+
+/* The device session of a "cuda-cone" operator, an open accumulation of
+ * the host-array update completed first (for ctr-cuda-cone-vecops.c). */
+CtrCudaCone *ctr_cuda_cone_op_session (CtrOperator *op);
 
 G_END_DECLS

@@ -30,13 +30,15 @@
  * 8² × 2 image, 2 iterations (a device failure after the first report must
  * end in an error); FDK in 3 view batches, the last partial, and 3 slabs.
  * The cone-beam pair (ctr-cuda-cone.c) on 16 views of 6 × 5 (whole passes
- * in the transposed layout): its products, and SIRT, SART and PWLS through
- * the plan, 2 iterations each; split (ctr-cuda-cone-split.c): products and
- * a SART step in 2 slabs × 4 view chunks, SIRT through the plan on a
- * device capped to 2 slabs.
+ * in the transposed layout): its products, and SIRT and SART through the
+ * plan, 2 iterations each; PWLS, CGLS and ASD-POCS (3 TV steps), which keep
+ * their vectors on the device (ctr-cuda-cone-vecops.c), on 4 of the views;
+ * split (ctr-cuda-cone-split.c): products and a SART step in 2 slabs × 4
+ * view chunks, SIRT through the plan on a device capped to 2 slabs.
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * 1,497 call stacks over the 24 entry points in the plain build (1,284 over
- * 22 before the split cone pair, 1,075 over
+ * the entry points' counts are printed by the counting run (1,497 call
+ * stacks over 24 entry points with the split pair alone, 1,519 over 24
+ * with the device vectors alone; 1,284 over 22 before both; 1,075 over
  * 18 before the cone pair; ASan's sm_80 atomics take other paths; 888 before CGLS, PWLS
  * and ASD-POCS ran on the operator's device products, the same on this
  * problem as on the larger one used before), and every call fails
@@ -359,49 +361,65 @@ e_plan_fdk (GError **error)
 
 /* The cone-beam pair (ctr-cuda-cone.c): 16 views, so whole passes take
  * the transposed layout (when on: the default), of 6 × 5 on 6 × 5 × 4
- * voxels; its CPU images made once. */
+ * voxels; the methods with device vectors (PWLS, CGLS, ASD-POCS: their
+ * calls are per view, and every call fails in turn) on 4 of those views;
+ * the CPU images made once. */
 #define CONE_VIEWS 16
-static CtrGeometry *cone_g;
+static CtrGeometry *cone_g, *cone_g4;
 static CtrGrid cone_grid = { 6, 5, 4, 9.0, 9.5, 8.0, 0.5, -0.3, 0.2 };
-static CtrProjections *cone_p;
-static CtrVolume *cone_cpu[3];   /* SIRT, SART, PWLS */
-static const CtrMethod cone_methods[3] = { CTR_METHOD_SIRT, CTR_METHOD_SART, CTR_METHOD_PWLS };
+static CtrProjections *cone_p, *cone_p4;
+#define CONE_METHODS 5
+static CtrVolume *cone_cpu[CONE_METHODS];
+static const CtrMethod cone_methods[CONE_METHODS] = { CTR_METHOD_SIRT, CTR_METHOD_SART, CTR_METHOD_PWLS,
+                                                      CTR_METHOD_CGLS, CTR_METHOD_ASD_POCS };
 
 static CtrVolume *
-cone_plan (const char *backend, CtrMethod m, GError **error)
+cone_plan (const char *backend, guint k, GError **error)
 {
+  const gboolean few = k >= 2;
   CtrReconOptions o;
-  ctr_recon_options_init (&o, m);
+  ctr_recon_options_init (&o, cone_methods[k]);
   o.iterations = 2;
+  o.tv_iterations = 3;   /* ASD-POCS: each TV step is the same calls */
   o.backend = backend;
-  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (cone_g, &cone_grid, &o, NULL, error);
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (few ? cone_g4 : cone_g, &cone_grid, &o, NULL, error);
   if (plan == NULL)
     return NULL;
   guint reports = 0;
-  CtrVolume *v = ctr_recon_plan_execute (plan, cone_p, NULL, count_reports, &reports, NULL, error);
+  CtrVolume *v = ctr_recon_plan_execute (plan, few ? cone_p4 : cone_p, NULL, count_reports, &reports, NULL, error);
   for (const char *const *n = ctr_recon_plan_get_notes (plan); v != NULL && *n; n++)
     if (strstr (*n, "instead") || strstr (*n, "could not") || strstr (*n, "the CPU runs"))
       fx.note = g_strdup (*n);
   return v;
 }
 
+static CtrGeometry *
+cone_geometry (guint views)
+{
+  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_CONE, views);
+  g->sod_mm = 200;
+  g->sdd_mm = 300;
+  g->n_cols = 6;
+  g->n_rows = 5;
+  g->pitch_u = g->pitch_v_mm = 15.0;
+  ctr_geometry_set_uniform_angles (g, 0.1, 2 * G_PI / views);
+  return g;
+}
+
 static void
 cone_setup (void)
 {
-  cone_g = ctr_geometry_new (CTR_BEAM_CONE, CONE_VIEWS);
-  cone_g->sod_mm = 200;
-  cone_g->sdd_mm = 300;
-  cone_g->n_cols = 6;
-  cone_g->n_rows = 5;
-  cone_g->pitch_u = cone_g->pitch_v_mm = 15.0;
-  ctr_geometry_set_uniform_angles (cone_g, 0.1, 2 * G_PI / CONE_VIEWS);
+  cone_g = cone_geometry (CONE_VIEWS);
+  cone_g4 = cone_geometry (4);
   g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0, 0, 0, 18.0, 12.0, 0.02);
   cone_p = ctr_phantom3d_project (ph, cone_g, 1, NULL);
+  cone_p4 = ctr_phantom3d_project (ph, cone_g4, 1, NULL);
   g_assert_nonnull (cone_p);
-  for (guint k = 0; k < 3; k++)
+  g_assert_nonnull (cone_p4);
+  for (guint k = 0; k < CONE_METHODS; k++)
     {
       g_autoptr (GError) e = NULL;
-      cone_cpu[k] = cone_plan ("cpu", cone_methods[k], &e);
+      cone_cpu[k] = cone_plan ("cpu", k, &e);
       g_assert_no_error (e);
     }
 }
@@ -433,7 +451,7 @@ e_cone_products (GError **error)
 static gboolean
 cone_plan_check (guint k, GError **error)
 {
-  g_autoptr (CtrVolume) v = cone_plan ("cuda", cone_methods[k], error);
+  g_autoptr (CtrVolume) v = cone_plan ("cuda", k, error);
   if (v == NULL)
     return FALSE;
   return check_close (max_rel (v->data, cone_cpu[k]->data, ctr_grid_size (&cone_grid)), 1e-4, "the cone plan's image",
@@ -498,6 +516,8 @@ static gboolean e_cone_split_sirt (GError **error) { return cone_split_plan_chec
 static gboolean e_cone_sirt (GError **error) { return cone_plan_check (0, error); }
 static gboolean e_cone_sart (GError **error) { return cone_plan_check (1, error); }
 static gboolean e_cone_pwls (GError **error) { return cone_plan_check (2, error); }
+static gboolean e_cone_cgls (GError **error) { return cone_plan_check (3, error); }
+static gboolean e_cone_asd_pocs (GError **error) { return cone_plan_check (4, error); }
 
 typedef struct {
   const char *name;
@@ -526,7 +546,9 @@ static const Entry entries[] = {
   { "cuda cone operator forward/adjoint", e_cone_products },
   { "plan sirt (cuda cone: device passes)", e_cone_sirt },
   { "plan sart (cuda cone: device passes)", e_cone_sart },
-  { "plan pwls (cuda cone: deferred accumulation)", e_cone_pwls },
+  { "plan pwls (cuda cone: device vectors)", e_cone_pwls },
+  { "plan cgls (cuda cone: device vectors)", e_cone_cgls },
+  { "plan asd-pocs (cuda cone: device vectors)", e_cone_asd_pocs },
   { "cuda cone split forward/adjoint (slabs and chunks)", e_cone_split_products },
   { "plan sirt (cuda cone split: host products)", e_cone_split_sirt },
 };

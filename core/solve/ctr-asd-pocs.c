@@ -24,7 +24,7 @@
  * COLUMN_SCALE, the TV is 2-D per slice (ctr-penalty.h).
  */
 #include "solve/ctr-iterate.h"
-#include "solve/ctr-penalty.h"
+#include "solve/ctr-vec.h"
 #include "base/ctr-error.h"
 #include "data/ctr-noise.h"
 
@@ -37,12 +37,12 @@
 #define ASD_BETA_RED 0.995
 
 typedef struct {
-  float *coef;        /* native data: valid / row sums (SART) */
-  float *X0;          /* native image */
-  float *R;           /* native data: A f */
-  float *x, *g;       /* natural images: f and ∇TV(f) */
+  CtrVecs vs;         /* the operator's vectors (ctr-vec.h) */
+  float *coef;        /* host, native data: valid / row sums (SART) */
+  CtrVec *X, *B, *valid, *C;   /* the driver's image and data; coef */
+  CtrVec *X0;         /* native image */
+  CtrVec *R;          /* native data: A f */
   double beta, dtvg, epsilon;
-  gsize nat;
 } Asd;
 
 static void
@@ -51,11 +51,14 @@ asd_free (CtrIterate *it, gpointer data)
   Asd *a = data;
   if (a == NULL)
     return;
+  if (a->vs.ops != NULL)
+    {
+      CtrVec **v[] = { &a->X, &a->B, &a->valid, &a->C, &a->X0, &a->R };
+      for (guint i = 0; i < G_N_ELEMENTS (v); i++)
+        ctr_vec_clear (&a->vs, v[i]);
+      ctr_vecs_clear (&a->vs);
+    }
   g_free (a->coef);
-  g_free (a->X0);
-  g_free (a->R);
-  g_free (a->x);
-  g_free (a->g);
   g_free (a);
 }
 
@@ -65,13 +68,8 @@ asd_setup (CtrIterate *it, gpointer *state, GError **error)
   CtrOperator *op = it->op;
   Asd *a = g_new0 (Asd, 1);
   *state = a;
-  a->nat = ctr_grid_size (&op->grid);
   a->coef = g_try_new (float, op->data_size);
-  a->R = g_try_new (float, op->data_size);
-  a->X0 = g_try_new (float, op->image_size);
-  a->x = g_try_new (float, a->nat);
-  a->g = g_try_new (float, a->nat);
-  if (!a->coef || !a->R || !a->X0 || !a->x || !a->g)
+  if (!a->coef)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "ASD-POCS: cannot allocate its work space");
       return FALSE;
@@ -91,21 +89,35 @@ asd_setup (CtrIterate *it, gpointer *state, GError **error)
       a->epsilon = ctr_noise_estimate (op->geometry, it->p, &level, &e) && isfinite (level.sigma)
                      ? level.sigma * sqrt ((double) level.n_rays) : 0.0;
     }
+  if (!ctr_vecs_init (&a->vs, op, error))
+    return FALSE;
+  CtrVecs *vs = &a->vs;
+  const CtrVecOps *f = vs->ops;
+  return (a->X = f->bind (vs, CTR_VEC_IMAGE, it->X, error)) != NULL
+         && (a->B = f->bind (vs, CTR_VEC_DATA, it->B, error)) != NULL
+         && (a->valid = f->bind (vs, CTR_VEC_DATA, it->valid, error)) != NULL
+         && (a->C = f->bind (vs, CTR_VEC_DATA, a->coef, error)) != NULL
+         && (a->X0 = f->alloc (vs, CTR_VEC_IMAGE, error)) != NULL
+         && (a->R = f->alloc (vs, CTR_VEC_DATA, error)) != NULL;
+}
+
+/* ||a − b|| with the operator's inner-product weights. */
+static gboolean
+image_distance (CtrVecs *vs, const CtrVec *a, const CtrVec *b, double *out, GError **error)
+{
+  double acc;
+  if (!vs->ops->diff_dot (vs, a, b, a, b, &acc, error))
+    return FALSE;
+  *out = sqrt (acc);
   return TRUE;
 }
 
-static double
-image_distance (const CtrOperator *op, const float *a, const float *b)
+/* A f into R, and data_norms of R against B over the valid rays into @n3. */
+static gboolean
+data_distance (CtrVecs *vs, Asd *a, double n3[3], GError **error)
 {
-  const float *w = op->image_weight;
-  double acc = 0.0;
-#pragma omp parallel for reduction(+:acc) schedule(static)
-  for (gint64 q = 0; q < (gint64) op->image_size; q++)
-    {
-      const double d = (double) a[q] - b[q];
-      acc += (w ? w[q] : 1.0) * d * d;
-    }
-  return sqrt (acc);
+  return vs->ops->forward (vs, CTR_SUBSET_ALL, a->X, a->R, error)
+         && vs->ops->data_norms (vs, a->R, a->B, NULL, a->valid, n3, error);
 }
 
 static gboolean
@@ -113,59 +125,49 @@ asd_iterate (CtrIterate *it, gpointer data, GError **error)
 {
   Asd *a = data;
   CtrOperator *op = it->op;
-  float *X = it->X;
-  memcpy (a->X0, X, op->image_size * sizeof (float));
+  CtrVecs *vs = &a->vs;
+  const CtrVecOps *f = vs->ops;
+  if (!f->copy (vs, a->X0, a->X, error))
+    return FALSE;
   /* POCS: one SART pass, then positivity. */
   for (guint t = 0; t < op->n_subsets; t++)
     {
       if (ctr_iterate_cancelled (it, error))
         return FALSE;
       const guint s = ctr_operator_subset_at (op, t);
-      if (!op->klass->update (op, s, X, it->B, a->coef, (float) a->beta, NULL,
-                              CTR_UPDATE_COLUMN_SCALE | CTR_UPDATE_NONNEG, error))
+      if (!f->update (vs, s, a->X, a->B, a->C, (float) a->beta, NULL, CTR_UPDATE_COLUMN_SCALE | CTR_UPDATE_NONNEG,
+                      error))
         return FALSE;
     }
-  if (!op->klass->forward (op, CTR_SUBSET_ALL, X, a->R, error))
+  double n3[3], dp, dg;
+  if (!data_distance (vs, a, n3, error) || !image_distance (vs, a->X, a->X0, &dp, error))
     return FALSE;
-  double dd = 0.0;
-  for (gsize q = 0; q < op->data_size; q++)
-    if (it->valid[q] != 0.f)
-      {
-        const double d = (double) a->R[q] - it->B[q];
-        dd += d * d;
-      }
-  dd = sqrt (dd);
-  const double dp = image_distance (op, X, a->X0);
+  const double dd = sqrt (n3[1]);
   if (isnan (a->dtvg))
     a->dtvg = ASD_ALPHA * dp;
-  memcpy (a->X0, X, op->image_size * sizeof (float));
-
   /* ASD: N_grad normalised steepest-descent steps on the TV. */
-  op->klass->image_from_native (op, X, a->x);
-  float xmax = 0.f;
-  for (gsize q = 0; q < a->nat; q++)
-    xmax = MAX (xmax, fabsf (a->x[q]));
-  const double eps = 1e-5 * (xmax > 0 ? xmax : 1.0);
-  for (guint k = 0; k < it->o->tv_iterations; k++)
-    {
-      ctr_tv_gradient (a->x, op->grid.nx, op->grid.ny, op->grid.nz, eps, a->g);
-      double gg = 0.0;
-#pragma omp parallel for reduction(+:gg) schedule(static)
-      for (gint64 q = 0; q < (gint64) a->nat; q++)
-        gg += (double) a->g[q] * a->g[q];
-      if (gg <= 0.0)
-        break;
-      const float step = (float) (a->dtvg / sqrt (gg));
-#pragma omp parallel for schedule(static)
-      for (gint64 q = 0; q < (gint64) a->nat; q++)
-        a->x[q] -= step * a->g[q];
-    }
-  op->klass->image_to_native (op, a->x, X);
-  const double dg = image_distance (op, X, a->X0);
+  if (!f->copy (vs, a->X0, a->X, error) || !f->tv_descent (vs, a->X, it->o->tv_iterations, a->dtvg, error)
+      || !image_distance (vs, a->X, a->X0, &dg, error))
+    return FALSE;
   if (dg > ASD_R_MAX * dp && dd > a->epsilon)
     a->dtvg *= ASD_ALPHA_RED;
   a->beta *= ASD_BETA_RED;
+  /* The residual of the image after the descent, for a report. */
+  if (it->report)
+    {
+      if (!data_distance (vs, a, n3, error))
+        return FALSE;
+      it->residual = n3[2] > 0 ? sqrt (n3[1] / n3[2]) : sqrt (n3[1]);
+    }
   return TRUE;
 }
 
-const CtrSolverClass ctr_asd_pocs_solver = { CTR_METHOD_ASD_POCS, asd_setup, asd_iterate, NULL, asd_free };
+/* The image into it->X for a report (a device's comes back). */
+static gboolean
+asd_sync (CtrIterate *it, gpointer data, GError **error)
+{
+  Asd *a = data;
+  return a->vs.ops->download (&a->vs, a->X, it->X, error);
+}
+
+const CtrSolverClass ctr_asd_pocs_solver = { CTR_METHOD_ASD_POCS, asd_setup, asd_iterate, asd_sync, asd_free };

@@ -10,16 +10,23 @@
  * for free.  Unconstrained (no clipping) and unregularised: semi-convergent
  * on noisy data, so stop early (CtrReconOptions.stop).  Image inner products
  * use the operator's weights (ctr_operator_image_dot).
+ *
+ * The vectors are the operator's (ctr-vec.h): on a device they stay there
+ * for the whole run, and only the inner products (and, for a report, the
+ * image) come back.
  */
 #include "solve/ctr-iterate.h"
+#include "solve/ctr-vec.h"
 #include "base/ctr-error.h"
 
 #include <math.h>
 #include <string.h>
 
 typedef struct {
-  float *R, *Q;     /* native data */
-  float *S, *P;     /* native images */
+  CtrVecs vs;
+  CtrVec *X, *B, *valid;   /* the driver's image and data */
+  CtrVec *R, *Q;           /* native data */
+  CtrVec *S, *P;           /* native images */
   double gamma, b_norm;
 } Cgls;
 
@@ -29,46 +36,46 @@ cgls_free (CtrIterate *it, gpointer data)
   Cgls *c = data;
   if (c == NULL)
     return;
-  g_free (c->R);
-  g_free (c->Q);
-  g_free (c->S);
-  g_free (c->P);
+  if (c->vs.ops != NULL)
+    {
+      CtrVec **v[] = { &c->X, &c->B, &c->valid, &c->R, &c->Q, &c->S, &c->P };
+      for (guint i = 0; i < G_N_ELEMENTS (v); i++)
+        ctr_vec_clear (&c->vs, v[i]);
+      ctr_vecs_clear (&c->vs);
+    }
   g_free (c);
-}
-
-static double
-data_dot (const float *a, const float *b, gsize n)
-{
-  double acc = 0.0;
-#pragma omp parallel for reduction(+:acc) schedule(static)
-  for (gint64 q = 0; q < (gint64) n; q++)
-    acc += (double) a[q] * b[q];
-  return acc;
 }
 
 static gboolean
 cgls_setup (CtrIterate *it, gpointer *state, GError **error)
 {
-  CtrOperator *op = it->op;
   Cgls *c = g_new0 (Cgls, 1);
   *state = c;
-  c->R = g_try_new (float, op->data_size);
-  c->Q = g_try_new (float, op->data_size);
-  c->S = g_try_new (float, op->image_size);
-  c->P = g_try_new (float, op->image_size);
-  if (!c->R || !c->Q || !c->S || !c->P)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "CGLS: cannot allocate its work space");
-      return FALSE;
-    }
-  /* x₀ = 0 (it->X is zero): r = b on the valid rays. */
-  for (gsize q = 0; q < op->data_size; q++)
-    c->R[q] = it->valid[q] != 0.f ? it->B[q] : 0.f;
-  c->b_norm = sqrt (data_dot (c->R, c->R, op->data_size));
-  if (!op->klass->adjoint (op, CTR_SUBSET_ALL, c->R, c->S, error))
+  if (!ctr_vecs_init (&c->vs, it->op, error))
     return FALSE;
-  memcpy (c->P, c->S, op->image_size * sizeof (float));
-  c->gamma = ctr_operator_image_dot (op, c->S, c->S);
+  CtrVecs *vs = &c->vs;
+  const CtrVecOps *f = vs->ops;
+  if ((c->X = f->bind (vs, CTR_VEC_IMAGE, it->X, error)) == NULL
+      || (c->B = f->bind (vs, CTR_VEC_DATA, it->B, error)) == NULL
+      || (c->valid = f->bind (vs, CTR_VEC_DATA, it->valid, error)) == NULL
+      || (c->R = f->alloc (vs, CTR_VEC_DATA, error)) == NULL || (c->Q = f->alloc (vs, CTR_VEC_DATA, error)) == NULL
+      || (c->S = f->alloc (vs, CTR_VEC_IMAGE, error)) == NULL || (c->P = f->alloc (vs, CTR_VEC_IMAGE, error)) == NULL)
+    return FALSE;
+  /* x₀ = 0 (it->X is zero): r = b on the valid rays. */
+  double rr;
+  return f->copy (vs, c->R, c->B, error) && f->mul (vs, c->R, c->valid, error)
+         && f->dot (vs, c->R, c->R, &rr, error) && (c->b_norm = sqrt (rr), TRUE)
+         && f->adjoint (vs, CTR_SUBSET_ALL, c->R, c->S, error) && f->copy (vs, c->P, c->S, error)
+         && f->dot (vs, c->S, c->S, &c->gamma, error);
+}
+
+static gboolean
+cgls_residual (Cgls *c, CtrIterate *it, GError **error)
+{
+  double rr;
+  if (!c->vs.ops->dot (&c->vs, c->R, c->R, &rr, error))
+    return FALSE;
+  it->residual = c->b_norm > 0 ? sqrt (rr) / c->b_norm : 0.0;
   return TRUE;
 }
 
@@ -76,42 +83,37 @@ static gboolean
 cgls_iterate (CtrIterate *it, gpointer data, GError **error)
 {
   Cgls *c = data;
-  CtrOperator *op = it->op;
+  CtrVecs *vs = &c->vs;
+  const CtrVecOps *f = vs->ops;
   if (ctr_iterate_cancelled (it, error))
     return FALSE;
   if (c->gamma <= 0.0)   /* converged exactly (or nothing to fit) */
-    {
-      it->residual = c->b_norm > 0 ? sqrt (data_dot (c->R, c->R, op->data_size)) / c->b_norm : 0.0;
-      return TRUE;
-    }
-  memset (c->Q, 0, op->data_size * sizeof (float));
-  if (!op->klass->forward (op, CTR_SUBSET_ALL, c->P, c->Q, error))
+    return cgls_residual (c, it, error);
+  double qq;
+  if (!f->fill (vs, c->Q, 0.f, error) || !f->forward (vs, CTR_SUBSET_ALL, c->P, c->Q, error)
+      || !f->mul (vs, c->Q, c->valid, error) || !f->dot (vs, c->Q, c->Q, &qq, error))
     return FALSE;
-  for (gsize q = 0; q < op->data_size; q++)
-    c->Q[q] = it->valid[q] != 0.f ? c->Q[q] : 0.f;
-  const double qq = data_dot (c->Q, c->Q, op->data_size);
   if (qq <= 0.0)
     return TRUE;
   const float alpha = (float) (c->gamma / qq);
-  float *X = it->X;
-#pragma omp parallel for schedule(static)
-  for (gint64 q = 0; q < (gint64) op->image_size; q++)
-    X[q] += alpha * c->P[q];
-#pragma omp parallel for schedule(static)
-  for (gint64 q = 0; q < (gint64) op->data_size; q++)
-    c->R[q] -= alpha * c->Q[q];
+  if (!f->axpby (vs, c->X, alpha, c->P, 1.f, error) || !f->axpby (vs, c->R, -alpha, c->Q, 1.f, error))
+    return FALSE;
   if (ctr_iterate_cancelled (it, error))
     return FALSE;
-  if (!op->klass->adjoint (op, CTR_SUBSET_ALL, c->R, c->S, error))
+  double gamma;
+  if (!f->adjoint (vs, CTR_SUBSET_ALL, c->R, c->S, error) || !f->dot (vs, c->S, c->S, &gamma, error))
     return FALSE;
-  const double gamma = ctr_operator_image_dot (op, c->S, c->S);
   const float beta = (float) (gamma / c->gamma);
   c->gamma = gamma;
-#pragma omp parallel for schedule(static)
-  for (gint64 q = 0; q < (gint64) op->image_size; q++)
-    c->P[q] = c->S[q] + beta * c->P[q];
-  it->residual = c->b_norm > 0 ? sqrt (data_dot (c->R, c->R, op->data_size)) / c->b_norm : 0.0;
-  return TRUE;
+  return f->axpby (vs, c->P, 1.f, c->S, beta, error) && cgls_residual (c, it, error);
 }
 
-const CtrSolverClass ctr_cgls_solver = { CTR_METHOD_CGLS, cgls_setup, cgls_iterate, NULL, cgls_free };
+/* The image into it->X for a report (a device's comes back). */
+static gboolean
+cgls_sync (CtrIterate *it, gpointer data, GError **error)
+{
+  Cgls *c = data;
+  return c->vs.ops->download (&c->vs, c->X, it->X, error);
+}
+
+const CtrSolverClass ctr_cgls_solver = { CTR_METHOD_CGLS, cgls_setup, cgls_iterate, cgls_sync, cgls_free };

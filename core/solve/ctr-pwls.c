@@ -66,6 +66,7 @@
  */
 #include "solve/ctr-iterate.h"
 #include "solve/ctr-penalty.h"
+#include "solve/ctr-vec.h"
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
 #include "data/ctr-noise.h"
@@ -85,22 +86,22 @@
 #define CTR_PWLS_SUBSETS_TARGET 12
 
 typedef struct {
+  CtrVecs vs;           /* the operator's vectors (ctr-vec.h) */
   guint M;              /* ordered subsets */
   guint *group;         /* [operator subset] → its group (0 … M−1) */
   float *group_scale;   /* [group] operator subsets in all / in the group (M for equal groups) */
-  float *W;             /* native data: statistical weights (0: dead or padding) */
-  float *Ddata;         /* native image: Aᵀ W A 1 */
-  float *Z, *Xold, *G;  /* native images */
-  float *zn, *gn, *cn;  /* natural images: z, ∇R(z), curvature */
-  float *GR, *CR;       /* native: ∇R, curvature */
+  float *W;             /* host, native data: statistical weights (0: dead or padding) */
+  float *Ddata;         /* host, native image: Aᵀ W A 1 */
+  CtrVec *X, *B, *valid;        /* the driver's image and data */
+  CtrVec *Wv, *Dd;              /* W and Ddata in the operator's memory */
+  CtrVec *Z, *Xold, *G, *GR, *CR;   /* native images: z, x before the step, gradient, ∇R, curvature */
+  CtrVec *Ax;           /* native data: A x for the objective and the residual */
   double beta, delta;
   double t;             /* momentum sequence */
   double phi;           /* the objective after the last iteration (NaN before) */
   gboolean momentum_ok; /* subsets large enough for momentum */
   gboolean watch;       /* subsets small enough to watch Φ (function restart) */
-  float *Ax;            /* native data: A x for the objective */
   gsize nat;            /* floats of a natural image */
-  guint nx, ny, nz;
 } Pwls;
 
 static void
@@ -109,19 +110,17 @@ pwls_free (CtrIterate *it, gpointer data)
   Pwls *s = data;
   if (s == NULL)
     return;
+  if (s->vs.ops != NULL)
+    {
+      CtrVec **v[] = { &s->X, &s->B, &s->valid, &s->Wv, &s->Dd, &s->Z, &s->Xold, &s->G, &s->GR, &s->CR, &s->Ax };
+      for (guint i = 0; i < G_N_ELEMENTS (v); i++)
+        ctr_vec_clear (&s->vs, v[i]);
+      ctr_vecs_clear (&s->vs);
+    }
   g_free (s->group);
   g_free (s->group_scale);
   g_free (s->W);
   g_free (s->Ddata);
-  g_free (s->Z);
-  g_free (s->Xold);
-  g_free (s->G);
-  g_free (s->zn);
-  g_free (s->gn);
-  g_free (s->cn);
-  g_free (s->GR);
-  g_free (s->CR);
-  g_free (s->Ax);
   g_free (s);
 }
 
@@ -176,6 +175,29 @@ object_attenuation (const float *x, gsize n)
   return v[first + (m - first) / 2];
 }
 
+/* The run's vectors in the operator's memory (ctr-vec.h): the image (the
+ * start), the data, W and Aᵀ W A 1 bound, the work images made, z = x. */
+static gboolean
+pwls_vectors (CtrIterate *it, Pwls *s, GError **error)
+{
+  if (!ctr_vecs_init (&s->vs, it->op, error))
+    return FALSE;
+  CtrVecs *vs = &s->vs;
+  const CtrVecOps *f = vs->ops;
+  if ((s->X = f->bind (vs, CTR_VEC_IMAGE, it->X, error)) == NULL
+      || (s->B = f->bind (vs, CTR_VEC_DATA, it->B, error)) == NULL
+      || (s->valid = f->bind (vs, CTR_VEC_DATA, it->valid, error)) == NULL
+      || (s->Wv = f->bind (vs, CTR_VEC_DATA, s->W, error)) == NULL
+      || (s->Dd = f->bind (vs, CTR_VEC_IMAGE, s->Ddata, error)) == NULL
+      || (s->Ax = f->alloc (vs, CTR_VEC_DATA, error)) == NULL)
+    return FALSE;
+  CtrVec **img[] = { &s->Z, &s->Xold, &s->G, &s->GR, &s->CR };
+  for (guint i = 0; i < G_N_ELEMENTS (img); i++)
+    if ((*img[i] = f->alloc (vs, CTR_VEC_IMAGE, error)) == NULL)
+      return FALSE;
+  return f->copy (vs, s->Z, s->X, error);
+}
+
 static gboolean
 pwls_setup (CtrIterate *it, gpointer *state, GError **error)
 {
@@ -183,21 +205,11 @@ pwls_setup (CtrIterate *it, gpointer *state, GError **error)
   const CtrReconOptions *o = it->o;
   Pwls *s = g_new0 (Pwls, 1);
   *state = s;
-  s->nx = op->grid.nx;
-  s->ny = op->grid.ny;
-  s->nz = op->grid.nz;
   s->nat = ctr_grid_size (&op->grid);
   s->W = g_try_new (float, op->data_size);
   s->Ddata = g_try_new (float, op->image_size);
-  s->Z = g_try_new (float, op->image_size);
-  s->Xold = g_try_new (float, op->image_size);
-  s->G = g_try_new (float, op->image_size);
-  s->GR = g_try_new (float, op->image_size);
-  s->CR = g_try_new (float, op->image_size);
-  s->zn = g_try_new (float, s->nat);
-  s->gn = g_try_new (float, s->nat);
-  s->cn = g_try_new (float, s->nat);
-  if (!s->W || !s->Ddata || !s->Z || !s->Xold || !s->G || !s->GR || !s->CR || !s->zn || !s->gn || !s->cn)
+  g_autofree float *zn = g_try_new (float, s->nat);
+  if (!s->W || !s->Ddata || !zn)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "PWLS: cannot allocate its work space");
       return FALSE;
@@ -251,10 +263,10 @@ pwls_setup (CtrIterate *it, gpointer *state, GError **error)
   }
 
   /* Start image and the penalty's parameters. */
-  if (!start_image (it, s->zn, error))
+  if (!start_image (it, zn, error))
     return FALSE;
-  op->klass->image_to_native (op, s->zn, it->X);
-  const double mu = object_attenuation (s->zn, s->nat);
+  op->klass->image_to_native (op, zn, it->X);
+  const double mu = object_attenuation (zn, s->nat);
   if (mu < 0)
     {
       ctr_memory_set_error (error, ctr_memory_mul (s->nat, sizeof (float)), "PWLS's copy of the start image");
@@ -282,128 +294,100 @@ pwls_setup (CtrIterate *it, gpointer *state, GError **error)
     s->group_scale[m] = (float) op->n_subsets / s->group_scale[m];
   s->momentum_ok = op->geometry->n_views >= CTR_PWLS_MOMENTUM_MIN_VIEWS * M;
   s->watch = op->geometry->n_views < CTR_PWLS_WATCH_BELOW_VIEWS * M;
-  memcpy (s->Z, it->X, op->image_size * sizeof (float));
   s->t = 1.0;
   s->phi = NAN;
-  s->Ax = g_try_new (float, op->data_size);
-  if (s->Ax == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "PWLS: cannot allocate its work space");
-      return FALSE;
-    }
-  return TRUE;
+  return pwls_vectors (it, s, error);
 }
 
-/* Φ(x) = ½ ||A x − b||²_W + β R(x); also it->residual. */
+/* Φ(x) = ½ ||A x − b||²_W + β R(x) (@phi nullable: the residual only);
+ * also it->residual. */
 static gboolean
 objective (CtrIterate *it, Pwls *s, double *phi, GError **error)
 {
-  CtrOperator *op = it->op;
-  if (!op->klass->forward (op, CTR_SUBSET_ALL, it->X, s->Ax, error))
+  CtrVecs *vs = &s->vs;
+  double n3[3], r = 0.0;
+  if (!vs->ops->forward (vs, CTR_SUBSET_ALL, s->X, s->Ax, error)
+      || !vs->ops->data_norms (vs, s->Ax, s->B, phi != NULL ? s->Wv : NULL, s->valid, n3, error))
     return FALSE;
-  double fit = 0.0, num = 0.0, den = 0.0;
-#pragma omp parallel for reduction(+:fit,num,den) schedule(static)
-  for (gint64 q = 0; q < (gint64) op->data_size; q++)
-    {
-      const double d = (double) s->Ax[q] - it->B[q];
-      fit += s->W[q] * d * d;
-      if (it->valid[q] != 0.f)
-        {
-          num += d * d;
-          den += (double) it->B[q] * it->B[q];
-        }
-    }
-  it->residual = den > 0 ? sqrt (num / den) : sqrt (num);
-  op->klass->image_from_native (op, it->X, s->zn);
-  *phi = 0.5 * fit + s->beta * ctr_penalty_value (it->o->penalty, s->delta, s->zn, s->nx, s->ny, s->nz);
+  it->residual = n3[2] > 0 ? sqrt (n3[1] / n3[2]) : sqrt (n3[1]);
+  if (phi == NULL)
+    return TRUE;
+  if (!vs->ops->penalty_value (vs, it->o->penalty, s->delta, s->X, &r, error))
+    return FALSE;
+  *phi = 0.5 * n3[0] + s->beta * r;
   return TRUE;
 }
 
-/* (z − x)·(x − x_old) with the operator's inner-product weights. */
-static double
-dot_of_differences (const CtrOperator *op, const float *z, const float *x, const float *xold)
+/* One ordered subset m: x⁺ = [z − g ./ D]₊ and the momentum (see the top). */
+static gboolean
+pwls_subset (CtrIterate *it, Pwls *s, guint m, gboolean momentum, GError **error)
 {
-  const float *w = op->image_weight;
-  double acc = 0.0;
-#pragma omp parallel for reduction(+:acc) schedule(static)
-  for (gint64 q = 0; q < (gint64) op->image_size; q++)
-    acc += (w ? w[q] : 1.0) * ((double) z[q] - x[q]) * ((double) x[q] - xold[q]);
-  return acc;
+  CtrOperator *op = it->op;
+  CtrVecs *vs = &s->vs;
+  const CtrVecOps *f = vs->ops;
+  /* G = A_mᵀ W (b − A_m z), the data part of the subset's gradient. */
+  if (!f->fill (vs, s->G, 0.f, error))
+    return FALSE;
+  for (guint k = 0; k < op->n_subsets; k++)
+    if (s->group[k] == m && !f->update (vs, k, s->Z, s->B, s->Wv, 1.f, s->G, 0, error))
+      return FALSE;
+  /* ∇R(z) and the surrogate's curvature; the step. */
+  if (!f->reduce (vs, s->G, error)
+      || !f->penalty_gradient (vs, it->o->penalty, s->delta, s->Z, s->GR, s->CR, error)
+      || !f->copy (vs, s->Xold, s->X, error)
+      || !f->sqs_step (vs, s->X, s->Z, s->G, s->GR, s->CR, s->Dd, s->group_scale[m], (float) s->beta,
+                       it->o->nonnegative, error))
+    return FALSE;
+  if (!momentum)
+    return f->copy (vs, s->Z, s->X, error);
+  /* Nesterov's momentum with the gradient restart. */
+  double uphill;
+  if (!f->diff_dot (vs, s->Z, s->X, s->X, s->Xold, &uphill, error))
+    return FALSE;
+  if (uphill > 0)
+    {
+      s->t = 1.0;
+      return f->copy (vs, s->Z, s->X, error);
+    }
+  const double t1 = 0.5 * (1.0 + sqrt (1.0 + 4.0 * s->t * s->t));
+  const float c = (float) ((s->t - 1.0) / t1);
+  s->t = t1;
+  return f->extrapolate (vs, s->Z, s->X, s->Xold, c, error);
 }
 
 static gboolean
 pwls_iterate (CtrIterate *it, gpointer data, GError **error)
 {
   Pwls *s = data;
-  CtrOperator *op = it->op;
-  const gboolean nonneg = it->o->nonnegative;
   const gboolean momentum = it->o->momentum && s->momentum_ok;
-  const gsize n = op->image_size;
   for (guint m = 0; m < s->M; m++)
-    {
-      if (ctr_iterate_cancelled (it, error))
-        return FALSE;
-      /* G = A_mᵀ W (b − A_m z), the data part of the subset's gradient. */
-      memset (s->G, 0, n * sizeof (float));
-      for (guint k = 0; k < op->n_subsets; k++)
-        if (s->group[k] == m
-            && !op->klass->update (op, k, s->Z, it->B, s->W, 1.f, s->G, 0, error))
-          return FALSE;
-      if (op->klass->reduce != NULL)
-        op->klass->reduce (op, s->G);
-      /* ∇R(z) and the surrogate's curvature. */
-      op->klass->image_from_native (op, s->Z, s->zn);
-      ctr_penalty_gradient (it->o->penalty, s->delta, s->zn, s->nx, s->ny, s->nz, s->gn, s->cn);
-      op->klass->image_to_native (op, s->gn, s->GR);
-      op->klass->image_to_native (op, s->cn, s->CR);
-      const float M = s->group_scale[m], beta = (float) s->beta;
-      float *X = it->X;
-      memcpy (s->Xold, X, n * sizeof (float));
-#pragma omp parallel for schedule(static)
-      for (gint64 q = 0; q < (gint64) n; q++)
-        {
-          const float den = s->Ddata[q] + beta * s->CR[q];
-          float x = s->Z[q];
-          if (den > 0.f)
-            x += (M * s->G[q] - beta * s->GR[q]) / den;
-          X[q] = nonneg && x < 0.f ? 0.f : x;
-        }
-      if (!momentum)
-        {
-          memcpy (s->Z, X, n * sizeof (float));
-          continue;
-        }
-      /* Nesterov's momentum with the gradient restart. */
-      const double uphill = dot_of_differences (op, s->Z, X, s->Xold);
-      if (uphill > 0)
-        {
-          s->t = 1.0;
-          memcpy (s->Z, X, n * sizeof (float));
-          continue;
-        }
-      const double t1 = 0.5 * (1.0 + sqrt (1.0 + 4.0 * s->t * s->t));
-      const float c = (float) ((s->t - 1.0) / t1);
-      s->t = t1;
-#pragma omp parallel for schedule(static)
-      for (gint64 q = 0; q < (gint64) n; q++)
-        s->Z[q] = X[q] + c * (X[q] - s->Xold[q]);
-    }
+    if (ctr_iterate_cancelled (it, error) || !pwls_subset (it, s, m, momentum, error))
+      return FALSE;
   /* With small subsets, an iteration that raised the objective restarts the
    * momentum (O'Donoghue & Candès 2015, function restart): ordered subsets
    * add errors that the momentum accumulates otherwise.  It costs a forward
    * product per iteration, so only there. */
   if (!momentum || !s->watch)
-    return TRUE;
+    return !it->report || objective (it, s, NULL, error);
   double phi;
   if (!objective (it, s, &phi, error))
     return FALSE;
   if (!isnan (s->phi) && phi > s->phi)
     {
       s->t = 1.0;
-      memcpy (s->Z, it->X, n * sizeof (float));
+      if (!s->vs.ops->copy (&s->vs, s->Z, s->X, error))
+        return FALSE;
     }
   s->phi = phi;
   return TRUE;
 }
 
-const CtrSolverClass ctr_pwls_solver = { CTR_METHOD_PWLS, pwls_setup, pwls_iterate, NULL, pwls_free };
+/* The image into it->X for a report (a device's comes back). */
+static gboolean
+pwls_sync (CtrIterate *it, gpointer data, GError **error)
+{
+  Pwls *s = data;
+  return s->vs.ops->download (&s->vs, s->X, it->X, error);
+}
+
+const CtrSolverClass ctr_pwls_solver = { CTR_METHOD_PWLS, pwls_setup, pwls_iterate, pwls_sync, pwls_free };

@@ -96,6 +96,9 @@ typedef enum {
  *   Eq. 9).
  * @pass: (nullable) a whole iteration kept on the device: see
  *   CtrOperatorPass.
+ * @vec: (nullable) vector operations in the operator's memory
+ *   (sysmat/ctr-vecops.h): CGLS, PWLS and ASD-POCS keep their vectors there
+ *   for the whole run; NULL: the host's.
  */
 struct _CtrOperatorClass {
   const char *name;
@@ -115,6 +118,7 @@ struct _CtrOperatorClass {
   gboolean (*subset_overlap) (CtrOperator *op, guint subset, double *kappa, GError **error);
   guint64 (*subset_rays) (CtrOperator *op, guint subset);
   const struct _CtrOperatorPass *pass;
+  const struct _CtrVecOps *vec;
 };
 
 /**

@@ -174,12 +174,29 @@ count_live (CtrEmuLive *l)
 
 /* ------------------------------------------------------------ copies -- */
 
+/* Copies done, by direction (ctr_emu_copies), counted when they run: a
+ * copy in a graph counts at every launch of the graph. */
+static std::atomic<unsigned long long> copy_calls[3], copy_bytes[3];
+
+static void
+count_copy (cudaMemcpyKind kind, size_t n)
+{
+  const int k = kind == cudaMemcpyHostToDevice ? 0 : kind == cudaMemcpyDeviceToHost ? 1 : 2;
+  copy_calls[k]++;
+  copy_bytes[k] += n;
+}
+
 struct CopyOp final : Op {
   void *dst;
   const void *src;
   size_t n;
+  cudaMemcpyKind kind;
   std::vector<char> staged;   /* pageable host source, read at the call */
-  void exec () override { memcpy (dst, staged.empty () ? src : staged.data (), n); }
+  void exec () override
+  {
+    memcpy (dst, staged.empty () ? src : staged.data (), n);
+    count_copy (kind, n);
+  }
   const char *what () const override { return "cudaMemcpyAsync"; }
 };
 
@@ -245,6 +262,7 @@ copy_async (const char *call, void *dst, const void *src, size_t n, cudaMemcpyKi
   op->dst = dst;
   op->src = src;
   op->n = n;
+  op->kind = kind;
   if (pageable_src)
     op->staged.assign ((const char *) src, (const char *) src + n);
   cudaError_t e = enqueue (st, op);
@@ -434,7 +452,20 @@ cudaMemcpyToSymbol (const void *symbol, const void *src, size_t n, size_t offset
     }
   flush_all ();
   memcpy ((char *) symbol + offset, src, n);
+  count_copy (cudaMemcpyHostToDevice, n);
   return cudaSuccess;
+}
+
+extern "C" void
+ctr_emu_copies (CtrEmuCopies *out)
+{
+  EMU_API;
+  out->h2d_calls = copy_calls[0];
+  out->h2d_bytes = copy_bytes[0];
+  out->d2h_calls = copy_calls[1];
+  out->d2h_bytes = copy_bytes[1];
+  out->d2d_calls = copy_calls[2];
+  out->d2d_bytes = copy_bytes[2];
 }
 
 extern "C" size_t

@@ -34,6 +34,17 @@ void ctr_emu_live (CtrEmuLive *out);
  * into @buf; returns the number of differing fields. */
 int ctr_emu_live_diff (const CtrEmuLive *before, const CtrEmuLive *after, char *buf, size_t len);
 
+/* Copies between host and device memory and within the device since the
+ * start (cudaMemcpy, cudaMemcpyAsync, cudaMemcpyToSymbol), counted when
+ * they run (a copy in a graph at every launch): what a run moves over PCIe
+ * (host ↔ device) and within the device. */
+typedef struct {
+  unsigned long long h2d_calls, h2d_bytes;
+  unsigned long long d2h_calls, d2h_bytes;
+  unsigned long long d2d_calls, d2d_bytes;
+} CtrEmuCopies;
+void ctr_emu_copies (CtrEmuCopies *out);
+
 /* Fault injection.  Failable calls are those a program must handle:
  * allocations, creations, copies, launches, synchronisations, captures,
  * graph instantiation and launch, queries, cuFFT plans and executions,

@@ -323,6 +323,7 @@ static inline int ctr_emu_width (int w = 32) { return w; }
  * -ffp-contract=fast, so the result goes through a volatile. */
 static inline float __fadd_rn (float a, float b) { volatile float r = a + b; return r; }
 static inline float __fmul_rn (float a, float b) { volatile float r = a * b; return r; }
+static inline float __fsub_rn (float a, float b) { volatile float r = a - b; return r; }
 
 /* Read-only loads: the harness checks float loads for never-written device
  * memory (new allocations hold a NaN pattern: compute-sanitizer's initcheck,

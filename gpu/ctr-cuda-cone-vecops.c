@@ -1,0 +1,143 @@
+/* ctr-cuda-cone-vecops.c — the cone-beam operator's vector operations
+ * (core/sysmat/ctr-vecops.h): CGLS, PWLS and ASD-POCS keep image, data,
+ * weights and work vectors in device memory for the whole run.  The
+ * products run on the operator's session (ctr-cuda-cone.cu): a vector goes
+ * into the session's buffer and the result out of it by device-to-device
+ * copies on the session's stream, so nothing crosses PCIe but the inner
+ * products' doubles (and, for a report, the image: the driver's sync).
+ */
+#include "ctr-cuda-cone.h"
+#include "ctr-cuda-vecops.h"
+#include "ctr-cuda.h"
+#include "base/ctr-error.h"
+
+#define TRY(call)                                        \
+  do {                                                   \
+    char err_[CTR_CUDA_ERR_LEN] = "";                    \
+    CtrCudaStatus st_ = (call);                          \
+    if (st_ != CTR_CUDA_OK)                              \
+      return ctr_cuda_status_error (st_, err_, error);   \
+  } while (0)
+#define ERR err_
+
+static CtrCudaCone *
+session_of (const CtrVecs *vs)
+{
+  return ((CtrCudaVecState *) vs->priv)->session;
+}
+
+static gboolean
+cone_vec_begin (CtrVecs *vs, GError **error)
+{
+  CtrCudaCone *c = ctr_cuda_cone_op_session (vs->op);
+  return ctr_cuda_vecs_begin_on (vs, ctr_cuda_cone_stream (c), c, error);
+}
+
+/* The rays of @subset: floats [*o, *o + *n) of the data, views [*v0, *v0 + *nv). */
+static void
+subset_range (const CtrVecs *vs, guint subset, guint *v0, guint *nv, gsize *o, gsize *n)
+{
+  const CtrOperator *op = vs->op;
+  const gsize per_view = op->data_size / op->n_subsets;
+  *v0 = subset == CTR_SUBSET_ALL ? 0 : subset;
+  *nv = subset == CTR_SUBSET_ALL ? op->n_subsets : 1;
+  *o = per_view * *v0;
+  *n = per_view * *nv;
+}
+
+static gboolean
+cone_vec_forward (CtrVecs *vs, guint subset, const CtrVec *X, CtrVec *Y, GError **error)
+{
+  CtrCudaCone *c = session_of (vs);
+  guint v0, nv;
+  gsize o, n;
+  subset_range (vs, subset, &v0, &nv, &o, &n);
+  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_X, 0, X->dev, X->n, 1, ERR));
+  TRY (ctr_cuda_cone_forward (c, v0, nv, ERR));
+  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_Y, o, ctr_cuda_vec_ptr (Y) + o, n, 0, ERR));
+  return TRUE;
+}
+
+static gboolean
+cone_vec_adjoint (CtrVecs *vs, guint subset, const CtrVec *Y, CtrVec *D, GError **error)
+{
+  CtrCudaCone *c = session_of (vs);
+  guint v0, nv;
+  gsize o, n;
+  subset_range (vs, subset, &v0, &nv, &o, &n);
+  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_R, o, ctr_cuda_vec_ptr (Y) + o, n, 1, ERR));
+  TRY (ctr_cuda_cone_zero (c, CTR_CUDA_CONE_D, ERR));
+  TRY (ctr_cuda_cone_adjoint (c, v0, nv, 0, 0, ERR));
+  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_D, 0, D->dev, D->n, 0, ERR));
+  return TRUE;
+}
+
+/* The fused subset step (ctr-operator.h's update) on the device's vectors. */
+static gboolean
+cone_vec_update (CtrVecs *vs, guint subset, CtrVec *X, const CtrVec *B, const CtrVec *coef, float step, CtrVec *D,
+                 CtrUpdateFlags flags, GError **error)
+{
+  if (flags & CTR_UPDATE_SEQUENTIAL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED, "the cone-beam operator has no ray-sequential update");
+      return FALSE;
+    }
+  CtrCudaCone *c = session_of (vs);
+  guint v0, nv;
+  gsize o, n;
+  subset_range (vs, subset, &v0, &nv, &o, &n);
+  const gboolean scaled = D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE);
+  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_X, 0, X->dev, X->n, 1, ERR));
+  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_B, o, ctr_cuda_vec_ptr (B) + o, n, 1, ERR));
+  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_COEF, o, ctr_cuda_vec_ptr (coef) + o, n, 1, ERR));
+  TRY (ctr_cuda_cone_forward (c, v0, nv, ERR));
+  TRY (ctr_cuda_cone_residual (c, v0, nv, step, ERR));
+  if (D != NULL)
+    {
+      /* D += A_Sᵀ r: the sum goes on in the session's D */
+      TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_D, 0, D->dev, D->n, 1, ERR));
+      TRY (ctr_cuda_cone_adjoint (c, v0, nv, 0, 0, ERR));
+      TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_D, 0, D->dev, D->n, 0, ERR));
+      return TRUE;
+    }
+  TRY (ctr_cuda_cone_zero (c, CTR_CUDA_CONE_D, ERR));
+  if (scaled)
+    TRY (ctr_cuda_cone_zero (c, CTR_CUDA_CONE_CS, ERR));
+  TRY (ctr_cuda_cone_adjoint (c, v0, nv, 0, scaled, ERR));
+  TRY (ctr_cuda_cone_apply (c, scaled ? 1 : 0, (flags & CTR_UPDATE_NONNEG) != 0, ERR));
+  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_X, 0, X->dev, X->n, 0, ERR));
+  return TRUE;
+}
+
+/* The cone pair's adjoint is consistent as it lands: nothing to reduce. */
+static gboolean
+cone_vec_reduce (CtrVecs *vs, CtrVec *D, GError **error)
+{
+  return TRUE;
+}
+
+const CtrVecOps ctr_cuda_cone_vecops = {
+  .name = "cuda-cone",
+  .begin = cone_vec_begin,
+  .end = ctr_cuda_vecs_end,
+  .alloc = ctr_cuda_vecop_alloc,
+  .bind = ctr_cuda_vecop_bind,
+  .free = ctr_cuda_vecop_free,
+  .download = ctr_cuda_vecop_download,
+  .fill = ctr_cuda_vecop_fill,
+  .copy = ctr_cuda_vecop_copy,
+  .axpby = ctr_cuda_vecop_axpby,
+  .mul = ctr_cuda_vecop_mul,
+  .dot = ctr_cuda_vecop_dot,
+  .diff_dot = ctr_cuda_vecop_diff_dot,
+  .data_norms = ctr_cuda_vecop_data_norms,
+  .forward = cone_vec_forward,
+  .adjoint = cone_vec_adjoint,
+  .update = cone_vec_update,
+  .reduce = cone_vec_reduce,
+  .sqs_step = ctr_cuda_vecop_sqs_step,
+  .extrapolate = ctr_cuda_vecop_extrapolate,
+  .penalty_gradient = ctr_cuda_vecop_penalty_gradient,
+  .penalty_value = ctr_cuda_vecop_penalty_value,
+  .tv_descent = ctr_cuda_vecop_tv_descent,
+};

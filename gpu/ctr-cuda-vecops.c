@@ -1,0 +1,239 @@
+/* ctr-cuda-vecops.c — GLib glue of the device's vector operations (see
+ * ctr-cuda-vecops.h): vectors in device memory, GError conversion, and
+ * ASD-POCS's descent on the total variation as a series of device steps
+ * (only the norms come back). */
+#include "ctr-cuda-vecops.h"
+#include "ctr-cuda.h"
+#include "base/ctr-error.h"
+
+#include <math.h>
+
+#define TRY(call)                                        \
+  do {                                                   \
+    char err_[CTR_CUDA_ERR_LEN] = "";                    \
+    CtrCudaStatus st_ = (call);                          \
+    if (st_ != CTR_CUDA_OK)                              \
+      return ctr_cuda_status_error (st_, err_, error);   \
+  } while (0)
+#define ERR err_
+
+static CtrCudaVecs *
+dev_of (const CtrVecs *vs)
+{
+  return ((CtrCudaVecState *) vs->priv)->dev;
+}
+
+static gsize
+kind_size (const CtrVecs *vs, CtrVecKind kind)
+{
+  return kind == CTR_VEC_IMAGE ? vs->op->image_size : vs->op->data_size;
+}
+
+gboolean
+ctr_cuda_vecs_begin_on (CtrVecs *vs, void *stream, gpointer session, GError **error)
+{
+  CtrCudaVecState *s = g_new0 (CtrCudaVecState, 1);
+  vs->priv = s;
+  s->session = session;
+  TRY (ctr_cuda_vecs_create (stream, &s->dev, ERR));
+  if (vs->op->image_weight != NULL)
+    {
+      TRY (ctr_cuda_vec_alloc (s->dev, vs->op->image_size, &s->weight, ERR));
+      TRY (ctr_cuda_vec_upload (s->dev, s->weight, vs->op->image_weight, vs->op->image_size, ERR));
+    }
+  return TRUE;
+}
+
+void
+ctr_cuda_vecs_end (CtrVecs *vs)
+{
+  CtrCudaVecState *s = vs->priv;
+  if (s == NULL)
+    return;
+  if (s->dev != NULL)
+    {
+      ctr_cuda_vec_free (s->dev, s->weight);
+      ctr_cuda_vecs_destroy (s->dev);
+    }
+  g_free (s);
+  vs->priv = NULL;
+}
+
+static CtrVec *
+alloc_error (CtrCudaStatus st, const char *err, GError **error)
+{
+  ctr_cuda_status_error (st, err, error);
+  return NULL;
+}
+
+CtrVec *
+ctr_cuda_vecop_alloc (CtrVecs *vs, CtrVecKind kind, GError **error)
+{
+  char err[CTR_CUDA_ERR_LEN] = "";
+  float *p = NULL;
+  const gsize n = kind_size (vs, kind);
+  const CtrCudaStatus st = ctr_cuda_vec_alloc (dev_of (vs), n, &p, err);
+  if (st != CTR_CUDA_OK)
+    return alloc_error (st, err, error);
+  CtrVec *v = g_new0 (CtrVec, 1);
+  *v = (CtrVec) { .kind = kind, .n = n, .dev = p, .owned = TRUE };
+  return v;
+}
+
+CtrVec *
+ctr_cuda_vecop_bind (CtrVecs *vs, CtrVecKind kind, const float *host, GError **error)
+{
+  CtrVec *v = ctr_cuda_vecop_alloc (vs, kind, error);
+  if (v == NULL)
+    return NULL;
+  char err[CTR_CUDA_ERR_LEN] = "";
+  const CtrCudaStatus st = ctr_cuda_vec_upload (dev_of (vs), v->dev, host, v->n, err);
+  if (st != CTR_CUDA_OK)
+    {
+      ctr_cuda_vecop_free (vs, v);
+      return alloc_error (st, err, error);
+    }
+  return v;
+}
+
+void
+ctr_cuda_vecop_free (CtrVecs *vs, CtrVec *v)
+{
+  if (v == NULL)
+    return;
+  ctr_cuda_vec_free (dev_of (vs), v->dev);
+  g_free (v);
+}
+
+gboolean
+ctr_cuda_vecop_download (CtrVecs *vs, const CtrVec *v, float *host, GError **error)
+{
+  TRY (ctr_cuda_vec_download (dev_of (vs), host, v->dev, v->n, ERR));
+  return TRUE;
+}
+
+gboolean
+ctr_cuda_vecop_fill (CtrVecs *vs, CtrVec *y, float value, GError **error)
+{
+  TRY (ctr_cuda_vec_fill (dev_of (vs), y->dev, y->n, value, ERR));
+  return TRUE;
+}
+
+gboolean
+ctr_cuda_vecop_copy (CtrVecs *vs, CtrVec *dst, const CtrVec *src, GError **error)
+{
+  TRY (ctr_cuda_vec_copy (dev_of (vs), dst->dev, src->dev, dst->n, ERR));
+  return TRUE;
+}
+
+gboolean
+ctr_cuda_vecop_axpby (CtrVecs *vs, CtrVec *y, float a, const CtrVec *x, float b, GError **error)
+{
+  TRY (ctr_cuda_vec_axpby (dev_of (vs), y->dev, a, x->dev, b, y->n, ERR));
+  return TRUE;
+}
+
+gboolean
+ctr_cuda_vecop_mul (CtrVecs *vs, CtrVec *y, const CtrVec *x, GError **error)
+{
+  TRY (ctr_cuda_vec_mul (dev_of (vs), y->dev, x->dev, y->n, ERR));
+  return TRUE;
+}
+
+/* The weights of an image inner product (NULL for data or none). */
+static const float *
+weight_of (const CtrVecs *vs, const CtrVec *a)
+{
+  return a->kind == CTR_VEC_IMAGE ? ((CtrCudaVecState *) vs->priv)->weight : NULL;
+}
+
+gboolean
+ctr_cuda_vecop_dot (CtrVecs *vs, const CtrVec *a, const CtrVec *b, double *out, GError **error)
+{
+  TRY (ctr_cuda_vec_dot (dev_of (vs), a->dev, b->dev, weight_of (vs, a), a->n, out, ERR));
+  return TRUE;
+}
+
+gboolean
+ctr_cuda_vecop_diff_dot (CtrVecs *vs, const CtrVec *a, const CtrVec *b, const CtrVec *c, const CtrVec *d,
+                         double *out, GError **error)
+{
+  TRY (ctr_cuda_vec_diff_dot (dev_of (vs), a->dev, b->dev, c->dev, d->dev, weight_of (vs, a), a->n, out, ERR));
+  return TRUE;
+}
+
+gboolean
+ctr_cuda_vecop_data_norms (CtrVecs *vs, const CtrVec *Y, const CtrVec *B, const CtrVec *W, const CtrVec *valid,
+                           double out[3], GError **error)
+{
+  TRY (ctr_cuda_vec_data_norms (dev_of (vs), Y->dev, B->dev, W != NULL ? W->dev : NULL, valid->dev, Y->n, out, ERR));
+  return TRUE;
+}
+
+gboolean
+ctr_cuda_vecop_sqs_step (CtrVecs *vs, CtrVec *X, const CtrVec *Z, const CtrVec *G, const CtrVec *GR, const CtrVec *CR,
+                         const CtrVec *Dd, float M, float beta, gboolean nonneg, GError **error)
+{
+  TRY (ctr_cuda_vec_sqs_step (dev_of (vs), X->dev, Z->dev, G->dev, GR->dev, CR->dev, Dd->dev, M, beta, nonneg != 0,
+                              X->n, ERR));
+  return TRUE;
+}
+
+gboolean
+ctr_cuda_vecop_extrapolate (CtrVecs *vs, CtrVec *Z, const CtrVec *X, const CtrVec *Xold, float c, GError **error)
+{
+  TRY (ctr_cuda_vec_extrapolate (dev_of (vs), Z->dev, X->dev, Xold->dev, c, Z->n, ERR));
+  return TRUE;
+}
+
+gboolean
+ctr_cuda_vecop_penalty_gradient (CtrVecs *vs, CtrPenalty kind, double delta, const CtrVec *X, CtrVec *grad,
+                                 CtrVec *curv, GError **error)
+{
+  const CtrGrid *g = &vs->op->grid;
+  TRY (ctr_cuda_vec_penalty_gradient (dev_of (vs), (int) kind, (float) delta, X->dev, g->nx, g->ny, g->nz, grad->dev,
+                                      curv != NULL ? curv->dev : NULL, ERR));
+  return TRUE;
+}
+
+gboolean
+ctr_cuda_vecop_penalty_value (CtrVecs *vs, CtrPenalty kind, double delta, const CtrVec *X, double *out,
+                              GError **error)
+{
+  const CtrGrid *g = &vs->op->grid;
+  TRY (ctr_cuda_vec_penalty_value (dev_of (vs), (int) kind, delta, X->dev, g->nx, g->ny, g->nz, out, ERR));
+  return TRUE;
+}
+
+/* ctr-vecops.h's tv_descent: the gradient in a work image of the device,
+ * its norm back (8 bytes a step), the step on the device. */
+gboolean
+ctr_cuda_vecop_tv_descent (CtrVecs *vs, CtrVec *X, guint n_steps, double dtvg, GError **error)
+{
+  const CtrGrid *g = &vs->op->grid;
+  CtrCudaVecs *d = dev_of (vs);
+  float xmax = 0.f;
+  TRY (ctr_cuda_vec_max_abs (d, X->dev, X->n, &xmax, ERR));
+  const double eps = 1e-5 * (xmax > 0 ? xmax : 1.0);
+  if (n_steps == 0)
+    return TRUE;
+  CtrVec *G = ctr_cuda_vecop_alloc (vs, CTR_VEC_IMAGE, error);
+  if (G == NULL)
+    return FALSE;
+  gboolean ok = TRUE;
+  for (guint k = 0; k < n_steps && ok; k++)
+    {
+      double gg = 0.0;
+      char err[CTR_CUDA_ERR_LEN] = "";
+      CtrCudaStatus st = ctr_cuda_vec_tv_gradient (d, X->dev, g->nx, g->ny, g->nz, eps, G->dev, err);
+      if (st == CTR_CUDA_OK)
+        st = ctr_cuda_vec_dot (d, G->dev, G->dev, NULL, G->n, &gg, err);
+      if (st == CTR_CUDA_OK && gg <= 0.0)
+        break;
+      if (st == CTR_CUDA_OK)
+        st = ctr_cuda_vec_axpby (d, X->dev, (float) -(dtvg / sqrt (gg)), G->dev, 1.f, X->n, err);
+      ok = ctr_cuda_status_error (st, err, error);
+    }
+  ctr_cuda_vecop_free (vs, G);
+  return ok;
+}

@@ -1,0 +1,60 @@
+/* ctr-cuda-vecops.h — the device's vector operations (core/sysmat/ctr-vecops.h)
+ * as GLib glue over ctr-cuda-vecops.cu: every operation of the table but
+ * the products, for an operator whose native image is the natural one
+ * [z][y][x] (the penalties run on it as it is: the cone-beam pair).  An
+ * operator's table (ctr-cuda-cone-vecops.c) adds its products and begins
+ * the state on its session's stream.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sysmat/ctr-vecops.h"
+#include "ctr-cuda-vecops-api.h"
+
+G_BEGIN_DECLS
+
+/* CtrVecs.priv of a device table. */
+typedef struct {
+  CtrCudaVecs *dev;
+  float *weight;       /* the operator's image weights on the device (NULL: all 1) */
+  gpointer session;    /* the operator's session, for its products */
+} CtrCudaVecState;
+
+/* Makes vs->priv on @stream (a cudaStream_t of @session); FALSE with
+ * CTR_ERROR_BACKEND_UNAVAILABLE or CTR_ERROR_OUT_OF_MEMORY. */
+gboolean ctr_cuda_vecs_begin_on (CtrVecs *vs, void *stream, gpointer session, GError **error);
+void ctr_cuda_vecs_end (CtrVecs *vs);
+
+/* The table's generic entries (see CtrVecOps). */
+CtrVec *ctr_cuda_vecop_alloc (CtrVecs *vs, CtrVecKind kind, GError **error);
+CtrVec *ctr_cuda_vecop_bind (CtrVecs *vs, CtrVecKind kind, const float *host, GError **error);
+void ctr_cuda_vecop_free (CtrVecs *vs, CtrVec *v);
+gboolean ctr_cuda_vecop_download (CtrVecs *vs, const CtrVec *v, float *host, GError **error);
+gboolean ctr_cuda_vecop_fill (CtrVecs *vs, CtrVec *y, float value, GError **error);
+gboolean ctr_cuda_vecop_copy (CtrVecs *vs, CtrVec *dst, const CtrVec *src, GError **error);
+gboolean ctr_cuda_vecop_axpby (CtrVecs *vs, CtrVec *y, float a, const CtrVec *x, float b, GError **error);
+gboolean ctr_cuda_vecop_mul (CtrVecs *vs, CtrVec *y, const CtrVec *x, GError **error);
+gboolean ctr_cuda_vecop_dot (CtrVecs *vs, const CtrVec *a, const CtrVec *b, double *out, GError **error);
+gboolean ctr_cuda_vecop_diff_dot (CtrVecs *vs, const CtrVec *a, const CtrVec *b, const CtrVec *c, const CtrVec *d,
+                                  double *out, GError **error);
+gboolean ctr_cuda_vecop_data_norms (CtrVecs *vs, const CtrVec *Y, const CtrVec *B, const CtrVec *W,
+                                    const CtrVec *valid, double out[3], GError **error);
+gboolean ctr_cuda_vecop_sqs_step (CtrVecs *vs, CtrVec *X, const CtrVec *Z, const CtrVec *G, const CtrVec *GR,
+                                  const CtrVec *CR, const CtrVec *Dd, float M, float beta, gboolean nonneg,
+                                  GError **error);
+gboolean ctr_cuda_vecop_extrapolate (CtrVecs *vs, CtrVec *Z, const CtrVec *X, const CtrVec *Xold, float c,
+                                     GError **error);
+gboolean ctr_cuda_vecop_penalty_gradient (CtrVecs *vs, CtrPenalty kind, double delta, const CtrVec *X,
+                                          CtrVec *grad, CtrVec *curv, GError **error);
+gboolean ctr_cuda_vecop_penalty_value (CtrVecs *vs, CtrPenalty kind, double delta, const CtrVec *X, double *out,
+                                       GError **error);
+gboolean ctr_cuda_vecop_tv_descent (CtrVecs *vs, CtrVec *X, guint n_steps, double dtvg, GError **error);
+
+/* The device memory of @v (a vector of a device table). */
+static inline float *
+ctr_cuda_vec_ptr (const CtrVec *v)
+{
+  return (float *) v->dev;
+}
+
+G_END_DECLS

@@ -1,0 +1,402 @@
+/* test-gpu-vecops.c — device-resident iterations (issue 37): the vector
+ * operations of the GPU's cone-beam operator (gpu/ctr-cuda-cone-vecops.c,
+ * gpu/ctr-cuda-vecops.cu) against the host's (core/solve/ctr-vec-host.c),
+ * CGLS, PWLS and ASD-POCS through the plan on "cuda" against "cpu", and
+ * what crosses PCIe per iteration.  Built on the emulation harness only
+ * (the transfers are the harness's count: ctr_emu_copies).
+ *
+ * Problem: a 32² × 8 volume, 20 views of a 40 × 12 flat panel (tiny: the
+ * harness runs a fiber per CUDA thread).
+ *
+ * Tolerances, max |GPU − CPU| / max |CPU|:
+ *   element-wise operations 1e-6 (the device rounds each operation as the
+ *     host does: __fadd_rn/__fmul_rn, no contraction; 0 expected);
+ *     reductions 1e-12 relative (double sums of the same float terms in
+ *     another order); products 1e-5 (tests/test-gpu-cone.c);
+ *     penalty gradients 1e-5 (the CPU's interior loop forms the same terms
+ *     with masks, and its vectorised copies may contract into FMAs).
+ *   CGLS, PWLS (4 iterations) 1e-3: as tests/test-gpu-cone.c (step sizes
+ *     are quotients of inner products, which amplify rounding).
+ *   ASD-POCS (4 iterations) 1e-2: its adaptive TV step and the normalised
+ *     TV descent amplify rounding (tests/test-gpu.c's ASD-POCS bound).
+ *
+ * Transfers: an unreported iteration moves no image and no data between
+ * host and device, only the inner products' doubles: at most
+ * XFER_PER_ITERATION bytes each way (an eighth of one image; before issue
+ * 37 every product moved the image up and a result down); a reported one
+ * also brings the image back once (the driver's sync) and nothing more
+ * than one image.
+ */
+#include <math.h>
+#include <string.h>
+#include "ctrecon.h"
+#include "plan/ctr-backend.h"
+#include "plan/ctr-recon-plan.h"
+#include "sim/ctr-phantom3d.h"
+#include "sysmat/ctr-cone-op.h"
+#include "base/ctr-random.h"
+#include "ctr-cuda.h"
+#include "ctr-cuda-cone.h"
+#include "ctr-emu.h"
+#include "solve/ctr-vec.h"
+
+#define NX 32
+#define NZ 8
+#define VIEWS 20
+
+static CtrGeometry *
+make_geometry (void)
+{
+  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_CONE, VIEWS);
+  g->sod_mm = 100.0;
+  g->sdd_mm = 160.0;
+  g->n_cols = 40;
+  g->n_rows = 12;
+  g->pitch_u = 2.3;
+  g->pitch_v_mm = 2.1;
+  ctr_geometry_set_uniform_angles (g, 0.3, 2.0 * G_PI / VIEWS);
+  return g;
+}
+
+static CtrGrid
+make_grid (void)
+{
+  CtrGrid grid = { NX, NX, NZ, 1.6, 1.6, 1.9, 0.3, -0.2, 0.1 };
+  return grid;
+}
+
+static CtrProjections *
+make_data (const CtrGeometry *g, const CtrGrid *grid)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0.5, -0.5, 0.2, 0.3 * NX * grid->dx,
+                                                            0.35 * NZ * grid->dz, 0.02);
+  CtrProjections *p = ctr_phantom3d_project (ph, g, 1, &e);
+  g_assert_no_error (e);
+  return p;
+}
+
+static double
+max_rel_diff (const float *a, const float *b, gsize n)
+{
+  double d = 0, m = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      g_assert_true (isfinite (a[i]));
+      d = MAX (d, fabs ((double) a[i] - b[i]));
+      m = MAX (m, fabs ((double) b[i]));
+    }
+  return m > 0 ? d / m : d;
+}
+
+static guint n_reports;
+
+static void
+count_reports (const CtrIterStats *s, gpointer data)
+{
+  n_reports++;
+}
+
+/* One run through the plan; @copies (nullable): the copies it made. */
+static CtrVolume *
+run_plan (const char *backend, CtrMethod m, guint iterations, gboolean report, CtrEmuCopies *copies)
+{
+  g_autoptr (CtrGeometry) g = make_geometry ();
+  CtrGrid grid = make_grid ();
+  g_autoptr (CtrProjections) p = make_data (g, &grid);
+  g_autoptr (GError) e = NULL;
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, m);
+  o.iterations = iterations;
+  o.backend = backend;
+  o.tv_iterations = 10;
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
+  g_assert_no_error (e);
+  g_assert_cmpstr (ctr_recon_plan_get_backend (plan), ==, backend);
+  CtrPlanInfo info;
+  ctr_recon_plan_get_info (plan, FALSE, &info);
+  g_assert_cmpstr (info.operator_name, ==, strcmp (backend, "cpu") == 0 ? "cpu-cone" : "cuda-cone");
+  CtrEmuCopies before, after;
+  ctr_emu_copies (&before);
+  n_reports = 0;
+  CtrVolume *v = ctr_recon_plan_execute (plan, p, NULL, report ? count_reports : NULL, NULL, NULL, &e);
+  ctr_emu_copies (&after);
+  g_assert_no_error (e);
+  g_assert_nonnull (v);
+  if (report)
+    g_assert_cmpuint (n_reports, ==, iterations);
+  /* a CPU fall-back would say so in the plan's notes */
+  for (const char *const *n = ctr_recon_plan_get_notes (plan); *n; n++)
+    g_assert_null (strstr (*n, "instead"));
+  if (copies != NULL)
+    *copies = (CtrEmuCopies) {
+      after.h2d_calls - before.h2d_calls, after.h2d_bytes - before.h2d_bytes,
+      after.d2h_calls - before.d2h_calls, after.d2h_bytes - before.d2h_bytes,
+      after.d2d_calls - before.d2d_calls, after.d2d_bytes - before.d2d_bytes,
+    };
+  return v;
+}
+
+static const struct { CtrMethod m; double tol; } methods[] = {
+  { CTR_METHOD_CGLS, 1e-3 }, { CTR_METHOD_PWLS, 1e-3 }, { CTR_METHOD_ASD_POCS, 1e-2 },
+};
+
+/* Each method device-resident equals the CPU backend's. */
+static void
+test_methods (gconstpointer data)
+{
+  const guint k = GPOINTER_TO_UINT (data);
+  g_autoptr (CtrVolume) cpu = run_plan ("cpu", methods[k].m, 4, TRUE, NULL);
+  g_autoptr (CtrVolume) gpu = run_plan ("cuda", methods[k].m, 4, TRUE, NULL);
+  const double d = max_rel_diff (gpu->data, cpu->data, ctr_grid_size (&cpu->grid));
+  g_test_message ("%s (4 iterations, reported): GPU vs CPU %.2e (tolerance %.0e)", ctr_method_name (methods[k].m),
+                  d, methods[k].tol);
+  g_assert_cmpfloat (d, <=, methods[k].tol);
+}
+
+/* An eighth of an image (4 KiB here): what an iteration may move each way
+ * besides a report's image. */
+#define IMAGE_BYTES ((guint64) NX * NX * NZ * sizeof (float))
+#define XFER_PER_ITERATION (IMAGE_BYTES / 8)
+
+/* The image is not moved per product: the copies of 5 iterations minus
+ * those of 2, per iteration, unreported and reported. */
+static void
+test_transfers (gconstpointer data)
+{
+  const guint k = GPOINTER_TO_UINT (data);
+  for (int report = 0; report < 2; report++)
+    {
+      CtrEmuCopies c2, c5;
+      g_autoptr (CtrVolume) v2 = run_plan ("cuda", methods[k].m, 2, report, &c2);
+      g_autoptr (CtrVolume) v5 = run_plan ("cuda", methods[k].m, 5, report, &c5);
+      const double up = (c5.h2d_bytes - (double) c2.h2d_bytes) / 3, down = (c5.d2h_bytes - (double) c2.d2h_bytes) / 3;
+      const double d2d = (c5.d2d_bytes - (double) c2.d2d_bytes) / 3;
+      g_test_message ("%s, %s: per iteration %.0f bytes up (%.1f calls), %.0f down (%.1f calls), %.0f within the "
+                      "device; image %" G_GUINT64_FORMAT " bytes; the run's set-up and end %.0f up, %.0f down",
+                      ctr_method_name (methods[k].m), report ? "reported" : "unreported", up,
+                      (c5.h2d_calls - (double) c2.h2d_calls) / 3, down, (c5.d2h_calls - (double) c2.d2h_calls) / 3,
+                      d2d, IMAGE_BYTES, c2.h2d_bytes - 2 * up, c2.d2h_bytes - 2 * down);
+      g_assert_cmpfloat (up, <=, XFER_PER_ITERATION);
+      g_assert_cmpfloat (down, <=, (report ? IMAGE_BYTES : 0) + XFER_PER_ITERATION);
+    }
+}
+
+/* ---- each operation of the device's table against the host's ---- */
+
+typedef struct {
+  CtrOperator *op[2];   /* cpu-cone (the host's table), cuda-cone (the device's) */
+  CtrVecs vs[2];
+  float *img[4], *dat[4];   /* random host images and data */
+  gsize ni, nd;
+} Pair;
+
+static void
+fill_random (float *x, gsize n, guint64 seed, double lo, double hi)
+{
+  CtrRng r;
+  ctr_rng_init (&r, seed, 0);
+  for (gsize i = 0; i < n; i++)
+    x[i] = (float) (lo + (hi - lo) * ctr_rng_uniform (&r));
+}
+
+static void
+pair_init (Pair *p)
+{
+  g_autoptr (CtrGeometry) g = make_geometry ();
+  CtrGrid grid = make_grid ();
+  g_autoptr (GError) e = NULL;
+  CtrConeProjector *cp = ctr_cone_projector_new (g, &grid, &e);
+  g_assert_no_error (e);
+  p->op[0] = ctr_cone_op_new (cp, &e);
+  g_assert_no_error (e);
+  p->op[1] = ctr_cuda_cone_op_new (g, &grid, NULL, &e);
+  g_assert_no_error (e);
+  for (int b = 0; b < 2; b++)
+    {
+      g_assert_true (ctr_vecs_init (&p->vs[b], p->op[b], &e));
+      g_assert_no_error (e);
+    }
+  g_assert_true (ctr_vecs_on_host (&p->vs[0]));
+  g_assert_false (ctr_vecs_on_host (&p->vs[1]));
+  g_assert_cmpstr (p->vs[1].ops->name, ==, "cuda-cone");
+  p->ni = p->op[0]->image_size;
+  p->nd = p->op[0]->data_size;
+  for (int k = 0; k < 4; k++)
+    {
+      p->img[k] = g_new (float, p->ni);
+      p->dat[k] = g_new (float, p->nd);
+      fill_random (p->img[k], p->ni, 100 + k, k == 3 ? -0.5 : 0.0, 1.0);
+      fill_random (p->dat[k], p->nd, 200 + k, 0.0, 1.0);
+    }
+  /* dat[3]: a validity 1/0 */
+  for (gsize i = 0; i < p->nd; i++)
+    p->dat[3][i] = (i * 7 + 3) % 5 != 0 ? 1.f : 0.f;
+}
+
+static void
+pair_clear (Pair *p)
+{
+  for (int b = 0; b < 2; b++)
+    {
+      ctr_vecs_clear (&p->vs[b]);
+      ctr_operator_unref (p->op[b]);
+    }
+  for (int k = 0; k < 4; k++)
+    {
+      g_free (p->img[k]);
+      g_free (p->dat[k]);
+    }
+}
+
+/* Vectors of both tables bound to the same host arrays (the host's wraps
+ * a copy, so that its operations do not change the array). */
+static void
+bind2 (Pair *p, CtrVecKind kind, const float *host, CtrVec *v[2])
+{
+  const gsize n = kind == CTR_VEC_IMAGE ? p->ni : p->nd;
+  for (int b = 0; b < 2; b++)
+    {
+      g_autoptr (GError) e = NULL;
+      v[b] = p->vs[b].ops->alloc (&p->vs[b], kind, &e);
+      g_assert_no_error (e);
+      if (b == 0)
+        memcpy (v[0]->host, host, n * sizeof (float));
+      else
+        {
+          CtrVec *t = p->vs[1].ops->bind (&p->vs[1], kind, host, &e);
+          g_assert_no_error (e);
+          g_assert_true (p->vs[1].ops->copy (&p->vs[1], v[1], t, &e));
+          p->vs[1].ops->free (&p->vs[1], t);
+        }
+    }
+}
+
+/* max |device − host| / max |host| of a vector pair. */
+static double
+diff2 (Pair *p, CtrVec *v[2])
+{
+  g_autofree float *d = g_new (float, v[0]->n);
+  g_autoptr (GError) e = NULL;
+  g_assert_true (p->vs[1].ops->download (&p->vs[1], v[1], d, &e));
+  g_assert_no_error (e);
+  return max_rel_diff (d, v[0]->host, v[0]->n);
+}
+
+static void
+free2 (Pair *p, CtrVec *v[2])
+{
+  for (int b = 0; b < 2; b++)
+    p->vs[b].ops->free (&p->vs[b], v[b]);
+}
+
+static double
+rel (double a, double b)
+{
+  return fabs (a - b) / MAX (fabs (b), 1e-300);
+}
+
+static void
+test_ops (void)
+{
+  Pair p;
+  pair_init (&p);
+  g_autoptr (GError) e = NULL;
+  CtrVec *x[2], *y[2], *z[2], *w[2], *B[2], *Y[2], *W[2], *V[2];
+  bind2 (&p, CTR_VEC_IMAGE, p.img[0], x);
+  bind2 (&p, CTR_VEC_IMAGE, p.img[1], y);
+  bind2 (&p, CTR_VEC_IMAGE, p.img[2], z);
+  bind2 (&p, CTR_VEC_IMAGE, p.img[3], w);
+  bind2 (&p, CTR_VEC_DATA, p.dat[0], B);
+  bind2 (&p, CTR_VEC_DATA, p.dat[1], Y);
+  bind2 (&p, CTR_VEC_DATA, p.dat[2], W);
+  bind2 (&p, CTR_VEC_DATA, p.dat[3], V);
+  double s[2], n3[2][3];
+  /* element-wise */
+  for (int b = 0; b < 2; b++)
+    {
+      CtrVecs *vs = &p.vs[b];
+      g_assert_true (vs->ops->axpby (vs, y[b], 0.7f, x[b], -1.3f, &e) && vs->ops->axpby (vs, y[b], 1.f, z[b], 0.4f, &e)
+                     && vs->ops->axpby (vs, y[b], -0.3f, w[b], 1.f, &e) && vs->ops->mul (vs, Y[b], V[b], &e)
+                     && vs->ops->extrapolate (vs, z[b], x[b], w[b], 0.6f, &e)
+                     && vs->ops->sqs_step (vs, w[b], x[b], y[b], z[b], x[b], y[b], 3.f, 0.5f, TRUE, &e));
+      g_assert_no_error (e);
+    }
+  const double d_el = MAX (MAX (diff2 (&p, y), diff2 (&p, Y)), MAX (diff2 (&p, z), diff2 (&p, w)));
+  /* reductions */
+  double d_red = 0;
+  for (int b = 0; b < 2; b++)
+    g_assert_true (p.vs[b].ops->dot (&p.vs[b], x[b], y[b], &s[b], &e));
+  d_red = MAX (d_red, rel (s[1], s[0]));
+  for (int b = 0; b < 2; b++)
+    g_assert_true (p.vs[b].ops->dot (&p.vs[b], B[b], Y[b], &s[b], &e));
+  d_red = MAX (d_red, rel (s[1], s[0]));
+  for (int b = 0; b < 2; b++)
+    g_assert_true (p.vs[b].ops->diff_dot (&p.vs[b], x[b], y[b], z[b], w[b], &s[b], &e));
+  d_red = MAX (d_red, rel (s[1], s[0]));
+  for (int b = 0; b < 2; b++)
+    g_assert_true (p.vs[b].ops->data_norms (&p.vs[b], Y[b], B[b], W[b], V[b], n3[b], &e));
+  for (int k = 0; k < 3; k++)
+    d_red = MAX (d_red, rel (n3[1][k], n3[0][k]));
+  g_assert_no_error (e);
+  /* the penalties, every potential, and the TV descent */
+  double d_pen = 0, d_val = 0;
+  for (CtrPenalty kind = CTR_PENALTY_HYPERBOLA; kind <= CTR_PENALTY_ISOTROPIC; kind++)
+    {
+      for (int b = 0; b < 2; b++)
+        g_assert_true (p.vs[b].ops->penalty_gradient (&p.vs[b], kind, 0.05, x[b], y[b], z[b], &e)
+                       && p.vs[b].ops->penalty_value (&p.vs[b], kind, 0.05, x[b], &s[b], &e));
+      g_assert_no_error (e);
+      d_pen = MAX (d_pen, MAX (diff2 (&p, y), diff2 (&p, z)));
+      d_val = MAX (d_val, rel (s[1], s[0]));
+    }
+  for (int b = 0; b < 2; b++)
+    g_assert_true (p.vs[b].ops->tv_descent (&p.vs[b], x[b], 5, 0.01, &e));
+  const double d_tv = diff2 (&p, x);
+  /* products and subset steps */
+  for (int b = 0; b < 2; b++)
+    {
+      CtrVecs *vs = &p.vs[b];
+      g_assert_true (vs->ops->forward (vs, CTR_SUBSET_ALL, x[b], Y[b], &e) && vs->ops->adjoint (vs, CTR_SUBSET_ALL, B[b], y[b], &e)
+                     && vs->ops->update (vs, 3, z[b], B[b], W[b], 0.8f, NULL, CTR_UPDATE_COLUMN_SCALE | CTR_UPDATE_NONNEG, &e)
+                     && vs->ops->fill (vs, w[b], 0.f, &e) && vs->ops->update (vs, 5, x[b], B[b], W[b], 1.f, w[b], 0, &e)
+                     && vs->ops->update (vs, 6, x[b], B[b], W[b], 1.f, w[b], 0, &e) && vs->ops->reduce (vs, w[b], &e));
+      g_assert_no_error (e);
+    }
+  const double d_prod = MAX (MAX (diff2 (&p, Y), diff2 (&p, y)), MAX (diff2 (&p, z), diff2 (&p, w)));
+  g_assert_false (p.vs[1].ops->update (&p.vs[1], 0, x[1], B[1], W[1], 1.f, NULL, CTR_UPDATE_SEQUENTIAL, &e));
+  g_assert_error (e, CTR_ERROR, CTR_ERROR_UNSUPPORTED);
+  g_test_message ("device vs host: element-wise %.2e, reductions %.2e, penalty gradients %.2e, values %.2e, "
+                  "TV descent %.2e, products and steps %.2e", d_el, d_red, d_pen, d_val, d_tv, d_prod);
+  g_assert_cmpfloat (d_el, <=, 1e-6);
+  g_assert_cmpfloat (d_red, <=, 1e-12);
+  g_assert_cmpfloat (d_pen, <=, 1e-5);
+  g_assert_cmpfloat (d_val, <=, 1e-12);
+  g_assert_cmpfloat (d_tv, <=, 1e-5);
+  g_assert_cmpfloat (d_prod, <=, 1e-5);
+  CtrVec **all[] = { x, y, z, w, B, Y, W, V };
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    free2 (&p, all[i]);
+  pair_clear (&p);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) e = NULL;
+  if (!ctr_cuda_probe (NULL, &e))
+    {
+      g_print ("no CUDA device (%s): skipped\n", e->message);
+      return 77;
+    }
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ctr/gpu-vecops/ops", test_ops);
+  for (guint k = 0; k < G_N_ELEMENTS (methods); k++)
+    {
+      g_autofree char *p1 = g_strdup_printf ("/ctr/gpu-vecops/methods/%s", ctr_method_name (methods[k].m));
+      g_autofree char *p2 = g_strdup_printf ("/ctr/gpu-vecops/transfers/%s", ctr_method_name (methods[k].m));
+      g_test_add_data_func (p1, GUINT_TO_POINTER (k), test_methods);
+      g_test_add_data_func (p2, GUINT_TO_POINTER (k), test_transfers);
+    }
+  return g_test_run ();
+}
