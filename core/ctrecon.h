@@ -55,3 +55,4 @@
 #include "plan/ctr-recon.h"
 /* study/: dose studies */
 #include "study/ctr-study.h"
+#include "study/ctr-equal-dose.h"
