@@ -16,6 +16,9 @@ Hann cut-off 0.5 (smoother: higher d′), two realisations each:
    reference; on a noisy scan (thinning) dose 1 is one realisation (the data
    as they are) and the reference's standard error is 0.
 4. Bad keys fail naming the key; without an iq task no equal-dose.csv.
+5. study.png has a third panel (d′ NPW) with a task — its frame's left edge
+   at 2/3 of the width — and two without (the error bars were looked at,
+   not tested).
 Needs no shared data.
 """
 import csv
@@ -26,7 +29,7 @@ import tempfile
 
 import numpy as np
 
-from common import check, finish, require_cli, run
+from common import check, finish, read_png, require_cli, run
 
 require_cli()
 tmp = tempfile.TemporaryDirectory()
@@ -162,4 +165,21 @@ for i, (obj, key) in enumerate(BAD):
 r, out4 = run_study({**study, "iq": {k: v for k, v in IQ.items() if k != "task"}, "realisations": 1}, "notask")
 check(r.returncode == 0 and not os.path.exists(os.path.join(out4, "equal-dose.csv")),
       "without a task no equal-dose.csv")
+
+
+# --- 5. the figure -------------------------------------------------------------------
+def frame_rows(png):
+    """Rows with the panel frame's grey (0.3, antialiased: any grey darker
+    than the grid's 0.88) in the columns where a third panel's left edge
+    would be (x = 2/3 W + 72)."""
+    w, h, rgb = read_png(png)
+    x = int(2 * w / 3 + 72)
+    strip = rgb[:, x - 2:x + 3].astype(int)
+    grey = (strip.max(axis=2) == strip.min(axis=2)) & (strip[:, :, 0] < 200)
+    return int(grey.any(axis=1).sum()), h
+
+
+n3, h = frame_rows(os.path.join(out, "study.png"))
+n2, _ = frame_rows(os.path.join(out4, "study.png"))
+check(n3 > h / 2 and n2 < 60, f"study.png: a third panel with a task ({n3} frame rows of {h}), none without ({n2})")
 finish()
