@@ -14,7 +14,9 @@ Hann cut-off 0.5 (smoother: higher d′), two realisations each:
    lowest dose".
 3. "reference" naming the second configuration by label makes it the
    reference; on a noisy scan (thinning) dose 1 is one realisation (the data
-   as they are) and the reference's standard error is 0.
+   as they are) and the reference's standard error is 0; realisation r of
+   a dose is `simulate-dose --seed SEED+r` (the run's image equals a
+   separate simulate-dose + reconstruct).
 4. Bad keys fail naming the key; without an iq task no equal-dose.csv.
 5. study.png has a third panel (d′ NPW) with a task — its frame's left edge
    at 2/3 of the width — and two without (the error bars were looked at,
@@ -28,6 +30,7 @@ import os
 import tempfile
 
 import numpy as np
+import tifffile
 
 from common import check, finish, read_png, require_cli, run
 
@@ -147,13 +150,30 @@ check(r.returncode == 0 and [e["status"] for e in eq2 if e["label"].endswith("0.
 noisy = os.path.join(T, "noisy")
 r = run("simulate", "--phantom", "iq", "--i0", "1e5", "--views", "180", "--cols", "368", "--size", "128",
         "--seed", "3", "--output", noisy)
-r, out3 = run_study({**study, "dataset": "noisy/geometry.json", "dose_model": "auto"}, "out3")
+obj3 = {**study, "dataset": "noisy/geometry.json", "dose_model": "auto"}
+out3 = os.path.join(T, "out3")
+r = run("study", write_study(obj3, "out3.json"), "--output", out3, "--images")
 rows3 = read_csv(os.path.join(out3, "study.csv")) if r.returncode == 0 else []
 real3 = [(float(x["dose"]), x["realisation"]) for x in rows3 if x["method"] == "fbp"][:3]
 check(real3 == [(1.0, "0"), (0.25, "0"), (0.25, "1")],
       f"noisy data: dose 1 is one realisation (the data), 0.25 two: {real3}")
 eq3 = read_csv(os.path.join(out3, "equal-dose.csv")) if r.returncode == 0 else []
 check(len(eq3) == 4 and all(float(e["target_se"]) == 0 for e in eq3), "one realisation at dose 1: target se 0")
+# realisation r is `simulate-dose --seed S+r`: run 3 (FBP Hann, dose 0.25,
+# realisation 1) is the reconstruction of simulate-dose --seed 6
+ds = os.path.join(T, "quarter-seed6")
+r = run("simulate-dose", os.path.join(noisy, "geometry.json"), "--fraction", "0.25", "--seed", "6",
+        "--output", ds)
+img = os.path.join(T, "quarter-seed6.tif")
+r2 = run("reconstruct", os.path.join(ds, "geometry.json"), "--window", "hann", "--size", "128",
+         "--pixel-size", "1.72", "--output", img)
+if check(r.returncode == 0 and r2.returncode == 0, "simulate-dose --seed 6 and reconstruct"):
+    run2, run3 = (tifffile.imread(os.path.join(out3, f"run-0{k}.tif")).astype(float) for k in (2, 3))
+    sep = tifffile.imread(img).astype(float)
+    d3, d2 = np.abs(run3 - sep).max(), np.abs(run2 - sep).max()
+    check(d3 <= 1e-6 * np.abs(sep).max() and d2 > 1e-3 * np.abs(sep).max(),
+          f"realisation 1 is seed + 1: run-03 equals simulate-dose --seed 6 (max diff {d3:.3g}), "
+          f"run-02 (seed 5) does not ({d2:.3g})")
 
 # --- 4. bad keys; no task, no equal-dose.csv -------------------------------------------
 BAD = [({**study, "realisations": 0}, "realisations"), ({**study, "realisations": 1.5}, "realisations"),
