@@ -11,6 +11,7 @@
 
 #include "cli-common.h"
 #include "study/ctr-study-plot.h"
+#include "study/ctr-equal-dose.h"
 
 typedef struct {
   CtrStudy *study;
@@ -57,7 +58,10 @@ on_progress (const CtrStudyProgress *p, gpointer data)
       const CtrStudyRow *r = p->row;
       write_rows (data, p->run + 1, p->n_runs);  /* on disk before the line says the run is done */
       GString *line = g_string_new (NULL);
-      g_string_append_printf (line, "[%u/%u] dose %g  %s: ", p->run + 1, p->n_runs, r->dose, r->label);
+      g_string_append_printf (line, "[%u/%u] dose %g  %s", p->run + 1, p->n_runs, r->dose, r->label);
+      if (ctr_study_get_realisations (((Job *) data)->study) > 1)
+        g_string_append_printf (line, "  realisation %u", r->realisation + 1);
+      g_string_append (line, ": ");
       if (isfinite (r->rmse))
         g_string_append_printf (line, "RMSE %.1f HU  SSIM %.4f  ", r->hu_rmse, r->ssim);
       if (isfinite (r->noise_sd_hu))
@@ -76,6 +80,40 @@ on_progress (const CtrStudyProgress *p, gpointer data)
       fprintf (stderr, "  %s\n", p->notes[i]);
   else if (p->iteration == NULL && p->stage != NULL)
     fprintf (stderr, "%s…\n", p->stage);
+}
+
+/* One stderr line per configuration and observer: its equal-d′ dose. */
+static gboolean
+print_equal_dose (const CtrStudy *study, GError **error)
+{
+  const guint n = ctr_study_get_n_methods (study);
+  guint reference;
+  if (!ctr_study_get_reference (study, &reference, error))
+    return FALSE;
+  g_autofree CtrEqualDose *e = g_new0 (CtrEqualDose, n);
+  for (int o = CTR_EQUAL_DOSE_NPW; o <= CTR_EQUAL_DOSE_NPWE; o++)
+    {
+      if (!ctr_study_equal_dose (study, o, e, error))
+        return FALSE;
+      fprintf (stderr, "equal-d′ dose (%s): d′ of %s at dose 1 = %.4g", o == CTR_EQUAL_DOSE_NPW ? "NPW" : "NPWE",
+               ctr_study_get_method_label (study, reference), e[reference].target);
+      if (e[reference].target_se > 0)
+        fprintf (stderr, " ± %.2g (standard error)", e[reference].target_se);
+      fprintf (stderr, "\n");
+      for (guint m = 0; m < n; m++)
+        {
+          const char *label = ctr_study_get_method_label (study, m);
+          if (m == reference || e[m].status != CTR_EQUAL_DOSE_REACHED)
+            fprintf (stderr, "  %s: %s\n", label, ctr_equal_dose_status_name (&e[m], m == reference));
+          else if (isfinite (e[m].dose_se))
+            fprintf (stderr, "  %s: %.3g ± %.2g (between doses %g and %g)\n", label, e[m].dose, e[m].dose_se,
+                     e[m].dose_low, e[m].dose_high);
+          else
+            fprintf (stderr, "  %s: %.3g (between doses %g and %g; no uncertainty: one realisation)\n", label,
+                     e[m].dose, e[m].dose_low, e[m].dose_high);
+        }
+    }
+  return TRUE;
 }
 
 static void
@@ -103,7 +141,9 @@ ctr_cli_study (int argc, char **argv)
   g_option_context_set_description (ctx,
       "STUDY.json names the dataset, the dose fractions, the methods with their parameters (one\n"
       "value or a list each: every combination runs) and optional ROIs; see README.md, \"Dose studies\".\n"
-      "Writes DIR/study.csv (one row per run) and DIR/study.png (RMSE and SSIM against dose).\n"
+      "Writes DIR/study.csv (one row per run) and DIR/study.png (RMSE and SSIM against dose);\n"
+      "with an \"iq\" task also DIR/equal-dose.csv: the dose at which each method's d′ equals the\n"
+      "reference's at dose 1, with its standard error over \"realisations\" (docs/study.md).\n"
       "Ctrl-C cancels; the runs that finished are still written.");
   if (!ctr_cli_parse (ctx, &argc, &argv))
     return 2;
@@ -131,6 +171,7 @@ ctr_cli_study (int argc, char **argv)
     }
   g_autofree char *csv = g_build_filename (output, "study.csv", NULL);
   g_autofree char *png = g_build_filename (output, "study.png", NULL);
+  g_autofree char *equal = ctr_study_has_iq_task (study) ? g_build_filename (output, "equal-dose.csv", NULL) : NULL;
   fprintf (stderr, "loading %s…\n", path);
   g_autoptr (CtrDataset) dataset = ctr_dataset_load (path, variant, NULL, &error);
   if (dataset == NULL)
@@ -143,10 +184,13 @@ ctr_cli_study (int argc, char **argv)
   ctr_output_set_add_input (outputs, argv[1]);
   ctr_output_set_add (outputs, csv, CTR_OUTPUT_FILE, "--output");
   ctr_output_set_add (outputs, png, CTR_OUTPUT_FILE, "--output");
+  if (equal != NULL)
+    ctr_output_set_add (outputs, equal, CTR_OUTPUT_FILE, "--output");
   if (!ctr_output_set_check (outputs, &error))
     return ctr_cli_fail (error);
-  fprintf (stderr, "%u dose(s) × %u method configuration(s) on %s\n", ctr_study_get_n_doses (study),
-           ctr_study_get_n_methods (study), dataset->name);
+  fprintf (stderr, "%u dose(s) × %u method configuration(s) × %u realisation(s) on %s\n",
+           ctr_study_get_n_doses (study), ctr_study_get_n_methods (study), ctr_study_get_realisations (study),
+           dataset->name);
 
   Job job = { study, dataset, csv, images ? output : NULL, argv[1], FALSE, NULL, NULL };
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
@@ -155,7 +199,7 @@ ctr_cli_study (int argc, char **argv)
   int status = job.ok ? 0 : ctr_cli_fail (job.error);
   guint n_rows = 0;
   ctr_study_get_rows (study, &n_rows);
-  const guint n_runs = ctr_study_get_n_doses (study) * ctr_study_get_n_methods (study);
+  const guint n_runs = ctr_study_get_n_runs (study);
   g_autofree char *note = job.ok ? NULL
     : g_strdup_printf ("incomplete: %u of %u runs (%s)", n_rows, n_runs,
                        g_error_matches (job.error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? "cancelled" : "failed");
@@ -170,6 +214,12 @@ ctr_cli_study (int argc, char **argv)
         return ctr_cli_fail (error);
       fprintf (stderr, "wrote %s and %s (%u run%s%s)\n", csv, png, n_rows, n_rows == 1 ? "" : "s",
                job.ok ? "" : ", incomplete");
+    }
+  if (job.ok && equal != NULL)
+    {
+      if (!print_equal_dose (study, &error) || !ctr_study_write_equal_dose_csv (study, equal, &error))
+        return ctr_cli_fail (error);
+      fprintf (stderr, "wrote %s\n", equal);
     }
   return status;
 }

@@ -56,3 +56,4 @@
 #include "plan/ctr-recon.h"
 /* study/: dose studies */
 #include "study/ctr-study.h"
+#include "study/ctr-equal-dose.h"

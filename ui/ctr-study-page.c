@@ -282,7 +282,7 @@ run_done (GObject *source, GAsyncResult *result, gpointer data)
     return;
   sync_rows (self);
   n_rows = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
-  n_runs = ctr_study_get_n_doses (job->study) * ctr_study_get_n_methods (job->study);
+  n_runs = ctr_study_get_n_runs (job->study);
   set_running (self, FALSE);
   gtk_widget_queue_draw (GTK_WIDGET (self->plot));
   if (ok)

@@ -86,6 +86,13 @@ ctr_study_set_iq_task (CtrStudy *s, const CtrTask *task, const char *insert, GEr
   return FALSE;
 }
 
+gboolean
+ctr_study_has_iq_task (const CtrStudy *s)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  return s->iq.has_task;
+}
+
 guint
 ctr_study_get_n_iq_inserts (const CtrStudy *s)
 {

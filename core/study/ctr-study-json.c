@@ -372,6 +372,33 @@ parse_iq (CtrStudy *s, JsonObject *root, const char *abs, GError **error)
 
 /* The study of a parsed STUDY.json (@rn, its root), @abs naming it in
  * messages, relative dataset paths resolved against @dir. */
+/* "realisations": N (whole, 1 to 1000) and "reference": a method label or
+ * name (checked against the methods, which are parsed before). */
+static gboolean
+parse_realisations (CtrStudy *s, JsonObject *root, const char *abs, GError **error)
+{
+  double n = 1;
+  if (!opt_number (root, "realisations", 1, FALSE, &n, abs, error))
+    return FALSE;
+  if (n != floor (n) || n > 1000)
+    return fail (error, abs, "realisations", "must be a whole number of noise realisations, 1 to 1000");
+  if (!ctr_study_set_realisations (s, (guint) n, error))
+    return FALSE;
+  JsonNode *rn = json_object_get_member (root, "reference");
+  if (rn == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (rn) || json_node_get_value_type (rn) != G_TYPE_STRING)
+    return fail (error, abs, "reference", "must be a method's label or name, e.g. \"fbp window=hann\"");
+  ctr_study_set_reference (s, json_node_get_string (rn));
+  guint index;
+  if (!ctr_study_get_reference (s, &index, error))
+    {
+      g_prefix_error (error, "%s: the key “reference”: ", abs);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static CtrStudy *
 study_from_root (JsonNode *rn, const char *abs, const char *dir, GError **error)
 {
@@ -383,7 +410,8 @@ study_from_root (JsonNode *rn, const char *abs, const char *dir, GError **error)
   JsonObject *root = json_node_get_object (rn);
   static const char *const known[] = {
     "dataset", "variant", "doses", "seed", "electronic_noise", "i0", "dose_model", "grid",
-    "metrics_radius_mm", "mu_water", "rois", "methods", "iq", "description", "notes",
+    "metrics_radius_mm", "mu_water", "rois", "methods", "iq", "realisations", "reference",
+    "description", "notes",
   };
   GList *keys = json_object_get_members (root);
   for (GList *l = keys; l != NULL; l = l->next)
@@ -476,7 +504,8 @@ study_from_root (JsonNode *rn, const char *abs, const char *dir, GError **error)
     }
   if (!each_object (s, root, "rois", FALSE, abs, parse_roi, error)
       || !each_object (s, root, "methods", TRUE, abs, parse_method, error)
-      || !parse_iq (s, root, abs, error))
+      || !parse_iq (s, root, abs, error)
+      || !parse_realisations (s, root, abs, error))
     return NULL;
   return g_steal_pointer (&s);
 }

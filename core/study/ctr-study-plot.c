@@ -1,5 +1,6 @@
-/* ctr-study-plot.c — RMSE and SSIM against dose, per method (see
- * ctr-study-plot.h). */
+/* ctr-study-plot.c — RMSE, SSIM and (with a d′ task) d′ NPW against dose,
+ * per method, the mean over the noise realisations with error bars of ±
+ * its standard error (see ctr-study-plot.h). */
 #include "study/ctr-study-plot.h"
 #include "study/ctr-study-private.h"
 #include "base/ctr-error.h"
@@ -108,16 +109,106 @@ marker (cairo_t *cr, guint kind, double x, double y)
   cairo_fill (cr);
 }
 
+/* What a panel shows. */
+typedef enum { Q_RMSE, Q_SSIM, Q_DPRIME } Quantity;
+
 static double
-row_value (const CtrStudyRow *r, gboolean ssim)
+row_value (const CtrStudyRow *r, Quantity q)
 {
-  return ssim ? r->ssim : r->hu_rmse;
+  return q == Q_SSIM ? r->ssim : q == Q_DPRIME ? r->dprime_npw : r->hu_rmse;
 }
 
-/* One panel: @ssim selects the quantity. */
-static void
-draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, double ph, gboolean ssim)
+/* Method @m's points: [dose, mean, standard error (NaN for one
+ * realisation)] per dose with a finite value, sorted by dose. */
+static GArray *
+method_points (const CtrStudyRow *rows, guint n_rows, guint m, Quantity q)
 {
+  GArray *pts = g_array_new (FALSE, FALSE, sizeof (double) * 3);
+  g_autoptr (GArray) acc = g_array_new (FALSE, TRUE, sizeof (double) * 4);  /* dose, Σ, Σ², n */
+  for (guint k = 0; k < n_rows; k++)
+    {
+      const double v = row_value (&rows[k], q);
+      if (rows[k].method_index != m || !isfinite (v))
+        continue;
+      guint i = 0;
+      while (i < acc->len && ((double *) acc->data)[4 * i] != rows[k].dose)
+        i++;
+      if (i == acc->len)
+        {
+          double z[4] = { rows[k].dose, 0, 0, 0 };
+          g_array_append_vals (acc, z, 1);
+        }
+      double *a = (double *) acc->data + 4 * i;
+      a[1] += v;
+      a[2] += v * v;
+      a[3] += 1;
+    }
+  for (guint i = 0; i < acc->len; i++)
+    {
+      const double *a = (const double *) acc->data + 4 * i;
+      const double mean = a[1] / a[3];
+      const double se = a[3] >= 2 ? sqrt (MAX (0.0, (a[2] - a[3] * mean * mean) / (a[3] - 1)) / a[3]) : NAN;
+      double p[3] = { a[0], mean, se };
+      /* insertion by dose: a handful of points */
+      guint j = 0;
+      while (j < pts->len && ((double *) pts->data)[3 * j] < a[0])
+        j++;
+      g_array_insert_vals (pts, j, p, 1);
+    }
+  return pts;
+}
+
+/* Every method's polyline through its per-dose means, with error bars. */
+static void
+draw_curves (const CtrStudy *s, cairo_t *cr, const Axes *a, const CtrStudyRow *rows, guint n_rows, Quantity q)
+{
+  cairo_save (cr);
+  cairo_rectangle (cr, a->x, a->y, a->w, a->h);
+  cairo_clip (cr);
+  for (guint m = 0; m < s->methods->len; m++)
+    {
+      const double *c = palette[m % N_COLOURS];
+      g_autoptr (GArray) pts = method_points (rows, n_rows, m, q);
+      if (pts->len == 0)
+        continue;
+      const double *xy = (const double *) pts->data;
+      cairo_set_source_rgb (cr, c[0], c[1], c[2]);
+      set_line_style (cr, m);
+      for (guint i = 0; i < pts->len; i++)
+        {
+          double x = map_x (a, xy[3 * i]), y = map_y (a, xy[3 * i + 1]);
+          if (i == 0)
+            cairo_move_to (cr, x, y);
+          else
+            cairo_line_to (cr, x, y);
+        }
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      cairo_set_line_width (cr, 1.5);
+      for (guint i = 0; i < pts->len; i++)
+        if (isfinite (xy[3 * i + 2]) && xy[3 * i + 2] > 0)
+          {
+            const double x = map_x (a, xy[3 * i]);
+            const double lo = map_y (a, xy[3 * i + 1] - xy[3 * i + 2]), hi = map_y (a, xy[3 * i + 1] + xy[3 * i + 2]);
+            cairo_move_to (cr, x, lo);
+            cairo_line_to (cr, x, hi);
+            cairo_move_to (cr, x - MARKER, lo);
+            cairo_line_to (cr, x + MARKER, lo);
+            cairo_move_to (cr, x - MARKER, hi);
+            cairo_line_to (cr, x + MARKER, hi);
+            cairo_stroke (cr);
+          }
+      for (guint i = 0; i < pts->len; i++)
+        marker (cr, marker_kind (m), map_x (a, xy[3 * i]), map_y (a, xy[3 * i + 1]));
+    }
+  cairo_restore (cr);
+}
+
+/* One panel: @q selects the quantity. */
+static void
+draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, double ph, Quantity q)
+{
+  const gboolean ssim = q == Q_SSIM;
   guint n_rows = 0;
   const CtrStudyRow *rows = ctr_study_get_rows (s, &n_rows);
   Axes a = { px + 72, py + 34, pw - 72 - 16, ph - 34 - 52, 0, 0, 0, 0, FALSE };
@@ -135,7 +226,7 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
   a.y1 = -INFINITY;
   for (guint k = 0; k < n_rows; k++)
     {
-      double v = row_value (&rows[k], ssim);
+      double v = row_value (&rows[k], q);
       if (isfinite (v))
         {
           a.y0 = MIN (a.y0, v);
@@ -150,7 +241,8 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
   g_autofree char *where = s->metrics_radius_mm < 0 ? g_strdup ("in the field of view")
                            : s->metrics_radius_mm == 0 ? g_strdup ("over the whole image")
                            : g_strdup_printf ("inside r = %g mm", s->metrics_radius_mm);
-  g_autofree char *heading = g_strdup_printf (ssim ? "SSIM %s" : "RMSE %s (HU)", where);
+  g_autofree char *heading = q == Q_DPRIME ? g_strdup ("d′ NPW (mean ± standard error)")
+                             : g_strdup_printf (ssim ? "SSIM %s" : "RMSE %s (HU)", where);
   text_at (cr, heading, a.x + a.w / 2, py + 6, 0.5, 0);
   cairo_set_font_size (cr, FONT_SIZE);
   if (!isfinite (a.x0))
@@ -158,7 +250,8 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
   if (!isfinite (a.y0))
     {
       cairo_set_source_rgb (cr, 0.4, 0.4, 0.4);
-      text_at (cr, n_rows == 0 ? "no run finished yet" : "no reference: nothing to compare with",
+      text_at (cr, n_rows == 0 ? "no run finished yet"
+                   : q == Q_DPRIME ? "no d′ measured" : "no reference: nothing to compare with",
                a.x + a.w / 2, a.y + a.h / 2, 0.5, 0.5);
       return;
     }
@@ -244,49 +337,7 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
     cairo_restore (cr);
   }
 
-  /* One polyline per method, points in the study's dose order sorted by dose. */
-  cairo_save (cr);
-  cairo_rectangle (cr, a.x, a.y, a.w, a.h);
-  cairo_clip (cr);
-  for (guint m = 0; m < s->methods->len; m++)
-    {
-      const double *c = palette[m % N_COLOURS];
-      g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (double) * 2);
-      for (guint k = 0; k < n_rows; k++)
-        if (rows[k].method_index == m && isfinite (row_value (&rows[k], ssim)))
-          {
-            double p[2] = { rows[k].dose, row_value (&rows[k], ssim) };
-            g_array_append_vals (pts, p, 1);
-          }
-      if (pts->len == 0)
-        continue;
-      double *xy = (double *) pts->data;
-      /* insertion sort by dose: a handful of points */
-      for (guint i = 1; i < pts->len; i++)
-        for (guint j = i; j > 0 && xy[2 * j] < xy[2 * (j - 1)]; j--)
-          {
-            double t0 = xy[2 * j], t1 = xy[2 * j + 1];
-            xy[2 * j] = xy[2 * (j - 1)];
-            xy[2 * j + 1] = xy[2 * (j - 1) + 1];
-            xy[2 * (j - 1)] = t0;
-            xy[2 * (j - 1) + 1] = t1;
-          }
-      cairo_set_source_rgb (cr, c[0], c[1], c[2]);
-      set_line_style (cr, m);
-      for (guint i = 0; i < pts->len; i++)
-        {
-          double x = map_x (&a, xy[2 * i]), y = map_y (&a, xy[2 * i + 1]);
-          if (i == 0)
-            cairo_move_to (cr, x, y);
-          else
-            cairo_line_to (cr, x, y);
-        }
-      cairo_stroke (cr);
-      cairo_set_dash (cr, NULL, 0, 0);
-      for (guint i = 0; i < pts->len; i++)
-        marker (cr, marker_kind (m), map_x (&a, xy[2 * i]), map_y (&a, xy[2 * i + 1]));
-    }
-  cairo_restore (cr);
+  draw_curves (s, cr, &a, rows, n_rows, q);
 }
 
 /* The legend's height for @width, drawing it at @y when @draw. */
@@ -345,9 +396,10 @@ ctr_study_plot_draw (const CtrStudy *s, cairo_t *cr, double width, double height
 
   double legend_h = legend (s, cr, width, 0, FALSE);
   double panel_h = MAX (height - top - legend_h - 16, 80);
-  double panel_w = width / 2;
-  draw_panel (s, cr, 0, top, panel_w, panel_h, FALSE);
-  draw_panel (s, cr, panel_w, top, panel_w, panel_h, TRUE);
+  const guint n_panels = s->iq.has_task ? 3 : 2;
+  double panel_w = width / n_panels;
+  for (guint i = 0; i < n_panels; i++)
+    draw_panel (s, cr, i * panel_w, top, panel_w, panel_h, (Quantity) i);
   legend (s, cr, width, top + panel_h + 4, TRUE);
   cairo_restore (cr);
 }

@@ -2,7 +2,10 @@
  *
  * Two panels side by side: RMSE in HU and SSIM (both inside the field of
  * view, against the reference) over the dose fraction, one line with markers
- * per method configuration, a shared legend below.  The dose axis is
+ * per method configuration, a shared legend below; with a d′ task
+ * (ctr_study_set_iq_task) a third, d′ NPW.  Each point is the mean over a
+ * dose's noise realisations, with an error bar of ± its standard error
+ * (s/√n) when there are several.  The dose axis is
  * logarithmic when the doses span a factor 3 or more (ticks at the study's
  * doses).  Rows may be partial (a study still running): what exists is
  * drawn.  No GTK: the window draws the same figure into its own cairo

@@ -62,6 +62,9 @@ struct _CtrStudy {
   double grid_pixel_mm;
   double metrics_radius_mm;
   StudyIq iq;
+  guint realisations;           /* noise realisations per dose (>= 1; dose 1 as the data are: one) */
+  char *reference;              /* the equal-d′ dose's reference: a label or method name; NULL: the first */
+  guint n_runs;                 /* runs of the last ctr_study_run (0 before) */
   char *title;
   GMutex lock;                  /* guards rows, title, mu_water while a run appends: the figure may be drawn live */
 };

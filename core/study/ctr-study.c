@@ -58,6 +58,7 @@ ctr_study_new (void)
   ctr_dose_options_init (&s->dose);
   s->mu_water = CTR_MU_WATER_PER_MM;
   s->metrics_radius_mm = -1;
+  s->realisations = 1;
   s->title = g_strdup ("");
   g_mutex_init (&s->lock);
   return s;
@@ -75,6 +76,7 @@ ctr_study_free (CtrStudy *s)
   g_array_unref (s->iq.inserts);
   g_free (s->dataset);
   g_free (s->variant);
+  g_free (s->reference);
   g_free (s->title);
   g_mutex_clear (&s->lock);
   g_free (s);
@@ -194,6 +196,66 @@ ctr_study_set_metrics_radius (CtrStudy *s, double radius_mm)
   s->metrics_radius_mm = radius_mm;
 }
 
+gboolean
+ctr_study_set_realisations (CtrStudy *s, guint n, GError **error)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  if (n < 1 || n > 1000)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "the number of noise realisations must be 1 to 1000, got %u", n);
+      return FALSE;
+    }
+  s->realisations = n;
+  return TRUE;
+}
+
+void
+ctr_study_set_reference (CtrStudy *s, const char *reference)
+{
+  g_return_if_fail (s != NULL);
+  g_free (s->reference);
+  s->reference = g_strdup (reference);
+}
+
+gboolean
+ctr_study_get_reference (const CtrStudy *s, guint *index, GError **error)
+{
+  g_return_val_if_fail (s != NULL && index != NULL, FALSE);
+  *index = 0;
+  if (s->reference == NULL)
+    return TRUE;
+  guint by_name = 0, n_by_name = 0;
+  for (guint j = 0; j < s->methods->len; j++)
+    {
+      const StudyMethod *m = &g_array_index (s->methods, StudyMethod, j);
+      if (g_str_equal (m->label, s->reference))
+        {
+          *index = j;
+          return TRUE;
+        }
+      if (g_str_equal (ctr_method_name (m->options.method), s->reference) && n_by_name++ == 0)
+        by_name = j;
+    }
+  if (n_by_name == 1)
+    {
+      *index = by_name;
+      return TRUE;
+    }
+  g_autoptr (GString) labels = g_string_new (NULL);
+  for (guint j = 0; j < s->methods->len; j++)
+    g_string_append_printf (labels, "%s“%s”", j ? ", " : "", g_array_index (s->methods, StudyMethod, j).label);
+  if (n_by_name > 1)
+    g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "“%s” names %u configurations: give a label (%s)",
+                 s->reference, n_by_name, labels->str);
+  else
+    g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "“%s” is no configuration of the study (%s)",
+                 s->reference, labels->str);
+  return FALSE;
+}
+
+guint ctr_study_get_realisations (const CtrStudy *s) { return s->realisations; }
+guint ctr_study_get_n_runs (const CtrStudy *s) { return s->n_runs; }
 guint ctr_study_get_n_doses (const CtrStudy *s) { return s->doses->len; }
 double ctr_study_get_dose (const CtrStudy *s, guint i) { return g_array_index (s->doses, double, i); }
 guint ctr_study_get_n_methods (const CtrStudy *s) { return s->methods->len; }
@@ -341,10 +403,13 @@ data_photons (const CtrProjections *p, double i0_given)
   return n > 0 ? sum / n : NAN;
 }
 
-/* The scan of every dose, kept for the whole study; @i0 gets each one's
- * photons per bin (NaN when the data state none). */
+/* The scans of every dose and noise realisation, kept for the whole study,
+ * dose-major: dose k's realisations r = 0 … n_real[k]−1 (seed + r) follow
+ * each other.  A dose of 1 reconstructed as the data are (below) has one
+ * realisation whatever s->realisations.  @i0 gets each scan's photons per
+ * bin (NaN when the data state none), @n_real each dose's count. */
 static GPtrArray *
-simulate_doses (const CtrStudy *s, const CtrDataset *d, RunState *rs, GArray *i0,
+simulate_doses (const CtrStudy *s, const CtrDataset *d, RunState *rs, GArray *i0, GArray *n_real,
                 GCancellable *cancellable, GError **error)
 {
   const gboolean have_stats = d->projections->flat != NULL
@@ -353,38 +418,50 @@ simulate_doses (const CtrStudy *s, const CtrDataset *d, RunState *rs, GArray *i0
   for (guint k = 0; k < s->doses->len; k++)
     {
       const double F = g_array_index (s->doses, double, k);
-      if (check_cancelled (cancellable, error))
-        return NULL;
-      rs->progress.dose = F;
-      rs->progress.label = NULL;
-      g_autofree char *stage = g_strdup_printf ("simulating %g × the dose", F);
-      report_stage (rs, stage);
-      double photons = NAN;
-      CtrProjections *p;
-      if (F == 1.0 && (!have_stats || s->dose.electronic_sd == 0))
+      /* the data as they are: thinning by 1 keeps every count (so the
+       * study's full-dose figures are the Run page's and the CLI's), and
+       * every realisation would be the same scan; asked to re-sample
+       * (noiseless data), dose 1 is simulated as every other dose */
+      const gboolean as_is = F == 1.0 && (!have_stats || (s->dose.electronic_sd == 0
+                                                           && s->dose.model != CTR_DOSE_MODEL_RESAMPLE));
+      const guint nr = as_is ? 1 : s->realisations;
+      g_array_append_val (n_real, nr);
+      for (guint r = 0; r < nr; r++)
         {
-          /* the data as they are: thinning by 1 keeps every count (so the
-           * study's full-dose figures are the Run page's and the CLI's) */
-          p = ctr_projections_ref (d->projections);
-          if (have_stats)
-            photons = data_photons (d->projections, s->dose.i0);
-        }
-      else
-        {
-          CtrDoseOptions o = s->dose;
-          o.fraction = F;
-          CtrDoseReport report;
-          p = ctr_dose_simulate (d->projections, &o, &report, NULL, error);
-          if (p == NULL)
+          if (check_cancelled (cancellable, error))
+            return NULL;
+          rs->progress.dose = F;
+          rs->progress.realisation = r;
+          rs->progress.label = NULL;
+          g_autofree char *stage = nr > 1 ? g_strdup_printf ("simulating %g × the dose, realisation %u", F, r + 1)
+                                          : g_strdup_printf ("simulating %g × the dose", F);
+          report_stage (rs, stage);
+          double photons = NAN;
+          CtrProjections *p;
+          if (as_is)
             {
-              g_prefix_error (error, "dose %g: ", F);
-              return NULL;
+              p = ctr_projections_ref (d->projections);
+              if (have_stats)
+                photons = data_photons (d->projections, s->dose.i0);
             }
-          photons = report.i0_out;
-          ctr_dose_report_clear (&report);
+          else
+            {
+              CtrDoseOptions o = s->dose;
+              o.fraction = F;
+              o.seed = s->dose.seed + r;
+              CtrDoseReport report;
+              p = ctr_dose_simulate (d->projections, &o, &report, NULL, error);
+              if (p == NULL)
+                {
+                  g_prefix_error (error, "dose %g: ", F);
+                  return NULL;
+                }
+              photons = report.i0_out;
+              ctr_dose_report_clear (&report);
+            }
+          g_ptr_array_add (scans, p);
+          g_array_append_val (i0, photons);
         }
-      g_ptr_array_add (scans, p);
-      g_array_append_val (i0, photons);
     }
   return g_steal_pointer (&scans);
 }
@@ -418,18 +495,22 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
   const guint n_doses = s->doses->len;
 
   RunState rs = { .func = progress, .user_data = user_data };
-  rs.progress.n_runs = n_doses * s->methods->len;
+  /* until the scans are made, the count without dose 1's exception */
+  rs.progress.n_runs = s->n_runs = n_doses * s->realisations * s->methods->len;
   g_autoptr (GArray) i0 = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GPtrArray) scans = simulate_doses (s, d, &rs, i0, cancellable, error);
+  g_autoptr (GArray) n_real = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GPtrArray) scans = simulate_doses (s, d, &rs, i0, n_real, cancellable, error);
   if (scans == NULL)
     return FALSE;
+  const guint n_scans = scans->len;
+  rs.progress.n_runs = s->n_runs = n_scans * s->methods->len;
 
   for (guint j = 0; j < s->methods->len; j++)
     {
       const StudyMethod *m = &g_array_index (s->methods, StudyMethod, j);
       CtrReconOptions o = m->options;
       o.metrics_radius_mm = radius;
-      rs.progress.run = j * n_doses;
+      rs.progress.run = j * n_scans;
       rs.progress.label = m->label;
       g_autofree char *planning = g_strdup_printf ("planning %s", m->label);
       report_stage (&rs, planning);
@@ -444,21 +525,24 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
       report_stage (&rs, planning);
       rs.progress.notes = NULL;
 
-      for (guint k = 0; k < n_doses; k++)
+      for (guint q = 0, k = 0, r = 0; q < n_scans; q++)
         {
           const double F = g_array_index (s->doses, double, k);
           if (check_cancelled (cancellable, error))
             return FALSE;
-          rs.progress.run = j * n_doses + k;
+          rs.progress.run = j * n_scans + q;
           rs.progress.dose = F;
+          rs.progress.realisation = r;
           rs.progress.row = NULL;
           rs.best_rmse = INFINITY;
           rs.best_iteration = 0;
           rs.have_last = FALSE;
-          g_autofree char *what = g_strdup_printf ("%s at %g × the dose", m->label, F);
+          g_autofree char *what = g_array_index (n_real, guint, k) > 1
+            ? g_strdup_printf ("%s at %g × the dose, realisation %u", m->label, F, r + 1)
+            : g_strdup_printf ("%s at %g × the dose", m->label, F);
           report_stage (&rs, what);
 
-          g_autoptr (CtrVolume) img = ctr_recon_plan_execute (plan, g_ptr_array_index (scans, k), d->reference,
+          g_autoptr (CtrVolume) img = ctr_recon_plan_execute (plan, g_ptr_array_index (scans, q), d->reference,
                                                               on_iteration, &rs, cancellable, error);
           if (img == NULL)
             {
@@ -471,7 +555,8 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
           row.label = g_strdup (m->label);
           row.parameters = g_strdup (m->parameters);
           row.dose = F;
-          row.i0 = g_array_index (i0, double, k);
+          row.realisation = r;
+          row.i0 = g_array_index (i0, double, q);
           row.method_index = j;
           row.method = o.method;
           row.rmse = rs.have_last ? rs.last.rmse : NAN;
@@ -499,6 +584,11 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
             progress (&rs.progress, user_data);
           rs.progress.row = NULL;
           rs.progress.image = NULL;
+          if (++r == g_array_index (n_real, guint, k))
+            {
+              r = 0;
+              k++;
+            }
         }
     }
   return TRUE;
@@ -548,7 +638,7 @@ ctr_study_write_csv_note (const CtrStudy *s, const char *path, const char *note,
 {
   g_return_val_if_fail (s != NULL && path != NULL, FALSE);
   g_autoptr (GMutexLocker) locker = g_mutex_locker_new ((GMutex *) &s->lock);
-  g_autoptr (GString) out = g_string_new ("dose,i0,method,label,parameters,rmse,psnr,ssim,hu_rmse");
+  g_autoptr (GString) out = g_string_new ("dose,realisation,i0,method,label,parameters,rmse,psnr,ssim,hu_rmse");
   for (guint i = 0; i < s->rois->len; i++)
     {
       const StudyRoi *r = &g_array_index (s->rois, StudyRoi, i);
@@ -572,6 +662,7 @@ ctr_study_write_csv_note (const CtrStudy *s, const char *path, const char *note,
       const CtrStudyRow *r = &g_array_index (s->rows, CtrStudyRow, k);
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
       g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.8g", r->dose));
+      g_string_append_printf (out, ",%u", r->realisation);
       csv_number (out, r->i0);
       csv_text (out, ctr_method_name (r->method));
       csv_text (out, r->label);

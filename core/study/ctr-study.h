@@ -1,10 +1,12 @@
 /* ctr-study.h — a dose study: one dataset, a grid of doses × methods ×
  * parameters, one row of figures per run.
  *
- * For every dose fraction F the data are brought to F × their dose once
- * (ctr_dose_simulate, the same seed for every dose, so `ctrecon-cli
- * simulate-dose --fraction F --seed S` reproduces each scan; the scans are
- * kept while the study runs: doses × the projections' size).  Then every
+ * For every dose fraction F the data are brought to F × their dose once per
+ * noise realisation (ctr_dose_simulate; realisation r with seed S + r, the
+ * same seeds for every dose, so `ctrecon-cli simulate-dose --fraction F
+ * --seed S+r` reproduces each scan; the scans are kept while the study
+ * runs: doses × realisations × the projections' size).  A dose of 1
+ * reconstructed as the data are (see ctr_study_run) is one realisation.  Then every
  * method configuration makes one plan (ctr_recon_plan_new: the operator is
  * built or loaded once, and only one plan is alive at a time) and executes
  * it on the scan of every dose, on the dataset's grid, and the run's
@@ -49,6 +51,8 @@ typedef enum {
  * CtrStudyRow:
  * The figures of one run (all owned by the study).
  * @dose: F, the fraction of the data's dose.
+ * @realisation: the noise realisation, 0 … ctr_study_get_realisations − 1
+ *   (seed + @realisation); always 0 for a dose of 1 taken as the data are.
  * @i0: photons per bin at this dose (NaN when the data state none).
  * @method_index: which configuration (ctr_study_get_method_label).
  * @method: the method.
@@ -77,6 +81,7 @@ typedef enum {
  */
 typedef struct {
   double dose;
+  guint realisation;
   double i0;
   guint method_index;
   CtrMethod method;
@@ -99,6 +104,7 @@ typedef struct {
  * @run: 0-based index of the current run, of @n_runs (doses × methods).
  * @fraction: the whole study's progress in [0, 1].
  * @dose, @label: the current run's dose and method label.
+ * @realisation: the current run's noise realisation (0-based).
  * @stage: what is being done, in words ("simulating 0.25 × the dose",
  *   "fbp window=hann at 0.25 × the dose").
  * @iteration: (nullable): the current run's latest iteration (borrowed).
@@ -113,6 +119,7 @@ typedef struct {
   guint run, n_runs;
   double fraction;
   double dose;
+  guint realisation;
   const char *label;
   const char *stage;
   const CtrIterStats *iteration;
@@ -204,6 +211,8 @@ gboolean ctr_study_add_iq_insert (CtrStudy *s, const char *name, double x_mm, do
  */
 gboolean ctr_study_set_iq_task (CtrStudy *s, const CtrTask *task, const char *insert, GError **error);
 
+/* Whether a d′ task was set (ctr_study_set_iq_task): the rows then hold d′. */
+gboolean ctr_study_has_iq_task (const CtrStudy *s);
 guint ctr_study_get_n_iq_inserts (const CtrStudy *s);
 const char *ctr_study_get_iq_insert_name (const CtrStudy *s, guint i);
 
@@ -219,6 +228,29 @@ void ctr_study_set_grid (CtrStudy *s, const CtrGrid *grid);
  * field of view (ctr_geometry_fov_radius_mm); 0: the whole image. */
 void ctr_study_set_metrics_radius (CtrStudy *s, double radius_mm);
 
+/**
+ * ctr_study_set_realisations:
+ * Noise realisations per dose and method configuration (default 1; STUDY.json
+ * "realisations"): realisation r simulates its scans with seed + r.  Their
+ * spread gives the equal-d′ dose its uncertainty (study/ctr-equal-dose.h).
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT unless 1 <= @n <= 1000.
+ */
+gboolean ctr_study_set_realisations (CtrStudy *s, guint n, GError **error);
+guint ctr_study_get_realisations (const CtrStudy *s);
+
+/* The reference configuration of the equal-d′ dose (STUDY.json
+ * "reference"): a method label (ctr_study_get_method_label) or a method
+ * name that one configuration has; NULL (default): the first. */
+void ctr_study_set_reference (CtrStudy *s, const char *reference);
+
+/* The reference configuration's index into @index (0 when none was set).
+ * FALSE with CTR_ERROR_INVALID_ARGUMENT (listing the labels) when the
+ * reference names no configuration, or a method name several have. */
+gboolean ctr_study_get_reference (const CtrStudy *s, guint *index, GError **error);
+
+/* Runs of the last ctr_study_run: methods × the scans it made (0 before). */
+guint ctr_study_get_n_runs (const CtrStudy *s);
+
 guint ctr_study_get_n_doses (const CtrStudy *s);
 double ctr_study_get_dose (const CtrStudy *s, guint i);
 guint ctr_study_get_n_methods (const CtrStudy *s);
@@ -232,15 +264,19 @@ const char *ctr_study_get_title (const CtrStudy *s);
 /**
  * ctr_study_run:
  * @d: the dataset (not modified).
- * Runs every method × dose (earlier rows are dropped first) and keeps the
- * rows, in run order: every dose of the first configuration, then of the
- * next.  Progress goes to @progress after every iteration and run.
+ * Runs every method × dose × realisation (earlier rows are dropped first)
+ * and keeps the rows, in run order: every dose of the first configuration
+ * (each dose's realisations in turn), then of the next.  Progress goes to @progress after every iteration and run.
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (no dose or no method, an
  *   ROI outside the image), the errors of ctr_dose_simulate (no counts or I0
  *   for a dose other than 1) and of, or G_IO_ERROR_CANCELLED; the rows finished
  *   before the failure are kept.
- * A dose of exactly 1 on data without counts or I0 reconstructs the data as
- * they are (every other dose needs I0).
+ * A dose of exactly 1 on data without counts or I0, or without electronic
+ * noise to add and with a dose model other than CTR_DOSE_MODEL_RESAMPLE,
+ * reconstructs the data as they are (every other dose needs I0), as one
+ * realisation: thinning by 1 keeps every count, so further realisations
+ * would be the same scan.  With RESAMPLE (noiseless data at a stated I0)
+ * dose 1 is re-simulated, one scan per realisation.
  */
 gboolean ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress,
                         gpointer user_data, GCancellable *cancellable, GError **error);
@@ -254,7 +290,7 @@ const CtrStudyRow *ctr_study_get_rows (const CtrStudy *s, guint *n_rows);
 /**
  * ctr_study_write_csv:
  * The rows as CSV (RFC 4180; a header line; numbers with 8 significant
- * digits; empty fields for NaN): dose, i0, method, label, parameters, rmse,
+ * digits; empty fields for NaN): dose, realisation, i0, method, label, parameters, rmse,
  * psnr, ssim, hu_rmse, then per ROI NAME roi_NAME_mean_hu, roi_NAME_sd_hu,
  * roi_NAME_cnr (measure ROIs), the background's mean and SD, noise_sd_hu,
  * iterations, best_iteration, best_rmse, seconds, and with task-based image

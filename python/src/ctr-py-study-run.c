@@ -52,7 +52,7 @@ static PyObject *
 row_dict (const CtrStudy *s, const CtrStudyRow *r)
 {
   PyObject *d = Py_BuildValue (
-      "{sdsdsssssssdsdsdsdsdsIsIsdsdsdsdsdsdsd}", "dose", r->dose, "i0", r->i0, "method", ctr_method_name (r->method),
+      "{sdsIsdsssssssdsdsdsdsdsIsIsdsdsdsdsdsdsd}", "dose", r->dose, "realisation", r->realisation, "i0", r->i0, "method", ctr_method_name (r->method),
       "label", r->label ? r->label : "", "parameters", r->parameters ? r->parameters : "", "rmse", r->rmse, "psnr",
       r->psnr, "ssim", r->ssim, "hu_rmse", r->hu_rmse, "noise_sd_hu", r->noise_sd_hu, "iterations", r->iterations,
       "best_iteration", r->best_iteration, "best_rmse", r->best_rmse, "seconds", r->seconds, "nps_noise_hu",
