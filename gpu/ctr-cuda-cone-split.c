@@ -133,14 +133,6 @@ typedef struct {
   float *data;     /* a host data array: a residual */
 } SplitOp;
 
-#define TRY(call)                                              \
-  do {                                                         \
-    char err_[CTR_CUDA_ERR_LEN] = "";                          \
-    CtrCudaStatus st_ = (call);                                \
-    if (st_ != CTR_CUDA_OK)                                    \
-      return ctr_cuda_status_error (st_, err_, error);        \
-  } while (0)
-#define ERR err_
 
 static void
 views_of (const SplitOp *c, guint subset, guint *v0, guint *nv)
@@ -174,7 +166,7 @@ split_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError *
   SplitOp *c = (SplitOp *) op;
   guint v0, nv;
   views_of (c, subset, &v0, &nv);
-  TRY (ctr_cuda_cone_split_forward (c->dev, X, v0, nv, Y, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_split_forward (c->dev, X, v0, nv, Y, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -184,7 +176,7 @@ split_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError *
   SplitOp *c = (SplitOp *) op;
   guint v0, nv;
   views_of (c, subset, &v0, &nv);
-  TRY (ctr_cuda_cone_split_adjoint (c->dev, Y, v0, nv, D, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_split_adjoint (c->dev, Y, v0, nv, D, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -219,7 +211,7 @@ split_update (CtrOperator *op, guint subset, float *X, const float *B, const flo
     }
   const gboolean scaled = (flags & CTR_UPDATE_COLUMN_SCALE) != 0;
   if (scaled)
-    TRY (ctr_cuda_cone_split_adjoint (c->dev, NULL, v0, nv, c->cs, ERR));
+    CTR_CUDA_TRY (ctr_cuda_cone_split_adjoint (c->dev, NULL, v0, nv, c->cs, CTR_CUDA_ERR));
 #pragma omp parallel for schedule(static)
   for (gint64 i = 0; i < (gint64) c->nvox; i++)
     {
@@ -246,7 +238,7 @@ split_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
   SplitOp *c = (SplitOp *) op;
   guint v0, nv;
   views_of (c, subset, &v0, &nv);
-  TRY (ctr_cuda_cone_split_adjoint (c->dev, NULL, v0, nv, out, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_split_adjoint (c->dev, NULL, v0, nv, out, CTR_CUDA_ERR));
   return TRUE;
 }
 

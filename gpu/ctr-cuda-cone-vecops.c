@@ -11,14 +11,6 @@
 #include "ctr-cuda.h"
 #include "base/ctr-error.h"
 
-#define TRY(call)                                        \
-  do {                                                   \
-    char err_[CTR_CUDA_ERR_LEN] = "";                    \
-    CtrCudaStatus st_ = (call);                          \
-    if (st_ != CTR_CUDA_OK)                              \
-      return ctr_cuda_status_error (st_, err_, error);   \
-  } while (0)
-#define ERR err_
 
 static CtrCudaCone *
 session_of (const CtrVecs *vs)
@@ -52,9 +44,9 @@ cone_vec_forward (CtrVecs *vs, guint subset, const CtrVec *X, CtrVec *Y, GError 
   guint v0, nv;
   gsize o, n;
   subset_range (vs, subset, &v0, &nv, &o, &n);
-  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_X, 0, X->dev, X->n, 1, ERR));
-  TRY (ctr_cuda_cone_forward (c, v0, nv, ERR));
-  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_Y, o, ctr_cuda_vec_ptr (Y) + o, n, 0, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_X, 0, X->dev, X->n, 1, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_forward (c, v0, nv, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_Y, o, ctr_cuda_vec_ptr (Y) + o, n, 0, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -65,10 +57,10 @@ cone_vec_adjoint (CtrVecs *vs, guint subset, const CtrVec *Y, CtrVec *D, GError 
   guint v0, nv;
   gsize o, n;
   subset_range (vs, subset, &v0, &nv, &o, &n);
-  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_R, o, ctr_cuda_vec_ptr (Y) + o, n, 1, ERR));
-  TRY (ctr_cuda_cone_zero (c, CTR_CUDA_CONE_D, ERR));
-  TRY (ctr_cuda_cone_adjoint (c, v0, nv, 0, 0, ERR));
-  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_D, 0, D->dev, D->n, 0, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_R, o, ctr_cuda_vec_ptr (Y) + o, n, 1, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_zero (c, CTR_CUDA_CONE_D, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_adjoint (c, v0, nv, 0, 0, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_D, 0, D->dev, D->n, 0, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -87,25 +79,25 @@ cone_vec_update (CtrVecs *vs, guint subset, CtrVec *X, const CtrVec *B, const Ct
   gsize o, n;
   subset_range (vs, subset, &v0, &nv, &o, &n);
   const gboolean scaled = D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE);
-  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_X, 0, X->dev, X->n, 1, ERR));
-  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_B, o, ctr_cuda_vec_ptr (B) + o, n, 1, ERR));
-  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_COEF, o, ctr_cuda_vec_ptr (coef) + o, n, 1, ERR));
-  TRY (ctr_cuda_cone_forward (c, v0, nv, ERR));
-  TRY (ctr_cuda_cone_residual (c, v0, nv, step, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_X, 0, X->dev, X->n, 1, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_B, o, ctr_cuda_vec_ptr (B) + o, n, 1, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_COEF, o, ctr_cuda_vec_ptr (coef) + o, n, 1, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_forward (c, v0, nv, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_residual (c, v0, nv, step, CTR_CUDA_ERR));
   if (D != NULL)
     {
       /* D += A_Sᵀ r: the sum goes on in the session's D */
-      TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_D, 0, D->dev, D->n, 1, ERR));
-      TRY (ctr_cuda_cone_adjoint (c, v0, nv, 0, 0, ERR));
-      TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_D, 0, D->dev, D->n, 0, ERR));
+      CTR_CUDA_TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_D, 0, D->dev, D->n, 1, CTR_CUDA_ERR));
+      CTR_CUDA_TRY (ctr_cuda_cone_adjoint (c, v0, nv, 0, 0, CTR_CUDA_ERR));
+      CTR_CUDA_TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_D, 0, D->dev, D->n, 0, CTR_CUDA_ERR));
       return TRUE;
     }
-  TRY (ctr_cuda_cone_zero (c, CTR_CUDA_CONE_D, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_zero (c, CTR_CUDA_CONE_D, CTR_CUDA_ERR));
   if (scaled)
-    TRY (ctr_cuda_cone_zero (c, CTR_CUDA_CONE_CS, ERR));
-  TRY (ctr_cuda_cone_adjoint (c, v0, nv, 0, scaled, ERR));
-  TRY (ctr_cuda_cone_apply (c, scaled ? 1 : 0, (flags & CTR_UPDATE_NONNEG) != 0, ERR));
-  TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_X, 0, X->dev, X->n, 0, ERR));
+    CTR_CUDA_TRY (ctr_cuda_cone_zero (c, CTR_CUDA_CONE_CS, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_adjoint (c, v0, nv, 0, scaled, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_apply (c, scaled ? 1 : 0, (flags & CTR_UPDATE_NONNEG) != 0, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_exchange (c, CTR_CUDA_CONE_X, 0, X->dev, X->n, 0, CTR_CUDA_ERR));
   return TRUE;
 }
 

@@ -39,14 +39,6 @@ typedef struct {
   gboolean times;      /* CTR_CUDA_CONE_TIMES: the SIRT pass's phases on stderr */
 } CudaConeOp;
 
-#define TRY(call)                                  \
-  do {                                             \
-    char err_[CTR_CUDA_ERR_LEN] = "";              \
-    CtrCudaStatus st_ = (call);                    \
-    if (st_ != CTR_CUDA_OK)                        \
-      return ctr_cuda_status_error (st_, err_, error);      \
-  } while (0)
-#define ERR err_
 
 static void
 subset_views (const CudaConeOp *c, guint subset, guint *v0, guint *nv)
@@ -135,10 +127,10 @@ cuda_cone_forward (CtrOperator *op, guint subset, const float *X, float *Y, GErr
   flush (c);
   guint v0, nv;
   subset_views (c, subset, &v0, &nv);
-  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
-  TRY (ctr_cuda_cone_forward (c->dev, v0, nv, ERR));
-  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_Y, c->per_view * v0, Y + c->per_view * v0,
-                               c->per_view * nv, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_forward (c->dev, v0, nv, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_Y, c->per_view * v0, Y + c->per_view * v0,
+                               c->per_view * nv, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -149,11 +141,11 @@ cuda_cone_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GErr
   flush (c);
   guint v0, nv;
   subset_views (c, subset, &v0, &nv);
-  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_R, c->per_view * v0, Y + c->per_view * v0,
-                             c->per_view * nv, ERR));
-  TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
-  TRY (ctr_cuda_cone_adjoint (c->dev, v0, nv, 0, 0, ERR));
-  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, D, c->nvox, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_R, c->per_view * v0, Y + c->per_view * v0,
+                             c->per_view * nv, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_adjoint (c->dev, v0, nv, 0, 0, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, D, c->nvox, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -179,16 +171,16 @@ cuda_cone_update (CtrOperator *op, guint subset, float *X, const float *B, const
   if (!going_on)
     {
       flush (c);
-      TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
-      TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
+      CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, CTR_CUDA_ERR));
+      CTR_CUDA_TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, CTR_CUDA_ERR));
     }
-  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_B, o, B + o, n, ERR));
-  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_COEF, o, coef + o, n, ERR));
-  TRY (ctr_cuda_cone_forward (c->dev, v0, nv, ERR));
-  TRY (ctr_cuda_cone_residual (c->dev, v0, nv, step, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_B, o, B + o, n, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_COEF, o, coef + o, n, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_forward (c->dev, v0, nv, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_residual (c->dev, v0, nv, step, CTR_CUDA_ERR));
   if (scaled)
-    TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_CS, ERR));
-  TRY (ctr_cuda_cone_adjoint (c->dev, v0, nv, 0, scaled, ERR));
+    CTR_CUDA_TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_CS, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_adjoint (c->dev, v0, nv, 0, scaled, CTR_CUDA_ERR));
   if (D != NULL)
     {
       c->acc_x = X;
@@ -199,8 +191,8 @@ cuda_cone_update (CtrOperator *op, guint subset, float *X, const float *B, const
       g_array_append_val (c->acc_steps, step);
       return TRUE;
     }
-  TRY (ctr_cuda_cone_apply (c->dev, scaled ? 1 : 0, (flags & CTR_UPDATE_NONNEG) != 0, ERR));
-  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_apply (c->dev, scaled ? 1 : 0, (flags & CTR_UPDATE_NONNEG) != 0, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -229,9 +221,9 @@ cuda_cone_column_sums (CtrOperator *op, guint subset, float *out, GError **error
   flush (c);
   guint v0, nv;
   subset_views (c, subset, &v0, &nv);
-  TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, ERR));
-  TRY (ctr_cuda_cone_adjoint (c->dev, v0, nv, 1, 0, ERR));
-  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, out, c->nvox, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_zero (c->dev, CTR_CUDA_CONE_D, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_adjoint (c->dev, v0, nv, 1, 0, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_D, 0, out, c->nvox, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -241,9 +233,9 @@ row_sums_device (CudaConeOp *c, float *sum, GError **error)
   flush (c);
   for (gsize i = 0; i < c->nvox; i++)
     c->tmp[i] = 1.0f;
-  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, c->tmp, c->nvox, ERR));
-  TRY (ctr_cuda_cone_forward (c->dev, 0, c->nv, ERR));
-  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_Y, 0, sum, c->per_view * c->nv, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, c->tmp, c->nvox, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_forward (c->dev, 0, c->nv, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_Y, 0, sum, c->per_view * c->nv, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -296,12 +288,12 @@ pass_begin (CtrOperator *op, int kind, const float *X, const float *B, const flo
     }
   const gsize nd = c->per_view * c->nv;
   flush (c);
-  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
-  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_B, 0, B, nd, ERR));
-  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_COEF, 0, coef, nd, ERR));
-  TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_VALID, 0, valid, nd, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_B, 0, B, nd, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_COEF, 0, coef, nd, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_VALID, 0, valid, nd, CTR_CUDA_ERR));
   if (kind == 2)
-    TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_CS, 0, scale, c->nvox, ERR));
+    CTR_CUDA_TRY (ctr_cuda_cone_upload (c->dev, CTR_CUDA_CONE_CS, 0, scale, c->nvox, CTR_CUDA_ERR));
   g_clear_pointer (&c->step, g_free);
   if (step != NULL)
     c->step = g_memdup2 (step, sizeof (float) * c->nv);
@@ -314,7 +306,7 @@ pass_run (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double *r
 {
   CudaConeOp *c = (CudaConeOp *) op;
   double ms = 0, rms = 0, phase[3] = { 0, 0, 0 };
-  TRY (ctr_cuda_cone_iterate (c->dev, kind == 1, op->order, c->step, nonneg, &ms, residual, &rms, phase, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_iterate (c->dev, kind == 1, op->order, c->step, nonneg, &ms, residual, &rms, phase, CTR_CUDA_ERR));
   *seconds = ms * 1e-3;
   if (c->times)
     g_printerr ("cuda-cone %s pass: %.3f ms (forward %.3f, residual and back-projection %.3f, image step %.3f), "
@@ -328,7 +320,7 @@ static gboolean
 pass_download (CtrOperator *op, float *X, GError **error)
 {
   CudaConeOp *c = (CudaConeOp *) op;
-  TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, ERR));
+  CTR_CUDA_TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_X, 0, X, c->nvox, CTR_CUDA_ERR));
   return TRUE;
 }
 

@@ -8,14 +8,6 @@
 
 #include <math.h>
 
-#define TRY(call)                                        \
-  do {                                                   \
-    char err_[CTR_CUDA_ERR_LEN] = "";                    \
-    CtrCudaStatus st_ = (call);                          \
-    if (st_ != CTR_CUDA_OK)                              \
-      return ctr_cuda_status_error (st_, err_, error);   \
-  } while (0)
-#define ERR err_
 
 static CtrCudaVecs *
 dev_of (const CtrVecs *vs)
@@ -35,11 +27,11 @@ ctr_cuda_vecs_begin_on (CtrVecs *vs, void *stream, gpointer session, GError **er
   CtrCudaVecState *s = g_new0 (CtrCudaVecState, 1);
   vs->priv = s;
   s->session = session;
-  TRY (ctr_cuda_vecs_create (stream, &s->dev, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vecs_create (stream, &s->dev, CTR_CUDA_ERR));
   if (vs->op->image_weight != NULL)
     {
-      TRY (ctr_cuda_vec_alloc (s->dev, vs->op->image_size, &s->weight, ERR));
-      TRY (ctr_cuda_vec_upload (s->dev, s->weight, vs->op->image_weight, vs->op->image_size, ERR));
+      CTR_CUDA_TRY (ctr_cuda_vec_alloc (s->dev, vs->op->image_size, &s->weight, CTR_CUDA_ERR));
+      CTR_CUDA_TRY (ctr_cuda_vec_upload (s->dev, s->weight, vs->op->image_weight, vs->op->image_size, CTR_CUDA_ERR));
     }
   return TRUE;
 }
@@ -108,35 +100,35 @@ ctr_cuda_vecop_free (CtrVecs *vs, CtrVec *v)
 gboolean
 ctr_cuda_vecop_download (CtrVecs *vs, const CtrVec *v, float *host, GError **error)
 {
-  TRY (ctr_cuda_vec_download (dev_of (vs), host, v->dev, v->n, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_download (dev_of (vs), host, v->dev, v->n, CTR_CUDA_ERR));
   return TRUE;
 }
 
 gboolean
 ctr_cuda_vecop_fill (CtrVecs *vs, CtrVec *y, float value, GError **error)
 {
-  TRY (ctr_cuda_vec_fill (dev_of (vs), y->dev, y->n, value, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_fill (dev_of (vs), y->dev, y->n, value, CTR_CUDA_ERR));
   return TRUE;
 }
 
 gboolean
 ctr_cuda_vecop_copy (CtrVecs *vs, CtrVec *dst, const CtrVec *src, GError **error)
 {
-  TRY (ctr_cuda_vec_copy (dev_of (vs), dst->dev, src->dev, dst->n, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_copy (dev_of (vs), dst->dev, src->dev, dst->n, CTR_CUDA_ERR));
   return TRUE;
 }
 
 gboolean
 ctr_cuda_vecop_axpby (CtrVecs *vs, CtrVec *y, float a, const CtrVec *x, float b, GError **error)
 {
-  TRY (ctr_cuda_vec_axpby (dev_of (vs), y->dev, a, x->dev, b, y->n, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_axpby (dev_of (vs), y->dev, a, x->dev, b, y->n, CTR_CUDA_ERR));
   return TRUE;
 }
 
 gboolean
 ctr_cuda_vecop_mul (CtrVecs *vs, CtrVec *y, const CtrVec *x, GError **error)
 {
-  TRY (ctr_cuda_vec_mul (dev_of (vs), y->dev, x->dev, y->n, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_mul (dev_of (vs), y->dev, x->dev, y->n, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -150,7 +142,7 @@ weight_of (const CtrVecs *vs, const CtrVec *a)
 gboolean
 ctr_cuda_vecop_dot (CtrVecs *vs, const CtrVec *a, const CtrVec *b, double *out, GError **error)
 {
-  TRY (ctr_cuda_vec_dot (dev_of (vs), a->dev, b->dev, weight_of (vs, a), a->n, out, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_dot (dev_of (vs), a->dev, b->dev, weight_of (vs, a), a->n, out, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -158,7 +150,7 @@ gboolean
 ctr_cuda_vecop_diff_dot (CtrVecs *vs, const CtrVec *a, const CtrVec *b, const CtrVec *c, const CtrVec *d,
                          double *out, GError **error)
 {
-  TRY (ctr_cuda_vec_diff_dot (dev_of (vs), a->dev, b->dev, c->dev, d->dev, weight_of (vs, a), a->n, out, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_diff_dot (dev_of (vs), a->dev, b->dev, c->dev, d->dev, weight_of (vs, a), a->n, out, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -166,7 +158,7 @@ gboolean
 ctr_cuda_vecop_data_norms (CtrVecs *vs, const CtrVec *Y, const CtrVec *B, const CtrVec *W, const CtrVec *valid,
                            double out[3], GError **error)
 {
-  TRY (ctr_cuda_vec_data_norms (dev_of (vs), Y->dev, B->dev, W != NULL ? W->dev : NULL, valid->dev, Y->n, out, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_data_norms (dev_of (vs), Y->dev, B->dev, W != NULL ? W->dev : NULL, valid->dev, Y->n, out, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -174,15 +166,15 @@ gboolean
 ctr_cuda_vecop_sqs_step (CtrVecs *vs, CtrVec *X, const CtrVec *Z, const CtrVec *G, const CtrVec *GR, const CtrVec *CR,
                          const CtrVec *Dd, float M, float beta, gboolean nonneg, GError **error)
 {
-  TRY (ctr_cuda_vec_sqs_step (dev_of (vs), X->dev, Z->dev, G->dev, GR->dev, CR->dev, Dd->dev, M, beta, nonneg != 0,
-                              X->n, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_sqs_step (dev_of (vs), X->dev, Z->dev, G->dev, GR->dev, CR->dev, Dd->dev, M, beta, nonneg != 0,
+                              X->n, CTR_CUDA_ERR));
   return TRUE;
 }
 
 gboolean
 ctr_cuda_vecop_extrapolate (CtrVecs *vs, CtrVec *Z, const CtrVec *X, const CtrVec *Xold, float c, GError **error)
 {
-  TRY (ctr_cuda_vec_extrapolate (dev_of (vs), Z->dev, X->dev, Xold->dev, c, Z->n, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_extrapolate (dev_of (vs), Z->dev, X->dev, Xold->dev, c, Z->n, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -191,8 +183,8 @@ ctr_cuda_vecop_penalty_gradient (CtrVecs *vs, CtrPenalty kind, double delta, con
                                  CtrVec *curv, GError **error)
 {
   const CtrGrid *g = &vs->op->grid;
-  TRY (ctr_cuda_vec_penalty_gradient (dev_of (vs), (int) kind, (float) delta, X->dev, g->nx, g->ny, g->nz, grad->dev,
-                                      curv != NULL ? curv->dev : NULL, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_penalty_gradient (dev_of (vs), (int) kind, (float) delta, X->dev, g->nx, g->ny, g->nz, grad->dev,
+                                      curv != NULL ? curv->dev : NULL, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -201,7 +193,7 @@ ctr_cuda_vecop_penalty_value (CtrVecs *vs, CtrPenalty kind, double delta, const 
                               GError **error)
 {
   const CtrGrid *g = &vs->op->grid;
-  TRY (ctr_cuda_vec_penalty_value (dev_of (vs), (int) kind, delta, X->dev, g->nx, g->ny, g->nz, out, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_penalty_value (dev_of (vs), (int) kind, delta, X->dev, g->nx, g->ny, g->nz, out, CTR_CUDA_ERR));
   return TRUE;
 }
 
@@ -213,7 +205,7 @@ ctr_cuda_vecop_tv_descent (CtrVecs *vs, CtrVec *X, guint n_steps, double dtvg, G
   const CtrGrid *g = &vs->op->grid;
   CtrCudaVecs *d = dev_of (vs);
   float xmax = 0.f;
-  TRY (ctr_cuda_vec_max_abs (d, X->dev, X->n, &xmax, ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_max_abs (d, X->dev, X->n, &xmax, CTR_CUDA_ERR));
   const double eps = 1e-5 * (xmax > 0 ? xmax : 1.0);
   if (n_steps == 0)
     return TRUE;

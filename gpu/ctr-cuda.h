@@ -100,6 +100,18 @@ char *ctr_cuda_selfcheck_report (const CtrCudaSelfCheck *r);
  * CTR_ERROR_BACKEND_UNAVAILABLE, the message "CUDA: " + @err. */
 gboolean ctr_cuda_status_error (CtrCudaStatus st, const char *err, GError **error);
 
+/* CTR_CUDA_TRY (call): runs a device call that takes CTR_CUDA_ERR (its
+ * message buffer) and returns ctr_cuda_status_error's FALSE from the
+ * calling function, whose GError ** is named `error`, when it failed. */
+#define CTR_CUDA_TRY(call)                                       \
+  do {                                                           \
+    char err_[CTR_CUDA_ERR_LEN] = "";                            \
+    CtrCudaStatus st_ = (call);                                  \
+    if (st_ != CTR_CUDA_OK)                                      \
+      return ctr_cuda_status_error (st_, err_, error);           \
+  } while (0)
+#define CTR_CUDA_ERR err_
+
 /* Registers "cuda" and "cusparse" with ctr_backend_register (also done by a
  * constructor of this library; calling it again is harmless). */
 void ctr_cuda_backend_register (void);

@@ -503,7 +503,7 @@ cone_split_plan_check (guint k, GError **error)
   g_assert_true (ctr_cuda_cone_fit (cone_g, &cone_grid, FALSE, G_MAXUINT64 - 1, &f, NULL));
   ctr_cuda_cone_set_memory_cap (ctr_cuda_cone_split_bytes (cone_g, &cone_grid, FALSE, f.transposed, FALSE,
                                                            cone_grid.nz / 2, CONE_VIEWS));
-  g_autoptr (CtrVolume) v = cone_plan ("cuda", cone_methods[k], error);
+  g_autoptr (CtrVolume) v = cone_plan ("cuda", k, error);
   ctr_cuda_cone_set_memory_cap (0);
   if (v == NULL)
     return FALSE;
