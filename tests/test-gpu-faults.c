@@ -424,6 +424,38 @@ cone_setup (void)
     }
 }
 
+/* The CPU cone pair of the test's scan, and a fixed image @x and data @y
+ * for @op (new arrays, g_free). */
+static CtrOperator *
+cone_cpu_pair (const CtrOperator *op, float **x, float **y)
+{
+  const gsize ni = op->image_size, nd = op->data_size;
+  *x = g_new (float, ni);
+  *y = g_new (float, nd);
+  for (gsize i = 0; i < ni; i++)
+    (*x)[i] = (float) ((i * 37) % 11) / 11.0f;
+  for (gsize i = 0; i < nd; i++)
+    (*y)[i] = (float) ((i * 13) % 7) / 7.0f - 0.4f;
+  return ctr_cone_op_new (ctr_cone_projector_new (cone_g, &cone_grid, NULL), NULL);
+}
+
+/* @op's forward and adjoint products of @x and @y against @cpu's (1e-5);
+ * @what names @op in the message. */
+static gboolean
+cone_products_match (CtrOperator *op, CtrOperator *cpu, const float *x, const float *y, const char *what,
+                     GError **error)
+{
+  const gsize ni = op->image_size, nd = op->data_size;
+  g_autofree float *Y = g_new0 (float, nd), *Yc = g_new0 (float, nd);
+  g_autofree float *D = g_new (float, ni), *Dc = g_new (float, ni);
+  if (!op->klass->forward (op, CTR_SUBSET_ALL, x, Y, error) || !op->klass->adjoint (op, CTR_SUBSET_ALL, y, D, error))
+    return FALSE;
+  cpu->klass->forward (cpu, CTR_SUBSET_ALL, x, Yc, NULL);
+  cpu->klass->adjoint (cpu, CTR_SUBSET_ALL, y, Dc, NULL);
+  g_autofree char *fwd = g_strdup_printf ("%s forward", what), *adj = g_strdup_printf ("%s adjoint", what);
+  return check_close (max_rel (Y, Yc, nd), 1e-5, fwd, error) && check_close (max_rel (D, Dc, ni), 1e-5, adj, error);
+}
+
 /* The cone operator's products against the CPU pair's. */
 static gboolean
 e_cone_products (GError **error)
@@ -431,21 +463,9 @@ e_cone_products (GError **error)
   g_autoptr (CtrOperator) op = ctr_cuda_cone_op_new (cone_g, &cone_grid, NULL, error);
   if (op == NULL)
     return FALSE;
-  CtrConeProjector *cp = ctr_cone_projector_new (cone_g, &cone_grid, NULL);
-  g_autoptr (CtrOperator) cpu = ctr_cone_op_new (cp, NULL);
-  const gsize ni = op->image_size, nd = op->data_size;
-  g_autofree float *x = g_new (float, ni), *y = g_new (float, nd), *Y = g_new0 (float, nd), *Yc = g_new0 (float, nd);
-  g_autofree float *D = g_new (float, ni), *Dc = g_new (float, ni);
-  for (gsize i = 0; i < ni; i++)
-    x[i] = (float) ((i * 37) % 11) / 11.0f;
-  for (gsize i = 0; i < nd; i++)
-    y[i] = (float) ((i * 13) % 7) / 7.0f - 0.4f;
-  if (!op->klass->forward (op, CTR_SUBSET_ALL, x, Y, error) || !op->klass->adjoint (op, CTR_SUBSET_ALL, y, D, error))
-    return FALSE;
-  cpu->klass->forward (cpu, CTR_SUBSET_ALL, x, Yc, NULL);
-  cpu->klass->adjoint (cpu, CTR_SUBSET_ALL, y, Dc, NULL);
-  return check_close (max_rel (Y, Yc, nd), 1e-5, "cone forward", error)
-         && check_close (max_rel (D, Dc, ni), 1e-5, "cone adjoint", error);
+  g_autofree float *x = NULL, *y = NULL;
+  g_autoptr (CtrOperator) cpu = cone_cpu_pair (op, &x, &y);
+  return cone_products_match (op, cpu, x, y, "cone", error);
 }
 
 static gboolean
@@ -468,21 +488,10 @@ e_cone_split_products (GError **error)
   g_autoptr (CtrOperator) op = ctr_cuda_cone_split_op_new (cone_g, &cone_grid, NULL, &fit, error);
   if (op == NULL)
     return FALSE;
-  CtrConeProjector *cp = ctr_cone_projector_new (cone_g, &cone_grid, NULL);
-  g_autoptr (CtrOperator) cpu = ctr_cone_op_new (cp, NULL);
-  const gsize ni = op->image_size, nd = op->data_size;
-  g_autofree float *x = g_new (float, ni), *y = g_new (float, nd), *Y = g_new0 (float, nd), *Yc = g_new0 (float, nd);
-  g_autofree float *D = g_new (float, ni), *Dc = g_new (float, ni);
-  for (gsize i = 0; i < ni; i++)
-    x[i] = (float) ((i * 37) % 11) / 11.0f;
-  for (gsize i = 0; i < nd; i++)
-    y[i] = (float) ((i * 13) % 7) / 7.0f - 0.4f;
-  if (!op->klass->forward (op, CTR_SUBSET_ALL, x, Y, error) || !op->klass->adjoint (op, CTR_SUBSET_ALL, y, D, error))
-    return FALSE;
-  cpu->klass->forward (cpu, CTR_SUBSET_ALL, x, Yc, NULL);
-  cpu->klass->adjoint (cpu, CTR_SUBSET_ALL, y, Dc, NULL);
-  if (!check_close (max_rel (Y, Yc, nd), 1e-5, "split cone forward", error)
-      || !check_close (max_rel (D, Dc, ni), 1e-5, "split cone adjoint", error))
+  g_autofree float *x = NULL, *y = NULL;
+  g_autoptr (CtrOperator) cpu = cone_cpu_pair (op, &x, &y);
+  const gsize ni = op->image_size;
+  if (!cone_products_match (op, cpu, x, y, "split cone", error))
     return FALSE;
   /* SART's step on one view (its column sums on the device too) */
   g_autofree float *X = g_memdup2 (x, ni * sizeof (float)), *Xc = g_memdup2 (x, ni * sizeof (float));
