@@ -82,3 +82,13 @@ ctr_py_raise (GError *error)
   g_error_free (error);
   return NULL;
 }
+
+void
+ctr_py_keep_exception (PyObject **type, PyObject **value, PyObject **tb, GCancellable *cancellable)
+{
+  if (*type == NULL)
+    PyErr_Fetch (type, value, tb);
+  else
+    PyErr_Clear ();
+  g_cancellable_cancel (cancellable);
+}

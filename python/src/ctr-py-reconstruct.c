@@ -26,17 +26,6 @@ stats_dict (const CtrIterStats *s)
                         "psnr", s->psnr, "ssim", s->ssim, "stopped", s->stopped ? Py_True : Py_False);
 }
 
-/* Ends the run with the exception now set, kept for after it. */
-static void
-keep_exception (Run *run)
-{
-  if (run->exc_type == NULL)
-    PyErr_Fetch (&run->exc_type, &run->exc_value, &run->exc_tb);
-  else
-    PyErr_Clear ();
-  g_cancellable_cancel (run->cancellable);
-}
-
 /* Called on the thread that runs ctr_reconstruct (without the GIL). */
 static void
 on_iteration (const CtrIterStats *s, gpointer data)
@@ -69,7 +58,7 @@ on_iteration (const CtrIterStats *s, gpointer data)
     }
   Py_XDECREF (d);
   if (PyErr_Occurred () || PyErr_CheckSignals () < 0)
-    keep_exception (run);
+    ctr_py_keep_exception (&run->exc_type, &run->exc_value, &run->exc_tb, run->cancellable);
   PyGILState_Release (gil);
 }
 

@@ -63,16 +63,6 @@ row_dict (const CtrStudy *s, const CtrStudyRow *r)
   return d;
 }
 
-static void
-keep_exception (StudyRun *run)
-{
-  if (run->exc_type == NULL)
-    PyErr_Fetch (&run->exc_type, &run->exc_value, &run->exc_tb);
-  else
-    PyErr_Clear ();
-  g_cancellable_cancel (run->cancellable);
-}
-
 /* On the study's thread (no GIL): a finished run becomes a dict, handed to
  * the callback with a copy of its image; Ctrl-C cancels. */
 static void
@@ -97,7 +87,7 @@ on_progress (const CtrStudyProgress *p, gpointer data)
       Py_XDECREF (d);
     }
   if (PyErr_Occurred () || PyErr_CheckSignals () < 0)
-    keep_exception (run);
+    ctr_py_keep_exception (&run->exc_type, &run->exc_value, &run->exc_tb, run->cancellable);
   PyGILState_Release (gil);
 }
 

@@ -25,6 +25,10 @@ int ctr_py_error_init (PyObject *module);
  * of its CTR_ERROR code, KeyboardInterrupt for a cancellation with a signal
  * pending, ctrecon.Cancelled otherwise.  Frees @error.  Returns NULL. */
 PyObject *ctr_py_raise (GError *error);
+/* A callback's exception (now set) ends an engine run: kept in *@type,
+ * *@value, *@tb for after it (the first one; later ones are cleared), and
+ * @cancellable cancelled.  The GIL held. */
+void ctr_py_keep_exception (PyObject **type, PyObject **value, PyObject **tb, GCancellable *cancellable);
 /* The class of CTR_ERROR_INVALID_ARGUMENT (a subclass of both
  * ctrecon.Error and ValueError). */
 PyObject *ctr_py_invalid_argument (void);
