@@ -6,9 +6,18 @@
  * summing in the row's order as ctr_sysmat_apply_rows does, so one slice's
  * product is the CSR matrix's to the last bit.
  *
- * Adjoint: race-free without atomics and without per-thread image copies,
- * by pixel-row bands.  The rays are taken in rounds of CHUNK rays per
- * thread.  In a round each thread computes its rays' rows and sorts their
+ * Adjoint, area model: the pixel sweep of ctr-area-sweep.h — each thread
+ * owns a band of image rows and gathers into its pixels the weights of the
+ * bins they project onto (the same closed form, to the bit, as the rows of
+ * the forward product), four bins at a time with AVX2; no buckets.  It
+ * applies wherever the closed form does (a grid in front of the source,
+ * bins narrower than 45°, no per-view vectors); elsewhere, and for the
+ * Joseph and Siddon models, the buckets below.  CTR_FLY_SWEEP=0 keeps the
+ * buckets for side-by-side timing.
+ *
+ * Adjoint, otherwise: race-free without atomics and without per-thread
+ * image copies, by pixel-row bands.  The rays are taken in rounds of CHUNK
+ * rays per thread.  In a round each thread computes its rays' rows and sorts their
  * elements (pixel, weight, ray) into one bucket per band of image rows
  * (band b = rows [band_row[b], band_row[b + 1]), one band per thread); after
  * a barrier thread b applies every thread's bucket b to its own band, for
@@ -32,6 +41,7 @@
  */
 #include "sysmat/ctr-fly-op.h"
 #include "sysmat/ctr-ray-private.h"
+#include "sysmat/ctr-area-sweep.h"
 #include "base/ctr-error.h"
 #include "base/ctr-format.h"
 #include "base/ctr-memory.h"
@@ -72,6 +82,7 @@ typedef struct {
   float *cs;            /* [pixel] scratch: one subset's column sums */
   float *ones;          /* [ray] 1 */
   float *kappa;         /* [subset] κ, made on first use */
+  CtrAreaSweep *sweep;  /* the area model's pixel sweep; NULL: ray-driven products */
 } FlyOp;
 
 static void
@@ -97,6 +108,7 @@ fly_op_finalize (CtrOperator *op)
   g_free (c->cs);
   g_free (c->ones);
   g_free (c->kappa);
+  ctr_area_sweep_free (c->sweep);
   ctr_operator_clear (op);
   g_free (c);
 }
@@ -319,6 +331,11 @@ rows_ok (FlyOp *c, GError **error)
 static gboolean
 fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns, GError **error)
 {
+  if (c->sweep != NULL)
+    {
+      ctr_area_sweep_adjoint (c->sweep, rs->views, rs->n_views, ns, W, D);
+      return TRUE;
+    }
   const gint64 n = ray_set_units (c, rs);
   const guint nt = c->nt, nx = c->gi.nx;
   const guint64 np = c->np, nr = c->nr;
@@ -560,19 +577,25 @@ fly_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
   return fly_adjoint_rays (c, &rs, c->ones, out, 1, error);
 }
 
+/* Row sums Σ_p a_ip² and Σ_p a_ip of every ray, the same for every slice.
+ * With orbits each canonical row is computed once and its sums given to
+ * the rays it maps to (their rows are its elements, permuted). */
 static void
 fly_row_sums (CtrOperator *op, float *sq, float *sum)
 {
   FlyOp *c = (FlyOp *) op;
-  const gint64 n = (gint64) c->nr;
+  gint32 views[8];
+  const RaySet rs = ray_set (c, CTR_SUBSET_ALL, views);
+  const gint64 n = ray_set_units (c, &rs);
 #pragma omp parallel num_threads(c->nt)
   {
     CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
 #pragma omp for schedule(dynamic, 16)
-    for (gint64 i = 0; i < n; i++)
+    for (gint64 q = 0; q < n; q++)
       {
-        b->len = 0;
-        ctr_ray_weights (op->geometry, &c->gi, c->model, (guint) (i / c->nc), (guint) (i % c->nc), b);
+        guint32 ray[8];
+        guint lane[8];
+        const guint n_rays = unit_row (c, &rs, q, b, ray, lane);
         double s2 = 0, s1 = 0;
         for (gsize k = 0; k < b->len; k++)
           {
@@ -586,14 +609,14 @@ fly_row_sums (CtrOperator *op, float *sq, float *sum)
             s2 = s1 = NAN;
             b->failed = FALSE;
           }
-        /* The same rows for every slice. */
-        for (guint s = 0; s < c->ns; s++)
-          {
-            if (sq)
-              sq[(gsize) s * c->nr + i] = (float) s2;
-            if (sum)
-              sum[(gsize) s * c->nr + i] = (float) s1;
-          }
+        for (guint r = 0; r < n_rays; r++)
+          for (guint s = 0; s < c->ns; s++)
+            {
+              if (sq)
+                sq[(gsize) s * c->nr + ray[r]] = (float) s2;
+              if (sum)
+                sum[(gsize) s * c->nr + ray[r]] = (float) s1;
+            }
       }
   }
 }
@@ -755,11 +778,25 @@ ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, Ct
     }
   for (guint64 i = 0; i < c->nr; i++)
     c->ones[i] = 1.f;
-  g_autofree char *work = ctr_format_bytes ((op->data_size + op->image_size + c->np + c->nr) * 4);
+  /* CTR_FLY_SWEEP=0 keeps the ray-driven products (side-by-side timing) */
+  if (model == CTR_RAY_MODEL_AREA && g_strcmp0 (g_getenv ("CTR_FLY_SWEEP"), "0") != 0)
+    {
+      GError *local = NULL;
+      c->sweep = ctr_area_sweep_new (op->geometry, &c->gi, c->ns, c->nt, &local);
+      if (local != NULL)
+        {
+          g_propagate_error (error, local);
+          ctr_operator_unref (op);
+          return NULL;
+        }
+    }
+  g_autofree char *work = ctr_format_bytes ((op->data_size + op->image_size + c->np + c->nr) * 4
+                                            + (c->sweep ? ctr_area_sweep_bytes (c->nc, c->gi.nx, c->nt) : 0));
+  const char *how = c->sweep ? "pixel sweep" : "ray by ray";
   op->description = orbits
-    ? g_strdup_printf ("on the fly (no stored matrix), %s model, %u orbit subsets (%s); work space %s",
+    ? g_strdup_printf ("on the fly (no stored matrix, %s), %s model, %u orbit subsets (%s); work space %s", how,
                        model_name (model), orbits->n_orbits, orbits->reason, work)
-    : g_strdup_printf ("on the fly (no stored matrix), %s model, one view per subset; work space %s",
+    : g_strdup_printf ("on the fly (no stored matrix, %s), %s model, one view per subset; work space %s", how,
                        model_name (model), work);
   return op;
 }

@@ -7,9 +7,12 @@
  * its forward and adjoint products equal those of the CSR and SCSR matrices
  * of the same geometry, grid and model to float rounding (tests/test-fly.c
  * holds them to 1e-5 relative), and the pair is exactly adjoint up to that
- * rounding.  Memory: the work arrays of the CSR operator (one data vector,
- * one image, one pixel map, one ray map of ones) plus per-thread row
- * buffers of a few MiB — nothing that grows with views × pixels.
+ * rounding.  The area model's adjoint is computed pixel by pixel
+ * (ctr-area-sweep.h) where its closed form holds, which is faster and gives
+ * the same bits for any thread count.  Memory: the work arrays of the CSR
+ * operator (one data vector, one image, one pixel map, one ray map of ones)
+ * plus per-thread row buffers of a few MiB — nothing that grows with
+ * views × pixels.
  *
  * Native layouts are the natural ones, as in ctr-csr-op.h: images
  * x[slice][pixel] (pixel = iy·nx + ix, row 0 = +y), data

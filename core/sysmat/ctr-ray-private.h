@@ -6,7 +6,9 @@
 #include <glib.h>
 #include "data/ctr-geometry.h"
 #include "data/ctr-volume.h"
+#include <math.h>
 #include "sysmat/ctr-ray-model.h"
+#include "sysmat/ctr-ray-area.h"
 
 G_BEGIN_DECLS
 
@@ -83,5 +85,11 @@ void ctr_ray_weights (const CtrGeometry *g, const CtrRayGrid *gi, CtrRayModel mo
  * reference the tests hold the closed form to. */
 void ctr_ray_weights_area_clipped (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col,
                                    CtrRowBuf *b);
+
+/* The closed form of the area model (ctr-ray-area.h) for ray (@view, @col)
+ * of @g on @gi into @out; FALSE when it does not hold for that ray (a pixel
+ * of the grid behind the source, or an edge line along the slabs: a bin
+ * wider than 45°), and the ray-driven row then clips polygons instead. */
+gboolean ctr_area_ray_init (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, CtrAreaRay *out);
 
 G_END_DECLS

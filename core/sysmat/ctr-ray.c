@@ -252,40 +252,13 @@ area_pixel (const Strip *st, const CtrRayGrid *gi, long ix, long row, CtrRowBuf 
   push_area_weight (st, gi, ix, row, x0 + 0.5 * gi->dx, y1 - 0.5 * gi->dy, poly_area (&p), b);
 }
 
-/* The closed form of the area model.  The area of a pixel P (half-sides
- * hx, hy, centre c) where n·(p − c) >= d, for a unit normal n: n·(p − c)
- * over P is distributed as the convolution of two uniform laws of
- * half-widths α = |nx|·hx and β = |ny|·hy (α >= β after a swap), a
- * trapezoid; the area beyond d is quadratic on its ramps and linear on its
- * plateau.  With H₀, H₁ the strip's two inner half-planes,
- * |P ∩ H₀ ∩ H₁| = |P ∩ H₀| + |P ∩ H₁| − |P| whenever the complements do not
- * meet on P: they meet only behind the source (the two edge lines cross
- * there), never in parallel beam.  Everything but d is fixed for a ray. */
+/* The closed form (ctr-ray-area.h) of a strip, with each edge line as
+ * minor = icpt − slope·major for the slab walk. */
 typedef struct {
-  double nx, ny, k;        /* d = k − n·c */
-  double a, b, inv_8ab, inv_2a;
-  double slope, icpt;      /* the edge line as minor = icpt − slope·major */
-} ClosedEdge;
-
-typedef struct {
-  ClosedEdge e[2];
-  double full, hx, hy;
+  CtrAreaRay ray;
+  double slope[2], icpt[2];
+  double full, hx, hy, min_side;
 } ClosedStrip;
-
-/* Area of the pixel centred at (xc, yc) on the inner side of @e. */
-static inline double
-closed_edge_area (const ClosedEdge *e, double full, double xc, double yc)
-{
-  const double d = e->k - e->nx * xc - e->ny * yc, ad = fabs (d);
-  double tail;
-  if (ad >= e->a + e->b)
-    tail = 0.0;
-  else if (ad > e->a - e->b)       /* on a ramp: then b > 0 */
-    tail = full * (e->a + e->b - ad) * (e->a + e->b - ad) * e->inv_8ab;
-  else                             /* on the plateau: a > 0 */
-    tail = full * (0.5 - ad * e->inv_2a);
-  return d >= 0 ? tail : full - tail;
-}
 
 /* Prepares the closed form of @st's strip; FALSE when it does not apply: a
  * pixel of the grid behind the source, or an edge line along the slabs (a
@@ -305,9 +278,11 @@ closed_strip_init (const Strip *st, const CtrRayGrid *gi, gboolean x_major, Clos
   cs->hx = 0.5 * gi->dx;
   cs->hy = 0.5 * gi->dy;
   cs->full = gi->dx * gi->dy;
+  cs->min_side = MIN (gi->dx, gi->dy);
+  CtrAreaRay *r = &cs->ray;
   for (int i = 0; i < 2; i++)
     {
-      ClosedEdge *e = &cs->e[i];
+      CtrAreaEdge *e = &r->e[i];
       e->nx = st->n[i][0];
       e->ny = st->n[i][1];
       const double na = x_major ? e->nx : e->ny, nb = x_major ? e->ny : e->nx;
@@ -315,8 +290,8 @@ closed_strip_init (const Strip *st, const CtrRayGrid *gi, gboolean x_major, Clos
         return FALSE;
       e->k = e->nx * st->o[i][0] + e->ny * st->o[i][1];
       const double oa = x_major ? st->o[i][0] : st->o[i][1], ob = x_major ? st->o[i][1] : st->o[i][0];
-      e->slope = na / nb;
-      e->icpt = ob + e->slope * oa;
+      cs->slope[i] = na / nb;
+      cs->icpt[i] = ob + cs->slope[i] * oa;
       e->a = fabs (e->nx) * cs->hx;
       e->b = fabs (e->ny) * cs->hy;
       if (e->a < e->b)
@@ -328,6 +303,12 @@ closed_strip_init (const Strip *st, const CtrRayGrid *gi, gboolean x_major, Clos
       e->inv_8ab = e->b > 0 ? 1.0 / (8.0 * e->a * e->b) : 0.0;
       e->inv_2a = 1.0 / (2.0 * e->a);
     }
+  r->s[0] = st->s[0];
+  r->s[1] = st->s[1];
+  r->dm[0] = st->dm[0];
+  r->dm[1] = st->dm[1];
+  r->width0 = st->width0;
+  r->width_per_mm = st->fan ? st->width_per_mm : 0.0;
   return TRUE;
 }
 
@@ -343,7 +324,7 @@ closed_slab_range (const ClosedStrip *cs, const CtrRayGrid *gi, gboolean x_major
   double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
   for (int i = 0; i < 2; i++)
     {
-      const double v0 = cs->e[i].icpt - cs->e[i].slope * a0, v1 = cs->e[i].icpt - cs->e[i].slope * a1;
+      const double v0 = cs->icpt[i] - cs->slope[i] * a0, v1 = cs->icpt[i] - cs->slope[i] * a1;
       lo = MIN (lo, MIN (v0, v1));
       hi = MAX (hi, MAX (v0, v1));
     }
@@ -366,17 +347,18 @@ closed_slab_range (const ClosedStrip *cs, const CtrRayGrid *gi, gboolean x_major
 
 /* area_pixel by the closed form. */
 static inline void
-closed_pixel (const Strip *st, const ClosedStrip *cs, const CtrRayGrid *gi, long ix, long row, CtrRowBuf *b)
+closed_pixel (const ClosedStrip *cs, const CtrRayGrid *gi, long ix, long row, CtrRowBuf *b)
 {
   const double xc = gi->xmin + ix * gi->dx + cs->hx, yc = gi->ymax - row * gi->dy - cs->hy;
-  const double area = closed_edge_area (&cs->e[0], cs->full, xc, yc) + closed_edge_area (&cs->e[1], cs->full, xc, yc)
-                      - cs->full;
-  if (area > 0)
-    push_area_weight (st, gi, ix, row, xc, yc, area, b);
+  const float w = ctr_area_ray_weight (&cs->ray, cs->full, cs->min_side, xc, yc);
+  if (w != 0.f)
+    ctr_rowbuf_push (b, (guint32) (row * gi->nx + ix), w);
 }
 
+/* The strip of ray (@view, @col): the rays through the bin's two edges and
+ * its centre. */
 static void
-ray_area (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, gboolean closed, CtrRowBuf *b)
+strip_init (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, Strip *out)
 {
   double oe[2][2], de[2][2], om[2], dm[2];
   ctr_geometry_ray (g, view, col - 0.5, oe[0], de[0]);
@@ -419,7 +401,26 @@ ray_area (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, gbo
       st.width0 = fabs ((oe[1][0] - oe[0][0]) * st.dm[1] - (oe[1][1] - oe[0][1]) * st.dm[0]);
       st.width_per_mm = 0;
     }
+  *out = st;
+}
 
+gboolean
+ctr_area_ray_init (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, CtrAreaRay *out)
+{
+  Strip st;
+  strip_init (g, gi, view, col, &st);
+  ClosedStrip cs;
+  if (!closed_strip_init (&st, gi, fabs (st.dm[0]) >= fabs (st.dm[1]), &cs))
+    return FALSE;
+  *out = cs.ray;
+  return TRUE;
+}
+
+static void
+ray_area (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, gboolean closed, CtrRowBuf *b)
+{
+  Strip st;
+  strip_init (g, gi, view, col, &st);
   /* Walk the major axis; in each slab find the rows (or columns) the strip
    * covers by clipping the slab, then clip each pixel. */
   const gboolean x_major = fabs (st.dm[0]) >= fabs (st.dm[1]);
@@ -439,13 +440,13 @@ ray_area (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, gbo
             {
               const gboolean down = st.dm[1] < 0;
               for (long q = 0; q <= i1 - i0; q++)
-                closed_pixel (&st, &cs, gi, k, down ? i0 + q : i1 - q, b);
+                closed_pixel (&cs, gi, k, down ? i0 + q : i1 - q, b);
             }
           else
             {
               const gboolean right = st.dm[0] > 0;
               for (long q = 0; q <= i1 - i0; q++)
-                closed_pixel (&st, &cs, gi, right ? i0 + q : i1 - q, k, b);
+                closed_pixel (&cs, gi, right ? i0 + q : i1 - q, k, b);
             }
         }
       return;
