@@ -53,6 +53,20 @@ ctr_projections_unref (CtrProjections *p)
   g_free (p);
 }
 
+/* *@dst = a copy of the @bytes of @src (NULL: none); FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY naming @what. */
+static gboolean
+plane_copy (gpointer *dst, gconstpointer src, gsize bytes, const char *what, GError **error)
+{
+  if (src == NULL)
+    return TRUE;
+  *dst = ctr_memory_try_new (bytes, 1, FALSE, what, error);
+  if (*dst == NULL)
+    return FALSE;
+  memcpy (*dst, src, bytes);
+  return TRUE;
+}
+
 CtrProjections *
 ctr_projections_copy (const CtrProjections *p, GError **error)
 {
@@ -61,10 +75,15 @@ ctr_projections_copy (const CtrProjections *p, GError **error)
     return NULL;
   gsize plane = (gsize) p->n_rows * p->n_cols;
   memcpy (c->data, p->data, plane * p->n_views * sizeof (float));
-  c->flat = p->flat ? g_memdup2 (p->flat, plane * sizeof (float)) : NULL;
-  c->dark = p->dark ? g_memdup2 (p->dark, plane * sizeof (float)) : NULL;
-  c->mask = p->mask ? g_memdup2 (p->mask, plane) : NULL;
   c->i0 = p->i0;
+  /* flat, dark and mask: one detector plane each */
+  if (!plane_copy ((gpointer *) &c->flat, p->flat, plane * sizeof (float), "the flat field", error)
+      || !plane_copy ((gpointer *) &c->dark, p->dark, plane * sizeof (float), "the dark field", error)
+      || !plane_copy ((gpointer *) &c->mask, p->mask, plane, "the dead-pixel mask", error))
+    {
+      ctr_projections_unref (c);
+      return NULL;
+    }
   return c;
 }
 
