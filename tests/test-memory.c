@@ -615,6 +615,30 @@ no_abort_small_child (const char *what)
       limit_room (8 * MiB);
       g_assert_false (ctr_fdk_backproject (g, q, vol, NULL, &error));
     }
+  else if (strcmp (what, "rebin-samples") == 0)
+    {
+      /* a helix of 16 views over a turn, 2¹⁵ rows × 4 columns (8 MiB): each
+       * fan-beam ray gathers up to 2 × 3 turns × 2¹⁵ samples, 3 MiB a
+       * thread; 8 threads' (24 MiB) do not fit in 12 */
+      g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 16);
+      g->shape = CTR_DETECTOR_CURVED;
+      g->sod_mm = 300.0;
+      g->sdd_mm = 600.0;
+      g->n_rows = 1u << 15;
+      g->n_cols = 4;
+      g->pitch_u = 2.0 * asin (64.0 / 300.0) / g->n_cols;
+      g->pitch_v_mm = 0.01;
+      ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / 16);
+      ctr_geometry_set_source_z (g, 0.0, 1.0 / 16);
+      const double z = 0.5;
+      g_autoptr (CtrRebinPlan) r = ctr_rebin_plan_new (g, CTR_REBIN_360LI, &z, 1, &error);
+      g_assert_no_error (error);
+      g_autoptr (CtrProjections) p = ctr_projections_new (16, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      start_threads (8);
+      limit_room (12 * MiB);
+      g_assert_null (ctr_rebin_run (r, p, NULL, &error));
+    }
   else
     {
       /* a DICOM-CT-PD series of 2²⁰ views (its list of files: 8 MiB): the
@@ -659,6 +683,7 @@ test_no_abort_small (gconstpointer data)
                              : strcmp (what, "fbp-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
                              : strcmp (what, "fdk-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
                              : strcmp (what, "fdk-columns") == 0 ? "*FDK's blended detector columns of 131072 rows * 16 threads*"
+                             : strcmp (what, "rebin-samples") == 0 ? "*rebinning's samples of * per ray * 8 threads*"
                                                                   : "*per-view tables of 1048576 views*");
 }
 
@@ -739,5 +764,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/fdk-rows", "fdk-rows", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/fdk-columns", "fdk-columns", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/ctpd-tables", "ctpd-tables", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/rebin-samples", "rebin-samples", test_no_abort_small);
   return g_test_run ();
 }

@@ -75,16 +75,27 @@ ctr_projections_copy (const CtrProjections *p, GError **error)
     return NULL;
   gsize plane = (gsize) p->n_rows * p->n_cols;
   memcpy (c->data, p->data, plane * p->n_views * sizeof (float));
-  c->i0 = p->i0;
-  /* flat, dark and mask: one detector plane each */
-  if (!plane_copy ((gpointer *) &c->flat, p->flat, plane * sizeof (float), "the flat field", error)
-      || !plane_copy ((gpointer *) &c->dark, p->dark, plane * sizeof (float), "the dark field", error)
-      || !plane_copy ((gpointer *) &c->mask, p->mask, plane, "the dead-pixel mask", error))
+  if (!ctr_projections_copy_planes (c, p, error))
     {
       ctr_projections_unref (c);
       return NULL;
     }
   return c;
+}
+
+gboolean
+ctr_projections_copy_planes (CtrProjections *dst, const CtrProjections *src, GError **error)
+{
+  g_return_val_if_fail (dst != NULL && src != NULL, FALSE);
+  g_return_val_if_fail (dst->n_rows == src->n_rows && dst->n_cols == src->n_cols, FALSE);
+  const gsize plane = (gsize) src->n_rows * src->n_cols;
+  g_clear_pointer (&dst->flat, g_free);
+  g_clear_pointer (&dst->dark, g_free);
+  g_clear_pointer (&dst->mask, g_free);
+  dst->i0 = src->i0;
+  return plane_copy ((gpointer *) &dst->flat, src->flat, plane * sizeof (float), "the flat field", error)
+         && plane_copy ((gpointer *) &dst->dark, src->dark, plane * sizeof (float), "the dark field", error)
+         && plane_copy ((gpointer *) &dst->mask, src->mask, plane, "the dead-pixel mask", error);
 }
 
 float *

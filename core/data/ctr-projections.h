@@ -41,6 +41,10 @@ CtrProjections *ctr_projections_ref (CtrProjections *p);
 void ctr_projections_unref (CtrProjections *p);
 /* A deep copy; NULL with CTR_ERROR_OUT_OF_MEMORY (as ctr_projections_new). */
 CtrProjections *ctr_projections_copy (const CtrProjections *p, GError **error);
+/* @src's i0, flat, dark and mask (one detector plane each; @dst has the same
+ * rows and columns) copied into @dst, replacing its own.  FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY naming the plane. */
+gboolean ctr_projections_copy_planes (CtrProjections *dst, const CtrProjections *src, GError **error);
 
 static inline float *
 ctr_projections_view (const CtrProjections *p, guint view)
