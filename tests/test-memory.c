@@ -615,6 +615,20 @@ no_abort_small_child (const char *what)
       limit_room (8 * MiB);
       g_assert_false (ctr_fdk_backproject (g, q, vol, NULL, &error));
     }
+  else if (strcmp (what, "helix-step") == 0)
+    {
+      /* two views 10⁻⁹ rad apart: 6·10⁹ directions a rotation would be
+       * lines of the coverage's tables (on the old code a count cast from
+       * that, then GLib's abort); less than a turn: no z is covered */
+      g_autoptr (CtrGeometry) g = cone (2, 4, 4);
+      g->angles[1] = 1e-9;
+      ctr_geometry_set_source_z (g, 0.0, 1.0);
+      limit_room (64 * MiB);
+      double lo = 0, hi = 0;
+      g_assert_false (ctr_helix_z_coverage (g, TRUE, &lo, &hi));
+      g_printerr ("coverage of two views 1e-9 rad apart: none\n");
+      return;
+    }
   else if (strcmp (what, "rebin-samples") == 0)
     {
       /* a helix of 16 views over a turn, 2¹⁵ rows × 4 columns (8 MiB): each
@@ -684,6 +698,7 @@ test_no_abort_small (gconstpointer data)
                              : strcmp (what, "fdk-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
                              : strcmp (what, "fdk-columns") == 0 ? "*FDK's blended detector columns of 131072 rows * 16 threads*"
                              : strcmp (what, "rebin-samples") == 0 ? "*rebinning's samples of * per ray * 8 threads*"
+                             : strcmp (what, "helix-step") == 0  ? "*coverage of two views 1e-9 rad apart: none*"
                                                                   : "*per-view tables of 1048576 views*");
 }
 
@@ -765,5 +780,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/fdk-columns", "fdk-columns", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/ctpd-tables", "ctpd-tables", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/rebin-samples", "rebin-samples", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/helix-step", "helix-step", test_no_abort_small);
   return g_test_run ();
 }
