@@ -629,6 +629,18 @@ no_abort_small_child (const char *what)
       g_printerr ("coverage of two views 1e-9 rad apart: none\n");
       return;
     }
+  else if (strcmp (what, "calib-sinogram") == 0)
+    {
+      /* the entropy cross-check of 8 views × 2²⁰ columns in one row (32
+       * MiB): the row's sinogram (32 MiB again) does not fit in 8 */
+      g_autoptr (CtrGeometry) g = fan (8, 1u << 20);
+      g_autoptr (CtrProjections) p = ctr_projections_new (8, 1, 1u << 20, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      start_threads (2);
+      limit_room (8 * MiB);
+      CtrCalibEstimate est;
+      g_assert_false (ctr_calib_entropy (g, p, ((1u << 20) - 1) / 2.0, 2.0, &est, NULL, &error));
+    }
   else if (strcmp (what, "rebin-samples") == 0)
     {
       /* a helix of 16 views over a turn, 2¹⁵ rows × 4 columns (8 MiB): each
@@ -699,6 +711,7 @@ test_no_abort_small (gconstpointer data)
                              : strcmp (what, "fdk-columns") == 0 ? "*FDK's blended detector columns of 131072 rows * 16 threads*"
                              : strcmp (what, "rebin-samples") == 0 ? "*rebinning's samples of * per ray * 8 threads*"
                              : strcmp (what, "helix-step") == 0  ? "*coverage of two views 1e-9 rad apart: none*"
+                             : strcmp (what, "calib-sinogram") == 0 ? "*sinogram of one detector row*"
                                                                   : "*per-view tables of 1048576 views*");
 }
 
@@ -781,5 +794,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/ctpd-tables", "ctpd-tables", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/rebin-samples", "rebin-samples", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/helix-step", "helix-step", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/calib-sinogram", "calib-sinogram", test_no_abort_small);
   return g_test_run ();
 }
