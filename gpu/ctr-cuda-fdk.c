@@ -46,7 +46,8 @@ ramp_taps (guint nc, double tau, CtrFilterWindow window, double cutoff, GError *
   g_autofree float *rows = g_new0 (float, 2 * (gsize) nc);
   rows[0] = 1.0f;
   rows[nc + nc - 1] = 1.0f;
-  ctr_ramp_filter_apply (f, rows, 2);
+  if (!ctr_ramp_filter_apply (f, rows, 2, error))
+    return NULL;
   float *taps = g_new (float, 2 * (gsize) nc - 1);
   for (guint i = 0; i + 1 < nc; i++)
     taps[i] = rows[nc + i];             /* lag i − (nc − 1) */

@@ -6,6 +6,8 @@
  * builders running out of memory with an error, not an abort. */
 #include "ctrecon.h"
 #include "base/ctr-memory.h"
+#include "analytic/ctr-fbp.h"
+#include "analytic/ctr-fdk.h"
 #include "analytic/ctr-rebin-helical.h"
 #include "quality/ctr-metrics.h"
 #include "quality/ctr-nps.h"
@@ -23,6 +25,9 @@
 #include <math.h>
 #include <string.h>
 #include <sys/resource.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define MiB (G_GUINT64_CONSTANT (1) << 20)
 
@@ -524,6 +529,192 @@ test_no_abort_run (gconstpointer data)
                                                              : "*cone row sums: *");
 }
 
+/* @threads OpenMP threads, started (their stacks reserved) before a limit. */
+static void
+start_threads (int threads)
+{
+#ifdef _OPENMP
+  omp_set_num_threads (threads);
+  volatile int sum = 0;
+#pragma omp parallel
+  g_atomic_int_add (&sum, 1);
+#endif
+}
+
+/* A cone beam of @views × @rows × @cols on a flat panel for FDK. */
+static CtrGeometry *
+cone (guint views, guint rows, guint cols)
+{
+  CtrGeometry *g = fan (views, cols);
+  g->beam = CTR_BEAM_CONE;
+  g->n_rows = rows;
+  g->pitch_v_mm = 0.001;
+  return g;
+}
+
+/* The child of test_no_abort_small: @what fails with CTR_ERROR_OUT_OF_MEMORY
+ * under a limit a few MiB above what the data already hold, where the small
+ * buffers beside the data (one detector plane, the threads' filter rows, a
+ * table per view) do not fit. */
+static void
+no_abort_small_child (const char *what)
+{
+  g_autoptr (GError) error = NULL;
+  if (strcmp (what, "open-beam") == 0)
+    {
+      /* counts of 1 view × 1024 × 2048 and their flat (8 MiB each): the
+       * open beam of the plane as doubles (16 MiB) does not fit in 4 */
+      g_autoptr (CtrProjections) p = ctr_projections_new (1, 1024, 2048, CTR_PROJ_COUNTS, &error);
+      g_assert_no_error (error);
+      const gsize plane = (gsize) 1024 * 2048;
+      p->flat = g_new (float, plane);
+      for (gsize i = 0; i < plane; i++)
+        {
+          p->flat[i] = 1000.f;
+          p->data[i] = 500.f;
+        }
+      g_assert_true (ctr_projections_check_finite (p, &error));   /* starts the threads */
+      limit_room (4 * MiB);
+      g_assert_false (ctr_projections_to_line_integrals (p, &error));
+    }
+  else if (strcmp (what, "fbp-rows") == 0)
+    {
+      /* 8 views of 2¹⁷ columns (4 MiB), 8 threads: their padded rows
+       * (8 × 2²⁰ samples, 16 MiB) do not fit in 10 MiB */
+      g_autoptr (CtrGeometry) g = fan (8, 1u << 17);
+      g_autoptr (CtrProjections) p = ctr_projections_new (8, 1, 1u << 17, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      CtrGrid grid = ctr_grid_square (8, 1.0, 1, 1);
+      start_threads (8);
+      limit_room (10 * MiB);
+      g_assert_null (ctr_fbp_run (g, p, &grid, CTR_FILTER_RAM_LAK, 1.0, NULL, &error));
+    }
+  else if (strcmp (what, "fdk-rows") == 0)
+    {
+      /* the same for FDK's filter: 8 views × 1 row × 2¹⁷ columns, 8
+       * threads' padded rows (16 MiB) beyond 14 MiB */
+      g_autoptr (CtrGeometry) g = cone (8, 1, 1u << 17);
+      g_autoptr (CtrProjections) p = ctr_projections_new (8, 1, 1u << 17, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      start_threads (8);
+      limit_room (14 * MiB);
+      g_assert_null (ctr_fdk_filter (g, p, CTR_FILTER_RAM_LAK, 1.0, NULL, &error));
+    }
+  else if (strcmp (what, "fdk-columns") == 0)
+    {
+      /* FDK's back-projection of 1 view × 2¹⁷ rows × 1 column: the view
+       * batch (4 MiB) fits in 8 MiB, 16 threads' blended columns (8 MiB)
+       * do not */
+      g_autoptr (CtrGeometry) g = cone (1, 1u << 17, 1);
+      g_autoptr (CtrProjections) q = ctr_projections_new (1, 1u << 17, 1, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      CtrGrid grid = ctr_grid_square (2, 1.0, 1, 1.0);
+      g_autoptr (CtrVolume) vol = ctr_volume_new (&grid, &error);
+      g_assert_no_error (error);
+      start_threads (16);
+      limit_room (8 * MiB);
+      g_assert_false (ctr_fdk_backproject (g, q, vol, NULL, &error));
+    }
+  else if (strcmp (what, "helix-step") == 0)
+    {
+      /* two views 10⁻⁹ rad apart: 6·10⁹ directions a rotation would be
+       * lines of the coverage's tables (on the old code a count cast from
+       * that, then GLib's abort); less than a turn: no z is covered */
+      g_autoptr (CtrGeometry) g = cone (2, 4, 4);
+      g->angles[1] = 1e-9;
+      ctr_geometry_set_source_z (g, 0.0, 1.0);
+      limit_room (64 * MiB);
+      double lo = 0, hi = 0;
+      g_assert_false (ctr_helix_z_coverage (g, TRUE, &lo, &hi));
+      g_printerr ("coverage of two views 1e-9 rad apart: none\n");
+      return;
+    }
+  else if (strcmp (what, "calib-sinogram") == 0)
+    {
+      /* the entropy cross-check of 8 views × 2²⁰ columns in one row (32
+       * MiB): the row's sinogram (32 MiB again) does not fit in 8 */
+      g_autoptr (CtrGeometry) g = fan (8, 1u << 20);
+      g_autoptr (CtrProjections) p = ctr_projections_new (8, 1, 1u << 20, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      start_threads (2);
+      limit_room (8 * MiB);
+      CtrCalibEstimate est;
+      g_assert_false (ctr_calib_entropy (g, p, ((1u << 20) - 1) / 2.0, 2.0, &est, NULL, &error));
+    }
+  else if (strcmp (what, "rebin-samples") == 0)
+    {
+      /* a helix of 16 views over a turn, 2¹⁵ rows × 4 columns (8 MiB): each
+       * fan-beam ray gathers up to 2 × 3 turns × 2¹⁵ samples, 3 MiB a
+       * thread; 8 threads' (24 MiB) do not fit in 12 */
+      g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, 16);
+      g->shape = CTR_DETECTOR_CURVED;
+      g->sod_mm = 300.0;
+      g->sdd_mm = 600.0;
+      g->n_rows = 1u << 15;
+      g->n_cols = 4;
+      g->pitch_u = 2.0 * asin (64.0 / 300.0) / g->n_cols;
+      g->pitch_v_mm = 0.01;
+      ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / 16);
+      ctr_geometry_set_source_z (g, 0.0, 1.0 / 16);
+      const double z = 0.5;
+      g_autoptr (CtrRebinPlan) r = ctr_rebin_plan_new (g, CTR_REBIN_360LI, &z, 1, &error);
+      g_assert_no_error (error);
+      g_autoptr (CtrProjections) p = ctr_projections_new (16, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      start_threads (8);
+      limit_room (12 * MiB);
+      g_assert_null (ctr_rebin_run (r, p, NULL, &error));
+    }
+  else
+    {
+      /* a DICOM-CT-PD series of 2²⁰ views (its list of files: 8 MiB): the
+       * per-view tables (8 MiB each) do not fit in 4 MiB; nothing is read */
+      const guint n = 1u << 20;
+      g_autofree char **files = g_new (char *, n + 1);
+      for (guint i = 0; i < n; i++)
+        files[i] = (char *) "/nonexistent/view.dcm";
+      files[n] = NULL;
+      CtrDicomSeries series = { .series_uid = (char *) "1.2.3", .kind = CTR_DICOM_KIND_CTPD, .files = files,
+                                .n_files = n, .n_views = n };
+      limit_room (4 * MiB);
+      g_assert_null (ctr_dicom_ctpd_load (&series, CTR_DICOM_CTPD_DEFAULT, NULL, &error));
+    }
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+  g_printerr ("%s\n", error->message);
+}
+
+/* The small buffers beside the data (issue 38): one detector plane in the
+ * conversion to line integrals, the FBP and FDK filters' padded rows, FDK's
+ * blended detector columns, DICOM-CT-PD's per-view tables run out of
+ * memory with CTR_ERROR_OUT_OF_MEMORY naming them, never GLib's abort
+ * ("failed to allocate", SIGTRAP, on the old code).  In a child under an
+ * address-space limit a few MiB above what it has reserved. */
+static void
+test_no_abort_small (gconstpointer data)
+{
+  if (g_getenv ("CTR_SANITIZED") != NULL)
+    {
+      g_test_skip ("an address-space limit stops the sanitizers");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      no_abort_small_child (data);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  const char *what = data;
+  g_test_trap_assert_stderr (strcmp (what, "open-beam") == 0     ? "*open-beam counts of 1024 rows * 2048 columns*"
+                             : strcmp (what, "fbp-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
+                             : strcmp (what, "fdk-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
+                             : strcmp (what, "fdk-columns") == 0 ? "*FDK's blended detector columns of 131072 rows * 16 threads*"
+                             : strcmp (what, "rebin-samples") == 0 ? "*rebinning's samples of * per ray * 8 threads*"
+                             : strcmp (what, "helix-step") == 0  ? "*coverage of two views 1e-9 rad apart: none*"
+                             : strcmp (what, "calib-sinogram") == 0 ? "*sinogram of one detector row*"
+                                                                  : "*per-view tables of 1048576 views*");
+}
+
 /* The TTF of an insert near the corner of a 20000² image: its mean image
  * (1.6 GB) is refused against the memory limit (main sets 256 MiB) with
  * CTR_ERROR_OUT_OF_MEMORY, where it was allocated without a check (an
@@ -596,5 +787,13 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/cone-adjoint", "cone-adjoint", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/sysmat", "sysmat", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/cone", "cone", test_no_abort_run);
+  g_test_add_data_func ("/memory/no-abort/open-beam", "open-beam", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/fbp-rows", "fbp-rows", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/fdk-rows", "fdk-rows", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/fdk-columns", "fdk-columns", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/ctpd-tables", "ctpd-tables", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/rebin-samples", "rebin-samples", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/helix-step", "helix-step", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/calib-sinogram", "calib-sinogram", test_no_abort_small);
   return g_test_run ();
 }

@@ -61,9 +61,13 @@
 #include "analytic/ctr-redundancy.h"
 #include "analytic/ctr-filter.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define FBP_CLONES __attribute__ ((target_clones ("default", "arch=x86-64-v3", "arch=x86-64-v4")))
@@ -132,17 +136,33 @@ weight_row (const CtrGeometry *g, const CtrRedundancy *red, guint v, double dbet
     }
 }
 
-/* Back-projects the filtered sinogram @q ([view][col]) into @img. */
+/* Back-projects the filtered sinogram @q ([view][col]) into @img.  FALSE
+ * when cancelled (@error unset: the caller says so) or, with
+ * CTR_ERROR_OUT_OF_MEMORY, when the view tables or the threads' rows cannot
+ * be allocated. */
 static gboolean
 backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
-             float *img, GCancellable *cancellable)
+             float *img, GCancellable *cancellable, GError **error)
 {
   const guint nv = g->n_views, nc = g->n_cols, nx = grid->nx, ny = grid->ny;
   const double sod = g->sod_mm, sdd = g->sdd_mm;
   const gboolean parallel = g->beam == CTR_BEAM_PARALLEL;
   const gboolean curved = !parallel && g->shape == CTR_DETECTOR_CURVED;
-  g_autofree double *sn = g_new (double, nv);
-  g_autofree double *cs = g_new (double, nv);
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads ();
+#endif
+  g_autofree char *what = g_strdup_printf ("the back-projection's tables of %u views and rows of %u pixels "
+                                           "× %d threads", nv, nx, threads);
+  /* sin and cos of each view; per thread the columns and weights of one
+   * image row in one view */
+  g_autofree double *sc = ctr_memory_try_new (nv, 2 * sizeof (double), FALSE, what, error);
+  g_autofree float *rows = sc == NULL ? NULL
+                                      : ctr_memory_try_new (ctr_memory_mul ((guint64) threads, nx),
+                                                            2 * sizeof (float), FALSE, what, error);
+  if (rows == NULL)
+    return FALSE;
+  double *sn = sc, *cs = sc + nv;
   for (guint v = 0; v < nv; v++)
     {
       sn[v] = sin (g->angles[v]);
@@ -155,10 +175,13 @@ backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
   const CtrRowInterp interp = ctr_row_interp_select (NULL);
   gboolean cancelled = FALSE;
 
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
   {
-    /* per thread: the columns and weights of one image row in one view */
-    float *colv = g_new (float, nx), *wv = g_new (float, nx);
+    int t = 0;
+#ifdef _OPENMP
+    t = omp_get_thread_num ();
+#endif
+    float *colv = rows + 2 * (gsize) nx * t, *wv = colv + nx;
 #pragma omp for schedule(dynamic, 4)
     for (gint64 iy = 0; iy < (gint64) ny; iy++)
       {
@@ -199,8 +222,6 @@ backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
               }
           }
       }
-    g_free (colv);
-    g_free (wv);
   }
   return !cancelled;
 }
@@ -274,7 +295,10 @@ ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
     spacing = g->pitch_u * g->sod_mm / g->sdd_mm;
   if (curved)
     {
-      kscale = g_new (double, 2 * (gsize) nc - 1);
+      g_autofree char *what = g_strdup_printf ("the fan filter's kernel weights of %u columns", nc);
+      kscale = ctr_memory_try_new (2 * (gsize) nc - 1, sizeof (double), FALSE, what, error);
+      if (kscale == NULL)
+        return NULL;
       for (gint64 k = -(gint64) (nc - 1); k <= (gint64) (nc - 1); k++)
         {
           double gam = k * g->pitch_u;
@@ -300,7 +324,9 @@ ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
                    "cannot allocate a sinogram of %u × %u floats", nv, nc);
       return NULL;
     }
-  g_autofree double *dbeta = ctr_view_spacing (g);
+  g_autofree double *dbeta = ctr_view_spacing (g, error);
+  if (dbeta == NULL)
+    return NULL;
   CtrRedundancy red;
   ctr_redundancy_init (&red, g);
 
@@ -317,11 +343,12 @@ ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
       for (gint64 v = 0; v < (gint64) nv; v++)
         weight_row (g, &red, (guint) v, dbeta[v], sino + (gsize) v * nc);
 
-      ctr_ramp_filter_apply (filter, sino, nv);
-
-      if (!backproject (g, grid, sino, ctr_volume_slice (vol, slice), cancellable))
+      if (!ctr_ramp_filter_apply (filter, sino, nv, error))
+        return NULL;
+      if (!backproject (g, grid, sino, ctr_volume_slice (vol, slice), cancellable, error))
         {
-          g_cancellable_set_error_if_cancelled (cancellable, error);
+          if (error == NULL || *error == NULL)
+            g_cancellable_set_error_if_cancelled (cancellable, error);
           return NULL;
         }
     }

@@ -35,9 +35,13 @@
 #include "analytic/ctr-fdk.h"
 #include "analytic/ctr-fdk-zrun.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* Views per batch: each column's z run stays in L1 while the batch's views
  * are added to it; a batch of 256² panels is 2 MiB. */
@@ -265,6 +269,17 @@ ctr_fdk_backproject (const CtrGeometry *g, const CtrProjections *q, CtrVolume *v
   const guint stride = nr + 2;
   const gsize view_floats = (gsize) nc * stride;
 
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads ();
+#endif
+  /* per thread: the two detector columns around u blended over the rows
+   * (index -1 and nr are the zero guard rows) */
+  const gsize line_floats = (gsize) stride + CTR_FDK_ZRUN_PAD;
+  g_autofree char *what = g_strdup_printf ("FDK's blended detector columns of %u rows × %d threads", nr, threads);
+  g_autofree float *lines = ctr_memory_try_new ((gsize) threads * line_floats, sizeof (float), TRUE, what, error);
+  if (lines == NULL)
+    return FALSE;
   float *work = g_try_malloc0_n (nxy * nz, sizeof (float));
   float *qt = g_try_malloc_n (view_floats * VIEW_BATCH, sizeof (float));
   g_autofree ViewMatrix *mats = g_try_new (ViewMatrix, nv);
@@ -300,19 +315,22 @@ ctr_fdk_backproject (const CtrGeometry *g, const CtrProjections *q, CtrVolume *v
       for (guint b = 0; b < nb; b++)
         transpose_view (q, v0 + b, qt + view_floats * b);
 
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
       {
         /* per thread: the two detector columns around u, blended once per
          * (column, view) over the rows the z run touches (contiguous, SIMD),
          * so the z loop reads 2 samples instead of 4.  Index -1 and nr are
          * the zero guard rows. */
-        float *line_mem = g_new0 (float, stride + CTR_FDK_ZRUN_PAD);
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num ();
+#endif
+        float *line_mem = lines + line_floats * t;
         const Batch bt = { mats + v0, qt, work, nx, nz, nr, nc, stride, view_floats,
                            sod2, cmax, rmax, mirror, zrun };
 #pragma omp for schedule(dynamic, 64)
         for (gint64 ij = 0; ij < (gint64) nxy; ij++)
           backproject_column (&bt, ij, nb, line_mem);
-        g_free (line_mem);
       }
     }
   g_free (qt);

@@ -33,9 +33,13 @@
 #include "analytic/ctr-fbp.h"
 #include "analytic/ctr-filter.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 
 gboolean
@@ -140,18 +144,24 @@ ctr_fdk_filter_views (const CtrGeometry *g, const CtrProjections *p, guint first
   if (q == NULL)
     return NULL;
 
-  g_autofree double *dbeta = ctr_view_spacing (g);
+  g_autofree double *dbeta = ctr_view_spacing (g, error);
   CtrRedundancy red;
   ctr_redundancy_init (&red, g);
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads ();
+#endif
   /* Per column γ; per detector pixel the cosine weight (the same for every
-   * view), [row][col]. */
-  g_autofree double *gam = g_new (double, nc);
-  g_autofree float *cosw = g_try_malloc_n ((gsize) nr * nc, sizeof (float));
-  if (cosw == NULL)
+   * view), [row][col]; per thread one view's column weights. */
+  g_autofree char *what = g_strdup_printf ("FDK's weights of %u rows × %u columns and %d threads", nr, nc, threads);
+  g_autofree double *gam = dbeta == NULL ? NULL : ctr_memory_try_new (nc, sizeof (double), FALSE, what, error);
+  g_autofree float *cosw = gam == NULL ? NULL : ctr_memory_try_new ((gsize) nr * nc, sizeof (float), FALSE, what, error);
+  g_autofree float *wcs = cosw == NULL ? NULL
+                                       : ctr_memory_try_new (ctr_memory_mul ((guint64) threads, nc), sizeof (float),
+                                                             FALSE, what, error);
+  if (wcs == NULL)
     {
       ctr_projections_unref (q);
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
-                   "FDK: cannot allocate %u × %u weights", nr, nc);
       return NULL;
     }
   for (guint c = 0; c < nc; c++)
@@ -167,9 +177,13 @@ ctr_fdk_filter_views (const CtrGeometry *g, const CtrProjections *p, guint first
         }
     }
 
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
   {
-    g_autofree float *wc = g_new (float, nc);
+    int t = 0;
+#ifdef _OPENMP
+    t = omp_get_thread_num ();
+#endif
+    float *wc = wcs + (gsize) nc * t;
 #pragma omp for schedule(static)
     for (gint64 v = 0; v < (gint64) nv; v++)
       {
@@ -186,7 +200,11 @@ ctr_fdk_filter_views (const CtrGeometry *g, const CtrProjections *p, guint first
           }
       }
   }
-  ctr_ramp_filter_apply (filter, q->data, nv * nr);
+  if (!ctr_ramp_filter_apply (filter, q->data, nv * nr, error))
+    {
+      ctr_projections_unref (q);
+      return NULL;
+    }
   return q;
 }
 
@@ -197,10 +215,13 @@ ctr_fdk_weights (const CtrGeometry *g, float *cosw, float *view_col, GError **er
   if (!ctr_fdk_check_geometry (g, error))
     return FALSE;
   const guint nv = g->n_views, nr = g->n_rows, nc = g->n_cols;
-  g_autofree double *dbeta = ctr_view_spacing (g);
+  g_autofree double *dbeta = ctr_view_spacing (g, error);
+  g_autofree double *gam = dbeta == NULL ? NULL
+                                         : ctr_memory_try_new (nc, sizeof (double), FALSE, "FDK's column angles", error);
+  if (gam == NULL)
+    return FALSE;
   CtrRedundancy red;
   ctr_redundancy_init (&red, g);
-  g_autofree double *gam = g_new (double, nc);
   for (guint c = 0; c < nc; c++)
     gam[c] = atan2 (ctr_geometry_col_u (g, c), g->sdd_mm);
   const double sdd2 = g->sdd_mm * g->sdd_mm;

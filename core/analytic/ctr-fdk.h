@@ -100,7 +100,8 @@ CtrProjections *ctr_fdk_filter_views (const CtrGeometry *g, const CtrProjections
  * The host-side weights of step 1 exactly as ctr_fdk_filter applies them
  * (pixel (v, r, c) is multiplied by cosw[r][c] · view_col[v][c] before the
  * ramp filter), for a backend that filters elsewhere (gpu/ctr-cuda-fdk.c).
- * Returns: FALSE with the errors of ctr_fdk_check_geometry.
+ * Returns: FALSE with the errors of ctr_fdk_check_geometry, or
+ *   CTR_ERROR_OUT_OF_MEMORY (the per-view and per-column tables).
  */
 gboolean ctr_fdk_weights (const CtrGeometry *g, float *cosw, float *view_col, GError **error);
 

@@ -33,14 +33,19 @@
  * fftwf_threads_register_planner_hooks is a bare `ret`), with FFTW_ESTIMATE (no measurement, no
  * planner-time surprises).  Execution with the new-array interface
  * (fftwf_execute_dft_r2c/c2r) is thread-safe; every OpenMP thread owns its
- * buffers, allocated with fftwf_malloc so their alignment matches the plan's.
+ * buffers, one fftwf_malloc block cut in aligned parts (the plan was made on
+ * fftwf_malloc'd arrays, so the new-array calls need that alignment).
  */
 #include "analytic/ctr-filter.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <fftw3.h>
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 const char *const ctr_filter_window_names[CTR_N_FILTERS + 1] = {
   [CTR_FILTER_RAM_LAK] = "ram-lak",
@@ -241,17 +246,6 @@ ctr_ramp_filter_free (CtrRampFilter *f)
   g_free (f);
 }
 
-/* Like g_malloc: scratch of a few kilobytes that cannot be had is a failure of
- * the process, not of the input (GLib aborts the same way in g_new). */
-static gpointer
-fftw_alloc_or_die (gsize bytes)
-{
-  gpointer p = fftwf_malloc (bytes);
-  if (p == NULL)
-    g_error ("ramp filter: failed to allocate %" G_GSIZE_FORMAT " bytes", bytes);
-  return p;
-}
-
 /* One row: zero-pad, transform, multiply by the stored spectrum, back. */
 static void
 filter_row (const CtrRampFilter *f, float *row, float *buf, fftwf_complex *spec)
@@ -273,23 +267,49 @@ filter_row (const CtrRampFilter *f, float *row, float *buf, fftwf_complex *spec)
   memcpy (row, buf, sizeof (float) * n);
 }
 
-void
-ctr_ramp_filter_apply (CtrRampFilter *f, float *rows, guint n_rows)
+gboolean
+ctr_ramp_filter_apply (CtrRampFilter *f, float *rows, guint n_rows, GError **error)
 {
-  g_return_if_fail (f != NULL);
-  g_return_if_fail (rows != NULL || n_rows == 0);
+  g_return_val_if_fail (f != NULL, FALSE);
+  g_return_val_if_fail (rows != NULL || n_rows == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (n_rows == 0)
-    return;
+    return TRUE;
 
-#pragma omp parallel if (n_rows > 1)
+  /* Every thread's spectrum and padded row, allocated here where a failure
+   * can be reported (in the region it could only abort): m/2 + 1 complex
+   * values and m floats a thread, each part rounded up to 64 bytes so all
+   * keep fftwf_malloc's alignment (the plan's). */
+  int threads = 1;
+#ifdef _OPENMP
+  threads = (int) MIN ((guint) omp_get_max_threads (), n_rows);
+#endif
+  const gsize spec_floats = (2 * (gsize) (f->m / 2 + 1) + 15) / 16 * 16;
+  const gsize per = spec_floats + ((gsize) f->m + 15) / 16 * 16;
+  const guint64 bytes = ctr_memory_mul (ctr_memory_mul (per, sizeof (float)), (guint64) threads);
+  float *scratch = bytes <= G_MAXSIZE ? fftwf_malloc ((gsize) bytes) : NULL;
+  if (scratch == NULL)
+    {
+      g_autofree char *what = g_strdup_printf ("the ramp filter's padded rows of %u samples × %d threads",
+                                               f->m, threads);
+      ctr_memory_set_error (error, bytes, what);
+      return FALSE;
+    }
+
+#pragma omp parallel num_threads(threads)
   {
-    float *buf = fftw_alloc_or_die (sizeof (float) * f->m);
-    fftwf_complex *spec = fftw_alloc_or_die (sizeof (fftwf_complex) * (f->m / 2 + 1));
+    int t = 0;
+#ifdef _OPENMP
+    t = omp_get_thread_num ();
+#endif
+    float *mine = scratch + per * (gsize) t;
+    fftwf_complex *spec = (fftwf_complex *) mine;
+    float *buf = mine + spec_floats;
 #pragma omp for schedule(static)
     for (gint64 r = 0; r < (gint64) n_rows; r++)
       filter_row (f, rows + (gsize) r * f->n, buf, spec);
-    fftwf_free (buf);
-    fftwf_free (spec);
   }
+  fftwf_free (scratch);
+  return TRUE;
 }

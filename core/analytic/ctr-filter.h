@@ -50,8 +50,15 @@ CtrRampFilter *ctr_ramp_filter_new (guint n, double spacing, CtrFilterWindow win
                                     double cutoff, const double *kernel_scale,
                                     GError **error);
 void ctr_ramp_filter_free (CtrRampFilter *f);
-/* Filters @n_rows rows of n samples in place: out = τ · (row ⊛ h_windowed). */
-void ctr_ramp_filter_apply (CtrRampFilter *f, float *rows, guint n_rows);
+/**
+ * ctr_ramp_filter_apply:
+ * @rows: (inout): @n_rows rows of n samples, row-major ([row][sample]).
+ * Filters the rows in place, in parallel: out = τ · (row ⊛ h_windowed).
+ * Returns: FALSE with CTR_ERROR_OUT_OF_MEMORY (naming the size) when the
+ *   threads' padded rows (m floats and m/2 + 1 complex values each, m the
+ *   padded length ≥ 2n) cannot be allocated; @rows are then unchanged.
+ */
+gboolean ctr_ramp_filter_apply (CtrRampFilter *f, float *rows, guint n_rows, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrRampFilter, ctr_ramp_filter_free)
 

@@ -26,6 +26,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static const char *const mode_names[CTR_N_REBIN] = { "180li", "360li", "none" };
 
@@ -296,16 +299,21 @@ ctr_rebin_plan_new (const CtrGeometry *g, CtrRebinMode mode, const double *z_mm,
   r->R = g->n_rows;
   r->C = g->n_cols;
   r->S = n_slices;
-  r->z = g_memdup2 (z_mm, sizeof (double) * n_slices);
   r->dir = g->angles[V - 1] >= g->angles[0] ? 1.0 : -1.0;
+  /* the slices' z, each row's v, each column's t*, γ and mirror column */
+  g_autofree char *what = g_strdup_printf ("the rebinning's tables of %u slices, %u rows and %u columns", n_slices,
+                                           r->R, r->C);
+  if ((r->z = ctr_memory_try_new (MAX (n_slices, 1), sizeof (double), FALSE, what, error)) == NULL
+      || (r->v = ctr_memory_try_new (r->R, sizeof (double), FALSE, what, error)) == NULL
+      || (r->tstar = ctr_memory_try_new (r->C, sizeof (double), FALSE, what, error)) == NULL
+      || (r->gamma = ctr_memory_try_new (r->C, sizeof (double), FALSE, what, error)) == NULL
+      || (r->mirror = ctr_memory_try_new (r->C, sizeof (double), FALSE, what, error)) == NULL)
+    return NULL;
+  memcpy (r->z, z_mm, sizeof (double) * n_slices);
   if (!group_views (r, error))
     return NULL;
-  r->v = g_new (double, r->R);
   for (guint i = 0; i < r->R; i++)
     r->v[i] = ctr_geometry_row_v (g, i);
-  r->tstar = g_new (double, r->C);
-  r->gamma = g_new (double, r->C);
-  r->mirror = g_new (double, r->C);
   double tmax = 0, vmax = 0;
   for (guint i = 0; i < r->R; i++)
     vmax = MAX (vmax, fabs (r->v[i]));
@@ -515,7 +523,9 @@ ctr_rebin_run (const CtrRebinPlan *r, const CtrProjections *p, GCancellable *can
   out->i0 = p->i0;
   if (p->flat != NULL)
     {
-      out->flat = g_new0 (float, (gsize) r->S * r->C);
+      out->flat = ctr_memory_try_new ((gsize) r->S * r->C, sizeof (float), TRUE, "the rebinned flat field", error);
+      if (out->flat == NULL)
+        return NULL;
       for (guint j = 0; j < r->C; j++)
         {
           double acc = 0;
@@ -527,14 +537,37 @@ ctr_rebin_run (const CtrRebinPlan *r, const CtrProjections *p, GCancellable *can
     }
 
   const double turns = fabs (r->g->angles[r->V - 1] - r->g->angles[0]) / (2 * G_PI) + 2.0;
-  const guint cap = 2 * r->n_groups * (guint) ceil (turns) * r->R + 2;
+  /* turns come from the angles: bounded before they become a count */
+  const guint64 cap64 = ctr_memory_add (ctr_memory_mul (ctr_memory_mul (2 * (guint64) r->n_groups,
+                                                                         (guint64) ceil (MIN (turns, 1e15))),
+                                                        r->R),
+                                        2);
+  const guint cap = (guint) MIN (cap64, G_MAXUINT);
   const double zmin = r->z[0], zmax = r->z[r->S - 1];
   const gboolean conj = r->mode == CTR_REBIN_180LI;
   gint cancelled = 0, empty = 0;
+  /* per thread: the samples of one fan-beam ray along z (their number
+   * grows with the turns and rows the scan has) */
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads ();
+#endif
+  g_autofree char *what = g_strdup_printf ("the rebinning's samples of %" G_GUINT64_FORMAT " per ray × %d threads", cap64, threads);
+  g_autofree Sample *bufs = NULL;
+  if (cap64 > G_MAXUINT)
+    ctr_memory_set_error (error, ctr_memory_mul (ctr_memory_mul (cap64, threads), sizeof (Sample)), what);
+  else
+    bufs = ctr_memory_try_new (ctr_memory_mul (cap, threads), sizeof (Sample), FALSE, what, error);
+  if (bufs == NULL)
+    return NULL;
 
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
   {
-    g_autofree Sample *buf = g_new (Sample, cap);
+    int th = 0;
+#ifdef _OPENMP
+    th = omp_get_thread_num ();
+#endif
+    Sample *buf = bufs + (gsize) cap * th;
 #pragma omp for schedule(dynamic, 4)
     for (gint64 t = 0; t < (gint64) fan->n_views; t++)
       {
@@ -603,7 +636,9 @@ ctr_rebin_fbp (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *gri
   g_return_val_if_fail (g != NULL && p != NULL && grid != NULL, NULL);
   if (!ctr_grid_validate (grid, error))
     return NULL;
-  g_autofree double *z = g_new (double, grid->nz);
+  g_autofree double *z = ctr_memory_try_new (grid->nz, sizeof (double), FALSE, "the slices' positions", error);
+  if (z == NULL)
+    return NULL;
   for (guint s = 0; s < grid->nz; s++)
     z[s] = ctr_grid_z (grid, s);
   g_autoptr (CtrRebinPlan) r = ctr_rebin_plan_new (g, mode, z, grid->nz, error);

@@ -2,6 +2,7 @@
  * angular spacing Δβ of each view and the redundancy weight of each ray
  * (see ctr-redundancy.h). */
 #include "analytic/ctr-redundancy.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
@@ -38,16 +39,21 @@ cmp_index_by_angle (gconstpointer a, gconstpointer b, gpointer user_data)
 }
 
 double *
-ctr_view_spacing (const CtrGeometry *g)
+ctr_view_spacing (const CtrGeometry *g, GError **error)
 {
   const guint nv = g->n_views;
-  double *dw = g_new (double, nv);
+  g_autofree char *what = g_strdup_printf ("the angular spacing of %u views", nv);
+  g_autofree double *dw = ctr_memory_try_new (MAX (nv, 1), sizeof (double), FALSE, what, error);
+  if (dw == NULL)
+    return NULL;
   if (nv == 1)
     {
       dw[0] = G_PI;  /* one view: nothing to integrate; keep the image finite */
-      return dw;
+      return g_steal_pointer (&dw);
     }
-  g_autofree guint *order = g_new (guint, nv);
+  g_autofree guint *order = ctr_memory_try_new (nv, sizeof (guint), FALSE, what, error);
+  if (order == NULL)
+    return NULL;
   for (guint k = 0; k < nv; k++)
     order[k] = k;
   g_qsort_with_data (order, (gint) nv, sizeof (guint), cmp_index_by_angle, g->angles);
@@ -65,7 +71,7 @@ ctr_view_spacing (const CtrGeometry *g)
         w = 0.5 * (hi - lo);
       dw[order[i]] = w;
     }
-  return dw;
+  return g_steal_pointer (&dw);
 }
 
 void

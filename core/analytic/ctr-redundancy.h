@@ -16,8 +16,9 @@
 
 G_BEGIN_DECLS
 
-/* Δβ of every view, radians; n_views doubles (g_free). */
-double *ctr_view_spacing (const CtrGeometry *g);
+/* Δβ of every view, radians; n_views doubles (g_free), or NULL with
+ * CTR_ERROR_OUT_OF_MEMORY (the view count comes from the input). */
+double *ctr_view_spacing (const CtrGeometry *g, GError **error);
 
 typedef struct {
   const CtrGeometry *g;

@@ -5,6 +5,7 @@
 #include "calib/ctr-calib-curve.h"
 #include "analytic/ctr-fbp.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -102,7 +103,10 @@ entropy_init (Entropy *w, const CtrGeometry *g, const CtrProjections *p, double 
   w->p = ctr_projections_new (nv, nr, nb, CTR_PROJ_LINE_INTEGRALS, error);
   if (w->p == NULL)
     return FALSE;
-  g_autofree float *sino = g_new (float, (gsize) g->n_views * g->n_cols);
+  g_autofree float *sino = ctr_memory_try_new ((gsize) g->n_views * g->n_cols, sizeof (float), FALSE,
+                                               "the sinogram of one detector row", error);
+  if (sino == NULL)
+    return FALSE;
   for (guint r = 0; r < nr; r++)
     {
       ctr_calib_row_sinogram (p, rows[r], sino);

@@ -3,6 +3,7 @@
 #include "calib/ctr-calib-private.h"
 #include "calib/ctr-calib-curve.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "base/ctr-fft-lock.h"
 
 #include <fftw3.h>
@@ -247,7 +248,10 @@ ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibO
                               .sigma_slope = NAN };
   const guint n = g->n_cols;
   const double step = ctr_calib_median_step (g);
-  g_autofree guint *pairs = g_new (guint, 2 * (gsize) g->n_views);
+  g_autofree guint *pairs = ctr_memory_try_new (g->n_views, 2 * sizeof (guint), FALSE, "the opposite views' pairs",
+                                                error);
+  if (pairs == NULL)
+    return FALSE;
   const guint n_pairs = find_pairs (g, MAX (0.05 * step, 1e-9), pairs);
   if (n_pairs == 0)
     {

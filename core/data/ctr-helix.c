@@ -49,13 +49,22 @@ ctr_helix_z_coverage (const CtrGeometry *g, gboolean complementary, double *z_lo
   const double step = fabs (g->angles[V - 1] - g->angles[0]) / (V - 1);
   if (!(step > 0))
     return FALSE;
-  const guint nb = (guint) MAX (1.0, round (2.0 * G_PI / step));
+  /* More than 4 lines a rotation for each view: the views span less than
+   * a quarter turn, which with the conjugate rays (as many again) covers
+   * less than half the directions; and a tiny step would make a count
+   * beyond any table. */
+  const double lines = round (2.0 * G_PI / step);
+  if (lines > 4.0 * V)
+    return FALSE;
+  const guint nb = (guint) MAX (1.0, lines);
   const double width = 2.0 * G_PI / nb;
-  g_autofree double *lo = g_new (double, (gsize) nb * C);
-  g_autofree double *hi = g_new (double, (gsize) nb * C);
-  g_autofree double *frac = g_new (double, C);
-  g_autofree double *gamma = g_new (double, C);
-  g_autofree gint *mirror = g_new (gint, C);
+  g_autofree double *lo = g_try_new (double, (gsize) nb * C);
+  g_autofree double *hi = g_try_new (double, (gsize) nb * C);
+  g_autofree double *frac = g_try_new (double, C);
+  g_autofree double *gamma = g_try_new (double, C);
+  g_autofree gint *mirror = g_try_new (gint, C);
+  if (lo == NULL || hi == NULL || frac == NULL || gamma == NULL || mirror == NULL)
+    return FALSE;
   for (gsize i = 0; i < (gsize) nb * C; i++)
     {
       lo[i] = INFINITY;

@@ -69,7 +69,8 @@ double ctr_helix_closest_fraction (const CtrGeometry *g, double col);
  * view step) and the detector columns, by nearest direction. 
  * Returns: FALSE (and leaves the outputs alone) when @g is not a cone-beam
  *   geometry with source z, or no z is fully sampled (a scan of less than a
- *   rotation, or a pitch that leaves gaps).
+ *   rotation, or a pitch that leaves gaps), and when its tables (2 × the
+ *   views of a rotation × the columns, doubles) cannot be allocated.
  */
 gboolean ctr_helix_z_coverage (const CtrGeometry *g, gboolean complementary, double *z_lo, double *z_hi);
 

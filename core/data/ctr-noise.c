@@ -203,7 +203,13 @@ ctr_noise_estimate (const CtrGeometry *g, const CtrProjections *p, CtrNoiseLevel
   memset (out, 0, sizeof *out);
   g_autoptr (GError) sinogram_error = NULL;
   out->i0_sinogram = ctr_noise_estimate_i0 (p, &sinogram_error);
-  g_autofree double *open = ctr_projections_open_beam (p);
+  g_autoptr (GError) open_error = NULL;
+  g_autofree double *open = ctr_projections_open_beam (p, &open_error);
+  if (open_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&open_error));
+      return FALSE;
+    }
   const gsize plane = (gsize) p->n_rows * p->n_cols;
   if (open != NULL)
     {
@@ -274,7 +280,15 @@ ctr_noise_variance (const CtrGeometry *g, const CtrProjections *p, const CtrNois
                    p->n_views, p->n_rows, p->n_cols);
       return NULL;
     }
-  g_autofree double *open = level->source == CTR_NOISE_FROM_STATISTICS ? ctr_projections_open_beam (p) : NULL;
+  g_autoptr (GError) open_error = NULL;
+  g_autofree double *open = level->source == CTR_NOISE_FROM_STATISTICS ? ctr_projections_open_beam (p, &open_error)
+                                                                       : NULL;
+  if (open_error != NULL)
+    {
+      g_free (var);
+      g_propagate_error (error, g_steal_pointer (&open_error));
+      return NULL;
+    }
   const double sigma_e = MAX (level->electronic_sd, 0.0);
 #pragma omp parallel for schedule(static)
   for (guint v = 0; v < p->n_views; v++)

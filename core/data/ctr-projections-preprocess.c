@@ -2,6 +2,7 @@
  * fill, finiteness check (see ctr-projections.h). */
 #include "data/ctr-projections.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
@@ -120,14 +121,18 @@ ctr_projections_masked_fraction (const CtrProjections *p)
 }
 
 double *
-ctr_projections_open_beam (const CtrProjections *p)
+ctr_projections_open_beam (const CtrProjections *p, GError **error)
 {
   g_return_val_if_fail (p != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   const gboolean have_i0 = isfinite (p->i0) && p->i0 > 0.0;
   if (p->flat == NULL && !have_i0)
     return NULL;
   const gsize plane = (gsize) p->n_rows * p->n_cols;
-  double *open = g_new (double, plane);  /* one detector plane: small */
+  g_autofree char *what = g_strdup_printf ("the open-beam counts of %u rows × %u columns", p->n_rows, p->n_cols);
+  double *open = ctr_memory_try_new (plane, sizeof (double), FALSE, what, error);
+  if (open == NULL)
+    return NULL;
   for (gsize i = 0; i < plane; i++)
     {
       double dark = p->dark != NULL ? p->dark[i] : 0.0;
@@ -161,8 +166,12 @@ ctr_projections_to_line_integrals (CtrProjections *p, GError **error)
 
   /* Open-beam signal per pixel, flat - dark (FORMAT.md), or I0 - dark; dead
    * where it is not a positive finite number. */
-  g_autofree double *open = ctr_projections_open_beam (p);
-  g_autofree guint8 *mask = g_new (guint8, plane);
+  g_autofree double *open = ctr_projections_open_beam (p, error);
+  if (open == NULL)
+    return FALSE;
+  g_autofree guint8 *mask = ctr_memory_try_new (plane, 1, FALSE, "the dead-pixel mask of one detector plane", error);
+  if (mask == NULL)
+    return FALSE;
   gsize n_dead = 0;
   for (gsize i = 0; i < plane; i++)
     {

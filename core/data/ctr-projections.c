@@ -53,6 +53,20 @@ ctr_projections_unref (CtrProjections *p)
   g_free (p);
 }
 
+/* *@dst = a copy of the @bytes of @src (NULL: none); FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY naming @what. */
+static gboolean
+plane_copy (gpointer *dst, gconstpointer src, gsize bytes, const char *what, GError **error)
+{
+  if (src == NULL)
+    return TRUE;
+  *dst = ctr_memory_try_new (bytes, 1, FALSE, what, error);
+  if (*dst == NULL)
+    return FALSE;
+  memcpy (*dst, src, bytes);
+  return TRUE;
+}
+
 CtrProjections *
 ctr_projections_copy (const CtrProjections *p, GError **error)
 {
@@ -61,11 +75,27 @@ ctr_projections_copy (const CtrProjections *p, GError **error)
     return NULL;
   gsize plane = (gsize) p->n_rows * p->n_cols;
   memcpy (c->data, p->data, plane * p->n_views * sizeof (float));
-  c->flat = p->flat ? g_memdup2 (p->flat, plane * sizeof (float)) : NULL;
-  c->dark = p->dark ? g_memdup2 (p->dark, plane * sizeof (float)) : NULL;
-  c->mask = p->mask ? g_memdup2 (p->mask, plane) : NULL;
-  c->i0 = p->i0;
+  if (!ctr_projections_copy_planes (c, p, error))
+    {
+      ctr_projections_unref (c);
+      return NULL;
+    }
   return c;
+}
+
+gboolean
+ctr_projections_copy_planes (CtrProjections *dst, const CtrProjections *src, GError **error)
+{
+  g_return_val_if_fail (dst != NULL && src != NULL, FALSE);
+  g_return_val_if_fail (dst->n_rows == src->n_rows && dst->n_cols == src->n_cols, FALSE);
+  const gsize plane = (gsize) src->n_rows * src->n_cols;
+  g_clear_pointer (&dst->flat, g_free);
+  g_clear_pointer (&dst->dark, g_free);
+  g_clear_pointer (&dst->mask, g_free);
+  dst->i0 = src->i0;
+  return plane_copy ((gpointer *) &dst->flat, src->flat, plane * sizeof (float), "the flat field", error)
+         && plane_copy ((gpointer *) &dst->dark, src->dark, plane * sizeof (float), "the dark field", error)
+         && plane_copy ((gpointer *) &dst->mask, src->mask, plane, "the dead-pixel mask", error);
 }
 
 float *

@@ -41,6 +41,10 @@ CtrProjections *ctr_projections_ref (CtrProjections *p);
 void ctr_projections_unref (CtrProjections *p);
 /* A deep copy; NULL with CTR_ERROR_OUT_OF_MEMORY (as ctr_projections_new). */
 CtrProjections *ctr_projections_copy (const CtrProjections *p, GError **error);
+/* @src's i0, flat, dark and mask (one detector plane each; @dst has the same
+ * rows and columns) copied into @dst, replacing its own.  FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY naming the plane. */
+gboolean ctr_projections_copy_planes (CtrProjections *dst, const CtrProjections *src, GError **error);
 
 static inline float *
 ctr_projections_view (const CtrProjections *p, guint view)
@@ -67,10 +71,11 @@ gboolean ctr_projections_to_line_integrals (CtrProjections *p, GError **error);
  * flat − dark where a flat is present, else I0 − dark (dark 0 when absent),
  * the same numbers ctr_projections_to_line_integrals() divides by.
  * Returns: (transfer full) (nullable): double [row][col] (g_free), 0 for
- *   dead pixels (not a positive finite number, or @p->mask 0); NULL when the
- *   data state neither a flat nor I0.
+ *   dead pixels (not a positive finite number, or @p->mask 0); NULL without
+ *   an error when the data state neither a flat nor I0, NULL with
+ *   CTR_ERROR_OUT_OF_MEMORY when the plane cannot be allocated.
  */
-double *ctr_projections_open_beam (const CtrProjections *p);
+double *ctr_projections_open_beam (const CtrProjections *p, GError **error);
 
 /* The fraction (0…1) of detector pixels marked dead in @p->mask (flat −
  * dark ≤ 0), 0 without a mask. */

@@ -51,6 +51,7 @@
 #include "io/ctr-dicom.h"
 #include "io/ctr-dicom-private.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "data/ctr-helix.h"
 
 #include <math.h>
@@ -221,7 +222,9 @@ read_fixed (CtrDcm *d, const char *path, Fixed *f, GError **error)
                    "per channel and row (%u)", path, n_ph, f->channels, f->channels * f->rows);
       return FALSE;
     }
-  f->photons = g_new (float, MAX (n_ph, 1));
+  f->photons = ctr_memory_try_new (MAX (n_ph, 1), sizeof (float), FALSE, "the PhotonStatistics values", error);
+  if (f->photons == NULL)
+    return FALSE;
   f->n_photons = n_ph;
   for (guint k = 0; k < n_ph; k++)
     {
@@ -481,9 +484,12 @@ read_views (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCancellable 
 {
   const guint V = series->n_files;
 
-  s->phi = g_new (double, V);
-  s->z_pd = g_new (double, V);
-  s->shift = g_new0 (double, 3 * (gsize) V);
+  /* the per-view tables: the focal spot's angle and z, its three shifts */
+  g_autofree char *what = g_strdup_printf ("the per-view tables of %u views", V);
+  if ((s->phi = ctr_memory_try_new (V, sizeof (double), FALSE, what, error)) == NULL
+      || (s->z_pd = ctr_memory_try_new (V, sizeof (double), FALSE, what, error)) == NULL
+      || (s->shift = ctr_memory_try_new (V, 3 * sizeof (double), TRUE, what, error)) == NULL)
+    return FALSE;
   s->z_min = INFINITY;
   s->z_max = -INFINITY;
   for (guint v = 0; v < V; v++)
@@ -535,9 +541,12 @@ check_moving (const CtrDicomSeries *series, const Fixed *f, CtrDicomCtpdFlags fl
  * a cone beam when several rows are kept or the focal centre is @moving
  * (then with every view's source z), a fan beam otherwise. */
 static CtrGeometry *
-assemble_geometry (const Fixed *f, const Views *s, guint V, gboolean moving)
+assemble_geometry (const Fixed *f, const Views *s, guint V, gboolean moving, GError **error)
 {
-  CtrGeometry *g = ctr_geometry_new (s->out_rows > 1 || moving ? CTR_BEAM_CONE : CTR_BEAM_FAN, V);
+  g_autoptr (CtrGeometry) g = ctr_geometry_try_new (s->out_rows > 1 || moving ? CTR_BEAM_CONE : CTR_BEAM_FAN, V,
+                                                    error);
+  if (g == NULL)
+    return NULL;
   g->shape = f->curved ? CTR_DETECTOR_CURVED : CTR_DETECTOR_FLAT;
   g->sod_mm = s->rho0;
   g->sdd_mm = f->sdd;
@@ -565,11 +574,13 @@ assemble_geometry (const Fixed *f, const Views *s, guint V, gboolean moving)
     }
   if (moving)
     {
-      g->source_z_mm = g_new (double, V);
+      g->source_z_mm = ctr_memory_try_new (V, sizeof (double), FALSE, "the source positions of the views", error);
+      if (g->source_z_mm == NULL)
+        return NULL;
       for (guint v = 0; v < V; v++)
         g->source_z_mm[v] = -s->z_pd[v];
     }
-  return g;
+  return g_steal_pointer (&g);
 }
 
 /* The flying focal spot: a FlyingFocalSpotMode other than FFSNONE needs
@@ -602,9 +613,10 @@ set_focal_shift (const CtrDicomSeries *series, const Fixed *f, Views *s, CtrGeom
 }
 
 /* PhotonStatistics into the projections: their mean as i0 and, when they
- * differ, the open-beam counts per detector pixel as flat. */
-static void
-set_open_beam (const Fixed *f, Views *s)
+ * differ, the open-beam counts per detector pixel as flat.  FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY (the flat). */
+static gboolean
+set_open_beam (const Fixed *f, Views *s, GError **error)
 {
   CtrProjections *p = s->p;
 
@@ -619,13 +631,17 @@ set_open_beam (const Fixed *f, Views *s)
         {
           /* Open-beam counts per pixel in FORMAT order (as the pixels in read_pixels). */
           const gboolean per_row = f->n_photons == f->channels * f->rows;
-          p->flat = g_new (float, (gsize) s->out_rows * f->channels);
+          p->flat = ctr_memory_try_new ((gsize) s->out_rows * f->channels, sizeof (float), FALSE,
+                                        "the open-beam counts of one detector plane", error);
+          if (p->flat == NULL)
+            return FALSE;
           for (guint i = 0; i < s->out_rows; i++)
             for (guint k = 0; k < f->channels; k++)
               p->flat[(gsize) i * f->channels + (f->channels - 1 - k)]
                 = f->photons[per_row ? (gsize) k * f->rows + s->row_first + i : k];
         }
     }
+  return TRUE;
 }
 
 CtrDicomProjections *
@@ -656,8 +672,8 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
   if (!check_moving (series, &f, flags, moving, s.z_min, error))
     return NULL;
 
-  g_autoptr (CtrGeometry) g = assemble_geometry (&f, &s, V, moving);
-  if (!set_focal_shift (series, &f, &s, g, error))
+  g_autoptr (CtrGeometry) g = assemble_geometry (&f, &s, V, moving, error);
+  if (g == NULL || !set_focal_shift (series, &f, &s, g, error))
     return NULL;
   if (!ctr_geometry_validate (g, error))
     {
@@ -666,7 +682,8 @@ ctr_dicom_ctpd_load (const CtrDicomSeries *series, CtrDicomCtpdFlags flags, GCan
     }
   if (!check_motion (series, &f, g, s.z_pd, error))
     return NULL;
-  set_open_beam (&f, &s);
+  if (!set_open_beam (&f, &s, error))
+    return NULL;
   if (!ctr_projections_check_finite (s.p, error) || !ctr_projections_to_line_integrals (s.p, error))
     {
       g_prefix_error (error, "%s: ", series->files[0]);

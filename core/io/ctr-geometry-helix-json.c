@@ -143,8 +143,10 @@ ctr_geometry_json_read_helix (JsonObject *o, CtrGeometry *g, gboolean helical, c
         return FALSE;
       if (list == NULL)
         continue;
-      if (g->focal_shift == NULL)
-        g->focal_shift = g_new0 (double, 3 * (gsize) V);
+      if (g->focal_shift == NULL
+          && (g->focal_shift = ctr_memory_try_new (V, 3 * sizeof (double), TRUE, "the focal spot's shifts", error))
+               == NULL)
+        return FALSE;
       for (guint k = 0; k < V; k++)
         g->focal_shift[3 * k + c] = list[k];
     }

@@ -138,7 +138,10 @@ astra_vectors (JsonObject *o, CtrBeam beam, GError **error)
   if (cone)
     return ctr_geometry_new_from_vectors (beam, views, rows, cols, v, error);
   /* fanflat_vec: S_x S_y D_x D_y u_x u_y → our 12-number rows (z = 0). */
-  g_autofree double *w = g_new0 (double, (gsize) views * CTR_GEOMETRY_VECTOR_LEN);
+  g_autofree double *w = ctr_memory_try_new ((gsize) views * CTR_GEOMETRY_VECTOR_LEN, sizeof (double), TRUE,
+                                             "the projection vectors", error);
+  if (w == NULL)
+    return NULL;
   for (guint k = 0; k < views; k++)
     for (guint i = 0; i < 6; i++)
       w[(gsize) k * CTR_GEOMETRY_VECTOR_LEN + (i / 2) * 3 + i % 2] = v[(gsize) k * 6 + i];

@@ -107,7 +107,9 @@ rebin_make (HelicalState *hp, GCancellable *cancellable, GError **error)
   const CtrGeometry *g = hp->base.g;
   const CtrGrid *grid = &hp->base.grid;
   const CtrReconOptions *o = &hp->base.o;
-  g_autofree double *z = g_new (double, grid->nz);
+  g_autofree double *z = ctr_memory_try_new (grid->nz, sizeof (double), FALSE, "the slices' positions", error);
+  if (z == NULL)
+    return FALSE;
   for (guint s = 0; s < grid->nz; s++)
     z[s] = ctr_grid_z (grid, s);
   hp->rebin = ctr_rebin_plan_new (g, o->rebin, z, grid->nz, error);
@@ -277,15 +279,23 @@ slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
                    "scanned z range", ctr_geometry_table_mm (g, z_first), ctr_geometry_table_mm (g, z_last));
       return FALSE;
     }
-  hp->views = g_new (guint, hp->n_sub);
-  g_autoptr (CtrGeometry) sub = ctr_geometry_new (CTR_BEAM_CONE, hp->n_sub);
+  /* the slab's views: their indices and geometry */
+  g_autoptr (CtrGeometry) sub = ctr_geometry_try_new (CTR_BEAM_CONE, hp->n_sub, error);
+  if (sub == NULL || (hp->views = ctr_memory_try_new (hp->n_sub, sizeof (guint), FALSE, what, error)) == NULL)
+    return FALSE;
   {
     double *angles = sub->angles;
     *sub = *g;
     sub->n_views = hp->n_sub;
     sub->angles = angles;
-    sub->source_z_mm = g->source_z_mm ? g_new (double, hp->n_sub) : NULL;
-    sub->focal_shift = g->focal_shift ? g_new (double, 3 * (gsize) hp->n_sub) : NULL;
+    sub->source_z_mm = NULL;
+    sub->focal_shift = NULL;
+    sub->vectors = NULL;
+    if ((g->source_z_mm != NULL
+         && (sub->source_z_mm = ctr_memory_try_new (hp->n_sub, sizeof (double), FALSE, what, error)) == NULL)
+        || (g->focal_shift != NULL
+            && (sub->focal_shift = ctr_memory_try_new (hp->n_sub, 3 * sizeof (double), FALSE, what, error)) == NULL))
+      return FALSE;
   }
   guint8 *sub_mask = ctr_memory_try_new (hp->n_sub, per_view, FALSE, what, error);
   if (sub_mask == NULL)
@@ -353,7 +363,14 @@ slab_cpu_fallback (gpointer data, GError **error)
   CtrConeProjector *cp = ctr_cone_projector_new (hp->sub_geometry, &hp->model, error);
   if (cp == NULL)
     return NULL;
-  guint8 *mask = g_memdup2 (hp->sub_mask, (gsize) hp->n_sub * hp->sub_geometry->n_rows * hp->sub_geometry->n_cols);
+  const gsize n = (gsize) hp->n_sub * hp->sub_geometry->n_rows * hp->sub_geometry->n_cols;
+  guint8 *mask = ctr_memory_try_new (n, 1, FALSE, "the slab's ray mask", error);
+  if (mask == NULL)
+    {
+      ctr_cone_projector_free (cp);
+      return NULL;
+    }
+  memcpy (mask, hp->sub_mask, n);
   return ctr_cone_op_new_masked (cp, mask, error);
 }
 
@@ -405,10 +422,8 @@ slab_execute (HelicalState *hp, const CtrProjections *p, const CtrVolume *ref, C
     return NULL;
   for (guint n = 0; n < hp->n_sub; n++)
     memcpy (ctr_projections_view (sub, n), ctr_projections_view (p, hp->views[n]), per_view * sizeof (float));
-  sub->i0 = p->i0;
-  sub->flat = p->flat ? g_memdup2 (p->flat, per_view * sizeof (float)) : NULL;
-  sub->dark = p->dark ? g_memdup2 (p->dark, per_view * sizeof (float)) : NULL;
-  sub->mask = p->mask ? g_memdup2 (p->mask, per_view) : NULL;
+  if (!ctr_projections_copy_planes (sub, p, error))
+    return NULL;
 
   g_autoptr (CtrVolume) shown = ctr_volume_new (&hp->base.grid, error);
   if (shown == NULL)

@@ -2,6 +2,7 @@
  * (see ctr-dose.h for the model and the sources). */
 #include "sim/ctr-dose.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "data/ctr-noise.h"
 #include "base/ctr-random.h"
 
@@ -151,7 +152,13 @@ ctr_dose_simulate (const CtrProjections *p, const CtrDoseOptions *options, CtrDo
     in->i0 = o.i0;
   if (!ctr_projections_to_line_integrals (in, error) || !ctr_projections_check_finite (in, error))
     return NULL;
-  g_autofree double *open = ctr_projections_open_beam (in);
+  g_autoptr (GError) open_error = NULL;
+  g_autofree double *open = ctr_projections_open_beam (in, &open_error);
+  if (open_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&open_error));
+      return NULL;
+    }
   if (open == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
@@ -204,6 +211,16 @@ ctr_dose_simulate (const CtrProjections *p, const CtrDoseOptions *options, CtrDo
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the simulated counts");
       return NULL;
     }
+  /* the new scan's open beam (raw counts) and dead-pixel mask: a plane each */
+  if (raw_counts
+      && (out->flat = ctr_memory_try_new (plane, sizeof (float), FALSE, "the new scan's flat field", error)) == NULL)
+    return NULL;
+  if (in->mask != NULL)
+    {
+      if ((out->mask = ctr_memory_try_new (plane, 1, FALSE, "the new scan's dead-pixel mask", error)) == NULL)
+        return NULL;
+      memcpy (out->mask, in->mask, plane);
+    }
 
   const double F = o.fraction, sigma_e = o.electronic_sd;
   gsize n_zero = 0;
@@ -244,15 +261,10 @@ ctr_dose_simulate (const CtrProjections *p, const CtrDoseOptions *options, CtrDo
   /* The statistics of the new scan: raw counts keep a per-pixel open beam
    * (the dark is subtracted: the new flat is F·(flat − dark)). */
   if (raw_counts)
-    {
-      out->flat = g_new (float, plane);
-      for (gsize i = 0; i < plane; i++)
-        out->flat[i] = (float) (F * open[i]);
-    }
+    for (gsize i = 0; i < plane; i++)
+      out->flat[i] = (float) (F * open[i]);
   if (isfinite (in->i0) && in->i0 > 0)
     out->i0 = F * in->i0;
-  if (in->mask != NULL)
-    out->mask = g_memdup2 (in->mask, plane);
 
   if (report != NULL)
     {

@@ -4,6 +4,7 @@
 #include "study/ctr-study.h"
 #include "study/ctr-study-private.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "quality/ctr-nps.h"
 #include "quality/ctr-ttf.h"
 
@@ -153,7 +154,9 @@ ctr_study_measure_iq (const CtrStudy *s, const CtrVolume *img, CtrStudyRow *row,
   const CtrGrid *g = &img->grid;
   const gsize plane = (gsize) g->nx * g->ny;
   const float *mu = ctr_volume_slice ((CtrVolume *) img, g->nz / 2);
-  g_autofree float *hu = g_new (float, plane);
+  g_autofree float *hu = ctr_memory_try_new (plane, sizeof (float), FALSE, "the middle slice in HU", error);
+  if (hu == NULL)
+    return FALSE;
   for (gsize i = 0; i < plane; i++)
     hu[i] = (float) (1000.0 * (mu[i] - s->mu_water) / s->mu_water);
 

@@ -382,25 +382,37 @@ check_cancelled (GCancellable *c, GError **error)
 }
 
 /* Mean open-beam photons per bin of @p (its flat − dark, or its I0, else
- * @i0_given); NaN when none is known. */
-static double
-data_photons (const CtrProjections *p, double i0_given)
+ * @i0_given) into @out; NaN when none is known.  FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY (the open-beam plane). */
+static gboolean
+data_photons (const CtrProjections *p, double i0_given, double *out, GError **error)
 {
   g_autofree double *open = NULL;
   const gsize plane = (gsize) p->n_rows * p->n_cols;
   double sum = 0;
   gsize n = 0;
 
+  *out = NAN;
   if (p->flat == NULL && !(isfinite (p->i0) && p->i0 > 0))
-    return i0_given > 0 ? i0_given : NAN;
-  open = ctr_projections_open_beam (p);
+    {
+      *out = i0_given > 0 ? i0_given : NAN;
+      return TRUE;
+    }
+  g_autoptr (GError) open_error = NULL;
+  open = ctr_projections_open_beam (p, &open_error);
+  if (open_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&open_error));
+      return FALSE;
+    }
   for (gsize i = 0; open != NULL && i < plane; i++)
     if (open[i] > 0)
       {
         sum += open[i];
         n++;
       }
-  return n > 0 ? sum / n : NAN;
+  *out = n > 0 ? sum / n : NAN;
+  return TRUE;
 }
 
 /* The scans of every dose and noise realisation, kept for the whole study,
@@ -441,8 +453,11 @@ simulate_doses (const CtrStudy *s, const CtrDataset *d, RunState *rs, GArray *i0
           if (as_is)
             {
               p = ctr_projections_ref (d->projections);
-              if (have_stats)
-                photons = data_photons (d->projections, s->dose.i0);
+              if (have_stats && !data_photons (d->projections, s->dose.i0, &photons, error))
+                {
+                  ctr_projections_unref (p);
+                  return NULL;
+                }
             }
           else
             {
