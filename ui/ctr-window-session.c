@@ -44,11 +44,22 @@ opening_free (Opening *o)
   g_free (o);
 }
 
-/* The saved μ_water, once the dataset is loaded (loading one sets its own). */
+/* The saved μ_water, once the dataset is loaded (loading one sets its own),
+ * and the newest run of the open dataset (else the newest) on the Run page. */
 static void
 apply_water (CtrWindow *self, CtrSessionFile *f)
 {
+  GListModel *open = ctr_session_get_open_results (self->session);
+  GListModel *all = ctr_session_get_results (self->session);
+  GListModel *shown = g_list_model_get_n_items (open) > 0 ? open : all;
+  guint n = g_list_model_get_n_items (shown);
+
   ctr_roi_set_set_mu_water (self->roi_set, f->mu_water, f->calibrated);
+  if (n > 0)
+    {
+      g_autoptr(CtrRun) newest = g_list_model_get_item (shown, n - 1);
+      ctr_run_page_show_run (self->run_page, newest);
+    }
 }
 
 static void dataset_loaded (GObject *source, GAsyncResult *result, gpointer data);
@@ -283,8 +294,8 @@ _ctr_window_ask_before_close (CtrWindow *self)
                                              "The window holds %u runs that have not all been saved", n), n);
   if (ctr_session_get_running (self->session))
     g_string_append (body, "; the running reconstruction will be cancelled");
-  g_string_append (body, ". Save them as a session to open them again later, with their images, ROIs and "
-                         "water calibration.");
+  g_string_append_printf (body, ". Save %s as a session to open %s again later, with the images, ROIs and water "
+                                "calibration.", n == 1 ? "it" : "them", n == 1 ? "it" : "them");
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), "Save the Runs Before Closing?", NULL));
   adw_message_dialog_set_body (dialog, body->str);
   adw_message_dialog_add_responses (dialog, "cancel", "_Cancel", "discard", "_Discard", "save", "_Save…", NULL);
