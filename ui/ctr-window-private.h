@@ -63,7 +63,8 @@ GtkFileChooserNative *_ctr_window_new_chooser (CtrWindow           *self,
 /* ctr-window-session.c */
 void     _ctr_window_session_actions_init (CtrWindowClass *klass);
 /* Opens the session folder @path (ctr-session-file.h): its runs replace
- * the window's, its ROIs and calibration come back, its dataset loads. */
+ * the window's (asked first when they are unsaved), its ROIs and
+ * calibration come back, its dataset loads. */
 void     _ctr_window_open_session      (CtrWindow      *self,
                                         const char     *path);
 /* Saves the session as @path (".ctrsession" appended when missing). */

@@ -131,15 +131,47 @@ session_read (GObject *source, GAsyncResult *result, gpointer data)
     }
 }
 
+static void
+replace_response (AdwMessageDialog *dialog, const char *response, CtrWindow *self)
+{
+  const char *path = g_object_get_data (G_OBJECT (dialog), "ctr-path");
+
+  if (self->session != NULL && g_str_equal (response, "replace") && !ctr_session_get_busy (self->session))
+    ctr_session_file_read_async (path, self->cancellable, session_read, g_object_ref (self));
+}
+
 void
 _ctr_window_open_session (CtrWindow *self, const char *path)
 {
+  AdwMessageDialog *dialog;
+  guint n;
+  g_autofree char *body = NULL;
+
   if (ctr_session_get_busy (self->session))
     {
       _ctr_window_toast (self, "Cancel the running job before opening a session");
       return;
     }
-  ctr_session_file_read_async (path, self->cancellable, session_read, g_object_ref (self));
+  if (!ctr_session_get_unsaved (self->session))
+    {
+      ctr_session_file_read_async (path, self->cancellable, session_read, g_object_ref (self));
+      return;
+    }
+  /* the session's runs replace the window's: not without asking */
+  n = g_list_model_get_n_items (ctr_session_get_runs (self->session));
+  body = g_strdup_printf (g_dngettext (NULL, "The session’s runs replace the %u run of this window, which has not "
+                                             "been saved (Save Session… keeps it).",
+                                       "The session’s runs replace the %u runs of this window, which have not all "
+                                       "been saved (Save Session… keeps them).", n),
+                          n);
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), "Replace the Unsaved Runs?", body));
+  adw_message_dialog_add_responses (dialog, "cancel", "_Cancel", "replace", "_Replace", NULL);
+  adw_message_dialog_set_response_appearance (dialog, "replace", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (dialog, "cancel");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "ctr-path", g_strdup (path), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (replace_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void

@@ -306,6 +306,25 @@ test_window_session (void)
   adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "reconstruct");
   ui_spin (300);
   ui_screenshot (GTK_WIDGET (w), "ui-session-restored.png");
+
+  /* a new run, unsaved: opening the session again asks before replacing */
+  ui_run_method (w, CTR_METHOD_FBP, NULL, 0);
+  {
+    GtkWidget *dialog;
+    guint n = g_list_model_get_n_items (ctr_session_get_runs (ctr_window_get_session (w)));
+    CHECK (n == kept->len + 1 && ctr_session_get_unsaved (ctr_window_get_session (w)),
+           "a run after opening is run %u, unsaved", n);
+    ui_export_from (GTK_WIDGET (w), w, "win.open-session", path, path);
+    dialog = ui_wait_toplevel (GTK_WINDOW (w), ADW_TYPE_MESSAGE_DIALOG, 20);
+    CHECK (dialog != NULL && adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (dialog), "replace"),
+           "Open Session… over unsaved runs asks first: “%s”",
+           dialog ? adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)) : "no question");
+    if (dialog != NULL)
+      answer (ADW_MESSAGE_DIALOG (dialog), "cancel");
+    ui_spin (500);
+    CHECK (g_list_model_get_n_items (ctr_session_get_runs (ctr_window_get_session (w))) == n,
+           "Cancel keeps the window's %u runs", n);
+  }
   ui_close_window (w);
 }
 
