@@ -46,6 +46,8 @@ _ctr_window_update_actions (CtrWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-geometry", d != NULL && valid);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-session",
                                  g_list_model_get_n_items (ctr_session_get_runs (self->session)) > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-session-as",
+                                 g_list_model_get_n_items (ctr_session_get_runs (self->session)) > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-session", !busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.restore-session", !busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-volume", has_result);

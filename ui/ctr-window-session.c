@@ -4,7 +4,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- *   win.save-session     Ctrl+S        the runs, images, ROIs and calibration
+ *   win.save-session     Ctrl+S        the runs, images, ROIs and calibration: to
+ *                                      the session saved or opened last, else as…
+ *   win.save-session-as                to a folder chosen
  *   win.open-session     Ctrl+Alt+O    a NAME.ctrsession folder
  *   win.restore-session                the last session (the empty page's button)
  *
@@ -278,15 +280,27 @@ save_session_response (GtkNativeDialog *native, int response, CtrWindow *self)
   g_object_unref (native);
 }
 
+/* win.save-session: the session saved or opened last, again (not the last
+ * session kept on close: that one is the application's); else, and for
+ * win.save-session-as, a name chosen. */
 static void
 save_session_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   CtrWindow *self = CTR_WINDOW (widget);
-  GtkFileChooserNative *native =
-    _ctr_window_new_chooser (self, "Save Session", GTK_FILE_CHOOSER_ACTION_SAVE, "_Save", G_USER_DIRECTORY_DOCUMENTS);
-  g_autofree char *name = self->session_path ? g_path_get_basename (self->session_path)
-                                             : g_strdup ("session" CTR_SESSION_FILE_SUFFIX);
+  g_autofree char *last = last_session_path ();
+  GtkFileChooserNative *native;
+  g_autofree char *name = NULL;
 
+  if (g_str_equal (action_name, "win.save-session") && self->session_path != NULL &&
+      g_strcmp0 (self->session_path, last) != 0 && ctr_session_file_is_session (self->session_path))
+    {
+      g_autofree char *again = g_strdup (self->session_path);
+      _ctr_window_save_session (self, again);
+      return;
+    }
+  native = _ctr_window_new_chooser (self, "Save Session", GTK_FILE_CHOOSER_ACTION_SAVE, "_Save",
+                                    G_USER_DIRECTORY_DOCUMENTS);
+  name = self->session_path ? g_path_get_basename (self->session_path) : g_strdup ("session" CTR_SESSION_FILE_SUFFIX);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), name);
   g_signal_connect (native, "response", G_CALLBACK (save_session_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
@@ -346,7 +360,7 @@ last_saved (GObject *source, GAsyncResult *result, gpointer data)
   g_autoptr(GError) error = NULL;
 
   if (ctr_session_save_finish (CTR_SESSION (source), result, &error) < 0)
-    g_warning ("The last session could not be kept: %s", error->message);
+    g_message ("The last session could not be kept: %s", error->message);
   g_application_release (G_APPLICATION (data));
   g_object_unref (data);
 }
@@ -403,6 +417,7 @@ _ctr_window_session_actions_init (CtrWindowClass *klass)
   gtk_widget_class_bind_template_child_full (widget_class, "restore_button", FALSE, 0);
   gtk_widget_class_bind_template_child_full (widget_class, "restore_label", FALSE, 0);
   gtk_widget_class_install_action (widget_class, "win.save-session", NULL, save_session_action);
+  gtk_widget_class_install_action (widget_class, "win.save-session-as", NULL, save_session_action);
   gtk_widget_class_install_action (widget_class, "win.open-session", NULL, open_session_action);
   gtk_widget_class_install_action (widget_class, "win.restore-session", NULL, restore_session_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "win.save-session", NULL);

@@ -324,6 +324,16 @@ test_window_session (void)
     ui_spin (500);
     CHECK (g_list_model_get_n_items (ctr_session_get_runs (ctr_window_get_session (w))) == n,
            "Cancel keeps the window's %u runs", n);
+    /* Save Session (Ctrl+S) saves the opened session again, no chooser */
+    gtk_widget_activate_action (GTK_WIDGET (w), "win.save-session", NULL);
+    ui_wait (saved, w, 60, "the session saved again");
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CtrSessionFile) f = ctr_session_file_read (path, NULL, &error);
+      CHECK (f != NULL && f->runs->len == n && ui_wait_toplevel (GTK_WINDOW (w), GTK_TYPE_FILE_CHOOSER_DIALOG, 0.5) == NULL,
+             "Save Session writes the opened session again without asking where: %u runs in %s",
+             f ? f->runs->len : 0, path);
+    }
   }
   ui_close_window (w);
 }
