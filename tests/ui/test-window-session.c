@@ -359,15 +359,15 @@ file_exists (gpointer data)
   return g_file_test (data, G_FILE_TEST_EXISTS);
 }
 
-/* Closes @w as the title bar's button does; returns the question asked, or
- * NULL. */
+/* Closes @w as the title bar's button does; returns the question asked
+ * within @timeout_s, or NULL. */
 static AdwMessageDialog *
-close_and_ask (CtrWindow *w)
+close_and_ask (CtrWindow *w, double timeout_s)
 {
   GtkWidget *dialog;
 
   gtk_window_close (GTK_WINDOW (w));
-  dialog = ui_wait_toplevel (GTK_WINDOW (w), ADW_TYPE_MESSAGE_DIALOG, 5);
+  dialog = ui_wait_toplevel (GTK_WINDOW (w), ADW_TYPE_MESSAGE_DIALOG, timeout_s);
   return dialog != NULL ? ADW_MESSAGE_DIALOG (dialog) : NULL;
 }
 
@@ -395,7 +395,7 @@ test_window_session_close (void)
   w = ui_new_window ();
   CHECK (ui_open_and_wait (w, dataset, 120), "dataset loaded");
   ui_run_method (w, CTR_METHOD_FBP, NULL, 0);
-  ask = close_and_ask (w);
+  ask = close_and_ask (w, 10);
   CHECK (ask != NULL && gtk_widget_get_visible (GTK_WIDGET (w)) &&
              adw_message_dialog_has_response (ask, "save") && adw_message_dialog_has_response (ask, "discard") &&
              adw_message_dialog_has_response (ask, "cancel"),
@@ -417,7 +417,7 @@ test_window_session_close (void)
     GListModel *runs = ctr_session_get_runs (ctr_window_get_session (w));
     running = g_list_model_get_item (runs, g_list_model_get_n_items (runs) - 1);
   }
-  ask = close_and_ask (w);
+  ask = close_and_ask (w, 10);
   CHECK (ask != NULL && strstr (adw_message_dialog_get_body (ask), "will be cancelled") != NULL,
          "closing during a run says it will be cancelled: “%s”", ask ? adw_message_dialog_get_body (ask) : "");
   if (ask != NULL)
@@ -438,7 +438,7 @@ test_window_session_close (void)
   ui_run_method (w, CTR_METHOD_FBP, NULL, 0);
   CHECK (ui_export (w, "win.save-session", saved_path), "Save Session… writes %s", saved_path);
   ui_wait (saved, w, 60, "the session saved");
-  ask = close_and_ask (w);
+  ask = close_and_ask (w, 1);
   CHECK (ask == NULL, "a window whose runs are saved closes without a question");
   ui_wait (file_exists, last, 60, "the last session");
   CHECK (g_file_test (last, G_FILE_TEST_IS_REGULAR), "the last session is kept in %s", last);
