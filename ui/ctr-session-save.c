@@ -56,18 +56,31 @@ snapshot_rois (CtrSessionFile *f, CtrRoiSet *rois)
   f->mu_water = ctr_roi_set_get_mu_water (rois, &f->calibrated);
 }
 
-/* Every run but a running one, the ROIs and the open dataset. */
+/* Every run but a running one, the ROIs and the open dataset; NULL with
+ * CTR_ERROR_IO when a run's image is gone (its spilled file unreadable):
+ * never a session that silently lacks an image. */
 static CtrSessionFile *
-snapshot (CtrSession *self, CtrRoiSet *rois)
+snapshot (CtrSession *self, CtrRoiSet *rois, GError **error)
 {
-  CtrSessionFile *f = _ctr_session_file_new ();
+  g_autoptr(CtrSessionFile) f = _ctr_session_file_new ();
   GListModel *runs = G_LIST_MODEL (self->runs);
 
   for (guint i = 0; i < g_list_model_get_n_items (runs); i++)
     {
       g_autoptr(CtrRun) run = g_list_model_get_item (runs, i);
-      if (ctr_run_get_state (run) != CTR_RUN_RUNNING)
-        g_ptr_array_add (f->runs, record_of (run));
+      CtrSessionRunRecord *r;
+
+      if (ctr_run_get_state (run) == CTR_RUN_RUNNING)
+        continue;
+      r = record_of (run);
+      g_ptr_array_add (f->runs, r);
+      if (ctr_run_has_image (run) && r->image == NULL)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_IO,
+                       "The image of “%s” could not be read back from the session's folder %s: nothing was saved",
+                       ctr_run_get_label (run), self->spill_dir ? self->spill_dir : "");
+          return NULL;
+        }
     }
   if (rois != NULL)
     snapshot_rois (f, rois);
@@ -76,7 +89,7 @@ snapshot (CtrSession *self, CtrRoiSet *rois)
       f->dataset_path = g_strdup (self->dataset->path);
       f->variant = g_strdup (self->dataset->variant);
     }
-  return f;
+  return g_steal_pointer (&f);
 }
 
 /* ---- saving ------------------------------------------------------------------- */
@@ -91,7 +104,7 @@ static void
 save_job_free (gpointer data)
 {
   SaveJob *job = data;
-  ctr_session_file_free (job->file);
+  g_clear_pointer (&job->file, ctr_session_file_free);
   g_free (job->path);
   g_free (job);
 }
@@ -137,7 +150,13 @@ ctr_session_save_async (CtrSession          *self,
       return;
     }
   job = g_new0 (SaveJob, 1);
-  job->file = snapshot (self, rois);
+  job->file = snapshot (self, rois, &error);
+  if (job->file == NULL)
+    {
+      save_job_free (job);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
   job->path = g_strdup (path);
   job->changes = self->changes;
   g_task_set_task_data (task, job, save_job_free);

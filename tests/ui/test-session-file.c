@@ -325,6 +325,22 @@ test_round_trip (void)
     g_assert_no_error (error);
     g_assert_cmpuint (file->runs->len, ==, 3);
   }
+
+  /* an image spilled to the cache and lost there: the save fails, says so
+   * and writes nothing (never a session silently without an image) */
+  {
+    g_autofree char *lost = g_build_filename (dir, "lost" CTR_SESSION_FILE_SUFFIX, NULL);
+    g_autofree char *spilled = NULL;
+    ctr_session_set_memory_budget (session, 1);
+    g_assert_nonnull (ctr_session_get_spill_folder (session));
+    spilled = g_build_filename (ctr_session_get_spill_folder (session), "run-1.f32", NULL);
+    g_assert_cmpint (g_unlink (spilled), ==, 0);
+    g_assert_cmpint (save (session, rois, lost, &error), <, 0);
+    g_assert_error (error, CTR_ERROR, CTR_ERROR_IO);
+    g_assert_nonnull (strstr (error->message, "FBP, Hann 0.8"));
+    g_assert_false (g_file_test (lost, G_FILE_TEST_EXISTS));
+    assert_no_temporary (dir);
+  }
 }
 
 /* A volume (FDK of a cone-beam scan): its slices saved as TIFF pages from
