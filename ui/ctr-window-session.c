@@ -57,6 +57,14 @@ apply_water (CtrWindow *self, CtrSessionFile *f)
   guint n = g_list_model_get_n_items (shown);
 
   ctr_roi_set_set_mu_water (self->roi_set, f->mu_water, f->calibrated);
+  {
+    /* the status line says where the runs came from (a load said "Dataset loaded") */
+    g_autofree char *base = g_path_get_basename (f->path);
+    g_autofree char *status = g_strdup_printf (g_dngettext (NULL, "Opened the session %s: %u run",
+                                                            "Opened the session %s: %u runs", f->runs->len),
+                                               base, f->runs->len);
+    ctr_session_set_status (self->session, NULL, status);
+  }
   if (n > 0)
     {
       g_autoptr(CtrRun) newest = g_list_model_get_item (shown, n - 1);

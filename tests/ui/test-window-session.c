@@ -302,6 +302,8 @@ test_window_session (void)
     CHECK (calibrated && same (mu, mu2), "the water calibration is back: μ_water %.6f /mm (saved %.6f), calibrated",
            mu2, mu);
     CHECK (!ctr_session_get_unsaved (s), "the opened runs count as saved");
+    CHECK (g_str_has_prefix (ctr_session_get_status (s), "Opened the session ui-session-test.ctrsession: 2 runs"),
+           "the status line says so: “%s”", ctr_session_get_status (s));
   }
   adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "reconstruct");
   ui_spin (300);
