@@ -9,6 +9,7 @@
 #define G_LOG_DOMAIN "ctr-roi-set"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ctr-roi-set.h"
@@ -166,6 +167,42 @@ ctr_roi_set_add (CtrRoiSet *self, const CtrRoi *roi)
   g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
   changed (self);
   return position;
+}
+
+guint
+ctr_roi_set_add_named (CtrRoiSet *self, const char *name, const CtrRoi *roi)
+{
+  guint position, number = 0;
+  CtrRoiItem *item;
+
+  g_return_val_if_fail (CTR_IS_ROI_SET (self), 0);
+  g_return_val_if_fail (name != NULL, 0);
+  position = ctr_roi_set_add (self, roi);
+  item = g_ptr_array_index (self->items, position);
+  g_free (item->name);
+  item->name = g_strdup (name);
+  /* "ROI 7": the next one drawn is "ROI 8" at least */
+  if (sscanf (name, "ROI %u", &number) == 1 && number >= self->next_number)
+    self->next_number = number + 1;
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
+  return position;
+}
+
+void
+ctr_roi_set_clear (CtrRoiSet *self)
+{
+  guint n;
+
+  g_return_if_fail (CTR_IS_ROI_SET (self));
+  n = self->items->len;
+  g_ptr_array_set_size (self->items, 0);
+  self->next_number = 1;
+  self->background = -1;
+  self->selected = -1;
+  self->have_ruler = FALSE;
+  if (n > 0)
+    g_list_model_items_changed (G_LIST_MODEL (self), 0, n, 0);
+  changed (self);
 }
 
 void

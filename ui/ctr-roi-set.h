@@ -41,6 +41,14 @@ CtrRoiSet  *ctr_roi_set_new            (void);
 /* Appends a copy of @roi (valid: ctr_roi_validate); returns its position. */
 guint       ctr_roi_set_add            (CtrRoiSet    *self,
                                         const CtrRoi *roi);
+/* As ctr_roi_set_add() with the name @name ("ROI 3", as a saved session
+ * gives it back); later ROIs are numbered after the largest "ROI N". */
+guint       ctr_roi_set_add_named      (CtrRoiSet    *self,
+                                        const char   *name,
+                                        const CtrRoi *roi);
+/* Removes every ROI and the ruler (the tool and μ_water stay); the next
+ * ROI is "ROI 1" again. */
+void        ctr_roi_set_clear          (CtrRoiSet    *self);
 /* Replaces the region of the ROI at @position (moved or redrawn). */
 void        ctr_roi_set_update         (CtrRoiSet    *self,
                                         guint         position,

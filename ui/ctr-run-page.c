@@ -580,6 +580,14 @@ on_runs_changed (CtrRunPage *self, guint position, guint removed, guint added, G
   update_plot_column (self);
 }
 
+void
+ctr_run_page_show_run (CtrRunPage *self, CtrRun *run)
+{
+  g_return_if_fail (CTR_IS_RUN_PAGE (self));
+  g_return_if_fail (CTR_IS_RUN (run));
+  on_run_state (self, NULL, run);
+}
+
 /* The run store's total under the runs: what is kept, where. */
 static void
 on_store (CtrRunPage *self)

@@ -28,6 +28,10 @@ CtrMethodPanel *ctr_run_page_get_method_panel (CtrRunPage *self);
 void            ctr_run_page_set_roi_set      (CtrRunPage *self,
                                                CtrRoiSet  *set);
 CtrRoiPanel    *ctr_run_page_get_roi_panel    (CtrRunPage *self);
+/* Shows @run's result (finished, or a cancelled volume run's kept
+ * iterate) as when it ended: a run opened from a saved session. */
+void            ctr_run_page_show_run         (CtrRunPage *self,
+                                               CtrRun     *run);
 /* The slice toolbar's window preset (property "preset"): a name of
  * ctr-hu-preset.h, "auto" when none; "custom" after a drag moved a
  * Hounsfield preset's window. */

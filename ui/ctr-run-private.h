@@ -15,6 +15,14 @@ CtrRun *_ctr_run_new         (guint                  number,
                               const CtrReconOptions *options,
                               const CtrGrid         *grid,
                               const CtrDataset      *dataset);
+/* A run read back from a saved session (ctr-session-save.c): as
+ * _ctr_run_new(), with the data it ran on named by @dataset (its label)
+ * and @dataset_path; finish it with _ctr_run_finish(). */
+CtrRun *_ctr_run_new_restored (guint                  number,
+                               const CtrReconOptions *options,
+                               const CtrGrid         *grid,
+                               const char            *dataset,
+                               const char            *dataset_path);
 /* Appends the numbers of one report (->image is not kept); notifies n-stats. */
 void    _ctr_run_add_stats   (CtrRun                *self,
                               const CtrIterStats    *stats);

@@ -135,6 +135,33 @@ _ctr_run_new (guint                  number,
   return self;
 }
 
+CtrRun *
+_ctr_run_new_restored (guint                  number,
+                       const CtrReconOptions *options,
+                       const CtrGrid         *grid,
+                       const char            *dataset,
+                       const char            *dataset_path)
+{
+  CtrRun *self = g_object_new (CTR_TYPE_RUN, NULL);
+  g_autofree char *what = ctr_recon_options_describe (options);
+
+  self->number = number;
+  self->options = *options;
+  self->grid = *grid;
+  self->label = g_strdup_printf ("%u · %s", number, what);
+  self->derivation = describe_options (options);
+  self->dataset = g_strdup (dataset != NULL ? dataset : "dataset");
+  self->dataset_path = g_strdup (dataset_path);
+  return self;
+}
+
+const char *
+ctr_run_get_dataset_path (CtrRun *self)
+{
+  g_return_val_if_fail (CTR_IS_RUN (self), NULL);
+  return self->dataset_path;
+}
+
 gboolean
 ctr_run_is_of (CtrRun *self, const CtrDataset *dataset)
 {

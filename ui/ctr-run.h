@@ -44,6 +44,8 @@ const char            *ctr_run_get_label        (CtrRun *self);
 /* The data it ran on: the dataset's name, and its variant when one was
  * loaded ("head-fan-lowdose · full_dose"); the runs list groups by it. */
 const char            *ctr_run_get_dataset      (CtrRun *self);
+/* The path of the file it ran on (CtrDataset->path). */
+const char            *ctr_run_get_dataset_path (CtrRun *self);
 /* Whether the run was made on @dataset's file (any of its variants: they
  * share the reference, so their figures compare); FALSE for NULL. */
 gboolean               ctr_run_is_of            (CtrRun           *self,

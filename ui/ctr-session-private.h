@@ -37,6 +37,8 @@ struct _CtrSession
   guint         balance_id;
   guint         next_run;  /* the number of the next run (runs can be deleted) */
   gboolean      keep_runs; /* runs stay when another dataset is loaded */
+  guint64       changes;       /* runs added, finished or deleted so far */
+  guint64       saved_changes; /* ->changes when last saved or restored */
 
   CtrIterStats *latest_stats;
   double        fraction;
@@ -105,6 +107,12 @@ void          _ctr_session_store_removed      (CtrSession         *self,
 /* Rebuilds the open dataset's results (a new dataset, a result added or
  * removed). */
 void          _ctr_session_sync_open_results  (CtrSession         *self);
+
+/* The runs changed (a run started, finished or deleted): they are
+ * unsaved until the next save (ctr-session-save.c). */
+void          _ctr_session_runs_changed       (CtrSession         *self);
+/* Whatever the runs are now is saved. */
+void          _ctr_session_mark_saved         (CtrSession         *self);
 
 /* Forgets the kept plan (a new dataset). */
 void          _ctr_session_drop_plan          (CtrSession         *self);

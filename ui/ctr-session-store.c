@@ -301,6 +301,7 @@ void
 _ctr_session_store_add (CtrSession *self, CtrRun *run)
 {
   _ctr_run_set_reloaded (run, on_reloaded, self);
+  _ctr_session_runs_changed (self);
   (void) ctr_run_get_result (run);   /* the newest is the most recently used */
   g_list_store_append (self->results, run);
   balance (self, run);

@@ -268,6 +268,25 @@ ctr_session_clear_runs (CtrSession *self)
 }
 
 void
+_ctr_session_runs_changed (CtrSession *self)
+{
+  self->changes++;
+}
+
+void
+_ctr_session_mark_saved (CtrSession *self)
+{
+  self->saved_changes = self->changes;
+}
+
+gboolean
+ctr_session_get_unsaved (CtrSession *self)
+{
+  g_return_val_if_fail (CTR_IS_SESSION (self), FALSE);
+  return self->changes != self->saved_changes && g_list_model_get_n_items (G_LIST_MODEL (self->runs)) > 0;
+}
+
+void
 ctr_session_set_keep_runs (CtrSession *self, gboolean keep)
 {
   g_return_if_fail (CTR_IS_SESSION (self));
@@ -438,6 +457,7 @@ static void
 ctr_session_init (CtrSession *self)
 {
   self->runs = g_list_store_new (CTR_TYPE_RUN);
+  g_signal_connect_swapped (self->runs, "items-changed", G_CALLBACK (_ctr_session_runs_changed), self);
   self->results = g_list_store_new (CTR_TYPE_RUN);
   self->progress_text = g_strdup ("Idle");
   self->status = g_strdup ("Ready");

@@ -103,6 +103,10 @@ gboolean      ctr_session_remove_run       (CtrSession    *self,
                                             GError       **error);
 /* Deletes every run but the running one (their numbers go on). */
 void          ctr_session_clear_runs       (CtrSession    *self);
+/* Whether the session holds runs that changed (started, finished, deleted)
+ * since it was last saved or opened (ctr-session-file.h): what the window
+ * asks about before closing.  FALSE without runs. */
+gboolean      ctr_session_get_unsaved      (CtrSession    *self);
 /* Whether runs stay when another dataset is loaded (default TRUE). */
 void          ctr_session_set_keep_runs    (CtrSession    *self,
                                             gboolean       keep);

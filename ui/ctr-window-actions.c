@@ -15,6 +15,7 @@
  *   win.export-metrics                      every run's numbers, CSV
  *   win.export-profile                      the line profile, CSV
  *   win.export-roi-csv                      every ROI on every run, CSV
+ * (the session's actions are in ctr-window-session.c)
  * (Ctrl+R, Esc and Ctrl+O are the application's accelerators.)  Files are
  * chosen with GtkFileChooserNative; every write goes to a temporary file
  * renamed into place and ends with a toast saying what happened.
@@ -43,6 +44,12 @@ _ctr_window_update_actions (CtrWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-variant",
                                  d != NULL && d->variants != NULL && !ctr_session_get_loading (self->session));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-geometry", d != NULL && valid);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-session",
+                                 g_list_model_get_n_items (ctr_session_get_runs (self->session)) > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-session-as",
+                                 g_list_model_get_n_items (ctr_session_get_runs (self->session)) > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-session", !busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.restore-session", !busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-volume", has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-dicom", has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-metrics", has_result);
@@ -118,10 +125,8 @@ remember_folder (CtrWindow *self, const char *path)
   self->last_folder = g_path_get_dirname (path);
 }
 
-/* A file chooser: opening starts in the loaded dataset's folder; saving in
- * _ctr_window_save_folder (@fallback). */
-static GtkFileChooserNative *
-new_chooser (CtrWindow *self, const char *title, GtkFileChooserAction action, const char *accept,
+GtkFileChooserNative *
+_ctr_window_new_chooser (CtrWindow *self, const char *title, GtkFileChooserAction action, const char *accept,
              GUserDirectory fallback)
 {
   GtkFileChooserNative *native = gtk_file_chooser_native_new (title, GTK_WINDOW (self), action, accept, "_Cancel");
@@ -168,7 +173,7 @@ open_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   CtrWindow *self = CTR_WINDOW (widget);
   GtkFileChooserNative *native =
-    new_chooser (self, "Open Dataset", GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", G_USER_DIRECTORY_DOCUMENTS);
+    _ctr_window_new_chooser (self, "Open Dataset", GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", G_USER_DIRECTORY_DOCUMENTS);
 
   /* DICOM files often have no extension: shared-mime-info recognises them
    * by "DICM" at offset 128 (application/dicom). */
@@ -189,7 +194,7 @@ open_folder_action (GtkWidget *widget, const char *action_name, GVariant *parame
 {
   CtrWindow *self = CTR_WINDOW (widget);
   GtkFileChooserNative *native =
-    new_chooser (self, "Open DICOM Folder", GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open", G_USER_DIRECTORY_DOCUMENTS);
+    _ctr_window_new_chooser (self, "Open DICOM Folder", GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open", G_USER_DIRECTORY_DOCUMENTS);
 
   g_signal_connect (native, "response", G_CALLBACK (open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
@@ -283,7 +288,7 @@ static void
 ask_save_path (CtrWindow *self, const char *title, const char *name, SaveFunc func)
 {
   GtkFileChooserNative *native =
-    new_chooser (self, title, GTK_FILE_CHOOSER_ACTION_SAVE, "_Save",
+    _ctr_window_new_chooser (self, title, GTK_FILE_CHOOSER_ACTION_SAVE, "_Save",
                  g_str_has_suffix (name, ".png") ? G_USER_DIRECTORY_PICTURES : G_USER_DIRECTORY_DOCUMENTS);
 
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), name);
@@ -447,7 +452,7 @@ static void
 export_dicom_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
   CtrWindow *self = CTR_WINDOW (widget);
-  GtkFileChooserNative *native = new_chooser (self, "Export DICOM Series (choose a folder)",
+  GtkFileChooserNative *native = _ctr_window_new_chooser (self, "Export DICOM Series (choose a folder)",
                                               GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Export",
                                               G_USER_DIRECTORY_DOCUMENTS);
 

@@ -25,6 +25,7 @@
 
 #include "ctr-window-private.h"
 #include "ctr-dicom-dialogs.h"
+#include "ctr-session-file.h"
 
 G_DEFINE_FINAL_TYPE (CtrWindow, ctr_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -248,7 +249,10 @@ ctr_window_open (CtrWindow *self,
       _ctr_window_show_error (self, "Could Not Open Dataset", message);
       return;
     }
-  _ctr_window_load (self, path, NULL);
+  if (ctr_session_file_is_session (path))
+    _ctr_window_open_session (self, path);
+  else
+    _ctr_window_load (self, path, NULL);
 }
 
 static gboolean
@@ -498,6 +502,10 @@ ctr_window_close_request (GtkWindow *window)
 {
   CtrWindow *self = CTR_WINDOW (window);
 
+  /* unsaved runs: the user answers first (ctr-window-session.c) */
+  if (_ctr_window_ask_before_close (self))
+    return TRUE;
+  _ctr_window_keep_last_session (self);
   g_cancellable_cancel (self->cancellable);
   return GTK_WINDOW_CLASS (ctr_window_parent_class)->close_request (window);
 }
@@ -521,6 +529,8 @@ ctr_window_dispose (GObject *object)
   g_clear_object (&self->recent_section);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->last_folder, g_free);
+  g_clear_pointer (&self->session_path, g_free);
+  g_clear_pointer (&self->saving_path, g_free);
 
   G_OBJECT_CLASS (ctr_window_parent_class)->dispose (object);
 }
@@ -568,6 +578,7 @@ ctr_window_class_init (CtrWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   _ctr_window_class_actions_init (klass);
+  _ctr_window_session_actions_init (klass);
 }
 
 static void
@@ -591,6 +602,8 @@ ctr_window_init (CtrWindow *self)
   g_signal_connect_object (self->session, "notify::busy", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (ctr_session_get_results (self->session), "items-changed",
+                           G_CALLBACK (_ctr_window_update_actions), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (ctr_session_get_runs (self->session), "items-changed",
                            G_CALLBACK (_ctr_window_update_actions), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->profile_page, "notify::n-curves", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
@@ -625,6 +638,7 @@ ctr_window_init (CtrWindow *self)
                              G_CALLBACK (rebuild_recent_menu), self, G_CONNECT_SWAPPED);
   }
   _ctr_window_update_actions (self);
+  _ctr_window_offer_last_session (self);
 }
 
 CtrWindow *

@@ -15,7 +15,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (CtrWindow, ctr_window, CTR, WINDOW, AdwApplicationWindow)
 
 CtrWindow  *ctr_window_new         (GtkApplication *application);
-/* Opens @file (a geometry.json, a DICOM file or folder, a dataset folder)
+/* Opens @file (a geometry.json, a DICOM file or folder, a dataset folder;
+ * a saved session folder NAME.ctrsession opens as Open Session… does)
  * in this window; a running job is cancelled.  Several DICOM series ask
  * which one, an XA file without geometry asks for it; errors are shown. */
 void        ctr_window_open        (CtrWindow      *self,

@@ -37,6 +37,11 @@
 #    head-fan-lowdose (two lower doses × FBP, PART, PWLS), export, Cancel:
 #    ui-study.png; /ui/window/dose-estimate: the page's I0 estimated from the
 #    sinogram in a thread (ui-dose-estimate.png).
+# 2f. /ui/window/session, session-close (tests/ui/test-window-session.c):
+#    runs, ROIs, ruler and water calibration saved as a session, the window
+#    closed, a new one opens the session: every run image bitwise identical
+#    (ui-session-restored.png); closing with unsaved runs asks, a run in
+#    progress is cancelled on Discard, the last session is offered.
 # 3. /ui/window/volume: a cone-beam volume (head-cone-small, FDK) shown as a
 #    coronal plane: ui-volume-coronal.png; /ui/window/volume-run and
 #    volume-window (tests/ui/test-window-volume.c): a cone SIRT's live view
@@ -445,6 +450,30 @@ if [ -n "${CTR_SHARED_DATA:-}" ] && [ -f "$lowdose" ] && [ -f "$shepp" ]; then
 else
   echo "SKIP (part 2e): no head-fan-lowdose and shepp-logan-fan in \$CTR_SHARED_DATA"
 fi
+
+# ---- 2f. sessions (tests/ui/test-window-session.c) -----------------------------
+# Save Session…, the window closed, Open Session… in a new one: every run,
+# ROI and the calibration back, images bitwise; the question before closing;
+# the last session offered.  ui-session-restored.png shows the restored SIRT
+# with its ROIs and ruler (grey levels in the slice area).
+mkdir -p "$work/session-cache"
+rm -rf "$build_dir/ui-session-restored.png" "$build_dir/ui-session-test.ctrsession" \
+       "$build_dir/ui-session-close.ctrsession" "$build_dir/ui-session-not-a-session"
+run_case session GSK_RENDERER=cairo XDG_CACHE_HOME="$work/session-cache"
+run_case session-close GSK_RENDERER=cairo XDG_CACHE_HOME="$work/session-cache"
+"$python" - "$build_dir/ui-session-restored.png" "$work" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from png import load
+import numpy as np
+data, rgb = load(sys.argv[1])
+h, w = rgb.shape[:2]
+region = rgb[h // 8: 7 * h // 8, w // 3: 2 * w // 3]
+g = (region[:, :, 0] == region[:, :, 1]) & (region[:, :, 1] == region[:, :, 2])
+levels = len(np.unique(region[g][:, 0]))
+print(f"ui-session-restored: {w}x{h}, {levels} grey levels in the slice area")
+assert levels >= 32, "no restored image shown"
+PY
 
 # ---- 3. a volume: cone-beam FDK shown as a coronal plane ----------------------
 cone="${CTR_SHARED_DATA:-}/head-cone-small/geometry.json"

@@ -1144,6 +1144,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/open-unsupported", test_window_open_unsupported);
   g_test_add_func ("/ui/window/recent-underscore", test_window_recent_underscore);
   g_test_add_func ("/ui/window/dicom-window", test_window_dicom_window);
+  g_test_add_func ("/ui/window/session", test_window_session);
+  g_test_add_func ("/ui/window/session-close", test_window_session_close);
   status = g_test_run ();
 
   g_clear_object (&app);

@@ -152,6 +152,10 @@ void        test_window_open_unsupported   (void);
 void        test_window_recent_underscore  (void);
 void        test_window_dicom_window       (void);
 
+/* tests/ui/test-window-session.c */
+void        test_window_session            (void);
+void        test_window_session_close      (void);
+
 /* tests/ui/test-window-volume.c */
 void        test_window_volume_run         (void);
 void        test_window_volume_window      (void);

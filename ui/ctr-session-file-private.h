@@ -1,0 +1,27 @@
+/* ctr-session-file-private.h — what the files of a session folder share:
+ * ctr-session-file.c writes it, ctr-session-file-read.c reads it,
+ * ctr-session-save.c takes a session's snapshot and restores one.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "ctr-session-file.h"
+
+G_BEGIN_DECLS
+
+/* An empty file: no runs, no ROIs, the default μ_water. */
+CtrSessionFile *_ctr_session_file_new        (void);
+void            _ctr_session_run_record_free (gpointer                    record);
+/* "run-N.tif" (transfer full). */
+char           *_ctr_session_run_image_name  (const CtrSessionRunRecord *record);
+/* session.json's text for @file (transfer full). */
+char           *_ctr_session_file_manifest   (const CtrSessionFile      *file);
+/* Writes @file as the folder @path (a staged folder swapped in); FALSE
+ * with CTR_ERROR_IO or CTR_ERROR_INVALID_ARGUMENT (@path is not ours). */
+gboolean        _ctr_session_file_write      (const CtrSessionFile      *file,
+                                              const char                *path,
+                                              GCancellable              *cancellable,
+                                              GError                   **error);
+
+G_END_DECLS
