@@ -19,8 +19,7 @@
 #include <omp.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#ifdef CTR_AREA_HAVE_AVX2
 #define SWEEP_HAVE_AVX2 1
 #endif
 
@@ -283,47 +282,23 @@ weights_scalar (const CtrAreaSweep *s, guint k, long j0, long n, double xc, doub
 }
 
 #ifdef SWEEP_HAVE_AVX2
-/* ctr_area_edge_area for four bins: the same operations in the same order
- * (no fused multiply-adds), so the same bits. */
-__attribute__ ((target ("avx2"))) static inline __m256d
-edge4 (const double *P, gsize n, int b, __m256d full, __m256d xc, __m256d yc)
-{
-  const __m256d nx = _mm256_loadu_pd (P + (b + 0) * n), ny = _mm256_loadu_pd (P + (b + 1) * n);
-  const __m256d kk = _mm256_loadu_pd (P + (b + 2) * n), a = _mm256_loadu_pd (P + (b + 3) * n);
-  const __m256d bb = _mm256_loadu_pd (P + (b + 4) * n), i8 = _mm256_loadu_pd (P + (b + 5) * n);
-  const __m256d i2 = _mm256_loadu_pd (P + (b + 6) * n);
-  const __m256d d = _mm256_sub_pd (_mm256_sub_pd (kk, _mm256_mul_pd (nx, xc)), _mm256_mul_pd (ny, yc));
-  const __m256d ad = _mm256_andnot_pd (_mm256_set1_pd (-0.0), d);
-  const __m256d r = _mm256_max_pd (_mm256_sub_pd (_mm256_add_pd (a, bb), ad), _mm256_setzero_pd ());
-  const __m256d ramp = _mm256_mul_pd (_mm256_mul_pd (_mm256_mul_pd (full, r), r), i8);
-  const __m256d plat = _mm256_mul_pd (full, _mm256_sub_pd (_mm256_set1_pd (0.5), _mm256_mul_pd (ad, i2)));
-  const __m256d tail = _mm256_blendv_pd (plat, ramp, _mm256_cmp_pd (ad, _mm256_sub_pd (a, bb), _CMP_GT_OQ));
-  return _mm256_blendv_pd (_mm256_sub_pd (full, tail), tail, _mm256_cmp_pd (d, _mm256_setzero_pd (), _CMP_GE_OQ));
-}
-
 /* Four bins' weights (float) for the pixel centred at (x, y): bins j0 …
  * j0 + 3 of the block's view @k, lanes at or beyond @n zero. */
-__attribute__ ((target ("avx2"))) static inline __m128
+__attribute__ ((target ("avx2"), always_inline)) static inline __m128
 weights4 (const CtrAreaSweep *s, guint k, long j0, long n, __m256d x, __m256d y)
 {
   const gsize stride = s->nc + 4;
-  const __m256d full = _mm256_set1_pd (s->full), zero = _mm256_setzero_pd ();
   const double *P = s->soa + (gsize) k * N_PARAM * stride + j0;
-  const __m256d area = _mm256_sub_pd (_mm256_add_pd (edge4 (P, stride, P_NX0, full, x, y),
-                                                     edge4 (P, stride, P_NX1, full, x, y)), full);
-  const __m256d t = _mm256_add_pd (_mm256_mul_pd (_mm256_sub_pd (x, _mm256_loadu_pd (P + P_S0 * stride)),
-                                                  _mm256_loadu_pd (P + P_DM0 * stride)),
-                                   _mm256_mul_pd (_mm256_sub_pd (y, _mm256_loadu_pd (P + P_S1 * stride)),
-                                                  _mm256_loadu_pd (P + P_DM1 * stride)));
-  const __m256d width = _mm256_add_pd (_mm256_loadu_pd (P + P_W0 * stride),
-                                       _mm256_mul_pd (t, _mm256_loadu_pd (P + P_WPM * stride)));
-  const __m256d wd = _mm256_div_pd (area, width);
-  const __m256d lane = _mm256_set_pd (3, 2, 1, 0);
-  const __m256d ok = _mm256_and_pd (_mm256_and_pd (_mm256_cmp_pd (area, zero, _CMP_GT_OQ),
-                                                   _mm256_cmp_pd (width, zero, _CMP_GT_OQ)),
-                                    _mm256_and_pd (_mm256_cmp_pd (wd, _mm256_set1_pd (1e-6 * s->min_side), _CMP_GT_OQ),
-                                                   _mm256_cmp_pd (lane, _mm256_set1_pd ((double) n), _CMP_LT_OQ)));
-  return _mm256_cvtpd_ps (_mm256_and_pd (wd, ok));
+#define LD(i) _mm256_loadu_pd (P + (gsize) (i) * stride)
+  const CtrAreaRay4 r = {
+    { { LD (P_NX0), LD (P_NY0), LD (P_K0), LD (P_A0), LD (P_B0), LD (P_I80), LD (P_I20) },
+      { LD (P_NX1), LD (P_NY1), LD (P_K1), LD (P_A1), LD (P_B1), LD (P_I81), LD (P_I21) } },
+    LD (P_S0), LD (P_S1), LD (P_DM0), LD (P_DM1), LD (P_W0), LD (P_WPM)
+  };
+#undef LD
+  const __m256d w = ctr_area_ray_weight4 (&r, _mm256_set1_pd (s->full), _mm256_set1_pd (1e-6 * s->min_side), x, y);
+  const __m256d lane = _mm256_cmp_pd (_mm256_set_pd (3, 2, 1, 0), _mm256_set1_pd ((double) n), _CMP_LT_OQ);
+  return _mm256_cvtpd_ps (_mm256_and_pd (w, lane));
 }
 #endif
 
