@@ -51,7 +51,9 @@
 #    recent-underscore, dicom-window (tests/ui/test-window-small.c): issue
 #    31's smaller window defects, one short case each; /ui/window/fit-1280
 #    (tests/ui/test-window-fit.c): every page's minimum size fits 1280×720,
-#    the window at that size with an FBP run: ui-1280.png.
+#    the window at that size with an FBP run: ui-1280.png;
+#    /ui/window/study-drawn-rois (tests/ui/test-window-study-rois.c): the
+#    Dose Study's ROIs taken from those drawn (ui-study-drawn-rois.png).
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
 #    gel-fan's 72 DICOM-CT-PD views and to 37 of head-fan-lowdose's first 40
 #    (views 10, 20, 30 left out) is opened; the series dialog must list both,
@@ -553,6 +555,7 @@ print(f"ui-1280: {w}x{h}, {levels} grey levels in the slice area")
 assert w <= 1280 and h <= 720, "the window is larger than 1280x720"
 assert levels >= 32, "no slice shown at 1280x720"
 PY
+run_case study-drawn-rois GSK_RENDERER=cairo
 
 # ---- 4. DICOM: series dialog, summary, recent files, HU, export ---------------
 gel_dcm="${CTR_SHARED_DATA:-}/gel-fan/dicom-ct-pd"
