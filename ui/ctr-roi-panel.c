@@ -571,12 +571,15 @@ ctr_roi_panel_init (CtrRoiPanel *self)
   gtk_widget_set_parent (group, GTK_WIDGET (self));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), box);
 
+  /* not homogeneous: four buttons as wide as "Rectangle" (432 px) made the
+   * sidebar, and so the window, wider than a 1280 px screen; each button
+   * expands so that the row still fills the sidebar */
   gtk_widget_add_css_class (tools, "linked");
-  gtk_box_set_homogeneous (GTK_BOX (tools), TRUE);
   for (guint i = 0; i < G_N_ELEMENTS (self->tools); i++)
     {
       self->tools[i] = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_label (tool_labels[i]));
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->tools[i]), tool_tips[i]);
+      gtk_widget_set_hexpand (GTK_WIDGET (self->tools[i]), TRUE);
       g_object_set_data (G_OBJECT (self->tools[i]), "tool", GUINT_TO_POINTER (i));
       if (i > 0)
         gtk_toggle_button_set_group (self->tools[i], self->tools[0]);

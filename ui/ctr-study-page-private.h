@@ -7,6 +7,7 @@
 #pragma once
 
 #include "ctr-study-page.h"
+#include "ctr-roi-set.h"
 
 G_BEGIN_DECLS
 
@@ -34,6 +35,7 @@ struct _CtrStudyPage
   char           *last_folder;  /* where the last export went */
   GCancellable   *dose_cancellable; /* the I0 estimate of the open dataset; nullable */
   gboolean        estimating;   /* that estimate is still running */
+  CtrRoiSet      *roi_set;      /* the ROIs drawn on the image; nullable */
 
   /* template children */
   GtkWidget      *content;
@@ -89,5 +91,13 @@ void      _ctr_study_page_add_current_action (GtkWidget         *widget,
 void      _ctr_study_page_add_preset_action  (GtkWidget         *widget,
                                               const char        *action_name,
                                               GVariant          *parameter);
+
+/* ctr-study-page-rois.c */
+/* study.use-drawn-rois: the ROI rows from the ROIs drawn on the image. */
+void      _ctr_study_page_use_drawn_rois_action (GtkWidget      *widget,
+                                                 const char     *action_name,
+                                                 GVariant       *parameter);
+/* Enables study.use-drawn-rois while ROIs are drawn and no study runs. */
+void      _ctr_study_page_update_rois_action (CtrStudyPage      *self);
 
 G_END_DECLS

@@ -96,6 +96,7 @@ update_actions (CtrStudyPage *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.cancel", self->running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.export",
                                  !self->running && g_list_model_get_n_items (G_LIST_MODEL (self->rows)) > 0);
+  _ctr_study_page_update_rois_action (self);
 }
 
 /* The status line; @error styles it as a refusal. */
@@ -616,6 +617,7 @@ ctr_study_page_dispose (GObject *object)
       g_clear_object (&self->dose_cancellable);
     }
   ctr_study_page_set_session (self, NULL);
+  ctr_study_page_set_roi_set (self, NULL);
   g_clear_object (&self->rows);
   g_clear_pointer (&self->methods, g_array_unref);
   g_clear_pointer (&self->status, g_free);
@@ -713,6 +715,7 @@ ctr_study_page_class_init (CtrStudyPageClass *klass)
   gtk_widget_class_install_action (widget_class, "study.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "study.add-current", NULL, _ctr_study_page_add_current_action);
   gtk_widget_class_install_action (widget_class, "study.add-preset", "s", _ctr_study_page_add_preset_action);
+  gtk_widget_class_install_action (widget_class, "study.use-drawn-rois", NULL, _ctr_study_page_use_drawn_rois_action);
 }
 
 static void

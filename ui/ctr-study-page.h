@@ -8,13 +8,16 @@
  * Actions (on the page, group "study"): study.run, study.cancel,
  * study.export (a folder: study.csv and study.png, as the CLI writes them),
  * study.add-current (the page's method panel as one configuration),
- * study.add-preset "fbp"|"part"|"pwls" (that method with its defaults).
+ * study.add-preset "fbp"|"part"|"pwls" (that method with its defaults),
+ * study.use-drawn-rois (the ROI rows from the ROIs drawn on the image:
+ * ctr_study_page_set_roi_set).
  * Properties (read-only, notified): "running", "status", "estimating".
  */
 #pragma once
 
 #include <adwaita.h>
 #include "ctr-method-panel.h"
+#include "ctr-roi-set.h"
 #include "ctr-session.h"
 
 G_BEGIN_DECLS
@@ -28,6 +31,17 @@ G_DECLARE_FINAL_TYPE (CtrStudyPage, ctr_study_page, CTR, STUDY_PAGE, GtkWidget)
  * dataset cancels a running study. */
 void            ctr_study_page_set_session      (CtrStudyPage *self,
                                                  CtrSession   *session);
+/* The ROIs drawn on the window's images (nullable; the page keeps a
+ * reference).  study.use-drawn-rois, enabled while @set holds an ROI,
+ * fills the ROI rows from it: Measured ← the ROI picked on the image
+ * (ctr_roi_set_get_selected) unless it is the background, else the first
+ * other; Background and Noise ← the ROI marked as background
+ * (ctr_roi_set_get_background), else the first other than the measured;
+ * a row without an ROI is emptied.  The numbers are written exactly (they
+ * read back to the same doubles), so the study measures the pixels the
+ * Run page's ROI table does. */
+void            ctr_study_page_set_roi_set      (CtrStudyPage *self,
+                                                 CtrRoiSet    *set);
 /* (transfer none): the method panel whose settings study.add-current adds. */
 CtrMethodPanel *ctr_study_page_get_method_panel (CtrStudyPage *self);
 /* (transfer none): CtrStudyRowItem (ctr-study-row.h), one per finished run,

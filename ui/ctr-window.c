@@ -597,6 +597,7 @@ ctr_window_init (CtrWindow *self)
   ctr_run_page_set_roi_set (self->run_page, self->roi_set);
   ctr_profile_page_set_roi_set (self->profile_page, self->roi_set);
   ctr_compare_page_set_roi_set (self->compare_page, self->roi_set);
+  ctr_study_page_set_roi_set (self->study_page, self->roi_set);
   ctr_study_page_set_session (self->study_page, self->session);
   g_signal_connect_object (self->session, "notify::dataset", G_CALLBACK (on_dataset), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->session, "notify::busy", G_CALLBACK (_ctr_window_update_actions), self,

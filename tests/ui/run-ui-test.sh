@@ -49,7 +49,11 @@
 #    ui-volume-cancelled.png, ui-three-views.png.
 # 3b. /ui/window/default-method, fit-methods, failed-run, open-unsupported,
 #    recent-underscore, dicom-window (tests/ui/test-window-small.c): issue
-#    31's smaller window defects, one short case each.
+#    31's smaller window defects, one short case each; /ui/window/fit-1280
+#    (tests/ui/test-window-fit.c): every page's minimum size fits 1280×720,
+#    the window at that size with an FBP run: ui-1280.png;
+#    /ui/window/study-drawn-rois (tests/ui/test-window-study-rois.c): the
+#    Dose Study's ROIs taken from those drawn (ui-study-drawn-rois.png).
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
 #    gel-fan's 72 DICOM-CT-PD views and to 37 of head-fan-lowdose's first 40
 #    (views 10, 20, 30 left out) is opened; the series dialog must list both,
@@ -535,6 +539,23 @@ run_case failed-run GSK_RENDERER=cairo
 run_case open-unsupported GSK_RENDERER=cairo
 run_case recent-underscore GSK_RENDERER=cairo
 run_case dicom-window GSK_RENDERER=cairo
+rm -f "$build_dir/ui-1280.png"
+run_case fit-1280 GSK_RENDERER=cairo
+"$python" - "$build_dir/ui-1280.png" "$work" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from png import load
+import numpy as np
+data, rgb = load(sys.argv[1])
+h, w = rgb.shape[:2]
+region = rgb[h // 8: 7 * h // 8, w // 4: 2 * w // 3]
+g = (region[:, :, 0] == region[:, :, 1]) & (region[:, :, 1] == region[:, :, 2])
+levels = len(np.unique(region[g][:, 0]))
+print(f"ui-1280: {w}x{h}, {levels} grey levels in the slice area")
+assert w <= 1280 and h <= 720, "the window is larger than 1280x720"
+assert levels >= 32, "no slice shown at 1280x720"
+PY
+run_case study-drawn-rois GSK_RENDERER=cairo
 
 # ---- 4. DICOM: series dialog, summary, recent files, HU, export ---------------
 gel_dcm="${CTR_SHARED_DATA:-}/gel-fan/dicom-ct-pd"

@@ -160,4 +160,10 @@ void        test_window_session_close      (void);
 void        test_window_volume_run         (void);
 void        test_window_volume_window      (void);
 
+/* tests/ui/test-window-study-rois.c */
+void        test_window_study_drawn_rois   (void);
+
+/* tests/ui/test-window-fit.c */
+void        test_window_fit_1280           (void);
+
 G_END_DECLS
