@@ -304,9 +304,9 @@ test_sweep (void)
           {
             g_setenv ("CTR_FLY_SWEEP", modes[m][0] ? modes[m][0] : "1", TRUE);
             if (modes[m][1])
-              g_setenv ("CTR_SIMD", modes[m][1], TRUE);
+              g_setenv ("CTR_AREA_SIMD", modes[m][1], TRUE);
             else
-              g_unsetenv ("CTR_SIMD");
+              g_unsetenv ("CTR_AREA_SIMD");
             const int saved = omp_get_max_threads ();
             omp_set_num_threads (threads ? 3 : 1);
             g_autoptr (CtrOperator) fly = ctr_fly_op_new (g, &grid, CTR_RAY_MODEL_AREA, NULL, &error);
@@ -323,7 +323,7 @@ test_sweep (void)
             g_assert_true (fly->klass->adjoint (fly, CTR_SUBSET_ALL, y, back[m][threads], NULL));
           }
       g_unsetenv ("CTR_FLY_SWEEP");
-      g_unsetenv ("CTR_SIMD");
+      g_unsetenv ("CTR_AREA_SIMD");
       for (gsize m = 0; m < G_N_ELEMENTS (modes); m++)
         {
           if (modes[m][0] == NULL)

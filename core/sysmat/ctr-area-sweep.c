@@ -158,7 +158,7 @@ ctr_area_sweep_new (const CtrGeometry *g, const CtrRayGrid *gi, guint n_slices, 
     }
   s->eps = 1e-6 * gap;
 #ifdef SWEEP_HAVE_AVX2
-  s->avx2 = __builtin_cpu_supports ("avx2") && g_strcmp0 (g_getenv ("CTR_SIMD"), "generic") != 0;
+  s->avx2 = ctr_area_use_avx2 ();
 #endif
   if (!(gap > 0) || !grid_in_front (s) || !all_rays_closed (s))
     {

@@ -92,4 +92,10 @@ void ctr_ray_weights_area_clipped (const CtrGeometry *g, const CtrRayGrid *gi, g
  * wider than 45°), and the ray-driven row then clips polygons instead. */
 gboolean ctr_area_ray_init (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, CtrAreaRay *out);
 
+/* Whether the area model's closed form runs four lanes at a time: AVX2 on
+ * this CPU, and the environment's CTR_AREA_SIMD not "generic" (read at
+ * each call; the rows read it once per process).  The same bits either
+ * way. */
+gboolean ctr_area_use_avx2 (void);
+
 G_END_DECLS

@@ -416,17 +416,27 @@ ctr_area_ray_init (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint
   return TRUE;
 }
 
+gboolean
+ctr_area_use_avx2 (void)
+{
 #ifdef CTR_AREA_HAVE_AVX2
-/* Whether the closed form runs four pixels at a time (AVX2, and CTR_SIMD
- * not "generic"); read once.  Either way the same bits. */
+  return __builtin_cpu_supports ("avx2") && g_strcmp0 (g_getenv ("CTR_AREA_SIMD"), "generic") != 0;
+#else
+  return FALSE;
+#endif
+}
+
+#ifdef CTR_AREA_HAVE_AVX2
+/* ctr_area_use_avx2 for the rows, read once (a row is too small a unit to
+ * read the environment for). */
 static gboolean
-use_avx2 (void)
+rows_use_avx2 (void)
 {
   static int cached = -1;
   int v = g_atomic_int_get (&cached);
   if (v < 0)
     {
-      v = __builtin_cpu_supports ("avx2") && g_strcmp0 (g_getenv ("CTR_SIMD"), "generic") != 0;
+      v = ctr_area_use_avx2 ();
       g_atomic_int_set (&cached, v);
     }
   return v;
@@ -487,7 +497,7 @@ ray_area (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, gbo
   if (closed && closed_strip_init (&st, gi, x_major, &cs))
     {
 #ifdef CTR_AREA_HAVE_AVX2
-      if (use_avx2 ())
+      if (rows_use_avx2 ())
         {
           closed_walk_avx2 (&cs, gi, x_major, forward, x_major ? st.dm[1] < 0 : st.dm[0] > 0, b);
           return;
