@@ -1,5 +1,5 @@
-/* ctr-area-sweep.c — the area model's pair by a sweep over the pixels (see
- * ctr-area-sweep.h).
+/* ctr-area-sweep.c — the area model's back-projection by a sweep over the
+ * pixels (see ctr-area-sweep.h).
  *
  * Views are taken in blocks of BLOCK.  For a block the threads first make
  * the closed form of every ray (ctr_area_ray_init), then each thread sweeps
