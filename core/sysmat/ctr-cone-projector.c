@@ -585,14 +585,16 @@ ctr_cone_projector_forward_views_masked (const CtrConeProjector *cp, const float
   const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
   g_return_if_fail (v0 + (guint64) n_views <= cp->g->n_views);
 
-  /* One parallel loop over the rows of all the views: one join a block. */
+  /* One parallel loop over the rows of all the views (one join a block),
+   * row by row: one detector row's rays of neighbouring views cross nearly
+   * the same slices, so those stay in cache. */
 #pragma omp parallel for schedule(dynamic, 1)
-  for (gint64 vr = 0; vr < (gint64) n_views * nr; vr++)
+  for (gint64 rv = 0; rv < (gint64) n_views * nr; rv++)
     {
-      const guint view = v0 + (guint) (vr / nr), row = (guint) (vr % nr);
+      const guint k = (guint) (rv % n_views), view = v0 + k, row = (guint) (rv / n_views);
       for (guint col = 0; col < nc; col++)
         {
-          const gsize i = (gsize) vr * nc + col;
+          const gsize i = ((gsize) k * nr + row) * nc + col;
           if (mask != NULL && mask[i] == 0)
             {
               out[i] = 0.0f;
@@ -750,9 +752,10 @@ ctr_cone_projector_forward_rays (const CtrConeProjector *cp, const CtrConeRays *
 {
   const guint nc = cp->g->n_cols;
   const gint64 nrows = (gint64) t->n_views * cp->g->n_rows;
+  /* Row by row, as ctr_cone_projector_forward_views_masked. */
 #pragma omp parallel for schedule(dynamic, 1)
-  for (gint64 vr = 0; vr < nrows; vr++)
-    for (gsize i = (gsize) vr * nc; i < (gsize) (vr + 1) * nc; i++)
+  for (gint64 rv = 0; rv < nrows; rv++)
+    for (gsize i = ((rv % t->n_views) * cp->g->n_rows + (gsize) (rv / t->n_views)) * nc, e = i + nc; i < e; i++)
       {
         const Ray *r = &t->rays[i];
         out[i] = t->xdom[i] < 0 ? 0.0f : (float) (r->w * ray_sum (cp, r, t->xdom[i], r->p_lo, r->p_hi, vol));
