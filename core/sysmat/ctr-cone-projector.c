@@ -229,9 +229,16 @@ frames_init (CtrConeProjector *cp)
   const CtrGeometry *g = cp->g;
   if (g->vectors != NULL)
     return;
-  cp->view_frame = g_new (double, 6 * (gsize) g->n_views);
-  cp->col_at = g_new (double, 2 * (gsize) g->n_cols);
-  cp->row_v = g_new (double, g->n_rows);
+  cp->view_frame = g_try_new (double, 6 * (gsize) g->n_views);
+  cp->col_at = g_try_new (double, 2 * (gsize) g->n_cols);
+  cp->row_v = g_try_new (double, g->n_rows);
+  if (cp->view_frame == NULL || cp->col_at == NULL || cp->row_v == NULL)
+    {
+      g_clear_pointer (&cp->view_frame, g_free);  /* ctr_cone_ray per ray */
+      g_clear_pointer (&cp->col_at, g_free);
+      g_clear_pointer (&cp->row_v, g_free);
+      return;
+    }
   for (guint v = 0; v < g->n_views; v++)
     {
       double *f = cp->view_frame + 6 * (gsize) v;
