@@ -192,6 +192,30 @@ interior_forward_avx2 (const Ray *r, gint32 p0, gint32 p1, const float *vol, Str
   return _mm_cvtss_f32 (h);
 }
 
+/* vol[at[l] + {0, 1}] += (wc[0][l], wc[1][l])·val and vol[at[l] + sxy +
+ * {0, 1}] += (wc[2][l], wc[3][l])·val for the lanes l < n, as fused
+ * multiply-adds on pairs. */
+__attribute__ ((target ("avx2,fma"))) static inline void
+scatter_pairs (const gint32 at[8], int n, float wc[4][8], float val, float *vol, gint32 sxy)
+{
+  float pr[2][16];
+  for (int h = 0; h < 2; h++)
+    {
+      const __m256 a = _mm256_loadu_ps (wc[2 * h]), b = _mm256_loadu_ps (wc[2 * h + 1]);
+      const __m256 lo = _mm256_unpacklo_ps (a, b), hi = _mm256_unpackhi_ps (a, b);
+      _mm256_storeu_ps (pr[h], _mm256_permute2f128_ps (lo, hi, 0x20));
+      _mm256_storeu_ps (pr[h] + 8, _mm256_permute2f128_ps (lo, hi, 0x31));
+    }
+  const __m128 v = _mm_set1_ps (val), z = _mm_setzero_ps ();
+  for (int l = 0; l < n; l++)
+    for (int h = 0; h < 2; h++)
+      {
+        __m64 *q = (__m64 *) (vol + at[l] + h * sxy);  /* __m64: may alias floats */
+        const __m128 w = _mm_loadl_pi (z, (const __m64 *) (pr[h] + 2 * l));
+        _mm_storel_pi (q, _mm_fmadd_ps (w, v, _mm_loadl_pi (z, q)));
+      }
+}
+
 /* The weights in vectors, the scatter lane by lane (the lanes are distinct
  * planes, so distinct voxels). */
 __attribute__ ((target ("avx2,fma"))) static void
@@ -209,6 +233,15 @@ interior_adjoint_avx2 (const Ray *r, gint32 p0, gint32 p1, float val, float *vol
       for (int c = 0; c < 4; c++)
         _mm256_storeu_ps (wc[c], _mm256_mul_ps (w, wt[c]));
       const int n = MIN (8, p1 - p + 1);
+      if (st.sa == 1)
+        {
+          /* y-dominant: the two x neighbours are adjacent, one 8-byte
+           * read-modify-write a pair (the same fused multiply-add). */
+          scatter_pairs (at, n, wc, val, vol, st.sxy);
+          if (weights != NULL)
+            scatter_pairs (at, n, wc, 1.0f, weights, st.sxy);
+          continue;
+        }
       for (int l = 0; l < n; l++)
         for (int c = 0; c < 4; c++)
           vol[at[l] + off[c]] += wc[c][l] * val;
