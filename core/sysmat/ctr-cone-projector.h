@@ -70,7 +70,7 @@ void ctr_cone_projector_forward_view_masked (const CtrConeProjector *cp, const f
  * @weights: (inout) (nullable): [z][y][x]; Aᵥᵀ·1 (the view's column sums)
  *   is added to it.
  * OpenMP over blocks of voxel planes (race-free, see above).  The view's
- * rays are set up once into tables (45 bytes a ray); when those cannot be
+ * rays are set up once into tables (49 bytes a ray); when those cannot be
  * allocated each block sets them up again (slower, the same sums): no
  * allocation failure aborts.
  */
@@ -101,7 +101,7 @@ void ctr_cone_projector_forward_views_masked (const CtrConeProjector *cp, const 
  * all the block's views go through one pass of plane blocks per dominant
  * axis (each plane block reused from cache across the views; three thread
  * joins a block instead of three a view).  The sums are the per-view ones
- * in another order (float rounding).  Ray tables of 45 bytes a ray; when
+ * in another order (float rounding).  Ray tables of 49 bytes a ray; when
  * they cannot be allocated it goes view by view: no allocation failure
  * aborts.
  */
@@ -110,7 +110,7 @@ void ctr_cone_projector_adjoint_views_masked (const CtrConeProjector *cp, const 
 
 /**
  * CtrConeRays:
- * The rays of a block of views set up once (45 bytes a ray: their plane
+ * The rays of a block of views set up once (49 bytes a ray: their plane
  * ranges, interpolation steps and dominant axis) for a forward and an
  * adjoint pass over the same views (an update: the forward's residual
  * back-projected), so each ray is set up once instead of twice.  Products
