@@ -25,18 +25,13 @@ typedef struct {
   float *bp;    /* a volume: the update */
   float *cs;    /* a volume: column sums of one view */
   guint8 *mask; /* nullable: [view][row][col], 0 = a ray left out */
+  CtrConeRays *rays; /* nullable: vblock views' rays, shared by an update's forward and adjoint */
 } ConeOp;
 
 static inline const guint8 *
 view_mask (const ConeOp *c, guint v)
 {
   return c->mask != NULL ? c->mask + c->per_view * v : NULL;
-}
-
-static void
-adjoint_view (ConeOp *c, const float *y, guint v, float *vol, float *weights)
-{
-  ctr_cone_projector_adjoint_view_masked (c->cp, y, v, view_mask (c, v), vol, weights);
 }
 
 /* The views [v, v + n) at once (n ≤ c->vblock where the data is c->ax),
@@ -47,16 +42,25 @@ forward_views (ConeOp *c, const float *X, guint v, guint n, float *y)
   ctr_cone_projector_forward_views_masked (c->cp, X, v, n, view_mask (c, v), y);
 }
 
+/* Through the operator's ray table where it has one (no table allocated
+ * per call). */
 static void
 adjoint_views (ConeOp *c, const float *y, guint v, guint n, float *vol, float *weights)
 {
-  ctr_cone_projector_adjoint_views_masked (c->cp, y, v, n, view_mask (c, v), vol, weights);
+  if (c->rays != NULL)
+    {
+      ctr_cone_rays_fill (c->cp, c->rays, v, n, view_mask (c, v));
+      ctr_cone_projector_adjoint_rays (c->cp, c->rays, y, vol, weights);
+    }
+  else
+    ctr_cone_projector_adjoint_views_masked (c->cp, y, v, n, view_mask (c, v), vol, weights);
 }
 
 static void
 cone_op_finalize (CtrOperator *op)
 {
   ConeOp *c = (ConeOp *) op;
+  ctr_cone_rays_free (c->rays);
   ctr_cone_projector_free (c->cp);
   g_free (c->ax);
   g_free (c->bp);
@@ -130,14 +134,31 @@ clip (float *x, gsize n)
       x[i] = 0.0f;
 }
 
-/* c->ax = step · coef ∘ (b − A_v X) for the views [v, v + n). */
+/* c->ax = step · coef ∘ (b − A_v X) for the views [v, v + n); with the ray
+ * table, its rays stay set up for update_adjoint. */
 static void
 view_residual (ConeOp *c, guint v, guint n, const float *X, const float *B, const float *coef, float step)
 {
   const float *b = B + c->per_view * v, *cc = coef + c->per_view * v;
-  forward_views (c, X, v, n, c->ax);
+  if (c->rays != NULL)
+    {
+      ctr_cone_rays_fill (c->cp, c->rays, v, n, view_mask (c, v));
+      ctr_cone_projector_forward_rays (c->cp, c->rays, X, c->ax);
+    }
+  else
+    forward_views (c, X, v, n, c->ax);
   for (gsize i = 0; i < c->per_view * n; i++)
     c->ax[i] = step * cc[i] * (b[i] - c->ax[i]);
+}
+
+/* The adjoint of c->ax over the views of the last view_residual. */
+static void
+update_adjoint (ConeOp *c, guint v, guint n, float *vol, float *weights)
+{
+  if (c->rays != NULL)
+    ctr_cone_projector_adjoint_rays (c->cp, c->rays, c->ax, vol, weights);
+  else
+    ctr_cone_projector_adjoint_views_masked (c->cp, c->ax, v, n, view_mask (c, v), vol, weights);
 }
 
 static gboolean
@@ -157,7 +178,7 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
         {
           const guint n = MIN (c->vblock, c->nv - v);
           view_residual (c, v, n, X, B, coef, step);
-          adjoint_views (c, c->ax, v, n, target, D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
+          update_adjoint (c, v, n, target, D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
         }
       if (D != NULL)
         return TRUE;
@@ -167,14 +188,14 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
       view_residual (c, subset, 1, X, B, coef, step);
       if (D != NULL)
         {
-          adjoint_view (c, c->ax, subset, D, NULL);
+          update_adjoint (c, subset, 1, D, NULL);
           return TRUE;
         }
       memset (c->bp, 0, c->nvox * sizeof (float));
       if (flags & CTR_UPDATE_COLUMN_SCALE)
         memset (c->cs, 0, c->nvox * sizeof (float));
       /* One traversal for the update and, with COLUMN_SCALE, the column sums. */
-      adjoint_view (c, c->ax, subset, c->bp, (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
+      update_adjoint (c, subset, 1, c->bp, (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
     }
   const gboolean scaled = (flags & CTR_UPDATE_COLUMN_SCALE) != 0;
 #pragma omp parallel for schedule(static)
@@ -322,6 +343,7 @@ ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error)
     }
   c->bp = g_try_new0 (float, c->nvox);
   c->cs = g_try_new0 (float, c->nvox);
+  c->rays = ctr_cone_rays_new (cp, c->vblock); /* NULL: each pass sets its rays up */
   if (!c->ax || !c->bp || !c->cs)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,

@@ -30,6 +30,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 typedef struct {
   float a0, ad;   /* transverse in-plane index (j for x-dominant, i for y) = a0 + ad·plane */
@@ -59,6 +62,24 @@ struct _CtrConeProjector
   InteriorForward interior_forward;
   InteriorAdjoint interior_adjoint;
   gboolean vector_ok;  /* voxel indices fit 32 bits: the interior kernels run */
+  /* Circular-orbit geometries without vectors: what ctr_cone_ray computes
+   * per view (source, sin and cos of the angle, source z) and per column
+   * and row (the detector point's offsets along c and e, and v), so a ray
+   * costs no trigonometry; NULL otherwise (ctr_cone_ray per ray). */
+  double *view_frame;  /* [view][6]: source xyz, sin β, cos β, source z */
+  double *col_at;      /* [col][2]: a (along c), t (along e) */
+  double *row_v;       /* [row] */
+};
+
+/* The rays of a block of views, set up once for a forward and an adjoint
+ * pass (ctr-cone-projector.h). */
+struct _CtrConeRays
+{
+  gsize cap;        /* rays the arrays hold */
+  guint v0, n_views;
+  Ray *rays;        /* [view][row][col] of the block */
+  gint8 *xdom;      /* 1 x-dominant, 0 y-dominant, -1 masked out */
+  guint *list;      /* the adjoint's scatter order: x-dominant from the front, y-dominant from the back */
 };
 
 /* ---- interior kernels ---------------------------------------------------
@@ -171,6 +192,30 @@ interior_forward_avx2 (const Ray *r, gint32 p0, gint32 p1, const float *vol, Str
   return _mm_cvtss_f32 (h);
 }
 
+/* vol[at[l] + {0, 1}] += (wc[0][l], wc[1][l])·val and vol[at[l] + sxy +
+ * {0, 1}] += (wc[2][l], wc[3][l])·val for the lanes l < n, as fused
+ * multiply-adds on pairs. */
+__attribute__ ((target ("avx2,fma"))) static inline void
+scatter_pairs (const gint32 at[8], int n, float wc[4][8], float val, float *vol, gint32 sxy)
+{
+  float pr[2][16];
+  for (int h = 0; h < 2; h++)
+    {
+      const __m256 a = _mm256_loadu_ps (wc[2 * h]), b = _mm256_loadu_ps (wc[2 * h + 1]);
+      const __m256 lo = _mm256_unpacklo_ps (a, b), hi = _mm256_unpackhi_ps (a, b);
+      _mm256_storeu_ps (pr[h], _mm256_permute2f128_ps (lo, hi, 0x20));
+      _mm256_storeu_ps (pr[h] + 8, _mm256_permute2f128_ps (lo, hi, 0x31));
+    }
+  const __m128 v = _mm_set1_ps (val), z = _mm_setzero_ps ();
+  for (int l = 0; l < n; l++)
+    for (int h = 0; h < 2; h++)
+      {
+        __m64 *q = (__m64 *) (vol + at[l] + h * sxy);  /* __m64: may alias floats */
+        const __m128 w = _mm_loadl_pi (z, (const __m64 *) (pr[h] + 2 * l));
+        _mm_storel_pi (q, _mm_fmadd_ps (w, v, _mm_loadl_pi (z, q)));
+      }
+}
+
 /* The weights in vectors, the scatter lane by lane (the lanes are distinct
  * planes, so distinct voxels). */
 __attribute__ ((target ("avx2,fma"))) static void
@@ -188,6 +233,15 @@ interior_adjoint_avx2 (const Ray *r, gint32 p0, gint32 p1, float val, float *vol
       for (int c = 0; c < 4; c++)
         _mm256_storeu_ps (wc[c], _mm256_mul_ps (w, wt[c]));
       const int n = MIN (8, p1 - p + 1);
+      if (st.sa == 1)
+        {
+          /* y-dominant: the two x neighbours are adjacent, one 8-byte
+           * read-modify-write a pair (the same fused multiply-add). */
+          scatter_pairs (at, n, wc, val, vol, st.sxy);
+          if (weights != NULL)
+            scatter_pairs (at, n, wc, 1.0f, weights, st.sxy);
+          continue;
+        }
       for (int l = 0; l < n; l++)
         for (int c = 0; c < 4; c++)
           vol[at[l] + off[c]] += wc[c][l] * val;
@@ -198,6 +252,66 @@ interior_adjoint_avx2 (const Ray *r, gint32 p0, gint32 p1, float val, float *vol
     }
 }
 #endif
+
+/* The per-view, per-column and per-row parts of ctr_cone_ray for a
+ * circular-orbit geometry (ctr-geometry.c's detector_point and
+ * ctr_geometry_source, the same expressions: the same rays bit for bit). */
+static void
+frames_init (CtrConeProjector *cp)
+{
+  const CtrGeometry *g = cp->g;
+  if (g->vectors != NULL)
+    return;
+  cp->view_frame = g_try_new (double, 6 * (gsize) g->n_views);
+  cp->col_at = g_try_new (double, 2 * (gsize) g->n_cols);
+  cp->row_v = g_try_new (double, g->n_rows);
+  if (cp->view_frame == NULL || cp->col_at == NULL || cp->row_v == NULL)
+    {
+      g_clear_pointer (&cp->view_frame, g_free);  /* ctr_cone_ray per ray */
+      g_clear_pointer (&cp->col_at, g_free);
+      g_clear_pointer (&cp->row_v, g_free);
+      return;
+    }
+  for (guint v = 0; v < g->n_views; v++)
+    {
+      double *f = cp->view_frame + 6 * (gsize) v;
+      ctr_geometry_source (g, v, f);
+      f[3] = sin (g->angles[v]);
+      f[4] = cos (g->angles[v]);
+      f[5] = ctr_geometry_source_z (g, v);
+    }
+  for (guint c = 0; c < g->n_cols; c++)
+    {
+      const double u = ctr_geometry_col_u (g, c);
+      cp->col_at[2 * c] = g->shape == CTR_DETECTOR_CURVED ? g->sdd_mm * cos (u) : g->sdd_mm;
+      cp->col_at[2 * c + 1] = g->shape == CTR_DETECTOR_CURVED ? g->sdd_mm * sin (u) : u;
+    }
+  for (guint r = 0; r < g->n_rows; r++)
+    cp->row_v[r] = ctr_geometry_row_v (g, r);
+}
+
+/* ctr_cone_ray (@cp's geometry, @view, @col, @row) from the tables. */
+static inline void
+cone_ray (const CtrConeProjector *cp, guint view, guint col, guint row, double o[3], double dir[3])
+{
+  if (cp->view_frame == NULL)
+    {
+      ctr_cone_ray (cp->g, view, col, row, o, dir);
+      return;
+    }
+  const double *f = cp->view_frame + 6 * (gsize) view, sod = cp->g->sod_mm;
+  const double sb = f[3], cb = f[4], a = cp->col_at[2 * col], t = cp->col_at[2 * col + 1];
+  const double p[3] = { sod * sb - a * sb + t * cb, -sod * cb + a * cb + t * sb, f[5] + cp->row_v[row] };
+  double d[3];
+  for (guint k = 0; k < 3; k++)
+    {
+      o[k] = f[k];
+      d[k] = p[k] - o[k];
+    }
+  const double n = sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  for (guint k = 0; k < 3; k++)
+    dir[k] = d[k] / n;
+}
 
 CtrConeProjector *
 ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid, GError **error)
@@ -215,6 +329,7 @@ ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid, GError **erro
   cp->g = ctr_geometry_copy (g);
   cp->grid = *grid;
   cp->vector_ok = ctr_grid_size (grid) + (gsize) grid->nx * grid->ny + grid->nx < (gsize) G_MAXINT32;
+  frames_init (cp);
   cp->interior_forward = interior_forward_scalar;
   cp->interior_adjoint = interior_adjoint_scalar;
 #ifdef CONE_HAVE_AVX2
@@ -235,6 +350,9 @@ ctr_cone_projector_free (CtrConeProjector *cp)
   if (cp == NULL)
     return;
   ctr_geometry_free (cp->g);
+  g_free (cp->view_frame);
+  g_free (cp->col_at);
+  g_free (cp->row_v);
   g_free (cp);
 }
 
@@ -320,7 +438,7 @@ ray_setup (const CtrConeProjector *cp, guint view, guint row, guint col, Ray *r)
 {
   const CtrGrid *gr = &cp->grid;
   double o[3], d[3];
-  ctr_cone_ray (cp->g, view, col, row, o, d);
+  cone_ray (cp, view, col, row, o, d);
   const double x0 = ctr_grid_x (gr, 0), y0 = ctr_grid_y (gr, 0), z0 = ctr_grid_z (gr, 0);
   if (fabs (d[0]) >= fabs (d[1]))
     {
@@ -507,14 +625,16 @@ ctr_cone_projector_forward_views_masked (const CtrConeProjector *cp, const float
   const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
   g_return_if_fail (v0 + (guint64) n_views <= cp->g->n_views);
 
-  /* One parallel loop over the rows of all the views: one join a block. */
+  /* One parallel loop over the rows of all the views (one join a block),
+   * row by row: one detector row's rays of neighbouring views cross nearly
+   * the same slices, so those stay in cache. */
 #pragma omp parallel for schedule(dynamic, 1)
-  for (gint64 vr = 0; vr < (gint64) n_views * nr; vr++)
+  for (gint64 rv = 0; rv < (gint64) n_views * nr; rv++)
     {
-      const guint view = v0 + (guint) (vr / nr), row = (guint) (vr % nr);
+      const guint k = (guint) (rv % n_views), view = v0 + k, row = (guint) (rv / n_views);
       for (guint col = 0; col < nc; col++)
         {
-          const gsize i = (gsize) vr * nc + col;
+          const gsize i = ((gsize) k * nr + row) * nc + col;
           if (mask != NULL && mask[i] == 0)
             {
               out[i] = 0.0f;
@@ -536,6 +656,21 @@ ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj, 
 
 /* Planes per block of the adjoint's scatter: a thread owns whole blocks. */
 #define PLANE_BLOCK 8
+
+/* Planes per block of the tabled adjoint: larger blocks cost each ray
+ * fewer visits (each visit clips it and enters the kernels again), but
+ * every thread needs several blocks for balance: np / (4 threads), 8 to
+ * 32.  A voxel's sum runs over the rays in list order whatever the block,
+ * so the image does not depend on it (nor on the threads). */
+static gint64
+plane_block (gint64 np)
+{
+  gint64 threads = 1;
+#ifdef _OPENMP
+  threads = MAX (1, omp_get_max_threads ());
+#endif
+  return CLAMP (np / (4 * threads), PLANE_BLOCK, 32);
+}
 
 /* The adjoint of one view without its per-ray tables (when they cannot be
  * allocated): each block of planes sets the rays up again.  The same rays
@@ -586,10 +721,11 @@ adjoint_scatter (const CtrConeProjector *cp, gboolean xd, const Ray *rays, const
   const gint64 np = xd ? cp->grid.nx : cp->grid.ny;
   if (n == 0)
     return;
+  const gint64 pb = plane_block (np);
 #pragma omp parallel for schedule(dynamic, 1)
-  for (gint64 b0 = 0; b0 < np; b0 += PLANE_BLOCK)
+  for (gint64 b0 = 0; b0 < np; b0 += pb)
     {
-      const gint32 b1 = (gint32) MIN (b0 + PLANE_BLOCK, np) - 1;
+      const gint32 b1 = (gint32) MIN (b0 + pb, np) - 1;
       for (gsize m = 0; m < n; m++)
         {
           const Ray *r = &rays[list[m]];
@@ -600,56 +736,115 @@ adjoint_scatter (const CtrConeProjector *cp, gboolean xd, const Ray *rays, const
     }
 }
 
-void
-ctr_cone_projector_adjoint_views_masked (const CtrConeProjector *cp, const float *proj, guint v0, guint n_views,
-                                         const guint8 *mask, float *vol, float *weights)
+CtrConeRays *
+ctr_cone_rays_new (const CtrConeProjector *cp, guint max_views)
 {
-  const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
-  const gsize per_view = (gsize) nr * nc, nrays = per_view * n_views;
-  g_return_if_fail (v0 + (guint64) n_views <= cp->g->n_views);
+  g_return_val_if_fail (cp != NULL && max_views > 0, NULL);
+  const gsize cap = (gsize) cp->g->n_rows * cp->g->n_cols * MIN (max_views, cp->g->n_views);
+  if (cap >= G_MAXUINT32)
+    return NULL;
+  CtrConeRays *t = g_new0 (CtrConeRays, 1);
+  t->cap = cap;
+  t->rays = g_try_new (Ray, cap);
+  t->xdom = g_try_new (gint8, cap);
+  t->list = g_try_new (guint, cap);
+  if (t->rays == NULL || t->xdom == NULL || t->list == NULL)
+    {
+      ctr_cone_rays_free (t);
+      return NULL;
+    }
+  return t;
+}
 
-  /* Split the block's rays by dominant axis (same parameters as forward). */
-  g_autofree Ray *rays = NULL;
-  g_autofree guint *xs = NULL, *ys = NULL;
-  g_autofree gint8 *xdom = NULL;
-  if (nrays < G_MAXUINT32)
-    {
-      rays = g_try_new (Ray, nrays);
-      xs = g_try_new (guint, nrays);
-      ys = g_try_new (guint, nrays);
-      xdom = g_try_new (gint8, nrays);
-    }
-  if (rays == NULL || xs == NULL || ys == NULL || xdom == NULL)
-    {
-      if (n_views == 1)
-        adjoint_view_untabled (cp, proj, v0, mask, vol, weights);
-      else
-        for (guint k = 0; k < n_views; k++)
-          ctr_cone_projector_adjoint_views_masked (cp, proj + per_view * k, v0 + k, 1,
-                                                   mask != NULL ? mask + per_view * k : NULL, vol, weights);
-      return;
-    }
+void
+ctr_cone_rays_free (CtrConeRays *t)
+{
+  if (t == NULL)
+    return;
+  g_free (t->rays);
+  g_free (t->xdom);
+  g_free (t->list);
+  g_free (t);
+}
+
+void
+ctr_cone_rays_fill (const CtrConeProjector *cp, CtrConeRays *t, guint v0, guint n_views, const guint8 *mask)
+{
+  const gsize per_view = (gsize) cp->g->n_rows * cp->g->n_cols, nrays = per_view * n_views;
+  const guint nc = cp->g->n_cols;
+  g_return_if_fail (v0 + (guint64) n_views <= cp->g->n_views && nrays <= t->cap);
+  t->v0 = v0;
+  t->n_views = n_views;
 #pragma omp parallel for schedule(static)
   for (gint64 i = 0; i < (gint64) nrays; i++)
     {
       const gsize j = (gsize) i % per_view;
-      if ((proj[i] == 0.0f && weights == NULL) || (mask != NULL && mask[i] == 0))
-        xdom[i] = -1;  /* contributes nothing */
+      if (mask != NULL && mask[i] == 0)
+        t->xdom[i] = -1;
       else
-        xdom[i] = ray_setup (cp, v0 + (guint) ((gsize) i / per_view), (guint) (j / nc), (guint) (j % nc), &rays[i]);
+        t->xdom[i] = ray_setup (cp, v0 + (guint) ((gsize) i / per_view), (guint) (j / nc), (guint) (j % nc),
+                                &t->rays[i]);
     }
+}
+
+void
+ctr_cone_projector_forward_rays (const CtrConeProjector *cp, const CtrConeRays *t, const float *vol, float *out)
+{
+  const guint nc = cp->g->n_cols;
+  const gint64 nrows = (gint64) t->n_views * cp->g->n_rows;
+  /* Row by row, as ctr_cone_projector_forward_views_masked. */
+#pragma omp parallel for schedule(dynamic, 1)
+  for (gint64 rv = 0; rv < nrows; rv++)
+    for (gsize i = ((rv % t->n_views) * cp->g->n_rows + (gsize) (rv / t->n_views)) * nc, e = i + nc; i < e; i++)
+      {
+        const Ray *r = &t->rays[i];
+        out[i] = t->xdom[i] < 0 ? 0.0f : (float) (r->w * ray_sum (cp, r, t->xdom[i], r->p_lo, r->p_hi, vol));
+      }
+}
+
+void
+ctr_cone_projector_adjoint_rays (const CtrConeProjector *cp, CtrConeRays *t, const float *proj, float *vol,
+                                 float *weights)
+{
+  const guint nr = cp->g->n_rows, nc = cp->g->n_cols, nv = t->n_views;
+  const gsize per_view = (gsize) nr * nc, nrays = per_view * nv;
+  /* Split the rays by dominant axis; the rays that add nothing are left
+   * out.  Each kind in the order (row, view, col): the block's views of one
+   * detector row cross nearly the same voxels, so a plane block's voxels
+   * stay in cache across its views. */
   gsize nxs = 0, nys = 0;
-  for (gsize i = 0; i < nrays; i++)
+  for (guint row = 0; row < nr; row++)
+    for (guint view = 0; view < nv; view++)
+      for (gsize i = view * per_view + (gsize) row * nc, e = i + nc; i < e; i++)
+        if (t->xdom[i] > 0 && (proj[i] != 0.0f || weights != NULL))
+          t->list[nxs++] = (guint) i;
+  for (guint row = nr; row-- > 0;)
+    for (guint view = nv; view-- > 0;)
+      for (gsize b = view * per_view + (gsize) row * nc, i = b + nc; i-- > b;)
+        if (t->xdom[i] == 0 && (proj[i] != 0.0f || weights != NULL))
+          t->list[nrays - ++nys] = (guint) i;
+  adjoint_scatter (cp, TRUE, t->rays, t->list, nxs, proj, vol, weights);
+  adjoint_scatter (cp, FALSE, t->rays, t->list + nrays - nys, nys, proj, vol, weights);
+}
+
+void
+ctr_cone_projector_adjoint_views_masked (const CtrConeProjector *cp, const float *proj, guint v0, guint n_views,
+                                         const guint8 *mask, float *vol, float *weights)
+{
+  const gsize per_view = (gsize) cp->g->n_rows * cp->g->n_cols;
+  g_return_if_fail (v0 + (guint64) n_views <= cp->g->n_views);
+  g_autoptr (CtrConeRays) t = ctr_cone_rays_new (cp, n_views);
+  if (t != NULL)
     {
-      if (xdom[i] < 0)
-        continue;
-      if (xdom[i])
-        xs[nxs++] = (guint) i;
-      else
-        ys[nys++] = (guint) i;
+      ctr_cone_rays_fill (cp, t, v0, n_views, mask);
+      ctr_cone_projector_adjoint_rays (cp, t, proj, vol, weights);
     }
-  adjoint_scatter (cp, TRUE, rays, xs, nxs, proj, vol, weights);
-  adjoint_scatter (cp, FALSE, rays, ys, nys, proj, vol, weights);
+  else if (n_views == 1)
+    adjoint_view_untabled (cp, proj, v0, mask, vol, weights);
+  else
+    for (guint k = 0; k < n_views; k++)
+      ctr_cone_projector_adjoint_views_masked (cp, proj + per_view * k, v0 + k, 1,
+                                               mask != NULL ? mask + per_view * k : NULL, vol, weights);
 }
 
 void
