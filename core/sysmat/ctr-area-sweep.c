@@ -377,6 +377,13 @@ row_avx2 (const CtrAreaSweep *s, guint k, guint row, const double *top, const do
 }
 #endif
 
+/* Whether a product of @ns slices runs row_avx2 (one slice, AVX2). */
+static inline gboolean
+four_lanes (const CtrAreaSweep *s, guint ns)
+{
+  return s->avx2 && ns == 1;
+}
+
 /* The block's view @k (data view @v) over image rows [r0, r1), with the
  * thread's scratch: two rows of corner φ and a padded data row. */
 static void
@@ -389,7 +396,7 @@ sweep_view (const CtrAreaSweep *s, guint k, guint v, guint r0, guint r1, double 
   double *top = phi, *bot = phi + gi->nx + 1;
   row_phi (s, &f, gi->ymax - r0 * gi->dy, top);
 #ifdef SWEEP_HAVE_AVX2
-  const gboolean vec = s->avx2 && ns == 1;
+  const gboolean vec = four_lanes (s, ns);
   if (vec)
     memcpy (w_row, W + (gsize) v * s->nc, s->nc * sizeof (float));
 #endif
@@ -413,6 +420,8 @@ ctr_area_sweep_adjoint (CtrAreaSweep *s, const gint32 *views, guint n_views, gui
 {
   g_return_if_fail (ns >= 1 && ns <= s->ns);
   const guint nc = s->nc, nt = s->nt;
+  /* the four-lane rows read the rays by parameter, the others whole */
+  const gboolean by_parameter = four_lanes (s, ns);
 #pragma omp parallel num_threads(nt)
   {
     const guint t = (guint) omp_get_thread_num ();
@@ -427,8 +436,10 @@ ctr_area_sweep_adjoint (CtrAreaSweep *s, const gint32 *views, guint n_views, gui
 #pragma omp for schedule(static)
         for (gint64 q = 0; q < (gint64) nb * nc; q++)
           {
-            ctr_area_ray_init (s->g, &s->gi, VIEW (q / nc), (guint) (q % nc), &s->rays[q]);
-            pack_ray (s, (guint) (q / nc), (guint) (q % nc), &s->rays[q]);
+            CtrAreaRay *r = &s->rays[q];
+            ctr_area_ray_init (s->g, &s->gi, VIEW (q / nc), (guint) (q % nc), r);
+            if (by_parameter)
+              pack_ray (s, (guint) (q / nc), (guint) (q % nc), r);
           }
         for (guint k = 0; k < nb; k++)
           sweep_view (s, k, VIEW (k), r0, r1, phi, w_row, ns, W, D);
