@@ -384,6 +384,17 @@ ctr_rebin_plan_new (const CtrGeometry *g, CtrRebinMode mode, const double *z_mm,
   return g_steal_pointer (&r);
 }
 
+CtrRebinPlan *
+ctr_rebin_plan_new_for_grid (const CtrGeometry *g, CtrRebinMode mode, const CtrGrid *grid, GError **error)
+{
+  g_autofree double *z = ctr_memory_try_new (grid->nz, sizeof (double), FALSE, "the slices' positions", error);
+  if (z == NULL)
+    return NULL;
+  for (guint s = 0; s < grid->nz; s++)
+    z[s] = ctr_grid_z (grid, s);
+  return ctr_rebin_plan_new (g, mode, z, grid->nz, error);
+}
+
 typedef struct {
   double z;
   float value;

@@ -81,6 +81,10 @@ typedef struct _CtrRebinPlan CtrRebinPlan;
  */
 CtrRebinPlan *ctr_rebin_plan_new (const CtrGeometry *g, CtrRebinMode mode, const double *z_mm,
                                   guint n_slices, GError **error);
+/* ctr_rebin_plan_new for the slices of @grid (z of slice s:
+ * ctr_grid_z); also CTR_ERROR_OUT_OF_MEMORY for their positions. */
+CtrRebinPlan *ctr_rebin_plan_new_for_grid (const CtrGeometry *g, CtrRebinMode mode, const CtrGrid *grid,
+                                           GError **error);
 void ctr_rebin_plan_free (CtrRebinPlan *r);
 
 /* The fan-beam stack the plan produces: CTR_BEAM_FAN, V views over 2π,

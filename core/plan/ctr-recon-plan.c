@@ -96,12 +96,7 @@ static gboolean
 estimate_rebinned (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GPtrArray *notes,
                    GError **error)
 {
-  g_autofree double *z = ctr_memory_try_new (grid->nz, sizeof (double), FALSE, "the slices' positions", error);
-  if (z == NULL)
-    return FALSE;
-  for (guint s = 0; s < grid->nz; s++)
-    z[s] = ctr_grid_z (grid, s);
-  CtrRebinPlan *rebin = ctr_rebin_plan_new (g, o->rebin, z, grid->nz, error);
+  CtrRebinPlan *rebin = ctr_rebin_plan_new_for_grid (g, o->rebin, grid, error);
   if (rebin == NULL)
     return FALSE;
   const guint64 raw = ctr_memory_mul (ctr_memory_mul (g->n_views, g->n_rows), ctr_memory_mul (g->n_cols, sizeof (float)));

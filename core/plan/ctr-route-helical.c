@@ -107,12 +107,7 @@ rebin_make (HelicalState *hp, GCancellable *cancellable, GError **error)
   const CtrGeometry *g = hp->base.g;
   const CtrGrid *grid = &hp->base.grid;
   const CtrReconOptions *o = &hp->base.o;
-  g_autofree double *z = ctr_memory_try_new (grid->nz, sizeof (double), FALSE, "the slices' positions", error);
-  if (z == NULL)
-    return FALSE;
-  for (guint s = 0; s < grid->nz; s++)
-    z[s] = ctr_grid_z (grid, s);
-  hp->rebin = ctr_rebin_plan_new (g, o->rebin, z, grid->nz, error);
+  hp->rebin = ctr_rebin_plan_new_for_grid (g, o->rebin, grid, error);
   if (hp->rebin == NULL)
     return FALSE;
   const CtrGeometry *fan = ctr_rebin_plan_get_geometry (hp->rebin);
@@ -121,7 +116,7 @@ rebin_make (HelicalState *hp, GCancellable *cancellable, GError **error)
                              o->rebin == CTR_REBIN_180LI ? "direct and conjugate rays"
                                                          : "direct rays, between rows and turns",
                              grid->nz, grid->nz == 1 ? "" : "s", fan->n_views,
-                             ctr_geometry_table_mm (g, z[0]), ctr_geometry_table_mm (g, z[grid->nz - 1])));
+                             ctr_geometry_table_mm (g, ctr_grid_z (grid, 0)), ctr_geometry_table_mm (g, ctr_grid_z (grid, grid->nz - 1))));
   const guint n_out = ctr_rebin_plan_n_extrapolated (hp->rebin);
   if (n_out > 0)
     note (hp, g_strdup_printf ("%u slice%s lie outside the fully sampled z range of %s rebinning: filled "
