@@ -114,6 +114,32 @@ ctr_plan_resolve_matrix (const CtrGeometry *g, const CtrGrid *grid, CtrReconOpti
                           fly.total <= limit ? "" : ", which does not fit either");
 }
 
+gboolean
+ctr_plan_estimate_notes (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GPtrArray *notes,
+                         GError **error)
+{
+  CtrReconOptions resolved = *o;
+  char *choice = ctr_plan_resolve_matrix (g, grid, &resolved);
+  if (!ctr_plan_check (g, grid, &resolved, error))
+    {
+      g_free (choice);
+      return FALSE;
+    }
+  CtrPlanMemory m;
+  ctr_plan_memory_estimate (g, grid, &resolved, &m);
+  g_ptr_array_add (notes, ctr_plan_memory_note (&m));
+  if (choice != NULL)
+    g_ptr_array_add (notes, choice);
+  /* the device's share: the backend's cone pair whole or split */
+  const CtrBackend *b = g->beam == CTR_BEAM_CONE && ctr_method_is_iterative (resolved.method)
+                          ? ctr_backend_select (resolved.backend, NULL, NULL) : NULL;
+  CtrBackendConeMemory device = ctr_backend_cone_memory (b);
+  char *line = device != NULL ? device (b, g, grid) : NULL;
+  if (line != NULL)
+    g_ptr_array_add (notes, line);
+  return TRUE;
+}
+
 char *
 ctr_plan_memory_note (const CtrPlanMemory *m)
 {

@@ -72,6 +72,20 @@ void ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const 
  */
 char *ctr_plan_resolve_matrix (const CtrGeometry *g, const CtrGrid *grid, CtrReconOptions *o);
 
+/**
+ * ctr_plan_estimate_notes:
+ * The estimate of a fan, parallel or circular cone-beam run (a route's
+ * @estimate, ctr-plan-route.h; the helical route's fan-beam stack and
+ * slab call it too): ctr_plan_check of @o with its matrix resolved, then
+ * appended to @notes (char *, transfer full) the "memory: …" note of
+ * ctr_plan_memory_estimate, the "matrix: auto …" choice when there is one,
+ * and for iterative cone beam on a backend with a device its "device
+ * memory: …" line.
+ * Returns: FALSE with ctr_plan_check's errors (nothing appended).
+ */
+gboolean ctr_plan_estimate_notes (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
+                                  GPtrArray *notes, GError **error);
+
 /* "memory: 1.2 GiB estimated (SCSR matrix 1.0 GiB, image …, data …, work
  * vectors …), 21.3 GiB available (available memory)": the plan's note.
  * (transfer full): g_free. */

@@ -93,6 +93,11 @@ struct _CtrRouteState {
  *   G_IO_ERROR_CANCELLED, or a device's own error when its operator fails
  *   otherwise than unavailable or out of memory (those two leave the run
  *   to the CPU, with a note).
+ * @estimate: what @make would need, without building anything
+ *   (ctr_recon_plan_estimate): the checks of @make and the memory notes
+ *   appended to @notes (char *, transfer full); FALSE with @make's errors
+ *   (nothing appended that the caller must keep).  The fan-beam and cone
+ *   routes use ctr_plan_estimate_notes (ctr-plan-common.h).
  * @free: frees the state and everything it owns.
  * @execute: reconstructs @p (its sizes are @g's: the facade checks them),
  *   with @reference (nullable, on any grid; the route resamples it onto its
@@ -122,6 +127,8 @@ struct _CtrPlanRoute {
   gboolean (*applies) (const CtrGeometry *g, const CtrReconOptions *o);
   CtrRouteState *(*make) (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
                           GCancellable *cancellable, GError **error);
+  gboolean (*estimate) (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GPtrArray *notes,
+                        GError **error);
   void (*free) (CtrRouteState *rs);
   CtrVolume *(*execute) (CtrRouteState *rs, const CtrProjections *p, const CtrVolume *reference,
                          CtrIterFunc callback, gpointer user_data, GCancellable *cancellable,

@@ -9,7 +9,6 @@
  */
 #include "plan/ctr-recon-plan.h"
 #include "base/ctr-memory.h"
-#include "analytic/ctr-rebin-helical.h"
 #include "plan/ctr-plan-route.h"
 #include "plan/ctr-plan-common.h"
 #include "plan/ctr-backend.h"
@@ -61,55 +60,6 @@ ctr_recon_plan_new (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOpt
   return plan;
 }
 
-/* The memory notes of a fan, parallel or circular cone-beam run into
- * @notes; FALSE with @error when the plan's checks refuse it. */
-static gboolean
-estimate_plain (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GPtrArray *notes,
-                GError **error)
-{
-  CtrReconOptions resolved = *o;
-  char *choice = ctr_plan_resolve_matrix (g, grid, &resolved);
-  if (!ctr_plan_check (g, grid, &resolved, error))
-    {
-      g_free (choice);
-      return FALSE;
-    }
-  CtrPlanMemory m;
-  ctr_plan_memory_estimate (g, grid, &resolved, &m);
-  g_ptr_array_add (notes, ctr_plan_memory_note (&m));
-  if (choice != NULL)
-    g_ptr_array_add (notes, choice);
-  /* the device's share: the backend's cone pair whole or split */
-  const CtrBackend *b = g->beam == CTR_BEAM_CONE && ctr_method_is_iterative (resolved.method)
-                          ? ctr_backend_select (resolved.backend, NULL, NULL) : NULL;
-  CtrBackendConeMemory device = ctr_backend_cone_memory (b);
-  char *line = device != NULL ? device (b, g, grid) : NULL;
-  if (line != NULL)
-    g_ptr_array_add (notes, line);
-  return TRUE;
-}
-
-/* A rebinned helical run: the fan-beam stack's notes, as the helical route
- * makes it (ctr-route-helical.c: the rebinned geometry, the grid centred in
- * z), after the helical projections it rebins from. */
-static gboolean
-estimate_rebinned (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GPtrArray *notes,
-                   GError **error)
-{
-  CtrRebinPlan *rebin = ctr_rebin_plan_new_for_grid (g, o->rebin, grid, error);
-  if (rebin == NULL)
-    return FALSE;
-  const guint64 raw = ctr_memory_mul (ctr_memory_mul (g->n_views, g->n_rows), ctr_memory_mul (g->n_cols, sizeof (float)));
-  g_autofree char *raw_s = g_format_size_full (raw, G_FORMAT_SIZE_IEC_UNITS);
-  g_ptr_array_add (notes, g_strdup_printf ("memory: the helical projections (%s) are held beside the rebinned "
-                                           "fan-beam stack, whose run follows", raw_s));
-  CtrGrid inner = *grid;
-  inner.cz = 0.0;
-  const gboolean ok = estimate_plain (ctr_rebin_plan_get_geometry (rebin), &inner, o, notes, error);
-  ctr_rebin_plan_free (rebin);
-  return ok;
-}
-
 char **
 ctr_recon_plan_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GError **error)
 {
@@ -117,14 +67,7 @@ ctr_recon_plan_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRec
   if (!ctr_geometry_validate (g, error) || !ctr_grid_validate (grid, error) || !ctr_recon_options_validate (o, error))
     return NULL;
   GPtrArray *notes = g_ptr_array_new ();
-  gboolean ok = TRUE;
-  if (ctr_helix_applies (g) && o->rebin == CTR_REBIN_NONE)
-    g_ptr_array_add (notes, g_strdup ("memory: estimated when the helical route makes its slab"));
-  else if (ctr_helix_applies (g))
-    ok = estimate_rebinned (g, grid, o, notes, error);
-  else
-    ok = estimate_plain (g, grid, o, notes, error);
-  if (!ok)
+  if (!plan_route (g, o)->estimate (g, grid, o, notes, error))
     {
       g_ptr_array_set_free_func (notes, g_free);
       g_ptr_array_unref (notes);

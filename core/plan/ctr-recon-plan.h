@@ -135,8 +135,10 @@ gboolean ctr_recon_plan_set_options (CtrReconPlan *plan, const CtrReconOptions *
  * use, base/ctr-memory.h) and, for --matrix auto on fan and parallel beam,
  * its "matrix: auto …" choice; for iterative cone beam on a backend with a
  * device, its "device memory: …" line (CtrBackendConeMemory: whole or in
- * z-slabs, and why).  A helical scan's stack is estimated when the plan
- * makes it: one note says so.
+ * z-slabs, and why).  A helical scan: what is held beside its run (the
+ * helical projections; the slab's ray masks), then the estimate of the
+ * rebinned fan-beam stack or of the slab (rebin none: its views and rays
+ * found as the plan finds them, one pass over the scan's rays).
  * Returns: (transfer full): a NULL-terminated array of notes, g_strfreev;
  *   NULL with the errors of ctr_recon_plan_new's checks
  *   (CTR_ERROR_INVALID_GEOMETRY, CTR_ERROR_UNSUPPORTED,

@@ -146,6 +146,7 @@ const CtrPlanRoute ctr_route_analytic = {
   .name = "analytic",
   .applies = analytic_applies,
   .make = analytic_make,
+  .estimate = ctr_plan_estimate_notes,
   .free = analytic_free,
   .execute = analytic_execute,
   .options_fit = analytic_options_fit,

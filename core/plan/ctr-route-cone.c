@@ -126,6 +126,7 @@ const CtrPlanRoute ctr_route_cone = {
   .name = "cone",
   .applies = cone_applies,
   .make = cone_make,
+  .estimate = ctr_plan_estimate_notes,
   .free = cone_free,
   .execute = cone_execute,
   .options_fit = cone_options_fit,

@@ -201,12 +201,34 @@ ray_z_extent (const double o[3], const double d[3], double rv, double *z0, doubl
   return TRUE;
 }
 
-static gboolean
-slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
+/* The slab around a grid's slices and the rays whose whole path in the
+ * grid's circle stays inside it (the picture at the top of this file). */
+typedef struct
 {
-  const CtrGeometry *g = hp->base.g;
-  const CtrGrid *grid = &hp->base.grid;
-  const gint64 t0 = g_get_monotonic_time ();
+  CtrGrid model;     /* the slab's volume */
+  double dzm;        /* its slice spacing (mm) */
+  guint n_margin;    /* slices of margin below and above the requested ones */
+  guint8 *mask;      /* [view][row][column]: 1 where the ray is used */
+  guint8 *used;      /* [view]: 1 where the view has a used ray */
+  guint n_sub;       /* views used */
+  guint64 n_rays;    /* rays used */
+} SlabRays;
+
+static void
+slab_rays_clear (SlabRays *s)
+{
+  g_clear_pointer (&s->mask, g_free);
+  g_clear_pointer (&s->used, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SlabRays, slab_rays_clear)
+
+/* @s (zeroed by the caller; slab_rays_clear after, whatever the result)
+ * for @g's rays and @grid's slices.  FALSE with CTR_ERROR_INVALID_ARGUMENT
+ * (a slab too thick, or no ray in it), CTR_ERROR_OUT_OF_MEMORY (the mask)
+ * or G_IO_ERROR_CANCELLED. */
+static gboolean
+slab_rays (const CtrGeometry *g, const CtrGrid *grid, SlabRays *s, GCancellable *cancellable, GError **error)
+{
   const guint V = g->n_views, R = g->n_rows, C = g->n_cols;
   const gsize per_view = (gsize) R * C;
   const double width = ctr_geometry_slice_width_mm (g), step = grid->dz;
@@ -226,26 +248,27 @@ slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
           travel = MAX (travel, rv * fabs (d[2]) / sqrt (d[0] * d[0] + d[1] * d[1]));
         }
   const double z_first = ctr_grid_z (grid, 0), z_last = ctr_grid_z (grid, grid->nz - 1);
-  const guint n_margin = (guint) ceil ((travel + 1e-6) / dzm) + 1;
-  hp->model = *grid;
-  hp->model.dz = dzm;
-  hp->model.nz = (guint) ceil ((z_last - z_first) / dzm - 1e-9) + 1 + 2 * n_margin;
-  hp->model.cz = 0.5 * (z_first + z_last);
-  if (hp->model.nz > 4096)
+  s->dzm = dzm;
+  s->n_margin = (guint) ceil ((travel + 1e-6) / dzm) + 1;
+  s->model = *grid;
+  s->model.dz = dzm;
+  s->model.nz = (guint) ceil ((z_last - z_first) / dzm - 1e-9) + 1 + 2 * s->n_margin;
+  s->model.cz = 0.5 * (z_first + z_last);
+  if (s->model.nz > 4096)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
                    "the slab of %g mm would need %u slices of %g mm; reconstruct a thinner slab",
-                   z_last - z_first, hp->model.nz, dzm);
+                   z_last - z_first, s->model.nz, dzm);
       return FALSE;
     }
-  const double zb_lo = ctr_grid_z (&hp->model, 0), zb_hi = ctr_grid_z (&hp->model, hp->model.nz - 1);
+  const double zb_lo = ctr_grid_z (&s->model, 0), zb_hi = ctr_grid_z (&s->model, s->model.nz - 1);
 
-  /* Which rays stay in the slab's volume. */
   g_autofree char *what = g_strdup_printf ("the slab's ray mask of %u views × %u rows × %u columns", V, R, C);
-  g_autofree guint8 *mask = ctr_memory_try_new (V, per_view, FALSE, what, error);
-  g_autofree guint8 *used = mask == NULL ? NULL : ctr_memory_try_new (V, 1, TRUE, what, error);
-  if (used == NULL)
+  s->mask = ctr_memory_try_new (V, per_view, FALSE, what, error);
+  s->used = s->mask == NULL ? NULL : ctr_memory_try_new (V, 1, TRUE, what, error);
+  if (s->used == NULL)
     return FALSE;
+  guint8 *mask = s->mask, *used = s->used;
   guint64 n_rays = 0;
 #pragma omp parallel for schedule(dynamic, 8) reduction(+:n_rays)
   for (gint64 k = 0; k < (gint64) V; k++)
@@ -263,50 +286,112 @@ slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
               used[k] = 1;
           }
     }
+  s->n_rays = n_rays;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
   for (guint k = 0; k < V; k++)
-    hp->n_sub += used[k];
-  if (hp->n_sub == 0)
+    s->n_sub += used[k];
+  if (s->n_sub == 0)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
                    "no ray of the scan stays inside the slab at table %.2f … %.2f mm: it lies outside the "
                    "scanned z range", ctr_geometry_table_mm (g, z_first), ctr_geometry_table_mm (g, z_last));
       return FALSE;
     }
-  /* the slab's views: their indices and geometry */
-  g_autoptr (CtrGeometry) sub = ctr_geometry_try_new (CTR_BEAM_CONE, hp->n_sub, error);
-  if (sub == NULL || (hp->views = ctr_memory_try_new (hp->n_sub, sizeof (guint), FALSE, what, error)) == NULL)
-    return FALSE;
-  {
-    double *angles = sub->angles;
-    *sub = *g;
-    sub->n_views = hp->n_sub;
-    sub->angles = angles;
-    sub->source_z_mm = NULL;
-    sub->focal_shift = NULL;
-    sub->vectors = NULL;
-    if ((g->source_z_mm != NULL
-         && (sub->source_z_mm = ctr_memory_try_new (hp->n_sub, sizeof (double), FALSE, what, error)) == NULL)
-        || (g->focal_shift != NULL
-            && (sub->focal_shift = ctr_memory_try_new (hp->n_sub, 3 * sizeof (double), FALSE, what, error)) == NULL))
-      return FALSE;
-  }
-  guint8 *sub_mask = ctr_memory_try_new (hp->n_sub, per_view, FALSE, what, error);
-  if (sub_mask == NULL)
-    return FALSE;
-  for (guint k = 0, n = 0; k < V; k++)
-    if (used[k])
+  return TRUE;
+}
+
+/* The geometry of @s's views: @g's with only those views (angles, source
+ * z and focal shifts copied).  (transfer full), or NULL with
+ * CTR_ERROR_OUT_OF_MEMORY. */
+static CtrGeometry *
+slab_geometry (const CtrGeometry *g, const SlabRays *s, GError **error)
+{
+  const char *what = "the slab's views";
+  g_autoptr (CtrGeometry) sub = ctr_geometry_try_new (CTR_BEAM_CONE, s->n_sub, error);
+  if (sub == NULL)
+    return NULL;
+  double *angles = sub->angles;
+  *sub = *g;
+  sub->n_views = s->n_sub;
+  sub->angles = angles;
+  sub->source_z_mm = NULL;
+  sub->focal_shift = NULL;
+  sub->vectors = NULL;
+  if ((g->source_z_mm != NULL
+       && (sub->source_z_mm = ctr_memory_try_new (s->n_sub, sizeof (double), FALSE, what, error)) == NULL)
+      || (g->focal_shift != NULL
+          && (sub->focal_shift = ctr_memory_try_new (s->n_sub, 3 * sizeof (double), FALSE, what, error)) == NULL))
+    return NULL;
+  for (guint k = 0, n = 0; k < g->n_views; k++)
+    if (s->used[k])
       {
-        hp->views[n] = k;
         sub->angles[n] = g->angles[k];
         if (sub->source_z_mm)
           sub->source_z_mm[n] = g->source_z_mm[k];
         if (sub->focal_shift)
           memcpy (sub->focal_shift + 3 * n, g->focal_shift + 3 * k, 3 * sizeof (double));
-        memcpy (sub_mask + (gsize) n * per_view, mask + (gsize) k * per_view, per_view);
         n++;
       }
+  return g_steal_pointer (&sub);
+}
+
+/* The slab's memory notes into @notes (char *, transfer full): what is
+ * held beside the slab's run (the helical projections, the ray masks),
+ * then the run on @sub and @s's volume (ctr_plan_estimate_notes, with its
+ * checks: FALSE with their errors, CTR_ERROR_OUT_OF_MEMORY when it does
+ * not fit). */
+static gboolean
+slab_memory_notes (const CtrGeometry *g, const SlabRays *s, const CtrGeometry *sub, const CtrReconOptions *o,
+                   GPtrArray *notes, GError **error)
+{
+  const guint64 rays = ctr_memory_mul (g->n_rows, g->n_cols);
+  const guint64 raw = ctr_memory_mul (ctr_memory_mul (g->n_views, rays), sizeof (float));
+  const guint64 masks = ctr_memory_add (ctr_memory_mul (g->n_views, rays), ctr_memory_mul (s->n_sub, rays));
+  g_autofree char *raw_s = g_format_size_full (raw, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *masks_s = g_format_size_full (masks, G_FORMAT_SIZE_IEC_UNITS);
+  g_ptr_array_add (notes, g_strdup_printf ("memory: the helical projections (%s) and the slab's ray masks (%s) "
+                                           "are held beside the slab's run, whose estimate follows",
+                                           raw_s, masks_s));
+  return ctr_plan_estimate_notes (sub, &s->model, o, notes, error);
+}
+
+static gboolean
+slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
+{
+  const CtrGeometry *g = hp->base.g;
+  const CtrGrid *grid = &hp->base.grid;
+  const gint64 t0 = g_get_monotonic_time ();
+  const guint V = g->n_views;
+  const gsize per_view = (gsize) g->n_rows * g->n_cols;
+  g_auto (SlabRays) s = { 0 };
+  if (!slab_rays (g, grid, &s, cancellable, error))
+    return FALSE;
+  hp->model = s.model;
+  hp->n_sub = s.n_sub;
+  const double zb_lo = ctr_grid_z (&s.model, 0), zb_hi = ctr_grid_z (&s.model, s.model.nz - 1);
+  g_autoptr (CtrGeometry) sub = slab_geometry (g, &s, error);
+  if (sub == NULL)
+    return FALSE;
+  /* the estimate, and the refusal when it does not fit, before the
+   * volume, the views' data and the operator are allocated (its notes
+   * follow the slab's) */
+  g_autoptr (GPtrArray) memory = g_ptr_array_new_with_free_func (g_free);
+  if (!slab_memory_notes (g, &s, sub, &hp->base.o, memory, error))
+    return FALSE;
+  const char *what = "the slab's views";
+  hp->views = ctr_memory_try_new (hp->n_sub, sizeof (guint), FALSE, what, error);
+  guint8 *sub_mask = hp->views == NULL ? NULL : ctr_memory_try_new (hp->n_sub, per_view, FALSE, what, error);
+  if (sub_mask == NULL)
+    return FALSE;
+  for (guint k = 0, n = 0; k < V; k++)
+    if (s.used[k])
+      {
+        hp->views[n] = k;
+        memcpy (sub_mask + (gsize) n * per_view, s.mask + (gsize) k * per_view, per_view);
+        n++;
+      }
+  slab_rays_clear (&s);   /* the whole scan's mask is not needed any more */
   if (hp->slab_backend != ctr_backend_cpu ())
     {
       /* the backend's pair; it copies the mask, kept here for a fall-back */
@@ -337,17 +422,34 @@ slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
     }
   hp->setup_s = (g_get_monotonic_time () - t0) / 1e6;
 
+  const double z_first = ctr_grid_z (grid, 0), z_last = ctr_grid_z (grid, grid->nz - 1);
   note (hp, g_strdup_printf ("helical iterative: %u of %u views, %" G_GUINT64_FORMAT " rays whose path stays in "
                              "a slab of %u slices of %.3g mm (table %.2f … %.2f mm: the %u requested slices and "
-                             "%.3g mm of margin)", hp->n_sub, V, n_rays, hp->model.nz, dzm,
+                             "%.3g mm of margin)", hp->n_sub, V, s.n_rays, hp->model.nz, s.dzm,
                              ctr_geometry_table_mm (g, zb_lo), ctr_geometry_table_mm (g, zb_hi), grid->nz,
-                             n_margin * dzm));
+                             s.n_margin * s.dzm));
+  for (guint i = 0; i < memory->len; i++)
+    note (hp, g_steal_pointer (&memory->pdata[i]));
   double lo, hi;
   if (!ctr_helix_z_coverage (g, FALSE, &lo, &hi) || z_first < lo - 1e-6 || z_last > hi + 1e-6)
     note (hp, g_strdup ("some slices lie outside the range the scan samples over 360°: they are not fully "
                         "determined by the data"));
   note (hp, g_strdup (hp->op->description));
   return TRUE;
+}
+
+/* The slab's estimate (ctr_recon_plan_estimate): its rays and views, as
+ * slab_make finds them (the mask is computed: tens of milliseconds for a
+ * clinical scan), then slab_memory_notes. */
+static gboolean
+slab_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GPtrArray *notes,
+               GError **error)
+{
+  g_auto (SlabRays) s = { 0 };
+  if (!slab_rays (g, grid, &s, NULL, error))
+    return FALSE;
+  g_autoptr (CtrGeometry) sub = slab_geometry (g, &s, error);
+  return sub != NULL && slab_memory_notes (g, &s, sub, o, notes, error);
 }
 
 /* The CPU's pair on the slab (the fall-back of a device that failed). */
@@ -460,20 +562,18 @@ helical_applies (const CtrGeometry *g, const CtrReconOptions *o)
   return ctr_helix_applies (g);
 }
 
-static CtrRouteState *
-helical_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
-              GCancellable *cancellable, GError **error)
+/* The methods this route runs: FALSE with CTR_ERROR_UNSUPPORTED for FDK,
+ * and for FBP, ART and PART without rebinning. */
+static gboolean
+method_fits (const CtrGeometry *g, const CtrReconOptions *o, GError **error)
 {
-  if (!ctr_geometry_validate (g, error) || !ctr_grid_validate (grid, error)
-      || !ctr_recon_options_validate (o, error))
-    return NULL;
   const CtrMethod m = o->method;
   if (m == CTR_METHOD_FDK)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
                    "FDK reconstructs a circular orbit with a flat panel; this %s scan is rebinned to fan-beam "
                    "slices: use fbp (or an iterative method)", ctr_geometry_is_helical (g) ? "helical" : "multi-row");
-      return NULL;
+      return FALSE;
     }
   if (o->rebin == CTR_REBIN_NONE
       && (m == CTR_METHOD_FBP || m == CTR_METHOD_ART || m == CTR_METHOD_PART))
@@ -481,8 +581,53 @@ helical_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *
       g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
                    "%s runs on rebinned fan-beam slices (rebin 180li or 360li); without rebinning the "
                    "helical scan is reconstructed by sart, sirt, cgls, pwls or asd-pocs", ctr_method_name (m));
-      return NULL;
+      return FALSE;
     }
+  return TRUE;
+}
+
+/* A rebinned run's estimate: the fan-beam stack's notes, as rebin_make
+ * makes it (the rebinned geometry, the grid centred in z), after the
+ * helical projections it rebins from. */
+static gboolean
+rebin_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GPtrArray *notes,
+                GError **error)
+{
+  CtrRebinPlan *rebin = ctr_rebin_plan_new_for_grid (g, o->rebin, grid, error);
+  if (rebin == NULL)
+    return FALSE;
+  const guint64 raw = ctr_memory_mul (ctr_memory_mul (g->n_views, g->n_rows), ctr_memory_mul (g->n_cols, sizeof (float)));
+  g_autofree char *raw_s = g_format_size_full (raw, G_FORMAT_SIZE_IEC_UNITS);
+  g_ptr_array_add (notes, g_strdup_printf ("memory: the helical projections (%s) are held beside the rebinned "
+                                           "fan-beam stack, whose run follows", raw_s));
+  CtrGrid inner = *grid;
+  inner.cz = 0.0;
+  const gboolean ok = ctr_plan_estimate_notes (ctr_rebin_plan_get_geometry (rebin), &inner, o, notes, error);
+  ctr_rebin_plan_free (rebin);
+  return ok;
+}
+
+static gboolean
+helical_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o, GPtrArray *notes,
+                  GError **error)
+{
+  if (!method_fits (g, o, error))
+    return FALSE;
+  if (o->rebin == CTR_REBIN_NONE)
+    return slab_estimate (g, grid, o, notes, error);
+  return rebin_estimate (g, grid, o, notes, error);
+}
+
+static CtrRouteState *
+helical_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
+              GCancellable *cancellable, GError **error)
+{
+  if (!ctr_geometry_validate (g, error) || !ctr_grid_validate (grid, error)
+      || !ctr_recon_options_validate (o, error))
+    return NULL;
+  if (!method_fits (g, o, error))
+    return NULL;
+  const CtrMethod m = o->method;
   HelicalState *hp = g_new0 (HelicalState, 1);
   g_autoptr (CtrRouteState) rs = &hp->base;
   ctr_route_state_init (rs, &ctr_route_helical, g, grid, o);
@@ -591,6 +736,7 @@ const CtrPlanRoute ctr_route_helical = {
   .name = "helical",
   .applies = helical_applies,
   .make = helical_make,
+  .estimate = helical_estimate,
   .free = helical_free,
   .execute = helical_execute,
   .options_fit = helical_options_fit,

@@ -311,6 +311,7 @@ const CtrPlanRoute ctr_route_slices = {
   .name = "slices",
   .applies = slices_applies,
   .make = slices_make,
+  .estimate = ctr_plan_estimate_notes,
   .free = slices_free,
   .execute = slices_execute,
   .options_fit = slices_options_fit,

@@ -13,12 +13,20 @@ allocator (GLib's "failed to allocate", exit 133) and no OOM kill.
   3. a run that fits states its estimate in the plan's notes;
   4. --dry-run prints the estimate and the automatic matrix choice (on the
      fly under a 400 MiB limit) and refuses a named matrix that does not fit;
-  5. metrics of 2048² images with 100 MiB of address space beyond the
+  5. metrics of 2048² images with 140 MiB of address space beyond the
      program's start: the SSIM buffers are refused with their size, exit 1,
-     one line.
+     one line;
+  6. a helical scan without rebinning (the cone-beam pair on a slab;
+     ../shared/data/head-helical-ctpd, skipped without it): --dry-run
+     states the slab's estimate and what is held beside it, refuses it
+     under a limit below the estimate, and the run itself is refused under
+     that limit before anything is built.
 Before the change, 1 aborted inside GLib while the matrix was built and 2
-was killed by the kernel; 5 aborted inside GLib (SIGTRAP).
+was killed by the kernel; 5 aborted inside GLib (SIGTRAP); 6's dry run
+said only "estimated when the helical route makes its slab", exit 0, and
+the run went ahead under any limit.
 """
+import json
 import os
 import re
 import resource
@@ -142,10 +150,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0 and "matrix: auto chose the stored SCSR matrix" in r.stderr + r.stdout,
           "dry run of 1024² PART without a limit: the stored matrix")
 
-    # 5. metrics of a 2048² image with 100 MiB of address space beyond what
+    # 5. metrics of a 2048² image with 140 MiB of address space beyond what
     # the program needs to start (a CUDA build maps its libraries: ~630 MiB
     # against ~150 without): the SSIM buffers (160 MiB) do not fit; one line
     # naming them, exit 1 (before: GLib's "failed to allocate", SIGTRAP).
+    # 140, not 100: the two images (32 MiB) and a thread's malloc arena (64
+    # MiB of address space) must fit first; with 100 the TIFF's strip was
+    # refused instead in one run of six.
     small = os.path.join(tmp, "small2048")
     r = run("simulate", "--phantom", "disc", "--views", 8, "--cols", 32, "--size", 2048, "--i0", 0,
             "--output", small, timeout=300)
@@ -159,11 +170,39 @@ with tempfile.TemporaryDirectory() as tmp:
             else:
                 lo = mid
         print(f"     the program starts in {hi} MiB of address space")
-        r = run("metrics", ref, ref, timeout=120, env=env, preexec_fn=as_limit(hi + 100))
+        r = run("metrics", ref, ref, timeout=120, env=env, preexec_fn=as_limit(hi + 140))
         lines = r.stderr.strip().splitlines()
         m = NEED.search(r.stderr)
         check(r.returncode == 1 and len(lines) == 1 and "the SSIM buffers of 2048 × 2048 pixels" in r.stderr
               and m is not None and "address-space limit" in m.group(5),
-              f"metrics of 2048² in {hi + 100} MiB: exit {r.returncode}, '{r.stderr.strip()[-200:]}'")
+              f"metrics of 2048² in {hi + 140} MiB: exit {r.returncode}, '{r.stderr.strip()[-200:]}'")
+
+# 6. The helical slab (rebin none): estimated by the dry run and checked by
+# the run before the volume, the views' data and the pair are allocated.
+H = os.path.join(os.environ.get("CTR_SHARED_DATA", ""), "head-helical-ctpd", "geometry.json")
+if not os.path.exists(H):
+    print("skip the helical slab: ../shared/data/head-helical-ctpd is absent")
+else:
+    with tempfile.TemporaryDirectory() as tmp:
+        slab = ["reconstruct", H, "--method", "sart", "--rebin", "none", "--iterations", "1", "--z-range", "78:84:1.5"]
+        r = run(*slab, "--dry-run", timeout=120)
+        est = re.search(r"memory: ([\d.]+)\s(\w+) estimated \(image [^,]+, data [^,]+, work vectors", r.stderr)
+        gh = json.load(open(H))
+        raw = f"{gh['views'] * gh['detector_rows'] * gh['detector_cols'] * 4 / 2 ** 20:.1f}\u00a0MiB"  # GLib puts a no-break space before the unit
+        check(r.returncode == 0 and est is not None
+              and f"the helical projections ({raw}) and the slab's ray masks" in r.stderr,
+              f"helical slab, dry run: the slab's estimate and what is held beside it "
+              f"({r.stderr.strip()[-300:]})")
+        if est is not None:
+            need = float(est.group(1)) * {"KiB": 1 / 1024, "MiB": 1, "GiB": 1024}[est.group(2)]
+            lim = dict(os.environ, CTR_MEMORY_LIMIT_MB=str(int(need * 0.6)))
+            r = run(*slab, "--dry-run", timeout=120, env=lim)
+            refused(r, "CTR_MEMORY_LIMIT_MB", f"helical slab, dry run in {int(need * 0.6)} MiB", 0)
+            out = os.path.join(tmp, "slab.tif")
+            t0 = time.monotonic()
+            r = run(*slab, "-o", out, timeout=300, env=lim)
+            refused(r, "CTR_MEMORY_LIMIT_MB", f"helical slab, the run in {int(need * 0.6)} MiB",
+                    time.monotonic() - t0)
+            check(not os.path.exists(out), "helical slab refused: no output written")
 
 finish()
