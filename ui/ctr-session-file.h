@@ -24,7 +24,9 @@
 G_BEGIN_DECLS
 
 #define CTR_SESSION_FILE_FORMAT "ctrecon-session"
-#define CTR_SESSION_FILE_VERSION 1
+/* Version 2 added the Dose Study's table ("study"); version 1 files still
+ * open (without one). */
+#define CTR_SESSION_FILE_VERSION 2
 #define CTR_SESSION_FILE_SUFFIX ".ctrsession"
 #define CTR_SESSION_FILE_MANIFEST "session.json"
 
@@ -56,6 +58,9 @@ typedef struct {
  * @have_ruler, @ruler: the ruler's ends (x0, y0, x1, y1) in mm.
  * @mu_water, @calibrated: the μ_water of HU (1/mm) and whether it came from
  *   a water calibration.
+ * @study_rows: CtrStudyRowItem (ctr-study-row.h), the Dose Study's table in
+ *   run order (the session's ctr_session_get_study_table); each names the
+ *   run of its reconstruction, one of @runs, or none (0).
  */
 typedef struct {
   char      *path;
@@ -69,6 +74,7 @@ typedef struct {
   double     ruler[4];
   double     mu_water;
   gboolean   calibrated;
+  GPtrArray *study_rows;
 } CtrSessionFile;
 
 void            ctr_session_file_free        (CtrSessionFile *file);
@@ -130,7 +136,7 @@ CtrSessionFile *ctr_session_file_read_finish (GAsyncResult        *result,
  * ctr_session_restore:
  * Replaces the runs of @session by those of @file (their numbers, labels,
  * colours, numbers of every iteration, notes and images; the images join
- * the run store) and @rois' ROIs, ruler and μ_water by the file's (@rois
+ * the run store), its Dose Study table by the file's and @rois' ROIs, ruler and μ_water by the file's (@rois
  * nullable).  The dataset is not loaded here: the caller loads
  * @file->dataset_path, then sets the μ_water again (a dataset's load sets
  * its own).  Afterwards the session has no unsaved runs.
