@@ -167,6 +167,9 @@ void        test_window_study_drawn_rois   (void);
 void        test_window_study_images       (void);
 void        test_window_study_session      (void);
 
+/* tests/ui/test-window-memory.c (a measurement: CTR_UI_MEMORY=1) */
+void        test_window_memory             (void);
+
 /* tests/ui/test-window-fit.c */
 void        test_window_fit_1280           (void);
 
