@@ -416,10 +416,11 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   if (self->job != NULL)
     job_unref (self->job);
   self->job = job;
+  /* running first: the table's change is the study's own (on_rows_changed) */
+  set_running (self, TRUE);
   g_list_store_remove_all (self->rows);
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
   _ctr_study_page_set_status (self, "Starting…", FALSE);
-  set_running (self, TRUE);
   gtk_widget_queue_draw (GTK_WIDGET (self->plot));
 
   task = g_task_new (NULL, job->cancellable, run_done, job_ref (job));
@@ -532,6 +533,27 @@ cell_bind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer column
   gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
 }
 
+/* The table changed while no study runs: a saved session's restore
+ * replaced the session's table.  The study shown before is not its, so its
+ * figure and export go; the status says where the table came from. */
+static void
+on_rows_changed (GListModel *rows, guint position, guint removed, guint added, CtrStudyPage *self)
+{
+  g_autofree char *text = NULL;
+  guint n = g_list_model_get_n_items (rows);
+
+  if (self->running || (added == 0 && removed == 0))
+    return;
+  g_clear_pointer (&self->job, job_unref);
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  gtk_widget_queue_draw (GTK_WIDGET (self->plot));
+  text = n > 0 ? g_strdup_printf ("%u run%s of a study, from the session opened (double-click a row to see its "
+                                  "image; Run Study again for the figure and export).", n, n == 1 ? "" : "s")
+               : g_strdup ("List the doses, add methods, then Run Study.");
+  _ctr_study_page_set_status (self, text, FALSE);
+  update_actions (self);
+}
+
 /* The table shows @rows (the session's study table, or the page's own). */
 static void
 set_rows (CtrStudyPage *self, GListStore *rows)
@@ -540,7 +562,10 @@ set_rows (CtrStudyPage *self, GListStore *rows)
 
   if (self->rows == rows)
     return;
+  if (self->rows != NULL)
+    g_signal_handlers_disconnect_by_func (self->rows, on_rows_changed, self);
   g_set_object (&self->rows, rows);
+  g_signal_connect_object (rows, "items-changed", G_CALLBACK (on_rows_changed), self, 0);
   selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (rows)));
   gtk_column_view_set_model (self->table, GTK_SELECTION_MODEL (selection));
   gtk_widget_queue_draw (GTK_WIDGET (self->plot));
@@ -625,7 +650,8 @@ on_dataset (CtrStudyPage *self)
       ctr_method_panel_set_geometry (self->method_panel, d->geometry);
       gtk_spin_button_set_value (self->size_spin, grid.nx);
       _ctr_study_page_show_dose (self, d);
-      if (!self->running)
+      /* a table from a saved session keeps saying so */
+      if (!self->running && (self->job != NULL || g_list_model_get_n_items (G_LIST_MODEL (self->rows)) == 0))
         _ctr_study_page_set_status (self, "List the doses, add methods, then Run Study.", FALSE);
     }
   else

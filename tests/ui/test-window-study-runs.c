@@ -17,6 +17,7 @@
  *   closed, the session opened in a new window: the study's table is back
  *   with identical figures (every column, bit for bit), and its rows open
  *   their reconstructions, restored as runs with identical pixels.
+ *   Screenshot ui-study-session.png (the page with the restored table).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -349,6 +350,10 @@ test_window_study_session (void)
     CHECK (n == texts->len && same == n && n > 0,
            "the reopened session's study table has the %u rows with identical figures (%u rows, %u identical)",
            texts->len, n, same);
+    CHECK (strstr (ctr_study_page_get_status (page), "from the session") != NULL,
+           "the page says where its table came from: “%s”", ctr_study_page_get_status (page));
+    adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "study");
+    ui_screenshot (GTK_WIDGET (w), "ui-study-session.png");
   }
   for (guint k = 0; k < G_N_ELEMENTS (doses); k++)
     {
