@@ -1,6 +1,7 @@
 /* ctr-session-file.h — a saved session: the runs of a CtrSession (their
  * parameters, numbers of every iteration and images), the window's ROIs,
- * ruler and water calibration, and the open dataset, in one folder
+ * ruler and water calibration, the Dose Study's table (its rows name the
+ * runs holding their reconstructions) and the open dataset, in one folder
  * NAME.ctrsession holding session.json and one float32 TIFF per run image
  * (docs/session-format.md).  GIO and json-glib only: no widget.
  *
@@ -104,8 +105,9 @@ char           *ctr_session_file_with_suffix (const char      *path);
 /**
  * ctr_session_save_async:
  * Saves @session's runs (every run but a running one; their images read
- * back from the run store when spilled), @rois (nullable: its ROIs, ruler
- * and μ_water) and the open dataset as the folder @path, in a worker
+ * back from the run store when spilled), its study table
+ * (ctr_session_get_study_table), @rois (nullable: its ROIs, ruler and
+ * μ_water) and the open dataset as the folder @path, in a worker
  * thread.  An existing @path that is not a session folder of ours is
  * refused (CTR_ERROR_INVALID_ARGUMENT), as is a path that would replace an
  * input of the dataset (ctr_output_path_check).  Once saved the session
@@ -136,8 +138,9 @@ CtrSessionFile *ctr_session_file_read_finish (GAsyncResult        *result,
  * ctr_session_restore:
  * Replaces the runs of @session by those of @file (their numbers, labels,
  * colours, numbers of every iteration, notes and images; the images join
- * the run store), its Dose Study table by the file's and @rois' ROIs, ruler and μ_water by the file's (@rois
- * nullable).  The dataset is not loaded here: the caller loads
+ * the run store), its Dose Study table (ctr_session_get_study_table) by
+ * the file's (none for a version-1 file), and @rois' ROIs, ruler and
+ * μ_water by the file's (@rois nullable).  The dataset is not loaded here: the caller loads
  * @file->dataset_path, then sets the μ_water again (a dataset's load sets
  * its own).  Afterwards the session has no unsaved runs.
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT while @session is busy
