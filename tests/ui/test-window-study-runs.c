@@ -175,7 +175,13 @@ open_row (CtrWindow *w, double dose)
     return NULL;
   adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "study");
   ui_spin (100);
-  g_signal_emit_by_name (ui_child (page, CTR_TYPE_STUDY_PAGE, "table"), "activate", position);
+  {
+    /* what a double-click or Enter on the row does: the rows' list view
+     * activates the item (GtkListBase's list.activate-item) */
+    GtkWidget *rows = ui_find (GTK_WIDGET (ui_child (page, CTR_TYPE_STUDY_PAGE, "table")), GTK_TYPE_LIST_VIEW, NULL);
+    CHECK (rows != NULL && gtk_widget_activate_action (rows, "list.activate-item", "u", position),
+           "the table's row %u activated", position + 1);
+  }
   ui_spin (300);
   shown = adw_view_stack_get_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"));
   CHECK (g_strcmp0 (shown, "compare") == 0 && tiles_of (compare, run, NULL) == 1,
