@@ -211,7 +211,7 @@ add_run (CtrStudyPage *self, Job *job, const CtrStudyRow *row, CtrVolume *image)
   stats.rmse = row->rmse;
   stats.psnr = row->psnr;
   stats.ssim = row->ssim;
-  data = row->realisation > 0
+  data = ctr_study_get_realisations (job->study) > 1
     ? g_strdup_printf ("%s%sstudy %g × dose, realisation %u", variant ? variant : "", variant ? ", " : "",
                        row->dose, row->realisation + 1)
     : g_strdup_printf ("%s%sstudy %g × dose", variant ? variant : "", variant ? ", " : "", row->dose);
