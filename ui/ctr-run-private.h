@@ -15,6 +15,15 @@ CtrRun *_ctr_run_new         (guint                  number,
                               const CtrReconOptions *options,
                               const CtrGrid         *grid,
                               const CtrDataset      *dataset);
+/* As _ctr_run_new() with the data named by their parts: @dataset_name
+ * (nullable: "dataset"), @data_label (nullable: none; "0.25 × dose
+ * (study)", a variant) and @dataset_path (what ctr_run_is_of compares). */
+CtrRun *_ctr_run_new_for_data (guint                  number,
+                               const CtrReconOptions *options,
+                               const CtrGrid         *grid,
+                               const char            *dataset_name,
+                               const char            *data_label,
+                               const char            *dataset_path);
 /* A run read back from a saved session (ctr-session-save.c): as
  * _ctr_run_new(), with the data it ran on named by @dataset (its label)
  * and @dataset_path; finish it with _ctr_run_finish(). */

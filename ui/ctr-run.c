@@ -107,13 +107,13 @@ describe_options (const CtrReconOptions *o)
 }
 
 CtrRun *
-_ctr_run_new (guint                  number,
-              const CtrReconOptions *options,
-              const CtrGrid         *grid,
-              const CtrDataset      *dataset)
+_ctr_run_new_for_data (guint                  number,
+                       const CtrReconOptions *options,
+                       const CtrGrid         *grid,
+                       const char            *dataset_name,
+                       const char            *data_label,
+                       const char            *dataset_path)
 {
-  const char *dataset_name = dataset->name;
-  const char *data_label = dataset->variant;
   CtrRun *self = g_object_new (CTR_TYPE_RUN, NULL);
 
   self->number = number;
@@ -131,8 +131,17 @@ _ctr_run_new (guint                  number,
   self->dataset = data_label != NULL && *data_label != '\0'
     ? g_strdup_printf ("%s · %s", dataset_name ? dataset_name : "dataset", data_label)
     : g_strdup (dataset_name ? dataset_name : "dataset");
-  self->dataset_path = g_strdup (dataset->path);
+  self->dataset_path = g_strdup (dataset_path);
   return self;
+}
+
+CtrRun *
+_ctr_run_new (guint                  number,
+              const CtrReconOptions *options,
+              const CtrGrid         *grid,
+              const CtrDataset      *dataset)
+{
+  return _ctr_run_new_for_data (number, options, grid, dataset->name, dataset->variant, dataset->path);
 }
 
 CtrRun *

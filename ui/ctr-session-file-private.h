@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <json-glib/json-glib.h>
+
 #include "ctr-session-file.h"
 
 G_BEGIN_DECLS
@@ -22,6 +24,17 @@ char           *_ctr_session_file_manifest   (const CtrSessionFile      *file);
 gboolean        _ctr_session_file_write      (const CtrSessionFile      *file,
                                               const char                *path,
                                               GCancellable              *cancellable,
+                                              GError                   **error);
+
+/* ctr-session-file-study.c: session.json's "study" (the Dose Study's
+ * table) written from @file->study_rows, and read back into it; a row that
+ * names a run not among @file->runs, an unknown method or a dose not above
+ * 0 is CTR_ERROR_FORMAT.  No "study" (version 1) reads as no rows. */
+void            _ctr_session_file_add_study  (JsonBuilder               *builder,
+                                              const CtrSessionFile      *file);
+gboolean        _ctr_session_file_read_study (JsonObject                *root,
+                                              CtrSessionFile            *file,
+                                              const char                *where,
                                               GError                   **error);
 
 G_END_DECLS

@@ -425,7 +425,8 @@ ctr_session_file_read (const char *path, GCancellable *cancellable, GError **err
     }
   if (!read_header (json_node_get_object (root), f, manifest, error) ||
       !read_runs (json_node_get_object (root), f, cancellable, manifest, error) ||
-      !read_measurements (json_node_get_object (root), f, manifest, error))
+      !read_measurements (json_node_get_object (root), f, manifest, error) ||
+      !_ctr_session_file_read_study (json_node_get_object (root), f, manifest, error))
     return NULL;
   return g_steal_pointer (&f);
 }

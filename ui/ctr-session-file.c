@@ -43,6 +43,7 @@ _ctr_session_file_new (void)
   f->roi_names = g_ptr_array_new_with_free_func (g_free);
   f->background = -1;
   f->mu_water = CTR_MU_WATER_PER_MM;
+  f->study_rows = g_ptr_array_new_with_free_func (g_object_unref);
   return f;
 }
 
@@ -57,6 +58,7 @@ ctr_session_file_free (CtrSessionFile *f)
   g_ptr_array_unref (f->runs);
   g_array_unref (f->rois);
   g_ptr_array_unref (f->roi_names);
+  g_ptr_array_unref (f->study_rows);
   g_free (f);
 }
 
@@ -314,6 +316,7 @@ _ctr_session_file_manifest (const CtrSessionFile *f)
     add_run (b, f->runs->pdata[i]);
   json_builder_end_array (b);
   add_rois (b, f);
+  _ctr_session_file_add_study (b, f);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);

@@ -1,6 +1,7 @@
 /* ctr-session-file.h — a saved session: the runs of a CtrSession (their
  * parameters, numbers of every iteration and images), the window's ROIs,
- * ruler and water calibration, and the open dataset, in one folder
+ * ruler and water calibration, the Dose Study's table (its rows name the
+ * runs holding their reconstructions) and the open dataset, in one folder
  * NAME.ctrsession holding session.json and one float32 TIFF per run image
  * (docs/session-format.md).  GIO and json-glib only: no widget.
  *
@@ -24,7 +25,9 @@
 G_BEGIN_DECLS
 
 #define CTR_SESSION_FILE_FORMAT "ctrecon-session"
-#define CTR_SESSION_FILE_VERSION 1
+/* Version 2 added the Dose Study's table ("study"); version 1 files still
+ * open (without one). */
+#define CTR_SESSION_FILE_VERSION 2
 #define CTR_SESSION_FILE_SUFFIX ".ctrsession"
 #define CTR_SESSION_FILE_MANIFEST "session.json"
 
@@ -56,6 +59,9 @@ typedef struct {
  * @have_ruler, @ruler: the ruler's ends (x0, y0, x1, y1) in mm.
  * @mu_water, @calibrated: the μ_water of HU (1/mm) and whether it came from
  *   a water calibration.
+ * @study_rows: CtrStudyRowItem (ctr-study-row.h), the Dose Study's table in
+ *   run order (the session's ctr_session_get_study_table); each names the
+ *   run of its reconstruction, one of @runs, or none (0).
  */
 typedef struct {
   char      *path;
@@ -69,6 +75,7 @@ typedef struct {
   double     ruler[4];
   double     mu_water;
   gboolean   calibrated;
+  GPtrArray *study_rows;
 } CtrSessionFile;
 
 void            ctr_session_file_free        (CtrSessionFile *file);
@@ -98,8 +105,9 @@ char           *ctr_session_file_with_suffix (const char      *path);
 /**
  * ctr_session_save_async:
  * Saves @session's runs (every run but a running one; their images read
- * back from the run store when spilled), @rois (nullable: its ROIs, ruler
- * and μ_water) and the open dataset as the folder @path, in a worker
+ * back from the run store when spilled), its study table
+ * (ctr_session_get_study_table), @rois (nullable: its ROIs, ruler and
+ * μ_water) and the open dataset as the folder @path, in a worker
  * thread.  An existing @path that is not a session folder of ours is
  * refused (CTR_ERROR_INVALID_ARGUMENT), as is a path that would replace an
  * input of the dataset (ctr_output_path_check).  Once saved the session
@@ -130,8 +138,9 @@ CtrSessionFile *ctr_session_file_read_finish (GAsyncResult        *result,
  * ctr_session_restore:
  * Replaces the runs of @session by those of @file (their numbers, labels,
  * colours, numbers of every iteration, notes and images; the images join
- * the run store) and @rois' ROIs, ruler and μ_water by the file's (@rois
- * nullable).  The dataset is not loaded here: the caller loads
+ * the run store), its Dose Study table (ctr_session_get_study_table) by
+ * the file's (none for a version-1 file), and @rois' ROIs, ruler and
+ * μ_water by the file's (@rois nullable).  The dataset is not loaded here: the caller loads
  * @file->dataset_path, then sets the μ_water again (a dataset's load sets
  * its own).  Afterwards the session has no unsaved runs.
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT while @session is busy

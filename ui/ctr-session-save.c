@@ -13,6 +13,7 @@
 
 #include "ctr-session-file-private.h"
 #include "ctr-session-private.h"
+#include "ctr-study-row.h"
 
 /* ---- the snapshot ------------------------------------------------------------ */
 
@@ -56,6 +57,27 @@ snapshot_rois (CtrSessionFile *f, CtrRoiSet *rois)
   f->mu_water = ctr_roi_set_get_mu_water (rois, &f->calibrated);
 }
 
+/* The Dose Study's table: copies of its rows; a row whose run is not saved
+ * (deleted, or running) names none. */
+static void
+snapshot_study (CtrSessionFile *f, GListStore *table)
+{
+  g_autoptr(GHashTable) saved = g_hash_table_new (NULL, NULL);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (table));
+
+  for (guint i = 0; i < f->runs->len; i++)
+    g_hash_table_add (saved, GUINT_TO_POINTER (((CtrSessionRunRecord *) f->runs->pdata[i])->number));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CtrStudyRowItem) item = g_list_model_get_item (G_LIST_MODEL (table), i);
+      CtrStudyRowItem *copy = ctr_study_row_item_new (ctr_study_row_item_get (item), ctr_study_row_item_get_cnr (item));
+      guint run = ctr_study_row_item_get_run_number (item);
+
+      ctr_study_row_item_set_run_number (copy, g_hash_table_contains (saved, GUINT_TO_POINTER (run)) ? run : 0);
+      g_ptr_array_add (f->study_rows, copy);
+    }
+}
+
 /* Every run but a running one, the ROIs and the open dataset; NULL with
  * CTR_ERROR_IO when a run's image is gone (its spilled file unreadable):
  * never a session that silently lacks an image. */
@@ -84,6 +106,7 @@ snapshot (CtrSession *self, CtrRoiSet *rois, GError **error)
     }
   if (rois != NULL)
     snapshot_rois (f, rois);
+  snapshot_study (f, self->study_table);
   if (self->dataset != NULL)
     {
       f->dataset_path = g_strdup (self->dataset->path);
@@ -277,6 +300,8 @@ ctr_session_restore (CtrSession *self, CtrSessionFile *file, CtrRoiSet *rois, GE
     }
   if (rois != NULL)
     restore_rois (rois, file);
+  g_list_store_splice (self->study_table, 0, g_list_model_get_n_items (G_LIST_MODEL (self->study_table)),
+                       file->study_rows->pdata, file->study_rows->len);
   _ctr_session_mark_saved (self);
   return TRUE;
 }

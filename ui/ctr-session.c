@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ctr-session-private.h"
+#include "ctr-study-row.h"
 #include "base/ctr-hu.h"
 
 G_DEFINE_FINAL_TYPE (CtrSession, ctr_session, G_TYPE_OBJECT)
@@ -381,6 +382,7 @@ ctr_session_dispose (GObject *object)
   _ctr_session_store_dispose (self);
   g_clear_object (&self->results);
   g_clear_object (&self->runs);
+  g_clear_object (&self->study_table);
   G_OBJECT_CLASS (ctr_session_parent_class)->dispose (object);
 }
 
@@ -459,6 +461,7 @@ ctr_session_init (CtrSession *self)
   self->runs = g_list_store_new (CTR_TYPE_RUN);
   g_signal_connect_swapped (self->runs, "items-changed", G_CALLBACK (_ctr_session_runs_changed), self);
   self->results = g_list_store_new (CTR_TYPE_RUN);
+  self->study_table = g_list_store_new (CTR_TYPE_STUDY_ROW_ITEM);
   self->progress_text = g_strdup ("Idle");
   self->status = g_strdup ("Ready");
   self->keep_runs = TRUE;

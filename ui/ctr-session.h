@@ -233,6 +233,34 @@ CtrRun       *ctr_session_reconstruct_finish (CtrSession          *self,
                                               GAsyncResult        *result,
                                               GError             **error);
 
+/**
+ * ctr_session_add_result:
+ * @dataset: the data @image was reconstructed from (its name and path name
+ *   the run: a run of the open dataset when the paths are the same).
+ * @data_label: (nullable): what tells those data apart ("0.25 × dose
+ *   (study)"), appended to the run's label and dataset name.
+ * @options: the method and parameters that made @image.
+ * @image: the reconstruction (a reference is taken; its grid is the run's).
+ * @stats: (nullable): its figures (rmse, ssim, … as the study measured
+ *   them; ->image ignored), the run's one report.
+ * @wall_s: the seconds it took.
+ * Appends a finished run made outside the session (a dose study's
+ * reconstruction, ctr-session-study.c), numbered after the others; its
+ * image joins the run store.  Main thread only.
+ * Returns: (transfer none): the run (the session's list holds it).
+ */
+CtrRun       *ctr_session_add_result       (CtrSession            *self,
+                                            const CtrDataset      *dataset,
+                                            const char            *data_label,
+                                            const CtrReconOptions *options,
+                                            CtrVolume             *image,
+                                            const CtrIterStats    *stats,
+                                            double                 wall_s);
+/* (transfer none): the dose study's table, CtrStudyRowItem (ctr-study-row.h)
+ * in run order: the Dose Study page's model, saved and restored with the
+ * session (ctr-session-file.h). */
+GListStore   *ctr_session_get_study_table  (CtrSession    *self);
+
 /* Cancels the running load or reconstruction (it stops at its next check). */
 void          ctr_session_cancel           (CtrSession    *self);
 

@@ -42,6 +42,7 @@ struct _CtrStudyJob {
   GWeakRef      page;
   GMainContext *context;
   int           cnr_roi;      /* the measure ROI whose CNR the table shows; -1: none */
+  GArray       *options;      /* CtrReconOptions of every method configuration, by index */
   gint64        last_post_us; /* worker thread only */
   gint64        start_us;
 };
@@ -53,6 +54,7 @@ job_clear (Job *job)
   ctr_study_free (job->study);
   ctr_dataset_free (job->dataset);
   g_clear_object (&job->cancellable);
+  g_clear_pointer (&job->options, g_array_unref);
   g_weak_ref_clear (&job->page);
   g_main_context_unref (job->context);
 }
@@ -82,6 +84,13 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+enum {
+  SIGNAL_OPEN_RUN,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 /* ---- state ------------------------------------------------------------------- */
 
 static void
@@ -94,8 +103,10 @@ update_actions (CtrStudyPage *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.run", have_data && !busy && !self->running && dose_known);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.cancel", self->running);
+  /* a table restored from a saved session has no study to export */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "study.export",
-                                 !self->running && g_list_model_get_n_items (G_LIST_MODEL (self->rows)) > 0);
+                                 !self->running && self->job != NULL &&
+                                 g_list_model_get_n_items (G_LIST_MODEL (self->rows)) > 0);
   _ctr_study_page_update_rois_action (self);
 }
 
@@ -163,6 +174,7 @@ typedef struct {
   gboolean     has_row;
   CtrStudyRow  row;         /* label owned; arrays NULL */
   double       cnr;
+  CtrVolume   *image;       /* with a row: its reconstruction (a copy); nullable */
 } Message;
 
 static void
@@ -173,14 +185,49 @@ message_free (gpointer data)
   job_unref (m->job);
   g_free (m->stage);
   g_free ((char *) m->row.label);
+  g_clear_pointer (&m->image, ctr_volume_unref);
   g_free (m);
 }
 
+/* The row's reconstruction as a run of the session (its dose in the
+ * label), so it opens in Compare like any run: the study's figures are its
+ * one report. */
+static guint
+add_run (CtrStudyPage *self, Job *job, const CtrStudyRow *row, CtrVolume *image)
+{
+  CtrIterStats stats = { 0 };
+  CtrReconOptions options;
+  g_autofree char *data = NULL;
+  const char *variant = job->dataset->variant;
+  CtrRun *run;
+
+  if (self->session == NULL || image == NULL || job->options == NULL || row->method_index >= job->options->len)
+    return 0;
+  stats.method = row->method;
+  stats.iteration = stats.n_iterations = row->iterations;
+  stats.elapsed_s = row->seconds;
+  stats.residual = stats.data_sq = NAN;
+  stats.has_reference = isfinite (row->rmse);
+  stats.rmse = row->rmse;
+  stats.psnr = row->psnr;
+  stats.ssim = row->ssim;
+  data = ctr_study_get_realisations (job->study) > 1
+    ? g_strdup_printf ("%s%sstudy %g × dose, realisation %u", variant ? variant : "", variant ? ", " : "",
+                       row->dose, row->realisation + 1)
+    : g_strdup_printf ("%s%sstudy %g × dose", variant ? variant : "", variant ? ", " : "", row->dose);
+  /* the disc the study measured in (its default: the field of view) */
+  options = g_array_index (job->options, CtrReconOptions, row->method_index);
+  options.metrics_radius_mm = ctr_geometry_fov_radius_mm (job->dataset->geometry);
+  run = ctr_session_add_result (self->session, job->dataset, data, &options, image, &stats, row->seconds);
+  return run != NULL ? ctr_run_get_number (run) : 0;
+}
+
 static void
-append_row (CtrStudyPage *self, const CtrStudyRow *row, double cnr)
+append_row (CtrStudyPage *self, Job *job, const CtrStudyRow *row, double cnr, CtrVolume *image)
 {
   g_autoptr(CtrStudyRowItem) item = ctr_study_row_item_new (row, cnr);
 
+  ctr_study_row_item_set_run_number (item, add_run (self, job, row, image));
   g_list_store_append (self->rows, item);
 }
 
@@ -196,7 +243,7 @@ deliver (gpointer data)
   gtk_progress_bar_set_fraction (self->progress_bar, CLAMP (m->fraction, 0, 1));
   if (m->has_row)
     {
-      append_row (self, &m->row, m->cnr);
+      append_row (self, m->job, &m->row, m->cnr, m->image);
       gtk_widget_queue_draw (GTK_WIDGET (self->plot));
     }
   if (m->stage != NULL)
@@ -235,6 +282,10 @@ on_progress (const CtrStudyProgress *p, gpointer data)
       m->row.ttf_f50 = NULL;
       if (job->cnr_roi >= 0)
         m->cnr = p->row->roi_cnr[job->cnr_roi];
+      /* the image is valid during the call only: copied here, off the
+       * main thread (NULL when memory is short: the row stays, no run) */
+      if (p->image != NULL)
+        m->image = ctr_volume_copy (p->image);
     }
   g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, deliver, m, message_free);
 }
@@ -252,18 +303,25 @@ run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
 }
 
 /* The table as the study holds it (the thread has ended): a message still
- * queued, or dropped, cannot leave it short. */
+ * queued, or dropped, cannot leave it short.  The rows delivered stay (with
+ * their runs); a row whose message was lost comes without a run (its image
+ * went with the message). */
 static void
 sync_rows (CtrStudyPage *self)
 {
-  guint n = 0;
+  guint n = 0, have = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
   const CtrStudyRow *rows = ctr_study_get_rows (self->job->study, &n);
 
-  if (g_list_model_get_n_items (G_LIST_MODEL (self->rows)) == n)
+  if (have == n)
     return;
-  g_list_store_remove_all (self->rows);
-  for (guint i = 0; i < n; i++)
-    append_row (self, &rows[i], self->job->cnr_roi >= 0 ? rows[i].roi_cnr[self->job->cnr_roi] : NAN);
+  if (have > n)
+    {
+      g_list_store_remove_all (self->rows);
+      have = 0;
+    }
+  for (guint i = have; i < n; i++)
+    append_row (self, self->job, &rows[i], self->job->cnr_roi >= 0 ? rows[i].roi_cnr[self->job->cnr_roi] : NAN,
+                NULL);
 }
 
 static void
@@ -349,15 +407,20 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   g_weak_ref_init (&job->page, self);
   job->context = g_main_context_ref_thread_default ();
   job->cnr_roi = cnr_roi;
+  /* the configurations as they are now (the list may change while it runs) */
+  job->options = g_array_sized_new (FALSE, FALSE, sizeof (CtrReconOptions), self->methods->len);
+  for (guint i = 0; i < self->methods->len; i++)
+    g_array_append_vals (job->options, &g_array_index (self->methods, Method, i).options, 1);
   job->start_us = g_get_monotonic_time ();
 
   if (self->job != NULL)
     job_unref (self->job);
   self->job = job;
+  /* running first: the table's change is the study's own (on_rows_changed) */
+  set_running (self, TRUE);
   g_list_store_remove_all (self->rows);
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
   _ctr_study_page_set_status (self, "Starting…", FALSE);
-  set_running (self, TRUE);
   gtk_widget_queue_draw (GTK_WIDGET (self->plot));
 
   task = g_task_new (NULL, job->cancellable, run_done, job_ref (job));
@@ -470,12 +533,77 @@ cell_bind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer column
   gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
 }
 
+/* The table changed while no study runs: a saved session's restore
+ * replaced the session's table.  The study shown before is not its, so its
+ * figure and export go; the status says where the table came from. */
+static void
+on_rows_changed (GListModel *rows, guint position, guint removed, guint added, CtrStudyPage *self)
+{
+  g_autofree char *text = NULL;
+  guint n = g_list_model_get_n_items (rows);
+
+  if (self->running || (added == 0 && removed == 0))
+    return;
+  g_clear_pointer (&self->job, job_unref);
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  gtk_widget_queue_draw (GTK_WIDGET (self->plot));
+  text = n > 0 ? g_strdup_printf ("%u run%s of a study, from the session opened (double-click a row to see its "
+                                  "image; Run Study again for the figure and export).", n, n == 1 ? "" : "s")
+               : g_strdup ("List the doses, add methods, then Run Study.");
+  _ctr_study_page_set_status (self, text, FALSE);
+  update_actions (self);
+}
+
+/* The table shows @rows (the session's study table, or the page's own). */
+static void
+set_rows (CtrStudyPage *self, GListStore *rows)
+{
+  g_autoptr(GtkNoSelection) selection = NULL;
+
+  if (self->rows == rows)
+    return;
+  if (self->rows != NULL)
+    g_signal_handlers_disconnect_by_func (self->rows, on_rows_changed, self);
+  g_set_object (&self->rows, rows);
+  g_signal_connect_object (rows, "items-changed", G_CALLBACK (on_rows_changed), self, 0);
+  selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (rows)));
+  gtk_column_view_set_model (self->table, GTK_SELECTION_MODEL (selection));
+  gtk_widget_queue_draw (GTK_WIDGET (self->plot));
+}
+
+/* A row activated (double-click, Enter): its reconstruction is opened
+ * ("open-run"), or the status says why it cannot be. */
+static void
+row_activated (GtkColumnView *view, guint position, CtrStudyPage *self)
+{
+  g_autoptr(CtrStudyRowItem) item = g_list_model_get_item (G_LIST_MODEL (self->rows), position);
+  guint number = item != NULL ? ctr_study_row_item_get_run_number (item) : 0;
+  GListModel *runs = self->session != NULL ? ctr_session_get_results (self->session) : NULL;
+  gboolean found = FALSE;
+
+  for (guint i = 0; number > 0 && runs != NULL && i < g_list_model_get_n_items (runs) && !found; i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (runs, i);
+      found = ctr_run_get_number (run) == number;
+    }
+  if (!found)
+    {
+      _ctr_study_page_set_status (self, number > 0 ? "That reconstruction was deleted from the runs."
+                                                    : "That row's reconstruction was not kept.", TRUE);
+      return;
+    }
+  g_signal_emit (self, signals[SIGNAL_OPEN_RUN], 0, number);
+}
+
 static void
 build_table (CtrStudyPage *self)
 {
-  g_autoptr(GtkNoSelection) selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->rows)));
+  GListStore *own = self->rows;
 
-  gtk_column_view_set_model (self->table, GTK_SELECTION_MODEL (selection));
+  self->rows = NULL;
+  set_rows (self, own);
+  g_object_unref (own);
+  g_signal_connect (self->table, "activate", G_CALLBACK (row_activated), self);
   for (int c = 0; c < CTR_STUDY_N_COLUMNS; c++)
     {
       GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
@@ -522,7 +650,8 @@ on_dataset (CtrStudyPage *self)
       ctr_method_panel_set_geometry (self->method_panel, d->geometry);
       gtk_spin_button_set_value (self->size_spin, grid.nx);
       _ctr_study_page_show_dose (self, d);
-      if (!self->running)
+      /* a table from a saved session keeps saying so */
+      if (!self->running && (self->job != NULL || g_list_model_get_n_items (G_LIST_MODEL (self->rows)) == 0))
         _ctr_study_page_set_status (self, "List the doses, add methods, then Run Study.", FALSE);
     }
   else
@@ -540,12 +669,17 @@ ctr_study_page_set_session (CtrStudyPage *self, CtrSession *session)
     return;
   if (self->session != NULL)
     {
+      g_autoptr(GListStore) own = g_list_store_new (CTR_TYPE_STUDY_ROW_ITEM);
+
       g_signal_handlers_disconnect_by_data (self->session, self);
       g_clear_object (&self->session);
+      if (self->table != NULL)
+        set_rows (self, own);
     }
   if (session != NULL)
     {
       self->session = g_object_ref (session);
+      set_rows (self, ctr_session_get_study_table (session));
       g_signal_connect_object (session, "notify::dataset", G_CALLBACK (on_dataset), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (session, "notify::busy", G_CALLBACK (update_actions), self, G_CONNECT_SWAPPED);
       if (ctr_session_get_dataset (session) != NULL)
@@ -688,6 +822,11 @@ ctr_study_page_class_init (CtrStudyPageClass *klass)
     g_param_spec_boolean ("estimating", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  /* "open-run" (guint number): a row of the table was activated; its
+   * reconstruction is the session's run @number (the window shows it). */
+  signals[SIGNAL_OPEN_RUN] =
+    g_signal_new ("open-run", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_UINT);
 
   g_type_ensure (CTR_TYPE_METHOD_PANEL);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);

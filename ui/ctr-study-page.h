@@ -12,6 +12,11 @@
  * study.use-drawn-rois (the ROI rows from the ROIs drawn on the image:
  * ctr_study_page_set_roi_set).
  * Properties (read-only, notified): "running", "status", "estimating".
+ * Every finished run's reconstruction becomes a run of the session
+ * (ctr_session_add_result: a run of the studied dataset, its dose in the
+ * label), so it is listed in Runs and offered by Compare; activating a row
+ * of the table (double-click, Enter) emits "open-run" with that run's
+ * number (the window shows it on Compare).
  */
 #pragma once
 
@@ -45,7 +50,8 @@ void            ctr_study_page_set_roi_set      (CtrStudyPage *self,
 /* (transfer none): the method panel whose settings study.add-current adds. */
 CtrMethodPanel *ctr_study_page_get_method_panel (CtrStudyPage *self);
 /* (transfer none): CtrStudyRowItem (ctr-study-row.h), one per finished run,
- * in run order; the table's model. */
+ * in run order; the table's model: the session's study table
+ * (ctr_session_get_study_table, saved with the session). */
 GListModel     *ctr_study_page_get_rows         (CtrStudyPage *self);
 /* Number of method configurations listed. */
 guint           ctr_study_page_get_n_methods    (CtrStudyPage *self);

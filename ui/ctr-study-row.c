@@ -13,6 +13,7 @@ struct _CtrStudyRowItem
   GObject     parent_instance;
   CtrStudyRow row;      /* label owned; ROI arrays and parameters NULL */
   double      cnr;
+  guint       run_number; /* the session's run of its image; 0: none */
 };
 
 G_DEFINE_FINAL_TYPE (CtrStudyRowItem, ctr_study_row_item, G_TYPE_OBJECT)
@@ -66,6 +67,20 @@ ctr_study_row_item_get_cnr (CtrStudyRowItem *self)
 {
   g_return_val_if_fail (CTR_IS_STUDY_ROW_ITEM (self), NAN);
   return self->cnr;
+}
+
+void
+ctr_study_row_item_set_run_number (CtrStudyRowItem *self, guint number)
+{
+  g_return_if_fail (CTR_IS_STUDY_ROW_ITEM (self));
+  self->run_number = number;
+}
+
+guint
+ctr_study_row_item_get_run_number (CtrStudyRowItem *self)
+{
+  g_return_val_if_fail (CTR_IS_STUDY_ROW_ITEM (self), 0);
+  return self->run_number;
 }
 
 const char *

@@ -1,6 +1,7 @@
 /* ctr-study-row.h — one finished run of a dose study (CtrStudyRow,
  * core/study/ctr-study.h) as a GObject, for the Dose study page's
- * GListStore and GtkColumnView.
+ * GListStore and GtkColumnView, and the session's study table
+ * (ctr_session_get_study_table, saved with the session).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -36,6 +37,11 @@ CtrStudyRowItem *ctr_study_row_item_new     (const CtrStudyRow *row,
 /* (transfer none): the copy; its ROI arrays are NULL. */
 const CtrStudyRow *ctr_study_row_item_get   (CtrStudyRowItem   *self);
 double       ctr_study_row_item_get_cnr     (CtrStudyRowItem   *self);
+/* The run of the session that holds this row's reconstruction
+ * (ctr_run_get_number; ctr_session_add_result), 0 for none. */
+void         ctr_study_row_item_set_run_number (CtrStudyRowItem *self,
+                                                guint            number);
+guint        ctr_study_row_item_get_run_number (CtrStudyRowItem *self);
 /* The column's title ("RMSE (HU)") and the item's cell text ("27.0";
  * "–" where not reported); transfer full. */
 const char  *ctr_study_column_title         (CtrStudyColumn     column);

@@ -146,7 +146,8 @@ replace_response (AdwMessageDialog *dialog, const char *response, CtrWindow *sel
 {
   const char *path = g_object_get_data (G_OBJECT (dialog), "ctr-path");
 
-  if (self->session != NULL && g_str_equal (response, "replace") && !ctr_session_get_busy (self->session))
+  if (self->session != NULL && g_str_equal (response, "replace") && !ctr_session_get_busy (self->session) &&
+      !ctr_study_page_get_running (self->study_page))
     ctr_session_file_read_async (path, self->cancellable, session_read, g_object_ref (self));
 }
 
@@ -157,7 +158,8 @@ _ctr_window_open_session (CtrWindow *self, const char *path)
   guint n;
   g_autofree char *body = NULL;
 
-  if (ctr_session_get_busy (self->session))
+  /* a running dose study would add its runs to the opened session's */
+  if (ctr_session_get_busy (self->session) || ctr_study_page_get_running (self->study_page))
     {
       _ctr_window_toast (self, "Cancel the running job before opening a session");
       return;

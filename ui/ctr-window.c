@@ -581,6 +581,34 @@ ctr_window_class_init (CtrWindowClass *klass)
   _ctr_window_session_actions_init (klass);
 }
 
+/* A Dose Study row activated: its reconstruction (run @number) beside the
+ * reference on Compare, when it is of the open dataset (Compare shows only
+ * those). */
+static void
+on_study_open_run (CtrWindow *self, guint number)
+{
+  GListModel *runs = ctr_session_get_results (self->session);
+  CtrDataset *d = ctr_session_get_dataset (self->session);
+
+  for (guint i = 0; i < g_list_model_get_n_items (runs); i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (runs, i);
+
+      if (ctr_run_get_number (run) != number)
+        continue;
+      if (!ctr_run_is_of (run, d))
+        {
+          g_autofree char *text = g_strdup_printf ("“%s” is a run of %s: open it to compare the run",
+                                                   ctr_run_get_label (run), ctr_run_get_dataset (run));
+          _ctr_window_toast (self, text);
+          return;
+        }
+      ctr_compare_page_choose_runs (self->compare_page, &number, 1, TRUE);
+      adw_view_stack_set_visible_child_name (self->stack, "compare");
+      return;
+    }
+}
+
 static void
 ctr_window_init (CtrWindow *self)
 {
@@ -618,6 +646,7 @@ ctr_window_init (CtrWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->study_page, "notify::running", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->study_page, "open-run", G_CALLBACK (on_study_open_run), self, G_CONNECT_SWAPPED);
   bind_settings (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);

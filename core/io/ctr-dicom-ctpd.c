@@ -555,7 +555,11 @@ assemble_geometry (const Fixed *f, const Views *s, guint V, gboolean moving, GEr
   /* Curved: the transverse spacing is an arc length on the cylinder of radius SDD. */
   g->pitch_u = f->curved ? f->transverse / f->sdd : f->transverse;
   g->offset_u = (f->central_col - (f->channels + 1) * 0.5) * g->pitch_u;
-  g->pitch_v_mm = f->axial;
+  /* DetectorElementAxialSpacing is the row pitch at the detector: a cone
+   * beam's row pitch; a fan beam's (one row, a slice) row pitch is its
+   * slice width, the row seen at the isocentre (ctr_geometry_slice_width_mm,
+   * the grid's dz), as a geometry.json's "slice_thickness_mm" gives it */
+  g->pitch_v_mm = g->beam == CTR_BEAM_FAN ? f->axial * s->rho0 / f->sdd : f->axial;
   g->rows_increase_with_v = FALSE;
   g->offset_v_mm = s->out_rows > 1 ? (f->central_row - (f->rows + 1) * 0.5) * f->axial : 0.0;
   g->table_reversed = TRUE;

@@ -53,7 +53,10 @@
 #    (tests/ui/test-window-fit.c): every page's minimum size fits 1280×720,
 #    the window at that size with an FBP run: ui-1280.png;
 #    /ui/window/study-drawn-rois (tests/ui/test-window-study-rois.c): the
-#    Dose Study's ROIs taken from those drawn (ui-study-drawn-rois.png).
+#    Dose Study's ROIs taken from those drawn (ui-study-drawn-rois.png);
+#    /ui/window/study-images, study-session (tests/ui/test-window-study-runs.c):
+#    the study's reconstructions as runs, opened on Compare from its table
+#    (ui-study-images.png), its table and runs back from a saved session.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
 #    gel-fan's 72 DICOM-CT-PD views and to 37 of head-fan-lowdose's first 40
 #    (views 10, 20, 30 left out) is opened; the series dialog must list both,
@@ -556,6 +559,27 @@ assert w <= 1280 and h <= 720, "the window is larger than 1280x720"
 assert levels >= 32, "no slice shown at 1280x720"
 PY
 run_case study-drawn-rois GSK_RENDERER=cairo
+# every Dose Study reconstruction a run of the dataset, opened from the
+# study's table on Compare (ui-study-images.png: the study's run beside the
+# reference), and the study's table and runs kept in a saved session
+# (tests/ui/test-window-study-runs.c)
+rm -f "$build_dir/ui-study-images.png"
+mkdir -p "$work/study-cache"
+run_case study-images GSK_RENDERER=cairo XDG_CACHE_HOME="$work/study-cache"
+run_case study-session GSK_RENDERER=cairo XDG_CACHE_HOME="$work/study-cache"
+"$python" - "$build_dir/ui-study-images.png" "$work" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from png import load
+import numpy as np
+data, rgb = load(sys.argv[1])
+h, w = rgb.shape[:2]
+region = rgb[h // 8: 7 * h // 8, :]
+g = (region[:, :, 0] == region[:, :, 1]) & (region[:, :, 1] == region[:, :, 2])
+levels = len(np.unique(region[g][:, 0]))
+print(f"ui-study-images: {w}x{h}, {levels} grey levels in the tiles")
+assert levels >= 32, "no study image shown on Compare"
+PY
 
 # ---- 4. DICOM: series dialog, summary, recent files, HU, export ---------------
 gel_dcm="${CTR_SHARED_DATA:-}/gel-fan/dicom-ct-pd"

@@ -16,6 +16,11 @@
  * session.json, another format, a newer version, an image missing, of
  * another shape or named outside the folder, a bad parameter are refused
  * with a message naming the file.
+ * /ui/session-file/study: the Dose Study's table (session.json "study",
+ * version 2): a reconstruction added as a run (ctr_session_add_result) and
+ * its row saved, read back and restored with every figure bitwise and the
+ * row naming its run; a version-1 file (none) still opens, without rows;
+ * a row naming a run the file lacks is refused.
  *
  * The dataset is written by `ctrecon-cli simulate` ($CTR_CLI); without it
  * the round trip skips.
@@ -25,6 +30,7 @@
 #include <glib/gstdio.h>
 
 #include "ctr-session-file.h"
+#include "ctr-study-row.h"
 
 static char *dataset_path;
 static char *cone_path;   /* a simulated cone-beam scan (8 rows), or NULL */
@@ -530,6 +536,80 @@ remove_tree (const char *path)
   g_rmdir (path);
 }
 
+static void
+test_study (void)
+{
+  g_autoptr(CtrSession) session = ctr_session_new ();
+  g_autoptr(CtrSession) back = ctr_session_new ();
+  g_autofree char *path = g_build_filename (tmp_dir, "study.ctrsession", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CtrSessionFile) f = NULL;
+  CtrGrid grid = ctr_grid_square (4, 1, 1, 1);
+  g_autoptr(CtrVolume) image = ctr_volume_new (&grid, NULL);
+  CtrDataset d = { .name = (char *) "phantom", .path = (char *) "/data/phantom/geometry.json" };
+  CtrStudyRow row = { .dose = 0.25, .i0 = 2500, .method = CTR_METHOD_FBP, .label = "fbp window=hann",
+                      .rmse = 1.0 / 3, .psnr = 27.5, .ssim = 0.7, .hu_rmse = 17.25, .noise_sd_hu = NAN,
+                      .iterations = 1, .best_iteration = 1, .best_rmse = 1.0 / 3, .seconds = 0.125,
+                      .nps_noise_hu = NAN, .nps_f_peak = NAN, .nps_f_avg = NAN, .dprime_npw = NAN,
+                      .dprime_npwe = NAN };
+  CtrReconOptions o;
+  CtrRun *run;
+  g_autoptr(CtrStudyRowItem) item = NULL;
+
+  for (guint i = 0; i < ctr_grid_size (&grid); i++)
+    image->data[i] = (float) i / 7;
+  ctr_volume_set_unit (image, "1/mm");
+  ctr_recon_options_init (&o, CTR_METHOD_FBP);
+  run = ctr_session_add_result (session, &d, "study 0.25 × dose", &o, image, NULL, 0.125);
+  g_assert_nonnull (run);
+  g_assert_true (ctr_run_is_of (run, &d));
+  g_assert_nonnull (strstr (ctr_run_get_label (run), "study 0.25 × dose"));
+  item = ctr_study_row_item_new (&row, 2.5);
+  ctr_study_row_item_set_run_number (item, ctr_run_get_number (run));
+  g_list_store_append (ctr_session_get_study_table (session), item);
+  g_assert_cmpint (save (session, NULL, path, &error), ==, 1);
+  g_assert_no_error (error);
+
+  f = ctr_session_file_read (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (f->study_rows->len, ==, 1);
+  g_assert_true (ctr_session_restore (back, f, NULL, &error));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (ctr_session_get_study_table (back))), ==, 1);
+  {
+    g_autoptr(CtrStudyRowItem) got = g_list_model_get_item (G_LIST_MODEL (ctr_session_get_study_table (back)), 0);
+    const CtrStudyRow *r = ctr_study_row_item_get (got);
+    g_autoptr(CtrRun) restored = g_list_model_get_item (ctr_session_get_runs (back), 0);
+    CtrVolume *img = ctr_run_get_result (restored);
+
+    g_assert_true (same (r->dose, row.dose) && same (r->i0, row.i0) && same (r->rmse, row.rmse) &&
+                   same (r->psnr, row.psnr) && same (r->ssim, row.ssim) && same (r->hu_rmse, row.hu_rmse) &&
+                   same (r->noise_sd_hu, row.noise_sd_hu) && same (r->best_rmse, row.best_rmse) &&
+                   same (r->seconds, row.seconds) && same (ctr_study_row_item_get_cnr (got), 2.5));
+    g_assert_cmpint (r->method, ==, CTR_METHOD_FBP);
+    g_assert_cmpstr (r->label, ==, row.label);
+    g_assert_cmpuint (r->iterations, ==, 1);
+    g_assert_cmpuint (ctr_study_row_item_get_run_number (got), ==, ctr_run_get_number (restored));
+    g_assert_cmpstr (ctr_run_get_label (restored), ==, ctr_run_get_label (run));
+    g_assert_nonnull (img);
+    g_assert_cmpmem (img->data, ctr_grid_size (&grid) * sizeof (float), image->data,
+                     ctr_grid_size (&grid) * sizeof (float));
+  }
+  remove_tree (path);
+
+  /* version 1: no "study"; it opens, without rows */
+  {
+    g_autofree char *v1 = session_with ("v1", HEAD "\"runs\": [" RUN ("") "]}");
+    g_autoptr(CtrSessionFile) old = ctr_session_file_read (v1, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (old->runs->len, ==, 1);
+    g_assert_cmpuint (old->study_rows->len, ==, 0);
+  }
+  assert_refused ("study-run", "{\"format\": \"ctrecon-session\", \"version\": 2, \"runs\": [" RUN ("") "], "
+                  "\"study\": {\"rows\": [{\"run\": 7, \"dose\": 0.5, \"realisation\": 0, \"method_index\": 0, "
+                  "\"method\": \"fbp\", \"label\": \"fbp\", \"iterations\": 1, \"best_iteration\": 1}]}}",
+                  CTR_ERROR_FORMAT, "the run 7");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -567,6 +647,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/session-file/round-trip", test_round_trip);
   g_test_add_func ("/ui/session-file/volume", test_volume);
   g_test_add_func ("/ui/session-file/errors", test_errors);
+  g_test_add_func ("/ui/session-file/study", test_study);
   status = g_test_run ();
   remove_tree (tmp_dir);
   g_free (tmp_dir);

@@ -163,6 +163,13 @@ void        test_window_volume_window      (void);
 /* tests/ui/test-window-study-rois.c */
 void        test_window_study_drawn_rois   (void);
 
+/* tests/ui/test-window-study-runs.c */
+void        test_window_study_images       (void);
+void        test_window_study_session      (void);
+
+/* tests/ui/test-window-memory.c (a measurement: CTR_UI_MEMORY=1) */
+void        test_window_memory             (void);
+
 /* tests/ui/test-window-fit.c */
 void        test_window_fit_1280           (void);
 

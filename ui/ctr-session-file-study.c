@@ -1,0 +1,188 @@
+/* ctr-session-file-study.c — the Dose Study's table in a session folder
+ * (session.json's "study", version 2 of docs/session-format.md): written
+ * and read back with every figure of its rows.  Thread-safe: no session,
+ * no widget.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "ctr-session"
+
+#include <math.h>
+
+#include "ctr-session-file-private.h"
+#include "ctr-study-row.h"
+#include "io/ctr-json-get.h"
+
+static void
+add_number (JsonBuilder *b, const char *key, double v)
+{
+  json_builder_set_member_name (b, key);
+  if (isfinite (v))
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_int (JsonBuilder *b, const char *key, gint64 v)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_add_int_value (b, v);
+}
+
+static void
+add_row (JsonBuilder *b, CtrStudyRowItem *item)
+{
+  const CtrStudyRow *r = ctr_study_row_item_get (item);
+  guint run = ctr_study_row_item_get_run_number (item);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "run");
+  if (run > 0)
+    json_builder_add_int_value (b, run);
+  else
+    json_builder_add_null_value (b);
+  add_number (b, "dose", r->dose);
+  add_int (b, "realisation", r->realisation);
+  add_number (b, "i0", r->i0);
+  add_int (b, "method_index", r->method_index);
+  json_builder_set_member_name (b, "method");
+  json_builder_add_string_value (b, ctr_method_name (r->method));
+  json_builder_set_member_name (b, "label");
+  json_builder_add_string_value (b, r->label != NULL ? r->label : "");
+  add_number (b, "rmse", r->rmse);
+  add_number (b, "psnr_db", r->psnr);
+  add_number (b, "ssim", r->ssim);
+  add_number (b, "hu_rmse", r->hu_rmse);
+  add_number (b, "noise_sd_hu", r->noise_sd_hu);
+  add_number (b, "cnr", ctr_study_row_item_get_cnr (item));
+  add_int (b, "iterations", r->iterations);
+  add_int (b, "best_iteration", r->best_iteration);
+  add_number (b, "best_rmse", r->best_rmse);
+  add_number (b, "seconds", r->seconds);
+  add_number (b, "nps_noise_hu", r->nps_noise_hu);
+  add_number (b, "nps_f_peak", r->nps_f_peak);
+  add_number (b, "nps_f_avg", r->nps_f_avg);
+  add_number (b, "dprime_npw", r->dprime_npw);
+  add_number (b, "dprime_npwe", r->dprime_npwe);
+  json_builder_end_object (b);
+}
+
+void
+_ctr_session_file_add_study (JsonBuilder *b, const CtrSessionFile *f)
+{
+  json_builder_set_member_name (b, "study");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "rows");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < f->study_rows->len; i++)
+    add_row (b, f->study_rows->pdata[i]);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+/* A count that fits a guint (0 allowed). */
+static gboolean
+get_count (JsonObject *o, const char *key, guint *out, const char *where, guint row, GError **error)
+{
+  gint64 v = 0;
+
+  if (!ctr_json_get_int (o, key, TRUE, 0, &v, where, error))
+    return FALSE;
+  if (v < 0 || v > G_MAXINT32)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: study row %u: “%s” %" G_GINT64_FORMAT " is out of range",
+                   where, row, key, v);
+      return FALSE;
+    }
+  *out = (guint) v;
+  return TRUE;
+}
+
+/* The figures of one row; NaN where absent or null. */
+static gboolean
+read_figures (JsonObject *o, CtrStudyRow *r, double *cnr, const char *where, GError **error)
+{
+  struct { const char *key; double *v; } figures[] = {
+    { "i0", &r->i0 }, { "rmse", &r->rmse }, { "psnr_db", &r->psnr }, { "ssim", &r->ssim },
+    { "hu_rmse", &r->hu_rmse }, { "noise_sd_hu", &r->noise_sd_hu }, { "cnr", cnr },
+    { "best_rmse", &r->best_rmse }, { "seconds", &r->seconds }, { "nps_noise_hu", &r->nps_noise_hu },
+    { "nps_f_peak", &r->nps_f_peak }, { "nps_f_avg", &r->nps_f_avg }, { "dprime_npw", &r->dprime_npw },
+    { "dprime_npwe", &r->dprime_npwe },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (figures); k++)
+    if (!ctr_json_get_double (o, figures[k].key, FALSE, NAN, figures[k].v, where, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* One row; @runs: the numbers of the file's runs (a row names one of them
+ * or none). */
+static CtrStudyRowItem *
+read_row (JsonNode *node, GHashTable *runs, guint index, const char *where, GError **error)
+{
+  CtrStudyRow r = { 0 };
+  const char *method = NULL, *label = NULL;
+  double cnr = NAN;
+  gint64 run = 0;
+  CtrStudyRowItem *item;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: study row %u is not an object", where, index);
+      return NULL;
+    }
+  JsonObject *o = json_node_get_object (node);
+  if (!ctr_json_get_int (o, "run", FALSE, 0, &run, where, error) ||
+      !ctr_json_get_double (o, "dose", TRUE, 0, &r.dose, where, error) ||
+      !get_count (o, "realisation", &r.realisation, where, index, error) ||
+      !get_count (o, "method_index", &r.method_index, where, index, error) ||
+      !ctr_json_get_string (o, "method", TRUE, &method, where, error) ||
+      !ctr_json_get_string (o, "label", TRUE, &label, where, error) ||
+      !get_count (o, "iterations", &r.iterations, where, index, error) ||
+      !get_count (o, "best_iteration", &r.best_iteration, where, index, error) ||
+      !read_figures (o, &r, &cnr, where, error))
+    return NULL;
+  if (!(r.dose > 0) || !ctr_method_from_name (method, &r.method, NULL) ||
+      (run != 0 && !g_hash_table_contains (runs, GUINT_TO_POINTER ((guint) run))))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: study row %u: a dose of %g, the method “%s” or the run %" G_GINT64_FORMAT
+                   " is not one the session knows", where, index, r.dose, method, run);
+      return NULL;
+    }
+  r.label = label;
+  item = ctr_study_row_item_new (&r, cnr);
+  ctr_study_row_item_set_run_number (item, (guint) run);
+  return item;
+}
+
+gboolean
+_ctr_session_file_read_study (JsonObject *root, CtrSessionFile *f, const char *where, GError **error)
+{
+  g_autoptr(GHashTable) runs = g_hash_table_new (NULL, NULL);
+  JsonObject *study = ctr_json_get_object (root, "study", FALSE, where, error);
+  JsonNode *rows;
+
+  /* version 1 has none */
+  if (study == NULL)
+    return error == NULL || *error == NULL;
+  rows = json_object_get_member (study, "rows");
+  if (rows == NULL || !JSON_NODE_HOLDS_ARRAY (rows))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “study.rows” must be a list", where);
+      return FALSE;
+    }
+  for (guint i = 0; i < f->runs->len; i++)
+    g_hash_table_add (runs, GUINT_TO_POINTER (((CtrSessionRunRecord *) f->runs->pdata[i])->number));
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (rows)); i++)
+    {
+      CtrStudyRowItem *item = read_row (json_array_get_element (json_node_get_array (rows), i), runs, i + 1, where,
+                                        error);
+      if (item == NULL)
+        return FALSE;
+      g_ptr_array_add (f->study_rows, item);
+    }
+  return TRUE;
+}
