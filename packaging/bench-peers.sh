@@ -14,7 +14,9 @@
 # repeat instead of 3; --only KEY (sirt10, gel, fbp, fdk; only when asked:
 # sirt50 = SIRT 50 on the simulated 256² scan, sirt512 = SIRT 10 and 50 on
 # the 512² scan (1 and 2 threads, cold and warm), fdk-w4 = W4 of docs/design.md §14, the
-# make-cone-fixture.sh defaults; all = every case) runs the matching cases; --keep DIR
+# make-cone-fixture.sh defaults; sart-w5 = W5: our SIRT and SART beside RTK's CPU
+# SART on W4's data, --iterations N (default 2); all = every case) runs the
+# matching cases; --repeats N sets the counted repeats; --keep DIR
 # keeps the inputs and every tool's output there.
 # Prints one table; the drivers are packaging/bench-peers/*.py.
 set -eu

@@ -7,9 +7,10 @@ same inputs for every tool, runs each case interleaved (ours, peer, ours,
 peer, …; 3 counted repeats, 1 with --quick; "ours warm" after one uncounted
 run that fills the matrix cache),
 and prints one table: case × tool × threads → min / median wall seconds of
-the whole process, the peers' own seconds from geometry to image in memory
+the whole process, its user + system CPU seconds (the figure to compare on
+a loaded machine), the peers' own seconds from geometry to image in memory
 (imports and file I/O excluded), peak RSS (ru_maxrss of the finished child),
-the median of the per-repeat time ratios to the case's first "ours" row, and
+the median of the per-repeat wall and CPU ratios to the case's first "ours" row, and
 the RMSE against the truth inside the field of view (every tool's output
 scored by the same numpy code and mask).
 """
@@ -32,11 +33,11 @@ class Row:
     def __init__(self, tool, threads, argv, env, output, read, warmup=False):
         self.tool, self.threads, self.argv, self.env, self.warmup = tool, threads, argv, env, warmup
         self.output, self.read = output, read
-        self.wall, self.inproc, self.rss_kb, self.failed = [], [], 0, None
+        self.wall, self.cpu, self.inproc, self.rss_kb, self.failed = [], [], [], 0, None
 
 
 def run_once(row):
-    """Run the row's command once: (wall s, ru_maxrss kB, stdout), or raise."""
+    """Run the row's command once: (wall s, user + system CPU s, ru_maxrss kB, stdout), or raise."""
     env = dict(os.environ, **row.env)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
@@ -48,7 +49,7 @@ def run_once(row):
         err.seek(0)
         if p.returncode != 0:
             raise RuntimeError(f"exit {p.returncode}: {err.read().decode(errors='replace').strip()[-400:]}")
-        return wall, ru.ru_maxrss, out.read().decode(errors="replace")
+        return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, out.read().decode(errors="replace")
 
 
 def run_case(rows, repeats):
@@ -57,13 +58,14 @@ def run_case(rows, repeats):
             if row.failed or (it == 0 and not row.warmup):
                 continue
             try:
-                wall, rss, text = run_once(row)
+                wall, cpu, rss, text = run_once(row)
             except (RuntimeError, OSError) as e:
                 row.failed = str(e)
                 continue
             if it == 0:
                 continue
             row.wall.append(wall)
+            row.cpu.append(cpu)
             row.rss_kb = max(row.rss_kb, rss)
             for line in text.splitlines():
                 if line.startswith("compute_s "):
@@ -187,33 +189,54 @@ class Bench:
                    "ASTRA's CPU FBP is parallel-beam only (its fan FBP needs CUDA): no ASTRA row; "
                    "RTK: the fan as a cone with the one row given twice (one row back-projects to zeros)")
 
-    def fdk_cone(self, case, repeats, threads, src=None, fixture_args=()):
-        """FDK on a cone-beam dataset made by ../shared/tools/make-cone-fixture.sh
+    def cone_fixture(self, case, src, fixture_args):
+        """A cone-beam dataset made by ../shared/tools/make-cone-fixture.sh
         (plastimatch drr of head-ct): @src holds it already (head-cone-small,
         made with @fixture_args), or None: made here with @fixture_args (W4 of
-        docs/design.md §14: the tool's defaults, 360 views of 256², 256 × 256 × 108)."""
+        docs/design.md §14: the tool's defaults, 360 views of 256², 256 × 256 × 108).
+        Returns (src, geometry, truth [z][y][x], projections as ours .npy,
+        the RTK request's common fields, plastimatch's drr folder or None),
+        or None when it cannot be made (the case's row says why)."""
         drr = self.plastimatch_drr(case, fixture_args)
         if src is None:
             src = self.path(f"{case}-fixture")
             if drr is None:
                 self.results.append((case, [], [], "make-cone-fixture.sh failed or plastimatch is missing: not run"))
-                return
+                return None
         g = json.load(open(os.path.join(src, "geometry.json")))
         truth = read_tif(os.path.join(src, "truth.tif")).astype(np.float64)       # [z][y][x]
+        nz, ny, nx = truth.shape
+        sx, sy, sz = g["reference"]["spacing_xyz_mm"]
+        proj = read_tif(os.path.join(src, "projections.tif")).astype(np.float32)  # [row][view][col]
+        npy = self.path(f"{case}-proj.npy")
+        np.save(npy, np.ascontiguousarray(proj.transpose(1, 0, 2)))
+        del proj
+        req = dict(projections=npy, angles_rad=g["angles_rad"],
+                   pitch_u_mm=g["detector_pitch_u_mm"], pitch_v_mm=g["detector_pitch_v_mm"],
+                   sod_mm=g["source_to_isocenter_mm"], sdd_mm=g["source_to_detector_mm"],
+                   nx=nx, ny=ny, nz=nz, voxel_xy_mm=sx, voxel_z_mm=sz)
+        return src, g, truth, req, drr
+
+    @staticmethod
+    def cone_mask(truth, g):
+        nz, ny, nx = truth.shape
+        sx, sy, _ = g["reference"]["spacing_xyz_mm"]
+        yy, xx = np.mgrid[0:ny, 0:nx]
+        return np.hypot((yy - (ny - 1) / 2) * sy, (xx - (nx - 1) / 2) * sx) <= 122.5
+
+    def fdk_cone(self, case, repeats, threads, src=None, fixture_args=()):
+        """FDK on a cone-beam dataset (cone_fixture), ours beside RTK's and plastimatch's."""
+        made = self.cone_fixture(case, src, fixture_args)
+        if made is None:
+            return
+        src, g, truth, common, drr = made
         nz, ny, nx = truth.shape
         sx, sy, sz = g["reference"]["spacing_xyz_mm"]
         out = self.path(f"{case}-ours.tif")
         rows = [self.ours("ours", threads, os.path.join(src, "geometry.json"), out,
                           ["-m", "fdk", "-s", f"{nx}x{ny}x{nz}", "--voxel-size", f"{sx}x{sy}x{sz}"])]
-        proj = read_tif(os.path.join(src, "projections.tif")).astype(np.float32)  # [row][view][col]
-        npy = self.path(f"{case}-proj.npy")
-        np.save(npy, np.ascontiguousarray(proj.transpose(1, 0, 2)))
-        del proj
         out = self.path(f"{case}-rtk.npy")
-        req = self.request(case, projections=npy, angles_rad=g["angles_rad"],
-                           pitch_u_mm=g["detector_pitch_u_mm"], pitch_v_mm=g["detector_pitch_v_mm"],
-                           sod_mm=g["source_to_isocenter_mm"], sdd_mm=g["source_to_detector_mm"],
-                           nx=nx, ny=ny, nz=nz, voxel_xy_mm=sx, voxel_z_mm=sz, threads=threads, output=out)
+        req = self.request(case, **common, threads=threads, output=out)
         rows.append(self.peer("RTK FDK", threads, "rtk_fdk.py", req, out))
         if drr:
             out = self.path(f"{case}-plastimatch.mha")
@@ -222,10 +245,33 @@ class Bench:
                             ["plastimatch", "fdk", "-I", drr, "-O", out, "-r", f"{nx} {ny} {nz}",
                              "-z", f"{nx * sx:g} {ny * sy:g} {nz * sz:g}", "-f", "ramp"],
                             {"OMP_NUM_THREADS": str(threads)}, out, lambda p, k=k: read_mha_mu(p, k)))
-        yy, xx = np.mgrid[0:ny, 0:nx]
-        mask = np.hypot((yy - (ny - 1) / 2) * sy, (xx - (nx - 1) / 2) * sx) <= 122.5
         note = "" if drr else "plastimatch's projections could not be made: no plastimatch row"
-        self.score(case, rows, truth, mask, repeats, note)
+        self.score(case, rows, truth, self.cone_mask(truth, g), repeats, note)
+
+    def sart_cone(self, case, repeats, threads, iters):
+        """W5 of docs/design.md §14 (W4's data): our SIRT and SART beside RTK's
+        CPU SART (one projection per subset, its default) and RTK's SART with
+        every projection in one subset (SIRT's one update per pass), @iters
+        iterations each, each tool's defaults otherwise."""
+        made = self.cone_fixture(case, None, ())
+        if made is None:
+            return
+        src, g, truth, common, _ = made
+        nz, ny, nx = truth.shape
+        sx, sy, sz = g["reference"]["spacing_xyz_mm"]
+        rows = []
+        for m in ("sirt", "sart"):
+            out = self.path(f"{case}-ours-{m}.tif")
+            rows.append(self.ours(f"ours {m.upper()}", threads, os.path.join(src, "geometry.json"), out,
+                                  ["-m", m, "--iterations", str(iters), "-s", f"{nx}x{ny}x{nz}",
+                                   "--voxel-size", f"{sx}x{sy}x{sz}"]))
+        for label, per in (("RTK SART", 1), ("RTK SART, 1 subset", len(g["angles_rad"]))):
+            out = self.path(f"{case}-rtk-{per}.npy")
+            req = self.request(f"{case}-{per}", **common, threads=threads, output=out, iterations=iters,
+                               projections_per_subset=per)
+            rows.append(self.peer(label, threads, "rtk_sart.py", req, out))
+        self.score(case, rows, truth, self.cone_mask(truth, g), repeats,
+                   f"{iters} iterations each; RTK: Joseph forward, voxel-based back-projection, λ 0.3")
 
     def plastimatch_drr(self, case, fixture_args):
         """plastimatch's own projection files, made by
@@ -254,7 +300,8 @@ def read_mha_mu(path, k):
 
 
 def table(results):
-    head = f"{'case':<24} {'tool':<18} {'thr':>3} {'min s':>7} {'med s':>7} {'peer s':>7} {'x ours':>7} {'RSS MB':>7} {'RMSE 1/mm':>10}"
+    head = (f"{'case':<24} {'tool':<18} {'thr':>3} {'min s':>7} {'med s':>7} {'CPU s':>7} {'peer s':>7} {'x ours':>7} "
+            f"{'x CPU':>6} {'RSS MB':>7} {'RMSE 1/mm':>10}")
     lines = [head, "-" * len(head)]
     for case, rows, errs, note in results:
         base = next((r for r in rows if r.tool.startswith("ours") and r.wall), None)
@@ -262,12 +309,14 @@ def table(results):
             if row.failed or not row.wall:
                 lines.append(f"{case:<24} {row.tool:<18} {row.threads:>3}  failed: {row.failed}")
                 continue
-            ratio = "-"
+            ratio = cratio = "-"
             if base is not None and row is not base:
                 ratio = f"{np.median(np.array(row.wall) / np.array(base.wall[:len(row.wall)])):.2f}"
+                cratio = f"{np.median(np.array(row.cpu) / np.array(base.cpu[:len(row.cpu)])):.2f}"
             peer = f"{np.median(row.inproc):.3f}" if row.inproc else "-"
             lines.append(f"{case:<24} {row.tool:<18} {row.threads:>3} {min(row.wall):7.3f} "
-                         f"{np.median(row.wall):7.3f} {peer:>7} {ratio:>7} {row.rss_kb / 1024:7.0f} {err:10.3e}")
+                         f"{np.median(row.wall):7.3f} {np.median(row.cpu):7.2f} {peer:>7} {ratio:>7} {cratio:>6} "
+                         f"{row.rss_kb / 1024:7.0f} {err:10.3e}")
         if note:
             lines.append(f"{'':<24} note: {note}")
     return "\n".join(lines)
@@ -279,12 +328,14 @@ def main():
     ap.add_argument("--venv", required=True)
     ap.add_argument("--data", required=True)
     ap.add_argument("--quick", action="store_true", help="1 counted repeat instead of 3")
-    ap.add_argument("--only", default="", help="run the cases whose key contains this (sirt10, gel, fbp, fdk; sirt50, sirt512 and fdk-w4 only when asked; all: every case)")
+    ap.add_argument("--repeats", type=int, help="counted repeats (overrides --quick)")
+    ap.add_argument("--iterations", type=int, default=2, help="iterations of the sart-w5 case (default 2)")
+    ap.add_argument("--only", default="", help="run the cases whose key contains this (sirt10, gel, fbp, fdk; sirt50, sirt512, fdk-w4 and sart-w5 only when asked; all: every case)")
     ap.add_argument("--keep", help="keep the inputs and outputs in this folder (default: a temporary one, removed)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     load0 = os.getloadavg()
-    repeats = 1 if args.quick else 3
+    repeats = args.repeats or (1 if args.quick else 3)
     want = lambda key: args.only == "all" or args.only in key
     with tempfile.TemporaryDirectory(prefix="ctr-bench-peers-") as tmp:
         if args.keep:
@@ -318,11 +369,14 @@ def main():
                        ["-n", "96", "-c", "64", "-r", "48", "-p", "6.4", "-x", "4", "-z", "2"])
         if args.only and want("fdk-w4"):   # opt-in: the fixture and 256³ FDKs add minutes
             b.fdk_cone("FDK W4, 256²×108", repeats, 2)
+        if args.only and want("sart-w5"):  # opt-in: RTK's SART takes minutes per iteration
+            b.sart_cone("W5 SIRT/SART, 256²×108", repeats, 2, args.iterations)
         load1 = os.getloadavg()
         print(table(b.results))
     print(f"\n{repeats} counted repeat(s), interleaved (ours warm: after one uncounted run that fills the cache); "
           f"load average {load0[0]:.2f} at start, {load1[0]:.2f} at end ({os.cpu_count()} CPUs); "
           f"whole run {time.perf_counter() - t0:.0f} s")
+    print("CPU s = the process's user + system CPU seconds (median); x CPU = the same ratio as x ours on them;")
     print("x ours = median over repeats of (this row's wall time / the case's first ours row's, same repeat);"
           " peer s = the peer's own time from geometry to image in memory (no imports, no file I/O)")
 

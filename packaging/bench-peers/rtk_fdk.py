@@ -6,10 +6,7 @@ as a one-row cone.
 REQUEST (written by bench.py): projections (.npy, ours [view][row][col] line
 integrals, row index along +z; one row = a fan-beam sinogram), angles_rad (β), pitch_u_mm, pitch_v_mm,
 sod_mm, sdd_mm, nx, ny, nz, voxel_xy_mm, voxel_z_mm, threads, output (.npy,
-ours [z][y][x], row 0 = +y).  Frames as tests/peers/test_peer_geometry.py
-proves them: RTK's gantry angle is β (degrees), its fixed frame
-(x_r, y_r, z_r) is ours as (x_r, −z_r, y_r), so RTK's volume
-[z_r][y_r][x_r] is ours [y][z][x] (row 0 = +y = lowest z_r).  Ramp filter
+ours [z][y][x], row 0 = +y).  Frames: rtk_common.py.  Ramp filter
 (no Hann window, no truncation correction), full 360° scan (no Parker
 weights).  Prints the seconds from geometry to volume in memory.
 """
@@ -20,6 +17,8 @@ import time
 import itk
 import numpy as np
 from itk import RTK as rtk
+
+from rtk_common import ImageType, geometry_and_projections, preload, save_ours, volume_source
 
 
 def main(path):
@@ -33,30 +32,10 @@ def main(path):
         # at v = ±pitch_v/2 (the z = 0 slice then reads it exactly)
         proj = np.repeat(proj, 2, axis=1)
     proj = np.ascontiguousarray(proj)
-    ImageType = itk.Image[itk.F, 3]
-    # itk loads its wrapped modules lazily on first use (tens of seconds on a
-    # loaded machine): load them before the clock starts
-    for cls in (rtk.ThreeDCircularProjectionGeometry, rtk.ConstantImageSource[ImageType],
-                rtk.FDKConeBeamReconstructionFilter[ImageType]):
-        cls.New()
-    itk.image_from_array(np.zeros((1, 1, 1), np.float32))
+    preload(rtk.FDKConeBeamReconstructionFilter[ImageType])
     t0 = time.perf_counter()
-    views, rows, cols = proj.shape
-    pu, pv = req["pitch_u_mm"], req["pitch_v_mm"]
-    g = rtk.ThreeDCircularProjectionGeometry.New()
-    for a in req["angles_rad"]:
-        g.AddProjection(req["sod_mm"], req["sdd_mm"], float(np.degrees(a)), 0.0, 0.0)
-    p = itk.image_from_array(proj)
-    p.SetSpacing([pu, pv, 1.0])
-    p.SetOrigin([-(cols - 1) / 2.0 * pu, -(rows - 1) / 2.0 * pv, 0.0])
-    nx, ny, nz = req["nx"], req["ny"], req["nz"]
-    sxy, sz = req["voxel_xy_mm"], req["voxel_z_mm"]
-    src = rtk.ConstantImageSource[ImageType].New()
-    # RTK (x_r, y_r, z_r) = ours (x, z, −y)
-    src.SetSize([nx, nz, ny])
-    src.SetSpacing([sxy, sz, sxy])
-    src.SetOrigin([-(nx - 1) / 2.0 * sxy, -(nz - 1) / 2.0 * sz, -(ny - 1) / 2.0 * sxy])
-    src.SetConstant(0.0)
+    g, p = geometry_and_projections(req, proj)
+    src = volume_source(req)
     fdk = rtk.FDKConeBeamReconstructionFilter[ImageType].New()
     fdk.SetInput(0, src.GetOutput())
     fdk.SetInput(1, p)
@@ -64,9 +43,9 @@ def main(path):
     fdk.GetRampFilter().SetTruncationCorrection(0.0)
     fdk.GetRampFilter().SetHannCutFrequency(0.0)
     fdk.Update()
-    vol = itk.array_from_image(fdk.GetOutput())           # [z_r][y_r][x_r] = ours [y][z][x]
+    out = fdk.GetOutput()
     dt = time.perf_counter() - t0
-    np.save(req["output"], np.ascontiguousarray(vol.transpose(1, 0, 2)).astype(np.float32))
+    save_ours(out, req["output"])
     print(f"compute_s {dt:.6f}")
 
 
