@@ -673,6 +673,17 @@ no_abort_small_child (const char *what)
       limit_room (4 * MiB);
       g_assert_null (ctr_geometry_select_views (g, 1, (1u << 20) - 1, &error));
     }
+  else if (strcmp (what, "calib-tables") == 0)
+    {
+      /* the mirror calibration of 2²⁰ views × 4 columns (16 MiB): the
+       * sorted copy of the angles (8 MiB) does not fit in 4 */
+      g_autoptr (CtrGeometry) g = fan (1u << 20, 4);
+      g_autoptr (CtrProjections) p = ctr_projections_new (1u << 20, 1, 4, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      limit_room (4 * MiB);
+      CtrCalibEstimate est;
+      g_assert_false (ctr_calib_mirror (g, p, NULL, &est, NULL, &error));
+    }
   else if (strcmp (what, "rebin-samples") == 0)
     {
       /* a helix of 16 views over a turn, 2¹⁵ rows × 4 columns (8 MiB): each
@@ -747,6 +758,7 @@ test_no_abort_small (gconstpointer data)
                              : strcmp (what, "geometry-copy") == 0 ? "*geometry's angles of 1048576 views*"
                              : strcmp (what, "view-subset") == 0 ? "*geometry's angles of 1048575 views*"
                              : strcmp (what, "helix-z") == 0     ? "*geometry's source z of 1048576 views*"
+                             : strcmp (what, "calib-tables") == 0 ? "*sorted view angles*"
                                                                   : "*per-view tables of 1048576 views*");
 }
 
@@ -833,5 +845,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/geometry-copy", "geometry-copy", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/view-subset", "view-subset", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/helix-z", "helix-z", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/calib-tables", "calib-tables", test_no_abort_small);
   return g_test_run ();
 }

@@ -3,6 +3,7 @@
 #include "calib/ctr-calib-private.h"
 #include "calib/ctr-calib-curve.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -141,9 +142,12 @@ conj_load (Conj *w, const CtrProjections *p, GError **error)
   else
     for (guint r = 0; r < w->n_sino; r++)
       ctr_calib_row_sinogram (p, rows[r], w->sino + (gsize) r * w->nv * w->n);
-  w->sv = g_new (guint, w->nv);
-  w->sa = g_new (double, w->nv);
-  g_autofree double *mod = g_new (double, w->nv);
+  w->sv = ctr_memory_try_new (w->nv, sizeof (guint), FALSE, "the views' order by angle", error);
+  w->sa = w->sv == NULL ? NULL : ctr_memory_try_new (w->nv, sizeof (double), FALSE, "the views' sorted angles", error);
+  g_autofree double *mod = w->sa == NULL ? NULL : ctr_memory_try_new (w->nv, sizeof (double), FALSE,
+                                                                      "the views' angles modulo 360°", error);
+  if (mod == NULL)
+    return FALSE;
   for (guint k = 0; k < w->nv; k++)
     {
       const double t = fmod (g->angles[k], 2 * G_PI);
@@ -153,7 +157,10 @@ conj_load (Conj *w, const CtrProjections *p, GError **error)
   g_qsort_with_data (w->sv, (gint) w->nv, sizeof (guint), cmp_index, mod);
   for (guint k = 0; k < w->nv; k++)
     w->sa[k] = mod[w->sv[k]];
-  w->max_gap = 2.5 * ctr_calib_median_step (g);
+  double step;
+  if (!ctr_calib_median_step (g, &step, error))
+    return FALSE;
+  w->max_gap = 2.5 * step;
   w->nb = MIN (CONJ_MAX_BLOCKS, MAX (1u, w->nv / 4));
   return TRUE;
 }
