@@ -684,6 +684,18 @@ no_abort_small_child (const char *what)
       CtrCalibEstimate est;
       g_assert_false (ctr_calib_mirror (g, p, NULL, &est, NULL, &error));
     }
+  else if (strcmp (what, "roi-mask") == 0)
+    {
+      /* the statistics of an ROI on a 4096² slice (64 MiB): its mask of a
+       * byte a pixel (16 MiB) does not fit in 4 */
+      CtrGrid grid = ctr_grid_square (4096, 0.1, 1, 0.1);
+      g_autoptr (CtrVolume) v = ctr_volume_new (&grid, &error);
+      g_assert_no_error (error);
+      limit_room (4 * MiB);
+      CtrRoi roi = { CTR_ROI_CIRCLE, 0, 0, 10, 0, 0 };
+      CtrRoiStats st;
+      g_assert_false (ctr_roi_stats (v, 0, &roi, 0.02, &st, &error));
+    }
   else if (strcmp (what, "rebin-samples") == 0)
     {
       /* a helix of 16 views over a turn, 2¹⁵ rows × 4 columns (8 MiB): each
@@ -759,6 +771,7 @@ test_no_abort_small (gconstpointer data)
                              : strcmp (what, "view-subset") == 0 ? "*geometry's angles of 1048575 views*"
                              : strcmp (what, "helix-z") == 0     ? "*geometry's source z of 1048576 views*"
                              : strcmp (what, "calib-tables") == 0 ? "*sorted view angles*"
+                             : strcmp (what, "roi-mask") == 0    ? "*ROI's mask of 4096 * 4096 pixels*"
                                                                   : "*per-view tables of 1048576 views*");
 }
 
@@ -846,5 +859,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/view-subset", "view-subset", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/helix-z", "helix-z", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/calib-tables", "calib-tables", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/roi-mask", "roi-mask", test_no_abort_small);
   return g_test_run ();
 }
