@@ -696,6 +696,19 @@ no_abort_small_child (const char *what)
       CtrRoiStats st;
       g_assert_false (ctr_roi_stats (v, 0, &roi, 0.02, &st, &error));
     }
+  else if (strcmp (what, "ttf-bins") == 0)
+    {
+      /* the TTF of an insert of radius 2000 pixels on a 4100² image: its
+       * mean image (64 MiB) fits, its radial bins (20300 of 8 bytes, 159
+       * KiB) do not fit in the 32 KiB beyond */
+      const guint n = 4100;
+      g_autofree float *img = g_new (float, (gsize) n * n);
+      for (gsize i = 0; i < (gsize) n * n; i++)
+        img[i] = hypot ((double) (i % n) - 2049.5, (double) (i / n) - 2049.5) < 2000 ? 1.f : 0.f;
+      const float *slices[1] = { img };
+      limit_room ((guint64) n * n * sizeof (float) + 32 * 1024);
+      g_assert_null (ctr_ttf_insert (slices, 1, n, n, 0.1, 2049.5, 2049.5, 2000, &error));
+    }
   else if (strcmp (what, "rebin-samples") == 0)
     {
       /* a helix of 16 views over a turn, 2¹⁵ rows × 4 columns (8 MiB): each
@@ -740,10 +753,12 @@ no_abort_small_child (const char *what)
 
 /* The small buffers beside the data (issue 38): one detector plane in the
  * conversion to line integrals, the FBP and FDK filters' padded rows, FDK's
- * blended detector columns, DICOM-CT-PD's per-view tables run out of
- * memory with CTR_ERROR_OUT_OF_MEMORY naming them, never GLib's abort
- * ("failed to allocate", SIGTRAP, on the old code).  In a child under an
- * address-space limit a few MiB above what it has reserved. */
+ * blended detector columns, DICOM-CT-PD's per-view tables, the geometry's
+ * copies, view subsets and source z, the calibration's per-view tables,
+ * the ROI mask and the TTF's radial bins run out of memory with
+ * CTR_ERROR_OUT_OF_MEMORY naming them, never GLib's abort ("failed to
+ * allocate", SIGTRAP, on the old code).  In a child under an address-space
+ * limit a few MiB above what it has reserved. */
 static void
 test_no_abort_small (gconstpointer data)
 {
@@ -772,6 +787,7 @@ test_no_abort_small (gconstpointer data)
                              : strcmp (what, "helix-z") == 0     ? "*geometry's source z of 1048576 views*"
                              : strcmp (what, "calib-tables") == 0 ? "*sorted view angles*"
                              : strcmp (what, "roi-mask") == 0    ? "*ROI's mask of 4096 * 4096 pixels*"
+                             : strcmp (what, "ttf-bins") == 0    ? "*TTF's radial bins (20300)*"
                                                                   : "*per-view tables of 1048576 views*");
 }
 
@@ -860,5 +876,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/helix-z", "helix-z", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/calib-tables", "calib-tables", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/roi-mask", "roi-mask", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/ttf-bins", "ttf-bins", test_no_abort_small);
   return g_test_run ();
 }
