@@ -76,7 +76,9 @@ measure_nps (const CtrVolume *v, const CtrVolume *second, const Options *o, GErr
       CtrRoi roi;
       if (!ctr_cli_parse_roi (o->nps_rois[r], "--nps-roi", &roi, error))
         return NULL;
-      g_autofree guint8 *mask = ctr_roi_mask (g, &roi, NULL);
+      g_autofree guint8 *mask = ctr_roi_mask (g, &roi, NULL, error);
+      if (mask == NULL)
+        return NULL;
       guint count = 0;
       g_autofree guint *c = ctr_nps_tile (mask, g->nx, g->ny, (guint) o->nps_size, &count);
       if (count == 0)

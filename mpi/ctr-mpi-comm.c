@@ -83,9 +83,11 @@ ctr_mpi_shared_clear (CtrMpiShared *s)
 }
 
 CtrGeometry *
-ctr_mpi_geometry_rows (const CtrGeometry *g, guint first, guint count)
+ctr_mpi_geometry_rows (const CtrGeometry *g, guint first, guint count, GError **error)
 {
-  CtrGeometry *s = ctr_geometry_copy (g);
+  CtrGeometry *s = ctr_geometry_try_copy (g, error);
+  if (s == NULL)
+    return NULL;
   /* v of row i: sign · (i − (n−1)/2) · pitch + offset (ctr_geometry_row_v). */
   const double sign = g->rows_increase_with_v ? 1.0 : -1.0;
   const double shift = first + (count - 1) * 0.5 - (g->n_rows - 1) * 0.5;
@@ -102,9 +104,9 @@ ctr_mpi_geometry_rows (const CtrGeometry *g, guint first, guint count)
 }
 
 CtrGeometry *
-ctr_mpi_geometry_views (const CtrGeometry *g, guint first, guint count)
+ctr_mpi_geometry_views (const CtrGeometry *g, guint first, guint count, GError **error)
 {
-  return ctr_geometry_select_views (g, first, count);
+  return ctr_geometry_select_views (g, first, count, error);
 }
 
 CtrGrid

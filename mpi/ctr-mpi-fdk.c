@@ -121,8 +121,9 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
   const CtrGrid slab_grid = ctr_mpi_grid_slices (&sh->grid, slabs[r].first, slabs[r].count);
   g_autoptr (CtrProjections) raw = NULL, q = NULL;
   g_autoptr (CtrVolume) slab = NULL, whole = NULL;
-  g_autoptr (CtrGeometry) group_g = ctr_mpi_geometry_views (g, group.first, group.count);
-  if ((raw = ctr_projections_new (filter[me].count, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e)) != NULL
+  g_autoptr (CtrGeometry) group_g = ctr_mpi_geometry_views (g, group.first, group.count, &e);
+  if (group_g != NULL
+      && (raw = ctr_projections_new (filter[me].count, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e)) != NULL
       && (q = ctr_projections_new (group.count, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e)) != NULL
       && (slab = ctr_volume_new (&slab_grid, &e)) != NULL && me == 0)
     whole = ctr_volume_new (&sh->grid, &e);

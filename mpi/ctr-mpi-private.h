@@ -103,10 +103,12 @@ void ctr_mpi_share_inputs (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *
 void ctr_mpi_shared_clear (CtrMpiShared *s);
 
 /* @g restricted to the detector rows @first .. @first + @count − 1 (offset_v
- * moved so each row keeps its v). */
-CtrGeometry *ctr_mpi_geometry_rows (const CtrGeometry *g, guint first, guint count);
-/* @g restricted to the views @first .. @first + @count − 1. */
-CtrGeometry *ctr_mpi_geometry_views (const CtrGeometry *g, guint first, guint count);
+ * moved so each row keeps its v); NULL with CTR_ERROR_OUT_OF_MEMORY when
+ * its per-view arrays cannot be copied. */
+CtrGeometry *ctr_mpi_geometry_rows (const CtrGeometry *g, guint first, guint count, GError **error);
+/* @g restricted to the views @first .. @first + @count − 1; NULL with
+ * CTR_ERROR_OUT_OF_MEMORY as ctr_geometry_select_views. */
+CtrGeometry *ctr_mpi_geometry_views (const CtrGeometry *g, guint first, guint count, GError **error);
 /* @grid's slices @first .. @first + @count − 1 as a grid of their own. */
 CtrGrid ctr_mpi_grid_slices (const CtrGrid *grid, guint first, guint count);
 

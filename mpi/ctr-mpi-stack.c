@@ -231,9 +231,10 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrV
   CtrGrid my_grid = { 0 };
   if (e == NULL)
     {
-      my_g = ctr_mpi_geometry_rows (g, my.rows.first, my.rows.count);
+      my_g = ctr_mpi_geometry_rows (g, my.rows.first, my.rows.count, &e);
       my_grid = ctr_mpi_grid_slices (&sh->grid, my.slab.first, my.slab.count);
-      my_p = ctr_projections_new (g->n_views, my.rows.count, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e);
+      if (my_g != NULL)
+        my_p = ctr_projections_new (g->n_views, my.rows.count, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e);
     }
   if (e == NULL && sh->has_reference)
     {

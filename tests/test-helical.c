@@ -34,7 +34,7 @@ make_helix (guint per_turn, guint turns, guint rows, guint cols, double pitch, d
   g->pitch_u = 2.0 * asin (64.0 / 300.0) / cols;
   g->pitch_v_mm = 1.0 * 600.0 / 300.0;
   ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / per_turn);
-  ctr_geometry_set_source_z (g, z0, pitch * rows * 1.0 / per_turn);
+  ctr_geometry_set_source_z (g, z0, pitch * rows * 1.0 / per_turn, NULL);
   return g;
 }
 
@@ -193,7 +193,7 @@ test_vectors (void)
   g_assert_nonnull (strstr (error->message, "not both"));
   g_clear_error (&error);
 
-  g_autoptr (CtrGeometry) sub = ctr_geometry_select_views (g, 5, 10);
+  g_autoptr (CtrGeometry) sub = ctr_geometry_select_views (g, 5, 10, NULL);
   g_assert_cmpuint (sub->n_views, ==, 10);
   for (guint k = 0; k < 10; k++)
     {
@@ -325,7 +325,7 @@ axial_truth (const CtrPhantom3d *ph, const CtrGeometry *fan, double z)
   ax->beam = CTR_BEAM_CONE;
   ax->n_rows = 1;
   ax->pitch_v_mm = 1.0;
-  ctr_geometry_set_source_z (ax, z, 0.0);
+  ctr_geometry_set_source_z (ax, z, 0.0, NULL);
   g_autoptr (GError) error = NULL;
   CtrProjections *p = ctr_phantom3d_project (ph, ax, 1, &error);
   g_assert_no_error (error);

@@ -438,7 +438,7 @@ no_abort_child (const char *what)
       g->pitch_u = 2.0 * asin (64.0 / 300.0) / g->n_cols;
       g->pitch_v_mm = 2.0;
       ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / 1000);
-      ctr_geometry_set_source_z (g, 0.0, 4.0 / 1000);
+      ctr_geometry_set_source_z (g, 0.0, 4.0 / 1000, NULL);
       g->focal_shift = g_new0 (double, 3 * g->n_views);
       const double z = 8.0;
       limit_room (4 * MiB);
@@ -622,7 +622,7 @@ no_abort_small_child (const char *what)
        * that, then GLib's abort); less than a turn: no z is covered */
       g_autoptr (CtrGeometry) g = cone (2, 4, 4);
       g->angles[1] = 1e-9;
-      ctr_geometry_set_source_z (g, 0.0, 1.0);
+      ctr_geometry_set_source_z (g, 0.0, 1.0, NULL);
       limit_room (64 * MiB);
       double lo = 0, hi = 0;
       g_assert_false (ctr_helix_z_coverage (g, TRUE, &lo, &hi));
@@ -641,6 +641,74 @@ no_abort_small_child (const char *what)
       CtrCalibEstimate est;
       g_assert_false (ctr_calib_entropy (g, p, ((1u << 20) - 1) / 2.0, 2.0, &est, NULL, &error));
     }
+  else if (strcmp (what, "geometry-copy") == 0)
+    {
+      /* the cone projector of 2²⁰ views copies the geometry: its angles
+       * (8 MiB) do not fit in 4 */
+      g_autoptr (CtrGeometry) g = cone (1u << 20, 4, 4);
+      CtrGrid grid = ctr_grid_square (8, 1.0, 4, 1.0);
+      limit_room (4 * MiB);
+      g_assert_null (ctr_cone_projector_new (g, &grid, &error));
+    }
+  else if (strcmp (what, "helix-z") == 0)
+    {
+      /* a helical geometry.json of 2²⁰ views of one detector pixel with a
+       * source z step: the data it implies (4 MiB) and its angles (8 MiB)
+       * pass the check and fit in 14 MiB, the source z per view (8 MiB
+       * more) does not */
+      const char *json = "{\"type\": \"helical\", \"detector_shape\": \"curved\", \"views\": 1048576, "
+                         "\"detector_cols\": 1, \"detector_rows\": 1, \"source_to_isocenter_mm\": 500, "
+                         "\"source_to_detector_mm\": 900, \"detector_pitch_u_rad\": 0.01, "
+                         "\"detector_pitch_v_mm\": 1.8, \"angle_start_rad\": 0, \"angle_step_rad\": 1e-3, "
+                         "\"source_z_start_mm\": 0, \"source_z_step_mm\": 1e-3}";
+      limit_room (14 * MiB);
+      g_assert_null (ctr_dataset_parse_geometry (json, -1, &error));
+    }
+  else if (strcmp (what, "view-subset") == 0)
+    {
+      /* all views but the first of 2²⁰ with their source z: the subset's
+       * angles (8 MiB) do not fit in 4 */
+      g_autoptr (CtrGeometry) g = cone (1u << 20, 4, 4);
+      ctr_geometry_set_source_z (g, 0.0, 1e-6, NULL);
+      limit_room (4 * MiB);
+      g_assert_null (ctr_geometry_select_views (g, 1, (1u << 20) - 1, &error));
+    }
+  else if (strcmp (what, "calib-tables") == 0)
+    {
+      /* the mirror calibration of 2²⁰ views × 4 columns (16 MiB): the
+       * sorted copy of the angles (8 MiB) does not fit in 4 */
+      g_autoptr (CtrGeometry) g = fan (1u << 20, 4);
+      g_autoptr (CtrProjections) p = ctr_projections_new (1u << 20, 1, 4, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      limit_room (4 * MiB);
+      CtrCalibEstimate est;
+      g_assert_false (ctr_calib_mirror (g, p, NULL, &est, NULL, &error));
+    }
+  else if (strcmp (what, "roi-mask") == 0)
+    {
+      /* the statistics of an ROI on a 4096² slice (64 MiB): its mask of a
+       * byte a pixel (16 MiB) does not fit in 4 */
+      CtrGrid grid = ctr_grid_square (4096, 0.1, 1, 0.1);
+      g_autoptr (CtrVolume) v = ctr_volume_new (&grid, &error);
+      g_assert_no_error (error);
+      limit_room (4 * MiB);
+      CtrRoi roi = { CTR_ROI_CIRCLE, 0, 0, 10, 0, 0 };
+      CtrRoiStats st;
+      g_assert_false (ctr_roi_stats (v, 0, &roi, 0.02, &st, &error));
+    }
+  else if (strcmp (what, "ttf-bins") == 0)
+    {
+      /* the TTF of an insert of radius 2000 pixels on a 4100² image: its
+       * mean image (64 MiB) fits, its radial bins (20300 of 8 bytes, 159
+       * KiB) do not fit in the 32 KiB beyond */
+      const guint n = 4100;
+      g_autofree float *img = g_new (float, (gsize) n * n);
+      for (gsize i = 0; i < (gsize) n * n; i++)
+        img[i] = hypot ((double) (i % n) - 2049.5, (double) (i / n) - 2049.5) < 2000 ? 1.f : 0.f;
+      const float *slices[1] = { img };
+      limit_room ((guint64) n * n * sizeof (float) + 32 * 1024);
+      g_assert_null (ctr_ttf_insert (slices, 1, n, n, 0.1, 2049.5, 2049.5, 2000, &error));
+    }
   else if (strcmp (what, "rebin-samples") == 0)
     {
       /* a helix of 16 views over a turn, 2¹⁵ rows × 4 columns (8 MiB): each
@@ -655,7 +723,7 @@ no_abort_small_child (const char *what)
       g->pitch_u = 2.0 * asin (64.0 / 300.0) / g->n_cols;
       g->pitch_v_mm = 0.01;
       ctr_geometry_set_uniform_angles (g, 0.0, 2 * G_PI / 16);
-      ctr_geometry_set_source_z (g, 0.0, 1.0 / 16);
+      ctr_geometry_set_source_z (g, 0.0, 1.0 / 16, NULL);
       const double z = 0.5;
       g_autoptr (CtrRebinPlan) r = ctr_rebin_plan_new (g, CTR_REBIN_360LI, &z, 1, &error);
       g_assert_no_error (error);
@@ -685,10 +753,12 @@ no_abort_small_child (const char *what)
 
 /* The small buffers beside the data (issue 38): one detector plane in the
  * conversion to line integrals, the FBP and FDK filters' padded rows, FDK's
- * blended detector columns, DICOM-CT-PD's per-view tables run out of
- * memory with CTR_ERROR_OUT_OF_MEMORY naming them, never GLib's abort
- * ("failed to allocate", SIGTRAP, on the old code).  In a child under an
- * address-space limit a few MiB above what it has reserved. */
+ * blended detector columns, DICOM-CT-PD's per-view tables, the geometry's
+ * copies, view subsets and source z, the calibration's per-view tables,
+ * the ROI mask and the TTF's radial bins run out of memory with
+ * CTR_ERROR_OUT_OF_MEMORY naming them, never GLib's abort ("failed to
+ * allocate", SIGTRAP, on the old code).  In a child under an address-space
+ * limit a few MiB above what it has reserved. */
 static void
 test_no_abort_small (gconstpointer data)
 {
@@ -712,6 +782,12 @@ test_no_abort_small (gconstpointer data)
                              : strcmp (what, "rebin-samples") == 0 ? "*rebinning's samples of * per ray * 8 threads*"
                              : strcmp (what, "helix-step") == 0  ? "*coverage of two views 1e-9 rad apart: none*"
                              : strcmp (what, "calib-sinogram") == 0 ? "*sinogram of one detector row*"
+                             : strcmp (what, "geometry-copy") == 0 ? "*geometry's angles of 1048576 views*"
+                             : strcmp (what, "view-subset") == 0 ? "*geometry's angles of 1048575 views*"
+                             : strcmp (what, "helix-z") == 0     ? "*geometry's source z of 1048576 views*"
+                             : strcmp (what, "calib-tables") == 0 ? "*sorted view angles*"
+                             : strcmp (what, "roi-mask") == 0    ? "*ROI's mask of 4096 * 4096 pixels*"
+                             : strcmp (what, "ttf-bins") == 0    ? "*TTF's radial bins (20300)*"
                                                                   : "*per-view tables of 1048576 views*");
 }
 
@@ -795,5 +871,11 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/rebin-samples", "rebin-samples", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/helix-step", "helix-step", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/calib-sinogram", "calib-sinogram", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/geometry-copy", "geometry-copy", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/view-subset", "view-subset", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/helix-z", "helix-z", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/calib-tables", "calib-tables", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/roi-mask", "roi-mask", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/ttf-bins", "ttf-bins", test_no_abort_small);
   return g_test_run ();
 }

@@ -27,7 +27,7 @@ test_mask (void)
 {
   CtrGrid grid = ctr_grid_square (400, 0.25, 1, 1);
   gsize n = 0;
-  g_autofree guint8 *m = ctr_roi_mask (&grid, &(CtrRoi) { CTR_ROI_CIRCLE, 10, -5, 20, 0, 0 }, &n);
+  g_autofree guint8 *m = ctr_roi_mask (&grid, &(CtrRoi) { CTR_ROI_CIRCLE, 10, -5, 20, 0, 0 }, &n, NULL);
   /* Pixel-centre count of a disc: π r² within the perimeter (in pixels). */
   double area = G_PI * 80 * 80, perimeter = 2 * G_PI * 80;
   g_assert_cmpfloat (fabs ((double) n - area), <, perimeter);
@@ -37,7 +37,7 @@ test_mask (void)
   g_assert_cmpint (m[(gsize) floor (fy) * grid.nx + (gsize) floor (fx + 85)], ==, 0);
   /* Rectangle 10 × 4 mm on 0.25 mm pixels centred between pixels: 40 × 16. */
   g_free (g_steal_pointer (&m));
-  m = ctr_roi_mask (&grid, &(CtrRoi) { CTR_ROI_RECTANGLE, 0, 0, 0, 10, 4 }, &n);
+  m = ctr_roi_mask (&grid, &(CtrRoi) { CTR_ROI_RECTANGLE, 0, 0, 0, 10, 4 }, &n, NULL);
   g_assert_cmpuint (n, ==, 40 * 16);
 }
 

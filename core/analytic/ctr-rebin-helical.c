@@ -293,7 +293,8 @@ ctr_rebin_plan_new (const CtrGeometry *g, CtrRebinMode mode, const double *z_mm,
     }
 
   g_autoptr (CtrRebinPlan) r = g_new0 (CtrRebinPlan, 1);
-  r->g = ctr_geometry_copy (g);
+  if ((r->g = ctr_geometry_try_copy (g, error)) == NULL)
+    return NULL;
   r->mode = mode;
   r->V = V;
   r->R = g->n_rows;

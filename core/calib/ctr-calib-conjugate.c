@@ -3,6 +3,7 @@
 #include "calib/ctr-calib-private.h"
 #include "calib/ctr-calib-curve.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,12 +22,19 @@ typedef struct {
   guint nb;               /* view blocks */
 } Conj;
 
+typedef struct {
+  double angle;           /* mod 2π */
+  guint view;
+} ViewAngle;
+
+/* By angle, then view (the order a stable sort by angle gives). */
 static int
-cmp_index (const void *a, const void *b, gpointer data)
+cmp_view_angle (const void *a, const void *b)
 {
-  const double *ang = data;
-  const double x = ang[*(const guint *) a], y = ang[*(const guint *) b];
-  return (x > y) - (x < y);
+  const ViewAngle *x = a, *y = b;
+  if (x->angle != y->angle)
+    return (x->angle > y->angle) - (x->angle < y->angle);
+  return (x->view > y->view) - (x->view < y->view);
 }
 
 /* The value of sinogram @s at angle @beta and continuous column @col, or
@@ -141,19 +149,30 @@ conj_load (Conj *w, const CtrProjections *p, GError **error)
   else
     for (guint r = 0; r < w->n_sino; r++)
       ctr_calib_row_sinogram (p, rows[r], w->sino + (gsize) r * w->nv * w->n);
-  w->sv = g_new (guint, w->nv);
-  w->sa = g_new (double, w->nv);
-  g_autofree double *mod = g_new (double, w->nv);
+  /* sorted with qsort, which allocates nothing it cannot do without
+   * (g_qsort_with_data's merge buffer is a g_malloc of the whole array) */
+  w->sv = ctr_memory_try_new (w->nv, sizeof (guint), FALSE, "the views' order by angle", error);
+  w->sa = w->sv == NULL ? NULL : ctr_memory_try_new (w->nv, sizeof (double), FALSE, "the views' sorted angles", error);
+  g_autofree ViewAngle *va = w->sa == NULL ? NULL : ctr_memory_try_new (w->nv, sizeof (ViewAngle), FALSE,
+                                                                        "the views' angles modulo 360°", error);
+  if (va == NULL)
+    return FALSE;
   for (guint k = 0; k < w->nv; k++)
     {
       const double t = fmod (g->angles[k], 2 * G_PI);
-      mod[k] = t < 0 ? t + 2 * G_PI : t;
-      w->sv[k] = k;
+      va[k] = (ViewAngle) { t < 0 ? t + 2 * G_PI : t, k };
     }
-  g_qsort_with_data (w->sv, (gint) w->nv, sizeof (guint), cmp_index, mod);
+  qsort (va, w->nv, sizeof *va, cmp_view_angle);
   for (guint k = 0; k < w->nv; k++)
-    w->sa[k] = mod[w->sv[k]];
-  w->max_gap = 2.5 * ctr_calib_median_step (g);
+    {
+      w->sv[k] = va[k].view;
+      w->sa[k] = va[k].angle;
+    }
+  g_clear_pointer (&va, g_free);
+  double step;
+  if (!ctr_calib_median_step (g, &step, error))
+    return FALSE;
+  w->max_gap = 2.5 * step;
   w->nb = MIN (CONJ_MAX_BLOCKS, MAX (1u, w->nv / 4));
   return TRUE;
 }

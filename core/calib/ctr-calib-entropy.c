@@ -87,7 +87,8 @@ entropy_init (Entropy *w, const CtrGeometry *g, const CtrProjections *p, double 
   const guint fv = (g->n_views + ENTROPY_MAX_VIEWS - 1) / ENTROPY_MAX_VIEWS;
   const guint nb = g->n_cols / fb, nv = g->n_views / fv;
   w->fb = fb;
-  w->g = ctr_geometry_copy (g);
+  if ((w->g = ctr_geometry_try_copy (g, error)) == NULL)
+    return FALSE;
   if (w->g->beam == CTR_BEAM_CONE)
     w->g->beam = CTR_BEAM_FAN;   /* the central row, in the plane of the orbit */
   g_clear_pointer (&w->g->source_z_mm, g_free);

@@ -27,12 +27,11 @@ cmp_angle (const void *a, const void *b)
 }
 
 /* The pairs of views 180° apart (within @tol): @pairs gets 2 view indices
- * per pair (first < second); returns how many. */
+ * per pair (first < second); returns how many.  @a: scratch of n_views. */
 static guint
-find_pairs (const CtrGeometry *g, double tol, guint *pairs)
+find_pairs (const CtrGeometry *g, double tol, Angle *a, guint *pairs)
 {
   const guint n = g->n_views;
-  Angle *a = g_new (Angle, n);
   for (guint k = 0; k < n; k++)
     {
       double t = fmod (g->angles[k], 2 * G_PI);
@@ -68,7 +67,6 @@ find_pairs (const CtrGeometry *g, double tol, guint *pairs)
             }
         }
     }
-  g_free (a);
   return count;
 }
 
@@ -247,12 +245,19 @@ ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibO
   *out = (CtrCalibEstimate) { .method = CTR_CALIB_MIRROR, .centre_col = NAN, .sigma_col = NAN, .slope = NAN,
                               .sigma_slope = NAN };
   const guint n = g->n_cols;
-  const double step = ctr_calib_median_step (g);
+  double step;
+  if (!ctr_calib_median_step (g, &step, error))
+    return FALSE;
   g_autofree guint *pairs = ctr_memory_try_new (g->n_views, 2 * sizeof (guint), FALSE, "the opposite views' pairs",
                                                 error);
   if (pairs == NULL)
     return FALSE;
-  const guint n_pairs = find_pairs (g, MAX (0.05 * step, 1e-9), pairs);
+  g_autofree Angle *sorted = ctr_memory_try_new (g->n_views, sizeof (Angle), FALSE, "the views' sorted angles",
+                                                 error);
+  if (sorted == NULL)
+    return FALSE;
+  const guint n_pairs = find_pairs (g, MAX (0.05 * step, 1e-9), sorted, pairs);
+  g_clear_pointer (&sorted, g_free);
   if (n_pairs == 0)
     {
       ctr_calib_fail (out, CTR_CALIB_MIRROR, "no two views are 180° apart (within 5 %% of the %.3g° step)",
@@ -279,7 +284,16 @@ ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibO
       mirror_clear (&w);
       return FALSE;
     }
-  g_autofree double *x = g_new0 (double, 2 * (gsize) w.nc * nb);
+  g_autofree double *x = ctr_memory_try_new (2 * (gsize) w.nc * nb, sizeof (double), TRUE,
+                                             "the mirror's correlation spectra", error);
+  g_autofree double *total = x == NULL ? NULL
+                             : ctr_memory_try_new (2 * (gsize) w.nc, sizeof (double), TRUE,
+                                                   "the mirror's correlation spectra", error);
+  if (total == NULL)
+    {
+      mirror_clear (&w);
+      return FALSE;
+    }
   double e[2] = { 0, 0 };
   for (guint ri = 0; ri < n_rows; ri++)
     {
@@ -299,7 +313,6 @@ ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibO
   for (guint b = 0; b < nb; b++)
     mirror_curve (&w, x + 2 * (gsize) w.nc * b, curve, b);
   /* the whole correlation, for the quality */
-  g_autofree double *total = g_new0 (double, 2 * (gsize) w.nc);
   for (guint b = 0; b < nb; b++)
     for (guint f = 0; f < 2 * w.nc; f++)
       total[f] += x[2 * (gsize) w.nc * b + f];

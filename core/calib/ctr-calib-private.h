@@ -9,8 +9,10 @@ G_BEGIN_DECLS
  * length ≥ @max); returns how many. */
 guint ctr_calib_pick_rows (guint n_rows, guint max, guint *rows);
 
-/* The median step between the sorted view angles, radians (0 with one view). */
-double ctr_calib_median_step (const CtrGeometry *g);
+/* The median step between the sorted view angles into @step, radians (0
+ * with one view).  FALSE with CTR_ERROR_OUT_OF_MEMORY when the sorted
+ * copy of the angles cannot be allocated. */
+gboolean ctr_calib_median_step (const CtrGeometry *g, double *step, GError **error);
 
 /* The search range of the centre column [@lo, @hi] (ctr-calib.h's options). */
 void ctr_calib_search_range (const CtrGeometry *g, const CtrCalibOptions *opt, double *lo, double *hi);

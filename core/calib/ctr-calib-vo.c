@@ -4,6 +4,7 @@
 #include "calib/ctr-calib-private.h"
 #include "calib/ctr-calib-curve.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "base/ctr-fft-lock.h"
 
 #include <fftw3.h>
@@ -83,10 +84,11 @@ vo_init (Vo *w, guint nh, guint n, GError **error)
   w->pad = fftwf_malloc (sizeof (float) * w->l);
   w->spec = fftwf_malloc (sizeof (fftwf_complex) * (gsize) nh * w->lc);
   w->tmp = fftwf_malloc (sizeof (fftwf_complex) * w->lc);
-  w->phase = g_new (double, 2 * (gsize) w->lc);
+  w->phase = g_try_new (double, 2 * (gsize) w->lc);
   w->mat = fftwf_malloc (sizeof (float) * (gsize) 2 * nh * n);
   w->mspec = fftwf_malloc (sizeof (fftwf_complex) * (gsize) 2 * nh * ncc);
-  if (w->mask == NULL || w->pad == NULL || w->spec == NULL || w->tmp == NULL || w->mat == NULL || w->mspec == NULL)
+  if (w->mask == NULL || w->pad == NULL || w->spec == NULL || w->tmp == NULL || w->phase == NULL || w->mat == NULL
+      || w->mspec == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "the 360° sinogram (%u × %u) does not fit in memory",
                    2 * nh, n);
@@ -168,13 +170,20 @@ typedef struct {
   char why[160];
 } Half;
 
-/* The views of the first 180° in angle order, evenly spaced. */
+/* The views of the first 180° in angle order, evenly spaced; @h->why says
+ * why not (empty when they are).  FALSE with CTR_ERROR_OUT_OF_MEMORY when
+ * the views' tables cannot be allocated. */
 static gboolean
-half_scan (const CtrGeometry *g, Half *h)
+half_scan (const CtrGeometry *g, Half *h, GError **error)
 {
-  const double step = ctr_calib_median_step (g);
-  g_autofree double *a = g_new (double, g->n_views);
-  h->views = g_new (guint, g->n_views);
+  h->why[0] = '\0';
+  double step;
+  if (!ctr_calib_median_step (g, &step, error))
+    return FALSE;
+  g_autofree double *a = ctr_memory_try_new (g->n_views, sizeof (double), FALSE, "the views' angles", error);
+  if (a == NULL || (h->views = ctr_memory_try_new (g->n_views, sizeof (guint), FALSE, "the views' order by angle",
+                                                   error)) == NULL)
+    return FALSE;
   for (guint k = 0; k < g->n_views; k++)
     h->views[k] = k;
   for (guint k = 0; k < g->n_views; k++)
@@ -195,13 +204,13 @@ half_scan (const CtrGeometry *g, Half *h)
     {
       g_snprintf (h->why, sizeof h->why, "the views do not fill 180° in even steps (%u views of %.3g° from the first)",
                   h->nh, step * 180 / G_PI);
-      return FALSE;
+      return TRUE;
     }
   for (guint k = 1; k < h->nh; k++)
     if (fabs (a[h->views[k]] - a[h->views[k - 1]] - step) > 0.1 * step)
       {
         g_snprintf (h->why, sizeof h->why, "the view angles are not evenly spaced over the first 180°");
-        return FALSE;
+        return TRUE;
       }
   return TRUE;
 }
@@ -320,7 +329,12 @@ ctr_calib_vo (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptio
   *out = (CtrCalibEstimate) { .method = CTR_CALIB_VO, .centre_col = NAN, .sigma_col = NAN, .slope = NAN,
                               .sigma_slope = NAN };
   Half h = { 0 };
-  if (!half_scan (g, &h))
+  if (!half_scan (g, &h, error))
+    {
+      g_free (h.views);
+      return FALSE;
+    }
+  if (h.why[0] != '\0')
     {
       ctr_calib_fail (out, CTR_CALIB_VO, "%s", h.why);
       g_free (h.views);

@@ -2,10 +2,12 @@
  * beam, combined into one answer (ctr-calib.h). */
 #include "calib/ctr-calib-private.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The entropy cross-check's candidates: ± this many columns. */
 #define ENTROPY_HALF_RANGE 3.0
@@ -68,21 +70,26 @@ cmp_double (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-double
-ctr_calib_median_step (const CtrGeometry *g)
+gboolean
+ctr_calib_median_step (const CtrGeometry *g, double *step, GError **error)
 {
+  *step = 0.0;
   if (g->n_views < 2)
-    return 0.0;
-  g_autofree double *a = g_memdup2 (g->angles, sizeof (double) * g->n_views);
+    return TRUE;
+  g_autofree double *a = ctr_memory_try_new (g->n_views, sizeof (double), FALSE, "the sorted view angles", error);
+  if (a == NULL)
+    return FALSE;
+  memcpy (a, g->angles, sizeof (double) * g->n_views);
   qsort (a, g->n_views, sizeof *a, cmp_double);
   guint m = 0;
   for (guint k = 1; k < g->n_views; k++)
     if (a[k] - a[k - 1] > 0)
       a[m++] = a[k] - a[k - 1];
   if (m == 0)
-    return 0.0;
+    return TRUE;
   qsort (a, m, sizeof *a, cmp_double);
-  return a[m / 2];
+  *step = a[m / 2];
+  return TRUE;
 }
 
 void

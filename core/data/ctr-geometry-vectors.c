@@ -152,7 +152,7 @@ ctr_geometry_to_vectors (const CtrGeometry *g, GError **error)
 {
   g_return_val_if_fail (g != NULL, NULL);
   if (g->vectors != NULL)
-    return ctr_geometry_copy (g);
+    return ctr_geometry_try_copy (g, error);
   if (g->beam == CTR_BEAM_PARALLEL || g->shape == CTR_DETECTOR_CURVED)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
@@ -210,8 +210,10 @@ ctr_geometry_circular_from_vectors (const CtrGeometry *g, double *max_dev_mm, GE
   if (max_dev_mm)
     *max_dev_mm = 0.0;
   if (g->vectors == NULL)
-    return ctr_geometry_copy (g);
-  g_autoptr (CtrGeometry) c = ctr_geometry_copy (g);
+    return ctr_geometry_try_copy (g, error);
+  g_autoptr (CtrGeometry) c = ctr_geometry_try_copy (g, error);
+  if (c == NULL)
+    return NULL;
   g_clear_pointer (&c->vectors, g_free);
   double worst = 0.0;
   guint worst_view = 0, worst_point = 0;
@@ -258,18 +260,4 @@ ctr_geometry_as_circular (const CtrGeometry *g, CtrGeometry **owned, GError **er
     return g;
   *owned = ctr_geometry_circular_from_vectors (g, NULL, error);
   return *owned;
-}
-
-CtrGeometry *
-ctr_geometry_select_views (const CtrGeometry *g, guint first, guint count)
-{
-  g_return_val_if_fail (g != NULL && count > 0 && first <= g->n_views && count <= g->n_views - first, NULL);
-  CtrGeometry *s = g_memdup2 (g, sizeof *g);
-  s->n_views = count;
-  s->angles = g_memdup2 (g->angles + first, count * sizeof (double));
-  s->vectors = g->vectors ? g_memdup2 (g->vectors + (gsize) first * VL, (gsize) count * VL * sizeof (double)) : NULL;
-  s->source_z_mm = g->source_z_mm ? g_memdup2 (g->source_z_mm + first, count * sizeof (double)) : NULL;
-  s->focal_shift = g->focal_shift ? g_memdup2 (g->focal_shift + (gsize) 3 * first, (gsize) 3 * count * sizeof (double))
-                                  : NULL;
-  return s;
 }

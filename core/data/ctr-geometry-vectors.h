@@ -105,12 +105,4 @@ CtrGeometry *ctr_geometry_circular_from_vectors (const CtrGeometry *g, double *m
  */
 const CtrGeometry *ctr_geometry_as_circular (const CtrGeometry *g, CtrGeometry **owned, GError **error);
 
-/**
- * ctr_geometry_select_views:
- * Views @first .. @first+@count−1 of @g as a geometry of their own (angles,
- * vectors, source z and focal-spot shifts; everything else copied).  @first + @count <= n_views.
- * (transfer full)
- */
-CtrGeometry *ctr_geometry_select_views (const CtrGeometry *g, guint first, guint count);
-
 G_END_DECLS

@@ -38,6 +38,58 @@ ctr_geometry_try_new (CtrBeam beam, guint n_views, GError **error)
   return g;
 }
 
+/* @n doubles of @src, or NULL (also when @src is NULL, without an error)
+ * with CTR_ERROR_OUT_OF_MEMORY naming the per-view @what of @n_views. */
+static double *
+try_dup (const double *src, gsize n, const char *what, guint n_views, GError **error)
+{
+  if (src == NULL)
+    return NULL;
+  g_autofree char *name = g_strdup_printf ("the geometry's %s of %u views", what, n_views);
+  double *d = ctr_memory_try_new (n, sizeof (double), FALSE, name, error);
+  if (d != NULL)
+    memcpy (d, src, n * sizeof (double));
+  return d;
+}
+
+/* Views @first .. @first+@count−1 of @g (at least one angle, as
+ * ctr_geometry_new), or NULL with CTR_ERROR_OUT_OF_MEMORY. */
+static CtrGeometry *
+copy_views (const CtrGeometry *g, guint first, guint count, GError **error)
+{
+  g_autoptr (CtrGeometry) s = g_memdup2 (g, sizeof *g);
+  s->angles = s->source_z_mm = s->focal_shift = s->vectors = NULL;
+  s->n_views = count;
+  const gsize n = count, vl = CTR_GEOMETRY_VECTOR_LEN;
+  if ((s->angles = try_dup (g->angles + first, MAX (n, 1), "angles", count, error)) == NULL)
+    return NULL;
+  if (n == 0)
+    return g_steal_pointer (&s);
+  if ((g->source_z_mm != NULL
+       && (s->source_z_mm = try_dup (g->source_z_mm + first, n, "source z", count, error)) == NULL)
+      || (g->focal_shift != NULL
+          && (s->focal_shift = try_dup (g->focal_shift + 3 * (gsize) first, 3 * n, "focal-spot shifts", count,
+                                        error)) == NULL)
+      || (g->vectors != NULL
+          && (s->vectors = try_dup (g->vectors + vl * first, vl * n, "vectors", count, error)) == NULL))
+    return NULL;
+  return g_steal_pointer (&s);
+}
+
+CtrGeometry *
+ctr_geometry_try_copy (const CtrGeometry *g, GError **error)
+{
+  g_return_val_if_fail (g != NULL, NULL);
+  return copy_views (g, 0, g->n_views, error);
+}
+
+CtrGeometry *
+ctr_geometry_select_views (const CtrGeometry *g, guint first, guint count, GError **error)
+{
+  g_return_val_if_fail (g != NULL && count > 0 && first <= g->n_views && count <= g->n_views - first, NULL);
+  return copy_views (g, first, count, error);
+}
+
 CtrGeometry *
 ctr_geometry_copy (const CtrGeometry *g)
 {
@@ -70,14 +122,19 @@ ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double step_r
     g->angles[k] = start_rad + k * step_rad;
 }
 
-void
-ctr_geometry_set_source_z (CtrGeometry *g, double start_mm, double step_mm)
+gboolean
+ctr_geometry_set_source_z (CtrGeometry *g, double start_mm, double step_mm, GError **error)
 {
-  g_return_if_fail (g != NULL);
+  g_return_val_if_fail (g != NULL, FALSE);
   if (g->source_z_mm == NULL)
-    g->source_z_mm = g_new (double, MAX (g->n_views, 1));
+    {
+      g_autofree char *what = g_strdup_printf ("the geometry's source z of %u views", g->n_views);
+      if ((g->source_z_mm = ctr_memory_try_new (MAX (g->n_views, 1), sizeof (double), FALSE, what, error)) == NULL)
+        return FALSE;
+    }
   for (guint k = 0; k < g->n_views; k++)
     g->source_z_mm[k] = start_mm + k * step_mm;
+  return TRUE;
 }
 
 void

@@ -143,14 +143,31 @@ CtrGeometry *ctr_geometry_new (CtrBeam beam, guint n_views);
  * CTR_ERROR_OUT_OF_MEMORY (and the figures) when the angles alone exceed
  * the machine's memory (ctr-memory.h), instead of aborting. */
 CtrGeometry *ctr_geometry_try_new (CtrBeam beam, guint n_views, GError **error);
+/* A deep copy of @g; GLib aborts when its per-view arrays cannot be had
+ * (the operators' own copy, the window and Python use it; core's loaders,
+ * plans and calibration copy with ctr_geometry_try_copy). */
 CtrGeometry *ctr_geometry_copy (const CtrGeometry *g);
+/* A deep copy of @g: NULL with CTR_ERROR_OUT_OF_MEMORY naming the per-view
+ * array (angles, source z, focal-spot shifts or vectors) and its size when
+ * it cannot be allocated (ctr-memory.h), instead of aborting. */
+CtrGeometry *ctr_geometry_try_copy (const CtrGeometry *g, GError **error);
+/**
+ * ctr_geometry_select_views:
+ * Views @first .. @first+@count−1 of @g as a geometry of their own (angles,
+ * vectors, source z and focal-spot shifts; everything else copied).  @first + @count <= n_views.
+ * Returns: (transfer full): the subset, or NULL with CTR_ERROR_OUT_OF_MEMORY
+ *   naming the per-view array and its size when it cannot be allocated.
+ */
+CtrGeometry *ctr_geometry_select_views (const CtrGeometry *g, guint first, guint count, GError **error);
 void ctr_geometry_free (CtrGeometry *g);
 
 /* Fills @g->angles with start + k * step, k = 0 .. n_views-1 (radians). */
 void ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double step_rad);
 
-/* Gives @g a source z per view (allocated when absent): start + k · step, mm. */
-void ctr_geometry_set_source_z (CtrGeometry *g, double start_mm, double step_mm);
+/* Gives @g a source z per view (allocated when absent): start + k · step, mm.
+ * FALSE with CTR_ERROR_OUT_OF_MEMORY (@g unchanged) when the per-view
+ * array cannot be allocated. */
+gboolean ctr_geometry_set_source_z (CtrGeometry *g, double start_mm, double step_mm, GError **error);
 
 /* Copies @src's source motion (source_z_mm, focal_shift, table_reversed)
  * into @dst, replacing @dst's; the view counts must agree (else @dst gets

@@ -163,11 +163,14 @@ ctr_dataset_geometry_problems (const char *path)
 }
 
 /* @g with each refused field replaced by a value that passes, so that the
- * file's data can be read through ctr_dataset_load(). */
+ * file's data can be read through ctr_dataset_load(); NULL with
+ * CTR_ERROR_OUT_OF_MEMORY when @g cannot be copied. */
 static CtrGeometry *
-placeholder (const CtrGeometry *g)
+placeholder (const CtrGeometry *g, GError **error)
 {
-  CtrGeometry *p = ctr_geometry_copy (g);
+  CtrGeometry *p = ctr_geometry_try_copy (g, error);
+  if (p == NULL)
+    return NULL;
 
   if (p->beam != CTR_BEAM_PARALLEL)
     {
@@ -209,7 +212,9 @@ ctr_dataset_load_draft (const char *path, GCancellable *cancellable, GError **er
     }
   /* the data through the normal loader, from a copy of the file with a
    * stand-in geometry (its file names made absolute) */
-  stand_in = placeholder (draft);
+  stand_in = placeholder (draft, error);
+  if (stand_in == NULL)
+    return NULL;
   fd = g_file_open_tmp ("ctrecon-draft-XXXXXX.json", &tmp, &local);
   if (fd < 0)
     {

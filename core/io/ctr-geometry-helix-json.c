@@ -111,13 +111,15 @@ ctr_geometry_json_read_helix (JsonObject *o, CtrGeometry *g, gboolean helical, c
         {
           if (!get_number (o, "source_z_step_mm", &step, where, error))
             return FALSE;
-          ctr_geometry_set_source_z (g, start, step);
+          if (!ctr_geometry_set_source_z (g, start, step, error))
+            return FALSE;
         }
       else if (json_object_has_member (o, "table_feed_per_rotation_mm"))
         {
           if (!get_number (o, "table_feed_per_rotation_mm", &feed, where, error))
             return FALSE;
-          ctr_geometry_set_source_z (g, start, 0.0);
+          if (!ctr_geometry_set_source_z (g, start, 0.0, error))
+            return FALSE;
           for (guint k = 0; k < V; k++)
             g->source_z_mm[k] = start + feed * fabs (g->angles[k] - g->angles[0]) / (2.0 * G_PI);
         }

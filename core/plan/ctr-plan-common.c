@@ -234,12 +234,11 @@ ctr_plan_check (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions
 
 #undef FAIL
 
-void
+gboolean
 ctr_route_state_init (CtrRouteState *rs, const CtrPlanRoute *route, const CtrGeometry *g,
-                      const CtrGrid *grid, const CtrReconOptions *o)
+                      const CtrGrid *grid, const CtrReconOptions *o, GError **error)
 {
   rs->route = route;
-  rs->g = ctr_geometry_copy (g);
   rs->grid = *grid;
   rs->o = *o;
   rs->backend = ctr_backend_cpu ();
@@ -254,6 +253,8 @@ ctr_route_state_init (CtrRouteState *rs, const CtrPlanRoute *route, const CtrGeo
   rs->info.operator_name = ctr_method_name (o->method);
   rs->info.symmetry = "none";
   rs->info.padding_view = rs->info.padding_global = NAN;
+  rs->g = ctr_geometry_try_copy (g, error);
+  return rs->g != NULL;
 }
 
 void

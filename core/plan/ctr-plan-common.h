@@ -95,9 +95,10 @@ char *ctr_plan_memory_note (const CtrPlanMemory *m);
  * a copy of @g, @grid and @o (@o's strings borrowed), the CPU backend, an
  * note list holding the memory estimate (ctr_plan_memory_note; not for
  * the helical route, whose stack's route states its own), @info with no operator yet (operator_name: the method's
- * name, symmetry "none", padding NaN). */
-void ctr_route_state_init (CtrRouteState *rs, const CtrPlanRoute *route, const CtrGeometry *g,
-                           const CtrGrid *grid, const CtrReconOptions *o);
+ * name, symmetry "none", padding NaN).  FALSE with CTR_ERROR_OUT_OF_MEMORY
+ * when the copy of @g cannot be allocated (@rs is then freed as usual). */
+gboolean ctr_route_state_init (CtrRouteState *rs, const CtrPlanRoute *route, const CtrGeometry *g,
+                               const CtrGrid *grid, const CtrReconOptions *o, GError **error);
 
 /* Frees what ctr_route_state_init made (not @rs itself: the route's free
  * does). */

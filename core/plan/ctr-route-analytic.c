@@ -55,8 +55,8 @@ analytic_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions 
   if (!ctr_plan_check (g, grid, o, error))
     return NULL;
   g_autoptr (CtrRouteState) rs = g_new0 (CtrRouteState, 1);
-  ctr_route_state_init (rs, &ctr_route_analytic, g, grid, o);
-  if (!ctr_route_state_select_backend (rs, error))
+  if (!ctr_route_state_init (rs, &ctr_route_analytic, g, grid, o, error)
+      || !ctr_route_state_select_backend (rs, error))
     return NULL;
   if (ctr_geometry_has_vectors (g))
     {

@@ -59,8 +59,8 @@ cone_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
     return NULL;
   ConeState *c = g_new0 (ConeState, 1);
   g_autoptr (CtrRouteState) rs = &c->base;
-  ctr_route_state_init (rs, &ctr_route_cone, g, grid, o);
-  if (!ctr_route_state_select_backend (rs, error))
+  if (!ctr_route_state_init (rs, &ctr_route_cone, g, grid, o, error)
+      || !ctr_route_state_select_backend (rs, error))
     return NULL;
   if (rs->backend != ctr_backend_cpu ())
     {

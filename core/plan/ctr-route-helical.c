@@ -399,8 +399,9 @@ slab_make (HelicalState *hp, GCancellable *cancellable, GError **error)
       hp->op = ctr_backend_cone (hp->slab_backend) (hp->slab_backend, sub, &hp->model, sub_mask, &e);
       if (hp->op != NULL)
         {
-          hp->sub_geometry = ctr_geometry_copy (sub);
           hp->sub_mask = sub_mask;
+          if ((hp->sub_geometry = ctr_geometry_try_copy (sub, error)) == NULL)
+            return FALSE;
         }
       else
         {
@@ -630,8 +631,9 @@ helical_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *
   const CtrMethod m = o->method;
   HelicalState *hp = g_new0 (HelicalState, 1);
   g_autoptr (CtrRouteState) rs = &hp->base;
-  ctr_route_state_init (rs, &ctr_route_helical, g, grid, o);
   hp->all = g_ptr_array_new ();
+  if (!ctr_route_state_init (rs, &ctr_route_helical, g, grid, o, error))
+    return NULL;
   if (o->rebin == CTR_REBIN_NONE)
     {
       const CtrBackend *b = NULL;

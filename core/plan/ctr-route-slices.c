@@ -233,7 +233,8 @@ slices_make (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o
     return NULL;
   SlicesState *s = g_new0 (SlicesState, 1);
   g_autoptr (CtrRouteState) rs = &s->base;
-  ctr_route_state_init (rs, &ctr_route_slices, g, grid, o);
+  if (!ctr_route_state_init (rs, &ctr_route_slices, g, grid, o, error))
+    return NULL;
   if (choice != NULL)
     ctr_route_state_add_note (rs, g_steal_pointer (&choice));
   s->operator_key = operator_key (o);

@@ -89,16 +89,20 @@ detrended_roi (const float *img, guint nx, guint x0, guint y0, guint n, CtrNpsDe
   return TRUE;
 }
 
-/* Radial average, noise magnitude, f_peak and f_avg from nps->nps2d. */
-static void
-summarise (CtrNps *nps)
+/* Radial average, noise magnitude, f_peak and f_avg from nps->nps2d; FALSE
+ * with CTR_ERROR_OUT_OF_MEMORY when the radial arrays cannot be had. */
+static gboolean
+summarise (CtrNps *nps, GError **error)
 {
   guint n = nps->n, half = n / 2;
   double df = 1.0 / (n * nps->pixel_mm);
+  g_autofree char *what = g_strdup_printf ("the radial noise power spectrum of %u frequencies", half + 1);
   nps->n_radial = half + 1;
-  nps->radial_f = g_new0 (double, half + 1);
-  nps->radial_nps = g_new0 (double, half + 1);
-  g_autofree guint *hits = g_new0 (guint, half + 1);
+  g_autofree guint *hits = NULL;
+  if ((nps->radial_f = ctr_memory_try_new (half + 1, sizeof (double), TRUE, what, error)) == NULL
+      || (nps->radial_nps = ctr_memory_try_new (half + 1, sizeof (double), TRUE, what, error)) == NULL
+      || (hits = ctr_memory_try_new (half + 1, sizeof (guint), TRUE, what, error)) == NULL)
+    return FALSE;
   double total = 0;
   for (guint iy = 0; iy < n; iy++)
     for (guint ix = 0; ix < n; ix++)
@@ -124,6 +128,7 @@ summarise (CtrNps *nps)
   nps->f_avg = den > 0 ? num / den : NAN;
   nps->variance = total * df * df;
   nps->noise_sd = sqrt (nps->variance);
+  return TRUE;
 }
 
 static gboolean
@@ -214,7 +219,11 @@ ctr_nps_compute (const float *const *slices, guint n_slices, guint nx, guint ny,
     for (guint kx = 0; kx < n; kx++)
       nps->nps2d[(gsize) ((ky + half) % n) * n + (kx + half) % n] = norm * acc[(gsize) ky * n + kx];
   g_free (acc);
-  summarise (nps);
+  if (!summarise (nps, error))
+    {
+      ctr_nps_free (nps);
+      return NULL;
+    }
   return nps;
 }
 

@@ -84,7 +84,8 @@ guint *ctr_nps_tile (const guint8 *mask, guint nx, guint ny, guint n, guint *cou
  * Returns: a new CtrNps, or NULL with CTR_ERROR_INVALID_ARGUMENT (n < 4,
  *   no ROI or slice, an ROI outside the image, pixel size or scale not
  *   positive), CTR_ERROR_INVALID_DATA (a NaN/Inf pixel inside an ROI) or
- *   CTR_ERROR_OUT_OF_MEMORY.
+ *   CTR_ERROR_OUT_OF_MEMORY (the ROI buffers, the spectrum or its radial
+ *   arrays cannot be allocated).
  */
 CtrNps *ctr_nps_compute (const float *const *slices, guint n_slices, guint nx, guint ny,
                          double pixel_mm, const guint *corners, guint n_corners, guint n,

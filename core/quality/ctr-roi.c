@@ -2,6 +2,7 @@
 #include "quality/ctr-roi.h"
 #include "base/ctr-error.h"
 #include "base/ctr-hu.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
@@ -84,10 +85,13 @@ inside (const CtrRoi *roi, double x, double y)
 }
 
 guint8 *
-ctr_roi_mask (const CtrGrid *grid, const CtrRoi *roi, gsize *n_pixels)
+ctr_roi_mask (const CtrGrid *grid, const CtrRoi *roi, gsize *n_pixels, GError **error)
 {
   g_return_val_if_fail (grid != NULL && roi != NULL, NULL);
-  guint8 *mask = g_new0 (guint8, ctr_grid_slice_size (grid));
+  g_autofree char *what = g_strdup_printf ("the ROI's mask of %u × %u pixels", grid->nx, grid->ny);
+  guint8 *mask = ctr_memory_try_new (ctr_grid_slice_size (grid), 1, TRUE, what, error);
+  if (mask == NULL)
+    return NULL;
   gsize n = 0;
   for (guint iy = 0; iy < grid->ny; iy++)
     {
@@ -123,7 +127,9 @@ prepare (const CtrVolume *v, guint z, const CtrRoi *roi, double mu_water, gsize 
                    "μ_water must be a positive attenuation in 1/mm, got %g", mu_water);
       return NULL;
     }
-  guint8 *mask = ctr_roi_mask (&v->grid, roi, n);
+  guint8 *mask = ctr_roi_mask (&v->grid, roi, n, error);
+  if (mask == NULL)
+    return NULL;
   if (*n < min_pixels)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,

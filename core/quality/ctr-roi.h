@@ -68,16 +68,19 @@ gboolean ctr_roi_validate (const CtrRoi *roi, GError **error);
  */
 gboolean ctr_roi_parse (const char *text, CtrRoi *roi, GError **error);
 
-/* New nx·ny mask (g_free) of the ROI on the x/y grid of @grid, 1 inside;
- * @n_pixels (optional) receives the count. */
-guint8 *ctr_roi_mask (const CtrGrid *grid, const CtrRoi *roi, gsize *n_pixels);
+/* New nx·ny mask (g_free; one byte a pixel, row-major) of the ROI on the
+ * x/y grid of @grid, 1 inside; @n_pixels (optional) receives the count.
+ * NULL with CTR_ERROR_OUT_OF_MEMORY (the mask's size and the bound) when
+ * the mask cannot be allocated. */
+guint8 *ctr_roi_mask (const CtrGrid *grid, const CtrRoi *roi, gsize *n_pixels, GError **error);
 
 /**
  * ctr_roi_stats:
  * Mean and SD of slice @z of @v inside @roi, HU with @mu_water (1/mm).
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (invalid ROI, @z outside
- *   the volume, @mu_water not positive, or fewer than 2 pixels inside) or
- *   CTR_ERROR_INVALID_DATA (a pixel inside is NaN or infinite).
+ *   the volume, @mu_water not positive, or fewer than 2 pixels inside),
+ *   CTR_ERROR_INVALID_DATA (a pixel inside is NaN or infinite) or
+ *   CTR_ERROR_OUT_OF_MEMORY (the slice's mask, ctr_roi_mask).
  */
 gboolean ctr_roi_stats (const CtrVolume *v, guint z, const CtrRoi *roi, double mu_water,
                         CtrRoiStats *out, GError **error);

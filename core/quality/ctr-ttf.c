@@ -74,12 +74,16 @@ refine_centre (const Insert *in, double *cx, double *cy, double *contrast)
   return TRUE;
 }
 
-/* Step 2: the binned ESF (n bins of BIN_PX from r = 0), empty bins filled. */
+/* Step 2: the binned ESF (n bins of BIN_PX from r = 0), empty bins filled;
+ * NULL with CTR_ERROR_OUT_OF_MEMORY when its bins cannot be allocated. */
 static double *
-binned_esf (const Insert *in, double cx, double cy, guint n)
+binned_esf (const Insert *in, double cx, double cy, guint n, GError **error)
 {
-  double *esf = g_new0 (double, n);
-  g_autofree guint *hits = g_new0 (guint, n);
+  g_autofree char *what = g_strdup_printf ("the TTF's radial bins (%u)", n);
+  g_autofree double *esf = ctr_memory_try_new (n, sizeof (double), TRUE, what, error);
+  g_autofree guint *hits = esf == NULL ? NULL : ctr_memory_try_new (n, sizeof (guint), TRUE, what, error);
+  if (hits == NULL)
+    return NULL;
   for (int y = in->y_lo; y <= in->y_hi; y++)
     for (int x = in->x_lo; x <= in->x_hi; x++)
       {
@@ -101,7 +105,7 @@ binned_esf (const Insert *in, double cx, double cy, guint n)
     }
   for (guint j = (guint) (last + 1); j < n; j++)
     esf[j] = last >= 0 ? esf[last] : 0;
-  return esf;
+  return g_steal_pointer (&esf);
 }
 
 /* The edge: where the ESF crosses half the contrast, the crossing nearest
@@ -122,11 +126,15 @@ edge_radius (const double *esf, guint n, double radius, double bg, double contra
   return best;
 }
 
-/* Steps 3–4: the tapered LSF about the edge and its normalised transform. */
-static void
-transfer (const double *esf, guint n, double radius, double w_px, double pixel_mm, CtrTtf *t)
+/* Steps 3–4: the tapered LSF about the edge and its normalised transform;
+ * FALSE with CTR_ERROR_OUT_OF_MEMORY when the LSF's bins cannot be had. */
+static gboolean
+transfer (const double *esf, guint n, double radius, double w_px, double pixel_mm, CtrTtf *t, GError **error)
 {
-  g_autofree double *lsf = g_new0 (double, n);
+  g_autofree char *what = g_strdup_printf ("the TTF's radial bins (%u)", n);
+  g_autofree double *lsf = ctr_memory_try_new (n, sizeof (double), TRUE, what, error);
+  if (lsf == NULL)
+    return FALSE;
   for (guint k = 1; k + 1 < n; k++)
     {
       double r = (k + 0.5) * BIN_PX, d = fabs (r - radius);
@@ -155,6 +163,7 @@ transfer (const double *esf, guint n, double radius, double w_px, double pixel_m
       t->f[i] = f_px / pixel_mm;
       t->ttf[i] = norm > 0 ? mag / norm : NAN;
     }
+  return TRUE;
 }
 
 /* Step 5: the first frequency where the TTF falls to @level. */
@@ -236,7 +245,9 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
       return NULL;
     }
   guint n = (guint) ceil (in.r_max / BIN_PX);
-  g_autofree double *esf = binned_esf (&in, cx, cy, n);
+  g_autofree double *esf = binned_esf (&in, cx, cy, n, error);
+  if (esf == NULL)
+    return NULL;
   double bg = ring_mean (&in, cx, cy, 0.5 * (radius_px + in.r_max), in.r_max);
   double edge = edge_radius (esf, n, radius_px, bg, contrast);
   if (!(fabs (edge - radius_px) <= MAX (2.0, 0.2 * radius_px)))
@@ -246,17 +257,20 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
                    "%.1f pixels, not near the %.1f pixels given: give the insert's radius", cx, cy, edge, radius_px);
       return NULL;
     }
-  CtrTtf *t = g_new0 (CtrTtf, 1);
+  g_autoptr (CtrTtf) t = g_new0 (CtrTtf, 1);
   t->cx_px = cx, t->cy_px = cy, t->contrast = contrast, t->radius_px = edge;
   t->esf = g_steal_pointer (&esf);
   t->n_esf = n;
-  t->esf_r = g_new (double, n);
+  g_autofree char *what = g_strdup_printf ("the TTF's radial bins (%u)", n);
+  if ((t->esf_r = ctr_memory_try_new (n, sizeof (double), FALSE, what, error)) == NULL)
+    return NULL;
   for (guint k = 0; k < n; k++)
     t->esf_r[k] = (k + 0.5) * BIN_PX * pixel_mm;
-  transfer (t->esf, n, edge, MIN (edge, in.r_max - edge) - 2 * BIN_PX, pixel_mm, t);
+  if (!transfer (t->esf, n, edge, MIN (edge, in.r_max - edge) - 2 * BIN_PX, pixel_mm, t, error))
+    return NULL;
   t->f50 = crossing (t, 0.5);
   t->f10 = crossing (t, 0.1);
-  return t;
+  return g_steal_pointer (&t);
 }
 
 double

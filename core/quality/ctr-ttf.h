@@ -66,7 +66,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrTtf, ctr_ttf_free)
  *   under 2 pixels, no slice, non-finite centre, pixel size not positive, the ESF's
  *   disc r ≤ r_max not inside the image) or CTR_ERROR_INVALID_DATA (NaN/Inf
  *   pixels in the disc, no contrast between insert and background, no
- *   edge near @radius_px).
+ *   edge near @radius_px) or CTR_ERROR_OUT_OF_MEMORY (the mean image or
+ *   the radial bins, 10 a pixel of radius, cannot be allocated).
  */
 CtrTtf *ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, double pixel_mm,
                         double cx_px, double cy_px, double radius_px, GError **error);

@@ -107,11 +107,14 @@ ctr_study_get_iq_insert_name (const CtrStudy *s, guint i)
   return g_array_index (s->iq.inserts, StudyInsert, i).name;
 }
 
-/* The NPS of the HU slice @hu, or NULL with CTR_ERROR_INVALID_ARGUMENT. */
+/* The NPS of the HU slice @hu, or NULL with CTR_ERROR_INVALID_ARGUMENT (or
+ * CTR_ERROR_OUT_OF_MEMORY). */
 static CtrNps *
 measure_nps (const CtrStudy *s, const CtrGrid *g, const float *hu, GError **error)
 {
-  g_autofree guint8 *mask = ctr_roi_mask (g, &s->iq.nps_roi, NULL);
+  g_autofree guint8 *mask = ctr_roi_mask (g, &s->iq.nps_roi, NULL, error);
+  if (mask == NULL)
+    return NULL;
   guint count = 0;
   g_autofree guint *corners = ctr_nps_tile (mask, g->nx, g->ny, s->iq.nps_size, &count);
   if (count == 0)

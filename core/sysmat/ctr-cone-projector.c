@@ -325,8 +325,11 @@ ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid, GError **erro
                    "the cone-beam projector needs a cone-beam geometry");
       return NULL;
     }
+  CtrGeometry *copy = ctr_geometry_try_copy (g, error);
+  if (copy == NULL)
+    return NULL;
   CtrConeProjector *cp = g_new0 (CtrConeProjector, 1);
-  cp->g = ctr_geometry_copy (g);
+  cp->g = copy;
   cp->grid = *grid;
   cp->vector_ok = ctr_grid_size (grid) + (gsize) grid->nx * grid->ny + grid->nx < (gsize) G_MAXINT32;
   frames_init (cp);

@@ -6,11 +6,20 @@ not sixteen threads' rows (16 MiB), the run ends with exit 1 and one line
 naming the rows, the size and the bound.  Before the change the threads died
 in the filter's g_error ("ramp filter: failed to allocate", SIGTRAP).
 
+The calibration's per-view tables: `calibrate` of 2^18 views × 8 columns (fan
+beam, conjugate rays) holds the data, one row's sinogram and then the views'
+order and angles by angle (7 MiB); under the smallest limit that lets it
+reach its end less 4 MiB, the run ends with exit 1 and one line naming a
+per-view table.  Before the change it died with SIGTRAP in GLib's allocator
+(the tables' g_new, and g_qsort_with_data's merge buffer).
+
 OMP_STACKSIZE and MALLOC_ARENA_MAX keep the threads' own reservations (8 MiB
 stacks, 64 MiB malloc arenas) small and alike at every thread count.
 """
+import json
 import os
 import resource
+import struct
 import tempfile
 
 from common import check, finish, require_cli, run
@@ -19,6 +28,27 @@ require_cli()
 if os.environ.get("CTR_SANITIZED") == "1":
     print("skip: ASan reserves terabytes of address space")
     finish()
+
+
+def write_float_tiff(path, width, height, value, rows_per_strip=1024):
+    """An uncompressed float32 TIFF of width × height pixels of one value,
+    in strips (read a strip at a time: the reader holds no second copy)."""
+    n = (height + rows_per_strip - 1) // rows_per_strip
+    counts = [min(rows_per_strip, height - i * rows_per_strip) * width * 4 for i in range(n)]
+    tags = 10
+    offsets_at = 8 + 2 + tags * 12 + 4
+    data_at = offsets_at + 8 * n
+    offsets = [data_at + sum(counts[:i]) for i in range(n)]
+    entries = [(256, 4, 1, width), (257, 4, 1, height), (258, 3, 1, 32), (259, 3, 1, 1), (262, 3, 1, 1),
+               (273, 4, n, offsets_at), (277, 3, 1, 1), (278, 4, 1, rows_per_strip),
+               (279, 4, n, offsets_at + 4 * n), (339, 3, 1, 3)]
+    with open(path, "wb") as f:
+        f.write(b"II*\0" + struct.pack("<IH", 8, tags))
+        for tag, kind, count, val in entries:
+            f.write(struct.pack("<HHI", tag, kind, count)
+                    + (struct.pack("<HH", val, 0) if kind == 3 else struct.pack("<I", val)))
+        f.write(struct.pack("<I", 0) + struct.pack(f"<{n}I", *offsets) + struct.pack(f"<{n}I", *counts))
+        f.write(struct.pack("<f", value) * (width * height))
 
 
 def as_limit(mib):
@@ -64,5 +94,46 @@ with tempfile.TemporaryDirectory() as tmp:
           f"FBP with 16 threads in {hi + 12} MiB: exit {r.returncode}, '{r.stderr.strip()[-200:]}'")
     check(0 <= r.returncode < 128, f"no crash or signal (exit {r.returncode})")
     check(not os.path.exists(os.path.join(tmp, "out16.tif")), "no output written")
+
+with tempfile.TemporaryDirectory() as tmp:
+    views, cols = 1 << 18, 8
+    scan = os.path.join(tmp, "scan")
+    os.mkdir(scan)
+    with open(os.path.join(scan, "geometry.json"), "w") as f:
+        json.dump({"type": "fan", "detector_shape": "flat", "source_to_isocenter_mm": 595.0,
+                   "source_to_detector_mm": 1085.6, "kind": "line_integrals", "views": views,
+                   "detector_cols": cols, "detector_rows": 1, "detector_pitch_u_mm": 51.05,
+                   "angle_start_rad": 0.0, "angle_step_rad": 2 * 3.141592653589793 / views,
+                   "projections": {"file": "sinogram.tif", "layout": "sinogram", "dtype": "float32"}}, f)
+    write_float_tiff(os.path.join(scan, "sinogram.tif"), cols, views, 1.0)
+    env = dict(os.environ, OMP_STACKSIZE="256K", MALLOC_ARENA_MAX="1", OMP_NUM_THREADS="1")
+    env.pop("CTR_MEMORY_LIMIT_MB", None)
+
+    def calibrate_under(mib):
+        return run("calibrate", os.path.join(scan, "geometry.json"), "-o", os.path.join(tmp, "out.json"),
+                   "--no-cross-check", timeout=120, env=env, preexec_fn=as_limit(mib))
+
+    def reaches_end(r):
+        # a flat sinogram has no centre to find: the end is that sentence
+        return r.returncode == 0 or "no method could find the central ray" in r.stderr
+
+    lo, hi = 16, 1024
+    if not check(reaches_end(calibrate_under(hi)), f"calibrate of {views} views in {hi} MiB"):
+        finish()
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if reaches_end(calibrate_under(mid)):
+            hi = mid
+        else:
+            lo = mid
+    print(f"     the calibration reaches its end in {hi} MiB of address space")
+
+    # 4 MiB less: the data and the row's sinogram (8 MiB) fit, the views'
+    # order and angles by angle (1 + 2 + 4 MiB) do not.
+    r = calibrate_under(hi - 4)
+    errors = [l for l in r.stderr.splitlines() if l.startswith("ctrecon-cli:")]
+    check(r.returncode == 1 and len(errors) == 1 and "view" in errors[0] and "address-space limit" in errors[0],
+          f"calibrate in {hi - 4} MiB: exit {r.returncode}, '{r.stderr.strip()[-200:]}'")
+    check(0 <= r.returncode < 128, f"no crash or signal (exit {r.returncode})")
 
 finish()
