@@ -39,7 +39,9 @@
  * split (ctr-cuda-cone-split.c): products and a SART step in 2 slabs × 4
  * view chunks, SIRT through the plan on a device capped to 2 slabs.
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * the entry points' counts are printed by the counting run (1,497 call
+ * the entry points' counts are printed by the counting run (2,115 call
+ * stacks over 28 entry points with the SCSR operator's device vectors and
+ * its two host-vector entries; 1,497 call
  * stacks over 24 entry points with the split pair alone, 1,519 over 24
  * with the device vectors alone; 1,284 over 22 before both; 1,075 over
  * 18 before the cone pair; ASan's sm_80 atomics take other paths; 888 before CGLS, PWLS
