@@ -76,7 +76,8 @@ typedef enum {
   CTR_CUDA_BUF_B,       /* lane-ordered data: n_orbits·n_cols·ns·K */
   CTR_CUDA_BUF_COEF,    /* lane-ordered coefficients */
   CTR_CUDA_BUF_VALID,   /* lane-ordered 1/0 (as float) for the residual */
-  CTR_CUDA_BUF_SCALE    /* [rep][K] or [orbit][rep][K] */
+  CTR_CUDA_BUF_SCALE,   /* [rep][K] or [orbit][rep][K] */
+  CTR_CUDA_BUF_AX       /* lane-ordered forward product (written by the kernels; not uploaded) */
 } CtrCudaBuf;
 
 /* The whole buffer: @n floats, which must be what the session holds
@@ -87,6 +88,13 @@ CtrCudaStatus ctr_cuda_scsr_upload (CtrCudaScsr *d, CtrCudaBuf which, const floa
 CtrCudaStatus ctr_cuda_scsr_upload_part (CtrCudaScsr *d, CtrCudaBuf which, size_t offset, const float *host,
                                          size_t n, size_t whole, char *err);
 CtrCudaStatus ctr_cuda_scsr_download_x (CtrCudaScsr *d, float *X, char *err);
+/* For device-resident runs (ctr-cuda-scsr-vecops.c), whose vectors move in
+ * and out of the session's buffers by device-to-device copies queued on the
+ * session's stream: the stream (a cudaStream_t), and a buffer's device
+ * memory and length in floats (*@n; NULL and 0 for a buffer the session
+ * does not hold). */
+void *ctr_cuda_scsr_stream (CtrCudaScsr *d);
+float *ctr_cuda_scsr_buffer (CtrCudaScsr *d, CtrCudaBuf which, size_t *n);
 
 /* Lane-ordered forward product of every orbit: ax = A X (n_orbits·n_cols·ns·K). */
 CtrCudaStatus ctr_cuda_scsr_forward (CtrCudaScsr *d, float *ax, char *err);
@@ -98,6 +106,10 @@ CtrCudaStatus ctr_cuda_scsr_adjoint (CtrCudaScsr *d, char *err);
  * (consistent). */
 CtrCudaStatus ctr_cuda_scsr_forward_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, float *ax, char *err);
 CtrCudaStatus ctr_cuda_scsr_adjoint_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, char *err);
+/* As ctr_cuda_scsr_forward_orbits, but queued only: the lanes of the orbits
+ * stay in the session's CTR_CUDA_BUF_AX (at lane_size·o0), nothing comes
+ * back and nothing waits. */
+CtrCudaStatus ctr_cuda_scsr_forward_queue (CtrCudaScsr *d, unsigned o0, unsigned n_orb, char *err);
 /* One subset step on orbits [@o0, @o0 + @n_orb), all against the X held:
  * U = A_Sᵀ (coef ∘ (b − A_S X)) (step folded into coef by the caller);
  * @into_x: X ← X + U (× the scale map held when @with_scale; the session

@@ -69,8 +69,9 @@ static const CtrBackend cuda_backend = {
   .available = cuda_available,
   .scsr_operator = cuda_scsr_operator,
   /* PART, SART, SIRT: whole passes on the device (CtrOperatorPass); CGLS,
-   * PWLS, ASD-POCS: the operator's products and subset steps on the device,
-   * their vector arithmetic on the host */
+   * PWLS, ASD-POCS: the operator's products, subset steps and vector
+   * arithmetic on the device, vectors kept there for the run
+   * (ctr-cuda-scsr-vecops.c) */
   .methods = (1u << CTR_METHOD_PART) | (1u << CTR_METHOD_SART) | (1u << CTR_METHOD_SIRT)
              | (1u << CTR_METHOD_CGLS) | (1u << CTR_METHOD_PWLS) | (1u << CTR_METHOD_ASD_POCS),
   .device_name = cuda_device_name,

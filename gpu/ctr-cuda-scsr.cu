@@ -603,6 +603,7 @@ ctr_cuda_scsr_upload_part (CtrCudaScsr *d, CtrCudaBuf which, size_t offset, cons
       dst = d->scale;
       cap = d->with_scale == 2 ? d->psize1 * d->no : d->with_scale == 1 ? d->psize1 : 0;
       break;
+    case CTR_CUDA_BUF_AX: break;   /* the kernels' output: not uploaded */
     }
   if (dst == nullptr || whole != cap || offset > cap || n > cap - offset)
     {
@@ -615,6 +616,31 @@ ctr_cuda_scsr_upload_part (CtrCudaScsr *d, CtrCudaBuf which, size_t offset, cons
   return CTR_CUDA_OK;
 fail:
   return st;
+}
+
+extern "C" void *
+ctr_cuda_scsr_stream (CtrCudaScsr *d)
+{
+  return (void *) d->stream;
+}
+
+extern "C" float *
+ctr_cuda_scsr_buffer (CtrCudaScsr *d, CtrCudaBuf which, size_t *n)
+{
+  const size_t lanes = d->lane_size * d->no;
+  switch (which)
+    {
+    case CTR_CUDA_BUF_X: *n = d->psize; return d->X;
+    case CTR_CUDA_BUF_B: *n = lanes; return d->b;
+    case CTR_CUDA_BUF_COEF: *n = lanes; return d->coef;
+    case CTR_CUDA_BUF_VALID: *n = lanes; return d->valid;
+    case CTR_CUDA_BUF_AX: *n = lanes; return d->ax;
+    case CTR_CUDA_BUF_SCALE:
+      *n = d->with_scale == 2 ? d->psize1 * d->no : d->with_scale == 1 ? d->psize1 : 0;
+      return *n > 0 ? d->scale : nullptr;
+    }
+  *n = 0;
+  return nullptr;
 }
 
 extern "C" CtrCudaStatus
@@ -646,7 +672,7 @@ ctr_cuda_scsr_forward (CtrCudaScsr *d, float *ax, char *err)
 }
 
 extern "C" CtrCudaStatus
-ctr_cuda_scsr_forward_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, float *ax, char *err)
+ctr_cuda_scsr_forward_queue (CtrCudaScsr *d, unsigned o0, unsigned n_orb, char *err)
 {
   CtrCudaStatus st = check_orbits (d, o0, n_orb, err);
   if (st != CTR_CUDA_OK)
@@ -655,6 +681,17 @@ ctr_cuda_scsr_forward_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, float
     CK (ctr_cuda_blocked_enqueue (d, o0, n_orb, d->X, d->ax));
   else
     CK (launch_rows (d, o0, n_orb, d->X, d->ax, nullptr, nullptr, MODE_FORWARD));
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_scsr_forward_orbits (CtrCudaScsr *d, unsigned o0, unsigned n_orb, float *ax, char *err)
+{
+  CtrCudaStatus st = ctr_cuda_scsr_forward_queue (d, o0, n_orb, err);
+  if (st != CTR_CUDA_OK)
+    return st;
   CK (cudaMemcpyAsync (ax, d->ax + d->lane_size * o0, d->lane_size * n_orb * 4, cudaMemcpyDeviceToHost, d->stream));
   CK (cudaStreamSynchronize (d->stream));
   return CTR_CUDA_OK;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 #include "ctr-cuda-api.h"
 
 #ifdef __cplusplus
@@ -28,7 +29,16 @@ void ctr_cuda_vec_free (CtrCudaVecs *v, float *p);
 CtrCudaStatus ctr_cuda_vec_upload (CtrCudaVecs *v, float *dev, const float *host, size_t n, char *err);
 CtrCudaStatus ctr_cuda_vec_download (CtrCudaVecs *v, float *host, const float *dev, size_t n, char *err);
 
+/* An index map of @n entries on the device (blocking upload), freed by
+ * ctr_cuda_vec_free_index. */
+CtrCudaStatus ctr_cuda_vec_upload_index (CtrCudaVecs *v, const uint32_t *host, size_t n, uint32_t **out, char *err);
+void ctr_cuda_vec_free_index (CtrCudaVecs *v, uint32_t *p);
+
 /* Queued: */
+/* dst[i] = src[idx[i]] for i < @n (dst and src distinct): the permutation
+ * between a native image and the natural one */
+CtrCudaStatus ctr_cuda_vec_gather (CtrCudaVecs *v, float *dst, const float *src, const uint32_t *idx, size_t n,
+                                   char *err);
 CtrCudaStatus ctr_cuda_vec_fill (CtrCudaVecs *v, float *y, size_t n, float value, char *err);
 CtrCudaStatus ctr_cuda_vec_copy (CtrCudaVecs *v, float *dst, const float *src, size_t n, char *err);
 /* y = a x + b y */

@@ -36,6 +36,16 @@ ctr_cuda_vecs_begin_on (CtrVecs *vs, void *stream, gpointer session, GError **er
   return TRUE;
 }
 
+gboolean
+ctr_cuda_vecs_set_layout (CtrVecs *vs, const guint32 *to_natural, const guint32 *to_native, GError **error)
+{
+  CtrCudaVecState *s = vs->priv;
+  CTR_CUDA_TRY (ctr_cuda_vec_upload_index (s->dev, to_natural, ctr_grid_size (&vs->op->grid), &s->to_natural,
+                                           CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_upload_index (s->dev, to_native, vs->op->image_size, &s->to_native, CTR_CUDA_ERR));
+  return TRUE;
+}
+
 void
 ctr_cuda_vecs_end (CtrVecs *vs)
 {
@@ -45,6 +55,10 @@ ctr_cuda_vecs_end (CtrVecs *vs)
   if (s->dev != NULL)
     {
       ctr_cuda_vec_free (s->dev, s->weight);
+      for (guint i = 0; i < G_N_ELEMENTS (s->nat); i++)
+        ctr_cuda_vec_free (s->dev, s->nat[i]);
+      ctr_cuda_vec_free_index (s->dev, s->to_natural);
+      ctr_cuda_vec_free_index (s->dev, s->to_native);
       ctr_cuda_vecs_destroy (s->dev);
     }
   g_free (s);
@@ -178,13 +192,53 @@ ctr_cuda_vecop_extrapolate (CtrVecs *vs, CtrVec *Z, const CtrVec *X, const CtrVe
   return TRUE;
 }
 
+/* The natural scratch images 0 … @n − 1 on the device (made on first use). */
+static gboolean
+natural_scratch (CtrVecs *vs, guint n, GError **error)
+{
+  CtrCudaVecState *s = vs->priv;
+  for (guint i = 0; i < n; i++)
+    if (s->nat[i] == NULL)
+      CTR_CUDA_TRY (ctr_cuda_vec_alloc (s->dev, ctr_grid_size (&vs->op->grid), &s->nat[i], CTR_CUDA_ERR));
+  return TRUE;
+}
+
+/* The natural image of @X: X itself when native is natural, else natural
+ * scratch 0 gathered from it (NULL with an error). */
+static const float *
+natural_of (CtrVecs *vs, const CtrVec *X, GError **error)
+{
+  CtrCudaVecState *s = vs->priv;
+  if (s->to_natural == NULL)
+    return X->dev;
+  if (!natural_scratch (vs, 1, error))
+    return NULL;
+  char err[CTR_CUDA_ERR_LEN] = "";
+  const CtrCudaStatus st = ctr_cuda_vec_gather (s->dev, s->nat[0], X->dev, s->to_natural,
+                                                ctr_grid_size (&vs->op->grid), err);
+  return ctr_cuda_status_error (st, err, error) ? s->nat[0] : NULL;
+}
+
 gboolean
 ctr_cuda_vecop_penalty_gradient (CtrVecs *vs, CtrPenalty kind, double delta, const CtrVec *X, CtrVec *grad,
                                  CtrVec *curv, GError **error)
 {
   const CtrGrid *g = &vs->op->grid;
-  CTR_CUDA_TRY (ctr_cuda_vec_penalty_gradient (dev_of (vs), (int) kind, (float) delta, X->dev, g->nx, g->ny, g->nz, grad->dev,
-                                      curv != NULL ? curv->dev : NULL, CTR_CUDA_ERR));
+  CtrCudaVecState *s = vs->priv;
+  const float *x = natural_of (vs, X, error);
+  if (x == NULL || (s->to_natural != NULL && !natural_scratch (vs, 3, error)))
+    return FALSE;
+  const gboolean perm = s->to_natural != NULL;
+  float *gn = perm ? s->nat[1] : grad->dev;
+  float *cn = curv == NULL ? NULL : perm ? s->nat[2] : curv->dev;
+  CTR_CUDA_TRY (ctr_cuda_vec_penalty_gradient (dev_of (vs), (int) kind, (float) delta, x, g->nx, g->ny, g->nz, gn, cn,
+                                               CTR_CUDA_ERR));
+  if (perm)
+    {
+      CTR_CUDA_TRY (ctr_cuda_vec_gather (dev_of (vs), grad->dev, gn, s->to_native, grad->n, CTR_CUDA_ERR));
+      if (curv != NULL)
+        CTR_CUDA_TRY (ctr_cuda_vec_gather (dev_of (vs), curv->dev, cn, s->to_native, curv->n, CTR_CUDA_ERR));
+    }
   return TRUE;
 }
 
@@ -193,39 +247,56 @@ ctr_cuda_vecop_penalty_value (CtrVecs *vs, CtrPenalty kind, double delta, const 
                               GError **error)
 {
   const CtrGrid *g = &vs->op->grid;
-  CTR_CUDA_TRY (ctr_cuda_vec_penalty_value (dev_of (vs), (int) kind, delta, X->dev, g->nx, g->ny, g->nz, out, CTR_CUDA_ERR));
+  const float *x = natural_of (vs, X, error);
+  if (x == NULL)
+    return FALSE;
+  CTR_CUDA_TRY (ctr_cuda_vec_penalty_value (dev_of (vs), (int) kind, delta, x, g->nx, g->ny, g->nz, out, CTR_CUDA_ERR));
   return TRUE;
 }
 
-/* ctr-vecops.h's tv_descent: the gradient in a work image of the device,
- * its norm back (8 bytes a step), the step on the device. */
-gboolean
-ctr_cuda_vecop_tv_descent (CtrVecs *vs, CtrVec *X, guint n_steps, double dtvg, GError **error)
+/* ctr-vecops.h's tv_descent on the natural image @x (@n floats, device
+ * memory): the gradient in a work image of the device, its norm back (8
+ * bytes a step), the step on the device. */
+static gboolean
+tv_descent_natural (CtrVecs *vs, float *x, gsize n, guint n_steps, double dtvg, GError **error)
 {
   const CtrGrid *g = &vs->op->grid;
   CtrCudaVecs *d = dev_of (vs);
   float xmax = 0.f;
-  CTR_CUDA_TRY (ctr_cuda_vec_max_abs (d, X->dev, X->n, &xmax, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_vec_max_abs (d, x, n, &xmax, CTR_CUDA_ERR));
   const double eps = 1e-5 * (xmax > 0 ? xmax : 1.0);
   if (n_steps == 0)
     return TRUE;
-  CtrVec *G = ctr_cuda_vecop_alloc (vs, CTR_VEC_IMAGE, error);
-  if (G == NULL)
-    return FALSE;
+  float *G = NULL;
+  CTR_CUDA_TRY (ctr_cuda_vec_alloc (d, n, &G, CTR_CUDA_ERR));
   gboolean ok = TRUE;
   for (guint k = 0; k < n_steps && ok; k++)
     {
       double gg = 0.0;
       char err[CTR_CUDA_ERR_LEN] = "";
-      CtrCudaStatus st = ctr_cuda_vec_tv_gradient (d, X->dev, g->nx, g->ny, g->nz, eps, G->dev, err);
+      CtrCudaStatus st = ctr_cuda_vec_tv_gradient (d, x, g->nx, g->ny, g->nz, eps, G, err);
       if (st == CTR_CUDA_OK)
-        st = ctr_cuda_vec_dot (d, G->dev, G->dev, NULL, G->n, &gg, err);
+        st = ctr_cuda_vec_dot (d, G, G, NULL, n, &gg, err);
       if (st == CTR_CUDA_OK && gg <= 0.0)
         break;
       if (st == CTR_CUDA_OK)
-        st = ctr_cuda_vec_axpby (d, X->dev, (float) -(dtvg / sqrt (gg)), G->dev, 1.f, X->n, err);
+        st = ctr_cuda_vec_axpby (d, x, (float) -(dtvg / sqrt (gg)), G, 1.f, n, err);
       ok = ctr_cuda_status_error (st, err, error);
     }
-  ctr_cuda_vecop_free (vs, G);
+  ctr_cuda_vec_free (d, G);
   return ok;
+}
+
+/* ctr-vecops.h's tv_descent: on X itself, or on its natural copy and back. */
+gboolean
+ctr_cuda_vecop_tv_descent (CtrVecs *vs, CtrVec *X, guint n_steps, double dtvg, GError **error)
+{
+  CtrCudaVecState *s = vs->priv;
+  if (s->to_natural == NULL)
+    return tv_descent_natural (vs, X->dev, X->n, n_steps, dtvg, error);
+  float *x = (float *) natural_of (vs, X, error);
+  if (x == NULL || !tv_descent_natural (vs, x, ctr_grid_size (&vs->op->grid), n_steps, dtvg, error))
+    return FALSE;
+  CTR_CUDA_TRY (ctr_cuda_vec_gather (dev_of (vs), X->dev, x, s->to_native, X->n, CTR_CUDA_ERR));
+  return TRUE;
 }

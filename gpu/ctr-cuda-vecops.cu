@@ -101,6 +101,16 @@ vec_extrapolate_k (size_t n, float *__restrict__ Z, const float *__restrict__ X,
     Z[i] = __fadd_rn (X[i], __fmul_rn (c, __fsub_rn (X[i], Xold[i])));
 }
 
+/* dst[i] = src[idx[i]]: a permutation between an operator's native image
+ * and the natural one (the SCSR operator's packed slots) */
+__global__ void
+vec_gather_k (size_t n, float *__restrict__ dst, const float *__restrict__ src, const uint32_t *__restrict__ idx)
+{
+  const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    dst[i] = src[idx[i]];
+}
+
 /* ------------------------------------------------------------ reductions -- */
 
 enum { RED_DOT = 0, RED_DIFF = 1, RED_NORMS = 2, RED_MAXABS = 3, RED_PENALTY = 4 };
@@ -436,6 +446,52 @@ ctr_cuda_vec_free (CtrCudaVecs *v, float *p)
   cudaStreamSynchronize (v->stream);
   cudaFree (p);
   ctr_cuda_clear_error ();
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_vec_upload_index (CtrCudaVecs *v, const uint32_t *host, size_t n, uint32_t **out, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  uint32_t *p = nullptr;
+  *out = nullptr;
+  if ((st = ctr_cuda_check_free (n * sizeof (uint32_t), "an index map of the iterative method", err)) != CTR_CUDA_OK)
+    return st;
+  CK (cudaMalloc ((void **) &p, (n > 0 ? n : 1) * sizeof (uint32_t)));
+  if (n > 0)
+    {
+      CK (cudaMemcpyAsync (p, host, n * sizeof (uint32_t), cudaMemcpyHostToDevice, v->stream));
+      CK (cudaStreamSynchronize (v->stream));
+    }
+  *out = p;
+  return CTR_CUDA_OK;
+fail:
+  if (p != nullptr)
+    {
+      cudaStreamSynchronize (v->stream);
+      cudaFree (p);
+      ctr_cuda_clear_error ();
+    }
+  return st;
+}
+
+extern "C" void
+ctr_cuda_vec_free_index (CtrCudaVecs *v, uint32_t *p)
+{
+  ctr_cuda_vec_free (v, (float *) p);
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_vec_gather (CtrCudaVecs *v, float *dst, const float *src, const uint32_t *idx, size_t n, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  if (n > 0)
+    {
+      vec_gather_k<<<blocks_of (n), VEC_BLOCK, 0, v->stream>>> (n, dst, src, idx);
+      CK_LAUNCH ();
+    }
+  return CTR_CUDA_OK;
+fail:
+  return st;
 }
 
 extern "C" CtrCudaStatus

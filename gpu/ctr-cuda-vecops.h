@@ -1,9 +1,12 @@
 /* ctr-cuda-vecops.h — the device's vector operations (core/sysmat/ctr-vecops.h)
  * as GLib glue over ctr-cuda-vecops.cu: every operation of the table but
- * the products, for an operator whose native image is the natural one
- * [z][y][x] (the penalties run on it as it is: the cone-beam pair).  An
- * operator's table (ctr-cuda-cone-vecops.c) adds its products and begins
- * the state on its session's stream.
+ * the products.  The penalties and the TV descent run on the natural image
+ * [z][y][x]: an operator whose native image is the natural one (the
+ * cone-beam pair) runs them on it as it is; one whose native image is
+ * another (the SCSR operator's packed slots) gives the permutation both ways
+ * (ctr_cuda_vecs_set_layout) and they run on natural copies on the device.
+ * An operator's table (ctr-cuda-cone-vecops.c, ctr-cuda-scsr-vecops.c) adds
+ * its products and begins the state on its session's stream.
  */
 #pragma once
 
@@ -18,12 +21,30 @@ typedef struct {
   CtrCudaVecs *dev;
   float *weight;       /* the operator's image weights on the device (NULL: all 1) */
   gpointer session;    /* the operator's session, for its products */
+  gpointer table;      /* the operator's table's own state (freed by its end) */
+  /* native ≠ natural (ctr_cuda_vecs_set_layout), else NULL: */
+  guint32 *to_natural; /* natural size: natural[i] = native[to_natural[i]] */
+  guint32 *to_native;  /* image_size: native[i] = natural[to_native[i]] */
+  float *nat[3];       /* natural scratch images, made on first use */
 } CtrCudaVecState;
 
 /* Makes vs->priv on @stream (a cudaStream_t of @session); FALSE with
  * CTR_ERROR_BACKEND_UNAVAILABLE or CTR_ERROR_OUT_OF_MEMORY. */
 gboolean ctr_cuda_vecs_begin_on (CtrVecs *vs, void *stream, gpointer session, GError **error);
 void ctr_cuda_vecs_end (CtrVecs *vs);
+
+/**
+ * ctr_cuda_vecs_set_layout:
+ * Gives the permutation between the operator's native image and the natural
+ * one (ctr_grid_size floats), both ways, as the operator's
+ * image_from_native / image_to_native do it: @to_natural (natural size)
+ * and @to_native (image_size) index the other image.  Uploaded once for
+ * the run; the penalties and the TV descent then gather natural copies.
+ * Returns: FALSE with CTR_ERROR_BACKEND_UNAVAILABLE or
+ *   CTR_ERROR_OUT_OF_MEMORY.
+ */
+gboolean ctr_cuda_vecs_set_layout (CtrVecs *vs, const guint32 *to_natural, const guint32 *to_native,
+                                   GError **error);
 
 /* The table's generic entries (see CtrVecOps). */
 CtrVec *ctr_cuda_vecop_alloc (CtrVecs *vs, CtrVecKind kind, GError **error);

@@ -8,6 +8,7 @@
  * (ctr_scsr_arrays), not the CPU kernel.
  */
 #include "ctr-cuda.h"
+#include "ctr-cuda-scsr-op.h"
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
 #include "sysmat/ctr-blocking.h"
@@ -277,7 +278,9 @@ typedef struct {
   float *x;             /* cuSPARSE: natural image [s][pixel] */
   /* The products and single subset steps of the other methods (CGLS,
    * PWLS, ASD-POCS): a session of their own, made on first use and kept to
-   * the end (the matrix goes up once), host arrays in and out per call. */
+   * the end (the matrix goes up once); host arrays in and out per call
+   * here, device vectors through the class's table
+   * (ctr-cuda-scsr-vecops.c). */
   CtrCudaScsr *ps;
   float *mask;          /* 1 on acquired lanes, 0 on padding (data_size) */
   float *inv_colsum;    /* [orbit][rep][K] 1 / A_oᵀ1 (0 where 0), made on first use */
@@ -436,6 +439,18 @@ product_session (CudaOp *c, GError **error)
   return c->ps;
 }
 
+CtrCudaScsr *
+ctr_cuda_op_product_session (CtrOperator *op, GError **error)
+{
+  return product_session ((CudaOp *) op, error);
+}
+
+const float *
+ctr_cuda_op_lane_mask (CtrOperator *op)
+{
+  return ((CudaOp *) op)->mask;
+}
+
 /* The product session, and the orbits of @subset: [*o0, *o0 + *n). */
 static CtrCudaScsr *
 subset_session (CudaOp *c, guint subset, guint *o0, guint *n, GError **error)
@@ -576,7 +591,7 @@ cuda_op_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpda
   return FALSE;
 }
 
-#define CUDA_OP_CLASS(cname) { \
+#define CUDA_OP_CLASS(cname, vecops) { \
   .name = cname, \
   .finalize = cuda_op_finalize, \
   .image_to_native = ctr_scsr_op_image_to_native, \
@@ -591,10 +606,13 @@ cuda_op_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpda
   .subset_overlap = ctr_scsr_op_subset_overlap, \
   .subset_rays = ctr_scsr_op_subset_rays, \
   .pass = &cuda_pass, \
+  .vec = vecops, \
 }
 
-static const CtrOperatorClass cuda_scsr_class = CUDA_OP_CLASS ("cuda-scsr");
-static const CtrOperatorClass cusparse_class = CUDA_OP_CLASS ("cusparse-csr");
+/* "cuda-scsr": CGLS, PWLS and ASD-POCS keep their vectors on the device
+ * (ctr-cuda-scsr-vecops.c); the cuSPARSE baseline runs parallel ART only. */
+static const CtrOperatorClass cuda_scsr_class = CUDA_OP_CLASS ("cuda-scsr", &ctr_cuda_scsr_vecops);
+static const CtrOperatorClass cusparse_class = CUDA_OP_CLASS ("cusparse-csr", NULL);
 
 CtrOperator *
 ctr_cuda_op_new (CtrScsr *m, gboolean cusparse, const CtrGeometry *g, const CtrGrid *grid, GError **error)

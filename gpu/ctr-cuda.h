@@ -52,6 +52,8 @@ gboolean ctr_cuda_csr_apply_adjoint (const CtrSysmat *a, const float *y, float *
  * use with ctr_sysmat_build), with the same orbit subsets.  The pass brings
  * back the residual (two doubles) when asked, and the image when the driver
  * reports.  Whole forward and adjoint products run on sessions of their own.
+ * "cuda-scsr"'s class has a vector table (ctr-cuda-scsr-op.h): CGLS, PWLS
+ * and ASD-POCS keep their vectors in device memory for the run.
  * Returns: (transfer full): the operator, or NULL with
  *   CTR_ERROR_BACKEND_UNAVAILABLE (no device) or CTR_ERROR_INVALID_ARGUMENT
  *   (@m built for another geometry or grid).

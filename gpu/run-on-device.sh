@@ -31,6 +31,9 @@
 #   6. device: run(command="bash gpu/run-on-device.sh w6split", carry=["build-cuda/gpubundle.tar.xz"])
 #              W6 SIRT whole against out of core with a quarter of the device
 #              memory it needs (--device-memory-mb), interleaved, twice
+#   7. device: run(command="bash gpu/run-on-device.sh w1vec", carry=["build-cuda/gpubundle.tar.xz"])
+#              W1 PWLS and ASD-POCS with device-resident vectors against the
+#              host's vectors on the device and the host's 16 cores (~6 min)
 #
 # Each device step writes its logs and JSON under $OUT and prints a short
 # table last (the tool returns the end of the output).  Each fits one
@@ -262,6 +265,37 @@ for m in ("pwls", "cgls", "asd-pocs"):
         print("W1 %s: missing %s" % (m, [b for b in ("cuda", "cpu") if b not in t]))
 PY
     ;;
+  w1vec)
+    device_env
+    # W1 PWLS and ASD-POCS with their vectors on the device (the SCSR
+    # operator's table, ctr-cuda-scsr-vecops.c), with the host's vectors on
+    # the same device (CTR_VECOPS=host: the image over PCIe every subset, as
+    # before) and on the host's 16 cores, interleaved, in one run.  Target
+    # (issue 37): device-resident ≥ 5x the host's cores.
+    W1="--image 512 --views 720 --cols 1024"
+    for m in pwls asd-pocs; do
+      bench "w1vec-$m-cuda" --method $m --backend cuda $W1 --iterations 5
+      CTR_VECOPS=host bench "w1vec-$m-cuda-hostvec" --method $m --backend cuda $W1 --iterations 5
+      bench "w1vec-$m-cpu" --method $m --backend cpu $W1 --iterations 3
+    done
+    python3 - "$OUT" <<'PY'
+import json, sys, os
+def t(name):
+    try:
+        return json.load(open(os.path.join(sys.argv[1], name + ".json")))["iteration_s"]
+    except Exception:
+        return None
+for m in ("pwls", "asd-pocs"):
+    dev, hv, cpu = t("w1vec-%s-cuda" % m), t("w1vec-%s-cuda-hostvec" % m), t("w1vec-%s-cpu" % m)
+    cell = lambda x: "%.4f s" % x if x else "no result"
+    line = "W1 %-8s device vectors %s, host vectors %s, cpu (16 threads) %s" % (m, cell(dev), cell(hv), cell(cpu))
+    if dev and cpu:
+        line += ": %.2fx the host's cores (target 5x)" % (cpu / dev)
+    if dev and hv:
+        line += ", %.2fx the host vectors" % (hv / dev)
+    print(line)
+PY
+    ;;
   profile)
     device_env
     # Nsight Compute on two orbit passes of a W1 iteration (no graphs, so
@@ -422,7 +456,7 @@ PY
     done
     ;;
   *)
-    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | methods | cone | w6split | check | session37 | profile | all (on the GPU machine)"
+    echo "usage: gpu/run-on-device.sh bundle (here) | test | w1 | q1 | w2 | w3 | methods | cone | w6split | w1vec | check | session37 | profile | all (on the GPU machine)"
     exit 2
     ;;
 esac

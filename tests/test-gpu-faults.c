@@ -33,10 +33,15 @@
  * in the transposed layout): its products, and SIRT and SART through the
  * plan, 2 iterations each; PWLS, CGLS and ASD-POCS (3 TV steps), which keep
  * their vectors on the device (ctr-cuda-cone-vecops.c), on 4 of the views;
+ * the fan beam's CGLS, PWLS and ASD-POCS on the SCSR operator's device
+ * vectors (ctr-cuda-scsr-vecops.c), and PWLS and ASD-POCS again with the
+ * host's vectors (CTR_VECOPS=host: the operator's host-array steps);
  * split (ctr-cuda-cone-split.c): products and a SART step in 2 slabs × 4
  * view chunks, SIRT through the plan on a device capped to 2 slabs.
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * the entry points' counts are printed by the counting run (1,497 call
+ * the entry points' counts are printed by the counting run (2,115 call
+ * stacks over 28 entry points with the SCSR operator's device vectors and
+ * its two host-vector entries; 1,497 call
  * stacks over 24 entry points with the split pair alone, 1,519 over 24
  * with the device vectors alone; 1,284 over 22 before both; 1,075 over
  * 18 before the cone pair; ASan's sm_80 atomics take other paths; 888 before CGLS, PWLS
@@ -295,6 +300,20 @@ static gboolean e_plan_cgls (GError **error) { return plan_run ("cuda", CTR_METH
 static gboolean e_plan_pwls (GError **error) { return plan_run ("cuda", CTR_METHOD_PWLS, error); }
 static gboolean e_plan_asd_pocs (GError **error) { return plan_run ("cuda", CTR_METHOD_ASD_POCS, error); }
 
+/* The same with the host's vectors (CTR_VECOPS=host): the operator's
+ * products and subset steps with host arrays (ctr-cuda.c). */
+static gboolean
+plan_run_host_vectors (CtrMethod method, GError **error)
+{
+  g_setenv ("CTR_VECOPS", "host", TRUE);
+  gboolean ok = plan_run ("cuda", method, error);
+  g_unsetenv ("CTR_VECOPS");
+  return ok;
+}
+
+static gboolean e_plan_pwls_host (GError **error) { return plan_run_host_vectors (CTR_METHOD_PWLS, error); }
+static gboolean e_plan_asd_pocs_host (GError **error) { return plan_run_host_vectors (CTR_METHOD_ASD_POCS, error); }
+
 static gboolean
 e_plan_part_blocked (GError **error)
 {
@@ -545,9 +564,11 @@ static const Entry entries[] = {
   { "plan sart (cuda)", e_plan_sart },
   { "plan sirt (cuda)", e_plan_sirt },
   { "plan part (cusparse)", e_plan_cusparse },
-  { "plan cgls (cuda: operator products)", e_plan_cgls },
-  { "plan pwls (cuda: operator products and accumulated steps)", e_plan_pwls },
-  { "plan asd-pocs (cuda: operator's scaled subset steps)", e_plan_asd_pocs },
+  { "plan cgls (cuda scsr: device vectors)", e_plan_cgls },
+  { "plan pwls (cuda scsr: device vectors, accumulated steps)", e_plan_pwls },
+  { "plan asd-pocs (cuda scsr: device vectors, scaled subset steps)", e_plan_asd_pocs },
+  { "plan pwls (cuda scsr: host vectors, operator's accumulated steps)", e_plan_pwls_host },
+  { "plan asd-pocs (cuda scsr: host vectors, operator's scaled steps)", e_plan_asd_pocs_host },
   { "plan part (cuda, orbit-level blocked)", e_plan_part_blocked },
   { "ctr_cuda_fdk_run l1tran", e_fdk_l1tran },
   { "ctr_cuda_fdk_run texture", e_fdk_texture },
