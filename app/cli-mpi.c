@@ -14,6 +14,9 @@
 #include "cli-common.h"
 #ifdef CTR_HAVE_MPI
 #include "ctr-mpi.h"
+#ifdef CTR_HAVE_CUDA
+#include "ctr-cuda-api.h"
+#endif
 #endif
 
 static gboolean mpi_running;
@@ -28,6 +31,11 @@ ctr_cli_mpi_start (int *argc, char ***argv, const char *command)
   if (!ctr_mpi_init (argc, argv, &error))
     return ctr_cli_fail (error);
   mpi_running = TRUE;
+#ifdef CTR_HAVE_CUDA
+  /* One GPU per rank of a node: device (node-local rank) mod (devices),
+   * chosen when the backend first probes its device. */
+  ctr_cuda_device_set_local_rank ((int) ctr_mpi_local_rank ());
+#endif
   if (ctr_mpi_rank () != 0 && g_strcmp0 (g_getenv ("CTR_MPI_VERBOSE"), "1") != 0)
     {
       if (freopen ("/dev/null", "w", stderr) == NULL)

@@ -36,16 +36,36 @@ typedef enum {
 
 typedef struct {
   int count;                 /* devices visible */
+  int device;                /* the one this process uses (ctr_cuda_device_for_rank) */
   int driver_version;        /* e.g. 13000; 0 without a driver */
   int runtime_version;
-  char name[128];            /* device 0 */
+  char name[128];            /* of @device */
   int cc_major, cc_minor;
   size_t free_bytes, total_bytes;
   double bandwidth_gbs;      /* 2 · memory clock · bus width (theoretical peak) */
 } CtrCudaDeviceInfo;
 
-/* Queries device 0.  CTR_CUDA_UNAVAILABLE with the reason (no driver, no
- * device, driver older than the runtime). */
+/* The device a process uses: @local_rank (its rank among the processes of
+ * its node, from the launcher; < 0: not one of several) modulo @count
+ * (devices visible), so that the ranks of a node spread over its devices
+ * round-robin; 0 when @count < 1 or @local_rank < 0. */
+static inline int
+ctr_cuda_device_for_rank (int local_rank, int count)
+{
+  return count < 1 || local_rank < 0 ? 0 : local_rank % count;
+}
+
+/* Sets this process's node-local rank (≥ 0; −1, the default: device 0)
+ * for the device choice of the next ctr_cuda_device_query; called once,
+ * before anything runs on a device (under mpirun, by the program that
+ * started MPI: gpu/ knows no MPI). */
+void ctr_cuda_device_set_local_rank (int local_rank);
+
+/* Queries the device this process uses (ctr_cuda_device_for_rank of the
+ * local rank and the device count; device 0 by default) and makes it the
+ * calling thread's device; every later CUDA call of the backend (through
+ * CK) makes it the device of its thread as well.  CTR_CUDA_UNAVAILABLE
+ * with the reason (no driver, no device, driver older than the runtime). */
 CtrCudaStatus ctr_cuda_device_query (CtrCudaDeviceInfo *info, char *err);
 
 /* ----------------------------------------------------------------- SCSR -- */

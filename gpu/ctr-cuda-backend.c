@@ -50,8 +50,8 @@ cuda_device_name (const CtrBackend *self)
   CtrCudaDeviceInfo info;
   if (!ctr_cuda_probe (&info, NULL))
     return NULL;
-  return g_strdup_printf ("%s, cc %d.%d, %.1f GiB, driver %d, runtime %d", info.name, info.cc_major,
-                          info.cc_minor, info.total_bytes / 1073741824.0, info.driver_version,
+  return g_strdup_printf ("%s (device %d of %d), cc %d.%d, %.1f GiB, driver %d, runtime %d", info.name,
+                          info.device, info.count, info.cc_major, info.cc_minor, info.total_bytes / 1073741824.0, info.driver_version,
                           info.runtime_version);
 }
 

@@ -14,6 +14,12 @@
  * message names it and not only the helper (ctr-cuda-device.cu). */
 extern thread_local const char *ctr_cuda_inner_call;
 
+/* CUDA keeps a current device per host thread, 0 until set: makes the
+ * device this process uses (ctr_cuda_device_query; 0 by default) the
+ * calling thread's when it is not yet (ctr-cuda-device.cu).  Called by
+ * CK() before every call. */
+void ctr_cuda_bind_thread (void);
+
 static inline cudaError_t
 ctr_cuda_note (cudaError_t e, const char *call)
 {
@@ -44,6 +50,7 @@ ctr_cuda_fail (cudaError_t e, const char *what, const char *file, int line, char
 
 #define CK(call)                                                             \
   do {                                                                       \
+    ctr_cuda_bind_thread ();                                                 \
     cudaError_t ck_e_ = (call);                                              \
     if (ck_e_ != cudaSuccess)                                                \
       {                                                                      \
@@ -62,6 +69,7 @@ static inline CtrCudaStatus
 ctr_cuda_check_free (size_t need, const char *what, char *err)
 {
   size_t fr = 0, tot = 0;
+  ctr_cuda_bind_thread ();
   cudaError_t e = cudaMemGetInfo (&fr, &tot);
   if (e != cudaSuccess)
     return ctr_cuda_fail (e, "cudaMemGetInfo", __FILE__, __LINE__, err);

@@ -1,10 +1,28 @@
 /* ctr-cuda-device.cu — run-time detection of the CUDA device (driver,
- * device count, name, memory, peak bandwidth). */
+ * device count, name, memory, peak bandwidth) and the choice of the
+ * device this process uses (one per node-local rank, round-robin). */
 #include "ctr-cuda-common.cuh"
 
 #include <string.h>
 
 thread_local const char *ctr_cuda_inner_call = nullptr;
+static int local_rank = -1;                /* ctr_cuda_device_set_local_rank */
+static int device_chosen = 0;              /* ctr_cuda_device_query's choice (atomic) */
+static thread_local int device_bound = 0;  /* this thread's current device, as set here */
+
+void
+ctr_cuda_bind_thread (void)
+{
+  const int want = __atomic_load_n (&device_chosen, __ATOMIC_RELAXED);
+  if (want != device_bound && cudaSetDevice (want) == cudaSuccess)
+    device_bound = want;
+}
+
+extern "C" void
+ctr_cuda_device_set_local_rank (int rank)
+{
+  local_rank = rank < 0 ? -1 : rank;
+}
 
 extern "C" CtrCudaStatus
 ctr_cuda_device_query (CtrCudaDeviceInfo *info, char *err)
@@ -38,8 +56,11 @@ ctr_cuda_device_query (CtrCudaDeviceInfo *info, char *err)
       info->count = 0;
       return CTR_CUDA_UNAVAILABLE;
     }
-  CK (cudaSetDevice (0));
-  CK (cudaGetDeviceProperties (&prop, 0));
+  info->device = ctr_cuda_device_for_rank (local_rank, info->count);
+  __atomic_store_n (&device_chosen, info->device, __ATOMIC_RELAXED);
+  CK (cudaSetDevice (info->device));
+  device_bound = info->device;
+  CK (cudaGetDeviceProperties (&prop, info->device));
   snprintf (info->name, sizeof info->name, "%.127s", prop.name);
   info->cc_major = prop.major;
   info->cc_minor = prop.minor;
@@ -52,8 +73,8 @@ ctr_cuda_device_query (CtrCudaDeviceInfo *info, char *err)
     }
   CK (cudaMemGetInfo (&info->free_bytes, &info->total_bytes));
   /* cudaDeviceProp lost memoryClockRate in CUDA 13: ask the attributes. */
-  if (cudaDeviceGetAttribute (&clock_khz, cudaDevAttrMemoryClockRate, 0) == cudaSuccess
-      && cudaDeviceGetAttribute (&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0) == cudaSuccess)
+  if (cudaDeviceGetAttribute (&clock_khz, cudaDevAttrMemoryClockRate, info->device) == cudaSuccess
+      && cudaDeviceGetAttribute (&bus_bits, cudaDevAttrGlobalMemoryBusWidth, info->device) == cudaSuccess)
     info->bandwidth_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
   cudaGetLastError ();
   return CTR_CUDA_OK;

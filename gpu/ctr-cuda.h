@@ -19,7 +19,8 @@ G_BEGIN_DECLS
 
 /**
  * ctr_cuda_probe:
- * Device 0's name, memory and peak bandwidth; the answer (and the reason
+ * The name, memory and peak bandwidth of the device this process uses
+ * (device 0, or under mpirun its node-local rank's: ctr_cuda_device_set_local_rank); the answer (and the reason
  * when there is none) is found once per process and cached.
  * Returns: FALSE with CTR_ERROR_BACKEND_UNAVAILABLE ("no CUDA driver", "no
  *   CUDA device", compute capability below 8.0).

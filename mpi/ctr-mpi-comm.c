@@ -3,6 +3,7 @@
  * of an MPI datatype per slice or view, so no count overflows an int. */
 #include "ctr-mpi-private.h"
 #include "data/ctr-geometry-vectors.h"
+#include "plan/ctr-backend.h"
 
 #include <string.h>
 
@@ -200,4 +201,17 @@ ctr_mpi_gather_slices (CtrMpiJob *job, const float *part, float *whole, gsize sl
   else
     MPI_Gatherv (part, mine, slice, whole, counts, displs, slice, 0, job->comm);
   MPI_Type_free (&slice);
+}
+
+char *
+ctr_mpi_gather_devices (CtrMpiJob *job, const char *backend)
+{
+  char mine[CTR_MPI_DEVICE_LEN] = "";
+  const CtrBackend *b = backend != NULL ? ctr_backend_by_name (backend, NULL) : NULL;
+  g_autofree char *device = b != NULL && b->device_name != NULL ? b->device_name (b) : NULL;
+  g_snprintf (mine, sizeof mine, "%s%s%s", backend != NULL ? backend : "cpu", device != NULL ? " on " : "",
+              device != NULL ? device : "");
+  char *all = job->rank == 0 ? g_malloc0 ((gsize) job->size * CTR_MPI_DEVICE_LEN) : NULL;
+  MPI_Gather (mine, CTR_MPI_DEVICE_LEN, MPI_CHAR, all, CTR_MPI_DEVICE_LEN, MPI_CHAR, 0, job->comm);
+  return all;
 }

@@ -127,6 +127,13 @@ void ctr_mpi_scatter_views (CtrMpiJob *job, const CtrProjections *p, const CtrMp
 void ctr_mpi_gather_slices (CtrMpiJob *job, const float *part, float *whole, gsize slice_size,
                             const CtrMpiBlock *slices, gboolean scatter);
 
+/* Collective: every rank's backend and the device it runs on ("cuda on
+ * <name> (device 1 of 2), …"; "cpu"), of the backend named @backend (this
+ * rank's plan's), gathered on rank 0: size lines of CTR_MPI_DEVICE_LEN
+ * chars (transfer full); NULL on the other ranks. */
+#define CTR_MPI_DEVICE_LEN 200
+char *ctr_mpi_gather_devices (CtrMpiJob *job, const char *backend);
+
 /* A line for the user (rank 0, when the job has a note function). */
 void ctr_mpi_note (CtrMpiJob *job, const char *format, ...) G_GNUC_PRINTF (2, 3);
 

@@ -297,6 +297,7 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrV
   double mine[2] = { info.setup_s, info.from_cache ? 1 : 0 };
   g_autofree double *setup = g_new (double, 2 * size);
   MPI_Gather (mine, 2, MPI_DOUBLE, setup, 2, MPI_DOUBLE, 0, job->comm);
+  g_autofree char *devices = ctr_mpi_gather_devices (job, ctr_recon_plan_get_backend (plan));
   for (const char *const *n = ctr_recon_plan_get_notes (plan); *n != NULL; n++)
     ctr_mpi_note (job, "%s", *n);
   describe (job, sh, s, halo, setup);
@@ -316,8 +317,9 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrV
   g_autofree double *times = g_new (double, 4 * size);
   MPI_Gather (t, 4, MPI_DOUBLE, times, 4, MPI_DOUBLE, 0, job->comm);
   for (int r = 0; r < size; r++)
-    ctr_mpi_note (job, "  rank %d: scatter %.3f s, plan %.3f s (its matrix %.3f s), run %.3f s, gather %.3f s", r,
-                  times[4 * r], times[4 * r + 1], setup[2 * r], times[4 * r + 2], times[4 * r + 3]);
+    ctr_mpi_note (job, "  rank %d: scatter %.3f s, plan %.3f s (its matrix %.3f s), run %.3f s, gather %.3f s; %s",
+                  r, times[4 * r], times[4 * r + 1], setup[2 * r], times[4 * r + 2], times[4 * r + 3],
+                  devices + (gsize) r * CTR_MPI_DEVICE_LEN);
   if (me == 0)
     *result = g_steal_pointer (&whole);
   return TRUE;

@@ -64,6 +64,22 @@ ctr_mpi_size (void)
   return (guint) n;
 }
 
+guint
+ctr_mpi_local_rank (void)
+{
+  static int local = -1;
+  if (!initialised)
+    return 0;
+  if (local < 0)
+    {
+      MPI_Comm node;
+      MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+      MPI_Comm_rank (node, &local);
+      MPI_Comm_free (&node);
+    }
+  return (guint) local;
+}
+
 static void
 on_outer_cancelled (GCancellable *outer, gpointer inner)
 {

@@ -52,6 +52,12 @@ void ctr_mpi_finalize (void);
 /* This rank and the job's size in MPI_COMM_WORLD (0 and 1 without MPI). */
 guint ctr_mpi_rank (void);
 guint ctr_mpi_size (void);
+/* This rank's rank among the ranks of its node (MPI_Comm_split_type,
+ * MPI_COMM_TYPE_SHARED: the ranks that share memory); 0 without MPI.  The
+ * program gives it to a GPU backend, which takes device (local rank) mod
+ * (device count): one device per rank of a node, round-robin.  Collective
+ * over MPI_COMM_WORLD the first time (every rank calls it), then cached. */
+guint ctr_mpi_local_rank (void);
 
 /**
  * CtrMpiInput:

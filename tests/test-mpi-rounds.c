@@ -5,8 +5,11 @@
  * iterations makes them see a mismatch, and all end with its message; a
  * cancel request reaches every rank.  Exit 0 on every rank when all hold.
  * With the argument "stop": rank 2 stops itself (SIGSTOP) and the others'
- * round must end the job by its watchdog, naming rank 2. */
+ * round must end the job by its watchdog, naming rank 2.  Also the
+ * node-local rank (all three ranks share this machine) and the GPU device
+ * each rank would take from it. */
 #include "ctr-mpi-private.h"
+#include "ctr-cuda-api.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -53,6 +56,17 @@ main (int argc, char **argv)
       ctr_mpi_finalize ();
       return 3;
     }
+
+  /* 0. The node-local rank: one node, so the world rank; the device of
+   * each rank with 2 devices on the node: alternating; with 1: shared. */
+  const int local = (int) ctr_mpi_local_rank ();
+  EXPECT (local == job.rank, "the node-local rank of one node is the world rank");
+  EXPECT (ctr_mpi_local_rank () == (guint) local, "the node-local rank is stable");
+  EXPECT (ctr_cuda_device_for_rank (local, 2) == job.rank % 2, "ranks alternate over 2 devices");
+  EXPECT (ctr_cuda_device_for_rank (local, 1) == 0, "ranks share 1 device");
+  EXPECT (ctr_cuda_device_for_rank (local, 0) == 0 && ctr_cuda_device_for_rank (-1, 4) == 0,
+          "no devices or no rank: device 0");
+  EXPECT (ctr_cuda_device_for_rank (7, 4) == 3, "local rank 7 of 4 devices: device 3");
 
   /* 1. Every rank fine: sums and maxima of every rank. */
   double sum[CTR_MPI_N_SUM] = { job.rank + 1.0, 10.0 * job.rank, 0, 0, 0.5 }, max[CTR_MPI_N_MAX] = { job.rank };

@@ -1,9 +1,11 @@
 /* emu-device.cc — the emulated device (tests/gpu-emu): configuration, the
  * API lock, device-side error reports, fault injection, last errors, the
  * device queries, and the ctr-emu.h calls of the tests. */
+#include <string>
 #include "emu-internal.h"
 
 #include <execinfo.h>
+#include <string>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,11 +41,25 @@ Jitter::~Jitter ()
     }
 }
 
+/* Kernel launches per emulated device (the launching thread's current
+ * device; under the API lock), printed at exit when there are several. */
+static unsigned long long launches_on[16];
+
 static void
 print_summary ()
 {
   if (n_device_errors.load () > 0 && !config ().quiet)
     fprintf (stderr, "ctr-emu: %llu device-side error(s) found\n", n_device_errors.load ());
+  if (config ().devices > 1)
+    {
+      /* One write, so that the lines of processes sharing a stream do not mix. */
+      std::string line = "ctr-emu: kernel launches per emulated device:";
+      for (int d = 0; d < config ().devices; d++)
+        line += " " + std::to_string (d) + ":" + std::to_string (launches_on[d]);
+      line += "\n";
+      fputs (line.c_str (), stderr);
+      fflush (stderr);
+    }
 }
 
 /* Fault injection state (under the API lock). */
@@ -89,6 +105,12 @@ init ()
 #endif
   if (const char *e = getenv ("CTR_EMU_DEVICE_MB"))
     c.device_bytes = (size_t) strtoull (e, nullptr, 10) << 20;
+  if (const char *e = getenv ("CTR_EMU_DEVICES"))
+    c.devices = (int) strtol (e, nullptr, 10);
+  if (c.devices < 1)
+    c.devices = 1;
+  if (c.devices > 16)
+    c.devices = 16;
   if (const char *e = getenv ("CTR_EMU_NO_DEVICE"))
     c.no_device = e[0] == '1';
   if (const char *e = getenv ("CTR_EMU_ON_ERROR"))
@@ -243,8 +265,19 @@ cudaGetDeviceCount (int *n)
   EMU_API;
   if (fault ("cudaGetDeviceCount"))
     return set_last (cudaErrorUnknown);
-  *n = config ().no_device ? 0 : 1;
+  *n = config ().no_device ? 0 : config ().devices;
   return config ().no_device ? set_last (cudaErrorNoDevice) : cudaSuccess;
+}
+
+/* The current device of each host thread, as CUDA keeps it (0 until the
+ * thread sets one).  The emulated devices share one memory: what differs
+ * between them is only the id a thread reports. */
+static thread_local int current_device = 0;
+
+static bool
+valid_device (int dev)
+{
+  return dev >= 0 && dev < config ().devices && !config ().no_device;
 }
 
 extern "C" cudaError_t
@@ -253,7 +286,33 @@ cudaSetDevice (int dev)
   EMU_API;
   if (fault ("cudaSetDevice"))
     return set_last (cudaErrorUnknown);
-  return dev == 0 && !config ().no_device ? cudaSuccess : set_last (cudaErrorInvalidDevice);
+  if (!valid_device (dev))
+    return set_last (cudaErrorInvalidDevice);
+  current_device = dev;
+  return cudaSuccess;
+}
+
+void
+ctr_emu::count_launch ()
+{
+  launches_on[current_device]++;
+}
+
+extern "C" unsigned long long
+ctr_emu_launches_on (int dev)
+{
+  EMU_API;
+  return dev >= 0 && dev < 16 ? launches_on[dev] : 0;
+}
+
+extern "C" cudaError_t
+cudaGetDevice (int *dev)
+{
+  EMU_API;
+  if (config ().no_device)
+    return set_last (cudaErrorNoDevice);
+  *dev = current_device;
+  return cudaSuccess;
 }
 
 /* What the harness answers as its device: the model of an H100 (SXM, 80 GB)
@@ -264,7 +323,7 @@ cudaGetDeviceProperties (cudaDeviceProp *prop, int dev)
   EMU_API;
   if (fault ("cudaGetDeviceProperties"))
     return set_last (cudaErrorUnknown);
-  if (dev != 0 || config ().no_device)
+  if (!valid_device (dev))
     return set_last (cudaErrorInvalidDevice);
   memset (prop, 0, sizeof *prop);
   snprintf (prop->name, sizeof prop->name, "CTR emulated CUDA device (CPU harness, not a GPU)");
@@ -300,7 +359,7 @@ cudaDeviceGetAttribute (int *value, enum cudaDeviceAttr attr, int dev)
   EMU_API;
   if (fault ("cudaDeviceGetAttribute"))
     return set_last (cudaErrorUnknown);
-  if (dev != 0 || config ().no_device)
+  if (!valid_device (dev))
     return set_last (cudaErrorInvalidDevice);
   switch (attr)
     {

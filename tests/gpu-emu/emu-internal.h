@@ -55,6 +55,7 @@ struct Config {
   unsigned threads = 2;
   size_t device_bytes = (size_t) 81559 << 20;   /* H100 80GB: 79.6 GiB */
   bool no_device = false;
+  int devices = 1;                              /* CTR_EMU_DEVICES: ids 0 .. devices − 1 */
   bool abort_on_error = true;
   bool quiet = false;
   std::string corrupt_prefix;
@@ -149,6 +150,9 @@ double now_ms ();
 
 /* ---------------------------------------------------------- execution -- */
 
+/* Counts a kernel launch on the calling thread's current device (under the
+ * API lock; the counts are printed at exit with CTR_EMU_DEVICES > 1). */
+void count_launch ();
 void run_kernel (KernelCall *call, dim3 grid, dim3 block, const char *file, int line);
 /* The kernel the calling worker runs now, or nullptr. */
 const char *current_kernel ();

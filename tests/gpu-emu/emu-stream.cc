@@ -146,6 +146,7 @@ submit_launch (KernelCall *call, dim3 grid, dim3 block, size_t shmem, cudaStream
     if (ptrs[i] != nullptr && device_range (ptrs[i], 0) == nullptr && !pinned_range (ptrs[i], 0))
       device_error ("%s:%d: kernel %s, argument %d (%p) is neither device memory nor null", file, line,
                     call->name, ptr_index[i], ptrs[i]);
+  count_launch ();
   auto op = std::make_shared<KernelOp> ();
   op->call = std::move (owned);
   op->grid = grid;

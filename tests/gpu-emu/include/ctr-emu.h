@@ -7,6 +7,11 @@
  *   CTR_EMU_THREADS=N          worker threads running the blocks (default 2)
  *   CTR_EMU_DEVICE_MB=N        device memory of the model (default 81559 MiB, an H100 80GB)
  *   CTR_EMU_NO_DEVICE=1        cudaGetDeviceCount answers 0 devices
+ *   CTR_EMU_DEVICES=N          cudaGetDeviceCount answers N devices (default 1;
+ *                              they share one memory; cudaSetDevice and
+ *                              cudaGetDevice keep each host thread's id;
+ *                              the kernel launches per device are printed
+ *                              at exit)
  *   CTR_EMU_CORRUPT_KERNEL=P   launches of kernels whose name starts with P
  *                              skip their first block (a wrong kernel result)
  *   CTR_EMU_FAULT_AT=N         the N-th failable call fails (as ctr_emu_fault_arm)
@@ -81,6 +86,8 @@ void ctr_emu_corrupt_kernel (const char *prefix);
  * the first one unless CTR_EMU_ON_ERROR=continue. */
 unsigned long long ctr_emu_launches (void);
 unsigned long long ctr_emu_device_errors (void);
+/* Kernel launches made while @dev was the launching thread's current device. */
+unsigned long long ctr_emu_launches_on (int dev);
 
 /* Traffic model (only in the harness built with CTR_EMU_TRAFFIC): global
  * memory traffic of the launches since the last reset, per kernel name. */

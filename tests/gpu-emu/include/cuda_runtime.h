@@ -194,6 +194,7 @@ cudaError_t cudaDriverGetVersion (int *v);
 cudaError_t cudaRuntimeGetVersion (int *v);
 cudaError_t cudaGetDeviceCount (int *n);
 cudaError_t cudaSetDevice (int dev);
+cudaError_t cudaGetDevice (int *dev);
 cudaError_t cudaGetDeviceProperties (cudaDeviceProp *prop, int dev);
 cudaError_t cudaDeviceGetAttribute (int *value, enum cudaDeviceAttr attr, int dev);
 cudaError_t cudaDeviceSynchronize (void);
