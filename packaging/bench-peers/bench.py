@@ -189,15 +189,19 @@ class Bench:
                    "ASTRA's CPU FBP is parallel-beam only (its fan FBP needs CUDA): no ASTRA row; "
                    "RTK: the fan as a cone with the one row given twice (one row back-projects to zeros)")
 
-    def cone_fixture(self, case, src, fixture_args):
+    def cone_fixture(self, case, src, fixture_args, need_drr=True):
         """A cone-beam dataset made by ../shared/tools/make-cone-fixture.sh
         (plastimatch drr of head-ct): @src holds it already (head-cone-small,
         made with @fixture_args), or None: made here with @fixture_args (W4 of
         docs/design.md §14: the tool's defaults, 360 views of 256², 256 × 256 × 108).
         Returns (src, geometry, truth [z][y][x], projections as ours .npy,
         the RTK request's common fields, plastimatch's drr folder or None),
-        or None when it cannot be made (the case's row says why)."""
-        drr = self.plastimatch_drr(case, fixture_args)
+        or None when it cannot be made (the case's row says why).  Without
+        @need_drr, a fixture kept from an earlier run (--keep) is used again."""
+        kept = self.path(f"{case}-fixture")
+        if src is None and not need_drr and os.path.exists(os.path.join(kept, "projections.tif")):
+            src = kept
+        drr = self.plastimatch_drr(case, fixture_args) if need_drr or src is None else None
         if src is None:
             src = self.path(f"{case}-fixture")
             if drr is None:
@@ -253,7 +257,7 @@ class Bench:
         CPU SART (one projection per subset, its default) and RTK's SART with
         every projection in one subset (SIRT's one update per pass), @iters
         iterations each, each tool's defaults otherwise."""
-        made = self.cone_fixture(case, None, ())
+        made = self.cone_fixture(case, None, (), need_drr=False)
         if made is None:
             return
         src, g, truth, common, _ = made
@@ -370,7 +374,7 @@ def main():
         if args.only and want("fdk-w4"):   # opt-in: the fixture and 256³ FDKs add minutes
             b.fdk_cone("FDK W4, 256²×108", repeats, 2)
         if args.only and want("sart-w5"):  # opt-in: RTK's SART takes minutes per iteration
-            b.sart_cone("W5 SIRT/SART, 256²×108", repeats, 2, args.iterations)
+            b.sart_cone("W5 SIRT and SART, 256²×108", repeats, 2, args.iterations)
         load1 = os.getloadavg()
         print(table(b.results))
     print(f"\n{repeats} counted repeat(s), interleaved (ours warm: after one uncounted run that fills the cache); "

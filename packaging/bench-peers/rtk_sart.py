@@ -26,11 +26,11 @@ def main(path):
         req = json.load(f)
     itk.MultiThreaderBase.SetGlobalDefaultNumberOfThreads(req["threads"])
     proj = np.ascontiguousarray(np.load(req["projections"]).astype(np.float32))   # [view][row][col]
-    preload(rtk.SARTConeBeamReconstructionFilter[ImageType])
+    preload(rtk.SARTConeBeamReconstructionFilter[ImageType, ImageType])
     t0 = time.perf_counter()
     g, p = geometry_and_projections(req, proj)
     src = volume_source(req)
-    sart = rtk.SARTConeBeamReconstructionFilter[ImageType].New()
+    sart = rtk.SARTConeBeamReconstructionFilter[ImageType, ImageType].New()
     sart.SetInput(0, src.GetOutput())
     sart.SetInput(1, p)
     sart.SetGeometry(g)
