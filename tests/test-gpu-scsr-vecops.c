@@ -391,9 +391,12 @@ test_ops (gconstpointer data)
       d_pen = MAX (d_pen, MAX (diff2 (&p, y), diff2 (&p, z)));
       d_val = MAX (d_val, rel (s[1], s[0]));
     }
+  g_autofree float *before = g_memdup2 (x[0]->host, x[0]->n * sizeof (float));
   for (int b = 0; b < 2; b++)
     g_assert_true (p.vs[b].ops->tv_descent (&p.vs[b], x[b], 5, 0.01, &e));
   const double d_tv = diff2 (&p, x);
+  /* the descent moved the image (else equality above proves nothing) */
+  g_assert_cmpfloat (max_rel_diff (x[0]->host, before, x[0]->n), >, 1e-4);
   /* products and subset steps: whole and one orbit, scaled, accumulated */
   double d_prod = 0;
   for (int b = 0; b < 2; b++)
