@@ -17,6 +17,7 @@ scored by the same numpy code and mask).
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,17 +28,18 @@ import numpy as np
 import tifffile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ITER = re.compile(r"^\S+ iteration \d+/\d+ .*\(([\d.]+) s/it\)")
 
 
 class Row:
     def __init__(self, tool, threads, argv, env, output, read, warmup=False):
         self.tool, self.threads, self.argv, self.env, self.warmup = tool, threads, argv, env, warmup
         self.output, self.read = output, read
-        self.wall, self.cpu, self.inproc, self.rss_kb, self.failed = [], [], [], 0, None
+        self.wall, self.cpu, self.inproc, self.per_it, self.rss_kb, self.failed = [], [], [], [], 0, None
 
 
 def run_once(row):
-    """Run the row's command once: (wall s, user + system CPU s, ru_maxrss kB, stdout), or raise."""
+    """Run the row's command once: (wall s, user + system CPU s, ru_maxrss kB, stdout + stderr), or raise."""
     env = dict(os.environ, **row.env)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
@@ -49,7 +51,8 @@ def run_once(row):
         err.seek(0)
         if p.returncode != 0:
             raise RuntimeError(f"exit {p.returncode}: {err.read().decode(errors='replace').strip()[-400:]}")
-        return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, out.read().decode(errors="replace")
+        return (wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss,
+                out.read().decode(errors="replace") + err.read().decode(errors="replace"))
 
 
 def run_case(rows, repeats):
@@ -67,9 +70,18 @@ def run_case(rows, repeats):
             row.wall.append(wall)
             row.cpu.append(cpu)
             row.rss_kb = max(row.rss_kb, rss)
+            its = []
             for line in text.splitlines():
                 if line.startswith("compute_s "):
                     row.inproc.append(float(line.split()[1]))
+                elif line.startswith("per_iteration_s "):        # a peer's mean iteration
+                    its.append(float(line.split()[1]))
+                else:                                              # ours: "sirt iteration 2/2  58.49 s (31.227 s/it)"
+                    m = ITER.match(line)
+                    if m:
+                        its.append(float(m.group(1)))
+            if its:
+                row.per_it.append(float(np.mean(its)))
 
 
 def rmse(img, truth, mask):
@@ -305,7 +317,7 @@ def read_mha_mu(path, k):
 
 def table(results):
     head = (f"{'case':<24} {'tool':<18} {'thr':>3} {'min s':>7} {'med s':>7} {'CPU s':>7} {'peer s':>7} {'x ours':>7} "
-            f"{'x CPU':>6} {'RSS MB':>7} {'RMSE 1/mm':>10}")
+            f"{'x CPU':>6} {'s/it':>7} {'x s/it':>6} {'RSS MB':>7} {'RMSE 1/mm':>10}")
     lines = [head, "-" * len(head)]
     for case, rows, errs, note in results:
         base = next((r for r in rows if r.tool.startswith("ours") and r.wall), None)
@@ -313,13 +325,17 @@ def table(results):
             if row.failed or not row.wall:
                 lines.append(f"{case:<24} {row.tool:<18} {row.threads:>3}  failed: {row.failed}")
                 continue
-            ratio = cratio = "-"
+            ratio = cratio = iratio = "-"
             if base is not None and row is not base:
                 ratio = f"{np.median(np.array(row.wall) / np.array(base.wall[:len(row.wall)])):.2f}"
                 cratio = f"{np.median(np.array(row.cpu) / np.array(base.cpu[:len(row.cpu)])):.2f}"
+                if row.per_it and len(base.per_it) >= len(row.per_it):
+                    iratio = f"{np.median(np.array(row.per_it) / np.array(base.per_it[:len(row.per_it)])):.2f}"
+            per_it = f"{np.median(row.per_it):.2f}" if row.per_it else "-"
             peer = f"{np.median(row.inproc):.3f}" if row.inproc else "-"
             lines.append(f"{case:<24} {row.tool:<18} {row.threads:>3} {min(row.wall):7.3f} "
                          f"{np.median(row.wall):7.3f} {np.median(row.cpu):7.2f} {peer:>7} {ratio:>7} {cratio:>6} "
+                         f"{per_it:>7} {iratio:>6} "
                          f"{row.rss_kb / 1024:7.0f} {err:10.3e}")
         if note:
             lines.append(f"{'':<24} note: {note}")
@@ -381,6 +397,8 @@ def main():
           f"load average {load0[0]:.2f} at start, {load1[0]:.2f} at end ({os.cpu_count()} CPUs); "
           f"whole run {time.perf_counter() - t0:.0f} s")
     print("CPU s = the process's user + system CPU seconds (median); x CPU = the same ratio as x ours on them;")
+    print("s/it = the mean iteration's wall seconds as the tool reports it (ours: its iteration lines; RTK: its"
+          " compute time / iterations, set-up included), median over repeats; x s/it = its ratio to ours;")
     print("x ours = median over repeats of (this row's wall time / the case's first ours row's, same repeat);"
           " peer s = the peer's own time from geometry to image in memory (no imports, no file I/O)")
 
