@@ -3,6 +3,7 @@
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
 #include "data/ctr-helix.h"
+#include "sysmat/ctr-cone-op.h"
 #include "sysmat/ctr-scsr.h"
 #include "sysmat/ctr-symmetry.h"
 #include "sysmat/ctr-sysmat.h"
@@ -71,6 +72,9 @@ ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRe
       break;
     }
   m->work = ctr_memory_add (ctr_memory_mul (image, wi), ctr_memory_mul (data, wd));
+  /* the CPU cone pair's own work space (a device's is the backend's line) */
+  if (g->beam == CTR_BEAM_CONE && ctr_method_is_iterative (o->method))
+    m->work = ctr_memory_add (m->work, ctr_cone_op_estimate_bytes (g, grid));
   /* SART's column scaling on the SCSR matrix keeps one slice's inverse
    * column sums per view orbit (ctr-scsr-op.c). */
   if (m->matrix_kind != NULL && o->matrix == CTR_MATRIX_SCSR

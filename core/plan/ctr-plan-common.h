@@ -47,7 +47,9 @@ typedef struct
  * the stored matrix of an iterative fan/parallel run
  * (ctr_scsr_estimate_bytes or ctr_sysmat_estimate_bytes: a few thousand
  * sampled rays, milliseconds), the image, the data, PWLS's statistical
- * weights and the method's work vectors.  @g, @grid and @o valid.
+ * weights and the method's work vectors, with the CPU cone pair's work
+ * space for iterative cone beam (ctr_cone_op_estimate_bytes).  @g, @grid
+ * and @o valid.
  */
 void ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
                                CtrPlanMemory *m);

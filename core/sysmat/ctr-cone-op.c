@@ -304,6 +304,24 @@ ctr_cone_op_visit_order (guint n)
   return visit;
 }
 
+/* Views per pass: CTR_CONE_VIEW_BLOCK (1 to 64), else 8, at most @nv. */
+static guint
+view_block (guint nv)
+{
+  const char *vb = g_getenv ("CTR_CONE_VIEW_BLOCK");
+  const guint64 want = vb != NULL ? g_ascii_strtoull (vb, NULL, 10) : 8;
+  return (guint) CLAMP (want, 1, MIN (64, nv));
+}
+
+guint64
+ctr_cone_op_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid)
+{
+  const guint vblock = view_block (g->n_views);
+  const guint64 nvox = ctr_grid_size (grid);
+  const guint64 ax = (guint64) g->n_rows * g->n_cols * vblock * sizeof (float);
+  return 2 * nvox * sizeof (float) + ax + ctr_cone_rays_estimate_bytes (g, vblock);
+}
+
 CtrOperator *
 ctr_cone_op_new (CtrConeProjector *cp, GError **error)
 {
@@ -330,11 +348,8 @@ ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error)
   op->order = ctr_cone_op_visit_order (c->nv);
   op->description = g_strdup_printf ("cone-beam Joseph projector pair on the fly (%u × %u × %u voxels)",
                                      grid->nx, grid->ny, grid->nz);
-  /* Views per pass: CTR_CONE_VIEW_BLOCK (1 to 64), else 8; fewer when
-   * their data cannot be allocated. */
-  const char *vb = g_getenv ("CTR_CONE_VIEW_BLOCK");
-  const guint64 want = vb != NULL ? g_ascii_strtoull (vb, NULL, 10) : 8;
-  c->vblock = (guint) CLAMP (want, 1, MIN (64, c->nv));
+  /* fewer views per pass when their data cannot be allocated */
+  c->vblock = view_block (c->nv);
   c->ax = g_try_new0 (float, c->per_view * c->vblock);
   while (c->ax == NULL && c->vblock > 1)
     {

@@ -23,6 +23,16 @@ G_BEGIN_DECLS
 CtrOperator *ctr_cone_op_new (CtrConeProjector *cp, GError **error);
 
 /**
+ * ctr_cone_op_estimate_bytes:
+ * The work space ctr_cone_op_new holds beside the method's vectors, in
+ * bytes, for @g and @grid, before anything is built: the back-projection
+ * and column-sum volumes (float, @grid's voxels each), a view block's data
+ * (float, rows × columns × the views per pass, CTR_CONE_VIEW_BLOCK or 8)
+ * and its ray table (ctr_cone_rays_estimate_bytes).
+ */
+guint64 ctr_cone_op_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid);
+
+/**
  * ctr_cone_op_new_masked:
  * As ctr_cone_op_new, for the system matrix of the rays whose @mask entry is
  * not 0 (@mask: n_views·n_rows·n_cols bytes, [view][row][col], taken over;

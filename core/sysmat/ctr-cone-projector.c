@@ -739,6 +739,13 @@ adjoint_scatter (const CtrConeProjector *cp, gboolean xd, const Ray *rays, const
     }
 }
 
+guint64
+ctr_cone_rays_estimate_bytes (const CtrGeometry *g, guint max_views)
+{
+  const guint64 cap = (guint64) g->n_rows * g->n_cols * MIN (max_views, g->n_views);
+  return cap * (sizeof (Ray) + sizeof (gint8) + sizeof (guint));
+}
+
 CtrConeRays *
 ctr_cone_rays_new (const CtrConeProjector *cp, guint max_views)
 {

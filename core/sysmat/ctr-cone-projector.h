@@ -130,6 +130,10 @@ void ctr_cone_projector_adjoint_views_masked (const CtrConeProjector *cp, const 
  */
 typedef struct _CtrConeRays CtrConeRays;
 CtrConeRays *ctr_cone_rays_new (const CtrConeProjector *cp, guint max_views);
+/* The bytes ctr_cone_rays_new holds for up to @max_views views of @g (the
+ * rays, their dominant axis and the scatter order), for the plan's
+ * estimate before anything is built. */
+guint64 ctr_cone_rays_estimate_bytes (const CtrGeometry *g, guint max_views);
 void ctr_cone_rays_free (CtrConeRays *t);
 void ctr_cone_rays_fill (const CtrConeProjector *cp, CtrConeRays *t, guint v0, guint n_views, const guint8 *mask);
 void ctr_cone_projector_forward_rays (const CtrConeProjector *cp, const CtrConeRays *t, const float *vol,
