@@ -17,6 +17,10 @@ CtrSessionFile *_ctr_session_file_new        (void);
 void            _ctr_session_run_record_free (gpointer                    record);
 /* "run-N.tif" (transfer full). */
 char           *_ctr_session_run_image_name  (const CtrSessionRunRecord *record);
+/* @key: @v, or null for NaN and infinities (JSON has neither). */
+void            _ctr_session_file_add_number (JsonBuilder               *builder,
+                                              const char                *key,
+                                              double                     v);
 /* session.json's text for @file (transfer full). */
 char           *_ctr_session_file_manifest   (const CtrSessionFile      *file);
 /* Writes @file as the folder @path (a staged folder swapped in); FALSE

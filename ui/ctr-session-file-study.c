@@ -14,16 +14,6 @@
 #include "io/ctr-json-get.h"
 
 static void
-add_number (JsonBuilder *b, const char *key, double v)
-{
-  json_builder_set_member_name (b, key);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
 add_int (JsonBuilder *b, const char *key, gint64 v)
 {
   json_builder_set_member_name (b, key);
@@ -42,29 +32,29 @@ add_row (JsonBuilder *b, CtrStudyRowItem *item)
     json_builder_add_int_value (b, run);
   else
     json_builder_add_null_value (b);
-  add_number (b, "dose", r->dose);
+  _ctr_session_file_add_number (b, "dose", r->dose);
   add_int (b, "realisation", r->realisation);
-  add_number (b, "i0", r->i0);
+  _ctr_session_file_add_number (b, "i0", r->i0);
   add_int (b, "method_index", r->method_index);
   json_builder_set_member_name (b, "method");
   json_builder_add_string_value (b, ctr_method_name (r->method));
   json_builder_set_member_name (b, "label");
   json_builder_add_string_value (b, r->label != NULL ? r->label : "");
-  add_number (b, "rmse", r->rmse);
-  add_number (b, "psnr_db", r->psnr);
-  add_number (b, "ssim", r->ssim);
-  add_number (b, "hu_rmse", r->hu_rmse);
-  add_number (b, "noise_sd_hu", r->noise_sd_hu);
-  add_number (b, "cnr", ctr_study_row_item_get_cnr (item));
+  _ctr_session_file_add_number (b, "rmse", r->rmse);
+  _ctr_session_file_add_number (b, "psnr_db", r->psnr);
+  _ctr_session_file_add_number (b, "ssim", r->ssim);
+  _ctr_session_file_add_number (b, "hu_rmse", r->hu_rmse);
+  _ctr_session_file_add_number (b, "noise_sd_hu", r->noise_sd_hu);
+  _ctr_session_file_add_number (b, "cnr", ctr_study_row_item_get_cnr (item));
   add_int (b, "iterations", r->iterations);
   add_int (b, "best_iteration", r->best_iteration);
-  add_number (b, "best_rmse", r->best_rmse);
-  add_number (b, "seconds", r->seconds);
-  add_number (b, "nps_noise_hu", r->nps_noise_hu);
-  add_number (b, "nps_f_peak", r->nps_f_peak);
-  add_number (b, "nps_f_avg", r->nps_f_avg);
-  add_number (b, "dprime_npw", r->dprime_npw);
-  add_number (b, "dprime_npwe", r->dprime_npwe);
+  _ctr_session_file_add_number (b, "best_rmse", r->best_rmse);
+  _ctr_session_file_add_number (b, "seconds", r->seconds);
+  _ctr_session_file_add_number (b, "nps_noise_hu", r->nps_noise_hu);
+  _ctr_session_file_add_number (b, "nps_f_peak", r->nps_f_peak);
+  _ctr_session_file_add_number (b, "nps_f_avg", r->nps_f_avg);
+  _ctr_session_file_add_number (b, "dprime_npw", r->dprime_npw);
+  _ctr_session_file_add_number (b, "dprime_npwe", r->dprime_npwe);
   json_builder_end_object (b);
 }
 

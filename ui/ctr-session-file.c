@@ -95,9 +95,8 @@ ctr_session_file_is_session (const char *path)
 
 /* ---- writing ------------------------------------------------------------------- */
 
-/* A number, or null for NaN and infinities (JSON has neither). */
-static void
-add_number (JsonBuilder *b, const char *key, double v)
+void
+_ctr_session_file_add_number (JsonBuilder *b, const char *key, double v)
 {
   json_builder_set_member_name (b, key);
   if (isfinite (v))
@@ -127,12 +126,12 @@ add_grid (JsonBuilder *b, const char *key, const CtrGrid *g)
   json_builder_add_int_value (b, g->ny);
   json_builder_set_member_name (b, "nz");
   json_builder_add_int_value (b, g->nz);
-  add_number (b, "dx_mm", g->dx);
-  add_number (b, "dy_mm", g->dy);
-  add_number (b, "dz_mm", g->dz);
-  add_number (b, "cx_mm", g->cx);
-  add_number (b, "cy_mm", g->cy);
-  add_number (b, "cz_mm", g->cz);
+  _ctr_session_file_add_number (b, "dx_mm", g->dx);
+  _ctr_session_file_add_number (b, "dy_mm", g->dy);
+  _ctr_session_file_add_number (b, "dz_mm", g->dz);
+  _ctr_session_file_add_number (b, "cx_mm", g->cx);
+  _ctr_session_file_add_number (b, "cy_mm", g->cy);
+  _ctr_session_file_add_number (b, "cz_mm", g->cz);
   json_builder_end_object (b);
 }
 
@@ -167,7 +166,7 @@ add_options (JsonBuilder *b, const CtrReconOptions *o)
   json_builder_end_object (b);
   add_string (b, "backend", o->backend);
   add_string (b, "rebin", ctr_rebin_mode_name (o->rebin));
-  add_number (b, "metrics_radius_mm", o->metrics_radius_mm);
+  _ctr_session_file_add_number (b, "metrics_radius_mm", o->metrics_radius_mm);
 }
 
 static void
@@ -183,16 +182,16 @@ add_stats (JsonBuilder *b, GArray *stats)
       json_builder_add_int_value (b, s->iteration);
       json_builder_set_member_name (b, "n_iterations");
       json_builder_add_int_value (b, s->n_iterations);
-      add_number (b, "elapsed_s", s->elapsed_s);
-      add_number (b, "iteration_s", s->iteration_s);
-      add_number (b, "residual", s->residual);
-      add_number (b, "data_sq", s->data_sq);
-      add_number (b, "residual_s", s->residual_s);
+      _ctr_session_file_add_number (b, "elapsed_s", s->elapsed_s);
+      _ctr_session_file_add_number (b, "iteration_s", s->iteration_s);
+      _ctr_session_file_add_number (b, "residual", s->residual);
+      _ctr_session_file_add_number (b, "data_sq", s->data_sq);
+      _ctr_session_file_add_number (b, "residual_s", s->residual_s);
       json_builder_set_member_name (b, "has_reference");
       json_builder_add_boolean_value (b, s->has_reference);
-      add_number (b, "rmse", s->rmse);
-      add_number (b, "psnr_db", s->psnr);
-      add_number (b, "ssim", s->ssim);
+      _ctr_session_file_add_number (b, "rmse", s->rmse);
+      _ctr_session_file_add_number (b, "psnr_db", s->psnr);
+      _ctr_session_file_add_number (b, "ssim", s->ssim);
       json_builder_set_member_name (b, "stopped");
       json_builder_add_boolean_value (b, s->stopped);
       json_builder_end_object (b);
@@ -221,7 +220,7 @@ add_run (JsonBuilder *b, const CtrSessionRunRecord *r)
   add_string (b, "color", r->color);
   json_builder_set_member_name (b, "hidden");
   json_builder_add_boolean_value (b, r->hidden);
-  add_number (b, "wall_s", r->wall_s);
+  _ctr_session_file_add_number (b, "wall_s", r->wall_s);
   add_options (b, &r->options);
   add_grid (b, "grid", &r->grid);
   json_builder_set_member_name (b, "notes");
@@ -255,14 +254,14 @@ add_rois (JsonBuilder *b, const CtrSessionFile *f)
       json_builder_begin_object (b);
       add_string (b, "name", f->roi_names->pdata[i]);
       add_string (b, "shape", r->shape == CTR_ROI_CIRCLE ? "circle" : "rectangle");
-      add_number (b, "x_mm", r->x_mm);
-      add_number (b, "y_mm", r->y_mm);
+      _ctr_session_file_add_number (b, "x_mm", r->x_mm);
+      _ctr_session_file_add_number (b, "y_mm", r->y_mm);
       if (r->shape == CTR_ROI_CIRCLE)
-        add_number (b, "radius_mm", r->radius_mm);
+        _ctr_session_file_add_number (b, "radius_mm", r->radius_mm);
       else
         {
-          add_number (b, "width_mm", r->width_mm);
-          add_number (b, "height_mm", r->height_mm);
+          _ctr_session_file_add_number (b, "width_mm", r->width_mm);
+          _ctr_session_file_add_number (b, "height_mm", r->height_mm);
         }
       json_builder_end_object (b);
     }
@@ -284,7 +283,7 @@ add_rois (JsonBuilder *b, const CtrSessionFile *f)
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "water");
   json_builder_begin_object (b);
-  add_number (b, "mu_water_per_mm", f->mu_water);
+  _ctr_session_file_add_number (b, "mu_water_per_mm", f->mu_water);
   json_builder_set_member_name (b, "calibrated");
   json_builder_add_boolean_value (b, f->calibrated);
   json_builder_end_object (b);
