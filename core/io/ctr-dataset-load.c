@@ -775,6 +775,12 @@ ctr_dataset_load_preprocessed (const char *path, const char *variant, const CtrP
   if (check_cancelled (cancellable, error))
     return NULL;
 
+  /* A dataset's folder stands for its geometry.json (as the data's folders
+   * are named in their README); a folder without one may be DICOM. */
+  g_autofree char *in_folder = g_build_filename (path, "geometry.json", NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && g_file_test (in_folder, G_FILE_TEST_IS_REGULAR))
+    path = in_folder;
+
   /* A DICOM file or folder (DICM preamble) instead of a geometry.json. */
   if (ctr_dicom_is_dicom (path))
     {

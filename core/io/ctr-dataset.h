@@ -49,8 +49,9 @@ typedef struct {
 
 /**
  * ctr_dataset_load:
- * @path: a geometry.json file, or a DICOM file or folder of DICOM files
- *   (detected by the DICM preamble; read by ctr_dicom_load_dataset()).
+ * @path: a geometry.json file, a folder holding one (the dataset's folder),
+ *   or a DICOM file or folder of DICOM files (detected by the DICM
+ *   preamble; read by ctr_dicom_load_dataset()).
  * @variant: (nullable): the name of an entry of "variants" to load instead of
  *   "projections" (e.g. "noiseless"); NULL for the default.
  * @cancellable: (nullable): checked between files.

@@ -37,6 +37,11 @@ with tempfile.TemporaryDirectory() as tmp:
         if method != "fbp":
             check(r.stderr.count(f"{method} iteration") == 3, f"{method}: one stderr line per iteration")
 
+    # The dataset's folder stands for its geometry.json: the same image.
+    r = run("reconstruct", path("scan"), "--method", "fbp", "--output", path("fbp-folder.tif"))
+    check(r.returncode == 0 and open(path("fbp-folder.tif"), "rb").read() == open(path("fbp.tif"), "rb").read(),
+          f"reconstruct DATASET_FOLDER equals reconstruct DATASET_FOLDER/geometry.json (exit {r.returncode})")
+
     def expect_error(args, needle, what, code=None):
         r = run(*args)
         msg = r.stderr.strip()
