@@ -14,8 +14,9 @@ PKGS="$FUZZ_PKGS meson ninja-build pkg-config gcc libc6-dev
 libglib2.0-dev libjson-glib-dev libtiff-dev libfftw3-dev zlib1g-dev libssl-dev libcairo2-dev
 libgtk-4-dev libadwaita-1-dev
 xvfb xauth desktop-file-utils appstream
-python3 python3-dev python3-numpy python3-skimage python3-tifffile python3-venv
+python3 python3-dev python3-numpy python3-skimage python3-tifffile python3-venv python3-h5py
 g++ libdcmtk-dev libsndfile1-dev dicom3tools python3-pydicom
+libhdf5-dev
 plastimatch
 libopenmpi-dev openmpi-bin"
 

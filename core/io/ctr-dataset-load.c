@@ -11,6 +11,7 @@
 #include "io/ctr-file.h"
 #include "io/ctr-tiff.h"
 #include "io/ctr-dicom.h"
+#include "io/ctr-nexus.h"
 #include "io/ctr-json.h"
 #include "io/ctr-json-get.h"
 
@@ -382,6 +383,43 @@ read_checked (const char *path, guint pages, guint height, guint width, SampleCl
   return g_steal_pointer (&data);
 }
 
+/* "layout": "nexus": the frames of an NXtomo file (ctr-nexus.h) with the
+ * JSON's geometry; its median flat and dark serve counts unless the JSON
+ * names its own "flat" / "dark" (load_counts_fields). */
+static CtrProjections *
+load_nexus (CtrDataset *d, JsonObject *spec, const CtrGeometry *g, CtrProjKind kind, const char *base_dir,
+            const char *ctx, GCancellable *cancellable, GError **error)
+{
+  const char *file;
+  if (!ctr_json_get_string (spec, "file", TRUE, &file, ctx, error))
+    return NULL;
+  g_autofree char *path = resolve (d, base_dir, file);
+  g_autoptr (CtrNexusScan) scan = ctr_nexus_read (path, cancellable, error);
+  if (scan == NULL)
+    {
+      g_prefix_error (error, "%s, the key “file”: ", ctx);
+      return NULL;
+    }
+  CtrProjections *p = scan->projections;
+  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: %s holds %u projections of %u rows × %u columns; the geometry states %u views of "
+                   "%u rows × %u columns", ctx, path, p->n_views, p->n_rows, p->n_cols, g->n_views, g->n_rows,
+                   g->n_cols);
+      return NULL;
+    }
+  p->kind = kind;
+  if (kind == CTR_PROJ_LINE_INTEGRALS && (p->flat != NULL || p->dark != NULL))
+    {
+      ctr_dataset_add_warning (d, "%s: “kind” is “line_integrals”: the %u flat and %u dark frames of %s are not "
+                               "used", ctx, scan->n_flats, scan->n_darks, path);
+      g_clear_pointer (&p->flat, g_free);
+      g_clear_pointer (&p->dark, g_free);
+    }
+  return ctr_projections_ref (p);
+}
+
 /* Loads the projections described by @spec ("projections" or a variant). */
 static CtrProjections *
 load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const CtrGeometry *g, CtrProjKind kind,
@@ -408,6 +446,9 @@ load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const C
         g_prefix_error (error, "%s, the key “folder”: ", ctx);
       return dp;
     }
+
+  if (g_str_equal (layout, "nexus"))
+    return load_nexus (d, spec, g, kind, base_dir, ctx, cancellable, error);
 
   SampleClaim claim = { kind, NULL, 0, 0 };
   if (!ctr_json_get_string (spec, "dtype", FALSE, &claim.dtype, ctx, error))
@@ -497,7 +538,7 @@ load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const C
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
                    "%s: the key “layout” is “%s”; expected “sinogram”, “view_pages”, "
-                   "“one_file_per_view” or “dicom”", ctx, layout);
+                   "“one_file_per_view”, “dicom” or “nexus”", ctx, layout);
       return NULL;
     }
   return g_steal_pointer (&p);
@@ -553,6 +594,7 @@ load_counts_fields (CtrDataset *d, CtrProjections *p, JsonObject *root, JsonObje
       if (check_cancelled (cancellable, error))
         return FALSE;
       g_autofree char *path = resolve (d, base_dir, file);
+      g_free (*dst[k]);   /* a NeXus file's own, replaced */
       *dst[k] = load_field (path, p->n_rows, p->n_cols, where, keys[k], error);
       if (*dst[k] == NULL)
         return FALSE;
@@ -794,6 +836,22 @@ ctr_dataset_load_preprocessed (const char *path, const char *variant, const CtrP
       if (dd == NULL || (replace != NULL && !ctr_dataset_apply_pipeline (dd, replace, error)))
         return NULL;
       return g_steal_pointer (&dd);
+    }
+
+  /* A NeXus, Nikon or SkyScan scan file: read as DICOM is. */
+  gboolean foreign = FALSE;
+  g_autoptr (GError) foreign_error = NULL;
+  g_autoptr (CtrDataset) fd = ctr_dataset_load_foreign (path, &foreign, cancellable, &foreign_error);
+  if (foreign)
+    {
+      if (fd == NULL)
+        g_propagate_error (error, g_steal_pointer (&foreign_error));
+      else if (variant != NULL)
+        g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: a scan file has no variants (asked for “%s”)",
+                     path, variant);
+      else if (replace == NULL || ctr_dataset_apply_pipeline (fd, replace, error))
+        return g_steal_pointer (&fd);
+      return NULL;
     }
 
   g_autofree char *abs_path = g_canonicalize_filename (path, NULL);

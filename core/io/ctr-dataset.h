@@ -50,8 +50,9 @@ typedef struct {
 /**
  * ctr_dataset_load:
  * @path: a geometry.json file, a folder holding one (the dataset's folder),
- *   or a DICOM file or folder of DICOM files (detected by the DICM
- *   preamble; read by ctr_dicom_load_dataset()).
+ *   a DICOM file or folder of DICOM files (detected by the DICM preamble;
+ *   read by ctr_dicom_load_dataset()), or a NeXus, Nikon or SkyScan scan
+ *   file (ctr_dataset_load_foreign()).
  * @variant: (nullable): the name of an entry of "variants" to load instead of
  *   "projections" (e.g. "noiseless"); NULL for the default.
  * @cancellable: (nullable): checked between files.
@@ -74,6 +75,20 @@ typedef struct {
  */
 CtrDataset *ctr_dataset_load (const char *path, const char *variant,
                               GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_dataset_load_foreign:
+ * @path: a scan file of a format other than geometry.json: a NeXus NXtomo
+ *   file (HDF5 signature, or .nxs/.nx5/.h5/.hdf5/.hdf; ctr-nexus.h), a Nikon
+ *   .xtekct or a Bruker SkyScan .log (ctr-vendor.h).
+ * @handled: (out): FALSE when @path is none of them (then NULL, no error).
+ * Returns: (transfer full): the dataset, or NULL with the format reader's
+ *   errors (CTR_ERROR_UNSUPPORTED for NeXus in a build without libhdf5).
+ * ctr_dataset_load() calls it first; docs/readers.md maps each format's
+ * keys onto FORMAT.md's geometry.
+ */
+CtrDataset *ctr_dataset_load_foreign (const char *path, gboolean *handled, GCancellable *cancellable,
+                                      GError **error);
 
 /**
  * ctr_dataset_load_preprocessed:
