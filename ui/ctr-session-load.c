@@ -16,6 +16,8 @@
 #include <math.h>
 
 #include "ctr-session-private.h"
+#include "io/ctr-nexus.h"
+#include "io/ctr-vendor.h"
 
 /* The sinogram preview's largest side. */
 #define PREVIEW_MAX 320
@@ -165,12 +167,15 @@ load_in_thread (CtrLoadJob *job, GCancellable *cancellable, GError **error)
   else if (ctr_tiff_is_tiff (path))
     /* projections without their geometry.json: a draft to complete */
     job->dataset = ctr_dataset_load_bare_tiff (path, cancellable, error);
+  else if (ctr_nexus_is_nexus (path) || ctr_xtekct_is_xtekct (path) || ctr_skyscan_is_log (path))
+    /* a scanner's own file: NeXus, Nikon, SkyScan (io/ctr-nexus.h, io/ctr-vendor.h) */
+    job->dataset = ctr_dataset_load (path, NULL, cancellable, error);
   else if (!looks_like_json (path))
     {
       g_autofree char *name = g_path_get_basename (path);
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
                    "“%s” is not a supported file: CT Recon opens a dataset's geometry.json, a TIFF of projections, "
-                   "DICOM files or a dataset folder", name);
+                   "DICOM files, a NeXus, Nikon .xtekct or SkyScan .log scan, or a dataset folder", name);
       return FALSE;
     }
   else

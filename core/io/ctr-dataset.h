@@ -2,7 +2,9 @@
  *
  * ctr_dataset_load() reads the JSON (json-glib), builds the CtrGeometry, loads
  * the projections of the chosen layout (sinogram, view_pages,
- * one_file_per_view, or "dicom": a folder read by ctr-dicom.h),
+ * one_file_per_view, "dicom": a folder read by ctr-dicom.h, or "nexus": an
+ * NXtomo file read by ctr-nexus.h, its median flat and dark used unless the
+ * JSON names a "flat" or "dark"),
  * converts counts to line integrals (flat/dark or I0, dead-pixel mask) and loads
  * the reference image when the file names one.  Unknown keys are ignored.
  * Beside line integrals an "I0" key (in the projection spec or at the top)
