@@ -228,8 +228,8 @@ read_frame (Source *s, hsize_t k, float *dst, const char *path, GError **error)
   H5Sclose (mspace);
   H5Sclose (fspace);
   if (rc < 0)
-    g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: cannot read frame %llu of %s as numbers", path,
-                 (unsigned long long) k, s->data_path);
+    g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: cannot read frame %llu of %s as numbers (not numeric, "
+                 "or compressed with a filter this HDF5 library lacks)", path, (unsigned long long) k, s->data_path);
   return rc >= 0;
 }
 
@@ -334,6 +334,8 @@ ctr_nexus_read (const char *path, GCancellable *cancellable, GError **error)
                                                CTR_PROJ_COUNTS, error);
       scan->angles_rad = g_try_new (double, counts[0]);
       ok = scan->projections != NULL && scan->angles_rad != NULL;
+      if (scan->projections == NULL)
+        g_prefix_error (error, "%s: ", path);
       if (scan->projections != NULL && scan->angles_rad == NULL)
         g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "%s: no memory for the angles", path);
     }

@@ -20,10 +20,13 @@ ctr_vendor_ini_free (CtrVendorIni *ini)
 }
 
 /* Keeps only what GKeyFile reads: [sections], comments, key=value lines
- * (with a non-empty key); counts the sections. */
+ * (with a non-empty key, its brackets made parentheses: GKeyFile reads
+ * "key[x]" as a translation); counts the sections.  @text is made valid
+ * UTF-8 first (a Latin-1 "µ" becomes U+FFFD). */
 static char *
-keep_key_lines (const char *text, guint *sections)
+keep_key_lines (const char *raw, guint *sections)
 {
+  g_autofree char *text = g_utf8_make_valid (raw, -1);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   GString *out = g_string_new (NULL);
   *sections = 0;
@@ -38,6 +41,8 @@ keep_key_lines (const char *text, guint *sections)
         continue;
       if (*sections == 0 && l[0] != '#')
         continue;   /* GKeyFile wants a group before any key */
+      for (char *c = lines[i]; l[0] != '[' && eq != NULL && c < eq; c++)
+        *c = *c == '[' ? '(' : *c == ']' ? ')' : *c;
       g_string_append (out, l[0] == ';' ? "#" : "");
       g_string_append (out, l);
       g_string_append_c (out, '\n');

@@ -19,7 +19,8 @@ Bad input (clear message naming what is wrong, non-zero exit, no HDF5 error
 stack on stderr, no crash): no frames, frames of rank 2, rotation_angle or
 image_key of another length than the frames, no projection frame, an
 image_key of 7, no flat on a direct read, a geometry.json whose views
-disagree with the file.
+disagree with the file, 10^15 voxels declared (refused before allocating),
+frames of strings.
 """
 import json
 import os
@@ -134,6 +135,18 @@ def bad_part(tmp):
         write_nxtomo(p, kw.get("frames", f), kw.get("keys", [1, 0, 0, 0]), kw.get("angles", [0, 0, 90, 180]),
                      layout=kw.get("layout", "link"))
         bad(p, expect, name)
+    import h5py
+
+    p = os.path.join(tmp, "huge.nxs")
+    with h5py.File(p, "w") as fh:  # declared, never written: a few bytes on disk
+        fh.create_dataset("entry/data/data", shape=(100000, 100000, 100000), dtype="f4")
+        fh["entry/sample/rotation_angle"] = np.zeros(100000)
+    bad(p, "of memory", "10^15 voxels declared: refused before allocating")
+    p = os.path.join(tmp, "strings.nxs")
+    with h5py.File(p, "w") as fh:
+        fh["entry/data/data"] = np.array([[["a", "b"]]] * 3, dtype="S1")
+        fh["entry/sample/rotation_angle"] = [0.0, 1.0, 2.0]
+    bad(p, "cannot read frame 0", "frames that are not numbers")
     p = os.path.join(tmp, "good.nxs")
     write_nxtomo(p, f, [1, 0, 0, 0], [0, 0, 90, 180])
     g = {"type": "parallel", "kind": "counts", "views": 4, "detector_cols": 5, "detector_rows": 3,
