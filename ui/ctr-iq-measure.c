@@ -81,36 +81,49 @@ ctr_iq_slice_hu (const CtrVolume *v, guint z, double mu_water, gboolean *hu)
   return out;
 }
 
-/* The NPS over the squares of @size (0: the largest of 64 … 8 that fits). */
+guint
+ctr_iq_nps_size (const guint8 *mask, guint nx, guint ny, guint *count)
+{
+  static const guint sizes[] = { 64, 32, 16, 8 }, wanted[] = { 4, 1 };
+
+  for (guint w = 0; w < G_N_ELEMENTS (wanted); w++)
+    for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+      {
+        guint n = 0;
+        g_free (ctr_nps_tile (mask, nx, ny, sizes[i], &n));
+        if (n >= wanted[w])
+          {
+            *count = n;
+            return sizes[i];
+          }
+      }
+  *count = 0;
+  return 0;
+}
+
+/* The NPS over the squares of setup->nps_size (0: ctr_iq_nps_size). */
 static void
 measure_nps (const CtrIqSetup *setup, const float *slice, const CtrGrid *grid, CtrIqResult *r)
 {
-  static const guint sizes[] = { 64, 32, 16, 8 };
   g_autoptr(GError) error = NULL;
   g_autofree guint8 *mask = ctr_roi_mask (grid, &setup->nps_roi, NULL, &error);
   g_autofree guint *corners = NULL;
-  guint count = 0, size = 0;
+  guint count = 0, size = setup->nps_size;
 
   if (mask == NULL)
     {
       r->nps_problem = g_strdup (error->message);
       return;
     }
-  /* the largest size with 4 squares to average, else the largest that fits */
-  static const guint wanted[] = { 4, 1 };
-  for (guint w = 0; w < G_N_ELEMENTS (wanted) && count == 0; w++)
-    for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
-      {
-        size = setup->nps_size > 0 ? setup->nps_size : sizes[i];
-        g_clear_pointer (&corners, g_free);
-        corners = ctr_nps_tile (mask, grid->nx, grid->ny, size, &count);
-        if (count >= wanted[w] || setup->nps_size > 0)
-          break;
-        count = 0;
-      }
+  if (size == 0)
+    size = ctr_iq_nps_size (mask, grid->nx, grid->ny, &count);
+  if (size > 0)
+    corners = ctr_nps_tile (mask, grid->nx, grid->ny, size, &count);
   if (count == 0)
     {
-      r->nps_problem = g_strdup_printf ("the NPS ROI holds no %u × %u pixel square (draw it larger)", size, size);
+      r->nps_problem = size > 0
+        ? g_strdup_printf ("the NPS ROI holds no %u × %u pixel square (draw it larger)", size, size)
+        : g_strdup ("the NPS ROI holds no 8 × 8 pixel square (draw it larger)");
       return;
     }
   const float *slices[1] = { slice };

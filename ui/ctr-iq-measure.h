@@ -102,6 +102,14 @@ void       ctr_iq_measure_async  (const CtrIqSetup    *setup,
 GPtrArray *ctr_iq_measure_finish (GAsyncResult        *result,
                                   GError             **error);
 
+/* The side of the NPS squares for the ROI @mask (nx·ny, non-zero inside):
+ * the largest of 64, 32, 16 and 8 of which ctr_nps_tile fits 4 squares,
+ * else the largest it fits once; 0 when none (*@count: the squares). */
+guint      ctr_iq_nps_size       (const guint8        *mask,
+                                  guint                nx,
+                                  guint                ny,
+                                  guint               *count);
+
 /* The HU copy of slice @z of @v when its unit is "1/mm" (else a plain
  * copy; *@hu says which); g_free. */
 float     *ctr_iq_slice_hu       (const CtrVolume     *v,

@@ -359,10 +359,11 @@ ctr_iq_panel_new (CtrSession *session, CtrRoiSet *roi_set)
   return GTK_WIDGET (self);
 }
 
-GtkWindow *
+CtrIqPanel *
 ctr_iq_panel_present (GtkWindow *parent, CtrSession *session, CtrRoiSet *roi_set)
 {
   GtkWindow *window = g_object_get_data (G_OBJECT (parent), "ctr-iq-window");
+  CtrIqPanel *panel;
 
   if (window == NULL)
     {
@@ -379,6 +380,7 @@ ctr_iq_panel_present (GtkWindow *parent, CtrSession *session, CtrRoiSet *roi_set
       adw_window_set_content (ADW_WINDOW (window), box);
       g_object_set_data (G_OBJECT (parent), "ctr-iq-window", window);
     }
+  panel = CTR_IQ_PANEL (gtk_widget_get_last_child (adw_window_get_content (ADW_WINDOW (window))));
   gtk_window_present (window);
-  return window;
+  return panel;
 }

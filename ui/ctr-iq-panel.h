@@ -39,8 +39,8 @@ void         ctr_iq_panel_choose_runs  (CtrIqPanel  *self,
                                         guint        n);
 
 /* The panel in a window of its own over @parent (one per @parent: shown
- * again when open); destroyed with @parent.  (transfer none). */
-GtkWindow   *ctr_iq_panel_present      (GtkWindow  *parent,
+ * again when open); destroyed with @parent.  (transfer none): the panel. */
+CtrIqPanel  *ctr_iq_panel_present      (GtkWindow  *parent,
                                         CtrSession *session,
                                         CtrRoiSet  *roi_set);
 
