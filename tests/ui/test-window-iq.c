@@ -15,18 +15,26 @@
  * hold one curve per run; SIRT's few iterations must show less noise and a
  * lower TTF of the teflon insert at 0.15 cycles/mm than FBP (FBP's f50
  * lies beyond Nyquist at 0.86 mm pixels).  Then a circle ROI drawn on
- * the uniform centre becomes the NPS region and the table follows it.
+ * the uniform centre becomes the NPS region and the table follows it; and
+ * Compare's Runs menu opens the panel on the runs Compare shows.
  * Screenshot ui-iq-nps-ttf.png (the panel's window).
+ *
+ * /ui/window/study-detectability: the Dose Study page with a d′ task on
+ * the same phantom (see test_window_study_detectability).
  */
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
 
 #include "test-window.h"
+#include "ctr-compare-page.h"
 #include "ctr-iq-panel.h"
 #include "ctr-iq-plot.h"
 #include "ctr-run-page.h"
 #include "ctr-slice-view.h"
+#include "ctr-study-page.h"
+#include "ctr-study-row.h"
+#include "study/ctr-equal-dose.h"
 
 static gboolean
 panel_idle (gpointer data)
@@ -66,22 +74,6 @@ same (double displayed, double value, int digits)
   return fabs (displayed - value) <= 0.5 * pow (10, -digits) + 1e-9 * fabs (value);
 }
 
-static char *
-simulate (const char *dir)
-{
-  const char *cli = g_getenv ("CTR_CLI");
-  g_autofree char *out = g_build_filename (dir, "iq", NULL);
-  const char *args[] = { cli, "simulate", "--phantom", "iq", "--geometry", "fan-flat", "--views", "360",
-                         "--cols", "384", "--size", "256", "--i0", "10000000", "--output", out, NULL };
-  int wait = 0;
-
-  if (cli == NULL || !g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDOUT_TO_DEV_NULL |
-                                    G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &wait, NULL)
-      || !g_spawn_check_wait_status (wait, NULL))
-    return NULL;
-  return g_build_filename (out, "geometry.json", NULL);
-}
-
 /* The first button of @root whose label is @label. */
 static GtkButton *
 button_labelled (GtkWidget *root, const char *label)
@@ -94,7 +86,7 @@ button_labelled (GtkWidget *root, const char *label)
   return NULL;
 }
 
-/* Deletes the simulated dataset's folder (files one level down). */
+/* Deletes the simulated datasets' folder (files one level down). */
 static void
 remove_tree (const char *dir)
 {
@@ -115,6 +107,26 @@ remove_tree (const char *dir)
       g_unlink (sub);
     }
   g_rmdir (dir);
+}
+
+/* `ctrecon-cli simulate --phantom iq` into @dir/@name: a flat-panel fan of
+ * @views views onto @cols bins, a @size² reference, I0 @i0 (text);
+ * (transfer full) its geometry.json, NULL without $CTR_CLI or on failure. */
+static char *
+simulate (const char *dir, const char *name, const char *views, const char *cols, const char *size,
+          const char *i0)
+{
+  const char *cli = g_getenv ("CTR_CLI");
+  g_autofree char *out = g_build_filename (dir, name, NULL);
+  const char *args[] = { cli, "simulate", "--phantom", "iq", "--geometry", "fan-flat", "--views", views,
+                         "--cols", cols, "--size", size, "--i0", i0, "--output", out, NULL };
+  int wait = 0;
+
+  if (cli == NULL || !g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDOUT_TO_DEV_NULL |
+                                    G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &wait, NULL)
+      || !g_spawn_check_wait_status (wait, NULL))
+    return NULL;
+  return g_build_filename (out, "geometry.json", NULL);
 }
 
 typedef struct {
@@ -204,7 +216,7 @@ void
 test_window_iq (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("ctrecon-iq-XXXXXX", NULL);
-  g_autofree char *path = simulate (dir);
+  g_autofree char *path = simulate (dir, "iq", "360", "384", "256", "10000000");
   CtrWindow *w;
   CtrRun *fbp, *sirt;
 
@@ -274,6 +286,129 @@ test_window_iq (void)
            "the NPS follows the drawn ROI (%u squares of %u px, core tiles %u)", r ? r->nps_squares : 0,
            r ? r->nps_size : 0, count);
   }
+  {
+    /* Compare: the runs it shows, opened in the panel */
+    CtrComparePage *compare = ui_child (w, CTR_TYPE_WINDOW, "compare_page");
+    guint number = ctr_run_get_number (fbp);
+    adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "compare");
+    ctr_compare_page_choose_runs (compare, &number, 1, TRUE);
+    ui_spin (100);
+    GtkWidget *iq = ui_find (GTK_WIDGET (compare), GTK_TYPE_BUTTON, "compare-image-quality");
+    CHECK (iq != NULL, "Compare's Runs menu has Image Quality of These Runs");
+    if (iq != NULL)
+      g_signal_emit_by_name (iq, "clicked");
+    ui_spin (50);
+    ui_wait (panel_idle, panel, 60, "the measurement of Compare's runs");
+    results = ctr_iq_panel_get_results (panel);
+    CHECK (results->len == 1 && ((CtrIqResult *) results->pdata[0])->number == number,
+           "the panel measures the run Compare shows (%u results)", results->len);
+  }
+  ui_close_window (w);
+  remove_tree (dir);
+}
+
+/* ---- /ui/window/study-detectability ------------------------------------------ */
+
+static gboolean
+study_done (gpointer data)
+{
+  return !ctr_study_page_get_running (data);
+}
+
+/* The mean d′ NPW of configuration @method at @dose over the table's rows. */
+static double
+mean_dprime (GListModel *rows, guint method, double dose)
+{
+  double sum = 0;
+  guint n = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(CtrStudyRowItem) item = g_list_model_get_item (rows, i);
+      const CtrStudyRow *r = ctr_study_row_item_get (item);
+      if (r->method_index == method && r->dose == dose && isfinite (r->dprime_npw))
+        {
+          sum += r->dprime_npw;
+          n++;
+        }
+    }
+  return n > 0 ? sum / n : NAN;
+}
+
+/* The iq phantom's Dose Study with a d′ task (the phantom simulated at
+ * 128², 180 views, I0 2·10⁵: noise-limited): the iq Phantom button fills
+ * the task, NPS region and insert; FBP (Hann) and PWLS at 1, 0.5 and 0.25 ×
+ * the dose, 2 noise realisations, 128 × 128; every row must hold d′, FBP's
+ * d′ must fall with the dose, and the equal-d′ dose under the figure must
+ * be core's ctr_equal_dose_compute on the table's rows.  Screenshot
+ * ui-study-detectability.png (the figure with its d′ panel). */
+void
+test_window_study_detectability (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ctrecon-iq-XXXXXX", NULL);
+  g_autofree char *path = simulate (dir, "iq-study", "180", "192", "128", "200000");
+  CtrStudyPage *page;
+  CtrWindow *w;
+
+  if (path == NULL)
+    {
+      g_test_skip ("no iq phantom dataset ($CTR_CLI simulate --phantom iq)");
+      return;
+    }
+  w = ui_new_window ();
+  CHECK (ui_open_and_wait (w, path, 120), "the iq phantom opens");
+  page = ui_child (w, CTR_TYPE_WINDOW, "study_page");
+  adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "study");
+  ui_spin (100);
+  GtkButton *iq = button_labelled (GTK_WIDGET (page), "iq _Phantom");
+  CHECK (iq != NULL, "the Dose Study page has iq Phantom");
+  if (iq != NULL)
+    g_signal_emit_by_name (iq, "clicked");
+  const char *task = gtk_editable_get_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "iq_task_row")));
+  const char *insert = gtk_editable_get_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "iq_insert_row")));
+  CHECK (g_str_equal (task, "disc:5,120") && g_str_has_prefix (insert, "circle:"),
+         "iq Phantom fills the task (“%s”) and the acrylic insert (“%s”)", task, insert);
+
+  gtk_editable_set_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "doses_row")), "1, 0.5, 0.25");
+  gtk_spin_button_set_value (ui_child (page, CTR_TYPE_STUDY_PAGE, "realisations_spin"), 2);
+  gtk_spin_button_set_value (ui_child (page, CTR_TYPE_STUDY_PAGE, "size_spin"), 128);
+  gtk_widget_activate_action (GTK_WIDGET (page), "study.add-preset", "s", "fbp");
+  gtk_widget_activate_action (GTK_WIDGET (page), "study.add-preset", "s", "pwls");
+  gtk_widget_activate_action (GTK_WIDGET (page), "study.run", NULL);
+  CHECK (ctr_study_page_get_running (page), "the study runs: “%s”", ctr_study_page_get_status (page));
+  ui_wait (study_done, page, 600, "the study to end");
+
+  GListModel *rows = ctr_study_page_get_rows (page);
+  guint n = g_list_model_get_n_items (rows), with_dprime = 0;
+  g_autofree CtrStudyRow *copy = g_new0 (CtrStudyRow, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CtrStudyRowItem) item = g_list_model_get_item (rows, i);
+      copy[i] = *ctr_study_row_item_get (item);
+      with_dprime += isfinite (copy[i].dprime_npw) && isfinite (copy[i].dprime_npwe);
+    }
+  CHECK (n >= 10 && with_dprime == n, "every row holds d′ (%u of %u rows)", with_dprime, n);
+  double d1 = mean_dprime (rows, 0, 1), dq = mean_dprime (rows, 0, 0.25);
+  CHECK (d1 > dq, "FBP's d′ NPW falls with the dose: %.2f at 1, %.2f at 0.25", d1, dq);
+
+  CtrEqualDose e[2];
+  GtkLabel *label = ui_child (page, CTR_TYPE_STUDY_PAGE, "equal_dose_label");
+  CHECK (ctr_equal_dose_compute (copy, n, 2, 0, CTR_EQUAL_DOSE_NPW, e, NULL), "core's equal-d′ dose");
+  {
+    const char *text = gtk_label_get_text (label);
+    g_autofree char *want = e[1].status == CTR_EQUAL_DOSE_REACHED
+      ? g_strdup_printf ("NPW %.3g", e[1].dose) : g_strdup_printf ("NPW %s", ctr_equal_dose_status_name (&e[1], FALSE));
+    ui_note ("equal-d′ dose shown: %s", text);
+    CHECK (gtk_widget_get_visible (GTK_WIDGET (label)) && strstr (text, want) != NULL,
+           "the page shows PWLS's equal-d′ dose as core computes it (“%s”)", want);
+  }
+  {
+    /* the form scrolled to its end, where the d′ rows are */
+    GtkScrolledWindow *form = GTK_SCROLLED_WINDOW (ui_find (GTK_WIDGET (page), GTK_TYPE_SCROLLED_WINDOW, NULL));
+    GtkAdjustment *a = gtk_scrolled_window_get_vadjustment (form);
+    gtk_adjustment_set_value (a, gtk_adjustment_get_upper (a));
+  }
+  ui_screenshot (GTK_WIDGET (w), "ui-study-detectability.png");
   ui_close_window (w);
   remove_tree (dir);
 }
