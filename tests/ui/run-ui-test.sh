@@ -60,7 +60,8 @@
 # 3c. /ui/window/iq (tests/ui/test-window-iq.c): the image-quality panel on a
 #    simulated iq phantom (needs $CTR_CLI): NPS, TTF and d′ of FBP and SIRT
 #    as core computes them; ui-iq-nps-ttf.png must show both runs' colours
-#    in the plots.
+#    in the plots.  /ui/window/study-detectability: the Dose Study with a d′
+#    task and 2 realisations on the same phantom (ui-study-detectability.png).
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
 #    gel-fan's 72 DICOM-CT-PD views and to 37 of head-fan-lowdose's first 40
 #    (views 10, 20, 30 left out) is opened; the series dialog must list both,
@@ -588,6 +589,8 @@ PY
 # ---- 3c. the image-quality panel (tests/ui/test-window-iq.c) -----------------
 rm -f "$build_dir/ui-iq-nps-ttf.png"
 run_case iq GSK_RENDERER=cairo
+rm -f "$build_dir/ui-study-detectability.png"
+run_case study-detectability GSK_RENDERER=cairo
 if [ -f "$build_dir/ui-iq-nps-ttf.png" ]; then
   "$python" - "$build_dir/ui-iq-nps-ttf.png" "$work" <<'PY'
 import sys
