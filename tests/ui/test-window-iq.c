@@ -287,6 +287,22 @@ test_window_iq (void)
            r ? r->nps_size : 0, count);
   }
   {
+    /* a drawn circle too small for an 8 × 8 square: said so, no number */
+    CtrRoi tiny = ctr_roi_circle (0, 0, 2);
+    CtrSliceView *view = ui_child (ui_child (w, CTR_TYPE_WINDOW, "run_page"), CTR_TYPE_RUN_PAGE, "slice_view");
+    ctr_roi_set_add (ctr_slice_view_get_roi_set (view), &tiny);
+    ui_spin (50);
+    gtk_drop_down_set_selected (GTK_DROP_DOWN (ui_find (iq_window, GTK_TYPE_DROP_DOWN, "iq-nps-roi")), 2);
+    ui_wait (panel_idle, panel, 60, "the measurement with the tiny ROI");
+    results = ctr_iq_panel_get_results (panel);
+    const CtrIqResult *r = results->len > 0 ? results->pdata[0] : NULL;
+    g_autofree char *noise = r ? g_strdup_printf ("iq-noise-%u", r->number) : NULL;
+    GtkWidget *cell = noise ? ui_find (iq_window, GTK_TYPE_LABEL, noise) : NULL;
+    CHECK (r != NULL && r->nps == NULL && r->nps_problem != NULL && cell != NULL
+           && g_str_equal (gtk_label_get_text (GTK_LABEL (cell)), "—") && !r->has_dprime,
+           "an NPS ROI too small shows “—” and says why: %s", r && r->nps_problem ? r->nps_problem : "(nothing)");
+  }
+  {
     /* Compare: the runs it shows, opened in the panel */
     CtrComparePage *compare = ui_child (w, CTR_TYPE_WINDOW, "compare_page");
     guint number = ctr_run_get_number (fbp);
@@ -369,11 +385,20 @@ test_window_study_detectability (void)
   CHECK (g_str_equal (task, "disc:5,120") && g_str_has_prefix (insert, "circle:"),
          "iq Phantom fills the task (“%s”) and the acrylic insert (“%s”)", task, insert);
 
+  {
+    /* a malformed task is refused in words before anything runs */
+    GtkEditable *row = GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "iq_task_row"));
+    gtk_editable_set_text (row, "disc:five,120");
+    gtk_widget_activate_action (GTK_WIDGET (page), "study.add-preset", "s", "fbp");
+    gtk_widget_activate_action (GTK_WIDGET (page), "study.run", NULL);
+    CHECK (!ctr_study_page_get_running (page) && strstr (ctr_study_page_get_status (page), "Task") != NULL,
+           "a malformed task is refused: “%s”", ctr_study_page_get_status (page));
+    gtk_editable_set_text (row, "disc:5,120");
+    gtk_widget_activate_action (GTK_WIDGET (page), "study.add-preset", "s", "pwls");
+  }
   gtk_editable_set_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "doses_row")), "1, 0.5, 0.25");
   gtk_spin_button_set_value (ui_child (page, CTR_TYPE_STUDY_PAGE, "realisations_spin"), 2);
   gtk_spin_button_set_value (ui_child (page, CTR_TYPE_STUDY_PAGE, "size_spin"), 128);
-  gtk_widget_activate_action (GTK_WIDGET (page), "study.add-preset", "s", "fbp");
-  gtk_widget_activate_action (GTK_WIDGET (page), "study.add-preset", "s", "pwls");
   gtk_widget_activate_action (GTK_WIDGET (page), "study.run", NULL);
   CHECK (ctr_study_page_get_running (page), "the study runs: “%s”", ctr_study_page_get_status (page));
   ui_wait (study_done, page, 600, "the study to end");
