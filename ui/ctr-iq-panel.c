@@ -48,8 +48,8 @@ rebuild_runs (CtrIqPanel *self)
 
   while ((child = gtk_widget_get_first_child (self->runs_box)) != NULL)
     {
-      if (gtk_check_button_get_active (GTK_CHECK_BUTTON (child)))
-        g_hash_table_add (ticked, g_object_get_data (G_OBJECT (child), "run"));
+      if (GTK_IS_CHECK_BUTTON (child) && gtk_check_button_get_active (GTK_CHECK_BUTTON (child)))
+        g_hash_table_add (ticked, GUINT_TO_POINTER (ctr_run_get_number (g_object_get_data (G_OBJECT (child), "run"))));
       gtk_box_remove (GTK_BOX (self->runs_box), child);
     }
   for (guint i = 0; i < n; i++)
@@ -65,9 +65,10 @@ rebuild_runs (CtrIqPanel *self)
       GtkWidget *check = gtk_check_button_new_with_label (ctr_run_get_label (run));
       g_autofree char *name = g_strdup_printf ("iq-run-%u", ctr_run_get_number (run));
       gtk_widget_set_name (check, name);
-      g_object_set_data (G_OBJECT (check), "run", run);
+      g_object_set_data_full (G_OBJECT (check), "run", g_object_ref (run), g_object_unref);
       gtk_check_button_set_active (GTK_CHECK_BUTTON (check), self->chosen
-                                   ? g_hash_table_contains (ticked, run) : k + 2 >= shown);
+                                   ? g_hash_table_contains (ticked, GUINT_TO_POINTER (ctr_run_get_number (run)))
+                                   : k + 2 >= shown);
       g_signal_connect_swapped (check, "toggled", G_CALLBACK (on_run_toggled), self);
       gtk_box_append (GTK_BOX (self->runs_box), check);
       k++;
