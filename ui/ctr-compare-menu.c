@@ -1,5 +1,6 @@
 /* ctr-compare-menu.c — the Compare page's choice: the "Runs" menu (a check
- * per result and one for the reference, "Newest three") and the
+ * per result and one for the reference, "Newest three", and the runs
+ * shown opened in the image-quality panel) and the
  * "Difference" drop-downs (automatic, none, or run A minus run B or the
  * reference).  The controls only set the page's state
  * (ctr_compare_page_choose_runs/_difference); _ctr_compare_menu_sync sets
@@ -10,6 +11,7 @@
 #define G_LOG_DOMAIN "ctr-compare-page"
 
 #include "ctr-compare-page-private.h"
+#include "ctr-iq-panel.h"
 
 static GtkWidget *
 menu_box (CtrComparePage *self)
@@ -79,6 +81,22 @@ add_number (GArray *numbers, guint number)
   g_array_append_val (numbers, number);
 }
 
+/* The image-quality panel with the runs shown here ticked. */
+static void
+on_image_quality (GtkButton *button, CtrComparePage *self)
+{
+  g_autoptr(GArray) shown = _ctr_compare_page_shown_runs (self);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  CtrIqPanel *panel;
+
+  gtk_menu_button_popdown (self->runs_button);
+  if (!GTK_IS_WINDOW (root) || self->session == NULL || self->roi_set == NULL)
+    return;
+  panel = ctr_iq_panel_present (GTK_WINDOW (root), self->session, self->roi_set);
+  if (shown->len > 0)
+    ctr_iq_panel_choose_runs (panel, (const guint *) shown->data, shown->len);
+}
+
 static void
 rebuild (CtrComparePage *self, GListModel *results, gboolean have_reference)
 {
@@ -132,6 +150,13 @@ rebuild (CtrComparePage *self, GListModel *results, gboolean have_reference)
   gtk_widget_set_margin_top (newest, 6);
   g_signal_connect (newest, "clicked", G_CALLBACK (on_newest), self);
   gtk_box_append (GTK_BOX (box), newest);
+  {
+    GtkWidget *iq = gtk_button_new_with_label ("Image Quality of These Runs");
+    gtk_widget_set_name (iq, "compare-image-quality");
+    gtk_widget_set_tooltip_text (iq, "Their noise power spectra, task transfer functions and detectability d′");
+    g_signal_connect (iq, "clicked", G_CALLBACK (on_image_quality), self);
+    gtk_box_append (GTK_BOX (box), iq);
+  }
   gtk_popover_set_child (GTK_POPOVER (popover), box);
   gtk_menu_button_set_popover (self->runs_button, popover);
 

@@ -127,6 +127,8 @@ _ctr_study_page_build_study (CtrStudyPage *self, const CtrDataset *d, int *cnr_r
       grid.dx = grid.dy = extent / size;
     }
   ctr_study_set_grid (s, &grid);
+  if (!_ctr_study_page_add_iq (self, s, &grid, error))
+    return NULL;
   return g_steal_pointer (&s);
 }
 

@@ -42,12 +42,17 @@ struct _CtrStudyPage
   AdwEntryRow    *doses_row;
   GtkSpinButton  *i0_spin;
   GtkSpinButton  *seed_spin;
+  GtkSpinButton  *realisations_spin;
   GtkSpinButton  *size_spin;
   CtrMethodPanel *method_panel;
   GtkListBox     *methods_list;
   AdwEntryRow    *noise_roi_row;
   AdwEntryRow    *background_roi_row;
   AdwEntryRow    *measure_roi_row;
+  AdwEntryRow    *iq_task_row;
+  AdwEntryRow    *iq_nps_row;
+  AdwEntryRow    *iq_insert_row;
+  GtkLabel       *equal_dose_label;
   GtkLabel       *status_label;
   GtkProgressBar *progress_bar;
   GtkWidget      *run_button;
@@ -99,5 +104,21 @@ void      _ctr_study_page_use_drawn_rois_action (GtkWidget      *widget,
                                                  GVariant       *parameter);
 /* Enables study.use-drawn-rois while ROIs are drawn and no study runs. */
 void      _ctr_study_page_update_rois_action (CtrStudyPage      *self);
+
+/* ctr-study-page-iq.c */
+/* The realisations and the d′ task of the form into @s (reconstructed on
+ * @grid); nothing when the task row is empty.  FALSE with what is wrong. */
+gboolean  _ctr_study_page_add_iq             (CtrStudyPage      *self,
+                                              CtrStudy          *s,
+                                              const CtrGrid     *grid,
+                                              GError           **error);
+/* study.use-iq-phantom: the rows for the iq phantom of radius 100 mm. */
+void      _ctr_study_page_use_iq_action      (GtkWidget         *widget,
+                                              const char        *action_name,
+                                              GVariant          *parameter);
+/* The equal-d′ dose of the finished study under the figure (hidden
+ * without a task or with one realisation). */
+void      _ctr_study_page_show_equal_dose    (CtrStudyPage      *self,
+                                              CtrStudy          *study);
 
 G_END_DECLS

@@ -349,6 +349,7 @@ run_done (GObject *source, GAsyncResult *result, gpointer data)
       gtk_progress_bar_set_fraction (self->progress_bar, 1);
       text = g_strdup_printf ("Finished: %u run%s in %.1f s.", n_rows, n_rows == 1 ? "" : "s", seconds);
       _ctr_study_page_set_status (self, text, FALSE);
+      _ctr_study_page_show_equal_dose (self, job->study);
     }
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
@@ -419,6 +420,7 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   /* running first: the table's change is the study's own (on_rows_changed) */
   set_running (self, TRUE);
   g_list_store_remove_all (self->rows);
+  gtk_widget_set_visible (GTK_WIDGET (self->equal_dose_label), FALSE);
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
   _ctr_study_page_set_status (self, "Starting…", FALSE);
   gtk_widget_queue_draw (GTK_WIDGET (self->plot));
@@ -848,6 +850,11 @@ ctr_study_page_class_init (CtrStudyPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, export_button);
   gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, table);
   gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, plot);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, realisations_spin);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, iq_task_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, iq_nps_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, iq_insert_row);
+  gtk_widget_class_bind_template_child (widget_class, CtrStudyPage, equal_dose_label);
 
   gtk_widget_class_install_action (widget_class, "study.run", NULL, run_action);
   gtk_widget_class_install_action (widget_class, "study.cancel", NULL, cancel_action);
@@ -855,6 +862,7 @@ ctr_study_page_class_init (CtrStudyPageClass *klass)
   gtk_widget_class_install_action (widget_class, "study.add-current", NULL, _ctr_study_page_add_current_action);
   gtk_widget_class_install_action (widget_class, "study.add-preset", "s", _ctr_study_page_add_preset_action);
   gtk_widget_class_install_action (widget_class, "study.use-drawn-rois", NULL, _ctr_study_page_use_drawn_rois_action);
+  gtk_widget_class_install_action (widget_class, "study.use-iq-phantom", NULL, _ctr_study_page_use_iq_action);
 }
 
 static void

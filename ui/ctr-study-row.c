@@ -87,7 +87,8 @@ const char *
 ctr_study_column_title (CtrStudyColumn column)
 {
   static const char *const titles[CTR_STUDY_N_COLUMNS] = {
-    "Dose", "Method", "RMSE (1/mm, FOV disc)", "SSIM (FOV disc)", "RMSE (HU, FOV disc)", "Noise SD (HU)", "CNR", "Iterations", "Time",
+    "Dose", "Method", "RMSE (1/mm, FOV disc)", "SSIM (FOV disc)", "RMSE (HU, FOV disc)", "Noise SD (HU)", "CNR", "d′ NPW", "d′ NPWE",
+    "Iterations", "Time",
   };
   g_return_val_if_fail (column < CTR_STUDY_N_COLUMNS, NULL);
   return titles[column];
@@ -116,6 +117,8 @@ ctr_study_row_item_format (CtrStudyRowItem *self, CtrStudyColumn column)
     case CTR_STUDY_COLUMN_HU_RMSE:    return number ("%.1f", r->hu_rmse);
     case CTR_STUDY_COLUMN_NOISE_SD:   return number ("%.1f", r->noise_sd_hu);
     case CTR_STUDY_COLUMN_CNR:        return number ("%.2f", self->cnr);
+    case CTR_STUDY_COLUMN_DPRIME_NPW: return number ("%.2f", r->dprime_npw);
+    case CTR_STUDY_COLUMN_DPRIME_NPWE: return number ("%.2f", r->dprime_npwe);
     case CTR_STUDY_COLUMN_ITERATIONS: return g_strdup_printf ("%u", r->iterations);
     case CTR_STUDY_COLUMN_SECONDS:    return number ("%.2f s", r->seconds);
     default:

@@ -25,6 +25,8 @@ typedef enum {
   CTR_STUDY_COLUMN_HU_RMSE,     /* HU */
   CTR_STUDY_COLUMN_NOISE_SD,    /* HU, the noise ROI's detrended SD */
   CTR_STUDY_COLUMN_CNR,         /* the first measure ROI's CNR against the background */
+  CTR_STUDY_COLUMN_DPRIME_NPW,  /* d′ of the study's task (ctr_study_set_iq_task), NPW */
+  CTR_STUDY_COLUMN_DPRIME_NPWE, /* the same, NPWE */
   CTR_STUDY_COLUMN_ITERATIONS,
   CTR_STUDY_COLUMN_SECONDS,     /* the method's time */
   CTR_STUDY_N_COLUMNS

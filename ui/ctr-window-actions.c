@@ -15,6 +15,7 @@
  *   win.export-metrics                      every run's numbers, CSV
  *   win.export-profile                      the line profile, CSV
  *   win.export-roi-csv                      every ROI on every run, CSV
+ *   win.image-quality                       NPS, TTF and d′ of the runs
  * (the session's actions are in ctr-window-session.c)
  * (Ctrl+R, Esc and Ctrl+O are the application's accelerators.)  Files are
  * chosen with GtkFileChooserNative; every write goes to a temporary file
@@ -28,6 +29,7 @@
 
 #include "ctr-window-private.h"
 #include "ctr-widget-png.h"
+#include "ctr-iq-panel.h"
 
 void
 _ctr_window_update_actions (CtrWindow *self)
@@ -54,6 +56,7 @@ _ctr_window_update_actions (CtrWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-dicom", has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-metrics", has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-roi-csv", has_result);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.image-quality", d != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-profile",
                                  ctr_profile_page_get_n_curves (self->profile_page) > 0);
 }
@@ -487,6 +490,15 @@ open_variant_action (GtkWidget *widget, const char *action_name, GVariant *param
   _ctr_window_load_variant (CTR_WINDOW (widget), g_variant_get_string (parameter, NULL));
 }
 
+/* "win.image-quality": the NPS, TTF and d′ of the open dataset's runs
+ * (ctr-iq-panel.h), in a window of its own over this one. */
+static void
+image_quality_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  CtrWindow *self = CTR_WINDOW (widget);
+  ctr_iq_panel_present (GTK_WINDOW (self), self->session, self->roi_set);
+}
+
 /* "win.clear-runs": deletes every run but the running one. */
 static void
 clear_runs_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -505,6 +517,7 @@ _ctr_window_class_actions_init (CtrWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.cancel-reconstruction", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.open-variant", "s", open_variant_action);
   gtk_widget_class_install_action (widget_class, "win.clear-runs", NULL, clear_runs_action);
+  gtk_widget_class_install_action (widget_class, "win.image-quality", NULL, image_quality_action);
   gtk_widget_class_install_action (widget_class, "win.save-geometry", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.export-png", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.export-volume", NULL, export_action);

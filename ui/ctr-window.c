@@ -514,7 +514,10 @@ static void
 ctr_window_dispose (GObject *object)
 {
   CtrWindow *self = CTR_WINDOW (object);
+  GtkWindow *iq = g_object_steal_data (object, "ctr-iq-window");
 
+  if (iq != NULL)   /* the image-quality window (ctr-iq-panel.h) holds the session */
+    gtk_window_destroy (iq);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   if (self->session != NULL)

@@ -241,7 +241,7 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
   g_autofree char *where = s->metrics_radius_mm < 0 ? g_strdup ("in the field of view")
                            : s->metrics_radius_mm == 0 ? g_strdup ("over the whole image")
                            : g_strdup_printf ("inside r = %g mm", s->metrics_radius_mm);
-  g_autofree char *heading = q == Q_DPRIME ? g_strdup ("d′ NPW (mean ± standard error)")
+  g_autofree char *heading = q == Q_DPRIME ? g_strdup ("d′ NPW (mean ± s.e.)")
                              : g_strdup_printf (ssim ? "SSIM %s" : "RMSE %s (HU)", where);
   text_at (cr, heading, a.x + a.w / 2, py + 6, 0.5, 0);
   cairo_set_font_size (cr, FONT_SIZE);
@@ -331,6 +331,13 @@ draw_panel (const CtrStudy *s, cairo_t *cr, double px, double py, double pw, dou
     cairo_save (cr);
     cairo_text_extents (cr, xlabel, &e);
     cairo_get_font_matrix (cr, &font);
+    if (font.yy * a.w / e.width < 7)
+      {
+        /* too narrow even at 7 px: the label without what dose 1 is */
+        g_free (xlabel);
+        xlabel = g_strdup_printf ("dose (fraction of the data's%s)", a.log_x ? "; log scale" : "");
+        cairo_text_extents (cr, xlabel, &e);
+      }
     if (e.width > a.w)
       cairo_set_font_size (cr, MAX (font.yy * a.w / e.width, 7));
     text_at (cr, xlabel, a.x + a.w / 2, a.y + a.h + 28, 0.5, 0);

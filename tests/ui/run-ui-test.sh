@@ -57,6 +57,11 @@
 #    /ui/window/study-images, study-session (tests/ui/test-window-study-runs.c):
 #    the study's reconstructions as runs, opened on Compare from its table
 #    (ui-study-images.png), its table and runs back from a saved session.
+# 3c. /ui/window/iq (tests/ui/test-window-iq.c): the image-quality panel on a
+#    simulated iq phantom (needs $CTR_CLI): NPS, TTF and d′ of FBP and SIRT
+#    as core computes them; ui-iq-nps-ttf.png must show both runs' colours
+#    in the plots.  /ui/window/study-detectability: the Dose Study with a d′
+#    task and 2 realisations on the same phantom (ui-study-detectability.png).
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
 #    gel-fan's 72 DICOM-CT-PD views and to 37 of head-fan-lowdose's first 40
 #    (views 10, 20, 30 left out) is opened; the series dialog must list both,
@@ -580,6 +585,27 @@ levels = len(np.unique(region[g][:, 0]))
 print(f"ui-study-images: {w}x{h}, {levels} grey levels in the tiles")
 assert levels >= 32, "no study image shown on Compare"
 PY
+
+# ---- 3c. the image-quality panel (tests/ui/test-window-iq.c) -----------------
+rm -f "$build_dir/ui-iq-nps-ttf.png"
+run_case iq GSK_RENDERER=cairo
+rm -f "$build_dir/ui-study-detectability.png"
+run_case study-detectability GSK_RENDERER=cairo
+if [ -f "$build_dir/ui-iq-nps-ttf.png" ]; then
+  "$python" - "$build_dir/ui-iq-nps-ttf.png" "$work" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from png import load
+import numpy as np
+data, rgb = load(sys.argv[1])
+h, w = rgb.shape[:2]
+plots = rgb[h // 8: 2 * h // 3, w // 3:].astype(int)
+blue = int(((plots[:, :, 2] - plots[:, :, 0] > 80) & (plots[:, :, 2] > 150)).sum())
+orange = int(((plots[:, :, 0] - plots[:, :, 2] > 80) & (plots[:, :, 0] > 150)).sum())
+print(f"ui-iq-nps-ttf: {w}x{h}, {blue} blue and {orange} orange pixels in the plots")
+assert blue > 300 and orange > 300, "the two runs' NPS and TTF curves are not drawn"
+PY
+fi
 
 # ---- 4. DICOM: series dialog, summary, recent files, HU, export ---------------
 gel_dcm="${CTR_SHARED_DATA:-}/gel-fan/dicom-ct-pd"

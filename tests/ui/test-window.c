@@ -1151,6 +1151,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/study-images", test_window_study_images);
   g_test_add_func ("/ui/window/study-session", test_window_study_session);
   g_test_add_func ("/ui/window/memory", test_window_memory);
+  g_test_add_func ("/ui/window/iq", test_window_iq);
+  g_test_add_func ("/ui/window/study-detectability", test_window_study_detectability);
   status = g_test_run ();
 
   g_clear_object (&app);

@@ -170,6 +170,10 @@ void        test_window_study_session      (void);
 /* tests/ui/test-window-memory.c (a measurement: CTR_UI_MEMORY=1) */
 void        test_window_memory             (void);
 
+/* tests/ui/test-window-iq.c */
+void        test_window_iq                 (void);
+void        test_window_study_detectability (void);
+
 /* tests/ui/test-window-fit.c */
 void        test_window_fit_1280           (void);
 
