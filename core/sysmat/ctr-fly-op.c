@@ -670,8 +670,8 @@ fly_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error
   FlyOp *c = (FlyOp *) op;
   if (c->kappa == NULL)
     {
-      float *k = g_new (float, op->n_subsets);   /* one float a subset: small */
-      if (!overlaps (c, k, error))
+      float *k = ctr_memory_try_new (op->n_subsets, sizeof (float), FALSE, "the subsets' overlaps", error);
+      if (k == NULL || !overlaps (c, k, error))
         {
           g_free (k);
           return FALSE;
@@ -744,10 +744,14 @@ ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, Ct
     }
   FlyOp *c = g_new0 (FlyOp, 1);
   CtrOperator *op = &c->parent;
-  ctr_operator_init (op, &fly_class, g, grid, grid->nz);
+  c->orbits = orbits;
+  if (!ctr_operator_init (op, &fly_class, g, grid, grid->nz, error))
+    {
+      ctr_operator_unref (op);
+      return NULL;
+    }
   c->model = model;
   ctr_ray_grid_init (&c->gi, grid);
-  c->orbits = orbits;
   c->K = orbits ? orbits->group.order : 1;
   c->ns = grid->nz;
   c->nc = g->n_cols;
