@@ -809,6 +809,17 @@ no_abort_views_child (const char *what)
       limit_room (4 * MiB);
       g_assert_null (ctr_fly_op_new (g, &grid, CTR_RAY_MODEL_JOSEPH, NULL, &error));
     }
+  else if (strcmp (what, "fly-bands") == 0)
+    {
+      /* the on-the-fly operator of a 1 × 2²² image: its bands' table of a
+       * guint an image row (16 MiB) does not fit in 8 */
+      g_autoptr (CtrGeometry) g = fan (8, 4);
+      CtrGrid grid = ctr_grid_square (1, 1.0, 1, 1.0);
+      grid.ny = 1u << 22;
+      grid.dy = 1e-4;
+      limit_room (8 * MiB);
+      g_assert_null (ctr_fly_op_new (g, &grid, CTR_RAY_MODEL_JOSEPH, NULL, &error));
+    }
   else if (strcmp (what, "cone-visit") == 0)
     {
       /* the cone operator of 2²⁰ views: its copy of the geometry (8 MiB)
@@ -867,9 +878,10 @@ no_abort_views_child (const char *what)
 }
 
 /* The tables of a few bytes a view or a row and the sorts of such tables
- * (issue 38): an operator's own copy of the geometry, the cone operator's
- * visit order, the views' spacing of FBP and FDK, the calibration's rows
- * by variance and the noise estimate's row buffers run out of memory with
+ * (issue 38): an operator's own copy of the geometry, the on-the-fly
+ * operator's bands of image rows, the cone operator's visit order, the
+ * views' spacing of FBP and FDK, the calibration's rows by variance and
+ * the noise estimate's row buffers run out of memory with
  * CTR_ERROR_OUT_OF_MEMORY naming them, never GLib's abort ("failed to
  * allocate", SIGTRAP; g_qsort_with_data's hidden copy of the array). */
 static void
@@ -889,6 +901,7 @@ test_no_abort_views (gconstpointer data)
   g_test_trap_assert_passed ();
   const char *what = data;
   g_test_trap_assert_stderr (strcmp (what, "operator-geometry") == 0 ? "*geometry's angles of 1048576 views*"
+                             : strcmp (what, "fly-bands") == 0 ? "*operator's bands of 4194304 image rows*"
                              : strcmp (what, "cone-visit") == 0 ? "*cone operator's visit order of 1048576 views*"
                              : strcmp (what, "view-spacing") == 0 ? "*order by angle of 1048576 views*"
                              : strcmp (what, "entropy-rows") == 0 ? "*order of 1048576 detector rows by variance*"
@@ -1022,6 +1035,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/roi-mask", "roi-mask", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/ttf-bins", "ttf-bins", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/operator-geometry", "operator-geometry", test_no_abort_views);
+  g_test_add_data_func ("/memory/no-abort/fly-bands", "fly-bands", test_no_abort_views);
   g_test_add_data_func ("/memory/no-abort/cone-visit", "cone-visit", test_no_abort_views);
   g_test_add_data_func ("/memory/no-abort/view-spacing", "view-spacing", test_no_abort_views);
   g_test_add_data_func ("/memory/no-abort/entropy-rows", "entropy-rows", test_no_abort_views);
