@@ -395,7 +395,6 @@ ctr_cuda_cone_split_op_new (const CtrGeometry *g, const CtrGrid *grid, const gui
     return NULL;
   SplitOp *c = g_new0 (SplitOp, 1);
   CtrOperator *op = &c->parent;
-  ctr_operator_init (op, &split_class, g, grid, 1);
   c->dev = dev;
   c->nvox = nvox;
   c->per_view = per_view;
@@ -404,10 +403,15 @@ ctr_cuda_cone_split_op_new (const CtrGeometry *g, const CtrGrid *grid, const gui
   c->vol = g_steal_pointer (&vol);
   c->cs = g_steal_pointer (&cs);
   c->data = g_steal_pointer (&data);
+  if (!ctr_operator_init (op, &split_class, g, grid, 1, error)
+      || (op->order = ctr_cone_op_visit_order (g->n_views, error)) == NULL)
+    {
+      ctr_operator_unref (op);
+      return NULL;
+    }
   op->image_size = op->scale_size = nvox;
   op->data_size = nd;
   op->n_subsets = g->n_views;
-  op->order = ctr_cone_op_visit_order (g->n_views);
   op->description = describe (grid, &said, ctr_cuda_cone_split_device_bytes (dev));
   return op;
 }

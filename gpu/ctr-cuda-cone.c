@@ -469,7 +469,6 @@ ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *m
     }
   CudaConeOp *c = g_new0 (CudaConeOp, 1);
   CtrOperator *op = &c->parent;
-  ctr_operator_init (op, &cuda_cone_class, g, grid, 1);
   c->dev = dev;
   c->nvox = nvox;
   c->per_view = per_view;
@@ -479,10 +478,15 @@ ctr_cuda_cone_op_new (const CtrGeometry *g, const CtrGrid *grid, const guint8 *m
   c->times = g_getenv ("CTR_CUDA_CONE_TIMES") != NULL;
   c->acc_subsets = g_array_new (FALSE, FALSE, sizeof (guint));
   c->acc_steps = g_array_new (FALSE, FALSE, sizeof (float));
+  if (!ctr_operator_init (op, &cuda_cone_class, g, grid, 1, error)
+      || (op->order = ctr_cone_op_visit_order (g->n_views, error)) == NULL)
+    {
+      ctr_operator_unref (op);
+      return NULL;
+    }
   op->image_size = op->scale_size = nvox;
   op->data_size = per_view * g->n_views;
   op->n_subsets = g->n_views;
-  op->order = ctr_cone_op_visit_order (g->n_views);
   op->description = g_strdup_printf ("cone-beam Joseph projector pair on the GPU (%u × %u × %u voxels, %.0f MiB "
                                      "of device memory)",
                                      grid->nx, grid->ny, grid->nz, ctr_cuda_cone_device_bytes (dev) / 1048576.0);

@@ -9,6 +9,8 @@
 #include "analytic/ctr-fbp.h"
 #include "analytic/ctr-fdk.h"
 #include "analytic/ctr-rebin-helical.h"
+#include "analytic/ctr-redundancy.h"
+#include "base/ctr-sort.h"
 #include "quality/ctr-metrics.h"
 #include "quality/ctr-nps.h"
 #include "quality/ctr-ttf.h"
@@ -791,6 +793,161 @@ test_no_abort_small (gconstpointer data)
                                                                   : "*per-view tables of 1048576 views*");
 }
 
+/* The child of test_no_abort_views: @what fails with CTR_ERROR_OUT_OF_MEMORY
+ * under a limit a few MiB above what the data already hold, where a table
+ * of a few bytes a view or a row, or the merge copy of a sort, does not fit. */
+static void
+no_abort_views_child (const char *what)
+{
+  g_autoptr (GError) error = NULL;
+  if (strcmp (what, "operator-geometry") == 0)
+    {
+      /* the on-the-fly operator of 2²⁰ views copies the geometry: its
+       * angles (8 MiB) do not fit in 4 */
+      g_autoptr (CtrGeometry) g = fan (1u << 20, 4);
+      CtrGrid grid = ctr_grid_square (8, 1.0, 1, 1.0);
+      limit_room (4 * MiB);
+      g_assert_null (ctr_fly_op_new (g, &grid, CTR_RAY_MODEL_JOSEPH, NULL, &error));
+    }
+  else if (strcmp (what, "fly-bands") == 0)
+    {
+      /* the on-the-fly operator of a 1 × 2²² image: its bands' table of a
+       * guint an image row (16 MiB) does not fit in 8 */
+      g_autoptr (CtrGeometry) g = fan (8, 4);
+      CtrGrid grid = ctr_grid_square (1, 1.0, 1, 1.0);
+      grid.ny = 1u << 22;
+      grid.dy = 1e-4;
+      limit_room (8 * MiB);
+      g_assert_null (ctr_fly_op_new (g, &grid, CTR_RAY_MODEL_JOSEPH, NULL, &error));
+    }
+  else if (strcmp (what, "cone-visit") == 0)
+    {
+      /* the cone operator of 2²⁰ views: its copy of the geometry (8 MiB)
+       * fits in 12, its visit order's keys (8 MiB more) do not */
+      g_autoptr (CtrGeometry) g = cone (1u << 20, 4, 4);
+      CtrGrid grid = ctr_grid_square (8, 1.0, 4, 1.0);
+      CtrConeProjector *cp = ctr_cone_projector_new (g, &grid, &error);
+      g_assert_no_error (error);
+      limit_room (12 * MiB);
+      g_assert_null (ctr_cone_op_new (cp, &error));
+    }
+  else if (strcmp (what, "view-spacing") == 0)
+    {
+      /* FBP's and FDK's angular spacing of 2²⁰ views: the spacing (8 MiB)
+       * and the views' order (4 MiB) fit in 14, the sort's copy of the
+       * order (4 MiB more; g_qsort_with_data's g_malloc) does not */
+      g_autoptr (CtrGeometry) g = fan (1u << 20, 4);
+      limit_room (14 * MiB);
+      g_assert_null (ctr_view_spacing (g, &error));
+    }
+  else if (strcmp (what, "entropy-rows") == 0)
+    {
+      /* the entropy cross-check of 2²⁰ rows × 4 columns: the rows'
+       * variances and order (12 MiB) fit in 14, the sort's copy does not */
+      g_autoptr (CtrGeometry) g = fan (1, 4);
+      g->n_rows = 1u << 20;
+      g_autoptr (CtrProjections) p = ctr_projections_new (1, 1u << 20, 4, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      limit_room (14 * MiB);
+      CtrCalibEstimate est;
+      g_assert_false (ctr_calib_entropy (g, p, 1.5, 2.0, &est, NULL, &error));
+    }
+  else if (strcmp (what, "noise-rows") == 0)
+    {
+      /* the noise estimate of one row of 2²⁰ columns: its samples (8 MiB)
+       * fit in 12, the smoothed row (16 bytes a column) does not */
+      g_autoptr (CtrProjections) p = ctr_projections_new (1, 1, 1u << 20, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      limit_room (12 * MiB);
+      g_assert_true (isnan (ctr_noise_estimate_i0 (p, &error)));
+    }
+  else
+    {
+      /* the noise estimate of 2²⁰ views × 8 columns of noise: 2²¹ windows
+       * (every second line), their samples (16 MiB) fit in 20, the sorted
+       * copy of the edge samples (8 MiB more) does not */
+      g_autoptr (CtrProjections) p = ctr_projections_new (1u << 20, 1, 8, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      for (gsize i = 0; i < (gsize) 8 << 20; i++)
+        p->data[i] = 0.5f + 0.01f * (float) ((i * 2654435761u) % 1000) / 1000.f;
+      limit_room (20 * MiB);
+      g_assert_true (isnan (ctr_noise_estimate_i0 (p, &error)));
+    }
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+  g_printerr ("%s\n", error->message);
+}
+
+/* The tables of a few bytes a view or a row and the sorts of such tables
+ * (issue 38): an operator's own copy of the geometry, the on-the-fly
+ * operator's bands of image rows, the cone operator's visit order, the
+ * views' spacing of FBP and FDK, the calibration's rows by variance and
+ * the noise estimate's row buffers run out of memory with
+ * CTR_ERROR_OUT_OF_MEMORY naming them, never GLib's abort ("failed to
+ * allocate", SIGTRAP; g_qsort_with_data's hidden copy of the array). */
+static void
+test_no_abort_views (gconstpointer data)
+{
+  if (g_getenv ("CTR_SANITIZED") != NULL)
+    {
+      g_test_skip ("an address-space limit stops the sanitizers");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      no_abort_views_child (data);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  const char *what = data;
+  g_test_trap_assert_stderr (strcmp (what, "operator-geometry") == 0 ? "*geometry's angles of 1048576 views*"
+                             : strcmp (what, "fly-bands") == 0 ? "*operator's bands of 4194304 image rows*"
+                             : strcmp (what, "cone-visit") == 0 ? "*cone operator's visit order of 1048576 views*"
+                             : strcmp (what, "view-spacing") == 0 ? "*order by angle of 1048576 views*"
+                             : strcmp (what, "entropy-rows") == 0 ? "*order of 1048576 detector rows by variance*"
+                             : strcmp (what, "noise-rows") == 0 ? "*noise estimator's smoothed rows of 1048576 columns*"
+                                                                : "*noise estimator's sorted edge samples (2097152)*");
+}
+
+typedef struct {
+  guint key, at;
+} Keyed;
+
+static int
+cmp_keyed (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const guint x = ((const Keyed *) a)->key, y = ((const Keyed *) b)->key;
+  return (x > y) - (x < y);
+}
+
+/* The stable sort gives g_qsort_with_data's order (both stable: equal keys
+ * keep their places) at every length around its runs of 16 and beyond,
+ * with keys of many ties; nothing is sorted in place of nothing. */
+static void
+test_sort_stable (void)
+{
+  static const gsize lengths[] = { 0, 1, 2, 15, 16, 17, 31, 33, 1000, 65537 };
+  for (guint l = 0; l < G_N_ELEMENTS (lengths); l++)
+    {
+      const gsize n = lengths[l];
+      g_autofree Keyed *a = g_new (Keyed, MAX (n, 1));
+      g_autofree Keyed *b = g_new (Keyed, MAX (n, 1));
+      for (gsize i = 0; i < n; i++)
+        a[i] = b[i] = (Keyed) { (guint) ((i * 2654435761u) >> 7) % (guint) MAX (n / 4, 1), (guint) i };
+      g_autoptr (GError) error = NULL;
+      g_assert_true (ctr_sort_stable (a, n, sizeof (Keyed), cmp_keyed, NULL, "keys", &error));
+      g_assert_no_error (error);
+      g_qsort_with_data (b, (gint) n, sizeof (Keyed), cmp_keyed, NULL);
+      for (gsize i = 0; i < n; i++)
+        {
+          g_assert_cmpuint (a[i].key, ==, b[i].key);
+          g_assert_cmpuint (a[i].at, ==, b[i].at);
+          if (i > 0)
+            g_assert_true (a[i - 1].key < a[i].key || (a[i - 1].key == a[i].key && a[i - 1].at < a[i].at));
+        }
+    }
+}
+
 /* The TTF of an insert near the corner of a 20000² image: its mean image
  * (1.6 GB) is refused against the memory limit (main sets 256 MiB) with
  * CTR_ERROR_OUT_OF_MEMORY, where it was allocated without a check (an
@@ -877,5 +1034,13 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/calib-tables", "calib-tables", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/roi-mask", "roi-mask", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/ttf-bins", "ttf-bins", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/operator-geometry", "operator-geometry", test_no_abort_views);
+  g_test_add_data_func ("/memory/no-abort/fly-bands", "fly-bands", test_no_abort_views);
+  g_test_add_data_func ("/memory/no-abort/cone-visit", "cone-visit", test_no_abort_views);
+  g_test_add_data_func ("/memory/no-abort/view-spacing", "view-spacing", test_no_abort_views);
+  g_test_add_data_func ("/memory/no-abort/entropy-rows", "entropy-rows", test_no_abort_views);
+  g_test_add_data_func ("/memory/no-abort/noise-rows", "noise-rows", test_no_abort_views);
+  g_test_add_data_func ("/memory/no-abort/noise-edges", "noise-edges", test_no_abort_views);
+  g_test_add_func ("/memory/sort-stable", test_sort_stable);
   return g_test_run ();
 }

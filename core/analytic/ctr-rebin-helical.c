@@ -358,7 +358,8 @@ ctr_rebin_plan_new (const CtrGeometry *g, CtrRebinMode mode, const double *z_mm,
                    "plane seen at least once)", span * 180 / G_PI, ctr_rebin_mode_name (mode), need * 180 / G_PI);
       return NULL;
     }
-  r->fan = ctr_geometry_new (CTR_BEAM_FAN, nv);
+  if ((r->fan = ctr_geometry_try_new (CTR_BEAM_FAN, nv, error)) == NULL)
+    return NULL;
   ctr_geometry_set_uniform_angles (r->fan, phase, width);
   r->fan->shape = g->shape;
   r->fan->sod_mm = g->sod_mm;

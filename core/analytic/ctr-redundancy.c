@@ -3,6 +3,7 @@
  * (see ctr-redundancy.h). */
 #include "analytic/ctr-redundancy.h"
 #include "base/ctr-memory.h"
+#include "base/ctr-sort.h"
 
 #include <math.h>
 #include <string.h>
@@ -56,7 +57,9 @@ ctr_view_spacing (const CtrGeometry *g, GError **error)
     return NULL;
   for (guint k = 0; k < nv; k++)
     order[k] = k;
-  g_qsort_with_data (order, (gint) nv, sizeof (guint), cmp_index_by_angle, g->angles);
+  g_autofree char *sorting = g_strdup_printf ("the order by angle of %u views", nv);
+  if (!ctr_sort_stable (order, nv, sizeof (guint), cmp_index_by_angle, g->angles, sorting, error))
+    return NULL;
   for (guint i = 0; i < nv; i++)
     {
       double lo = i > 0 ? g->angles[order[i - 1]] : NAN;

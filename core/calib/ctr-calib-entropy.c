@@ -6,6 +6,7 @@
 #include "analytic/ctr-fbp.h"
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
+#include "base/ctr-sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -36,17 +37,23 @@ cmp_var (const void *a, const void *b, gpointer data)
 }
 
 /* The rows with the most structure (the largest variance of their
- * sinogram), up to ENTROPY_SLICES; a cone beam's central row. */
-static guint
-pick_rows (const CtrGeometry *g, const CtrProjections *p, double *rows)
+ * sinogram), up to ENTROPY_SLICES, into @rows (their count @n); a cone
+ * beam's central row.  FALSE with CTR_ERROR_OUT_OF_MEMORY when the rows'
+ * variances and order cannot be allocated. */
+static gboolean
+pick_rows (const CtrGeometry *g, const CtrProjections *p, double *rows, guint *n, GError **error)
 {
   if (g->beam == CTR_BEAM_CONE)
     {
       rows[0] = ctr_calib_central_row (g);
-      return 1;
+      *n = 1;
+      return TRUE;
     }
-  g_autofree double *var = g_new0 (double, p->n_rows);
-  g_autofree guint *idx = g_new (guint, p->n_rows);
+  g_autofree char *what = g_strdup_printf ("the variances of %u detector rows", p->n_rows);
+  g_autofree double *var = ctr_memory_try_new (p->n_rows, sizeof (double), TRUE, what, error);
+  g_autofree guint *idx = var == NULL ? NULL : ctr_memory_try_new (p->n_rows, sizeof (guint), FALSE, what, error);
+  if (idx == NULL)
+    return FALSE;
   for (guint r = 0; r < p->n_rows; r++)
     {
       double s = 0, s2 = 0;
@@ -61,11 +68,13 @@ pick_rows (const CtrGeometry *g, const CtrProjections *p, double *rows)
       var[r] = s2 / n - (s / n) * (s / n);
       idx[r] = r;
     }
-  g_qsort_with_data (idx, (gint) p->n_rows, sizeof (guint), cmp_var, var);
-  const guint n = MIN (ENTROPY_SLICES, p->n_rows);
-  for (guint i = 0; i < n; i++)
+  g_autofree char *order = g_strdup_printf ("the order of %u detector rows by variance", p->n_rows);
+  if (!ctr_sort_stable (idx, p->n_rows, sizeof (guint), cmp_var, var, order, error))
+    return FALSE;
+  *n = MIN (ENTROPY_SLICES, p->n_rows);
+  for (guint i = 0; i < *n; i++)
     rows[i] = idx[i];
-  return n;
+  return TRUE;
 }
 
 /* Puts u = 0 at full-resolution column @c of the binned detector. */
@@ -80,7 +89,9 @@ static gboolean
 entropy_init (Entropy *w, const CtrGeometry *g, const CtrProjections *p, double centre, GError **error)
 {
   double rows[ENTROPY_SLICES];
-  const guint nr = pick_rows (g, p, rows);
+  guint nr = 0;
+  if (!pick_rows (g, p, rows, &nr, error))
+    return FALSE;
   /* at most ENTROPY_MAX_COLS columns (averaged in groups of fb) and
    * ENTROPY_MAX_VIEWS views (every fv-th): a check, not the answer */
   const guint fb = (g->n_cols + ENTROPY_MAX_COLS - 1) / ENTROPY_MAX_COLS;

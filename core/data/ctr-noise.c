@@ -2,6 +2,7 @@
  * level (see ctr-noise.h for the model and the sources). */
 #include "data/ctr-noise.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
@@ -102,15 +103,18 @@ ctr_noise_estimate_i0 (const CtrProjections *p, GError **error)
   const gsize per_line = C - 4;
   const gsize stride = MAX ((gsize) 1, (n_lines * per_line + MAX_WINDOWS - 1) / MAX_WINDOWS);
   const gsize n_used = (n_lines + stride - 1) / stride;
-  g_autofree float *z = g_try_malloc_n (n_used * per_line, sizeof (float));
-  g_autofree float *edge = g_try_malloc_n (n_used * per_line, sizeof (float));
-  if (z == NULL || edge == NULL)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the noise estimator's samples");
-      return NAN;
-    }
-  g_autofree double *prefix = g_new (double, C + 1);
-  g_autofree double *smooth = g_new (double, C);
+  g_autofree char *samples = g_strdup_printf ("the noise estimator's samples of %" G_GSIZE_FORMAT " windows",
+                                              n_used * per_line);
+  g_autofree float *z = ctr_memory_try_new (n_used * per_line, sizeof (float), FALSE, samples, error);
+  g_autofree float *edge = z == NULL ? NULL : ctr_memory_try_new (n_used * per_line, sizeof (float), FALSE, samples,
+                                                                  error);
+  if (edge == NULL)
+    return NAN;
+  g_autofree char *row = g_strdup_printf ("the noise estimator's smoothed rows of %u columns", C);
+  g_autofree double *prefix = ctr_memory_try_new ((gsize) C + 1, sizeof (double), FALSE, row, error);
+  g_autofree double *smooth = prefix == NULL ? NULL : ctr_memory_try_new (C, sizeof (double), FALSE, row, error);
+  if (smooth == NULL)
+    return NAN;
   gsize n = 0, n_valid = 0;
   for (gsize line = 0; line < n_lines; line += stride)
     {
@@ -154,7 +158,13 @@ ctr_noise_estimate_i0 (const CtrProjections *p, GError **error)
     return INFINITY;
   /* Windows on edges (the steepest EDGE_SHARE of the smoothed sinogram) hold
    * anatomy as well as noise: leave them out. */
-  g_autofree float *sorted = g_memdup2 (edge, n * sizeof (float));
+  g_clear_pointer (&prefix, g_free);
+  g_clear_pointer (&smooth, g_free);
+  g_autofree char *what = g_strdup_printf ("the noise estimator's sorted edge samples (%" G_GSIZE_FORMAT ")", n);
+  g_autofree float *sorted = ctr_memory_try_new (n, sizeof (float), FALSE, what, error);
+  if (sorted == NULL)
+    return NAN;
+  memcpy (sorted, edge, n * sizeof (float));
   const double threshold = select_kth (sorted, n, (gsize) ((1.0 - EDGE_SHARE) * (n - 1)));
   gsize m = 0;
   for (gsize i = 0; i < n; i++)
@@ -203,6 +213,11 @@ ctr_noise_estimate (const CtrGeometry *g, const CtrProjections *p, CtrNoiseLevel
   memset (out, 0, sizeof *out);
   g_autoptr (GError) sinogram_error = NULL;
   out->i0_sinogram = ctr_noise_estimate_i0 (p, &sinogram_error);
+  if (g_error_matches (sinogram_error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+    {
+      g_propagate_error (error, g_steal_pointer (&sinogram_error));
+      return FALSE;
+    }
   g_autoptr (GError) open_error = NULL;
   g_autofree double *open = ctr_projections_open_beam (p, &open_error);
   if (open_error != NULL)

@@ -93,7 +93,9 @@ typedef struct {
  *
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (@g and @p disagree, or @p
  *   holds raw counts), CTR_ERROR_INVALID_DATA (no counts stated and fewer
- *   than 5 detector columns, or no valid ray).
+ *   than 5 detector columns, or no valid ray), CTR_ERROR_OUT_OF_MEMORY (the
+ *   open-beam plane, or the sinogram estimate's buffers, whether or not the
+ *   data state counts).
  */
 gboolean ctr_noise_estimate (const CtrGeometry *g, const CtrProjections *p,
                              CtrNoiseLevel *out, GError **error);
@@ -102,7 +104,9 @@ gboolean ctr_noise_estimate (const CtrGeometry *g, const CtrProjections *p,
  * ctr_noise_estimate_i0:
  * Only the sinogram estimate described above, whatever the data state.
  * Returns the effective I0 (photons per bin; +Inf for a noiseless sinogram),
- * or NaN with CTR_ERROR_INVALID_DATA (fewer than 5 columns: no window).
+ * or NaN with CTR_ERROR_INVALID_DATA (fewer than 5 columns: no window) or
+ * CTR_ERROR_OUT_OF_MEMORY (its samples: two floats a window; a smoothed
+ * row: 16 bytes a column; the sorted copy of the edge samples).
  * Samples at most about 4·10⁶ windows (evenly spread over views and rows).
  */
 double ctr_noise_estimate_i0 (const CtrProjections *p, GError **error);

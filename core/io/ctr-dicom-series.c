@@ -6,6 +6,7 @@
 #include "io/ctr-dicom-private.h"
 #include "io/ctr-dicom-shim.h"
 #include "base/ctr-error.h"
+#include "base/ctr-sort.h"
 
 #include <math.h>
 #include <string.h>
@@ -105,7 +106,7 @@ entry_clear (gpointer p)
 }
 
 static int
-entry_cmp (gconstpointer a, gconstpointer b)
+entry_cmp (gconstpointer a, gconstpointer b, gpointer unused)
 {
   const Entry *x = a, *y = b;
   int c = strcmp (x->series_uid, y->series_uid);
@@ -240,7 +241,10 @@ ctr_dicom_scan_files (const char *const *paths, GCancellable *cancellable, GErro
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "no DICOM files given");
       return NULL;
     }
-  g_array_sort (entries, entry_cmp);
+  /* not g_array_sort: its copy of the entries is a g_malloc that aborts */
+  g_autofree char *what = g_strdup_printf ("the order of %u DICOM files", entries->len);
+  if (!ctr_sort_stable (entries->data, entries->len, sizeof (Entry), entry_cmp, NULL, what, error))
+    return NULL;
 
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) ctr_dicom_series_free);
   guint first = 0;

@@ -88,6 +88,11 @@ asd_setup (CtrIterate *it, gpointer *state, GError **error)
        * descent then always shrinks with the data step). */
       a->epsilon = ctr_noise_estimate (op->geometry, it->p, &level, &e) && isfinite (level.sigma)
                      ? level.sigma * sqrt ((double) level.n_rays) : 0.0;
+      if (g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+        {
+          g_propagate_error (error, g_steal_pointer (&e));   /* not ε = 0 in its place */
+          return FALSE;
+        }
     }
   if (!ctr_vecs_init (&a->vs, op, error))
     return FALSE;

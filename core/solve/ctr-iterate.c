@@ -128,6 +128,11 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       g_autoptr (GError) e = NULL;
       if (ctr_noise_estimate (op->geometry, p, &level, &e) && isfinite (level.sigma))
         target = CTR_DISCREPANCY_TAU * level.sigma * sqrt ((double) level.n_rays);
+      if (g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+        {
+          g_propagate_error (error, g_steal_pointer (&e));   /* not a run without its stop */
+          return NULL;
+        }
     }
   CtrIterate it = { .op = op, .o = o, .p = p, .X = X, .B = B, .valid = valid, .residual = NAN,
                     .report = callback != NULL || !isnan (target), .cancellable = cancellable };

@@ -233,6 +233,11 @@ pwls_setup (CtrIterate *it, gpointer *state, GError **error)
         level.i0 = 1.0 / ((double) FLT_EPSILON * FLT_EPSILON);
       w_proj = ctr_noise_weights (op->geometry, it->p, &level, &noise_error);
     }
+  if (g_error_matches (noise_error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+    {
+      g_propagate_error (error, g_steal_pointer (&noise_error));   /* not equal weights in its place */
+      return FALSE;
+    }
   if (w_proj != NULL)
     {
       op->klass->data_gather (op, w_proj, s->W);
@@ -283,8 +288,10 @@ pwls_setup (CtrIterate *it, gpointer *state, GError **error)
     M = MIN (CTR_PWLS_SUBSETS_TARGET, op->n_subsets);
   M = CLAMP (M, 1, op->n_subsets);
   s->M = M;
-  s->group = g_new (guint, op->n_subsets);
-  s->group_scale = g_new0 (float, M);
+  g_autofree char *what = g_strdup_printf ("PWLS's groups of %u subsets", op->n_subsets);
+  if ((s->group = ctr_memory_try_new (op->n_subsets, sizeof (guint), FALSE, what, error)) == NULL
+      || (s->group_scale = ctr_memory_try_new (M, sizeof (float), TRUE, what, error)) == NULL)
+    return FALSE;
   for (guint k = 0; k < op->n_subsets; k++)
     {
       s->group[k] = k % M;

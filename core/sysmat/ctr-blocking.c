@@ -4,6 +4,7 @@
 
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
+#include "base/ctr-sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,9 @@ blocks_orbit (GArray *blocks, guint *orbit_first, const CtrScsr *m, const gint64
       if (!append_block (blocks, m, p, nc, 0, ao, o, error))
         return FALSE;
       /* remainders: longest with shortest */
-      g_qsort_with_data (order, nc, sizeof (guint32), cmp_len_desc, (gpointer) len);
+      if (!ctr_sort_stable (order, nc, sizeof (guint32), cmp_len_desc, (gpointer) len,
+                            "the blocked layout's rows by length", error))
+        return FALSE;
       const guint np = (nc + 1) / 2;
       for (guint i = 0; i < np; i++)
         p[i] = (Pair) { order[i], nc - 1 - i > i ? order[nc - 1 - i] : G_MAXUINT32 };
@@ -164,7 +167,9 @@ blocks_global (GArray *blocks, const CtrScsr *m, const gint64 *len, gint64 a, GE
     return FALSE;
   for (guint32 r = 0; r < n_rows; r++)
     order[r] = r;
-  g_qsort_with_data (order, n_rows, sizeof (guint32), cmp_len_desc, (gpointer) len);
+  if (!ctr_sort_stable (order, n_rows, sizeof (guint32), cmp_len_desc, (gpointer) len,
+                        "the blocked layout's rows by length", error))
+    return FALSE;
   guint np = (n_rows + 1) / 2;
   g_autofree Pair *p = ctr_memory_try_new (np, sizeof (Pair), FALSE, what, error);
   if (p == NULL)

@@ -11,6 +11,8 @@
  */
 #include "sysmat/ctr-cone-op.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
+#include "base/ctr-sort.h"
 
 #include <math.h>
 #include <string.h>
@@ -284,10 +286,13 @@ cmp_by_key (gconstpointer a, gconstpointer b, gpointer user_data)
 }
 
 guint *
-ctr_cone_op_visit_order (guint n)
+ctr_cone_op_visit_order (guint n, GError **error)
 {
-  g_autofree double *key = g_new (double, n);
-  g_autofree guint *order = g_new (guint, n);
+  g_autofree char *what = g_strdup_printf ("the cone operator's visit order of %u views", n);
+  g_autofree double *key = ctr_memory_try_new (n, sizeof (double), FALSE, what, error);
+  g_autofree guint *order = key == NULL ? NULL : ctr_memory_try_new (n, sizeof (guint), FALSE, what, error);
+  if (order == NULL)
+    return NULL;
   const double phi = 0.5 * (sqrt (5.0) - 1.0);
   for (guint k = 0; k < n; k++)
     {
@@ -295,10 +300,14 @@ ctr_cone_op_visit_order (guint n)
       key[k] = x - floor (x);
       order[k] = k;
     }
-  g_qsort_with_data (order, (gint) n, sizeof (guint), cmp_by_key, key);
+  if (!ctr_sort_stable (order, n, sizeof (guint), cmp_by_key, key, what, error))
+    return NULL;
+  g_clear_pointer (&key, g_free);
   /* order[] lists k by increasing frac(kφ); the i-th update takes the view
    * whose slot is i when views are spread by φ. */
-  guint *visit = g_new (guint, n);
+  guint *visit = ctr_memory_try_new (n, sizeof (guint), FALSE, what, error);
+  if (visit == NULL)
+    return NULL;
   for (guint i = 0; i < n; i++)
     visit[order[i]] = i;
   return visit;
@@ -336,16 +345,24 @@ ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error)
   const CtrGrid *grid = ctr_cone_projector_grid (cp);
   ConeOp *c = g_new0 (ConeOp, 1);
   c->mask = mask;
-  CtrOperator *op = &c->parent;
-  ctr_operator_init (op, &cone_class, g, grid, 1);
   c->cp = cp;
+  CtrOperator *op = &c->parent;
+  if (!ctr_operator_init (op, &cone_class, g, grid, 1, error))
+    {
+      cone_op_finalize (op);
+      return NULL;
+    }
   c->nvox = ctr_grid_size (grid);
   c->per_view = (gsize) g->n_rows * g->n_cols;
   c->nv = g->n_views;
   op->image_size = op->scale_size = c->nvox;
   op->data_size = c->per_view * c->nv;
   op->n_subsets = c->nv;
-  op->order = ctr_cone_op_visit_order (c->nv);
+  if ((op->order = ctr_cone_op_visit_order (c->nv, error)) == NULL)
+    {
+      ctr_operator_unref (op);
+      return NULL;
+    }
   op->description = g_strdup_printf ("cone-beam Joseph projector pair on the fly (%u × %u × %u voxels)",
                                      grid->nx, grid->ny, grid->nz);
   /* fewer views per pass when their data cannot be allocated */

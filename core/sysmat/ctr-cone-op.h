@@ -18,7 +18,8 @@ G_BEGIN_DECLS
  * Σ_j a_ij only (@sq must be NULL: the pair stores no weights); the subset
  * overlap is not defined (parallel ART does not run on cone beam).
  * Returns: (transfer full): the operator, or NULL with
- *   CTR_ERROR_OUT_OF_MEMORY (work space).
+ *   CTR_ERROR_OUT_OF_MEMORY (work space, its copy of the geometry or its
+ *   visit order; @cp is freed).
  */
 CtrOperator *ctr_cone_op_new (CtrConeProjector *cp, GError **error);
 
@@ -57,8 +58,10 @@ void ctr_cone_op_finish_host (const CtrOperator *op, float *X, float *D, const f
  * ctr_cone_op_visit_order:
  * The golden-ratio visiting order of @n one-view subsets (see
  * ctr-cone-op.c; Herman & Meyer 1993): entry t is the view updated t-th.
- * Returns: (transfer full): @n entries, a permutation of 0 … n − 1.
+ * Returns: (transfer full): @n entries, a permutation of 0 … n − 1; NULL
+ *   with CTR_ERROR_OUT_OF_MEMORY when its tables (16 bytes a view at once)
+ *   cannot be allocated.
  */
-guint *ctr_cone_op_visit_order (guint n);
+guint *ctr_cone_op_visit_order (guint n, GError **error);
 
 G_END_DECLS

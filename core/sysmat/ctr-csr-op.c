@@ -12,6 +12,7 @@
 #include "sysmat/ctr-csr-op.h"
 #include "base/ctr-error.h"
 #include "base/ctr-format.h"
+#include "base/ctr-memory.h"
 
 #include <omp.h>
 #include <string.h>
@@ -381,7 +382,9 @@ csr_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error
   CsrOp *c = (CsrOp *) op;
   if (c->kappa == NULL)
     {
-      float *k = g_new (float, op->n_subsets);   /* one float a subset: small */
+      float *k = ctr_memory_try_new (op->n_subsets, sizeof (float), FALSE, "the subsets' overlaps", error);
+      if (k == NULL)
+        return FALSE;
       overlaps (c, k);
       c->kappa = k;
     }
@@ -421,9 +424,13 @@ ctr_csr_op_new (CtrSysmat *a, CtrSymmetry *orbits, const CtrGeometry *g, const C
     }
   CsrOp *c = g_new0 (CsrOp, 1);
   CtrOperator *op = &c->parent;
-  ctr_operator_init (op, &csr_class, g, grid, grid->nz);
   c->a = ctr_sysmat_ref (a);
   c->orbits = orbits;
+  if (!ctr_operator_init (op, &csr_class, g, grid, grid->nz, error))
+    {
+      ctr_operator_unref (op);
+      return NULL;
+    }
   c->K = orbits ? orbits->group.order : 1;
   c->ns = grid->nz;
   c->nc = g->n_cols;

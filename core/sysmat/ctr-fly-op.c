@@ -670,8 +670,8 @@ fly_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error
   FlyOp *c = (FlyOp *) op;
   if (c->kappa == NULL)
     {
-      float *k = g_new (float, op->n_subsets);   /* one float a subset: small */
-      if (!overlaps (c, k, error))
+      float *k = ctr_memory_try_new (op->n_subsets, sizeof (float), FALSE, "the subsets' overlaps", error);
+      if (k == NULL || !overlaps (c, k, error))
         {
           g_free (k);
           return FALSE;
@@ -712,18 +712,23 @@ model_name (CtrRayModel m)
   return m == CTR_RAY_MODEL_AREA ? "area" : m == CTR_RAY_MODEL_JOSEPH ? "Joseph" : "Siddon";
 }
 
-/* The bands: nt runs of image rows of near-equal size. */
-static void
-make_bands (FlyOp *c)
+/* The bands: nt runs of image rows of near-equal size.  FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY when their tables (a guint an image row) cannot
+ * be allocated. */
+static gboolean
+make_bands (FlyOp *c, GError **error)
 {
   const guint ny = c->gi.ny, nt = c->nt;
-  c->band_row = g_new (guint, nt + 1);
-  c->row_band = g_new (guint, ny);
+  g_autofree char *what = g_strdup_printf ("the on-the-fly operator's bands of %u image rows", ny);
+  if ((c->band_row = ctr_memory_try_new ((gsize) nt + 1, sizeof (guint), FALSE, what, error)) == NULL
+      || (c->row_band = ctr_memory_try_new (ny, sizeof (guint), FALSE, what, error)) == NULL)
+    return FALSE;
   for (guint b = 0; b <= nt; b++)
     c->band_row[b] = (guint) ((guint64) ny * b / nt);
   for (guint b = 0; b < nt; b++)
     for (guint y = c->band_row[b]; y < c->band_row[b + 1]; y++)
       c->row_band[y] = b;
+  return TRUE;
 }
 
 CtrOperator *
@@ -744,10 +749,14 @@ ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, Ct
     }
   FlyOp *c = g_new0 (FlyOp, 1);
   CtrOperator *op = &c->parent;
-  ctr_operator_init (op, &fly_class, g, grid, grid->nz);
+  c->orbits = orbits;
+  if (!ctr_operator_init (op, &fly_class, g, grid, grid->nz, error))
+    {
+      ctr_operator_unref (op);
+      return NULL;
+    }
   c->model = model;
   ctr_ray_grid_init (&c->gi, grid);
-  c->orbits = orbits;
   c->K = orbits ? orbits->group.order : 1;
   c->ns = grid->nz;
   c->nc = g->n_cols;
@@ -760,7 +769,11 @@ ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, Ct
   op->scale_size = c->np;
   op->n_subsets = orbits ? orbits->n_orbits : c->nv;
   op->can_update_sequential = orbits == NULL;
-  make_bands (c);
+  if (!make_bands (c, error))
+    {
+      ctr_operator_unref (op);
+      return NULL;
+    }
   c->rows = g_new0 (CtrRowBuf, c->nt);
   c->buckets = g_new0 (Bucket, (gsize) c->nt * c->nt);
   c->r = g_try_new0 (float, op->data_size);

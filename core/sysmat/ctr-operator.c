@@ -2,15 +2,16 @@
  * (see ctr-operator.h). */
 #include "sysmat/ctr-operator.h"
 
-void
+gboolean
 ctr_operator_init (CtrOperator *op, const CtrOperatorClass *klass, const CtrGeometry *g,
-                   const CtrGrid *grid, guint n_slices)
+                   const CtrGrid *grid, guint n_slices, GError **error)
 {
   op->klass = klass;
   op->ref_count = 1;
-  op->geometry = ctr_geometry_copy (g);
   op->grid = *grid;
   op->n_slices = n_slices;
+  op->geometry = ctr_geometry_try_copy (g, error);
+  return op->geometry != NULL;
 }
 
 void

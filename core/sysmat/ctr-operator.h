@@ -183,9 +183,12 @@ struct _CtrOperator {
 
 /* For constructors: fills the common fields (copies @g) and sets ref_count
  * to 1; the backend sets the rest.  @op was allocated with g_malloc0 by the
- * backend (its own struct, with CtrOperator first). */
-void ctr_operator_init (CtrOperator *op, const CtrOperatorClass *klass, const CtrGeometry *g,
-                        const CtrGrid *grid, guint n_slices);
+ * backend (its own struct, with CtrOperator first).  FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY when the copy of @g's per-view arrays cannot be
+ * allocated (ctr_geometry_try_copy; op->geometry NULL, the other common
+ * fields set: ctr_operator_clear may free it). */
+gboolean ctr_operator_init (CtrOperator *op, const CtrOperatorClass *klass, const CtrGeometry *g,
+                            const CtrGrid *grid, guint n_slices, GError **error);
 /* For finalize functions: frees the common fields (not @op itself). */
 void ctr_operator_clear (CtrOperator *op);
 

@@ -324,8 +324,8 @@ ctr_scsr_op_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError
   G_LOCK (kappa_lock);
   if (b->kappa == NULL)
     {
-      float *k = g_new (float, op->n_subsets);   /* one float an orbit: small */
-      if (ctr_scsr_orbit_overlaps (b->m, k, error))
+      float *k = ctr_memory_try_new (op->n_subsets, sizeof (float), FALSE, "the orbits' overlaps", error);
+      if (k != NULL && ctr_scsr_orbit_overlaps (b->m, k, error))
         b->kappa = k;
       else
         {
@@ -395,8 +395,9 @@ ctr_scsr_op_init_common (CtrScsrOpBase *b, const CtrOperatorClass *klass, CtrScs
 {
   CtrOperator *op = &b->parent;
   const guint ns = grid->nz;
-  ctr_operator_init (op, klass, g, grid, ns);
   b->m = ctr_scsr_ref (m);
+  if (!ctr_operator_init (op, klass, g, grid, ns, error))
+    return FALSE;
   op->image_size = ctr_scsr_packed_size (m, ns);
   op->data_size = ctr_scsr_lane_size (m, ns);
   op->scale_size = ctr_scsr_packed_size (m, 1);

@@ -208,8 +208,8 @@ ctr_sysmat_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
   /* The coloured schedule for the per-view adjoint (see top of file). */
   a->n_chunks = MIN (2 * n_threads (), N_CHUNKS_MAX);
   a->n_chunks = MIN (a->n_chunks, nc);
-  a->view_colourable = g_new0 (guint8, nv);   /* a byte a view: small */
-  if (a->n_chunks >= 2 && !colour_views (a, error))
+  a->view_colourable = ctr_memory_try_new (nv, sizeof (guint8), TRUE, "the system matrix's views' colours", error);
+  if (a->view_colourable == NULL || (a->n_chunks >= 2 && !colour_views (a, error)))
     g_clear_pointer (&a, ctr_sysmat_unref);
 
 out:

@@ -13,9 +13,19 @@ smallest that lets it reach its end, every run that stops ends with exit 1
 and one line naming a per-view table, and at least one stops.  Before the change it died with SIGTRAP in GLib's allocator
 (the tables' g_new, and g_qsort_with_data's merge buffer).
 
+The noise estimate's edge samples: `noise` of 2^18 views × 8 columns of
+noisy line integrals (no counts stated: the estimate from the sinogram)
+holds the data, the estimator's 2^20 windows' samples (8 MiB) and last the
+sorted copy of their edge samples (4 MiB); under limits 1 to 12 MiB below
+the smallest that lets it reach its end, every run that stops ends with
+exit 1 and one line naming the bound, and at least one stops in the
+estimator's buffers.  Before the change the sorted copy (g_memdup2) died
+with SIGTRAP in GLib's allocator (98 and 96 MiB of a 100 MiB end).
+
 OMP_STACKSIZE and MALLOC_ARENA_MAX keep the threads' own reservations (8 MiB
 stacks, 64 MiB malloc arenas) small and alike at every thread count.
 """
+import array
 import json
 import os
 import resource
@@ -30,9 +40,10 @@ if os.environ.get("CTR_SANITIZED") == "1":
     finish()
 
 
-def write_float_tiff(path, width, height, value, rows_per_strip=1024):
-    """An uncompressed float32 TIFF of width × height pixels of one value,
-    in strips (read a strip at a time: the reader holds no second copy)."""
+def write_float_tiff(path, width, height, value, rows_per_strip=1024, pixels=None):
+    """An uncompressed float32 TIFF of width × height pixels of one value
+    (or the float32 bytes @pixels), in strips (read a strip at a time: the
+    reader holds no second copy)."""
     n = (height + rows_per_strip - 1) // rows_per_strip
     counts = [min(rows_per_strip, height - i * rows_per_strip) * width * 4 for i in range(n)]
     tags = 10
@@ -48,7 +59,7 @@ def write_float_tiff(path, width, height, value, rows_per_strip=1024):
             f.write(struct.pack("<HHI", tag, kind, count)
                     + (struct.pack("<HH", val, 0) if kind == 3 else struct.pack("<I", val)))
         f.write(struct.pack("<I", 0) + struct.pack(f"<{n}I", *offsets) + struct.pack(f"<{n}I", *counts))
-        f.write(struct.pack("<f", value) * (width * height))
+        f.write(pixels if pixels is not None else struct.pack("<f", value) * (width * height))
 
 
 def as_limit(mib):
@@ -144,5 +155,51 @@ with tempfile.TemporaryDirectory() as tmp:
         check(r.returncode == 1 and len(errors) == 1 and "view" in errors[0] and "address-space limit" in errors[0],
               f"calibrate in {hi - less} MiB: exit {r.returncode}, '{r.stderr.strip()[-200:]}'")
     check(stopped > 0, f"calibrate stopped by the limit in at least one of 2 … 12 MiB below {hi} MiB ({stopped})")
+
+with tempfile.TemporaryDirectory() as tmp:
+    views, cols = 1 << 18, 8
+    scan = os.path.join(tmp, "scan")
+    os.mkdir(scan)
+    with open(os.path.join(scan, "geometry.json"), "w") as f:
+        json.dump({"type": "fan", "detector_shape": "flat", "source_to_isocenter_mm": 595.0,
+                   "source_to_detector_mm": 1085.6, "kind": "line_integrals", "views": views,
+                   "detector_cols": cols, "detector_rows": 1, "detector_pitch_u_mm": 1.0,
+                   "angle_start_rad": 0.0, "angle_step_rad": 2 * 3.141592653589793 / views,
+                   "projections": {"file": "sinogram.tif", "layout": "sinogram", "dtype": "float32"}}, f)
+    # line integrals of 0.5 with a noise of ±0.005 (no window of five equal samples)
+    noisy = array.array("f", (0.5 + 0.01 * (((i * 2654435761) % 1000) / 1000.0 - 0.5) for i in range(views * cols)))
+    write_float_tiff(os.path.join(scan, "sinogram.tif"), cols, views, 0.0, pixels=noisy.tobytes())
+    env = dict(os.environ, OMP_STACKSIZE="256K", MALLOC_ARENA_MAX="1", OMP_NUM_THREADS="1")
+    env.pop("CTR_MEMORY_LIMIT_MB", None)
+
+    def noise_under(mib):
+        return run("noise", os.path.join(scan, "geometry.json"), timeout=120, env=env, preexec_fn=as_limit(mib))
+
+    lo, hi = 16, 1024
+    if not check(noise_under(hi).returncode == 0, f"noise of {views} views in {hi} MiB"):
+        finish()
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if noise_under(mid).returncode == 0:
+            hi = mid
+        else:
+            lo = mid
+    print(f"     the noise estimate reaches its end in {hi} MiB of address space")
+
+    # 1 to 12 MiB less: the data (8 MiB) fit, the estimator's samples (8
+    # MiB) and the sorted copy of the edge samples (4 MiB) not all (a few
+    # MiB below the end the loader's own transients stop it first).
+    stopped = 0
+    for less in (1, 2, 3, 4, 6, 8, 12):
+        r = noise_under(hi - less)
+        check(0 <= r.returncode < 128, f"noise in {hi - less} MiB: no crash or signal (exit {r.returncode})")
+        if r.returncode == 0:
+            continue
+        errors = [l for l in r.stderr.splitlines() if l.startswith("ctrecon-cli:")]
+        check(r.returncode == 1 and len(errors) == 1 and "address-space limit" in errors[0],
+              f"noise in {hi - less} MiB: exit {r.returncode}, '{r.stderr.strip()[-200:]}'")
+        stopped += len(errors) == 1 and "noise estimator" in errors[0]
+    check(stopped > 0, f"noise stopped in its estimator by the limit in at least one of 1 … 12 MiB below {hi} MiB "
+          f"({stopped})")
 
 finish()
