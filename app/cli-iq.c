@@ -20,8 +20,8 @@
  *   {"image", "pixel_size_mm", "unit": "HU", "mu_water",
  *    "nps": {"roi_size", "rois", "difference", "detrend", "variance",
  *            "noise_sd", "f_peak", "f_avg", "radial": [[f, NPS], …]} | null,
- *    "ttf": [{"insert", "centre_mm": [x, y], "contrast", "radius_mm", "f50", "f10",
- *             "curve": [[f, TTF], …]}, …],
+ *    "ttf": [{"insert", "centre_mm": [x, y], "contrast", "noise_sd", "cnr",
+ *             "radius_mm", "f50", "f10", "curve": [[f, TTF], …]}, …],
  *    "dprime": {"task", "npw", "npwe", "viewing_distance_mm",
  *               "magnification"} | null}
  */
@@ -171,13 +171,19 @@ measure_ttfs (const CtrVolume *v, const Options *o, JsonBuilder *b, GPtrArray *t
       json_builder_add_double_value (b, ctr_grid_y (g, t->cy_px));
       json_builder_end_array (b);
       ctr_cli_json_number (b, "contrast", t->contrast);
+      ctr_cli_json_number (b, "noise_sd", t->noise_sd);
+      ctr_cli_json_number (b, "cnr", t->cnr);
       ctr_cli_json_number (b, "radius_mm", t->radius_px * g->dx);
       ctr_cli_json_number (b, "f50", t->f50);
       ctr_cli_json_number (b, "f10", t->f10);
       add_pairs (b, "curve", t->f, t->ttf, t->n_freq);
       json_builder_end_object (b);
-      printf ("TTF %s: contrast %.1f HU, f50 %.3f, f10 %.3f cycles/mm\n", o->inserts[i], t->contrast,
-              t->f50, t->f10);
+      printf ("TTF %s: contrast %.1f HU, CNR %.1f, f50 %.3f, f10 %.3f cycles/mm\n", o->inserts[i], t->contrast,
+              t->cnr, t->f50, t->f10);
+      if (t->cnr < CTR_TTF_MIN_CNR)
+        fprintf (stderr, "ctrecon-cli: warning: --insert %s: CNR %.1f over %u slice(s), below the %.0f that "
+                 "TG-233 asks for a TTF: its f50 and f10 are uncertain (average more slices)\n",
+                 o->inserts[i], t->cnr, n, CTR_TTF_MIN_CNR);
     }
   json_builder_end_array (b);
   return TRUE;

@@ -82,6 +82,20 @@ on_progress (const CtrStudyProgress *p, gpointer data)
     fprintf (stderr, "%s…\n", p->stage);
 }
 
+/* A warning per insert whose TTF was measured below TG-233's CNR. */
+static void
+warn_low_cnr (const CtrStudy *study)
+{
+  for (guint i = 0; i < ctr_study_get_n_iq_inserts (study); i++)
+    {
+      double lo, hi;
+      if (ctr_study_get_iq_insert_cnr (study, i, &lo, &hi) && lo < CTR_TTF_MIN_CNR)
+        fprintf (stderr, "warning: insert “%s”: its TTF's CNR is %.1f–%.1f on one slice, below the %.0f "
+                 "that TG-233 asks: its f50%s vary from run to run\n", ctr_study_get_iq_insert_name (study, i),
+                 lo, hi, CTR_TTF_MIN_CNR, ctr_study_has_iq_task (study) ? " (and d′ when the task uses it)" : "");
+    }
+}
+
 /* One stderr line per configuration and observer: its equal-d′ dose. */
 static gboolean
 print_equal_dose (const CtrStudy *study, GError **error)
@@ -214,6 +228,7 @@ ctr_cli_study (int argc, char **argv)
         return ctr_cli_fail (error);
       fprintf (stderr, "wrote %s and %s (%u run%s%s)\n", csv, png, n_rows, n_rows == 1 ? "" : "s",
                job.ok ? "" : ", incomplete");
+      warn_low_cnr (study);
     }
   if (job.ok && equal != NULL)
     {

@@ -45,6 +45,26 @@ ring_mean (const Insert *in, double cx, double cy, double lo, double hi)
   return n ? sum / n : NAN;
 }
 
+/* Standard deviation (population) of the pixels with lo < r ≤ hi about
+ * (cx, cy), around their mean @mean. */
+static double
+ring_sd (const Insert *in, double cx, double cy, double lo, double hi, double mean)
+{
+  double sum = 0;
+  gsize n = 0;
+  for (int y = in->y_lo; y <= in->y_hi; y++)
+    for (int x = in->x_lo; x <= in->x_hi; x++)
+      {
+        double r = hypot (x - cx, y - cy);
+        if (r > lo && r <= hi)
+          {
+            double d = in->img[(gsize) y * in->nx + x] - mean;
+            sum += d * d, n++;
+          }
+      }
+  return n ? sqrt (sum / n) : NAN;
+}
+
 /* Step 1: the centroid of the contrast fraction, iterated; FALSE without contrast. */
 static gboolean
 refine_centre (const Insert *in, double *cx, double *cy, double *contrast)
@@ -249,6 +269,7 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
   if (esf == NULL)
     return NULL;
   double bg = ring_mean (&in, cx, cy, 0.5 * (radius_px + in.r_max), in.r_max);
+  double noise_sd = ring_sd (&in, cx, cy, 0.5 * (radius_px + in.r_max), in.r_max, bg);
   double edge = edge_radius (esf, n, radius_px, bg, contrast);
   if (!(fabs (edge - radius_px) <= MAX (2.0, 0.2 * radius_px)))
     {
@@ -259,6 +280,8 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
     }
   g_autoptr (CtrTtf) t = g_new0 (CtrTtf, 1);
   t->cx_px = cx, t->cy_px = cy, t->contrast = contrast, t->radius_px = edge;
+  t->noise_sd = noise_sd;
+  t->cnr = noise_sd > 0 ? fabs (contrast) / noise_sd : INFINITY;
   t->esf = g_steal_pointer (&esf);
   t->n_esf = n;
   g_autofree char *what = g_strdup_printf ("the TTF's radial bins (%u)", n);

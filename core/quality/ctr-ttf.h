@@ -23,7 +23,9 @@
  * the same insert are averaged pixel by pixel first, which is the same as
  * pooling their ESFs: TG-233 asks for enough of them that the insert's
  * contrast-to-noise ratio times √(slices) reaches about 15 (Chen et al.
- * 2014); a single slice at CNR ≈ 8 gives f50 within about ±10 %.
+ * 2014); a single slice at CNR ≈ 8 gives f50 within about ±10 %.  The
+ * CNR of the averaged image (which is the single slice's CNR × √slices) is
+ * returned with the TTF, so a caller can say when it falls short.
  */
 #pragma once
 
@@ -31,11 +33,19 @@
 
 G_BEGIN_DECLS
 
+/* The contrast-to-noise ratio of the averaged insert below which TG-233
+ * (after Chen et al. 2014) calls its TTF unreliable. */
+#define CTR_TTF_MIN_CNR 15.0
+
 /**
  * CtrTtf:
  * @cx_px, @cy_px: the refined centre (column, row; pixel centres at
  *   integers).
  * @contrast: insert mean − background mean, image unit.
+ * @noise_sd: the standard deviation (population) of the background ring's
+ *   pixels in the averaged image, image unit.
+ * @cnr: |@contrast| / @noise_sd (INFINITY on a noiseless image); below
+ *   CTR_TTF_MIN_CNR the f50 and f10 vary from measurement to measurement.
  * @radius_px: r_e, the measured radius of the edge, pixels.
  * @n_esf, @esf_r, @esf: ESF bin centres (mm from the centre) and values.
  * @n_freq, @f, @ttf: frequencies (cycles/mm, 0 … 1/(2·dx)) and TTF (1 at 0).
@@ -45,6 +55,7 @@ G_BEGIN_DECLS
 typedef struct {
   double cx_px, cy_px;
   double contrast;
+  double noise_sd, cnr;
   double radius_px;
   guint n_esf;
   double *esf_r, *esf;

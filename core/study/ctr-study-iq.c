@@ -142,7 +142,28 @@ data_failure (GError **local)
 }
 
 gboolean
-ctr_study_measure_iq (const CtrStudy *s, const CtrVolume *img, CtrStudyRow *row, GError **error)
+ctr_study_get_iq_insert_cnr (const CtrStudy *s, guint i, double *lo, double *hi)
+{
+  g_return_val_if_fail (s != NULL && i < s->iq.inserts->len && lo != NULL && hi != NULL, FALSE);
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new ((GMutex *) &s->lock);
+  const StudyInsert *in = &g_array_index (s->iq.inserts, StudyInsert, i);
+  *lo = in->cnr_lo, *hi = in->cnr_hi;
+  return in->cnr_n > 0;
+}
+
+/* Adds @cnr to insert @i's range. */
+static void
+note_cnr (CtrStudy *s, guint i, double cnr)
+{
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
+  StudyInsert *in = &g_array_index (s->iq.inserts, StudyInsert, i);
+  in->cnr_lo = in->cnr_n == 0 ? cnr : MIN (in->cnr_lo, cnr);
+  in->cnr_hi = in->cnr_n == 0 ? cnr : MAX (in->cnr_hi, cnr);
+  in->cnr_n++;
+}
+
+gboolean
+ctr_study_measure_iq (CtrStudy *s, const CtrVolume *img, CtrStudyRow *row, GError **error)
 {
   const guint n_ins = s->iq.inserts->len;
   double *f50 = g_new (double, MAX (n_ins, 1));
@@ -198,6 +219,7 @@ ctr_study_measure_iq (const CtrStudy *s, const CtrVolume *img, CtrStudyRow *row,
           return FALSE;
         }
       f50[i] = t->f50;
+      note_cnr (s, i, t->cnr);
       if (s->iq.has_task && i == s->iq.task_insert)
         task_ttf = g_steal_pointer (&t);
     }

@@ -26,6 +26,8 @@ typedef struct {
 typedef struct {
   char *name;
   CtrRoi roi;                   /* a circle: the insert's nominal centre and radius */
+  double cnr_lo, cnr_hi;        /* the TTF's CNR over the runs measured so far (under the lock) */
+  guint cnr_n;                  /* how many: 0 before the first */
 } StudyInsert;
 
 /* Task-based image quality (STUDY.json "iq", ctr_study_set_iq*). */
@@ -41,11 +43,12 @@ typedef struct {
 } StudyIq;
 
 /* The task-based figures of @img (slice nz/2) into @row (allocates
- * row->ttf_f50): NPS, TTF f50 per insert, d′.  A TTF or d′ that cannot be
+ * row->ttf_f50): NPS, TTF f50 per insert (its CNR into the insert's range,
+ * under s->lock), d′.  A TTF or d′ that cannot be
  * measured on this image (CTR_ERROR_INVALID_DATA: no edge found in the
  * noise) is NaN; FALSE with CTR_ERROR_INVALID_ARGUMENT when the NPS ROI
  * holds no square or an insert lies outside the image.  ctr-study-iq.c. */
-gboolean ctr_study_measure_iq (const CtrStudy *s, const CtrVolume *img, CtrStudyRow *row, GError **error);
+gboolean ctr_study_measure_iq (CtrStudy *s, const CtrVolume *img, CtrStudyRow *row, GError **error);
 
 struct _CtrStudy {
   char *dataset, *variant;      /* from STUDY.json; NULL when built in code */

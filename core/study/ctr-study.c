@@ -496,6 +496,8 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
     }
   g_mutex_lock (&s->lock);
   g_array_set_size (s->rows, 0);
+  for (guint i = 0; i < s->iq.inserts->len; i++)
+    g_array_index (s->iq.inserts, StudyInsert, i).cnr_n = 0;
   g_free (s->title);
   s->title = g_strdup (d->name != NULL ? d->name : "");
   if (!s->mu_water_set)

@@ -215,6 +215,15 @@ gboolean ctr_study_set_iq_task (CtrStudy *s, const CtrTask *task, const char *in
 gboolean ctr_study_has_iq_task (const CtrStudy *s);
 guint ctr_study_get_n_iq_inserts (const CtrStudy *s);
 const char *ctr_study_get_iq_insert_name (const CtrStudy *s, guint i);
+/**
+ * ctr_study_get_iq_insert_cnr:
+ * The lowest and highest contrast-to-noise ratio of insert @i's TTF
+ * (CtrTtf.cnr: one slice, HU) over the runs measured so far; below
+ * CTR_TTF_MIN_CNR (AAPM TG-233) its f50 and the d′ that uses it vary from
+ * run to run.  Safe while the study runs (the study's lock).
+ * Returns: FALSE (@lo, @hi unset) before the first measurement.
+ */
+gboolean ctr_study_get_iq_insert_cnr (const CtrStudy *s, guint i, double *lo, double *hi);
 
 /* Seed, electronic noise, stated I0 and model of the dose simulation
  * (->fraction is ignored: the study's doses are used). */

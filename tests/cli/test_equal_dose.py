@@ -18,6 +18,8 @@ Hann cut-off 0.5 (smoother: higher d′), two realisations each:
    a dose is `simulate-dose --seed SEED+r` (the run's image equals a
    separate simulate-dose + reconstruct).
 4. Bad keys fail naming the key; without an iq task no equal-dose.csv.
+   The study warns when its insert's TTF CNR falls below TG-233's 15,
+   with the range that `iq` measures on the saved run images.
 5. study.png has a third panel (d′ NPW) with a task — its frame's left edge
    at 2/3 of the width — and two without (the error bars were looked at,
    not tested).
@@ -159,6 +161,19 @@ check(real3 == [(1.0, "0"), (0.25, "0"), (0.25, "1")],
       f"noisy data: dose 1 is one realisation (the data), 0.25 two: {real3}")
 eq3 = read_csv(os.path.join(out3, "equal-dose.csv")) if r.returncode == 0 else []
 check(len(eq3) == 4 and all(float(e["target_se"]) == 0 for e in eq3), "one realisation at dose 1: target se 0")
+# The TTF's CNR over the runs (TG-233 asks for 15): the study's warning
+# states the lowest and highest CNR of its insert, which `iq` on each saved
+# run image gives too.
+cnrs = []
+for k in range(len(rows3)):
+    jpath = os.path.join(T, f"cnr-{k}.json")
+    ri = run("iq", os.path.join(out3, f"run-{k + 1:02d}.tif"), "--pixel-size", "1.72", "--insert",
+             "circle:%s,%s,%s" % (*IQ["inserts"][0]["center_mm"], IQ["inserts"][0]["radius_mm"]), "--json", jpath)
+    if ri.returncode == 0:
+        cnrs.append(json.load(open(jpath))["ttf"][0]["cnr"])
+want_warn = f"CNR is {min(cnrs):.1f}–{max(cnrs):.1f} on one slice" if cnrs else "?"
+check(len(cnrs) == len(rows3) > 0 and min(cnrs) < 15 and "“delrin”" in r.stderr and want_warn in r.stderr,
+      f"the study warns of its insert's low CNR, as `iq` measures its runs ({want_warn})")
 # realisation r is `simulate-dose --seed S+r`: run 3 (FBP Hann, dose 0.25,
 # realisation 1) is the reconstruction of simulate-dose --seed 6
 ds = os.path.join(T, "quarter-seed6")

@@ -13,6 +13,8 @@ Synthetic images written here, no shared data:
   integral of TG-233's formulas (scipy's Bessel J1 for the disc, np.trapz
   on 20000 points) over the CLI's own NPS and TTF within 1 %, and the
   closed-form inputs (white NPS, Gaussian MTF) within 2 %;
+- the TTF's CNR: huge (or null) on a noiseless background, numpy's |contrast| / ring SD
+  on noisy pages, and a TG-233 warning below 15;
 - bad input fails with a message and writes no JSON.
 """
 import json
@@ -186,6 +188,33 @@ if check(got is not None and len(got["ttf"]) == 1 and got["dprime"] is not None,
     check(rel(d["npw"], ideal[0]) < 0.02 and rel(d["npwe"], ideal[1]) < 0.02,
           f"d' vs white NPS and Gaussian MTF in closed form {ideal[0]:.4f} {ideal[1]:.4f} "
           f"({100 * rel(d['npw'], ideal[0]):.2f} %, {100 * rel(d['npwe'], ideal[1]):.2f} %)")
+
+# The TTF's contrast-to-noise ratio (TG-233 asks for 15): on the noiseless
+# disc it is infinite (null, no warning); on the mean of 4 noisy pages it
+# equals |contrast| / the population SD of the background ring
+# (R + r_max)/2 < r <= r_max, r_max = R + clamp(R, 10, 30) px, about the
+# found centre, recomputed here in numpy; below 15 the CLI warns.
+cnr0 = got["ttf"][0]["cnr"] if got is not None else 0
+if check(cnr0 is None or cnr0 > 1e4, f"TTF CNR on a noiseless background: {cnr0} (null when infinite)"):
+    r = run("iq", path, "--unit", "hu", "--insert", insert, "--slice", 0, "--pixel-size", PIX)
+    check("CNR" in r.stdout and "TG-233" not in r.stderr, "no CNR warning on the noiseless disc")
+SD_CNR = 24.0
+noisy = [img + rng.normal(0, SD_CNR, (N, N)) for _ in range(4)]
+npath = write("disc-noisy.tif", noisy)
+out_cnr = os.path.join(tmp.name, "cnr.json")
+r = run("iq", npath, "--unit", "hu", "--insert", insert, "--pixel-size", PIX, "--json", out_cnr)
+if check(r.returncode == 0, "iq on 4 noisy pages of the disc"):
+    t = json.load(open(out_cnr))["ttf"][0]
+    mean = np.mean(noisy, axis=0)
+    tx = t["centre_mm"][0] / PIX + (N - 1) / 2
+    ty = (N - 1) / 2 - t["centre_mm"][1] / PIX
+    r_max = R + min(max(R, 10), 30)
+    dist = np.hypot(xx - tx, yy - ty)
+    ring = mean[(dist > (R + r_max) / 2) & (dist <= r_max)]
+    want = abs(t["contrast"]) / np.sqrt(np.mean((ring - ring.mean()) ** 2))
+    check(t["cnr"] is not None and rel(t["cnr"], want) < 1e-6 and rel(t["cnr"], C / (SD_CNR / 2)) < 0.15,
+          f"TTF CNR {t['cnr']} vs numpy {want:.6f} (nominal C/(SD/sqrt 4) {C / (SD_CNR / 2):.3f})")
+    check("TG-233" in r.stderr and "CNR" in r.stderr, f"CNR {t['cnr']:.1f} < 15 warned: {r.stderr.strip()[:120]}")
 
 # Bad input: a message, a non-zero exit, no JSON.
 out = os.path.join(tmp.name, "bad.json")
