@@ -29,28 +29,12 @@ typedef struct {
   int x_lo, x_hi, y_lo, y_hi;  /* the pixels within r_max of the guess (and the refined centre) */
 } Insert;
 
-/* Mean of the pixels with lo < r ≤ hi about (cx, cy). */
+/* Mean and (population) standard deviation of the pixels with lo < r ≤ hi
+ * about (cx, cy); NaN for an empty ring.  @sd may be NULL. */
 static double
-ring_mean (const Insert *in, double cx, double cy, double lo, double hi)
+ring_stats (const Insert *in, double cx, double cy, double lo, double hi, double *sd)
 {
-  double sum = 0;
-  gsize n = 0;
-  for (int y = in->y_lo; y <= in->y_hi; y++)
-    for (int x = in->x_lo; x <= in->x_hi; x++)
-      {
-        double r = hypot (x - cx, y - cy);
-        if (r > lo && r <= hi)
-          sum += in->img[(gsize) y * in->nx + x], n++;
-      }
-  return n ? sum / n : NAN;
-}
-
-/* Standard deviation (population) of the pixels with lo < r ≤ hi about
- * (cx, cy), around their mean @mean. */
-static double
-ring_sd (const Insert *in, double cx, double cy, double lo, double hi, double mean)
-{
-  double sum = 0;
+  double sum = 0, sum2 = 0;
   gsize n = 0;
   for (int y = in->y_lo; y <= in->y_hi; y++)
     for (int x = in->x_lo; x <= in->x_hi; x++)
@@ -58,11 +42,14 @@ ring_sd (const Insert *in, double cx, double cy, double lo, double hi, double me
         double r = hypot (x - cx, y - cy);
         if (r > lo && r <= hi)
           {
-            double d = in->img[(gsize) y * in->nx + x] - mean;
-            sum += d * d, n++;
+            double v = in->img[(gsize) y * in->nx + x];
+            sum += v, sum2 += v * v, n++;
           }
       }
-  return n ? sqrt (sum / n) : NAN;
+  double mean = n ? sum / n : NAN;
+  if (sd != NULL)
+    *sd = n ? sqrt (MAX (sum2 / n - mean * mean, 0.0)) : NAN;
+  return mean;
 }
 
 /* Step 1: the centroid of the contrast fraction, iterated; FALSE without contrast. */
@@ -72,8 +59,8 @@ refine_centre (const Insert *in, double *cx, double *cy, double *contrast)
   double R = in->radius;
   for (int it = 0; it < CENTRE_ITERATIONS; it++)
     {
-      double bg = ring_mean (in, *cx, *cy, 0.5 * (R + in->r_max), in->r_max);
-      double ins = ring_mean (in, *cx, *cy, -1, 0.5 * R);
+      double bg = ring_stats (in, *cx, *cy, 0.5 * (R + in->r_max), in->r_max, NULL);
+      double ins = ring_stats (in, *cx, *cy, -1, 0.5 * R, NULL);
       *contrast = ins - bg;
       if (!(fabs (*contrast) > 0) || !isfinite (*contrast))
         return FALSE;
@@ -268,8 +255,8 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
   g_autofree double *esf = binned_esf (&in, cx, cy, n, error);
   if (esf == NULL)
     return NULL;
-  double bg = ring_mean (&in, cx, cy, 0.5 * (radius_px + in.r_max), in.r_max);
-  double noise_sd = ring_sd (&in, cx, cy, 0.5 * (radius_px + in.r_max), in.r_max, bg);
+  double noise_sd;
+  double bg = ring_stats (&in, cx, cy, 0.5 * (radius_px + in.r_max), in.r_max, &noise_sd);
   double edge = edge_radius (esf, n, radius_px, bg, contrast);
   if (!(fabs (edge - radius_px) <= MAX (2.0, 0.2 * radius_px)))
     {
