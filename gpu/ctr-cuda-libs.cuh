@@ -6,7 +6,7 @@
  * ctr_cuda_lib_require, ctr-cuda-libs.c), and reaches every function
  * through the tables below, filled with dlsym.  A program that never needs
  * them (no device, the CPU path) never maps them: together with the
- * nvJitLink library cuSPARSE depends on they are about 550 MB of address
+ * nvJitLink library cuSPARSE depends on they are about 550,000 KiB of address
  * space.
  *
  * The .cu files that call them include this header after nothing else

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A CUDA build starts and reconstructs on the CPU under a small
 address-space limit (issue 38): cuSPARSE, cuFFT and the nvJitLink library
-cuSPARSE needs (about 550 MB of address space together) are opened only when
+cuSPARSE needs (about 550,000 KiB of address space together) are opened only when
 a device answers and a GPU path needs them (gpu/ctr-cuda-libs.cu), and the
 CUDA runtime is linked statically.  Before, the dynamic loader mapped them at
 start-up and a build of that kind could not even print its version under
