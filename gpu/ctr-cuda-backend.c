@@ -4,17 +4,21 @@
  * The top of gpu/: it calls the self-check, which calls the operators and
  * the FDK, which call the probe. */
 #include "ctr-cuda.h"
+#include "ctr-cuda-libs.h"
 
 #include <string.h>
 
 /* ----------------------------------------------------------- backends -- */
 
-/* A device that answers and passes the self-check (ctr-cuda-selfcheck.c). */
+/* A device that answers, the libraries its paths call (cuFFT: the FDK and
+ * the self-check; cuSPARSE for "cusparse"; loaded here, once a device
+ * answered: ctr-cuda-libs.h), and a passed self-check (ctr-cuda-selfcheck.c). */
 static gboolean
 cuda_available (const CtrBackend *self, char **reason)
 {
   g_autoptr (GError) e = NULL;
-  if (!ctr_cuda_probe (NULL, &e))
+  if (!ctr_cuda_probe (NULL, &e) || !ctr_cuda_lib_require (CTR_CUDA_LIB_CUFFT, &e)
+      || (strcmp (self->name, "cusparse") == 0 && !ctr_cuda_lib_require (CTR_CUDA_LIB_CUSPARSE, &e)))
     {
       if (reason)
         *reason = g_strdup (e->message);

@@ -12,7 +12,7 @@
  */
 #include "ctr-cuda-common.cuh"
 
-#include <cusparse.h>
+#include "ctr-cuda-libs.cuh" /* cuSPARSE, opened at run time */
 #include <stdlib.h>
 #include <string.h>
 #include <vector>
@@ -134,6 +134,11 @@ ctr_cuda_csr_create (const CtrCudaCsrDesc *desc, CtrCudaCsr **out, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
   *out = nullptr;
+  if (!ctr_cusparse_loaded)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "cuSPARSE is not loaded (ctr_cuda_lib_require)");
+      return CTR_CUDA_UNAVAILABLE;
+    }
   CtrCudaCsr *d = new (std::nothrow) CtrCudaCsr ();
   if (d == nullptr)
     {

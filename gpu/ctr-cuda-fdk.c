@@ -7,6 +7,7 @@
  */
 #include "ctr-cuda-fdk.h"
 #include "ctr-cuda.h"
+#include "ctr-cuda-libs.h"
 #include "plan/ctr-backend.h"
 #include "base/ctr-error.h"
 #include "analytic/ctr-filter.h"
@@ -67,7 +68,7 @@ ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
-  if (!ctr_cuda_probe (NULL, error))
+  if (!ctr_cuda_probe (NULL, error) || !ctr_cuda_lib_require (CTR_CUDA_LIB_CUFFT, error))
     return NULL;
 
   const guint nv = g->n_views, nr = g->n_rows, nc = g->n_cols;

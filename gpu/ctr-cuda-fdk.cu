@@ -54,7 +54,7 @@
  */
 #include "ctr-cuda-common.cuh"
 
-#include <cufft.h>
+#include "ctr-cuda-libs.cuh" /* cuFFT, opened at run time */
 #include <stdlib.h>
 #include <string.h>
 #include <thread>
@@ -361,6 +361,11 @@ extern "C" CtrCudaStatus
 ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
+  if (!ctr_cufft_loaded)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "cuFFT is not loaded (ctr_cuda_lib_require)");
+      return CTR_CUDA_UNAVAILABLE;
+    }
   const double t_start = now_s ();
   const unsigned nv = d->n_views, nr = d->n_rows, nc = d->n_cols;
   const unsigned nx = d->nx, ny = d->ny, nz = d->nz;

@@ -8,6 +8,7 @@
  * (ctr_scsr_arrays), not the CPU kernel.
  */
 #include "ctr-cuda.h"
+#include "ctr-cuda-libs.h"
 #include "ctr-cuda-scsr-op.h"
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
@@ -207,7 +208,7 @@ ctr_cuda_scsr_apply_adjoint_blocked (const CtrScsr *m, const float *y, float *x,
 static CtrCudaCsr *
 csr_session (const CtrSysmat *a, guint ns, const CtrSymmetry *sy, GError **error)
 {
-  if (!ctr_cuda_probe (NULL, error))
+  if (!ctr_cuda_probe (NULL, error) || !ctr_cuda_lib_require (CTR_CUDA_LIB_CUSPARSE, error))
     return NULL;
   const gint64 *rp;
   const guint32 *ci;
