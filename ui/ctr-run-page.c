@@ -306,6 +306,23 @@ sync_slice_toolbar (CtrRunPage *self)
                             1, MAX (n, 1), 1, 10, 0);
 }
 
+void
+ctr_run_page_step_slice (CtrRunPage *self, int delta)
+{
+  g_return_if_fail (CTR_IS_RUN_PAGE (self));
+  /* the adjustment keeps the value inside [1, slices]; value-changed moves the view */
+  gtk_adjustment_set_value (self->slice_adjustment, gtk_adjustment_get_value (self->slice_adjustment) + delta);
+}
+
+void
+ctr_run_page_zoom_fit (CtrRunPage *self)
+{
+  g_return_if_fail (CTR_IS_RUN_PAGE (self));
+  ctr_slice_view_set_zoom_pan (self->slice_view, 1.0, 0.0, 0.0);
+  ctr_slice_view_set_zoom_pan (self->side_view_a, 1.0, 0.0, 0.0);
+  ctr_slice_view_set_zoom_pan (self->side_view_b, 1.0, 0.0, 0.0);
+}
+
 static void
 on_orientation (CtrRunPage *self)
 {

@@ -55,4 +55,11 @@ void            ctr_run_page_set_place        (CtrRunPage          *self,
                                                CtrSliceOrientation  plane,
                                                const double         mm[3]);
 
+/* Steps the main view @delta slices (Page Down: +1, Page Up: −1; kept
+ * inside the volume); nothing for a single slice. */
+void            ctr_run_page_step_slice       (CtrRunPage *self,
+                                               int         delta);
+/* The views back to fitting their frames: zoom 1, no pan (Ctrl+0). */
+void            ctr_run_page_zoom_fit         (CtrRunPage *self);
+
 G_END_DECLS

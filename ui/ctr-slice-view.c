@@ -637,11 +637,9 @@ ctr_slice_view_init (CtrSliceView *self)
   self->zoom = 1.0;
   self->natural_size = 512;
 
+  /* no tooltip: resting on the image would cover it (the Run page's slice
+   * toolbar holds the hints) */
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self),
-                               "Drag to change window (horizontal) and level (vertical); "
-                               "double-click for the automatic window; scroll to zoom, "
-                               "Shift+drag or middle-drag to pan; click a volume to move the crosshair");
 }
 
 GtkWidget *
@@ -815,9 +813,6 @@ ctr_slice_view_set_profile_tool (CtrSliceView *self, gboolean enabled)
 {
   g_return_if_fail (CTR_IS_SLICE_VIEW (self));
   self->profile_tool = !!enabled;
-  if (enabled)
-    gtk_widget_set_tooltip_text (GTK_WIDGET (self),
-                                 "Drag to draw the profile line; scroll to zoom, Shift+drag to pan");
 }
 
 /* The segment in mm (x0, y0, x1, y1; image frame); FALSE when none. */

@@ -499,6 +499,55 @@ image_quality_action (GtkWidget *widget, const char *action_name, GVariant *para
   ctr_iq_panel_present (GTK_WINDOW (self), self->session, self->roi_set);
 }
 
+/* "win.show-page" (s): the page of that name (Alt+1 … Alt+5). */
+static void
+show_page_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  adw_view_stack_set_visible_child_name (CTR_WINDOW (widget)->stack, g_variant_get_string (parameter, NULL));
+}
+
+static gboolean
+run_page_shown (CtrWindow *self)
+{
+  return g_strcmp0 (adw_view_stack_get_visible_child_name (self->stack), "reconstruct") == 0;
+}
+
+/* "win.slice-step" (i): the Run page's slice ± n (Page Down/Up), while
+ * the Run page is shown. */
+static void
+slice_step_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  CtrWindow *self = CTR_WINDOW (widget);
+  if (run_page_shown (self))
+    ctr_run_page_step_slice (self->run_page, g_variant_get_int32 (parameter));
+}
+
+/* "win.zoom-fit": the Run page's views fit their frames (Ctrl+0). */
+static void
+zoom_fit_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  CtrWindow *self = CTR_WINDOW (widget);
+  if (run_page_shown (self))
+    ctr_run_page_zoom_fit (self->run_page);
+}
+
+/* The pages in the header's order, for Alt+1 … Alt+5. */
+static const char *const page_names[] = { "reconstruct", "geometry", "profile", "compare", "study" };
+
+static void
+add_view_keys (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.show-page", "s", show_page_action);
+  gtk_widget_class_install_action (widget_class, "win.slice-step", "i", slice_step_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_fit_action);
+  for (guint i = 0; i < G_N_ELEMENTS (page_names); i++)
+    gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_ALT_MASK, "win.show-page", "s",
+                                         page_names[i]);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Down, 0, "win.slice-step", "i", 1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, 0, "win.slice-step", "i", -1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "win.zoom-fit", NULL);
+}
+
 /* "win.clear-runs": deletes every run but the running one. */
 static void
 clear_runs_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -525,6 +574,7 @@ _ctr_window_class_actions_init (CtrWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.export-metrics", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.export-profile", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.export-roi-csv", NULL, export_action);
+  add_view_keys (widget_class);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.open-folder", NULL);

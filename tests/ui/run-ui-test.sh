@@ -547,6 +547,9 @@ run_case failed-run GSK_RENDERER=cairo
 run_case open-unsupported GSK_RENDERER=cairo
 run_case recent-underscore GSK_RENDERER=cairo
 run_case dicom-window GSK_RENDERER=cairo
+# keys for pages (Alt+1…5), slices (Page Down/Up) and zoom fit (Ctrl+0); no
+# tooltip over the image
+run_case keys GSK_RENDERER=cairo CTR_UI_CONE="$cone"
 rm -f "$build_dir/ui-1280.png"
 run_case fit-1280 GSK_RENDERER=cairo
 "$python" - "$build_dir/ui-1280.png" "$work" <<'PY'

@@ -176,5 +176,6 @@ void        test_window_study_detectability (void);
 
 /* tests/ui/test-window-fit.c */
 void        test_window_fit_1280           (void);
+void        test_window_keys               (void);
 
 G_END_DECLS
