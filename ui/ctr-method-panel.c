@@ -27,6 +27,7 @@
 
 #include "ctr-method-panel.h"
 #include "plan/ctr-backend.h"
+#include "ctr-settings.h"
 
 struct _CtrMethodPanel
 {
@@ -520,15 +521,16 @@ ctr_method_panel_init (CtrMethodPanel *self)
 
     self->backend_names = g_ptr_array_new ();
     g_ptr_array_add (self->backend_names, (gpointer) "best");
-    gtk_string_list_append (labels, "Best available");
+    gtk_string_list_append (labels, ctr_backend_label ("best"));
     for (guint k = 0; k < nb; k++)
       {
         g_autofree char *reason = NULL;
         g_autofree char *label = NULL;
         if (list[k]->available (list[k], &reason))
-          label = g_strdup (list[k]->name);
+          label = g_strdup (ctr_backend_label (list[k]->name));
         else
-          label = g_strdup_printf ("%s (unavailable: %s)", list[k]->name, reason ? reason : "no reason given");
+          label = g_strdup_printf ("%s (unavailable: %s)", ctr_backend_label (list[k]->name),
+                                   reason ? reason : "no reason given");
         g_ptr_array_add (self->backend_names, (gpointer) list[k]->name);
         gtk_string_list_append (labels, label);
       }

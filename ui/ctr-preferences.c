@@ -7,9 +7,10 @@
 
 #include "ctr-preferences.h"
 #include "ctrecon.h"
+#include "ctr-settings.h"
 
 static const char *const backends[] = { "best", "cpu", "cuda", "cusparse", NULL };
-static const char *const backend_labels[] = { "Best available", "CPU (OpenMP)", "CUDA", "cuSPARSE", NULL };
+
 
 /* GSettings string ↔ combo row index, through @names (NULL-terminated). */
 static gboolean
@@ -54,14 +55,15 @@ ctr_preferences_window_new (GtkWindow *parent)
   AdwPreferencesPage *page = ADW_PREFERENCES_PAGE (adw_preferences_page_new ());
   AdwPreferencesGroup *start = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   AdwPreferencesGroup *cache = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = source ? g_settings_schema_source_lookup (source, "org.ctrecon.CtRecon", TRUE)
-                                             : NULL;
+  g_autoptr(GSettingsSchema) schema = ctr_settings_schema ();
+  const char *backend_labels[G_N_ELEMENTS (backends)];
   /* "auto" first: each dataset's fitting method (ctr-method-panel.h) */
   static const char *method_names[CTR_N_METHODS + 2] = { "auto" };
   static const char *method_labels[CTR_N_METHODS + 2] = { "Fits the dataset (FDK for cone beam, else FBP)" };
   GtkWidget *method, *backend, *iterations;
 
+  for (guint b = 0; b < G_N_ELEMENTS (backends); b++)
+    backend_labels[b] = backends[b] != NULL ? ctr_backend_label (backends[b]) : NULL;
   for (guint m = 0; m < CTR_N_METHODS; m++)
     {
       method_names[m + 1] = ctr_method_name (m);
@@ -88,7 +90,7 @@ ctr_preferences_window_new (GtkWindow *parent)
     adw_action_row_add_suffix (ADW_ACTION_ROW (iterations), spin);
     if (schema != NULL)
       {
-        g_autoptr(GSettings) settings = g_settings_new ("org.ctrecon.CtRecon");
+        g_autoptr(GSettings) settings = g_settings_new_full (schema, NULL, NULL);
         g_settings_bind (settings, "iterations", spin, "value", G_SETTINGS_BIND_DEFAULT);
       }
   }
@@ -100,7 +102,7 @@ ctr_preferences_window_new (GtkWindow *parent)
   adw_preferences_group_add (start, backend);
   if (schema != NULL)
     {
-      g_autoptr(GSettings) settings = g_settings_new ("org.ctrecon.CtRecon");
+      g_autoptr(GSettings) settings = g_settings_new_full (schema, NULL, NULL);
       g_settings_bind_with_mapping (settings, "default-method", method, "selected", G_SETTINGS_BIND_DEFAULT,
                                     index_from_string, string_from_index, (gpointer) method_names, NULL);
       g_settings_bind_with_mapping (settings, "backend", backend, "selected", G_SETTINGS_BIND_DEFAULT,

@@ -24,6 +24,7 @@
 #define G_LOG_DOMAIN "ctr-window"
 
 #include "ctr-window-private.h"
+#include "ctr-settings.h"
 #include "ctr-dicom-dialogs.h"
 #include "ctr-session-file.h"
 
@@ -476,18 +477,14 @@ static void
 bind_settings (CtrWindow *self)
 {
   const GSettingsBindFlags flags = G_SETTINGS_BIND_GET | G_SETTINGS_BIND_SET | G_SETTINGS_BIND_GET_NO_CHANGES;
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
   CtrMethodPanel *panel = ctr_run_page_get_method_panel (self->run_page);
 
-  if (source != NULL)
-    schema = g_settings_schema_source_lookup (source, "org.ctrecon.CtRecon", TRUE);
-  if (schema == NULL)
+  self->settings = ctr_settings_new ();
+  if (self->settings == NULL)
     {
       g_debug ("GSettings schema org.ctrecon.CtRecon not installed; preferences are not kept");
       return;
     }
-  self->settings = g_settings_new ("org.ctrecon.CtRecon");
   /* the method first: choosing it resets the parameters to its defaults */
   g_settings_bind (self->settings, "default-method", panel, "method-name", flags);
   g_settings_bind_with_mapping (self->settings, "iterations", panel, "iterations", flags,

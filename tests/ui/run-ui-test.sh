@@ -550,6 +550,8 @@ run_case dicom-window GSK_RENDERER=cairo
 # keys for pages (Alt+1…5), slices (Page Down/Up) and zoom fit (Ctrl+0); no
 # tooltip over the image
 run_case keys GSK_RENDERER=cairo CTR_UI_CONE="$cone"
+# Preferences from the build tree (no GSETTINGS_SCHEMA_DIR), one name per backend
+run_case prefs-build-tree GSK_RENDERER=cairo GSETTINGS_SCHEMA_DIR=
 rm -f "$build_dir/ui-1280.png"
 run_case fit-1280 GSK_RENDERER=cairo
 "$python" - "$build_dir/ui-1280.png" "$work" <<'PY'

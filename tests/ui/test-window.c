@@ -1148,6 +1148,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/session-close", test_window_session_close);
   g_test_add_func ("/ui/window/fit-1280", test_window_fit_1280);
   g_test_add_func ("/ui/window/keys", test_window_keys);
+  g_test_add_func ("/ui/window/prefs-build-tree", test_window_prefs_build_tree);
   g_test_add_func ("/ui/window/study-drawn-rois", test_window_study_drawn_rois);
   g_test_add_func ("/ui/window/study-images", test_window_study_images);
   g_test_add_func ("/ui/window/study-session", test_window_study_session);

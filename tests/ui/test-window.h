@@ -177,5 +177,6 @@ void        test_window_study_detectability (void);
 /* tests/ui/test-window-fit.c */
 void        test_window_fit_1280           (void);
 void        test_window_keys               (void);
+void        test_window_prefs_build_tree   (void);
 
 G_END_DECLS
