@@ -71,7 +71,26 @@ struct _CtrRoiSet
   double     ruler[4];
   double     mu_water;
   gboolean   calibrated;
+  char      *dataset;      /* the dataset the ROIs were drawn on (ctr_roi_set_set_dataset) */
+  GHashTable *put_aside;   /* another dataset's path → its Drawn */
 };
+
+/* What was drawn on a dataset that is not open now. */
+typedef struct {
+  GPtrArray *items;        /* CtrRoiItem */
+  guint      next_number;
+  int        background;
+  gboolean   have_ruler;
+  double     ruler[4];
+} Drawn;
+
+static void
+drawn_free (gpointer data)
+{
+  Drawn *d = data;
+  g_ptr_array_unref (d->items);
+  g_free (d);
+}
 
 static void ctr_roi_set_list_init (GListModelInterface *iface);
 
@@ -114,7 +133,10 @@ ctr_roi_set_list_init (GListModelInterface *iface)
 static void
 ctr_roi_set_finalize (GObject *object)
 {
-  g_ptr_array_unref (CTR_ROI_SET (object)->items);
+  CtrRoiSet *self = CTR_ROI_SET (object);
+  g_ptr_array_unref (self->items);
+  g_hash_table_unref (self->put_aside);
+  g_free (self->dataset);
   G_OBJECT_CLASS (ctr_roi_set_parent_class)->finalize (object);
 }
 
@@ -131,6 +153,7 @@ static void
 ctr_roi_set_init (CtrRoiSet *self)
 {
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
+  self->put_aside = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, drawn_free);
   self->next_number = 1;
   self->background = -1;
   self->selected = -1;
@@ -202,6 +225,49 @@ ctr_roi_set_clear (CtrRoiSet *self)
   self->have_ruler = FALSE;
   if (n > 0)
     g_list_model_items_changed (G_LIST_MODEL (self), 0, n, 0);
+  changed (self);
+}
+
+void
+ctr_roi_set_set_dataset (CtrRoiSet *self, const char *path)
+{
+  g_return_if_fail (CTR_IS_ROI_SET (self) && path != NULL);
+  if (g_strcmp0 (self->dataset, path) == 0)
+    return;
+  const guint n = self->items->len;
+  if (self->dataset != NULL)
+    {
+      Drawn *d = g_new0 (Drawn, 1);
+      d->items = g_ptr_array_new_with_free_func (g_object_unref);
+      for (guint i = 0; i < n; i++)
+        g_ptr_array_add (d->items, g_object_ref (g_ptr_array_index (self->items, i)));
+      d->next_number = self->next_number;
+      d->background = self->background;
+      d->have_ruler = self->have_ruler;
+      memcpy (d->ruler, self->ruler, sizeof d->ruler);
+      g_hash_table_replace (self->put_aside, g_strdup (self->dataset), d);
+      g_ptr_array_set_size (self->items, 0);
+      self->next_number = 1;
+      self->background = -1;
+      self->have_ruler = FALSE;
+    }
+  /* the first dataset keeps what is there (a session's ROIs come with it) */
+  Drawn *back = g_hash_table_lookup (self->put_aside, path);
+  if (back != NULL)
+    {
+      for (guint i = 0; i < back->items->len; i++)
+        g_ptr_array_add (self->items, g_object_ref (g_ptr_array_index (back->items, i)));
+      self->next_number = back->next_number;
+      self->background = back->background;
+      self->have_ruler = back->have_ruler;
+      memcpy (self->ruler, back->ruler, sizeof self->ruler);
+      g_hash_table_remove (self->put_aside, path);
+    }
+  self->selected = -1;
+  g_free (self->dataset);
+  self->dataset = g_strdup (path);
+  if (n > 0 || self->items->len > 0)
+    g_list_model_items_changed (G_LIST_MODEL (self), 0, n, self->items->len);
   changed (self);
 }
 

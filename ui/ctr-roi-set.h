@@ -49,6 +49,14 @@ guint       ctr_roi_set_add_named      (CtrRoiSet    *self,
 /* Removes every ROI and the ruler (the tool and μ_water stay); the next
  * ROI is "ROI 1" again. */
 void        ctr_roi_set_clear          (CtrRoiSet    *self);
+/* The dataset (its path, as CtrDataset.path) whose image the ROIs are
+ * drawn on.  Another path puts the ROIs, the ruler and the background
+ * aside under the previous one and brings back those drawn on @path (none
+ * the first time), so regions drawn on one scan never land on another by
+ * their mm position; the same path (a dose variant) changes nothing; the
+ * first path keeps what the set holds.  The tool and μ_water stay. */
+void        ctr_roi_set_set_dataset    (CtrRoiSet    *self,
+                                        const char   *path);
 /* Replaces the region of the ROI at @position (moved or redrawn). */
 void        ctr_roi_set_update         (CtrRoiSet    *self,
                                         guint         position,

@@ -378,6 +378,7 @@ on_dataset (CtrWindow *self)
   if (d == NULL)
     return;
   gtk_stack_set_visible_child_name (self->content_stack, "pages");
+  ctr_roi_set_set_dataset (self->roi_set, d->path);
   add_recent (d->path);
   adw_view_switcher_title_set_subtitle (self->window_title, d->name);
   /* compare like with like: the CLI's grid (a reference's, else the field

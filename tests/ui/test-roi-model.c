@@ -212,6 +212,63 @@ test_water_store (void)
   g_assert_cmpfloat (mu, ==, 0.02);
 }
 
+/* ROIs belong to the dataset they were drawn on (issue 31, item 8: they
+ * were carried by mm position onto unrelated datasets). */
+static void
+count_changes (GListModel *m, guint pos, guint removed, guint added, guint *calls)
+{
+  (*calls)++;
+}
+
+static void
+test_dataset (void)
+{
+  g_autoptr(CtrRoiSet) set = ctr_roi_set_new ();
+  CtrRoi a = ctr_roi_circle (1, 2, 3), b = ctr_roi_circle (-4, 5, 6), c = ctr_roi_circle (7, 8, 2);
+  const double ruler[4] = { 0, 0, 10, 0 };
+  double got[4];
+  guint calls = 0;
+
+  ctr_roi_set_add (set, &a);
+  ctr_roi_set_set_dataset (set, "/data/head/geometry.json");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (set)), ==, 1);   /* the first keeps them */
+  ctr_roi_set_add (set, &b);
+  ctr_roi_set_set_background (set, 1);
+  ctr_roi_set_set_ruler (set, ruler);
+  g_signal_connect (set, "items-changed", G_CALLBACK (count_changes), &calls);
+
+  ctr_roi_set_set_dataset (set, "/data/head/geometry.json");   /* a dose variant: the same path */
+  g_assert_cmpuint (calls, ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (set)), ==, 2);
+
+  ctr_roi_set_set_dataset (set, "/data/gel/geometry.json");
+  g_assert_cmpuint (calls, ==, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (set)), ==, 0);
+  g_assert_false (ctr_roi_set_get_ruler (set, got));
+  g_assert_cmpint (ctr_roi_set_get_background (set), ==, -1);
+  ctr_roi_set_add (set, &c);
+  g_autoptr(CtrRoiItem) first = g_list_model_get_item (G_LIST_MODEL (set), 0);
+  g_assert_cmpstr (ctr_roi_item_get_name (first), ==, "ROI 1");
+
+  ctr_roi_set_set_dataset (set, "/data/head/geometry.json");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (set)), ==, 2);
+  g_autoptr(CtrRoiItem) back0 = g_list_model_get_item (G_LIST_MODEL (set), 0);
+  g_autoptr(CtrRoiItem) back1 = g_list_model_get_item (G_LIST_MODEL (set), 1);
+  g_assert_cmpstr (ctr_roi_item_get_name (back0), ==, "ROI 1");
+  g_assert_cmpstr (ctr_roi_item_get_name (back1), ==, "ROI 2");
+  g_assert_true (memcmp (ctr_roi_item_get_roi (back1), &b, sizeof b) == 0);
+  g_assert_cmpint (ctr_roi_set_get_background (set), ==, 1);
+  g_assert_true (ctr_roi_set_get_ruler (set, got) && got[2] == 10);
+  ctr_roi_set_add (set, &c);   /* numbered after the head's own */
+  g_autoptr(CtrRoiItem) third = g_list_model_get_item (G_LIST_MODEL (set), 2);
+  g_assert_cmpstr (ctr_roi_item_get_name (third), ==, "ROI 3");
+
+  ctr_roi_set_set_dataset (set, "/data/gel/geometry.json");   /* the gel's one ROI comes back */
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (set)), ==, 1);
+  g_autoptr(CtrRoiItem) gel = g_list_model_get_item (G_LIST_MODEL (set), 0);
+  g_assert_true (memcmp (ctr_roi_item_get_roi (gel), &c, sizeof c) == 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -221,6 +278,7 @@ main (int argc, char **argv)
   g_setenv ("XDG_STATE_HOME", tmp_dir, TRUE);   /* before GLib reads it */
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ui/roi/set", test_set);
+  g_test_add_func ("/ui/roi/dataset", test_dataset);
   g_test_add_func ("/ui/roi/table", test_table);
   g_test_add_func ("/ui/roi/water-store", test_water_store);
   status = g_test_run ();
