@@ -157,10 +157,12 @@ get_mu_water (CtrPyDataset *self, void *closure)
 static PyObject *
 dataset_repr (CtrPyDataset *self)
 {
+  /* PyUnicode_FromFormat takes ASCII formats only: the text is built here. */
   const CtrGeometry *g = self->dataset->geometry;
-  return PyUnicode_FromFormat ("<ctrecon.Dataset '%s': %u views × %u rows × %u columns%s>",
-                               self->dataset->name ? self->dataset->name : "", g->n_views, g->n_rows, g->n_cols,
-                               self->dataset->reference ? ", with a reference" : "");
+  g_autofree char *text = g_strdup_printf ("<ctrecon.Dataset '%s': %u views × %u rows × %u columns%s>",
+                                           self->dataset->name ? self->dataset->name : "", g->n_views, g->n_rows,
+                                           g->n_cols, self->dataset->reference ? ", with a reference" : "");
+  return PyUnicode_DecodeUTF8 (text, strlen (text), "replace");
 }
 
 static PyGetSetDef dataset_getset[] = {
