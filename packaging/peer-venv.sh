@@ -8,6 +8,9 @@ set -u
 dir=${1:?usage: peer-venv.sh DIR}
 ready() { "$dir/bin/python" -c 'import astra, itk; from itk import RTK' >/dev/null 2>&1; }
 ready && exit 0
+# One maker at a time: tests that need the venv may start together.
+mkdir -p "$(dirname "$dir")" && exec 9>"$dir.lock" && flock 9 || { echo "peer-venv: no lock on $dir.lock" >&2; exit 77; }
+ready && exit 0
 /usr/bin/python3 -m venv "$dir" >/dev/null 2>&1 || { echo "peer-venv: python3 -m venv failed (python3-venv missing?)" >&2; exit 77; }
 "$dir/bin/pip" install -q --disable-pip-version-check 'astra-toolbox==2.5.*' 'itk-rtk>=2.6' numpy >"$dir.log" 2>&1 \
   || { echo "peer-venv: pip could not install the peers (no network?); see $dir.log" >&2; exit 77; }

@@ -157,10 +157,12 @@ get_mu_water (CtrPyDataset *self, void *closure)
 static PyObject *
 dataset_repr (CtrPyDataset *self)
 {
+  /* PyUnicode_FromFormat takes ASCII formats only: the text is built here. */
   const CtrGeometry *g = self->dataset->geometry;
-  return PyUnicode_FromFormat ("<ctrecon.Dataset '%s': %u views × %u rows × %u columns%s>",
-                               self->dataset->name ? self->dataset->name : "", g->n_views, g->n_rows, g->n_cols,
-                               self->dataset->reference ? ", with a reference" : "");
+  g_autofree char *text = g_strdup_printf ("<ctrecon.Dataset '%s': %u views × %u rows × %u columns%s>",
+                                           self->dataset->name ? self->dataset->name : "", g->n_views, g->n_rows,
+                                           g->n_cols, self->dataset->reference ? ", with a reference" : "");
+  return PyUnicode_DecodeUTF8 (text, strlen (text), "replace");
 }
 
 static PyGetSetDef dataset_getset[] = {
@@ -189,15 +191,17 @@ static PyGetSetDef dataset_getset[] = {
   { NULL }
 };
 
-/* Dataset(geometry, projections, *, name="arrays", i0=None, mu_water=None):
- * a scan held in memory, for reconstruct() and the study tools. */
+/* Dataset(geometry, projections, *, name="arrays", i0=None, mu_water=None,
+ * reference=None, reference_grid=None): a scan held in memory, for
+ * reconstruct() and the study tools. */
 static PyObject *
 dataset_new (PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-  static char *kwlist[] = { "geometry", "projections", "name", "i0", "mu_water", NULL };
-  PyObject *geo = NULL, *proj = NULL, *i0_obj = Py_None, *mu_obj = Py_None;
+  static char *kwlist[] = { "geometry", "projections", "name", "i0", "mu_water", "reference", "reference_grid", NULL };
+  PyObject *geo = NULL, *proj = NULL, *i0_obj = Py_None, *mu_obj = Py_None, *ref_obj = Py_None, *grid_obj = Py_None;
   const char *name = "arrays";
-  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "OO|$sOO:Dataset", kwlist, &geo, &proj, &name, &i0_obj, &mu_obj))
+  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "OO|$sOOOO:Dataset", kwlist, &geo, &proj, &name, &i0_obj, &mu_obj,
+                                    &ref_obj, &grid_obj))
     return NULL;
   const double i0 = i0_obj == Py_None ? 0 : PyFloat_AsDouble (i0_obj);
   const double mu = mu_obj == Py_None ? 0 : PyFloat_AsDouble (mu_obj);
@@ -239,10 +243,23 @@ dataset_new (PyTypeObject *type, PyObject *args, PyObject *kwargs)
         ctr_projections_unref (p);
       return ctr_py_raise (error);
     }
+  if (ref_obj == Py_None && grid_obj != Py_None)
+    {
+      ctr_projections_unref (p);
+      PyErr_SetString (ctr_py_invalid_argument (), "Dataset: reference_grid without a reference");
+      return NULL;
+    }
+  CtrVolume *ref = ref_obj != Py_None ? ctr_py_reference_from (g, ref_obj, grid_obj) : NULL;
+  if (ref_obj != Py_None && ref == NULL)
+    {
+      ctr_projections_unref (p);
+      return NULL;
+    }
   CtrDataset *d = g_new0 (CtrDataset, 1);
   d->name = g_strdup (name);
   d->geometry = ctr_geometry_copy (g);
   d->projections = p;
+  d->reference = ref;
   d->mu_water = mu;
   CtrPyDataset *obj = (CtrPyDataset *) type->tp_alloc (type, 0);
   if (obj == NULL)
@@ -274,12 +291,18 @@ PyTypeObject CtrPyDatasetType = {
   .tp_name = "ctrecon.Dataset",
   .tp_basicsize = sizeof (CtrPyDataset),
   .tp_flags = Py_TPFLAGS_DEFAULT,
-  .tp_doc = "Dataset(geometry, projections, *, name='arrays', i0=None, mu_water=None)\n\n"
+  .tp_doc = "Dataset(geometry, projections, *, name='arrays', i0=None, mu_water=None, reference=None, "
+            "reference_grid=None)\n\n"
             "A scan: geometry, projections, reference.  ctrecon.load() reads one from files; this constructor "
             "makes one from arrays: geometry a Geometry (or a Dataset), projections line integrals "
             "(-ln I/I0, any real dtype, copied as float32) of shape geometry.data_shape [view][row][col], i0 "
-            "the open-beam photons per detector bin (what simulate_dose needs), mu_water in 1/mm.  No "
-            "reference.  Raises InvalidArgument (a shape that differs, NaN or infinite values), TypeError.",
+            "the open-beam photons per detector bin (what simulate_dose needs), mu_water in 1/mm.  reference: "
+            "the reference image (float32-convertible [z][y][x] or [y][x], 1/mm, row 0 = +y, column 0 = -x; "
+            "copied) that reconstruct()'s metrics and the study tools compare with; it lies on the grid "
+            "reconstruct(size=NX) would use for this geometry (NX the array's width: its pixel, z spacing and "
+            "centre), and reference_grid (a dict with any of Dataset.reference_grid's keys: dx_mm ... cz_mm; "
+            "nx, ny, nz must be the array's) states otherwise.  Raises InvalidArgument (a shape that differs, "
+            "NaN or infinite values, a bad reference_grid), TypeError.",
   .tp_new = dataset_new,
   .tp_dealloc = (destructor) dataset_dealloc,
   .tp_repr = (reprfunc) dataset_repr,

@@ -9,6 +9,7 @@
 #include "sysmat/ctr-fly-op.h"
 #include "sysmat/ctr-cone-op.h"
 #include "sysmat/ctr-cone-projector.h"
+#include "plan/ctr-backend.h"
 
 typedef struct {
   PyObject_HEAD
@@ -38,6 +39,22 @@ ray_model (const char *name, CtrRayModel *out)
   return TRUE;
 }
 
+/* The products run on the CPU: "best" and "cpu" are that; a GPU backend
+ * named explicitly is refused, with BackendUnavailable (the engine's reason)
+ * where it cannot run here, else Unsupported.  @name NULL: "best". */
+static gboolean
+check_backend (const char *name)
+{
+  if (name == NULL || g_str_equal (name, "best") || g_str_equal (name, "cpu"))
+    return TRUE;
+  GError *error = NULL;
+  if (ctr_backend_by_name (name, &error) == NULL)
+    return ctr_py_raise (error) != NULL;
+  error = g_error_new (CTR_ERROR, CTR_ERROR_UNSUPPORTED, "Operator: the products run on the CPU in this version "
+                       "(backend 'best' or 'cpu'); backend '%s' serves reconstruct()", name);
+  return ctr_py_raise (error) != NULL;
+}
+
 static CtrOperator *
 make_operator (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, GError **error)
 {
@@ -50,11 +67,13 @@ make_operator (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, GEr
 static int
 operator_init (CtrPyOperator *self, PyObject *args, PyObject *kwargs)
 {
-  static char *kwlist[] = { "scan", "size", "pixel_size", "ray_model", NULL };
+  static char *kwlist[] = { "scan", "size", "pixel_size", "ray_model", "backend", NULL };
   PyObject *scan = NULL, *size = NULL;
   double pixel_mm = 0;
-  const char *model_name = NULL;
-  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O|Odz:Operator", kwlist, &scan, &size, &pixel_mm, &model_name))
+  const char *model_name = NULL, *backend = NULL;
+  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O|Odzz:Operator", kwlist, &scan, &size, &pixel_mm, &model_name,
+                                    &backend)
+      || !check_backend (backend))
     return -1;
   const CtrGeometry *g = ctr_py_geometry_of (scan);
   if (g == NULL)
@@ -270,13 +289,15 @@ PyTypeObject CtrPyOperatorType = {
   .tp_name = "ctrecon.Operator",
   .tp_basicsize = sizeof (CtrPyOperator),
   .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,  /* the package adds as_linear_operator */
-  .tp_doc = "Operator(scan, size=None, pixel_size=0, ray_model=None)\n\n"
+  .tp_doc = "Operator(scan, size=None, pixel_size=0, ray_model=None, backend=None)\n\n"
             "The system matrix A of a scan's geometry (scan: a Dataset or a Geometry) on the grid reconstruct() "
             "would use with the same size and pixel_size (a Dataset's reference's grid, else the field of view "
             "at the detector's resolution).  The operator keeps its own copy of the geometry.  "
             "Fan and parallel beam: the on-the-fly projector pair of ray_model ('area', default as the "
             "iterative methods; 'joseph', 'siddon'; the parameter table's names); cone beam: the matched "
-            "Joseph pair.  One product at a time per Operator (others wait).",
+            "Joseph pair.  The products run on the CPU: backend None, 'best' or 'cpu'; a GPU backend named "
+            "raises BackendUnavailable where it cannot run (the engine's reason), else Unsupported; an "
+            "unknown name InvalidArgument.  One product at a time per Operator (others wait).",
   .tp_new = operator_new,
   .tp_init = (initproc) operator_init,
   .tp_dealloc = (destructor) operator_dealloc,

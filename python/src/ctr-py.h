@@ -78,6 +78,13 @@ PyObject *ctr_py_noise_level (PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *ctr_py_roi (PyObject *self, PyObject *args, PyObject *kwargs);
 /* ctr-py-dataset.c: a new Dataset object owning @d (NULL: frees nothing, returns NULL). */
 PyObject *ctr_py_dataset_wrap (CtrDataset *d);
+/* The reference image of Dataset(..., reference=@array,
+ * reference_grid=@grid_dict): @array float32-convertible [z][y][x] or [y][x]
+ * (1/mm; row 0 = +y, column 0 = -x) on the grid ctr_grid_for_scan gives @g
+ * at size NX (its pixel, z spacing and centre), with @grid_dict's keys
+ * (those of Dataset.reference_grid; None or NULL: none) over it.  A new
+ * volume, or NULL with InvalidArgument (bad keys, NaN), TypeError. */
+CtrVolume *ctr_py_reference_from (const CtrGeometry *g, PyObject *array, PyObject *grid_dict);
 
 /* ctr-py-reconstruct.c: reconstruct(). */
 PyObject *ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs);

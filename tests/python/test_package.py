@@ -43,6 +43,13 @@ with tempdir() as tmp:
           and stats[0]["method"] == "fbp" and stats[0]["has_reference"] and 0 < stats[0]["ssim"] <= 1,
           f"FBP reports once, with metrics: {stats[0]}")
 
+    try:
+        text = repr(ds)
+    except ValueError as e:
+        text = f"ValueError: {e}"
+    check(text.startswith("<ctrecon.Dataset '") and "90 views × 1 rows × 128 columns, with a reference>" in text,
+          f"repr(dataset): {text}")
+
     # bad paths and files
     try:
         ctrecon.load(os.path.join(tmp, "missing.json"))

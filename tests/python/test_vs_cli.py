@@ -1,5 +1,6 @@
 """ctrecon.reconstruct gives the CLI's image on the same data and options
-(the same engine, grid rule and parameter table): bit-identical on the CPU,
+(the same engine, grid rule and parameter table): bit-identical on the CPU
+(FBP, SIRT, PWLS),
 and the same per-iteration metrics as the CLI's --metrics CSV."""
 import csv
 import json
@@ -44,6 +45,8 @@ with tempdir() as tmp:
             window="hann", cutoff=0.8, size=96)
     compare(ds, path, tmp, "SIRT 3 iterations λ 1.5", ["--method", "sirt", "-n", 3, "--relaxation", 1.5],
             method="sirt", iterations=3, relaxation=1.5)
+    compare(ds, path, tmp, "PWLS 4 iterations b 0.2", ["--method", "pwls", "-n", 4, "--beta", 0.2],
+            method="pwls", iterations=4, beta=0.2)
 
     # metrics(): the CLI's `metrics` on the same images, with and without the disc
     image, _ = ctrecon.reconstruct(ds)
