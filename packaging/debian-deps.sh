@@ -3,14 +3,19 @@
 # Used by the README's two commands and by CI.  Needs root or sudo.
 #   --fuzz  also clang, its libFuzzer and sanitizer runtimes and its OpenMP
 #           (packaging/run-fuzz.sh)
+#   --tests also what only tests use: CPU PyTorch for ctrecon.torch's test
+#           (packaging/run-tests.sh; 737 MB installed, not the main job's)
 set -eu
 
-FUZZ_PKGS=""
+EXTRA_PKGS=""
 if [ "${1:-}" = "--fuzz" ]; then
-  FUZZ_PKGS="clang libclang-rt-14-dev libomp-dev"
+  EXTRA_PKGS="clang libclang-rt-14-dev libomp-dev"
+fi
+if [ "${1:-}" = "--tests" ]; then
+  EXTRA_PKGS="python3-torch"
 fi
 
-PKGS="$FUZZ_PKGS meson ninja-build pkg-config gcc libc6-dev
+PKGS="$EXTRA_PKGS meson ninja-build pkg-config gcc libc6-dev
 libglib2.0-dev libjson-glib-dev libtiff-dev libfftw3-dev zlib1g-dev libssl-dev libcairo2-dev
 libgtk-4-dev libadwaita-1-dev
 xvfb xauth desktop-file-utils appstream
