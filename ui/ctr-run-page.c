@@ -475,6 +475,8 @@ on_dataset (CtrRunPage *self)
   description = ctr_geometry_describe (d->geometry);
   kind = d->projections->kind == CTR_PROJ_COUNTS ? "counts" : "line integrals";
   ctr_session_get_data_range (self->session, &lo, &hi);
+  if (lo == 0)
+    lo = 0;   /* −0 (the log of a full open beam) reads 0 */
   if (d->reference != NULL)
     subtitle = g_strdup_printf ("%s\nProjections: %s from %.4g to %.4g\nReference: %u × %u × %u, %.3g mm pixels",
                                 description, kind, lo, hi, d->reference->grid.nx, d->reference->grid.ny,
