@@ -280,7 +280,10 @@ describe (const double *a, guint n)
   GString *s = g_string_new ("p' =");
   for (guint k = 0; k < n; k++)
     {
-      g_string_append_printf (s, "%s %.6g·p", k ? " +" : "", a[k]);
+      if (k == 0)
+        g_string_append_printf (s, " %.6g·p", a[k]);
+      else
+        g_string_append_printf (s, " %s %.6g·p", a[k] < 0 ? "−" : "+", fabs (a[k]));
       if (k > 0)
         g_string_append_printf (s, "^%u", k + 1);
     }
