@@ -280,7 +280,8 @@ ctr_cli_simulate (int argc, char **argv)
   g_free (json_path);
   json_path = g_build_filename (output, "geometry.json", NULL);
   g_autofree char *desc = ctr_geometry_describe (g);
-  fprintf (stderr, "wrote %s (%s; %s)\n", json_path, desc,
-           i0 > 0 ? "Poisson noise" : "noiseless");
+  fprintf (stderr, "wrote %s (%s; %s%s%s)\n", json_path, desc,
+           i0 > 0 ? "Poisson noise" : "noiseless", spectrum != NULL ? "; polychromatic, spectrum " : "",
+           spectrum != NULL ? spectrum->name : "");
   return 0;
 }

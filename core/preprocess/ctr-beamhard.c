@@ -61,7 +61,8 @@ ctr_spectrum_from_json (JsonNode *node, const char *where, GError **error)
       if (s == NULL)
         {
           g_prefix_error (error, "%s: “spectrum”: ", where);
-          (*error)->code = CTR_ERROR_FORMAT;
+          if (error != NULL)
+            (*error)->code = CTR_ERROR_FORMAT;
         }
       return s;
     }
@@ -97,7 +98,8 @@ ctr_spectrum_from_json (JsonNode *node, const char *where, GError **error)
   if (s == NULL)
     {
       g_prefix_error (error, "%s: “spectrum”: ", where);
-      (*error)->code = CTR_ERROR_FORMAT;
+      if (error != NULL)
+        (*error)->code = CTR_ERROR_FORMAT;
     }
   return s;
 }
