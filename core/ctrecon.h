@@ -13,6 +13,7 @@
 #include "base/ctr-memory.h"
 #include "base/ctr-random.h"
 #include "base/ctr-hu.h"
+#include "base/ctr-spectrum.h"
 /* data/: what a scan is */
 #include "data/ctr-volume.h"
 #include "data/ctr-geometry.h"
@@ -38,6 +39,7 @@
 #include "io/ctr-geometry-json.h"
 #include "io/ctr-geometry-import.h"
 #include "preprocess/ctr-preprocess.h"
+#include "preprocess/ctr-beamhard.h"
 #include "io/ctr-dataset.h"
 #include "io/ctr-dataset-write.h"
 #include "io/ctr-output-path.h"

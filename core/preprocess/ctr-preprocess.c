@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-static const char *const op_names[] = { "outliers", "rings" };
+static const char *const op_names[] = { "outliers", "rings", "beam-hardening" };
 
 /* An odd integer ≥ 3 under @key of step @i. */
 static gboolean
@@ -85,7 +85,7 @@ parse_step (JsonNode *n, guint i, const char *where, CtrPrepStep *st, GError **e
   if (op == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: “preprocess” step %u has no “op” string (outliers or rings)", where, i + 1);
+                   "%s: “preprocess” step %u has no “op” string (outliers, rings or beam-hardening)", where, i + 1);
       return FALSE;
     }
   if (g_str_equal (op, op_names[CTR_PREP_OUTLIERS]))
@@ -101,8 +101,15 @@ parse_step (JsonNode *n, guint i, const char *where, CtrPrepStep *st, GError **e
       *st = (CtrPrepStep) { CTR_PREP_RINGS, 0, CTR_RINGS_DEFAULT_SIZE };
       return check_members (o, i, op, allowed, where, error) && get_size (o, i, where, &st->size, error);
     }
+  if (g_str_equal (op, op_names[CTR_PREP_BEAM_HARDENING]))
+    {
+      g_autofree char *what = g_strdup_printf ("%s: “preprocess” step %u (“%s”)", where, i + 1, op);
+      *st = (CtrPrepStep) { CTR_PREP_BEAM_HARDENING, 0, 0, NULL };
+      st->bh = ctr_beamhard_from_json (o, what, error);
+      return st->bh != NULL;
+    }
   g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-               "%s: “preprocess” step %u: unknown op “%s” (outliers or rings)", where, i + 1, op);
+               "%s: “preprocess” step %u: unknown op “%s” (outliers, rings or beam-hardening)", where, i + 1, op);
   return FALSE;
 }
 
@@ -125,7 +132,7 @@ ctr_pipeline_from_json (JsonNode *node, const char *where, GError **error)
   if (!JSON_NODE_HOLDS_ARRAY (node))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: “preprocess” must be a list of steps ({\"op\": \"outliers\"}, {\"op\": \"rings\"})", where);
+                   "%s: “preprocess” must be a list of steps ({\"op\": \"outliers\"}, {\"op\": \"rings\"}, {\"op\": \"beam-hardening\", …})", where);
       return NULL;
     }
   JsonArray *a = json_node_get_array (node);
@@ -149,6 +156,8 @@ run_step (const CtrPrepStep *st, CtrProjections *p, GError **error)
       return g_strdup_printf ("outliers: %" G_GUINT64_FORMAT " pixels replaced (%.2f %%; threshold %g SD, %d × %d)",
                               n, 100.0 * (double) n / total, st->threshold, st->size, st->size);
     }
+  if (st->op == CTR_PREP_BEAM_HARDENING)
+    return ctr_beamhard_run (st->bh, p, error);
   guint64 n = 0;
   guint columns = 0;
   double rms = 0;
@@ -184,6 +193,8 @@ ctr_pipeline_free (CtrPipeline *pl)
 {
   if (pl == NULL)
     return;
+  for (guint i = 0; i < pl->n_steps; i++)
+    ctr_beamhard_free (pl->steps[i].bh);
   g_free (pl->steps);
   g_free (pl);
 }

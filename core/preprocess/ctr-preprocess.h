@@ -11,24 +11,32 @@
  *               "threshold" (robust SDs, > 0, default 5), "size" (odd ≥ 3, default 3)
  *   "rings":    stripe removal, Vo et al. 2018 sorting, ctr_rings_remove()
  *               (preprocess/ctr-rings.h): "size" (odd ≥ 3, default 21)
+ *   "beam-hardening": water pre-correction, Herman 1979 polynomial
+ *               linearisation (preprocess/ctr-beamhard.h): "coefficients"
+ *               [a1, a2, …] stated, or "spectrum" (a built-in name or
+ *               {"energies_kev", "fluence"}) with "degree" (1-6, default 3)
+ *               and "mu_per_mm" (default the spectrum's mean μ_water)
  */
 #pragma once
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
 #include "data/ctr-projections.h"
+#include "preprocess/ctr-beamhard.h"
 
 G_BEGIN_DECLS
 
 typedef enum {
   CTR_PREP_OUTLIERS,
-  CTR_PREP_RINGS
+  CTR_PREP_RINGS,
+  CTR_PREP_BEAM_HARDENING
 } CtrPrepOp;
 
 typedef struct {
   CtrPrepOp op;
   double threshold;   /* outliers: robust SDs */
   int size;           /* outliers: neighbourhood width; rings: median width */
+  CtrBeamhard *bh;    /* beam-hardening: its parameters (owned by the pipeline) */
 } CtrPrepStep;
 
 typedef struct {

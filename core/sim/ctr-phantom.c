@@ -251,9 +251,9 @@ ctr_phantom_rasterize (const CtrPhantom *ph, const CtrGrid *grid,
   return g_steal_pointer (&vol);
 }
 
-CtrProjections *
-ctr_phantom_project (const CtrPhantom *ph, const CtrGeometry *g,
-                     guint rays_per_bin, GError **error)
+static CtrProjections *
+project (const CtrPhantom *ph, const CtrGeometry *g, guint rays_per_bin, const CtrSpectrum *spectrum,
+         GError **error)
 {
   g_return_val_if_fail (ph != NULL, NULL);
   g_return_val_if_fail (g != NULL, NULL);
@@ -283,10 +283,12 @@ ctr_phantom_project (const CtrPhantom *ph, const CtrGeometry *g,
           double sum = 0.0;
           for (guint k = 0; k < nr; k++)
             {
-              double origin[2], dir[2];
+              double origin[2], dir[2], ray = 0.0;
               ctr_geometry_ray (g, (guint) v, c + (k + 0.5) / nr - 0.5, origin, dir);
               for (guint i = 0; i < ph->n; i++)
-                sum += ph->e[i].value * ctr_ellipse_chord (&ph->e[i], origin, dir);
+                ray += ph->e[i].value * ctr_ellipse_chord (&ph->e[i], origin, dir);
+              /* polychromatic: the ray's water-equivalent path through the spectrum */
+              sum += spectrum != NULL ? ctr_spectrum_water_line_integral (spectrum, ray / CTR_MU_WATER_PER_MM) : ray;
             }
           view[c] = (float) (sum / nr);
         }
@@ -294,4 +296,19 @@ ctr_phantom_project (const CtrPhantom *ph, const CtrGeometry *g,
         memcpy (view + (gsize) r * nc, view, nc * sizeof (float));
     }
   return g_steal_pointer (&p);
+}
+
+CtrProjections *
+ctr_phantom_project (const CtrPhantom *ph, const CtrGeometry *g,
+                     guint rays_per_bin, GError **error)
+{
+  return project (ph, g, rays_per_bin, NULL, error);
+}
+
+CtrProjections *
+ctr_phantom_project_spectrum (const CtrPhantom *ph, const CtrGeometry *g, guint rays_per_bin,
+                              const CtrSpectrum *spectrum, GError **error)
+{
+  g_return_val_if_fail (spectrum != NULL, NULL);
+  return project (ph, g, rays_per_bin, spectrum, error);
 }

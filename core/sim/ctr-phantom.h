@@ -11,6 +11,7 @@
 #include "data/ctr-geometry.h"
 #include "data/ctr-projections.h"
 #include "data/ctr-volume.h"
+#include "base/ctr-spectrum.h"
 
 G_BEGIN_DECLS
 
@@ -93,6 +94,20 @@ CtrVolume *ctr_phantom_rasterize (const CtrPhantom *ph, const CtrGrid *grid,
  */
 CtrProjections *ctr_phantom_project (const CtrPhantom *ph, const CtrGeometry *g,
                                      guint rays_per_bin, GError **error);
+
+/**
+ * ctr_phantom_project_spectrum:
+ * As ctr_phantom_project(), through the polychromatic spectrum @spectrum
+ * (base/ctr-spectrum.h) in the single-material (water) model: every ellipse
+ * is water at the density value/CTR_MU_WATER_PER_MM, so a ray whose
+ * monochromatic line integral is s has the water path L = s/CTR_MU_WATER_PER_MM
+ * and the line integral ctr_spectrum_water_line_integral(@spectrum, L)
+ * (before the mean over the bin's rays).  Exact for the water disc; for
+ * phantoms of several materials it is water's beam hardening only.
+ * Returns: as ctr_phantom_project().
+ */
+CtrProjections *ctr_phantom_project_spectrum (const CtrPhantom *ph, const CtrGeometry *g, guint rays_per_bin,
+                                              const CtrSpectrum *spectrum, GError **error);
 
 /* Exact length (mm) of the line origin + t·dir (unit dir) inside ellipse @e. */
 double ctr_ellipse_chord (const CtrEllipse *e, const double origin[2], const double dir[2]);
