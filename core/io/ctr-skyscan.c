@@ -138,14 +138,7 @@ projection_paths (const CtrVendorIni *ini, guint views, GError **error)
                    : "“Filename Prefix” must be a file name without a folder, “Filename Index Length” 1 … 12");
       return NULL;
     }
-  g_autofree char *dir = g_path_get_dirname (ini->path);
-  char **paths = g_new0 (char *, views + 1);
-  for (guint v = 0; v < views; v++)
-    {
-      g_autofree char *file = g_strdup_printf ("%s%0*u.tif", prefix, (int) digits, v);
-      paths[v] = g_build_filename (dir, file, NULL);
-    }
-  return paths;
+  return ctr_vendor_view_paths (ini, prefix, (guint) digits, 0, views);
 }
 
 CtrDataset *

@@ -167,6 +167,19 @@ ctr_vendor_ini_count (const CtrVendorIni *ini, const char *group, const char *ke
   return TRUE;
 }
 
+char **
+ctr_vendor_view_paths (const CtrVendorIni *ini, const char *stem, guint digits, guint first, guint views)
+{
+  g_autofree char *dir = g_path_get_dirname (ini->path);
+  char **paths = g_new0 (char *, views + 1);
+  for (guint v = 0; v < views; v++)
+    {
+      g_autofree char *file = g_strdup_printf ("%s%0*u.tif", stem, (int) digits, first + v);
+      paths[v] = g_build_filename (dir, file, NULL);
+    }
+  return paths;
+}
+
 CtrProjections *
 ctr_vendor_read_views (char **paths, guint n_views, guint n_rows, guint n_cols, double i0,
                        const char *where, GCancellable *cancellable, GError **error)

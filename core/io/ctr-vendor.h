@@ -48,6 +48,11 @@ gboolean ctr_vendor_ini_number (const CtrVendorIni *ini, const char *group, cons
 gboolean ctr_vendor_ini_count (const CtrVendorIni *ini, const char *group, const char *key,
                                gboolean required, guint fallback, guint max, guint *out, GError **error);
 
+/* The paths of @views single-page TIFFs beside the scan file @ini,
+ * "<@stem><index, @digits wide>.tif" with indices from @first (NULL-ended;
+ * g_strfreev). */
+char **ctr_vendor_view_paths (const CtrVendorIni *ini, const char *stem, guint digits, guint first, guint views);
+
 /**
  * ctr_vendor_read_views:
  * @paths: (array length=n_views): one single-page TIFF per view, any sample

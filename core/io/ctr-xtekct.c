@@ -65,14 +65,8 @@ projection_paths (const CtrVendorIni *ini, const char *name, guint views, GError
       return NULL;
     }
   g_autofree char *sep = ctr_vendor_ini_value (ini, GROUP, "InputSeparator");
-  g_autofree char *dir = g_path_get_dirname (ini->path);
-  char **paths = g_new0 (char *, views + 1);
-  for (guint v = 0; v < views; v++)
-    {
-      g_autofree char *file = g_strdup_printf ("%s%s%0*u.tif", name, sep != NULL ? sep : "_", (int) digits, v + 1);
-      paths[v] = g_build_filename (dir, file, NULL);
-    }
-  return paths;
+  g_autofree char *stem = g_strconcat (name, sep != NULL ? sep : "_", NULL);
+  return ctr_vendor_view_paths (ini, stem, (guint) digits, 1, views);
 }
 
 CtrDataset *
