@@ -411,6 +411,13 @@ on_dataset (CtrWindow *self)
     }
 }
 
+/* The Run page's summary describes the geometry a run uses: the edited one. */
+static void
+on_geometry_edited (CtrWindow *self)
+{
+  ctr_run_page_set_geometry (self->run_page, ctr_geometry_panel_get_geometry (self->geometry_panel));
+}
+
 /* The Run page's window preset: Profile and Compare read HU with it. */
 static void
 on_preset (CtrWindow *self)
@@ -638,6 +645,8 @@ ctr_window_init (CtrWindow *self)
   g_signal_connect_object (self->profile_page, "notify::n-curves", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->geometry_panel, "changed", G_CALLBACK (_ctr_window_update_actions), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->geometry_panel, "changed", G_CALLBACK (on_geometry_edited), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->run_page, "notify::preset", G_CALLBACK (on_preset), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->run_page, "place-changed", G_CALLBACK (on_run_place), self, G_CONNECT_SWAPPED);

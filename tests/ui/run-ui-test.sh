@@ -373,6 +373,8 @@ print(os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), p["file"]) if 
 rm -f "$build_dir/ui-open-tiff.png" "$build_dir/ui-edit-geometry.png"
 if [ -n "$tiff" ] && [ -f "$tiff" ]; then
   run_case open-tiff CTR_UI_TIFF="$tiff"
+  # the Run page's summary follows the geometry typed for the bare TIFF
+  run_case tiff-summary GSK_RENDERER=cairo CTR_UI_TIFF="$tiff"
 else
   echo "SKIP (part 2b, open-tiff): the dataset names no projections TIFF"
 fi
