@@ -21,6 +21,7 @@
 #include "ctrecon.h"
 #include "ctr-roi-set.h"
 #include "ctr-session.h"
+#include "ctr-study-form.h"
 
 G_BEGIN_DECLS
 
@@ -62,6 +63,8 @@ typedef struct {
  * @study_rows: CtrStudyRowItem (ctr-study-row.h), the Dose Study's table in
  *   run order (the session's ctr_session_get_study_table); each names the
  *   run of its reconstruction, one of @runs, or none (0).
+ * @study_form: (nullable): the Dose Study page's form (none in files
+ *   written before it was saved).
  */
 typedef struct {
   char      *path;
@@ -76,6 +79,7 @@ typedef struct {
   double     mu_water;
   gboolean   calibrated;
   GPtrArray *study_rows;
+  CtrStudyForm *study_form;
 } CtrSessionFile;
 
 void            ctr_session_file_free        (CtrSessionFile *file);
