@@ -10,7 +10,7 @@
  *   Preferences names it.  The header is drawn as it settles from the
  *   first frames (before, the one page's switcher button "General" and the
  *   title "Preferences" were drawn over each other while the header
- *   cross-faded): ui-preferences-first.png, ui-preferences.png.
+ *   cross-faded): ui-prefs-header-first.png, ui-prefs-header.png.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -78,15 +78,15 @@ test_window_prefs_build_tree (void)
     /* the header as first drawn and once settled: the same (before, the
      * page switcher's "General" and the title "Preferences" were drawn
      * over each other while the header cross-faded) */
-    g_autofree char *first = ui_out_path ("ui-preferences-first.png");
-    g_autofree char *settled = ui_out_path ("ui-preferences.png");
+    g_autofree char *first = ui_out_path ("ui-prefs-header-first.png");
+    g_autofree char *settled = ui_out_path ("ui-prefs-header.png");
     g_autoptr(GdkPixbuf) a = NULL;
     g_autoptr(GdkPixbuf) b = NULL;
     guint differ = 0;
 
-    ui_screenshot (prefs, "ui-preferences-first.png");
+    ui_screenshot (prefs, "ui-prefs-header-first.png");
     ui_spin (1500);
-    ui_screenshot (prefs, "ui-preferences.png");
+    ui_screenshot (prefs, "ui-prefs-header.png");
     a = gdk_pixbuf_new_from_file (first, NULL);
     b = gdk_pixbuf_new_from_file (settled, NULL);
     if (a != NULL && b != NULL && gdk_pixbuf_get_width (a) == gdk_pixbuf_get_width (b) &&
