@@ -29,7 +29,8 @@
  *
  * Environment: CTR_UI_DATASET (a fan-beam geometry.json), CTR_UI_CONE
  * (head-cone-small's geometry.json; the cone parts skip without it),
- * CTR_UI_OUT.
+ * CTR_UI_TIFF (the dataset's projections TIFF; tiff-summary skips without
+ * it), CTR_UI_OUT.
  */
 #include <math.h>
 #include <string.h>
