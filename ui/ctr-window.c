@@ -367,6 +367,13 @@ rebuild_recent_menu (CtrWindow *self)
 
 /* ---- the session --------------------------------------------------------- */
 
+/* The Run page's summary describes the geometry a run uses: the edited one. */
+static void
+on_geometry_edited (CtrWindow *self)
+{
+  ctr_run_page_set_geometry (self->run_page, ctr_geometry_panel_get_geometry (self->geometry_panel));
+}
+
 /* A new dataset: its name in the header, its geometry on the Geometry page
  * with the grid a user expects, and the recent files. */
 static void
@@ -388,6 +395,9 @@ on_dataset (CtrWindow *self)
   else
     grid = ctr_dataset_default_grid (d);
   ctr_geometry_panel_load (self->geometry_panel, d->geometry, d->projections, &grid);
+  /* the Run page forgot the last dataset's edit in its own notify::dataset
+   * handler (connected before this one): the new data's */
+  on_geometry_edited (self);
   _ctr_window_update_actions (self);
   if (d->geometry_missing)
     {
@@ -409,13 +419,6 @@ on_dataset (CtrWindow *self)
           _ctr_window_toast (self, msg);
         }
     }
-}
-
-/* The Run page's summary describes the geometry a run uses: the edited one. */
-static void
-on_geometry_edited (CtrWindow *self)
-{
-  ctr_run_page_set_geometry (self->run_page, ctr_geometry_panel_get_geometry (self->geometry_panel));
 }
 
 /* The Run page's window preset: Profile and Compare read HU with it. */
