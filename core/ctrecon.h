@@ -58,4 +58,5 @@
 #include "plan/ctr-recon.h"
 /* study/: dose studies */
 #include "study/ctr-study.h"
+#include "study/ctr-study-rows.h"
 #include "study/ctr-equal-dose.h"

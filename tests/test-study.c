@@ -9,6 +9,18 @@
 #include "study/ctr-study-plot.h"
 #include "ctr-test-scan.h"
 
+/* The study's figure drawn 700 × 400 (cairo_surface_destroy). */
+static cairo_surface_t *
+draw_figure (const CtrStudy *s)
+{
+  cairo_surface_t *surf = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 700, 400);
+  cairo_t *cr = cairo_create (surf);
+  ctr_study_plot_draw (s, cr, 700, 400);
+  cairo_destroy (cr);
+  cairo_surface_flush (surf);
+  return surf;
+}
+
 /* A 90-view scan of the head phantom at I0 = 2e4 with its exact image. */
 static CtrDataset *
 small_dataset (void)
@@ -120,11 +132,7 @@ test_run (void)
   g_assert_cmpfloat (rows[3].noise_sd_hu, >, rows[2].noise_sd_hu);
 
   /* The figure: drawn, not blank, in the palette's first colour somewhere. */
-  cairo_surface_t *surf = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 700, 400);
-  cairo_t *cr = cairo_create (surf);
-  ctr_study_plot_draw (s, cr, 700, 400);
-  cairo_destroy (cr);
-  cairo_surface_flush (surf);
+  cairo_surface_t *surf = draw_figure (s);
   const guint8 *px = cairo_image_surface_get_data (surf);
   const int stride = cairo_image_surface_get_stride (surf);
   gsize drawn = 0, blue = 0;
@@ -135,9 +143,77 @@ test_run (void)
         drawn += c[0] < 250 || c[1] < 250 || c[2] < 250;
         blue += abs (c[0] - 178) <= 2 && abs (c[1] - 114) <= 2 && c[2] <= 2;
       }
-  cairo_surface_destroy (surf);
   g_assert_cmpuint (drawn, >, 700 * 400 / 100);
   g_assert_cmpuint (blue, >, 30);
+
+  /* The same study rebuilt from its rows alone (a saved table) draws the
+   * same figure, pixel for pixel, and cannot be run. */
+  g_autoptr (CtrStudy) back = ctr_study_new_from_rows (rows, n, ctr_study_get_title (s), -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ctr_study_get_n_doses (back), ==, 2);
+  g_assert_cmpuint (ctr_study_get_n_methods (back), ==, 2);
+  g_assert_cmpstr (ctr_study_get_method_label (back, 1), ==, "sirt iterations=3");
+  cairo_surface_t *again = draw_figure (back);
+  g_assert_cmpint (memcmp (cairo_image_surface_get_data (again), px, (gsize) stride * 400), ==, 0);
+  cairo_surface_destroy (again);
+  cairo_surface_destroy (surf);
+  g_assert_false (ctr_study_run (back, d, NULL, NULL, NULL, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+}
+
+/* Rows made by hand, as a saved session holds them: two configurations,
+ * two doses, two realisations, with d′. */
+static void
+test_from_rows (void)
+{
+  g_autoptr (GError) error = NULL;
+  CtrStudyRow rows[8];
+  guint k = 0;
+
+  memset (rows, 0, sizeof rows);
+  for (guint m = 0; m < 2; m++)
+    for (guint di = 0; di < 2; di++)
+      for (guint r = 0; r < 2; r++, k++)
+        {
+          rows[k].dose = di == 0 ? 1.0 : 0.25;
+          rows[k].realisation = r;
+          rows[k].i0 = 2e4 * rows[k].dose;
+          rows[k].method_index = m;
+          rows[k].method = m == 0 ? CTR_METHOD_FBP : CTR_METHOD_PWLS;
+          rows[k].label = m == 0 ? "fbp window=hann" : "pwls";
+          rows[k].rmse = rows[k].hu_rmse = rows[k].ssim = rows[k].psnr = NAN;
+          /* d′ grows with the dose, PWLS's above FBP's */
+          rows[k].dprime_npw = (m == 0 ? 10 : 14) * sqrt (rows[k].dose) + 0.1 * r;
+          rows[k].dprime_npwe = rows[k].dprime_npw * 0.8;
+        }
+  g_autoptr (CtrStudy) s = ctr_study_new_from_rows (rows, k, "hand", -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ctr_study_get_n_doses (s), ==, 2);
+  g_assert_cmpfloat (ctr_study_get_dose (s, 1), ==, 0.25);
+  g_assert_cmpuint (ctr_study_get_n_methods (s), ==, 2);
+  g_assert_cmpstr (ctr_study_get_method_label (s, 0), ==, "fbp window=hann");
+  g_assert_cmpuint (ctr_study_get_realisations (s), ==, 2);
+  g_assert_true (ctr_study_has_iq_task (s));
+  guint n = 0;
+  const CtrStudyRow *back = ctr_study_get_rows (s, &n);
+  g_assert_cmpuint (n, ==, k);
+  g_assert_cmpfloat (back[5].dprime_npw, ==, rows[5].dprime_npw);
+  g_assert_true (back[5].roi_cnr == NULL && back[5].ttf_f50 == NULL);
+  /* its equal-d′ dose against FBP: PWLS reaches FBP's full-dose d′ (10.05)
+   * below full dose, at about (10.05 / 14.05)² ≈ 0.51 */
+  CtrEqualDose e[2];
+  g_assert_true (ctr_study_equal_dose (s, CTR_EQUAL_DOSE_NPW, e, &error));
+  g_assert_no_error (error);
+  g_assert_true (e[1].dose > 0.25 && e[1].dose < 1);
+  cairo_surface_destroy (draw_figure (s));
+
+  /* refusals: no row, a dose not above 0 */
+  g_assert_null (ctr_study_new_from_rows (rows, 0, NULL, -1, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  rows[3].dose = 0;
+  g_assert_null (ctr_study_new_from_rows (rows, k, NULL, -1, &error));
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
 }
 
 /* The task-based image-quality settings refuse what they cannot measure. */
@@ -239,6 +315,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_setenv ("CTR_MATRIX_CACHE", "0", TRUE);
   g_test_add_func ("/ctr/core/study/run", test_run);
+  g_test_add_func ("/ctr/core/study/from-rows", test_from_rows);
   g_test_add_func ("/ctr/core/study/cancel-refusals", test_cancel_and_refusals);
   g_test_add_func ("/ctr/core/study/iq-refusals", test_iq_refusals);
   return g_test_run ();

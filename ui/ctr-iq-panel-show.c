@@ -1,7 +1,7 @@
 /* ctr-iq-panel-show.c — the image-quality panel's results: the radial NPS
  * and the chosen insert's TTF of every measured run overlaid, and the
- * table (a column per run) of noise SD, f_peak, f_avg, f50 / f10 per insert
- * and d′.
+ * table (a column per run) of noise SD, f_peak, f_avg, f50 / f10 and the
+ * CNR per insert (marked below TG-233's 15, CTR_TTF_MIN_CNR) and d′.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -10,6 +10,10 @@
 #include <math.h>
 
 #include "ctr-iq-panel-private.h"
+
+#define LOW_CNR_TIP "The insert's contrast over the background ring's noise. TG-233 (after Chen et al. 2014) " \
+  "asks for 15 or more: below it the TTF's f50 and f10 vary from measurement to measurement (average " \
+  "more slices or realisations, or use an insert of more contrast)"
 
 /* "0.412" or "—" for NaN. */
 static char *
@@ -106,8 +110,10 @@ table_headings (CtrIqPanel *self, const CtrIqSetup *setup)
   for (guint i = 0; i < setup->inserts->len; i++)
     {
       g_autofree char *h = g_strdup_printf ("TTF f50 / f10, %s", g_array_index (setup->inserts, CtrIqInsertSpec, i).name);
+      g_autofree char *c = g_strdup_printf ("CNR, %s", g_array_index (setup->inserts, CtrIqInsertSpec, i).name);
       cell (self, 0, row++, h, NULL, "Where the insert's TTF falls to 0.5 and 0.1, cycles/mm (— : not before Nyquist)",
             TRUE);
+      cell (self, 0, row++, c, NULL, LOW_CNR_TIP, TRUE);
     }
   if (setup->has_task)
     {
@@ -151,13 +157,42 @@ table_column (CtrIqPanel *self, const CtrIqResult *r, const CtrIqSetup *setup, i
       g_autofree char *f10 = number ("%.3f", t ? t->f10 : nan);
       g_autofree char *text = t ? g_strdup_printf ("%s / %s", f50, f10) : g_strdup ("not measured");
       g_autofree char *name = g_strdup_printf ("iq-ttf-%u-%u", n, i);
+      g_autofree char *cnr_name = g_strdup_printf ("iq-cnr-%u-%u", n, i);
+      g_autofree char *cnr = t == NULL ? g_strdup ("—")
+                             : isinf (t->cnr) ? g_strdup ("∞")
+                             : t->cnr < CTR_TTF_MIN_CNR ? g_strdup_printf ("%.1f (below %g)", t->cnr, CTR_TTF_MIN_CNR)
+                             : number ("%.1f", t->cnr);
       cell (self, column, row++, text, name, r->ttf_problems->pdata[i], FALSE);
+      cell (self, column, row++, cnr, cnr_name, t != NULL && t->cnr < CTR_TTF_MIN_CNR ? LOW_CNR_TIP : NULL, FALSE);
+      if (t != NULL && t->cnr < CTR_TTF_MIN_CNR)
+        gtk_widget_add_css_class (gtk_grid_get_child_at (self->table, column, row - 1), "warning");
     }
   if (setup->has_task)
     {
       cell (self, column, row++, npw, n_npw, r->dprime_problem, FALSE);
       cell (self, column, row++, npwe, n_npwe, r->dprime_problem, FALSE);
     }
+}
+
+/* TG-233's warning: how many TTFs were measured at a CNR below 15 (the
+ * table marks which). */
+static void
+low_cnr (CtrIqPanel *self, const CtrIqSetup *setup, GString *s)
+{
+  guint low = 0;
+
+  for (guint k = 0; k < self->results->len; k++)
+    {
+      const CtrIqResult *r = self->results->pdata[k];
+      for (guint i = 0; r->ttf != NULL && i < r->ttf->len && i < setup->inserts->len; i++)
+        {
+          const CtrTtf *t = r->ttf->pdata[i];
+          low += t != NULL && t->cnr < CTR_TTF_MIN_CNR;
+        }
+    }
+  if (low > 0)
+    g_string_append_printf (s, "Warning: %u TTF%s measured at a CNR below %g (marked in the table), where TG-233 "
+                            "calls a TTF unreliable.", low, low == 1 ? "" : "s", CTR_TTF_MIN_CNR);
 }
 
 /* One line under the form: what the NPS and d′ used. */
@@ -175,9 +210,10 @@ summary (CtrIqPanel *self, const CtrIqSetup *setup)
   else
     g_string_append_printf (s, "NPS: %s. ", r->nps_problem);
   if (setup->has_task && r->task_insert >= 0)
-    g_string_append_printf (s, "d′ of a %g mm disc of %+g HU with the TTF of %s (TG-233; eye filter at 500 mm).",
+    g_string_append_printf (s, "d′ of a %g mm disc of %+g HU with the TTF of %s (TG-233; eye filter at 500 mm). ",
                             setup->task.diameter_mm, setup->task.contrast,
                             g_array_index (setup->inserts, CtrIqInsertSpec, r->task_insert).name);
+  low_cnr (self, setup, s);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), NULL);
   gtk_label_set_text (self->status_label, s->str);
 }

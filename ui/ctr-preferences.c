@@ -48,6 +48,23 @@ combo_row (const char *title, const char *subtitle, const char *const *labels)
   return GTK_WIDGET (row);
 }
 
+/* The header's title without its cross-fade.  With one page the window's
+ * AdwViewSwitcherTitle starts on its view switcher and then cross-fades
+ * (AdwSqueezer) to the title "Preferences": for the first frames the
+ * switcher's "General" button and the title were drawn over each other.
+ * Its squeezers switch at once instead (nothing happens where a newer
+ * libadwaita has none). */
+static void
+no_title_crossfade (GtkWidget *widget)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      if (ADW_IS_SQUEEZER (c))
+        adw_squeezer_set_transition_type (ADW_SQUEEZER (c), ADW_SQUEEZER_TRANSITION_TYPE_NONE);
+      no_title_crossfade (c);
+    }
+}
+
 GtkWindow *
 ctr_preferences_window_new (GtkWindow *parent)
 {
@@ -137,5 +154,6 @@ ctr_preferences_window_new (GtkWindow *parent)
   adw_preferences_page_add (page, start);
   adw_preferences_page_add (page, cache);
   adw_preferences_window_add (window, page);
+  no_title_crossfade (GTK_WIDGET (window));
   return GTK_WINDOW (window);
 }

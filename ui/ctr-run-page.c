@@ -68,6 +68,13 @@ struct _CtrRunPage
   GtkFilterListModel *plot_runs;   /* what the convergence plots show */
   GtkListBox     *runs_list;
   CtrRoiPanel    *roi_panel;
+
+  /* the geometry edited on the Geometry page (ctr_run_page_set_geometry):
+   * the one a run uses, so the summary describes it */
+  gboolean        edit_known;      /* set_geometry was called for this dataset */
+  CtrGeometry    *edited;          /* NULL while a field is invalid */
+  int             method_beam;     /* the beam the method panel was given (-1: none) */
+  gboolean        method_helical;
 };
 
 G_DEFINE_FINAL_TYPE (CtrRunPage, ctr_run_page, GTK_TYPE_WIDGET)
@@ -454,25 +461,49 @@ run_of_open_dataset (gpointer item, gpointer data)
   return self->session != NULL && ctr_run_is_of (item, ctr_session_get_dataset (self->session));
 }
 
-static void
-on_dataset (CtrRunPage *self)
+/* The geometry the summary describes, in words, and its limited-angle
+ * note (nullable): the one edited on the Geometry page when known (what a
+ * run uses), else the dataset's. */
+static char *
+describe_geometry (CtrRunPage *self, const CtrDataset *d, char **coverage)
 {
-  CtrDataset *d = ctr_session_get_dataset (self->session);
+  const char *fix = "fix the fields marked in red on the Geometry page";
+
+  *coverage = NULL;
+  if (!self->edit_known)
+    {
+      *coverage = d->geometry_missing ? NULL : ctr_geometry_coverage_note (d->geometry);
+      return ctr_geometry_describe (d->geometry);
+    }
+  if (self->edited == NULL)
+    {
+      if (d->geometry_missing)
+        return g_strdup_printf ("Geometry incomplete: %s", fix);
+      {
+        g_autofree char *file = ctr_geometry_describe (d->geometry);
+        return g_strdup_printf ("The geometry edited is not valid: %s (the file's: %s)", fix, file);
+      }
+    }
+  *coverage = ctr_geometry_coverage_note (self->edited);
+  {
+    g_autofree char *text = ctr_geometry_describe (self->edited);
+    return d->geometry_missing ? g_strdup_printf ("Geometry as typed: %s", text) : g_steal_pointer (&text);
+  }
+}
+
+/* The dataset row: the geometry a run uses, the data's range, the
+ * reference, what the loader noticed. */
+static void
+show_summary (CtrRunPage *self, CtrDataset *d)
+{
   g_autofree char *description = NULL;
+  g_autofree char *coverage = NULL;
   g_autofree char *subtitle = NULL;
   g_autofree char *markup = NULL;
   const char *kind;
   double lo, hi;
-  guint pw = 0, ph = 0;
-  GBytes *preview;
 
-  ctr_variant_row_sync (self->variant_row, d);
-  if (d != NULL)
-    ctr_method_panel_set_geometry (self->method_panel, d->geometry);
-  gtk_filter_changed (GTK_FILTER (self->plot_filter), GTK_FILTER_CHANGE_DIFFERENT);
-  if (d == NULL)
-    return;
-  description = ctr_geometry_describe (d->geometry);
+  description = describe_geometry (self, d, &coverage);
   kind = d->projections->kind == CTR_PROJ_COUNTS ? "counts" : "line integrals";
   ctr_session_get_data_range (self->session, &lo, &hi);
   if (lo == 0)
@@ -486,7 +517,6 @@ on_dataset (CtrRunPage *self)
                                 hi);
   {
     /* what the loader noticed, and views that do not cover the object */
-    g_autofree char *coverage = d->geometry_missing ? NULL : ctr_geometry_coverage_note (d->geometry);
     GString *s = g_string_new (subtitle);
     for (guint i = 0; d->warnings != NULL && d->warnings[i] != NULL; i++)
       g_string_append_printf (s, "\nWarning: %s", d->warnings[i]);
@@ -505,6 +535,36 @@ on_dataset (CtrRunPage *self)
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->dataset_row), d->name);
   adw_action_row_set_subtitle (self->dataset_row, markup);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->dataset_row), d->path);
+}
+
+/* The method panel lists the methods that fit @g (FDK for cone beam, …);
+ * told again only when the beam or the helix changes. */
+static void
+fit_methods (CtrRunPage *self, const CtrGeometry *g)
+{
+  self->method_beam = g->beam;
+  self->method_helical = ctr_helix_applies (g);
+  ctr_method_panel_set_geometry (self->method_panel, g);
+}
+
+static void
+on_dataset (CtrRunPage *self)
+{
+  CtrDataset *d = ctr_session_get_dataset (self->session);
+  guint pw = 0, ph = 0;
+  GBytes *preview;
+
+  /* the Geometry page tells its edit of the new data next (the window's
+   * notify::dataset handler, connected after this page's, loads it) */
+  self->edit_known = FALSE;
+  g_clear_pointer (&self->edited, ctr_geometry_free);
+  ctr_variant_row_sync (self->variant_row, d);
+  if (d != NULL)
+    fit_methods (self, d->geometry);
+  gtk_filter_changed (GTK_FILTER (self->plot_filter), GTK_FILTER_CHANGE_DIFFERENT);
+  if (d == NULL)
+    return;
+  show_summary (self, d);
 
   preview = ctr_session_get_preview (self->session, &pw, &ph);
   if (preview != NULL)
@@ -600,6 +660,22 @@ on_runs_changed (CtrRunPage *self, guint position, guint removed, guint added, G
 }
 
 void
+ctr_run_page_set_geometry (CtrRunPage *self, const CtrGeometry *g)
+{
+  CtrDataset *d;
+
+  g_return_if_fail (CTR_IS_RUN_PAGE (self));
+  self->edit_known = TRUE;
+  g_clear_pointer (&self->edited, ctr_geometry_free);
+  self->edited = g != NULL ? ctr_geometry_copy (g) : NULL;
+  if (g != NULL && ((int) g->beam != self->method_beam || ctr_helix_applies (g) != self->method_helical))
+    fit_methods (self, g);
+  d = self->session != NULL ? ctr_session_get_dataset (self->session) : NULL;
+  if (d != NULL)
+    show_summary (self, d);
+}
+
+void
 ctr_run_page_show_run (CtrRunPage *self, CtrRun *run)
 {
   g_return_if_fail (CTR_IS_RUN_PAGE (self));
@@ -683,6 +759,7 @@ ctr_run_page_dispose (GObject *object)
 
   g_clear_handle_id (&self->pulse_id, g_source_remove);
   ctr_run_page_set_session (self, NULL);
+  g_clear_pointer (&self->edited, ctr_geometry_free);
   ctr_view_trio_clear (&self->trio);
   g_clear_object (&self->plot_filter);
   gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_RUN_PAGE);
@@ -789,6 +866,7 @@ ctr_run_page_init (CtrRunPage *self)
   g_autoptr(GtkStringList) presets = gtk_string_list_new (NULL);
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->method_beam = -1;
   ctr_view_trio_init (&self->trio, self->slice_view, self->side_view_a, self->side_view_b, on_cross_moved,
                       on_window_dragged, self);
   ctr_variant_row_init (self->variant_row);

@@ -32,6 +32,13 @@ CtrRoiPanel    *ctr_run_page_get_roi_panel    (CtrRunPage *self);
  * iterate) as when it ended: a run opened from a saved session. */
 void            ctr_run_page_show_run         (CtrRunPage *self,
                                                CtrRun     *run);
+/* The geometry edited on the Geometry page (nullable: a field is invalid),
+ * copied: the dataset summary describes it, as the geometry a run uses,
+ * instead of the loaded one (a bare TIFF's draft), and the method list
+ * follows its beam.  Called by the window on the Geometry page's
+ * ::changed; a new dataset forgets it until called again. */
+void            ctr_run_page_set_geometry     (CtrRunPage        *self,
+                                               const CtrGeometry *g);
 /* The slice toolbar's window preset (property "preset"): a name of
  * ctr-hu-preset.h, "auto" when none; "custom" after a drag moved a
  * Hounsfield preset's window. */

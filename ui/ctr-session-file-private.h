@@ -21,6 +21,15 @@ char           *_ctr_session_run_image_name  (const CtrSessionRunRecord *record)
 void            _ctr_session_file_add_number (JsonBuilder               *builder,
                                               const char                *key,
                                               double                     v);
+/* "method", "parameters" (every parameter of ctr-params.h's table that
+ * applies), "backend", "rebin", "metrics_radius_mm" of @o; read back with
+ * their ranges checked (CTR_ERROR_FORMAT naming @where). */
+void            _ctr_session_file_add_options (JsonBuilder              *builder,
+                                               const CtrReconOptions    *o);
+gboolean        _ctr_session_file_read_options (JsonObject              *object,
+                                                CtrReconOptions         *o,
+                                                const char              *where,
+                                                GError                 **error);
 /* session.json's text for @file (transfer full). */
 char           *_ctr_session_file_manifest   (const CtrSessionFile      *file);
 /* Writes @file as the folder @path (a staged folder swapped in); FALSE

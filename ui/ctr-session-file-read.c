@@ -78,8 +78,8 @@ read_param (CtrReconOptions *o, const char *name, JsonNode *node, const char *wh
   return TRUE;
 }
 
-static gboolean
-read_options (JsonObject *ro, CtrReconOptions *o, const char *where, GError **error)
+gboolean
+_ctr_session_file_read_options (JsonObject *ro, CtrReconOptions *o, const char *where, GError **error)
 {
   const char *method = NULL, *backend = NULL, *rebin = NULL;
   g_autoptr(GError) local = NULL;
@@ -243,7 +243,7 @@ read_run (JsonNode *node, const char *folder, const char *where, GCancellable *c
   g_type_class_unref (states);
   ok = ok && (color == NULL || (strlen (color) == 7 && color[0] == '#' && strspn (color + 1, "0123456789abcdefABCDEF") == 6) ||
               fail (error, where, "run %u: the colour “%s” is not #rrggbb", r->number, color));
-  ok = ok && read_options (ro, &r->options, where, error) && read_grid (ro, "grid", &r->grid, where, error) &&
+  ok = ok && _ctr_session_file_read_options (ro, &r->options, where, error) && read_grid (ro, "grid", &r->grid, where, error) &&
        read_notes (ro, r, where, error) && read_stats (ro, r, where, error) &&
        !g_cancellable_set_error_if_cancelled (cancellable, error) && read_image (ro, r, folder, where, error);
   if (!ok)

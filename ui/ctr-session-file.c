@@ -59,6 +59,7 @@ ctr_session_file_free (CtrSessionFile *f)
   g_array_unref (f->rois);
   g_ptr_array_unref (f->roi_names);
   g_ptr_array_unref (f->study_rows);
+  g_clear_pointer (&f->study_form, ctr_study_form_free);
   g_free (f);
 }
 
@@ -137,8 +138,8 @@ add_grid (JsonBuilder *b, const char *key, const CtrGrid *g)
 
 /* The method and every parameter of the table that applies to it: numbers
  * as numbers, switches as booleans, choices by name. */
-static void
-add_options (JsonBuilder *b, const CtrReconOptions *o)
+void
+_ctr_session_file_add_options (JsonBuilder *b, const CtrReconOptions *o)
 {
   guint n = 0;
   const CtrParam *params = ctr_params_list (&n);
@@ -221,7 +222,7 @@ add_run (JsonBuilder *b, const CtrSessionRunRecord *r)
   json_builder_set_member_name (b, "hidden");
   json_builder_add_boolean_value (b, r->hidden);
   _ctr_session_file_add_number (b, "wall_s", r->wall_s);
-  add_options (b, &r->options);
+  _ctr_session_file_add_options (b, &r->options);
   add_grid (b, "grid", &r->grid);
   json_builder_set_member_name (b, "notes");
   json_builder_begin_array (b);

@@ -21,6 +21,7 @@
 #include "ctrecon.h"
 #include "ctr-roi-set.h"
 #include "ctr-session.h"
+#include "ctr-study-form.h"
 
 G_BEGIN_DECLS
 
@@ -62,6 +63,8 @@ typedef struct {
  * @study_rows: CtrStudyRowItem (ctr-study-row.h), the Dose Study's table in
  *   run order (the session's ctr_session_get_study_table); each names the
  *   run of its reconstruction, one of @runs, or none (0).
+ * @study_form: (nullable): the Dose Study page's form (none in files
+ *   written before it was saved).
  */
 typedef struct {
   char      *path;
@@ -76,6 +79,7 @@ typedef struct {
   double     mu_water;
   gboolean   calibrated;
   GPtrArray *study_rows;
+  CtrStudyForm *study_form;
 } CtrSessionFile;
 
 void            ctr_session_file_free        (CtrSessionFile *file);
@@ -106,7 +110,8 @@ char           *ctr_session_file_with_suffix (const char      *path);
  * ctr_session_save_async:
  * Saves @session's runs (every run but a running one; their images read
  * back from the run store when spilled), its study table
- * (ctr_session_get_study_table), @rois (nullable: its ROIs, ruler and
+ * (ctr_session_get_study_table) and form (ctr_session_get_study_form),
+ * @rois (nullable: its ROIs, ruler and
  * μ_water) and the open dataset as the folder @path, in a worker
  * thread.  An existing @path that is not a session folder of ours is
  * refused (CTR_ERROR_INVALID_ARGUMENT), as is a path that would replace an
@@ -139,7 +144,9 @@ CtrSessionFile *ctr_session_file_read_finish (GAsyncResult        *result,
  * Replaces the runs of @session by those of @file (their numbers, labels,
  * colours, numbers of every iteration, notes and images; the images join
  * the run store), its Dose Study table (ctr_session_get_study_table) by
- * the file's (none for a version-1 file), and @rois' ROIs, ruler and
+ * the file's (none for a version-1 file), its Dose Study form
+ * (ctr_session_get_study_form) by the file's (NULL when it has none), and
+ * @rois' ROIs, ruler and
  * μ_water by the file's (@rois nullable).  The dataset is not loaded here: the caller loads
  * @file->dataset_path, then sets the μ_water again (a dataset's load sets
  * its own).  Afterwards the session has no unsaved runs.

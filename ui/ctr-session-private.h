@@ -38,6 +38,7 @@ struct _CtrSession
   guint         next_run;  /* the number of the next run (runs can be deleted) */
   gboolean      keep_runs; /* runs stay when another dataset is loaded */
   GListStore   *study_table;   /* CtrStudyRowItem: the dose study's rows (ctr-session-study.c) */
+  CtrStudyForm *study_form;    /* the Dose Study page's form, nullable (ctr-session-study.c) */
   guint64       changes;       /* runs added, finished or deleted so far */
   guint64       saved_changes; /* ->changes when last saved or restored */
 

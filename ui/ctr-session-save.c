@@ -107,6 +107,7 @@ snapshot (CtrSession *self, CtrRoiSet *rois, GError **error)
   if (rois != NULL)
     snapshot_rois (f, rois);
   snapshot_study (f, self->study_table);
+  f->study_form = self->study_form != NULL ? ctr_study_form_copy (self->study_form) : NULL;
   if (self->dataset != NULL)
     {
       f->dataset_path = g_strdup (self->dataset->path);
@@ -302,6 +303,7 @@ ctr_session_restore (CtrSession *self, CtrSessionFile *file, CtrRoiSet *rois, GE
     restore_rois (rois, file);
   g_list_store_splice (self->study_table, 0, g_list_model_get_n_items (G_LIST_MODEL (self->study_table)),
                        file->study_rows->pdata, file->study_rows->len);
+  ctr_session_set_study_form (self, file->study_form);
   _ctr_session_mark_saved (self);
   return TRUE;
 }

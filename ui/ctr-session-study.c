@@ -12,7 +12,8 @@
  * its dose; its image joins the run store like any run's, so it is kept,
  * spilled, deleted and saved the same way.  The study's table (one
  * CtrStudyRowItem per run) is the session's too: saved and restored with
- * it (ctr-session-file.h).
+ * it (ctr-session-file.h), as is the page's form (the doses, methods, ROIs
+ * and d′ task it was set up with).
  */
 #define G_LOG_DOMAIN "ctr-session"
 
@@ -23,6 +24,21 @@ ctr_session_get_study_table (CtrSession *self)
 {
   g_return_val_if_fail (CTR_IS_SESSION (self), NULL);
   return self->study_table;
+}
+
+void
+ctr_session_set_study_form (CtrSession *self, const CtrStudyForm *form)
+{
+  g_return_if_fail (CTR_IS_SESSION (self));
+  g_clear_pointer (&self->study_form, ctr_study_form_free);
+  self->study_form = form != NULL ? ctr_study_form_copy (form) : NULL;
+}
+
+const CtrStudyForm *
+ctr_session_get_study_form (CtrSession *self)
+{
+  g_return_val_if_fail (CTR_IS_SESSION (self), NULL);
+  return self->study_form;
 }
 
 CtrRun *

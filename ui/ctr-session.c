@@ -383,6 +383,7 @@ ctr_session_dispose (GObject *object)
   g_clear_object (&self->results);
   g_clear_object (&self->runs);
   g_clear_object (&self->study_table);
+  g_clear_pointer (&self->study_form, ctr_study_form_free);
   G_OBJECT_CLASS (ctr_session_parent_class)->dispose (object);
 }
 

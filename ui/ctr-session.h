@@ -31,6 +31,7 @@
 #include <gio/gio.h>
 #include "ctrecon.h"
 #include "ctr-run.h"
+#include "ctr-study-form.h"
 
 G_BEGIN_DECLS
 
@@ -260,6 +261,14 @@ CtrRun       *ctr_session_add_result       (CtrSession            *self,
  * in run order: the Dose Study page's model, saved and restored with the
  * session (ctr-session-file.h). */
 GListStore   *ctr_session_get_study_table  (CtrSession    *self);
+/* The Dose Study page's form as last set (a copy; nullable @form: none),
+ * saved with the session and replaced by a session's restore
+ * (ctr-session-file.h).  Setting it does not count as an unsaved change
+ * (closing asks about runs only).  The getter's result is transfer none,
+ * NULL until set. */
+void          ctr_session_set_study_form   (CtrSession         *self,
+                                            const CtrStudyForm *form);
+const CtrStudyForm *ctr_session_get_study_form (CtrSession    *self);
 
 /* Cancels the running load or reconstruction (it stops at its next check). */
 void          ctr_session_cancel           (CtrSession    *self);

@@ -251,3 +251,73 @@ _ctr_study_page_add_preset_action (GtkWidget *widget, const char *action_name, G
     o.window = CTR_FILTER_HANN;
   add_method (self, &o);
 }
+
+/* ---- the form as data (a session's) -------------------------------------------------- */
+
+static char *
+entry_text (AdwEntryRow *row)
+{
+  return g_strdup (gtk_editable_get_text (GTK_EDITABLE (row)));
+}
+
+CtrStudyForm *
+ctr_study_page_get_form (CtrStudyPage *self)
+{
+  CtrStudyForm *form;
+
+  g_return_val_if_fail (CTR_IS_STUDY_PAGE (self), NULL);
+  form = ctr_study_form_new ();
+  g_free (form->doses);
+  form->doses = entry_text (self->doses_row);
+  form->i0 = gtk_spin_button_get_value (self->i0_spin);
+  form->seed = (guint64) gtk_spin_button_get_value (self->seed_spin);
+  form->realisations = (guint) gtk_spin_button_get_value_as_int (self->realisations_spin);
+  form->size = (guint) gtk_spin_button_get_value_as_int (self->size_spin);
+  for (guint i = 0; i < self->methods->len; i++)
+    g_array_append_vals (form->methods, &g_array_index (self->methods, Method, i).options, 1);
+  g_free (form->noise_roi);
+  form->noise_roi = entry_text (self->noise_roi_row);
+  g_free (form->background_roi);
+  form->background_roi = entry_text (self->background_roi_row);
+  g_free (form->measure_roi);
+  form->measure_roi = entry_text (self->measure_roi_row);
+  g_free (form->iq_task);
+  form->iq_task = entry_text (self->iq_task_row);
+  g_free (form->iq_nps);
+  form->iq_nps = entry_text (self->iq_nps_row);
+  g_free (form->iq_insert);
+  form->iq_insert = entry_text (self->iq_insert_row);
+  return form;
+}
+
+void
+ctr_study_page_set_form (CtrStudyPage *self, const CtrStudyForm *form)
+{
+  g_autofree char *status = NULL;
+  GtkWidget *row;
+
+  g_return_if_fail (CTR_IS_STUDY_PAGE (self));
+  g_return_if_fail (form != NULL);
+  status = g_strdup (self->status);
+  gtk_editable_set_text (GTK_EDITABLE (self->doses_row), form->doses);
+  /* 0 is "the data's": the dataset's own (stated or estimated) stays */
+  if (form->i0 > 0)
+    gtk_spin_button_set_value (self->i0_spin, form->i0);
+  gtk_spin_button_set_value (self->seed_spin, (double) form->seed);
+  gtk_spin_button_set_value (self->realisations_spin, form->realisations);
+  if (form->size > 0)
+    gtk_spin_button_set_value (self->size_spin, form->size);
+  g_array_set_size (self->methods, 0);
+  while ((row = gtk_widget_get_first_child (GTK_WIDGET (self->methods_list))) != NULL)
+    gtk_list_box_remove (self->methods_list, row);
+  for (guint i = 0; i < form->methods->len; i++)
+    add_method (self, &g_array_index (form->methods, CtrReconOptions, i));
+  gtk_editable_set_text (GTK_EDITABLE (self->noise_roi_row), form->noise_roi);
+  gtk_editable_set_text (GTK_EDITABLE (self->background_roi_row), form->background_roi);
+  gtk_editable_set_text (GTK_EDITABLE (self->measure_roi_row), form->measure_roi);
+  gtk_editable_set_text (GTK_EDITABLE (self->iq_task_row), form->iq_task);
+  gtk_editable_set_text (GTK_EDITABLE (self->iq_nps_row), form->iq_nps);
+  gtk_editable_set_text (GTK_EDITABLE (self->iq_insert_row), form->iq_insert);
+  /* what the status said (a restored table's origin), not "Added …" */
+  _ctr_study_page_set_status (self, status, FALSE);
+}

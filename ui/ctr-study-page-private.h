@@ -28,6 +28,7 @@ struct _CtrStudyPage
 
   CtrSession     *session;
   CtrStudyJob    *job;          /* the study shown; nullable */
+  CtrStudy       *restored;     /* without a job: the study rebuilt from a restored table (its figure); nullable */
   gboolean        running;
   GArray         *methods;      /* Method */
   GListStore     *rows;         /* CtrStudyRowItem */

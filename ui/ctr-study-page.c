@@ -29,6 +29,7 @@
 #include "ctr-study-page-private.h"
 #include "ctr-study-row.h"
 #include "study/ctr-study-plot.h"
+#include "study/ctr-study-rows.h"
 
 #define PNG_WIDTH 1400
 #define PNG_HEIGHT 620
@@ -420,6 +421,7 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   /* running first: the table's change is the study's own (on_rows_changed) */
   set_running (self, TRUE);
   g_list_store_remove_all (self->rows);
+  g_clear_pointer (&self->restored, ctr_study_free);
   gtk_widget_set_visible (GTK_WIDGET (self->equal_dose_label), FALSE);
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
   _ctr_study_page_set_status (self, "Starting…", FALSE);
@@ -535,22 +537,79 @@ cell_bind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer column
   gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
 }
 
+/* The name of the dataset a restored row's run was made from, as the
+ * study's title (transfer full; "" when its run is gone): the run's data
+ * without what follows the name ("gel-fan · study 0.5 × dose"). */
+static char *
+dataset_of_row (CtrStudyPage *self, CtrStudyRowItem *item)
+{
+  GListModel *runs = self->session != NULL ? ctr_session_get_runs (self->session) : NULL;
+  guint number = ctr_study_row_item_get_run_number (item);
+
+  for (guint i = 0; number > 0 && runs != NULL && i < g_list_model_get_n_items (runs); i++)
+    {
+      g_autoptr(CtrRun) run = g_list_model_get_item (runs, i);
+      if (ctr_run_get_number (run) == number)
+        {
+          const char *data = ctr_run_get_dataset (run);
+          const char *cut = strstr (data, " · ");
+          return cut != NULL ? g_strndup (data, cut - data) : g_strdup (data);
+        }
+    }
+  return g_strdup ("");
+}
+
+/* The figure (and equal-d′ dose) of a restored table: a study rebuilt from
+ * its rows (core's ctr_study_new_from_rows; measured in the field-of-view
+ * disc, as every study run in the window is).  FALSE with the reason in
+ * @error when the rows cannot make one. */
+static gboolean
+rebuild_study (CtrStudyPage *self, GError **error)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree CtrStudyRow *rows = g_new0 (CtrStudyRow, MAX (n, 1));
+  g_autofree char *title = NULL;
+
+  g_clear_pointer (&self->restored, ctr_study_free);
+  gtk_widget_set_visible (GTK_WIDGET (self->equal_dose_label), FALSE);
+  if (n == 0)
+    return TRUE;
+  for (guint i = 0; i < n; i++)
+    {
+      CtrStudyRowItem *item = g_list_model_get_item (G_LIST_MODEL (self->rows), i);
+      g_ptr_array_add (items, item);   /* keeps the row's label alive */
+      rows[i] = *ctr_study_row_item_get (item);
+    }
+  title = dataset_of_row (self, items->pdata[0]);
+  self->restored = ctr_study_new_from_rows (rows, n, title, -1, error);
+  if (self->restored == NULL)
+    return FALSE;
+  _ctr_study_page_show_equal_dose (self, self->restored);
+  return TRUE;
+}
+
 /* The table changed while no study runs: a saved session's restore
  * replaced the session's table.  The study shown before is not its, so its
- * figure and export go; the status says where the table came from. */
+ * export goes; its figure is redrawn from the table's rows; the status
+ * says where the table came from. */
 static void
 on_rows_changed (GListModel *rows, guint position, guint removed, guint added, CtrStudyPage *self)
 {
   g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
   guint n = g_list_model_get_n_items (rows);
 
   if (self->running || (added == 0 && removed == 0))
     return;
   g_clear_pointer (&self->job, job_unref);
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  if (!rebuild_study (self, &error))
+    g_message ("the study's figure cannot be redrawn from its table: %s", error->message);
   gtk_widget_queue_draw (GTK_WIDGET (self->plot));
   text = n > 0 ? g_strdup_printf ("%u run%s of a study, from the session opened (double-click a row to see its "
-                                  "image; Run Study again for the figure and export).", n, n == 1 ? "" : "s")
+                                  "image; the figure is drawn from the table; Run Study again to export).", n,
+                                  n == 1 ? "" : "s")
                : g_strdup ("List the doses, add methods, then Run Study.");
   _ctr_study_page_set_status (self, text, FALSE);
   update_actions (self);
@@ -625,8 +684,10 @@ draw_plot (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
 {
   CtrStudyPage *self = data;
 
-  if (self->job != NULL && width > 0 && height > 0)
-    ctr_study_plot_draw (self->job->study, cr, width, height);
+  CtrStudy *study = self->job != NULL ? self->job->study : self->restored;
+
+  if (study != NULL && width > 0 && height > 0)
+    ctr_study_plot_draw (study, cr, width, height);
 }
 
 /* ---- session -------------------------------------------------------------------- */
@@ -755,6 +816,7 @@ ctr_study_page_dispose (GObject *object)
   ctr_study_page_set_session (self, NULL);
   ctr_study_page_set_roi_set (self, NULL);
   g_clear_object (&self->rows);
+  g_clear_pointer (&self->restored, ctr_study_free);
   g_clear_pointer (&self->methods, g_array_unref);
   g_clear_pointer (&self->status, g_free);
   g_clear_pointer (&self->last_folder, g_free);

@@ -24,6 +24,7 @@
 #include "ctr-method-panel.h"
 #include "ctr-roi-set.h"
 #include "ctr-session.h"
+#include "ctr-study-form.h"
 
 G_BEGIN_DECLS
 
@@ -53,6 +54,15 @@ CtrMethodPanel *ctr_study_page_get_method_panel (CtrStudyPage *self);
  * in run order; the table's model: the session's study table
  * (ctr_session_get_study_table, saved with the session). */
 GListModel     *ctr_study_page_get_rows         (CtrStudyPage *self);
+/* The form as it stands (transfer full): the doses typed, I0, seed,
+ * realisations, image size, the configurations listed, the ROI and d′
+ * task rows; what a session saves (ctr_session_set_study_form). */
+CtrStudyForm   *ctr_study_page_get_form         (CtrStudyPage *self);
+/* Fills the form from @form (a session's): every row and the list of
+ * configurations replaced; an I0 or image size of 0 leaves the dataset's.
+ * The status line is kept. */
+void            ctr_study_page_set_form         (CtrStudyPage       *self,
+                                                 const CtrStudyForm *form);
 /* Number of method configurations listed. */
 guint           ctr_study_page_get_n_methods    (CtrStudyPage *self);
 gboolean        ctr_study_page_get_running      (CtrStudyPage *self);

@@ -4,7 +4,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- *   win.save-session     Ctrl+S        the runs, images, ROIs and calibration: to
+ *   win.save-session     Ctrl+S        the runs, images, ROIs, calibration and the
+ *                                      Dose Study's table and form: to
  *                                      the session saved or opened last, else as…
  *   win.save-session-as                to a folder chosen
  *   win.open-session     Ctrl+Alt+O    a NAME.ctrsession folder
@@ -31,6 +32,15 @@ last_session_path (void)
   return g_build_filename (g_get_user_state_dir (), "ctrecon", LAST_SESSION, NULL);
 }
 
+/* The Dose Study page's form into the session, which saves it. */
+static void
+sync_study_form (CtrWindow *self)
+{
+  g_autoptr(CtrStudyForm) form = ctr_study_page_get_form (self->study_page);
+
+  ctr_session_set_study_form (self->session, form);
+}
+
 /* ---- opening ------------------------------------------------------------------ */
 
 typedef struct {
@@ -46,8 +56,8 @@ opening_free (Opening *o)
   g_free (o);
 }
 
-/* The saved μ_water, once the dataset is loaded (loading one sets its own),
- * and the newest run of the open dataset (else the newest) on the Run page. */
+/* The saved μ_water and Dose Study form, once the dataset is loaded
+ * (loading one sets its own μ_water, I0 and image size), and the newest run of the open dataset (else the newest) on the Run page. */
 static void
 apply_water (CtrWindow *self, CtrSessionFile *f)
 {
@@ -57,6 +67,10 @@ apply_water (CtrWindow *self, CtrSessionFile *f)
   guint n = g_list_model_get_n_items (shown);
 
   ctr_roi_set_set_mu_water (self->roi_set, f->mu_water, f->calibrated);
+  /* the Dose Study's form; again once the dataset is loaded (a load sets
+   * the page's I0 and image size from the data) */
+  if (ctr_session_get_study_form (self->session) != NULL)
+    ctr_study_page_set_form (self->study_page, ctr_session_get_study_form (self->session));
   {
     /* the status line says where the runs came from (a load said "Dataset loaded") */
     g_autofree char *base = g_path_get_basename (f->path);
@@ -266,6 +280,7 @@ _ctr_window_save_session (CtrWindow *self, const char *chosen)
   GCancellable *c = g_cancellable_new ();
 
   /* its own cancellable: closing after Save… must not stop the save */
+  sync_study_form (self);
   ctr_session_save_async (self->session, self->roi_set, path, c, session_saved, g_object_ref (self));
   g_object_unref (c);
   g_free (self->saving_path);
@@ -393,6 +408,7 @@ _ctr_window_keep_last_session (CtrWindow *self)
     return;
   /* the application stays until the session is written */
   g_application_hold (G_APPLICATION (app));
+  sync_study_form (self);
   ctr_session_save_async (self->session, self->roi_set, path, NULL, last_saved, g_object_ref (app));
 }
 

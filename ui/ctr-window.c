@@ -367,6 +367,13 @@ rebuild_recent_menu (CtrWindow *self)
 
 /* ---- the session --------------------------------------------------------- */
 
+/* The Run page's summary describes the geometry a run uses: the edited one. */
+static void
+on_geometry_edited (CtrWindow *self)
+{
+  ctr_run_page_set_geometry (self->run_page, ctr_geometry_panel_get_geometry (self->geometry_panel));
+}
+
 /* A new dataset: its name in the header, its geometry on the Geometry page
  * with the grid a user expects, and the recent files. */
 static void
@@ -388,6 +395,9 @@ on_dataset (CtrWindow *self)
   else
     grid = ctr_dataset_default_grid (d);
   ctr_geometry_panel_load (self->geometry_panel, d->geometry, d->projections, &grid);
+  /* the Run page forgot the last dataset's edit in its own notify::dataset
+   * handler (connected before this one): the new data's */
+  on_geometry_edited (self);
   _ctr_window_update_actions (self);
   if (d->geometry_missing)
     {
@@ -638,6 +648,8 @@ ctr_window_init (CtrWindow *self)
   g_signal_connect_object (self->profile_page, "notify::n-curves", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->geometry_panel, "changed", G_CALLBACK (_ctr_window_update_actions), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->geometry_panel, "changed", G_CALLBACK (on_geometry_edited), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->run_page, "notify::preset", G_CALLBACK (on_preset), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->run_page, "place-changed", G_CALLBACK (on_run_place), self, G_CONNECT_SWAPPED);

@@ -69,5 +69,6 @@ struct _CtrStudy {
   char *reference;              /* the equal-d′ dose's reference: a label or method name; NULL: the first */
   guint n_runs;                 /* runs of the last ctr_study_run (0 before) */
   char *title;
+  gboolean rebuilt;             /* from rows (ctr-study-rows.h): no parameters, never run */
   GMutex lock;                  /* guards rows, title, mu_water while a run appends: the figure may be drawn live */
 };

@@ -487,6 +487,12 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
 {
   g_return_val_if_fail (s != NULL && d != NULL && d->geometry != NULL && d->projections != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  if (s->rebuilt)
+    {
+      g_set_error_literal (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                           "a study rebuilt from its rows holds no method parameters: it cannot be run again");
+      return FALSE;
+    }
   if (s->doses->len == 0 || s->methods->len == 0)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,

@@ -276,7 +276,8 @@ const char *ctr_study_get_title (const CtrStudy *s);
  * Runs every method × dose × realisation (earlier rows are dropped first)
  * and keeps the rows, in run order: every dose of the first configuration
  * (each dose's realisations in turn), then of the next.  Progress goes to @progress after every iteration and run.
- * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (no dose or no method, an
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (no dose or no method, a
+ *   study rebuilt from its rows (ctr_study_new_from_rows), an
  *   ROI outside the image), the errors of ctr_dose_simulate (no counts or I0
  *   for a dose other than 1) and of, or G_IO_ERROR_CANCELLED; the rows finished
  *   before the failure are kept.

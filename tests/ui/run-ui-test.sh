@@ -24,7 +24,9 @@
 #    ui-compare-hu.png, ui-no-reference.png; /ui/window/open-tiff: the
 #    dataset's projections TIFF opened without its geometry.json, a bad
 #    geometry.json's problems and Edit Geometry, a truncated TIFF:
-#    ui-open-tiff.png, ui-edit-geometry.png; /ui/window/hig: the empty
+#    ui-open-tiff.png, ui-edit-geometry.png; /ui/window/tiff-summary: the
+#    Run page's summary follows the geometry typed for it
+#    (ui-tiff-summary.png); /ui/window/hig: the empty
 #    state, the primary menu's Preferences, Keyboard Shortcuts and About:
 #    ui-empty.png, ui-preferences.png, ui-shortcuts.png, ui-about.png.
 # 2c. /ui/window/roi (tests/ui/test-window-roi.c): ROIs drawn with the
@@ -49,14 +51,17 @@
 #    ui-volume-cancelled.png, ui-three-views.png.
 # 3b. /ui/window/default-method, fit-methods, failed-run, open-unsupported,
 #    recent-underscore, dicom-window (tests/ui/test-window-small.c): issue
-#    31's smaller window defects, one short case each; /ui/window/fit-1280
+#    31's smaller window defects, one short case each; /ui/window/prefs-build-tree:
+#    Preferences from the build tree, its header drawn once
+#    (ui-prefs-header-first.png = ui-prefs-header.png); /ui/window/fit-1280
 #    (tests/ui/test-window-fit.c): every page's minimum size fits 1280×720,
 #    the window at that size with an FBP run: ui-1280.png;
 #    /ui/window/study-drawn-rois (tests/ui/test-window-study-rois.c): the
 #    Dose Study's ROIs taken from those drawn (ui-study-drawn-rois.png);
 #    /ui/window/study-images, study-session (tests/ui/test-window-study-runs.c):
 #    the study's reconstructions as runs, opened on Compare from its table
-#    (ui-study-images.png), its table and runs back from a saved session.
+#    (ui-study-images.png), its table, runs and form back from a saved
+#    session, its figure drawn from the table (ui-study-figure-restored.png).
 # 3c. /ui/window/iq (tests/ui/test-window-iq.c): the image-quality panel on a
 #    simulated iq phantom (needs $CTR_CLI): NPS, TTF and d′ of FBP and SIRT
 #    as core computes them; ui-iq-nps-ttf.png must show both runs' colours
@@ -373,6 +378,8 @@ print(os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), p["file"]) if 
 rm -f "$build_dir/ui-open-tiff.png" "$build_dir/ui-edit-geometry.png"
 if [ -n "$tiff" ] && [ -f "$tiff" ]; then
   run_case open-tiff CTR_UI_TIFF="$tiff"
+  # the Run page's summary follows the geometry typed for the bare TIFF
+  run_case tiff-summary GSK_RENDERER=cairo CTR_UI_TIFF="$tiff"
 else
   echo "SKIP (part 2b, open-tiff): the dataset names no projections TIFF"
 fi
@@ -572,7 +579,8 @@ run_case study-drawn-rois GSK_RENDERER=cairo
 # every Dose Study reconstruction a run of the dataset, opened from the
 # study's table on Compare (ui-study-images.png: the study's run beside the
 # reference), and the study's table and runs kept in a saved session
-# (tests/ui/test-window-study-runs.c)
+# (tests/ui/test-window-study-runs.c), with the form it was set up with and
+# its figure redrawn from the restored table
 rm -f "$build_dir/ui-study-images.png"
 mkdir -p "$work/study-cache"
 run_case study-images GSK_RENDERER=cairo XDG_CACHE_HOME="$work/study-cache"

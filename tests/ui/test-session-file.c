@@ -610,6 +610,82 @@ test_study (void)
                   CTR_ERROR_FORMAT, "the run 7");
 }
 
+/* The Dose Study page's form: saved, read back equal, restored into the
+ * session; a file without one (version 2 as written before) restores none;
+ * a bad value in it is refused with its key. */
+static void
+test_study_form (void)
+{
+  g_autoptr(CtrSession) session = ctr_session_new ();
+  g_autoptr(CtrSession) back = ctr_session_new ();
+  g_autofree char *path = g_build_filename (tmp_dir, "form.ctrsession", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CtrSessionFile) f = NULL;
+  g_autoptr(CtrStudyForm) form = ctr_study_form_new ();
+  CtrReconOptions o;
+
+  g_free (form->doses);
+  form->doses = g_strdup ("1, 0.5, 0.125");
+  form->i0 = 12345.5;
+  form->seed = 77;
+  form->realisations = 3;
+  form->size = 96;
+  ctr_recon_options_init (&o, CTR_METHOD_FBP);
+  o.window = CTR_FILTER_HANN;
+  g_array_append_val (form->methods, o);
+  ctr_recon_options_init (&o, CTR_METHOD_PWLS);
+  o.iterations = 7;
+  o.beta = 0.0625;
+  g_array_append_val (form->methods, o);
+  g_free (form->noise_roi);
+  form->noise_roi = g_strdup ("rect:40,-5,15,15");
+  g_free (form->measure_roi);
+  form->measure_roi = g_strdup ("circle:-17,-42,4");
+  g_free (form->iq_task);
+  form->iq_task = g_strdup ("disc:5,120");
+  g_free (form->iq_nps);
+  form->iq_nps = g_strdup ("circle:0,0,40");
+  g_free (form->iq_insert);
+  form->iq_insert = g_strdup ("circle:-60,0,10");
+  ctr_session_set_study_form (session, form);
+  g_assert_false (ctr_session_get_unsaved (session));
+  g_assert_cmpint (save (session, NULL, path, &error), ==, 0);
+  g_assert_no_error (error);
+
+  f = ctr_session_file_read (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (f->study_form);
+  g_assert_true (ctr_study_form_equal (f->study_form, form));
+  g_assert_true (ctr_session_restore (back, f, NULL, &error));
+  g_assert_nonnull (ctr_session_get_study_form (back));
+  g_assert_true (ctr_study_form_equal (ctr_session_get_study_form (back), form));
+  {
+    /* one field changed is seen: equal is no constant */
+    g_autoptr(CtrStudyForm) other = ctr_study_form_copy (form);
+    g_array_index (other->methods, CtrReconOptions, 1).beta = 0.125;
+    g_assert_false (ctr_study_form_equal (other, form));
+  }
+  remove_tree (path);
+
+  /* a version-2 file without a form: none restored */
+  {
+    g_autofree char *v2 = session_with ("v2-no-form", "{\"format\": \"ctrecon-session\", \"version\": 2, "
+                                        "\"runs\": [], \"study\": {\"rows\": []}}");
+    g_autoptr(CtrSessionFile) old = ctr_session_file_read (v2, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_null (old->study_form);
+    g_assert_true (ctr_session_restore (back, old, NULL, &error));
+    g_assert_null (ctr_session_get_study_form (back));
+  }
+  assert_refused ("form-realisations", "{\"format\": \"ctrecon-session\", \"version\": 2, \"runs\": [], "
+                  "\"study\": {\"rows\": [], \"form\": {\"doses\": \"1\", \"realisations\": 0}}}",
+                  CTR_ERROR_FORMAT, "realisations");
+  assert_refused ("form-method", "{\"format\": \"ctrecon-session\", \"version\": 2, \"runs\": [], "
+                  "\"study\": {\"rows\": [], \"form\": {\"methods\": [{\"method\": \"pwls\", "
+                  "\"parameters\": {\"iterations\": -3}}]}}}",
+                  CTR_ERROR_FORMAT, "study.form: method 1");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -648,6 +724,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/session-file/volume", test_volume);
   g_test_add_func ("/ui/session-file/errors", test_errors);
   g_test_add_func ("/ui/session-file/study", test_study);
+  g_test_add_func ("/ui/session-file/study-form", test_study_form);
   status = g_test_run ();
   remove_tree (tmp_dir);
   g_free (tmp_dir);

@@ -130,7 +130,7 @@ simulate (const char *dir, const char *name, const char *views, const char *cols
 }
 
 typedef struct {
-  double noise, f_peak, f_avg, f50[8], f10[8], npw, npwe;
+  double noise, f_peak, f_avg, f50[8], f10[8], cnr[8], npw, npwe;
 } Expected;
 
 /* Core's measures of @run's middle slice, the regions placed from the
@@ -169,6 +169,7 @@ expect (CtrRun *run, guint size, const CtrTask *task, int task_insert, Expected 
                                   (g->ny - 1) * 0.5 - (y - g->cy) / g->dy, CTR_IQ_INSERT_RADIUS * 100 / g->dx, NULL);
       e->f50[i] = t ? t->f50 : NAN;
       e->f10[i] = t ? t->f10 : NAN;
+      e->cnr[i] = t ? t->cnr : NAN;
       if ((int) i == task_insert)
         task_ttf = t;
       else
@@ -192,7 +193,8 @@ check_run (GtkWidget *root, CtrRun *run, const CtrIqResult *r, const CtrIqSetup 
   g_autofree char *favg = g_strdup_printf ("iq-favg-%u", n);
   g_autofree char *npw = g_strdup_printf ("iq-npw-%u", n);
   g_autofree char *npwe = g_strdup_printf ("iq-npwe-%u", n);
-  gboolean ttf_ok = TRUE;
+  gboolean ttf_ok = TRUE, cnr_ok = TRUE;
+  guint n_low = 0;
 
   expect (run, r->nps_size, &setup->task, r->task_insert, &e);
   ui_note ("run %u: noise %.3f HU, f_avg %.4f, f50 of teflon %.4f, d′ NPW %.3f NPWE %.3f (core)", n, e.noise,
@@ -208,6 +210,20 @@ check_run (GtkWidget *root, CtrRun *run, const CtrIqResult *r, const CtrIqSetup 
       ttf_ok &= r->ttf->pdata[i] != NULL;
     }
   CHECK (ttf_ok, "run %u: every insert's TTF measured, its f50 / f10 shown = core's (%u inserts)", n, n_ins);
+  for (guint i = 0; i < n_ins; i++)
+    {
+      /* the TTF's CNR, marked below TG-233's 15 */
+      g_autofree char *name = g_strdup_printf ("iq-cnr-%u-%u", n, i);
+      GtkWidget *label = ui_find (root, GTK_TYPE_LABEL, name);
+      const char *text = label != NULL ? gtk_label_get_text (GTK_LABEL (label)) : "";
+      gboolean low = e.cnr[i] < CTR_TTF_MIN_CNR;
+      cnr_ok &= same (shown (root, name, FALSE), e.cnr[i], 1) && (strstr (text, "below") != NULL) == low &&
+                gtk_widget_has_css_class (label != NULL ? label : root, "warning") == low;
+      n_low += low;
+      ui_note ("  run %u, %s: CNR “%s” (core %.2f)", n, g_array_index (setup->inserts, CtrIqInsertSpec, i).name, text,
+               e.cnr[i]);
+    }
+  CHECK (cnr_ok, "run %u: every insert's TTF CNR shown = core's, the %u below %g marked", n, n_low, CTR_TTF_MIN_CNR);
   CHECK (same (shown (root, npw, FALSE), e.npw, 2) && same (shown (root, npwe, FALSE), e.npwe, 2),
          "run %u: d′ NPW %.2f, NPWE %.2f shown = core's", n, shown (root, npw, FALSE), shown (root, npwe, FALSE));
 }

@@ -7,7 +7,10 @@
  *   build/app/ctrecon runs from a shell), the window still keeps its
  *   settings (the schema compiled beside the build) and Preferences' rows
  *   can be changed; every backend the Run page lists is named as
- *   Preferences names it.
+ *   Preferences names it.  The header is drawn as it settles from the
+ *   first frames (before, the one page's switcher button "General" and the
+ *   title "Preferences" were drawn over each other while the header
+ *   cross-faded): ui-prefs-header-first.png, ui-prefs-header.png.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -71,6 +74,35 @@ test_window_prefs_build_tree (void)
     }
   CHECK (run->len >= 2 && missing == 0, "the Run page's %u backends are named as in Preferences (%u differ)",
          run->len, missing);
+  {
+    /* the header as first drawn and once settled: the same (before, the
+     * page switcher's "General" and the title "Preferences" were drawn
+     * over each other while the header cross-faded) */
+    g_autofree char *first = ui_out_path ("ui-prefs-header-first.png");
+    g_autofree char *settled = ui_out_path ("ui-prefs-header.png");
+    g_autoptr(GdkPixbuf) a = NULL;
+    g_autoptr(GdkPixbuf) b = NULL;
+    guint differ = 0;
+
+    ui_screenshot (prefs, "ui-prefs-header-first.png");
+    ui_spin (1500);
+    ui_screenshot (prefs, "ui-prefs-header.png");
+    a = gdk_pixbuf_new_from_file (first, NULL);
+    b = gdk_pixbuf_new_from_file (settled, NULL);
+    if (a != NULL && b != NULL && gdk_pixbuf_get_width (a) == gdk_pixbuf_get_width (b) &&
+        gdk_pixbuf_get_rowstride (a) == gdk_pixbuf_get_rowstride (b) && gdk_pixbuf_get_height (a) >= 46 &&
+        gdk_pixbuf_get_height (b) >= 46)
+      for (int y = 0; y < 46; y++)
+        {
+          const guint8 *pa = gdk_pixbuf_get_pixels (a) + (gsize) y * gdk_pixbuf_get_rowstride (a);
+          const guint8 *pb = gdk_pixbuf_get_pixels (b) + (gsize) y * gdk_pixbuf_get_rowstride (b);
+          for (int x = 0; x < gdk_pixbuf_get_width (a) * gdk_pixbuf_get_n_channels (a); x++)
+            differ += pa[x] != pb[x];
+        }
+    else
+      differ = G_MAXUINT;
+    CHECK (differ == 0, "the header is drawn once, as it settles (%u samples of its top 46 rows differ)", differ);
+  }
   gtk_window_destroy (GTK_WINDOW (prefs));
   ui_spin (50);
   ui_close_window (w);

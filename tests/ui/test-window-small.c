@@ -19,12 +19,18 @@
  * /ui/window/dicom-window: an FBP shown with W 2000 / L 1000 HU and
  *   exported as DICOM: WindowCenter/WindowWidth are the window shown (main
  *   wrote 40 / 400 whatever was shown).
+ * /ui/window/tiff-summary: a bare TIFF ($CTR_UI_TIFF, the dataset's
+ *   sinogram) whose geometry is typed on the Geometry page: the Run page's
+ *   dataset summary describes the typed geometry (SOD, SDD, field of view)
+ *   and says so while a field is invalid; before, it kept the draft's
+ *   "SOD 0.0 mm, SDD 0.0 mm" whatever was typed.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Environment: CTR_UI_DATASET (a fan-beam geometry.json), CTR_UI_CONE
  * (head-cone-small's geometry.json; the cone parts skip without it),
- * CTR_UI_OUT.
+ * CTR_UI_TIFF (the dataset's projections TIFF; tiff-summary skips without
+ * it), CTR_UI_OUT.
  */
 #include <math.h>
 #include <string.h>
@@ -426,5 +432,73 @@ test_window_dicom_window (void)
   wd = dicom_ds (first, 0x0028, 0x1051);
   CHECK (fabs (c - 1000) < 0.5 && fabs (wd - 2000) < 0.5,
          "the series opens with the window shown: WindowCenter %g, WindowWidth %g (want 1000, 2000)", c, wd);
+  ui_close_window (w);
+}
+
+/* ---- /ui/window/tiff-summary ----------------------------------------------------- */
+
+static const char *
+summary_of (CtrWindow *w)
+{
+  return adw_action_row_get_subtitle (ui_child (ui_child (w, CTR_TYPE_WINDOW, "run_page"), CTR_TYPE_RUN_PAGE,
+                                                "dataset_row"));
+}
+
+static void
+type_field (CtrGeometryPanel *gp, const char *field, double value)
+{
+  g_autofree char *text = g_strdup_printf ("%.10g", value);
+  ctr_geometry_panel_set_text (gp, field, text);
+}
+
+void
+test_window_tiff_summary (void)
+{
+  const char *tiff = g_getenv ("CTR_UI_TIFF");
+  g_autoptr(CtrDataset) truth = NULL;
+  CtrGeometryPanel *gp;
+  CtrWindow *w;
+
+  if (tiff == NULL || fan_path () == NULL || !g_file_test (tiff, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("no TIFF ($CTR_UI_TIFF) or dataset ($CTR_UI_DATASET)");
+      return;
+    }
+  truth = ctr_dataset_load (fan_path (), NULL, NULL, NULL);
+  g_assert_nonnull (truth);
+  w = ui_new_window ();
+  gp = ui_child (w, CTR_TYPE_WINDOW, "geometry_panel");
+  CHECK (ui_open_and_wait (w, tiff, 120), "the bare TIFF %s opens", tiff);
+  CHECK (strstr (summary_of (w), "Geometry incomplete") != NULL,
+         "before the geometry is typed the summary says it is incomplete: “%s”", summary_of (w));
+  {
+    const CtrGeometry *t = truth->geometry;
+    type_field (gp, "sod", t->sod_mm);
+    type_field (gp, "sdd", t->sdd_mm);
+    type_field (gp, "pitch-u", t->pitch_u);
+    type_field (gp, "offset-u", t->offset_u);
+    type_field (gp, "angle-start", t->angles[0] * 180 / G_PI);
+    type_field (gp, "angle-step", (t->angles[1] - t->angles[0]) * 180 / G_PI);
+  }
+  CHECK (ctr_geometry_panel_is_valid (gp), "with SOD, SDD, pitch and angles typed the geometry is valid");
+  ui_spin (100);
+  {
+    const CtrGeometry *g = ctr_geometry_panel_get_geometry (gp);
+    g_autofree char *sod = g_strdup_printf ("SOD %.1f mm, SDD %.1f mm", truth->geometry->sod_mm,
+                                            truth->geometry->sdd_mm);
+    g_autofree char *fov = g != NULL ? g_strdup_printf ("field of view Ø %.1f mm", 2 * ctr_geometry_fov_radius_mm (g))
+                                     : g_strdup ("?");
+    CHECK (strstr (summary_of (w), sod) != NULL && strstr (summary_of (w), fov) != NULL &&
+               strstr (summary_of (w), "SOD 0.0 mm") == NULL,
+           "the Run page's summary describes the typed geometry (“%s”, “%s”): “%s”", sod, fov, summary_of (w));
+  }
+  adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "reconstruct");
+  ui_screenshot (GTK_WIDGET (w), "ui-tiff-summary.png");
+
+  /* a field made invalid: said, not the last valid one kept */
+  ctr_geometry_panel_set_text (gp, "sdd", "10");
+  ui_spin (100);
+  CHECK (strstr (summary_of (w), "Geometry incomplete") != NULL,
+         "an invalid field: the summary says so: “%s”", summary_of (w));
   ui_close_window (w);
 }

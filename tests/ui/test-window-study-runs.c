@@ -16,8 +16,15 @@
  * /ui/window/study-session: the same study, the session saved, the window
  *   closed, the session opened in a new window: the study's table is back
  *   with identical figures (every column, bit for bit), and its rows open
- *   their reconstructions, restored as runs with identical pixels.
- *   Screenshot ui-study-session.png (the page with the restored table).
+ *   their reconstructions, restored as runs with identical pixels.  The
+ *   form the study was set up with (doses, I0, seed, realisations, image
+ *   size, the configurations listed, the ROI and d′ task rows; changed
+ *   after the run, so the saved form is not the run's) is back as it was
+ *   saved, and the study's figure is drawn from the restored table (its
+ *   first configuration's line, the palette's blue, in the figure).
+ *   Before, the form came back empty and the figure blank.
+ *   Screenshots ui-study-session.png (the page with the restored table and
+ *   form), ui-study-figure-restored.png (the figure alone).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -65,6 +72,67 @@ study_run (CtrSession *session, double dose)
         found = run;
     }
   return found;
+}
+
+/* Every field of the Dose Study's form, as the page shows it, in one text. */
+static char *
+form_text (CtrStudyPage *page)
+{
+  static const char *const rows[] = { "doses_row", "noise_roi_row", "background_roi_row", "measure_roi_row",
+                                      "iq_task_row", "iq_nps_row", "iq_insert_row" };
+  static const char *const spins[] = { "i0_spin", "seed_spin", "realisations_spin", "size_spin" };
+  GString *s = g_string_new (NULL);
+  g_autoptr(GPtrArray) methods = ui_find_all (ui_child (page, CTR_TYPE_STUDY_PAGE, "methods_list"),
+                                              ADW_TYPE_ACTION_ROW);
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    g_string_append_printf (s, "%s=“%s”; ", rows[i],
+                            gtk_editable_get_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, rows[i]))));
+  for (guint i = 0; i < G_N_ELEMENTS (spins); i++)
+    g_string_append_printf (s, "%s=%.17g; ", spins[i],
+                            gtk_spin_button_get_value (ui_child (page, CTR_TYPE_STUDY_PAGE, spins[i])));
+  g_string_append_printf (s, "%u methods:", ctr_study_page_get_n_methods (page));
+  for (guint i = 0; i < methods->len; i++)
+    g_string_append_printf (s, " [%s]", adw_preferences_row_get_title (methods->pdata[i]));
+  return g_string_free (s, FALSE);
+}
+
+/* A form unlike the one the study ran with: other doses, seed,
+ * realisations and image size, ROIs, a d′ task, a second configuration. */
+static void
+change_form (CtrStudyPage *page)
+{
+  gtk_editable_set_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "doses_row")), "1, 0.5, 0.125");
+  gtk_spin_button_set_value (ui_child (page, CTR_TYPE_STUDY_PAGE, "seed_spin"), 4242);
+  gtk_spin_button_set_value (ui_child (page, CTR_TYPE_STUDY_PAGE, "realisations_spin"), 3);
+  gtk_spin_button_set_value (ui_child (page, CTR_TYPE_STUDY_PAGE, "size_spin"), 96);
+  gtk_editable_set_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "noise_roi_row")), "rect:20,-5,15,15");
+  gtk_editable_set_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "background_roi_row")), "circle:-20,10,6");
+  gtk_editable_set_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "measure_roi_row")), "circle:-17,-22,4");
+  gtk_editable_set_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "iq_task_row")), "disc:5,120");
+  gtk_editable_set_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "iq_nps_row")), "circle:0,0,20");
+  gtk_editable_set_text (GTK_EDITABLE (ui_child (page, CTR_TYPE_STUDY_PAGE, "iq_insert_row")), "circle:-30,0,8");
+  gtk_widget_activate_action (GTK_WIDGET (page), "study.add-preset", "s", "pwls");
+}
+
+/* Pixels of the study figure's first colour (the palette's blue, 0 114
+ * 178) in the PNG @path: its lines and markers. */
+static guint
+blue_pixels (const char *path)
+{
+  g_autoptr(GdkPixbuf) pb = gdk_pixbuf_new_from_file (path, NULL);
+  guint n = 0;
+
+  if (pb == NULL)
+    return 0;
+  for (int y = 0; y < gdk_pixbuf_get_height (pb); y++)
+    for (int x = 0; x < gdk_pixbuf_get_width (pb); x++)
+      {
+        const guint8 *p = gdk_pixbuf_get_pixels (pb) + (gsize) y * gdk_pixbuf_get_rowstride (pb) +
+                          (gsize) x * gdk_pixbuf_get_n_channels (pb);
+        n += p[0] < 40 && abs (p[1] - 114) < 30 && abs (p[2] - 178) < 30;
+      }
+  return n;
 }
 
 /* The row of the study's table at @dose, and its position. */
@@ -295,6 +363,7 @@ test_window_study_session (void)
   g_autofree char *session_path = ui_out_path ("ui-study-session" CTR_SESSION_FILE_SUFFIX);
   g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) images = g_ptr_array_new_with_free_func ((GDestroyNotify) ctr_volume_unref);
+  g_autofree char *form = NULL;
   CtrStudyPage *page;
   CtrWindow *w;
 
@@ -333,6 +402,9 @@ test_window_study_session (void)
       CtrVolume *image = run != NULL ? ctr_run_get_result (run) : NULL;
       g_ptr_array_add (images, image != NULL ? ctr_volume_copy (image) : NULL);
     }
+  change_form (page);
+  form = form_text (page);
+  ui_note ("  the form saved: %s", form);
   CHECK (ui_export (w, "win.save-session", session_path), "Save Session… writes %s", session_path);
   ui_wait (saved, w, 60, "the session saved");
   ui_close_window (w);
@@ -360,6 +432,18 @@ test_window_study_session (void)
            "the page says where its table came from: “%s”", ctr_study_page_get_status (page));
     adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "study");
     ui_screenshot (GTK_WIDGET (w), "ui-study-session.png");
+  }
+  {
+    g_autofree char *back = form_text (page);
+    CHECK (g_str_equal (back, form), "the Dose Study's form is back as saved: “%s”", back);
+  }
+  {
+    g_autofree char *png = ui_out_path ("ui-study-figure-restored.png");
+    guint blue;
+    ui_screenshot (ui_child (page, CTR_TYPE_STUDY_PAGE, "plot"), "ui-study-figure-restored.png");
+    blue = blue_pixels (png);
+    CHECK (blue > 30, "the study's figure is drawn from the restored table (%u pixels of its first line's blue)",
+           blue);
   }
   for (guint k = 0; k < G_N_ELEMENTS (doses); k++)
     {

@@ -1144,6 +1144,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/open-unsupported", test_window_open_unsupported);
   g_test_add_func ("/ui/window/recent-underscore", test_window_recent_underscore);
   g_test_add_func ("/ui/window/dicom-window", test_window_dicom_window);
+  g_test_add_func ("/ui/window/tiff-summary", test_window_tiff_summary);
   g_test_add_func ("/ui/window/session", test_window_session);
   g_test_add_func ("/ui/window/session-close", test_window_session_close);
   g_test_add_func ("/ui/window/fit-1280", test_window_fit_1280);

@@ -151,6 +151,7 @@ void        test_window_failed_run         (void);
 void        test_window_open_unsupported   (void);
 void        test_window_recent_underscore  (void);
 void        test_window_dicom_window       (void);
+void        test_window_tiff_summary       (void);
 
 /* tests/ui/test-window-session.c */
 void        test_window_session            (void);
