@@ -68,8 +68,10 @@ make_operator (CtrPyOperator *self, const CtrGeometry *g, const CtrGrid *grid, c
   Py_BEGIN_ALLOW_THREADS
   if (ctr_helix_applies (g))
     op = helical_operator (g, grid, &helical_notes, &error);
-  else if ((plan = ctr_recon_plan_new (g, grid, o, NULL, &error)) != NULL)
-    op = ctr_recon_plan_get_operator (plan);
+  else if ((plan = ctr_recon_plan_new (g, grid, o, NULL, &error)) != NULL
+           && (op = ctr_recon_plan_get_operator (plan)) == NULL)
+    g_set_error (&error, CTR_ERROR, CTR_ERROR_UNSUPPORTED, "Operator: the engine's plan for this scan has no "
+                 "operator on its rays");
   Py_END_ALLOW_THREADS
   PyObject *notes = NULL;
   if (op == NULL)
