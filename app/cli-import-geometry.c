@@ -31,11 +31,11 @@ ctr_cli_import_geometry (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE — an ASTRA or RTK geometry as our geometry.json");
   g_option_context_set_description (ctx,
-    "ASTRA: a JSON object with the keys of ASTRA's Python proj_geom (type parallel, fanflat, fanflat_vec,\n"
-    "cone or cone_vec).  RTK: RTKThreeDCircularGeometry XML (rtk::ThreeDCircularProjectionGeometry-\n"
-    "XMLFileWriter); its projection images' size and spacing are not in the XML: give --cols, --rows,\n"
-    "--pitch-u and --pitch-v.  Circular ASTRA geometries stay circular; the _vec forms and RTK become\n"
-    "per-view vectors.");
+    "ASTRA: a JSON object with the keys of ASTRA's Python proj_geom (type parallel, parallel_vec, fanflat,\n"
+    "fanflat_vec, cone or cone_vec).  RTK: RTKThreeDCircularGeometry XML (rtk::ThreeDCircularProjection-\n"
+    "GeometryXMLFileWriter); its projection images' size and spacing are not in the XML: give --cols,\n"
+    "--rows, --pitch-u and --pitch-v.  Circular ASTRA geometries stay circular, and so does parallel_vec\n"
+    "(one pitch and offset, rays across the row); fanflat_vec, cone_vec and RTK become per-view vectors.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!ctr_cli_parse (ctx, &argc, &argv))
     return 2;

@@ -49,6 +49,7 @@
 #include "calib/ctr-calib.h"
 /* sysmat/: the operator interface (forward and adjoint products) */
 #include "sysmat/ctr-operator.h"
+#include "sysmat/ctr-operator-natural.h"
 /* recon/: methods, parameters, progress */
 #include "recon/ctr-recon-types.h"
 #include "recon/ctr-params.h"

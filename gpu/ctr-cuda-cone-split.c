@@ -282,6 +282,7 @@ static const CtrOperatorClass split_class = {
   .image_to_native = ctr_cone_op_copy_image,
   .image_from_native = ctr_cone_op_copy_image,
   .data_gather = split_data_gather,
+  .data_scatter = ctr_operator_copy_data_scatter,
   .forward = split_forward,
   .adjoint = split_adjoint,
   .update = split_update,

@@ -344,6 +344,7 @@ static const CtrOperatorClass cuda_cone_class = {
   .image_to_native = ctr_cone_op_copy_image,
   .image_from_native = ctr_cone_op_copy_image,
   .data_gather = cuda_cone_data_gather,
+  .data_scatter = ctr_operator_copy_data_scatter,
   .forward = cuda_cone_forward,
   .adjoint = cuda_cone_adjoint,
   .update = cuda_cone_update,

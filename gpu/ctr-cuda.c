@@ -598,6 +598,7 @@ cuda_op_finish (CtrOperator *op, float *X, float *D, const float *scale, CtrUpda
   .image_to_native = ctr_scsr_op_image_to_native, \
   .image_from_native = ctr_scsr_op_image_from_native, \
   .data_gather = ctr_scsr_op_data_gather, \
+  .data_scatter = ctr_scsr_op_data_scatter, \
   .forward = cuda_op_forward, \
   .adjoint = cuda_op_adjoint, \
   .update = cuda_op_update, \

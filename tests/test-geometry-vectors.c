@@ -421,8 +421,27 @@ test_import (void)
   g_assert_no_error (error);
   g_assert_true (ctr_geometry_has_vectors (cv));
   g_assert_cmpfloat (cv->vectors[11], ==, 1.2);
+  /* parallel_vec: β = atan2 (u), pitch |u|, offset d·û (a shift along the
+   * ray and the ray's sense ignored); angles unwrapped past π. */
+  g_autoptr (CtrGeometry) pv = ctr_geometry_import_astra (
+    "{\"type\":\"parallel_vec\",\"DetectorCount\":6,\"Vectors\":"
+    "[[0,-1, 0.5,7, 2,0], [-1,0, 7,0.5, 0,2], [0,-1, -0.5,3, -2,0], [1,0, -9,-0.5, 0,-2]]}", -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (pv->beam == CTR_BEAM_PARALLEL && !ctr_geometry_has_vectors (pv));
+  g_assert_cmpfloat (pv->pitch_u, ==, 2.0);
+  g_assert_cmpfloat (pv->offset_u, ==, 0.5);
+  g_assert_cmpfloat_with_epsilon (pv->angles[1], G_PI_2, 1e-12);
+  g_assert_cmpfloat_with_epsilon (pv->angles[2], G_PI, 1e-12);
+  g_assert_cmpfloat_with_epsilon (pv->angles[3], 3 * G_PI_2, 1e-12);
   static const struct { const char *json; int code; } bad[] = {
     { "{\"type\":\"parallel3d\"}", CTR_ERROR_UNSUPPORTED },
+    { "{\"type\":\"parallel_vec\",\"DetectorCount\":6,\"Vectors\":[[0.1,-1, 0,0, 1,0]]}", CTR_ERROR_UNSUPPORTED },
+    { "{\"type\":\"parallel_vec\",\"DetectorCount\":6,\"Vectors\":[[0,-1, 0,0, 1,0], [-1,0, 0,0, 0,1.1]]}",
+      CTR_ERROR_UNSUPPORTED },
+    { "{\"type\":\"parallel_vec\",\"DetectorCount\":6,\"Vectors\":[[0,-1, 0,0, 1,0], [-1,0, 0,0.2, 0,1]]}",
+      CTR_ERROR_UNSUPPORTED },
+    { "{\"type\":\"parallel_vec\",\"DetectorCount\":6,\"Vectors\":[[0,-1, 0,0, 0,0]]}",
+      CTR_ERROR_INVALID_GEOMETRY },
     { "{\"type\":\"fanflat\",\"DetectorWidth\":1,\"DetectorCount\":10,\"ProjectionAngles\":[0]}", CTR_ERROR_FORMAT },
     { "{\"type\":\"fanflat_vec\",\"DetectorCount\":10,\"Vectors\":[[0,-300,0,200,1]]}", CTR_ERROR_FORMAT },
     { "[1,2]", CTR_ERROR_FORMAT },

@@ -307,6 +307,43 @@ test_products (gconstpointer data)
   g_rand_free (r);
 }
 
+/* The CUDA SCSR operator's products on natural arrays
+ * (sysmat/ctr-operator-natural.h: its data_scatter is the CPU layout's)
+ * equal the CPU SCSR operator's, on a three-row stack. */
+static void
+test_natural (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr (CtrGeometry) g = make_geometry (c, 3);
+  CtrGrid grid = make_grid (c, 3);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (CtrScsr) m = ctr_scsr_build (g, &grid, CTR_RAY_MODEL_AREA, CTR_SYM_ALL, NULL, &e);
+  g_assert_no_error (e);
+  g_autoptr (CtrOperator) oc = ctr_backend_cpu ()->scsr_operator (ctr_backend_cpu (), m, g, &grid, &e);
+  g_assert_no_error (e);
+  g_autoptr (CtrOperator) og = ctr_cuda_op_new (m, FALSE, g, &grid, &e);
+  g_assert_no_error (e);
+  const gsize ni = (gsize) c->n * c->n * 3, nd = (gsize) c->views * c->cols * 3;
+  g_autofree float *x = g_new (float, ni), *y = g_new (float, nd);
+  GRand *r = g_rand_new_with_seed (5);
+  for (gsize i = 0; i < ni; i++)
+    x[i] = (float) g_rand_double_range (r, -1, 1);
+  for (gsize i = 0; i < nd; i++)
+    y[i] = (float) g_rand_double_range (r, -1, 1);
+  g_rand_free (r);
+  g_autofree float *ax_cpu = g_new (float, nd), *ax_gpu = g_new (float, nd);
+  g_autofree float *aty_cpu = g_new (float, ni), *aty_gpu = g_new (float, ni);
+  g_assert_true (ctr_operator_forward_natural (oc, x, ax_cpu, &e));
+  g_assert_true (ctr_operator_forward_natural (og, x, ax_gpu, &e));
+  g_assert_true (ctr_operator_adjoint_natural (oc, y, aty_cpu, &e));
+  g_assert_true (ctr_operator_adjoint_natural (og, y, aty_gpu, &e));
+  g_assert_no_error (e);
+  const double d1 = max_rel_diff (ax_gpu, ax_cpu, nd), d2 = max_rel_diff (aty_gpu, aty_cpu, ni);
+  g_test_message ("%s: natural products, GPU against CPU: Ax %.2e A'y %.2e", c->name, d1, d2);
+  g_assert_cmpfloat (d1, <=, 1e-5);
+  g_assert_cmpfloat (d2, <=, 1e-5);
+}
+
 /* 10 iterations of parallel ART (both step rules, non-negative), and SART
  * and SIRT, on the GPU equal the CPU backend within 1e-4 of the maximum;
  * cuSPARSE parallel ART too (same orbit subsets). */
@@ -702,6 +739,8 @@ main (int argc, char **argv)
           g_test_add_data_func (p3, &cases[i], test_reports);
           g_autofree char *p4 = g_strdup_printf ("/ctr/gpu/methods/%s", cases[i].name);
           g_test_add_data_func (p4, &cases[i], test_methods);
+          g_autofree char *p5 = g_strdup_printf ("/ctr/gpu/natural/%s", cases[i].name);
+          g_test_add_data_func (p5, &cases[i], test_natural);
         }
       g_test_add_func ("/ctr/gpu/selfcheck/sound", test_selfcheck);
 #ifdef CTR_EMU_BUILD

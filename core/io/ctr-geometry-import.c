@@ -150,6 +150,64 @@ astra_vectors (JsonObject *o, CtrBeam beam, GError **error)
   return ctr_geometry_new_from_vectors (beam, views, rows, cols, w, error);
 }
 
+/* The spread tolerated in the per-view pitch and offset of parallel_vec
+ * (relative to the pitch) and in the cosine between ray and detector row. */
+#define PARALLEL_VEC_TOL 1e-6
+
+/* parallel_vec: per view ray direction r, detector centre d, column step u
+ * (ASTRA's vec_geom; column j at d + (j − (n − 1)/2) u).  ASTRA makes them
+ * from `parallel` as r = (sin β, −cos β), d = 0, u = w (cos β, sin β):
+ * so β = atan2 (u_y, u_x) (unwrapped along the views), pitch |u| and the
+ * offset d·u/|u| (FORMAT.md: u is the signed distance from the axis along
+ * (cos β, sin β); the rays' direction, either way along a line, does not
+ * matter).  Our parallel beam has one pitch and one offset and rays across
+ * the detector row: other vectors are refused. */
+static CtrGeometry *
+astra_parallel_vec (JsonObject *o, GError **error)
+{
+  guint cols, views = 0;
+  if (!astra_count (o, "DetectorCount", &cols, error))
+    return NULL;
+  g_autofree double *v = astra_numbers (o, "Vectors", 6, &views, error);
+  if (v == NULL)
+    return NULL;
+  g_autoptr (CtrGeometry) g = ctr_geometry_try_new (CTR_BEAM_PARALLEL, views, error);
+  if (g == NULL)
+    return NULL;
+  g->n_cols = cols;
+  g->n_rows = 1;
+  for (guint k = 0; k < views; k++)
+    {
+      const double *r = v + (gsize) k * 6, *d = r + 2, *u = r + 4;
+      const double w = hypot (u[0], u[1]), rn = hypot (r[0], r[1]);
+      if (!(w > 0) || !(rn > 0))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,
+                       "ASTRA geometry: view %u of parallel_vec has a zero %s vector", k, w > 0 ? "ray" : "u");
+          return NULL;
+        }
+      const double beta = atan2 (u[1], u[0]), offset = (d[0] * u[0] + d[1] * u[1]) / w;
+      const double prev = k > 0 ? g->angles[k - 1] : beta;
+      g->angles[k] = beta + 2 * G_PI * nearbyint ((prev - beta) / (2 * G_PI));
+      const double cos_ru = fabs (r[0] * u[0] + r[1] * u[1]) / (rn * w);
+      if (k == 0)
+        g->pitch_u = w, g->offset_u = offset;
+      const char *why = cos_ru > PARALLEL_VEC_TOL ? "rays not perpendicular to the detector row"
+                        : fabs (w - g->pitch_u) > PARALLEL_VEC_TOL * g->pitch_u ? "a pitch other than the first view's"
+                        : fabs (offset - g->offset_u) > PARALLEL_VEC_TOL * g->pitch_u
+                          ? "a detector offset other than the first view's" : NULL;
+      if (why != NULL)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                       "ASTRA geometry: parallel_vec view %u has %s; a parallel beam here has rays across the row, "
+                       "one pitch and one offset (|u| %.9g mm, offset %.9g mm, cos(ray, u) %.2g; first view: "
+                       "pitch %.9g mm, offset %.9g mm)", k, why, w, offset, cos_ru, g->pitch_u, g->offset_u);
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&g);
+}
+
 CtrGeometry *
 ctr_geometry_import_astra (const char *json_text, gssize length, GError **error)
 {
@@ -181,12 +239,15 @@ ctr_geometry_import_astra (const char *json_text, gssize length, GError **error)
     g = astra_circular (o, CTR_BEAM_CONE, error);
   else if (g_str_equal (type, "fanflat_vec"))
     g = astra_vectors (o, CTR_BEAM_FAN, error);
+  else if (g_str_equal (type, "parallel_vec"))
+    g = astra_parallel_vec (o, error);
   else if (g_str_equal (type, "cone_vec"))
     g = astra_vectors (o, CTR_BEAM_CONE, error);
   else
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
-                   "ASTRA geometry type “%s” is not read; parallel, fanflat, fanflat_vec, cone and cone_vec are",
+                   "ASTRA geometry type “%s” is not read; parallel, parallel_vec, fanflat, fanflat_vec, cone and "
+                   "cone_vec are",
                    type);
       return NULL;
     }

@@ -7,8 +7,15 @@
  * frame is FORMAT.md's: `parallel` and `fanflat` angles are β,
  * DetectorWidth the column pitch, DistanceOriginSource the SOD,
  * DistanceOriginDetector = SDD − SOD, column 0 at −u; `cone` has
- * DetectorSpacingX/Y and rows along +z; the `_vec` forms are our per-view
- * vectors (ctr-geometry-vectors.h) verbatim.  ASTRA stores cone-beam
+ * DetectorSpacingX/Y and rows along +z; `fanflat_vec` and `cone_vec` are
+ * our per-view vectors (ctr-geometry-vectors.h) verbatim.  `parallel_vec`
+ * (ray r, detector centre d, column step u per view) becomes the circular
+ * parallel beam with β = atan2 (u_y, u_x) (unwrapped along the views),
+ * pitch |u| and offset d·u/|u|, as ASTRA makes `parallel` vectors (r =
+ * (sin β, −cos β), d = 0, u = pitch (cos β, sin β)); rays not across the
+ * row (|cos (r, u)| > 1e-6) and a pitch or offset that changes between
+ * views (by more than 1e-6 of the pitch) are refused (our parallel beam has
+ * no per-view vectors).  ASTRA stores cone-beam
  * projections as [row][view][col]; ours are [view][row][col] (the geometry
  * does not change, the data must be transposed).
  *
@@ -37,15 +44,18 @@ G_BEGIN_DECLS
 /**
  * ctr_geometry_import_astra:
  * @json_text: an ASTRA projection geometry as a JSON object ("type":
- *   "parallel", "fanflat", "fanflat_vec", "cone" or "cone_vec", and its keys:
+ *   "parallel", "parallel_vec", "fanflat", "fanflat_vec", "cone" or
+ *   "cone_vec", and its keys:
  *   DetectorWidth, DetectorCount, ProjectionAngles (rad),
  *   DistanceOriginSource, DistanceOriginDetector, DetectorSpacingX/Y,
  *   DetectorRowCount, DetectorColCount, Vectors).
  * @length: bytes of @json_text, or -1 when NUL-terminated.
  * Returns: (transfer full): the geometry (circular for parallel, fanflat and
- *   cone; per-view vectors for the _vec forms), or NULL with CTR_ERROR_FORMAT
- *   (not JSON, a missing or mistyped key named), CTR_ERROR_UNSUPPORTED (an
- *   ASTRA type we do not read: parallel3d, parallel_vec, …) or
+ *   cone, and parallel_vec; per-view vectors for fanflat_vec and cone_vec),
+ *   or NULL with CTR_ERROR_FORMAT (not JSON, a missing or mistyped key
+ *   named), CTR_ERROR_UNSUPPORTED (an ASTRA type we do not read:
+ *   parallel3d, parallel3d_vec, …; parallel_vec vectors no circular
+ *   parallel beam describes, with the view and the figures) or
  *   CTR_ERROR_INVALID_GEOMETRY (ctr_geometry_validate's message).
  */
 CtrGeometry *ctr_geometry_import_astra (const char *json_text, gssize length, GError **error);

@@ -314,6 +314,12 @@ ctr_route_state_reference (const CtrRouteState *rs, const CtrVolume *reference, 
   return TRUE;
 }
 
+CtrOperator *
+ctr_route_state_no_operator (CtrRouteState *rs)
+{
+  return NULL;
+}
+
 const char *const *
 ctr_route_state_get_notes (CtrRouteState *rs)
 {

@@ -140,6 +140,8 @@ gboolean ctr_route_state_reference (const CtrRouteState *rs, const CtrVolume *re
  * figures). */
 const char *const *ctr_route_state_get_notes (CtrRouteState *rs);
 const char *ctr_route_state_get_backend (CtrRouteState *rs);
+/* A route's get_operator when it has none (NULL). */
+CtrOperator *ctr_route_state_no_operator (CtrRouteState *rs);
 void ctr_route_state_get_info (CtrRouteState *rs, gboolean blocking, CtrPlanInfo *info);
 
 /* Why @o needs another plan than the iterative route's state @rs, or NULL:

@@ -39,6 +39,7 @@
 #include "recon/ctr-progress.h"
 #include "plan/ctr-backend.h"
 #include "plan/ctr-plan-info.h"
+#include "sysmat/ctr-operator.h"
 
 G_BEGIN_DECLS
 
@@ -121,6 +122,9 @@ struct _CtrRouteState {
  * @get_backend: the name of the backend that runs, static.
  * @get_info: fills @info; @blocking asks for the SCSR matrix's padding
  *   figures (computed once, kept).
+ * @get_operator: the operator an execute runs on the scan's own data
+ *   (borrowed), or NULL (one-pass methods; the helical route, whose
+ *   operators act on rebinned slices or a slab).
  */
 struct _CtrPlanRoute {
   const char *name;
@@ -137,6 +141,7 @@ struct _CtrPlanRoute {
   const char *const *(*get_notes) (CtrRouteState *rs);
   const char *(*get_backend) (CtrRouteState *rs);
   void (*get_info) (CtrRouteState *rs, gboolean blocking, CtrPlanInfo *info);
+  CtrOperator *(*get_operator) (CtrRouteState *rs);
 };
 
 /* The routes (static tables, one per file). */

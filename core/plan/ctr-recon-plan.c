@@ -159,3 +159,15 @@ ctr_recon_plan_get_info (CtrReconPlan *plan, gboolean blocking, CtrPlanInfo *inf
 {
   plan->rs->route->get_info (plan->rs, blocking, info);
 }
+
+CtrOperator *
+ctr_recon_plan_get_operator (CtrReconPlan *plan)
+{
+  g_return_val_if_fail (plan != NULL, NULL);
+  g_mutex_lock (&plan->lock);
+  CtrOperator *op = plan->rs->route->get_operator (plan->rs);
+  if (op != NULL)
+    ctr_operator_ref (op);
+  g_mutex_unlock (&plan->lock);
+  return op;
+}

@@ -21,6 +21,7 @@
 #include "recon/ctr-recon-types.h"
 #include "recon/ctr-progress.h"
 #include "plan/ctr-plan-info.h"
+#include "sysmat/ctr-operator.h"
 
 G_BEGIN_DECLS
 
@@ -158,6 +159,21 @@ const char *const *ctr_recon_plan_get_notes (CtrReconPlan *plan);
 const char *ctr_recon_plan_get_backend (CtrReconPlan *plan);
 const CtrGrid *ctr_recon_plan_get_grid (CtrReconPlan *plan);
 const CtrReconOptions *ctr_recon_plan_get_options (CtrReconPlan *plan);
+
+/**
+ * ctr_recon_plan_get_operator:
+ * The system matrix the plan's iterative method runs on: the operator the
+ * plan chose for the geometry, grid, matrix, ray model and backend (SCSR,
+ * CSR or on the fly; the cone pair; a GPU backend's, or the CPU's after a
+ * fall-back), whose products on natural arrays are
+ * ctr_operator_forward_natural and ctr_operator_adjoint_natural
+ * (sysmat/ctr-operator-natural.h).  The operator serves one product at a
+ * time and the plan's executes use it: not during an execute.
+ * Returns: (transfer full) (nullable): a reference (ctr_operator_unref), or
+ *   NULL for the one-pass methods (FBP, FDK) and helical scans (their
+ *   operators act on rebinned slices or a slab, not on the scan's data).
+ */
+CtrOperator *ctr_recon_plan_get_operator (CtrReconPlan *plan);
 
 /* The plan's operator in figures (CtrPlanInfo, ctr-plan-info.h). */
 void ctr_recon_plan_get_info (CtrReconPlan *plan, gboolean blocking, CtrPlanInfo *info);

@@ -153,4 +153,5 @@ const CtrPlanRoute ctr_route_analytic = {
   .get_notes = ctr_route_state_get_notes,
   .get_backend = ctr_route_state_get_backend,
   .get_info = ctr_route_state_get_info,
+  .get_operator = ctr_route_state_no_operator,
 };

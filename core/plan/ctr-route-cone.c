@@ -122,6 +122,12 @@ cone_options_fit (const CtrRouteState *rs, const CtrReconOptions *o, GError **er
          && ctr_plan_options_verdict (ctr_route_state_iterative_why (rs, o, TRUE), error);
 }
 
+static CtrOperator *
+cone_get_operator (CtrRouteState *rs)
+{
+  return ((ConeState *) rs)->op;
+}
+
 const CtrPlanRoute ctr_route_cone = {
   .name = "cone",
   .applies = cone_applies,
@@ -133,4 +139,5 @@ const CtrPlanRoute ctr_route_cone = {
   .get_notes = ctr_route_state_get_notes,
   .get_backend = ctr_route_state_get_backend,
   .get_info = ctr_route_state_get_info,
+  .get_operator = cone_get_operator,
 };

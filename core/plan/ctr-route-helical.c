@@ -745,4 +745,5 @@ const CtrPlanRoute ctr_route_helical = {
   .get_notes = helical_get_notes,
   .get_backend = helical_get_backend,
   .get_info = helical_get_info,
+  .get_operator = ctr_route_state_no_operator,
 };

@@ -308,6 +308,12 @@ slices_get_info (CtrRouteState *rs, gboolean blocking, CtrPlanInfo *info)
   *info = rs->info;
 }
 
+static CtrOperator *
+slices_get_operator (CtrRouteState *rs)
+{
+  return ((SlicesState *) rs)->op;
+}
+
 const CtrPlanRoute ctr_route_slices = {
   .name = "slices",
   .applies = slices_applies,
@@ -319,4 +325,5 @@ const CtrPlanRoute ctr_route_slices = {
   .get_notes = ctr_route_state_get_notes,
   .get_backend = ctr_route_state_get_backend,
   .get_info = slices_get_info,
+  .get_operator = slices_get_operator,
 };

@@ -267,6 +267,7 @@ static const CtrOperatorClass cone_class = {
   .image_to_native = ctr_cone_op_copy_image,
   .image_from_native = ctr_cone_op_copy_image,
   .data_gather = cone_data_gather,
+  .data_scatter = ctr_operator_copy_data_scatter,
   .forward = cone_forward,
   .adjoint = cone_adjoint,
   .update = cone_update,

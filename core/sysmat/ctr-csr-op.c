@@ -398,6 +398,7 @@ static const CtrOperatorClass csr_class = {
   .image_to_native = csr_image_copy,
   .image_from_native = csr_image_copy,
   .data_gather = csr_data_gather,
+  .data_scatter = ctr_operator_stack_data_scatter,
   .forward = csr_forward,
   .adjoint = csr_adjoint,
   .update = csr_update,

@@ -696,6 +696,7 @@ static const CtrOperatorClass fly_class = {
   .image_to_native = fly_image_copy,
   .image_from_native = fly_image_copy,
   .data_gather = fly_data_gather,
+  .data_scatter = ctr_operator_stack_data_scatter,
   .forward = fly_forward,
   .adjoint = fly_adjoint,
   .update = fly_update,

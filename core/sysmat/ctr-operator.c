@@ -2,6 +2,8 @@
  * (see ctr-operator.h). */
 #include "sysmat/ctr-operator.h"
 
+#include <string.h>
+
 gboolean
 ctr_operator_init (CtrOperator *op, const CtrOperatorClass *klass, const CtrGeometry *g,
                    const CtrGrid *grid, guint n_slices, GError **error)
@@ -57,4 +59,25 @@ ctr_operator_image_dot (const CtrOperator *op, const float *a, const float *b)
         acc += (double) w[q] * a[q] * b[q];
     }
   return acc;
+}
+
+void
+ctr_operator_copy_data_scatter (CtrOperator *op, const float *Y, float *proj)
+{
+  memcpy (proj, Y, op->data_size * sizeof (float));
+}
+
+void
+ctr_operator_stack_data_scatter (CtrOperator *op, const float *Y, float *proj)
+{
+  const CtrGeometry *g = op->geometry;
+  const gsize per_view = (gsize) g->n_rows * g->n_cols, per_slice = (gsize) g->n_views * g->n_cols;
+  memset (proj, 0, per_view * g->n_views * sizeof (float));
+  for (guint s = 0; s < op->n_slices; s++)
+    {
+      const guint row = ctr_geometry_slice_row (g, s);
+      for (guint v = 0; v < g->n_views; v++)
+        memcpy (proj + (gsize) v * per_view + (gsize) row * g->n_cols, Y + (gsize) s * per_slice + (gsize) v * g->n_cols,
+                g->n_cols * sizeof (float));
+    }
 }

@@ -70,6 +70,9 @@ typedef enum {
  * @finalize: frees the instance (the struct was allocated by the backend).
  * @image_to_native, @image_from_native: natural ↔ native image.
  * @data_gather: natural data (projection shape) → native (padding 0).
+ * @data_scatter: native data → natural (projection shape), data_gather's
+ *   inverse on the acquired rays: every natural element written (one that
+ *   no native element holds as 0); padding is not read.
  * @forward: Y = A_S X on the rays of @subset (other elements of Y untouched).
  * @adjoint: D = A_Sᵀ Y (overwrites D, consistent); Y read on the rays of S.
  * @update: the fused subset step.  With @D NULL:
@@ -106,6 +109,7 @@ struct _CtrOperatorClass {
   void (*image_to_native) (CtrOperator *op, const float *x, float *X);
   void (*image_from_native) (CtrOperator *op, const float *X, float *x);
   void (*data_gather) (CtrOperator *op, const float *proj, float *Y);
+  void (*data_scatter) (CtrOperator *op, const float *Y, float *proj);
   gboolean (*forward) (CtrOperator *op, guint subset, const float *X, float *Y, GError **error);
   gboolean (*adjoint) (CtrOperator *op, guint subset, const float *Y, float *D, GError **error);
   gboolean (*update) (CtrOperator *op, guint subset, float *X, const float *B, const float *coef,
@@ -201,6 +205,15 @@ ctr_operator_subset_at (const CtrOperator *op, guint t)
 {
   return op->order != NULL ? op->order[t] : t;
 }
+
+/* The data_scatter of the operators whose native data are natural (the cone
+ * pairs): a copy of data_size floats. */
+void ctr_operator_copy_data_scatter (CtrOperator *op, const float *Y, float *proj);
+
+/* The data_scatter of the slice-stack operators whose native data are
+ * [slice][view][col] (CSR, on the fly: slice z is detector row
+ * ctr_geometry_slice_row (g, z)) into natural [view][row][col]. */
+void ctr_operator_stack_data_scatter (CtrOperator *op, const float *Y, float *proj);
 
 /* Σ_q w_q a_q b_q over a native image (w = image_weight, 1 when NULL). */
 double ctr_operator_image_dot (const CtrOperator *op, const float *a, const float *b);

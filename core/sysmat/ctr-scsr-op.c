@@ -97,6 +97,31 @@ ctr_scsr_op_data_gather (CtrOperator *op, const float *proj, float *Y)
       }
 }
 
+/* Each view from the first lane that holds it (a view an element of the
+ * group maps onto itself fills two lanes with the same rays). */
+void
+ctr_scsr_op_data_scatter (CtrOperator *op, const float *Y, float *proj)
+{
+  CtrScsrOpBase *b = (CtrScsrOpBase *) op;
+  const CtrGeometry *g = op->geometry;
+  const CtrSymmetry *sy = ctr_scsr_symmetry (b->m);
+  const guint K = ctr_scsr_order (b->m), nc = g->n_cols, ns = op->n_slices;
+  const gsize per_view = (gsize) g->n_rows * nc, lane_size = (gsize) nc * ns * K;
+#pragma omp parallel for schedule(static)
+  for (guint v = 0; v < g->n_views; v++)
+    {
+      const guint o = sy->view_orbit[v], k = sy->view_lane[v];
+      float *out = proj + (gsize) v * per_view;
+      memset (out, 0, per_view * sizeof (float));
+      for (guint sl = 0; sl < ns; sl++)
+        {
+          float *row = out + (gsize) ctr_geometry_slice_row (g, sl) * nc;
+          for (guint j = 0; j < nc; j++)
+            row[ctr_symmetry_lane_col (sy, k, j)] = Y[o * lane_size + ((gsize) j * ns + sl) * K + k];
+        }
+    }
+}
+
 /* The orbits a subset names. */
 static inline void
 orbit_range (const ScsrOp *s, guint subset, guint *o0, guint *o1)
@@ -357,6 +382,7 @@ static const CtrOperatorClass scsr_class = {
   .image_to_native = ctr_scsr_op_image_to_native,
   .image_from_native = ctr_scsr_op_image_from_native,
   .data_gather = ctr_scsr_op_data_gather,
+  .data_scatter = ctr_scsr_op_data_scatter,
   .forward = scsr_forward,
   .adjoint = scsr_adjoint,
   .update = scsr_update,

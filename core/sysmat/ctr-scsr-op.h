@@ -54,6 +54,7 @@ void ctr_scsr_op_clear_common (CtrScsrOpBase *b);
 void ctr_scsr_op_image_to_native (CtrOperator *op, const float *x, float *X);
 void ctr_scsr_op_image_from_native (CtrOperator *op, const float *X, float *x);
 void ctr_scsr_op_data_gather (CtrOperator *op, const float *proj, float *Y);
+void ctr_scsr_op_data_scatter (CtrOperator *op, const float *Y, float *proj);
 gboolean ctr_scsr_op_column_sums (CtrOperator *op, guint subset, float *out, GError **error);
 void ctr_scsr_op_row_sums (CtrOperator *op, float *sq, float *sum);
 gboolean ctr_scsr_op_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error);

@@ -24,6 +24,7 @@ from ._ctrecon import (  # noqa: F401
     InvalidData,
     InvalidGeometry,
     OutOfMemory,
+    Stats,
     Unsupported,
     load,
     metrics,
@@ -37,6 +38,6 @@ from ._operator import Operator  # noqa: F401  (adds as_linear_operator)
 
 __all__ = [
     "BackendUnavailable", "Cancelled", "Dataset", "Error", "Failed", "FileError", "FormatError", "Geometry",
-    "InvalidArgument", "InvalidData", "InvalidGeometry", "Operator", "OutOfMemory", "Unsupported",
+    "InvalidArgument", "InvalidData", "InvalidGeometry", "Operator", "OutOfMemory", "Stats", "Unsupported",
     "load", "metrics", "noise_level", "reconstruct", "roi", "simulate_dose", "study",
 ]

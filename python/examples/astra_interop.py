@@ -32,6 +32,9 @@ cases = [  # (ASTRA proj_geom, ASTRA projector, our ray model)
     (astra.create_proj_geom("parallel", 1.0, 192, angles), "linear", "joseph"),
     (fan, "line_fanflat", "siddon"),
     (astra.geom_2vec(fan), "line_fanflat", "siddon"),
+    # per-view vectors of a parallel beam, the detector shifted 2.5 mm along u
+    (astra.geom_postalignment(astra.geom_2vec(astra.create_proj_geom("parallel", 1.0, 192, 2 * angles + 0.05)), 2.5),
+     "line", "siddon"),
 ]
 vol_geom = astra.create_vol_geom(n, n)
 for proj_geom, projector, model in cases:

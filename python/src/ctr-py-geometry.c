@@ -309,11 +309,14 @@ geometry_repr (CtrPyGeometry *self)
 static PyMethodDef geometry_methods[] = {
   { "from_astra", (PyCFunction) from_astra, METH_O | METH_CLASS,
     "Geometry.from_astra(proj_geom) -> Geometry\n\n"
-    "An ASTRA projection geometry (the dict astra.create_proj_geom returns: 'parallel', 'fanflat', "
-    "'fanflat_vec', 'cone', 'cone_vec'; numpy arrays allowed) in our frame (io/ctr-geometry-import.h: ASTRA's "
-    "frame is FORMAT.md's; angles in rad, distances in ASTRA's unit taken as mm).  ASTRA stores cone-beam "
-    "projections as [row][view][col]: transpose them to [view][row][col].  Raises FormatError (a missing or "
-    "mistyped key, named), Unsupported (parallel3d, parallel_vec, ...), InvalidGeometry." },
+    "An ASTRA projection geometry (the dict astra.create_proj_geom returns: 'parallel', 'parallel_vec', "
+    "'fanflat', 'fanflat_vec', 'cone', 'cone_vec'; numpy arrays allowed) in our frame "
+    "(io/ctr-geometry-import.h: ASTRA's frame is FORMAT.md's; angles in rad, distances in ASTRA's unit taken "
+    "as mm).  'parallel_vec' (Vectors n_views x 6: ray, detector centre, column step) becomes a parallel "
+    "beam with angle atan2(u_y, u_x), pitch |u| and offset d.u/|u|; vectors with rays not across the "
+    "detector row, or a pitch or offset that changes between views, raise Unsupported.  ASTRA stores "
+    "cone-beam projections as [row][view][col]: transpose them to [view][row][col].  Raises FormatError (a "
+    "missing or mistyped key, named), Unsupported (parallel3d, ...), InvalidGeometry." },
   { "from_rtk", (PyCFunction) (void (*) (void)) from_rtk, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
     "Geometry.from_rtk(xml, cols, rows, spacing, origin=None) -> Geometry\n\n"
     "An RTK ThreeDCircularProjectionGeometry (xml: the XML text or a path of the file) as a cone-beam geometry "

@@ -31,8 +31,10 @@ PyDoc_STRVAR (reconstruct_doc,
 "size: N (N x N pixels) or (NX, NY, NZ); None: the dataset reference's grid,\n"
 "  else the field of view at the detector's resolution.\n"
 "pixel_size: mm; 0 is the detector pitch at the isocentre.\n"
-"backend: 'best' (default), 'cpu', 'cuda', 'cusparse'.  rebin: helical scans,\n"
-"  '180li' (default), '360li', 'none'.\n"
+"backend: 'best' (default), 'cpu', 'cuda', 'cusparse'; one that cannot run\n"
+"  here (no device) or does not run the method leaves the run to the CPU, as\n"
+"  the CLI does: stats.notes says why and a RuntimeWarning is issued.\n"
+"rebin: helical scans, '180li' (default), '360li', 'none'.\n"
 "reference: False ignores the dataset's reference (no metrics).\n"
 "metrics_radius: mm; metrics count the pixels within it (-1: the field of\n"
 "  view, 0: the whole image).\n"
@@ -49,7 +51,10 @@ PyDoc_STRVAR (reconstruct_doc,
 "column 0 = -x, slices from the lowest z; stats a list of one dict per\n"
 "iteration: method, iteration, n_iterations, elapsed_s, iteration_s,\n"
 "residual (||b - Ax|| / ||b||, NaN for FBP/FDK), data_sq, residual_s,\n"
-"has_reference, rmse, psnr (dB), ssim (NaN without a reference), stopped.\n\n"
+"has_reference, rmse, psnr (dB), ssim (NaN without a reference), stopped;\n"
+"stats is a ctrecon.Stats (a list) whose .notes (list of str) are the plan's\n"
+"notes, the lines the CLI prints: the matrix chosen, the symmetry, the\n"
+"memory estimate, the backend that ran and every fall-back with its reason.\n\n"
 "Raises ctrecon.InvalidArgument (also a ValueError) for an unknown, unused\n"
 "or out-of-range parameter, with the engine's message; other ctrecon.Error\n"
 "subclasses for what the engine refuses (Unsupported: a method for another\n"
@@ -157,6 +162,7 @@ PyInit__ctrecon (void)
   if (PyModule_AddObject (m, "Dataset", (PyObject *) &CtrPyDatasetType) < 0
       || PyModule_AddObject (m, "Geometry", (PyObject *) &CtrPyGeometryType) < 0
       || PyModule_AddObject (m, "Operator", (PyObject *) &CtrPyOperatorType) < 0 || ctr_py_error_init (m) < 0
+      || ctr_py_reconstruct_init (m) < 0
       || PyModule_AddStringConstant (m, "__version__", CTR_PY_VERSION) < 0)
     {
       Py_DECREF (m);

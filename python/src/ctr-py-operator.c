@@ -1,19 +1,22 @@
 /* ctr-py-operator.c — ctrecon.Operator: the system matrix A of a dataset's
- * geometry on an image grid, as core's operator interface
- * (sysmat/ctr-operator.h): fan and parallel beam the on-the-fly projector
- * pair (sysmat/ctr-fly-op.h, equal to the stored CSR/SCSR matrices to float
- * rounding), cone beam the matched Joseph pair (sysmat/ctr-cone-op.h).
+ * geometry on an image grid, as the engine's plan chooses it for an
+ * iterative run (plan/ctr-recon-plan.h, ctr_recon_plan_get_operator): the
+ * stored SCSR or CSR matrix or the rows on the fly (matrix, as the CLI's
+ * --matrix), on the backend asked for or the CPU with a note; cone beam the
+ * matched Joseph pair (sysmat/ctr-cone-op.h), a helical scan's on the CPU.
  * forward(x) = A x and adjoint(y) = Aᵀ y on numpy arrays in the natural
- * layouts; float32 C-contiguous inputs are read in place. */
+ * layouts (sysmat/ctr-operator-natural.h); float32 C-contiguous inputs are
+ * read in place.  .notes are the plan's notes. */
 #include "ctr-py.h"
-#include "sysmat/ctr-fly-op.h"
 #include "sysmat/ctr-cone-op.h"
 #include "sysmat/ctr-cone-projector.h"
-#include "plan/ctr-backend.h"
+#include "sysmat/ctr-operator-natural.h"
 
 typedef struct {
   PyObject_HEAD
   CtrOperator *op;
+  PyObject *notes;      /* list of str */
+  const char *backend;  /* the backend that runs, static */
   GMutex lock;  /* an operator's scratch memory serves one product at a time */
 } CtrPyOperator;
 
@@ -21,59 +24,102 @@ static void
 operator_dealloc (CtrPyOperator *self)
 {
   g_clear_pointer (&self->op, ctr_operator_unref);
+  Py_CLEAR (self->notes);
   g_mutex_clear (&self->lock);
   Py_TYPE (self)->tp_free ((PyObject *) self);
 }
 
-/* The ray model by the parameter table's "ray-model" (its names and
- * message); @name NULL: the reconstruction default. */
+/* The options of @name (NULL: the default) by the parameter table's
+ * @param ("ray-model", "matrix": its names and message, the CLI's). */
 static gboolean
-ray_model (const char *name, CtrRayModel *out)
+choice (CtrReconOptions *o, const char *param, const char *name)
 {
-  CtrReconOptions o;
-  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
   GError *error = NULL;
-  if (name != NULL && !ctr_param_parse (ctr_param_find_for ("ray-model", CTR_METHOD_SIRT), &o, name, &error))
+  if (name != NULL && !ctr_param_parse (ctr_param_find_for (param, o->method), o, name, &error))
     return ctr_py_raise (error) != NULL;
-  *out = o.ray_model;
   return TRUE;
 }
 
-/* The products run on the CPU: "best" and "cpu" are that; a GPU backend
- * named explicitly is refused, with BackendUnavailable (the engine's reason)
- * where it cannot run here, else Unsupported.  @name NULL: "best". */
-static gboolean
-check_backend (const char *name)
+/* A helical scan's operator: the cone pair on the CPU over the grid (the
+ * plan's helical route acts on rebinned slices or a slab, not on the
+ * scan's rays), with the notes the plan would give it. */
+static CtrOperator *
+helical_operator (const CtrGeometry *g, const CtrGrid *grid, char ***notes, GError **error)
 {
-  if (name == NULL || g_str_equal (name, "best") || g_str_equal (name, "cpu"))
-    return TRUE;
-  GError *error = NULL;
-  if (ctr_backend_by_name (name, &error) == NULL)
-    return ctr_py_raise (error) != NULL;
-  error = g_error_new (CTR_ERROR, CTR_ERROR_UNSUPPORTED, "Operator: the products run on the CPU in this version "
-                       "(backend 'best' or 'cpu'); backend '%s' serves reconstruct()", name);
-  return ctr_py_raise (error) != NULL;
+  CtrConeProjector *cp = ctr_cone_projector_new (g, grid, error);
+  CtrOperator *op = cp != NULL ? ctr_cone_op_new (cp, error) : NULL;
+  if (op != NULL)
+    {
+      char *lines[] = { op->description ? op->description : (char *) op->klass->name, "backend: cpu", NULL };
+      *notes = g_strdupv (lines);
+    }
+  return op;
 }
 
-static CtrOperator *
-make_operator (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, GError **error)
+/* Makes the operator of @o on @g and @grid without the GIL: a plan's, or
+ * a helical scan's own; fills @self or sets the exception. */
+static gboolean
+make_operator (CtrPyOperator *self, const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o)
 {
-  if (g->beam != CTR_BEAM_CONE)
-    return ctr_fly_op_new (g, grid, model, NULL, error);
-  CtrConeProjector *cp = ctr_cone_projector_new (g, grid, error);
-  return cp != NULL ? ctr_cone_op_new (cp, error) : NULL;
+  GError *error = NULL;
+  CtrReconPlan *plan = NULL;
+  CtrOperator *op = NULL;
+  char **helical_notes = NULL;
+  Py_BEGIN_ALLOW_THREADS
+  if (ctr_helix_applies (g))
+    op = helical_operator (g, grid, &helical_notes, &error);
+  else if ((plan = ctr_recon_plan_new (g, grid, o, NULL, &error)) != NULL
+           && (op = ctr_recon_plan_get_operator (plan)) == NULL)
+    g_set_error (&error, CTR_ERROR, CTR_ERROR_UNSUPPORTED, "Operator: the engine's plan for this scan has no "
+                 "operator on its rays");
+  Py_END_ALLOW_THREADS
+  PyObject *notes = NULL;
+  if (op == NULL)
+    ctr_py_raise (error);
+  else if (plan != NULL)
+    notes = ctr_py_plan_notes (plan);
+  else
+    {
+      notes = PyList_New (0);
+      for (char **n = helical_notes; notes != NULL && *n != NULL; n++)
+        {
+          PyObject *line = PyUnicode_FromString (*n);
+          if (line == NULL || PyList_Append (notes, line) < 0)
+            Py_CLEAR (notes);
+          Py_XDECREF (line);
+        }
+    }
+  g_strfreev (helical_notes);
+  const gboolean ok = notes != NULL && (plan == NULL || ctr_py_warn_fallback (plan, o->backend, "Operator") == 0);
+  if (ok)
+    {
+      g_clear_pointer (&self->op, ctr_operator_unref);
+      Py_XSETREF (self->notes, notes);
+      self->op = g_steal_pointer (&op);
+      self->backend = plan != NULL ? ctr_recon_plan_get_backend (plan) : "cpu";
+    }
+  else
+    Py_XDECREF (notes);
+  g_clear_pointer (&op, ctr_operator_unref);
+  g_clear_pointer (&plan, ctr_recon_plan_unref);
+  return ok;
 }
 
 static int
 operator_init (CtrPyOperator *self, PyObject *args, PyObject *kwargs)
 {
-  static char *kwlist[] = { "scan", "size", "pixel_size", "ray_model", "backend", NULL };
+  static char *kwlist[] = { "scan", "size", "pixel_size", "ray_model", "matrix", "backend", NULL };
   PyObject *scan = NULL, *size = NULL;
   double pixel_mm = 0;
-  const char *model_name = NULL, *backend = NULL;
-  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O|Odzz:Operator", kwlist, &scan, &size, &pixel_mm, &model_name,
-                                    &backend)
-      || !check_backend (backend))
+  const char *model_name = NULL, *matrix = NULL, *backend = NULL;
+  /* The system matrix of an iterative run: SIRT's options (the area model
+   * by default; every product is on all rays, so the subsets do not matter). */
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O|Odzzz:Operator", kwlist, &scan, &size, &pixel_mm, &model_name,
+                                    &matrix, &backend)
+      || !choice (&o, "ray-model", model_name) || !choice (&o, "matrix", matrix)
+      || !ctr_py_backend_name (backend, &o.backend))
     return -1;
   const CtrGeometry *g = ctr_py_geometry_of (scan);
   if (g == NULL)
@@ -82,22 +128,9 @@ operator_init (CtrPyOperator *self, PyObject *args, PyObject *kwargs)
   const CtrVolume *ref = PyObject_TypeCheck (scan, &CtrPyDatasetType) ? ((CtrPyDataset *) scan)->dataset->reference
                                                                       : NULL;
   CtrGrid grid;
-  CtrRayModel model = CTR_RAY_MODEL_AREA;
-  if (!ray_model (model_name, &model) || !ctr_py_grid_choose (g, TRUE, size, pixel_mm, &ref, &grid))
+  if (!ctr_py_grid_choose (g, TRUE, size, pixel_mm, &ref, &grid))
     return -1;
-  GError *error = NULL;
-  CtrOperator *op;
-  Py_BEGIN_ALLOW_THREADS
-  op = make_operator (g, &grid, model, &error);
-  Py_END_ALLOW_THREADS
-  if (op == NULL)
-    {
-      ctr_py_raise (error);
-      return -1;
-    }
-  g_clear_pointer (&self->op, ctr_operator_unref);
-  self->op = op;
-  return 0;
+  return make_operator (self, g, &grid, &o) ? 0 : -1;
 }
 
 static PyObject *
@@ -151,27 +184,6 @@ data_shape (const CtrOperator *op, npy_intp s[3])
   s[0] = op->geometry->n_views, s[1] = op->geometry->n_rows, s[2] = op->geometry->n_cols;
 }
 
-/* Native data @Y → natural [view][row][col] @out: the fan/parallel stack's
- * native order is [slice][view][col] with slice z the detector row
- * ctr_geometry_slice_row (sysmat/ctr-fly-op.h); cone beam's is natural. */
-static void
-data_to_natural (const CtrOperator *op, const float *Y, float *out)
-{
-  const CtrGeometry *g = op->geometry;
-  if (g->beam == CTR_BEAM_CONE)
-    {
-      memcpy (out, Y, op->data_size * sizeof (float));
-      return;
-    }
-  for (guint z = 0; z < op->n_slices; z++)
-    {
-      const guint row = ctr_geometry_slice_row (g, z);
-      for (guint v = 0; v < g->n_views; v++)
-        memcpy (out + ((gsize) v * g->n_rows + row) * g->n_cols, Y + ((gsize) z * g->n_views + v) * g->n_cols,
-                g->n_cols * sizeof (float));
-    }
-}
-
 /* One product: forward (image → data) or adjoint (data → image). */
 static PyObject *
 product (CtrPyOperator *self, PyObject *arg, gboolean forward)
@@ -186,40 +198,20 @@ product (CtrPyOperator *self, PyObject *arg, gboolean forward)
   if (in == NULL)
     return NULL;
   PyArrayObject *out = (PyArrayObject *) PyArray_SimpleNew (3, out_shape, NPY_FLOAT32);
-  float *a = g_try_new (float, op->image_size), *y = g_try_new0 (float, op->data_size);
   GError *error = NULL;
   gboolean ok = FALSE;
-  if (out != NULL && (a == NULL || y == NULL))
-    PyErr_NoMemory ();
-  else if (out != NULL)
+  if (out != NULL)
     {
       const float *x = PyArray_DATA (in);
       float *o = PyArray_DATA (out);
       Py_BEGIN_ALLOW_THREADS
       g_mutex_lock (&self->lock);
-      if (forward)
-        {
-          op->klass->image_to_native (op, x, a);
-          ok = op->klass->forward (op, CTR_SUBSET_ALL, a, y, &error);
-          if (ok)
-            data_to_natural (op, y, o);
-        }
-      else
-        {
-          op->klass->data_gather (op, x, y);
-          ok = op->klass->adjoint (op, CTR_SUBSET_ALL, y, a, &error);
-          if (ok && op->klass->reduce != NULL)
-            op->klass->reduce (op, a);
-          if (ok)
-            op->klass->image_from_native (op, a, o);
-        }
+      ok = forward ? ctr_operator_forward_natural (op, x, o, &error) : ctr_operator_adjoint_natural (op, x, o, &error);
       g_mutex_unlock (&self->lock);
       Py_END_ALLOW_THREADS
       if (!ok)
         ctr_py_raise (error);
     }
-  g_free (a);
-  g_free (y);
   Py_DECREF (in);
   if (!ok)
     Py_CLEAR (out);
@@ -255,6 +247,18 @@ get_grid (CtrPyOperator *self, void *closure)
 }
 
 static PyObject *
+get_notes (CtrPyOperator *self, void *closure)
+{
+  return ready (self) ? PyList_GetSlice (self->notes, 0, PY_SSIZE_T_MAX) : NULL;
+}
+
+static PyObject *
+get_backend (CtrPyOperator *self, void *closure)
+{
+  return ready (self) ? PyUnicode_FromString (self->backend) : NULL;
+}
+
+static PyObject *
 get_description (CtrPyOperator *self, void *closure)
 {
   if (!ready (self))
@@ -279,7 +283,13 @@ static PyGetSetDef operator_getset[] = {
     "((n_views, n_rows, n_cols), (nz, ny, nx)): the data's and the image's shapes (A maps the second to the "
     "first).", NULL },
   { "grid", (getter) get_grid, NULL, "dict: the image grid (nx, ny, nz, dx_mm, ..., cx_mm, ...).", NULL },
-  { "description", (getter) get_description, NULL, "str: the engine's operator (\"cpu-fly\", \"cpu-cone\").",
+  { "description", (getter) get_description, NULL, "str: the engine's operator and its matrix (\"cpu-scsr: SCSR "
+    "(cuART §3): D4 …\", \"cpu-fly: …\", \"cpu-csr\", \"cpu-cone\", \"cuda-scsr\", …).", NULL },
+  { "notes", (getter) get_notes, NULL, "list of str (a copy): what the engine's plan decided and why, the lines "
+    "`ctrecon-cli reconstruct` prints: the matrix chosen (\"matrix: auto → …\" with both estimates), the memory "
+    "estimate, the operator (symmetry found, views stored, matrix size; or no stored matrix), the backend "
+    "(\"backend: cpu\") and every fall-back with its reason.", NULL },
+  { "backend", (getter) get_backend, NULL, "str: the backend the products run on (\"cpu\", \"cuda\", …).",
     NULL },
   { NULL }
 };
@@ -289,15 +299,22 @@ PyTypeObject CtrPyOperatorType = {
   .tp_name = "ctrecon.Operator",
   .tp_basicsize = sizeof (CtrPyOperator),
   .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,  /* the package adds as_linear_operator */
-  .tp_doc = "Operator(scan, size=None, pixel_size=0, ray_model=None, backend=None)\n\n"
+  .tp_doc = "Operator(scan, size=None, pixel_size=0, ray_model=None, matrix=None, backend=None)\n\n"
             "The system matrix A of a scan's geometry (scan: a Dataset or a Geometry) on the grid reconstruct() "
             "would use with the same size and pixel_size (a Dataset's reference's grid, else the field of view "
             "at the detector's resolution).  The operator keeps its own copy of the geometry.  "
-            "Fan and parallel beam: the on-the-fly projector pair of ray_model ('area', default as the "
-            "iterative methods; 'joseph', 'siddon'; the parameter table's names); cone beam: the matched "
-            "Joseph pair.  The products run on the CPU: backend None, 'best' or 'cpu'; a GPU backend named "
-            "raises BackendUnavailable where it cannot run (the engine's reason), else Unsupported; an "
-            "unknown name InvalidArgument.  One product at a time per Operator (others wait).",
+            "The operator is the one the engine's plan gives an iterative run (SIRT's options) with the "
+            "same ray_model, matrix and backend, so A is the matrix `ctrecon-cli reconstruct` iterates on.  "
+            "ray_model: 'area' (default, as the iterative methods), 'joseph', 'siddon' (the parameter "
+            "table's names).  matrix (fan and parallel beam; the CLI's --matrix): 'auto' (default: stored "
+            "when the run fits in memory, else on the fly), 'scsr' (the symmetry-compressed matrix, cuART "
+            "§3), 'csr', 'none' (rows on the fly at every product, least memory); stored or not, the "
+            "products agree to float rounding.  Cone beam: the matched Joseph pair (matrix unused).  "
+            "backend: 'best' (default), 'cpu', 'cuda', 'cusparse'; one that cannot run here, or has no "
+            "operator for the scan, leaves the products to the CPU with a note in .notes and a "
+            "RuntimeWarning, as the CLI does.  Unknown names raise InvalidArgument (a ValueError) with "
+            "the CLI's message.  .notes: the plan's notes (matrix, symmetry, memory, backend, "
+            "fall-backs).  One product at a time per Operator (others wait).",
   .tp_new = operator_new,
   .tp_init = (initproc) operator_init,
   .tp_dealloc = (destructor) operator_dealloc,

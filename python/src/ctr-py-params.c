@@ -81,3 +81,18 @@ ctr_py_params_apply (CtrReconOptions *o, PyObject *params)
     }
   return TRUE;
 }
+
+gboolean
+ctr_py_backend_name (const char *name, const char **out)
+{
+  static const char *const names[] = { "best", "cpu", "cuda", "cusparse" };  /* static strings (ctr-recon-types.h) */
+  *out = NULL;
+  if (name == NULL)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_str_equal (name, names[i]))
+      *out = names[i];
+  if (*out == NULL)
+    PyErr_Format (ctr_py_invalid_argument (), "unknown backend '%s' (best, cpu, cuda or cusparse)", name);
+  return *out != NULL;
+}

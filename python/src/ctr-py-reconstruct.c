@@ -7,6 +7,9 @@
 
 #include "ctr-py.h"
 
+/* ctrecon.Stats: the class of reconstruct()'s per-iteration stats. */
+static PyObject *stats_type;
+
 typedef struct {
   PyObject *callback;       /* borrowed, may be NULL */
   gboolean with_image;      /* callback(stats, image) rather than callback(stats) */
@@ -73,34 +76,29 @@ init_options (CtrReconOptions *o, const CtrDataset *d, const char *method, const
   if (method != NULL && !ctr_method_from_name (method, &m, &error))
     return ctr_py_raise (error) != NULL;
   ctr_recon_options_init (o, m);
-  if (backend != NULL)
-    {
-      static const char *const names[] = { "best", "cpu", "cuda", "cusparse" };  /* static strings (ctr-recon-types.h) */
-      o->backend = NULL;
-      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-        if (g_str_equal (backend, names[i]))
-          o->backend = names[i];
-      if (o->backend == NULL)
-        {
-          PyErr_Format (ctr_py_invalid_argument (), "unknown backend '%s' (best, cpu, cuda or cusparse)", backend);
-          return FALSE;
-        }
-    }
+  if (backend != NULL && !ctr_py_backend_name (backend, &o->backend))
+    return FALSE;
   if (rebin != NULL && !ctr_rebin_mode_from_name (rebin, &o->rebin, &error))
     return ctr_py_raise (error) != NULL;
   return TRUE;
 }
 
-/* Runs the reconstruction without the GIL; returns the image or NULL with
- * the Python exception set. */
+/* Runs the reconstruction without the GIL (a plan and one execute, as
+ * ctr_reconstruct and the CLI); returns the image or NULL with the Python
+ * exception set; *@plan the plan (NULL when it could not be made). */
 static CtrVolume *
-run_engine (const CtrDataset *d, const CtrGrid *grid, const CtrReconOptions *o, const CtrVolume *ref, Run *run)
+run_engine (const CtrDataset *d, const CtrGrid *grid, const CtrReconOptions *o, const CtrVolume *ref, Run *run,
+            CtrReconPlan **plan)
 {
   GError *error = NULL;
-  CtrVolume *v;
+  CtrVolume *v = NULL;
+  CtrReconPlan *made;
   Py_BEGIN_ALLOW_THREADS
-  v = ctr_reconstruct (d->geometry, d->projections, grid, o, ref, on_iteration, run, run->cancellable, &error);
+  made = ctr_recon_plan_new (d->geometry, grid, o, run->cancellable, &error);
+  if (made != NULL)
+    v = ctr_recon_plan_execute (made, d->projections, ref, on_iteration, run, run->cancellable, &error);
   Py_END_ALLOW_THREADS
+  *plan = made;
   if (run->exc_type != NULL)  /* the callback raised (or Ctrl-C): that exception, not "cancelled" */
     {
       g_clear_error (&error);
@@ -168,6 +166,18 @@ takes_image (PyObject *callback)
   return 1;
 }
 
+/* stats.notes = the plan's notes; the fall-back warning.  FALSE with an
+ * exception. */
+static gboolean
+set_notes (PyObject *stats, CtrReconPlan *plan, const char *backend)
+{
+  PyObject *notes = ctr_py_plan_notes (plan);
+  const gboolean ok = notes != NULL && PyObject_SetAttrString (stats, "notes", notes) == 0
+                      && ctr_py_warn_fallback (plan, backend, "reconstruct") == 0;
+  Py_XDECREF (notes);
+  return ok;
+}
+
 static PyObject *
 reconstruct (CtrPyDataset *ds, const char *method, PyObject *size, PyObject *callback, double pixel_mm,
              const char *backend, const char *rebin, int use_reference, double metrics_radius, PyObject *params)
@@ -185,11 +195,15 @@ reconstruct (CtrPyDataset *ds, const char *method, PyObject *size, PyObject *cal
   const int with_image = callback != NULL ? takes_image (callback) : 0;
   if (with_image < 0)
     return NULL;
-  Run run = { .callback = callback, .with_image = with_image, .stats = PyList_New (0),
+  Run run = { .callback = callback, .with_image = with_image, .stats = PyObject_CallNoArgs (stats_type),
               .cancellable = g_cancellable_new () };
-  CtrVolume *v = run.stats != NULL ? run_engine (d, &grid, &o, ref, &run) : NULL;
+  CtrReconPlan *plan = NULL;
+  CtrVolume *v = run.stats != NULL ? run_engine (d, &grid, &o, ref, &run, &plan) : NULL;
   g_clear_pointer (&run.stopped, ctr_volume_unref);
   g_object_unref (run.cancellable);
+  if (v != NULL && !set_notes (run.stats, plan, o.backend))
+    g_clear_pointer (&v, ctr_volume_unref);
+  g_clear_pointer (&plan, ctr_recon_plan_unref);
   PyObject *image = v != NULL ? ctr_py_array_from_volume (v) : NULL;
   g_clear_pointer (&v, ctr_volume_unref);  /* the array holds its own reference */
   PyObject *result = image != NULL ? PyTuple_Pack (2, image, run.stats) : NULL;
@@ -226,4 +240,26 @@ ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs)
   Py_XDECREF (named);
   Py_XDECREF (params);
   return result;
+}
+
+int
+ctr_py_reconstruct_init (PyObject *module)
+{
+  /* A list subclass made as Python makes one (its instances take
+   * attributes): what reconstruct() returned before, with .notes. */
+  stats_type = PyObject_CallFunction ((PyObject *) &PyType_Type, "s(O){ssss}", "Stats", (PyObject *) &PyList_Type,
+                                      "__module__", "ctrecon", "__doc__",
+                                      "reconstruct()'s report: a list of one dict per iteration (the stats "
+                                      "callback gets), and .notes, a list of str: what the engine's plan "
+                                      "decided and why (matrix, symmetry, memory, backend, fall-backs), the "
+                                      "lines `ctrecon-cli reconstruct` prints.");
+  if (stats_type == NULL)
+    return -1;
+  Py_INCREF (stats_type);  /* one for this file, one for the module */
+  if (PyModule_AddObject (module, "Stats", stats_type) < 0)
+    {
+      Py_DECREF (stats_type);
+      return -1;
+    }
+  return 0;
 }

@@ -86,11 +86,25 @@ PyObject *ctr_py_dataset_wrap (CtrDataset *d);
  * volume, or NULL with InvalidArgument (bad keys, NaN), TypeError. */
 CtrVolume *ctr_py_reference_from (const CtrGeometry *g, PyObject *array, PyObject *grid_dict);
 
-/* ctr-py-reconstruct.c: reconstruct(). */
+/* ctr-py-reconstruct.c: reconstruct(), and its stats' class ctrecon.Stats
+ * (a list with .notes) added to @module. */
 PyObject *ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs);
+int ctr_py_reconstruct_init (PyObject *module);
 
 /* ctr-py-params.c: keyword arguments through the parameter table. */
 gboolean ctr_py_params_apply (CtrReconOptions *o, PyObject *params);
+/* @name (NULL: none) as the static string CtrReconOptions.backend holds
+ * ("best", "cpu", "cuda", "cusparse"; NULL for NULL), as the CLI's
+ * --backend; FALSE with InvalidArgument for another name. */
+gboolean ctr_py_backend_name (const char *name, const char **out);
+
+/* ctr-py-notes.c: @plan's notes as a new list of str (NULL with an
+ * exception). */
+PyObject *ctr_py_plan_notes (CtrReconPlan *plan);
+/* A RuntimeWarning naming @what ("reconstruct", "Operator") and the
+ * notes that say why, when backend @asked (NULL or "best": nothing to say)
+ * is not the one @plan runs on.  -1 when the warning became an exception. */
+int ctr_py_warn_fallback (CtrReconPlan *plan, const char *asked, const char *what);
 
 /* ctr-py-metrics.c: metrics(). */
 PyObject *ctr_py_metrics (PyObject *self, PyObject *args, PyObject *kwargs);

@@ -47,8 +47,9 @@ check(r.returncode == 0, f"astra_interop.py ran (exit {r.returncode}) {r.stderr.
 rows = re.findall(r"^(\S+)\s+ASTRA (\S+)\s+ctrecon (\S+)\s+relative RMSE ([\d.e+-]+)$", r.stdout, re.M)
 pairs = [(g, a, o) for g, a, o, _ in rows]
 check(pairs == [("parallel", "line", "siddon"), ("parallel", "strip", "area"), ("parallel", "linear", "joseph"),
-                ("fanflat", "line_fanflat", "siddon"), ("fanflat_vec", "line_fanflat", "siddon")],
-      f"the example compared the five matched pairs: {pairs}")
+                ("fanflat", "line_fanflat", "siddon"), ("fanflat_vec", "line_fanflat", "siddon"),
+                ("parallel_vec", "line", "siddon")],
+      f"the example compared the six matched pairs: {pairs}")
 for g, a, o, e in rows:
     check(float(e) <= TOL, f"{g}: ASTRA {a} against ctrecon {o}: relative RMSE {e} <= {TOL}")
 finish()
