@@ -179,7 +179,7 @@ ctr_cli_simulate (int argc, char **argv)
   double i0 = 2.5e4, radius = 100.0, turns = 2.0, pitch = 1.0;
   gint64 seed = 1;
   GOptionEntry entries[] = {
-    { "phantom", 0, 0, G_OPTION_ARG_STRING, &phantom, "head (default), shepp-logan, disc or iq (water with six contrast inserts, ctr-phantom.h)", "P" },
+    { "phantom", 0, 0, G_OPTION_ARG_STRING, &phantom, "head (default), shepp-logan, disc, iq (water with six contrast inserts, ctr-phantom.h) or head-iq (the head with the same inserts, 10 mm, in its brain)", "P" },
     { "geometry", 'g', 0, G_OPTION_ARG_STRING, &geometry, "fan-curved (default; clinical: SOD 595, SDD 1085.6 mm), fan-flat, parallel, cone-curved or cone-flat (circular cone beam, --rows rows of 1 mm at the isocentre), helical (cone-curved on a helix: --turns, --pitch)", "G" },
     { "rows", 0, 0, G_OPTION_ARG_INT, &rows, "detector rows of a cone-beam or helical scan (default 16); the reference has one slice per row (helical: 1 mm slices about the helix's middle)", "N" },
     { "views", 0, 0, G_OPTION_ARG_INT, &views, "views over 360° (default 720; helical: per rotation)", "N" },
@@ -241,9 +241,11 @@ ctr_cli_simulate (int argc, char **argv)
     ph = ctr_phantom_new_disc (0, 0, radius, CTR_MU_WATER_PER_MM);
   else if (g_str_equal (phantom, "iq"))
     ph = ctr_phantom_new_iq (radius);
+  else if (g_str_equal (phantom, "head-iq"))
+    ph = ctr_phantom_new_head_iq (radius);
   else
     {
-      fprintf (stderr, "ctrecon-cli simulate: unknown --phantom '%s' (head, shepp-logan, disc or iq)\n", phantom);
+      fprintf (stderr, "ctrecon-cli simulate: unknown --phantom '%s' (head, shepp-logan, disc, iq or head-iq)\n", phantom);
       return 2;
     }
 
