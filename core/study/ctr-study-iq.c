@@ -176,9 +176,43 @@ ctr_study_iq_slice (const CtrStudy *s, const CtrVolume *img, GError **error)
   return hu;
 }
 
+/* d′ of realisation @k (HU slice @hu, row @row of s->rows) with its own
+ * NPS and the pooled TTF @ttf into the row's dprime_*_pooled; NaN where
+ * the image cannot be measured; FALSE with the NPS's or d′'s other errors. */
+static gboolean
+pooled_dprime (CtrStudy *s, const CtrGrid *g, const float *hu, guint row, const CtrTtf *ttf, GError **error)
+{
+  GError *local = NULL;
+  g_autoptr (CtrNps) nps = measure_nps (s, g, hu, &local);
+  CtrDprime d = { NAN, NAN };
+  if (nps == NULL && !data_failure (&local))
+    {
+      g_propagate_prefixed_error (error, local, "NPS: ");
+      return FALSE;
+    }
+  CtrEyeFilter eye = ctr_eye_filter_default ();
+  if (nps != NULL && !ctr_dprime_measured (&s->iq.task, ttf, nps, &eye, &d, &local))
+    {
+      if (!data_failure (&local))
+        {
+          g_propagate_prefixed_error (error, local, "d′ with the pooled TTF: ");
+          return FALSE;
+        }
+      d.npw = d.npwe = NAN;
+    }
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
+  if (row < s->rows->len)
+    {
+      CtrStudyRow *r = &g_array_index (s->rows, CtrStudyRow, row);
+      r->dprime_npw_pooled = d.npw, r->dprime_npwe_pooled = d.npwe;
+    }
+  return TRUE;
+}
+
 gboolean
 ctr_study_pool_iq (CtrStudy *s, const CtrGrid *g, const float *const *slices, guint n, guint first, GError **error)
 {
+  g_autoptr (CtrTtf) task_ttf = NULL;
   for (guint i = 0; i < s->iq.inserts->len; i++)
     {
       const StudyInsert *in = &g_array_index (s->iq.inserts, StudyInsert, i);
@@ -206,7 +240,14 @@ ctr_study_pool_iq (CtrStudy *s, const CtrGrid *g, const float *const *slices, gu
           ((double *) row->ttf_f50_pooled)[i] = t->f50;
           ((double *) row->ttf_cnr_pooled)[i] = t->cnr;
         }
+      g_clear_pointer (&locker, g_mutex_locker_free);
+      if (s->iq.has_task && i == s->iq.task_insert)
+        task_ttf = g_steal_pointer (&t);
     }
+  if (s->iq.has_task && s->iq.has_nps && task_ttf != NULL)
+    for (guint k = 0; k < n; k++)
+      if (!pooled_dprime (s, g, slices[k], first + k, task_ttf, error))
+        return FALSE;
   return TRUE;
 }
 
@@ -220,6 +261,7 @@ ctr_study_measure_iq (CtrStudy *s, const CtrVolume *img, CtrStudyRow *row, GErro
   row->ttf_f50_pooled = f50_pooled, row->ttf_cnr_pooled = cnr_pooled;
   row->nps_noise_hu = row->nps_f_peak = row->nps_f_avg = NAN;
   row->dprime_npw = row->dprime_npwe = NAN;
+  row->dprime_npw_pooled = row->dprime_npwe_pooled = NAN;
   for (guint i = 0; i < n_ins; i++)
     f50[i] = f50_pooled[i] = cnr_pooled[i] = NAN;
   if (!s->iq.on)

@@ -58,8 +58,10 @@ float *ctr_study_iq_slice (const CtrStudy *s, const CtrVolume *img, GError **err
 /* The TTF of every insert pooled over the @n HU slices @slices (nx·ny of
  * @grid each: one method and dose's realisations, ctr_study_iq_slice)
  * into ttf_f50_pooled and ttf_cnr_pooled of @n rows from @first of
- * s->rows (under s->lock).  A TTF that cannot be measured is NaN; FALSE
- * with CTR_ERROR_OUT_OF_MEMORY.  ctr-study-iq.c. */
+ * s->rows (under s->lock), and with a task and an NPS each row's d′ with
+ * its own NPS and the task insert's pooled TTF (dprime_*_pooled).  A TTF
+ * or d′ that cannot be measured is NaN; FALSE with CTR_ERROR_OUT_OF_MEMORY
+ * (or the NPS's other errors).  ctr-study-iq.c. */
 gboolean ctr_study_pool_iq (CtrStudy *s, const CtrGrid *grid, const float *const *slices, guint n, guint first,
                             GError **error);
 

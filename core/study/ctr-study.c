@@ -689,6 +689,7 @@ ctr_study_write_csv_note (const CtrStudy *s, const char *path, const char *note,
         g_string_append_printf (out, ",ttf_%s_f50_pooled,ttf_%s_cnr_pooled",
                                 g_array_index (s->iq.inserts, StudyInsert, i).name,
                                 g_array_index (s->iq.inserts, StudyInsert, i).name);
+      g_string_append (out, ",dprime_npw_pooled,dprime_npwe_pooled");
     }
   g_string_append_c (out, '\n');
   for (guint k = 0; k < s->rows->len; k++)
@@ -733,6 +734,8 @@ ctr_study_write_csv_note (const CtrStudy *s, const char *path, const char *note,
               csv_number (out, r->ttf_f50_pooled[i]);
               csv_number (out, r->ttf_cnr_pooled[i]);
             }
+          csv_number (out, r->dprime_npw_pooled);
+          csv_number (out, r->dprime_npwe_pooled);
         }
       g_string_append_c (out, '\n');
     }

@@ -84,6 +84,11 @@ typedef enum {
  *   With one realisation they equal its own.
  * @dprime_npw, @dprime_npwe: d′ of the task (ctr_study_set_iq_task),
  *   ctr-detectability.h; NaN without a task.
+ * @dprime_npw_pooled, @dprime_npwe_pooled: d′ of the task with this run's
+ *   NPS and the task insert's TTF pooled over the method and dose's
+ *   realisations (@ttf_f50_pooled's TTF); NaN until the last realisation
+ *   is measured, and without a task.  The equal-d′ dose uses @dprime_npw
+ *   and @dprime_npwe.
  */
 typedef struct {
   double dose;
@@ -104,6 +109,7 @@ typedef struct {
   const double *ttf_f50;
   const double *ttf_f50_pooled, *ttf_cnr_pooled;
   double dprime_npw, dprime_npwe;
+  double dprime_npw_pooled, dprime_npwe_pooled;
 } CtrStudyRow;
 
 /**
@@ -314,7 +320,8 @@ const CtrStudyRow *ctr_study_get_rows (const CtrStudy *s, guint *n_rows);
  * iterations, best_iteration, best_rmse, seconds, and with task-based image
  * quality nps_noise_hu, nps_f_peak, nps_f_avg, per insert ttf_NAME_f50,
  * then dprime_npw, dprime_npwe, then per insert ttf_NAME_f50_pooled and
- * ttf_NAME_cnr_pooled (over the realisations).  Written to a temporary
+ * ttf_NAME_cnr_pooled (over the realisations), dprime_npw_pooled and
+ * dprime_npwe_pooled.  Written to a temporary
  * file and renamed over @path.  CTR_ERROR_IO.
  */
 gboolean ctr_study_write_csv (const CtrStudy *s, const char *path, GError **error);

@@ -59,7 +59,9 @@ row_dict (const CtrStudy *s, const CtrStudyRow *r)
       r->nps_noise_hu, "nps_f_peak", r->nps_f_peak, "nps_f_avg", r->nps_f_avg, "dprime_npw", r->dprime_npw,
       "dprime_npwe", r->dprime_npwe);
   if (d != NULL && (put (d, "rois", rois_dict (s, r)) < 0 || put (d, "ttf_f50", ttf_dict (s, r->ttf_f50)) < 0
-                    || put (d, "ttf_f50_pooled", ttf_dict (s, r->ttf_f50_pooled)) < 0))
+                    || put (d, "ttf_f50_pooled", ttf_dict (s, r->ttf_f50_pooled)) < 0
+                    || put (d, "dprime_npw_pooled", PyFloat_FromDouble (r->dprime_npw_pooled)) < 0
+                    || put (d, "dprime_npwe_pooled", PyFloat_FromDouble (r->dprime_npwe_pooled)) < 0))
     Py_CLEAR (d);
   return d;
 }
