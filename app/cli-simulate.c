@@ -4,7 +4,13 @@
  * [view][col], one page; a cone-beam scan: DIR/projections.tif, a page per
  * view), DIR/reference.tif (the exact phantom on the reconstruction grid,
  * one slice per detector row for cone beam: the 2-D phantom extruded along
- * z, ctr_phantom3d_new_extruded).  The line integrals are exact chord lengths through
+ * z, ctr_phantom3d_new_extruded).  --geometry helical is that cone beam on
+ * a helix (--turns rotations of --views views centred on z = 0, table feed
+ * --pitch × the rows' width; "type": "helical" with source_z_start_mm,
+ * source_z_step_mm, table_feed_per_rotation_mm and pitch_factor), its exact
+ * line integrals through the phantom extruded past every ray's reach, its
+ * reference one 1 mm slice per row about z = 0 (reference "z_mm").  The
+ * line integrals are exact chord lengths through
  * ellipses (ctr_phantom_project), averaged over several rays per detector bin,
  * with Poisson noise for a given open-beam photon count: the project's own
  * realistic default scan, available without ../shared.
@@ -32,12 +38,14 @@ geometry_json (const CtrGeometry *g, const char *name, const char *phantom, doub
                guint64 seed, const CtrGrid *ref_grid, const CtrSpectrum *spectrum)
 {
   const gboolean cone = g->beam == CTR_BEAM_CONE;
+  const gboolean helical = ctr_geometry_is_helical (g);
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "name");
   json_builder_add_string_value (b, name);
   json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, g->beam == CTR_BEAM_PARALLEL ? "parallel" : g->beam == CTR_BEAM_CONE ? "cone" : "fan");
+  json_builder_add_string_value (b, g->beam == CTR_BEAM_PARALLEL ? "parallel" : helical ? "helical"
+                                   : g->beam == CTR_BEAM_CONE ? "cone" : "fan");
   if (g->beam != CTR_BEAM_PARALLEL)
     {
       json_builder_set_member_name (b, "detector_shape");
@@ -71,6 +79,18 @@ geometry_json (const CtrGeometry *g, const char *name, const char *phantom, doub
   json_builder_set_member_name (b, "detector_offset_v_mm");
   json_builder_add_double_value (b, 0.0);
   add_double_array (b, "angles_rad", g->angles, g->n_views);
+  if (helical)
+    {
+      /* source z_k = start + k · step (FORMAT.md's helical keys) */
+      json_builder_set_member_name (b, "source_z_start_mm");
+      json_builder_add_double_value (b, g->source_z_mm[0]);
+      json_builder_set_member_name (b, "source_z_step_mm");
+      json_builder_add_double_value (b, g->n_views > 1 ? (g->source_z_mm[g->n_views - 1] - g->source_z_mm[0]) / (g->n_views - 1) : 0);
+      json_builder_set_member_name (b, "table_feed_per_rotation_mm");
+      json_builder_add_double_value (b, ctr_helix_feed_mm (g));
+      json_builder_set_member_name (b, "pitch_factor");
+      json_builder_add_double_value (b, ctr_helix_pitch (g));
+    }
 
   json_builder_set_member_name (b, "projections");
   json_builder_begin_object (b);
@@ -96,6 +116,14 @@ geometry_json (const CtrGeometry *g, const char *name, const char *phantom, doub
       const double shape[3] = { ref_grid->nz, ref_grid->ny, ref_grid->nx };
       add_double_array (b, "spacing_xyz_mm", spacing, 3);
       add_double_array (b, "shape_zyx", shape, 3);
+      if (helical)
+        {
+          /* the slices' z, centred on the helix's middle (z = 0) */
+          g_autofree double *z = g_new (double, ref_grid->nz);
+          for (guint k = 0; k < ref_grid->nz; k++)
+            z[k] = ref_grid->cz + (k - (ref_grid->nz - 1) * 0.5) * ref_grid->dz;
+          add_double_array (b, "z_mm", z, ref_grid->nz);
+        }
     }
   json_builder_set_member_name (b, "center_mm");
   json_builder_begin_array (b);
@@ -112,7 +140,8 @@ geometry_json (const CtrGeometry *g, const char *name, const char *phantom, doub
   json_builder_begin_array (b);
   g_autofree char *n1 = g_strdup_printf ("Simulated by ctrecon-cli simulate: phantom '%s'%s, exact line integrals "
                                          "(4 rays per bin), %s.", phantom,
-                                         cone ? " extruded along z (uniform over the cone's coverage)" : "",
+                                         helical ? " extruded along z (uniform over the helix and the cone's coverage)"
+                                         : cone ? " extruded along z (uniform over the cone's coverage)" : "",
                                          i0 > 0 ? "Poisson noise" : "noiseless");
   json_builder_add_string_value (b, n1);
   if (spectrum != NULL)
@@ -147,13 +176,15 @@ ctr_cli_simulate (int argc, char **argv)
 {
   g_autofree char *phantom = NULL, *geometry = NULL, *output = NULL, *spectrum_arg = NULL;
   int views = 720, cols = 736, size = 256, rows = 16;
-  double i0 = 2.5e4, radius = 100.0;
+  double i0 = 2.5e4, radius = 100.0, turns = 2.0, pitch = 1.0;
   gint64 seed = 1;
   GOptionEntry entries[] = {
-    { "phantom", 0, 0, G_OPTION_ARG_STRING, &phantom, "head (default), shepp-logan, disc or iq (water with six contrast inserts, ctr-phantom.h)", "P" },
-    { "geometry", 'g', 0, G_OPTION_ARG_STRING, &geometry, "fan-curved (default; clinical: SOD 595, SDD 1085.6 mm), fan-flat, parallel, cone-curved or cone-flat (circular cone beam, --rows rows of 1 mm at the isocentre)", "G" },
-    { "rows", 0, 0, G_OPTION_ARG_INT, &rows, "detector rows of a cone-beam scan (default 16); the reference has one slice per row", "N" },
-    { "views", 0, 0, G_OPTION_ARG_INT, &views, "views over 360° (default 720)", "N" },
+    { "phantom", 0, 0, G_OPTION_ARG_STRING, &phantom, "head (default), shepp-logan, disc, iq (water with six contrast inserts, ctr-phantom.h) or head-iq (the head with the same inserts, 10 mm, in its brain)", "P" },
+    { "geometry", 'g', 0, G_OPTION_ARG_STRING, &geometry, "fan-curved (default; clinical: SOD 595, SDD 1085.6 mm), fan-flat, parallel, cone-curved or cone-flat (circular cone beam, --rows rows of 1 mm at the isocentre), helical (cone-curved on a helix: --turns, --pitch)", "G" },
+    { "rows", 0, 0, G_OPTION_ARG_INT, &rows, "detector rows of a cone-beam or helical scan (default 16); the reference has one slice per row (helical: 1 mm slices about the helix's middle)", "N" },
+    { "views", 0, 0, G_OPTION_ARG_INT, &views, "views over 360° (default 720; helical: per rotation)", "N" },
+    { "turns", 0, 0, G_OPTION_ARG_DOUBLE, &turns, "helical: rotations, centred on z = 0 (default 2)", "T" },
+    { "pitch", 0, 0, G_OPTION_ARG_DOUBLE, &pitch, "helical: pitch factor, the table feed per rotation over the rows' width at the isocentre (default 1)", "P" },
     { "cols", 0, 0, G_OPTION_ARG_INT, &cols, "detector columns (default 736)", "N" },
     { "size", 0, 0, G_OPTION_ARG_INT, &size, "reference image N × N covering the field of view (default 256)", "N" },
     { "radius", 0, 0, G_OPTION_ARG_DOUBLE, &radius, "phantom radius in mm (default 100)", "MM" },
@@ -175,9 +206,17 @@ ctr_cli_simulate (int argc, char **argv)
       return 2;
     }
   if (views < 1 || cols < 2 || size < 8 || !(radius > 0) || !(i0 >= 0) || views > 100000 || cols > 100000 || size > 16384
-      || rows < 1 || rows > 4096)
+      || rows < 1 || rows > 4096 || !(turns >= 0.5 && turns <= 100) || !(pitch > 0 && pitch <= 4)
+      || turns * views > 1e6)
     {
-      fprintf (stderr, "ctrecon-cli simulate: need views ≥ 1, cols ≥ 2, size ≥ 8, rows 1 to 4096, radius > 0, i0 ≥ 0\n");
+      fprintf (stderr, "ctrecon-cli simulate: need views ≥ 1, cols ≥ 2, size ≥ 8, rows 1 to 4096, radius > 0, i0 ≥ 0, "
+               "turns 0.5 to 100 (at most 10⁶ views in all), pitch above 0 up to 4\n");
+      return 2;
+    }
+  const gboolean helical = g_strcmp0 (geometry, "helical") == 0;
+  if (!helical && (turns != 2.0 || pitch != 1.0))
+    {
+      fprintf (stderr, "ctrecon-cli simulate: --turns and --pitch are for --geometry helical\n");
       return 2;
     }
 
@@ -188,7 +227,7 @@ ctr_cli_simulate (int argc, char **argv)
       g_prefix_error (&error, "--spectrum: ");
       return ctr_cli_fail (error);
     }
-  if (spectrum != NULL && geometry != NULL && g_str_has_prefix (geometry, "cone-"))
+  if (spectrum != NULL && geometry != NULL && (g_str_has_prefix (geometry, "cone-") || helical))
     {
       fprintf (stderr, "ctrecon-cli simulate: --spectrum handles fan and parallel geometries only\n");
       return 2;
@@ -202,9 +241,11 @@ ctr_cli_simulate (int argc, char **argv)
     ph = ctr_phantom_new_disc (0, 0, radius, CTR_MU_WATER_PER_MM);
   else if (g_str_equal (phantom, "iq"))
     ph = ctr_phantom_new_iq (radius);
+  else if (g_str_equal (phantom, "head-iq"))
+    ph = ctr_phantom_new_head_iq (radius);
   else
     {
-      fprintf (stderr, "ctrecon-cli simulate: unknown --phantom '%s' (head, shepp-logan, disc or iq)\n", phantom);
+      fprintf (stderr, "ctrecon-cli simulate: unknown --phantom '%s' (head, shepp-logan, disc, iq or head-iq)\n", phantom);
       return 2;
     }
 
@@ -219,11 +260,13 @@ ctr_cli_simulate (int argc, char **argv)
   /* The field of view covers the phantom with a 10 % margin. */
   const double fov = radius * 1.1;
   g_autoptr (CtrGeometry) g = NULL;
-  const gboolean cone = geometry != NULL && g_str_has_prefix (geometry, "cone-");
+  const gboolean cone = geometry != NULL && (g_str_has_prefix (geometry, "cone-") || helical);
+  /* helical: views per rotation × turns in all */
+  const guint n_views = helical ? (guint) ceil (views * turns) : (guint) views;
   if (geometry == NULL || g_str_equal (geometry, "fan-curved") || g_str_equal (geometry, "fan-flat")
-      || g_str_equal (geometry, "cone-curved") || g_str_equal (geometry, "cone-flat"))
+      || g_str_equal (geometry, "cone-curved") || g_str_equal (geometry, "cone-flat") || helical)
     {
-      g = ctr_geometry_new (cone ? CTR_BEAM_CONE : CTR_BEAM_FAN, views);
+      g = ctr_geometry_new (cone ? CTR_BEAM_CONE : CTR_BEAM_FAN, n_views);
       g->shape = geometry && g_str_has_suffix (geometry, "-flat") ? CTR_DETECTOR_FLAT : CTR_DETECTOR_CURVED;
       g->sod_mm = MAX (595.0, 3 * fov);
       g->sdd_mm = g->sod_mm * 1085.6 / 595.0;
@@ -237,7 +280,7 @@ ctr_cli_simulate (int argc, char **argv)
     }
   else
     {
-      fprintf (stderr, "ctrecon-cli simulate: unknown --geometry '%s' (fan-curved, fan-flat, parallel, cone-curved or cone-flat)\n", geometry);
+      fprintf (stderr, "ctrecon-cli simulate: unknown --geometry '%s' (fan-curved, fan-flat, parallel, cone-curved, cone-flat or helical)\n", geometry);
       return 2;
     }
   g->n_cols = cols;
@@ -245,9 +288,15 @@ ctr_cli_simulate (int argc, char **argv)
   g->n_rows = cone ? (guint) rows : 1;
   g->pitch_v_mm = cone ? g->sdd_mm / g->sod_mm : 1.0;
   ctr_geometry_set_uniform_angles (g, 0, 2 * G_PI / views);
+  /* helical: the table feed is pitch × the rows' width at the isocentre
+   * (1 mm each), the helix centred on z = 0 */
+  const double feed = pitch * rows, z_half = helical ? 0.5 * feed * (n_views - 1) / views : 0;
+  if (helical && !ctr_geometry_set_source_z (g, -z_half, feed / views, &error))
+    return ctr_cli_fail (error);
 
   CtrGrid grid = ctr_grid_square (size, 2 * ctr_geometry_fov_radius_mm (g) / size, g->n_rows, 1);
-  g_autoptr (CtrPhantom3d) ph3 = cone ? ctr_phantom3d_new_extruded (ph, radius) : NULL;
+  /* extruded beyond every ray's reach: the helix and the cone's coverage */
+  g_autoptr (CtrPhantom3d) ph3 = cone ? ctr_phantom3d_new_extruded (ph, radius + z_half + rows) : NULL;
   g_autoptr (CtrProjections) p = cone ? ctr_phantom3d_project (ph3, g, 2, &error)
                                       : spectrum != NULL ? ctr_phantom_project_spectrum (ph, g, 4, spectrum, &error)
                                       : ctr_phantom_project (ph, g, 4, &error);

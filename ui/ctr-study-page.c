@@ -280,7 +280,7 @@ on_progress (const CtrStudyProgress *p, gpointer data)
       m->row.label = g_strdup (p->row->label);
       m->row.parameters = NULL;
       m->row.roi_mean_hu = m->row.roi_sd_hu = m->row.roi_cnr = NULL;
-      m->row.ttf_f50 = NULL;
+      m->row.ttf_f50 = m->row.ttf_f50_pooled = m->row.ttf_cnr_pooled = NULL;
       if (job->cnr_roi >= 0)
         m->cnr = p->row->roi_cnr[job->cnr_roi];
       /* the image is valid during the call only: copied here, off the

@@ -50,7 +50,7 @@ ctr_study_row_item_new (const CtrStudyRow *row, double cnr)
   self->row.label = g_strdup (row->label != NULL ? row->label : "");
   self->row.parameters = NULL;
   self->row.roi_mean_hu = self->row.roi_sd_hu = self->row.roi_cnr = NULL;
-  self->row.ttf_f50 = NULL;   /* the study owns its arrays; the row keeps scalars only */
+  self->row.ttf_f50 = self->row.ttf_f50_pooled = self->row.ttf_cnr_pooled = NULL;   /* the study owns its arrays; the row keeps scalars only */
   self->cnr = cnr;
   return self;
 }

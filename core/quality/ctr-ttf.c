@@ -81,30 +81,43 @@ refine_centre (const Insert *in, double *cx, double *cy, double *contrast)
   return TRUE;
 }
 
-/* Step 2: the binned ESF (n bins of BIN_PX from r = 0), empty bins filled;
- * NULL with CTR_ERROR_OUT_OF_MEMORY when its bins cannot be allocated. */
-static double *
-binned_esf (const Insert *in, double cx, double cy, guint n, GError **error)
+/* Step 2a: adds the samples of @in about (@cx, @cy) into the ESF bins:
+ * the image's own bin means merged into the pooled means @esf (counts
+ * @hits) by m += (mean − m)·h/(H + h), so an image identical to those
+ * pooled before leaves every bin bit for bit as it was.  @sum and @count
+ * are scratch (n each). */
+static void
+pool_esf (const Insert *in, double cx, double cy, guint n, double *esf, guint *hits, double *sum, guint *count)
 {
-  g_autofree char *what = g_strdup_printf ("the TTF's radial bins (%u)", n);
-  g_autofree double *esf = ctr_memory_try_new (n, sizeof (double), TRUE, what, error);
-  g_autofree guint *hits = esf == NULL ? NULL : ctr_memory_try_new (n, sizeof (guint), TRUE, what, error);
-  if (hits == NULL)
-    return NULL;
+  memset (sum, 0, n * sizeof (double));
+  memset (count, 0, n * sizeof (guint));
   for (int y = in->y_lo; y <= in->y_hi; y++)
     for (int x = in->x_lo; x <= in->x_hi; x++)
       {
         double r = hypot (x - cx, y - cy);
         guint k = (guint) (r / BIN_PX);
         if (k < n)
-          esf[k] += in->img[(gsize) y * in->nx + x], hits[k]++;
+          sum[k] += in->img[(gsize) y * in->nx + x], count[k]++;
       }
+  for (guint k = 0; k < n; k++)
+    if (count[k] > 0)
+      {
+        double mean = sum[k] / count[k];
+        esf[k] = hits[k] == 0 ? mean : esf[k] + (mean - esf[k]) * count[k] / (double) (hits[k] + count[k]);
+        hits[k] += count[k];
+      }
+}
+
+/* Step 2b: the empty bins of the pooled ESF filled, linearly between the
+ * nearest filled ones (constant before the first and after the last). */
+static void
+fill_esf (double *esf, const guint *hits, guint n)
+{
   int last = -1;
   for (guint k = 0; k < n; k++)
     {
       if (hits[k] == 0)
         continue;
-      esf[k] /= hits[k];
       /* Fill the gap (last, k): linear, or constant before the first hit. */
       for (int j = last + 1; j < (int) k; j++)
         esf[j] = last < 0 ? esf[k] : esf[last] + (esf[k] - esf[last]) * (j - last) / (double) (k - last);
@@ -112,7 +125,6 @@ binned_esf (const Insert *in, double cx, double cy, guint n, GError **error)
     }
   for (guint j = (guint) (last + 1); j < n; j++)
     esf[j] = last >= 0 ? esf[last] : 0;
-  return g_steal_pointer (&esf);
 }
 
 /* The edge: where the ESF crosses half the contrast, the crossing nearest
@@ -206,31 +218,106 @@ mean_image (const float *const *slices, guint n_slices, const Insert *in, GError
   return img;
 }
 
-CtrTtf *
-ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, double pixel_mm,
-                double cx_px, double cy_px, double radius_px, GError **error)
+/* Checks the arguments and sets the box of @in (the pixels within r_max
+ * of the guess and of a centre moved by up to 2 pixels); FALSE with
+ * CTR_ERROR_INVALID_ARGUMENT. */
+static gboolean
+set_box (Insert *in, guint n_slices, double pixel_mm, double cx_px, double cy_px, GError **error)
 {
-  g_return_val_if_fail (slices != NULL, NULL);
-  Insert in = { NULL, nx, ny, radius_px, radius_px + CLAMP (radius_px, 10.0, 30.0), 0, 0, 0, 0 };
+  double radius_px = in->radius;
   if (n_slices == 0 || !(isfinite (radius_px) && radius_px >= 2) || !isfinite (cx_px) || !isfinite (cy_px)
       || !(isfinite (pixel_mm) && pixel_mm > 0))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
                    "TTF: need a slice, an insert radius of at least 2 pixels, a finite centre and a "
                    "positive pixel size (%u slices, radius %g pixels at (%g, %g), pixel %g mm)", n_slices, radius_px, cx_px, cy_px, pixel_mm);
-      return NULL;
+      return FALSE;
     }
-  /* The box holds r ≤ r_max about the guess and about a centre moved by up to 2 pixels. */
-  double reach = in.r_max + 2;
-  if (cx_px - reach < 0 || cy_px - reach < 0 || cx_px + reach > nx - 1 || cy_px + reach > ny - 1)
+  in->r_max = radius_px + CLAMP (radius_px, 10.0, 30.0);
+  double reach = in->r_max + 2;
+  if (cx_px - reach < 0 || cy_px - reach < 0 || cx_px + reach > in->nx - 1 || cy_px + reach > in->ny - 1)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
                    "TTF: the insert at column %.1f, row %.1f (radius %.1f pixels) needs %.1f pixels of "
-                   "background around its centre inside the %u × %u image", cx_px, cy_px, radius_px, reach, nx, ny);
-      return NULL;
+                   "background around its centre inside the %u × %u image", cx_px, cy_px, radius_px, reach, in->nx, in->ny);
+      return FALSE;
     }
-  in.x_lo = (int) floor (cx_px - reach), in.x_hi = (int) ceil (cx_px + reach);
-  in.y_lo = (int) floor (cy_px - reach), in.y_hi = (int) ceil (cy_px + reach);
+  in->x_lo = (int) floor (cx_px - reach), in->x_hi = (int) ceil (cx_px + reach);
+  in->y_lo = (int) floor (cy_px - reach), in->y_hi = (int) ceil (cy_px + reach);
+  return TRUE;
+}
+
+/* A running mean that an equal value leaves bit for bit unchanged. */
+static inline double
+running_mean (double mean, double value, guint i)
+{
+  if (i == 0 || value == mean)
+    return value;
+  if (isinf (mean) || isinf (value))
+    return INFINITY;
+  return mean + (value - mean) / (i + 1);
+}
+
+typedef struct {
+  double cx, cy;          /* the centre reported: the common one, or the mean of the images' */
+  double bg, contrast;    /* pooled background and insert − background */
+  double cnr_single;      /* the mean of the images' own CNRs */
+} Pooled;
+
+/* Steps 1–2 over the images: each image's samples binned about the common
+ * centre (@p->cx, @p->cy on entry) or, with CTR_TTF_CENTRE_EACH, about
+ * its own centre refined from it, pooled into @esf (n bins, filled);
+ * @p gets the pooled background, contrast and the images' mean CNR.
+ * FALSE with CTR_ERROR_INVALID_DATA (an image's centre not found within 2
+ * pixels of the guess @gx, @gy) or CTR_ERROR_OUT_OF_MEMORY. */
+static gboolean
+pool_images (const float *const *slices, guint n_slices, const Insert *in, CtrTtfCentre centre, double gx, double gy,
+             guint n, double *esf, Pooled *p, GError **error)
+{
+  g_autofree char *what = g_strdup_printf ("the TTF's radial bins (%u)", n);
+  g_autofree guint *hits = ctr_memory_try_new (n, sizeof (guint), TRUE, what, error);
+  g_autofree guint *count = hits == NULL ? NULL : ctr_memory_try_new (n, sizeof (guint), FALSE, what, error);
+  g_autofree double *sum = count == NULL ? NULL : ctr_memory_try_new (n, sizeof (double), FALSE, what, error);
+  if (sum == NULL)
+    return FALSE;
+  const double cx0 = p->cx, cy0 = p->cy, R = in->radius;
+  double bg = 0, ins = 0, cnr = 0, mx = 0, my = 0;
+  for (guint i = 0; i < n_slices; i++)
+    {
+      Insert one = *in;
+      one.img = slices[i];
+      double x = cx0, y = cy0, c = 0;
+      if (centre == CTR_TTF_CENTRE_EACH && (!refine_centre (&one, &x, &y, &c) || hypot (x - gx, y - gy) > 2))
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                       "TTF: image %u of %u: the insert of radius %.1f pixels near column %.1f, row %.1f "
+                       "not found within 2 pixels (too noisy to centre each image: use the common centre)",
+                       i + 1, n_slices, R, gx, gy);
+          return FALSE;
+        }
+      pool_esf (&one, x, y, n, esf, hits, sum, count);
+      double sd;
+      double b = ring_stats (&one, x, y, 0.5 * (R + in->r_max), in->r_max, &sd);
+      double a = ring_stats (&one, x, y, -1, 0.5 * R, NULL);
+      double ci = sd > 0 ? fabs (a - b) / sd : INFINITY;
+      bg = running_mean (bg, b, i), ins = running_mean (ins, a, i);
+      cnr = running_mean (cnr, ci, i);
+      mx = running_mean (mx, x, i), my = running_mean (my, y, i);
+    }
+  fill_esf (esf, hits, n);
+  p->cx = mx, p->cy = my;
+  p->bg = bg, p->contrast = ins - bg, p->cnr_single = cnr;
+  return TRUE;
+}
+
+CtrTtf *
+ctr_ttf_pooled (const float *const *slices, guint n_slices, guint nx, guint ny, double pixel_mm,
+                double cx_px, double cy_px, double radius_px, CtrTtfCentre centre, GError **error)
+{
+  g_return_val_if_fail (slices != NULL, NULL);
+  Insert in = { NULL, nx, ny, radius_px, 0, 0, 0, 0, 0 };
+  if (!set_box (&in, n_slices, pixel_mm, cx_px, cy_px, error))
+    return NULL;
   g_autofree float *img = mean_image (slices, n_slices, &in, error);
   if (img == NULL)
     return NULL;
@@ -243,6 +330,7 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
                        "TTF: a NaN or infinite pixel at column %d, row %d near the insert", x, y);
           return NULL;
         }
+  /* The common centre, on the images' mean (its CNR is the pooled one). */
   double cx = cx_px, cy = cy_px, contrast = 0;
   if (!refine_centre (&in, &cx, &cy, &contrast) || hypot (cx - cx_px, cy - cy_px) > 2)
     {
@@ -251,27 +339,36 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
                    "column %.1f, row %.1f (its centre not found within 2 pixels)", radius_px, cx_px, cy_px);
       return NULL;
     }
-  guint n = (guint) ceil (in.r_max / BIN_PX);
-  g_autofree double *esf = binned_esf (&in, cx, cy, n, error);
-  if (esf == NULL)
-    return NULL;
   double noise_sd;
-  double bg = ring_stats (&in, cx, cy, 0.5 * (radius_px + in.r_max), in.r_max, &noise_sd);
-  double edge = edge_radius (esf, n, radius_px, bg, contrast);
+  ring_stats (&in, cx, cy, 0.5 * (radius_px + in.r_max), in.r_max, &noise_sd);
+  guint n = (guint) ceil (in.r_max / BIN_PX);
+  g_autofree char *what = g_strdup_printf ("the TTF's radial bins (%u)", n);
+  g_autofree double *esf = ctr_memory_try_new (n, sizeof (double), TRUE, what, error);
+  Pooled p = { cx, cy, 0, 0, 0 };
+  if (esf == NULL || !pool_images (slices, n_slices, &in, centre, cx_px, cy_px, n, esf, &p, error))
+    return NULL;
+  if (!(fabs (p.contrast) > 0))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
+                   "TTF: no contrast between the insert at column %.1f, row %.1f and its background", cx, cy);
+      return NULL;
+    }
+  double edge = edge_radius (esf, n, radius_px, p.bg, p.contrast);
   if (!(fabs (edge - radius_px) <= MAX (2.0, 0.2 * radius_px)))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,
                    "TTF: the insert at column %.1f, row %.1f has its edge (half contrast) at a radius of "
-                   "%.1f pixels, not near the %.1f pixels given: give the insert's radius", cx, cy, edge, radius_px);
+                   "%.1f pixels, not near the %.1f pixels given: give the insert's radius", p.cx, p.cy, edge, radius_px);
       return NULL;
     }
   g_autoptr (CtrTtf) t = g_new0 (CtrTtf, 1);
-  t->cx_px = cx, t->cy_px = cy, t->contrast = contrast, t->radius_px = edge;
+  t->cx_px = p.cx, t->cy_px = p.cy, t->contrast = p.contrast, t->radius_px = edge;
   t->noise_sd = noise_sd;
-  t->cnr = noise_sd > 0 ? fabs (contrast) / noise_sd : INFINITY;
+  t->cnr = noise_sd > 0 ? fabs (p.contrast) / noise_sd : INFINITY;
+  t->cnr_single = p.cnr_single;
+  t->n_images = n_slices;
   t->esf = g_steal_pointer (&esf);
   t->n_esf = n;
-  g_autofree char *what = g_strdup_printf ("the TTF's radial bins (%u)", n);
   if ((t->esf_r = ctr_memory_try_new (n, sizeof (double), FALSE, what, error)) == NULL)
     return NULL;
   for (guint k = 0; k < n; k++)
@@ -281,6 +378,13 @@ ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, 
   t->f50 = crossing (t, 0.5);
   t->f10 = crossing (t, 0.1);
   return g_steal_pointer (&t);
+}
+
+CtrTtf *
+ctr_ttf_insert (const float *const *slices, guint n_slices, guint nx, guint ny, double pixel_mm,
+                double cx_px, double cy_px, double radius_px, GError **error)
+{
+  return ctr_ttf_pooled (slices, n_slices, nx, ny, pixel_mm, cx_px, cy_px, radius_px, CTR_TTF_CENTRE_COMMON, error);
 }
 
 double

@@ -17,6 +17,11 @@
 #include <math.h>
 #include <string.h>
 
+/* The head phantom's brain, μ (1/mm). */
+#define HEAD_BRAIN_MU 0.0202
+/* The head phantom's ellipses before its four lesions (ctr_phantom_new_head). */
+#define HEAD_ANATOMY 8
+
 CtrPhantom *
 ctr_phantom_new (guint n)
 {
@@ -90,7 +95,7 @@ ctr_phantom_new_head (double radius_mm)
   const double mu_w = CTR_MU_WATER_PER_MM;
   const double scalp = 0.0195;   /* skin and subcutaneous tissue, ≈ +16 HU */
   const double bone = 0.038;     /* skull, ≈ +980 HU */
-  const double brain = 0.0202;   /* ≈ +52 HU */
+  const double brain = HEAD_BRAIN_MU;   /* ≈ +52 HU */
   const double csf = 0.0194;     /* ≈ +10 HU */
   const double calc = 0.03;      /* calcification, ≈ +560 HU */
   const double s = radius_mm / 100.0;
@@ -155,6 +160,40 @@ ctr_phantom_iq_insert_centre (guint i, double radius_mm, double *x_mm, double *y
   const double a = i * G_PI / 3.0;
   *x_mm = 0.6 * radius_mm * cos (a);
   *y_mm = 0.6 * radius_mm * sin (a);
+}
+
+double
+ctr_phantom_head_brain_hu (void)
+{
+  return 1000.0 * (HEAD_BRAIN_MU - CTR_MU_WATER_PER_MM) / CTR_MU_WATER_PER_MM;
+}
+
+void
+ctr_phantom_head_iq_insert_centre (guint i, double radius_mm, double *x_mm, double *y_mm)
+{
+  const double a = i * G_PI / 3.0;
+  *x_mm = 0.45 * radius_mm * cos (a);
+  *y_mm = 0.45 * radius_mm * sin (a) - 0.02 * radius_mm;
+}
+
+CtrPhantom *
+ctr_phantom_new_head_iq (double radius_mm)
+{
+  g_autoptr (CtrPhantom) head = ctr_phantom_new_head (radius_mm);
+  guint n = 0;
+  const CtrIqInsert *ins = ctr_phantom_iq_inserts (&n);
+  CtrPhantom *ph = ctr_phantom_new (HEAD_ANATOMY + n);
+  memcpy (ph->e, head->e, HEAD_ANATOMY * sizeof (CtrEllipse));
+  for (guint i = 0; i < n; i++)
+    {
+      double x, y;
+      ctr_phantom_head_iq_insert_centre (i, radius_mm, &x, &y);
+      /* an increment over the brain beneath, to the insert's CT number */
+      double mu = CTR_MU_WATER_PER_MM * (1.0 + ins[i].hu / 1000.0);
+      set_ellipse (&ph->e[HEAD_ANATOMY + i], x, y, CTR_HEAD_IQ_INSERT_RADIUS * radius_mm,
+                   CTR_HEAD_IQ_INSERT_RADIUS * radius_mm, 0, mu - HEAD_BRAIN_MU);
+    }
+  return ph;
 }
 
 CtrPhantom *

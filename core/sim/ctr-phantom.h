@@ -80,6 +80,32 @@ void ctr_phantom_iq_insert_centre (guint i, double radius_mm, double *x_mm, doub
  */
 CtrPhantom *ctr_phantom_new_iq (double radius_mm);
 
+/* The head-iq phantom's insert radius as a fraction of the head's radius:
+ * 5 mm (10 mm diameter) for radius 100 mm. */
+#define CTR_HEAD_IQ_INSERT_RADIUS 0.05
+
+/* Centre (mm) of insert @i of the head-iq phantom for a head of
+ * @radius_mm: on the ring of radius 0.45·@radius_mm about the brain's
+ * centre (0, −0.02·@radius_mm), at i·60° counter-clockwise from +x. */
+void ctr_phantom_head_iq_insert_centre (guint i, double radius_mm, double *x_mm, double *y_mm);
+
+/* The CT number (HU) of the head phantom's brain, the background of the
+ * head-iq phantom's inserts: 1000·(0.0202 − μ_water)/μ_water ≈ 52.1. */
+double ctr_phantom_head_brain_hu (void);
+
+/**
+ * ctr_phantom_new_head_iq:
+ * The inserts of the image-quality phantom (ctr_phantom_iq_inserts: the
+ * same CT numbers, −100 … +990 HU) placed into the brain of the head
+ * phantom (ctr_phantom_new_head, without its four lesions: the inserts are
+ * the task's objects), each of radius CTR_HEAD_IQ_INSERT_RADIUS·@radius_mm
+ * at ctr_phantom_head_iq_insert_centre: a clinical-looking task (AAPM
+ * TG-233) behind the skull.  Each insert lies 13.5 mm or more (at radius
+ * 100 mm) from the ventricles, the skull and the other inserts, so a TTF's
+ * background ring (ctr-ttf.h) sees brain only.  Free with ctr_phantom_free().
+ */
+CtrPhantom *ctr_phantom_new_head_iq (double radius_mm);
+
 /* Exact image: each pixel the mean of @supersample² point samples (>= 1). */
 CtrVolume *ctr_phantom_rasterize (const CtrPhantom *ph, const CtrGrid *grid,
                                   guint supersample, GError **error);

@@ -162,27 +162,115 @@ note_cnr (CtrStudy *s, guint i, double cnr)
   in->cnr_n++;
 }
 
+float *
+ctr_study_iq_slice (const CtrStudy *s, const CtrVolume *img, GError **error)
+{
+  const CtrGrid *g = &img->grid;
+  const gsize plane = (gsize) g->nx * g->ny;
+  const float *mu = ctr_volume_slice (img, g->nz / 2);
+  float *hu = ctr_memory_try_new (plane, sizeof (float), FALSE, "the middle slice in HU", error);
+  if (hu == NULL)
+    return NULL;
+  for (gsize i = 0; i < plane; i++)
+    hu[i] = (float) (1000.0 * (mu[i] - s->mu_water) / s->mu_water);
+  return hu;
+}
+
+/* d′ of realisation @k (HU slice @hu, row @row of s->rows) with its own
+ * NPS and the pooled TTF @ttf into the row's dprime_*_pooled; NaN where
+ * the image cannot be measured; FALSE with the NPS's or d′'s other errors. */
+static gboolean
+pooled_dprime (CtrStudy *s, const CtrGrid *g, const float *hu, guint row, const CtrTtf *ttf, GError **error)
+{
+  GError *local = NULL;
+  g_autoptr (CtrNps) nps = measure_nps (s, g, hu, &local);
+  CtrDprime d = { NAN, NAN };
+  if (nps == NULL && !data_failure (&local))
+    {
+      g_propagate_prefixed_error (error, local, "NPS: ");
+      return FALSE;
+    }
+  CtrEyeFilter eye = ctr_eye_filter_default ();
+  if (nps != NULL && !ctr_dprime_measured (&s->iq.task, ttf, nps, &eye, &d, &local))
+    {
+      if (!data_failure (&local))
+        {
+          g_propagate_prefixed_error (error, local, "d′ with the pooled TTF: ");
+          return FALSE;
+        }
+      d.npw = d.npwe = NAN;
+    }
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
+  if (row < s->rows->len)
+    {
+      CtrStudyRow *r = &g_array_index (s->rows, CtrStudyRow, row);
+      r->dprime_npw_pooled = d.npw, r->dprime_npwe_pooled = d.npwe;
+    }
+  return TRUE;
+}
+
+gboolean
+ctr_study_pool_iq (CtrStudy *s, const CtrGrid *g, const float *const *slices, guint n, guint first, GError **error)
+{
+  g_autoptr (CtrTtf) task_ttf = NULL;
+  for (guint i = 0; i < s->iq.inserts->len; i++)
+    {
+      const StudyInsert *in = &g_array_index (s->iq.inserts, StudyInsert, i);
+      const double cx = (in->roi.x_mm - g->cx) / g->dx + (g->nx - 1) * 0.5;
+      const double cy = (g->ny - 1) * 0.5 - (in->roi.y_mm - g->cy) / g->dy;
+      GError *local = NULL;
+      g_autoptr (CtrTtf) t = ctr_ttf_pooled (slices, n, g->nx, g->ny, g->dx, cx, cy, in->roi.radius_mm / g->dx,
+                                             CTR_TTF_CENTRE_COMMON, &local);
+      if (t == NULL && !data_failure (&local))
+        {
+          if (g_error_matches (local, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+            {
+              g_propagate_prefixed_error (error, local, "insert “%s”, pooled: ", in->name);
+              return FALSE;
+            }
+          g_clear_error (&local);   /* outside the image: each run has said so already */
+          continue;
+        }
+      if (t == NULL)
+        continue;
+      g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
+      for (guint k = first; k < first + n && k < s->rows->len; k++)
+        {
+          CtrStudyRow *row = &g_array_index (s->rows, CtrStudyRow, k);
+          ((double *) row->ttf_f50_pooled)[i] = t->f50;
+          ((double *) row->ttf_cnr_pooled)[i] = t->cnr;
+        }
+      g_clear_pointer (&locker, g_mutex_locker_free);
+      if (s->iq.has_task && i == s->iq.task_insert)
+        task_ttf = g_steal_pointer (&t);
+    }
+  if (s->iq.has_task && s->iq.has_nps && task_ttf != NULL)
+    for (guint k = 0; k < n; k++)
+      if (!pooled_dprime (s, g, slices[k], first + k, task_ttf, error))
+        return FALSE;
+  return TRUE;
+}
+
 gboolean
 ctr_study_measure_iq (CtrStudy *s, const CtrVolume *img, CtrStudyRow *row, GError **error)
 {
   const guint n_ins = s->iq.inserts->len;
   double *f50 = g_new (double, MAX (n_ins, 1));
+  double *f50_pooled = g_new (double, MAX (n_ins, 1)), *cnr_pooled = g_new (double, MAX (n_ins, 1));
   row->ttf_f50 = f50;
+  row->ttf_f50_pooled = f50_pooled, row->ttf_cnr_pooled = cnr_pooled;
   row->nps_noise_hu = row->nps_f_peak = row->nps_f_avg = NAN;
   row->dprime_npw = row->dprime_npwe = NAN;
+  row->dprime_npw_pooled = row->dprime_npwe_pooled = NAN;
   for (guint i = 0; i < n_ins; i++)
-    f50[i] = NAN;
+    f50[i] = f50_pooled[i] = cnr_pooled[i] = NAN;
   if (!s->iq.on)
     return TRUE;
 
   const CtrGrid *g = &img->grid;
-  const gsize plane = (gsize) g->nx * g->ny;
-  const float *mu = ctr_volume_slice ((CtrVolume *) img, g->nz / 2);
-  g_autofree float *hu = ctr_memory_try_new (plane, sizeof (float), FALSE, "the middle slice in HU", error);
+  g_autofree float *hu = ctr_study_iq_slice (s, img, error);
   if (hu == NULL)
     return FALSE;
-  for (gsize i = 0; i < plane; i++)
-    hu[i] = (float) (1000.0 * (mu[i] - s->mu_water) / s->mu_water);
 
   GError *local = NULL;
   g_autoptr (CtrNps) nps = NULL;

@@ -50,6 +50,21 @@ typedef struct {
  * holds no square or an insert lies outside the image.  ctr-study-iq.c. */
 gboolean ctr_study_measure_iq (CtrStudy *s, const CtrVolume *img, CtrStudyRow *row, GError **error);
 
+/* Slice nz/2 of @img in HU (nx·ny floats, a new array), the image the
+ * task-based figures are measured on; NULL with CTR_ERROR_OUT_OF_MEMORY.
+ * ctr-study-iq.c. */
+float *ctr_study_iq_slice (const CtrStudy *s, const CtrVolume *img, GError **error);
+
+/* The TTF of every insert pooled over the @n HU slices @slices (nx·ny of
+ * @grid each: one method and dose's realisations, ctr_study_iq_slice)
+ * into ttf_f50_pooled and ttf_cnr_pooled of @n rows from @first of
+ * s->rows (under s->lock), and with a task and an NPS each row's d′ with
+ * its own NPS and the task insert's pooled TTF (dprime_*_pooled).  A TTF
+ * or d′ that cannot be measured is NaN; FALSE with CTR_ERROR_OUT_OF_MEMORY
+ * (or the NPS's other errors).  ctr-study-iq.c. */
+gboolean ctr_study_pool_iq (CtrStudy *s, const CtrGrid *grid, const float *const *slices, guint n, guint first,
+                            GError **error);
+
 struct _CtrStudy {
   char *dataset, *variant;      /* from STUDY.json; NULL when built in code */
   GArray *doses;                /* double */

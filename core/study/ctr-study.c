@@ -21,6 +21,8 @@ row_clear (CtrStudyRow *r)
   g_free ((double *) r->roi_sd_hu);
   g_free ((double *) r->roi_cnr);
   g_free ((double *) r->ttf_f50);
+  g_free ((double *) r->ttf_f50_pooled);
+  g_free ((double *) r->ttf_cnr_pooled);
 }
 
 static void
@@ -547,6 +549,8 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
       rs.progress.notes = ctr_recon_plan_get_notes (plan);
       report_stage (&rs, planning);
       rs.progress.notes = NULL;
+      /* this method and dose's realisations in HU, for the pooled TTF */
+      g_autoptr (GPtrArray) group = g_ptr_array_new_with_free_func (g_free);
 
       for (guint q = 0, k = 0, r = 0; q < n_scans; q++)
         {
@@ -590,11 +594,15 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
           row.best_iteration = rs.best_iteration;
           row.best_rmse = isfinite (rs.best_rmse) ? rs.best_rmse : NAN;
           row.seconds = rs.have_last ? rs.last.elapsed_s : NAN;
-          if (!measure (s, img, &row, error) || !ctr_study_measure_iq (s, img, &row, error))
+          float *hu = NULL;
+          if (!measure (s, img, &row, error) || !ctr_study_measure_iq (s, img, &row, error)
+              || (s->iq.inserts->len > 0 && (hu = ctr_study_iq_slice (s, img, error)) == NULL))
             {
               row_clear (&row);
               return FALSE;
             }
+          if (hu != NULL)
+            g_ptr_array_add (group, hu);
           g_mutex_lock (&s->lock);
           g_array_append_val (s->rows, row);
           rs.progress.row = &g_array_index (s->rows, CtrStudyRow, s->rows->len - 1);
@@ -609,6 +617,11 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
           rs.progress.image = NULL;
           if (++r == g_array_index (n_real, guint, k))
             {
+              if (group->len > 0
+                  && !ctr_study_pool_iq (s, &img->grid, (const float *const *) group->pdata, group->len,
+                                         s->rows->len - group->len, error))
+                return FALSE;
+              g_ptr_array_set_size (group, 0);
               r = 0;
               k++;
             }
@@ -678,6 +691,11 @@ ctr_study_write_csv_note (const CtrStudy *s, const char *path, const char *note,
       for (guint i = 0; i < s->iq.inserts->len; i++)
         g_string_append_printf (out, ",ttf_%s_f50", g_array_index (s->iq.inserts, StudyInsert, i).name);
       g_string_append (out, ",dprime_npw,dprime_npwe");
+      for (guint i = 0; i < s->iq.inserts->len; i++)
+        g_string_append_printf (out, ",ttf_%s_f50_pooled,ttf_%s_cnr_pooled",
+                                g_array_index (s->iq.inserts, StudyInsert, i).name,
+                                g_array_index (s->iq.inserts, StudyInsert, i).name);
+      g_string_append (out, ",dprime_npw_pooled,dprime_npwe_pooled");
     }
   g_string_append_c (out, '\n');
   for (guint k = 0; k < s->rows->len; k++)
@@ -717,6 +735,13 @@ ctr_study_write_csv_note (const CtrStudy *s, const char *path, const char *note,
             csv_number (out, r->ttf_f50[i]);
           csv_number (out, r->dprime_npw);
           csv_number (out, r->dprime_npwe);
+          for (guint i = 0; i < s->iq.inserts->len; i++)
+            {
+              csv_number (out, r->ttf_f50_pooled[i]);
+              csv_number (out, r->ttf_cnr_pooled[i]);
+            }
+          csv_number (out, r->dprime_npw_pooled);
+          csv_number (out, r->dprime_npwe_pooled);
         }
       g_string_append_c (out, '\n');
     }

@@ -76,8 +76,19 @@ typedef enum {
  *   and average frequencies (cycles/mm), ctr-nps.h; NaN without.
  * @ttf_f50: one entry per insert (ctr_study_add_iq_insert), its TTF's f50
  *   (cycles/mm, ctr-ttf.h; NaN when the edge cannot be measured).
+ * @ttf_f50_pooled, @ttf_cnr_pooled: one entry per insert: the f50 of the
+ *   TTF pooled over every noise realisation of this method and dose
+ *   (ctr_ttf_pooled about a common centre; the same on each of their
+ *   rows) and that pooled ESF's CNR (about one realisation's × √N); NaN
+ *   until the last realisation of the method and dose has been measured.
+ *   With one realisation they equal its own.
  * @dprime_npw, @dprime_npwe: d′ of the task (ctr_study_set_iq_task),
  *   ctr-detectability.h; NaN without a task.
+ * @dprime_npw_pooled, @dprime_npwe_pooled: d′ of the task with this run's
+ *   NPS and the task insert's TTF pooled over the method and dose's
+ *   realisations (@ttf_f50_pooled's TTF); NaN until the last realisation
+ *   is measured, and without a task.  The equal-d′ dose uses @dprime_npw
+ *   and @dprime_npwe.
  */
 typedef struct {
   double dose;
@@ -96,7 +107,9 @@ typedef struct {
   double seconds;
   double nps_noise_hu, nps_f_peak, nps_f_avg;
   const double *ttf_f50;
+  const double *ttf_f50_pooled, *ttf_cnr_pooled;
   double dprime_npw, dprime_npwe;
+  double dprime_npw_pooled, dprime_npwe_pooled;
 } CtrStudyRow;
 
 /**
@@ -194,7 +207,9 @@ gboolean ctr_study_set_iq_nps (CtrStudy *s, const CtrRoi *roi, guint size, GErro
 /**
  * ctr_study_add_iq_insert:
  * A circular insert @name (x, y, radius in mm; radius its nominal edge)
- * whose TTF every run measures (ctr_ttf_insert), column ttf_NAME_f50.
+ * whose TTF every run measures (ctr_ttf_insert), column ttf_NAME_f50, and
+ * whose TTF is pooled over each method and dose's noise realisations
+ * (ctr_ttf_pooled), columns ttf_NAME_f50_pooled and ttf_NAME_cnr_pooled.
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (a repeated or empty
  *   name, one with commas or quotes, radius not positive, non-finite centre).
  */
@@ -305,7 +320,9 @@ const CtrStudyRow *ctr_study_get_rows (const CtrStudy *s, guint *n_rows);
  * roi_NAME_cnr (measure ROIs), the background's mean and SD, noise_sd_hu,
  * iterations, best_iteration, best_rmse, seconds, and with task-based image
  * quality nps_noise_hu, nps_f_peak, nps_f_avg, per insert ttf_NAME_f50,
- * then dprime_npw, dprime_npwe.  Written to a temporary
+ * then dprime_npw, dprime_npwe, then per insert ttf_NAME_f50_pooled and
+ * ttf_NAME_cnr_pooled (over the realisations), dprime_npw_pooled and
+ * dprime_npwe_pooled.  Written to a temporary
  * file and renamed over @path.  CTR_ERROR_IO.
  */
 gboolean ctr_study_write_csv (const CtrStudy *s, const char *path, GError **error);

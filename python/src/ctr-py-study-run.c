@@ -39,11 +39,11 @@ rois_dict (const CtrStudy *s, const CtrStudyRow *r)
 }
 
 static PyObject *
-ttf_dict (const CtrStudy *s, const CtrStudyRow *r)
+ttf_dict (const CtrStudy *s, const double *f50)
 {
   PyObject *d = PyDict_New ();
   for (guint i = 0; d != NULL && i < ctr_study_get_n_iq_inserts (s); i++)
-    if (put (d, ctr_study_get_iq_insert_name (s, i), PyFloat_FromDouble (r->ttf_f50[i])) < 0)
+    if (put (d, ctr_study_get_iq_insert_name (s, i), PyFloat_FromDouble (f50 != NULL ? f50[i] : NAN)) < 0)
       Py_CLEAR (d);
   return d;
 }
@@ -58,7 +58,10 @@ row_dict (const CtrStudy *s, const CtrStudyRow *r)
       "best_iteration", r->best_iteration, "best_rmse", r->best_rmse, "seconds", r->seconds, "nps_noise_hu",
       r->nps_noise_hu, "nps_f_peak", r->nps_f_peak, "nps_f_avg", r->nps_f_avg, "dprime_npw", r->dprime_npw,
       "dprime_npwe", r->dprime_npwe);
-  if (d != NULL && (put (d, "rois", rois_dict (s, r)) < 0 || put (d, "ttf_f50", ttf_dict (s, r)) < 0))
+  if (d != NULL && (put (d, "rois", rois_dict (s, r)) < 0 || put (d, "ttf_f50", ttf_dict (s, r->ttf_f50)) < 0
+                    || put (d, "ttf_f50_pooled", ttf_dict (s, r->ttf_f50_pooled)) < 0
+                    || put (d, "dprime_npw_pooled", PyFloat_FromDouble (r->dprime_npw_pooled)) < 0
+                    || put (d, "dprime_npwe_pooled", PyFloat_FromDouble (r->dprime_npwe_pooled)) < 0))
     Py_CLEAR (d);
   return d;
 }

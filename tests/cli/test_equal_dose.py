@@ -19,7 +19,12 @@ Hann cut-off 0.5 (smoother: higher d′), two realisations each:
    separate simulate-dose + reconstruct).
 4. Bad keys fail naming the key; without an iq task no equal-dose.csv.
    The study warns when its insert's TTF CNR falls below TG-233's 15,
-   with the range that `iq` measures on the saved run images.
+   with the range that `iq` measures on the saved run images.  The TTF
+   pooled over a method and dose's realisations (ttf_NAME_f50_pooled,
+   ttf_NAME_cnr_pooled) is the same on each of their rows and equals `iq`
+   pooling their saved images; with one realisation it is its own f50.
+   d' with each run's NPS and that pooled TTF (dprime_*_pooled) equals a
+   numpy integral of TG-233's formulas over `iq`'s NPS and pooled TTF within 1 %.
 5. study.png has a third panel (d′ NPW) with a task — its frame's left edge
    at 2/3 of the width — and two without (the error bars were looked at,
    not tested).
@@ -33,6 +38,7 @@ import tempfile
 
 import numpy as np
 import tifffile
+from scipy.special import j1
 
 from common import check, finish, read_png, require_cli, run
 
@@ -174,6 +180,77 @@ for k in range(len(rows3)):
 want_warn = f"CNR is {min(cnrs):.1f}–{max(cnrs):.1f} on one slice" if cnrs else "?"
 check(len(cnrs) == len(rows3) > 0 and min(cnrs) < 15 and "“delrin”" in r.stderr and want_warn in r.stderr,
       f"the study warns of its insert's low CNR, as `iq` measures its runs ({want_warn})")
+def num(v):
+    return float("nan") if v in ("", None) else float(v)
+
+
+def same(a, b):
+    """Equal within the CSV's 8 digits, or both not measured (f50 beyond Nyquist: NaN, null)."""
+    a, b = num(a), num(b)
+    return (math.isnan(a) and math.isnan(b)) or close(a, b, 1e-7)
+
+
+# The TTF pooled over a method and dose's realisations: the same on each of
+# their rows, and what `iq` gives pooling their saved images; with one
+# realisation (dose 1, the data) its own f50.
+ins = "circle:%s,%s,%s" % (*IQ["inserts"][0]["center_mm"], IQ["inserts"][0]["radius_mm"])
+groups = {}
+for k, row in enumerate(rows3):
+    groups.setdefault((row["label"], row["dose"]), []).append(k)
+pooled_ok = []
+for (label, dose), ks in groups.items():
+    vals = {(rows3[k]["ttf_delrin_f50_pooled"], rows3[k]["ttf_delrin_cnr_pooled"]) for k in ks}
+    jpath = os.path.join(T, "pooled.json")
+    ri = run("iq", *[os.path.join(out3, f"run-{k + 1:02d}.tif") for k in ks], "--pixel-size", "1.72",
+             "--insert", ins, "--json", jpath)
+    t = json.load(open(jpath))["ttf"][0] if ri.returncode == 0 else None
+    f50_p, cnr_p = (num(v) for v in next(iter(vals)))
+    ok = len(vals) == 1 and t is not None and same(f50_p, t["f50"]) and close(cnr_p, t["cnr"], 1e-7)
+    if len(ks) == 1:
+        ok = ok and same(f50_p, num(rows3[ks[0]]["ttf_delrin_f50"]))
+    pooled_ok.append(ok)
+    check(ok, f"{label} at {dose}: pooled f50 {f50_p} (CNR {cnr_p}) over {len(ks)} realisation(s) = `iq` on "
+          f"their images ({t['f50'] if t else None}); single f50s {[rows3[k]['ttf_delrin_f50'] for k in ks]}")
+check(len(pooled_ok) == 4, f"pooled TTFs for 2 methods x 2 doses ({len(pooled_ok)})")
+
+
+def dprime_np(nps_f, ttf_f, pix, d_mm, c_hu):
+    """TG-233's d' (NPW, NPWE; the eye filter at 500 mm, as test_iq.py), a numpy integral."""
+    f = np.linspace(0, 0.5 / pix, 20001)
+    fs = np.maximum(f, 1e-12)
+    w = c_hu * (d_mm / 2) * j1(np.pi * d_mm * fs) / fs
+    rho = f * 500 * np.pi / 180
+    e = rho ** 1.3 * np.exp(-1.3 / 32 * rho ** 2)
+    wt2 = (w * ttf_f(f)) ** 2 * 2 * np.pi * f
+    return (math.sqrt(np.trapz(wt2, f) ** 2 / np.trapz(wt2 * nps_f(f), f)),
+            math.sqrt(np.trapz(wt2 * e ** 2, f) ** 2 / np.trapz(wt2 * e ** 4 * nps_f(f), f)))
+
+
+# d' with each run's own NPS and the pooled TTF (dprime_*_pooled): numpy's
+# integral over `iq`'s NPS of the run and TTF of the pooled images within
+# 1 %; with one realisation the run's own d'.
+for (label, dose), ks in groups.items():
+    if label != "fbp window=hann cutoff=0.5":
+        continue
+    tj = os.path.join(T, "pooled-ttf.json")
+    run("iq", *[os.path.join(out3, f"run-{k + 1:02d}.tif") for k in ks], "--pixel-size", "1.72", "--insert", ins,
+        "--json", tj)
+    curve = np.array(json.load(open(tj))["ttf"][0]["curve"])
+    for k in ks:
+        nj = os.path.join(T, "run-nps.json")
+        run("iq", os.path.join(out3, f"run-{k + 1:02d}.tif"), "--pixel-size", "1.72", "--nps-roi", IQ["nps_roi"],
+            "--nps-size", IQ["nps_size"], "--json", nj)
+        rad = np.array(json.load(open(nj))["nps"]["radial"])
+        want = dprime_np(lambda f: np.interp(f, rad[:, 0], rad[:, 1]), lambda f: np.interp(f, curve[:, 0], curve[:, 1]),
+                         1.72, 10, 50)
+        got = (num(rows3[k]["dprime_npw_pooled"]), num(rows3[k]["dprime_npwe_pooled"]))
+        ok = all(abs(g / w - 1) < 0.01 for g, w in zip(got, want))
+        if len(ks) == 1:
+            ok = ok and rows3[k]["dprime_npw_pooled"] == rows3[k]["dprime_npw"] \
+                and rows3[k]["dprime_npwe_pooled"] == rows3[k]["dprime_npwe"]
+        check(ok, f"{label} at {dose}, run {k + 1}: d' with the pooled TTF NPW {got[0]:.4f} NPWE {got[1]:.4f} "
+              f"(numpy {want[0]:.4f} {want[1]:.4f}; with the run's own TTF {rows3[k]['dprime_npw']} "
+              f"{rows3[k]['dprime_npwe']})")
 # realisation r is `simulate-dose --seed S+r`: run 3 (FBP Hann, dose 0.25,
 # realisation 1) is the reconstruction of simulate-dose --seed 6
 ds = os.path.join(T, "quarter-seed6")

@@ -15,6 +15,11 @@ Synthetic images written here, no shared data:
   closed-form inputs (white NPS, Gaussian MTF) within 2 %;
 - the TTF's CNR: huge (or null) on a noiseless background, numpy's |contrast| / ring SD
   on noisy pages, and a TG-233 warning below 15;
+- the TTF pooled over 4 faint realisations in 2 files (CNR 2.5 each), with
+  the common and with each page's own centre, equals numpy written from
+  ctr-ttf.h's steps (the ESF's bins pooled before differentiation) within
+  1e-6, its CNR about one page's x sqrt(4); pooled over 3 copies of one
+  image it is that image's, exactly;
 - bad input fails with a message and writes no JSON.
 """
 import json
@@ -215,6 +220,117 @@ if check(r.returncode == 0, "iq on 4 noisy pages of the disc"):
     check(t["cnr"] is not None and rel(t["cnr"], want) < 1e-6 and rel(t["cnr"], C / (SD_CNR / 2)) < 0.15,
           f"TTF CNR {t['cnr']} vs numpy {want:.6f} (nominal C/(SD/sqrt 4) {C / (SD_CNR / 2):.3f})")
     check("TG-233" in r.stderr and "CNR" in r.stderr, f"CNR {t['cnr']:.1f} < 15 warned: {r.stderr.strip()[:120]}")
+
+
+
+# --- The TTF pooled over realisations (TG-233; Richard et al. 2012) ---------------
+# numpy written from the steps of core/quality/ctr-ttf.h: the centre refined
+# on the pages' mean (or on each page from it), every page's pixels binned
+# by distance (0.1 px bins) and the bins pooled, empty bins filled, the
+# half-contrast edge, the tapered central-difference LSF, |DFT| normalised.
+def ttf_oracle(pages, guess, radius, each=False):
+    pages = [np.asarray(p, dtype=np.float32).astype(np.float64) for p in pages]
+    mean = np.mean(pages, axis=0).astype(np.float32).astype(np.float64)
+    ny, nx = mean.shape
+    yy, xx = np.mgrid[0:ny, 0:nx]
+    r_max = radius + min(max(radius, 10), 30)
+    n = int(np.ceil(r_max / 0.1))
+
+    def ring(img, c, lo, hi):
+        d = np.hypot(xx - c[0], yy - c[1])
+        v = img[(d > lo) & (d <= hi)]
+        return v.mean(), np.sqrt(max(np.mean(v * v) - v.mean() ** 2, 0))
+
+    def centre(img, c):
+        for _ in range(5):
+            bg = ring(img, c, (radius + r_max) / 2, r_max)[0]
+            contrast = ring(img, c, -1, radius / 2)[0] - bg
+            d = np.hypot(xx - c[0], yy - c[1])
+            w = np.clip((img - bg) / contrast, 0, 1) * (d <= radius + 3)
+            c = ((w * xx).sum() / w.sum(), (w * yy).sum() / w.sum())
+        return c
+
+    common = centre(mean, guess)
+    sums, hits, bgs, inss, cs = np.zeros(n), np.zeros(n), [], [], []
+    for img in pages:
+        c = centre(img, common) if each else common
+        k = np.floor(np.hypot(xx - c[0], yy - c[1]) / 0.1).astype(int)
+        keep = k < n
+        sums += np.bincount(k[keep], img[keep], minlength=n)
+        hits += np.bincount(k[keep], minlength=n)
+        bgs.append(ring(img, c, (radius + r_max) / 2, r_max)[0])
+        inss.append(ring(img, c, -1, radius / 2)[0])
+        cs.append(c)
+    full = hits > 0
+    esf = np.interp(np.arange(n), np.flatnonzero(full), sums[full] / hits[full])
+    bg = np.mean(bgs)
+    contrast = np.mean(inss) - bg
+    u = (esf - bg) / contrast - 0.5
+    cross = [(k - 0.5 + u[k - 1] / (u[k - 1] - u[k])) * 0.1 for k in range(1, n) if (u[k - 1] > 0) != (u[k] > 0)]
+    edge = min(cross, key=lambda r: abs(r - radius))
+    w = min(edge, r_max - edge) - 0.2
+    r = (np.arange(n) + 0.5) * 0.1
+    d = np.abs(r - edge)
+    taper = np.where(d <= w / 2, 1.0, 0.5 + 0.5 * np.cos(np.pi * (d - w / 2) / (w / 2)))
+    lsf = np.zeros(n)
+    lsf[1:-1] = (esf[2:] - esf[:-2]) / 0.2
+    lsf = np.where(d <= w, taper * lsf, 0)
+    lsf[0] = lsf[-1] = 0
+    f_px = 0.5 * np.arange(101) / 100
+    mag = np.abs(np.exp(-2j * np.pi * np.outer(f_px, r - edge)) @ lsf)
+    ttf = mag / mag[0]
+    i = np.flatnonzero(ttf <= 0.5)[0]
+    f = f_px / PIX
+    f50 = f[i - 1] + (f[i] - f[i - 1]) * (ttf[i - 1] - 0.5) / (ttf[i - 1] - ttf[i])
+    sd = ring(mean, common, (radius + r_max) / 2, r_max)[1]
+    return {"f": f, "ttf": ttf, "f50": f50, "cnr": abs(contrast) / sd, "centre": np.mean(cs, axis=0),
+            "contrast": contrast}
+
+
+# Four realisations of a faint disc (+40 HU, noise SD 16 HU: CNR 2.5 each)
+# in two files of two pages; and a TTF with each page's own centre.
+faint = [img * 0.4 + rng.normal(0, 16, (N, N)) for _ in range(4)]
+fa, fb = write("faint-a.tif", faint[:2]), write("faint-b.tif", faint[2:])
+xg = float(f"{xc:.3f}") / PIX + (N - 1) / 2
+yg = (N - 1) / 2 - float(f"{yc:.3f}") / PIX
+for centre_mode in ("common", "each"):
+    out_p = os.path.join(tmp.name, f"pooled-{centre_mode}.json")
+    r = run("iq", fa, fb, "--unit", "hu", "--insert", insert, "--pixel-size", PIX, "--ttf-centre", centre_mode,
+            "--json", out_p)
+    if check(r.returncode == 0, f"iq pools 4 pages of 2 files ({centre_mode} centre)"):
+        got = json.load(open(out_p))
+        t = got["ttf"][0]
+        want = ttf_oracle(faint, (xg, yg), R, each=centre_mode == "each")
+        curve = np.array(t["curve"])
+        err = np.max(np.abs(curve[:, 1] - want["ttf"]))
+        cxy = np.array([t["centre_mm"][0] / PIX + (N - 1) / 2, (N - 1) / 2 - t["centre_mm"][1] / PIX])
+        check(got["pages"] == 4 and t["images_pooled"] == 4 and t["centre"] == centre_mode
+              and err < 1e-6 and rel(t["f50"], want["f50"]) < 1e-6 and rel(t["cnr"], want["cnr"]) < 1e-6
+              and rel(t["contrast"], want["contrast"]) < 1e-6
+              and np.max(np.abs(curve[:, 0] - want["f"])) < 1e-9 and np.max(np.abs(cxy - want["centre"])) < 1e-6,
+              f"pooled TTF ({centre_mode}) = numpy: |TTF diff| {err:.1e}, f50 {t['f50']:.5f} vs {want['f50']:.5f}, "
+              f"CNR {t['cnr']:.3f} vs {want['cnr']:.3f} (each page {t['cnr_single']:.2f})")
+        if centre_mode == "common":
+            check(1.6 < t["cnr"] / t["cnr_single"] < 2.4,
+                  f"pooled CNR {t['cnr']:.2f} ~ one page's {t['cnr_single']:.2f} x sqrt(4)")
+# Pooled over copies of one image: that image's TTF exactly.
+one = write("faint-one.tif", faint[:1])
+res = []
+for files in ([one], [one, one, one]):
+    out_c = os.path.join(tmp.name, "copies.json")
+    r = run("iq", *files, "--unit", "hu", "--insert", insert, "--pixel-size", PIX, "--json", out_c)
+    res.append(json.load(open(out_c))["ttf"][0] if r.returncode == 0 else None)
+check(res[0] is not None and res[1] is not None and res[0]["curve"] == res[1]["curve"]
+      and res[0]["f50"] == res[1]["f50"] and res[0]["cnr"] == res[1]["cnr"] and res[1]["images_pooled"] == 3,
+      "pooled over 3 copies of one image = that image's TTF, CNR and f50 exactly")
+small = write("small.tif", [np.zeros((64, 64))])
+out = os.path.join(tmp.name, "bad-pooled.json")
+for args, what in [([fa, small], "images of different sizes"),
+                   ([fa, "--ttf-centre", "middle"], "an unknown --ttf-centre"),
+                   ([fa, os.path.join(tmp.name, "missing.tif")], "a missing second image")]:
+    r = run("iq", *args, "--unit", "hu", "--insert", insert, "--pixel-size", PIX, "--json", out)
+    check(r.returncode in (1, 2) and r.stderr.strip() and not os.path.exists(out),
+          f"refused: {what} ({r.stderr.strip()[:90]})")
 
 # Bad input: a message, a non-zero exit, no JSON.
 out = os.path.join(tmp.name, "bad.json")
