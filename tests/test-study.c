@@ -168,6 +168,7 @@ test_from_rows (void)
 {
   g_autoptr (GError) error = NULL;
   CtrStudyRow rows[8];
+  static const double pooled[1] = { 0.3 };   /* the caller's: never freed by the study */
   guint k = 0;
 
   memset (rows, 0, sizeof rows);
@@ -185,6 +186,7 @@ test_from_rows (void)
           /* d′ grows with the dose, PWLS's above FBP's */
           rows[k].dprime_npw = (m == 0 ? 10 : 14) * sqrt (rows[k].dose) + 0.1 * r;
           rows[k].dprime_npwe = rows[k].dprime_npw * 0.8;
+          rows[k].ttf_f50 = rows[k].ttf_f50_pooled = rows[k].ttf_cnr_pooled = pooled;
         }
   g_autoptr (CtrStudy) s = ctr_study_new_from_rows (rows, k, "hand", -1, &error);
   g_assert_no_error (error);

@@ -69,7 +69,7 @@ row_copy (const CtrStudyRow *r)
   c.label = g_strdup (r->label != NULL ? r->label : ctr_method_name (r->method));
   c.parameters = g_strdup (r->parameters != NULL ? r->parameters : "");
   c.roi_mean_hu = c.roi_sd_hu = c.roi_cnr = NULL;
-  c.ttf_f50 = NULL;
+  c.ttf_f50 = c.ttf_f50_pooled = c.ttf_cnr_pooled = NULL;
   return c;
 }
 
