@@ -124,13 +124,26 @@ test_pipeline_parse (void)
   g_assert_cmpint (pl->steps[1].op, ==, CTR_PREP_OUTLIERS);
   g_assert_cmpfloat (pl->steps[1].threshold, ==, 4);
   g_assert_cmpint (pl->steps[1].size, ==, CTR_OUTLIERS_DEFAULT_SIZE);
+  g_autoptr (CtrPipeline) more = parse ("[{\"op\": \"flux\", \"columns\": [[0, 4], [20, 23]]}, "
+                                        "{\"op\": \"truncation\", \"width\": 12}]", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (more->steps[0].op, ==, CTR_PREP_FLUX);
+  g_assert_cmpuint (more->steps[0].n_ranges, ==, 2);
+  g_assert_cmpuint (more->steps[0].ranges[3], ==, 23);
+  g_assert_cmpint (more->steps[1].op, ==, CTR_PREP_TRUNCATION);
+  g_assert_cmpuint (more->steps[1].width, ==, 12);
+  g_assert_cmpuint (more->steps[1].fit, ==, 8);
   g_autoptr (CtrPipeline) empty = ctr_pipeline_from_json (NULL, "test", &error);
   g_assert_cmpuint (empty->n_steps, ==, 0);
 
-  const char *bad[] = { "[{\"op\": \"flux\"}]", "[{\"size\": 3}]", "[3]", "{\"op\": \"rings\"}",
+  const char *bad[] = { "[{\"op\": \"sharpen\"}]", "[{\"size\": 3}]", "[3]", "{\"op\": \"rings\"}",
                         "[{\"op\": \"rings\", \"size\": 2.5}]", "[{\"op\": \"rings\", \"size\": \"21\"}]",
                         "[{\"op\": \"rings\", \"threshold\": 3}]", "[{\"op\": \"outliers\", \"threshold\": -1}]",
-                        "\"rings\"" };
+                        "\"rings\"", "[{\"op\": \"flux\", \"columns\": [[3, 1]]}]",
+                        "[{\"op\": \"flux\", \"columns\": [[-1, 4]]}]", "[{\"op\": \"flux\", \"size\": 3}]",
+                        "[{\"op\": \"truncation\", \"width\": 0}]", "[{\"op\": \"truncation\", \"fit\": 1.5}]",
+                        "[{\"op\": \"truncation\", \"mu_per_mm\": -0.02}]",
+                        "[{\"op\": \"truncation\"}, {\"op\": \"flux\"}]" };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr (GError) e = NULL;

@@ -793,7 +793,7 @@ gboolean
 ctr_dataset_apply_pipeline (CtrDataset *d, const CtrPipeline *pl, GError **error)
 {
   g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  if (!ctr_pipeline_apply (pl, d->projections, notes, error))
+  if (!ctr_pipeline_apply (pl, d->projections, d->geometry, notes, error))
     return FALSE;
   for (guint i = 0; i < notes->len; i++)
     ctr_dataset_add_warning (d, "%s", (const char *) notes->pdata[i]);
