@@ -152,3 +152,20 @@ ctr_prep_get_columns (JsonObject *o, guint i, const char *where, guint **ranges,
   *n_ranges = len;
   return TRUE;
 }
+
+gboolean
+ctr_prep_get_boolean (JsonObject *o, const char *key, guint i, const char *op, const char *where,
+                      gboolean *out, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, key);
+  if (n == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_BOOLEAN)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: “preprocess” step %u (“%s”): “%s” must be true or false", where, i + 1, op, key);
+      return FALSE;
+    }
+  *out = json_node_get_boolean (n);
+  return TRUE;
+}

@@ -23,6 +23,9 @@ gboolean ctr_prep_get_integer (JsonObject *o, const char *key, guint i, const ch
 /* @key: a positive finite number. */
 gboolean ctr_prep_get_positive (JsonObject *o, const char *key, guint i, const char *op, const char *where,
                                 double *out, GError **error);
+/* @key: true or false. */
+gboolean ctr_prep_get_boolean (JsonObject *o, const char *key, guint i, const char *op, const char *where,
+                               gboolean *out, GError **error);
 /* "columns" of a "flux" step: 1 to CTR_FLUX_MAX_RANGES pairs [first, last]
  * of non-negative integers, first ≤ last; *@ranges (g_free) holds
  * 2·*@n_ranges guints. */

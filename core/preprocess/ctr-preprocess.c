@@ -61,13 +61,14 @@ parse_step (JsonNode *n, guint i, const char *where, CtrPrepStep *st, GError **e
     }
   if (g_str_equal (op, op_names[CTR_PREP_TRUNCATION]))
     {
-      static const char *const allowed[] = { "width", "fit", "mu_per_mm", NULL };
+      static const char *const allowed[] = { "width", "fit", "mu_per_mm", "consistency", NULL };
       *st = (CtrPrepStep) { .op = CTR_PREP_TRUNCATION, .fit = CTR_TRUNCATION_DEFAULT_FIT,
-                            .mu_per_mm = CTR_MU_WATER_PER_MM };
+                            .mu_per_mm = CTR_MU_WATER_PER_MM, .consistent = TRUE };
       return ctr_prep_check_members (o, i, op, allowed, where, error)
              && ctr_prep_get_integer (o, "width", i, op, 1, CTR_TRUNCATION_MAX_WIDTH, where, &st->width, error)
              && ctr_prep_get_integer (o, "fit", i, op, 2, 4096, where, &st->fit, error)
-             && ctr_prep_get_positive (o, "mu_per_mm", i, op, where, &st->mu_per_mm, error);
+             && ctr_prep_get_positive (o, "mu_per_mm", i, op, where, &st->mu_per_mm, error)
+             && ctr_prep_get_boolean (o, "consistency", i, op, where, &st->consistent, error);
     }
   g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
                "%s: “preprocess” step %u: unknown op “%s” (" OP_LIST ")", where, i + 1, op);
@@ -176,11 +177,12 @@ run_step (const CtrPrepStep *st, CtrProjections *p, CtrGeometry *g, GError **err
     {
       const guint cols = p->n_cols;
       guint64 cut = 0;
-      if (!ctr_truncation_extend (p, g, st->width, st->fit, st->mu_per_mm, &cut, error))
+      if (!ctr_truncation_extend (p, g, st->width, st->fit, st->mu_per_mm, st->consistent, &cut, error))
         return NULL;
       return g_strdup_printf ("truncation: %.1f %% of the row ends cut off (above 0.01); each row extended by a "
-                              "fitted water cylinder (μ %g, %u edge columns fitted), %u → %u columns",
+                              "fitted water cylinder (μ %g, %u edge columns fitted%s), %u → %u columns",
                               100.0 * (double) cut / (2.0 * p->n_views * p->n_rows), st->mu_per_mm, st->fit,
+                              st->consistent ? ", scaled to the views' common total attenuation" : "",
                               cols, p->n_cols);
     }
   guint64 n = 0;

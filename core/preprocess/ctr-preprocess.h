@@ -55,6 +55,7 @@ typedef struct {
   guint *ranges;      /* flux: 2·n_ranges columns [first, last] (owned) */
   guint width, fit;   /* truncation: new columns per end (0 = default), edge columns fitted */
   double mu_per_mm;   /* truncation: the cylinder's attenuation */
+  gboolean consistent; /* truncation: extensions scaled to the views' common total */
 } CtrPrepStep;
 
 typedef struct {

@@ -16,8 +16,20 @@
  * that matches both has d = −s·p_e/(4μ²) (clamped at 0 when the row rises
  * outward) and R² = d² + (p_e/2μ)²; it fills @width new columns, multiplied
  * over the outer half of the extension by a cos² taper that reaches 0 at
- * the last one (so every row ends at zero whatever the fit).  Hsieh et al.
- * also scale the cylinders to the views' total attenuation; that is not done.
+ * the last one (so every row ends at zero whatever the fit).
+ *
+ * With @consistent, the extensions are then made to agree with the total
+ * attenuation of the row, which in parallel beam is the same in every view
+ * (the mass consistency Hsieh et al. use as their constraint): the total is
+ * the median of the measured sums of the views not cut off at either end
+ * (edge values ≤ 0.01) when there are any, else the median over views of
+ * measured + extended sums, and each
+ * view's two extensions are stretched along the row by (total − measured) /
+ * extended (within 1/10 to 10), keeping their value at the edge.  A water
+ * cylinder alone over-extends a view whose edge ray crosses a long chord
+ * (an elongated object, a skull's tangent); the median corrects it from the
+ * other views.  In fan and cone beam the totals agree only approximately
+ * (the same sums at the isocentre's scale); the step is the same.
  *
  * The detector grows by @width columns at each end, its centre unchanged:
  * the geometry's column count grows with it (offset and per-view vectors
@@ -50,6 +62,8 @@ G_BEGIN_DECLS
  * @fit: columns fitted at each edge, 2 to the detector's columns.
  * @mu_per_mm: the cylinder's attenuation in the data's unit (1/mm; 1/pixel
  *   when the pixel size is unknown), > 0; water is CTR_MU_WATER_PER_MM.
+ * @consistent: scale each extension to the views' common total attenuation
+ *   (see above).
  * @n_truncated: (out) (optional): row ends (of 2 · views · rows) whose edge
  *   value exceeded 0.01 (a cut-off object).
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (a parameter out of range,
@@ -58,6 +72,6 @@ G_BEGIN_DECLS
  *   are then unchanged.
  */
 gboolean ctr_truncation_extend (CtrProjections *p, CtrGeometry *g, guint width, guint fit, double mu_per_mm,
-                                guint64 *n_truncated, GError **error);
+                                gboolean consistent, guint64 *n_truncated, GError **error);
 
 G_END_DECLS
