@@ -7,8 +7,11 @@
  * REPORT.json: {"geometry", "type", "centre_column", "centre_column_uncertainty",
  *   "detector_offset_u_mm" (or "_rad"), "detector_offset_u_uncertainty",
  *   "stated_centre_column", "stated_detector_offset_u", "detector_tilt_rad",
- *   "detector_tilt_uncertainty_rad" (parallel beam; reported only: FORMAT.md
- *   has no key for a tilt), "methods_disagree",
+ *   "detector_tilt_uncertainty_rad" (parallel beam with rows in 3 blocks:
+ *   the tilt left in the loaded data), "stated_detector_tilt_rad" (the
+ *   input's "detector_tilt_rad", 0 when absent), "written_detector_tilt_rad"
+ *   (stated + measured when the measured tilt exceeds twice its
+ *   uncertainty, else null: the key is then left as it was), "methods_disagree",
  *   "methods": [{"method", "cross_check", "ok", "centre_column", "uncertainty", "quality",
  *   "used", "detector_offset_u", "centre_column_per_row",
  *   "centre_column_per_row_uncertainty", "note"}]}; unknown numbers are null.
@@ -45,7 +48,8 @@ add_estimate (JsonBuilder *b, const CtrGeometry *g, const CtrCalibEstimate *e)
 }
 
 static char *
-report_text (const char *path, const CtrGeometry *g, const CtrCalibResult *r)
+report_text (const char *path, const CtrGeometry *g, const CtrCalibResult *r, double stated_tilt,
+             double written_tilt)
 {
   const gboolean curved = g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED;
   g_autoptr (JsonBuilder) b = json_builder_new ();
@@ -62,6 +66,8 @@ report_text (const char *path, const CtrGeometry *g, const CtrCalibResult *r)
   ctr_cli_json_number (b, "stated_detector_offset_u", g->offset_u);
   ctr_cli_json_number (b, "detector_tilt_rad", r->tilt_rad);
   ctr_cli_json_number (b, "detector_tilt_uncertainty_rad", r->sigma_tilt_rad);
+  ctr_cli_json_number (b, "stated_detector_tilt_rad", stated_tilt);
+  ctr_cli_json_number (b, "written_detector_tilt_rad", written_tilt);
   json_builder_set_member_name (b, "methods_disagree");
   json_builder_add_boolean_value (b, r->disagree);
   json_builder_set_member_name (b, "methods");
@@ -78,7 +84,7 @@ report_text (const char *path, const CtrGeometry *g, const CtrCalibResult *r)
 }
 
 static void
-print_result (const CtrGeometry *g, const CtrCalibResult *r)
+print_result (const CtrGeometry *g, const CtrCalibResult *r, double stated_tilt, double written_tilt)
 {
   const char *unit = g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED ? "rad" : "mm";
   for (guint i = 0; i < r->n_estimates; i++)
@@ -94,8 +100,12 @@ print_result (const CtrGeometry *g, const CtrCalibResult *r)
           g->beam == CTR_BEAM_PARALLEL ? "axis at" : "central ray at", r->centre_col, r->sigma_col, unit, r->offset_u,
           r->sigma_offset_u, g->offset_u, r->stated_centre_col);
   if (isfinite (r->tilt_rad))
-    printf ("detector tilt %.4f° ± %.4f° (the axis's image leans towards +u as v grows when positive; reported, not "
-            "written: geometry.json has no key for it)\n", r->tilt_rad * 180 / G_PI, r->sigma_tilt_rad * 180 / G_PI);
+    printf ("detector tilt %.4f° ± %.4f° left in the data (the axis's image leans towards +u as v grows when "
+            "positive; the geometry stated %.4f°): %s\n", r->tilt_rad * 180 / G_PI, r->sigma_tilt_rad * 180 / G_PI,
+            stated_tilt * 180 / G_PI, isfinite (written_tilt) ? "detector_tilt_rad written" : "not significant, "
+            "detector_tilt_rad left as it was");
+  if (isfinite (written_tilt))
+    printf ("detector_tilt_rad = %.6g (%.4f°)\n", written_tilt, written_tilt * 180 / G_PI);
   if (r->disagree)
     fprintf (stderr, "ctrecon-cli: warning: the methods disagree by more than their uncertainty: check the result "
                      "(see each method's estimate above)\n");
@@ -125,7 +135,9 @@ ctr_cli_calibrate (int argc, char **argv)
     "Cross-check: the least histogram entropy of FBP slices for centres within ± 3 columns of the answer\n"
     "(reported, not part of the answer; a disagreement is said).\n"
     "The output is the input geometry with detector_offset_u_mm (detector_offset_u_rad when curved)\n"
-    "replaced; relative file names are made absolute when it is written to another folder.");
+    "and, when a tilt is measured beyond twice its uncertainty, detector_tilt_rad replaced (the stated\n"
+    "tilt plus the one measured; parallel beam, rows in 3 or more blocks) replaced; relative file\n"
+    "names are made absolute when it is written to another folder.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!ctr_cli_parse (ctx, &argc, &argv))
     return 2;
@@ -171,10 +183,20 @@ ctr_cli_calibrate (int argc, char **argv)
   const CtrGeometry *g = d->geometry;
   const gboolean curved = g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED;
   const char *stage = ctr_output_set_stage (outputs, out_index, &error);
-  gboolean written = stage != NULL && ctr_geometry_json_write_offset_u (input, curved, r.offset_u, stage, &error);
+  /* The loader has turned the data by the stated tilt: what is measured is left over. */
+  double stated_tilt = 0;
+  JsonNode *tn = JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))
+                 ? json_object_get_member (json_node_get_object (json_parser_get_root (parser)), "detector_tilt_rad")
+                 : NULL;
+  if (tn != NULL && JSON_NODE_HOLDS_VALUE (tn) && json_node_get_value_type (tn) != G_TYPE_STRING)
+    stated_tilt = json_node_get_double (tn);
+  const double written_tilt = isfinite (r.tilt_rad) && fabs (r.tilt_rad) > 2 * r.sigma_tilt_rad
+                              ? stated_tilt + r.tilt_rad : NAN;
+  gboolean written = stage != NULL
+                     && ctr_geometry_json_write_offset_u (input, curved, r.offset_u, written_tilt, stage, &error);
   if (written && report != NULL)
     {
-      g_autofree char *text = report_text (d->path, g, &r);
+      g_autofree char *text = report_text (d->path, g, &r, stated_tilt, written_tilt);
       written = ctr_output_set_write_text (outputs, json_index, text, -1, &error);
     }
   if (!written || !ctr_output_set_commit (outputs, &error))
@@ -182,7 +204,7 @@ ctr_cli_calibrate (int argc, char **argv)
       ctr_output_set_explain (outputs, error);
       return ctr_cli_fail (error);
     }
-  print_result (g, &r);
+  print_result (g, &r, stated_tilt, written_tilt);
   printf ("%s: written\n", output);
   return 0;
 }

@@ -150,7 +150,10 @@ typedef struct {
  *   the +v direction, positive when it leans towards +u as v grows:
  *   atan(slope · pitch_u / pitch_v), the sign flipped when rows run
  *   against v; NaN when not measured (one row, fan and cone beam).
- *   FORMAT.md has no key for it: it is reported, not written.
+ *   It is the tilt left in the loaded data (the loader has already
+ *   resampled by a stated "detector_tilt_rad", data/ctr-detector-tilt.h);
+ *   `ctrecon-cli calibrate` writes the stated plus this one when it
+ *   exceeds twice its uncertainty.
  */
 typedef struct {
   guint n_estimates;

@@ -5,6 +5,7 @@
 #include "io/ctr-json.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 static const char *const geometry_keys[] = {
@@ -169,8 +170,8 @@ ctr_geometry_json_write (const CtrGeometry *g, const char *name, const char *sou
 }
 
 gboolean
-ctr_geometry_json_write_offset_u (const char *source_path, gboolean curved, double offset_u, const char *path,
-                                  GError **error)
+ctr_geometry_json_write_offset_u (const char *source_path, gboolean curved, double offset_u, double tilt_rad,
+                                  const char *path, GError **error)
 {
   g_return_val_if_fail (source_path != NULL && path != NULL, FALSE);
   g_autoptr (JsonParser) parser = ctr_json_parse_file (source_path, error);
@@ -188,6 +189,8 @@ ctr_geometry_json_write_offset_u (const char *source_path, gboolean curved, doub
   if (json_object_has_member (root, other))
     json_object_remove_member (root, other);
   json_object_set_double_member (root, key, offset_u);
+  if (isfinite (tilt_rad))
+    json_object_set_double_member (root, "detector_tilt_rad", tilt_rad);
   if (!same_folder (source_path, path))
     {
       g_autofree char *dir = g_path_get_dirname (source_path);

@@ -111,17 +111,20 @@ gboolean ctr_geometry_json_write (const CtrGeometry *g, const char *name,
  * @source_path: a geometry.json (circular: not validated here).
  * @curved: the geometry's detector is curved (the offset is in radians).
  * @offset_u: the new detector offset along u (mm, or rad when @curved).
+ * @tilt_rad: the new "detector_tilt_rad" (data/ctr-detector-tilt.h), or NaN
+ *   to keep the file's own (or none).
  * @path: where to write (a temporary beside it, renamed over it).
  * The file at @source_path with "detector_offset_u_mm" (or, when @curved,
  * "detector_offset_u_rad") set to @offset_u and the other of the two keys
- * removed; every other key kept as it is, in its order.  Relative file
+ * removed, and "detector_tilt_rad" set to a finite @tilt_rad; every other
+ * key kept as it is, in its order.  Relative file
  * names are made absolute when @path lies in another folder, as
  * ctr_geometry_json_write() does, so the written file loads the same data.
  * Returns: FALSE with CTR_ERROR_IO (unreadable source, unwritable @path) or
  *   CTR_ERROR_FORMAT (the source is not a JSON object).
  */
 gboolean ctr_geometry_json_write_offset_u (const char *source_path, gboolean curved, double offset_u,
-                                           const char *path, GError **error);
+                                           double tilt_rad, const char *path, GError **error);
 
 /* Copies every member of @src into @dst (deep copies); members @dst already
  * has are kept unless @replace. */

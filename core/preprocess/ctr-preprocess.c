@@ -2,72 +2,16 @@
 #include "preprocess/ctr-preprocess.h"
 #include "preprocess/ctr-outliers.h"
 #include "preprocess/ctr-rings.h"
+#include "preprocess/ctr-flux.h"
+#include "preprocess/ctr-truncation.h"
+#include "preprocess/ctr-preprocess-private.h"
 #include "base/ctr-error.h"
+#include "base/ctr-hu.h"
 
 #include <math.h>
 
-static const char *const op_names[] = { "outliers", "rings", "beam-hardening" };
-
-/* An odd integer ≥ 3 under @key of step @i. */
-static gboolean
-get_size (JsonObject *o, guint i, const char *where, int *out, GError **error)
-{
-  JsonNode *n = json_object_get_member (o, "size");
-  if (n == NULL)
-    return TRUE;
-  const double v = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) != G_TYPE_STRING
-                   && json_node_get_value_type (n) != G_TYPE_BOOLEAN ? json_node_get_double (n) : NAN;
-  if (!(v >= 3) || v > 4096 || v != floor (v) || fmod (v, 2) != 1)
-    {
-      char got[G_ASCII_DTOSTR_BUF_SIZE] = "a non-number";
-      if (!isnan (v))
-        g_ascii_formatd (got, sizeof got, "%g", v);
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: “preprocess” step %u: “size” must be an odd integer of at least 3, got %s",
-                   where, i + 1, got);
-      return FALSE;
-    }
-  *out = (int) v;
-  return TRUE;
-}
-
-static gboolean
-get_threshold (JsonObject *o, guint i, const char *where, double *out, GError **error)
-{
-  JsonNode *n = json_object_get_member (o, "threshold");
-  if (n == NULL)
-    return TRUE;
-  const double v = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) != G_TYPE_STRING
-                   && json_node_get_value_type (n) != G_TYPE_BOOLEAN ? json_node_get_double (n) : NAN;
-  if (!(v > 0) || !isfinite (v))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: “preprocess” step %u: “threshold” must be a positive number of standard deviations",
-                   where, i + 1);
-      return FALSE;
-    }
-  *out = v;
-  return TRUE;
-}
-
-/* Every member of @o is "op" or one of @allowed. */
-static gboolean
-check_members (JsonObject *o, guint i, const char *op, const char *const *allowed, const char *where,
-               GError **error)
-{
-  g_autoptr (GList) names = json_object_get_members (o);
-  for (GList *l = names; l != NULL; l = l->next)
-    {
-      if (g_str_equal (l->data, "op") || g_strv_contains (allowed, l->data))
-        continue;
-      g_autofree char *valid = g_strjoinv (", ", (char **) allowed);
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: “preprocess” step %u (“%s”): unknown parameter “%s”; valid: %s",
-                   where, i + 1, op, (const char *) l->data, valid);
-      return FALSE;
-    }
-  return TRUE;
-}
+static const char *const op_names[] = { "outliers", "rings", "beam-hardening", "flux", "truncation" };
+#define OP_LIST "outliers, rings, beam-hardening, flux or truncation"
 
 static gboolean
 parse_step (JsonNode *n, guint i, const char *where, CtrPrepStep *st, GError **error)
@@ -85,21 +29,21 @@ parse_step (JsonNode *n, guint i, const char *where, CtrPrepStep *st, GError **e
   if (op == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: “preprocess” step %u has no “op” string (outliers, rings or beam-hardening)", where, i + 1);
+                   "%s: “preprocess” step %u has no “op” string (" OP_LIST ")", where, i + 1);
       return FALSE;
     }
   if (g_str_equal (op, op_names[CTR_PREP_OUTLIERS]))
     {
       static const char *const allowed[] = { "threshold", "size", NULL };
       *st = (CtrPrepStep) { CTR_PREP_OUTLIERS, CTR_OUTLIERS_DEFAULT_THRESHOLD, CTR_OUTLIERS_DEFAULT_SIZE };
-      return check_members (o, i, op, allowed, where, error)
-             && get_threshold (o, i, where, &st->threshold, error) && get_size (o, i, where, &st->size, error);
+      return ctr_prep_check_members (o, i, op, allowed, where, error)
+             && ctr_prep_get_threshold (o, i, where, &st->threshold, error) && ctr_prep_get_size (o, i, where, &st->size, error);
     }
   if (g_str_equal (op, op_names[CTR_PREP_RINGS]))
     {
       static const char *const allowed[] = { "size", NULL };
       *st = (CtrPrepStep) { CTR_PREP_RINGS, 0, CTR_RINGS_DEFAULT_SIZE };
-      return check_members (o, i, op, allowed, where, error) && get_size (o, i, where, &st->size, error);
+      return ctr_prep_check_members (o, i, op, allowed, where, error) && ctr_prep_get_size (o, i, where, &st->size, error);
     }
   if (g_str_equal (op, op_names[CTR_PREP_BEAM_HARDENING]))
     {
@@ -108,8 +52,26 @@ parse_step (JsonNode *n, guint i, const char *where, CtrPrepStep *st, GError **e
       st->bh = ctr_beamhard_from_json (o, what, error);
       return st->bh != NULL;
     }
+  if (g_str_equal (op, op_names[CTR_PREP_FLUX]))
+    {
+      static const char *const allowed[] = { "columns", NULL };
+      *st = (CtrPrepStep) { .op = CTR_PREP_FLUX };
+      return ctr_prep_check_members (o, i, op, allowed, where, error)
+             && ctr_prep_get_columns (o, i, where, &st->ranges, &st->n_ranges, error);
+    }
+  if (g_str_equal (op, op_names[CTR_PREP_TRUNCATION]))
+    {
+      static const char *const allowed[] = { "width", "fit", "mu_per_mm", "consistency", NULL };
+      *st = (CtrPrepStep) { .op = CTR_PREP_TRUNCATION, .fit = CTR_TRUNCATION_DEFAULT_FIT,
+                            .mu_per_mm = CTR_MU_WATER_PER_MM, .consistent = TRUE };
+      return ctr_prep_check_members (o, i, op, allowed, where, error)
+             && ctr_prep_get_integer (o, "width", i, op, 1, CTR_TRUNCATION_MAX_WIDTH, where, &st->width, error)
+             && ctr_prep_get_integer (o, "fit", i, op, 2, 4096, where, &st->fit, error)
+             && ctr_prep_get_positive (o, "mu_per_mm", i, op, where, &st->mu_per_mm, error)
+             && ctr_prep_get_boolean (o, "consistency", i, op, where, &st->consistent, error);
+    }
   g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-               "%s: “preprocess” step %u: unknown op “%s” (outliers, rings or beam-hardening)", where, i + 1, op);
+               "%s: “preprocess” step %u: unknown op “%s” (" OP_LIST ")", where, i + 1, op);
   return FALSE;
 }
 
@@ -132,20 +94,71 @@ ctr_pipeline_from_json (JsonNode *node, const char *where, GError **error)
   if (!JSON_NODE_HOLDS_ARRAY (node))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: “preprocess” must be a list of steps ({\"op\": \"outliers\"}, {\"op\": \"rings\"}, {\"op\": \"beam-hardening\", …})", where);
+                   "%s: “preprocess” must be a list of steps ({\"op\": \"outliers\"}, {\"op\": \"flux\"}, …; ops: " OP_LIST ")", where);
       return NULL;
     }
   JsonArray *a = json_node_get_array (node);
   pl->n_steps = json_array_get_length (a);
   pl->steps = g_new0 (CtrPrepStep, MAX (pl->n_steps, 1));
+  int modelled = -1;   /* the first step that models the transmission */
   for (guint i = 0; i < pl->n_steps; i++)
-    if (!parse_step (json_array_get_element (a, i), i, where, &pl->steps[i], error))
-      return NULL;
+    {
+      CtrPrepStep *st = &pl->steps[i];
+      if (!parse_step (json_array_get_element (a, i), i, where, st, error))
+        return NULL;
+      if (st->op == CTR_PREP_FLUX && modelled >= 0)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                       "%s: “preprocess” step %u (“flux”) must come before step %d (“%s”): the flux is "
+                       "normalised on the measured transmission, which that step changes",
+                       where, i + 1, modelled + 1, op_names[pl->steps[modelled].op]);
+          return NULL;
+        }
+      if (modelled < 0 && (st->op == CTR_PREP_BEAM_HARDENING || st->op == CTR_PREP_TRUNCATION))
+        modelled = (int) i;
+    }
   return g_steal_pointer (&pl);
 }
 
+/* The flux step: air stated or found, then normalised. */
 static char *
-run_step (const CtrPrepStep *st, CtrProjections *p, GError **error)
+run_flux (const CtrPrepStep *st, CtrProjections *p, GError **error)
+{
+  guint found[4], n_found = 0;
+  const guint *ranges = st->ranges;
+  guint n = st->n_ranges;
+  if (n == 0)
+    {
+      if (!ctr_flux_find_air (p, found, &n_found, error))
+        return NULL;
+      ranges = found;
+      n = n_found;
+    }
+  g_autofree double *f = g_try_new (double, p->n_views);
+  if (f == NULL)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "flux: no memory for %u factors", p->n_views);
+      return NULL;
+    }
+  if (!ctr_flux_normalise (p, ranges, n, f, error))
+    return NULL;
+  double lo = f[0], hi = f[0], mean = 0;
+  for (guint v = 0; v < p->n_views; v++)
+    {
+      lo = MIN (lo, f[v]);
+      hi = MAX (hi, f[v]);
+      mean += f[v] / p->n_views;
+    }
+  g_autoptr (GString) cols = g_string_new (NULL);
+  for (guint k = 0; k < n; k++)
+    g_string_append_printf (cols, "%s%u-%u", k > 0 ? " and " : "", ranges[2 * k], ranges[2 * k + 1]);
+  return g_strdup_printf ("flux: air in columns %s (%s); per-view factors %.4f to %.4f (mean %.4f), each "
+                          "view's transmission divided by its own", cols->str,
+                          st->n_ranges > 0 ? "stated" : "found at the detector's edges", lo, hi, mean);
+}
+
+static char *
+run_step (const CtrPrepStep *st, CtrProjections *p, CtrGeometry *g, GError **error)
 {
   const double total = (double) p->n_views * p->n_rows * p->n_cols;
   if (st->op == CTR_PREP_OUTLIERS)
@@ -158,6 +171,20 @@ run_step (const CtrPrepStep *st, CtrProjections *p, GError **error)
     }
   if (st->op == CTR_PREP_BEAM_HARDENING)
     return ctr_beamhard_run (st->bh, p, error);
+  if (st->op == CTR_PREP_FLUX)
+    return run_flux (st, p, error);
+  if (st->op == CTR_PREP_TRUNCATION)
+    {
+      const guint cols = p->n_cols;
+      guint64 cut = 0;
+      if (!ctr_truncation_extend (p, g, st->width, st->fit, st->mu_per_mm, st->consistent, &cut, error))
+        return NULL;
+      return g_strdup_printf ("truncation: %.1f %% of the row ends cut off (above 0.01); each row extended by a "
+                              "fitted water cylinder (μ %g, %u edge columns fitted%s), %u → %u columns",
+                              100.0 * (double) cut / (2.0 * p->n_views * p->n_rows), st->mu_per_mm, st->fit,
+                              st->consistent ? ", scaled to the views' common total attenuation" : "",
+                              cols, p->n_cols);
+    }
   guint64 n = 0;
   guint columns = 0;
   double rms = 0;
@@ -169,12 +196,13 @@ run_step (const CtrPrepStep *st, CtrProjections *p, GError **error)
 }
 
 gboolean
-ctr_pipeline_apply (const CtrPipeline *pl, CtrProjections *p, GPtrArray *notes, GError **error)
+ctr_pipeline_apply (const CtrPipeline *pl, CtrProjections *p, CtrGeometry *g, GPtrArray *notes,
+                    GError **error)
 {
   g_return_val_if_fail (pl != NULL && p != NULL, FALSE);
   for (guint i = 0; i < pl->n_steps; i++)
     {
-      char *note = run_step (&pl->steps[i], p, error);
+      char *note = run_step (&pl->steps[i], p, g, error);
       if (note == NULL)
         {
           g_prefix_error (error, "“preprocess” step %u: ", i + 1);
@@ -194,7 +222,10 @@ ctr_pipeline_free (CtrPipeline *pl)
   if (pl == NULL)
     return;
   for (guint i = 0; i < pl->n_steps; i++)
-    ctr_beamhard_free (pl->steps[i].bh);
+    {
+      ctr_beamhard_free (pl->steps[i].bh);
+      g_free (pl->steps[i].ranges);
+    }
   g_free (pl->steps);
   g_free (pl);
 }

@@ -16,11 +16,23 @@
  *               [a1, a2, …] stated, or "spectrum" (a built-in name or
  *               {"energies_kev", "fluence"}) with "degree" (1-6, default 3)
  *               and "mu_per_mm" (default the spectrum's mean μ_water)
+ *   "flux":     a drifting source: each view's transmission divided by its
+ *               mean over an air region (preprocess/ctr-flux.h): "columns"
+ *               [[first, last], …] (0-based, inclusive; default found
+ *               automatically at the detector's edges).  Not after
+ *               "beam-hardening" or "truncation".
+ *   "truncation": rows of an object wider than the detector extended by a
+ *               water cylinder fitted at each edge, Hsieh et al. 2004
+ *               (preprocess/ctr-truncation.h): "width" (new columns per
+ *               end, default half the detector's columns, at least 16),
+ *               "fit" (edge columns fitted, default 8), "mu_per_mm"
+ *               (default water's 0.0192); the geometry's columns grow.
  */
 #pragma once
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
+#include "data/ctr-geometry.h"
 #include "data/ctr-projections.h"
 #include "preprocess/ctr-beamhard.h"
 
@@ -29,7 +41,9 @@ G_BEGIN_DECLS
 typedef enum {
   CTR_PREP_OUTLIERS,
   CTR_PREP_RINGS,
-  CTR_PREP_BEAM_HARDENING
+  CTR_PREP_BEAM_HARDENING,
+  CTR_PREP_FLUX,
+  CTR_PREP_TRUNCATION
 } CtrPrepOp;
 
 typedef struct {
@@ -37,6 +51,11 @@ typedef struct {
   double threshold;   /* outliers: robust SDs */
   int size;           /* outliers: neighbourhood width; rings: median width */
   CtrBeamhard *bh;    /* beam-hardening: its parameters (owned by the pipeline) */
+  guint n_ranges;     /* flux: stated air column ranges (0 = found automatically) */
+  guint *ranges;      /* flux: 2·n_ranges columns [first, last] (owned) */
+  guint width, fit;   /* truncation: new columns per end (0 = default), edge columns fitted */
+  double mu_per_mm;   /* truncation: the cylinder's attenuation */
+  gboolean consistent; /* truncation: extensions scaled to the views' common total */
 } CtrPrepStep;
 
 typedef struct {
@@ -53,21 +72,25 @@ typedef struct {
  *   CTR_ERROR_FORMAT naming the step and the offending op or parameter: not
  *   a list of objects, a missing or unknown "op", an unknown parameter, a
  *   mistyped or out-of-range value (a size that is not an odd integer ≥ 3,
- *   a threshold that is not a positive number).
+ *   a threshold that is not a positive number), a "flux" after
+ *   "beam-hardening" or "truncation".
  */
 CtrPipeline *ctr_pipeline_from_json (JsonNode *node, const char *where, GError **error);
 
 /**
  * ctr_pipeline_apply:
  * Runs the steps of @pl in order on @p (line integrals, [view][row][col],
- * in place).  @notes: (nullable): each step's effect is appended as one
+ * in place).  @g: (nullable): the geometry of @p; "truncation" needs it and
+ * widens both (@p's columns and @g->n_cols).  @notes: (nullable): each step's effect is appended as one
  * sentence (g_free'd by the array's owner), e.g. "outliers: 412 pixels
  * replaced (0.10 %)".
  * Returns: FALSE with the step's error (CTR_ERROR_INVALID_ARGUMENT when a
- *   size does not fit the data, CTR_ERROR_INVALID_DATA for counts,
+ *   size does not fit the data or "truncation" has no geometry,
+ *   CTR_ERROR_INVALID_DATA for counts or no air found,
  *   CTR_ERROR_OUT_OF_MEMORY), prefixed with the step's number and op.
  */
-gboolean ctr_pipeline_apply (const CtrPipeline *pl, CtrProjections *p, GPtrArray *notes, GError **error);
+gboolean ctr_pipeline_apply (const CtrPipeline *pl, CtrProjections *p, CtrGeometry *g, GPtrArray *notes,
+                             GError **error);
 
 void ctr_pipeline_free (CtrPipeline *pl);
 
