@@ -151,6 +151,9 @@ load_reference_tiff (const char *path, const CtrGrid *grid, const CtrGrid *datas
                    path, dataset_ref->nx, dataset_ref->ny, dataset_ref->dx, grid->dx, dataset_ref->dx, grid->dx);
       return NULL;
     }
+  if (dataset_ref == NULL)  /* nothing to check it against: say what is assumed */
+    fprintf (stderr, "reference %s carries no grid: taken to be on the reconstruction grid (%u × %u pixels of "
+             "%.6g mm); give --pixel-size if it is not\n", path, grid->nx, grid->ny, grid->dx);
   CtrGrid rg = *grid;
   rg.nz = info.pages;
   CtrVolume *v = ctr_volume_new (&rg, error);

@@ -9,7 +9,8 @@ with an image of the same pixels.  Before, the grid took 1.006 mm pixels and
 the FBP was measured against the 0.957 mm reference without a word (RMSE
 7.6e-3 /mm instead of about 9e-4).  A grid whose pixels differ from those of
 the dataset's reference while the TIFF has its shape is refused with a
-message, not measured.
+message, not measured; where the dataset has no reference (a DICOM series)
+the pixels the TIFF is taken to have are stated.
 
 The helical part pins the CLI's default grid of head-helical-ctpd's DICOM
 series (no reference): the rule's fully sampled range for 180LI, 44 slices at
@@ -79,6 +80,16 @@ r = run("reconstruct", GEOM, "--size", "256", "--pixel-size", "1.00636852", "--r
 if not check(r.returncode == 0 and abs(grid(r)[1] - 1.00636852) < 1e-7,
              "--no-reference: a reference of the user's own on the asked pixels is accepted"):
     show(r)
+
+# ... and where the dataset has no reference to check it against (a
+#     DICOM-CT-PD series), the pixels it is assumed to have are stated
+DCM = os.path.join(HEAD, "dicom_quarterdose")
+if os.path.isdir(DCM):
+    r = run("reconstruct", DCM, "--size", "256", "--reference", REF, "--dry-run", timeout=300)
+    if not check(r.returncode == 0 and "carries no grid: taken to be on the reconstruction grid (256 × 256 pixels of "
+                 "1.00637 mm)" in r.stderr,
+                 "a DICOM series without a reference: the bare TIFF's assumed pixels (1.00637 mm) are stated"):
+        show(r)
 
 # 4. a size other than the reference's: the field of view at the detector's
 #    resolution, measured against the resampled dataset reference
