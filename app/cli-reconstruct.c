@@ -119,9 +119,13 @@ work (gpointer data, GCancellable *cancellable)
     }
 }
 
-/* A reference given as a bare TIFF has no grid: it must match the output grid. */
+/* A reference given as a bare TIFF has no grid: it must match the output
+ * grid.  When it has the shape of the dataset's reference (@dataset_ref,
+ * nullable) its pixels are taken to be that reference's: a grid on other
+ * pixels is refused rather than measured against it, which would compare
+ * 1.006 mm pixels with 0.957 mm ones and report a wrong RMSE. */
 static CtrVolume *
-load_reference_tiff (const char *path, const CtrGrid *grid, GError **error)
+load_reference_tiff (const char *path, const CtrGrid *grid, const CtrGrid *dataset_ref, GError **error)
 {
   CtrTiffInfo info;
   g_autofree float *data = ctr_tiff_read (path, &info, error);
@@ -135,6 +139,21 @@ load_reference_tiff (const char *path, const CtrGrid *grid, GError **error)
                    path, info.width, info.height, info.pages, grid->nx, grid->ny, grid->nz);
       return NULL;
     }
+  if (dataset_ref != NULL && info.width == dataset_ref->nx && info.height == dataset_ref->ny
+      && (fabs (grid->dx - dataset_ref->dx) > 1e-6 * dataset_ref->dx
+          || fabs (grid->dy - dataset_ref->dy) > 1e-6 * dataset_ref->dy))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+                   "reference %s has the shape of the dataset's reference (%u × %u pixels of %.6g mm), but the "
+                   "reconstruction grid has pixels of %.6g mm: metrics would compare different pixels. Leave "
+                   "out --pixel-size (the reference's grid is the default) or give --pixel-size %.9g; for a "
+                   "reference of its own on %.6g mm pixels add --no-reference",
+                   path, dataset_ref->nx, dataset_ref->ny, dataset_ref->dx, grid->dx, dataset_ref->dx, grid->dx);
+      return NULL;
+    }
+  if (dataset_ref == NULL)  /* nothing to check it against: say what is assumed */
+    fprintf (stderr, "reference %s carries no grid: taken to be on the reconstruction grid (%u × %u pixels of "
+             "%.6g mm); give --pixel-size if it is not\n", path, grid->nx, grid->ny, grid->dx);
   CtrGrid rg = *grid;
   rg.nz = info.pages;
   CtrVolume *v = ctr_volume_new (&rg, error);
@@ -417,10 +436,10 @@ parse_args (Args *a, Job *job, int *argc, char ***argv)
   g_autofree char *method_text = method_help ();
   GOptionEntry entries[] = {
     { "method", 'm', 0, G_OPTION_ARG_STRING, &a->method, method_text, "M" },
-    { "size", 's', 0, G_OPTION_ARG_STRING, &a->size_str, "image of N × N pixels, or a volume of NX × NY × NZ voxels (default: cover the field of view)", "N|NXxNYxNZ" },
+    { "size", 's', 0, G_OPTION_ARG_STRING, &a->size_str, "image of N × N pixels, or a volume of NX × NY × NZ voxels (default: the dataset reference's grid, else cover the field of view)", "N|NXxNYxNZ" },
     { "voxel-size", 0, 0, G_OPTION_ARG_STRING, &a->voxel_str, "voxel size in mm, DXxDYxDZ or one value for all three (volumes; default: the detector pitch at the isocentre)", "DXxDYxDZ" },
-    { "pixel-size", 'p', 0, G_OPTION_ARG_DOUBLE, &a->pixel_size, "pixel size in mm (default: detector pitch at the isocentre)", "MM" },
-    { "reference", 'r', 0, G_OPTION_ARG_FILENAME, &a->reference, "reference image (float32 TIFF on the output grid); default: the dataset's", "REF.tif" },
+    { "pixel-size", 'p', 0, G_OPTION_ARG_DOUBLE, &a->pixel_size, "pixel size in mm (default: the dataset reference's pixel when --size is left out or is its size, else the detector pitch at the isocentre)", "MM" },
+    { "reference", 'r', 0, G_OPTION_ARG_FILENAME, &a->reference, "reference image (float32 TIFF on the output grid; one of the dataset reference's shape must be on its pixels); default: the dataset's", "REF.tif" },
     { "no-reference", 0, 0, G_OPTION_ARG_NONE, &a->no_reference, "do not compare with the dataset's reference", NULL },
     { "metrics", 0, 0, G_OPTION_ARG_FILENAME, &a->metrics, "write per-iteration residual/RMSE/PSNR/SSIM as CSV", "OUT.csv" },
     { "metrics-radius", 0, 0, G_OPTION_ARG_DOUBLE, &a->metrics_radius, "metrics inside this radius (mm); default the field of view, 0 = whole image", "MM" },
@@ -677,7 +696,8 @@ ctr_cli_reconstruct (int argc, char **argv)
 
   if (a.reference != NULL)
     {
-      job.reference = load_reference_tiff (a.reference, &job.grid, &error);
+      const CtrVolume *own = a.no_reference ? NULL : job.dataset->reference;
+      job.reference = load_reference_tiff (a.reference, &job.grid, own != NULL ? &own->grid : NULL, &error);
       if (job.reference == NULL)
         return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format);
     }

@@ -138,6 +138,37 @@ test_field_of_view (void)
   g_assert_cmpfloat_with_epsilon (sized.dx * 64, 2 * ctr_geometry_fov_radius_mm (g), 1e-9);
 }
 
+/* The grid rule with a reference (ctr_grid_for_scan): a request whose size
+ * and pixel are each left out or the reference's own keeps the reference's
+ * grid, for a fan as for a helical scan; "--size 256" on a 256² reference
+ * of 0.957 mm is 0.957 mm pixels, not the detector's 1 mm at the isocentre
+ * (issue 31: the RMSE was measured across different pixels). */
+static void
+test_grid_reference (void)
+{
+  g_autoptr (CtrGeometry) g = fan (CTR_DETECTOR_FLAT);
+  const CtrGrid ref = { .nx = 256, .ny = 256, .nz = 1, .dx = 0.95703125, .dy = 0.95703125, .dz = 1 };
+  const struct { guint size; double pixel_mm; gboolean keeps; } cases[] = {
+    { 0, 0, TRUE }, { 256, 0, TRUE }, { 0, 0.95703125, TRUE }, { 256, 0.95703125, TRUE },
+    { 200, 0, FALSE }, { 0, 1.0, FALSE }, { 256, 1.0, FALSE }, { 200, 0.95703125, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const CtrGridRequest r = { .size = cases[i].size, .pixel_mm = cases[i].pixel_mm };
+      CtrGrid grid;
+      g_assert_true (ctr_grid_for_scan (g, &ref, &r, &grid, NULL));
+      const CtrGrid want = cases[i].keeps ? ref : ctr_grid_default (g, r.size, r.pixel_mm);
+      g_assert_cmpuint (grid.nx, ==, want.nx);
+      g_assert_cmpfloat_with_epsilon (grid.dx, want.dx, 1e-12);
+      g_assert_cmpuint (grid.nz, ==, g->n_rows);
+    }
+  /* without a reference the request alone decides */
+  const CtrGridRequest sized = { .size = 256 };
+  CtrGrid grid;
+  g_assert_true (ctr_grid_for_scan (g, NULL, &sized, &grid, NULL));
+  g_assert_cmpfloat_with_epsilon (grid.dx, ctr_grid_default (g, 256, 0).dx, 1e-12);
+}
+
 /* Limited angle: complete data need 180° (parallel) or 180° + the fan
  * angle (fan: a short scan); less is said, in degrees. */
 static CtrGeometry *
@@ -194,5 +225,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/core/geometry/rays", test_rays);
   g_test_add_func ("/ctr/core/geometry/field-of-view", test_field_of_view);
   g_test_add_func ("/ctr/core/geometry/coverage", test_coverage);
+  g_test_add_func ("/ctr/core/geometry/grid-reference", test_grid_reference);
   return g_test_run ();
 }

@@ -113,6 +113,17 @@ reference_grid (const CtrGeometry *g, const CtrGrid *reference)
   return grid;
 }
 
+/* Whether @r leaves the reference's plane as it is: each of size and pixel
+ * is not given (0) or the reference's own (the pixel within 1e-6
+ * relative).  "--size 256" on a 256² reference of 0.957 mm keeps its
+ * 0.957 mm pixels: metrics against it then compare like with like. */
+static gboolean
+request_keeps_reference (const CtrGridRequest *r, const CtrGrid *reference)
+{
+  return (r->size == 0 || r->size == reference->nx)
+         && (r->pixel_mm == 0 || fabs (r->pixel_mm - reference->dx) <= 1e-6 * reference->dx);
+}
+
 gboolean
 ctr_grid_for_scan (const CtrGeometry *g, const CtrGrid *reference, const CtrGridRequest *request,
                    CtrGrid *grid, GError **error)
@@ -123,7 +134,7 @@ ctr_grid_for_scan (const CtrGeometry *g, const CtrGrid *reference, const CtrGrid
 
   if (!ctr_helix_applies (g))
     {
-      if (reference != NULL && r->size == 0 && r->pixel_mm == 0)
+      if (reference != NULL && request_keeps_reference (r, reference))
         *grid = reference_grid (g, reference);
       else
         *grid = ctr_grid_default (g, r->size, r->pixel_mm);
@@ -131,8 +142,7 @@ ctr_grid_for_scan (const CtrGeometry *g, const CtrGrid *reference, const CtrGrid
     }
   if (r->z_range)
     return ctr_helix_grid (g, r->size, r->pixel_mm, r->z_first, r->z_last, r->z_step, grid, error);
-  if (reference != NULL && (r->size == 0 || r->size == reference->nx)
-      && (r->pixel_mm == 0 || fabs (r->pixel_mm - reference->dx) <= 1e-6 * reference->dx))
+  if (reference != NULL && request_keeps_reference (r, reference))
     {
       *grid = reference_grid (g, reference);
       return TRUE;

@@ -100,10 +100,11 @@ gboolean ctr_grid_helical_range (const CtrGeometry *g, gboolean complementary, d
  * @grid: (out): the grid
  *
  * The reconstruction grid of a scan by the rule at the top of this file.
- * The reference's grid is used when the request leaves its plane: for a
- * helical scan when @request's size is 0 or the reference's nx and its
- * pixel 0 or the reference's dx (within 1e-6 relative); otherwise only
- * when neither size nor pixel is given.
+ * The reference's grid is used when the request leaves its plane, for
+ * every beam: @request's size is 0 or the reference's nx and its pixel 0
+ * or the reference's dx (within 1e-6 relative).  So a size alone that is
+ * the reference's keeps the reference's pixel (not the detector's pitch at
+ * the isocentre), and metrics against the reference compare like pixels.
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (a bad z range, see
  *   ctr_helix_grid) or CTR_ERROR_INVALID_GEOMETRY (a helical scan that
  *   samples no z range fully and no range was given).

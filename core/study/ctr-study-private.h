@@ -76,7 +76,7 @@ struct _CtrStudy {
   gboolean mu_water_set;         /* given (STUDY.json, ctr_study_set_mu_water): wins over the data's */
   gboolean has_grid;
   CtrGrid grid;
-  guint grid_size;              /* STUDY.json "grid": ctr_grid_default's size and pixel (0: default) */
+  guint grid_size;              /* STUDY.json "grid": the size and pixel asked of the grid rule, ctr_grid_for_scan (0: default) */
   double grid_pixel_mm;
   double metrics_radius_mm;
   StudyIq iq;

@@ -483,6 +483,19 @@ simulate_doses (const CtrStudy *s, const CtrDataset *d, RunState *rs, GArray *i0
   return g_steal_pointer (&scans);
 }
 
+/* STUDY.json's "grid" size and pixel through the one grid rule
+ * (ctr_grid_for_scan): the reference's grid when they are its own; a
+ * helical scan that samples no z range fully gets ctr_grid_default's. */
+static CtrGrid
+study_grid (const CtrDataset *d, guint size, double pixel_mm)
+{
+  const CtrGridRequest request = { .size = size, .pixel_mm = pixel_mm };
+  CtrGrid grid;
+  if (!ctr_grid_for_scan (d->geometry, d->reference != NULL ? &d->reference->grid : NULL, &request, &grid, NULL))
+    grid = ctr_grid_default (d->geometry, size, pixel_mm);
+  return grid;
+}
+
 gboolean
 ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, gpointer user_data,
                GCancellable *cancellable, GError **error)
@@ -514,7 +527,7 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
 
   const CtrGeometry *g = d->geometry;
   const CtrGrid grid = s->has_grid ? s->grid
-                       : s->grid_size > 0 || s->grid_pixel_mm > 0 ? ctr_grid_default (g, s->grid_size, s->grid_pixel_mm)
+                       : s->grid_size > 0 || s->grid_pixel_mm > 0 ? study_grid (d, s->grid_size, s->grid_pixel_mm)
                        : ctr_dataset_default_grid (d);
   const double radius = s->metrics_radius_mm >= 0 ? s->metrics_radius_mm : ctr_geometry_fov_radius_mm (g);
   const guint n_doses = s->doses->len;
