@@ -744,6 +744,21 @@ no_abort_small_child (const char *what)
       limit_room (12 * MiB);
       g_assert_null (ctr_rebin_run (r, p, NULL, &error));
     }
+  else if (strcmp (what, "draft") == 0)
+    {
+      /* a geometry.json to correct (no distances) of 10⁷ views of one
+       * column: the draft's angles (80 MB) do not fit in 4 MiB */
+      g_autofree char *dir = g_dir_make_tmp ("ctr-memory-draft-XXXXXX", &error);
+      g_assert_no_error (error);
+      g_autofree char *path = g_build_filename (dir, "geometry.json", NULL);
+      g_assert_true (g_file_set_contents (path, "{\"type\": \"fan\", \"views\": 10000000, \"detector_cols\": 1, "
+                                                "\"projections\": \"sinogram.tif\"}", -1, NULL));
+      limit_room (4 * MiB);
+      CtrDataset *d = ctr_dataset_load_draft (path, NULL, &error);
+      g_unlink (path);
+      g_rmdir (dir);
+      g_assert_null (d);
+    }
   else if (strcmp (what, "dicom-scan") == 0)
     {
       /* the scan of 2¹⁸ DICOM files (one small file named 2¹⁸ times; the
@@ -826,6 +841,7 @@ test_no_abort_small (gconstpointer data)
                              : strcmp (what, "roi-mask") == 0    ? "*ROI's mask of 4096 * 4096 pixels*"
                              : strcmp (what, "ttf-bins") == 0    ? "*TTF's radial bins (20300)*"
                              : strcmp (what, "dicom-scan") == 0 ? "*list of 262144 DICOM files*"
+                             : strcmp (what, "draft") == 0 ? "*geometry.json: the angles of 10000000 views*"
                                                                   : "*per-view tables of 1048576 views*");
 }
 
@@ -1072,6 +1088,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/roi-mask", "roi-mask", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/ttf-bins", "ttf-bins", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/dicom-scan", "dicom-scan", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/draft", "draft", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/operator-geometry", "operator-geometry", test_no_abort_views);
   g_test_add_data_func ("/memory/no-abort/fly-bands", "fly-bands", test_no_abort_views);
   g_test_add_data_func ("/memory/no-abort/cone-visit", "cone-visit", test_no_abort_views);
