@@ -759,6 +759,25 @@ no_abort_small_child (const char *what)
       g_rmdir (dir);
       g_assert_null (d);
     }
+  else if (strcmp (what, "vendor-names") == 0)
+    {
+      /* a Nikon scan file of 10⁶ projections of one pixel: the geometry's
+       * angles (8 MB) fit in 12 MiB, the views' file names (a pointer and
+       * a path each, about 70 MB) do not; nothing is read */
+      g_autofree char *dir = g_dir_make_tmp ("ctr-memory-xtek-XXXXXX", &error);
+      g_assert_no_error (error);
+      g_autofree char *path = g_build_filename (dir, "scan.xtekct", NULL);
+      g_assert_true (g_file_set_contents (path, "[XTekCT]\r\nName=scan\r\nSrcToObject=500\r\n"
+                                                "SrcToDetector=1000\r\nDetectorPixelsX=1\r\nDetectorPixelsY=1\r\n"
+                                                "DetectorPixelSizeX=0.2\r\nDetectorPixelSizeY=0.2\r\n"
+                                                "Projections=1000000\r\nInitialAngle=0\r\nAngularStep=0.00036\r\n"
+                                                "WhiteLevel=60000\r\n", -1, NULL));
+      limit_room (12 * MiB);
+      CtrDataset *d = ctr_dataset_load (path, NULL, NULL, &error);
+      g_unlink (path);
+      g_rmdir (dir);
+      g_assert_null (d);
+    }
   else if (strcmp (what, "dicom-scan") == 0)
     {
       /* the scan of 2¹⁸ DICOM files (one small file named 2¹⁸ times; the
@@ -842,6 +861,7 @@ test_no_abort_small (gconstpointer data)
                              : strcmp (what, "ttf-bins") == 0    ? "*TTF's radial bins (20300)*"
                              : strcmp (what, "dicom-scan") == 0 ? "*list of 262144 DICOM files*"
                              : strcmp (what, "draft") == 0 ? "*geometry.json: the angles of 10000000 views*"
+                             : strcmp (what, "vendor-names") == 0 ? "*file names of 1000000 views*"
                                                                   : "*per-view tables of 1048576 views*");
 }
 
@@ -1089,6 +1109,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/ttf-bins", "ttf-bins", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/dicom-scan", "dicom-scan", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/draft", "draft", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/vendor-names", "vendor-names", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/operator-geometry", "operator-geometry", test_no_abort_views);
   g_test_add_data_func ("/memory/no-abort/fly-bands", "fly-bands", test_no_abort_views);
   g_test_add_data_func ("/memory/no-abort/cone-visit", "cone-visit", test_no_abort_views);
