@@ -103,12 +103,11 @@ scsr_session (const CtrScsr *m, guint ns, int with_scale, int blocked, GError **
     return NULL;
   /* a compact matrix makes its 8-byte elements here: an error, not an abort,
    * when they cannot be had */
-  if (!ctr_scsr_expand (m, error))
-    return NULL;
-  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
   const gint64 *seg;
   const CtrScsrElem *el;
-  ctr_scsr_arrays (m, &seg, &el);
+  if (!ctr_scsr_arrays (m, &seg, &el, error))
+    return NULL;
+  const CtrSymmetry *sy = ctr_scsr_symmetry (m);
   G_STATIC_ASSERT (sizeof (CtrScsrElem) == 8);
   CtrCudaScsrDesc d = {
     .K = ctr_scsr_order (m), .n_parts = ctr_scsr_n_parts (m), .n_orbits = ctr_scsr_n_orbits (m), .n_cols = ctr_scsr_n_cols (m),

@@ -125,7 +125,7 @@ main (int argc, char **argv)
   const gboolean compact = ctr_scsr_compact (m);
   const double elem_bytes = compact ? 6.0 : (double) sizeof (CtrScsrElem);
   const gint64 *seg_ptr;
-  ctr_scsr_arrays (m, &seg_ptr, NULL);
+  g_assert_true (ctr_scsr_arrays (m, &seg_ptr, NULL, NULL));
   const guint om = no / 2;
   const gsize per_orbit = (gsize) g->n_cols * K * P;
   const double nnz = (double) ctr_scsr_nnz (m);

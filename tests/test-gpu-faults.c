@@ -708,7 +708,7 @@ test_set_blocked (void)
   const CtrSymmetry *sy = ctr_scsr_symmetry (fx.m);
   const gint64 *seg;
   const CtrScsrElem *el;
-  ctr_scsr_arrays (fx.m, &seg, &el);
+  g_assert_true (ctr_scsr_arrays (fx.m, &seg, &el, NULL));
   CtrCudaScsrDesc d = {
     .K = ctr_scsr_order (fx.m), .n_parts = ctr_scsr_n_parts (fx.m), .n_orbits = ctr_scsr_n_orbits (fx.m),
     .n_cols = ctr_scsr_n_cols (fx.m), .n_reps = sy->n_reps, .ns = NS, .nnz = ctr_scsr_nnz (fx.m),

@@ -6,6 +6,7 @@
  * builders running out of memory with an error, not an abort. */
 #include "ctrecon.h"
 #include "base/ctr-memory.h"
+#include "io/ctr-dicom-shim.h"
 #include "analytic/ctr-fbp.h"
 #include "analytic/ctr-fdk.h"
 #include "analytic/ctr-rebin-helical.h"
@@ -284,7 +285,9 @@ test_build_out_of_memory (gconstpointer data)
  * under an address-space limit a few MiB above what it has reserved, set
  * after the matrix is built (its OpenMP threads already started);
  * @data: "blocked", "expand" (the blocked layout of a compact matrix),
- * "symmetry" or "weights". */
+ * "symmetry", "weights" or "arrays" (a compact matrix's 8-byte elements
+ * asked for through ctr_scsr_arrays, which made them with g_new: on the
+ * old code "failed to allocate 79974064 bytes"). */
 static void
 test_no_abort (gconstpointer data)
 {
@@ -312,6 +315,12 @@ test_no_abort (gconstpointer data)
         g_assert_null (ctr_blocked_new (m, CTR_BLOCKING_ORBIT, &error));
       else if (strcmp (data, "symmetry") == 0)
         g_assert_null (ctr_symmetry_find (g, &big, CTR_SYM_ALL, &error));
+      else if (strcmp (data, "arrays") == 0)
+        {
+          const CtrScsrElem *el = NULL;
+          g_assert_false (ctr_scsr_arrays (m, NULL, &el, &error));
+          g_assert_null (el);
+        }
       else
         g_assert_null (ctr_scsr_op_new (m, g, &grid, &error));
       g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
@@ -321,7 +330,7 @@ test_no_abort (gconstpointer data)
   g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
   const char *what = strcmp (data, "blocked") == 0 ? "*blocked layout of the system matrix*"
-                     : strcmp (data, "expand") == 0 ? "*SCSR matrix's 8-byte elements*"
+                     : strcmp (data, "expand") == 0 || strcmp (data, "arrays") == 0 ? "*SCSR matrix's 8-byte elements*"
                      : strcmp (data, "symmetry") == 0 ? "*symmetry's pixel tables*"
                                                        : "*SCSR operator's image weights*";
   g_test_trap_assert_stderr (what);
@@ -735,6 +744,66 @@ no_abort_small_child (const char *what)
       limit_room (12 * MiB);
       g_assert_null (ctr_rebin_run (r, p, NULL, &error));
     }
+  else if (strcmp (what, "draft") == 0)
+    {
+      /* a geometry.json to correct (no distances) of 10⁷ views of one
+       * column: the draft's angles (80 MB) do not fit in 4 MiB */
+      g_autofree char *dir = g_dir_make_tmp ("ctr-memory-draft-XXXXXX", &error);
+      g_assert_no_error (error);
+      g_autofree char *path = g_build_filename (dir, "geometry.json", NULL);
+      g_assert_true (g_file_set_contents (path, "{\"type\": \"fan\", \"views\": 10000000, \"detector_cols\": 1, "
+                                                "\"projections\": \"sinogram.tif\"}", -1, NULL));
+      limit_room (4 * MiB);
+      CtrDataset *d = ctr_dataset_load_draft (path, NULL, &error);
+      g_unlink (path);
+      g_rmdir (dir);
+      g_assert_null (d);
+    }
+  else if (strcmp (what, "vendor-names") == 0)
+    {
+      /* a Nikon scan file of 10⁶ projections of one pixel: the geometry's
+       * angles (8 MB) fit in 12 MiB, the views' file names (a pointer and
+       * a path each, about 70 MB) do not; nothing is read */
+      g_autofree char *dir = g_dir_make_tmp ("ctr-memory-xtek-XXXXXX", &error);
+      g_assert_no_error (error);
+      g_autofree char *path = g_build_filename (dir, "scan.xtekct", NULL);
+      g_assert_true (g_file_set_contents (path, "[XTekCT]\r\nName=scan\r\nSrcToObject=500\r\n"
+                                                "SrcToDetector=1000\r\nDetectorPixelsX=1\r\nDetectorPixelsY=1\r\n"
+                                                "DetectorPixelSizeX=0.2\r\nDetectorPixelSizeY=0.2\r\n"
+                                                "Projections=1000000\r\nInitialAngle=0\r\nAngularStep=0.00036\r\n"
+                                                "WhiteLevel=60000\r\n", -1, NULL));
+      limit_room (12 * MiB);
+      CtrDataset *d = ctr_dataset_load (path, NULL, NULL, &error);
+      g_unlink (path);
+      g_rmdir (dir);
+      g_assert_null (d);
+    }
+  else if (strcmp (what, "dicom-scan") == 0)
+    {
+      /* the scan of 2¹⁸ DICOM files (one small file named 2¹⁸ times; the
+       * names, 2 MiB, allocated before the limit): its list of entries (40
+       * bytes a file, 10 MiB) does not fit in 4 MiB.  Nothing is opened. */
+      g_autofree char *dir = g_dir_make_tmp ("ctr-memory-dicom-XXXXXX", &error);
+      g_assert_no_error (error);
+      g_autofree char *path = g_build_filename (dir, "view.dcm", NULL);
+      g_autoptr (CtrDcm) d = ctr_dcm_new ();
+      g_autofree char *sop = ctr_dcm_new_uid ();
+      g_assert_true (ctr_dcm_put_string (d, 0x0008, 0x0016, NULL, "1.2.840.10008.5.1.4.1.1.2", NULL));
+      g_assert_true (ctr_dcm_put_string (d, 0x0008, 0x0018, NULL, sop, NULL));
+      g_assert_true (ctr_dcm_put_string (d, 0x0020, 0x000e, NULL, "1.2.3", NULL));
+      g_assert_true (ctr_dcm_put_string (d, 0x0020, 0x0013, NULL, "1", NULL));
+      g_assert_true (ctr_dcm_save (d, path, &error));
+      const guint n = 1u << 18;
+      g_autofree const char **files = g_new (const char *, n + 1);
+      for (guint i = 0; i < n; i++)
+        files[i] = path;
+      files[n] = NULL;
+      limit_room (4 * MiB);
+      GPtrArray *series = ctr_dicom_scan_files (files, NULL, &error);
+      g_unlink (path);
+      g_rmdir (dir);
+      g_assert_null (series);
+    }
   else
     {
       /* a DICOM-CT-PD series of 2²⁰ views (its list of files: 8 MiB): the
@@ -790,6 +859,9 @@ test_no_abort_small (gconstpointer data)
                              : strcmp (what, "calib-tables") == 0 ? "*sorted view angles*"
                              : strcmp (what, "roi-mask") == 0    ? "*ROI's mask of 4096 * 4096 pixels*"
                              : strcmp (what, "ttf-bins") == 0    ? "*TTF's radial bins (20300)*"
+                             : strcmp (what, "dicom-scan") == 0 ? "*list of 262144 DICOM files*"
+                             : strcmp (what, "draft") == 0 ? "*geometry.json: the angles of 10000000 views*"
+                             : strcmp (what, "vendor-names") == 0 ? "*file names of 1000000 views*"
                                                                   : "*per-view tables of 1048576 views*");
 }
 
@@ -1008,6 +1080,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/blocked", "blocked", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/expand", "expand", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/symmetry", "symmetry", test_no_abort);
+  g_test_add_data_func ("/memory/no-abort/scsr-arrays", "arrays", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/weights", "weights", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/scsr-sums", "sums", test_no_abort_run);
   g_test_add_data_func ("/memory/no-abort/scsr-overlap", "overlap", test_no_abort_run);
@@ -1034,6 +1107,9 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/calib-tables", "calib-tables", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/roi-mask", "roi-mask", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/ttf-bins", "ttf-bins", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/dicom-scan", "dicom-scan", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/draft", "draft", test_no_abort_small);
+  g_test_add_data_func ("/memory/no-abort/vendor-names", "vendor-names", test_no_abort_small);
   g_test_add_data_func ("/memory/no-abort/operator-geometry", "operator-geometry", test_no_abort_views);
   g_test_add_data_func ("/memory/no-abort/fly-bands", "fly-bands", test_no_abort_views);
   g_test_add_data_func ("/memory/no-abort/cone-visit", "cone-visit", test_no_abort_views);

@@ -192,7 +192,7 @@ test_compact (gconstpointer data)
   const guint64 bytes = ctr_scsr_bytes (m);
   g_assert_cmpuint (ctr_scsr_bytes (born), ==, k8 ? bytes - 2 * nnz : bytes);
   const CtrScsrElem *el;
-  ctr_scsr_arrays (m, NULL, &el);
+  g_assert_true (ctr_scsr_arrays (m, NULL, &el, NULL));
   g_autofree CtrScsrElem *back = g_new (CtrScsrElem, MAX (nnz, 1));
   ctr_scsr_read_elems (born, 0, nnz, back);
   g_assert_cmpmem (back, nnz * sizeof (CtrScsrElem), el, nnz * sizeof (CtrScsrElem));
@@ -216,7 +216,7 @@ test_compact (gconstpointer data)
       g_assert_cmpmem (ax2, nr * ns * sizeof (float), ax, nr * ns * sizeof (float));
       g_assert_cmpmem (aty2, np * ns * sizeof (float), aty, np * ns * sizeof (float));
     }
-  ctr_scsr_arrays (born, NULL, &el);
+  g_assert_true (ctr_scsr_arrays (born, NULL, &el, NULL));
   g_assert_cmpmem (back, nnz * sizeof (CtrScsrElem), el, nnz * sizeof (CtrScsrElem));
   if (k8)
     g_assert_cmpuint (ctr_scsr_bytes (born), ==, bytes + 6 * nnz);   /* both stores now */
@@ -253,7 +253,7 @@ test_compact_parts (void)
   g_assert_cmpuint (ctr_scsr_bytes (born), ==, ctr_scsr_bytes (wide) - 2 * nnz);   /* born compact */
   g_test_message ("%u reps in %u parts, %" G_GUINT64_FORMAT " elements", sy->n_reps, ctr_scsr_n_parts (born), nnz);
   const CtrScsrElem *el;
-  ctr_scsr_arrays (wide, NULL, &el);
+  g_assert_true (ctr_scsr_arrays (wide, NULL, &el, NULL));
   g_autofree CtrScsrElem *back = g_new (CtrScsrElem, nnz);
   ctr_scsr_read_elems (born, 0, nnz, back);
   g_assert_cmpmem (back, nnz * sizeof (CtrScsrElem), el, nnz * sizeof (CtrScsrElem));
@@ -572,8 +572,8 @@ test_cache (void)
   g_assert_cmpuint (ctr_scsr_nnz (again), ==, ctr_scsr_nnz (built));
   const gint64 *s1, *s2;
   const CtrScsrElem *e1, *e2;
-  ctr_scsr_arrays (built, &s1, &e1);
-  ctr_scsr_arrays (again, &s2, &e2);
+  g_assert_true (ctr_scsr_arrays (built, &s1, &e1, NULL));
+  g_assert_true (ctr_scsr_arrays (again, &s2, &e2, NULL));
   g_assert_cmpmem (e1, ctr_scsr_nnz (built) * sizeof (CtrScsrElem), e2, ctr_scsr_nnz (again) * sizeof (CtrScsrElem));
 
   gchar *data;
@@ -715,7 +715,7 @@ assert_parts_disjoint (const CtrScsr *m)
   const gsize segs = (gsize) ctr_scsr_n_orbits (m) * ctr_scsr_n_cols (m) * P * K;
   const gint64 *seg;
   const CtrScsrElem *el;
-  ctr_scsr_arrays (m, &seg, &el);
+  g_assert_true (ctr_scsr_arrays (m, &seg, &el, NULL));
   g_assert_cmpint (seg[segs], ==, (gint64) ctr_scsr_nnz (m));
   for (gsize i = 0; i < segs; i++)
     {

@@ -332,12 +332,23 @@ static CtrGeometry *
 assemble_geometry (CtrGeometryPanel *self, CtrBeam beam, gboolean frozen, const double *v, gboolean *ok)
 {
   CtrGeometry *g = NULL;
+  g_autoptr(GError) error = NULL;
 
+  /* a copy or a geometry of the typed views that cannot be allocated is
+   * said on the status line (ctr_geometry_copy and _new aborted) */
   if (frozen)
-    g = ctr_geometry_copy (self->original);
+    g = ctr_geometry_try_copy (self->original, &error);
   else if (self->reasons[F_VIEWS] == NULL && v[F_VIEWS] >= 1)
+    g = ctr_geometry_try_new (beam, (guint) v[F_VIEWS], &error);
+  if (error != NULL)
     {
-      g = ctr_geometry_new (beam, (guint) v[F_VIEWS]);
+      g_autofree char *msg = g_strdup_printf ("%c%s", g_ascii_toupper (error->message[0]), error->message + 1);
+      gtk_label_set_label (self->status_label, msg);
+      *ok = FALSE;
+      return NULL;
+    }
+  if (!frozen && g != NULL)
+    {
       g->shape = beam == CTR_BEAM_PARALLEL ? CTR_DETECTOR_FLAT : adw_combo_row_get_selected (self->shape_row);
       g->sod_mm = beam == CTR_BEAM_PARALLEL ? 0 : v[F_SOD];
       g->sdd_mm = beam == CTR_BEAM_PARALLEL ? 0 : v[F_SDD];
@@ -357,7 +368,6 @@ assemble_geometry (CtrGeometryPanel *self, CtrBeam beam, gboolean frozen, const 
       else
         ctr_geometry_set_uniform_angles (g, v[F_ANGLE_START] * G_PI / 180, v[F_ANGLE_STEP] * G_PI / 180);
 
-      g_autoptr(GError) error = NULL;
       if (!ctr_geometry_validate (g, &error))
         {
           Field f = field_of_message (error->message);
@@ -369,7 +379,7 @@ assemble_geometry (CtrGeometryPanel *self, CtrBeam beam, gboolean frozen, const 
           *ok = FALSE;
         }
     }
-  else
+  else if (g == NULL)
     *ok = FALSE;
   return g;
 }
@@ -639,9 +649,11 @@ ctr_geometry_panel_load (CtrGeometryPanel     *self,
 {
   g_return_if_fail (CTR_IS_GEOMETRY_PANEL (self));
 
+  g_autoptr(GError) error = NULL;
   g_clear_pointer (&self->original, ctr_geometry_free);
-  if (g != NULL)
-    self->original = ctr_geometry_copy (g);
+  /* a copy that cannot be had: the panel shows no geometry and says why */
+  if (g != NULL && (self->original = ctr_geometry_try_copy (g, &error)) == NULL)
+    g = NULL;
   self->data_views = projections ? projections->n_views : 0;
   self->data_rows = projections ? projections->n_rows : 0;
   self->data_cols = projections ? projections->n_cols : 0;
@@ -651,6 +663,12 @@ ctr_geometry_panel_load (CtrGeometryPanel     *self,
     self->original_grid = ctr_grid_default (g, 0, 0);
   self->grid_follows = g != NULL && !ctr_geometry_validate (g, NULL);
   fill_fields (self);
+  if (error != NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("%c%s", g_ascii_toupper (error->message[0]), error->message + 1);
+      gtk_label_set_label (self->status_label, msg);
+      gtk_widget_set_visible (GTK_WIDGET (self->status_label), TRUE);
+    }
 }
 
 void

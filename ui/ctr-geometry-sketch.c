@@ -315,8 +315,10 @@ ctr_geometry_sketch_set (CtrGeometrySketch *self, const CtrGeometry *g, const Ct
 {
   g_return_if_fail (CTR_IS_GEOMETRY_SKETCH (self));
   g_clear_pointer (&self->geometry, ctr_geometry_free);
+  /* a copy that cannot be had draws no geometry (the panel that holds it
+   * says so; ctr_geometry_copy aborted) */
   if (g != NULL)
-    self->geometry = ctr_geometry_copy (g);
+    self->geometry = ctr_geometry_try_copy (g, NULL);
   self->have_grid = grid != NULL;
   if (grid != NULL)
     self->grid = *grid;

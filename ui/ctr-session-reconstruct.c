@@ -104,8 +104,10 @@ static void
 keep_plan (CtrSession *self, CtrReconJob *job)
 {
   _ctr_session_drop_plan (self);
-  self->plan = ctr_recon_plan_ref (job->plan);
-  self->plan_geometry = ctr_geometry_copy (job->geometry);
+  /* a geometry that cannot be copied: the plan is not kept (the next run
+   * makes its own) */
+  if ((self->plan_geometry = ctr_geometry_try_copy (job->geometry, NULL)) != NULL)
+    self->plan = ctr_recon_plan_ref (job->plan);
 }
 
 void
@@ -397,6 +399,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
   g_autoptr(GTask) outer = NULL;
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(CtrGeometry) copy = NULL;
   g_autofree char *status = NULL;
   CtrReconJob *job;
 
@@ -412,7 +415,10 @@ ctr_session_reconstruct_async (CtrSession            *self,
                                                      : "Busy: wait for the running job or cancel it");
       return;
     }
-  if (!ctr_recon_options_validate (options, &error))
+  /* the job's own geometry: a copy that cannot be had ends the run with
+   * CTR_ERROR_OUT_OF_MEMORY (ctr_geometry_copy aborted the window) */
+  if (!ctr_recon_options_validate (options, &error) ||
+      (copy = ctr_geometry_try_copy (geometry, &error)) == NULL)
     {
       g_task_return_error (outer, g_steal_pointer (&error));
       return;
@@ -423,7 +429,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
   job->outer = g_steal_pointer (&outer);
   job->caller = cancellable ? g_object_ref (cancellable) : NULL;
   job->cancellable = _ctr_link_cancellable (cancellable, &job->caller_id);
-  job->geometry = ctr_geometry_copy (geometry);
+  job->geometry = g_steal_pointer (&copy);
   job->projections = ctr_projections_ref (self->dataset->projections);
   job->reference = self->dataset->reference ? ctr_volume_ref (self->dataset->reference) : NULL;
   job->grid = *grid;

@@ -365,16 +365,20 @@ run_done (GObject *source, GAsyncResult *result, gpointer data)
 }
 
 /* The session's dataset for a thread: its own geometry, the same data (the
- * session may replace or free its dataset meanwhile). */
+ * session may replace or free its dataset meanwhile).  NULL with
+ * CTR_ERROR_OUT_OF_MEMORY when the geometry cannot be copied. */
 static CtrDataset *
-dataset_view (const CtrDataset *d)
+dataset_view (const CtrDataset *d, GError **error)
 {
+  CtrGeometry *g = ctr_geometry_try_copy (d->geometry, error);
+  if (g == NULL)
+    return NULL;
   CtrDataset *c = g_new0 (CtrDataset, 1);
 
   c->name = g_strdup (d->name);
   c->path = g_strdup (d->path);
   c->variant = g_strdup (d->variant);
-  c->geometry = ctr_geometry_copy (d->geometry);
+  c->geometry = g;
   c->projections = ctr_projections_ref (d->projections);
   c->reference = d->reference != NULL ? ctr_volume_ref (d->reference) : NULL;
   c->mu_water = d->mu_water;
@@ -390,6 +394,7 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   g_autoptr(GError) error = NULL;
   g_autoptr(GTask) task = NULL;
   CtrStudy *study;
+  CtrDataset *view;
   int cnr_roi = -1;
   Job *job;
 
@@ -397,14 +402,16 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
       (self->estimating && gtk_spin_button_get_value (self->i0_spin) <= 0))
     return;
   study = _ctr_study_page_build_study (self, d, &cnr_roi, &error);
-  if (study == NULL)
+  if (study == NULL || (view = dataset_view (d, &error)) == NULL)
     {
       _ctr_study_page_set_status (self, error->message, TRUE);
+      if (study != NULL)
+        ctr_study_free (study);
       return;
     }
   job = g_atomic_rc_box_new0 (Job);
   job->study = study;
-  job->dataset = dataset_view (d);
+  job->dataset = view;
   job->cancellable = g_cancellable_new ();
   g_weak_ref_init (&job->page, self);
   job->context = g_main_context_ref_thread_default ();

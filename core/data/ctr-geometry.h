@@ -144,8 +144,8 @@ CtrGeometry *ctr_geometry_new (CtrBeam beam, guint n_views);
  * the machine's memory (ctr-memory.h), instead of aborting. */
 CtrGeometry *ctr_geometry_try_new (CtrBeam beam, guint n_views, GError **error);
 /* A deep copy of @g; GLib aborts when its per-view arrays cannot be had
- * (the window and Python use it; core's loaders, plans, calibration and
- * operators copy with ctr_geometry_try_copy). */
+ * (for tests; core, the window and Python copy with
+ * ctr_geometry_try_copy). */
 CtrGeometry *ctr_geometry_copy (const CtrGeometry *g);
 /* A deep copy of @g: NULL with CTR_ERROR_OUT_OF_MEMORY naming the per-view
  * array (angles, source z, focal-spot shifts or vectors) and its size when

@@ -45,7 +45,8 @@ positive (JsonObject *o, const char *key, const char *what, gboolean required, d
 }
 
 /* The geometry as the file states it, however wrong, and every problem
- * found; NULL when views or columns are unusable (nothing can be loaded). */
+ * found; NULL when views or columns are unusable (nothing can be loaded),
+ * or with CTR_ERROR_OUT_OF_MEMORY when its angles cannot be allocated. */
 /* The string at @key, or @def when missing or not a string. */
 static const char *
 string (JsonObject *o, const char *key, const char *def)
@@ -56,7 +57,7 @@ string (JsonObject *o, const char *key, const char *def)
 }
 
 static CtrGeometry *
-draft_geometry (JsonObject *o, GPtrArray *problems)
+draft_geometry (JsonObject *o, GPtrArray *problems, GError **error)
 {
   const char *type = string (o, "type", "");
   const char *shape = string (o, "detector_shape", "flat");
@@ -73,7 +74,8 @@ draft_geometry (JsonObject *o, GPtrArray *problems)
   if (!(views >= 1 && views <= 1e7 && cols >= 1 && cols <= 1e6 && rows >= 1 && rows <= 1e6) || views != floor (views) ||
       cols != floor (cols) || rows != floor (rows))
     return NULL;
-  g = ctr_geometry_new (beam, (guint) views);
+  if ((g = ctr_geometry_try_new (beam, (guint) views, error)) == NULL)
+    return NULL;
   g->n_cols = (guint) cols;
   g->n_rows = (guint) rows;
   g->shape = g_str_equal (shape, "curved") ? CTR_DETECTOR_CURVED : CTR_DETECTOR_FLAT;
@@ -155,7 +157,10 @@ ctr_dataset_geometry_problems (const char *path)
   /* per-view vectors are checked by the loader alone (ctr-geometry-vectors.h) */
   if (parser == NULL || json_object_has_member (root, "vectors"))
     return NULL;
-  g = draft_geometry (root, problems);
+  g_autoptr(GError) error = NULL;
+  g = draft_geometry (root, problems, &error);
+  if (error != NULL)
+    g_ptr_array_add (problems, g_strdup (error->message));
   if (problems->len == 0)
     return NULL;
   g_ptr_array_add (problems, NULL);
@@ -202,7 +207,12 @@ ctr_dataset_load_draft (const char *path, GCancellable *cancellable, GError **er
   parser = read_object (path, &root);
   if (parser == NULL || json_object_has_member (root, "vectors"))
     return ctr_dataset_load (path, NULL, cancellable, error);   /* its error says why */
-  draft = draft_geometry (root, problems);
+  draft = draft_geometry (root, problems, &local);
+  if (draft == NULL && local != NULL)
+    {
+      g_propagate_prefixed_error (error, local, "%s: ", path);
+      return NULL;
+    }
   if (draft == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_GEOMETRY,

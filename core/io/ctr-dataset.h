@@ -146,7 +146,8 @@ char **ctr_dataset_geometry_problems (const char *path);
  * it fails ctr_geometry_validate()) and everything else loaded as
  * ctr_dataset_load() does.  The views, columns and rows must be usable.
  * Returns: (transfer full): the dataset, or NULL with ctr_dataset_load()'s
- *   errors, or CTR_ERROR_INVALID_GEOMETRY when the data's shape is unknown.
+ *   errors, CTR_ERROR_INVALID_GEOMETRY when the data's shape is unknown, or
+ *   CTR_ERROR_OUT_OF_MEMORY when the draft's angles cannot be allocated.
  */
 CtrDataset *ctr_dataset_load_draft (const char *path, GCancellable *cancellable, GError **error);
 

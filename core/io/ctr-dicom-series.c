@@ -6,6 +6,7 @@
 #include "io/ctr-dicom-private.h"
 #include "io/ctr-dicom-shim.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "base/ctr-sort.h"
 
 #include <math.h>
@@ -119,29 +120,69 @@ entry_cmp (gconstpointer a, gconstpointer b, gpointer unused)
   return strcmp (x->path, y->path);
 }
 
-/* One series from the sorted entries [first, last). */
+/* The entries read so far: @n of them, each with its strings. */
+typedef struct {
+  Entry *e;
+  guint n;
+} Entries;
+
+static void
+entries_clear (Entries *l)
+{
+  for (guint i = 0; i < l->n; i++)
+    entry_clear (&l->e[i]);
+  g_clear_pointer (&l->e, g_free);
+  l->n = 0;
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Entries, entries_clear)
+
+/* Per series, the kind, description and modality of its first file. */
+typedef struct {
+  GHashTable *kinds, *descr, *modal;
+} FirstFiles;
+
+static void
+first_files_clear (FirstFiles *ff)
+{
+  g_clear_pointer (&ff->kinds, g_hash_table_unref);
+  g_clear_pointer (&ff->descr, g_hash_table_unref);
+  g_clear_pointer (&ff->modal, g_hash_table_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FirstFiles, first_files_clear)
+
+/* One series from the sorted entries [first, last), or NULL with
+ * CTR_ERROR_OUT_OF_MEMORY when its list of files cannot be allocated.
+ * Takes @description and @modality. */
 static CtrDicomSeries *
-make_series (GArray *entries, guint first, guint last, CtrDicomKind kind, char *description,
-             char *modality)
+make_series (const Entry *entries, guint first, guint last, CtrDicomKind kind, char *description,
+             char *modality, GError **error)
 {
   CtrDicomSeries *s = g_new0 (CtrDicomSeries, 1);
-  Entry *e0 = &g_array_index (entries, Entry, first);
+  const Entry *e0 = &entries[first];
   s->series_uid = g_strdup (e0->series_uid);
   s->description = description;
   s->modality = modality;
   s->kind = kind;
   s->n_files = last - first;
-  s->files = g_new0 (char *, s->n_files + 1);
+  g_autofree char *what = g_strdup_printf ("the file names of a series of %u DICOM files", s->n_files);
+  s->files = ctr_memory_try_new ((gsize) s->n_files + 1, sizeof (char *), TRUE, what, error);
+  if (s->files == NULL)
+    {
+      ctr_dicom_series_free (s);
+      return NULL;
+    }
   g_autoptr (GString) missing = g_string_new (NULL), dup = g_string_new (NULL);
   guint n_missing_listed = 0, n_dup_listed = 0;
   for (guint i = first; i < last; i++)
     {
-      Entry *e = &g_array_index (entries, Entry, i);
+      const Entry *e = &entries[i];
       s->files[i - first] = g_strdup (e->path);
       s->n_views += kind == CTR_DICOM_KIND_CTPD ? 1 : e->frames;
       if (i == first || e->instance == G_MININT64)
         continue;
-      Entry *p = &g_array_index (entries, Entry, i - 1);
+      const Entry *p = &entries[i - 1];
       if (e->instance == p->instance)
         {
           s->n_duplicates++;
@@ -173,96 +214,114 @@ make_series (GArray *entries, guint first, guint last, CtrDicomKind kind, char *
   return s;
 }
 
-static int
-series_cmp (gconstpointer a, gconstpointer b)
+/* Reads @path into @e (its strings owned by @e) and, for the first file of
+ * its series, the series' kind, description and modality into @ff.  FALSE
+ * with the file's error (@e then holds nothing). */
+static gboolean
+read_entry (const char *path, Entry *e, FirstFiles *ff, GError **error)
 {
-  const CtrDicomSeries *x = *(CtrDicomSeries *const *) a, *y = *(CtrDicomSeries *const *) b;
-  return strcmp (x->series_uid, y->series_uid);
+  g_autoptr (CtrDcm) d = ctr_dcm_open (path, error);
+  if (d == NULL)
+    return FALSE;
+  *e = (Entry) { g_strdup (path), ctr_dcm_get_string (d, 0x0020, 0x000e), G_MININT64, NAN, 1 };
+  if (e->series_uid == NULL)
+    e->series_uid = g_strdup ("(no Series Instance UID)");
+  double v;
+  if (ctr_dcm_get_double (d, 0x0020, 0x0013, 0, &v))
+    {
+      /* IS: an integer of -2³¹ … 2³¹ - 1 (PS3.5 6.2); anything else is a
+       * damaged or hostile file, and beyond gint64 a cast is undefined. */
+      if (!(v >= G_MININT32 && v <= G_MAXINT32) || v != floor (v))
+        {
+          g_autofree char *text = ctr_dcm_get_string (d, 0x0020, 0x0013);
+          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                       "%s: InstanceNumber (0020,0013) “%s” is not an integer from %d to %d",
+                       path, text != NULL ? text : "?", G_MININT32, G_MAXINT32);
+          entry_clear (e);
+          return FALSE;
+        }
+      e->instance = (gint64) v;
+    }
+  CtrDicomKind kind = ctr_dicom_classify (d);
+  if (kind == CTR_DICOM_KIND_CTPD)
+    {
+      guint16 phi = ctr_dcm_private_tag (d, 0x7031, CTPD_CREATOR_DETECTOR_DYNAMICS, 0x01);
+      if (ctr_dcm_get_double (d, 0x7031, phi, 0, &v))
+        e->angle = v;
+    }
+  if (ctr_dcm_get_double (d, 0x0028, 0x0008, 0, &v) && v >= 1)
+    e->frames = v <= CTR_DICOM_MAX_FRAMES ? (guint) v : CTR_DICOM_MAX_FRAMES;  /* the reader refuses more */
+  if (!g_hash_table_contains (ff->kinds, e->series_uid))
+    {
+      g_hash_table_insert (ff->kinds, g_strdup (e->series_uid), GINT_TO_POINTER (kind));
+      char *desc = ctr_dcm_get_string (d, 0x0008, 0x103e);
+      g_hash_table_insert (ff->descr, g_strdup (e->series_uid), desc != NULL ? desc : g_path_get_basename (path));
+      g_hash_table_insert (ff->modal, g_strdup (e->series_uid), ctr_dcm_get_string (d, 0x0008, 0x0060));
+    }
+  return TRUE;
+}
+
+/* The series of the entries, sorted by Series Instance UID (the entries'
+ * first key), or NULL with CTR_ERROR_OUT_OF_MEMORY. */
+static GPtrArray *
+group_series (const Entries *l, FirstFiles *ff, GError **error)
+{
+  guint n_series = 0;
+  for (guint i = 0; i < l->n; i++)
+    n_series += i == 0 || !g_str_equal (l->e[i].series_uid, l->e[i - 1].series_uid);
+  g_autofree char *what = g_strdup_printf ("the %u series of %u DICOM files", n_series, l->n);
+  if (!ctr_memory_check (ctr_memory_mul (n_series, sizeof (gpointer) + sizeof (CtrDicomSeries)), what, error))
+    return NULL;
+  g_autoptr (GPtrArray) out = g_ptr_array_new_full (n_series, (GDestroyNotify) ctr_dicom_series_free);
+  guint first = 0;
+  for (guint i = 1; i <= l->n; i++)
+    {
+      if (i < l->n && g_str_equal (l->e[i].series_uid, l->e[first].series_uid))
+        continue;
+      const char *uid = l->e[first].series_uid;
+      CtrDicomSeries *s = make_series (l->e, first, i, GPOINTER_TO_INT (g_hash_table_lookup (ff->kinds, uid)),
+                                       g_strdup (g_hash_table_lookup (ff->descr, uid)),
+                                       g_strdup (g_hash_table_lookup (ff->modal, uid)), error);
+      if (s == NULL)
+        return NULL;
+      g_ptr_array_add (out, s);
+      first = i;
+    }
+  /* no sort of the series: the entries were sorted by UID first, so the
+   * series come out in UID order (g_ptr_array_sort's copy aborted) */
+  return g_steal_pointer (&out);
 }
 
 GPtrArray *
 ctr_dicom_scan_files (const char *const *paths, GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (paths != NULL, NULL);
-  g_autoptr (GArray) entries = g_array_new (FALSE, TRUE, sizeof (Entry));
-  g_array_set_clear_func (entries, entry_clear);
-  /* Per series: kind, description and modality of its first file. */
-  g_autoptr (GHashTable) kinds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (GHashTable) descr = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr (GHashTable) modal = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-
-  for (guint i = 0; paths[i] != NULL; i++)
-    {
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return NULL;
-      g_autoptr (CtrDcm) d = ctr_dcm_open (paths[i], error);
-      if (d == NULL)
-        return NULL;
-      Entry e = { g_strdup (paths[i]), ctr_dcm_get_string (d, 0x0020, 0x000e), G_MININT64, NAN, 1 };
-      if (e.series_uid == NULL)
-        e.series_uid = g_strdup ("(no Series Instance UID)");
-      double v;
-      if (ctr_dcm_get_double (d, 0x0020, 0x0013, 0, &v))
-        {
-          /* IS: an integer of -2³¹ … 2³¹ - 1 (PS3.5 6.2); anything else is a
-           * damaged or hostile file, and beyond gint64 a cast is undefined. */
-          if (!(v >= G_MININT32 && v <= G_MAXINT32) || v != floor (v))
-            {
-              g_autofree char *text = ctr_dcm_get_string (d, 0x0020, 0x0013);
-              g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                           "%s: InstanceNumber (0020,0013) “%s” is not an integer from %d to %d",
-                           paths[i], text != NULL ? text : "?", G_MININT32, G_MAXINT32);
-              entry_clear (&e);
-              return NULL;
-            }
-          e.instance = (gint64) v;
-        }
-      CtrDicomKind kind = ctr_dicom_classify (d);
-      if (kind == CTR_DICOM_KIND_CTPD)
-        {
-          guint16 phi = ctr_dcm_private_tag (d, 0x7031, CTPD_CREATOR_DETECTOR_DYNAMICS, 0x01);
-          if (ctr_dcm_get_double (d, 0x7031, phi, 0, &v))
-            e.angle = v;
-        }
-      if (ctr_dcm_get_double (d, 0x0028, 0x0008, 0, &v) && v >= 1)
-        e.frames = v <= CTR_DICOM_MAX_FRAMES ? (guint) v : CTR_DICOM_MAX_FRAMES;  /* the reader refuses more */
-      if (!g_hash_table_contains (kinds, e.series_uid))
-        {
-          g_hash_table_insert (kinds, g_strdup (e.series_uid), GINT_TO_POINTER (kind));
-          char *desc = ctr_dcm_get_string (d, 0x0008, 0x103e);
-          g_hash_table_insert (descr, g_strdup (e.series_uid),
-                               desc != NULL ? desc : g_path_get_basename (paths[i]));
-          g_hash_table_insert (modal, g_strdup (e.series_uid), ctr_dcm_get_string (d, 0x0008, 0x0060));
-        }
-      g_array_append_val (entries, e);
-    }
-  if (entries->len == 0)
+  guint n = 0;
+  while (paths[n] != NULL)
+    n++;
+  if (n == 0)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "no DICOM files given");
       return NULL;
     }
-  /* not g_array_sort: its copy of the entries is a g_malloc that aborts */
-  g_autofree char *what = g_strdup_printf ("the order of %u DICOM files", entries->len);
-  if (!ctr_sort_stable (entries->data, entries->len, sizeof (Entry), entry_cmp, NULL, what, error))
+  /* the list at once, before any file is read: a grown GArray's g_realloc
+   * aborted the process when the list of many files did not fit */
+  g_autofree char *what = g_strdup_printf ("the list of %u DICOM files", n);
+  g_auto (Entries) list = { ctr_memory_try_new (n, sizeof (Entry), TRUE, what, error), 0 };
+  if (list.e == NULL)
     return NULL;
-
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) ctr_dicom_series_free);
-  guint first = 0;
-  for (guint i = 1; i <= entries->len; i++)
-    {
-      if (i < entries->len
-          && g_str_equal (g_array_index (entries, Entry, i).series_uid,
-                          g_array_index (entries, Entry, first).series_uid))
-        continue;
-      const char *uid = g_array_index (entries, Entry, first).series_uid;
-      g_ptr_array_add (out, make_series (entries, first, i,
-                                         GPOINTER_TO_INT (g_hash_table_lookup (kinds, uid)),
-                                         g_strdup (g_hash_table_lookup (descr, uid)),
-                                         g_strdup (g_hash_table_lookup (modal, uid))));
-      first = i;
-    }
-  g_ptr_array_sort (out, series_cmp);
-  return out;
+  g_auto (FirstFiles) ff = { g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+                             g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+                             g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free) };
+  for (; list.n < n; list.n++)
+    if (g_cancellable_set_error_if_cancelled (cancellable, error)
+        || !read_entry (paths[list.n], &list.e[list.n], &ff, error))
+      return NULL;
+  /* not g_array_sort: its copy of the entries is a g_malloc that aborts */
+  g_autofree char *order = g_strdup_printf ("the order of %u DICOM files", n);
+  if (!ctr_sort_stable (list.e, n, sizeof (Entry), entry_cmp, NULL, order, error))
+    return NULL;
+  return group_series (&list, &ff, error);
 }
 
 GPtrArray *
@@ -287,23 +346,32 @@ ctr_dicom_scan (const char *path, GCancellable *cancellable, GError **error)
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "cannot read the folder %s: %s", abs, local->message);
       return NULL;
     }
-  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  /* Counted first, then listed into an array of that size (a grown
+   * GPtrArray's g_realloc aborted where the list did not fit). */
+  guint n = 0;
   const char *name;
   while ((name = g_dir_read_name (dir)) != NULL)
+    n += name[0] != '.' && n < G_MAXUINT - 1;
+  g_autofree char *what = g_strdup_printf ("the list of %u files in %s", n, abs);
+  g_auto (GStrv) files = ctr_memory_try_new ((gsize) n + 1, sizeof (char *), TRUE, what, error);
+  if (files == NULL)
+    return NULL;
+  g_dir_rewind (dir);
+  guint k = 0;
+  while (k < n && (name = g_dir_read_name (dir)) != NULL)
     {
       if (name[0] == '.')
         continue;
       char *p = g_build_filename (abs, name, NULL);
       if (g_file_test (p, G_FILE_TEST_IS_REGULAR) && ctr_dcm_has_preamble (p))
-        g_ptr_array_add (files, p);
+        files[k++] = p;
       else
         g_free (p);
     }
-  if (files->len == 0)
+  if (k == 0)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "the folder %s holds no DICOM file", abs);
       return NULL;
     }
-  g_ptr_array_add (files, NULL);
-  return ctr_dicom_scan_files ((const char *const *) files->pdata, cancellable, error);
+  return ctr_dicom_scan_files ((const char *const *) files, cancellable, error);
 }

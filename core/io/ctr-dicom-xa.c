@@ -61,7 +61,9 @@ ctr_dicom_xa_load (const char *path, GError **error)
     }
 
   CtrDicomMissing missing = CTR_DICOM_MISSING_NONE;
-  g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_CONE, F);
+  g_autoptr (CtrGeometry) g = ctr_geometry_try_new (CTR_BEAM_CONE, F, error);
+  if (g == NULL)
+    return NULL;
   g->shape = CTR_DETECTOR_FLAT;
   g->n_rows = R;
   g->n_cols = C;

@@ -138,7 +138,7 @@ projection_paths (const CtrVendorIni *ini, guint views, GError **error)
                    : "“Filename Prefix” must be a file name without a folder, “Filename Index Length” 1 … 12");
       return NULL;
     }
-  return ctr_vendor_view_paths (ini, prefix, (guint) digits, 0, views);
+  return ctr_vendor_view_paths (ini, prefix, (guint) digits, 0, views, error);
 }
 
 CtrDataset *

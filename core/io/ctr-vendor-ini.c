@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "io/ctr-file.h"
 #include "io/ctr-tiff.h"
 
@@ -168,10 +169,19 @@ ctr_vendor_ini_count (const CtrVendorIni *ini, const char *group, const char *ke
 }
 
 char **
-ctr_vendor_view_paths (const CtrVendorIni *ini, const char *stem, guint digits, guint first, guint views)
+ctr_vendor_view_paths (const CtrVendorIni *ini, const char *stem, guint digits, guint first, guint views,
+                       GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (ini->path);
-  char **paths = g_new0 (char *, views + 1);
+  /* the view count is the file's: its names are checked against the memory
+   * before they are made (the array was a g_new0 that aborted) */
+  const guint64 name = strlen (dir) + strlen (stem) + MAX (digits, 10) + sizeof ("/.tif") + 2 * sizeof (gsize);
+  g_autofree char *what = g_strdup_printf ("the file names of %u views", views);
+  if (!ctr_memory_check (ctr_memory_mul (views, sizeof (char *) + name), what, error))
+    return NULL;
+  char **paths = ctr_memory_try_new ((gsize) views + 1, sizeof (char *), TRUE, what, error);
+  if (paths == NULL)
+    return NULL;
   for (guint v = 0; v < views; v++)
     {
       g_autofree char *file = g_strdup_printf ("%s%0*u.tif", stem, (int) digits, first + v);

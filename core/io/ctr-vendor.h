@@ -50,8 +50,10 @@ gboolean ctr_vendor_ini_count (const CtrVendorIni *ini, const char *group, const
 
 /* The paths of @views single-page TIFFs beside the scan file @ini,
  * "<@stem><index, @digits wide>.tif" with indices from @first (NULL-ended;
- * g_strfreev). */
-char **ctr_vendor_view_paths (const CtrVendorIni *ini, const char *stem, guint digits, guint first, guint views);
+ * g_strfreev), or NULL with CTR_ERROR_OUT_OF_MEMORY when the names (a
+ * pointer and a path a view, checked before any is made) do not fit. */
+char **ctr_vendor_view_paths (const CtrVendorIni *ini, const char *stem, guint digits, guint first, guint views,
+                              GError **error);
 
 /**
  * ctr_vendor_read_views:

@@ -66,7 +66,7 @@ projection_paths (const CtrVendorIni *ini, const char *name, guint views, GError
     }
   g_autofree char *sep = ctr_vendor_ini_value (ini, GROUP, "InputSeparator");
   g_autofree char *stem = g_strconcat (name, sep != NULL ? sep : "_", NULL);
-  return ctr_vendor_view_paths (ini, stem, (guint) digits, 1, views);
+  return ctr_vendor_view_paths (ini, stem, (guint) digits, 1, views, error);
 }
 
 CtrDataset *

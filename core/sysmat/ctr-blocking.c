@@ -43,7 +43,8 @@ fill_block (CtrBlock *blk, const CtrScsr *m, const Pair *pairs, guint n, gint64 
   const guint K = ctr_scsr_order (m) * ctr_scsr_n_parts (m), KS = ctr_scsr_order (m);
   const gint64 *seg;
   const CtrScsrElem *el;
-  ctr_scsr_arrays (m, &seg, &el);
+  if (!ctr_scsr_arrays (m, &seg, &el, error))
+    return FALSE;
   guint width = 0;
   for (guint i = 0; i < n; i++)
     {
@@ -261,7 +262,7 @@ ctr_blocked_new (const CtrScsr *m, CtrBlockingKind kind, GError **error)
   const guint K = ctr_scsr_order (m) * ctr_scsr_n_parts (m), nc = ctr_scsr_n_cols (m), no = ctr_scsr_n_orbits (m);
   const guint32 n_rows = no * nc;
   const gint64 *seg;
-  ctr_scsr_arrays (m, &seg, NULL);
+  ctr_scsr_arrays (m, &seg, NULL, NULL);
   if (!ctr_scsr_expand (m, error))   /* a compact matrix: fill_block walks the 8-byte elements */
     return NULL;
   g_autofree gint64 *len = ctr_memory_try_new (n_rows, sizeof (gint64), FALSE,

@@ -96,7 +96,7 @@ ctr_scsr_save (const CtrScsr *m, const char *key, const char *path, GError **err
   const guint K = ctr_scsr_order (m), P = ctr_scsr_n_parts (m);
   const gsize n_rows = (gsize) ctr_scsr_n_orbits (m) * ctr_scsr_n_cols (m);
   const gint64 *seg;
-  ctr_scsr_arrays (m, &seg, NULL);
+  ctr_scsr_arrays (m, &seg, NULL, NULL);
   const float *sq = ctr_scsr_row_sq (m), *sum = ctr_scsr_row_sum (m);
   const gsize seg_bytes = (n_rows * K * P + 1) * sizeof (gint64);
   const gsize row_bytes = n_rows * sizeof (float);

@@ -232,8 +232,8 @@ forward_k (const CtrScsr *m, const guint K, guint o, guint part, guint ns,
   const guint nc = m->n_cols, PK = K * m->P;
   const guint8 (*comp)[8] = m->sym->group.compose;
   const gsize stride = (gsize) ns * K;
-  const CtrScsrElem *el;
-  ctr_scsr_arrays (m, NULL, &el);   /* made from the compact store if need be */
+  const CtrScsrElem *el = ctr_scsr_elems (m);   /* made by the caller (ctr_scsr_expand) */
+  g_assert (el != NULL);
   /* Slice blocks outermost: one block's image (SB·K floats per rep) stays
    * in cache while all rows pass over it. */
   for (guint s0 = 0; s0 < ns; s0 += SB)
@@ -272,8 +272,8 @@ adjoint_k (const CtrScsr *m, const guint K, guint o, guint part, guint ns,
   const guint nc = m->n_cols, PK = K * m->P;
   const guint8 (*comp)[8] = m->sym->group.compose;
   const gsize stride = (gsize) ns * K;
-  const CtrScsrElem *el;
-  ctr_scsr_arrays (m, NULL, &el);   /* made from the compact store if need be */
+  const CtrScsrElem *el = ctr_scsr_elems (m);   /* made by the caller (ctr_scsr_expand) */
+  g_assert (el != NULL);
   for (guint s0 = 0; s0 < ns; s0 += SB)
     for (guint j = 0; j < nc; j++)
       {

@@ -30,6 +30,17 @@ struct _CtrScsr {
   float *row_sq, *row_sum;
 };
 
+/* The 8-byte elements, or NULL while only the compact store holds them.
+ * The multi-slice kernels (and every kernel of K ≠ 8, whose matrices are
+ * never compact) read them: whoever runs those makes them first with
+ * ctr_scsr_expand, which fails with CTR_ERROR_OUT_OF_MEMORY where an
+ * allocation inside a kernel could only abort. */
+static inline const CtrScsrElem *
+ctr_scsr_elems (const CtrScsr *m)
+{
+  return g_atomic_pointer_get (&((CtrScsr *) m)->elems);
+}
+
 /* Lane-ordered data of one orbit: [j][s][K] for stored column j, slice s,
  * lane k (gathered from [s][view][col] with ctr_symmetry_lane_col). */
 

@@ -14,8 +14,6 @@
 #include <sys/mman.h>
 
 
-static const CtrScsrElem *aos (const CtrScsr *cm);
-
 /* One orbit's elements while the matrix is built, in the form of the store
  * it goes to: reps as 16 bits (compact) or 32, weights apart.  The arrays
  * are pages of their own (mmap, grown with mremap where there is one): each
@@ -529,27 +527,6 @@ ctr_scsr_bytes (const CtrScsr *m)
   return (rows * m->K * m->P + 1) * sizeof (gint64) + m->nnz * elem_bytes + rows * 2 * sizeof (float);
 }
 
-/* The elements as CtrScsrElem: made once from the compact store when that
- * is the only one (kept until the matrix is freed). */
-static const CtrScsrElem *
-aos (const CtrScsr *cm)
-{
-  CtrScsr *m = (CtrScsr *) cm;
-  CtrScsrElem *el = g_atomic_pointer_get (&m->elems);
-  if (G_LIKELY (el != NULL))
-    return el;
-  g_mutex_lock (&m->lock);
-  el = m->elems;
-  if (el == NULL)
-    {
-      el = g_new (CtrScsrElem, MAX (m->nnz, 1));
-      ctr_scsr_read_elems (m, 0, m->nnz, el);
-      g_atomic_pointer_set (&m->elems, el);
-    }
-  g_mutex_unlock (&m->lock);
-  return el;
-}
-
 gboolean
 ctr_scsr_expand (const CtrScsr *cm, GError **error)
 {
@@ -572,11 +549,20 @@ ctr_scsr_expand (const CtrScsr *cm, GError **error)
   return el != NULL;
 }
 
-void
-ctr_scsr_arrays (const CtrScsr *m, const gint64 **seg_ptr, const CtrScsrElem **elems)
+gboolean
+ctr_scsr_arrays (const CtrScsr *m, const gint64 **seg_ptr, const CtrScsrElem **elems, GError **error)
 {
-  if (seg_ptr) *seg_ptr = m->seg_ptr;
-  if (elems) *elems = aos (m);
+  if (seg_ptr)
+    *seg_ptr = m->seg_ptr;
+  if (elems == NULL)
+    return TRUE;
+  /* made from the compact store when that is the only one (kept until the
+   * matrix is freed) */
+  *elems = NULL;
+  if (!ctr_scsr_expand (m, error))
+    return FALSE;
+  *elems = ctr_scsr_elems (m);
+  return TRUE;
 }
 
 gboolean
@@ -676,7 +662,7 @@ ctr_scsr_count_reps (const CtrScsr *m, guint o, guint32 *count_rep)
 {
   const guint K = m->K, nc = m->n_cols, PK = m->P * K;
   memset (count_rep, 0, sizeof (guint32) * m->sym->n_reps * K);
-  const CtrScsrElem *el = m->w32 != NULL ? NULL : aos (m);
+  const CtrScsrElem *el = m->w32 != NULL ? NULL : ctr_scsr_elems (m);   /* one store or the other */
   for (guint j = 0; j < nc; j++)
     {
       const gint64 *sg = m->seg_ptr + ((gsize) o * nc + j) * PK;
@@ -695,10 +681,15 @@ ctr_scsr_expand_row (const CtrScsr *m, guint view, guint col, float *dense)
   guint o = s->view_orbit[view], k = s->view_lane[view];
   guint j = ctr_symmetry_lane_col (s, k, col);   /* the map is its own inverse */
   const gint64 *seg = m->seg_ptr + ((gsize) o * m->n_cols + j) * K * m->P;
-  const CtrScsrElem *el = aos (m);
+  /* read from whichever store holds the elements: one row needs no
+   * expansion of the whole matrix */
+  const CtrScsrElem *el = ctr_scsr_elems (m);
   for (guint q = 0; q < K * m->P; q++)
     for (gint64 e = seg[q]; e < seg[q + 1]; e++)
-      dense[s->rep_pixel[(gsize) el[e].rep * K + s->group.compose[k][q % K]]] += el[e].w;
+      {
+        const guint32 rep = el != NULL ? el[e].rep : s->part_start[q / K] + m->rep16[e];
+        dense[s->rep_pixel[(gsize) rep * K + s->group.compose[k][q % K]]] += el != NULL ? el[e].w : m->w32[e];
+      }
 }
 
 /* ---------------------------------------------------------------- layout -- */

@@ -86,8 +86,11 @@ guint64 ctr_scsr_bytes (const CtrScsr *m);
  * elems[seg_ptr[((o·n_cols + j)·P + p)·K + h] .. seg_ptr[... + 1]).  Valid
  * while @m lives.  A matrix whose CPU operator moved its elements into the
  * compact store (ctr-scsr-private.h, ctr_scsr_compact) makes @elems again on
- * the first call (n_nonzero·8 bytes; thread-safe). */
-void ctr_scsr_arrays (const CtrScsr *m, const gint64 **seg_ptr, const CtrScsrElem **elems);
+ * the first call that asks for them (ctr_scsr_expand: n_nonzero·8 bytes;
+ * thread-safe).  Either pointer may be NULL.
+ * Returns: TRUE; FALSE with CTR_ERROR_OUT_OF_MEMORY when the 8-byte elements
+ *   cannot be allocated (*@elems NULL, *@seg_ptr set). */
+gboolean ctr_scsr_arrays (const CtrScsr *m, const gint64 **seg_ptr, const CtrScsrElem **elems, GError **error);
 /* Makes the 8-byte elements of a compact matrix now (what
  * ctr_scsr_arrays' @elems would), without aborting: FALSE with
  * CTR_ERROR_OUT_OF_MEMORY when n_nonzero·8 bytes cannot be allocated.

@@ -257,10 +257,14 @@ dataset_new (PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
   CtrDataset *d = g_new0 (CtrDataset, 1);
   d->name = g_strdup (name);
-  d->geometry = ctr_geometry_copy (g);
   d->projections = p;
   d->reference = ref;
   d->mu_water = mu;
+  if ((d->geometry = ctr_geometry_try_copy (g, &error)) == NULL)
+    {
+      ctr_dataset_free (d);   /* the projections and reference with it */
+      return ctr_py_raise (error);
+    }
   CtrPyDataset *obj = (CtrPyDataset *) type->tp_alloc (type, 0);
   if (obj == NULL)
     {

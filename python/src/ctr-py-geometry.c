@@ -115,11 +115,12 @@ geometry_from (PyObject *source)
 {
   GError *error = NULL;
   CtrGeometry *g = NULL;
+  /* copies that fail raise OutOfMemory (ctr_geometry_copy aborted) */
   if (PyObject_TypeCheck (source, &CtrPyGeometryType))
-    return ctr_geometry_copy (((CtrPyGeometry *) source)->g);
-  if (PyObject_TypeCheck (source, &CtrPyDatasetType))
-    return ctr_geometry_copy (((CtrPyDataset *) source)->dataset->geometry);
-  if (PyDict_Check (source))
+    g = ctr_geometry_try_copy (((CtrPyGeometry *) source)->g, &error);
+  else if (PyObject_TypeCheck (source, &CtrPyDatasetType))
+    g = ctr_geometry_try_copy (((CtrPyDataset *) source)->dataset->geometry, &error);
+  else if (PyDict_Check (source))
     {
       PyObject *json = ctr_py_dict_to_json (source, "Geometry");
       if (json == NULL)

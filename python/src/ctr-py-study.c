@@ -36,8 +36,13 @@ ctr_py_simulate_dose (PyObject *self, PyObject *args, PyObject *kwargs)
   CtrDataset *out = g_new0 (CtrDataset, 1);
   out->name = g_strdup_printf ("%s at %g x the dose", d->name != NULL ? d->name : "dataset", o.fraction);
   out->path = g_strdup (d->path);
-  out->geometry = ctr_geometry_copy (d->geometry);
   out->projections = p;
+  if ((out->geometry = ctr_geometry_try_copy (d->geometry, &error)) == NULL)
+    {
+      ctr_dose_report_clear (&report);
+      ctr_dataset_free (out);
+      return ctr_py_raise (error);
+    }
   out->reference = d->reference != NULL ? ctr_volume_ref (d->reference) : NULL;
   out->mu_water = d->mu_water;
   PyObject *rep = Py_BuildValue ("{sssdsdsdsnssss}", "model", ctr_dose_model_name (report.model), "i0_in",

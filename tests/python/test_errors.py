@@ -10,6 +10,8 @@ raises KeyboardInterrupt."""
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -17,6 +19,25 @@ import numpy as np
 from common import check, finish, require_module, simulate, tempdir
 
 ctrecon = require_module()
+
+# Run in a child interpreter: the geometry and dataset made, the address
+# space limited to 4 MiB above what it holds, then each copied.
+COPY_UNDER_LIMIT = """
+import json, resource, sys
+import numpy as np
+import ctrecon
+g = ctrecon.Geometry(json.loads(sys.argv[1]))
+ds = ctrecon.Dataset(g, np.zeros(g.data_shape, np.float32))
+with open("/proc/self/status") as fh:
+    vm = next(int(line.split()[1]) for line in fh if line.startswith("VmSize:")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + (4 << 20), vm + (4 << 20)))
+for make in (lambda: ctrecon.Geometry(g), lambda: ctrecon.Geometry(ds)):
+    try:
+        make()
+        print("no exception")
+    except ctrecon.OutOfMemory as e:
+        print("OutOfMemory:", e)
+"""
 
 
 def raises(cls, fn, what, needle=""):
@@ -85,4 +106,19 @@ with tempdir() as tmp:
     killer.join()
     image, stats = ctrecon.reconstruct(ds, "sirt", 2)
     check(len(stats) == 2 and np.isfinite(image).all(), "the next reconstruction runs normally")
+
+    # A copy of a geometry of 2^20 views (its angles: 8 MiB) under an
+    # address-space limit 4 MiB above what the interpreter holds: OutOfMemory
+    # naming the angles, where GLib's allocator used to abort the interpreter.
+    # (Not under the sanitizers, which an address-space limit stops.)
+    big = {k: v for k, v in geo.items() if k != "angles_rad"}
+    big.update(views=1 << 20, detector_cols=4, angle_start_rad=0.0, angle_step_rad=1e-5)
+    if not os.environ.get("CTR_SANITIZED"):
+        child = subprocess.run([sys.executable, "-c", COPY_UNDER_LIMIT, json.dumps(big)], capture_output=True,
+                               text=True, timeout=120)
+        lines = child.stdout.splitlines()
+        check(child.returncode == 0 and len(lines) == 2
+              and all(line.startswith("OutOfMemory") and "angles of 1048576 views" in line for line in lines),
+              f"Geometry(Geometry), Geometry(Dataset) of 2^20 views beyond ulimit -v: OutOfMemory "
+              f"(exit {child.returncode}: {child.stdout.strip()} {child.stderr.strip()[-300:]})")
 finish()

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
+#include <sys/resource.h>
 
 #include "ctr-session.h"
 
@@ -818,6 +819,63 @@ test_errors (void)
   g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 0);
 }
 
+/* VmSize of this process, bytes. */
+static guint64
+vm_size (void)
+{
+  g_autofree char *st = NULL;
+  g_assert_true (g_file_get_contents ("/proc/self/status", &st, NULL, NULL));
+  const char *l = strstr (st, "VmSize:");
+  g_assert_nonnull (l);
+  return g_ascii_strtoull (l + 7, NULL, 10) * 1024;
+}
+
+/* A run asked for a geometry of 2²⁰ views (its angles: 8 MiB) under an
+ * address-space limit 4 MiB above what the process holds: the session's
+ * copy of the geometry fails, and the run ends with CTR_ERROR_OUT_OF_MEMORY
+ * naming the angles (GLib's allocator aborted the window before). */
+static void
+test_geometry_out_of_memory (void)
+{
+  if (dataset_path == NULL)
+    {
+      g_test_skip ("no simulated dataset ($CTR_CLI)");
+      return;
+    }
+  if (g_getenv ("CTR_SANITIZED") != NULL)
+    {
+      g_test_skip ("an address-space limit stops the sanitizers");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      g_autoptr(CtrSession) session = loaded_session ();
+      g_autoptr(GError) error = NULL;
+      CtrGrid grid = small_grid (session);
+      CtrReconOptions o;
+      Async a = { 0 };
+      g_autoptr(CtrGeometry) big = ctr_geometry_copy (ctr_session_get_dataset (session)->geometry);
+      g_free (big->angles);
+      big->n_views = 1u << 20;
+      big->angles = g_new0 (double, big->n_views);
+      sirt_options (&o, 2);
+      struct rlimit rl;
+      rl.rlim_cur = rl.rlim_max = vm_size () + (4u << 20);
+      g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
+      ctr_session_reconstruct_async (session, big, &grid, &o, NULL, async_done, &a);
+      wait_for (&a.done, 10, "the refusal");
+      g_assert_null (ctr_session_reconstruct_finish (session, a.result, &error));
+      g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+      g_printerr ("%s\n", error->message);
+      g_clear_object (&a.result);
+      g_assert_false (ctr_session_get_busy (session));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*angles of 1048576 views*");
+}
+
 static void
 on_finalized (gpointer data, GObject *where_the_object_was)
 {
@@ -907,6 +965,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/session/results", test_results);
   g_test_add_func ("/ui/session/plan", test_plan);
   g_test_add_func ("/ui/session/errors", test_errors);
+  g_test_add_func ("/ui/session/geometry-out-of-memory", test_geometry_out_of_memory);
   g_test_add_func ("/ui/session/finalize", test_finalize);
   status = g_test_run ();
 
