@@ -73,6 +73,7 @@ struct _CtrRunPage
    * the one a run uses, so the summary describes it */
   gboolean        edit_known;      /* set_geometry was called for this dataset */
   CtrGeometry    *edited;          /* NULL while a field is invalid */
+  char           *edit_error;      /* why no copy of it could be kept (out of memory), or NULL */
   int             method_beam;     /* the beam the method panel was given (-1: none) */
   gboolean        method_helical;
 };
@@ -475,6 +476,8 @@ describe_geometry (CtrRunPage *self, const CtrDataset *d, char **coverage)
       *coverage = d->geometry_missing ? NULL : ctr_geometry_coverage_note (d->geometry);
       return ctr_geometry_describe (d->geometry);
     }
+  if (self->edited == NULL && self->edit_error != NULL)
+    return g_strdup_printf ("The geometry edited cannot be shown: %s", self->edit_error);
   if (self->edited == NULL)
     {
       if (d->geometry_missing)
@@ -558,6 +561,7 @@ on_dataset (CtrRunPage *self)
    * notify::dataset handler, connected after this page's, loads it) */
   self->edit_known = FALSE;
   g_clear_pointer (&self->edited, ctr_geometry_free);
+  g_clear_pointer (&self->edit_error, g_free);
   ctr_variant_row_sync (self->variant_row, d);
   if (d != NULL)
     fit_methods (self, d->geometry);
@@ -663,11 +667,15 @@ void
 ctr_run_page_set_geometry (CtrRunPage *self, const CtrGeometry *g)
 {
   CtrDataset *d;
+  g_autoptr (GError) error = NULL;
 
   g_return_if_fail (CTR_IS_RUN_PAGE (self));
   self->edit_known = TRUE;
   g_clear_pointer (&self->edited, ctr_geometry_free);
-  self->edited = g != NULL ? ctr_geometry_copy (g) : NULL;
+  g_clear_pointer (&self->edit_error, g_free);
+  self->edited = g != NULL ? ctr_geometry_try_copy (g, &error) : NULL;
+  if (error != NULL)
+    self->edit_error = g_strdup (error->message);
   if (g != NULL && ((int) g->beam != self->method_beam || ctr_helix_applies (g) != self->method_helical))
     fit_methods (self, g);
   d = self->session != NULL ? ctr_session_get_dataset (self->session) : NULL;
@@ -760,6 +768,7 @@ ctr_run_page_dispose (GObject *object)
   g_clear_handle_id (&self->pulse_id, g_source_remove);
   ctr_run_page_set_session (self, NULL);
   g_clear_pointer (&self->edited, ctr_geometry_free);
+  g_clear_pointer (&self->edit_error, g_free);
   ctr_view_trio_clear (&self->trio);
   g_clear_object (&self->plot_filter);
   gtk_widget_dispose_template (GTK_WIDGET (self), CTR_TYPE_RUN_PAGE);
