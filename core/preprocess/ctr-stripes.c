@@ -218,7 +218,7 @@ dead_row (Scratch *s, guint V, guint C, int size, double snr, gboolean residual,
         x[(gsize) v * C + c] = (1 - w) * x[(gsize) v * C + a] + w * x[(gsize) v * C + b];
     }
   if (residual)
-    large_row (s, V, C, size, snr, normalise);
+    large_row (s, V, C, size, CTR_STRIPES_DEFAULT_SNR_LARGE, normalise);
 }
 
 static gboolean

@@ -73,9 +73,10 @@ gboolean ctr_stripes_remove_large (CtrProjections *p, int size, double snr, gboo
  * @p, @size, @snr, @normalise, @n_stripes, @n_columns, @rms_change: as
  *   ctr_stripes_remove_large() (@snr's default CTR_STRIPES_DEFAULT_SNR_DEAD);
  *   @size is here also the median filter of the fluctuation profile.
- * @residual: then run ctr_stripes_remove_large() on each row (the paper's
- *   last step, for the stripes interpolation leaves; the reference code's
- *   default in its combined method).
+ * @residual: then run ctr_stripes_remove_large() on each row, with its own
+ *   default threshold CTR_STRIPES_DEFAULT_SNR_LARGE (the paper's last step,
+ *   for the stripes interpolation leaves, and the large stripes; the
+ *   reference code reuses @snr, which here flags the object's profile).
  *
  * Algorithm 6 of Vo et al. 2018, on each detector row's sinogram: each
  * column is smoothed along the views (a moving mean of 10 views, ends

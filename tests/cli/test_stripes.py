@@ -17,10 +17,10 @@ noise cancel in the difference, so it is the rings' alone).
 Targets (defaults of each method):
   (a) "large" on the wide stripes: ring amplitude down >= 3x, and below what
       the small-stripe "sorting" leaves;
-  (b) "dead" (residual true) on wide + dead stripes: down >= 4x, below
-      "sorting"; the step's report names at least the 4 dead columns;
-  (c) on the clean data the FBP changes by an RMS below 0.5 % ("large") and
-      5 % ("dead") of the clean image's RMS inside the field of view;
+  (b) "dead" (residual true) on wide + dead stripes: down >= 5x, below
+      "sorting"; the step's report names at least the 18 striped columns;
+  (c) on the clean data no column is found striped and the FBP changes by
+      an RMS below 0.5 % of the clean image's RMS inside the field of view;
   (d) bad parameters (an unknown method, snr <= 0, snr with "sorting",
       residual not a boolean or with "large", an even size, a size wider
       than the detector): clear error, exit 1, no output.
@@ -137,13 +137,18 @@ if check(ok, "stripes: every reconstruction runs (the \"large\" and \"dead\" met
           f"({100 * ch_l / ref:.2f} %), dead {ch_d:.4g} ({100 * ch_d / ref:.2f} %)")
     check(a_w >= 3 * a_wl and a_wl < a_ws,
           f"large: ring amplitude of the wide stripes down >= 3x ({a_w / a_wl:.1f}x) and below sorting's")
-    check(a_d >= 4 * a_dd and a_dd < a_ds,
-          f"dead: ring amplitude of the wide + dead stripes down >= 4x ({a_d / a_dd:.1f}x) and below sorting's")
+    check(a_d >= 5 * a_dd and a_dd < a_ds,
+          f"dead: ring amplitude of the wide + dead stripes down >= 5x ({a_d / a_dd:.1f}x) and below sorting's")
     check(ch_l <= 0.005 * ref, f"large: the clean FBP changes by < 0.5 % RMS ({100 * ch_l / ref:.2f} %)")
-    check(ch_d <= 0.05 * ref, f"dead: the clean FBP changes by < 5 % RMS ({100 * ch_d / ref:.2f} %)")
-    found = [int(m) for m in re.findall(r"rings: (\d+) detector columns found striped", err_dd)]
-    check(found and found[0] >= 4 and "dead stripes" in err_dd,
-          f"dead: the report names at least the 4 dead columns ({found})")
+    check(ch_d <= 0.005 * ref, f"dead: the clean FBP changes by < 0.5 % RMS ({100 * ch_d / ref:.2f} %)")
+
+    def found(err):
+        return [int(m) for m in re.findall(r"rings: (\d+) detector columns found striped", err)]
+    print(f"     columns found: wide {found(err_wl)} (large), wide + dead {found(err_dd)} (dead), "
+          f"clean {found(err_cl)} (large) {found(err_cd)} (dead)")
+    check(found(err_dd) and found(err_dd)[0] >= 18 and "dead stripes" in err_dd,
+          f"dead: the report names at least the 18 striped columns ({found(err_dd)})")
+    check(found(err_cl) == [0] and found(err_cd) == [0], "large, dead: no column found striped in the clean data")
     check("large stripes" in err_wl, "large: the step's effect is reported")
 
 # (d) bad parameters
