@@ -53,8 +53,8 @@ mirror (int j, guint n)
 }
 
 /* Algorithm 4: the stripes of profile @f [C] flagged 1 in @mask (others 0).
- * @tmp [C]: scratch. */
-static void
+ * @tmp [C]: scratch.  Returns the noise level. */
+static double
 detect (const float *f, guint C, double snr, float *tmp, guint8 *mask)
 {
   memcpy (tmp, f, C * sizeof (float));
@@ -62,7 +62,7 @@ detect (const float *f, guint C, double snr, float *tmp, guint8 *mask)
   memset (mask, 0, C);
   const guint drop = (guint) (0.25 * C);
   if (C < 2 * drop + 3)
-    return;
+    return 0;
   /* least squares line through the sorted profile's middle half */
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   const guint lo = drop, hi = C - drop - 1;   /* [lo, hi) */
@@ -85,6 +85,7 @@ detect (const float *f, guint C, double snr, float *tmp, guint8 *mask)
   if (fabs (icpt - tmp[0]) / noise >= snr)
     for (guint c = 0; c < C; c++)
       mask[c] |= f[c] <= icpt - 0.5 * snr * noise;
+  return noise;
 }
 
 /* @mask widened by one column on each side (in place; @tmp [C] scratch). */
@@ -154,9 +155,22 @@ large_row (Scratch *s, guint V, guint C, int size, double snr, gboolean normalis
           s->win[k + h] = s->sorted[(gsize) mirror ((int) c + k, C) * V + v].value;
         s->smooth[(gsize) v * C + c] = ctr_median_select (s->win, (gsize) size);
       }
-  guint8 *dil = s->mask + C;
+  guint8 *keep = s->mask + C, *dil = s->mask + 2 * C;
   strength (s, V, C);
-  detect (s->prof, C, snr, s->tmp, s->mask);
+  const double noise = detect (s->prof, C, snr, s->tmp, s->mask);
+  dilate (s->mask, C, dil);
+  /* a detected column stays a stripe only when it still stands out from the
+   * interpolation across it: the median's shift beside a wide stripe made
+   * its neighbours look striped */
+  const guint drop = (guint) (0.05 * V);
+  for (guint c = 0; c < C; c++)
+    {
+      double d = 0;
+      for (guint v = drop; s->mask[c] && v < V - drop; v++)
+        d += (double) s->sorted[(gsize) c * V + v].value - stripe_value (s, V, C, c, v);
+      keep[c] = s->mask[c] && fabs (d / (V - 2 * drop)) > 0.5 * snr * noise;
+    }
+  memcpy (s->mask, keep, C);
   for (guint c = 0; c < C; c++)
     s->found[c] |= s->mask[c];
   dilate (s->mask, C, dil);

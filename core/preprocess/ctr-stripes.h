@@ -38,8 +38,8 @@ G_BEGIN_DECLS
  *   code's default; here off by default: on line integrals F carries the
  *   object's own profile where a skull's edge or the centre curves faster
  *   than @size columns, and subtracting it imprints that on clean data).
- * @n_stripes: (out) (optional): the (row, column) stripes detected (before
- *   the one-column dilation).
+ * @n_stripes: (out) (optional): the (row, column) stripes found (after the
+ *   check, before the widening).
  * @n_columns: (out) (optional): the detector columns detected in at least
  *   half of the rows.
  * @rms_change: (out) (optional): the RMS change over all pixels (units of @p).
@@ -53,13 +53,16 @@ G_BEGIN_DECLS
  * 0.1), give each column's stripe strength F = P1 − P2 (the paper's ratio
  * P1/P2 is for transmission; on line integrals a detector gain is an
  * offset, so the ratio becomes a difference).  The stripes are detected on F
- * by algorithm 4 and widened by one column on each side.  Each detected
- * column's sorted values are then replaced, rank by rank, by linear
- * interpolation across columns between the nearest undetected columns (the
- * paper takes the median-smoothed sorted image there; a median over a wide
- * stripe's neighbourhood is shifted by the stripe itself where the object's
- * profile slopes, the interpolation is not), and put back at the views they
- * came from.  Undetected columns are left as they are (unless @normalise).
+ * by algorithm 4 and widened by one column on each side.  A detected column
+ * stays a stripe only when the mean of its sorted values differs by more
+ * than @snr / 2 noise levels from their linear interpolation, rank by rank,
+ * across columns between the nearest undetected columns; the stripes left
+ * are widened again.  Their sorted values are then replaced by that
+ * interpolation and put back at the views they came from.  (The paper takes
+ * the median-smoothed sorted image there and keeps every detection; a
+ * median over a wide stripe's neighbourhood is shifted by the stripe itself
+ * where the object's profile slopes, so the neighbours look striped and the
+ * replacement is biased; the interpolation is not.)  Undetected columns are left as they are (unless @normalise).
  *
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (size even, < 3 or larger
  *   than the columns; snr not positive), CTR_ERROR_INVALID_DATA (@p holds

@@ -15,9 +15,9 @@ over annuli 1 pixel wide about the rotation axis inside the field of view;
 the mean absolute value of that radial profile, in 1/mm (the object and the
 noise cancel in the difference, so it is the rings' alone).
 Targets (defaults of each method):
-  (a) "large" on the wide stripes: ring amplitude down >= 3x, and below what
+  (a) "large" on the wide stripes: ring amplitude down >= 5x, and below what
       the small-stripe "sorting" leaves;
-  (b) "dead" (residual true) on wide + dead stripes: down >= 5x, below
+  (b) "dead" (residual true) on wide + dead stripes: down >= 8x, below
       "sorting"; the step's report names at least the 18 striped columns;
   (c) on the clean data no column is found striped and the FBP changes by
       an RMS below 0.5 % of the clean image's RMS inside the field of view;
@@ -135,10 +135,10 @@ if check(ok, "stripes: every reconstruction runs (the \"large\" and \"dead\" met
           f"after sorting {a_ds:.4g} ({a_d / a_ds:.1f}x)")
     print(f"     clean image RMS {ref:.4g}; change on the clean data: large {ch_l:.4g} "
           f"({100 * ch_l / ref:.2f} %), dead {ch_d:.4g} ({100 * ch_d / ref:.2f} %)")
-    check(a_w >= 3 * a_wl and a_wl < a_ws,
-          f"large: ring amplitude of the wide stripes down >= 3x ({a_w / a_wl:.1f}x) and below sorting's")
-    check(a_d >= 5 * a_dd and a_dd < a_ds,
-          f"dead: ring amplitude of the wide + dead stripes down >= 5x ({a_d / a_dd:.1f}x) and below sorting's")
+    check(a_w >= 5 * a_wl and a_wl < a_ws,
+          f"large: ring amplitude of the wide stripes down >= 5x ({a_w / a_wl:.1f}x) and below sorting's")
+    check(a_d >= 8 * a_dd and a_dd < a_ds,
+          f"dead: ring amplitude of the wide + dead stripes down >= 8x ({a_d / a_dd:.1f}x) and below sorting's")
     check(ch_l <= 0.005 * ref, f"large: the clean FBP changes by < 0.5 % RMS ({100 * ch_l / ref:.2f} %)")
     check(ch_d <= 0.005 * ref, f"dead: the clean FBP changes by < 0.5 % RMS ({100 * ch_d / ref:.2f} %)")
 
