@@ -52,6 +52,18 @@ mirror (int j, guint n)
   return (guint) j;
 }
 
+/* Mirrored index for any @j (the pattern d c b a | a b c d | d c b a …),
+ * n ≥ 1: the views' window may be longer than the views. */
+static inline guint
+reflect (int j, guint n)
+{
+  const int period = 2 * (int) n;
+  j %= period;
+  if (j < 0)
+    j += period;
+  return j < (int) n ? (guint) j : (guint) (period - 1 - j);
+}
+
 /* Algorithm 4: the stripes of profile @f [C] flagged 1 in @mask (others 0).
  * @tmp [C]: scratch.  Returns the noise level. */
 static double
@@ -198,7 +210,7 @@ dead_row (Scratch *s, guint V, guint C, int size, double snr, gboolean residual,
         {
           double m = 0;
           for (int k = -5; k < 5; k++)
-            m += x[(gsize) mirror ((int) v + k, V) * C + c];
+            m += x[(gsize) reflect ((int) v + k, V) * C + c];
           d += fabs (x[(gsize) v * C + c] - m / 10);
         }
       s->tmp[c] = (float) d;
