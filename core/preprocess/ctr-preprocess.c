@@ -2,6 +2,7 @@
 #include "preprocess/ctr-preprocess.h"
 #include "preprocess/ctr-outliers.h"
 #include "preprocess/ctr-rings.h"
+#include "preprocess/ctr-stripes.h"
 #include "preprocess/ctr-flux.h"
 #include "preprocess/ctr-truncation.h"
 #include "preprocess/ctr-preprocess-private.h"
@@ -12,6 +13,44 @@
 
 static const char *const op_names[] = { "outliers", "rings", "beam-hardening", "flux", "truncation" };
 #define OP_LIST "outliers, rings, beam-hardening, flux or truncation"
+
+/* A "rings" step: "method" first, then the parameters that method takes. */
+static gboolean
+parse_rings (JsonObject *o, guint i, const char *where, CtrPrepStep *st, GError **error)
+{
+  static const char *const methods[] = { "sorting", "large", "dead", NULL };
+  static const char *const sorting[] = { "method", "size", NULL };
+  static const char *const large[] = { "method", "size", "snr", "normalise", NULL };
+  static const char *const dead[] = { "method", "size", "snr", "residual", "normalise", NULL };
+  static const char *const *const allowed[] = { sorting, large, dead };
+  *st = (CtrPrepStep) { .op = CTR_PREP_RINGS, .size = CTR_RINGS_DEFAULT_SIZE, .method = CTR_RINGS_SORTING,
+                        .residual = TRUE };
+  JsonNode *m = json_object_get_member (o, "method");
+  if (m != NULL)
+    {
+      const char *name = JSON_NODE_HOLDS_VALUE (m) && json_node_get_value_type (m) == G_TYPE_STRING
+                         ? json_node_get_string (m) : NULL;
+      int k = 0;
+      while (methods[k] != NULL && (name == NULL || !g_str_equal (name, methods[k])))
+        k++;
+      if (methods[k] == NULL)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                       "%s: “preprocess” step %u (“rings”): “method” must be “sorting” (small stripes), "
+                       "“large” (large stripes) or “dead” (unresponsive and fluctuating stripes)", where, i + 1);
+          return FALSE;
+        }
+      st->method = (CtrRingsMethod) k;
+      if (st->method != CTR_RINGS_SORTING)
+        st->size = CTR_STRIPES_DEFAULT_SIZE;
+      st->snr = st->method == CTR_RINGS_DEAD ? CTR_STRIPES_DEFAULT_SNR_DEAD : CTR_STRIPES_DEFAULT_SNR_LARGE;
+    }
+  return ctr_prep_check_members (o, i, "rings", allowed[st->method], where, error)
+         && ctr_prep_get_size (o, i, where, &st->size, error)
+         && ctr_prep_get_positive (o, "snr", i, "rings", where, &st->snr, error)
+         && ctr_prep_get_boolean (o, "residual", i, "rings", where, &st->residual, error)
+         && ctr_prep_get_boolean (o, "normalise", i, "rings", where, &st->normalise, error);
+}
 
 static gboolean
 parse_step (JsonNode *n, guint i, const char *where, CtrPrepStep *st, GError **error)
@@ -40,15 +79,11 @@ parse_step (JsonNode *n, guint i, const char *where, CtrPrepStep *st, GError **e
              && ctr_prep_get_threshold (o, i, where, &st->threshold, error) && ctr_prep_get_size (o, i, where, &st->size, error);
     }
   if (g_str_equal (op, op_names[CTR_PREP_RINGS]))
-    {
-      static const char *const allowed[] = { "size", NULL };
-      *st = (CtrPrepStep) { CTR_PREP_RINGS, 0, CTR_RINGS_DEFAULT_SIZE };
-      return ctr_prep_check_members (o, i, op, allowed, where, error) && ctr_prep_get_size (o, i, where, &st->size, error);
-    }
+    return parse_rings (o, i, where, st, error);
   if (g_str_equal (op, op_names[CTR_PREP_BEAM_HARDENING]))
     {
       g_autofree char *what = g_strdup_printf ("%s: “preprocess” step %u (“%s”)", where, i + 1, op);
-      *st = (CtrPrepStep) { CTR_PREP_BEAM_HARDENING, 0, 0, NULL };
+      *st = (CtrPrepStep) { .op = CTR_PREP_BEAM_HARDENING };
       st->bh = ctr_beamhard_from_json (o, what, error);
       return st->bh != NULL;
     }
@@ -188,11 +223,20 @@ run_step (const CtrPrepStep *st, CtrProjections *p, CtrGeometry *g, GError **err
   guint64 n = 0;
   guint columns = 0;
   double rms = 0;
-  if (!ctr_rings_remove (p, st->size, &n, &columns, &rms, error))
+  gboolean ok;
+  if (st->method == CTR_RINGS_LARGE)
+    ok = ctr_stripes_remove_large (p, st->size, st->snr, st->normalise, &n, &columns, &rms, error);
+  else if (st->method == CTR_RINGS_DEAD)
+    ok = ctr_stripes_remove_dead (p, st->size, st->snr, st->residual, st->normalise, &n, &columns, &rms, error);
+  else
+    ok = ctr_rings_remove (p, st->size, &n, &columns, &rms, error);
+  if (!ok)
     return NULL;
+  static const char *const what[] = { "sorting", "large stripes", "dead stripes" };
+  g_autofree char *snr = st->method == CTR_RINGS_SORTING ? g_strdup ("") : g_strdup_printf (", snr %g", st->snr);
   return g_strdup_printf ("rings: %u detector columns found striped (in at least half of the %u rows), "
-                          "%" G_GUINT64_FORMAT " stripes in all row sinograms; RMS change %.3g (size %d)",
-                          columns, p->n_rows, n, rms, st->size);
+                          "%" G_GUINT64_FORMAT " stripes in all row sinograms; RMS change %.3g (%s, size %d%s)",
+                          columns, p->n_rows, n, rms, what[st->method], st->size, snr);
 }
 
 gboolean

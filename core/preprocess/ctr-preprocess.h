@@ -10,7 +10,13 @@
  *   "outliers": zinger removal, ctr_outliers_remove() (preprocess/ctr-outliers.h):
  *               "threshold" (robust SDs, > 0, default 5), "size" (odd ≥ 3, default 3)
  *   "rings":    stripe removal, Vo et al. 2018 sorting, ctr_rings_remove()
- *               (preprocess/ctr-rings.h): "size" (odd ≥ 3, default 21)
+ *               (preprocess/ctr-rings.h): "size" (odd ≥ 3, default 21);
+ *               "method": "sorting" (that, the default), "large" (large
+ *               stripes, algorithm 5) or "dead" (unresponsive and
+ *               fluctuating stripes, algorithm 6), both ctr-stripes.h, with
+ *               "size" (default 51), "snr" (> 0, default 20 for "large",
+ *               10 for "dead"), "normalise" (true/false, default false) and
+ *               for "dead" "residual" (true/false, default true)
  *   "beam-hardening": water pre-correction, Herman 1979 polynomial
  *               linearisation (preprocess/ctr-beamhard.h): "coefficients"
  *               [a1, a2, …] stated, or "spectrum" (a built-in name or
@@ -39,6 +45,12 @@
 G_BEGIN_DECLS
 
 typedef enum {
+  CTR_RINGS_SORTING,  /* algorithm 3, ctr_rings_remove() */
+  CTR_RINGS_LARGE,    /* algorithm 5, ctr_stripes_remove_large() */
+  CTR_RINGS_DEAD      /* algorithm 6, ctr_stripes_remove_dead() */
+} CtrRingsMethod;
+
+typedef enum {
   CTR_PREP_OUTLIERS,
   CTR_PREP_RINGS,
   CTR_PREP_BEAM_HARDENING,
@@ -50,6 +62,10 @@ typedef struct {
   CtrPrepOp op;
   double threshold;   /* outliers: robust SDs */
   int size;           /* outliers: neighbourhood width; rings: median width */
+  CtrRingsMethod method; /* rings: which of Vo et al. 2018's algorithms */
+  double snr;         /* rings "large", "dead": detection threshold */
+  gboolean residual;  /* rings "dead": then "large" on what is left */
+  gboolean normalise; /* rings "large", "dead": every column less its stripe strength */
   CtrBeamhard *bh;    /* beam-hardening: its parameters (owned by the pipeline) */
   guint n_ranges;     /* flux: stated air column ranges (0 = found automatically) */
   guint *ranges;      /* flux: 2·n_ranges columns [first, last] (owned) */
