@@ -601,15 +601,15 @@ view_overlap (FlyOp *c, guint t, guint32 *count, CtrRowBuf *b)
   return (float) mx;
 }
 
-/* κ of orbit @o from @count_rep ([rep][slot] the elements of the canonical
- * view's rows at each pixel, zeroed here as they are read): lane g's row
- * holds the pixel of slot compose[g][h] where the canonical row holds slot
- * h, so a pixel's count sums the canonical counts of the slots the
- * acquired lanes map onto it (as ctr_scsr_orbit_overlaps, from the same
- * rows).  A rep whose slots repeat a pixel (stabilised) sums them per
- * pixel. */
+/* κ of orbit @o from @count ([pixel] the elements of the canonical view's
+ * rows at each pixel, zeroed here as they are read): lane g's row holds
+ * the pixel of slot compose[g][h] where the canonical row holds slot h, so
+ * a pixel's count sums the canonical counts of the slots the acquired lanes
+ * map onto it (as ctr_scsr_orbit_overlaps, from the same rows).  A pixel
+ * that two slots of its rep share (a stabilised rep) counts once, in its
+ * first slot (pixel_slot), and the sums are per pixel. */
 static float
-orbit_fold (const FlyOp *c, guint o, guint32 *count_rep)
+orbit_fold (const FlyOp *c, guint o, guint32 *count)
 {
   const CtrSymmetry *sy = c->orbits;
   const guint K = c->K;
@@ -617,14 +617,17 @@ orbit_fold (const FlyOp *c, guint o, guint32 *count_rep)
   guint32 best = 1;
   for (guint32 r = 0; r < sy->n_reps; r++)
     {
-      guint32 *cr = count_rep + (gsize) r * K;
+      const guint32 *px = sy->rep_pixel + (gsize) r * K;
+      guint32 cr[8];
+      for (guint h = 0; h < K; h++)
+        cr[h] = sy->pixel_slot[px[h]] == h ? count[px[h]] : 0;
+      for (guint h = 0; h < K; h++)
+        count[px[h]] = 0;
       guint32 acc[8] = { 0 };
       for (guint g = 0; g < K; g++)
         if (lanes[g] >= 0)
           for (guint h = 0; h < K; h++)
             acc[sy->group.compose[g][h]] += cr[h];
-      memset (cr, 0, K * sizeof (guint32));
-      const guint32 *px = sy->rep_pixel + (gsize) r * K;
       for (guint k = 0; k < K; k++)
         {
           guint32 n = acc[k];
@@ -638,13 +641,12 @@ orbit_fold (const FlyOp *c, guint o, guint32 *count_rep)
 }
 
 /* The canonical rows of orbit @o: their sums Σ a² and Σ a into @sq and
- * @sum (each nullable; every slice, every ray the row maps to) and, with
- * @count_rep, their elements counted by rep slot for orbit_fold. */
+ * @sum (each nullable; every slice, every ray the row maps to) and their
+ * elements counted by pixel into @count for orbit_fold. */
 static gboolean
-orbit_rows (FlyOp *c, guint o, CtrRowBuf *b, float *sq, float *sum, guint32 *count_rep)
+orbit_rows (FlyOp *c, guint o, CtrRowBuf *b, float *sq, float *sum, guint32 *count)
 {
   gboolean lost = FALSE;
-  const CtrSymmetry *sy = c->orbits;
   gint32 views[8];
   const RaySet rs = ray_set (c, o, views);
   for (guint j = 0; j < c->nc; j++)
@@ -658,12 +660,8 @@ orbit_rows (FlyOp *c, guint o, CtrRowBuf *b, float *sq, float *sum, guint32 *cou
           s2 += (double) b->val[k] * b->val[k];
           s1 += b->val[k];
         }
-      if (count_rep != NULL)
-        for (gsize k = 0; k < b->len; k++)
-          {
-            const guint32 p = b->col[k];
-            count_rep[(gsize) sy->pixel_rep[p] * c->K + sy->pixel_slot[p]]++;
-          }
+      for (gsize k = 0; k < b->len; k++)
+        count[b->col[k]]++;
       if (b->failed)
         {
           /* a row that lost elements: no sum rather than a wrong one (the
@@ -684,12 +682,12 @@ orbit_rows (FlyOp *c, guint o, CtrRowBuf *b, float *sq, float *sum, guint32 *cou
   return !lost;
 }
 
-/* Each thread's counts for the overlaps: a pixel's (one view a subset) or
- * a rep slot's (orbits); NULL with CTR_ERROR_OUT_OF_MEMORY. */
+/* Each thread's counts for the overlaps, one a pixel; NULL with
+ * CTR_ERROR_OUT_OF_MEMORY. */
 static guint32 *
 overlap_counts (FlyOp *c, gsize *per, GError **error)
 {
-  *per = MAX (c->orbits != NULL ? (gsize) c->orbits->n_reps * c->K : (gsize) c->np, 1);
+  *per = MAX ((gsize) c->np, 1);
   g_autofree char *what = g_strdup_printf ("the subset overlaps' counts of %u threads × %" G_GSIZE_FORMAT " pixels",
                                            c->nt, *per);
   return ctr_memory_try_new (ctr_memory_mul (c->nt, *per), sizeof (guint32), TRUE, what, error);
