@@ -62,8 +62,9 @@ CtrOperator *ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayMo
  * @model: the ray model of the rows.
  * @orbits: whether the subsets are symmetry orbits (then the symmetry's
  *   pixel tables are held: ctr_symmetry_find).
- * @overlaps: whether the run asks for the subsets' overlaps κ (parallel ART
- *   with its default step: the threads' pixel counts while they are made).
+ * @overlaps: whether the subsets' overlaps κ are made (parallel ART: with
+ *   orbit subsets always, with the row norms; with one view a subset for
+ *   its default step): the threads' pixel counts while they are made.
  *
  * The bytes ctr_fly_op_new() and the operator's products will hold at
  * their peak, without building anything: its work arrays (one data vector
