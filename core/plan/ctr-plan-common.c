@@ -4,6 +4,7 @@
 #include "base/ctr-memory.h"
 #include "data/ctr-helix.h"
 #include "sysmat/ctr-cone-op.h"
+#include "sysmat/ctr-fly-op.h"
 #include "sysmat/ctr-scsr.h"
 #include "sysmat/ctr-symmetry.h"
 #include "sysmat/ctr-sysmat.h"
@@ -24,7 +25,7 @@ matrix_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOption
   if (g->beam == CTR_BEAM_CONE || ctr_helix_applies (g) || !ctr_method_is_iterative (o->method))
     return 0;
   const gboolean csr = o->method == CTR_METHOD_ART || o->matrix == CTR_MATRIX_CSR;
-  if (!csr && o->matrix != CTR_MATRIX_SCSR)
+  if (o->matrix == CTR_MATRIX_NONE || (!csr && o->matrix != CTR_MATRIX_SCSR))
     return 0;   /* no stored matrix (an operator on the fly) */
   *kind = csr ? "CSR matrix" : "SCSR matrix";
   return csr ? ctr_sysmat_estimate_bytes (g, grid, o->ray_model) : ctr_scsr_estimate_bytes (g, grid, o->ray_model);
@@ -68,10 +69,22 @@ ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRe
       break;
     default:    /* ART, PART, SART */
       wi = 3;   /* X, the column sums, the scale */
-      wd = 3;   /* the data's copy, validity, the coefficients */
+      wd = 4;   /* the data's copy, validity, the coefficients, and the
+                 * rays' lengths while it starts or the reported residual */
       break;
     }
   m->work = ctr_memory_add (ctr_memory_mul (image, wi), ctr_memory_mul (data, wd));
+  /* no stored matrix on fan/parallel beam: the on-the-fly operator's own
+   * work space, tables and parallel ART's overlap counts (made with the
+   * row norms on orbit subsets, for the default step on one view) */
+  if (o->matrix == CTR_MATRIX_NONE && g->beam != CTR_BEAM_CONE && !ctr_helix_applies (g)
+      && ctr_method_is_iterative (o->method))
+    {
+      const gboolean orbits = ctr_plan_fly_orbits (o);
+      m->fly = ctr_fly_op_estimate_bytes (g, grid, o->ray_model, orbits,
+                                          o->method == CTR_METHOD_PART
+                                          && (orbits || o->part_step != CTR_PART_STEP_CUART));
+    }
   /* the CPU cone pair's own work space (a device's is the backend's line) */
   if (g->beam == CTR_BEAM_CONE && ctr_method_is_iterative (o->method))
     m->work = ctr_memory_add (m->work, ctr_cone_op_estimate_bytes (g, grid));
@@ -84,7 +97,13 @@ ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRe
       m->work = ctr_memory_add (m->work, ctr_memory_mul (ctr_memory_mul ((guint64) grid->nx * grid->ny, no), 4));
     }
   m->total = ctr_memory_add (ctr_memory_add (ctr_memory_add (m->image, m->data), ctr_memory_add (m->matrix, m->weights)),
-                             m->work);
+                             ctr_memory_add (m->work, m->fly));
+}
+
+gboolean
+ctr_plan_fly_orbits (const CtrReconOptions *o)
+{
+  return o->method != CTR_METHOD_ART && o->subsets != CTR_SUBSETS_VIEW;
 }
 
 char *
@@ -164,6 +183,11 @@ ctr_plan_memory_note (const CtrPlanMemory *m)
     {
       g_autofree char *w = g_format_size_full (m->weights, G_FORMAT_SIZE_IEC_UNITS);
       g_string_append_printf (s, "statistical weights %s, ", w);
+    }
+  if (m->fly > 0)
+    {
+      g_autofree char *f = g_format_size_full (m->fly, G_FORMAT_SIZE_IEC_UNITS);
+      g_string_append_printf (s, "on-the-fly operator %s, ", f);
     }
   g_string_append_printf (s, "work vectors %s), %s", work, have);
   return g_string_free (s, FALSE);

@@ -37,6 +37,7 @@ typedef struct
   guint64 image;            /* the image (all slices) */
   guint64 data;             /* the projections */
   guint64 weights;          /* statistical weights (PWLS), else 0 */
+  guint64 fly;              /* the on-the-fly operator's work space and tables, else 0 */
   guint64 work;             /* the method's work vectors */
   guint64 total;            /* the sum, saturated */
 } CtrPlanMemory;
@@ -48,11 +49,19 @@ typedef struct
  * (ctr_scsr_estimate_bytes or ctr_sysmat_estimate_bytes: a few thousand
  * sampled rays, milliseconds), the image, the data, PWLS's statistical
  * weights and the method's work vectors, with the CPU cone pair's work
- * space for iterative cone beam (ctr_cone_op_estimate_bytes).  @g, @grid
- * and @o valid.
+ * space for iterative cone beam (ctr_cone_op_estimate_bytes) and the
+ * on-the-fly fan/parallel operator's work space, symmetry tables and
+ * overlap counts where the run has no stored matrix
+ * (ctr_fly_op_estimate_bytes).  @g, @grid and @o valid.
  */
 void ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
                                CtrPlanMemory *m);
+
+/* Whether the on-the-fly operator of a fan/parallel run with @o takes
+ * symmetry orbits as its subsets: as the SCSR matrix does (so the image
+ * does not depend on the matrix), unless one view per subset is asked for
+ * or the method is ART (row-sequential, view by view). */
+gboolean ctr_plan_fly_orbits (const CtrReconOptions *o);
 
 /**
  * ctr_plan_resolve_matrix:

@@ -51,16 +51,6 @@ slices_applies (const CtrGeometry *g, const CtrReconOptions *o)
   return !ctr_helix_applies (g) && g->beam != CTR_BEAM_CONE && ctr_method_is_iterative (o->method);
 }
 
-/* Whether the on-the-fly operator takes symmetry orbits as its subsets: as
- * the SCSR matrix does (so the image does not depend on the matrix), unless
- * one view per subset is asked for or the method is ART (row-sequential,
- * view by view). */
-static gboolean
-fly_orbits (const CtrReconOptions *o)
-{
-  return o->method != CTR_METHOD_ART && o->subsets != CTR_SUBSETS_VIEW;
-}
-
 /* The operator an iterative method with @o needs on fan or parallel beam,
  * as a key: two option sets with the same key run on the same operator. */
 static char *
@@ -69,7 +59,7 @@ operator_key (const CtrReconOptions *o)
   const char *backend = o->backend != NULL && *o->backend ? o->backend : "best";
   const guint model = o->ray_model;
   if (o->matrix == CTR_MATRIX_NONE)
-    return g_strdup_printf ("fly-%s:%u", fly_orbits (o) ? "orbit" : "view", model);
+    return g_strdup_printf ("fly-%s:%u", ctr_plan_fly_orbits (o) ? "orbit" : "view", model);
   if (o->method == CTR_METHOD_ART
       || (o->matrix == CTR_MATRIX_CSR && !(o->method == CTR_METHOD_PART && o->subsets == CTR_SUBSETS_ORBIT)))
     return g_strdup_printf ("csr-view:%u", model);
@@ -176,7 +166,7 @@ fly_operator (SlicesState *s, GError **error)
   rs->backend = ctr_backend_cpu ();
   const gint64 t0 = g_get_monotonic_time ();
   CtrSymmetry *sy = NULL;
-  if (fly_orbits (o) && (sy = ctr_symmetry_find (rs->g, &rs->grid, CTR_SYM_ALL, error)) == NULL)
+  if (ctr_plan_fly_orbits (o) && (sy = ctr_symmetry_find (rs->g, &rs->grid, CTR_SYM_ALL, error)) == NULL)
     return FALSE;
   rs->info.symmetry = sy ? sy->group.name : "none";
   s->op = ctr_fly_op_new (rs->g, &rs->grid, o->ray_model, sy, error);

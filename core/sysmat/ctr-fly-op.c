@@ -577,6 +577,161 @@ fly_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
   return fly_adjoint_rays (c, &rs, c->ones, out, 1, error);
 }
 
+/* κ of one subset, without orbits: the largest number of its rays crossing
+ * one pixel, counted in @count (zero on entry and on return: cleared over
+ * the range of pixels touched, not by computing the rows again). */
+static float
+view_overlap (FlyOp *c, guint t, guint32 *count, CtrRowBuf *b)
+{
+  guint32 mx = 1, lo = G_MAXUINT32, hi = 0;
+  for (guint col = 0; col < c->nc; col++)
+    {
+      b->len = 0;
+      ctr_ray_weights (c->parent.geometry, &c->gi, c->model, t, col, b);
+      for (gsize k = 0; k < b->len; k++)
+        {
+          const guint32 p = b->col[k], n_here = ++count[p];
+          mx = MAX (mx, n_here);
+          lo = MIN (lo, p);
+          hi = MAX (hi, p);
+        }
+    }
+  if (lo <= hi)
+    memset (count + lo, 0, ((gsize) hi - lo + 1) * sizeof (guint32));
+  return (float) mx;
+}
+
+/* κ of orbit @o from @count ([pixel] the elements of the canonical view's
+ * rows at each pixel, zeroed here as they are read): lane g's row holds
+ * the pixel of slot compose[g][h] where the canonical row holds slot h, so
+ * a pixel's count sums the canonical counts of the slots the acquired lanes
+ * map onto it (as ctr_scsr_orbit_overlaps, from the same rows).  A pixel
+ * that two slots of its rep share (a stabilised rep) counts once, in its
+ * first slot (pixel_slot), and the sums are per pixel. */
+static float
+orbit_fold (const FlyOp *c, guint o, guint32 *count)
+{
+  const CtrSymmetry *sy = c->orbits;
+  const guint K = c->K;
+  const gint32 *lanes = sy->lane_view + (gsize) o * K;
+  guint32 best = 1;
+  for (guint32 r = 0; r < sy->n_reps; r++)
+    {
+      const guint32 *px = sy->rep_pixel + (gsize) r * K;
+      guint32 cr[8];
+      for (guint h = 0; h < K; h++)
+        cr[h] = sy->pixel_slot[px[h]] == h ? count[px[h]] : 0;
+      for (guint h = 0; h < K; h++)
+        count[px[h]] = 0;
+      guint32 acc[8] = { 0 };
+      for (guint g = 0; g < K; g++)
+        if (lanes[g] >= 0)
+          for (guint h = 0; h < K; h++)
+            acc[sy->group.compose[g][h]] += cr[h];
+      for (guint k = 0; k < K; k++)
+        {
+          guint32 n = acc[k];
+          if (sy->rep_stabilised[r])
+            for (guint q = 0; q < K; q++)
+              n += q != k && px[q] == px[k] ? acc[q] : 0;
+          best = MAX (best, n);
+        }
+    }
+  return (float) best;
+}
+
+/* The canonical rows of orbit @o: their sums Σ a² and Σ a into @sq and
+ * @sum (each nullable; every slice, every ray the row maps to) and their
+ * elements counted by pixel into @count for orbit_fold. */
+static gboolean
+orbit_rows (FlyOp *c, guint o, CtrRowBuf *b, float *sq, float *sum, guint32 *count)
+{
+  gboolean lost = FALSE;
+  gint32 views[8];
+  const RaySet rs = ray_set (c, o, views);
+  for (guint j = 0; j < c->nc; j++)
+    {
+      guint32 ray[8];
+      guint lane[8];
+      const guint n_rays = unit_row (c, &rs, j, b, ray, lane);
+      double s2 = 0, s1 = 0;
+      for (gsize k = 0; k < b->len; k++)
+        {
+          s2 += (double) b->val[k] * b->val[k];
+          s1 += b->val[k];
+        }
+      for (gsize k = 0; k < b->len; k++)
+        count[b->col[k]]++;
+      if (b->failed)
+        {
+          /* a row that lost elements: no sum rather than a wrong one (the
+           * method's image turns non-finite and the run fails) */
+          s2 = s1 = NAN;
+          b->failed = FALSE;
+          lost = TRUE;
+        }
+      for (guint r = 0; r < n_rays; r++)
+        for (guint s = 0; s < c->ns; s++)
+          {
+            if (sq)
+              sq[(gsize) s * c->nr + ray[r]] = (float) s2;
+            if (sum)
+              sum[(gsize) s * c->nr + ray[r]] = (float) s1;
+          }
+    }
+  return !lost;
+}
+
+/* Each thread's counts for the overlaps, one a pixel; NULL with
+ * CTR_ERROR_OUT_OF_MEMORY. */
+static guint32 *
+overlap_counts (FlyOp *c, gsize *per, GError **error)
+{
+  *per = MAX ((gsize) c->np, 1);
+  g_autofree char *what = g_strdup_printf ("the subset overlaps' counts of %u threads × %" G_GSIZE_FORMAT " pixels",
+                                           c->nt, *per);
+  return ctr_memory_try_new (ctr_memory_mul (c->nt, *per), sizeof (guint32), TRUE, what, error);
+}
+
+/* κ of every subset: the largest number of its rays crossing one pixel;
+ * FALSE with CTR_ERROR_OUT_OF_MEMORY when the threads' counts cannot be
+ * had.  Each row is computed once; with orbits only the canonical view's
+ * (the rows the products use and the SCSR matrix stores), and with @sq or
+ * @sum their row sums are made in the same pass (fly_row_sums). */
+static gboolean
+overlaps (FlyOp *c, float *kappa, float *sq, float *sum, GError **error)
+{
+  const guint n_sub = c->parent.n_subsets;
+  gsize per;
+  g_autofree guint32 *counts = overlap_counts (c, &per, error);
+  if (counts == NULL)
+    return FALSE;
+  gboolean lost = FALSE;
+#pragma omp parallel num_threads(c->nt) reduction(||:lost)
+  {
+    guint32 *count = counts + per * (gsize) omp_get_thread_num ();
+    CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
+#pragma omp for schedule(dynamic, 1)
+    for (guint t = 0; t < n_sub; t++)
+      {
+        if (c->orbits == NULL)
+          {
+            kappa[t] = view_overlap (c, t, count, b);
+            continue;
+          }
+        lost = !orbit_rows (c, t, b, sq, sum, count) || lost;
+        kappa[t] = orbit_fold (c, t, count);
+      }
+  }
+  if (lost)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
+                   "the on-the-fly projector's row buffers (%u threads) could not grow", c->nt);
+      return FALSE;
+    }
+  return rows_ok (c, error);
+}
+
 /* Row sums Σ_p a_ip² and Σ_p a_ip of every ray, the same for every slice.
  * With orbits each canonical row is computed once and its sums given to
  * the rays it maps to (their rows are its elements, permuted). */
@@ -584,6 +739,21 @@ static void
 fly_row_sums (CtrOperator *op, float *sq, float *sum)
 {
   FlyOp *c = (FlyOp *) op;
+  /* Parallel ART asks for ‖a_i‖² (@sq), then for the orbits' overlaps:
+   * with orbit subsets both come from one pass over the canonical rows
+   * (computing the rows is what costs), κ kept for fly_subset_overlap.
+   * Where the counts cannot be had, the sums alone (κ then fails with its
+   * error when asked for). */
+  if (c->orbits != NULL && sq != NULL && c->kappa == NULL)
+    {
+      float *k = g_try_new (float, op->n_subsets);
+      if (k != NULL && overlaps (c, k, sq, sum, NULL))
+        {
+          c->kappa = k;
+          return;
+        }
+      g_free (k);
+    }
   gint32 views[8];
   const RaySet rs = ray_set (c, CTR_SUBSET_ALL, views);
   const gint64 n = ray_set_units (c, &rs);
@@ -621,49 +791,6 @@ fly_row_sums (CtrOperator *op, float *sq, float *sum)
   }
 }
 
-/* κ of every subset: the largest number of its rays crossing one pixel;
- * FALSE with CTR_ERROR_OUT_OF_MEMORY when the threads' counts cannot be had. */
-static gboolean
-overlaps (FlyOp *c, float *kappa, GError **error)
-{
-  const guint n_sub = c->parent.n_subsets;
-  const gsize np = MAX (c->np, 1);
-  g_autofree char *what = g_strdup_printf ("the subset overlaps' counts of %u threads × %" G_GSIZE_FORMAT " pixels",
-                                           c->nt, (gsize) c->np);
-  g_autofree guint32 *counts = ctr_memory_try_new (ctr_memory_mul (c->nt, np), sizeof (guint32), TRUE, what, error);
-  if (counts == NULL)
-    return FALSE;
-#pragma omp parallel num_threads(c->nt)
-  {
-    guint32 *count = counts + np * (gsize) omp_get_thread_num ();
-    CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
-#pragma omp for schedule(dynamic, 4)
-    for (guint t = 0; t < n_sub; t++)
-      {
-        gint32 views[8];
-        const guint n = subset_views (c, t, views);
-        guint32 mx = 1;
-        for (int pass = 0; pass < 2; pass++)
-          for (guint q = 0; q < n; q++)
-            for (guint col = 0; col < c->nc; col++)
-              {
-                b->len = 0;
-                ctr_ray_weights (c->parent.geometry, &c->gi, c->model, (guint) views[q], col, b);
-                for (gsize k = 0; k < b->len; k++)
-                  if (pass == 0)
-                    {
-                      const guint32 n_here = ++count[b->col[k]];
-                      mx = MAX (mx, n_here);
-                    }
-                  else
-                    count[b->col[k]] = 0;
-              }
-        kappa[t] = (float) mx;
-      }
-  }
-  return rows_ok (c, error);
-}
-
 static gboolean
 fly_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error)
 {
@@ -671,7 +798,7 @@ fly_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error
   if (c->kappa == NULL)
     {
       float *k = ctr_memory_try_new (op->n_subsets, sizeof (float), FALSE, "the subsets' overlaps", error);
-      if (k == NULL || !overlaps (c, k, error))
+      if (k == NULL || !overlaps (c, k, NULL, NULL, error))
         {
           g_free (k);
           return FALSE;
@@ -732,6 +859,50 @@ make_bands (FlyOp *c, GError **error)
   return TRUE;
 }
 
+/* Threads of every parallel region of an operator on @grid. */
+static guint
+fly_threads (const CtrGrid *grid)
+{
+  return (guint) CLAMP (omp_get_max_threads (), 1, (int) MAX (1u, grid->ny));
+}
+
+/* Whether the area model's adjoint runs as the pixel sweep. */
+static gboolean
+fly_sweep_wanted (CtrRayModel model)
+{
+  /* CTR_FLY_SWEEP=0 keeps the ray-driven products (side-by-side timing) */
+  return model == CTR_RAY_MODEL_AREA && g_strcmp0 (g_getenv ("CTR_FLY_SWEEP"), "0") != 0;
+}
+
+/* Elements in one thread's row buffer at most: a ray crosses at most
+ * nx + ny pixels, three a step for the area model. */
+static guint64
+row_room (const CtrGrid *grid, CtrRayModel model)
+{
+  return (guint64) (model == CTR_RAY_MODEL_AREA ? 3 : 2) * (grid->nx + grid->ny);
+}
+
+guint64
+ctr_fly_op_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gboolean orbits,
+                           gboolean overlaps)
+{
+  const guint64 nt = fly_threads (grid), ns = grid->nz;
+  const guint64 np = (guint64) grid->nx * grid->ny, nr = (guint64) g->n_views * g->n_cols;
+  /* r (data), upd (image), cs (pixels), ones (rays) */
+  guint64 bytes = ctr_memory_mul (ctr_memory_add (ctr_memory_mul (nr, ns + 1), ctr_memory_mul (np, ns + 1)), 4);
+  /* the threads' row buffers (column and weight an element) */
+  bytes = ctr_memory_add (bytes, ctr_memory_mul (nt, row_room (grid, model) * 8));
+  if (fly_sweep_wanted (model))
+    bytes = ctr_memory_add (bytes, ctr_area_sweep_bytes (g->n_cols, grid->nx, (guint) nt));
+  else   /* one round's elements in the buckets, 12 bytes each */
+    bytes = ctr_memory_add (bytes, (guint64) (ROUND_ELEMENTS * 12));
+  if (orbits)   /* pixel_rep, pixel_slot, rep_pixel (≈ one a pixel), rep_stabilised */
+    bytes = ctr_memory_add (bytes, ctr_memory_mul (np, 10));
+  if (overlaps)
+    bytes = ctr_memory_add (bytes, ctr_memory_mul (ctr_memory_mul (nt, np), 4));
+  return bytes;
+}
+
 CtrOperator *
 ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, CtrSymmetry *orbits,
                 GError **error)
@@ -764,7 +935,7 @@ ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, Ct
   c->nv = g->n_views;
   c->nr = (guint64) c->nv * c->nc;
   c->np = (guint64) grid->nx * grid->ny;
-  c->nt = (guint) CLAMP (omp_get_max_threads (), 1, (int) MAX (1u, grid->ny));
+  c->nt = fly_threads (grid);
   op->image_size = (gsize) c->np * c->ns;
   op->data_size = (gsize) c->nr * c->ns;
   op->scale_size = c->np;
@@ -792,8 +963,7 @@ ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, Ct
     }
   for (guint64 i = 0; i < c->nr; i++)
     c->ones[i] = 1.f;
-  /* CTR_FLY_SWEEP=0 keeps the ray-driven products (side-by-side timing) */
-  if (model == CTR_RAY_MODEL_AREA && g_strcmp0 (g_getenv ("CTR_FLY_SWEEP"), "0") != 0)
+  if (fly_sweep_wanted (model))
     {
       GError *local = NULL;
       c->sweep = ctr_area_sweep_new (op->geometry, &c->gi, c->ns, c->nt, &local);

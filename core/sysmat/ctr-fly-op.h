@@ -55,4 +55,29 @@ G_BEGIN_DECLS
 CtrOperator *ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model,
                              CtrSymmetry *orbits, GError **error);
 
+/**
+ * ctr_fly_op_estimate_bytes:
+ * @g: fan or parallel geometry (valid).
+ * @grid: the image grid (valid; nz = g->n_rows).
+ * @model: the ray model of the rows.
+ * @orbits: whether the subsets are symmetry orbits (then the symmetry's
+ *   pixel tables are held: ctr_symmetry_find).
+ * @overlaps: whether the subsets' overlaps κ are made (parallel ART: with
+ *   orbit subsets always, with the row norms; with one view a subset for
+ *   its default step): the threads' pixel counts while they are made.
+ *
+ * The bytes ctr_fly_op_new() and the operator's products will hold at
+ * their peak, without building anything: its work arrays (one data vector
+ * and one image of the stack, one pixel map, one ray map), the pixel sweep's
+ * tables (area model) or the adjoint's buckets (the other models), the
+ * threads' row buffers, the symmetry's pixel tables (10 bytes a pixel) and
+ * the overlaps' counts (4 bytes a pixel a thread).  Threads:
+ * omp_get_max_threads().  For the plan's memory estimate
+ * (ctr_plan_memory_estimate).
+ *
+ * Returns: bytes.
+ */
+guint64 ctr_fly_op_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gboolean orbits,
+                                   gboolean overlaps);
+
 G_END_DECLS
