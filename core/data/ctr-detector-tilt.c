@@ -153,20 +153,6 @@ ctr_projections_untilt (CtrProjections *p, const CtrGeometry *g, double tilt_rad
   if (mask != NULL)
     for (gsize k = 0; k < plane; k++)
       mask[k] = p->mask[taps[k].nearest];
-  if (flat != NULL)
-    {
-      g_free (p->flat);
-      p->flat = g_steal_pointer (&flat);
-    }
-  if (dark != NULL)
-    {
-      g_free (p->dark);
-      p->dark = g_steal_pointer (&dark);
-    }
-  if (mask != NULL)
-    {
-      g_free (p->mask);
-      p->mask = g_steal_pointer (&mask);
-    }
+  ctr_projections_take_planes (p, g_steal_pointer (&flat), g_steal_pointer (&dark), g_steal_pointer (&mask));
   return TRUE;
 }

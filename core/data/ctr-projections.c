@@ -83,6 +83,27 @@ ctr_projections_copy (const CtrProjections *p, GError **error)
   return c;
 }
 
+void
+ctr_projections_take_planes (CtrProjections *p, float *flat, float *dark, guint8 *mask)
+{
+  g_return_if_fail (p != NULL);
+  if (flat != NULL)
+    {
+      g_free (p->flat);
+      p->flat = flat;
+    }
+  if (dark != NULL)
+    {
+      g_free (p->dark);
+      p->dark = dark;
+    }
+  if (mask != NULL)
+    {
+      g_free (p->mask);
+      p->mask = mask;
+    }
+}
+
 gboolean
 ctr_projections_copy_planes (CtrProjections *dst, const CtrProjections *src, GError **error)
 {

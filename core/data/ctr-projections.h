@@ -45,6 +45,11 @@ CtrProjections *ctr_projections_copy (const CtrProjections *p, GError **error);
  * rows and columns) copied into @dst, replacing its own.  FALSE with
  * CTR_ERROR_OUT_OF_MEMORY naming the plane. */
 gboolean ctr_projections_copy_planes (CtrProjections *dst, const CtrProjections *src, GError **error);
+/* @p's flat, dark and mask planes ([row][col] of its detector as it now
+ * is, e.g. after a step that resampled or widened it) replaced by @flat,
+ * @dark and @mask (transfer full; each nullable: NULL keeps @p's own),
+ * the old ones freed.  No error. */
+void ctr_projections_take_planes (CtrProjections *p, float *flat, float *dark, guint8 *mask);
 
 static inline float *
 ctr_projections_view (const CtrProjections *p, guint view)

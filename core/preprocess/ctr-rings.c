@@ -93,17 +93,8 @@ filter_row (CtrProjections *p, guint row, int size, Sample *sorted, float *smoot
 }
 
 gboolean
-ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, guint *n_columns, double *rms_change,
-                  GError **error)
+ctr_rings_check_size (const CtrProjections *p, int size, GError **error)
 {
-  g_return_val_if_fail (p != NULL && p->data != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  if (n_stripes != NULL)
-    *n_stripes = 0;
-  if (rms_change != NULL)
-    *rms_change = 0;
-  if (n_columns != NULL)
-    *n_columns = 0;
   if (p->kind != CTR_PROJ_LINE_INTEGRALS)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "ring removal works on line integrals, not counts");
@@ -115,6 +106,23 @@ ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, guint *n_colu
                    "rings: the size must be odd, at least 3 and at most the columns (%u), got %d", p->n_cols, size);
       return FALSE;
     }
+  return TRUE;
+}
+
+gboolean
+ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, guint *n_columns, double *rms_change,
+                  GError **error)
+{
+  g_return_val_if_fail (p != NULL && p->data != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  if (n_stripes != NULL)
+    *n_stripes = 0;
+  if (rms_change != NULL)
+    *rms_change = 0;
+  if (n_columns != NULL)
+    *n_columns = 0;
+  if (!ctr_rings_check_size (p, size, error))
+    return FALSE;
   const gsize V = p->n_views, C = p->n_cols;
   int threads = 1;
 #ifdef _OPENMP

@@ -43,6 +43,12 @@ G_BEGIN_DECLS
  *   than the columns), CTR_ERROR_INVALID_DATA (@p holds counts) or
  *   CTR_ERROR_OUT_OF_MEMORY; @p is then unchanged.
  */
+/* TRUE when @p holds line integrals and @size (a median window in
+ * detector columns) is odd, at least 3 and at most @p's columns; else
+ * FALSE with CTR_ERROR_INVALID_DATA (counts) or
+ * CTR_ERROR_INVALID_ARGUMENT (the size), as every ring method checks. */
+gboolean ctr_rings_check_size (const CtrProjections *p, int size, GError **error);
+
 gboolean ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes,
                            guint *n_columns, double *rms_change, GError **error);
 

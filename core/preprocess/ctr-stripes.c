@@ -2,6 +2,7 @@
  * 2018, algorithms 4-6 (see ctr-stripes.h). */
 #include "preprocess/ctr-stripes.h"
 #include "preprocess/ctr-median.h"
+#include "preprocess/ctr-rings.h"
 #include "base/ctr-error.h"
 
 #include <math.h>
@@ -250,17 +251,8 @@ dead_row (Scratch *s, guint V, guint C, int size, double snr, gboolean residual,
 static gboolean
 check_args (CtrProjections *p, int size, double snr, GError **error)
 {
-  if (p->kind != CTR_PROJ_LINE_INTEGRALS)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA, "ring removal works on line integrals, not counts");
-      return FALSE;
-    }
-  if (size < 3 || size % 2 == 0 || (guint) size > p->n_cols)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "rings: the size must be odd, at least 3 and at most the columns (%u), got %d", p->n_cols, size);
-      return FALSE;
-    }
+  if (!ctr_rings_check_size (p, size, error))
+    return FALSE;
   if (!(snr > 0) || !isfinite (snr))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "rings: the snr must be a positive number, got %g",

@@ -199,21 +199,7 @@ ctr_truncation_extend (CtrProjections *p, CtrGeometry *g, guint width, guint fit
     stretch_to_mass (p, width, fit, pitch, mu_per_mm, meas, ext, whole, data);
   g_free (p->data);
   p->data = g_steal_pointer (&data);
-  if (flat != NULL)
-    {
-      g_free (p->flat);
-      p->flat = g_steal_pointer (&flat);
-    }
-  if (dark != NULL)
-    {
-      g_free (p->dark);
-      p->dark = g_steal_pointer (&dark);
-    }
-  if (mask != NULL)
-    {
-      g_free (p->mask);
-      p->mask = g_steal_pointer (&mask);
-    }
+  ctr_projections_take_planes (p, g_steal_pointer (&flat), g_steal_pointer (&dark), g_steal_pointer (&mask));
   p->n_cols = NC;
   g->n_cols = NC;
   if (n_truncated != NULL)
