@@ -1,7 +1,7 @@
 #!/bin/bash
 # gpu/run-on-device.sh — build here, check and time on a lent GPU machine.
 #
-# The GPU machine (see /work/.library/device/README.md, METHOD.md, HOPPER.md)
+# The GPU machine lent to a session (its notes: the device README, METHOD.md, HOPPER.md)
 # has CUDA 13 (nvcc, cudart, cusparse, compute-sanitizer) but none of our
 # other libraries (GLib, json-glib, FFTW, libtiff, DCMTK), and nothing can be
 # installed there.  So the programs are built HERE and carried, with every
