@@ -2,6 +2,7 @@
  * (see ctr-rings.h). */
 #include "preprocess/ctr-rings.h"
 #include "preprocess/ctr-median.h"
+#include "preprocess/ctr-sorted-sinogram.h"
 #include "base/ctr-error.h"
 
 #include <math.h>
@@ -10,30 +11,7 @@
 #include <omp.h>
 #endif
 
-typedef struct {
-  float value;
-  guint view;
-} Sample;
-
-static int
-cmp_sample (const void *a, const void *b)
-{
-  const Sample *x = a, *y = b;
-  if (x->value != y->value)
-    return x->value < y->value ? -1 : 1;
-  return x->view < y->view ? -1 : x->view > y->view;
-}
-
-/* Mirrored index (d c b a | a b c d … ), |j| < n. */
-static inline guint
-mirror (int j, guint n)
-{
-  if (j < 0)
-    return (guint) (-j - 1);
-  if (j >= (int) n)
-    return (guint) (2 * (int) n - j - 1);
-  return (guint) j;
-}
+typedef CtrSortedSample Sample;
 
 /* One detector row.  @sorted [col][view] samples, @smooth [view][col],
  * @colchange [col]: scratch.  Returns the stripes found, flagged 1 in
@@ -45,22 +23,8 @@ filter_row (CtrProjections *p, guint row, int size, Sample *sorted, float *smoot
   const guint V = p->n_views, C = p->n_cols;
   const gsize stride = (gsize) p->n_rows * C;
   float *s = p->data + (gsize) row * C;
-  for (guint c = 0; c < C; c++)
-    {
-      Sample *col = sorted + (gsize) c * V;
-      for (guint v = 0; v < V; v++)
-        col[v] = (Sample) { s[v * stride + c], v };
-      qsort (col, V, sizeof (Sample), cmp_sample);
-    }
-  const int h = size / 2;
   float win[size];
-  for (guint v = 0; v < V; v++)
-    for (guint c = 0; c < C; c++)
-      {
-        for (int k = -h; k <= h; k++)
-          win[k + h] = sorted[(gsize) mirror ((int) c + k, C) * V + v].value;
-        smooth[(gsize) v * C + c] = ctr_median_select (win, (gsize) size);
-      }
+  ctr_sorted_sinogram (s, stride, V, C, size, sorted, smooth, win);
   for (guint c = 0; c < C; c++)
     {
       double sum = 0;

@@ -3,6 +3,7 @@
 #include "preprocess/ctr-stripes.h"
 #include "preprocess/ctr-median.h"
 #include "preprocess/ctr-rings.h"
+#include "preprocess/ctr-sorted-sinogram.h"
 #include "base/ctr-error.h"
 
 #include <math.h>
@@ -12,10 +13,7 @@
 #include <omp.h>
 #endif
 
-typedef struct {
-  float value;
-  guint view;
-} Sample;
+typedef CtrSortedSample Sample;
 
 /* One thread's scratch for one row sinogram of V views × C columns. */
 typedef struct {
@@ -27,30 +25,10 @@ typedef struct {
 } Scratch;
 
 static int
-cmp_sample (const void *a, const void *b)
-{
-  const Sample *x = a, *y = b;
-  if (x->value != y->value)
-    return x->value < y->value ? -1 : 1;
-  return x->view < y->view ? -1 : x->view > y->view;
-}
-
-static int
 cmp_float (const void *a, const void *b)
 {
   const float x = *(const float *) a, y = *(const float *) b;
   return x < y ? -1 : x > y;
-}
-
-/* Mirrored index (d c b a | a b c d … ), |j| < n. */
-static inline guint
-mirror (int j, guint n)
-{
-  if (j < 0)
-    return (guint) (-j - 1);
-  if (j >= (int) n)
-    return (guint) (2 * (int) n - j - 1);
-  return (guint) j;
 }
 
 /* Mirrored index for any @j (the pattern d c b a | a b c d | d c b a …),
@@ -153,21 +131,7 @@ static void
 large_row (Scratch *s, guint V, guint C, int size, double snr, gboolean normalise)
 {
   float *x = s->x;
-  for (guint c = 0; c < C; c++)
-    {
-      Sample *col = s->sorted + (gsize) c * V;
-      for (guint v = 0; v < V; v++)
-        col[v] = (Sample) { x[(gsize) v * C + c], v };
-      qsort (col, V, sizeof (Sample), cmp_sample);
-    }
-  const int h = size / 2;
-  for (guint v = 0; v < V; v++)
-    for (guint c = 0; c < C; c++)
-      {
-        for (int k = -h; k <= h; k++)
-          s->win[k + h] = s->sorted[(gsize) mirror ((int) c + k, C) * V + v].value;
-        s->smooth[(gsize) v * C + c] = ctr_median_select (s->win, (gsize) size);
-      }
+  ctr_sorted_sinogram (x, C, V, C, size, s->sorted, s->smooth, s->win);
   guint8 *keep = s->mask + C, *dil = s->mask + 2 * C;
   strength (s, V, C);
   const double noise = detect (s->prof, C, snr, s->tmp, s->mask);
@@ -220,7 +184,7 @@ dead_row (Scratch *s, guint V, guint C, int size, double snr, gboolean residual,
   for (guint c = 0; c < C; c++)
     {
       for (int k = -h; k <= h; k++)
-        s->win[k + h] = s->tmp[mirror ((int) c + k, C)];
+        s->win[k + h] = s->tmp[ctr_sorted_mirror ((int) c + k, C)];
       const float bck = ctr_median_select (s->win, (gsize) size);
       s->prof[c] = bck != 0 ? s->tmp[c] / bck : 1.0f;
     }
