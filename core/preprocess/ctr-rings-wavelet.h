@@ -57,7 +57,8 @@ G_BEGIN_DECLS
  * back; then the inverse transform (ctr_idwt2()), the padding dropped.
  * (TomoPy's remove_stripe_fw evaluates the damping at k + ½ for an even
  * n_l, which leaves 3 % of the mean of each band and an imaginary part it
- * drops; here k is the paper's integer frequency.)
+ * drops; here k is the integer frequency of the MATLAB listing published
+ * with the paper, which pads nothing.)
  *
  * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT (level 0 or above the maximum,
  *   @sigma not a positive number, an unknown @wavelet),
