@@ -5,6 +5,7 @@
 #           (packaging/run-fuzz.sh)
 #   --tests also what only tests use: CPU PyTorch for ctrecon.torch's test
 #           (packaging/run-tests.sh; 737 MB installed, not the main job's)
+#           and PyWavelets, the oracle of the wavelet-FFT ring removal's test
 set -eu
 
 EXTRA_PKGS=""
@@ -12,7 +13,7 @@ if [ "${1:-}" = "--fuzz" ]; then
   EXTRA_PKGS="clang libclang-rt-14-dev libomp-dev"
 fi
 if [ "${1:-}" = "--tests" ]; then
-  EXTRA_PKGS="python3-torch"
+  EXTRA_PKGS="python3-torch python3-pywt"
 fi
 
 PKGS="$EXTRA_PKGS meson ninja-build pkg-config gcc libc6-dev

@@ -3,6 +3,8 @@
 #include "preprocess/ctr-outliers.h"
 #include "preprocess/ctr-rings.h"
 #include "preprocess/ctr-stripes.h"
+#include "preprocess/ctr-rings-wavelet.h"
+#include "preprocess/ctr-wavelet.h"
 #include "preprocess/ctr-flux.h"
 #include "preprocess/ctr-truncation.h"
 #include "preprocess/ctr-preprocess-private.h"
@@ -14,17 +16,40 @@
 static const char *const op_names[] = { "outliers", "rings", "beam-hardening", "flux", "truncation" };
 #define OP_LIST "outliers, rings, beam-hardening, flux or truncation"
 
+/* "wavelet" of a "wavelet-fft" step: a Daubechies filter's name. */
+static gboolean
+get_wavelet (JsonObject *o, guint i, const char *where, CtrPrepStep *st, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, "wavelet");
+  if (n == NULL)
+    return TRUE;
+  CtrWavelet w;
+  const char *name = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+                     ? json_node_get_string (n) : NULL;
+  if (!ctr_wavelet_init (name, &w))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: “preprocess” step %u (“rings”): “wavelet” must be one of " CTR_WAVELET_NAMES, where, i + 1);
+      return FALSE;
+    }
+  g_strlcpy (st->wavelet, w.name, sizeof st->wavelet);
+  return TRUE;
+}
+
 /* A "rings" step: "method" first, then the parameters that method takes. */
 static gboolean
 parse_rings (JsonObject *o, guint i, const char *where, CtrPrepStep *st, GError **error)
 {
-  static const char *const methods[] = { "sorting", "large", "dead", NULL };
+  static const char *const methods[] = { "sorting", "large", "dead", "wavelet-fft", NULL };
   static const char *const sorting[] = { "method", "size", NULL };
   static const char *const large[] = { "method", "size", "snr", "normalise", NULL };
   static const char *const dead[] = { "method", "size", "snr", "residual", "normalise", NULL };
-  static const char *const *const allowed[] = { sorting, large, dead };
+  static const char *const wavelet[] = { "method", "level", "wavelet", "sigma", "pad", NULL };
+  static const char *const *const allowed[] = { sorting, large, dead, wavelet };
   *st = (CtrPrepStep) { .op = CTR_PREP_RINGS, .size = CTR_RINGS_DEFAULT_SIZE, .method = CTR_RINGS_SORTING,
-                        .residual = TRUE };
+                        .residual = TRUE, .level = CTR_RINGS_WAVELET_DEFAULT_LEVEL,
+                        .sigma = CTR_RINGS_WAVELET_DEFAULT_SIGMA, .pad = TRUE,
+                        .wavelet = CTR_RINGS_WAVELET_DEFAULT_NAME };
   JsonNode *m = json_object_get_member (o, "method");
   if (m != NULL)
     {
@@ -37,11 +62,12 @@ parse_rings (JsonObject *o, guint i, const char *where, CtrPrepStep *st, GError 
         {
           g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
                        "%s: “preprocess” step %u (“rings”): “method” must be “sorting” (small stripes), "
-                       "“large” (large stripes) or “dead” (unresponsive and fluctuating stripes)", where, i + 1);
+                       "“large” (large stripes), “dead” (unresponsive and fluctuating stripes) or "
+                       "“wavelet-fft” (wavelet-Fourier filtering)", where, i + 1);
           return FALSE;
         }
       st->method = (CtrRingsMethod) k;
-      if (st->method != CTR_RINGS_SORTING)
+      if (st->method == CTR_RINGS_LARGE || st->method == CTR_RINGS_DEAD)
         st->size = CTR_STRIPES_DEFAULT_SIZE;
       st->snr = st->method == CTR_RINGS_DEAD ? CTR_STRIPES_DEFAULT_SNR_DEAD : CTR_STRIPES_DEFAULT_SNR_LARGE;
     }
@@ -49,7 +75,11 @@ parse_rings (JsonObject *o, guint i, const char *where, CtrPrepStep *st, GError 
          && ctr_prep_get_size (o, i, where, &st->size, error)
          && ctr_prep_get_positive (o, "snr", i, "rings", where, &st->snr, error)
          && ctr_prep_get_boolean (o, "residual", i, "rings", where, &st->residual, error)
-         && ctr_prep_get_boolean (o, "normalise", i, "rings", where, &st->normalise, error);
+         && ctr_prep_get_boolean (o, "normalise", i, "rings", where, &st->normalise, error)
+         && ctr_prep_get_integer (o, "level", i, "rings", 1, CTR_RINGS_WAVELET_MAX_LEVEL, where, &st->level, error)
+         && ctr_prep_get_positive (o, "sigma", i, "rings", where, &st->sigma, error)
+         && ctr_prep_get_boolean (o, "pad", i, "rings", where, &st->pad, error)
+         && get_wavelet (o, i, where, st, error);
 }
 
 static gboolean
@@ -228,15 +258,24 @@ run_step (const CtrPrepStep *st, CtrProjections *p, CtrGeometry *g, GError **err
     ok = ctr_stripes_remove_large (p, st->size, st->snr, st->normalise, &n, &columns, &rms, error);
   else if (st->method == CTR_RINGS_DEAD)
     ok = ctr_stripes_remove_dead (p, st->size, st->snr, st->residual, st->normalise, &n, &columns, &rms, error);
+  else if (st->method == CTR_RINGS_WAVELET_FFT)
+    ok = ctr_rings_remove_wavelet (p, st->level, st->wavelet, st->sigma, st->pad, &n, &columns, &rms, error);
   else
     ok = ctr_rings_remove (p, st->size, &n, &columns, &rms, error);
   if (!ok)
     return NULL;
-  static const char *const what[] = { "sorting", "large stripes", "dead stripes" };
-  g_autofree char *snr = st->method == CTR_RINGS_SORTING ? g_strdup ("") : g_strdup_printf (", snr %g", st->snr);
+  static const char *const what[] = { "sorting", "large stripes", "dead stripes", "wavelet-fft" };
+  g_autofree char *detail = NULL;
+  if (st->method == CTR_RINGS_WAVELET_FFT)
+    detail = g_strdup_printf ("%s, %u levels, sigma %g%s", st->wavelet, st->level, st->sigma,
+                              st->pad ? ", views padded" : "");
+  else if (st->method == CTR_RINGS_SORTING)
+    detail = g_strdup_printf ("size %d", st->size);
+  else
+    detail = g_strdup_printf ("size %d, snr %g", st->size, st->snr);
   return g_strdup_printf ("rings: %u detector columns found striped (in at least half of the %u rows), "
-                          "%" G_GUINT64_FORMAT " stripes in all row sinograms; RMS change %.3g (%s, size %d%s)",
-                          columns, p->n_rows, n, rms, what[st->method], st->size, snr);
+                          "%" G_GUINT64_FORMAT " stripes in all row sinograms; RMS change %.3g (%s, %s)",
+                          columns, p->n_rows, n, rms, what[st->method], detail);
 }
 
 gboolean

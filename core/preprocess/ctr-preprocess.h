@@ -16,7 +16,11 @@
  *               fluctuating stripes, algorithm 6), both ctr-stripes.h, with
  *               "size" (default 51), "snr" (> 0, default 20 for "large",
  *               10 for "dead"), "normalise" (true/false, default false) and
- *               for "dead" "residual" (true/false, default true)
+ *               for "dead" "residual" (true/false, default true);
+ *               "wavelet-fft" (Münch et al. 2009, ctr-rings-wavelet.h) with
+ *               "level" (1-16, default 3),
+ *               "wavelet" ("db1" … "db10", "haar"; default "db5"),
+ *               "sigma" (> 0, default 2) and "pad" (true/false, default true)
  *   "beam-hardening": water pre-correction, Herman 1979 polynomial
  *               linearisation (preprocess/ctr-beamhard.h): "coefficients"
  *               [a1, a2, …] stated, or "spectrum" (a built-in name or
@@ -47,7 +51,8 @@ G_BEGIN_DECLS
 typedef enum {
   CTR_RINGS_SORTING,  /* algorithm 3, ctr_rings_remove() */
   CTR_RINGS_LARGE,    /* algorithm 5, ctr_stripes_remove_large() */
-  CTR_RINGS_DEAD      /* algorithm 6, ctr_stripes_remove_dead() */
+  CTR_RINGS_DEAD,     /* algorithm 6, ctr_stripes_remove_dead() */
+  CTR_RINGS_WAVELET_FFT /* Münch et al. 2009, ctr_rings_remove_wavelet() */
 } CtrRingsMethod;
 
 typedef enum {
@@ -66,6 +71,10 @@ typedef struct {
   double snr;         /* rings "large", "dead": detection threshold */
   gboolean residual;  /* rings "dead": then "large" on what is left */
   gboolean normalise; /* rings "large", "dead": every column less its stripe strength */
+  guint level;        /* rings "wavelet-fft": decomposition levels */
+  double sigma;       /* rings "wavelet-fft": the damping's width */
+  char wavelet[8];    /* rings "wavelet-fft": "db1" … "db10" */
+  gboolean pad;       /* rings "wavelet-fft": the views padded by an eighth */
   CtrBeamhard *bh;    /* beam-hardening: its parameters (owned by the pipeline) */
   guint n_ranges;     /* flux: stated air column ranges (0 = found automatically) */
   guint *ranges;      /* flux: 2·n_ranges columns [first, last] (owned) */

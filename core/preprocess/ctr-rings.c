@@ -38,8 +38,14 @@ filter_row (CtrProjections *p, guint row, int size, Sample *sorted, float *smoot
         }
       colchange[c] = sum / V;
     }
-  /* the stripes: columns whose mean change (a stripe's offset, signed) lies
-   * more than 5 robust SDs (MAD) from the row's median column */
+  return ctr_rings_flag_stripes (colchange, C, flag);
+}
+
+guint64
+ctr_rings_flag_stripes (const double *colchange, guint C, guint8 *flag)
+{
+  /* columns whose mean change (a stripe's offset, signed) lies more than 5
+   * robust SDs (MAD) from the row's median column */
   float tmp[C];
   for (guint c = 0; c < C; c++)
     tmp[c] = (float) colchange[c];
@@ -54,6 +60,20 @@ filter_row (CtrProjections *p, guint row, int size, Sample *sorted, float *smoot
       found += flag[c];
     }
   return found;
+}
+
+guint
+ctr_rings_count_columns (const guint8 *flags, guint n_rows, guint C)
+{
+  guint columns = 0;
+  for (gsize c = 0; c < C; c++)
+    {
+      guint rows = 0;
+      for (guint row = 0; row < n_rows; row++)
+        rows += flags[(gsize) row * C + c];
+      columns += 2 * rows >= n_rows && rows > 0;
+    }
+  return columns;
 }
 
 gboolean
@@ -121,14 +141,7 @@ ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, guint *n_colu
       found += filter_row (p, row, size, sorted, smooth, colchange, &sq, flags + (gsize) row * C);
     }
   g_free (scratch);
-  guint columns = 0;
-  for (gsize c = 0; c < C; c++)
-    {
-      guint rows = 0;
-      for (guint row = 0; row < p->n_rows; row++)
-        rows += flags[(gsize) row * C + c];
-      columns += 2 * rows >= p->n_rows && rows > 0;
-    }
+  const guint columns = ctr_rings_count_columns (flags, p->n_rows, (guint) C);
   g_free (flags);
   if (n_columns != NULL)
     *n_columns = columns;

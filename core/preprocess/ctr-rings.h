@@ -52,4 +52,15 @@ gboolean ctr_rings_check_size (const CtrProjections *p, int size, GError **error
 gboolean ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes,
                            guint *n_columns, double *rms_change, GError **error);
 
+/* The stripes a ring filter removed from one row's sinogram of @C columns:
+ * @colchange [col], each column's mean change over the views (new − old);
+ * a column is flagged 1 in @flag [col] when its change lies more than 5
+ * robust SDs (1.4826 × MAD over the columns) from the median column's,
+ * and by more than 1e-6.  Returns the number flagged. */
+guint64 ctr_rings_flag_stripes (const double *colchange, guint C, guint8 *flag);
+
+/* The detector columns flagged (ctr_rings_flag_stripes) in at least half
+ * of @n_rows rows; @flags [row][col]. */
+guint ctr_rings_count_columns (const guint8 *flags, guint n_rows, guint C);
+
 G_END_DECLS

@@ -30,7 +30,9 @@ The loader's output is read back with preprocess-dump (raw float32).
     striped image (a stripe's FBP is not confined to its radius, so the
     latter is not 0).  The step's report names 5 or 6 striped detector
     columns on the striped data, none on the clean data.  Printed beside: the clean image's RMS there and what
-    "rings" does to the clean data alone.
+    "rings" does to the clean data alone.  The same for "method"
+    "wavelet-fft" (defaults): energy down >= 3.5x (measured 3.9x; the
+    issue's 5x is not reached, docs/preprocess.md), RMSE rising <= 2 %.
 (c) Bad input: an unknown op, an unknown parameter, a negative size, a
     size wider than the detector: clear error, non-zero exit, no output.
 Exit 77 when ../shared/data, numpy or tifffile is absent.
@@ -164,6 +166,11 @@ img_c, _ = reconstruct(gc)
 img_s, _ = reconstruct(gs)
 img_r, err_r = reconstruct(gs, "--preprocess", pipe)
 img_cr, err_cr = reconstruct(gc, "--preprocess", pipe)   # printed only: what the filter does to clean data
+pipe_w = os.path.join(T, "rings-wavelet.json")
+with open(pipe_w, "w") as fh:
+    json.dump([{"op": "rings", "method": "wavelet-fft"}], fh)
+img_w, err_w = reconstruct(gs, "--preprocess", pipe_w)
+img_cw, _ = reconstruct(gc, "--preprocess", pipe_w)
 if check(img_c is not None and img_s is not None and img_r is not None, "rings: the three reconstructions run"):
     n = img_c.shape[-1]
     yy, xx = np.mgrid[0:n, 0:n]
@@ -195,6 +202,21 @@ if check(img_c is not None and img_s is not None and img_r is not None, "rings: 
     found_clean = [int(m) for m in re.findall(r"rings: (\d+) detector columns found striped", err_cr)]
     check(found and 5 <= found[0] <= 6, f"rings: the report finds 5 or 6 of the 6 striped columns ({found})")
     check(found_clean == [0], f"rings: the report finds no striped column in the clean data ({found_clean})")
+    # wavelet-fft (Münch et al. 2009, defaults): measured 3.9x, below the
+    # issue's 5x (docs/preprocess.md); checked here against regression
+    if check(img_w is not None and img_cw is not None, "wavelet-fft: the reconstructions run"):
+        e_w = ring_energy(img_w)
+        rmse_w = np.sqrt(np.mean((img_w - img_c)[:, away] ** 2))
+        rmse_cw = np.sqrt(np.mean((img_cw - img_c)[:, away] ** 2))
+        found_w = [int(m) for m in re.findall(r"rings: (\d+) detector columns found striped", err_w)]
+        print(f"     wavelet-fft: ring energy {e_w:.4g}, ratio {e_s / max(e_w, 1e-300):.1f} (sorting "
+              f"{e_s / max(e_r, 1e-300):.1f}); RMSE outside the stripes' radii {rmse_w:.4g} "
+              f"({100 * (rmse_w / rmse_s - 1):+.1f} %); on the clean data it changes that by {rmse_cw:.4g} RMS "
+              f"(ring energy {ring_energy(img_cw):.4g}); columns found {found_w}")
+        check(e_s >= 3.5 * e_w, f"wavelet-fft: ring energy falls >= 3.5x ({e_s / max(e_w, 1e-300):.1f}x; "
+              "the issue's 5x is not reached)")
+        check(rmse_w <= 1.02 * rmse_s, f"wavelet-fft: RMSE outside the stripes' radii rises <= 2 % "
+              f"({100 * (rmse_w / rmse_s - 1):+.1f} %)")
 
 # (c) bad input
 for name, steps, needle in [
