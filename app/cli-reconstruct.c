@@ -30,6 +30,11 @@ typedef struct {
   /* under mpirun: rank 0's failure before the run (the other ranks hear
    * of it in the run's first round) */
   GError *input_error;
+  /* under mpirun with more than one rank: every rank reads its share of
+   * @path's projections (CtrMpiReader) instead of rank 0 sending them */
+  gboolean read_shares;
+  const char *path, *variant;
+  CtrPipeline *pipeline;   /* --preprocess, every rank's */
   /* outputs: checked before the run, committed together (rank 0 only) */
   CtrOutputSet *outputs;
   guint out_image, out_metrics;
@@ -76,11 +81,20 @@ on_note (const char *line, gpointer data)
   fprintf (stderr, "%s\n", line);
 }
 
+/* Every rank's share of the projections (CtrMpiReader). */
+static CtrDataset *
+read_share (const CtrDatasetPart *part, gpointer data, GError **error)
+{
+  Job *job = data;
+  return ctr_dataset_load_part (job->path, job->variant, job->pipeline, part, NULL, error);
+}
+
 /* Every rank: the run split across the ranks (mpi/ctr-mpi.h); rank 0 has
  * the inputs and prints. */
 static void
 work_mpi (Job *job, GCancellable *cancellable)
 {
+  const CtrMpiReader reader = { read_share, job };
   CtrMpiInput in = { 0 };
   const gboolean have = job->dataset != NULL && job->input_error == NULL;
   if (have)
@@ -91,7 +105,7 @@ work_mpi (Job *job, GCancellable *cancellable)
       in.options = job->options;
       in.reference = job->reference;
     }
-  ctr_mpi_reconstruct (have ? &in : NULL, g_steal_pointer (&job->input_error), on_iteration, on_note, job,
+  ctr_mpi_reconstruct (have ? &in : NULL, job->read_shares ? &reader : NULL, g_steal_pointer (&job->input_error), on_iteration, on_note, job,
                        cancellable, &job->result, &job->error);
 }
 #endif
@@ -266,6 +280,7 @@ run_job (Job *job, const char *output, const char *format)
   g_string_free (job->csv, TRUE);
   g_clear_pointer (&job->outputs, ctr_output_set_free);
   g_clear_pointer (&job->dataset, ctr_dataset_free);
+  g_clear_pointer (&job->pipeline, ctr_pipeline_free);
   return status;
 }
 
@@ -529,26 +544,36 @@ parse_args (Args *a, Job *job, int *argc, char ***argv)
   return -1;
 }
 
+/* --preprocess FILE.json into *@pl (NULL without one). */
+static gboolean
+load_pipeline (const char *preprocess_path, CtrPipeline **pl, GError **error)
+{
+  *pl = NULL;
+  if (preprocess_path == NULL)
+    return TRUE;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) local = NULL;
+  if (!json_parser_load_from_file (parser, preprocess_path, &local))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "--preprocess %s: %s", preprocess_path, local->message);
+      return FALSE;
+    }
+  *pl = ctr_pipeline_from_json (json_parser_get_root (parser), preprocess_path, error);
+  return *pl != NULL;
+}
+
 /* A geometry.json (with @variant) or a DICOM file or folder; its warnings
- * and what its views lack go to stderr. */
+ * and what its views lack go to stderr.  @part (nullable): only that part
+ * of the projections (under mpirun: none on rank 0, every rank reads its
+ * own share later). */
 static CtrDataset *
-load_dataset (const char *path, const char *variant, const char *preprocess_path, GError **error)
+load_dataset (const char *path, const char *variant, const char *preprocess_path, const CtrDatasetPart *part,
+              GError **error)
 {
   CtrDataset *d;
   g_autoptr (CtrPipeline) pl = NULL;
-  if (preprocess_path != NULL)
-    {
-      g_autoptr (JsonParser) parser = json_parser_new ();
-      g_autoptr (GError) local = NULL;
-      if (!json_parser_load_from_file (parser, preprocess_path, &local))
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "--preprocess %s: %s", preprocess_path, local->message);
-          return NULL;
-        }
-      pl = ctr_pipeline_from_json (json_parser_get_root (parser), preprocess_path, error);
-      if (pl == NULL)
-        return NULL;
-    }
+  if (!load_pipeline (preprocess_path, &pl, error))
+    return NULL;
   fprintf (stderr, "loading %s…\n", path);
   if (variant == NULL && ctr_dicom_is_dicom (path))
     {
@@ -562,7 +587,7 @@ load_dataset (const char *path, const char *variant, const char *preprocess_path
         g_clear_pointer (&d, ctr_dataset_free);
     }
   else
-    d = ctr_dataset_load_preprocessed (path, variant, pl, NULL, error);
+    d = ctr_dataset_load_part (path, variant, pl, part, NULL, error);
   if (d == NULL)
     return NULL;
   ctr_cli_print_warnings (d);
@@ -667,12 +692,21 @@ ctr_cli_reconstruct (int argc, char **argv)
   if (status >= 0)
     return status;
 
+  const CtrDatasetPart no_pixels = { CTR_DATASET_ROWS, 0, 0 };
 #ifdef CTR_HAVE_MPI
+  /* Every rank reads its own share (CTR_MPI_READ=rank0: rank 0 reads all
+   * and sends; DICOM series always). */
+  job.read_shares = ctr_cli_mpi_running () && ctr_mpi_size () > 1 && !ctr_dicom_is_dicom (argv[1])
+                    && g_strcmp0 (g_getenv ("CTR_MPI_READ"), "rank0") != 0;
+  job.path = argv[1];
+  job.variant = a.variant;
+  if (job.read_shares && !load_pipeline (a.preprocess, &job.pipeline, NULL))
+    job.pipeline = NULL;   /* rank 0 says why (its load_dataset) */
   if (ctr_cli_mpi_running () && ctr_mpi_rank () != 0)
-    return run_job (&job, a.output, a.format);  /* rank 0 reads and sends */
+    return run_job (&job, a.output, a.format);  /* rank 0 reads (the geometry) and sends */
 #endif
   g_autoptr (GError) error = NULL;
-  job.dataset = load_dataset (argv[1], a.variant, a.preprocess, &error);
+  job.dataset = load_dataset (argv[1], a.variant, a.preprocess, job.read_shares ? &no_pixels : NULL, &error);
   if (job.dataset == NULL || !check_outputs (&job, &a, &error))
     return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format);
   const CtrGeometry *g = job.dataset->geometry;

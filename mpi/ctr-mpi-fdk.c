@@ -86,7 +86,8 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
     circular = ctr_geometry_circular_from_vectors (sh->geometry, NULL, &e);
   const CtrGeometry *g = circular != NULL ? circular : sh->geometry;
   if (e == NULL && ctr_fdk_check_geometry (g, &e) && ctr_grid_validate (&sh->grid, &e)
-      && (me != 0 || ctr_fdk_check_input (g, in->projections, &e)) && (guint) size > g->n_views)
+      && (me != 0 || job->reader != NULL || ctr_fdk_check_input (g, in->projections, &e))
+      && (guint) size > g->n_views)
     g_set_error (&e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "%d ranks for %u views: give at most one rank per view",
                  size, g->n_views);
   /* Rank 0's reference on the grid, refused before the run when it cannot
@@ -123,7 +124,8 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
   g_autoptr (CtrVolume) slab = NULL, whole = NULL;
   g_autoptr (CtrGeometry) group_g = ctr_mpi_geometry_views (g, group.first, group.count, &e);
   if (group_g != NULL
-      && (raw = ctr_projections_new (filter[me].count, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e)) != NULL
+      && (job->reader != NULL
+          || (raw = ctr_projections_new (filter[me].count, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e)) != NULL)
       && (q = ctr_projections_new (group.count, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e)) != NULL
       && (slab = ctr_volume_new (&slab_grid, &e)) != NULL && me == 0)
     whole = ctr_volume_new (&sh->grid, &e);
@@ -131,7 +133,13 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
     return FALSE;
 
   /* Filter this rank's views (iFDK: each rank of a column its 1/R). */
-  ctr_mpi_scatter_views (job, me == 0 ? in->projections : NULL, filter, raw);
+  if (job->reader != NULL)
+    {
+      if (!ctr_mpi_read_share (job, CTR_DATASET_VIEWS, filter, &raw, error))
+        return FALSE;
+    }
+  else
+    ctr_mpi_scatter_views (job, me == 0 ? in->projections : NULL, filter, raw);
   double t[4];
   gint64 t0 = g_get_monotonic_time ();
   g_autoptr (CtrProjections) filtered = ctr_fdk_filter_views (g, raw, filter[me].first, sh->options.window,

@@ -17,7 +17,8 @@ enum {
   CTR_MPI_PHASE_PLANNED,          /* every rank has planned */
   CTR_MPI_PHASE_FILTERED,         /* FDK: every rank has filtered its views */
   CTR_MPI_PHASE_DONE,             /* every rank has its part of the result */
-  CTR_MPI_PHASE_CHECKED_RESULT    /* FDK: rank 0 has checked the whole image (finite values and metrics) */
+  CTR_MPI_PHASE_CHECKED_RESULT,   /* FDK: rank 0 has checked the whole image (finite values and metrics) */
+  CTR_MPI_PHASE_READ              /* every rank has read its share (CtrMpiReader) */
 };
 
 /* The doubles one round sums and maximises besides its status. */
@@ -33,6 +34,7 @@ typedef struct {
   GCancellable *outer;   /* the caller's (nullable) */
   GCancellable *inner;   /* what the plan sees: cancelled by @outer or by a round */
   gulong outer_handler;
+  const CtrMpiReader *reader;  /* nullable: every rank reads its share */
 } CtrMpiJob;
 
 /* The watchdog's default timeout of a status round, seconds: longer than
@@ -121,6 +123,19 @@ void ctr_mpi_scatter_rows (CtrMpiJob *job, const CtrProjections *p, const CtrMpi
  * @mine (allocated: views[rank].count views). */
 void ctr_mpi_scatter_views (CtrMpiJob *job, const CtrProjections *p, const CtrMpiBlock *views,
                             CtrProjections *mine);
+/**
+ * ctr_mpi_read_share:
+ * Collective: this rank reads blocks[rank] of the rows or views (@axis)
+ * through job->reader into *@mine; rank 0 notes every rank's read (its
+ * ->read_note), judges the claims check of a split read over every rank's
+ * sample of the rows or views it alone holds, and notes its dataset's
+ * warnings; then a status round (CTR_MPI_PHASE_READ).
+ * Returns: TRUE on every rank when every rank read its share; else FALSE
+ *   with the lowest failing rank's error (the loader's), *@mine NULL.
+ */
+gboolean ctr_mpi_read_share (CtrMpiJob *job, CtrDatasetAxis axis, const CtrMpiBlock *blocks, CtrProjections **mine,
+                             GError **error);
+
 /* Collective: the slices slices[rank] of a volume of @nx × @ny pixels per
  * slice, from @part (every rank) into @whole (rank 0; NULL elsewhere),
  * into @whole at slice slices[rank].first.  @scatter: the other way round. */

@@ -233,7 +233,7 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrV
     {
       my_g = ctr_mpi_geometry_rows (g, my.rows.first, my.rows.count, &e);
       my_grid = ctr_mpi_grid_slices (&sh->grid, my.slab.first, my.slab.count);
-      if (my_g != NULL)
+      if (my_g != NULL && job->reader == NULL)
         my_p = ctr_projections_new (g->n_views, my.rows.count, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e);
     }
   if (e == NULL && sh->has_reference)
@@ -265,9 +265,15 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrV
       rows[r] = s[r].rows;
       keep[r] = s[r].keep;
     }
-  double t[4];   /* seconds: scatter, plan, run, gather */
+  double t[4];   /* seconds: scatter (or read), plan, run, gather */
   gint64 t0 = g_get_monotonic_time ();
-  ctr_mpi_scatter_rows (job, me == 0 ? in->projections : NULL, rows, my_p);
+  if (job->reader != NULL)
+    {
+      if (!ctr_mpi_read_share (job, CTR_DATASET_ROWS, rows, &my_p, error))
+        return FALSE;
+    }
+  else
+    ctr_mpi_scatter_rows (job, me == 0 ? in->projections : NULL, rows, my_p);
   StackRun run = { .job = job, .ref_part = ref_part,
                    .keep_offset = my.keep.first - my.slab.first, .nz_total = sh->grid.nz,
                    .radius_mm = sh->options.metrics_radius_mm };
@@ -317,8 +323,8 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrV
   g_autofree double *times = g_new (double, 4 * size);
   MPI_Gather (t, 4, MPI_DOUBLE, times, 4, MPI_DOUBLE, 0, job->comm);
   for (int r = 0; r < size; r++)
-    ctr_mpi_note (job, "  rank %d: scatter %.3f s, plan %.3f s (its matrix %.3f s), run %.3f s, gather %.3f s; %s",
-                  r, times[4 * r], times[4 * r + 1], setup[2 * r], times[4 * r + 2], times[4 * r + 3],
+    ctr_mpi_note (job, "  rank %d: %s %.3f s, plan %.3f s (its matrix %.3f s), run %.3f s, gather %.3f s; %s",
+                  r, job->reader != NULL ? "read" : "scatter", times[4 * r], times[4 * r + 1], setup[2 * r], times[4 * r + 2], times[4 * r + 3],
                   devices + (gsize) r * CTR_MPI_DEVICE_LEN);
   if (me == 0)
     *result = g_steal_pointer (&whole);

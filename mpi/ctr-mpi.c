@@ -116,13 +116,14 @@ check_splittable (const CtrMpiShared *sh, guint size, GError **error)
 }
 
 gboolean
-ctr_mpi_reconstruct (const CtrMpiInput *input, GError *input_error, CtrIterFunc callback, CtrMpiNoteFunc note,
-                     gpointer user_data, GCancellable *cancellable, CtrVolume **result, GError **error)
+ctr_mpi_reconstruct (const CtrMpiInput *input, const CtrMpiReader *reader, GError *input_error, CtrIterFunc callback,
+                     CtrMpiNoteFunc note, gpointer user_data, GCancellable *cancellable, CtrVolume **result,
+                     GError **error)
 {
   g_return_val_if_fail (result != NULL, FALSE);
   *result = NULL;
   CtrMpiJob job = { .comm = MPI_COMM_WORLD, .callback = callback, .note = note, .user_data = user_data,
-                    .outer = cancellable, .inner = g_cancellable_new () };
+                    .outer = cancellable, .inner = g_cancellable_new (), .reader = reader };
   MPI_Comm_rank (job.comm, &job.rank);
   MPI_Comm_size (job.comm, &job.size);
   if (cancellable != NULL)

@@ -22,9 +22,11 @@
  *    and halo project onto, and keeps its slab.  An approximation (the halo
  *    absorbs the rays that leave the slab), unlike the two above.
  *
- * Data: rank 0 reads the dataset, broadcasts the geometry and the options,
- * and sends each rank its share (detector rows or views); rank 0 gathers and
- * writes the result.  Failures and cancellation: every step ends with a
+ * Data: rank 0 reads the geometry (and the reference), broadcasts it with
+ * the options; with a CtrMpiReader every rank then reads its own share of the
+ * projections (its detector rows or views: ctr_dataset_load_part), without
+ * one rank 0 reads the whole and sends each rank its share; rank 0 gathers
+ * and writes the result.  Failures and cancellation: every step ends with a
  * collective status round (one MPI_Allreduce), so an error on one rank ends
  * every rank with that rank's message, and Ctrl-C (mpirun forwards SIGINT /
  * SIGTERM to the ranks) cancels all of them between views.  MPI's own
@@ -77,6 +79,23 @@ typedef struct {
   const CtrVolume *reference;
 } CtrMpiInput;
 
+/**
+ * CtrMpiReader:
+ * How every rank reads its share of the projections itself.
+ * @read: called on every rank with its share (@part: detector rows of every
+ *   view, or views) and @data; returns the dataset loaded with
+ *   ctr_dataset_load_part (@part), or NULL with the loader's error.  Its
+ *   ->read_note becomes a note on rank 0 ("rank 1 read rows 32-63 of 64:
+ *   N bytes of pixel data"), the claims check of a split read is judged on
+ *   rank 0 over every rank's sample (ctr_dataset_claims_sample), and rank
+ *   0's warnings become notes ("warning: ...").
+ */
+typedef CtrDataset *(*CtrMpiReadFunc) (const CtrDatasetPart *part, gpointer data, GError **error);
+typedef struct {
+  CtrMpiReadFunc read;
+  gpointer data;
+} CtrMpiReader;
+
 /* A line for the user (rank 0 only): the plan's notes, how the work was
  * split (the decomposition, every rank's share, the matrix from the cache
  * or built) as soon as it is decided, every rank's timings at the end. */
@@ -86,7 +105,10 @@ typedef void (*CtrMpiNoteFunc) (const char *line, gpointer user_data);
  * ctr_mpi_reconstruct:
  * Collective over MPI_COMM_WORLD: every rank calls it.
  * @input: rank 0: the inputs, or NULL with @input_error saying why rank 0
- *   has none (every rank then fails with it); other ranks: NULL.
+ *   has none (every rank then fails with it); other ranks: NULL.  With
+ *   @reader its projections are not used (NULL).
+ * @reader: (nullable): the same on every rank: each rank reads its share
+ *   (CtrMpiReader); NULL: rank 0's @input projections are sent.
  * @input_error: (nullable) (transfer full): rank 0's failure before the run.
  * @callback: (nullable): called on rank 0 after every iteration with the
  *   whole stack's report (one-pass methods: once): residual over every
@@ -105,7 +127,8 @@ typedef void (*CtrMpiNoteFunc) (const char *line, gpointer user_data);
  *   the slices of a stack (cgls, pwls, asd-pocs) or --stop auto across
  *   ranks, G_IO_ERROR_CANCELLED.
  */
-gboolean ctr_mpi_reconstruct (const CtrMpiInput *input, GError *input_error, CtrIterFunc callback,
+gboolean ctr_mpi_reconstruct (const CtrMpiInput *input, const CtrMpiReader *reader, GError *input_error,
+                              CtrIterFunc callback,
                               CtrMpiNoteFunc note, gpointer user_data, GCancellable *cancellable,
                               CtrVolume **result, GError **error);
 

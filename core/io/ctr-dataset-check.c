@@ -15,14 +15,14 @@
 #define MASKED_WARN_FRACTION 0.01
 
 static void
-check_masked (CtrDataset *d)
+check_masked (CtrDataset *d, double f)
 {
-  const double f = ctr_projections_masked_fraction (d->projections);
+  const guint R = d->partial ? d->geometry->n_rows : d->projections->n_rows;
+  const guint C = d->partial ? d->geometry->n_cols : d->projections->n_cols;
   if (f > MASKED_WARN_FRACTION)
     ctr_dataset_add_warning (d, "%.1f %% of the detector pixels (%.0f of %u × %u) have an open beam (flat − dark) "
                              "≤ 0 and are filled from their neighbours along the row; is the flat field right?",
-                             100 * f, f * d->projections->n_rows * d->projections->n_cols,
-                             d->projections->n_rows, d->projections->n_cols);
+                             100 * f, f * R * C, R, C);
 }
 
 /* Line integrals below this are a transmission of more than e^0.5 = 1.65×
@@ -41,19 +41,48 @@ cmp_float (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The 1st and 99th percentiles of the line integrals (a strided sample of
- * at most MAX_SAMPLES finite values; the masked pixels left out). */
-static gboolean
-percentiles (const CtrProjections *p, double *p1, double *p99)
+float *
+ctr_dataset_claims_sample (const CtrDataset *d, guint own_first, guint own_count, gsize *n)
 {
-  const gsize plane = (gsize) p->n_rows * p->n_cols, n = (gsize) p->n_views * plane;
-  const gsize stride = MAX (1, n / MAX_SAMPLES);
-  g_autofree float *v = g_new (float, n / stride + 1);
+  g_return_val_if_fail (d != NULL && n != NULL, NULL);
+  *n = 0;
+  const CtrProjections *p = d->projections;
+  if (p == NULL || d->geometry == NULL)
+    return NULL;
+  /* Indices of the whole scan [view][row][col]: a part of rows or views
+   * holds those from part.first on along its axis. */
+  const CtrGeometry *g = d->geometry;
+  const gboolean rows = d->partial && d->part.axis == CTR_DATASET_ROWS;
+  const guint first = d->partial ? d->part.first : 0;
+  const gsize C = p->n_cols, plane = (gsize) (d->partial ? g->n_rows : p->n_rows) * C;
+  const gsize total = (gsize) (d->partial ? g->n_views : p->n_views) * plane;
+  const gsize stride = MAX (1, total / MAX_SAMPLES);
+  float *v = g_try_new (float, total / stride + 1);
+  if (v == NULL)
+    return NULL;
   gsize m = 0;
-  for (gsize i = 0; i < n; i += stride)
-    if (isfinite (p->data[i]) && (p->mask == NULL || p->mask[i % plane]))
-      v[m++] = p->data[i];
-  if (m < 100)
+  for (gsize i = 0; i < total; i += stride)
+    {
+      const guint view = (guint) (i / plane), row = (guint) (i % plane / C);
+      const guint along = rows ? row : view;
+      if (along < own_first || along - own_first >= own_count || along < first
+          || along - first >= (rows ? p->n_rows : p->n_views))
+        continue;
+      const gsize pv = rows ? view : view - first, pr = rows ? row - first : row;
+      const gsize local = pr * C + i % C;
+      const float x = p->data[pv * p->n_rows * C + local];
+      if (isfinite (x) && (p->mask == NULL || p->mask[local]))
+        v[m++] = x;
+    }
+  *n = m;
+  return v;
+}
+
+/* The 1st and 99th percentiles of @m sampled line integrals (sorted here). */
+static gboolean
+percentiles (float *v, gsize m, double *p1, double *p99)
+{
+  if (v == NULL || m < 100)
     return FALSE;
   qsort (v, m, sizeof (float), cmp_float);
   *p1 = v[m / 100];
@@ -65,10 +94,10 @@ percentiles (const CtrProjections *p, double *p1, double *p99)
  * data, a flat field too low) or beyond any measurable transmission and the
  * object's path length × μ (counts stated as line integrals, a scale). */
 static void
-check_plausible (CtrDataset *d)
+check_plausible (CtrDataset *d, float *sample, gsize n)
 {
   double p1, p99;
-  if (!percentiles (d->projections, &p1, &p99))
+  if (!percentiles (sample, n, &p1, &p99))
     return;
   if (p1 < LOWEST_PLAUSIBLE)
     ctr_dataset_add_warning (d, "1 %% of the line integrals are below %g (1st percentile %.3g, 99th %.3g): the "
@@ -88,12 +117,25 @@ check_plausible (CtrDataset *d)
 }
 
 void
+ctr_dataset_claims_judge (CtrDataset *d, float *sample, gsize n)
+{
+  g_return_if_fail (d != NULL);
+  if (d->geometry == NULL)
+    return;
+  check_masked (d, d->masked_fraction);
+  if (d->projections == NULL || d->projections->kind == CTR_PROJ_LINE_INTEGRALS)
+    check_plausible (d, sample, n);
+}
+
+void
 ctr_dataset_check_claims (CtrDataset *d)
 {
   g_return_if_fail (d != NULL);
   if (d->projections == NULL || d->geometry == NULL)
     return;
-  check_masked (d);
-  if (d->projections->kind == CTR_PROJ_LINE_INTEGRALS)
-    check_plausible (d);
+  if (!d->partial)
+    d->masked_fraction = ctr_projections_masked_fraction (d->projections);
+  gsize n = 0;
+  g_autofree float *sample = ctr_dataset_claims_sample (d, 0, G_MAXUINT, &n);
+  ctr_dataset_claims_judge (d, sample, n);
 }

@@ -15,6 +15,7 @@
 #include "io/ctr-json.h"
 #include "io/ctr-json-get.h"
 #include "io/ctr-dataset-correct.h"
+#include "io/ctr-dataset-read.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -236,408 +237,12 @@ ctr_dataset_read_geometry (const char *path, GError **error)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Projection files                                                          */
+/* Projection files: ctr-dataset-read.c                                      */
 
 static gboolean
 check_cancelled (GCancellable *cancellable, GError **error)
 {
   return g_cancellable_set_error_if_cancelled (cancellable, error);
-}
-
-/* Splits a printf-style file pattern with exactly one integer conversion
- * (%d, %i, %u, optionally zero-padded with a width: %05d) into prefix and
- * suffix; "%%" is a literal percent sign.  The pattern itself is never given
- * to printf. */
-static gboolean
-parse_pattern (const char *pattern, char **prefix, char **suffix, int *width, gboolean *zero_pad)
-{
-  g_autoptr (GString) pre = g_string_new (NULL), post = g_string_new (NULL);
-  gboolean seen = FALSE;
-  *width = 0;
-  *zero_pad = FALSE;
-  for (const char *c = pattern; *c != '\0'; c++)
-    {
-      GString *out = seen ? post : pre;
-      if (*c != '%')
-        {
-          g_string_append_c (out, *c);
-          continue;
-        }
-      c++;
-      if (*c == '%')
-        {
-          g_string_append_c (out, '%');
-          continue;
-        }
-      if (seen)
-        return FALSE;
-      if (*c == '0')
-        {
-          *zero_pad = TRUE;
-          c++;
-        }
-      while (g_ascii_isdigit (*c))
-        {
-          *width = *width * 10 + (*c - '0');
-          if (*width > 32)
-            return FALSE;
-          c++;
-        }
-      if (*c != 'd' && *c != 'i' && *c != 'u')
-        return FALSE;
-      seen = TRUE;
-    }
-  if (!seen)
-    return FALSE;
-  *prefix = g_string_free (g_steal_pointer (&pre), FALSE);
-  *suffix = g_string_free (g_steal_pointer (&post), FALSE);
-  return TRUE;
-}
-
-/* The path of @file named in the JSON, recorded as one of @d's inputs. */
-static char *
-resolve (CtrDataset *d, const char *base_dir, const char *file)
-{
-  char *path = g_path_is_absolute (file) ? g_strdup (file) : g_build_filename (base_dir, file, NULL);
-  ctr_dataset_add_input (d, path);
-  return path;
-}
-
-/* What the geometry.json claims of the projection files' samples: its
- * "kind" and "dtype" (FORMAT.md), and the format of the first file read,
- * which every other view's file must share. */
-typedef struct {
-  CtrProjKind kind;
-  const char *dtype;   /* nullable */
-  guint format, bits;  /* of the first file; 0 before it */
-} SampleClaim;
-
-static const char *
-sample_name (guint format, guint bits)
-{
-  static const struct { guint format, bits; const char *name; } names[] = {
-    { 1, 8, "uint8" }, { 2, 8, "int8" }, { 1, 16, "uint16" }, { 2, 16, "int16" }, { 1, 32, "uint32" },
-    { 2, 32, "int32" }, { 3, 32, "float32" }, { 3, 64, "float64" },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    if (names[i].format == format && names[i].bits == bits)
-      return names[i].name;
-  return "another sample type";
-}
-
-/* The samples of @path (@info) against @c: the stated "dtype", integers
- * stated as line integrals, and the same format in every file. */
-static gboolean
-check_samples (const CtrTiffInfo *info, const char *path, SampleClaim *c, const char *where, GError **error)
-{
-  const char *found = sample_name (info->sample_format, info->bits_per_sample);
-  if (c->format != 0 && (c->format != info->sample_format || c->bits != info->bits_per_sample))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: %s holds %s samples but the views before it hold %s; every view must be stored alike",
-                   where, path, found, sample_name (c->format, c->bits));
-      return FALSE;
-    }
-  c->format = info->sample_format;
-  c->bits = info->bits_per_sample;
-  if (c->dtype != NULL && !g_str_equal (c->dtype, found))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “dtype” is “%s” but %s holds %s samples",
-                   where, c->dtype, path, found);
-      return FALSE;
-    }
-  if (c->kind == CTR_PROJ_LINE_INTEGRALS && info->sample_format != 3)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: %s holds %s samples, but the key “kind” says “line_integrals”; integer samples are "
-                   "detector counts: give “kind”: “counts” with a “flat” (and “dark”) or “I0”",
-                   where, path, found);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Reads a whole TIFF and checks it is @pages × @height × @width, with the
- * samples @claim allows (NULL: any).  @what says which key named it. */
-static float *
-read_checked (const char *path, guint pages, guint height, guint width, SampleClaim *claim,
-              const char *where, const char *what, GError **error)
-{
-  CtrTiffInfo info;
-  g_autoptr (GError) local = NULL;
-  g_autofree float *data = ctr_tiff_read (path, &info, &local);
-  if (data == NULL)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: %s: ", where, what);
-      return NULL;
-    }
-  if (claim != NULL && !check_samples (&info, path, claim, where, error))
-    return NULL;
-  if (info.pages != pages || info.height != height || info.width != width)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: %s: %s holds %u page(s) of %u lines × %u samples, expected %u page(s) of "
-                   "%u × %u", where, what, path, info.pages, info.height, info.width,
-                   pages, height, width);
-      return NULL;
-    }
-  return g_steal_pointer (&data);
-}
-
-/* "layout": "nexus": the frames of an NXtomo file (ctr-nexus.h) with the
- * JSON's geometry; its median flat and dark serve counts unless the JSON
- * names its own "flat" / "dark" (load_counts_fields). */
-static CtrProjections *
-load_nexus (CtrDataset *d, JsonObject *spec, const CtrGeometry *g, CtrProjKind kind, const char *base_dir,
-            const char *ctx, GCancellable *cancellable, GError **error)
-{
-  const char *file;
-  if (!ctr_json_get_string (spec, "file", TRUE, &file, ctx, error))
-    return NULL;
-  g_autofree char *path = resolve (d, base_dir, file);
-  g_autoptr (CtrNexusScan) scan = ctr_nexus_read (path, cancellable, error);
-  if (scan == NULL)
-    {
-      g_prefix_error (error, "%s, the key “file”: ", ctx);
-      return NULL;
-    }
-  CtrProjections *p = scan->projections;
-  if (p->n_views != g->n_views || p->n_rows != g->n_rows || p->n_cols != g->n_cols)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: %s holds %u projections of %u rows × %u columns; the geometry states %u views of "
-                   "%u rows × %u columns", ctx, path, p->n_views, p->n_rows, p->n_cols, g->n_views, g->n_rows,
-                   g->n_cols);
-      return NULL;
-    }
-  p->kind = kind;
-  if (kind == CTR_PROJ_LINE_INTEGRALS && (p->flat != NULL || p->dark != NULL))
-    {
-      ctr_dataset_add_warning (d, "%s: “kind” is “line_integrals”: the %u flat and %u dark frames of %s are not "
-                               "used", ctx, scan->n_flats, scan->n_darks, path);
-      g_clear_pointer (&p->flat, g_free);
-      g_clear_pointer (&p->dark, g_free);
-    }
-  return ctr_projections_ref (p);
-}
-
-/* Loads the projections described by @spec ("projections" or a variant). */
-static CtrProjections *
-load_projections (CtrDataset *d, JsonObject *spec, const char *spec_key, const CtrGeometry *g, CtrProjKind kind,
-                  const char *base_dir, const char *where, GCancellable *cancellable,
-                  GError **error)
-{
-  g_autofree char *ctx = g_strdup_printf ("%s, “%s”", where, spec_key);
-  const char *layout;
-  if (!ctr_json_get_string (spec, "layout", TRUE, &layout, ctx, error))
-    return NULL;
-
-  const guint V = g->n_views, R = g->n_rows, C = g->n_cols;
-  const gsize plane = (gsize) R * C;
-
-  if (g_str_equal (layout, "dicom"))
-    {
-      /* A folder of DICOM projections (ctr-dicom.h); the JSON's geometry wins. */
-      const char *folder;
-      if (!ctr_json_get_string (spec, "folder", TRUE, &folder, ctx, error))
-        return NULL;
-      g_autofree char *path = resolve (d, base_dir, folder);
-      CtrProjections *dp = ctr_dicom_load_projections (path, g, cancellable, error);
-      if (dp == NULL)
-        g_prefix_error (error, "%s, the key “folder”: ", ctx);
-      return dp;
-    }
-
-  if (g_str_equal (layout, "nexus"))
-    return load_nexus (d, spec, g, kind, base_dir, ctx, cancellable, error);
-
-  SampleClaim claim = { kind, NULL, 0, 0 };
-  if (!ctr_json_get_string (spec, "dtype", FALSE, &claim.dtype, ctx, error))
-    return NULL;
-  g_autoptr (CtrProjections) p = NULL;
-  if (g_str_equal (layout, "sinogram") || g_str_equal (layout, "view_pages"))
-    {
-      const char *file;
-      if (!ctr_json_get_string (spec, "file", TRUE, &file, ctx, error))
-        return NULL;
-      g_autofree char *path = resolve (d, base_dir, file);
-      if (check_cancelled (cancellable, error))
-        return NULL;
-      const gboolean sino = g_str_equal (layout, "sinogram");
-      /* sinogram: a page per row, line = view; view_pages: a page per view, line = row. */
-      g_autofree float *data = sino ? read_checked (path, R, V, C, &claim, ctx, "the key “file”", error)
-                                    : read_checked (path, V, R, C, &claim, ctx, "the key “file”", error);
-      if (data == NULL)
-        return NULL;
-      p = ctr_projections_new (V, R, C, kind, error);
-      if (p == NULL)
-        return NULL;
-      if (!sino || R == 1)
-        {
-          g_free (p->data);
-          p->data = g_steal_pointer (&data);
-        }
-      else
-        {
-          for (guint r = 0; r < R; r++)
-            for (guint v = 0; v < V; v++)
-              memcpy (p->data + (gsize) v * plane + (gsize) r * C,
-                      data + ((gsize) r * V + v) * C, C * sizeof (float));
-        }
-    }
-  else if (g_str_equal (layout, "one_file_per_view"))
-    {
-      const char *pattern;
-      gint64 first, count;
-      if (!ctr_json_get_string (spec, "pattern", TRUE, &pattern, ctx, error)
-          || !ctr_json_get_int (spec, "first_index", FALSE, 0, &first, ctx, error)
-          || !ctr_json_get_int (spec, "count", FALSE, V, &count, ctx, error))
-        return NULL;
-      g_autofree char *prefix = NULL, *suffix = NULL;
-      int width;
-      gboolean zero_pad;
-      if (!parse_pattern (pattern, &prefix, &suffix, &width, &zero_pad))
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                       "%s: the key “pattern” (“%s”) must hold exactly one integer conversion such as "
-                       "%%d or %%05d (and %%%% for a percent sign)", ctx, pattern);
-          return NULL;
-        }
-      if (first < 0 || first > G_MAXINT32)
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                       "%s: the key “first_index” must be between 0 and %d, got %" G_GINT64_FORMAT,
-                       ctx, G_MAXINT32, first);
-          return NULL;
-        }
-      if (count != V)
-        {
-          g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                       "%s: the key “count” is %" G_GINT64_FORMAT " but “views” is %u", ctx, count, V);
-          return NULL;
-        }
-      p = ctr_projections_new (V, R, C, kind, error);
-      if (p == NULL)
-        return NULL;
-      for (guint v = 0; v < V; v++)
-        {
-          if (check_cancelled (cancellable, error))
-            return NULL;
-          gint64 index = first + v;
-          g_autofree char *name = zero_pad
-            ? g_strdup_printf ("%s%0*" G_GINT64_FORMAT "%s", prefix, width, index, suffix)
-            : g_strdup_printf ("%s%*" G_GINT64_FORMAT "%s", prefix, width, index, suffix);
-          g_autofree char *path = resolve (d, base_dir, name);
-          g_autofree char *what = g_strdup_printf ("view %u (key “pattern”)", v);
-          g_autofree float *img = read_checked (path, 1, R, C, &claim, ctx, what, error);
-          if (img == NULL)
-            return NULL;
-          memcpy (ctr_projections_view (p, v), img, plane * sizeof (float));
-        }
-    }
-  else
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: the key “layout” is “%s”; expected “sinogram”, “view_pages”, "
-                   "“one_file_per_view”, “dicom” or “nexus”", ctx, layout);
-      return NULL;
-    }
-  return g_steal_pointer (&p);
-}
-
-/* A flat or dark image: @R × @C, several pages are averaged. */
-static float *
-load_field (const char *path, guint R, guint C, const char *where, const char *key, GError **error)
-{
-  CtrTiffInfo info;
-  g_autoptr (GError) local = NULL;
-  g_autofree float *data = ctr_tiff_read (path, &info, &local);
-  if (data == NULL)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: the key “%s”: ", where, key);
-      return NULL;
-    }
-  if (info.height != R || info.width != C)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: the key “%s”: %s is %u lines × %u samples, expected the detector's %u rows × %u columns",
-                   where, key, path, info.height, info.width, R, C);
-      return NULL;
-    }
-  const gsize plane = (gsize) R * C;
-  for (guint k = 1; k < info.pages; k++)
-    for (gsize i = 0; i < plane; i++)
-      data[i] += data[k * plane + i];
-  if (info.pages > 1)
-    {
-      for (gsize i = 0; i < plane; i++)
-        data[i] /= info.pages;
-      data = g_realloc_n (g_steal_pointer (&data), plane, sizeof (float));
-    }
-  return g_steal_pointer (&data);
-}
-
-/* flat / dark / I0 for raw counts: looked up in @spec first, then at the top. */
-static gboolean
-load_counts_fields (CtrDataset *d, CtrProjections *p, JsonObject *root, JsonObject *spec, const char *base_dir,
-                    const char *where, GCancellable *cancellable, GError **error)
-{
-  const char *keys[] = { "flat", "dark" };
-  float **dst[] = { &p->flat, &p->dark };
-  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
-    {
-      const char *file = NULL;
-      JsonObject *o = json_object_has_member (spec, keys[k]) ? spec : root;
-      if (!ctr_json_get_string (o, keys[k], FALSE, &file, where, error))
-        return FALSE;
-      if (file == NULL)
-        continue;
-      if (check_cancelled (cancellable, error))
-        return FALSE;
-      g_autofree char *path = resolve (d, base_dir, file);
-      g_free (*dst[k]);   /* a NeXus file's own, replaced */
-      *dst[k] = load_field (path, p->n_rows, p->n_cols, where, keys[k], error);
-      if (*dst[k] == NULL)
-        return FALSE;
-    }
-  JsonObject *o = json_object_has_member (spec, "I0") ? spec : root;
-  if (!ctr_json_get_double (o, "I0", FALSE, 0.0, &p->i0, where, error))
-    return FALSE;
-  if (p->i0 < 0)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “I0” must be positive, got %g",
-                   where, p->i0);
-      return FALSE;
-    }
-  if (p->flat == NULL && p->i0 <= 0)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
-                   "%s: the key “kind” is “counts” but neither “flat” nor “I0” is given", where);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* "I0" beside line integrals: the photons per bin of the scan behind them
- * (low-dose statistics: ctr-noise.h, ctr-dose.h); optional, positive. */
-static gboolean
-load_photon_count (CtrProjections *p, JsonObject *root, JsonObject *spec, const char *where,
-                   GError **error)
-{
-  JsonObject *o = json_object_has_member (spec, "I0") ? spec : root;
-  if (!json_object_has_member (o, "I0"))
-    return TRUE;   /* keeps what the projections brought (DICOM PhotonStatistics) */
-  double i0;
-  if (!ctr_json_get_double (o, "I0", TRUE, 0.0, &i0, where, error))
-    return FALSE;
-  if (!(i0 > 0))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: the key “I0” must be positive, got %g",
-                   where, i0);
-      return FALSE;
-    }
-  p->i0 = i0;
-  return TRUE;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -652,7 +257,7 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
   if (!ctr_json_get_string (ref, "file", TRUE, &file, ctx, error)
       || !ctr_json_get_string (ref, "unit", FALSE, &unit, ctx, error))
     return NULL;
-  g_autofree char *path = resolve (d, base_dir, file);
+  g_autofree char *path = ctr_dataset_resolve (d, base_dir, file);
   CtrTiffInfo info;
   g_autoptr (GError) local = NULL;
   g_autofree float *data = ctr_tiff_read (path, &info, &local);
@@ -776,6 +381,148 @@ load_reference (CtrDataset *d, JsonObject *ref, const CtrGeometry *g, const char
 }
 
 
+/* ------------------------------------------------------------------------ */
+/* A part of the projections (ctr_dataset_load_part)                         */
+
+/* Why @part cannot be read alone (transfer full), or NULL when it can: a
+ * layout read whole, or a correction that needs rows or views the part
+ * lacks (docs/design.md §10, "Each rank reads its share", step by step). */
+static char *
+whole_reason (JsonObject *root, JsonObject *spec, const CtrPipeline *replace, const CtrDatasetPart *part)
+{
+  if (!ctr_dataset_layout_splits (spec))
+    return g_strdup ("the layout is read whole (only TIFF layouts are read in parts)");
+  JsonNode *own = json_object_get_member (root, "preprocess");
+  const gboolean has_own = own != NULL && !(JSON_NODE_HOLDS_ARRAY (own) && json_array_get_length (
+                                                                           json_node_get_array (own)) == 0);
+  if (replace != NULL ? replace->n_steps > 0 : has_own)
+    return g_strdup ("the preprocessing pipeline runs on the whole projections (its steps and their notes "
+                     "count over every row and view)");
+  JsonNode *tilt = json_object_get_member (root, "detector_tilt_rad");
+  if (tilt != NULL && JSON_NODE_HOLDS_VALUE (tilt) && json_node_get_double (tilt) != 0)
+    return g_strdup ("the detector tilt is resampled on the whole detector");
+  return NULL;
+}
+
+static gboolean
+check_part (const CtrGeometry *g, const CtrDatasetPart *part, const char *where, GError **error)
+{
+  const guint n = part->axis == CTR_DATASET_ROWS ? g->n_rows : g->n_views;
+  if (part->first + (guint64) part->count <= n)
+    return TRUE;
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "%s: %s %u-%u asked for; the scan has %u", where,
+               part->axis == CTR_DATASET_ROWS ? "rows" : "views", part->first, part->first + part->count - 1, n);
+  return FALSE;
+}
+
+/* A copy of @n planes' rows @first .. @first + @count − 1 (@size bytes per
+ * sample, @R × @C per plane); NULL for NULL. */
+static gpointer
+copy_rows (gconstpointer src, guint n, guint R, guint C, guint first, guint count, gsize size, GError **error)
+{
+  if (src == NULL)
+    return NULL;
+  guint8 *out = ctr_memory_try_new (ctr_memory_mul ((gsize) n * count, C), size, FALSE, "a part of the projections",
+                                    error);
+  for (guint k = 0; out != NULL && k < n; k++)
+    memcpy (out + (gsize) k * count * C * size, (const guint8 *) src + ((gsize) k * R + first) * C * size,
+            (gsize) count * C * size);
+  return out;
+}
+
+/* @d's projections (read whole, @why) cut to @part. */
+static gboolean
+cut_part (CtrDataset *d, const CtrDatasetPart *part, const char *why, GError **error)
+{
+  if (!check_part (d->geometry, part, d->path != NULL ? d->path : d->name, error))
+    return FALSE;
+  d->partial = TRUE;
+  d->part = *part;
+  const CtrProjections *w = d->projections;
+  const guint R = w->n_rows, C = w->n_cols;
+  d->read_note = g_strdup_printf ("read the whole dataset (%s; %" G_GUINT64_FORMAT " bytes of pixel data) and kept "
+                                  "%s %u-%u of %u", why, d->bytes_read,
+                                  part->axis == CTR_DATASET_ROWS ? "rows" : "views", part->first,
+                                  part->first + part->count - 1,
+                                  part->axis == CTR_DATASET_ROWS ? w->n_rows : w->n_views);
+  if (part->count == 0)
+    {
+      g_clear_pointer (&d->projections, ctr_projections_unref);
+      return TRUE;
+    }
+  const gboolean rows = part->axis == CTR_DATASET_ROWS;
+  g_autoptr (CtrProjections) p = ctr_projections_new (rows ? w->n_views : part->count, rows ? part->count : R, C,
+                                                      w->kind, error);
+  if (p == NULL)
+    return FALSE;
+  const guint first = rows ? part->first : 0, count = rows ? part->count : R;
+  if (rows)
+    {
+      g_free (p->data);
+      p->data = copy_rows (w->data, w->n_views, R, C, first, count, sizeof (float), error);
+    }
+  else
+    memcpy (p->data, ctr_projections_view (w, part->first), (gsize) part->count * R * C * sizeof (float));
+  GError *e = NULL;
+  ctr_projections_take_planes (p, copy_rows (w->flat, 1, R, C, first, count, sizeof (float), &e),
+                               copy_rows (w->dark, 1, R, C, first, count, sizeof (float), &e),
+                               copy_rows (w->mask, 1, R, C, first, count, 1, &e));
+  if (p->data == NULL || e != NULL)
+    {
+      if (e == NULL)
+        g_set_error (&e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "no memory for a part of the projections");
+      g_propagate_error (error, e);
+      return FALSE;
+    }
+  p->i0 = w->i0;
+  d->masked_fraction = ctr_projections_masked_fraction (w);
+  ctr_projections_unref (d->projections);
+  d->projections = g_steal_pointer (&p);
+  return TRUE;
+}
+
+/* The projections of @spec into @d as line integrals, corrected (@replace
+ * or the file's pipeline, the tilt): all, or @part's (nullable) rows or
+ * views only (->split). */
+static gboolean
+load_pixels (CtrDataset *d, JsonObject *root, JsonObject *spec, const char *spec_key, CtrProjKind kind,
+             const char *base_dir, const CtrPipeline *replace, const CtrDatasetPart *part,
+             GCancellable *cancellable, GError **error)
+{
+  const char *where = d->path;
+  if (part != NULL && !check_part (d->geometry, part, where, error))
+    return FALSE;
+  d->projections = ctr_dataset_read_projections (d, spec, spec_key, d->geometry, kind, base_dir, where, part,
+                                                 &d->bytes_read, cancellable, error);
+  if (d->projections == NULL)
+    return FALSE;
+  if (kind == CTR_PROJ_COUNTS
+      && !(part != NULL ? ctr_dataset_read_part_fields (d, d->projections, d->geometry, part, root, spec, base_dir,
+                                                        where, &d->masked_fraction, cancellable, error)
+                        : ctr_dataset_read_counts_fields (d, d->projections, root, spec, base_dir, where, cancellable,
+                                                          error)))
+    return FALSE;
+  if (kind == CTR_PROJ_LINE_INTEGRALS && !ctr_dataset_read_photon_count (d->projections, root, spec, where, error))
+    return FALSE;
+  if (!ctr_projections_check_finite (d->projections, error)
+      || !ctr_projections_to_line_integrals (d->projections, error))
+    {
+      g_prefix_error (error, "%s, “%s”: ", where, spec_key);
+      return FALSE;
+    }
+  if (part != NULL)
+    {
+      const gboolean rows = part->axis == CTR_DATASET_ROWS;
+      d->partial = d->split = d->claims_pending = TRUE;
+      d->part = *part;
+      d->read_note = g_strdup_printf ("read %s %u-%u of %u: %" G_GUINT64_FORMAT " bytes of pixel data",
+                                      rows ? "rows" : "views", part->first, part->first + part->count - 1,
+                                      rows ? d->geometry->n_rows : d->geometry->n_views, d->bytes_read);
+    }
+  /* A split part has neither pipeline nor tilt (whole_reason). */
+  return ctr_dataset_correct (d, root, replace, where, error);
+}
+
 CtrDataset *
 ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellable, GError **error)
 {
@@ -785,6 +532,13 @@ ctr_dataset_load (const char *path, const char *variant, GCancellable *cancellab
 CtrDataset *
 ctr_dataset_load_preprocessed (const char *path, const char *variant, const CtrPipeline *replace,
                                GCancellable *cancellable, GError **error)
+{
+  return ctr_dataset_load_part (path, variant, replace, NULL, cancellable, error);
+}
+
+CtrDataset *
+ctr_dataset_load_part (const char *path, const char *variant, const CtrPipeline *replace,
+                       const CtrDatasetPart *part, GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
@@ -809,7 +563,8 @@ ctr_dataset_load_preprocessed (const char *path, const char *variant, const CtrP
           return NULL;
         }
       g_autoptr (CtrDataset) dd = ctr_dicom_load_dataset (path, NULL, cancellable, error);
-      if (dd == NULL || (replace != NULL && !ctr_dataset_apply_pipeline (dd, replace, error)))
+      if (dd == NULL || (replace != NULL && !ctr_dataset_apply_pipeline (dd, replace, error))
+          || (part != NULL && !cut_part (dd, part, "DICOM projections are read whole", error)))
         return NULL;
       return g_steal_pointer (&dd);
     }
@@ -825,7 +580,8 @@ ctr_dataset_load_preprocessed (const char *path, const char *variant, const CtrP
       else if (variant != NULL)
         g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s: a scan file has no variants (asked for “%s”)",
                      path, variant);
-      else if (replace == NULL || ctr_dataset_apply_pipeline (fd, replace, error))
+      else if ((replace == NULL || ctr_dataset_apply_pipeline (fd, replace, error))
+               && (part == NULL || cut_part (fd, part, "a scan file is read whole", error)))
         return g_steal_pointer (&fd);
       return NULL;
     }
@@ -927,25 +683,23 @@ ctr_dataset_load_preprocessed (const char *path, const char *variant, const CtrP
     return NULL;
 
   g_autofree char *base_dir = g_path_get_dirname (abs_path);
-  d->projections = load_projections (d, spec, spec_key, d->geometry, kind, base_dir, abs_path,
-                                     cancellable, error);
-  if (d->projections == NULL)
+  const gboolean pixels = part == NULL || part->count > 0;
+  g_autofree char *whole_why = part != NULL ? whole_reason (root, spec, replace, part) : NULL;
+  if (pixels && !load_pixels (d, root, spec, spec_key, kind, base_dir, replace, whole_why == NULL ? part : NULL,
+                              cancellable, error))
     return NULL;
-  if (kind == CTR_PROJ_COUNTS
-      && !load_counts_fields (d, d->projections, root, spec, base_dir, abs_path, cancellable, error))
-    return NULL;
-  if (kind == CTR_PROJ_LINE_INTEGRALS && !load_photon_count (d->projections, root, spec, abs_path, error))
-    return NULL;
-
-  if (!ctr_projections_check_finite (d->projections, error)
-      || !ctr_projections_to_line_integrals (d->projections, error))
+  if (!pixels)
     {
-      g_prefix_error (error, "%s, “%s”: ", abs_path, spec_key);
-      return NULL;
+      if (!check_part (d->geometry, part, abs_path, error))
+        return NULL;
+      d->partial = TRUE;
+      d->part = *part;
+      d->read_note = g_strdup ("read no projections");
+      /* the files it would read stay inputs (outputs are kept off them) */
+      g_auto (GStrv) named = ctr_dataset_named_files (abs_path, NULL);
+      for (guint i = 0; named != NULL && named[i] != NULL; i++)
+        ctr_dataset_add_input (d, named[i]);
     }
-  if (!ctr_dataset_correct (d, root, replace, abs_path, error))
-    return NULL;
-
   JsonObject *ref = ctr_json_get_object (root, "reference", FALSE, abs_path, &local);
   if (local != NULL)
     {
@@ -960,6 +714,9 @@ ctr_dataset_load_preprocessed (const char *path, const char *variant, const CtrP
       if (d->reference == NULL)
         return NULL;
     }
-  ctr_dataset_check_claims (d);
+  if (!d->split)
+    ctr_dataset_check_claims (d);
+  if (pixels && part != NULL && !d->split && !cut_part (d, part, whole_why, error))
+    return NULL;
   return g_steal_pointer (&d);
 }

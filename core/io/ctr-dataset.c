@@ -66,5 +66,6 @@ ctr_dataset_free (CtrDataset *d)
   g_strfreev (d->variants);
   g_free (d->variant);
   g_free (d->projection_spec);
+  g_free (d->read_note);
   g_free (d);
 }

@@ -23,6 +23,20 @@
 
 G_BEGIN_DECLS
 
+/* The axis a part of the projections is cut along. */
+typedef enum {
+  CTR_DATASET_ROWS,   /* detector rows: every view, rows first .. first + count − 1 */
+  CTR_DATASET_VIEWS   /* views first .. first + count − 1, every row */
+} CtrDatasetAxis;
+
+/* A part of a dataset's projections (ctr_dataset_load_part): @count rows or
+ * views from @first; @count 0: none (the geometry, reference and checks of
+ * the JSON only). */
+typedef struct {
+  CtrDatasetAxis axis;
+  guint first, count;
+} CtrDatasetPart;
+
 typedef struct {
   char *name;                  /* "name" key, or the file's basename */
   char *path;                  /* absolute path of the JSON file */
@@ -47,6 +61,18 @@ typedef struct {
    * again, for the geometry.json the user saves (NULL otherwise). */
   gboolean geometry_missing;
   char *projection_spec;
+  /* ctr_dataset_load_part: @projections hold @part only (@geometry is the
+   * whole scan's; NULL projections for a part of count 0); @split when only
+   * the part's strips were read, else the whole was read and cut (@read_note
+   * says why); @bytes_read: the stored bytes of projection pixels decoded;
+   * @claims_pending: the claims check (ctr_dataset_check_claims) needs every
+   * part and was not run (ctr_dataset_claims_sample, ctr_dataset_claims_judge);
+   * @masked_fraction: of the whole detector (counts with a flat), for it. */
+  gboolean partial, split, claims_pending;
+  CtrDatasetPart part;
+  guint64 bytes_read;
+  char *read_note;
+  double masked_fraction;
 } CtrDataset;
 
 /**
@@ -105,6 +131,47 @@ CtrDataset *ctr_dataset_load_foreign (const char *path, gboolean *handled, GCanc
  */
 CtrDataset *ctr_dataset_load_preprocessed (const char *path, const char *variant, const CtrPipeline *replace,
                                            GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_dataset_load_part:
+ * As ctr_dataset_load_preprocessed(), keeping only @part (nullable: all) of
+ * the projections: its rows of every view or its views of every row
+ * (->projections part->count rows or views; ->geometry the whole scan; the
+ * mask, flat and dark the part's rows).  For a TIFF layout ("sinogram",
+ * "view_pages", "one_file_per_view") with nothing that needs other rows or
+ * views (no "preprocess" pipeline or @replace with steps, no
+ * "detector_tilt_rad" for a part of rows) only the part is read: the pages
+ * and the strips that hold its lines (->split; ->read_note "read rows 32-63
+ * of 64: N bytes of pixel data"); the checks then give what the whole read
+ * gives (shapes, sample types, finite values, the open beam of the whole
+ * detector), except the claims check, left to ctr_dataset_claims_judge over
+ * every part's sample (->claims_pending).  Otherwise (DICOM, NeXus, vendor
+ * files, a pipeline, a tilt) the whole is read, corrected and checked, then
+ * cut (->read_note says why).  The dataset's warnings are then the whole
+ * read's, or (split) those of the JSON and the part.
+ * Returns: as ctr_dataset_load_preprocessed(); CTR_ERROR_INVALID_ARGUMENT
+ *   when @part lies outside the scan's rows or views.
+ */
+CtrDataset *ctr_dataset_load_part (const char *path, const char *variant, const CtrPipeline *replace,
+                                   const CtrDatasetPart *part, GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_dataset_claims_sample:
+ * The line integrals the claims check (ctr_dataset_check_claims) samples
+ * that lie in @d's projections (a part or all) and in rows or views (along
+ * d->part.axis; whole datasets: views) @own_first .. @own_first +
+ * @own_count − 1: the samples of the whole scan at the same indices, so
+ * that the samples of parts that cover the scan once together are the
+ * whole read's.  *@n: how many.
+ * Returns: (transfer full) (nullable): the values (NULL when none or out of
+ *   memory: no sample, no warning).
+ */
+float *ctr_dataset_claims_sample (const CtrDataset *d, guint own_first, guint own_count, gsize *n);
+
+/* The claims check of @d on @sample (@n values, sorted here: every part's
+ * ctr_dataset_claims_sample together) and d->masked_fraction: warnings
+ * added to @d as ctr_dataset_check_claims adds them. */
+void ctr_dataset_claims_judge (CtrDataset *d, float *sample, gsize n);
 
 /* Runs @pl on d->projections (line integrals), each step's effect added to
  * d->warnings.  Errors: ctr_pipeline_apply()'s. */

@@ -438,10 +438,19 @@ set_chunk_error (GError **error, TiffFile *f, guint page, guint32 chunk, gboolea
   set_format_error (error, f, "page %u: %s %u is unreadable", page, tiled ? "tile" : "strip", chunk);
 }
 
-/* Reads the current directory (already checked by read_page_shape) into @out
- * (width·height floats).  libtiff decodes, un-predicts and byte-swaps. */
+/* Lines @y_first .. @y_first + @y_count − 1 of a page: only the strips or
+ * tiles that hold them are decoded; @bytes (nullable) adds their stored
+ * sizes. */
+typedef struct {
+  guint32 y_first, y_count;
+  guint64 *bytes;
+} LineRange;
+
+/* Reads lines @lr of the current directory (already checked by
+ * read_page_shape) into @out (width · lr->y_count floats).  libtiff decodes,
+ * un-predicts and byte-swaps. */
 static gboolean
-read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GError **error)
+read_page_lines (TiffFile *f, guint page, const PageShape *s, const LineRange *lr, float *out, GError **error)
 {
   const gsize bytes_per = s->bps / 8;
   TIFF *tif = f->tif;
@@ -469,7 +478,7 @@ read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GErr
           g_prefix_error (error, "%s: ", f->path);
           return FALSE;
         }
-      for (guint32 y0 = 0; y0 < s->height; y0 += th)
+      for (guint32 y0 = lr->y_first / th * th; y0 < lr->y_first + lr->y_count; y0 += th)
         for (guint32 x0 = 0; x0 < s->width; x0 += tw)
           {
             guint32 tile = TIFFComputeTile (tif, x0, y0, 0, 0);
@@ -479,10 +488,13 @@ read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GErr
                 set_chunk_error (error, f, page, tile, TRUE, y0, s->height);
                 return FALSE;
               }
+            if (lr->bytes != NULL)
+              *lr->bytes += TIFFGetStrileByteCount (tif, tile);
             guint32 nx = MIN (tw, s->width - x0), ny = MIN (th, s->height - y0);
             for (guint32 y = 0; y < ny; y++)
-              convert_samples (buf + (gsize) y * tw * bytes_per,
-                               out + (gsize) (y0 + y) * s->width + x0, nx, s->bps, s->format);
+              if (y0 + y >= lr->y_first && y0 + y < lr->y_first + lr->y_count)
+                convert_samples (buf + (gsize) y * tw * bytes_per,
+                                 out + (gsize) (y0 + y - lr->y_first) * s->width + x0, nx, s->bps, s->format);
           }
       return TRUE;
     }
@@ -504,7 +516,8 @@ read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GErr
       g_prefix_error (error, "%s: ", f->path);
       return FALSE;
     }
-  for (guint32 y0 = 0; y0 < s->height; y0 += rps)
+  const guint32 y_end = lr->y_first + lr->y_count;
+  for (guint32 y0 = lr->y_first / rps * rps; y0 < y_end; y0 += rps)
     {
       guint32 ny = MIN (rps, s->height - y0);
       guint32 strip = TIFFComputeStrip (tif, y0, 0);
@@ -515,9 +528,21 @@ read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GErr
           set_chunk_error (error, f, page, strip, FALSE, y0, s->height);
           return FALSE;
         }
-      convert_samples (buf, out + (gsize) y0 * s->width, (gsize) ny * s->width, s->bps, s->format);
+      if (lr->bytes != NULL)
+        *lr->bytes += TIFFGetStrileByteCount (tif, strip);
+      const guint32 lo = MAX (y0, lr->y_first), hi = MIN (y0 + ny, y_end);
+      convert_samples (buf + (gsize) (lo - y0) * line_bytes, out + (gsize) (lo - lr->y_first) * s->width,
+                       (gsize) (hi - lo) * s->width, s->bps, s->format);
     }
   return TRUE;
+}
+
+/* The whole page: read_page_lines of every line. */
+static gboolean
+read_current_page (TiffFile *f, guint page, const PageShape *s, float *out, GError **error)
+{
+  const LineRange all = { 0, s->height, NULL };
+  return read_page_lines (f, page, s, &all, out, error);
 }
 
 gboolean
@@ -536,6 +561,13 @@ ctr_tiff_probe (const char *path, CtrTiffInfo *info, GError **error)
 float *
 ctr_tiff_read (const char *path, CtrTiffInfo *info, GError **error)
 {
+  return ctr_tiff_read_part (path, NULL, NULL, info, NULL, error);
+}
+
+float *
+ctr_tiff_read_part (const char *path, const CtrTiffRange *pages, const CtrTiffRange *lines, CtrTiffInfo *info,
+                    guint64 *bytes, GError **error)
+{
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -545,41 +577,54 @@ ctr_tiff_read (const char *path, CtrTiffInfo *info, GError **error)
   CtrTiffInfo in;
   if (!probe_open (f, &in, error))
     return NULL;
+  if (info != NULL)
+    *info = in;
+  const CtrTiffRange pr = pages != NULL ? *pages : (CtrTiffRange) { 0, in.pages };
+  const CtrTiffRange yr = lines != NULL ? *lines : (CtrTiffRange) { 0, in.height };
+  if (pr.first + (guint64) pr.count > in.pages || yr.first + (guint64) yr.count > in.height || pr.count == 0
+      || yr.count == 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "%s holds %u page(s) of %u lines; pages %u-%u, lines "
+                   "%u-%u were asked for", path, in.pages, in.height, pr.first, pr.first + pr.count - 1, yr.first,
+                   yr.first + yr.count - 1);
+      return NULL;
+    }
 
-  const gsize plane = (gsize) in.width * in.height;
-  g_autofree char *what = g_strdup_printf ("%s: %u pages of %u × %u samples", path, in.pages, in.height, in.width);
-  const guint64 need = ctr_memory_mul (ctr_memory_mul (plane, in.pages), sizeof (float));
+  const gsize plane = (gsize) in.width * yr.count;
+  g_autofree char *what = g_strdup_printf ("%s: %u pages of %u × %u samples", path, pr.count, yr.count, in.width);
+  const guint64 need = ctr_memory_mul (ctr_memory_mul (plane, pr.count), sizeof (float));
   if (!ctr_memory_check (need, what, error))
     return NULL;
   /* Every page's strips inside the file before the pages are allocated. */
-  for (guint p = 0; p < in.pages; p++)
-    if (!(p == 0 ? TIFFSetDirectory (f->tif, 0) : TIFFReadDirectory (f->tif)) || !check_chunks (f, p, error))
+  for (guint p = 0; p < pr.first + pr.count; p++)
+    if (!(p == 0 ? TIFFSetDirectory (f->tif, 0) : TIFFReadDirectory (f->tif))
+        || (p >= pr.first && !check_chunks (f, p, error)))
       {
         if (error != NULL && *error == NULL)
           set_format_error (error, f, "cannot read page %u", p);
         return NULL;
       }
-  g_autofree float *data = ctr_memory_try_new (ctr_memory_mul (plane, in.pages), sizeof (float), FALSE, what, error);
+  g_autofree float *data = ctr_memory_try_new (ctr_memory_mul (plane, pr.count), sizeof (float), FALSE, what, error);
   if (data == NULL)
     return NULL;
-  if (!TIFFSetDirectory (f->tif, 0))
+  if (!TIFFSetDirectory (f->tif, (tdir_t) pr.first))
     {
-      set_format_error (error, f, "cannot read the first page");
+      set_format_error (error, f, "cannot read page %u", pr.first);
       return NULL;
     }
-  for (guint p = 0; p < in.pages; p++)
+  const LineRange lr = { yr.first, yr.count, bytes };
+  for (guint k = 0; k < pr.count; k++)
     {
       PageShape s;
-      if (p > 0 && !TIFFReadDirectory (f->tif))
+      if (k > 0 && !TIFFReadDirectory (f->tif))
         {
-          set_format_error (error, f, "cannot read page %u", p);
+          set_format_error (error, f, "cannot read page %u", pr.first + k);
           return NULL;
         }
-      if (!read_page_shape (f, p, &s, error) || !read_current_page (f, p, &s, data + p * plane, error))
+      if (!read_page_shape (f, pr.first + k, &s, error)
+          || !read_page_lines (f, pr.first + k, &s, &lr, data + k * plane, error))
         return NULL;
     }
-  if (info != NULL)
-    *info = in;
   return g_steal_pointer (&data);
 }
 

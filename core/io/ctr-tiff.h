@@ -43,6 +43,25 @@ gboolean ctr_tiff_is_tiff (const char *path);
  */
 float *ctr_tiff_read (const char *path, CtrTiffInfo *info, GError **error);
 
+/* A range of pages or lines: @first .. @first + @count − 1. */
+typedef struct {
+  guint first, count;
+} CtrTiffRange;
+
+/**
+ * ctr_tiff_read_part:
+ * Reads pages @pages (NULL: all) and, of each, lines @lines (NULL: all) of
+ * @path into a new float32 array [page][line][sample] (g_free): the stored
+ * strips (or tiles) that hold those lines are the only pixel data decoded
+ * (a page stored as one strip is decoded whole, the lines kept).  @info
+ * (out, optional): the whole file's shape, set before any range check.
+ * @bytes (inout, nullable): adds the stored bytes of the strips or tiles
+ * decoded.  Errors as ctr_tiff_read; CTR_ERROR_FORMAT when a range is empty
+ * or lies outside the file.
+ */
+float *ctr_tiff_read_part (const char *path, const CtrTiffRange *pages, const CtrTiffRange *lines,
+                           CtrTiffInfo *info, guint64 *bytes, GError **error);
+
 /**
  * ctr_tiff_read_page:
  * Reads page @page (0-based) into @out, which holds info.width·info.height floats.
