@@ -32,6 +32,7 @@ struct _CtrProjectionPage
   GtkScale           *view_scale, *row_scale;
   GtkLabel           *view_label, *row_label, *flat_dark, *status;
   CtrPipelineForm    *form;
+  CtrGeometryPanel   *panel;        /* the edited geometry's (weak); nullable */
   CtrProjectionImage *projection, *slice_before, *slice_after, *sino_before, *sino_after, *difference;
 };
 
@@ -49,7 +50,9 @@ scale_value (GtkScale *scale)
 static const CtrProjections *
 source (CtrProjectionPage *self)
 {
-  if (self->dataset == NULL || self->raw_pending)
+  /* a new dataset not yet taken in (the Geometry page hears of it first) */
+  if (self->dataset == NULL || self->raw_pending || self->session == NULL ||
+      self->dataset != ctr_session_get_dataset (self->session))
     return NULL;
   return self->raw != NULL ? self->raw->projections : self->dataset->projections;
 }
@@ -59,6 +62,20 @@ static const CtrGeometry *
 source_geometry (CtrProjectionPage *self)
 {
   return self->raw != NULL ? self->raw->geometry : self->dataset->geometry;
+}
+
+/* The geometry the preview reconstructs with: the Geometry page's edit
+ * when it is valid and fits the data shown, else source_geometry(). */
+static const CtrGeometry *
+preview_geometry (CtrProjectionPage *self)
+{
+  const CtrProjections *p = source (self);
+  const CtrGeometry *edited = self->panel != NULL ? ctr_geometry_panel_get_geometry (self->panel) : NULL;
+
+  if (edited != NULL && p != NULL && edited->n_views == p->n_views && edited->n_rows == p->n_rows &&
+      edited->n_cols == p->n_cols && ctr_geometry_validate (edited, NULL))
+    return edited;
+  return source_geometry (self);
 }
 
 /* ---- the view ------------------------------------------------------------- */
@@ -271,7 +288,7 @@ schedule_preview (CtrProjectionPage *self)
       return;
     }
   gtk_label_set_text (self->status, "Reconstructing the preview…");
-  ctr_projection_preview_async (p, source_geometry (self), row, pipeline, self->before_row != (int) row,
+  ctr_projection_preview_async (p, preview_geometry (self), row, pipeline, self->before_row != (int) row,
                                 self->cancellable, preview_done, g_object_ref (self));
 }
 
@@ -409,6 +426,24 @@ ctr_projection_page_set_session (CtrProjectionPage *self, CtrSession *session)
   on_dataset (self);
 }
 
+static void
+on_geometry_edited (CtrProjectionPage *self)
+{
+  self->before_row = -1;   /* both slices again */
+  schedule_preview (self);
+}
+
+void
+ctr_projection_page_follow_geometry (CtrProjectionPage *self, CtrGeometryPanel *panel)
+{
+  g_return_if_fail (CTR_IS_PROJECTION_PAGE (self));
+  g_return_if_fail (CTR_IS_GEOMETRY_PANEL (panel));
+  g_return_if_fail (self->panel == NULL);
+  self->panel = panel;
+  g_object_add_weak_pointer (G_OBJECT (panel), (gpointer *) &self->panel);
+  g_signal_connect_object (panel, "changed", G_CALLBACK (on_geometry_edited), self, G_CONNECT_SWAPPED);
+}
+
 void
 ctr_projection_page_show (CtrProjectionPage *self, guint view, guint row)
 {
@@ -453,6 +488,11 @@ ctr_projection_page_dispose (GObject *object)
   g_clear_object (&self->session);
   self->dataset = NULL;
   g_clear_pointer (&self->raw, ctr_dataset_free);
+  if (self->panel != NULL)
+    {
+      g_object_remove_weak_pointer (G_OBJECT (self->panel), (gpointer *) &self->panel);
+      self->panel = NULL;
+    }
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
   G_OBJECT_CLASS (ctr_projection_page_parent_class)->dispose (object);

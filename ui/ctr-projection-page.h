@@ -19,6 +19,7 @@
 
 #include "ctr-session.h"
 #include "ctr-pipeline-form.h"
+#include "ctr-geometry-panel.h"
 
 G_BEGIN_DECLS
 
@@ -29,6 +30,12 @@ GtkWidget       *ctr_projection_page_new          (void);
 /* The session whose dataset is shown; nullable. */
 void             ctr_projection_page_set_session  (CtrProjectionPage *self,
                                                    CtrSession        *session);
+/* The preview slices use @panel's edited geometry (ctr_geometry_panel_get_geometry)
+ * while it is valid and fits the data shown, the dataset's otherwise, and
+ * are made again when it changes: the centre of rotation typed there
+ * shows at once. */
+void             ctr_projection_page_follow_geometry (CtrProjectionPage *self,
+                                                   CtrGeometryPanel  *panel);
 /* The view and the row shown (the scales' values). */
 void             ctr_projection_page_show         (CtrProjectionPage *self,
                                                    guint              view,

@@ -68,6 +68,7 @@ take_row (const CtrProjections *p, guint r, GError **error)
 static CtrGeometry *
 row_geometry (const CtrGeometry *g, guint r, char **note)
 {
+  g_autoptr (GError) error = NULL;
   CtrGeometry *one;
 
   if (g->vectors != NULL)
@@ -95,6 +96,13 @@ row_geometry (const CtrGeometry *g, guint r, char **note)
     }
   one->n_rows = 1;
   one->offset_v_mm = 0;
+  if (!ctr_geometry_validate (one, &error))
+    {
+      g_free (*note);
+      *note = g_strdup_printf ("No preview slice: %s", error->message);
+      ctr_geometry_free (one);
+      return NULL;
+    }
   return one;
 }
 
@@ -158,14 +166,26 @@ run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   if (job->geometry != NULL)
     {
       if (job->with_before && (pv->slice_before = slice (job->geometry, job->row, cancellable, &error)) == NULL)
-        goto fail;
+        goto no_slice;
       t0 = g_get_monotonic_time ();
       c0 = clock ();
       if ((pv->slice_after = slice (g_after, after, cancellable, &error)) == NULL)
-        goto fail;
+        goto no_slice;
       pv->fbp_s = (g_get_monotonic_time () - t0) / 1e6;
       pv->cpu_s += (double) (clock () - c0) / CLOCKS_PER_SEC;
     }
+  g_task_return_pointer (task, g_steal_pointer (&pv), (GDestroyNotify) ctr_projection_preview_free);
+  return;
+
+no_slice:
+  /* a geometry FBP refuses (a draft still being typed): the sinograms
+   * without a slice, the reason in its place */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    goto fail;
+  g_clear_pointer (&pv->slice_before, ctr_volume_unref);
+  g_free (pv->slice_note);
+  pv->slice_note = g_strdup_printf ("No preview slice: %s", error->message);
+  g_clear_error (&error);
   g_task_return_pointer (task, g_steal_pointer (&pv), (GDestroyNotify) ctr_projection_preview_free);
   return;
 

@@ -669,6 +669,7 @@ ctr_window_init (CtrWindow *self)
     AdwViewStackPage *page = adw_view_stack_add_titled (self->stack, projections, "projections", "Projections");
 
     adw_view_stack_page_set_icon_name (page, "view-grid-symbolic");
+    ctr_projection_page_follow_geometry (CTR_PROJECTION_PAGE (projections), self->geometry_panel);
     ctr_projection_page_set_session (CTR_PROJECTION_PAGE (projections), self->session);
   }
   bind_settings (self);

@@ -7,8 +7,9 @@
  * the loaded data; with no step on, after = before (difference 0); the
  * ring step switched on (its switch, as a user does) gives a non-zero
  * difference whose column means follow the stripes of the row (the column
- * mean less its running median) and a preview slice that changes:
- * ui-projections.png.
+ * mean less its running median) and equals the loader's pipeline on the
+ * whole scan; the preview slice changes, and follows a detector offset
+ * typed on the Geometry page: ui-projections.png.
  *
  * gel-fan ($CTR_UI_DATASET) with six stripes added (written by the test
  * with the core's dataset writer): the difference is the stripes, removed
@@ -30,6 +31,7 @@
 #include "test-window.h"
 #include "ctr-projection-page.h"
 #include "ctr-projection-image.h"
+#include "ctr-geometry-panel.h"
 
 typedef struct {
   CtrProjectionPage *page;
@@ -264,6 +266,29 @@ savu_case (CtrWindow *window, const char *folder)
     for (gsize i = 0; i < (gsize) sw * sh; i++)
       change = MAX (change, fabs (img[i] - slice0[i]));
     CHECK (change > 1e-3 * range, "the preview slice changes with the ring step (max |Δ| %.3g of %.3g)", change, range);
+  }
+  {
+    /* the centre of rotation typed on the Geometry page: the slices follow */
+    CtrGeometryPanel *gp = ui_child (window, CTR_TYPE_WINDOW, "geometry_panel");
+    g_autofree float *before = NULL;
+    guint bw, bh;
+    double change = 0;
+
+    img = pane_data (page, "slice-before", &bw, &bh);
+    before = g_memdup2 (img, sizeof (float) * bw * bh);
+    ctr_geometry_panel_set_text (gp, "offset-u", "-2.35");
+    wait_preview (&w, "the preview with the edited offset");
+    img = pane_data (page, "slice-before", &sw, &sh);
+    for (gsize i = 0; sw == bw && sh == bh && i < (gsize) sw * sh; i++)
+      change = MAX (change, fabs (img[i] - before[i]));
+    CHECK (sw != bw || sh != bh || change > 0.1 * max_abs (before, (gsize) sw * sh),
+           "a detector offset typed on the Geometry page makes the preview slice again (%u × %u → %u × %u, "
+           "max |Δ| %.3g)", bw, bh, sw, sh, change);
+    ctr_geometry_panel_set_text (gp, "offset-u", "-6.35");
+    wait_preview (&w, "the preview with the file's offset again");
+    img = pane_data (page, "slice-before", &sw, &sh);
+    CHECK (sw == bw && sh == bh && memcmp (img, before, sizeof (float) * sw * sh) == 0,
+           "the file's offset typed back: the same slice");
   }
   ctr_projection_page_show (page, 45, 67);
   ui_screenshot (GTK_WIDGET (window), "ui-projections.png");
