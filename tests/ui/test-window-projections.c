@@ -184,6 +184,19 @@ note_times (CtrProjectionPage *page, const char *what)
            fbp_s * 1e3, cpu_s * 1e3);
 }
 
+/* The ring step switched on (its switch, as a user does), its preview
+ * waited for and timed; the difference pane. */
+static const float *
+rings_on (Wait *w, const char *what, guint *width, guint *height)
+{
+  g_autofree char *label = g_strdup_printf ("%s (rings, sorting 21)", what);
+
+  switch_step (w->page, "rings", TRUE);
+  wait_preview (w, "the preview with ring removal");
+  note_times (w->page, label);
+  return pane_data (w->page, "difference", width, height);
+}
+
 static void
 savu_case (CtrWindow *window, const char *folder)
 {
@@ -227,11 +240,7 @@ savu_case (CtrWindow *window, const char *folder)
   slice0 = g_memdup2 (img, sizeof (float) * sw * sh);
   note_times (page, "savu-parallel-tiff (no step)");
 
-  /* the ring step on, as a user switches it */
-  switch_step (page, "rings", TRUE);
-  wait_preview (&w, "the preview with ring removal");
-  note_times (page, "savu-parallel-tiff (rings, sorting 21)");
-  diff = pane_data (page, "difference", &width, &height);
+  diff = rings_on (&w, "savu-parallel-tiff", &width, &height);
   {
     g_autofree double *mean_before = column_means (sino, height, width);
     g_autofree double *stripes = stripes_of (mean_before, width, 21);
@@ -336,10 +345,7 @@ fan_case (CtrWindow *window, const char *fan)
   page = open_page (window, path, &w);
   g_assert_nonnull (page);
   note_times (page, "gel-fan (no step)");
-  switch_step (page, "rings", TRUE);
-  wait_preview (&w, "the preview with ring removal");
-  note_times (page, "gel-fan (rings, sorting 21)");
-  diff = pane_data (page, "difference", &width, &height);
+  diff = rings_on (&w, "gel-fan", &width, &height);
   {
     g_autofree double *m = column_means (diff, height, width);
     double worst = 0, elsewhere = 0, mean_residual = 0;
@@ -393,12 +399,11 @@ big_case (CtrWindow *window, const char *path)
 {
   Wait w = { 0 };
   CtrProjectionPage *page = open_page (window, path, &w);
+  guint width, height;
 
   g_assert_nonnull (page);
   note_times (page, "head-fan-lowdose (no step)");
-  switch_step (page, "rings", TRUE);
-  wait_preview (&w, "the preview with ring removal");
-  note_times (page, "head-fan-lowdose (rings, sorting 21)");
+  rings_on (&w, "head-fan-lowdose", &width, &height);
   switch_step (page, "outliers", TRUE);
   wait_preview (&w, "the preview with outliers and rings");
   note_times (page, "head-fan-lowdose (outliers and rings)");
