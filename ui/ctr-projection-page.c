@@ -7,7 +7,9 @@
  * its data are read once more without it (in a thread), so that "before"
  * is the data as measured and the form's pipeline (the dataset's, as
  * edited) runs on them.  The preview (ctr-projection-preview.h) runs in a
- * thread; a change of row or pipeline cancels the one in flight.
+ * thread; a change of row, pipeline or edited geometry cancels the one in
+ * flight.  Nothing is read or reconstructed while the page is not shown:
+ * the work waits for its "map".
  */
 #include <math.h>
 
@@ -22,7 +24,9 @@ struct _CtrProjectionPage
   CtrSession         *session;
   CtrDataset         *dataset;      /* the session's, not owned: compared to tell a new one */
   CtrDataset         *raw;          /* the data read without the file's pipeline (owned); NULL: the session's */
-  gboolean            raw_pending;  /* reading them */
+  gboolean            raw_pending;  /* reading them, or to read them */
+  gboolean            needs_raw;    /* to read them when the page is first shown */
+  gboolean            stale;        /* a preview is due when the page is shown */
   GCancellable       *cancellable;  /* the preview in flight (and the raw read) */
   guint               previews;
   double              pipeline_s, fbp_s, cpu_s;
@@ -278,6 +282,12 @@ schedule_preview (CtrProjectionPage *self)
 
   if (p == NULL || row >= p->n_rows)
     return;
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      self->stale = TRUE;   /* no work for a page nobody sees: made when it is shown */
+      return;
+    }
+  self->stale = FALSE;
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
@@ -356,6 +366,33 @@ read_raw (GTask *task, gpointer source_object, gpointer data, GCancellable *canc
     g_task_return_pointer (task, raw, (GDestroyNotify) ctr_dataset_free);
 }
 
+/* Reads the data without the file's pipeline, once the page is shown. */
+static void
+start_raw (CtrProjectionPage *self)
+{
+  g_autoptr (GTask) task = NULL;
+  char **which;
+
+  if (!self->needs_raw || !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+  self->needs_raw = FALSE;
+  task = g_task_new (NULL, self->cancellable, raw_done, g_object_ref (self));
+  which = g_new0 (char *, 3);
+  which[0] = g_strdup (self->dataset->path);
+  which[1] = g_strdup (self->dataset->variant);
+  g_task_set_task_data (task, which, (GDestroyNotify) g_strfreev);
+  g_task_run_in_thread (task, read_raw);
+}
+
+static void
+on_map (CtrProjectionPage *self)
+{
+  if (self->needs_raw)
+    start_raw (self);
+  else if (self->stale)
+    schedule_preview (self);
+}
+
 static void
 on_dataset (CtrProjectionPage *self)
 {
@@ -369,7 +406,7 @@ on_dataset (CtrProjectionPage *self)
   g_clear_pointer (&self->raw, ctr_dataset_free);
   self->dataset = d;
   self->before_row = -1;
-  self->raw_pending = FALSE;
+  self->raw_pending = self->needs_raw = self->stale = FALSE;
   ctr_projection_image_clear (self->slice_before, NULL);
   ctr_projection_image_clear (self->slice_after, NULL);
   ctr_projection_image_clear (self->sino_before, NULL);
@@ -382,17 +419,10 @@ on_dataset (CtrProjectionPage *self)
     }
   p = d->projections;
   steps = file_steps (d);
-  if (steps != NULL && JSON_NODE_HOLDS_ARRAY (steps) && json_array_get_length (json_node_get_array (steps)) > 0)
-    {
-      g_autoptr (GTask) task = g_task_new (NULL, self->cancellable, raw_done, g_object_ref (self));
-      char **which = g_new0 (char *, 3);
-
-      self->raw_pending = TRUE;
-      which[0] = g_strdup (d->path);
-      which[1] = g_strdup (d->variant);
-      g_task_set_task_data (task, which, (GDestroyNotify) g_strfreev);
-      g_task_run_in_thread (task, read_raw);
-    }
+  self->needs_raw = steps != NULL && JSON_NODE_HOLDS_ARRAY (steps) &&
+                    json_array_get_length (json_node_get_array (steps)) > 0;
+  self->raw_pending = self->needs_raw;
+  start_raw (self);
   show_flat_dark (self, p);
   /* set the scales quietly: the form's "changed" starts the one preview */
   g_signal_handlers_block_by_func (self->row_scale, on_row, self);
@@ -590,6 +620,7 @@ ctr_projection_page_init (CtrProjectionPage *self)
   g_signal_connect_swapped (self->view_scale, "value-changed", G_CALLBACK (on_view), self);
   g_signal_connect_swapped (self->row_scale, "value-changed", G_CALLBACK (on_row), self);
   g_signal_connect_swapped (self->form, "changed", G_CALLBACK (schedule_preview), self);
+  g_signal_connect (self, "map", G_CALLBACK (on_map), NULL);
 }
 
 GtkWidget *

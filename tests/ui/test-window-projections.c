@@ -11,8 +11,11 @@
  * whole scan; the preview slice changes, and follows a detector offset
  * typed on the Geometry page: ui-projections.png.
  *
- * gel-fan ($CTR_UI_DATASET) with six stripes added (written by the test
- * with the core's dataset writer): the difference is the stripes, removed
+ * gel-fan ($CTR_UI_DATASET) with six stripes added, written by the test
+ * with the core's dataset writer with "preprocess": [{"op": "rings"}]: the
+ * window's data went through it, the page's "before" is the data as
+ * written (read again without the pipeline), the form holds the file's
+ * ring step, and the difference is the stripes, removed
  * (its column means at the stripe columns are minus the stripes within
  * 40 % each and 20 % on average — the sorting method leaves part of a
  * stripe that lies on a steep edge of the object — and small elsewhere):
@@ -138,6 +141,12 @@ open_page (CtrWindow *window, const char *path, Wait *w)
   w->count = ctr_projection_page_get_previews (w->page, NULL, NULL, NULL, NULL);
   if (!ui_open_and_wait (window, path, 120))
     return NULL;
+  if (!gtk_widget_get_mapped (GTK_WIDGET (w->page)))
+    {
+      ui_spin (300);
+      CHECK (ctr_projection_page_get_previews (w->page, NULL, NULL, NULL, NULL) == w->count,
+             "no preview is made while the page is hidden");
+    }
   stack = ADW_VIEW_STACK (ui_find (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK, NULL));
   adw_view_stack_set_visible_child_name (stack, "projections");
   wait_preview (w, "the first preview");
@@ -304,23 +313,31 @@ savu_case (CtrWindow *window, const char *folder)
 }
 
 /* gel-fan with stripes added at @cols (amplitude @amp each), as a dataset
- * in @dir. */
-static gboolean
+ * in @dir whose geometry.json declares the ring step
+ * ("preprocess": [{"op": "rings"}]).  Returns: (transfer full) (nullable):
+ * the striped line integrals written. */
+static CtrProjections *
 write_striped (const char *fan, const char *dir, const guint *cols, const double *amp, guint n_stripes)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (CtrDataset) d = ctr_dataset_load (fan, NULL, NULL, &error);
+  g_autoptr (JsonObject) extra = json_object_new ();
+  JsonArray *steps = json_array_new ();
+  JsonObject *rings = json_object_new ();
 
   g_assert_no_error (error);
   for (guint v = 0; v < d->projections->n_views; v++)
     for (guint k = 0; k < n_stripes; k++)
       ctr_projections_view (d->projections, v)[cols[k]] += amp[k];
-  if (!ctr_dataset_write (dir, "gel-fan-striped", d->geometry, d->projections, NULL, NULL, NULL, &error))
+  json_object_set_string_member (rings, "op", "rings");
+  json_array_add_object_element (steps, rings);
+  json_object_set_array_member (extra, "preprocess", steps);
+  if (!ctr_dataset_write (dir, "gel-fan-striped", d->geometry, d->projections, NULL, NULL, extra, &error))
     {
       ui_note ("could not write the striped dataset: %s", error->message);
-      return FALSE;
+      return NULL;
     }
-  return TRUE;
+  return ctr_projections_ref (d->projections);
 }
 
 static void
@@ -333,19 +350,34 @@ fan_case (CtrWindow *window, const char *fan)
   g_autofree char *path = g_build_filename (dir, "geometry.json", NULL);
   Wait w = { 0 };
   CtrProjectionPage *page;
-  const float *diff;
+  g_autoptr (CtrProjections) striped = NULL;
+  const CtrProjections *loaded;
+  const float *diff, *before;
+  GtkWidget *rings;
   guint width, height;
 
   g_assert_nonnull (tmp);
-  if (!write_striped (fan, dir, cols, amp, G_N_ELEMENTS (cols)))
+  striped = write_striped (fan, dir, cols, amp, G_N_ELEMENTS (cols));
+  if (striped == NULL)
     {
       CHECK (FALSE, "the striped gel-fan written");
       return;
     }
   page = open_page (window, path, &w);
   g_assert_nonnull (page);
-  note_times (page, "gel-fan (no step)");
-  diff = rings_on (&w, "gel-fan", &width, &height);
+  note_times (page, "gel-fan (the file's rings step)");
+  /* the file's pipeline: the session's data went through it; the page
+   * reads them again without it, and its form holds the file's step */
+  loaded = ctr_session_get_dataset (ctr_window_get_session (window))->projections;
+  before = pane_data (page, "sinogram-before", &width, &height);
+  rings = ui_find (GTK_WIDGET (page), ADW_TYPE_EXPANDER_ROW, "rings");
+  CHECK (adw_expander_row_get_enable_expansion (ADW_EXPANDER_ROW (rings)), "the form holds the file's ring step");
+  CHECK (memcmp (loaded->data, striped->data, sizeof (float) * width * height) != 0,
+         "the window's data went through the file's ring step");
+  CHECK (before != NULL && width == striped->n_cols && height == striped->n_views &&
+           memcmp (before, striped->data, sizeof (float) * width * height) == 0,
+         "the before pane is the data as written, without the file's pipeline");
+  diff = pane_data (page, "difference", &width, &height);
   {
     g_autofree double *m = column_means (diff, height, width);
     double worst = 0, elsewhere = 0, mean_residual = 0;
