@@ -11,7 +11,9 @@
  *     reference;
  *   Compare — CtrComparePage: results side by side with a difference image;
  *   Dose Study — CtrStudyPage: lower doses of the dataset simulated, a list
- *     of methods run on each in the background, table and figure.
+ *     of methods run on each in the background, table and figure;
+ *   Projections — CtrProjectionPage: views and rows of the data, the
+ *     flat/dark check, the pipeline's before/after, a preview slice.
  *
  * This file opens datasets (files, folders, recent files, drops), asks
  * the questions DICOM input raises (ui/ctr-dicom-dialogs.c), shows the
@@ -27,6 +29,7 @@
 #include "ctr-settings.h"
 #include "ctr-dicom-dialogs.h"
 #include "ctr-session-file.h"
+#include "ctr-projection-page.h"
 
 G_DEFINE_FINAL_TYPE (CtrWindow, ctr_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -660,6 +663,15 @@ ctr_window_init (CtrWindow *self)
   g_signal_connect_object (self->study_page, "notify::running", G_CALLBACK (_ctr_window_update_actions), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->study_page, "open-run", G_CALLBACK (on_study_open_run), self, G_CONNECT_SWAPPED);
+  {
+    /* the projections and sinograms, the pipeline's before and after (ctr-projection-page.h) */
+    GtkWidget *projections = ctr_projection_page_new ();
+    AdwViewStackPage *page = adw_view_stack_add_titled (self->stack, projections, "projections", "Projections");
+
+    adw_view_stack_page_set_icon_name (page, "view-grid-symbolic");
+    ctr_projection_page_follow_geometry (CTR_PROJECTION_PAGE (projections), self->geometry_panel);
+    ctr_projection_page_set_session (CTR_PROJECTION_PAGE (projections), self->session);
+  }
   bind_settings (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);

@@ -67,6 +67,11 @@
 #    as core computes them; ui-iq-nps-ttf.png must show both runs' colours
 #    in the plots.  /ui/window/study-detectability: the Dose Study with a d′
 #    task and 2 realisations on the same phantom (ui-study-detectability.png).
+# 3d. /ui/window/projections (tests/ui/test-window-projections.c): the
+#    Projections page on savu-parallel-tiff (views and rows stepped, the
+#    flat/dark check, ring removal's difference and preview slice) and on a
+#    striped copy of the fan dataset: ui-projections.png must show grey
+#    images and the signed (red/blue) difference; ui-projections-fan.png.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
 #    gel-fan's 72 DICOM-CT-PD views and to 37 of head-fan-lowdose's first 40
 #    (views 10, 20, 30 left out) is opened; the series dialog must list both,
@@ -617,6 +622,29 @@ blue = int(((plots[:, :, 2] - plots[:, :, 0] > 80) & (plots[:, :, 2] > 150)).sum
 orange = int(((plots[:, :, 0] - plots[:, :, 2] > 80) & (plots[:, :, 0] > 150)).sum())
 print(f"ui-iq-nps-ttf: {w}x{h}, {blue} blue and {orange} orange pixels in the plots")
 assert blue > 300 and orange > 300, "the two runs' NPS and TTF curves are not drawn"
+PY
+fi
+
+# ---- 3d. the Projections page (tests/ui/test-window-projections.c) ----------
+if [ -n "${CTR_SHARED_DATA:-}" ] && [ -d "$CTR_SHARED_DATA/savu-parallel-tiff" ]; then
+  rm -f "$build_dir/ui-projections.png" "$build_dir/ui-projections-fan.png"
+  run_case projections GSK_RENDERER=cairo CTR_UI_PROJECTIONS="$CTR_SHARED_DATA/savu-parallel-tiff" \
+    CTR_UI_LOWDOSE="$CTR_SHARED_DATA/head-fan-lowdose/geometry.json"
+  "$python" - "$build_dir/ui-projections.png" "$work" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from png import load
+import numpy as np
+data, rgb = load(sys.argv[1])
+h, w = rgb.shape[:2]
+panes = rgb[:, w // 3:].astype(int)
+red = int(((panes[:, :, 0] - panes[:, :, 2] > 60)).sum())
+blue = int(((panes[:, :, 2] - panes[:, :, 0] > 60)).sum())
+grey = (panes[:, :, 0] == panes[:, :, 1]) & (panes[:, :, 1] == panes[:, :, 2])
+levels = len(np.unique(panes[grey][:, 0]))
+print(f"ui-projections: {w}x{h}, {levels} grey levels, {red} red and {blue} blue pixels in the panes")
+assert levels >= 64, "no projection, sinogram or slice shown"
+assert red > 50 and blue > 50, "no signed difference shown"
 PY
 fi
 

@@ -67,7 +67,7 @@ note_widest_chain (GtkWidget *widget)
 void
 test_window_fit_1280 (void)
 {
-  static const char *pages[] = { "reconstruct", "geometry", "profile", "compare", "study" };
+  static const char *pages[] = { "reconstruct", "geometry", "profile", "compare", "study", "projections" };
   const char *path = g_getenv ("CTR_UI_DATASET");
   AdwViewStack *stack;
   CtrWindow *w;

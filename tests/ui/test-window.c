@@ -1156,6 +1156,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/memory", test_window_memory);
   g_test_add_func ("/ui/window/iq", test_window_iq);
   g_test_add_func ("/ui/window/study-detectability", test_window_study_detectability);
+  g_test_add_func ("/ui/window/projections", test_window_projections);
   status = g_test_run ();
 
   g_clear_object (&app);

@@ -180,4 +180,7 @@ void        test_window_fit_1280           (void);
 void        test_window_keys               (void);
 void        test_window_prefs_build_tree   (void);
 
+/* tests/ui/test-window-projections.c */
+void        test_window_projections        (void);
+
 G_END_DECLS
