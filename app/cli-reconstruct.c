@@ -353,23 +353,15 @@ parse_dims (const char *text, const char *option, gboolean integers, double out[
   return TRUE;
 }
 
-/* "FIRST:LAST:STEP" (mm). */
+/* "FIRST:LAST:STEP" (mm): the one parser and message (ctr_grid_parse_z_range). */
 static gboolean
 parse_z_range (const char *text, double out[3])
 {
-  g_auto (GStrv) parts = g_strsplit (text, ":", -1);
-  gboolean ok = g_strv_length (parts) == 3;
-  for (guint i = 0; ok && i < 3; i++)
-    {
-      char *end = NULL;
-      out[i] = g_ascii_strtod (parts[i], &end);
-      ok = end != parts[i] && *end == '\0' && isfinite (out[i]);
-    }
-  ok = ok && out[2] > 0 && out[1] >= out[0];
-  if (!ok)
-    fprintf (stderr, "ctrecon-cli reconstruct: --z-range takes FIRST:LAST:STEP in mm with FIRST <= LAST and "
-             "STEP > 0, got '%s'\n", text);
-  return ok;
+  g_autoptr (GError) error = NULL;
+  if (ctr_grid_parse_z_range (text, out, &error))
+    return TRUE;
+  fprintf (stderr, "ctrecon-cli reconstruct: %s\n", error->message);
+  return FALSE;
 }
 
 /* Whether every slice of @grid lies within the reference's slices (half a

@@ -105,11 +105,13 @@ print_equal_dose (const CtrStudy *study, GError **error)
   if (!ctr_study_get_reference (study, &reference, error))
     return FALSE;
   g_autofree CtrEqualDose *e = g_new0 (CtrEqualDose, n);
-  for (int o = CTR_EQUAL_DOSE_NPW; o <= CTR_EQUAL_DOSE_NPWE; o++)
+  static const char *const names[CTR_EQUAL_DOSE_N_OBSERVERS] = { "NPW", "NPWE", "NPW, pooled TTF",
+                                                                   "NPWE, pooled TTF" };
+  for (int o = 0; o < CTR_EQUAL_DOSE_N_OBSERVERS; o++)
     {
       if (!ctr_study_equal_dose (study, o, e, error))
         return FALSE;
-      fprintf (stderr, "equal-d′ dose (%s): d′ of %s at dose 1 = %.4g", o == CTR_EQUAL_DOSE_NPW ? "NPW" : "NPWE",
+      fprintf (stderr, "equal-d′ dose (%s): d′ of %s at dose 1 = %.4g", names[o],
                ctr_study_get_method_label (study, reference), e[reference].target);
       if (e[reference].target_se > 0)
         fprintf (stderr, " ± %.2g (standard error)", e[reference].target_se);

@@ -5,7 +5,8 @@
  * here); a method that stays below is "not reached", one above at every
  * dose "below the lowest dose"; one realisation gives the same dose and no
  * uncertainty; rows in any order, NaN d′ skipped, the NPWE column read for
- * NPWE; no d′ at dose 1 for the reference: "no target". */
+ * NPWE and the pooled-TTF columns for the pooled observers; no d′ at dose 1
+ * for the reference: "no target". */
 #include <math.h>
 #include "ctrecon.h"
 
@@ -20,6 +21,9 @@ add (GArray *rows, guint m, double d, double npw)
   r.method_index = m;
   r.dprime_npw = npw;
   r.dprime_npwe = 0.5 * npw;
+  /* with the pooled TTF: the reference's 1 lower, the others' as NPW */
+  r.dprime_npw_pooled = m == 0 ? npw - 1 : npw;
+  r.dprime_npwe_pooled = 0.5 * r.dprime_npw_pooled;
   g_array_append_val (rows, r);
 }
 
@@ -120,6 +124,21 @@ main (void)
   g_assert_cmpfloat (fabs (w[0].target - 5), <, 1e-12);
   g_assert_cmpfloat (fabs (w[1].dose - exp (-0.5)), <, 1e-12);
   g_assert_cmpfloat (fabs (w[1].dose_se / e[1].dose_se - 1), <, 1e-9);  /* a common scale cancels */
+
+  /* the pooled observers read the pooled columns: target 9, so method 1
+   * (12 + 4 ln D) crosses at ln D = −0.75, between doses 0.25 and 0.5 */
+  const CtrEqualDoseObserver pooled[] = { CTR_EQUAL_DOSE_NPW_POOLED, CTR_EQUAL_DOSE_NPWE_POOLED };
+  for (guint k = 0; k < G_N_ELEMENTS (pooled); k++)
+    {
+      g_assert_true (ctr_equal_dose_compute (r, rows->len, 5, 0, pooled[k], w, &error));
+      g_assert_cmpfloat (fabs (w[0].target - (k == 0 ? 9 : 4.5)), <, 1e-12);
+      g_assert_cmpint (w[1].status, ==, CTR_EQUAL_DOSE_REACHED);
+      g_assert_cmpfloat (fabs (w[1].dose - exp (-0.75)), <, 1e-12);
+      g_assert_cmpfloat (w[1].dose_low, ==, 0.25);
+      g_assert_cmpfloat (w[1].dose_high, ==, 0.5);
+    }
+  g_assert_cmpstr (ctr_equal_dose_observer_name (CTR_EQUAL_DOSE_NPW_POOLED), ==, "npw_pooled");
+  g_assert_cmpstr (ctr_equal_dose_observer_name (CTR_EQUAL_DOSE_NPWE_POOLED), ==, "npwe_pooled");
 
   /* another reference: method 1 (target 12), which method 0 (10 + 3 ln D) never reaches */
   g_assert_true (ctr_equal_dose_compute (r, rows->len, 5, 1, CTR_EQUAL_DOSE_NPW, e, &error));

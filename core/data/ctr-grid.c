@@ -77,6 +77,30 @@ ctr_grid_default (const CtrGeometry *g, guint size, double pixel_mm)
 }
 
 gboolean
+ctr_grid_parse_z_range (const char *text, double out[3], GError **error)
+{
+  g_return_val_if_fail (text != NULL && out != NULL, FALSE);
+  g_auto (GStrv) parts = g_strsplit (text, ":", -1);
+  double v[3] = { 0, 0, 0 };
+  gboolean ok = g_strv_length (parts) == 3;
+  for (guint i = 0; ok && i < 3; i++)
+    {
+      char *end = NULL;
+      v[i] = g_ascii_strtod (parts[i], &end);
+      ok = end != parts[i] && *end == '\0' && isfinite (v[i]);
+    }
+  if (!ok || !(v[2] > 0) || v[1] < v[0])
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "--z-range takes FIRST:LAST:STEP in mm with "
+                   "FIRST <= LAST and STEP > 0, got '%s'", text);
+      return FALSE;
+    }
+  for (guint i = 0; i < 3; i++)
+    out[i] = v[i];
+  return TRUE;
+}
+
+gboolean
 ctr_helix_grid (const CtrGeometry *g, guint size, double pixel_mm, double first, double last,
                 double step, CtrGrid *grid, GError **error)
 {

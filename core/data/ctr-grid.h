@@ -80,6 +80,22 @@ gboolean ctr_helix_grid (const CtrGeometry *g, guint size, double pixel_mm, doub
                          double step, CtrGrid *grid, GError **error);
 
 /**
+ * ctr_grid_parse_z_range:
+ * @text: "FIRST:LAST:STEP": three numbers (C locale), mm in the scan's table
+ *   coordinate (ctr_geometry_table_mm), FIRST <= LAST, STEP > 0
+ * @out: (out) (array fixed-size=3): FIRST, LAST, STEP; untouched on failure
+ *
+ * The slices a user asks of a helical scan, as `ctrecon-cli reconstruct
+ * --z-range` and the Python package's z_range take them (for
+ * CtrGridRequest's @z_first, @z_last, @z_step): one syntax and one message
+ * for every entry point.  The count of slices is checked later
+ * (ctr_helix_grid).
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT ("--z-range takes
+ *   FIRST:LAST:STEP in mm with FIRST <= LAST and STEP > 0, got '@text'").
+ */
+gboolean ctr_grid_parse_z_range (const char *text, double out[3], GError **error);
+
+/**
  * ctr_grid_helical_range:
  * The default slices of helical scan @g: table positions (mm,
  * ctr_geometry_table_mm) on multiples of the nominal slice width

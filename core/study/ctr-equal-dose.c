@@ -16,7 +16,17 @@ typedef struct {
 static double
 row_dprime (const CtrStudyRow *r, CtrEqualDoseObserver o)
 {
-  return o == CTR_EQUAL_DOSE_NPWE ? r->dprime_npwe : r->dprime_npw;
+  switch (o)
+    {
+    case CTR_EQUAL_DOSE_NPWE:
+      return r->dprime_npwe;
+    case CTR_EQUAL_DOSE_NPW_POOLED:
+      return r->dprime_npw_pooled;
+    case CTR_EQUAL_DOSE_NPWE_POOLED:
+      return r->dprime_npwe_pooled;
+    default:
+      return r->dprime_npw;
+    }
 }
 
 static double
@@ -154,7 +164,8 @@ ctr_equal_dose_compute (const CtrStudyRow *rows, guint n_rows, guint n_methods, 
 const char *
 ctr_equal_dose_observer_name (CtrEqualDoseObserver o)
 {
-  return o == CTR_EQUAL_DOSE_NPWE ? "npwe" : "npw";
+  static const char *const names[CTR_EQUAL_DOSE_N_OBSERVERS] = { "npw", "npwe", "npw_pooled", "npwe_pooled" };
+  return (guint) o < G_N_ELEMENTS (names) ? names[o] : "npw";
 }
 
 const char *
@@ -222,7 +233,7 @@ ctr_study_write_equal_dose_csv (const CtrStudy *s, const char *path, GError **er
   g_autofree CtrEqualDose *e = g_new0 (CtrEqualDose, MAX (n, 1));
   g_autoptr (GString) out = g_string_new ("observer,method_index,label,reference,target_dprime,target_se,"
                                           "equal_dose,equal_dose_se,dose_low,dose_high,min_realisations,status\n");
-  for (int o = CTR_EQUAL_DOSE_NPW; o <= CTR_EQUAL_DOSE_NPWE; o++)
+  for (int o = 0; o < CTR_EQUAL_DOSE_N_OBSERVERS; o++)
     {
       if (!ctr_study_equal_dose (s, o, e, error))
         return FALSE;

@@ -51,11 +51,19 @@ typedef enum {
   CTR_EQUAL_DOSE_NO_TARGET      /* the reference has no finite d′ at dose 1 */
 } CtrEqualDoseStatus;
 
-/* Which d′ of a row. */
+/* Which d′ of a row: each run's own (its TTF from its one slice), or with
+ * the TTF pooled over the method and dose's realisations (the row's
+ * dprime_npw_pooled, dprime_npwe_pooled; ctr_ttf_pooled).  The pooled
+ * rows still differ by their own NPS, so their spread gives the pooled
+ * equal-d′ dose its standard error the same way. */
 typedef enum {
   CTR_EQUAL_DOSE_NPW,
-  CTR_EQUAL_DOSE_NPWE
+  CTR_EQUAL_DOSE_NPWE,
+  CTR_EQUAL_DOSE_NPW_POOLED,
+  CTR_EQUAL_DOSE_NPWE_POOLED
 } CtrEqualDoseObserver;
+
+#define CTR_EQUAL_DOSE_N_OBSERVERS 4
 
 /**
  * CtrEqualDose:
@@ -85,8 +93,8 @@ typedef struct {
 /**
  * ctr_equal_dose_compute:
  * @rows: (array length=n_rows): a study's rows (ctr_study_get_rows); only
- *   ->dose, ->method_index and ->dprime_npw / ->dprime_npwe are read, in
- *   any order.
+ *   ->dose, ->method_index and @observer's d′ (->dprime_npw, ->dprime_npwe,
+ *   ->dprime_npw_pooled or ->dprime_npwe_pooled) are read, in any order.
  * @n_methods: configurations 0 … n_methods−1 (rows of others are ignored).
  * @reference: the reference configuration (< @n_methods).
  * @out: (out caller-allocates) (array length=n_methods): one result per
@@ -117,8 +125,10 @@ gboolean ctr_study_equal_dose (const CtrStudy *s, CtrEqualDoseObserver observer,
 
 /**
  * ctr_study_write_equal_dose_csv:
- * The equal-d′ dose of every configuration for NPW then NPWE as CSV (a
- * header line; numbers with 6 significant digits, empty for NaN):
+ * The equal-d′ dose of every configuration for NPW, NPWE, then the same
+ * two with the pooled TTF (npw_pooled, npwe_pooled: additional lines after
+ * the first two observers') as CSV (a header line; numbers with 6
+ * significant digits, empty for NaN):
  * observer, method_index, label, reference (the reference's label),
  * target_dprime, target_se, equal_dose, equal_dose_se, dose_low, dose_high,
  * min_realisations, status (ctr_equal_dose_status_name).  Written through
@@ -127,7 +137,8 @@ gboolean ctr_study_equal_dose (const CtrStudy *s, CtrEqualDoseObserver observer,
  */
 gboolean ctr_study_write_equal_dose_csv (const CtrStudy *s, const char *path, GError **error);
 
-/* "npw", "npwe". */
+/* "npw", "npwe", "npw_pooled", "npwe_pooled" (the study.csv column is
+ * "dprime_" and this name). */
 const char *ctr_equal_dose_observer_name (CtrEqualDoseObserver o);
 
 G_END_DECLS

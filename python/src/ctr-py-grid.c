@@ -1,6 +1,6 @@
 /* ctr-py-grid.c — the image grid of reconstruct() and Operator(): the
  * rule every entry point shares (ctr_grid_for_scan, data/ctr-grid.h) with
- * the CLI's --size and --pixel-size on top. */
+ * the CLI's --size, --pixel-size and --z-range on top. */
 #include <math.h>
 
 #include "ctr-py.h"
@@ -43,13 +43,80 @@ parse_size (PyObject *size, guint n[3], gboolean *three)
   return TRUE;
 }
 
-/* The grid: @size and @pixel_mm (0: default) through ctr_grid_for_scan, the
- * rule the CLI and the window share, then NX × NY × NZ as the CLI's --size;
- * *@ref loses a reference that does not hold a helical grid's slices (as the
- * CLI's). */
+/* The text of @z_range for ctr_grid_parse_z_range: a str as it is, any
+ * other sequence its items' str() joined by ':' (so (10, 20.5, 1) is
+ * "10:20.5:1" and a bad item shows in the CLI's message).  NULL with an
+ * exception. */
+static char *
+z_range_text (PyObject *z_range)
+{
+  if (PyUnicode_Check (z_range))
+    {
+      const char *s = PyUnicode_AsUTF8 (z_range);
+      return s != NULL ? g_strdup (s) : NULL;
+    }
+  if (!PySequence_Check (z_range))
+    {
+      PyErr_SetString (ctr_py_invalid_argument (), "z_range takes (FIRST, LAST, STEP) in mm or the CLI's "
+                                                   "\"FIRST:LAST:STEP\" (or None)");
+      return NULL;
+    }
+  PyObject *colon = PyUnicode_FromString (":");
+  PyObject *items = PySequence_List (z_range);
+  PyObject *strs = items != NULL ? PyList_New (0) : NULL;
+  for (Py_ssize_t i = 0; strs != NULL && i < PyList_GET_SIZE (items); i++)
+    {
+      PyObject *s = PyObject_Str (PyList_GET_ITEM (items, i));
+      if (s == NULL || PyList_Append (strs, s) < 0)
+        Py_CLEAR (strs);
+      Py_XDECREF (s);
+    }
+  PyObject *joined = strs != NULL && colon != NULL ? PyUnicode_Join (colon, strs) : NULL;
+  const char *s = joined != NULL ? PyUnicode_AsUTF8 (joined) : NULL;
+  char *text = s != NULL ? g_strdup (s) : NULL;
+  Py_XDECREF (joined);
+  Py_XDECREF (strs);
+  Py_XDECREF (items);
+  Py_XDECREF (colon);
+  return text;
+}
+
+/* @z_range (not None) into @request, checked as the CLI checks --z-range:
+ * on a helical scan only, not with a size of three edges. */
+static gboolean
+z_range_request (const CtrGeometry *g, PyObject *z_range, gboolean three, CtrGridRequest *request)
+{
+  if (!ctr_helix_applies (g))
+    {
+      PyErr_SetString (ctr_py_invalid_argument (), "z_range (the CLI's --z-range) is for helical (and curved "
+                                                   "multi-row) cone-beam scans; this scan is not one");
+      return FALSE;
+    }
+  if (three)
+    {
+      PyErr_SetString (ctr_py_invalid_argument (), "a helical scan's slices come from z_range (the CLI's "
+                                                   "--z-range); give size=N and pixel_size=MM for the image");
+      return FALSE;
+    }
+  g_autofree char *text = z_range_text (z_range);
+  if (text == NULL)
+    return FALSE;
+  GError *error = NULL;
+  double r[3];
+  if (!ctr_grid_parse_z_range (text, r, &error))
+    return ctr_py_raise (error) != NULL;
+  request->z_range = TRUE;
+  request->z_first = r[0], request->z_last = r[1], request->z_step = r[2];
+  return TRUE;
+}
+
+/* The grid: @size and @pixel_mm (0: default), and @z_range, through
+ * ctr_grid_for_scan, the rule the CLI and the window share, then NX × NY ×
+ * NZ as the CLI's --size; *@ref loses a reference that does not hold a
+ * helical grid's slices (as the CLI's). */
 gboolean
 ctr_py_grid_choose (const CtrGeometry *g, gboolean direct_rays_only, PyObject *size, double pixel_mm,
-                    const CtrVolume **ref, CtrGrid *grid)
+                    PyObject *z_range, const CtrVolume **ref, CtrGrid *grid)
 {
   guint n[3] = { 0, 0, 0 };
   gboolean three;
@@ -62,6 +129,8 @@ ctr_py_grid_choose (const CtrGeometry *g, gboolean direct_rays_only, PyObject *s
     }
   GError *error = NULL;
   CtrGridRequest request = { .size = n[0], .pixel_mm = pixel_mm, .direct_rays_only = direct_rays_only };
+  if (z_range != NULL && z_range != Py_None && !z_range_request (g, z_range, three, &request))
+    return FALSE;
   if (!ctr_grid_for_scan (g, *ref != NULL ? &(*ref)->grid : NULL, &request, grid, &error))
     {
       ctr_py_raise (error);
@@ -76,4 +145,3 @@ ctr_py_grid_choose (const CtrGeometry *g, gboolean direct_rays_only, PyObject *s
     }
   return TRUE;
 }
-

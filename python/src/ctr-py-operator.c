@@ -108,27 +108,29 @@ make_operator (CtrPyOperator *self, const CtrGeometry *g, const CtrGrid *grid, c
 static int
 operator_init (CtrPyOperator *self, PyObject *args, PyObject *kwargs)
 {
-  static char *kwlist[] = { "scan", "size", "pixel_size", "ray_model", "matrix", "backend", NULL };
-  PyObject *scan = NULL, *size = NULL;
+  static char *kwlist[] = { "scan", "size", "pixel_size", "ray_model", "matrix", "backend", "z_range", NULL };
+  PyObject *scan = NULL, *size = NULL, *z_range = NULL;
   double pixel_mm = 0;
   const char *model_name = NULL, *matrix = NULL, *backend = NULL;
   /* The system matrix of an iterative run: SIRT's options (the area model
    * by default; every product is on all rays, so the subsets do not matter). */
   CtrReconOptions o;
   ctr_recon_options_init (&o, CTR_METHOD_SIRT);
-  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O|Odzzz:Operator", kwlist, &scan, &size, &pixel_mm, &model_name,
-                                    &matrix, &backend)
+  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O|Odzzz$O:Operator", kwlist, &scan, &size, &pixel_mm, &model_name,
+                                    &matrix, &backend, &z_range)
       || !choice (&o, "ray-model", model_name) || !choice (&o, "matrix", matrix)
       || !ctr_py_backend_name (backend, &o.backend))
     return -1;
   const CtrGeometry *g = ctr_py_geometry_of (scan);
   if (g == NULL)
     return -1;
-  /* A Dataset's reference decides the default grid, as in reconstruct(). */
+  /* A Dataset's reference decides the default grid, as in reconstruct();
+   * a helical scan's slices are the CLI's default (the range 180LI
+   * rebinning samples fully: `reconstruct --dry-run`'s grid) or z_range. */
   const CtrVolume *ref = PyObject_TypeCheck (scan, &CtrPyDatasetType) ? ((CtrPyDataset *) scan)->dataset->reference
                                                                       : NULL;
   CtrGrid grid;
-  if (!ctr_py_grid_choose (g, TRUE, size, pixel_mm, &ref, &grid))
+  if (!ctr_py_grid_choose (g, FALSE, size, pixel_mm, z_range, &ref, &grid))
     return -1;
   return make_operator (self, g, &grid, &o) ? 0 : -1;
 }
@@ -299,10 +301,20 @@ PyTypeObject CtrPyOperatorType = {
   .tp_name = "ctrecon.Operator",
   .tp_basicsize = sizeof (CtrPyOperator),
   .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,  /* the package adds as_linear_operator */
-  .tp_doc = "Operator(scan, size=None, pixel_size=0, ray_model=None, matrix=None, backend=None)\n\n"
+  .tp_doc = "Operator(scan, size=None, pixel_size=0, ray_model=None, matrix=None, backend=None, *, "
+            "z_range=None)\n\n"
             "The system matrix A of a scan's geometry (scan: a Dataset or a Geometry) on the grid reconstruct() "
             "would use with the same size and pixel_size (a Dataset's reference's grid, else the field of view "
-            "at the detector's resolution).  The operator keeps its own copy of the geometry.  "
+            "at the detector's resolution).  A helical scan's slices are those `ctrecon-cli reconstruct` gives "
+            "it by default (its --dry-run grid: table positions on multiples of the nominal slice width over "
+            "the z range the scan samples fully, the conjugate rays counted as 180LI rebinning counts them; a "
+            "Dataset's reference's slices when they are given), or z_range=(FIRST, LAST, STEP): slices at "
+            "FIRST, FIRST+STEP, ... up to LAST, mm in the scan's table coordinate (the CLI's --z-range; the "
+            "text \"FIRST:LAST:STEP\" is taken too).  A bad z_range raises InvalidArgument with the CLI's "
+            "message, as does z_range on a scan that is not helical or with size=(NX, NY, NZ); a helical scan "
+            "that samples no z range fully raises InvalidGeometry without z_range.  A helical operator is the "
+            "cone-beam pair on the scan's own rays (no rebinning; the CPU).  "
+            "The operator keeps its own copy of the geometry.  "
             "The operator is the one the engine's plan gives an iterative run (SIRT's options) with the "
             "same ray_model, matrix and backend, so A is the matrix `ctrecon-cli reconstruct` iterates on.  "
             "ray_model: 'area' (default, as the iterative methods), 'joseph', 'siddon' (the parameter "

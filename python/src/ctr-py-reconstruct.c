@@ -123,7 +123,7 @@ static gboolean
 split_kwargs (PyObject *kwargs, PyObject **named, PyObject **params)
 {
   static const char *const names[] = { "dataset", "method", "iterations", "size", "callback", "pixel_size", "backend",
-                                       "rebin", "reference", "metrics_radius" };
+                                       "rebin", "reference", "metrics_radius", "z_range" };
   *named = PyDict_New ();
   *params = kwargs != NULL ? PyDict_Copy (kwargs) : PyDict_New ();
   if (*named == NULL || *params == NULL)
@@ -180,7 +180,8 @@ set_notes (PyObject *stats, CtrReconPlan *plan, const char *backend)
 
 static PyObject *
 reconstruct (CtrPyDataset *ds, const char *method, PyObject *size, PyObject *callback, double pixel_mm,
-             const char *backend, const char *rebin, int use_reference, double metrics_radius, PyObject *params)
+             const char *backend, const char *rebin, PyObject *z_range, int use_reference, double metrics_radius,
+             PyObject *params)
 {
   const CtrDataset *d = ds->dataset;
   CtrReconOptions o;
@@ -188,7 +189,7 @@ reconstruct (CtrPyDataset *ds, const char *method, PyObject *size, PyObject *cal
     return NULL;
   const CtrVolume *ref = use_reference ? d->reference : NULL;
   CtrGrid grid;
-  if (!ctr_py_grid_choose (d->geometry, o.rebin != CTR_REBIN_180LI, size, pixel_mm, &ref, &grid))
+  if (!ctr_py_grid_choose (d->geometry, o.rebin != CTR_REBIN_180LI, size, pixel_mm, z_range, &ref, &grid))
     return NULL;
   o.metrics_radius_mm = metrics_radius >= 0 ? metrics_radius : ctr_geometry_fov_radius_mm (d->geometry);
 
@@ -216,16 +217,16 @@ PyObject *
 ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs)
 {
   static char *kwlist[] = { "dataset", "method", "iterations", "size", "callback", "pixel_size", "backend", "rebin",
-                            "reference", "metrics_radius", NULL };
+                            "reference", "metrics_radius", "z_range", NULL };
   PyObject *named = NULL, *params = NULL, *result = NULL;
-  PyObject *dataset = NULL, *iterations = NULL, *size = NULL, *callback = NULL;
+  PyObject *dataset = NULL, *iterations = NULL, *size = NULL, *callback = NULL, *z_range = NULL;
   const char *method = NULL, *backend = NULL, *rebin = NULL;
   double pixel_mm = 0, metrics_radius = -1;
   int use_reference = 1;
   if (split_kwargs (kwargs, &named, &params)
-      && PyArg_ParseTupleAndKeywords (args, named, "O!|zOOOdzzpd:reconstruct", kwlist, &CtrPyDatasetType, &dataset,
+      && PyArg_ParseTupleAndKeywords (args, named, "O!|zOOOdzzpdO:reconstruct", kwlist, &CtrPyDatasetType, &dataset,
                                       &method, &iterations, &size, &callback, &pixel_mm, &backend, &rebin, &use_reference,
-                                      &metrics_radius))
+                                      &metrics_radius, &z_range))
     {
       if (callback == Py_None)
         callback = NULL;
@@ -235,7 +236,7 @@ ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString (PyExc_TypeError, "reconstruct: callback must be callable (or None)");
       else
         result = reconstruct ((CtrPyDataset *) dataset, method, size, callback, pixel_mm, backend, rebin,
-                              use_reference, metrics_radius, params);
+                              z_range, use_reference, metrics_radius, params);
     }
   Py_XDECREF (named);
   Py_XDECREF (params);

@@ -110,11 +110,13 @@ int ctr_py_warn_fallback (CtrReconPlan *plan, const char *asked, const char *wha
 PyObject *ctr_py_metrics (PyObject *self, PyObject *args, PyObject *kwargs);
 
 /* ctr-py-grid.c: the grid of geometry @g for @size (None, N or (NX, NY,
- * NZ)) and @pixel_mm (0: default) by ctr_grid_for_scan over *@ref's grid
- * (NULL: none; set to NULL when it does not hold a helical grid's slices),
- * as the CLI's --size and --pixel-size.  FALSE with a Python exception. */
+ * NZ)), @pixel_mm (0: default) and, for a helical scan, @z_range (None, or
+ * (FIRST, LAST, STEP) in mm or the CLI's "FIRST:LAST:STEP") by
+ * ctr_grid_for_scan over *@ref's grid (NULL: none; set to NULL when it does
+ * not hold a helical grid's slices), as the CLI's --size, --pixel-size and
+ * --z-range.  FALSE with a Python exception. */
 gboolean ctr_py_grid_choose (const CtrGeometry *g, gboolean direct_rays_only, PyObject *size, double pixel_mm,
-                             const CtrVolume **ref, CtrGrid *grid);
+                             PyObject *z_range, const CtrVolume **ref, CtrGrid *grid);
 
 /* ctr-py-operator.c: the Operator type. */
 extern PyTypeObject CtrPyOperatorType;

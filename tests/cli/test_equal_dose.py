@@ -11,7 +11,9 @@ Hann cut-off 0.5 (smoother: higher d′), two realisations each:
    its mean d′, interpolated linearly against ln(dose), meets it, with the
    delta-method standard error — all recomputed here in numpy from
    study.csv's rows; a method above the target at every dose is "below the
-   lowest dose".
+   lowest dose".  The same for d′ with the TTF pooled over the
+   realisations (observers npw_pooled and npwe_pooled, from study.csv's
+   dprime_*_pooled columns), in lines after the first two observers'.
 3. "reference" naming the second configuration by label makes it the
    reference; on a noisy scan (thinning) dose 1 is one realisation (the data
    as they are) and the reference's standard error is 0; realisation r of
@@ -131,13 +133,15 @@ check(all(a != b for a, b in pairs), f"the two realisations differ (d′ NPW pai
 path = os.path.join(out, "equal-dose.csv")
 check(os.path.exists(path), "equal-dose.csv written")
 eq = read_csv(path) if os.path.exists(path) else []
-check(len(eq) == 4 and [e["observer"] for e in eq] == ["npw", "npw", "npwe", "npwe"],
-      f"equal-dose.csv: one line per observer and method ({len(eq)})")
+OBSERVERS = ["npw", "npwe", "npw_pooled", "npwe_pooled"]
+check(len(eq) == 8 and [e["observer"] for e in eq] == [o for o in OBSERVERS for _ in range(2)],
+      f"equal-dose.csv: one line per observer (each run's TTF, then the pooled TTF) and method ({len(eq)})")
 statuses = set()
 for e in eq:
     t, se_t, res = expected(rows, e["observer"], "fbp window=hann")
     status, dose, se = res[e["label"]]
-    statuses.add(status)
+    if "pooled" not in e["observer"]:
+        statuses.add(status)
     ok = e["status"] == status and close(float(e["target_dprime"]), t) and close(float(e["target_se"]), se_t)
     if dose is not None:
         ok = ok and close(float(e["equal_dose"]), dose, 1e-4) and close(float(e["equal_dose_se"]), se, 1e-3)
@@ -153,7 +157,7 @@ check("equal-d′ dose (NPW)" in r.stderr and "between doses 0.25 and 1" in r.st
 # --- 3. reference by label; noisy data: dose 1 as the data are -----------------------
 r, out2 = run_study({**study, "reference": "fbp window=hann cutoff=0.5"}, "out2")
 eq2 = read_csv(os.path.join(out2, "equal-dose.csv")) if r.returncode == 0 else []
-check(r.returncode == 0 and [e["status"] for e in eq2 if e["label"].endswith("0.5")] == ["reference"] * 2,
+check(r.returncode == 0 and [e["status"] for e in eq2 if e["label"].endswith("0.5")] == ["reference"] * len(OBSERVERS),
       "\"reference\" by label: the second configuration is the reference")
 noisy = os.path.join(T, "noisy")
 r = run("simulate", "--phantom", "iq", "--i0", "1e5", "--views", "180", "--cols", "368", "--size", "128",
@@ -166,7 +170,7 @@ real3 = [(float(x["dose"]), x["realisation"]) for x in rows3 if x["method"] == "
 check(real3 == [(1.0, "0"), (0.25, "0"), (0.25, "1")],
       f"noisy data: dose 1 is one realisation (the data), 0.25 two: {real3}")
 eq3 = read_csv(os.path.join(out3, "equal-dose.csv")) if r.returncode == 0 else []
-check(len(eq3) == 4 and all(float(e["target_se"]) == 0 for e in eq3), "one realisation at dose 1: target se 0")
+check(len(eq3) == 8 and all(float(e["target_se"]) == 0 for e in eq3), "one realisation at dose 1: target se 0")
 # The TTF's CNR over the runs (TG-233 asks for 15): the study's warning
 # states the lowest and highest CNR of its insert, which `iq` on each saved
 # run image gives too.

@@ -47,6 +47,21 @@ def simulate(folder, *extra):
     return os.path.join(folder, "geometry.json")
 
 
+def adjointness(A, label, seed=7):
+    """Checks <A x, y> = <x, Aᵀ y> to 1e-5 (random x, y in float32, sums in
+    float64) and the products' dtype and shapes, for Operator @A."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    x = rng.random(A.shape[1], dtype=np.float32)
+    y = rng.random(A.shape[0], dtype=np.float32)
+    ax, aty = A.forward(x), A.adjoint(y)
+    lhs = float(np.dot(ax.ravel().astype(np.float64), y.ravel()))
+    rhs = float(np.dot(x.ravel().astype(np.float64), aty.ravel()))
+    rel = abs(lhs - rhs) / abs(lhs)
+    return check(ax.dtype == np.float32 and ax.shape == A.shape[0] and aty.shape == A.shape[1] and rel <= 1e-5,
+                 f"{label}: <Ax, y> = <x, A'y> to {rel:.2e} (shapes {A.shape})")
+
+
 def tempdir():
     return tempfile.TemporaryDirectory(prefix="ctrecon-py-")
 

@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from common import check, finish, require_module, simulate, tempdir
+from common import adjointness, check, finish, require_module, simulate, tempdir
 
 ctrecon = require_module()
 
@@ -50,16 +50,6 @@ def circular_vectors(d):
     return np.concatenate([s, det, pu * eu, pv * ez], 1)
 
 
-def adjoint_ok(A, label):
-    rng = np.random.default_rng(3)
-    x = rng.random(A.shape[1], dtype=np.float32)
-    y = rng.random(A.shape[0], dtype=np.float32)
-    lhs = float(np.dot(A.forward(x).ravel().astype(np.float64), y.ravel()))
-    rhs = float(np.dot(x.ravel().astype(np.float64), A.adjoint(y).ravel()))
-    rel = abs(lhs - rhs) / abs(lhs)
-    check(rel <= 1e-5, f"{label}: <Ax, y> = <x, A'y> to {rel:.2e}")
-
-
 with tempdir() as tmp:
     # A path, a Dataset and a dict of the file's keys: one geometry.
     path = simulate(tmp)
@@ -94,7 +84,7 @@ with tempdir() as tmp:
     gv = ctrecon.Geometry(dvec)
     check(np.allclose(gv.vectors, vec, atol=1e-12), "vectors given are the vectors kept")
     round_trip(gv, "cone, per-view vectors")
-    adjoint_ok(ctrecon.Operator(gv, size=(24, 24, 6)), "Operator on per-view vectors")
+    adjointness(ctrecon.Operator(gv, size=(24, 24, 6)), "Operator on per-view vectors", seed=3)
 
     # A helical scan: round trip, and no vector form.
     hel = dict(cone.to_dict(), type="helical", source_z_start_mm=-3.0, table_feed_per_rotation_mm=6.0)

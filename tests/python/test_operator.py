@@ -8,21 +8,9 @@ import os
 
 import numpy as np
 
-from common import check, cli, finish, read_tiff, require_module, simulate, tempdir
+from common import adjointness, check, cli, finish, read_tiff, require_module, simulate, tempdir
 
 ctrecon = require_module()
-
-
-def adjointness(A, label):
-    rng = np.random.default_rng(7)
-    x = rng.random(A.shape[1], dtype=np.float32)
-    y = rng.random(A.shape[0], dtype=np.float32)
-    ax, aty = A.forward(x), A.adjoint(y)
-    lhs = float(np.dot(ax.ravel().astype(np.float64), y.ravel()))
-    rhs = float(np.dot(x.ravel().astype(np.float64), aty.ravel()))
-    rel = abs(lhs - rhs) / abs(lhs)
-    check(ax.dtype == np.float32 and ax.shape == A.shape[0] and aty.shape == A.shape[1]
-          and rel <= 1e-5, f"{label}: <Ax, y> = <x, A'y> to {rel:.2e} (shapes {A.shape})")
 
 
 with tempdir() as tmp:
