@@ -67,6 +67,11 @@
 #    as core computes them; ui-iq-nps-ttf.png must show both runs' colours
 #    in the plots.  /ui/window/study-detectability: the Dose Study with a d′
 #    task and 2 realisations on the same phantom (ui-study-detectability.png).
+# 3d. /ui/window/calibrate (tests/ui/test-window-calibrate.c): Calibrate… on
+#    savu-parallel-tiff and gel-fan, its figures equal to core's and the
+#    CLI's, Apply, Save As…: ui-calibrate.png must show the mirror (blue)
+#    and Vo (orange) curves; /ui/window/geometry-tilt: Save Geometry keeps
+#    detector_tilt_rad.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
 #    gel-fan's 72 DICOM-CT-PD views and to 37 of head-fan-lowdose's first 40
 #    (views 10, 20, 30 left out) is opened; the series dialog must list both,
@@ -618,6 +623,27 @@ orange = int(((plots[:, :, 0] - plots[:, :, 2] > 80) & (plots[:, :, 0] > 150)).s
 print(f"ui-iq-nps-ttf: {w}x{h}, {blue} blue and {orange} orange pixels in the plots")
 assert blue > 300 and orange > 300, "the two runs' NPS and TTF curves are not drawn"
 PY
+fi
+
+# ---- 3d. Calibrate… on the Geometry page (tests/ui/test-window-calibrate.c) ----
+savu="${CTR_SHARED_DATA:-}/savu-parallel-tiff/geometry.json"
+if [ -n "${CTR_SHARED_DATA:-}" ] && [ -f "$savu" ]; then
+  rm -f "$build_dir/ui-calibrate.png"
+  run_case calibrate GSK_RENDERER=cairo CTR_UI_SAVU="$savu" \
+    CTR_UI_GEL="$CTR_SHARED_DATA/gel-fan/geometry.json"
+  "$python" - "$build_dir/ui-calibrate.png" "$work" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from png import load
+data, rgb = load(sys.argv[1])
+h, w = rgb.shape[:2]
+plots = rgb[h // 2:, :].astype(int)
+blue = int(((plots[:, :, 2] - plots[:, :, 0] > 80) & (plots[:, :, 2] > 150)).sum())
+orange = int(((plots[:, :, 0] - plots[:, :, 2] > 80) & (plots[:, :, 0] > 150)).sum())
+print(f"ui-calibrate: {w}x{h}, {blue} blue and {orange} orange pixels in the plots")
+assert blue > 200 and orange > 200, "the mirror and Vo curves are not drawn"
+PY
+  run_case geometry-tilt GSK_RENDERER=cairo CTR_UI_SAVU="$savu"
 fi
 
 # ---- 4. DICOM: series dialog, summary, recent files, HU, export ---------------
