@@ -326,7 +326,7 @@ ctr_calibrate_panel_apply (CtrCalibratePanel *self)
   char text[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_formatd (text, sizeof text, "%.8g", self->result.offset_u);
   ctr_geometry_panel_set_text (gp, "offset-u", text);
-  g_autofree char *msg = g_strdup_printf ("Offset u set to %s %s on the Geometry page (Reset there returns to the "
+  g_autofree char *msg = g_strdup_printf ("Offset u set to %s %s on the Geometry page (Revert there returns to the "
                                           "file's)", text, unit_of (self->geometry));
   gtk_label_set_label (self->status, msg);
   return TRUE;
@@ -545,7 +545,7 @@ ctr_calibrate_panel_init (CtrCalibratePanel *self)
 
   GtkWidget *bottom = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   GtkWidget *apply = button ("_Apply", "calibrate.apply",
-                             "Put the offset found into the Geometry page (Reset there returns to the file's)");
+                             "Put the offset found into the Geometry page (Revert there returns to the file's)");
   gtk_widget_add_css_class (apply, "suggested-action");
   gtk_widget_set_halign (bottom, GTK_ALIGN_END);
   gtk_box_append (GTK_BOX (bottom), button ("_Save As…", "calibrate.save-as",

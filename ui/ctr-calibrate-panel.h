@@ -12,7 +12,7 @@
  * the tilt when measured, whether the methods agree (the CLI's warning),
  * and the curves of the search (ctr-calibrate-plot.h).  Apply types the
  * offset into the Geometry page's "Offset u" field (an edit like a typed
- * one: Reset on that page returns to the file's); Save As… writes a new
+ * one: Revert on that page returns to the file's); Save As… writes a new
  * geometry.json, the file's with the offset and a significant tilt
  * replaced (core/calib/ctr-calib-output.h), through the output set that
  * never replaces an input.  Actions: calibrate.run, calibrate.cancel,

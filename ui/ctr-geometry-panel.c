@@ -845,17 +845,8 @@ ctr_geometry_panel_init (CtrGeometryPanel *self)
     gtk_widget_set_tooltip_text (import, "Take the geometry from an ASTRA proj_geom (JSON) or an RTK geometry (XML)");
     gtk_widget_add_css_class (import, "flat");
     gtk_widget_set_name (import, "import_geometry_button");
+    adw_preferences_group_set_header_suffix (self->detector_group, import);
     g_signal_connect_swapped (import, "clicked", G_CALLBACK (on_import_clicked), self);
-    /* the centre of rotation / detector offset from the projections (ctr-calibrate-panel.h) */
-    GtkWidget *calibrate = gtk_button_new_with_mnemonic ("_Calibrate…");
-    GtkWidget *suffix = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-    gtk_widget_set_tooltip_text (calibrate, "Find the centre of rotation or detector offset (and tilt) from the projections");
-    gtk_widget_add_css_class (calibrate, "flat");
-    gtk_widget_set_name (calibrate, "calibrate_button");
-    gtk_actionable_set_action_name (GTK_ACTIONABLE (calibrate), "win.calibrate");
-    gtk_box_append (GTK_BOX (suffix), calibrate);
-    gtk_box_append (GTK_BOX (suffix), import);
-    adw_preferences_group_set_header_suffix (self->detector_group, suffix);
   }
   gtk_widget_set_sensitive (GTK_WIDGET (self->paned), FALSE);
 }

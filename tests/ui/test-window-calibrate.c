@@ -11,12 +11,14 @@
  * writes ($CTR_CLI); the table shows them to the digits printed; the
  * centre lies within 0.3 column of the README's 85.85; the search plot
  * draws the mirror and Vo curves, the cross-check plot the entropy one.
- * Apply changes the Geometry page's offset to the one found (Reset returns
+ * Apply changes the Geometry page's offset to the one found (Revert returns
  * to the file's); Save As… onto the dataset's own geometry.json is refused
  * and leaves it as it was; Save As… through the chooser writes the same
  * bytes as the CLI's --output.  On gel-fan ($CTR_UI_DATASET when it is
  * gel-fan) the conjugate-ray offset must equal core's and lie within 0.25
- * column of the geometry's.  Screenshot ui-calibrate.png (savu).
+ * column of the geometry's.  Screenshots ui-calibrate.png (savu),
+ * ui-calibrate-applied.png (the Geometry page after Apply),
+ * ui-calibrate-fan.png (gel-fan).
  *
  * /ui/window/geometry-tilt: a geometry.json stating detector_tilt_rad,
  * opened and saved again by Save Geometry (the geometry from memory), keeps
@@ -218,8 +220,11 @@ savu_case (CtrWindow *w, const char *savu)
   CHECK (g != NULL && fabs (g->offset_u - r->offset_u) <= 1e-6 * MAX (1.0, fabs (r->offset_u))
          && fabs (g->offset_u - before) > 0.01,
          "Apply: the Geometry page's offset u %.6g → %.6g mm (found %.6g)", before, g ? g->offset_u : NAN, r->offset_u);
+  gtk_window_present (GTK_WINDOW (w));
+  ui_screenshot (GTK_WIDGET (w), "ui-calibrate-applied.png");
+  gtk_window_present (cw);
   ctr_geometry_panel_revert (gp);
-  CHECK (fabs (ctr_geometry_panel_get_geometry (gp)->offset_u - before) < 1e-12, "Reset returns to the file's offset");
+  CHECK (fabs (ctr_geometry_panel_get_geometry (gp)->offset_u - before) < 1e-12, "Revert returns to the file's offset");
 
   /* Save As…: never over the dataset's own file; else the CLI's bytes */
   g_autofree char *own = contents (savu);
