@@ -31,6 +31,7 @@ struct _CtrCalibratePanel
   CtrGeometry      *geometry;         /* the geometry the result is of */
   char             *source;           /* its geometry.json, nullable (DICOM, bare TIFF) */
   char             *error;
+  char             *saved;            /* the last Save As…, nullable */
 
   GtkWidget        *box;
   GtkProgressBar   *progress;
@@ -162,7 +163,7 @@ show_result (CtrCalibratePanel *self)
     ? g_strdup ("Detector tilt: not measured (it needs a parallel beam with rows in three blocks or more)")
     : g_strdup_printf ("Detector tilt %.4f° ± %.4f° left in the data (the geometry stated %.4f°): %s",
                        r->tilt_rad * 180 / G_PI, r->sigma_tilt_rad * 180 / G_PI, stated * 180 / G_PI,
-                       isfinite (written) ? "Save As… writes detector_tilt_rad; open that file to load the "
+                       isfinite (written) ? "Save As… writes detector_tilt_rad, Open Saved loads the "
                                             "projections turned by it"
                                           : "not significant, detector_tilt_rad left as it was");
   gtk_label_set_label (self->tilt, tilt);
@@ -188,6 +189,7 @@ update_actions (CtrCalibratePanel *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "calibrate.apply", !busy && self->has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "calibrate.save-as",
                                  !busy && self->has_result && self->source != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "calibrate.open-saved", !busy && self->saved != NULL);
 }
 
 static gboolean
@@ -351,8 +353,11 @@ ctr_calibrate_panel_save (CtrCalibratePanel *self, const char *path, GError **er
   if (!ctr_calib_stage_geometry (outputs, index, self->source, self->geometry, &self->result, NULL, error)
       || !ctr_output_set_commit (outputs, error))
     return FALSE;
-  g_autofree char *msg = g_strdup_printf ("Saved %s", path);
+  g_autofree char *msg = g_strdup_printf ("Saved %s: Open Saved loads it (with its tilt, when written)", path);
   gtk_label_set_label (self->status, msg);
+  g_free (self->saved);
+  self->saved = g_canonicalize_filename (path, NULL);
+  update_actions (self);
   return TRUE;
 }
 
@@ -419,6 +424,21 @@ save_as_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
 }
 
+/* Open Saved: the main window opens the calibrated geometry.json (its
+ * projections loaded again, turned by a tilt it states). */
+static void
+open_saved_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  CtrCalibratePanel *self = CTR_CALIBRATE_PANEL (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWindow *parent = GTK_IS_WINDOW (root) ? gtk_window_get_transient_for (GTK_WINDOW (root)) : NULL;
+  if (self->saved == NULL || parent == NULL)
+    return;
+  g_autofree char *uri = g_filename_to_uri (self->saved, NULL, NULL);
+  if (uri != NULL)
+    gtk_widget_activate_action (GTK_WIDGET (parent), "win.open-recent", "s", uri);
+}
+
 /* Another dataset: the result was the last one's. */
 static void
 on_dataset (CtrCalibratePanel *self)
@@ -428,6 +448,7 @@ on_dataset (CtrCalibratePanel *self)
   g_clear_object (&self->cancellable);
   self->has_result = FALSE;
   g_clear_pointer (&self->source, g_free);
+  g_clear_pointer (&self->saved, g_free);
   clear_table (self);
   gtk_label_set_label (self->answer, "");
   gtk_label_set_label (self->tilt, "");
@@ -461,6 +482,7 @@ ctr_calibrate_panel_finalize (GObject *object)
   g_clear_pointer (&self->geometry, ctr_geometry_free);
   g_free (self->source);
   g_free (self->error);
+  g_free (self->saved);
   g_weak_ref_clear (&self->geometry_panel);
   G_OBJECT_CLASS (ctr_calibrate_panel_parent_class)->finalize (object);
 }
@@ -477,6 +499,7 @@ ctr_calibrate_panel_class_init (CtrCalibratePanelClass *klass)
   gtk_widget_class_install_action (widget_class, "calibrate.cancel", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "calibrate.apply", NULL, apply_action);
   gtk_widget_class_install_action (widget_class, "calibrate.save-as", NULL, save_as_action);
+  gtk_widget_class_install_action (widget_class, "calibrate.open-saved", NULL, open_saved_action);
 }
 
 static GtkWidget *
@@ -551,6 +574,9 @@ ctr_calibrate_panel_init (CtrCalibratePanel *self)
   gtk_box_append (GTK_BOX (bottom), button ("_Save As…", "calibrate.save-as",
                                             "Write a new geometry.json: the dataset's with the offset (and a "
                                             "significant tilt) replaced; never over the dataset's own"));
+  gtk_box_append (GTK_BOX (bottom), button ("_Open Saved", "calibrate.open-saved",
+                                            "Open the calibrated geometry.json saved last: its projections load "
+                                            "again, turned by the tilt it states"));
   gtk_box_append (GTK_BOX (bottom), apply);
   gtk_box_append (GTK_BOX (self->box), bottom);
   update_actions (self);

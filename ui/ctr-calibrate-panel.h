@@ -15,8 +15,10 @@
  * one: Revert on that page returns to the file's); Save As… writes a new
  * geometry.json, the file's with the offset and a significant tilt
  * replaced (core/calib/ctr-calib-output.h), through the output set that
- * never replaces an input.  Actions: calibrate.run, calibrate.cancel,
- * calibrate.apply, calibrate.save-as.
+ * never replaces an input; Open Saved then opens that file in the main
+ * window (the loader turns the projections by a tilt it states: a tilt is
+ * not applied to the projections already loaded).  Actions: calibrate.run,
+ * calibrate.cancel, calibrate.apply, calibrate.save-as, calibrate.open-saved.
  */
 #pragma once
 

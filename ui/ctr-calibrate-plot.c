@@ -117,11 +117,7 @@ draw_axes (CtrCalibratePlot *self, cairo_t *cr, const Axes *a, const GdkRGBA *fg
   cairo_rotate (cr, -G_PI / 2);
   ctr_plot_draw_text (cr, w, "<small>cost, scaled (least is best)</small>", 0, 0, 0.5, 0);
   cairo_restore (cr);
-  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.55);
-  cairo_move_to (cr, a->x0 + 0.5, a->y0);
-  cairo_line_to (cr, a->x0 + 0.5, a->y0 + a->ph + 0.5);
-  cairo_line_to (cr, a->x0 + a->pw, a->y0 + a->ph + 0.5);
-  cairo_stroke (cr);
+  ctr_plot_draw_frame (cr, a->x0, a->y0, a->pw, a->ph, fg);
 }
 
 /* @e's curve scaled to its minimum … maximum over the x range shown. */

@@ -109,11 +109,7 @@ draw_axes (CtrIqPlot *self, cairo_t *cr, const Axes *a, const GdkRGBA *fg)
         cairo_stroke (cr);
       }
   cairo_set_dash (cr, NULL, 0, 0);
-  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.55);
-  cairo_move_to (cr, a->x0 + 0.5, a->y0);
-  cairo_line_to (cr, a->x0 + 0.5, a->y0 + a->ph + 0.5);
-  cairo_line_to (cr, a->x0 + a->pw, a->y0 + a->ph + 0.5);
-  cairo_stroke (cr);
+  ctr_plot_draw_frame (cr, a->x0, a->y0, a->pw, a->ph, fg);
 }
 
 static void

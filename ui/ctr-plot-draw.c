@@ -140,3 +140,13 @@ ctr_plot_draw_legend_entry (cairo_t *cr, GtkWidget *widget, const GdkRGBA *color
   ctr_plot_draw_text (cr, widget, markup, *x + 22, *top + 8, 0, 0.5);
   *x += 22 + tw + 14;
 }
+
+void
+ctr_plot_draw_frame (cairo_t *cr, double x0, double y0, double pw, double ph, const GdkRGBA *fg)
+{
+  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.55);
+  cairo_move_to (cr, x0 + 0.5, y0);
+  cairo_line_to (cr, x0 + 0.5, y0 + ph + 0.5);
+  cairo_line_to (cr, x0 + pw, y0 + ph + 0.5);
+  cairo_stroke (cr);
+}

@@ -14,9 +14,9 @@
  * Apply changes the Geometry page's offset to the one found (Revert returns
  * to the file's); Save As… onto the dataset's own geometry.json is refused
  * and leaves it as it was; Save As… through the chooser writes the same
- * bytes as the CLI's --output.  On gel-fan ($CTR_UI_DATASET when it is
- * gel-fan) the conjugate-ray offset must equal core's and lie within 0.25
- * column of the geometry's.  Screenshots ui-calibrate.png (savu),
+ * bytes as the CLI's --output, and Open Saved opens it in the window.
+ * On gel-fan ($CTR_UI_GEL) the conjugate-ray offset must equal core's and
+ * lie within 0.25 column of the geometry's.  Screenshots ui-calibrate.png (savu),
  * ui-calibrate-applied.png (the Geometry page after Apply),
  * ui-calibrate-fan.png (gel-fan).
  *
@@ -157,6 +157,19 @@ contents (const char *path)
   return text;
 }
 
+typedef struct {
+  CtrSession *session;
+  char       *path;
+} OpenedFile;
+
+static gboolean
+opened (gpointer data)
+{
+  OpenedFile *o = data;
+  CtrDataset *d = ctr_session_get_dataset (o->session);
+  return d != NULL && g_strcmp0 (d->path, o->path) == 0;
+}
+
 static void
 savu_case (CtrWindow *w, const char *savu)
 {
@@ -243,6 +256,19 @@ savu_case (CtrWindow *w, const char *savu)
   g_autoptr (CtrDataset) back = ctr_dataset_load (saved, NULL, NULL, &error);
   CHECK (back != NULL && fabs (ctr_calib_stated_centre (back->geometry) - r->centre_col) < 1e-6,
          "it loads, with u = 0 at column %.4f", back ? ctr_calib_stated_centre (back->geometry) : NAN);
+
+  /* Open Saved: the main window opens it */
+  const double found = r->offset_u;
+  OpenedFile o = { ctr_window_get_session (w), g_canonicalize_filename (saved, NULL) };
+  gtk_widget_activate_action (GTK_WIDGET (panel), "calibrate.open-saved", NULL);
+  ui_wait (opened, &o, 60, "the calibrated geometry.json opened");
+  ui_wait_idle (w, 60, "its loading");
+  ui_spin (200);
+  g = ctr_geometry_panel_get_geometry (gp);
+  /* the page shows 8 significant digits (and its geometry is what it shows) */
+  CHECK (g != NULL && fabs (g->offset_u - found) < 1e-6, "Open Saved: the window shows %s with offset u %.8g mm",
+         o.path, g ? g->offset_u : NAN);
+  g_free (o.path);
 }
 
 static void
