@@ -637,10 +637,11 @@ sys.path.insert(0, sys.argv[2])
 from png import load
 data, rgb = load(sys.argv[1])
 h, w = rgb.shape[:2]
-plots = rgb[h // 2:, :].astype(int)
+# the search plot: left half, between the text above and the buttons below
+plots = rgb[int(0.4 * h):int(0.9 * h), :w // 2].astype(int)
 blue = int(((plots[:, :, 2] - plots[:, :, 0] > 80) & (plots[:, :, 2] > 150)).sum())
 orange = int(((plots[:, :, 0] - plots[:, :, 2] > 80) & (plots[:, :, 0] > 150)).sum())
-print(f"ui-calibrate: {w}x{h}, {blue} blue and {orange} orange pixels in the plots")
+print(f"ui-calibrate: {w}x{h}, {blue} blue and {orange} orange pixels in the search plot")
 assert blue > 200 and orange > 200, "the mirror and Vo curves are not drawn"
 PY
   run_case geometry-tilt GSK_RENDERER=cairo CTR_UI_SAVU="$savu"
