@@ -107,8 +107,7 @@ print_result (const CtrGeometry *g, const CtrCalibResult *r, double stated_tilt,
   if (isfinite (written_tilt))
     printf ("detector_tilt_rad = %.6g (%.4f°)\n", written_tilt, written_tilt * 180 / G_PI);
   if (r->disagree)
-    fprintf (stderr, "ctrecon-cli: warning: the methods disagree by more than their uncertainty: check the result "
-                     "(see each method's estimate above)\n");
+    fprintf (stderr, "ctrecon-cli: warning: %s (see each method's estimate above)\n", ctr_calib_disagreement (r));
 }
 
 int
@@ -181,19 +180,10 @@ ctr_cli_calibrate (int argc, char **argv)
   if (!ok)
     return ctr_cli_fail (error);
   const CtrGeometry *g = d->geometry;
-  const gboolean curved = g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED;
-  const char *stage = ctr_output_set_stage (outputs, out_index, &error);
   /* The loader has turned the data by the stated tilt: what is measured is left over. */
-  double stated_tilt = 0;
-  JsonNode *tn = JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))
-                 ? json_object_get_member (json_node_get_object (json_parser_get_root (parser)), "detector_tilt_rad")
-                 : NULL;
-  if (tn != NULL && JSON_NODE_HOLDS_VALUE (tn) && json_node_get_value_type (tn) != G_TYPE_STRING)
-    stated_tilt = json_node_get_double (tn);
-  const double written_tilt = isfinite (r.tilt_rad) && fabs (r.tilt_rad) > 2 * r.sigma_tilt_rad
-                              ? stated_tilt + r.tilt_rad : NAN;
-  gboolean written = stage != NULL
-                     && ctr_geometry_json_write_offset_u (input, curved, r.offset_u, written_tilt, stage, &error);
+  double stated_tilt = 0, written_tilt = NAN;
+  gboolean written = ctr_calib_stated_tilt (input, &stated_tilt, &error)
+                     && ctr_calib_stage_geometry (outputs, out_index, input, g, &r, &written_tilt, &error);
   if (written && report != NULL)
     {
       g_autofree char *text = report_text (d->path, g, &r, stated_tilt, written_tilt);

@@ -47,6 +47,7 @@
 #include "io/ctr-temp.h"
 /* calib/: centre of rotation and detector offset from the projections */
 #include "calib/ctr-calib.h"
+#include "calib/ctr-calib-output.h"
 /* sysmat/: the operator interface (forward and adjoint products) */
 #include "sysmat/ctr-operator.h"
 #include "sysmat/ctr-operator-natural.h"

@@ -53,6 +53,30 @@ fan (CtrDetectorShape shape, guint views, guint cols, double offset_cols)
   return g;
 }
 
+/* The curve kept for a plot (ctr-calib.h): at most CTR_CALIB_CURVE_MAX
+ * finite samples spanning the estimate, least within one and a half of its
+ * steps of it (the estimate comes from a finer search). */
+static void
+check_curve (const CtrCalibEstimate *e)
+{
+  g_assert_cmpuint (e->curve_n, >, 4);
+  g_assert_cmpuint (e->curve_n, <=, CTR_CALIB_CURVE_MAX);
+  g_assert_cmpfloat (e->curve_dx, >, 0);
+  guint k = 0;
+  for (guint i = 0; i < e->curve_n; i++)
+    {
+      g_assert_true (isfinite (e->curve_y[i]));
+      if (e->curve_y[i] < e->curve_y[k])
+        k = i;
+    }
+  const double x = e->curve_x0 + k * e->curve_dx;
+  g_test_message ("%s curve: %u points from %.3f step %.3f, least at %.3f", ctr_calib_method_name (e->method),
+                  e->curve_n, e->curve_x0, e->curve_dx, x);
+  g_assert_cmpfloat (e->curve_x0, <, e->centre_col);
+  g_assert_cmpfloat (e->curve_x0 + (e->curve_n - 1) * e->curve_dx, >, e->centre_col);
+  g_assert_cmpfloat (fabs (x - e->centre_col), <=, 1.5 * e->curve_dx);
+}
+
 /* @sigma_known: FALSE where the method has one block only (Vo on one row). */
 static void
 check_estimate (const CtrCalibEstimate *e, double want, gboolean sigma_known)
@@ -66,6 +90,7 @@ check_estimate (const CtrCalibEstimate *e, double want, gboolean sigma_known)
   else
     g_assert_true (isnan (e->sigma_col) && e->note[0] != 0);
   g_assert_cmpfloat (e->quality, >, 0.2);
+  check_curve (e);
 }
 
 /* A parallel scan over 360° whose axis sits at column 61.13: both methods,
@@ -93,6 +118,7 @@ test_parallel (void)
   g_test_message ("entropy: %.4f (quality %.3f)", x->centre_col, x->quality);
   g_assert_true (x->cross_check && x->ok);
   g_assert_cmpfloat (fabs (x->centre_col - want), <=, 0.25);
+  check_curve (x);
   g_assert_cmpfloat (fabs (r.stated_centre_col - 63.5), <=, 1e-12);
 }
 

@@ -54,27 +54,7 @@ draw_legend (CtrIqPlot *self, cairo_t *cr, int width, double top, const GdkRGBA 
     {
       Curve *c = g_ptr_array_index (self->curves, i);
       g_autofree char *label = g_markup_printf_escaped ("<small>%s</small>", c->name);
-      PangoLayout *layout = gtk_widget_create_pango_layout (w, NULL);
-      int tw, th;
-      pango_layout_set_markup (layout, label, -1);
-      pango_layout_get_pixel_size (layout, &tw, &th);
-      g_object_unref (layout);
-      if (x > 14 && x + 24 + tw > width - 10)
-        {
-          x = 14;
-          top += 18;
-        }
-      gdk_cairo_set_source_rgba (cr, &c->color);
-      cairo_set_line_width (cr, 2.5);
-      if (c->dashed)
-        cairo_set_dash (cr, (double[]) { 5, 3 }, 2, 0);
-      cairo_move_to (cr, x, top + 8);
-      cairo_line_to (cr, x + 18, top + 8);
-      cairo_stroke (cr);
-      cairo_set_dash (cr, NULL, 0, 0);
-      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.9);
-      ctr_plot_draw_text (cr, w, label, x + 22, top + 8, 0, 0.5);
-      x += 22 + tw + 14;
+      ctr_plot_draw_legend_entry (cr, w, &c->color, c->dashed, label, fg, 14, width - 10, &x, &top);
     }
   return top + 18;
 }
@@ -129,11 +109,7 @@ draw_axes (CtrIqPlot *self, cairo_t *cr, const Axes *a, const GdkRGBA *fg)
         cairo_stroke (cr);
       }
   cairo_set_dash (cr, NULL, 0, 0);
-  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.55);
-  cairo_move_to (cr, a->x0 + 0.5, a->y0);
-  cairo_line_to (cr, a->x0 + 0.5, a->y0 + a->ph + 0.5);
-  cairo_line_to (cr, a->x0 + a->pw, a->y0 + a->ph + 0.5);
-  cairo_stroke (cr);
+  ctr_plot_draw_frame (cr, a->x0, a->y0, a->pw, a->ph, fg);
 }
 
 static void

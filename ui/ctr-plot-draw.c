@@ -112,3 +112,41 @@ ctr_plot_draw_text (cairo_t *cr, GtkWidget *widget, const char *markup,
   g_object_unref (layout);
   return w;
 }
+
+void
+ctr_plot_draw_legend_entry (cairo_t *cr, GtkWidget *widget, const GdkRGBA *color, gboolean dashed,
+                            const char *markup, const GdkRGBA *fg, double left, double right,
+                            double *x, double *top)
+{
+  PangoLayout *layout = gtk_widget_create_pango_layout (widget, NULL);
+  int tw, th;
+  pango_layout_set_markup (layout, markup, -1);
+  pango_layout_get_pixel_size (layout, &tw, &th);
+  g_object_unref (layout);
+  if (*x > left && *x + 24 + tw > right)
+    {
+      *x = left;
+      *top += 18;
+    }
+  gdk_cairo_set_source_rgba (cr, color);
+  cairo_set_line_width (cr, 2.5);
+  if (dashed)
+    cairo_set_dash (cr, (double[]) { 5, 3 }, 2, 0);
+  cairo_move_to (cr, *x, *top + 8);
+  cairo_line_to (cr, *x + 18, *top + 8);
+  cairo_stroke (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
+  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.9);
+  ctr_plot_draw_text (cr, widget, markup, *x + 22, *top + 8, 0, 0.5);
+  *x += 22 + tw + 14;
+}
+
+void
+ctr_plot_draw_frame (cairo_t *cr, double x0, double y0, double pw, double ph, const GdkRGBA *fg)
+{
+  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.55);
+  cairo_move_to (cr, x0 + 0.5, y0);
+  cairo_line_to (cr, x0 + 0.5, y0 + ph + 0.5);
+  cairo_line_to (cr, x0 + pw, y0 + ph + 0.5);
+  cairo_stroke (cr);
+}

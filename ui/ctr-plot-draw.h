@@ -37,4 +37,16 @@ void ctr_plot_color_of_run (CtrRun *run, GdkRGBA *color);
 int ctr_plot_draw_text (cairo_t *cr, GtkWidget *widget, const char *markup,
                         double x, double y, double x_align, double y_align);
 
+/* The axes' frame: the left and bottom edges of the plot area (@x0, @y0,
+ * @pw × @ph px) in @fg at 55 % opacity. */
+void ctr_plot_draw_frame (cairo_t *cr, double x0, double y0, double pw, double ph, const GdkRGBA *fg);
+
+/* One legend entry: an 18 px line in @color (dashed when @dashed) at
+ * (*@x, *@top + 8) and the Pango @markup after it in @fg; the entry moves
+ * to a new row (*@top + 18, from @left) when it would pass @right.  *@x is
+ * left after the entry, with a 14 px gap. */
+void ctr_plot_draw_legend_entry (cairo_t *cr, GtkWidget *widget, const GdkRGBA *color, gboolean dashed,
+                                 const char *markup, const GdkRGBA *fg, double left, double right,
+                                 double *x, double *top);
+
 G_END_DECLS

@@ -16,6 +16,7 @@
  *   win.export-profile                      the line profile, CSV
  *   win.export-roi-csv                      every ROI on every run, CSV
  *   win.image-quality                       NPS, TTF and d′ of the runs
+ *   win.calibrate                           centre / detector offset from the projections
  * (the session's actions are in ctr-window-session.c)
  * (Ctrl+R, Esc and Ctrl+O are the application's accelerators.)  Files are
  * chosen with GtkFileChooserNative; every write goes to a temporary file
@@ -30,6 +31,7 @@
 #include "ctr-window-private.h"
 #include "ctr-widget-png.h"
 #include "ctr-iq-panel.h"
+#include "ctr-calibrate-panel.h"
 
 void
 _ctr_window_update_actions (CtrWindow *self)
@@ -57,6 +59,7 @@ _ctr_window_update_actions (CtrWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-metrics", has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-roi-csv", has_result);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.image-quality", d != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.calibrate", d != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-profile",
                                  ctr_profile_page_get_n_curves (self->profile_page) > 0);
 }
@@ -499,6 +502,15 @@ image_quality_action (GtkWidget *widget, const char *action_name, GVariant *para
   ctr_iq_panel_present (GTK_WINDOW (self), self->session, self->roi_set);
 }
 
+/* "win.calibrate": the centre of rotation or detector offset found from
+ * the open dataset's projections (ctr-calibrate-panel.h). */
+static void
+calibrate_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  CtrWindow *self = CTR_WINDOW (widget);
+  ctr_calibrate_panel_present (GTK_WINDOW (self), self->session, self->geometry_panel);
+}
+
 /* "win.show-page" (s): the page of that name (Alt+1 … Alt+5). */
 static void
 show_page_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -567,6 +579,7 @@ _ctr_window_class_actions_init (CtrWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-variant", "s", open_variant_action);
   gtk_widget_class_install_action (widget_class, "win.clear-runs", NULL, clear_runs_action);
   gtk_widget_class_install_action (widget_class, "win.image-quality", NULL, image_quality_action);
+  gtk_widget_class_install_action (widget_class, "win.calibrate", NULL, calibrate_action);
   gtk_widget_class_install_action (widget_class, "win.save-geometry", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.export-png", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.export-volume", NULL, export_action);

@@ -253,6 +253,7 @@ ctr_calib_conjugate (const CtrGeometry *g, const CtrProjections *p, const CtrCal
           ctr_calib_fail (out, CTR_CALIB_CONJUGATE, "the best consistency lies at the edge of the search (columns "
                           "%.1f to %.1f)", lo, hi);
           out->used = (guint64) w.n_sino * w.nv * w.n;   /* rays looked at */
+          ctr_calib_curve_export (cc, 1.0, 0.0, out);
         }
       return TRUE;
     }
@@ -260,6 +261,7 @@ ctr_calib_conjugate (const CtrGeometry *g, const CtrProjections *p, const CtrCal
   out->centre_col = c;
   out->sigma_col = ctr_calib_curve_jackknife (fc);
   out->quality = conj_quality (&w, c);
+  ctr_calib_curve_export (cc, 1.0, 0.0, out);
   double num[CONJ_MAX_BLOCKS], den[CONJ_MAX_BLOCKS];
   conj_cost (&w, c, num, den, NULL);
   for (guint b = 0; b < w.nb; b++)

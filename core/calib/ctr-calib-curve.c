@@ -117,3 +117,15 @@ ctr_calib_curve_block_minimum (const CtrCalibCurve *c, guint b, double *depth)
     *depth = k >= 0 ? -ctr_calib_curve_value (&one, -1, (guint) k) : 0.0;
   return ctr_calib_curve_minimum (&one, -1);
 }
+
+void
+ctr_calib_curve_export (const CtrCalibCurve *c, double scale, double offset, CtrCalibEstimate *out)
+{
+  g_return_if_fail (c != NULL && out != NULL);
+  const guint k = (c->n_points + CTR_CALIB_CURVE_MAX - 1) / CTR_CALIB_CURVE_MAX;
+  out->curve_n = (c->n_points + k - 1) / k;
+  out->curve_x0 = scale * c->x0 + offset;
+  out->curve_dx = scale * c->dx * k;
+  for (guint i = 0; i < out->curve_n; i++)
+    out->curve_y[i] = ctr_calib_curve_value (c, -1, i * k);
+}

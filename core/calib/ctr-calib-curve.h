@@ -5,6 +5,7 @@
 #pragma once
 
 #include <glib.h>
+#include "calib/ctr-calib.h"
 
 G_BEGIN_DECLS
 
@@ -56,6 +57,15 @@ double ctr_calib_curve_block_minimum (const CtrCalibCurve *c, guint b, double *d
  * when a leave-one-out minimum is NaN.
  */
 double ctr_calib_curve_jackknife (const CtrCalibCurve *c);
+
+/**
+ * ctr_calib_curve_export:
+ * The cost of @c over all its blocks into @out's curve (ctr-calib.h) at
+ * every k-th point, k the least that keeps at most CTR_CALIB_CURVE_MAX;
+ * exported candidate i is the centre column @scale · (x0 + i·k·dx) +
+ * @offset (a curve over binned columns: @scale the bin width).
+ */
+void ctr_calib_curve_export (const CtrCalibCurve *c, double scale, double offset, CtrCalibEstimate *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrCalibCurve, ctr_calib_curve_free)
 

@@ -247,6 +247,7 @@ ctr_calib_entropy (const CtrGeometry *g, const CtrProjections *p, double centre,
       ctr_calib_fail (out, CTR_CALIB_ENTROPY, "the least entropy lies at the edge of the candidates (columns %.2f to "
                       "%.2f)", centre - half_range, centre + half_range);
       out->cross_check = TRUE;
+      ctr_calib_curve_export (curve, 1.0, 0.0, out);
       return TRUE;
     }
   g_autofree double *v = g_new (double, n_points);
@@ -259,6 +260,7 @@ ctr_calib_entropy (const CtrGeometry *g, const CtrProjections *p, double centre,
   out->ok = TRUE;
   out->centre_col = x;
   out->sigma_col = ctr_calib_curve_jackknife (curve);
+  ctr_calib_curve_export (curve, 1.0, 0.0, out);
   out->quality = top > 0 ? CLAMP ((top - v[k]) / top, 0.0, 1.0) : 0.0;
   if (w.grid.nz < 2)
     g_snprintf (out->note, sizeof out->note, "one slice: the uncertainty is unknown");

@@ -238,6 +238,17 @@ row_slope (const CtrCalibCurve *curve, const guint *rows, guint n_rows, CtrCalib
   out->sigma_slope = sqrt (rss / (used - 2) / sxx);
 }
 
+/* The correlation of every view pair at once (@whole, −r) for a plot: 1 − r
+ * normalised by the energies @e (ctr-calib.h's curve). */
+static void
+export_curve (const CtrCalibCurve *whole, const double e[2], CtrCalibEstimate *out)
+{
+  const double norm = e[0] > 0 && e[1] > 0 ? sqrt (e[0] * e[1]) : 1.0;
+  ctr_calib_curve_export (whole, 1.0, 0.0, out);
+  for (guint i = 0; i < out->curve_n; i++)
+    out->curve_y[i] = 1.0 + out->curve_y[i] / norm;
+}
+
 gboolean
 ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptions *opt,
                   CtrCalibEstimate *out, GCancellable *cancellable, GError **error)
@@ -328,6 +339,7 @@ ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibO
       ctr_calib_fail (out, CTR_CALIB_MIRROR, "the best registration lies at the edge of the search (columns %.1f to "
                       "%.1f)", lo, hi);
       out->used = n_pairs;
+      export_curve (&whole, e, out);
       return TRUE;
     }
   const int k = ctr_calib_curve_argmin (curve, -1);
@@ -335,6 +347,7 @@ ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibO
   out->centre_col = c;
   out->sigma_col = ctr_calib_curve_jackknife (curve);
   out->quality = e[0] > 0 && e[1] > 0 ? CLAMP (-r[k] / sqrt (e[0] * e[1]), 0.0, 1.0) : 0.0;
+  export_curve (&whole, e, out);
   if (by_rows)
     row_slope (curve, rows, n_rows, out);
   if (n_pairs == 1 && !by_rows)

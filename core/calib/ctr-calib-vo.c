@@ -260,6 +260,7 @@ typedef struct {
   double step;        /* its candidates' spacing, full-resolution columns */
   gboolean edge;      /* the best is the first or the last candidate */
   double quality;     /* 1 − min / median of the curve */
+  CtrCalibEstimate curve;  /* the coarse curve at full-resolution columns (curve_* only) */
 } Coarse;
 
 /* The coarse search over [@lo, @hi]: whole shifts of a sinogram binned to
@@ -319,7 +320,17 @@ vo_coarse (const CtrProjections *p, const Half *h, const guint *rows, guint n_ro
   res->step = step * fb;
   res->edge = k <= 0 || k >= (int) np - 1;
   res->quality = v[np / 2] > 0 ? CLAMP (1.0 - v[0] / v[np / 2], 0.0, 1.0) : 0.0;
+  ctr_calib_curve_export (cc, fb, off, &res->curve);
   return TRUE;
+}
+
+static void
+keep_curve (const Coarse *co, CtrCalibEstimate *out)
+{
+  out->curve_n = co->curve.curve_n;
+  out->curve_x0 = co->curve.curve_x0;
+  out->curve_dx = co->curve.curve_dx;
+  memcpy (out->curve_y, co->curve.curve_y, sizeof (double) * co->curve.curve_n);
 }
 
 gboolean
@@ -348,7 +359,7 @@ ctr_calib_vo (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptio
   ctr_calib_search_range (g, opt, &lo, &hi);
   /* coarse (binned), then half columns around the best where the coarse
    * step was wider, then 0.05 column over ± 1 column, at full resolution */
-  Coarse co = { 0 };
+  Coarse co = { 0 };   /* its curve_n stays 0 until the coarse search ends */
   Vo w;
   if (!vo_coarse (p, &h, rows, n_rows, lo, hi, &co, cancellable, error) || !vo_init (&w, h.nh, g->n_cols, error))
     {
@@ -380,8 +391,10 @@ ctr_calib_vo (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptio
       ctr_calib_fail (out, CTR_CALIB_VO, "the smallest metric lies at the edge of the search (columns %.1f to %.1f)",
                       lo, hi);
       out->used = n_rows;
+      keep_curve (&co, out);
       return TRUE;
     }
+  keep_curve (&co, out);
   out->used = n_rows;
   out->ok = TRUE;
   out->centre_col = c;

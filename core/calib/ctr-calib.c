@@ -123,6 +123,12 @@ ctr_calib_wrap (double a)
   return a;
 }
 
+const char *
+ctr_calib_disagreement (const CtrCalibResult *r)
+{
+  return r->disagree ? "the methods disagree by more than their uncertainty: check the result" : NULL;
+}
+
 double
 ctr_calib_stated_centre (const CtrGeometry *g)
 {

@@ -106,7 +106,19 @@ const char *ctr_calib_method_name (CtrCalibMethod m);
  *   (weights: the block's correlation peak) and its standard error; NaN
  *   otherwise.  A slope is an in-plane tilt of the detector.
  * @note: a sentence for the user, empty when there is nothing to say.
+ * @curve_n, @curve_x0, @curve_dx, @curve_y: the search's cost over the
+ *   whole data at @curve_n (≤ CTR_CALIB_CURVE_MAX; 0: no search was made)
+ *   candidate centre columns @curve_x0 + i·@curve_dx, smallest at the best
+ *   candidate, for a plot: mirror 1 − the normalised correlation of the
+ *   mirrored views' derivatives (over the search range, every k-th of its
+ *   1/32-column lags); vo the Fourier metric of the coarse search (binned
+ *   columns); conjugate the mean squared difference of conjugate rays
+ *   (coarse search); entropy the summed entropy of the slices (bits).
+ *   Finer searches around the best are not kept: @centre_col comes from
+ *   them, and may lie between two samples.
  */
+#define CTR_CALIB_CURVE_MAX 320
+
 typedef struct {
   CtrCalibMethod method;
   gboolean cross_check;
@@ -117,6 +129,9 @@ typedef struct {
   guint64 used;
   double slope, sigma_slope;
   char note[256];
+  guint curve_n;
+  double curve_x0, curve_dx;
+  double curve_y[CTR_CALIB_CURVE_MAX];
 } CtrCalibEstimate;
 
 /**
@@ -211,6 +226,11 @@ gboolean ctr_calib_entropy (const CtrGeometry *g, const CtrProjections *p, doubl
  */
 gboolean ctr_calibrate (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptions *opt,
                         CtrCalibResult *result, GCancellable *cancellable, GError **error);
+
+/* The warning `ctrecon-cli calibrate` prints and the window shows when
+ * @r->disagree ("the methods disagree by more than their uncertainty:
+ * check the result"); NULL when the methods agree. */
+const char *ctr_calib_disagreement (const CtrCalibResult *r);
 
 /* The column at which @g's stated offset puts u = 0: (cols − 1)/2 − offset_u / pitch_u. */
 double ctr_calib_stated_centre (const CtrGeometry *g);

@@ -72,6 +72,11 @@
 #    flat/dark check, ring removal's difference and preview slice) and on a
 #    striped copy of the fan dataset: ui-projections.png must show grey
 #    images and the signed (red/blue) difference; ui-projections-fan.png.
+# 3e. /ui/window/calibrate (tests/ui/test-window-calibrate.c): Calibrate… on
+#    savu-parallel-tiff and gel-fan, its figures equal to core's and the
+#    CLI's, Apply, Save As…: ui-calibrate.png must show the mirror (blue)
+#    and Vo (orange) curves; /ui/window/geometry-tilt: Save Geometry keeps
+#    detector_tilt_rad.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
 #    gel-fan's 72 DICOM-CT-PD views and to 37 of head-fan-lowdose's first 40
 #    (views 10, 20, 30 left out) is opened; the series dialog must list both,
@@ -646,6 +651,28 @@ print(f"ui-projections: {w}x{h}, {levels} grey levels, {red} red and {blue} blue
 assert levels >= 64, "no projection, sinogram or slice shown"
 assert red > 50 and blue > 50, "no signed difference shown"
 PY
+fi
+
+# ---- 3e. Calibrate… on the Geometry page (tests/ui/test-window-calibrate.c) ----
+savu="${CTR_SHARED_DATA:-}/savu-parallel-tiff/geometry.json"
+if [ -n "${CTR_SHARED_DATA:-}" ] && [ -f "$savu" ]; then
+  rm -f "$build_dir/ui-calibrate.png"
+  run_case calibrate GSK_RENDERER=cairo CTR_UI_SAVU="$savu" \
+    CTR_UI_GEL="$CTR_SHARED_DATA/gel-fan/geometry.json"
+  "$python" - "$build_dir/ui-calibrate.png" "$work" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from png import load
+data, rgb = load(sys.argv[1])
+h, w = rgb.shape[:2]
+# the search plot: left half, between the text above and the buttons below
+plots = rgb[int(0.4 * h):int(0.9 * h), :w // 2].astype(int)
+blue = int(((plots[:, :, 2] - plots[:, :, 0] > 80) & (plots[:, :, 2] > 150)).sum())
+orange = int(((plots[:, :, 0] - plots[:, :, 2] > 80) & (plots[:, :, 0] > 150)).sum())
+print(f"ui-calibrate: {w}x{h}, {blue} blue and {orange} orange pixels in the search plot")
+assert blue > 200 and orange > 200, "the mirror and Vo curves are not drawn"
+PY
+  run_case geometry-tilt GSK_RENDERER=cairo CTR_UI_SAVU="$savu"
 fi
 
 # ---- 4. DICOM: series dialog, summary, recent files, HU, export ---------------

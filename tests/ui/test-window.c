@@ -17,6 +17,8 @@
  *   CTR_UI_CONE     head-cone-small's geometry.json
  *   CTR_UI_BIG      head-fan-lowdose's geometry.json (720 views)
  *   CTR_UI_DICOM_MIXED, CTR_UI_DICOM_XA  see test-window-dicom.c
+ *   CTR_UI_SAVU, CTR_UI_GEL  savu-parallel-tiff's and gel-fan's geometry.json
+ *                   (test-window-calibrate.c)
  * Cases:
  *   /ui/window/run             SIRT, 8 iterations: ui-screenshot.png
  *   /ui/window/scenario        geometry page, invalid values, geometry saved
@@ -1157,6 +1159,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/iq", test_window_iq);
   g_test_add_func ("/ui/window/study-detectability", test_window_study_detectability);
   g_test_add_func ("/ui/window/projections", test_window_projections);
+  g_test_add_func ("/ui/window/calibrate", test_window_calibrate);
+  g_test_add_func ("/ui/window/geometry-tilt", test_window_geometry_tilt);
   status = g_test_run ();
 
   g_clear_object (&app);

@@ -182,5 +182,8 @@ void        test_window_prefs_build_tree   (void);
 
 /* tests/ui/test-window-projections.c */
 void        test_window_projections        (void);
+/* tests/ui/test-window-calibrate.c */
+void        test_window_calibrate          (void);
+void        test_window_geometry_tilt      (void);
 
 G_END_DECLS
