@@ -55,6 +55,10 @@ on_iteration (const CtrIterStats *s, gpointer data)
                           s->iteration, s->n_iterations, s->elapsed_s, s->iteration_s);
   if (isfinite (s->residual))
     g_string_append_printf (line, "  residual %.4e", s->residual);
+  else if (s->iteration == 1 && s->n_iterations > 1)
+    fprintf (stderr, "%s: the data residual is computed after the last iteration only (it costs one more forward "
+             "projection an iteration; --residual-every or --metrics for every iteration)\n",
+             ctr_method_name (s->method));
   if (s->has_reference)
     g_string_append_printf (line, "  RMSE %.4e  PSNR %.2f dB  SSIM %.4f", s->rmse, s->psnr, s->ssim);
   fprintf (stderr, "%s\n", line->str);
@@ -388,7 +392,7 @@ typedef struct {
   char *preprocess;   /* --preprocess FILE.json */
   char *size_str, *voxel_str;
   double pixel_size, metrics_radius;
-  gboolean no_reference, allow_negative, dry_run;
+  gboolean no_reference, allow_negative, dry_run, residual_every;
   CtrCliParams *params;
   /* parsed from the strings above */
   double range[3];
@@ -449,6 +453,7 @@ parse_args (Args *a, Job *job, int *argc, char ***argv)
     { "reference", 'r', 0, G_OPTION_ARG_FILENAME, &a->reference, "reference image (float32 TIFF on the output grid; one of the dataset reference's shape must be on its pixels); default: the dataset's", "REF.tif" },
     { "no-reference", 0, 0, G_OPTION_ARG_NONE, &a->no_reference, "do not compare with the dataset's reference", NULL },
     { "metrics", 0, 0, G_OPTION_ARG_FILENAME, &a->metrics, "write per-iteration residual/RMSE/PSNR/SSIM as CSV", "OUT.csv" },
+    { "residual-every", 0, 0, G_OPTION_ARG_NONE, &a->residual_every, "report the data residual after every iteration (the default reports it after the last, and after the others where it costs nothing: SIRT, CGLS; art, part, sart, pwls and asd-pocs pay one more forward projection per iteration for it); implied by --metrics and --stop auto", NULL },
     { "metrics-radius", 0, 0, G_OPTION_ARG_DOUBLE, &a->metrics_radius, "metrics inside this radius (mm); default the field of view, 0 = whole image", "MM" },
     { "variant", 0, 0, G_OPTION_ARG_STRING, &a->variant, "load this entry of the dataset's \"variants\" (e.g. noiseless)", "NAME" },
     { "preprocess", 0, 0, G_OPTION_ARG_FILENAME, &a->preprocess, "corrections of the line integrals, run instead of the dataset's \"preprocess\" key: a JSON list of steps, or an object with \"preprocess\"; ops flux, outliers, rings, beam-hardening, truncation (e.g. [{\"op\": \"flux\"}, {\"op\": \"outliers\", \"threshold\": 5}, {\"op\": \"rings\", \"size\": 21}, {\"op\": \"beam-hardening\", \"spectrum\": \"120kvp\"}, {\"op\": \"truncation\"}])", "FILE.json" },
@@ -508,6 +513,10 @@ parse_args (Args *a, Job *job, int *argc, char ***argv)
     return 2;
   if (a->allow_negative)
     job->options.nonnegative = FALSE;
+  /* The exact residual of every iteration where something shows it whole
+   * (the metrics file, the stopping rule: the driver's own), else of the
+   * last iteration and of those where it is free (ctr-recon-types.h). */
+  job->options.residual = a->residual_every || a->metrics != NULL ? CTR_RESIDUAL_EVERY : CTR_RESIDUAL_FINAL;
   if (a->backend)
     {
       /* Options hold a static string (ctr-recon-types.h). */

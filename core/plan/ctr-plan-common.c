@@ -75,15 +75,13 @@ ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRe
     }
   m->work = ctr_memory_add (ctr_memory_mul (image, wi), ctr_memory_mul (data, wd));
   /* no stored matrix on fan/parallel beam: the on-the-fly operator's own
-   * work space, tables and parallel ART's overlap counts (made with the
-   * row norms on orbit subsets, for the default step on one view) */
+   * work space, tables and parallel ART's overlap counts (its default
+   * step only: with the row norms on orbit subsets, alone on one view) */
   if (o->matrix == CTR_MATRIX_NONE && g->beam != CTR_BEAM_CONE && !ctr_helix_applies (g)
       && ctr_method_is_iterative (o->method))
     {
       const gboolean orbits = ctr_plan_fly_orbits (o);
-      m->fly = ctr_fly_op_estimate_bytes (g, grid, o->ray_model, orbits,
-                                          o->method == CTR_METHOD_PART
-                                          && (orbits || o->part_step != CTR_PART_STEP_CUART));
+      m->fly = ctr_fly_op_estimate_bytes (g, grid, o->ray_model, orbits, ctr_plan_fly_overlaps (o));
     }
   /* the CPU cone pair's own work space (a device's is the backend's line) */
   if (g->beam == CTR_BEAM_CONE && ctr_method_is_iterative (o->method))
@@ -98,6 +96,12 @@ ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRe
     }
   m->total = ctr_memory_add (ctr_memory_add (ctr_memory_add (m->image, m->data), ctr_memory_add (m->matrix, m->weights)),
                              ctr_memory_add (m->work, m->fly));
+}
+
+gboolean
+ctr_plan_fly_overlaps (const CtrReconOptions *o)
+{
+  return o->method == CTR_METHOD_PART && o->part_step != CTR_PART_STEP_CUART;
 }
 
 gboolean

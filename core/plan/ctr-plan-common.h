@@ -63,6 +63,11 @@ void ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const 
  * or the method is ART (row-sequential, view by view). */
 gboolean ctr_plan_fly_orbits (const CtrReconOptions *o);
 
+/* Whether a run with @o asks the on-the-fly operator for the subsets'
+ * overlaps κ: parallel ART with its default (sparsity) step only
+ * (ctr_fly_op_skip_overlaps otherwise; the estimate counts them then). */
+gboolean ctr_plan_fly_overlaps (const CtrReconOptions *o);
+
 /**
  * ctr_plan_resolve_matrix:
  * Replaces @o's CTR_MATRIX_AUTO by the matrix the run gets; other choices

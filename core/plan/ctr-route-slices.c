@@ -170,6 +170,8 @@ fly_operator (SlicesState *s, GError **error)
     return FALSE;
   rs->info.symmetry = sy ? sy->group.name : "none";
   s->op = ctr_fly_op_new (rs->g, &rs->grid, o->ray_model, sy, error);
+  if (s->op != NULL && !ctr_plan_fly_overlaps (o))
+    ctr_fly_op_skip_overlaps (s->op);
   rs->info.setup_s = (g_get_monotonic_time () - t0) / 1e6;
   rs->info.matrix_bytes = 0;
   rs->info.nnz = rs->info.nnz_expanded = 0;

@@ -15,8 +15,13 @@ G_BEGIN_DECLS
  * CtrIterStats:
  * What a solver reports after every iteration (and FBP/FDK once, as
  * iteration 1 of 1).
- * @residual: ||b - A x||₂ / ||b||₂ over the valid rays of all slices
- *   (NaN for FBP and FDK, which build no operator).
+ * @residual: ||b - A x||₂ / ||b||₂ over the valid rays of all slices, of
+ *   the image reported (@image), exact wherever it is a number (CGLS: its
+ *   recursion's residual vector, equal to it up to rounding).  NaN for FBP
+ *   and FDK, which build no operator, and, under CTR_RESIDUAL_FINAL
+ *   (CtrReconOptions.residual), for the iterations before the last of a
+ *   method that would pay a forward projection for it (ART, parallel ART,
+ *   SART, PWLS, ASD-POCS, a device's pass): never an estimate in its place.
  * @data_sq: ||b||₂² over the same rays (NaN for FBP and FDK), so that the
  *   reports of runs over parts of one stack combine into the whole's:
  *   residual = sqrt (Σ residual_k² · data_sq_k / Σ data_sq_k) (mpi/).
@@ -35,7 +40,8 @@ typedef struct {
   double residual;
   double data_sq;
   double residual_s;     /* what computing the residual took (a device's own
-                          * forward pass, or the driver's), 0 when free */
+                          * forward pass, or the driver's), 0 when free or
+                          * not computed */
   gboolean has_reference;
   double rmse;
   double psnr;

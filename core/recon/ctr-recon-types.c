@@ -109,6 +109,7 @@ ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
   o->cutoff = 1.0;
   o->metrics_radius_mm = 0.0;
   o->stop = CTR_STOP_NONE;
+  o->residual = CTR_RESIDUAL_EVERY;
   o->penalty = CTR_PENALTY_ISOTROPIC;
   o->momentum = TRUE;
   o->tv_iterations = 20;  /* Sidky & Pan 2008, N_grad */
@@ -139,6 +140,8 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
         FAIL ("unknown subsets %d", (int) o->subsets);
       if (o->stop > CTR_STOP_AUTO)
         FAIL ("unknown stopping rule %d", (int) o->stop);
+      if (o->residual > CTR_RESIDUAL_FINAL)
+        FAIL ("unknown residual report %d", (int) o->residual);
       if (!(isfinite (o->beta) && o->beta >= 0.0 && o->beta <= 1e6))
         FAIL ("beta must be 0 (the default) or a positive strength up to 1e6, got %g", o->beta);
       /* Below 1e-9 /mm, 1/δ² overflows float in the penalty's weights

@@ -52,6 +52,26 @@ typedef enum {
   CTR_STOP_AUTO
 } CtrStop;
 
+/* Which iterations report the data residual ||b − A x|| / ||b||
+ * (CtrIterStats.residual).  The residual reported is always the exact one
+ * of the image reported: for the row-action and subset methods (ART,
+ * parallel ART, SART, PWLS's ordered subsets, ASD-POCS) it costs one more
+ * forward projection per iteration, as much as half of an on-the-fly
+ * iteration; SIRT on the host and CGLS have it from their own recursions
+ * at no cost.  (The residuals the subsets see during a sweep are not
+ * reported in its place: they belong to no one image, and a curve of them
+ * would not be comparable with another method's.) */
+typedef enum {
+  /* After every iteration.  Default: the window's live curve, the CLI's
+   * --metrics file and the Python callback read it; CTR_STOP_AUTO always
+   * computes it. */
+  CTR_RESIDUAL_EVERY,
+  /* After the last iteration, and after the others only where the method
+   * has it at no cost (SIRT on the host, CGLS, PWLS's watched objective);
+   * NaN elsewhere.  The CLI's plain run (no --metrics, no --stop auto). */
+  CTR_RESIDUAL_FINAL
+} CtrResidualReport;
+
 /* How parallel ART normalises the rays of one subset (see solve/ctr-part.c). */
 typedef enum {
   /* c_i = λ / (κ_S · Σ_j w_ij²), κ_S = the largest number of rays of subset S
@@ -103,6 +123,7 @@ typedef struct {
   CtrMatrixFormat matrix;
   CtrSubsets subsets;
   CtrStop stop;           /* art, part, sart, sirt, cgls */
+  CtrResidualReport residual;   /* which iterations report the residual (CTR_STOP_AUTO: all) */
   /* PWLS */
   double beta;            /* penalty strength b = β δ² (dimensionless, > 0), or 0: the default (solve/ctr-pwls.c) */
   double delta;           /* edge scale δ (1/mm, CTR_DELTA_MIN to 1), or 0: from the object's attenuation */

@@ -157,8 +157,10 @@ asd_iterate (CtrIterate *it, gpointer data, GError **error)
   if (dg > ASD_R_MAX * dp && dd > a->epsilon)
     a->dtvg *= ASD_ALPHA_RED;
   a->beta *= ASD_BETA_RED;
-  /* The residual of the image after the descent, for a report. */
-  if (it->report)
+  /* The residual of the image after the descent, for a report that shows
+   * it (one more forward product: the next pass's starts from another
+   * image). */
+  if (it->residual_wanted)
     {
       if (!data_distance (vs, a, n3, error))
         return FALSE;

@@ -136,6 +136,11 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
     }
   CtrIterate it = { .op = op, .o = o, .p = p, .X = X, .B = B, .valid = valid, .residual = NAN,
                     .report = callback != NULL || !isnan (target), .cancellable = cancellable };
+  /* The exact residual of every iteration's image when the stopping rule
+   * or the caller (CTR_RESIDUAL_EVERY) asks for it; else of the last one
+   * only, and of the others where the method has it at no cost
+   * (ctr-recon-types.h, CtrResidualReport). */
+  const gboolean every = !isnan (target) || o->residual == CTR_RESIDUAL_EVERY;
   gpointer state = NULL;
   CtrVolume *result = NULL;
   if (!solver->setup (&it, &state, error))
@@ -147,6 +152,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
     {
       it.iteration = i;
       it.residual = it.update_s = it.residual_s = NAN;
+      it.residual_wanted = it.report && (every || i == o->iterations);
       if (ctr_iterate_cancelled (&it, error))
         goto out;
       const gint64 t0 = g_get_monotonic_time ();
@@ -158,7 +164,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       stats.residual = it.residual;
       stats.data_sq = b_sq;
       stats.residual_s = isnan (it.residual_s) ? 0.0 : it.residual_s;
-      if (it.report && isnan (stats.residual))
+      if (it.residual_wanted && isnan (stats.residual))
         {
           const gint64 r0 = g_get_monotonic_time ();
           if (R == NULL && (R = g_try_new (float, op->data_size)) == NULL)

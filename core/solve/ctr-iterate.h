@@ -32,10 +32,18 @@ G_BEGIN_DECLS
  * @B: the measured line integrals, native (data_size floats).
  * @valid: 1 for an acquired ray on a live detector pixel, else 0 (native).
  * @iteration: the iteration running now, from 1.
- * @report: TRUE when this iteration is reported (a callback is set): a
- *   device pass then brings its residual back.
- * @residual: a method whose pass yields ||B − A X|| / ||B|| over the valid
- *   rays sets it (NaN otherwise: the driver computes it when it reports).
+ * @report: TRUE when the run reports its iterations (a callback or a
+ *   stopping rule is set), the same for the whole run: SIRT on the host
+ *   then keeps A X from one iteration to the next.
+ * @residual_wanted: TRUE when this iteration's residual is reported: every
+ *   iteration of a reported run under CTR_RESIDUAL_EVERY or a stopping
+ *   rule, else only the last (CtrReconOptions.residual).  A method whose
+ *   residual costs a forward product (a device pass's, PWLS's, ASD-POCS's)
+ *   computes it only then; the driver likewise.
+ * @residual: a method that has ||B − A X|| / ||B|| over the valid rays of
+ *   the image it leaves sets it (NaN otherwise: the driver computes it when
+ *   @residual_wanted); one that has it at no cost (SIRT on the host, CGLS)
+ *   sets it also when it is not wanted, and the report shows it.
  * @update_s, @residual_s: a method that times its pass and residual on a
  *   device sets them (NaN otherwise: the driver's clock).
  * @cancellable: check it between subsets with ctr_iterate_cancelled().
@@ -49,6 +57,7 @@ typedef struct {
   const float *valid;
   guint iteration;
   gboolean report;
+  gboolean residual_wanted;
   double residual;
   double update_s, residual_s;
   GCancellable *cancellable;

@@ -375,7 +375,7 @@ pwls_iterate (CtrIterate *it, gpointer data, GError **error)
    * add errors that the momentum accumulates otherwise.  It costs a forward
    * product per iteration, so only there. */
   if (!momentum || !s->watch)
-    return !it->report || objective (it, s, NULL, error);
+    return !it->residual_wanted || objective (it, s, NULL, error);
   double phi;
   if (!objective (it, s, &phi, error))
     return FALSE;

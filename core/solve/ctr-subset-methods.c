@@ -223,7 +223,7 @@ subset_iterate (CtrIterate *it, gpointer data, GError **error)
   if (st->on_device)
     {
       return op->klass->pass->run (op, st->kind, (st->flags & CTR_UPDATE_NONNEG) != 0, &it->update_s,
-                                   it->report ? &it->residual : NULL, &it->residual_s, error);
+                                   it->residual_wanted ? &it->residual : NULL, &it->residual_s, error);
     }
   if (st->Y != NULL)
     return sirt_host_iterate (it, st, error);

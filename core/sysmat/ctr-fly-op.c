@@ -82,6 +82,7 @@ typedef struct {
   float *cs;            /* [pixel] scratch: one subset's column sums */
   float *ones;          /* [ray] 1 */
   float *kappa;         /* [subset] κ, made on first use */
+  gboolean no_kappa;    /* the run asks for no κ (ctr_fly_op_skip_overlaps) */
   CtrAreaSweep *sweep;  /* the area model's pixel sweep; NULL: ray-driven products */
 } FlyOp;
 
@@ -743,8 +744,9 @@ fly_row_sums (CtrOperator *op, float *sq, float *sum)
    * with orbit subsets both come from one pass over the canonical rows
    * (computing the rows is what costs), κ kept for fly_subset_overlap.
    * Where the counts cannot be had, the sums alone (κ then fails with its
-   * error when asked for). */
-  if (c->orbits != NULL && sq != NULL && c->kappa == NULL)
+   * error when asked for); and where the run said it wants no κ (the
+   * cuART step), the sums alone too. */
+  if (c->orbits != NULL && sq != NULL && c->kappa == NULL && !c->no_kappa)
     {
       float *k = g_try_new (float, op->n_subsets);
       if (k != NULL && overlaps (c, k, sq, sum, NULL))
@@ -901,6 +903,13 @@ ctr_fly_op_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid, CtrRayMode
   if (overlaps)
     bytes = ctr_memory_add (bytes, ctr_memory_mul (ctr_memory_mul (nt, np), 4));
   return bytes;
+}
+
+void
+ctr_fly_op_skip_overlaps (CtrOperator *op)
+{
+  g_return_if_fail (op != NULL && op->klass == &fly_class);
+  ((FlyOp *) op)->no_kappa = TRUE;
 }
 
 CtrOperator *

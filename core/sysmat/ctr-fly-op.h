@@ -56,6 +56,18 @@ CtrOperator *ctr_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayMo
                              CtrSymmetry *orbits, GError **error);
 
 /**
+ * ctr_fly_op_skip_overlaps:
+ * @op: an operator of ctr_fly_op_new().
+ *
+ * Says that the run will not ask for the subsets' overlaps κ (parallel
+ * ART's cuART step, every other method): the row norms ‖a_i‖² are then made
+ * alone, without the threads' pixel counts and the orbits' folds that come
+ * with them otherwise (ctr_fly_op_estimate_bytes' @overlaps FALSE).  κ is
+ * still counted, by a pass of its own, if asked for after all.
+ */
+void ctr_fly_op_skip_overlaps (CtrOperator *op);
+
+/**
  * ctr_fly_op_estimate_bytes:
  * @g: fan or parallel geometry (valid).
  * @grid: the image grid (valid; nz = g->n_rows).
