@@ -575,6 +575,82 @@ test_row_interp (void)
   g_free (want);
 }
 
+/* Columns that spread wider than the kernels' register window (an image
+ * coarser than the detector, as the 256² preview of 736 columns): the
+ * SIMD kernels gather, and their values are the scalar loop's bit for bit
+ * (the same rounded product and sum), weights or none, with columns outside
+ * the detector, NaN and the last column. */
+static void
+test_row_interp_wide (void)
+{
+  const char *kinds[] = { "avx2", "avx512" };
+  const guint nc = 736, n = 256;
+  float *q = g_new0 (float, nc + CTR_ROW_INTERP_PAD);
+  float *col = g_new (float, n), *w = g_new (float, n), *out = g_new (float, n), *ref = g_new (float, n);
+  g_setenv ("CTR_FBP_SIMD", "generic", TRUE);
+  CtrRowInterp scalar = ctr_row_interp_select (NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      g_setenv ("CTR_FBP_SIMD", kinds[k], TRUE);
+      const char *name = NULL;
+      CtrRowInterp fn = ctr_row_interp_select (&name);
+      if (strcmp (name, kinds[k]) != 0)
+        {
+          g_test_message ("%s: not on this CPU (got %s)", kinds[k], name);
+          continue;
+        }
+      GRand *rng = g_rand_new_with_seed (31 + k);
+      for (guint i = 0; i < nc; i++)
+        q[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
+      guint differ = 0, wide = 0;
+      for (guint t = 0; t < 2000; t++)
+        {
+          const double step = g_rand_double_range (rng, 2.2, 4.0) * (t % 2 ? 1 : -1);
+          double c = g_rand_double_range (rng, -100.0, nc + 100.0);
+          for (guint i = 0; i < n; i++, c += step)
+            {
+              col[i] = (float) c;
+              if (g_rand_int_range (rng, 0, 40) == 0)
+                col[i] = NAN;
+              else if (g_rand_int_range (rng, 0, 40) == 0)
+                col[i] = (float) (nc - 1);
+              w[i] = (float) g_rand_double_range (rng, 1e-6, 3e-6);
+              out[i] = ref[i] = (float) g_rand_double_range (rng, -0.1, 0.1);
+            }
+          const float *wt = t % 3 ? w : NULL;
+          scalar (ref, col, wt, n, q, nc);
+          fn (out, col, wt, n, q, nc);
+          /* the chunks of the kernel's width whose columns on the detector
+           * spread wider than its window (15 or 31 samples) */
+          const guint width = k == 0 ? 8 : 16;
+          for (guint i = 0; i < n; i += width)
+            {
+              gint lo = G_MAXINT, hi = G_MININT;
+              for (guint j = i; j < MIN (n, i + width); j++)
+                if (col[j] >= 0.0f && col[j] <= (float) (nc - 1))
+                  {
+                    lo = MIN (lo, (gint) col[j]);
+                    hi = MAX (hi, (gint) col[j]);
+                  }
+              if (hi < lo || hi - lo <= (gint) (2 * width - 2))
+                continue;
+              wide++;
+              differ += memcmp (out + i, ref + i, MIN (width, n - i) * sizeof (float)) != 0;
+            }
+        }
+      g_test_message ("%s: %u of %u wide chunks differ from the scalar loop", name, differ, wide);
+      g_assert_cmpuint (wide, >, 20000);
+      g_assert_cmpuint (differ, ==, 0);
+      g_rand_free (rng);
+    }
+  g_unsetenv ("CTR_FBP_SIMD");
+  g_free (q);
+  g_free (col);
+  g_free (w);
+  g_free (out);
+  g_free (ref);
+}
+
 /* FBP through the SIMD interpolation equals FBP through the scalar loop:
  * parallel, flat and curved fan beam. */
 static void
@@ -642,6 +718,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/core/fbp/atanf", test_atanf);
   g_test_add_func ("/ctr/core/fbp/row-interp", test_row_interp);
   g_test_add_func ("/ctr/core/fbp/row-interp-matches-scalar", test_row_interp_matches_scalar);
+  g_test_add_func ("/ctr/core/fbp/row-interp-wide", test_row_interp_wide);
   g_test_add_func ("/ctr/core/fbp/parker", test_parker);
   g_test_add_func ("/ctr/core/fbp/disc/parallel", test_disc_parallel);
   g_test_add_func ("/ctr/core/fbp/disc/fan-flat", test_disc_fan_flat);

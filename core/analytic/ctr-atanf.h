@@ -17,9 +17,10 @@ ctr_atanf (float t)
 {
   const float x = fabsf (t);
   const gboolean big = x > 2.414213562373095f, mid = x > 0.4142135623730950f;
-  const float xs = x > 0.0f ? x : 1.0f;
-  const float r_big = -1.0f / xs, r_mid = (x - 1.0f) / (x + 1.0f);
-  const float xr = big ? r_big : (mid ? r_mid : x);
+  /* one division: −1/x (big), (x − 1)/(x + 1) (mid), or x/1 = x exactly */
+  const float num = big ? -1.0f : (mid ? x - 1.0f : x);
+  const float den = big ? x : (mid ? x + 1.0f : 1.0f);
+  const float xr = num / den;
   const float y0 = big ? (float) G_PI_2 : (mid ? (float) G_PI_4 : 0.0f);
   const float z = xr * xr;
   const float p = (((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z

@@ -50,12 +50,11 @@
  * position comes from ctr_geometry_u_col, so detector offsets need nothing
  * special.  Slice s of the output is detector row ctr_geometry_slice_row (s).
  * Two passes per (row, view): the columns (and fan-beam weights) of the
- * row's pixels, branch-free so the compiler vectorises it (γ' through
- * ctr_atanf, ctr-atanf.h, instead of libm's scalar atan), then the
- * interpolation without gathers (ctr-row-interp.h).
+ * row's pixels (ctr-fbp-columns.h, vectorised), then the interpolation
+ * (ctr-row-interp.h).
  */
 #include "analytic/ctr-fbp.h"
-#include "analytic/ctr-atanf.h"
+#include "analytic/ctr-fbp-columns.h"
 #include "analytic/ctr-row-interp.h"
 #include "data/ctr-geometry-vectors.h"
 #include "analytic/ctr-redundancy.h"
@@ -68,44 +67,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define FBP_CLONES __attribute__ ((target_clones ("default", "arch=x86-64-v3", "arch=x86-64-v4")))
-#else
-#define FBP_CLONES
-#endif
-
-/* Pass 1 of the fan back-projection, equiangular detector: for pixel ix of
- * a row, a = a_a + a_d·ix, b = b_a + b_d·ix (mm), column (γ' = atan (b/a))
- * and weight 1/L² (1/mm²); column −1 where a <= 0. */
-FBP_CLONES static void
-fan_columns_curved (guint nx, double a_a, double a_d, double b_a, double b_d, double inv_pitch,
-                    double col0, float *restrict colv, float *restrict wv)
-{
-  for (guint ix = 0; ix < nx; ix++)
-    {
-      const double a = a_a + a_d * ix, b = b_a + b_d * ix;
-      const double as = a > 0.0 ? a : 1.0;
-      const float u = ctr_atanf ((float) (b / as));
-      colv[ix] = a > 0.0 ? (float) (u * inv_pitch + col0) : -1.0f;
-      wv[ix] = (float) (1.0 / (as * as + b * b));
-    }
-}
-
-/* The same for a flat detector: column of s'·SDD/SOD = SDD·b/a (@scale =
- * SDD / pitch), weight 1/U² = SOD²/a². */
-FBP_CLONES static void
-fan_columns_flat (guint nx, double a_a, double a_d, double b_a, double b_d, double scale, double sod,
-                  double col0, float *restrict colv, float *restrict wv)
-{
-  for (guint ix = 0; ix < nx; ix++)
-    {
-      const double a = a_a + a_d * ix, b = b_a + b_d * ix;
-      const double ia = 1.0 / (a > 0.0 ? a : 1.0);
-      colv[ix] = a > 0.0 ? (float) (scale * b * ia + col0) : -1.0f;
-      wv[ix] = (float) (sod * sod * ia * ia);
-    }
-}
 
 /* Weights one detector row of view @v in place: Δβ · redundancy · pre-weight. */
 static void
@@ -214,9 +175,9 @@ backproject (const CtrGeometry *g, const CtrGrid *grid, const float *q,
                 const double a_a = -x0 * s + y * c + sod, a_d = -dx * s;
                 const double b_a = x0 * c + y * s, b_d = dx * c;
                 if (curved)
-                  fan_columns_curved (nx, a_a, a_d, b_a, b_d, inv_pitch, col0, colv, wv);
+                  ctr_fbp_columns_curved (nx, a_a, a_d, b_a, b_d, inv_pitch, col0, colv, wv);
                 else
-                  fan_columns_flat (nx, a_a, a_d, b_a, b_d, sdd * inv_pitch, sod, col0, colv, wv);
+                  ctr_fbp_columns_flat (nx, a_a, a_d, b_a, b_d, sdd * inv_pitch, sod, col0, colv, wv);
                 /* Pass 2: linear interpolation in the filtered row. */
                 interp (out, colv, wv, nx, qv, nc);
               }

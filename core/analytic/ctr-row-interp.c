@@ -1,4 +1,4 @@
-/* ctr-row-interp.c — gather-free linear interpolation of a detector row at
+/* ctr-row-interp.c — linear interpolation of a detector row at
  * the columns of a row of pixels (see ctr-row-interp.h). */
 #include "analytic/ctr-row-interp.h"
 #include "analytic/ctr-simd.h"
@@ -21,6 +21,37 @@ row_interp_scalar (float *restrict out, const float *restrict col, const float *
 }
 
 #ifdef CTR_HAVE_X86_SIMD
+
+/* Columns spread wider than the register window (a coarse image on a fine
+ * detector: the preview's 256² on 736 columns): the two samples of each
+ * pixel by gathers, with the scalar loop's arithmetic, a product and a sum
+ * rounded each (no FMA in this target, and never inlined into the FMA
+ * kernels, where GCC would contract them), so the values are the scalar
+ * loop's bit for bit, q[c] itself at c = nc − 1. */
+__attribute__ ((target ("avx2"), noinline)) static void
+row_interp_gather8 (float *restrict out, const float *restrict col, const float *restrict w, guint len,
+                    const float *restrict q, guint nc)
+{
+  const __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256 zero = _mm256_setzero_ps (), cmax = _mm256_set1_ps ((float) (nc - 1));
+  const __m256i m = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) len), lane);
+  const __m256 c = _mm256_maskload_ps (col, m);
+  const __m256 ok = _mm256_and_ps (_mm256_castsi256_ps (m),
+                                   _mm256_and_ps (_mm256_cmp_ps (c, zero, _CMP_GE_OQ),
+                                                  _mm256_cmp_ps (c, cmax, _CMP_LE_OQ)));
+  const __m256i oki = _mm256_castps_si256 (ok);
+  const __m256i i0 = _mm256_and_si256 (_mm256_cvttps_epi32 (c), oki);
+  const __m256 l0 = _mm256_mask_i32gather_ps (zero, q, i0, ok, 4);
+  const __m256 l1 = _mm256_mask_i32gather_ps (zero, q + 1, i0, ok, 4);
+  const __m256 f = _mm256_sub_ps (c, _mm256_cvtepi32_ps (i0));
+  __m256 v = _mm256_add_ps (l0, _mm256_mul_ps (f, _mm256_sub_ps (l1, l0)));
+  const __m256i last = _mm256_cmpeq_epi32 (i0, _mm256_set1_epi32 ((int) nc - 1));
+  v = _mm256_blendv_ps (v, l0, _mm256_castsi256_ps (last));
+  if (w != NULL)
+    v = _mm256_mul_ps (_mm256_maskload_ps (w, oki), v);
+  _mm256_maskstore_ps (out, oki, _mm256_add_ps (_mm256_maskload_ps (out, oki), v));
+}
+
 
 /* At c = nc − 1 (f = 0) the kernels read q[nc], a padding float or the next
  * row's first sample, both finite, so the value is q[c] as in the scalar
@@ -45,7 +76,8 @@ row_interp_avx512 (float *restrict out, const float *restrict col, const float *
       const int lo = _mm512_mask_reduce_min_epi32 (ok, i0), hi = _mm512_mask_reduce_max_epi32 (ok, i0);
       if (hi - lo > 30)
         {
-          row_interp_scalar (out + i, col + i, w != NULL ? w + i : NULL, len, q, nc);
+          for (guint j = 0; j < len; j += 8)
+            row_interp_gather8 (out + i + j, col + i + j, w != NULL ? w + i + j : NULL, MIN (8u, len - j), q, nc);
           continue;
         }
       /* lanes outside @ok: any index (only the low 5 bits are read), result masked */
@@ -99,7 +131,7 @@ row_interp_avx2 (float *restrict out, const float *restrict col, const float *re
       const int hi = hmax8 (_mm256_blendv_epi8 (_mm256_set1_epi32 (G_MININT32), i0, ok));
       if (hi - lo > 14)
         {
-          row_interp_scalar (out + i, col + i, w != NULL ? w + i : NULL, len, q, nc);
+          row_interp_gather8 (out + i, col + i, w != NULL ? w + i : NULL, len, q, nc);
           continue;
         }
       const __m256i idx = _mm256_and_si256 (_mm256_sub_epi32 (i0, _mm256_set1_epi32 (lo)), _mm256_set1_epi32 (15));

@@ -8,7 +8,8 @@
  * 31 (15) samples: the kernels load that window as two registers and pick
  * each pixel's two samples with a two-register permute (vpermt2ps; vpermps
  * twice and a blend under AVX2), the way ctr-fdk-zrun.h does for FDK.  A
- * chunk whose columns spread wider takes the scalar loop.
+ * chunk whose columns spread wider (an image coarser than the detector)
+ * gathers its samples 8 at a time with the scalar loop's arithmetic.
  */
 #pragma once
 
