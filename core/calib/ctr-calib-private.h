@@ -39,7 +39,8 @@ double ctr_calib_central_row (const CtrGeometry *g);
  * Fills @tilt, its jackknife uncertainty @sigma_tilt (radians) and the
  * refined centre @centre_out (column on the middle row).
  * Returns: FALSE (outputs NaN) when no minimum was found: too few rows, a
- *   flat cost, a tilt beyond CTR_DETECTOR_MAX_TILT_RAD.  Allocates nothing.
+ *   flat cost, a tilt beyond CTR_DETECTOR_MAX_TILT_RAD, or no memory for
+ *   the smoothed copies of up to 16 views (g_try_malloc).
  */
 gboolean ctr_calib_tilt_fit (const CtrGeometry *g, const CtrProjections *p, const guint *pairs, guint n_pairs,
                              double centre, double tilt0, double *tilt, double *sigma_tilt, double *centre_out);

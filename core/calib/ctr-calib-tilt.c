@@ -12,7 +12,8 @@
  * pulls the tilt towards 0.  Here the whole views are compared instead:
  * the centre c (the axis's column on the middle row) and t minimise
  * Σ (a(x″) − b(x))² / N over the pairs' pixels whose mirror lies on the
- * detector (a read bilinearly), found on a grid of t, then by quadratic
+ * detector (both views smoothed by a binomial, a read bilinearly), found
+ * on a grid of t, then by quadratic
  * fits to 3 × 3 stencils of (c, t).  Its uncertainty: the delete-one-block
  * jackknife over blocks of rows of the final stencil's quadratic fits. */
 #include "calib/ctr-calib-private.h"
@@ -33,6 +34,7 @@
 
 typedef struct {
   const CtrProjections *p;
+  float *views;             /* the pairs' views smoothed, [2 · n_pairs][row][col] */
   guint pairs[2 * TILT_MAX_PAIRS], n_pairs;
   guint rows[TILT_MAX_ROWS], n_rows;
   guint col_step;
@@ -61,8 +63,8 @@ tilt_sums (const Tilt *w, double c, double t, double *sum, double *count)
           const double fx = x - x0, fy = y - y0;
           for (guint q = 0; q < w->n_pairs; q++)
             {
-              const float *a = ctr_projections_view (w->p, w->pairs[2 * q]) + (gsize) y0 * n + x0;
-              const float *bv = ctr_projections_view (w->p, w->pairs[2 * q + 1]);
+              const float *a = w->views + (2 * q) * (gsize) nr * n + (gsize) y0 * n + x0;
+              const float *bv = w->views + (2 * q + 1) * (gsize) nr * n;
               const double v = (1 - fy) * ((1 - fx) * a[0] + fx * a[1]) + fy * ((1 - fx) * a[n] + fx * a[n + 1]);
               const double d = v - bv[(gsize) w->rows[ri] * n + j];
               sum[blk] += d * d;
@@ -131,6 +133,34 @@ stencil_min (double sum[3][3][TILT_BLOCKS], double count[3][3][TILT_BLOCKS], int
   return quad_min (f, x, y);
 }
 
+/* @src [rows][cols] smoothed by the binomial (1 4 6 4 1)/16 along both
+ * axes (edges repeated) into @dst, @tmp scratch of the same size: noise
+ * read by bilinear interpolation loses more variance half-way between
+ * pixels than on them, which would pull the cost's minimum towards
+ * samples falling between pixels; smoothed first, the noise is correlated
+ * over a pixel and the interpolation changes its variance far less. */
+static void
+smooth (const float *src, guint rows, guint cols, float *tmp, float *dst)
+{
+  static const double k[5] = { 1 / 16.0, 4 / 16.0, 6 / 16.0, 4 / 16.0, 1 / 16.0 };
+  for (guint i = 0; i < rows; i++)
+    for (guint j = 0; j < cols; j++)
+      {
+        double v = 0;
+        for (int d = -2; d <= 2; d++)
+          v += k[d + 2] * src[(gsize) i * cols + CLAMP ((int) j + d, 0, (int) cols - 1)];
+        tmp[(gsize) i * cols + j] = (float) v;
+      }
+  for (guint i = 0; i < rows; i++)
+    for (guint j = 0; j < cols; j++)
+      {
+        double v = 0;
+        for (int d = -2; d <= 2; d++)
+          v += k[d + 2] * tmp[(gsize) CLAMP ((int) i + d, 0, (int) rows - 1) * cols + j];
+        dst[(gsize) i * cols + j] = (float) v;
+      }
+}
+
 static void
 tilt_setup (Tilt *w, const CtrGeometry *g, const CtrProjections *p, const guint *pairs, guint n_pairs)
 {
@@ -158,6 +188,14 @@ ctr_calib_tilt_fit (const CtrGeometry *g, const CtrProjections *p, const guint *
     return FALSE;
   Tilt w;
   tilt_setup (&w, g, p, pairs, n_pairs);
+  const gsize plane = (gsize) p->n_rows * p->n_cols;
+  g_autofree float *tmp = g_try_malloc (sizeof (float) * plane);
+  g_autofree float *views = tmp == NULL ? NULL : g_try_malloc (sizeof (float) * plane * 2 * w.n_pairs);
+  if (views == NULL)
+    return FALSE;
+  for (guint v = 0; v < 2 * w.n_pairs; v++)
+    smooth (ctr_projections_view (p, w.pairs[v]), p->n_rows, p->n_cols, tmp, views + v * plane);
+  w.views = views;
   /* a grid of t at the registered centre */
   tilt0 = isfinite (tilt0) ? CLAMP (tilt0, -CTR_DETECTOR_MAX_TILT_RAD, CTR_DETECTOR_MAX_TILT_RAD) : 0.0;
   const double half = MIN (MAX (TILT_GRID_HALF, fabs (tilt0) + 3 * TILT_GRID_STEP), CTR_DETECTOR_MAX_TILT_RAD);
