@@ -102,8 +102,9 @@ print_result (const CtrGeometry *g, const CtrCalibResult *r, double stated_tilt,
   if (isfinite (r->tilt_rad))
     printf ("detector tilt %.4f° ± %.4f° left in the data (the axis's image leans towards +u as v grows when "
             "positive; the geometry stated %.4f°): %s\n", r->tilt_rad * 180 / G_PI, r->sigma_tilt_rad * 180 / G_PI,
-            stated_tilt * 180 / G_PI, isfinite (written_tilt) ? "detector_tilt_rad written" : "not significant, "
-            "detector_tilt_rad left as it was");
+            stated_tilt * 180 / G_PI, isfinite (written_tilt) ? "detector_tilt_rad written"
+            : fabs (r->tilt_rad) <= 2 * r->sigma_tilt_rad ? "not significant, detector_tilt_rad left as it was"
+            : "it moves the axis by less than a quarter column over half the rows, detector_tilt_rad left as it was");
   if (isfinite (written_tilt))
     printf ("detector_tilt_rad = %.6g (%.4f°)\n", written_tilt, written_tilt * 180 / G_PI);
   if (r->disagree)

@@ -158,14 +158,17 @@ show_result (CtrCalibratePanel *self)
   double stated = 0;
   if (self->source != NULL)
     ctr_calib_stated_tilt (self->source, &stated, NULL);
-  const double written = ctr_calib_written_tilt (r, stated);
+  const double written = ctr_calib_written_tilt (g, r, stated);
   g_autofree char *tilt = !isfinite (r->tilt_rad)
     ? g_strdup ("Detector tilt: not measured (it needs a parallel beam with rows in three blocks or more)")
     : g_strdup_printf ("Detector tilt %.4f° ± %.4f° left in the data (the geometry stated %.4f°): %s",
                        r->tilt_rad * 180 / G_PI, r->sigma_tilt_rad * 180 / G_PI, stated * 180 / G_PI,
                        isfinite (written) ? "Save As… writes detector_tilt_rad, Open Saved loads the "
                                             "projections turned by it"
-                                          : "not significant, detector_tilt_rad left as it was");
+                                          : fabs (r->tilt_rad) <= 2 * r->sigma_tilt_rad
+                                          ? "not significant, detector_tilt_rad left as it was"
+                                          : "under a quarter column over half the rows, detector_tilt_rad left as it "
+                                            "was");
   gtk_label_set_label (self->tilt, tilt);
   const char *disagree = ctr_calib_disagreement (r);
   g_autofree char *agree = disagree != NULL ? g_strdup_printf ("⚠ %c%s", g_ascii_toupper (disagree[0]), disagree + 1)

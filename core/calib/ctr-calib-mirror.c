@@ -249,6 +249,27 @@ export_curve (const CtrCalibCurve *whole, const double e[2], CtrCalibEstimate *o
     out->curve_y[i] = 1.0 + out->curve_y[i] / norm;
 }
 
+/* The slope from the 2-D registration of the pairs (ctr_calib_tilt_fit),
+ * started from the rows' own slope in @out, in its place: the rows' slope
+ * is biased towards 0 by structure along z.  Kept, with a note, when the
+ * 2-D registration finds no minimum. */
+static void
+two_d_slope (const CtrGeometry *g, const CtrProjections *p, const guint *pairs, guint n_pairs, CtrCalibEstimate *out)
+{
+  const double k = g->pitch_v_mm / g->pitch_u * (g->rows_increase_with_v ? 1.0 : -1.0);   /* columns per row per tan t */
+  const double tilt0 = isfinite (out->slope) ? atan (out->slope / k) : NAN;
+  double t, sigma_t, centre;
+  if (!ctr_calib_tilt_fit (g, p, pairs, n_pairs, out->centre_col, tilt0, &t, &sigma_t, &centre))
+    {
+      if (isfinite (out->slope))
+        g_snprintf (out->note, sizeof out->note, "the tilt comes from the centre per row block (the 2-D registration "
+                    "found no minimum): structure along z biases it towards 0");
+      return;
+    }
+  out->slope = tan (t) * k;
+  out->sigma_slope = sigma_t * fabs (k) * (1 + tan (t) * tan (t));
+}
+
 gboolean
 ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibOptions *opt,
                   CtrCalibEstimate *out, GCancellable *cancellable, GError **error)
@@ -350,6 +371,8 @@ ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibO
   export_curve (&whole, e, out);
   if (by_rows)
     row_slope (curve, rows, n_rows, out);
+  if (by_rows && p->n_rows >= 3)
+    two_d_slope (g, p, pairs, n_pairs, out);
   if (n_pairs == 1 && !by_rows)
     g_snprintf (out->note, sizeof out->note, "one view pair and one row: the uncertainty is unknown");
   return TRUE;

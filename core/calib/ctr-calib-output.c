@@ -22,9 +22,16 @@ ctr_calib_stated_tilt (const char *source, double *tilt, GError **error)
 }
 
 double
-ctr_calib_written_tilt (const CtrCalibResult *r, double stated_tilt)
+ctr_calib_tilt_columns (const CtrGeometry *g, double tilt)
 {
-  return isfinite (r->tilt_rad) && fabs (r->tilt_rad) > 2 * r->sigma_tilt_rad ? stated_tilt + r->tilt_rad : NAN;
+  return fabs (tan (tilt)) * (g->n_rows - 1) / 2.0 * g->pitch_v_mm / g->pitch_u;
+}
+
+double
+ctr_calib_written_tilt (const CtrGeometry *g, const CtrCalibResult *r, double stated_tilt)
+{
+  return isfinite (r->tilt_rad) && fabs (r->tilt_rad) > 2 * r->sigma_tilt_rad
+         && ctr_calib_tilt_columns (g, r->tilt_rad) >= CTR_CALIB_TILT_MIN_COLS ? stated_tilt + r->tilt_rad : NAN;
 }
 
 gboolean
@@ -34,7 +41,7 @@ ctr_calib_stage_geometry (CtrOutputSet *outputs, guint index, const char *source
   double stated = 0;
   if (!ctr_calib_stated_tilt (source, &stated, error))
     return FALSE;
-  const double tilt = ctr_calib_written_tilt (r, stated);
+  const double tilt = ctr_calib_written_tilt (g, r, stated);
   if (written_tilt != NULL)
     *written_tilt = tilt;
   const gboolean curved = g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED;

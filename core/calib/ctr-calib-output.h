@@ -20,14 +20,24 @@ G_BEGIN_DECLS
  */
 gboolean ctr_calib_stated_tilt (const char *source, double *tilt, GError **error);
 
+/* The least tilt written: the axis's image moves by this many columns
+ * between the middle row and the outermost (less is not worth the blur of
+ * resampling every view). */
+#define CTR_CALIB_TILT_MIN_COLS 0.25
+
+/* How many columns the tilt @tilt (radians) moves the axis's image by
+ * between the middle row of @g and the outermost. */
+double ctr_calib_tilt_columns (const CtrGeometry *g, double tilt);
+
 /**
  * ctr_calib_written_tilt:
  * The "detector_tilt_rad" a calibrated geometry gets: @stated_tilt (the
  * input's, radians, already undone by the loader) plus @r's measured
- * tilt when that exceeds twice its uncertainty; NaN otherwise (the key is
- * then left as it was).
+ * tilt when that exceeds twice its uncertainty and moves the axis's image
+ * of @g by CTR_CALIB_TILT_MIN_COLS or more (ctr_calib_tilt_columns); NaN
+ * otherwise (the key is then left as it was).
  */
-double ctr_calib_written_tilt (const CtrCalibResult *r, double stated_tilt);
+double ctr_calib_written_tilt (const CtrGeometry *g, const CtrCalibResult *r, double stated_tilt);
 
 /**
  * ctr_calib_stage_geometry:

@@ -101,10 +101,14 @@ const char *ctr_calib_method_name (CtrCalibMethod m);
  * @quality: 0…1, larger is better (see the methods above).
  * @used: view pairs (mirror), sinogram rows (vo), rays (conjugate) used.
  * @slope, @sigma_slope: mirror only, with rows in at least 3 blocks: how
- *   the centre column moves per detector row (columns per row), the
- *   weighted least-squares line through each row block's own centre
- *   (weights: the block's correlation peak) and its standard error; NaN
- *   otherwise.  A slope is an in-plane tilt of the detector.
+ *   the centre column moves per detector row (columns per row), tan t ·
+ *   pitch_v / pitch_u (sign flipped when rows run against v) for the
+ *   detector tilt t that best registers each pair's first view with its
+ *   second reflected about the leaning axis, in 2-D (ctr-calib-tilt.c,
+ *   started from the line through each row block's own centre, which
+ *   structure along z biases towards 0 and which is kept, with a note,
+ *   when the 2-D registration finds no minimum), and its jackknife
+ *   uncertainty over row blocks; NaN otherwise.
  * @note: a sentence for the user, empty when there is nothing to say.
  * @curve_n, @curve_x0, @curve_dx, @curve_y: the search's cost over the
  *   whole data at @curve_n (≤ CTR_CALIB_CURVE_MAX; 0: no search was made)
