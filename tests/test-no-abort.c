@@ -1,0 +1,129 @@
+/* test-no-abort.c — buffers sized by the data that are allocated after the
+ * data (issue 38): the flats' per-pixel median of a NeXus file and the
+ * mirror calibration's whole correlation curve run out of memory with
+ * CTR_ERROR_OUT_OF_MEMORY naming them, never GLib's abort ("failed to
+ * allocate", SIGTRAP, on the old code).  Each in a child under an
+ * address-space limit (tests/ctr-test-memory.h); skipped under the
+ * sanitizers, which such a limit stops. */
+#include "ctrecon.h"
+#include "ctr-test-memory.h"
+#include "io/ctr-nexus.h"
+
+#include <malloc.h>
+#include <math.h>
+#include <string.h>
+
+#define MiB (G_GUINT64_CONSTANT (1) << 20)
+
+/* VmPeak of this process, bytes. */
+static guint64
+vm_peak (void)
+{
+  g_autofree char *st = NULL;
+  g_assert_true (g_file_get_contents ("/proc/self/status", &st, NULL, NULL));
+  const char *l = strstr (st, "VmPeak:");
+  g_assert_nonnull (l);
+  return g_ascii_strtoull (l + 7, NULL, 10) * 1024;
+}
+
+/* The median of every pixel over the planes: odd and even counts. */
+static void
+test_median (void)
+{
+  /* 5 planes of 2 pixels, then the first 4 of them */
+  const float stack[] = { 3, 10, 1, 40, 5, 20, 2, 30, 4, 50 };
+  float out[2] = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_assert_true (ctr_nexus_median_planes (stack, 5, 2, out, "flat frames", &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (out[0], ==, 3.f);
+  g_assert_cmpfloat (out[1], ==, 30.f);
+  g_assert_true (ctr_nexus_median_planes (stack, 4, 2, out, "flat frames", &error));
+  g_assert_cmpfloat (out[0], ==, 2.5f);   /* 1 2 3 5 */
+  g_assert_cmpfloat (out[1], ==, 25.f);   /* 10 20 30 40 */
+}
+
+/* The children: @what fails with CTR_ERROR_OUT_OF_MEMORY, its message on
+ * stderr. */
+static void
+no_abort_child (const char *what)
+{
+  g_autoptr (GError) error = NULL;
+  if (strcmp (what, "nexus-median") == 0)
+    {
+      /* 2²² flat frames of one pixel (16 MiB): one pixel's samples (16 MiB
+       * again) do not fit in 8 */
+      const guint n = 1u << 22;
+      g_autofree float *stack = g_new (float, n);
+      for (guint k = 0; k < n; k++)
+        stack[k] = (float) (k % 1000);
+      float out = -1;
+      test_limit_room (8 * MiB);
+      g_assert_false (ctr_nexus_median_planes (stack, n, 1, &out, "flat frames", &error));
+      g_assert_cmpfloat (out, ==, -1);
+    }
+  else
+    {
+      /* the mirror of 2 opposite views × 2¹⁷ columns: its curve, FFT
+       * buffers and spectra fit; its whole correlation curve (2²¹ points,
+       * 16 MiB), allocated last, does not.  Where that lies is measured:
+       * one unlimited run's peak (every large block its own mapping,
+       * unmapped when freed), then a limit half the curve below it. */
+      mallopt (M_MMAP_THRESHOLD, 64 * 1024);
+      const guint n = 1u << 17;
+      g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_PARALLEL, 2);
+      g->n_cols = n;
+      g->angles[1] = G_PI;
+      g_autoptr (CtrProjections) p = ctr_projections_new (2, 1, n, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      for (guint j = 0; j < n; j++)
+        {
+          const double u = (j - 0.4 * n) / (0.05 * n);
+          p->data[j] = (float) exp (-u * u);
+          p->data[n + (n - 1 - j)] = p->data[j];
+        }
+      const guint64 curve = (guint64) 8 << 21;
+      CtrCalibEstimate est;
+      const guint64 base = test_vm_size ();
+      g_assert_true (ctr_calib_mirror (g, p, NULL, &est, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_true (est.ok);
+      const guint64 extra = vm_peak () - base;
+      g_printerr ("the mirror's peak: %.1f MiB above %.1f MiB\n", extra / (double) MiB, base / (double) MiB);
+      g_assert_cmpuint (extra, >=, 2 * curve);
+      test_limit_room (extra - curve / 2);
+      g_assert_false (ctr_calib_mirror (g, p, NULL, &est, NULL, &error));
+    }
+  g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+  g_printerr ("%s\n", error->message);
+}
+
+static void
+test_no_abort (gconstpointer data)
+{
+  if (g_getenv ("CTR_SANITIZED") != NULL)
+    {
+      g_test_skip ("an address-space limit stops the sanitizers");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      no_abort_child (data);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr (strcmp (data, "nexus-median") == 0
+                                 ? "*the per-pixel median of 4194304 flat frames*"
+                                 : "*mirror's whole correlation curve*");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/memory/median", test_median);
+  g_test_add_data_func ("/memory/no-abort/nexus-median", "nexus-median", test_no_abort);
+  g_test_add_data_func ("/memory/no-abort/mirror-curve", "mirror-curve", test_no_abort);
+  return g_test_run ();
+}
