@@ -8,6 +8,7 @@
 #include "ctrecon.h"
 #include "ctr-test-memory.h"
 #include "io/ctr-nexus.h"
+#include "preprocess/ctr-truncation.h"
 
 #include <malloc.h>
 #include <math.h>
@@ -62,6 +63,29 @@ no_abort_child (const char *what)
       g_assert_false (ctr_nexus_median_planes (stack, n, 1, &out, "flat frames", &error));
       g_assert_cmpfloat (out, ==, -1);
     }
+  else if (strcmp (what, "truncation-totals") == 0)
+    {
+      /* the consistent truncation correction of 2²⁰ views × 1 row × 2
+       * columns, widened by 1 column at each end: the widened data and the
+       * views' sums (33 MiB) fit in 35, a row's totals over the views (4
+       * MiB a thread) do not */
+      const guint V = 1u << 20;
+      g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_PARALLEL, V);
+      g->n_cols = 2;
+      g_autoptr (CtrProjections) p = ctr_projections_new (V, 1, 2, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_no_error (error);
+      for (gsize i = 0; i < (gsize) 2 * V; i++)
+        p->data[i] = 1.f;
+      /* the threads started (their stacks reserved) by a small correction */
+      g_autoptr (CtrGeometry) g8 = ctr_geometry_new (CTR_BEAM_PARALLEL, 8);
+      g8->n_cols = 2;
+      g8->n_rows = 64;
+      g_autoptr (CtrProjections) p8 = ctr_projections_new (8, 64, 2, CTR_PROJ_LINE_INTEGRALS, &error);
+      g_assert_true (ctr_truncation_extend (p8, g8, 1, 2, 0.02, TRUE, NULL, &error));
+      test_limit_room (35 * MiB);
+      g_assert_false (ctr_truncation_extend (p, g, 1, 2, 0.02, TRUE, NULL, &error));
+      g_assert_cmpuint (p->n_cols, ==, 2);
+    }
   else
     {
       /* the mirror of 2 opposite views × 2¹⁷ columns: its curve, FFT
@@ -115,7 +139,8 @@ test_no_abort (gconstpointer data)
   g_test_trap_assert_passed ();
   g_test_trap_assert_stderr (strcmp (data, "nexus-median") == 0
                                  ? "*the per-pixel median of 4194304 flat frames*"
-                                 : "*mirror's whole correlation curve*");
+                                 : strcmp (data, "truncation-totals") == 0 ? "*truncation: the totals of 1048576 views * threads*"
+                                                                           : "*mirror's whole correlation curve*");
 }
 
 int
@@ -125,5 +150,6 @@ main (int argc, char **argv)
   g_test_add_func ("/memory/median", test_median);
   g_test_add_data_func ("/memory/no-abort/nexus-median", "nexus-median", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/mirror-curve", "mirror-curve", test_no_abort);
+  g_test_add_data_func ("/memory/no-abort/truncation-totals", "truncation-totals", test_no_abort);
   return g_test_run ();
 }
