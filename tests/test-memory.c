@@ -497,28 +497,17 @@ no_abort_child (const char *what)
 static void
 test_no_abort_run (gconstpointer data)
 {
-  if (g_getenv ("CTR_SANITIZED") != NULL)
-    {
-      g_test_skip ("an address-space limit stops the sanitizers");
-      return;
-    }
-  if (g_test_subprocess ())
-    {
-      no_abort_child (data);
-      return;
-    }
-  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
   const char *what = data;
-  g_test_trap_assert_stderr (strcmp (what, "sums") == 0      ? "*column sums' image of * packed pixels*"
-                             : strcmp (what, "overlap") == 0 ? "*subset overlaps' counts of * threads * 4194304 pixels*"
-                             : strcmp (what, "metrics") == 0 ? "*SSIM buffers of 2048 * 2048 pixels*"
-                             : strcmp (what, "fly") == 0     ? "*on-the-fly adjoint's element buckets*"
-                             : strcmp (what, "fly-rows") == 0 ? "*on-the-fly projector's row buffers*"
-                             : strcmp (what, "rebin") == 0   ? "*focal spot's rebinning tables of 4000 views * 736 columns*"
-                             : strcmp (what, "cone-adjoint") == 0 ? "*cone adjoint without its tables: the same *"
-                             : strcmp (what, "sysmat") == 0  ? "*system matrix's chunk owners of * threads * 16777216 pixels*"
-                                                             : "*cone row sums: *");
+  test_no_abort_trap (no_abort_child, data,
+                      strcmp (what, "sums") == 0      ? "*column sums' image of * packed pixels*"
+                      : strcmp (what, "overlap") == 0 ? "*subset overlaps' counts of * threads * 4194304 pixels*"
+                      : strcmp (what, "metrics") == 0 ? "*SSIM buffers of 2048 * 2048 pixels*"
+                      : strcmp (what, "fly") == 0     ? "*on-the-fly adjoint's element buckets*"
+                      : strcmp (what, "fly-rows") == 0 ? "*on-the-fly projector's row buffers*"
+                      : strcmp (what, "rebin") == 0   ? "*focal spot's rebinning tables of 4000 views * 736 columns*"
+                      : strcmp (what, "cone-adjoint") == 0 ? "*cone adjoint without its tables: the same *"
+                      : strcmp (what, "sysmat") == 0  ? "*system matrix's chunk owners of * threads * 16777216 pixels*"
+                      : "*cone row sums: *");
 }
 
 /* @threads OpenMP threads, started (their stacks reserved) before a limit. */
@@ -814,36 +803,25 @@ no_abort_small_child (const char *what)
 static void
 test_no_abort_small (gconstpointer data)
 {
-  if (g_getenv ("CTR_SANITIZED") != NULL)
-    {
-      g_test_skip ("an address-space limit stops the sanitizers");
-      return;
-    }
-  if (g_test_subprocess ())
-    {
-      no_abort_small_child (data);
-      return;
-    }
-  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
   const char *what = data;
-  g_test_trap_assert_stderr (strcmp (what, "open-beam") == 0     ? "*open-beam counts of 1024 rows * 2048 columns*"
-                             : strcmp (what, "fbp-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
-                             : strcmp (what, "fdk-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
-                             : strcmp (what, "fdk-columns") == 0 ? "*FDK's blended detector columns of 131072 rows * 16 threads*"
-                             : strcmp (what, "rebin-samples") == 0 ? "*rebinning's samples of * per ray * 8 threads*"
-                             : strcmp (what, "helix-step") == 0  ? "*coverage of two views 1e-9 rad apart: none*"
-                             : strcmp (what, "calib-sinogram") == 0 ? "*sinogram of one detector row*"
-                             : strcmp (what, "geometry-copy") == 0 ? "*geometry's angles of 1048576 views*"
-                             : strcmp (what, "view-subset") == 0 ? "*geometry's angles of 1048575 views*"
-                             : strcmp (what, "helix-z") == 0     ? "*geometry's source z of 1048576 views*"
-                             : strcmp (what, "calib-tables") == 0 ? "*sorted view angles*"
-                             : strcmp (what, "roi-mask") == 0    ? "*ROI's mask of 4096 * 4096 pixels*"
-                             : strcmp (what, "ttf-bins") == 0    ? "*TTF's radial bins (20300)*"
-                             : strcmp (what, "dicom-scan") == 0 ? "*list of 262144 DICOM files*"
-                             : strcmp (what, "draft") == 0 ? "*geometry.json: the angles of 10000000 views*"
-                             : strcmp (what, "vendor-names") == 0 ? "*file names of 1000000 views*"
-                                                                  : "*per-view tables of 1048576 views*");
+  test_no_abort_trap (no_abort_small_child, data,
+                      strcmp (what, "open-beam") == 0     ? "*open-beam counts of 1024 rows * 2048 columns*"
+                      : strcmp (what, "fbp-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
+                      : strcmp (what, "fdk-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
+                      : strcmp (what, "fdk-columns") == 0 ? "*FDK's blended detector columns of 131072 rows * 16 threads*"
+                      : strcmp (what, "rebin-samples") == 0 ? "*rebinning's samples of * per ray * 8 threads*"
+                      : strcmp (what, "helix-step") == 0  ? "*coverage of two views 1e-9 rad apart: none*"
+                      : strcmp (what, "calib-sinogram") == 0 ? "*sinogram of one detector row*"
+                      : strcmp (what, "geometry-copy") == 0 ? "*geometry's angles of 1048576 views*"
+                      : strcmp (what, "view-subset") == 0 ? "*geometry's angles of 1048575 views*"
+                      : strcmp (what, "helix-z") == 0     ? "*geometry's source z of 1048576 views*"
+                      : strcmp (what, "calib-tables") == 0 ? "*sorted view angles*"
+                      : strcmp (what, "roi-mask") == 0    ? "*ROI's mask of 4096 * 4096 pixels*"
+                      : strcmp (what, "ttf-bins") == 0    ? "*TTF's radial bins (20300)*"
+                      : strcmp (what, "dicom-scan") == 0 ? "*list of 262144 DICOM files*"
+                      : strcmp (what, "draft") == 0 ? "*geometry.json: the angles of 10000000 views*"
+                      : strcmp (what, "vendor-names") == 0 ? "*file names of 1000000 views*"
+                      : "*per-view tables of 1048576 views*");
 }
 
 /* The child of test_no_abort_views: @what fails with CTR_ERROR_OUT_OF_MEMORY
@@ -940,26 +918,15 @@ no_abort_views_child (const char *what)
 static void
 test_no_abort_views (gconstpointer data)
 {
-  if (g_getenv ("CTR_SANITIZED") != NULL)
-    {
-      g_test_skip ("an address-space limit stops the sanitizers");
-      return;
-    }
-  if (g_test_subprocess ())
-    {
-      no_abort_views_child (data);
-      return;
-    }
-  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
   const char *what = data;
-  g_test_trap_assert_stderr (strcmp (what, "operator-geometry") == 0 ? "*geometry's angles of 1048576 views*"
-                             : strcmp (what, "fly-bands") == 0 ? "*operator's bands of 4194304 image rows*"
-                             : strcmp (what, "cone-visit") == 0 ? "*cone operator's visit order of 1048576 views*"
-                             : strcmp (what, "view-spacing") == 0 ? "*order by angle of 1048576 views*"
-                             : strcmp (what, "entropy-rows") == 0 ? "*order of 1048576 detector rows by variance*"
-                             : strcmp (what, "noise-rows") == 0 ? "*noise estimator's smoothed rows of 1048576 columns*"
-                                                                : "*noise estimator's sorted edge samples (2097152)*");
+  test_no_abort_trap (no_abort_views_child, data,
+                      strcmp (what, "operator-geometry") == 0 ? "*geometry's angles of 1048576 views*"
+                      : strcmp (what, "fly-bands") == 0 ? "*operator's bands of 4194304 image rows*"
+                      : strcmp (what, "cone-visit") == 0 ? "*cone operator's visit order of 1048576 views*"
+                      : strcmp (what, "view-spacing") == 0 ? "*order by angle of 1048576 views*"
+                      : strcmp (what, "entropy-rows") == 0 ? "*order of 1048576 detector rows by variance*"
+                      : strcmp (what, "noise-rows") == 0 ? "*noise estimator's smoothed rows of 1048576 columns*"
+                      : "*noise estimator's sorted edge samples (2097152)*");
 }
 
 typedef struct {

@@ -21,6 +21,20 @@
 
 static int failures;
 
+/* The checks failed on every rank, summed: "ok" or "FAIL" on rank 0; ends
+ * MPI.  Returns: the exit status. */
+static int
+finish (CtrMpiJob *job)
+{
+  int total = 0;
+  MPI_Allreduce (&failures, &total, 1, MPI_INT, MPI_SUM, job->comm);
+  if (job->rank == 0)
+    printf ("%s: %d check(s) failed over 3 ranks\n", total ? "FAIL" : "ok", total);
+  g_object_unref (job->inner);
+  ctr_mpi_finalize ();
+  return total ? 1 : 0;
+}
+
 /* A geometry of @n views with every per-view array set to values of the
  * view (the same on every rank that makes it). */
 static CtrGeometry *
@@ -108,13 +122,7 @@ main (int argc, char **argv)
               "rank 1 out of memory: its message everywhere");
       if (e != NULL)
         fprintf (stderr, "rank %d: %s\n", job.rank, e->message);
-      int total = 0;
-      MPI_Allreduce (&failures, &total, 1, MPI_INT, MPI_SUM, job.comm);
-      if (job.rank == 0)
-        printf ("%s: %d check(s) failed over 3 ranks\n", total ? "FAIL" : "ok", total);
-      g_object_unref (job.inner);
-      ctr_mpi_finalize ();
-      return total ? 1 : 0;
+      return finish (&job);
     }
 
   /* 0. The node-local rank: one node, so the world rank; the device of
@@ -208,11 +216,5 @@ main (int argc, char **argv)
           "every rank's copy of the geometry equals rank 0's");
   ctr_mpi_shared_clear (&sh);
 
-  int total = 0;
-  MPI_Allreduce (&failures, &total, 1, MPI_INT, MPI_SUM, job.comm);
-  if (job.rank == 0)
-    printf ("%s: %d check(s) failed over 3 ranks\n", total ? "FAIL" : "ok", total);
-  g_object_unref (job.inner);
-  ctr_mpi_finalize ();
-  return total ? 1 : 0;
+  return finish (&job);
 }

@@ -16,17 +16,6 @@
 
 #define MiB (G_GUINT64_CONSTANT (1) << 20)
 
-/* VmPeak of this process, bytes. */
-static guint64
-vm_peak (void)
-{
-  g_autofree char *st = NULL;
-  g_assert_true (g_file_get_contents ("/proc/self/status", &st, NULL, NULL));
-  const char *l = strstr (st, "VmPeak:");
-  g_assert_nonnull (l);
-  return g_ascii_strtoull (l + 7, NULL, 10) * 1024;
-}
-
 /* The median of every pixel over the planes: odd and even counts. */
 static void
 test_median (void)
@@ -112,7 +101,7 @@ no_abort_child (const char *what)
       g_assert_true (ctr_calib_mirror (g, p, NULL, &est, NULL, &error));
       g_assert_no_error (error);
       g_assert_true (est.ok);
-      const guint64 extra = vm_peak () - base;
+      const guint64 extra = test_vm_status ("VmPeak") - base;
       g_printerr ("the mirror's peak: %.1f MiB above %.1f MiB\n", extra / (double) MiB, base / (double) MiB);
       g_assert_cmpuint (extra, >=, 2 * curve);
       test_limit_room (extra - curve / 2);
@@ -125,22 +114,10 @@ no_abort_child (const char *what)
 static void
 test_no_abort (gconstpointer data)
 {
-  if (g_getenv ("CTR_SANITIZED") != NULL)
-    {
-      g_test_skip ("an address-space limit stops the sanitizers");
-      return;
-    }
-  if (g_test_subprocess ())
-    {
-      no_abort_child (data);
-      return;
-    }
-  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
-  g_test_trap_assert_stderr (strcmp (data, "nexus-median") == 0
-                                 ? "*the per-pixel median of 4194304 flat frames*"
-                                 : strcmp (data, "truncation-totals") == 0 ? "*truncation: the totals of 1048576 views * threads*"
-                                                                           : "*mirror's whole correlation curve*");
+  test_no_abort_trap (no_abort_child, data,
+                      strcmp (data, "nexus-median") == 0        ? "*the per-pixel median of 4194304 flat frames*"
+                      : strcmp (data, "truncation-totals") == 0 ? "*truncation: the totals of 1048576 views * threads*"
+                      : "*mirror's whole correlation curve*");
 }
 
 int
