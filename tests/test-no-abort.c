@@ -7,6 +7,7 @@
  * sanitizers, which such a limit stops. */
 #include "ctrecon.h"
 #include "ctr-test-memory.h"
+#include "io/ctr-geometry-import.h"
 #include "io/ctr-nexus.h"
 #include "preprocess/ctr-truncation.h"
 
@@ -51,6 +52,20 @@ no_abort_child (const char *what)
       test_limit_room (8 * MiB);
       g_assert_false (ctr_nexus_median_planes (stack, n, 1, &out, "flat frames", &error));
       g_assert_cmpfloat (out, ==, -1);
+    }
+  else if (strcmp (what, "rtk-projections") == 0)
+    {
+      /* an RTK document of 2¹⁸ empty <Projection/> elements (3.3 MiB of
+       * text): their values (88 bytes each, 22 MiB, grown by doubling) do
+       * not fit in 8 MiB */
+      GString *xml = g_string_new ("<?xml version=\"1.0\"?>\n<RTKThreeDCircularGeometry version=\"3\">");
+      for (guint k = 0; k < 1u << 18; k++)
+        g_string_append (xml, "<Projection/>");
+      g_string_append (xml, "</RTKThreeDCircularGeometry>\n");
+      const CtrRtkDetector det = { 4, 4, 1.0, 1.0, NAN, NAN };
+      test_limit_room (8 * MiB);
+      g_assert_null (ctr_geometry_import_rtk (xml->str, (gssize) xml->len, &det, &error));
+      g_string_free (xml, TRUE);
     }
   else if (strcmp (what, "truncation-totals") == 0)
     {
@@ -117,6 +132,7 @@ test_no_abort (gconstpointer data)
   test_no_abort_trap (no_abort_child, data,
                       strcmp (data, "nexus-median") == 0        ? "*the per-pixel median of 4194304 flat frames*"
                       : strcmp (data, "truncation-totals") == 0 ? "*truncation: the totals of 1048576 views * threads*"
+                      : strcmp (data, "rtk-projections") == 0   ? "*RTK geometry: room for the values of * projections*"
                       : "*mirror's whole correlation curve*");
 }
 
@@ -128,5 +144,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/no-abort/nexus-median", "nexus-median", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/mirror-curve", "mirror-curve", test_no_abort);
   g_test_add_data_func ("/memory/no-abort/truncation-totals", "truncation-totals", test_no_abort);
+  g_test_add_data_func ("/memory/no-abort/rtk-projections", "rtk-projections", test_no_abort);
   return g_test_run ();
 }
