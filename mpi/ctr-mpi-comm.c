@@ -4,16 +4,65 @@
 #include "ctr-mpi-private.h"
 #include "data/ctr-geometry-vectors.h"
 #include "plan/ctr-backend.h"
+#include "base/ctr-memory.h"
 
 #include <string.h>
 
-void
-ctr_mpi_share_inputs (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *out)
+/* This rank's copy of @g (rank 0's header, its pointers standing only for
+ * whether an array is set): the header and room for every per-view array,
+ * or NULL with CTR_ERROR_OUT_OF_MEMORY naming the array. */
+static CtrGeometry *
+geometry_room (const CtrGeometry *g, GError **error)
+{
+  g_autofree char *what = g_strdup_printf ("this rank's copy of the geometry's angles of %u views", g->n_views);
+  double *angles = ctr_memory_try_new (MAX (g->n_views, 1), sizeof (double), FALSE, what, error);
+  if (angles == NULL)
+    return NULL;
+  CtrGeometry *c = g_memdup2 (g, sizeof *g);
+  c->angles = angles;
+  c->vectors = c->source_z_mm = c->focal_shift = NULL;
+  const struct {
+    double **dst;
+    gboolean set;
+    gsize per_view;
+    const char *name;
+  } arrays[] = { { &c->vectors, g->vectors != NULL, CTR_GEOMETRY_VECTOR_LEN, "vectors" },
+                 { &c->source_z_mm, g->source_z_mm != NULL, 1, "source z" },
+                 { &c->focal_shift, g->focal_shift != NULL, 3, "focal-spot shifts" } };
+  for (guint a = 0; a < G_N_ELEMENTS (arrays); a++)
+    if (arrays[a].set)
+      {
+        g_autofree char *name = g_strdup_printf ("this rank's copy of the geometry's %s of %u views", arrays[a].name,
+                                                 g->n_views);
+        *arrays[a].dst = ctr_memory_try_new (g->n_views, arrays[a].per_view * sizeof (double), FALSE, name, error);
+        if (*arrays[a].dst == NULL)
+          {
+            ctr_geometry_free (c);
+            return NULL;
+          }
+      }
+  return c;
+}
+
+/* Collective: broadcasts @n_views items of @per_view doubles (one element
+ * of an MPI datatype a view: no count overflows an int) from rank 0. */
+static void
+bcast_views (CtrMpiJob *job, double *data, guint n_views, int per_view)
+{
+  MPI_Datatype view;
+  MPI_Type_contiguous (per_view, MPI_DOUBLE, &view);
+  MPI_Type_commit (&view);
+  MPI_Bcast (data, (int) n_views, view, 0, job->comm);
+  MPI_Type_free (&view);
+}
+
+gboolean
+ctr_mpi_share_inputs (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *out, GError **error)
 {
   memset (out, 0, sizeof *out);
   CtrGeometry g = { 0 };
   char backend[16] = { 0 };
-  int has_reference = 0;
+  int flags[2] = { 0, 0 };   /* a reference; a dead-pixel mask */
   if (job->rank == 0)
     {
       g = *in->geometry;
@@ -21,60 +70,51 @@ ctr_mpi_share_inputs (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *out)
       out->options = in->options;
       if (in->options.backend != NULL)
         g_strlcpy (backend, in->options.backend, sizeof backend);
-      has_reference = in->reference != NULL;
+      flags[0] = in->reference != NULL;
+      flags[1] = in->projections != NULL && in->projections->mask != NULL;
     }
   MPI_Bcast (&g, sizeof g, MPI_BYTE, 0, job->comm);
   MPI_Bcast (&out->grid, sizeof out->grid, MPI_BYTE, 0, job->comm);
   MPI_Bcast (&out->options, sizeof out->options, MPI_BYTE, 0, job->comm);
   MPI_Bcast (backend, sizeof backend, MPI_CHAR, 0, job->comm);
-  MPI_Bcast (&has_reference, 1, MPI_INT, 0, job->comm);
-  out->geometry = ctr_geometry_new (g.beam, g.n_views);
-  double *angles = out->geometry->angles;
-  *out->geometry = g;
-  out->geometry->angles = angles;
+  MPI_Bcast (flags, 2, MPI_INT, 0, job->comm);
+  /* Every rank makes room for its copy, then all learn whether every rank
+   * could before anything large moves. */
+  GError *local = NULL;
+  out->geometry = geometry_room (&g, &local);
+  if (!ctr_mpi_settle (job, CTR_MPI_PHASE_GEOMETRY, &local, error))
+    {
+      ctr_mpi_shared_clear (out);
+      return FALSE;
+    }
+  CtrGeometry *c = out->geometry;
+  const gsize n = g.n_views;
   if (job->rank == 0)
-    memcpy (angles, in->geometry->angles, g.n_views * sizeof (double));
-  MPI_Bcast (angles, (int) g.n_views, MPI_DOUBLE, 0, job->comm);
-  /* Per-view vectors (a pointer of rank 0's: only whether it is set travels). */
-  out->geometry->vectors = NULL;
-  if (g.vectors != NULL)
     {
-      const gsize n = (gsize) g.n_views * CTR_GEOMETRY_VECTOR_LEN;
-      out->geometry->vectors = g_new (double, n);
-      if (job->rank == 0)
-        memcpy (out->geometry->vectors, in->geometry->vectors, n * sizeof (double));
-      MPI_Datatype view;  /* one view's 12 doubles: no count overflows an int */
-      MPI_Type_contiguous (CTR_GEOMETRY_VECTOR_LEN, MPI_DOUBLE, &view);
-      MPI_Type_commit (&view);
-      MPI_Bcast (out->geometry->vectors, (int) g.n_views, view, 0, job->comm);
-      MPI_Type_free (&view);
+      memcpy (c->angles, in->geometry->angles, MAX (n, 1) * sizeof (double));
+      if (c->vectors != NULL)
+        memcpy (c->vectors, in->geometry->vectors, n * CTR_GEOMETRY_VECTOR_LEN * sizeof (double));
+      if (c->source_z_mm != NULL)
+        memcpy (c->source_z_mm, in->geometry->source_z_mm, n * sizeof (double));
+      if (c->focal_shift != NULL)
+        memcpy (c->focal_shift, in->geometry->focal_shift, n * 3 * sizeof (double));
     }
-  /* A helix's source z and focal-spot shifts, likewise (1 and 3 per view). */
-  double **motion[2] = { &out->geometry->source_z_mm, &out->geometry->focal_shift };
-  const double *given[2] = { g.source_z_mm, g.focal_shift };
-  for (guint m = 0; m < 2; m++)
-    {
-      *motion[m] = NULL;
-      if (given[m] == NULL)
-        continue;
-      const int per_view = m == 0 ? 1 : 3;
-      *motion[m] = g_new (double, (gsize) g.n_views * per_view);
-      if (job->rank == 0)
-        memcpy (*motion[m], m == 0 ? in->geometry->source_z_mm : in->geometry->focal_shift,
-                (gsize) g.n_views * per_view * sizeof (double));
-      MPI_Datatype view;
-      MPI_Type_contiguous (per_view, MPI_DOUBLE, &view);
-      MPI_Type_commit (&view);
-      MPI_Bcast (*motion[m], (int) g.n_views, view, 0, job->comm);
-      MPI_Type_free (&view);
-    }
+  MPI_Bcast (c->angles, (int) g.n_views, MPI_DOUBLE, 0, job->comm);
+  if (c->vectors != NULL)
+    bcast_views (job, c->vectors, g.n_views, CTR_GEOMETRY_VECTOR_LEN);
+  if (c->source_z_mm != NULL)
+    bcast_views (job, c->source_z_mm, g.n_views, 1);
+  if (c->focal_shift != NULL)
+    bcast_views (job, c->focal_shift, g.n_views, 3);
   /* The options hold a static backend name (ctr-recon-types.h). */
   static const char *const names[] = { "best", "cpu", "cuda", "cusparse" };
   out->options.backend = NULL;
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     if (g_str_equal (backend, names[i]))
       out->options.backend = names[i];
-  out->has_reference = has_reference;
+  out->has_reference = flags[0];
+  out->has_mask = flags[1];
+  return TRUE;
 }
 
 void
@@ -123,11 +163,8 @@ void
 ctr_mpi_scatter_rows (CtrMpiJob *job, const CtrProjections *p, const CtrMpiBlock *rows, CtrProjections *mine)
 {
   const int tag = 16;
-  int has_mask = job->rank == 0 && p->mask != NULL;
-  MPI_Bcast (&has_mask, 1, MPI_INT, 0, job->comm);
+  const gboolean has_mask = mine->mask != NULL;
   const gsize nc = mine->n_cols, mine_view = (gsize) rows[job->rank].count * nc;
-  if (has_mask)
-    mine->mask = g_new (guint8, mine_view);
   if (job->rank == 0)
     {
       const gsize per_view = (gsize) p->n_rows * nc;

@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 /* Phases of a run (a round's @phase).  Iterations report in phases 1..n. */
 enum {
   CTR_MPI_PHASE_INPUT = 1000001,  /* rank 0 has read; inputs broadcast */
+  CTR_MPI_PHASE_GEOMETRY,         /* every rank has room for its copy of the geometry */
   CTR_MPI_PHASE_CHECKED,          /* every rank accepts the method across ranks */
   CTR_MPI_PHASE_SHARE,            /* every rank has allocated its share */
   CTR_MPI_PHASE_PLAN,             /* the node's first rank has planned (cache filled) */
@@ -96,12 +97,18 @@ typedef struct {
   CtrGrid grid;
   CtrReconOptions options;
   gboolean has_reference;
+  gboolean has_mask;     /* rank 0's projections have a dead-pixel mask */
   double data_range;     /* max − min of the resampled reference */
 } CtrMpiShared;
 
 /* Collective: broadcasts @in's geometry, grid and options from rank 0
- * (@in NULL elsewhere) into @out. */
-void ctr_mpi_share_inputs (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *out);
+ * (@in NULL elsewhere) into @out.  Every rank allocates its copy of the
+ * geometry's per-view arrays (with the non-aborting allocator) before any
+ * of them is sent.  Returns: TRUE; FALSE on every rank (and @out cleared)
+ * with the lowest failing rank's error ("rank 1: cannot allocate 32 MiB
+ * for this rank's copy of the geometry's angles of 4194304 views; …",
+ * CTR_ERROR_OUT_OF_MEMORY) when some rank could not. */
+gboolean ctr_mpi_share_inputs (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *out, GError **error);
 void ctr_mpi_shared_clear (CtrMpiShared *s);
 
 /* @g restricted to the detector rows @first .. @first + @count − 1 (offset_v
@@ -117,7 +124,8 @@ CtrGrid ctr_mpi_grid_slices (const CtrGrid *grid, guint first, guint count);
 /* Collective: rank 0 sends every rank its detector rows (rows[rank]) of all
  * views of @p (rank 0's; NULL elsewhere) into @mine (allocated by the
  * caller: n_views × rows[rank].count × n_cols), with the dead-pixel mask
- * when @p has one (*@mine's mask is then allocated here). */
+ * when @mine has one (allocated by the caller, rows[rank].count × n_cols
+ * bytes, where the shared inputs' has_mask says @p has one). */
 void ctr_mpi_scatter_rows (CtrMpiJob *job, const CtrProjections *p, const CtrMpiBlock *rows, CtrProjections *mine);
 /* Collective: rank 0 sends every rank the views views[rank] of @p into
  * @mine (allocated: views[rank].count views). */

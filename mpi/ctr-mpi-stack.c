@@ -18,6 +18,7 @@
  * in the halo.  It is an approximation that improves with the halo.
  */
 #include "ctr-mpi-private.h"
+#include "base/ctr-memory.h"
 
 #include <math.h>
 #include <string.h>
@@ -235,6 +236,9 @@ ctr_mpi_run_stack (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrV
       my_grid = ctr_mpi_grid_slices (&sh->grid, my.slab.first, my.slab.count);
       if (my_g != NULL && job->reader == NULL)
         my_p = ctr_projections_new (g->n_views, my.rows.count, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e);
+      if (my_p != NULL && sh->has_mask)
+        my_p->mask = ctr_memory_try_new ((gsize) my.rows.count * g->n_cols, 1, FALSE,
+                                         "this rank's rows of the dead-pixel mask", &e);
     }
   if (e == NULL && sh->has_reference)
     {

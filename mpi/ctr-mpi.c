@@ -135,8 +135,9 @@ ctr_mpi_reconstruct (const CtrMpiInput *input, const CtrMpiReader *reader, GErro
   CtrMpiShared sh = { 0 };
   gboolean ok = ctr_mpi_settle (&job, CTR_MPI_PHASE_INPUT, &local, error);
   if (ok)
+    ok = ctr_mpi_share_inputs (&job, input, &sh, error);
+  if (ok)
     {
-      ctr_mpi_share_inputs (&job, input, &sh);
       check_splittable (&sh, (guint) job.size, &local);
       ok = ctr_mpi_settle (&job, CTR_MPI_PHASE_CHECKED, &local, error);
     }

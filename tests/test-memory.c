@@ -6,6 +6,7 @@
  * builders running out of memory with an error, not an abort. */
 #include "ctrecon.h"
 #include "base/ctr-memory.h"
+#include "ctr-test-memory.h"
 #include "io/ctr-dicom-shim.h"
 #include "analytic/ctr-fbp.h"
 #include "analytic/ctr-fdk.h"
@@ -231,17 +232,6 @@ test_plan_refuses (void)
   g_assert_true (seen);
 }
 
-/* VmSize of this process, bytes. */
-static guint64
-vm_size (void)
-{
-  g_autofree char *st = NULL;
-  g_assert_true (g_file_get_contents ("/proc/self/status", &st, NULL, NULL));
-  const char *l = strstr (st, "VmSize:");
-  g_assert_nonnull (l);
-  return g_ascii_strtoull (l + 7, NULL, 10) * 1024;
-}
-
 /* Running out of memory while a matrix is built (the estimate passed, the
  * kernel said no): CTR_ERROR_OUT_OF_MEMORY with the figures, never GLib's
  * abort.  In a child under an address-space limit 64 MiB above what it has
@@ -260,7 +250,7 @@ test_build_out_of_memory (gconstpointer data)
       g_autoptr (CtrGeometry) g = fan (720, 1024);
       CtrGrid grid = ctr_grid_square (512, 120.0 / 512, 1, 1);
       struct rlimit rl;
-      rl.rlim_cur = rl.rlim_max = vm_size () + (64u << 20);
+      rl.rlim_cur = rl.rlim_max = test_vm_size () + (64u << 20);
       g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
       g_autoptr (GError) error = NULL;
       gpointer m = csr ? (gpointer) ctr_sysmat_build (g, &grid, CTR_RAY_MODEL_AREA, NULL, &error)
@@ -309,7 +299,7 @@ test_no_abort (gconstpointer data)
       g_assert_no_error (error);
       CtrGrid big = ctr_grid_square (4096, 120.0 / 4096, 1, 1);
       struct rlimit rl;
-      rl.rlim_cur = rl.rlim_max = vm_size () + (4u << 20);
+      rl.rlim_cur = rl.rlim_max = test_vm_size () + (4u << 20);
       g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
       if (g_str_has_prefix (data, "blocked") || strcmp (data, "expand") == 0)
         g_assert_null (ctr_blocked_new (m, CTR_BLOCKING_ORBIT, &error));
@@ -334,15 +324,6 @@ test_no_abort (gconstpointer data)
                      : strcmp (data, "symmetry") == 0 ? "*symmetry's pixel tables*"
                                                        : "*SCSR operator's image weights*";
   g_test_trap_assert_stderr (what);
-}
-
-/* An address-space limit @room above what this process has reserved. */
-static void
-limit_room (guint64 room)
-{
-  struct rlimit rl;
-  rl.rlim_cur = rl.rlim_max = vm_size () + room;
-  g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
 }
 
 /* The SCSR operator of 8 views × 16 columns on a 2048² grid: a small matrix
@@ -370,7 +351,7 @@ no_abort_child (const char *what)
     {
       g_autoptr (CtrOperator) op = scsr_op_2048 ();
       g_autofree float *out = g_new (float, op->scale_size);
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       double kappa;
       g_assert_false (strcmp (what, "sums") == 0 ? op->klass->column_sums (op, CTR_SUBSET_ALL, out, &error)
                                                  : op->klass->subset_overlap (op, 0, &kappa, &error));
@@ -385,7 +366,7 @@ no_abort_child (const char *what)
       g_assert_no_error (error);
       g_autofree float *x = g_new0 (float, op->image_size), *y = g_new0 (float, op->data_size);
       g_assert_true (op->klass->forward (op, CTR_SUBSET_ALL, x, y, &error));
-      limit_room (1 * MiB);
+      test_limit_room (1 * MiB);
       g_assert_false (op->klass->adjoint (op, CTR_SUBSET_ALL, y, x, &error));
     }
   else if (strcmp (what, "fly-rows") == 0)
@@ -405,7 +386,7 @@ no_abort_child (const char *what)
       g_autoptr (CtrOperator) op = ctr_fly_op_new (g0, &grid, CTR_RAY_MODEL_AREA, NULL, &error);
       g_assert_no_error (error);
       g_autofree float *x = g_new0 (float, op->image_size), *y = g_new0 (float, op->data_size);
-      limit_room (1 * MiB);
+      test_limit_room (1 * MiB);
       g_assert_false (op->klass->forward (op, CTR_SUBSET_ALL, x, y, &error));
     }
   else if (strcmp (what, "cone-adjoint") == 0)
@@ -426,7 +407,7 @@ no_abort_child (const char *what)
       for (gsize i = 0; i < nrays; i++)
         y[i] = (float) (1 + i % 7);
       ctr_cone_projector_adjoint_view (cp, y, 0, tabled, NULL);
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       ctr_cone_projector_adjoint_view (cp, y, 0, untabled, NULL);
       g_assert_cmpmem (tabled, nvox * sizeof (float), untabled, nvox * sizeof (float));
       double total = 0;
@@ -452,7 +433,7 @@ no_abort_child (const char *what)
       ctr_geometry_set_source_z (g, 0.0, 4.0 / 1000, NULL);
       g->focal_shift = g_new0 (double, 3 * g->n_views);
       const double z = 8.0;
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       g_assert_null (ctr_rebin_plan_new (g, CTR_REBIN_360LI, &z, 1, &error));
     }
   else if (strcmp (what, "metrics") == 0)
@@ -460,7 +441,7 @@ no_abort_child (const char *what)
       const guint n = 2048;
       g_autofree float *a = g_new0 (float, (gsize) n * n), *b = g_new0 (float, (gsize) n * n);
       a[12345] = 1.f;
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       double ssim;
       g_assert_false (ctr_metrics_ssim_full (a, b, n, n, 1.0, &ssim, &error));
     }
@@ -474,7 +455,7 @@ no_abort_child (const char *what)
       CtrGrid small = ctr_grid_square (64, 120.0 / 64, 1, 1), big = ctr_grid_square (4096, 120.0 / 4096, 1, 1);
       g_autoptr (CtrSysmat) warm = ctr_sysmat_build (g, &small, CTR_RAY_MODEL_JOSEPH, NULL, &error);
       g_assert_no_error (error);
-      limit_room (64 * MiB);
+      test_limit_room (64 * MiB);
       g_assert_null (ctr_sysmat_build (g, &big, CTR_RAY_MODEL_JOSEPH, NULL, &error));
     }
   else
@@ -495,7 +476,7 @@ no_abort_child (const char *what)
       g_autofree float *sum = g_new0 (float, op->data_size);
       op->klass->row_sums (op, NULL, sum);   /* starts the threads */
       memset (sum, 0, op->data_size * sizeof (float));
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       op->klass->row_sums (op, NULL, sum);
       g_assert_cmpfloat (sum[(g->n_rows / 2) * g->n_cols + g->n_cols / 2], >, 100.f);   /* ~128 mm of 1s */
       g_printerr ("cone row sums: %g\n", sum[(g->n_rows / 2) * g->n_cols + g->n_cols / 2]);
@@ -516,28 +497,17 @@ no_abort_child (const char *what)
 static void
 test_no_abort_run (gconstpointer data)
 {
-  if (g_getenv ("CTR_SANITIZED") != NULL)
-    {
-      g_test_skip ("an address-space limit stops the sanitizers");
-      return;
-    }
-  if (g_test_subprocess ())
-    {
-      no_abort_child (data);
-      return;
-    }
-  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
   const char *what = data;
-  g_test_trap_assert_stderr (strcmp (what, "sums") == 0      ? "*column sums' image of * packed pixels*"
-                             : strcmp (what, "overlap") == 0 ? "*subset overlaps' counts of * threads * 4194304 pixels*"
-                             : strcmp (what, "metrics") == 0 ? "*SSIM buffers of 2048 * 2048 pixels*"
-                             : strcmp (what, "fly") == 0     ? "*on-the-fly adjoint's element buckets*"
-                             : strcmp (what, "fly-rows") == 0 ? "*on-the-fly projector's row buffers*"
-                             : strcmp (what, "rebin") == 0   ? "*focal spot's rebinning tables of 4000 views * 736 columns*"
-                             : strcmp (what, "cone-adjoint") == 0 ? "*cone adjoint without its tables: the same *"
-                             : strcmp (what, "sysmat") == 0  ? "*system matrix's chunk owners of * threads * 16777216 pixels*"
-                                                             : "*cone row sums: *");
+  test_no_abort_trap (no_abort_child, data,
+                      strcmp (what, "sums") == 0      ? "*column sums' image of * packed pixels*"
+                      : strcmp (what, "overlap") == 0 ? "*subset overlaps' counts of * threads * 4194304 pixels*"
+                      : strcmp (what, "metrics") == 0 ? "*SSIM buffers of 2048 * 2048 pixels*"
+                      : strcmp (what, "fly") == 0     ? "*on-the-fly adjoint's element buckets*"
+                      : strcmp (what, "fly-rows") == 0 ? "*on-the-fly projector's row buffers*"
+                      : strcmp (what, "rebin") == 0   ? "*focal spot's rebinning tables of 4000 views * 736 columns*"
+                      : strcmp (what, "cone-adjoint") == 0 ? "*cone adjoint without its tables: the same *"
+                      : strcmp (what, "sysmat") == 0  ? "*system matrix's chunk owners of * threads * 16777216 pixels*"
+                      : "*cone row sums: *");
 }
 
 /* @threads OpenMP threads, started (their stacks reserved) before a limit. */
@@ -585,7 +555,7 @@ no_abort_small_child (const char *what)
           p->data[i] = 500.f;
         }
       g_assert_true (ctr_projections_check_finite (p, &error));   /* starts the threads */
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       g_assert_false (ctr_projections_to_line_integrals (p, &error));
     }
   else if (strcmp (what, "fbp-rows") == 0)
@@ -597,7 +567,7 @@ no_abort_small_child (const char *what)
       g_assert_no_error (error);
       CtrGrid grid = ctr_grid_square (8, 1.0, 1, 1);
       start_threads (8);
-      limit_room (10 * MiB);
+      test_limit_room (10 * MiB);
       g_assert_null (ctr_fbp_run (g, p, &grid, CTR_FILTER_RAM_LAK, 1.0, NULL, &error));
     }
   else if (strcmp (what, "fdk-rows") == 0)
@@ -608,7 +578,7 @@ no_abort_small_child (const char *what)
       g_autoptr (CtrProjections) p = ctr_projections_new (8, 1, 1u << 17, CTR_PROJ_LINE_INTEGRALS, &error);
       g_assert_no_error (error);
       start_threads (8);
-      limit_room (14 * MiB);
+      test_limit_room (14 * MiB);
       g_assert_null (ctr_fdk_filter (g, p, CTR_FILTER_RAM_LAK, 1.0, NULL, &error));
     }
   else if (strcmp (what, "fdk-columns") == 0)
@@ -623,7 +593,7 @@ no_abort_small_child (const char *what)
       g_autoptr (CtrVolume) vol = ctr_volume_new (&grid, &error);
       g_assert_no_error (error);
       start_threads (16);
-      limit_room (8 * MiB);
+      test_limit_room (8 * MiB);
       g_assert_false (ctr_fdk_backproject (g, q, vol, NULL, &error));
     }
   else if (strcmp (what, "helix-step") == 0)
@@ -634,7 +604,7 @@ no_abort_small_child (const char *what)
       g_autoptr (CtrGeometry) g = cone (2, 4, 4);
       g->angles[1] = 1e-9;
       ctr_geometry_set_source_z (g, 0.0, 1.0, NULL);
-      limit_room (64 * MiB);
+      test_limit_room (64 * MiB);
       double lo = 0, hi = 0;
       g_assert_false (ctr_helix_z_coverage (g, TRUE, &lo, &hi));
       g_printerr ("coverage of two views 1e-9 rad apart: none\n");
@@ -648,7 +618,7 @@ no_abort_small_child (const char *what)
       g_autoptr (CtrProjections) p = ctr_projections_new (8, 1, 1u << 20, CTR_PROJ_LINE_INTEGRALS, &error);
       g_assert_no_error (error);
       start_threads (2);
-      limit_room (8 * MiB);
+      test_limit_room (8 * MiB);
       CtrCalibEstimate est;
       g_assert_false (ctr_calib_entropy (g, p, ((1u << 20) - 1) / 2.0, 2.0, &est, NULL, &error));
     }
@@ -658,7 +628,7 @@ no_abort_small_child (const char *what)
        * (8 MiB) do not fit in 4 */
       g_autoptr (CtrGeometry) g = cone (1u << 20, 4, 4);
       CtrGrid grid = ctr_grid_square (8, 1.0, 4, 1.0);
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       g_assert_null (ctr_cone_projector_new (g, &grid, &error));
     }
   else if (strcmp (what, "helix-z") == 0)
@@ -672,7 +642,7 @@ no_abort_small_child (const char *what)
                          "\"source_to_detector_mm\": 900, \"detector_pitch_u_rad\": 0.01, "
                          "\"detector_pitch_v_mm\": 1.8, \"angle_start_rad\": 0, \"angle_step_rad\": 1e-3, "
                          "\"source_z_start_mm\": 0, \"source_z_step_mm\": 1e-3}";
-      limit_room (14 * MiB);
+      test_limit_room (14 * MiB);
       g_assert_null (ctr_dataset_parse_geometry (json, -1, &error));
     }
   else if (strcmp (what, "view-subset") == 0)
@@ -681,7 +651,7 @@ no_abort_small_child (const char *what)
        * angles (8 MiB) do not fit in 4 */
       g_autoptr (CtrGeometry) g = cone (1u << 20, 4, 4);
       ctr_geometry_set_source_z (g, 0.0, 1e-6, NULL);
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       g_assert_null (ctr_geometry_select_views (g, 1, (1u << 20) - 1, &error));
     }
   else if (strcmp (what, "calib-tables") == 0)
@@ -691,7 +661,7 @@ no_abort_small_child (const char *what)
       g_autoptr (CtrGeometry) g = fan (1u << 20, 4);
       g_autoptr (CtrProjections) p = ctr_projections_new (1u << 20, 1, 4, CTR_PROJ_LINE_INTEGRALS, &error);
       g_assert_no_error (error);
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       CtrCalibEstimate est;
       g_assert_false (ctr_calib_mirror (g, p, NULL, &est, NULL, &error));
     }
@@ -702,7 +672,7 @@ no_abort_small_child (const char *what)
       CtrGrid grid = ctr_grid_square (4096, 0.1, 1, 0.1);
       g_autoptr (CtrVolume) v = ctr_volume_new (&grid, &error);
       g_assert_no_error (error);
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       CtrRoi roi = { CTR_ROI_CIRCLE, 0, 0, 10, 0, 0 };
       CtrRoiStats st;
       g_assert_false (ctr_roi_stats (v, 0, &roi, 0.02, &st, &error));
@@ -717,7 +687,7 @@ no_abort_small_child (const char *what)
       for (gsize i = 0; i < (gsize) n * n; i++)
         img[i] = hypot ((double) (i % n) - 2049.5, (double) (i / n) - 2049.5) < 2000 ? 1.f : 0.f;
       const float *slices[1] = { img };
-      limit_room ((guint64) n * n * sizeof (float) + 32 * 1024);
+      test_limit_room ((guint64) n * n * sizeof (float) + 32 * 1024);
       g_assert_null (ctr_ttf_insert (slices, 1, n, n, 0.1, 2049.5, 2049.5, 2000, &error));
     }
   else if (strcmp (what, "rebin-samples") == 0)
@@ -741,7 +711,7 @@ no_abort_small_child (const char *what)
       g_autoptr (CtrProjections) p = ctr_projections_new (16, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &error);
       g_assert_no_error (error);
       start_threads (8);
-      limit_room (12 * MiB);
+      test_limit_room (12 * MiB);
       g_assert_null (ctr_rebin_run (r, p, NULL, &error));
     }
   else if (strcmp (what, "draft") == 0)
@@ -753,7 +723,7 @@ no_abort_small_child (const char *what)
       g_autofree char *path = g_build_filename (dir, "geometry.json", NULL);
       g_assert_true (g_file_set_contents (path, "{\"type\": \"fan\", \"views\": 10000000, \"detector_cols\": 1, "
                                                 "\"projections\": \"sinogram.tif\"}", -1, NULL));
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       CtrDataset *d = ctr_dataset_load_draft (path, NULL, &error);
       g_unlink (path);
       g_rmdir (dir);
@@ -772,7 +742,7 @@ no_abort_small_child (const char *what)
                                                 "DetectorPixelSizeX=0.2\r\nDetectorPixelSizeY=0.2\r\n"
                                                 "Projections=1000000\r\nInitialAngle=0\r\nAngularStep=0.00036\r\n"
                                                 "WhiteLevel=60000\r\n", -1, NULL));
-      limit_room (12 * MiB);
+      test_limit_room (12 * MiB);
       CtrDataset *d = ctr_dataset_load (path, NULL, NULL, &error);
       g_unlink (path);
       g_rmdir (dir);
@@ -798,7 +768,7 @@ no_abort_small_child (const char *what)
       for (guint i = 0; i < n; i++)
         files[i] = path;
       files[n] = NULL;
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       GPtrArray *series = ctr_dicom_scan_files (files, NULL, &error);
       g_unlink (path);
       g_rmdir (dir);
@@ -815,7 +785,7 @@ no_abort_small_child (const char *what)
       files[n] = NULL;
       CtrDicomSeries series = { .series_uid = (char *) "1.2.3", .kind = CTR_DICOM_KIND_CTPD, .files = files,
                                 .n_files = n, .n_views = n };
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       g_assert_null (ctr_dicom_ctpd_load (&series, CTR_DICOM_CTPD_DEFAULT, NULL, &error));
     }
   g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
@@ -833,36 +803,25 @@ no_abort_small_child (const char *what)
 static void
 test_no_abort_small (gconstpointer data)
 {
-  if (g_getenv ("CTR_SANITIZED") != NULL)
-    {
-      g_test_skip ("an address-space limit stops the sanitizers");
-      return;
-    }
-  if (g_test_subprocess ())
-    {
-      no_abort_small_child (data);
-      return;
-    }
-  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
   const char *what = data;
-  g_test_trap_assert_stderr (strcmp (what, "open-beam") == 0     ? "*open-beam counts of 1024 rows * 2048 columns*"
-                             : strcmp (what, "fbp-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
-                             : strcmp (what, "fdk-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
-                             : strcmp (what, "fdk-columns") == 0 ? "*FDK's blended detector columns of 131072 rows * 16 threads*"
-                             : strcmp (what, "rebin-samples") == 0 ? "*rebinning's samples of * per ray * 8 threads*"
-                             : strcmp (what, "helix-step") == 0  ? "*coverage of two views 1e-9 rad apart: none*"
-                             : strcmp (what, "calib-sinogram") == 0 ? "*sinogram of one detector row*"
-                             : strcmp (what, "geometry-copy") == 0 ? "*geometry's angles of 1048576 views*"
-                             : strcmp (what, "view-subset") == 0 ? "*geometry's angles of 1048575 views*"
-                             : strcmp (what, "helix-z") == 0     ? "*geometry's source z of 1048576 views*"
-                             : strcmp (what, "calib-tables") == 0 ? "*sorted view angles*"
-                             : strcmp (what, "roi-mask") == 0    ? "*ROI's mask of 4096 * 4096 pixels*"
-                             : strcmp (what, "ttf-bins") == 0    ? "*TTF's radial bins (20300)*"
-                             : strcmp (what, "dicom-scan") == 0 ? "*list of 262144 DICOM files*"
-                             : strcmp (what, "draft") == 0 ? "*geometry.json: the angles of 10000000 views*"
-                             : strcmp (what, "vendor-names") == 0 ? "*file names of 1000000 views*"
-                                                                  : "*per-view tables of 1048576 views*");
+  test_no_abort_trap (no_abort_small_child, data,
+                      strcmp (what, "open-beam") == 0     ? "*open-beam counts of 1024 rows * 2048 columns*"
+                      : strcmp (what, "fbp-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
+                      : strcmp (what, "fdk-rows") == 0    ? "*ramp filter's padded rows of 262144 samples * 8 threads*"
+                      : strcmp (what, "fdk-columns") == 0 ? "*FDK's blended detector columns of 131072 rows * 16 threads*"
+                      : strcmp (what, "rebin-samples") == 0 ? "*rebinning's samples of * per ray * 8 threads*"
+                      : strcmp (what, "helix-step") == 0  ? "*coverage of two views 1e-9 rad apart: none*"
+                      : strcmp (what, "calib-sinogram") == 0 ? "*sinogram of one detector row*"
+                      : strcmp (what, "geometry-copy") == 0 ? "*geometry's angles of 1048576 views*"
+                      : strcmp (what, "view-subset") == 0 ? "*geometry's angles of 1048575 views*"
+                      : strcmp (what, "helix-z") == 0     ? "*geometry's source z of 1048576 views*"
+                      : strcmp (what, "calib-tables") == 0 ? "*sorted view angles*"
+                      : strcmp (what, "roi-mask") == 0    ? "*ROI's mask of 4096 * 4096 pixels*"
+                      : strcmp (what, "ttf-bins") == 0    ? "*TTF's radial bins (20300)*"
+                      : strcmp (what, "dicom-scan") == 0 ? "*list of 262144 DICOM files*"
+                      : strcmp (what, "draft") == 0 ? "*geometry.json: the angles of 10000000 views*"
+                      : strcmp (what, "vendor-names") == 0 ? "*file names of 1000000 views*"
+                      : "*per-view tables of 1048576 views*");
 }
 
 /* The child of test_no_abort_views: @what fails with CTR_ERROR_OUT_OF_MEMORY
@@ -878,7 +837,7 @@ no_abort_views_child (const char *what)
        * angles (8 MiB) do not fit in 4 */
       g_autoptr (CtrGeometry) g = fan (1u << 20, 4);
       CtrGrid grid = ctr_grid_square (8, 1.0, 1, 1.0);
-      limit_room (4 * MiB);
+      test_limit_room (4 * MiB);
       g_assert_null (ctr_fly_op_new (g, &grid, CTR_RAY_MODEL_JOSEPH, NULL, &error));
     }
   else if (strcmp (what, "fly-bands") == 0)
@@ -889,7 +848,7 @@ no_abort_views_child (const char *what)
       CtrGrid grid = ctr_grid_square (1, 1.0, 1, 1.0);
       grid.ny = 1u << 22;
       grid.dy = 1e-4;
-      limit_room (8 * MiB);
+      test_limit_room (8 * MiB);
       g_assert_null (ctr_fly_op_new (g, &grid, CTR_RAY_MODEL_JOSEPH, NULL, &error));
     }
   else if (strcmp (what, "cone-visit") == 0)
@@ -900,7 +859,7 @@ no_abort_views_child (const char *what)
       CtrGrid grid = ctr_grid_square (8, 1.0, 4, 1.0);
       CtrConeProjector *cp = ctr_cone_projector_new (g, &grid, &error);
       g_assert_no_error (error);
-      limit_room (12 * MiB);
+      test_limit_room (12 * MiB);
       g_assert_null (ctr_cone_op_new (cp, &error));
     }
   else if (strcmp (what, "view-spacing") == 0)
@@ -909,7 +868,7 @@ no_abort_views_child (const char *what)
        * and the views' order (4 MiB) fit in 14, the sort's copy of the
        * order (4 MiB more; g_qsort_with_data's g_malloc) does not */
       g_autoptr (CtrGeometry) g = fan (1u << 20, 4);
-      limit_room (14 * MiB);
+      test_limit_room (14 * MiB);
       g_assert_null (ctr_view_spacing (g, &error));
     }
   else if (strcmp (what, "entropy-rows") == 0)
@@ -920,7 +879,7 @@ no_abort_views_child (const char *what)
       g->n_rows = 1u << 20;
       g_autoptr (CtrProjections) p = ctr_projections_new (1, 1u << 20, 4, CTR_PROJ_LINE_INTEGRALS, &error);
       g_assert_no_error (error);
-      limit_room (14 * MiB);
+      test_limit_room (14 * MiB);
       CtrCalibEstimate est;
       g_assert_false (ctr_calib_entropy (g, p, 1.5, 2.0, &est, NULL, &error));
     }
@@ -930,7 +889,7 @@ no_abort_views_child (const char *what)
        * fit in 12, the smoothed row (16 bytes a column) does not */
       g_autoptr (CtrProjections) p = ctr_projections_new (1, 1, 1u << 20, CTR_PROJ_LINE_INTEGRALS, &error);
       g_assert_no_error (error);
-      limit_room (12 * MiB);
+      test_limit_room (12 * MiB);
       g_assert_true (isnan (ctr_noise_estimate_i0 (p, &error)));
     }
   else
@@ -942,7 +901,7 @@ no_abort_views_child (const char *what)
       g_assert_no_error (error);
       for (gsize i = 0; i < (gsize) 8 << 20; i++)
         p->data[i] = 0.5f + 0.01f * (float) ((i * 2654435761u) % 1000) / 1000.f;
-      limit_room (20 * MiB);
+      test_limit_room (20 * MiB);
       g_assert_true (isnan (ctr_noise_estimate_i0 (p, &error)));
     }
   g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
@@ -959,26 +918,15 @@ no_abort_views_child (const char *what)
 static void
 test_no_abort_views (gconstpointer data)
 {
-  if (g_getenv ("CTR_SANITIZED") != NULL)
-    {
-      g_test_skip ("an address-space limit stops the sanitizers");
-      return;
-    }
-  if (g_test_subprocess ())
-    {
-      no_abort_views_child (data);
-      return;
-    }
-  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
   const char *what = data;
-  g_test_trap_assert_stderr (strcmp (what, "operator-geometry") == 0 ? "*geometry's angles of 1048576 views*"
-                             : strcmp (what, "fly-bands") == 0 ? "*operator's bands of 4194304 image rows*"
-                             : strcmp (what, "cone-visit") == 0 ? "*cone operator's visit order of 1048576 views*"
-                             : strcmp (what, "view-spacing") == 0 ? "*order by angle of 1048576 views*"
-                             : strcmp (what, "entropy-rows") == 0 ? "*order of 1048576 detector rows by variance*"
-                             : strcmp (what, "noise-rows") == 0 ? "*noise estimator's smoothed rows of 1048576 columns*"
-                                                                : "*noise estimator's sorted edge samples (2097152)*");
+  test_no_abort_trap (no_abort_views_child, data,
+                      strcmp (what, "operator-geometry") == 0 ? "*geometry's angles of 1048576 views*"
+                      : strcmp (what, "fly-bands") == 0 ? "*operator's bands of 4194304 image rows*"
+                      : strcmp (what, "cone-visit") == 0 ? "*cone operator's visit order of 1048576 views*"
+                      : strcmp (what, "view-spacing") == 0 ? "*order by angle of 1048576 views*"
+                      : strcmp (what, "entropy-rows") == 0 ? "*order of 1048576 detector rows by variance*"
+                      : strcmp (what, "noise-rows") == 0 ? "*noise estimator's smoothed rows of 1048576 columns*"
+                      : "*noise estimator's sorted edge samples (2097152)*");
 }
 
 typedef struct {

@@ -7,15 +7,56 @@
  * With the argument "stop": rank 2 stops itself (SIGSTOP) and the others'
  * round must end the job by its watchdog, naming rank 2.  Also the
  * node-local rank (all three ranks share this machine) and the GPU device
- * each rank would take from it. */
+ * each rank would take from it; the geometry every rank gets from rank 0.
+ * With the argument "memory": rank 1 has no room for its copy of a large
+ * geometry, and every rank must end with its error (issue 38). */
 #include "ctr-mpi-private.h"
 #include "ctr-cuda-api.h"
+#include "ctr-test-memory.h"
+#include "data/ctr-geometry-vectors.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 static int failures;
+
+/* The checks failed on every rank, summed: "ok" or "FAIL" on rank 0; ends
+ * MPI.  Returns: the exit status. */
+static int
+finish (CtrMpiJob *job)
+{
+  int total = 0;
+  MPI_Allreduce (&failures, &total, 1, MPI_INT, MPI_SUM, job->comm);
+  if (job->rank == 0)
+    printf ("%s: %d check(s) failed over 3 ranks\n", total ? "FAIL" : "ok", total);
+  g_object_unref (job->inner);
+  ctr_mpi_finalize ();
+  return total ? 1 : 0;
+}
+
+/* A geometry of @n views with every per-view array set to values of the
+ * view (the same on every rank that makes it). */
+static CtrGeometry *
+test_geometry (guint n)
+{
+  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_CONE, n);
+  g->n_rows = 3;
+  g->n_cols = 5;
+  g->vectors = g_new (double, (gsize) n * CTR_GEOMETRY_VECTOR_LEN);
+  g->source_z_mm = g_new (double, n);
+  g->focal_shift = g_new (double, (gsize) n * 3);
+  for (guint k = 0; k < n; k++)
+    {
+      g->angles[k] = 0.1 * k;
+      g->source_z_mm[k] = 2.0 * k + 1;
+      for (guint i = 0; i < CTR_GEOMETRY_VECTOR_LEN; i++)
+        g->vectors[(gsize) k * CTR_GEOMETRY_VECTOR_LEN + i] = k * 100.0 + i;
+      for (guint i = 0; i < 3; i++)
+        g->focal_shift[(gsize) k * 3 + i] = -(k * 10.0 + i);
+    }
+  return g;
+}
 
 #define EXPECT(cond, what)                                                     \
   do {                                                                         \
@@ -55,6 +96,33 @@ main (int argc, char **argv)
       fprintf (stderr, "rank %d: FAIL the round with a stopped rank returned\n", job.rank);
       ctr_mpi_finalize ();
       return 3;
+    }
+
+  if (argc > 1 && strcmp (argv[1], "memory") == 0)
+    {
+      /* Rank 1 has 16 MiB of address space to spare; its copy of a
+       * geometry of 2²² views needs 32 MiB of angles and 32 MiB of source
+       * z.  Before the change it died in GLib's allocator (g_new: "failed
+       * to allocate", SIGTRAP) and mpirun ended the job. */
+      const guint n = 1u << 22;
+      g_autoptr (CtrGeometry) g = NULL;
+      if (job.rank == 0)
+        {
+          g = ctr_geometry_new (CTR_BEAM_CONE, n);
+          g_assert_true (ctr_geometry_set_source_z (g, 0.0, 1e-3, NULL));
+        }
+      const CtrMpiInput in = { .geometry = g, .grid = ctr_grid_square (8, 1.0, 1, 1.0) };
+      if (job.rank == 1)
+        test_limit_room (16u << 20);
+      CtrMpiShared sh;
+      const gboolean ok = ctr_mpi_share_inputs (&job, job.rank == 0 ? &in : NULL, &sh, &e);
+      EXPECT (!ok && sh.geometry == NULL, "rank 1 out of memory: FALSE everywhere, nothing shared");
+      EXPECT (g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY) && g_str_has_prefix (e->message, "rank 1: ")
+              && strstr (e->message, "copy of the geometry's angles of 4194304 views") != NULL,
+              "rank 1 out of memory: its message everywhere");
+      if (e != NULL)
+        fprintf (stderr, "rank %d: %s\n", job.rank, e->message);
+      return finish (&job);
     }
 
   /* 0. The node-local rank: one node, so the world rank; the device of
@@ -133,11 +201,20 @@ main (int argc, char **argv)
   /* 7. Everyone fine at the end. */
   EXPECT (ctr_mpi_settle (&job, CTR_MPI_PHASE_DONE, &boom, &e) && e == NULL, "all fine at the end");
 
-  int total = 0;
-  MPI_Allreduce (&failures, &total, 1, MPI_INT, MPI_SUM, job.comm);
-  if (job.rank == 0)
-    printf ("%s: %d check(s) failed over 3 ranks\n", total ? "FAIL" : "ok", total);
-  g_object_unref (job.inner);
-  ctr_mpi_finalize ();
-  return total ? 1 : 0;
+  /* 8. Rank 0's geometry reaches every rank whole: its header and every
+   * per-view array (angles, vectors, source z, focal-spot shifts). */
+  g_autoptr (CtrGeometry) want = test_geometry (7);
+  const CtrMpiInput in = { .geometry = want, .grid = ctr_grid_square (8, 1.0, 1, 1.0) };
+  CtrMpiShared sh;
+  EXPECT (ctr_mpi_share_inputs (&job, job.rank == 0 ? &in : NULL, &sh, &e) && e == NULL, "the geometry is shared");
+  const CtrGeometry *got = sh.geometry;
+  EXPECT (got != NULL && got->n_views == 7 && got->n_rows == 3 && got->n_cols == 5
+          && memcmp (got->angles, want->angles, 7 * sizeof (double)) == 0
+          && memcmp (got->vectors, want->vectors, 7 * CTR_GEOMETRY_VECTOR_LEN * sizeof (double)) == 0
+          && memcmp (got->source_z_mm, want->source_z_mm, 7 * sizeof (double)) == 0
+          && memcmp (got->focal_shift, want->focal_shift, 7 * 3 * sizeof (double)) == 0,
+          "every rank's copy of the geometry equals rank 0's");
+  ctr_mpi_shared_clear (&sh);
+
+  return finish (&job);
 }

@@ -142,7 +142,10 @@ difference_caption (CtrComparePage *self, CtrSliceView *view)
   double sum = 0;
   gsize n = 0;
 
-  ctr_slice_plane_extract (&plane, d, ctr_slice_view_get_orientation (view), ctr_slice_view_get_slice (view));
+  /* out of memory for the plane: no RMS (the view says why it shows nothing) */
+  if (!ctr_slice_plane_extract (&plane, d, ctr_slice_view_get_orientation (view), ctr_slice_view_get_slice (view),
+                                NULL))
+    return g_strdup (title);
   for (gsize i = 0; i < ctr_grid_slice_size (&plane.grid); i++)
     if (isfinite (plane.data[i]))
       {

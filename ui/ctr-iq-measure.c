@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/ctr-memory.h"
 #include "ctr-iq-measure.h"
 #include "ctr-plot-draw.h"
 
@@ -69,11 +70,14 @@ ctr_iq_result_free (CtrIqResult *r)
 }
 
 float *
-ctr_iq_slice_hu (const CtrVolume *v, guint z, double mu_water, gboolean *hu)
+ctr_iq_slice_hu (const CtrVolume *v, guint z, double mu_water, gboolean *hu, GError **error)
 {
   const gsize n = (gsize) v->grid.nx * v->grid.ny;
   const float *src = ctr_volume_slice (v, MIN (z, v->grid.nz - 1));
-  float *out = g_new (float, n);
+  g_autofree char *what = g_strdup_printf ("the measured slice of %u × %u pixels", v->grid.nx, v->grid.ny);
+  float *out = ctr_memory_try_new (n, sizeof (float), FALSE, what, error);
+  if (out == NULL)
+    return NULL;
 
   *hu = g_strcmp0 (v->unit, "1/mm") == 0 && mu_water > 0;
   for (gsize i = 0; i < n; i++)
@@ -261,6 +265,7 @@ ctr_iq_measure_async (const CtrIqSetup *setup, GPtrArray *runs, double mu_water,
 {
   Request *q = g_new0 (Request, 1);
   g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, data);
+  g_autoptr(GError) error = NULL;
 
   q->setup = setup_copy (setup);
   q->inputs = g_array_new (FALSE, TRUE, sizeof (Input));
@@ -275,11 +280,18 @@ ctr_iq_measure_async (const CtrIqSetup *setup, GPtrArray *runs, double mu_water,
       in.label = g_strdup (ctr_run_get_label (run));
       ctr_plot_color_of_run (run, &in.color);
       in.grid = v->grid;
-      in.slice = ctr_iq_slice_hu (v, v->grid.nz / 2, mu_water, &in.hu);
+      in.slice = ctr_iq_slice_hu (v, v->grid.nz / 2, mu_water, &in.hu, &error);
       g_array_append_val (q->inputs, in);
+      if (in.slice == NULL)
+        break;
     }
   g_task_set_source_tag (task, ctr_iq_measure_async);
   g_task_set_task_data (task, q, request_free);
+  if (error != NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
   g_task_run_in_thread (task, measure_thread);
 }
 

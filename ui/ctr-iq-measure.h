@@ -111,10 +111,12 @@ guint      ctr_iq_nps_size       (const guint8        *mask,
                                   guint               *count);
 
 /* The HU copy of slice @z of @v when its unit is "1/mm" (else a plain
- * copy; *@hu says which); g_free. */
+ * copy; *@hu says which); g_free.  NULL with CTR_ERROR_OUT_OF_MEMORY when
+ * the copy (4 bytes a pixel) does not fit. */
 float     *ctr_iq_slice_hu       (const CtrVolume     *v,
                                   guint                z,
                                   double               mu_water,
-                                  gboolean            *hu);
+                                  gboolean            *hu,
+                                  GError             **error);
 
 G_END_DECLS

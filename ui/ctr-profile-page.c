@@ -90,11 +90,14 @@ sample (CtrProfilePage *self, const CtrVolume *v, const double seg[4], guint n, 
       ctr_profile_sample (v, slice_of (self, v), seg[0], seg[1], seg[2], seg[3], n, out, out_s);
       return;
     }
-  ctr_slice_plane_extract (&plane, v, self->plane, slice_of (self, v));
-  g = plane.grid;
-  g.cz = 0;
-  g.dz = 1;
-  image = ctr_volume_new (&g, NULL);
+  image = NULL;
+  if (ctr_slice_plane_extract (&plane, v, self->plane, slice_of (self, v), NULL))
+    {
+      g = plane.grid;
+      g.cz = 0;
+      g.dz = 1;
+      image = ctr_volume_new (&g, NULL);
+    }
   if (image != NULL)
     {
       memcpy (image->data, plane.data, ctr_grid_slice_size (&g) * sizeof (float));
@@ -183,7 +186,8 @@ default_segment (CtrProfilePage *self)
 
   if (v == NULL)
     return;
-  ctr_slice_plane_extract (&plane, v, ctr_slice_view_get_orientation (self->profile_view), 0);
+  /* the plane's grid is set even when its copy does not fit */
+  ctr_slice_plane_extract (&plane, v, ctr_slice_view_get_orientation (self->profile_view), 0, NULL);
   half = 0.45 * plane.grid.nx * plane.grid.dx;
   seg[0] = plane.grid.cx - half;
   seg[1] = seg[3] = plane.grid.cy;

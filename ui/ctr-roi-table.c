@@ -177,7 +177,9 @@ ctr_roi_water_suspect (const CtrVolume *v, double mu_water, double *median_hu)
     return FALSE;
   n_xy = (gsize) v->grid.nx * v->grid.ny;
   slice = v->data + (gsize) (v->grid.nz / 2) * n_xy;
-  inside = g_new (float, n_xy);
+  inside = g_try_new (float, n_xy);   /* no room: no check (a warning only) */
+  if (inside == NULL)
+    return FALSE;
   for (gsize i = 0; i < n_xy; i++)
     if (slice[i] > 0.25 * mu_water)
       inside[n++] = slice[i];

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ctr-slice-plane.h"
+#include "base/ctr-memory.h"
 
 guint
 ctr_slice_plane_count (const CtrVolume *v, CtrSliceOrientation o)
@@ -33,11 +34,23 @@ ctr_slice_plane_clear (CtrSlicePlane *plane)
 /*   axial    — slice z of the volume as stored (no copy);
  *   coronal  — y fixed: x right, z up (row 0 = highest z);
  *   sagittal — x fixed: y right, z up. */
-void
+/* The copy of @plane's grid (set), held as its data; NULL with
+ * CTR_ERROR_OUT_OF_MEMORY. */
+static float *
+try_plane (CtrSlicePlane *plane, GError **error)
+{
+  g_autofree char *what = g_strdup_printf ("the shown plane of %u × %u pixels", plane->grid.nx, plane->grid.ny);
+  float *p = ctr_memory_try_new (ctr_grid_slice_size (&plane->grid), sizeof (float), FALSE, what, error);
+  plane->data = plane->copy = p;
+  return p;
+}
+
+gboolean
 ctr_slice_plane_extract (CtrSlicePlane       *plane,
                          const CtrVolume     *v,
                          CtrSliceOrientation  o,
-                         guint                index)
+                         guint                index,
+                         GError             **error)
 {
   const CtrGrid *g = &v->grid;
 
@@ -48,24 +61,30 @@ ctr_slice_plane_extract (CtrSlicePlane       *plane,
       plane->grid.nz = 1;
       plane->index = MIN (index, g->nz - 1);
       plane->data = ctr_volume_slice (v, plane->index);
-      return;
+      return TRUE;
     }
   if (o == CTR_SLICE_CORONAL)
     {
       guint y = MIN (index, g->ny - 1);
-      float *p = g_new (float, (gsize) g->nx * g->nz);
-      for (guint r = 0; r < g->nz; r++)
-        memcpy (p + (gsize) r * g->nx, ctr_volume_slice (v, g->nz - 1 - r) + (gsize) y * g->nx,
-                g->nx * sizeof (float));
       plane->index = y;
       plane->grid = (CtrGrid) { .nx = g->nx, .ny = g->nz, .nz = 1, .dx = g->dx, .dy = g->dz, .dz = 1,
                                 .cx = g->cx, .cy = g->cz };
-      plane->data = plane->copy = p;
+      float *p = try_plane (plane, error);
+      if (p == NULL)
+        return FALSE;
+      for (guint r = 0; r < g->nz; r++)
+        memcpy (p + (gsize) r * g->nx, ctr_volume_slice (v, g->nz - 1 - r) + (gsize) y * g->nx,
+                g->nx * sizeof (float));
     }
   else
     {
       guint x = MIN (index, g->nx - 1);
-      float *p = g_new (float, (gsize) g->ny * g->nz);
+      plane->index = x;
+      plane->grid = (CtrGrid) { .nx = g->ny, .ny = g->nz, .nz = 1, .dx = g->dy, .dy = g->dz, .dz = 1,
+                                .cx = g->cy, .cy = g->cz };
+      float *p = try_plane (plane, error);
+      if (p == NULL)
+        return FALSE;
       for (guint r = 0; r < g->nz; r++)
         {
           const float *src = ctr_volume_slice (v, g->nz - 1 - r);
@@ -73,11 +92,8 @@ ctr_slice_plane_extract (CtrSlicePlane       *plane,
           for (guint c = 0; c < g->ny; c++)
             p[(gsize) r * g->ny + c] = src[(gsize) (g->ny - 1 - c) * g->nx + x];
         }
-      plane->index = x;
-      plane->grid = (CtrGrid) { .nx = g->ny, .ny = g->nz, .nz = 1, .dx = g->dy, .dy = g->dz, .dz = 1,
-                                .cx = g->cy, .cy = g->cz };
-      plane->data = plane->copy = p;
     }
+  return TRUE;
 }
 
 double
@@ -197,11 +213,19 @@ ctr_slice_plane_volume_range (const CtrVolume *v, double *lo, double *hi)
 }
 
 GdkTexture *
-ctr_slice_plane_texture (const CtrSlicePlane *plane, double lo, double hi)
+ctr_slice_plane_texture (const CtrSlicePlane *plane, double lo, double hi, GError **error)
 {
   const CtrGrid *g = &plane->grid;
   gsize stride = (gsize) g->nx * 3;
-  guint8 *pixels = g_malloc (stride * g->ny);
+  if (plane->data == NULL)
+    {
+      g_set_error_literal (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "the shown plane could not be made");
+      return NULL;
+    }
+  g_autofree char *what = g_strdup_printf ("the picture of %u × %u pixels", g->nx, g->ny);
+  guint8 *pixels = ctr_memory_try_new (stride, g->ny, FALSE, what, error);
+  if (pixels == NULL)
+    return NULL;
   double scale = 255.0 / (hi - lo);
 
   for (guint y = 0; y < g->ny; y++)

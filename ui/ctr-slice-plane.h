@@ -36,11 +36,15 @@ typedef struct {
 guint       ctr_slice_plane_count        (const CtrVolume     *v,
                                           CtrSliceOrientation  o);
 /* Fills @plane with slice @index along @o of @v (kept alive by the caller
- * while @plane is used); frees what @plane held before. */
-void        ctr_slice_plane_extract      (CtrSlicePlane       *plane,
+ * while @plane is used); frees what @plane held before.  A coronal or
+ * sagittal plane is a copy (nx × nz or ny × nz floats), allocated with the
+ * non-aborting allocator: FALSE with CTR_ERROR_OUT_OF_MEMORY when it does
+ * not fit (@plane's grid and index set, its data NULL). */
+gboolean    ctr_slice_plane_extract      (CtrSlicePlane       *plane,
                                           const CtrVolume     *v,
                                           CtrSliceOrientation  o,
-                                          guint                index);
+                                          guint                index,
+                                          GError             **error);
 void        ctr_slice_plane_clear        (CtrSlicePlane       *plane);
 /* The automatic window: the 0.1st and 99.9th percentiles of the finite
  * values (0, 0 without any). */
@@ -65,10 +69,14 @@ guint       ctr_slice_plane_index_at     (const CtrGrid       *g,
 void        ctr_slice_plane_volume_range (const CtrVolume     *v,
                                           double              *lo,
                                           double              *hi);
-/* The plane in 8-bit grey, 0 at @lo and 255 at @hi (NaN black). */
+/* The plane in 8-bit grey, 0 at @lo and 255 at @hi (NaN black); its
+ * pixels (3 bytes each) allocated with the non-aborting allocator: NULL with
+ * CTR_ERROR_OUT_OF_MEMORY when they do not fit or @plane has no data.
+ * (GTK's own copies of the texture, for the screen, may still abort.) */
 GdkTexture *ctr_slice_plane_texture      (const CtrSlicePlane *plane,
                                           double               lo,
-                                          double               hi);
+                                          double               hi,
+                                          GError             **error);
 
 /* μ_water (1/mm) of the HU read-out and presets: the project's one value (core/base/ctr-hu.h). */
 #define CTR_SLICE_VIEW_MU_WATER CTR_MU_WATER_PER_MM

@@ -43,6 +43,7 @@ struct _CtrSliceView
 
   char       *caption;
   char       *placeholder;
+  char       *memory_error;    /* why the plane or its picture could not be made (shown instead) */
   char       *pointer_info;
 
   /* zoom about the centre and pan, in units of the fitted image size */

@@ -75,7 +75,7 @@ char *
 ctr_slice_view_describe_pixel (CtrSliceView *self, guint ix, guint iy)
 {
   g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), NULL);
-  if (self->image == NULL || ix >= self->plane.grid.nx || iy >= self->plane.grid.ny)
+  if (self->image == NULL || self->plane.data == NULL || ix >= self->plane.grid.nx || iy >= self->plane.grid.ny)
     return NULL;
 
   const CtrGrid *g = &self->plane.grid;

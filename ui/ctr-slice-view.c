@@ -80,7 +80,10 @@ update_plane (CtrSliceView *self)
       ctr_slice_plane_clear (&self->plane);
       return;
     }
-  ctr_slice_plane_extract (&self->plane, self->image, self->orientation, self->slice);
+  g_autoptr(GError) error = NULL;
+  g_clear_pointer (&self->memory_error, g_free);
+  if (!ctr_slice_plane_extract (&self->plane, self->image, self->orientation, self->slice, &error))
+    self->memory_error = g_strdup (error->message);
   self->slice = self->plane.index;
 }
 
@@ -108,9 +111,15 @@ apply_auto_window (CtrSliceView *self)
 static void
 rebuild_texture (CtrSliceView *self)
 {
+  g_autoptr(GError) error = NULL;
   g_clear_object (&self->texture);
-  if (self->image != NULL)
-    self->texture = ctr_slice_plane_texture (&self->plane, self->lo, self->hi);
+  if (self->image != NULL && self->plane.data != NULL)
+    {
+      g_clear_pointer (&self->memory_error, g_free);
+      self->texture = ctr_slice_plane_texture (&self->plane, self->lo, self->hi, &error);
+      if (self->texture == NULL)
+        self->memory_error = g_strdup (error->message);
+    }
 }
 
 /* Draws @markup anchored at (@x, @y); wrapped within @max_width pixels
@@ -192,7 +201,14 @@ ctr_slice_view_snapshot (GtkWidget   *widget,
 
   if (self->texture == NULL || !_ctr_slice_view_image_rect (self, &rect))
     {
-      if (self->placeholder != NULL)
+      if (self->image != NULL && self->memory_error != NULL)
+        {
+          /* out of memory for the plane or its picture: say so, in place of the image */
+          g_autofree char *escaped = g_markup_escape_text (self->memory_error, -1);
+          g_autofree char *markup = g_strdup_printf ("<b>Cannot show this image</b>\n%s", escaped);
+          draw_text_in (self, snapshot, markup, w / 2, h / 2, 0.5, 0.5, TRUE, 0.9 * w, NULL);
+        }
+      else if (self->placeholder != NULL)
         {
           g_autofree char *escaped = g_markup_escape_text (self->placeholder, -1);
           g_autofree char *markup =
@@ -510,6 +526,7 @@ ctr_slice_view_finalize (GObject *object)
 
   g_free (self->caption);
   g_free (self->placeholder);
+  g_free (self->memory_error);
   g_free (self->pointer_info);
 
   G_OBJECT_CLASS (ctr_slice_view_parent_class)->finalize (object);
@@ -695,6 +712,13 @@ ctr_slice_view_get_image (CtrSliceView *self)
 {
   g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), NULL);
   return self->image;
+}
+
+const char *
+ctr_slice_view_get_problem (CtrSliceView *self)
+{
+  g_return_val_if_fail (CTR_IS_SLICE_VIEW (self), NULL);
+  return self->image != NULL ? self->memory_error : NULL;
 }
 
 void

@@ -29,6 +29,10 @@ void        ctr_slice_view_set_image       (CtrSliceView *self,
                                             CtrVolume    *image,
                                             guint         slice);
 CtrVolume  *ctr_slice_view_get_image       (CtrSliceView *self);
+/* Why the image is not drawn: its plane or its 8-bit picture did not fit
+ * in memory (CTR_ERROR_OUT_OF_MEMORY's message, shown in the view in place
+ * of the image); NULL when it is drawn.  Owned by the view. */
+const char *ctr_slice_view_get_problem     (CtrSliceView *self);
 void        ctr_slice_view_reset_window    (CtrSliceView *self);
 void        ctr_slice_view_set_caption     (CtrSliceView *self,
                                             const char   *caption);

@@ -92,18 +92,16 @@ ctr_calib_curve_jackknife (const CtrCalibCurve *c)
   const guint nb = c->n_blocks;
   if (nb < 2)
     return NAN;
-  double *x = g_new (double, nb);
-  double mean = 0;
+  /* the leave-one-out minima's mean and squared deviations in one pass
+   * (Welford): no table of the blocks */
+  double mean = 0, ss = 0;
   for (guint b = 0; b < nb; b++)
     {
-      x[b] = ctr_calib_curve_minimum (c, (int) b);
-      mean += x[b];
+      const double x = ctr_calib_curve_minimum (c, (int) b);
+      const double d = x - mean;
+      mean += d / (b + 1);
+      ss += d * (x - mean);
     }
-  mean /= nb;
-  double ss = 0;
-  for (guint b = 0; b < nb; b++)
-    ss += (x[b] - mean) * (x[b] - mean);
-  g_free (x);
   return isfinite (ss) ? sqrt ((nb - 1.0) / nb * ss) : NAN;
 }
 

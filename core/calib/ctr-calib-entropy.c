@@ -185,13 +185,17 @@ cmp_float_asc (const void *a, const void *b)
 }
 
 /* The histogram range of each slice: its 0.5 % and 99.5 % quantiles in
- * the disc, widened by a quarter of their distance on each side. */
-static void
-set_ranges (Entropy *w, const CtrVolume *img)
+ * the disc, widened by a quarter of their distance on each side.  FALSE
+ * with CTR_ERROR_OUT_OF_MEMORY when the slice's copy does not fit. */
+static gboolean
+set_ranges (Entropy *w, const CtrVolume *img, GError **error)
 {
   const guint n = w->grid.nx;
   const double mid = (n - 1) / 2.0;
-  g_autofree float *v = g_new (float, (gsize) n * n);
+  g_autofree float *v = ctr_memory_try_new ((gsize) n * n, sizeof (float), FALSE, "the entropy's copy of one slice",
+                                            error);
+  if (v == NULL)
+    return FALSE;
   for (guint z = 0; z < w->grid.nz; z++)
     {
       gsize m = 0;
@@ -206,6 +210,7 @@ set_ranges (Entropy *w, const CtrVolume *img)
       w->lo[z] = a - pad;
       w->hi[z] = b + pad;
     }
+  return TRUE;
 }
 
 gboolean
@@ -229,13 +234,11 @@ ctr_calib_entropy (const CtrGeometry *g, const CtrProjections *p, double centre,
       const guint c = (i + n_points / 2) % n_points;
       set_centre (&w, curve->x0 + c * curve->dx);
       g_autoptr (CtrVolume) img = ctr_fbp_run (w.g, w.p, &w.grid, CTR_FILTER_RAM_LAK, 1.0, cancellable, error);
-      if (img == NULL)
+      if (img == NULL || (i == 0 && !set_ranges (&w, img, error)))
         {
           entropy_clear (&w);
           return FALSE;
         }
-      if (i == 0)
-        set_ranges (&w, img);
       for (guint z = 0; z < w.grid.nz; z++)
         curve->num[(gsize) z * n_points + c] = slice_entropy (&w, img, z, w.lo[z], w.hi[z]);
     }
@@ -250,18 +253,15 @@ ctr_calib_entropy (const CtrGeometry *g, const CtrProjections *p, double centre,
       ctr_calib_curve_export (curve, 1.0, 0.0, out);
       return TRUE;
     }
-  g_autofree double *v = g_new (double, n_points);
-  for (guint i = 0; i < n_points; i++)
-    v[i] = ctr_calib_curve_value (curve, -1, i);
   const int k = ctr_calib_curve_argmin (curve, -1);
-  double top = v[0];
+  double top = ctr_calib_curve_value (curve, -1, 0);
   for (guint i = 1; i < n_points; i++)
-    top = MAX (top, v[i]);
+    top = MAX (top, ctr_calib_curve_value (curve, -1, i));
   out->ok = TRUE;
   out->centre_col = x;
   out->sigma_col = ctr_calib_curve_jackknife (curve);
   ctr_calib_curve_export (curve, 1.0, 0.0, out);
-  out->quality = top > 0 ? CLAMP ((top - v[k]) / top, 0.0, 1.0) : 0.0;
+  out->quality = top > 0 ? CLAMP ((top - ctr_calib_curve_value (curve, -1, (guint) k)) / top, 0.0, 1.0) : 0.0;
   if (w.grid.nz < 2)
     g_snprintf (out->note, sizeof out->note, "one slice: the uncertainty is unknown");
   return TRUE;

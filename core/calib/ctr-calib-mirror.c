@@ -348,7 +348,13 @@ ctr_calib_mirror (const CtrGeometry *g, const CtrProjections *p, const CtrCalibO
   for (guint b = 0; b < nb; b++)
     for (guint f = 0; f < 2 * w.nc; f++)
       total[f] += x[2 * (gsize) w.nc * b + f];
-  g_autofree double *r = g_new (double, n_points);
+  g_autofree double *r = ctr_memory_try_new (n_points, sizeof (double), FALSE, "the mirror's whole correlation "
+                                             "curve", error);
+  if (r == NULL)
+    {
+      mirror_clear (&w);
+      return FALSE;
+    }
   CtrCalibCurve whole = { 1, n_points, x0, dx, r, NULL };
   mirror_curve (&w, total, &whole, 0);   /* r[i] = −correlation */
   mirror_clear (&w);

@@ -289,8 +289,15 @@ vo_coarse (const CtrProjections *p, const Half *h, const guint *rows, guint n_ro
             dst[j] = (float) (sum / fb);
           }
       }
-  Half hb = { .views = g_new (guint, nvb), .nh = nvb };
-  g_autofree guint *rb = g_new (guint, n_rows);
+  Half hb = { .views = ctr_memory_try_new (nvb, sizeof (guint), FALSE, "the coarse search's views", error),
+              .nh = nvb };
+  g_autofree guint *rb = hb.views == NULL ? NULL : ctr_memory_try_new (n_rows, sizeof (guint), FALSE,
+                                                                       "the coarse search's rows", error);
+  if (rb == NULL)
+    {
+      g_free (hb.views);
+      return FALSE;
+    }
   for (guint k = 0; k < nvb; k++)
     hb.views[k] = k;
   for (guint r = 0; r < n_rows; r++)
@@ -312,7 +319,9 @@ vo_coarse (const CtrProjections *p, const Half *h, const guint *rows, guint n_ro
   if (!ok)
     return FALSE;
   const int k = ctr_calib_curve_argmin (cc, -1);
-  g_autofree double *v = g_new (double, np);
+  g_autofree double *v = ctr_memory_try_new (np, sizeof (double), FALSE, "the coarse search's costs", error);
+  if (v == NULL)
+    return FALSE;
   for (guint i = 0; i < np; i++)
     v[i] = ctr_calib_curve_value (cc, -1, i);
   qsort (v, np, sizeof *v, cmp_double);

@@ -281,8 +281,39 @@ typedef struct {
   int key;            /* element being read, or -1 */
   GString *text;
   RtkValues top, cur;
-  GArray *projections;  /* RtkValues */
+  RtkValues *projections;   /* n_projections of room for capacity */
+  guint n_projections, capacity;
 } RtkParse;
+
+/* Room for one more projection's values in @p (grown by doubling with the
+ * non-aborting allocator: a document of short <Projection/> elements
+ * implies 88 bytes a projection from 13 bytes of text); FALSE with
+ * CTR_ERROR_OUT_OF_MEMORY. */
+static gboolean
+rtk_room (RtkParse *p, GError **error)
+{
+  if (p->n_projections < p->capacity)
+    return TRUE;
+  const guint64 cap = MAX (64, (guint64) p->capacity * 2);
+  g_autofree char *what = NULL;
+  gpointer grown = NULL;
+  if (cap <= G_MAXUINT)
+    {
+      what = g_strdup_printf ("RTK geometry: room for the values of %" G_GUINT64_FORMAT " projections", cap);
+      if (!ctr_memory_check (ctr_memory_mul (cap, sizeof (RtkValues)), what, error))
+        return FALSE;
+      grown = g_try_realloc_n (p->projections, cap, sizeof (RtkValues));
+    }
+  if (grown == NULL)
+    {
+      ctr_memory_set_error (error, ctr_memory_mul (cap, sizeof (RtkValues)),
+                            what != NULL ? what : "RTK geometry: the values of more than 2³² projections");
+      return FALSE;
+    }
+  p->projections = grown;
+  p->capacity = (guint) cap;
+  return TRUE;
+}
 
 static void
 rtk_start (GMarkupParseContext *ctx, const char *name, const char **an, const char **av, gpointer data,
@@ -332,7 +363,9 @@ rtk_end (GMarkupParseContext *ctx, const char *name, gpointer data, GError **err
   (void) ctx;
   if (g_str_equal (name, "Projection"))
     {
-      g_array_append_val (p->projections, p->cur);
+      if (!rtk_room (p, error))
+        return;
+      p->projections[p->n_projections++] = p->cur;
       p->in_projection = FALSE;
       return;
     }
@@ -397,15 +430,14 @@ ctr_geometry_import_rtk (const char *xml_text, gssize length, const CtrRtkDetect
       return NULL;
     }
   static const GMarkupParser parser = { rtk_start, rtk_end, rtk_text, NULL, NULL };
-  RtkParse p = { .key = -1, .text = g_string_new (NULL),
-                 .projections = g_array_new (FALSE, TRUE, sizeof (RtkValues)) };
+  RtkParse p = { .key = -1, .text = g_string_new (NULL) };
   GMarkupParseContext *ctx = g_markup_parse_context_new (&parser, G_MARKUP_IGNORE_QUALIFIED, &p, NULL);
   g_autoptr (GError) local = NULL;
   const gboolean ok = g_markup_parse_context_parse (ctx, xml_text, length, &local)
                       && g_markup_parse_context_end_parse (ctx, &local);
   g_markup_parse_context_free (ctx);
   g_string_free (p.text, TRUE);
-  g_autoptr (GArray) projections = p.projections;
+  g_autofree RtkValues *projections = p.projections;
   if (!ok)
     {
       if (local->domain == CTR_ERROR)
@@ -414,7 +446,7 @@ ctr_geometry_import_rtk (const char *xml_text, gssize length, const CtrRtkDetect
         g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "RTK geometry: not valid XML: %s", local->message);
       return NULL;
     }
-  const guint views = projections->len;
+  const guint views = p.n_projections;
   if (!p.root_seen || views == 0)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "RTK geometry: no <Projection> elements");
@@ -431,7 +463,7 @@ ctr_geometry_import_rtk (const char *xml_text, gssize length, const CtrRtkDetect
   const double vc = isnan (det->origin_v_mm) ? 0.0 : det->origin_v_mm + hv;
   for (guint k = 0; k < views; k++)
     {
-      const RtkValues *pr = &g_array_index (projections, RtkValues, k);
+      const RtkValues *pr = &projections[k];
       double v[N_KEYS];
       for (int i = 0; i < N_KEYS; i++)
         v[i] = rtk_value (pr, &p.top, i);

@@ -77,8 +77,9 @@ typedef struct {
  * Returns: (transfer full): a cone-beam geometry with per-view vectors (see
  *   above), or NULL with CTR_ERROR_FORMAT (not that XML; the element or value
  *   named), CTR_ERROR_UNSUPPORTED (a cylindrical detector,
- *   RadiusCylindricalDetector ≠ 0; parallel geometry, SDD = 0) or
- *   CTR_ERROR_INVALID_GEOMETRY.
+ *   RadiusCylindricalDetector ≠ 0; parallel geometry, SDD = 0),
+ *   CTR_ERROR_INVALID_GEOMETRY or CTR_ERROR_OUT_OF_MEMORY (the projections'
+ *   values, 88 bytes each, or their vectors do not fit).
  */
 CtrGeometry *ctr_geometry_import_rtk (const char *xml_text, gssize length, const CtrRtkDetector *det,
                                       GError **error);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "io/ctr-file.h"
 
 void
@@ -47,11 +48,14 @@ cmp_float (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-void
-ctr_nexus_median_planes (float *stack, guint n, gsize plane, float *out)
+gboolean
+ctr_nexus_median_planes (const float *stack, guint n, gsize plane, float *out, const char *what, GError **error)
 {
-  g_return_if_fail (n > 0);
-  g_autofree float *v = g_new (float, n);
+  g_return_val_if_fail (n > 0, FALSE);
+  g_autofree char *name = g_strdup_printf ("the per-pixel median of %u %s", n, what);
+  g_autofree float *v = ctr_memory_try_new (n, sizeof (float), FALSE, name, error);
+  if (v == NULL)
+    return FALSE;
   for (gsize i = 0; i < plane; i++)
     {
       for (guint k = 0; k < n; k++)
@@ -59,6 +63,7 @@ ctr_nexus_median_planes (float *stack, guint n, gsize plane, float *out)
       qsort (v, n, sizeof (float), cmp_float);
       out[i] = n % 2 == 1 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
     }
+  return TRUE;
 }
 
 CtrDataset *

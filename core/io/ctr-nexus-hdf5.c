@@ -309,7 +309,8 @@ read_frames (Source *s, CtrNexusScan *scan, const guint counts[4], const char *p
             ok = FALSE;
           }
         else
-          ctr_nexus_median_planes (stacks[t], counts[t], plane, *dst[t]);
+          ok = ctr_nexus_median_planes (stacks[t], counts[t], plane, *dst[t], t == 1 ? "flat frames" : "dark frames",
+                                        error);
       }
   g_free (stacks[1]);
   g_free (stacks[2]);

@@ -86,9 +86,16 @@ CtrNexusScan *ctr_nexus_read (const char *path, GCancellable *cancellable, GErro
  */
 CtrDataset *ctr_nexus_load_dataset (const char *path, GCancellable *cancellable, GError **error);
 
-/* The per-pixel median of @n planes of @plane floats each, stored one after
- * the other in @stack; the result in @out[plane].
- * An even count takes the mean of the middle two. */
-void ctr_nexus_median_planes (float *stack, guint n, gsize plane, float *out);
+/**
+ * ctr_nexus_median_planes:
+ * The per-pixel median of @n planes of @plane floats each, stored one after
+ * the other in @stack ([frame][pixel]); the result in @out[plane].  An even
+ * count takes the mean of the middle two.  @what names the frames for a
+ * message ("the flat frames").
+ * Returns: TRUE; FALSE with CTR_ERROR_OUT_OF_MEMORY when one pixel's @n
+ *   samples (4·@n bytes) cannot be allocated (@out untouched).
+ */
+gboolean ctr_nexus_median_planes (const float *stack, guint n, gsize plane, float *out, const char *what,
+                                  GError **error);
 
 G_END_DECLS

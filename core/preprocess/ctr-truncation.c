@@ -2,10 +2,14 @@
  * Hsieh et al. 2004 (see ctr-truncation.h). */
 #include "preprocess/ctr-truncation.h"
 #include "base/ctr-error.h"
+#include "base/ctr-memory.h"
 #include "preprocess/ctr-median.h"
 
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define TRUNCATED_ABOVE 0.01
 
@@ -78,16 +82,20 @@ extend_row (const float *in, guint C, guint w, guint fit, double pitch, double m
  * sums; each view's
  * extensions are then stretched (or shrunk) along the row by
  * (total − measured)/extended, within [1/10, 10].  @meas, @ext: [view][row]
- * sums from the first pass. */
+ * sums from the first pass; @scratch: @threads × views floats. */
 static void
 stretch_to_mass (const CtrProjections *p, guint w, guint fit, double pitch, double mu, const double *meas,
-                 const double *ext, const guint8 *whole, float *data)
+                 const double *ext, const guint8 *whole, float *data, float *scratch, int threads)
 {
   const guint V = p->n_views, R = p->n_rows, C = p->n_cols, NC = C + 2 * w;
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
   for (guint r = 0; r < R; r++)
     {
-      g_autofree float *tot = g_new (float, V);
+      int t = 0;
+#ifdef _OPENMP
+      t = omp_get_thread_num ();
+#endif
+      float *tot = scratch + (gsize) t * V;
       guint n = 0;
       for (guint v = 0; v < V; v++)
         if (whole[(gsize) v * R + r])
@@ -182,6 +190,16 @@ ctr_truncation_extend (CtrProjections *p, CtrGeometry *g, guint width, guint fit
                    n * 4.0 / 1048576.0);
       return FALSE;
     }
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads ();
+#endif
+  /* the consistency pass's totals of a row over the views, one a thread */
+  g_autofree char *what = g_strdup_printf ("truncation: the totals of %u views × %d threads", V, threads);
+  g_autofree float *totals = consistent ? ctr_memory_try_new ((gsize) threads * V, sizeof (float), FALSE, what, error)
+                                        : NULL;
+  if (consistent && totals == NULL)
+    return FALSE;
   guint64 cut = 0;
 #pragma omp parallel for reduction(+ : cut) schedule(static)
   for (gsize vr = 0; vr < (gsize) V * R; vr++)
@@ -196,7 +214,7 @@ ctr_truncation_extend (CtrProjections *p, CtrGeometry *g, guint width, guint fit
       cut += ends;
     }
   if (consistent)
-    stretch_to_mass (p, width, fit, pitch, mu_per_mm, meas, ext, whole, data);
+    stretch_to_mass (p, width, fit, pitch, mu_per_mm, meas, ext, whole, data, totals, threads);
   g_free (p->data);
   p->data = g_steal_pointer (&data);
   ctr_projections_take_planes (p, g_steal_pointer (&flat), g_steal_pointer (&dark), g_steal_pointer (&mask));

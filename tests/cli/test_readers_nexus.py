@@ -20,7 +20,11 @@ stack on stderr, no crash): no frames, frames of rank 2, rotation_angle or
 image_key of another length than the frames, no projection frame, an
 image_key of 7, no flat on a direct read, a geometry.json whose views
 disagree with the file, 10^15 voxels declared (refused before allocating),
-frames of strings.
+frames of strings.  2^18 flat frames of 1 × 2 pixels with the memory
+limit (CTR_MEMORY_LIMIT_MB) at 0.5 MiB: one pixel's samples for the median
+(1 MiB) are refused with exit 1 and a message naming them (issue 38;
+before: allocated with g_new whatever the limit, GLib's abort where the
+memory was really short).
 """
 import json
 import os
@@ -156,6 +160,14 @@ def bad_part(tmp):
     with open(j, "w") as fh:
         json.dump(g, fh)
     bad(j, "holds 3 projections", "geometry.json with 4 views, the file 3")
+    # the flats' median out of memory: an error, not an abort
+    n = 1 << 18
+    p = os.path.join(tmp, "flats.nxs")
+    write_nxtomo(p, np.ones((n + 1, 1, 2), np.float32), [0] + [1] * n, np.zeros(n + 1))
+    r = run("reconstruct", p, "--method", "fbp", "-o", p + ".out.tif", env=dict(os.environ, CTR_MEMORY_LIMIT_MB="0.5"))
+    check(r.returncode == 1 and "the per-pixel median of 262144 flat frames need 1.0" in r.stderr
+          and "CTR_MEMORY_LIMIT_MB" in r.stderr and not os.path.exists(p + ".out.tif"),
+          f"2^18 flat frames in 0.5 MiB: exit {r.returncode}, “{r.stderr.strip()[-200:]}”")
 
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -22,7 +22,11 @@ Targets (measured at writing: A 102.6 -> 11.4 HU MAE, ring 268.5 -> 2.1,
 cupping 244.4 -> 2.8; B 605.2 -> 47.7, ring 1343.1 -> -63.8, cupping
 1135.8 -> -31.1): the MAE falls >= 5x and the edge ring and the cupping
 >= 10x, in both.  The step's sentence states the new column count.
-Bad parameters are refused with exit 1, the key named, no output.
+Bad parameters are refused with exit 1, the key named, no output.  The
+consistency pass's totals (a row over the views, one a thread: 2^20 views
+x 8 threads, 32 MiB) under CTR_MEMORY_LIMIT_MB=24: exit 1 and a message
+naming them (issue 38; before: a g_new per row whatever the limit, GLib's
+abort where the memory was really short).
 Exit 77 when numpy or tifffile is absent.
 """
 import atexit
@@ -120,4 +124,22 @@ for i, (step, key) in enumerate(BAD):
             write_json(os.path.join(T, f"bad{i}.json"), [step]), "-o", out)
     msg = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
     check(r.returncode == 1 and key in msg and not os.path.exists(out), f"refused {json.dumps(step)}: {msg[-160:]}")
+
+# the consistency pass's totals out of memory: an error, not an abort
+big = os.path.join(T, "big")
+os.mkdir(big)
+views = 1 << 20
+with open(os.path.join(big, "geometry.json"), "w") as fh:
+    json.dump({"type": "parallel", "kind": "line_integrals", "views": views, "detector_cols": 2,
+               "detector_rows": 1, "detector_pitch_u_mm": 1.0, "angle_start_rad": 0.0,
+               "angle_step_rad": 3.141592653589793 / views,
+               "projections": {"file": "sinogram.tif", "layout": "sinogram", "dtype": "float32"}}, fh)
+tifffile.imwrite(os.path.join(big, "sinogram.tif"), np.ones((views, 2), np.float32))
+out = os.path.join(T, "big.tif")
+r = run("reconstruct", os.path.join(big, "geometry.json"), "-s", "4", "--no-reference", "--preprocess",
+        write_json(os.path.join(T, "big.json"), [{"op": "truncation", "width": 1, "fit": 2}]), "-o", out,
+        env=dict(os.environ, OMP_NUM_THREADS="8", CTR_MEMORY_LIMIT_MB="24"))
+msg = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+check(r.returncode == 1 and "the totals of 1048576 views × 8 threads need 32.0" in msg and not os.path.exists(out),
+      f"2^20 views x 8 threads' totals in 24 MiB: exit {r.returncode}, {msg[-200:]}")
 finish()

@@ -528,6 +528,9 @@ PY
   run_case volume-run GSK_RENDERER=cairo CTR_UI_CONE="$cone"
   rm -f "$build_dir/ui-three-views.png"
   run_case volume-window GSK_RENDERER=cairo CTR_UI_CONE="$cone"
+  # a plane that does not fit in memory (CTR_MEMORY_LIMIT_MB lowered while
+  # it is shown): each view says so in place of the image, no abort
+  run_case plane-memory GSK_RENDERER=cairo CTR_UI_CONE="$cone"
   # the crosshair (yellow lines) on the main view and on the two small views
   # beneath it, which show images (grey levels in the window's lower third)
   "$python" - "$build_dir/ui-three-views.png" "$work" <<'PY'

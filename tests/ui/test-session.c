@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 #include <sys/resource.h>
 
+#include "ctr-test-memory.h"
 #include "ctr-session.h"
 
 static char *dataset_path;   /* geometry.json of the simulated scan, or NULL */
@@ -819,17 +820,6 @@ test_errors (void)
   g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 0);
 }
 
-/* VmSize of this process, bytes. */
-static guint64
-vm_size (void)
-{
-  g_autofree char *st = NULL;
-  g_assert_true (g_file_get_contents ("/proc/self/status", &st, NULL, NULL));
-  const char *l = strstr (st, "VmSize:");
-  g_assert_nonnull (l);
-  return g_ascii_strtoull (l + 7, NULL, 10) * 1024;
-}
-
 /* A run asked for a geometry of 2²⁰ views (its angles: 8 MiB) under an
  * address-space limit 4 MiB above what the process holds: the session's
  * copy of the geometry fails, and the run ends with CTR_ERROR_OUT_OF_MEMORY
@@ -860,7 +850,7 @@ test_geometry_out_of_memory (void)
       big->angles = g_new0 (double, big->n_views);
       sirt_options (&o, 2);
       struct rlimit rl;
-      rl.rlim_cur = rl.rlim_max = vm_size () + (4u << 20);
+      rl.rlim_cur = rl.rlim_max = test_vm_size () + (4u << 20);
       g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
       ctr_session_reconstruct_async (session, big, &grid, &o, NULL, async_done, &a);
       wait_for (&a.done, 10, "the refusal");

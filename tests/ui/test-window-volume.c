@@ -15,6 +15,12 @@
  *   (before: the automatic window again on every slice); the three views
  *   share it.  A click on the axial view moves the coronal and sagittal
  *   slices to the clicked voxel (the linked crosshair): ui-three-views.png.
+ * /ui/window/plane-memory: the memory the process may use lowered to 10 KiB
+ *   (CTR_MEMORY_LIMIT_MB) while head-cone-small's reference is shown: a
+ *   coronal plane's copy (128 × 128 floats) and the pictures do not fit,
+ *   and each view says so in place of its image (ui-plane-memory.png;
+ *   before: GLib's abort where the memory was really short); the limit
+ *   lifted, the planes are drawn again.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -432,5 +438,52 @@ test_window_volume_window (void)
          "“Custom (HU)” holds its window [%.4g, %.4g] across slices and planes", lo, hi);
   set_preset (w, "soft-tissue");
   check_crosshair (w, main);
+  ui_close_window (w);
+}
+
+/* ---- /ui/window/plane-memory --------------------------------------------------- */
+
+/* Sets $CTR_MEMORY_LIMIT_MB (NULL: unsets it); the limit is read again
+ * after 100 ms (core/base/ctr-memory.h). */
+static void
+set_memory_limit (const char *mb)
+{
+  if (mb != NULL)
+    g_setenv ("CTR_MEMORY_LIMIT_MB", mb, TRUE);
+  else
+    g_unsetenv ("CTR_MEMORY_LIMIT_MB");
+  g_usleep (150 * 1000);
+}
+
+void
+test_window_plane_memory (void)
+{
+  CtrWindow *w;
+  CtrSliceView *main;
+
+  if (cone_path () == NULL)
+    {
+      g_test_skip ("no cone-beam dataset ($CTR_UI_CONE)");
+      return;
+    }
+  w = ui_new_window ();
+  CHECK (ui_open_and_wait (w, cone_path (), 120), "head-cone-small opened (its reference is a volume)");
+  main = CTR_SLICE_VIEW (ui_find (GTK_WIDGET (page_of (w)), CTR_TYPE_SLICE_VIEW, NULL));
+  ui_spin (100);
+  CHECK (ctr_slice_view_get_problem (main) == NULL, "the reference is drawn");
+  set_memory_limit ("0.01");
+  set_orientation (w, CTR_SLICE_CORONAL);
+  ui_spin (200);
+  {
+    const char *why = ctr_slice_view_get_problem (main);
+    CHECK (why != NULL && strstr (why, "the shown plane of") != NULL && strstr (why, "CTR_MEMORY_LIMIT_MB") != NULL,
+           "10 KiB of memory: the coronal view says why it shows nothing: “%s”", why ? why : "(drawn)");
+  }
+  ui_screenshot (GTK_WIDGET (w), "ui-plane-memory.png");
+  set_memory_limit (NULL);
+  set_orientation (w, CTR_SLICE_SAGITTAL);
+  ui_spin (200);
+  CHECK (ctr_slice_view_get_problem (main) == NULL && ctr_slice_view_get_orientation (main) == CTR_SLICE_SAGITTAL,
+         "the limit lifted: the sagittal plane is drawn");
   ui_close_window (w);
 }

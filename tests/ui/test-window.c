@@ -29,6 +29,9 @@
  *                              ui-profile.png, ui-compare.png
  *   /ui/window/volume          FDK of a cone-beam scan, coronal plane:
  *                              ui-volume-coronal.png
+ *   /ui/window/plane-memory    a plane that does not fit in memory: said in
+ *                              its view, no abort (test-window-volume.c):
+ *                              ui-plane-memory.png
  *   /ui/window/volume-run, /ui/window/volume-window  three views, one
  *                              window/level, live and cancelled volume runs
  *                              (test-window-volume.c): ui-three-views.png
@@ -1125,6 +1128,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/volume", test_volume);
   g_test_add_func ("/ui/window/volume-run", test_window_volume_run);
   g_test_add_func ("/ui/window/volume-window", test_window_volume_window);
+  g_test_add_func ("/ui/window/plane-memory", test_window_plane_memory);
   g_test_add_func ("/ui/window/dicom", test_window_dicom);
   g_test_add_func ("/ui/window/dicom-xa", test_window_dicom_xa);
   g_test_add_func ("/ui/window/study", test_window_study);

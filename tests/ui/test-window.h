@@ -160,6 +160,7 @@ void        test_window_session_close      (void);
 /* tests/ui/test-window-volume.c */
 void        test_window_volume_run         (void);
 void        test_window_volume_window      (void);
+void        test_window_plane_memory       (void);
 
 /* tests/ui/test-window-study-rois.c */
 void        test_window_study_drawn_rois   (void);
