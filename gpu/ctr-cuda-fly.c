@@ -83,8 +83,8 @@ ctr_cuda_fly_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, 
   return f;
 }
 
-static guint
-device_subset (guint subset)
+guint
+ctr_cuda_fly_subset (guint subset)
 {
   return subset == CTR_SUBSET_ALL ? G_MAXUINT : subset;
 }
@@ -92,23 +92,22 @@ device_subset (guint subset)
 gboolean
 ctr_cuda_fly_forward_host (CtrCudaFly *f, guint subset, const float *X, float *Y, GError **error)
 {
-  /* Y goes up too: the rays outside the subset come back as they were */
-  CTR_CUDA_TRY (ctr_cuda_fly_upload (f, CTR_CUDA_FLY_X, X, CTR_CUDA_ERR));
-  CTR_CUDA_TRY (ctr_cuda_fly_upload (f, CTR_CUDA_FLY_Y, Y, CTR_CUDA_ERR));
-  CTR_CUDA_TRY (ctr_cuda_fly_forward (f, device_subset (subset), ctr_cuda_fly_buffer (f, CTR_CUDA_FLY_X),
+  const guint s = ctr_cuda_fly_subset (subset);
+  CTR_CUDA_TRY (ctr_cuda_fly_upload (f, CTR_CUDA_FLY_X, 0, X, ctr_cuda_fly_image_floats (f), CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_fly_forward (f, s, ctr_cuda_fly_buffer (f, CTR_CUDA_FLY_X),
                                       ctr_cuda_fly_buffer (f, CTR_CUDA_FLY_Y), NULL, CTR_CUDA_ERR));
-  CTR_CUDA_TRY (ctr_cuda_fly_download (f, CTR_CUDA_FLY_Y, Y, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_fly_download_rays (f, CTR_CUDA_FLY_Y, s, Y, CTR_CUDA_ERR));
   return TRUE;
 }
 
 gboolean
 ctr_cuda_fly_adjoint_host (CtrCudaFly *f, guint subset, const float *Y, float *D, GError **error)
 {
-  float *dd = ctr_cuda_fly_buffer (f, CTR_CUDA_FLY_D);
-  CTR_CUDA_TRY (ctr_cuda_fly_upload (f, CTR_CUDA_FLY_Y, Y, CTR_CUDA_ERR));
+  const guint s = ctr_cuda_fly_subset (subset);
+  CTR_CUDA_TRY (ctr_cuda_fly_upload_rays (f, CTR_CUDA_FLY_R, s, Y, CTR_CUDA_ERR));
   CTR_CUDA_TRY (ctr_cuda_fly_zero (f, CTR_CUDA_FLY_D, CTR_CUDA_ERR));
-  CTR_CUDA_TRY (ctr_cuda_fly_adjoint (f, device_subset (subset), ctr_cuda_fly_buffer (f, CTR_CUDA_FLY_Y), dd,
-                                      CTR_CUDA_ERR));
-  CTR_CUDA_TRY (ctr_cuda_fly_download (f, CTR_CUDA_FLY_D, D, CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_fly_adjoint (f, s, ctr_cuda_fly_buffer (f, CTR_CUDA_FLY_R),
+                                      ctr_cuda_fly_buffer (f, CTR_CUDA_FLY_D), CTR_CUDA_ERR));
+  CTR_CUDA_TRY (ctr_cuda_fly_download (f, CTR_CUDA_FLY_D, 0, D, ctr_cuda_fly_image_floats (f), CTR_CUDA_ERR));
   return TRUE;
 }

@@ -49,10 +49,17 @@ struct CtrCudaFly {
   double *rays;
   unsigned *views;
   unsigned *ptr;             /* host copy of the subsets' pointers, n_subsets + 1 */
+  unsigned *vhost;           /* host copy of the subsets' views */
   unsigned n_subsets;
   float *buf[CTR_CUDA_FLY_N_BUFS];
   size_t nimg, ndata, bytes;
 };
+
+static size_t
+buf_floats (const CtrCudaFly *f, CtrCudaFlyBuf which)
+{
+  return which >= CTR_CUDA_FLY_Y ? f->ndata : f->nimg;
+}
 
 static unsigned
 fly_stride (int model)
@@ -309,6 +316,41 @@ fly_adjoint_kernel (FlyGeo g, unsigned v0, unsigned nrays, int all, const float 
   walk_ray (g, v, j, scatter);
 }
 
+/* R = step · COEF ∘ (B − Y) on ray q of S, slice blockIdx.y. */
+__global__ static void
+fly_residual_kernel (FlyGeo g, unsigned v0, unsigned nrays, int all, float step, const float *__restrict__ B,
+                     const float *__restrict__ coef, const float *__restrict__ Y, float *__restrict__ R)
+{
+  const unsigned q = blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= nrays)
+    return;
+  const unsigned v = ray_view (g, q, v0, all), j = q % g.nc;
+  const size_t at = (size_t) blockIdx.y * g.nv * g.nc + (size_t) v * g.nc + j;
+  R[at] = step * coef[at] * (B[at] - Y[at]);
+}
+
+/* X += D, D / CS or CS ∘ D (CS one slice of @np pixels), then the clip. */
+__global__ static void
+fly_apply_kernel (size_t n, size_t np, int mode, int nonneg, float *X, const float *__restrict__ D,
+                  const float *__restrict__ CS)
+{
+  const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = X[i];
+  if (mode == 0)
+    x += D[i];
+  else if (mode == 1)
+    {
+      const float c = CS[i % np];
+      if (c > 0.f)
+        x += D[i] / c;
+    }
+  else
+    x += CS[i % np] * D[i];
+  X[i] = nonneg && x < 0.f ? 0.f : x;
+}
+
 /* ------------------------------------------------------------- session -- */
 
 static size_t
@@ -322,7 +364,7 @@ ctr_cuda_fly_estimate_bytes (const CtrCudaFlyDesc *d)
 {
   const size_t nimg = (size_t) d->ns * d->nx * d->ny, ndata = (size_t) d->ns * d->n_views * d->n_cols;
   const size_t nsv = d->subset_ptr != nullptr ? d->subset_ptr[d->n_subsets] : 0;
-  return table_bytes (d) + nsv * sizeof (unsigned) + (2 * nimg + ndata) * sizeof (float) + 16;
+  return table_bytes (d) + nsv * sizeof (unsigned) + (3 * nimg + 5 * ndata) * sizeof (float) + 16;
 }
 
 extern "C" CtrCudaStatus
@@ -352,14 +394,19 @@ ctr_cuda_fly_create (const CtrCudaFlyDesc *desc, CtrCudaFly **out, char *err)
     return st;
   CtrCudaFly *f = (CtrCudaFly *) calloc (1, sizeof *f);
   unsigned *ptr = (unsigned *) malloc ((desc->n_subsets + 1) * sizeof (unsigned));
-  if (f == nullptr || ptr == nullptr)
+  unsigned *vhost = (unsigned *) malloc ((nsv > 0 ? nsv : 1) * sizeof (unsigned));
+  if (f == nullptr || ptr == nullptr || vhost == nullptr)
     {
       free (f);
       free (ptr);
+      free (vhost);
       snprintf (err, CTR_CUDA_ERR_LEN, "cannot allocate the on-the-fly projector's session");
       return CTR_CUDA_NO_MEMORY;
     }
   f->ptr = ptr;
+  f->vhost = vhost;
+  if (nsv > 0)
+    memcpy (vhost, desc->subset_views, nsv * sizeof (unsigned));
   f->n_subsets = desc->n_subsets;
   if (desc->n_subsets > 0)
     memcpy (ptr, desc->subset_ptr, (desc->n_subsets + 1) * sizeof (unsigned));
@@ -388,12 +435,12 @@ ctr_cuda_fly_create (const CtrCudaFlyDesc *desc, CtrCudaFly **out, char *err)
   CK (cudaMalloc ((void **) &f->rays, table_bytes (desc)));
   CK (cudaMalloc ((void **) &f->views, (nsv > 0 ? nsv : 1) * sizeof (unsigned)));
   for (int k = 0; k < CTR_CUDA_FLY_N_BUFS; k++)
-    CK (cudaMalloc ((void **) &f->buf[k], (k == CTR_CUDA_FLY_Y ? f->ndata : f->nimg) * sizeof (float)));
+    CK (cudaMalloc ((void **) &f->buf[k], buf_floats (f, (CtrCudaFlyBuf) k) * sizeof (float)));
   CK (cudaMemcpyAsync (f->rays, desc->rays, table_bytes (desc), cudaMemcpyHostToDevice, f->stream));
   if (nsv > 0)
     CK (cudaMemcpyAsync (f->views, desc->subset_views, nsv * sizeof (unsigned), cudaMemcpyHostToDevice, f->stream));
   for (int k = 0; k < CTR_CUDA_FLY_N_BUFS; k++)
-    CK (cudaMemsetAsync (f->buf[k], 0, (k == CTR_CUDA_FLY_Y ? f->ndata : f->nimg) * sizeof (float), f->stream));
+    CK (cudaMemsetAsync (f->buf[k], 0, buf_floats (f, (CtrCudaFlyBuf) k) * sizeof (float), f->stream));
   /* the host arrays are pageable: the copies are done when this returns */
   CK (cudaStreamSynchronize (f->stream));
   g.rays = f->rays;
@@ -420,6 +467,7 @@ ctr_cuda_fly_destroy (CtrCudaFly *f)
   if (f->stream != nullptr)
     cudaStreamDestroy (f->stream);
   free (f->ptr);
+  free (f->vhost);
   free (f);
 }
 
@@ -427,6 +475,18 @@ extern "C" size_t
 ctr_cuda_fly_device_bytes (const CtrCudaFly *f)
 {
   return f->bytes;
+}
+
+extern "C" size_t
+ctr_cuda_fly_image_floats (const CtrCudaFly *f)
+{
+  return f->nimg;
+}
+
+extern "C" size_t
+ctr_cuda_fly_data_floats (const CtrCudaFly *f)
+{
+  return f->ndata;
 }
 
 extern "C" float *
@@ -441,18 +501,22 @@ ctr_cuda_fly_stream (CtrCudaFly *f)
   return f->stream;
 }
 
-static size_t
-buf_floats (const CtrCudaFly *f, CtrCudaFlyBuf which)
-{
-  return which == CTR_CUDA_FLY_Y ? f->ndata : f->nimg;
-}
-
-extern "C" CtrCudaStatus
-ctr_cuda_fly_upload (CtrCudaFly *f, CtrCudaFlyBuf which, const float *host, char *err)
+/* Copies floats [@offset, @offset + @n) of a buffer (@up: from @host). */
+static CtrCudaStatus
+copy_range (CtrCudaFly *f, CtrCudaFlyBuf which, size_t offset, float *host, size_t n, int up, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
-  CK (cudaMemcpyAsync (f->buf[which], host, buf_floats (f, which) * sizeof (float), cudaMemcpyHostToDevice,
-                       f->stream));
+  if ((int) which < 0 || which >= CTR_CUDA_FLY_N_BUFS || offset > buf_floats (f, which)
+      || n > buf_floats (f, which) - offset)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "floats [%zu, %zu) are outside buffer %d of the on-the-fly projector", offset,
+                offset + n, (int) which);
+      return CTR_CUDA_INVALID;
+    }
+  if (up)
+    CK (cudaMemcpyAsync (f->buf[which] + offset, host, n * sizeof (float), cudaMemcpyHostToDevice, f->stream));
+  else
+    CK (cudaMemcpyAsync (host, f->buf[which] + offset, n * sizeof (float), cudaMemcpyDeviceToHost, f->stream));
   CK (cudaStreamSynchronize (f->stream));
   return CTR_CUDA_OK;
 fail:
@@ -460,15 +524,57 @@ fail:
 }
 
 extern "C" CtrCudaStatus
-ctr_cuda_fly_download (CtrCudaFly *f, CtrCudaFlyBuf which, float *host, char *err)
+ctr_cuda_fly_upload (CtrCudaFly *f, CtrCudaFlyBuf which, size_t offset, const float *host, size_t n, char *err)
+{
+  return copy_range (f, which, offset, (float *) host, n, 1, err);
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_fly_download (CtrCudaFly *f, CtrCudaFlyBuf which, size_t offset, float *host, size_t n, char *err)
+{
+  return copy_range (f, which, offset, host, n, 0, err);
+}
+
+/* The rays of @subset of data buffer @which, every slice (@up: from @host). */
+static CtrCudaStatus
+copy_rays (CtrCudaFly *f, CtrCudaFlyBuf which, unsigned subset, float *host, int up, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;
-  CK (cudaMemcpyAsync (host, f->buf[which], buf_floats (f, which) * sizeof (float), cudaMemcpyDeviceToHost,
-                       f->stream));
+  if (which < CTR_CUDA_FLY_Y || which >= CTR_CUDA_FLY_N_BUFS)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "buffer %d of the on-the-fly projector holds no rays", (int) which);
+      return CTR_CUDA_INVALID;
+    }
+  if (subset >= f->n_subsets)
+    return copy_range (f, which, 0, host, f->ndata, up, err);
+  {
+    const size_t per_slice = (size_t) f->g.nv * f->g.nc;
+    for (unsigned s = 0; s < f->g.ns; s++)
+      for (unsigned k = f->ptr[subset]; k < f->ptr[subset + 1]; k++)
+        {
+          const size_t at = s * per_slice + (size_t) f->vhost[k] * f->g.nc, n = f->g.nc * sizeof (float);
+          if (up)
+            CK (cudaMemcpyAsync (f->buf[which] + at, host + at, n, cudaMemcpyHostToDevice, f->stream));
+          else
+            CK (cudaMemcpyAsync (host + at, f->buf[which] + at, n, cudaMemcpyDeviceToHost, f->stream));
+        }
+  }
   CK (cudaStreamSynchronize (f->stream));
   return CTR_CUDA_OK;
 fail:
   return st;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_fly_upload_rays (CtrCudaFly *f, CtrCudaFlyBuf which, unsigned subset, const float *host, char *err)
+{
+  return copy_rays (f, which, subset, (float *) host, 1, err);
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_fly_download_rays (CtrCudaFly *f, CtrCudaFlyBuf which, unsigned subset, float *host, char *err)
+{
+  return copy_rays (f, which, subset, host, 0, err);
 }
 
 /* The rays of @subset: the offset of its views in g.views, the ray count,
@@ -514,6 +620,40 @@ ctr_cuda_fly_adjoint (CtrCudaFly *f, unsigned subset, const float *Y, float *D, 
   {
     const dim3 grid ((nrays + FLY_THREADS - 1) / FLY_THREADS, Y == nullptr ? 1 : f->g.ns);
     fly_adjoint_kernel<<<grid, FLY_THREADS, 0, f->stream>>> (f->g, v0, nrays, all, Y, D);
+  }
+  CK_LAUNCH ();
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_fly_residual (CtrCudaFly *f, unsigned subset, float step, const float *B, const float *coef, const float *Y,
+                       float *R, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  unsigned v0, nrays;
+  int all;
+  subset_rays (f, subset, &v0, &nrays, &all);
+  if (nrays == 0)
+    return CTR_CUDA_OK;
+  {
+    const dim3 grid ((nrays + FLY_THREADS - 1) / FLY_THREADS, f->g.ns);
+    fly_residual_kernel<<<grid, FLY_THREADS, 0, f->stream>>> (f->g, v0, nrays, all, step, B, coef, Y, R);
+  }
+  CK_LAUNCH ();
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_fly_apply (CtrCudaFly *f, int mode, int nonneg, float *X, const float *D, const float *CS, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  {
+    const size_t n = f->nimg, np = (size_t) f->g.nx * f->g.ny;
+    fly_apply_kernel<<<(unsigned) ((n + 255) / 256), 256, 0, f->stream>>> (n, np, mode, nonneg, X, D, CS);
   }
   CK_LAUNCH ();
   return CTR_CUDA_OK;

@@ -4,9 +4,9 @@
  * CPU's on-the-fly operator (core/sysmat/ctr-fly-op.h), and its products
  * on host arrays.
  *
- * Status (issue 37): the pair and its products are proven against the CPU
- * operator on the emulation harness (tests/test-gpu-fly.c); no operator or
- * plan route uses it yet, so `--matrix none` still runs on the CPU.
+ * The operator "cuda-fly" (ctr-cuda-fly-op.c) is the "cuda" backend's
+ * on-the-fly operator (ctr_backend_register_fly): `--matrix none` (or the
+ * memory plan choosing no stored matrix) runs on it when a device answers.
  */
 #pragma once
 
@@ -14,7 +14,9 @@
 #include "data/ctr-geometry.h"
 #include "data/ctr-volume.h"
 #include "sysmat/ctr-ray-model.h"
+#include "sysmat/ctr-operator.h"
 #include "sysmat/ctr-symmetry.h"
+#include "sysmat/ctr-vecops.h"
 #include "ctr-cuda-fly-api.h"
 
 G_BEGIN_DECLS
@@ -47,5 +49,37 @@ CtrCudaFly *ctr_cuda_fly_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayM
 gboolean ctr_cuda_fly_forward_host (CtrCudaFly *f, guint subset, const float *X, float *Y, GError **error);
 /* D = A_Sᵀ Y (overwritten) with host arrays; errors as above. */
 gboolean ctr_cuda_fly_adjoint_host (CtrCudaFly *f, guint subset, const float *Y, float *D, GError **error);
+
+/* The device's subset number of an operator's @subset (CTR_SUBSET_ALL:
+ * past the last, every view). */
+guint ctr_cuda_fly_subset (guint subset);
+
+/**
+ * ctr_cuda_fly_op_new:
+ * @g, @grid, @model: as ctr_fly_op_new.
+ * @orbits: (nullable) (transfer full): the symmetry whose orbits are the
+ *   subsets, as ctr_fly_op_new (freed on failure too).
+ * @error: as ctr_cuda_fly_new, plus ctr_fly_op_new's errors.
+ *
+ * The operator "cuda-fly": the subsets, layouts and ray model of the CPU's
+ * on-the-fly operator, every product on the device, equal to the CPU's to
+ * float rounding (tests/test-gpu-fly.c).  PART, SART and SIRT run whole
+ * passes on the device (CtrOperatorPass); CGLS, PWLS and ASD-POCS run on
+ * its vector operations (ctr_cuda_fly_vecops: every vector in device
+ * memory for the run).  ‖a_i‖² and the overlaps κ (set-up, once a run) come
+ * from the CPU's on-the-fly operator on the same rows, which it keeps (the
+ * host memory a CPU run would hold).  ART (ray-sequential) is refused
+ * (CTR_ERROR_UNSUPPORTED): the plan runs it on the CPU.
+ *
+ * Returns: (transfer full): the operator, or NULL with @error.
+ */
+CtrOperator *ctr_cuda_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, CtrSymmetry *orbits,
+                                  GError **error);
+
+/* The operator's vector operations (ctr-cuda-fly-vecops.c). */
+extern const CtrVecOps ctr_cuda_fly_vecops;
+
+/* The device session of a "cuda-fly" operator. */
+CtrCudaFly *ctr_cuda_fly_op_session (CtrOperator *op);
 
 G_END_DECLS
