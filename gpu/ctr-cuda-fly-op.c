@@ -305,12 +305,16 @@ ctr_cuda_fly_op_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel mode
   CtrOperator *op = &c->parent;
   c->dev = dev;
   c->cpu = cpu;
+  if (!ctr_operator_init (op, &cuda_fly_class, g, grid, grid->nz, error))
+    {
+      ctr_operator_unref (op);
+      return NULL;
+    }
   char err[CTR_CUDA_ERR_LEN] = "";
   const CtrCudaStatus st = ctr_cuda_vecs_create (ctr_cuda_fly_stream (dev), &c->vecs, err);
-  if (st != CTR_CUDA_OK || !ctr_operator_init (op, &cuda_fly_class, g, grid, grid->nz, error))
+  if (st != CTR_CUDA_OK)
     {
-      if (st != CTR_CUDA_OK)
-        ctr_cuda_status_error (st, err, error);
+      ctr_cuda_status_error (st, err, error);
       ctr_operator_unref (op);
       return NULL;
     }

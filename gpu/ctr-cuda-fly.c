@@ -56,6 +56,12 @@ ctr_cuda_fly_new (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, 
                    "(%u slices, %u rows) and a known ray model", grid->nz, g->n_rows);
       return NULL;
     }
+  if (grid->nz > 65535)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_UNSUPPORTED,
+                   "the GPU's on-the-fly projector takes at most 65535 slices, not %u", grid->nz);
+      return NULL;
+    }
   g_autofree double *rays = ctr_fly_ray_table (g, grid, model, error);
   if (rays == NULL)
     return NULL;

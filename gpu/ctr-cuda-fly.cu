@@ -469,6 +469,9 @@ ctr_cuda_fly_destroy (CtrCudaFly *f)
   free (f->ptr);
   free (f->vhost);
   free (f);
+  /* a failed synchronisation here is not the caller's error: no stale
+   * error for the next launch check */
+  ctr_cuda_clear_error ();
 }
 
 extern "C" size_t

@@ -30,12 +30,14 @@ G_BEGIN_DECLS
  *   ctr_fly_op_new (read, not kept); NULL: one view per subset.
  * @error: CTR_ERROR_INVALID_GEOMETRY / CTR_ERROR_INVALID_ARGUMENT (as
  *   ctr_fly_op_new), CTR_ERROR_UNSUPPORTED (the area model on a ray whose
- *   closed form does not hold: ctr_fly_ray_table), CTR_ERROR_OUT_OF_MEMORY
- *   (host table or device memory, with the sizes) or
+ *   closed form does not hold: ctr_fly_ray_table; more than 65535
+ *   slices), CTR_ERROR_OUT_OF_MEMORY (host table or device memory, with
+ *   the sizes) or
  *   CTR_ERROR_BACKEND_UNAVAILABLE (no device, a failed CUDA call named).
  *
  * The device holds the ray table (4 doubles a ray, 24 for the area model),
- * the subsets' view lists, two images and one data array of floats.
+ * the subsets' view lists, three images and five data arrays of floats
+ * (ctr_cuda_fly_estimate_bytes).
  *
  * Returns: (transfer full): the session (ctr_cuda_fly_destroy), or NULL.
  */

@@ -313,6 +313,42 @@ test_methods (gconstpointer data)
   g_assert_cmpfloat (down, <=, n * sizeof (float) / 8.0);
 }
 
+/* Where the device's pair does not run, the plan says why and the CPU's
+ * on-the-fly operator runs: ART (row-sequential), and the area model where
+ * its closed form does not hold. */
+static void
+test_plan_notes (void)
+{
+  const Case *c = &cases[2];
+  for (int k = 0; k < 2; k++)
+    {
+      g_autoptr (CtrGeometry) g = make_geometry (c);
+      if (k == 1)
+        {
+          g->sod_mm = 30;
+          g->sdd_mm = 60;
+        }
+      const CtrGrid grid = make_grid (c);
+      CtrReconOptions o;
+      ctr_recon_options_init (&o, k == 0 ? CTR_METHOD_ART : CTR_METHOD_SIRT);
+      o.backend = "cuda";
+      o.matrix = CTR_MATRIX_NONE;
+      o.ray_model = CTR_RAY_MODEL_AREA;
+      g_autoptr (GError) e = NULL;
+      g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
+      g_assert_no_error (e);
+      g_assert_cmpstr (ctr_recon_plan_get_backend (plan), ==, "cpu");
+      CtrPlanInfo info;
+      ctr_recon_plan_get_info (plan, FALSE, &info);
+      g_assert_cmpstr (info.operator_name, ==, "cpu-fly");
+      const char *want = k == 0 ? "ART is row-sequential; the CPU runs it, not cuda" : "closed form does not hold";
+      gboolean said = FALSE;
+      for (const char *const *n = ctr_recon_plan_get_notes (plan); *n; n++)
+        said |= strstr (*n, want) != NULL;
+      g_assert_true (said);
+    }
+}
+
 #endif
 
 int
@@ -341,6 +377,7 @@ main (int argc, char **argv)
           g_test_add_data_func (path, &params[n++], test_products);
         }
   g_test_add_func ("/ctr/gpu-fly/area-refused", test_area_refused);
+  g_test_add_func ("/ctr/gpu-fly/plan-notes", test_plan_notes);
   for (guint k = 0; k < G_N_ELEMENTS (methods); k++)
     {
       g_autofree char *path = g_strdup_printf ("/ctr/gpu-fly/methods/%s", ctr_method_name (methods[k].m));
