@@ -71,6 +71,28 @@ gboolean ctr_cuda_vecop_penalty_value (CtrVecs *vs, CtrPenalty kind, double delt
                                        GError **error);
 gboolean ctr_cuda_vecop_tv_descent (CtrVecs *vs, CtrVec *X, guint n_steps, double dtvg, GError **error);
 
+/* The entries of an operator's device table that are the shared ones
+ * above (every entry but name, begin, end, forward, adjoint, update,
+ * reduce),
+ * for its initializer. */
+#define CTR_CUDA_VECOPS_SHARED                                   \
+  .alloc = ctr_cuda_vecop_alloc,                                 \
+  .bind = ctr_cuda_vecop_bind,                                   \
+  .free = ctr_cuda_vecop_free,                                   \
+  .download = ctr_cuda_vecop_download,                           \
+  .fill = ctr_cuda_vecop_fill,                                   \
+  .copy = ctr_cuda_vecop_copy,                                   \
+  .axpby = ctr_cuda_vecop_axpby,                                 \
+  .mul = ctr_cuda_vecop_mul,                                     \
+  .dot = ctr_cuda_vecop_dot,                                     \
+  .diff_dot = ctr_cuda_vecop_diff_dot,                           \
+  .data_norms = ctr_cuda_vecop_data_norms,                       \
+  .sqs_step = ctr_cuda_vecop_sqs_step,                           \
+  .extrapolate = ctr_cuda_vecop_extrapolate,                     \
+  .penalty_gradient = ctr_cuda_vecop_penalty_gradient,           \
+  .penalty_value = ctr_cuda_vecop_penalty_value,                 \
+  .tv_descent = ctr_cuda_vecop_tv_descent
+
 /* The device memory of @v (a vector of a device table). */
 static inline float *
 ctr_cuda_vec_ptr (const CtrVec *v)

@@ -38,6 +38,10 @@
  * host's vectors (CTR_VECOPS=host: the operator's host-array steps);
  * split (ctr-cuda-cone-split.c): products and a SART step in 2 slabs × 4
  * view chunks, SIRT through the plan on a device capped to 2 slabs.
+ * The on-the-fly pair (ctr-cuda-fly.cu, issue 37): its products, and the
+ * six methods through the plan with no stored matrix (PART, SART, SIRT as
+ * device passes; CGLS, PWLS and ASD-POCS, 3 TV steps, on its device
+ * vectors).
  * The counting run records each call's call stack (ctr_emu_fault_site):
  * the entry points' counts are printed by the counting run (2,115 call
  * stacks over 28 entry points with the SCSR operator's device vectors and
@@ -61,6 +65,7 @@
 #include "ctr-cuda-fdk.h"
 #include "ctr-cuda-cone.h"
 #include "ctr-cuda-cone-split.h"
+#include "ctr-cuda-fly.h"
 #include "ctr-emu.h"
 #include "sysmat/ctr-cone-op.h"
 #include "sim/ctr-phantom3d.h"
@@ -81,6 +86,7 @@ typedef struct {
   float *x, *y;                 /* random image and data for the products */
   float *ax_cpu, *aty_cpu;
   CtrVolume *cpu[6];            /* CPU images of fault_methods[] */
+  CtrVolume *fly_cpu[6];        /* the same with no stored matrix (cpu-fly) */
   /* cone beam */
   CtrGeometry *gc;
   CtrGrid gridc;
@@ -181,6 +187,13 @@ setup (void)
       g_autoptr (GError) e = NULL;
       fx.cpu[k] = test_run_scsr (fx.m, g, fx.p, &fx.grid, &o, NULL, NULL, NULL, NULL, &e);
       g_assert_no_error (e);
+      o.backend = "cpu";
+      o.matrix = CTR_MATRIX_NONE;
+      o.tv_iterations = 3;
+      g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &fx.grid, &o, NULL, &e);
+      g_assert_no_error (e);
+      fx.fly_cpu[k] = ctr_recon_plan_execute (plan, fx.p, NULL, NULL, NULL, NULL, &e);
+      g_assert_no_error (e);
     }
   /* cone beam: 10 views of a 16 × 12 panel, a 10³ volume */
   fx.gc = ctr_geometry_new (CTR_BEAM_CONE, 10);
@@ -266,7 +279,7 @@ count_reports (const CtrIterStats *s, gpointer data)
 /* The plan on backend @backend: a device failure before the first report
  * falls back to the CPU with a note; after it, the run fails. */
 static gboolean
-plan_run (const char *backend, CtrMethod method, GError **error)
+plan_run_matrix (const char *backend, CtrMethod method, CtrMatrixFormat matrix, GError **error)
 {
   CtrReconOptions o;
   ctr_recon_options_init (&o, method);
@@ -274,6 +287,9 @@ plan_run (const char *backend, CtrMethod method, GError **error)
   o.nonnegative = TRUE;
   o.ray_model = CTR_RAY_MODEL_AREA;
   o.backend = backend;
+  o.matrix = matrix;
+  if (matrix == CTR_MATRIX_NONE)
+    o.tv_iterations = 3;   /* the TV steps are the shared table's, counted on the SCSR entries */
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (fx.g, &fx.grid, &o, NULL, error);
   if (plan == NULL)
     return FALSE;
@@ -288,8 +304,52 @@ plan_run (const char *backend, CtrMethod method, GError **error)
   while (fault_methods[k] != method)
     k++;
   /* ASD-POCS's adaptive TV steps amplify rounding (test-gpu.c, methods) */
-  return check_close (max_rel (v->data, fx.cpu[k]->data, NP), method == CTR_METHOD_ASD_POCS ? 1e-2 : 1e-4,
+  const CtrVolume *ref = matrix == CTR_MATRIX_NONE ? fx.fly_cpu[k] : fx.cpu[k];
+  return check_close (max_rel (v->data, ref->data, NP), method == CTR_METHOD_ASD_POCS ? 1e-2 : 1e-4,
                       "the plan's image", error);
+}
+
+static gboolean
+plan_run (const char *backend, CtrMethod method, GError **error)
+{
+  return plan_run_matrix (backend, method, CTR_MATRIX_AUTO, error);
+}
+
+/* The GPU's on-the-fly pair (ctr-cuda-fly.cu): its products on host arrays. */
+static gboolean
+e_fly_products (GError **error)
+{
+  CtrSymmetry *sy = ctr_symmetry_find (fx.g, &fx.grid, CTR_SYM_ALL, NULL);
+  CtrCudaFly *f = ctr_cuda_fly_new (fx.g, &fx.grid, CTR_RAY_MODEL_AREA, sy, error);
+  ctr_symmetry_free (sy);
+  if (f == NULL)
+    return FALSE;
+  g_autofree float *y = g_new0 (float, NR), *x = g_new (float, NP), *y_cpu = g_new (float, NR);
+  g_autofree float *x_cpu = g_new (float, NP);
+  /* the SCSR lanes' order is not the on-the-fly operator's [slice][view][col]:
+   * the CSR matrix's rows are */
+  for (guint s = 0; s < NS; s++)
+    {
+      ctr_sysmat_apply (fx.a, fx.x + NX * NX * s, y_cpu + (gsize) s * NV * NC, 1);
+      ctr_sysmat_apply_adjoint (fx.a, fx.y + (gsize) s * NV * NC, x_cpu + NX * NX * s, 1);
+    }
+  const gboolean ok = ctr_cuda_fly_forward_host (f, CTR_SUBSET_ALL, fx.x, y, error)
+                      && check_close (max_rel (y, y_cpu, NR), 1e-5, "on-the-fly A x", error)
+                      && ctr_cuda_fly_adjoint_host (f, CTR_SUBSET_ALL, fx.y, x, error)
+                      && check_close (max_rel (x, x_cpu, NP), 1e-5, "on-the-fly A'y", error);
+  ctr_cuda_fly_destroy (f);
+  return ok;
+}
+
+static gboolean e_fly_part (GError **error) { return plan_run_matrix ("cuda", CTR_METHOD_PART, CTR_MATRIX_NONE, error); }
+static gboolean e_fly_sart (GError **error) { return plan_run_matrix ("cuda", CTR_METHOD_SART, CTR_MATRIX_NONE, error); }
+static gboolean e_fly_sirt (GError **error) { return plan_run_matrix ("cuda", CTR_METHOD_SIRT, CTR_MATRIX_NONE, error); }
+static gboolean e_fly_cgls (GError **error) { return plan_run_matrix ("cuda", CTR_METHOD_CGLS, CTR_MATRIX_NONE, error); }
+static gboolean e_fly_pwls (GError **error) { return plan_run_matrix ("cuda", CTR_METHOD_PWLS, CTR_MATRIX_NONE, error); }
+static gboolean
+e_fly_asd_pocs (GError **error)
+{
+  return plan_run_matrix ("cuda", CTR_METHOD_ASD_POCS, CTR_MATRIX_NONE, error);
 }
 
 static gboolean e_plan_part (GError **error) { return plan_run ("cuda", CTR_METHOD_PART, error); }
@@ -581,6 +641,13 @@ static const Entry entries[] = {
   { "plan asd-pocs (cuda cone: device vectors)", e_cone_asd_pocs },
   { "cuda cone split forward/adjoint (slabs and chunks)", e_cone_split_products },
   { "plan sirt (cuda cone split: host products)", e_cone_split_sirt },
+  { "cuda on-the-fly pair forward/adjoint", e_fly_products },
+  { "plan part (cuda fly: device passes)", e_fly_part },
+  { "plan sart (cuda fly: device passes)", e_fly_sart },
+  { "plan sirt (cuda fly: device passes)", e_fly_sirt },
+  { "plan cgls (cuda fly: device vectors)", e_fly_cgls },
+  { "plan pwls (cuda fly: device vectors)", e_fly_pwls },
+  { "plan asd-pocs (cuda fly: device vectors)", e_fly_asd_pocs },
 };
 
 /* The message names the call that failed (a launch is checked with

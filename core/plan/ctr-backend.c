@@ -253,3 +253,49 @@ ctr_backend_cone_memory (const CtrBackend *b)
       return cone_memory_registry[i].fn;
   return NULL;
 }
+
+/* On-the-fly operators and their memory plans by backend name
+ * (ctr_backend_register_fly). */
+static struct {
+  const char *name;
+  CtrBackendFlyOperator fn;
+  CtrBackendFlyMemory memory;
+} fly_registry[MAX_BACKENDS];
+static guint n_fly;
+
+void
+ctr_backend_register_fly (const char *name, CtrBackendFlyOperator fn, CtrBackendFlyMemory memory)
+{
+  if (name == NULL || fn == NULL || n_fly == MAX_BACKENDS)
+    return;
+  for (guint i = 0; i < n_fly; i++)
+    if (strcmp (fly_registry[i].name, name) == 0)
+      return;
+  fly_registry[n_fly].name = name;
+  fly_registry[n_fly].fn = fn;
+  fly_registry[n_fly].memory = memory;
+  n_fly++;
+}
+
+static gint
+fly_index (const CtrBackend *b)
+{
+  for (guint i = 0; b != NULL && i < n_fly; i++)
+    if (strcmp (fly_registry[i].name, b->name) == 0)
+      return (gint) i;
+  return -1;
+}
+
+CtrBackendFlyOperator
+ctr_backend_fly (const CtrBackend *b)
+{
+  const gint i = fly_index (b);
+  return i < 0 ? NULL : fly_registry[i].fn;
+}
+
+CtrBackendFlyMemory
+ctr_backend_fly_memory (const CtrBackend *b)
+{
+  const gint i = fly_index (b);
+  return i < 0 ? NULL : fly_registry[i].memory;
+}

@@ -27,6 +27,7 @@
 #include "recon/ctr-recon-types.h"
 #include "sysmat/ctr-operator.h"
 #include "sysmat/ctr-scsr.h"
+#include "sysmat/ctr-symmetry.h"
 #include "analytic/ctr-fdk.h"
 
 G_BEGIN_DECLS
@@ -170,5 +171,37 @@ void ctr_backend_register_cone_memory (const char *name, CtrBackendConeMemory fn
 /* (nullable) @b's cone-beam memory plan; NULL for the CPU and a backend
  * without. */
 CtrBackendConeMemory ctr_backend_cone_memory (const CtrBackend *b);
+
+/**
+ * CtrBackendFlyOperator:
+ * A backend's on-the-fly fan/parallel operator (no stored matrix): the ray
+ * model, subsets and layouts of sysmat/ctr-fly-op.h (ctr_fly_op_new's
+ * arguments; @orbits (nullable) (transfer full), freed on failure too).
+ * Returns (transfer full) the operator, or NULL with
+ * CTR_ERROR_BACKEND_UNAVAILABLE, CTR_ERROR_OUT_OF_MEMORY or
+ * CTR_ERROR_UNSUPPORTED (a ray the backend's pair does not take); the
+ * caller then runs the CPU's operator and says why.
+ */
+typedef CtrOperator *(*CtrBackendFlyOperator) (const CtrBackend *self, const CtrGeometry *g, const CtrGrid *grid,
+                                               CtrRayModel model, CtrSymmetry *orbits, GError **error);
+
+/**
+ * CtrBackendFlyMemory:
+ * One line for the plan's estimate: the device memory the backend's
+ * on-the-fly pair of @g on @grid with @model needs and what is usable
+ * there, without building anything; (transfer full), or NULL when the
+ * backend cannot say (no device).
+ */
+typedef char *(*CtrBackendFlyMemory) (const CtrBackend *self, const CtrGeometry *g, const CtrGrid *grid,
+                                      CtrRayModel model);
+
+/* Records the on-the-fly operator and its memory plan of the backend named
+ * @name (from the GPU library's constructor, as ctr_backend_register_fdk). */
+void ctr_backend_register_fly (const char *name, CtrBackendFlyOperator fn, CtrBackendFlyMemory memory);
+
+/* (nullable) @b's on-the-fly operator and memory plan; NULL for the CPU
+ * (ctr_fly_op_new) and a backend without. */
+CtrBackendFlyOperator ctr_backend_fly (const CtrBackend *b);
+CtrBackendFlyMemory ctr_backend_fly_memory (const CtrBackend *b);
 
 G_END_DECLS

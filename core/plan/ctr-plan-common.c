@@ -157,11 +157,17 @@ ctr_plan_estimate_notes (const CtrGeometry *g, const CtrGrid *grid, const CtrRec
   g_ptr_array_add (notes, ctr_plan_memory_note (&m));
   if (choice != NULL)
     g_ptr_array_add (notes, choice);
-  /* the device's share: the backend's cone pair whole or split */
-  const CtrBackend *b = g->beam == CTR_BEAM_CONE && ctr_method_is_iterative (resolved.method)
+  /* the device's share: the backend's cone pair whole or split, or its
+   * on-the-fly fan/parallel pair */
+  const gboolean iterative = ctr_method_is_iterative (resolved.method);
+  const gboolean fly = g->beam != CTR_BEAM_CONE && resolved.matrix == CTR_MATRIX_NONE && !ctr_helix_applies (g)
+                       && resolved.method != CTR_METHOD_ART;
+  const CtrBackend *b = iterative && (g->beam == CTR_BEAM_CONE || fly)
                           ? ctr_backend_select (resolved.backend, NULL, NULL) : NULL;
-  CtrBackendConeMemory device = ctr_backend_cone_memory (b);
-  char *line = device != NULL ? device (b, g, grid) : NULL;
+  CtrBackendConeMemory device = g->beam == CTR_BEAM_CONE ? ctr_backend_cone_memory (b) : NULL;
+  CtrBackendFlyMemory fly_device = fly ? ctr_backend_fly_memory (b) : NULL;
+  char *line = device != NULL ? device (b, g, grid)
+               : fly_device != NULL ? fly_device (b, g, grid, resolved.ray_model) : NULL;
   if (line != NULL)
     g_ptr_array_add (notes, line);
   return TRUE;

@@ -2,9 +2,10 @@
  * methods on fan and parallel beam, one 2-D slice per detector row.
  *
  * The operator is made once: with matrix none the rows on the fly
- * (sysmat/ctr-fly-op.h; on the CPU, with the subsets the SCSR matrix would
- * have: orbits unless one view per subset is asked for or the method is
- * ART); ART on the CSR matrix (row-sequential, on the CPU); the CSR matrix
+ * (sysmat/ctr-fly-op.h, with the subsets the SCSR matrix would have: orbits
+ * unless one view per subset is asked for or the method is ART; on a GPU
+ * backend's on-the-fly operator when it has one and runs the method, else
+ * on the CPU, which is also the fall-back at execute); ART on the CSR matrix (row-sequential, on the CPU); the CSR matrix
  * when asked for (by view, or by symmetry orbit for PART); else the SCSR
  * matrix (from the disk cache when it is there), on a GPU backend's operator
  * when the backend has one and runs the method, with the CPU's operator on
@@ -87,13 +88,6 @@ csr_operator (SlicesState *s, gboolean orbits, GCancellable *cancellable, GError
   return ctr_csr_op_new (a, sy, rs->g, &rs->grid, error);
 }
 
-static CtrOperator *
-cpu_fallback (gpointer data, GError **error)
-{
-  SlicesState *s = data;
-  return ctr_scsr_op_new (s->scsr, s->base.g, &s->base.grid, error);
-}
-
 /* The SCSR operator on the plan's backend, or the CPU's with a note. */
 static gboolean
 scsr_operator (SlicesState *s, GCancellable *cancellable, GError **error)
@@ -154,32 +148,104 @@ scsr_operator (SlicesState *s, GCancellable *cancellable, GError **error)
   return s->op != NULL;
 }
 
-/* The rows on the fly, on the CPU. */
+/* The symmetry of the on-the-fly subsets (NULL: one view each, or @error). */
+static gboolean
+fly_orbits (SlicesState *s, CtrSymmetry **sy, GError **error)
+{
+  CtrRouteState *rs = &s->base;
+  *sy = NULL;
+  if (ctr_plan_fly_orbits (&rs->o) && (*sy = ctr_symmetry_find (rs->g, &rs->grid, CTR_SYM_ALL, error)) == NULL)
+    return FALSE;
+  rs->info.symmetry = *sy ? (*sy)->group.name : "none";
+  return TRUE;
+}
+
+/* The CPU's on-the-fly operator. */
+static CtrOperator *
+fly_cpu_operator (SlicesState *s, GError **error)
+{
+  CtrSymmetry *sy = NULL;
+  if (!fly_orbits (s, &sy, error))
+    return NULL;
+  CtrOperator *op = ctr_fly_op_new (s->base.g, &s->base.grid, s->base.o.ray_model, sy, error);
+  if (op != NULL && !ctr_plan_fly_overlaps (&s->base.o))
+    ctr_fly_op_skip_overlaps (op);
+  return op;
+}
+
+/* The backend's on-the-fly operator when it has one and runs the method;
+ * otherwise (or when it cannot start) NULL, the CPU chosen and a note
+ * saying why; FALSE on an error that is not the device's. */
+static gboolean
+fly_device_operator (SlicesState *s, GError **error)
+{
+  CtrRouteState *rs = &s->base;
+  const CtrReconOptions *o = &rs->o;
+  const CtrBackend *b = rs->backend;
+  if (b == ctr_backend_cpu ())
+    return TRUE;
+  CtrBackendFlyOperator make = ctr_backend_fly (b);
+  if (o->method == CTR_METHOD_ART)
+    ctr_route_state_add_note (rs, g_strdup_printf ("ART is row-sequential; the CPU runs it, not %s", b->name));
+  else if (b->methods != 0 && !(b->methods & (1u << o->method)))
+    ctr_route_state_add_note (rs, g_strdup_printf ("backend %s does not run %s; the CPU runs it", b->name,
+                                                   ctr_method_name (o->method)));
+  else if (make == NULL)
+    ctr_route_state_add_note (rs, g_strdup_printf ("backend %s has no on-the-fly operator; without a stored "
+                                                   "matrix the CPU runs", b->name));
+  else
+    {
+      CtrSymmetry *sy = NULL;
+      if (!fly_orbits (s, &sy, error))
+        return FALSE;
+      g_autoptr (GError) e = NULL;
+      s->op = make (b, rs->g, &rs->grid, o->ray_model, sy, &e);
+      if (s->op != NULL)
+        return TRUE;
+      if (!g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
+          && !g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY)
+          && !g_error_matches (e, CTR_ERROR, CTR_ERROR_UNSUPPORTED))
+        {
+          g_propagate_error (error, g_steal_pointer (&e));
+          return FALSE;
+        }
+      ctr_route_state_add_note (rs, g_strdup_printf ("backend %s could not start its on-the-fly operator (%s); the "
+                                                     "CPU runs instead", b->name, e->message));
+    }
+  rs->backend = ctr_backend_cpu ();
+  return TRUE;
+}
+
+/* The rows on the fly: on the backend's device when it has the operator,
+ * else on the CPU. */
 static gboolean
 fly_operator (SlicesState *s, GError **error)
 {
   CtrRouteState *rs = &s->base;
-  const CtrReconOptions *o = &rs->o;
-  if (rs->backend != ctr_backend_cpu ())
-    ctr_route_state_add_note (rs, g_strdup_printf ("the GPU backends run the SCSR matrix; without a stored "
-                                                   "matrix the CPU runs, not %s", rs->backend->name));
-  rs->backend = ctr_backend_cpu ();
   const gint64 t0 = g_get_monotonic_time ();
-  CtrSymmetry *sy = NULL;
-  if (ctr_plan_fly_orbits (o) && (sy = ctr_symmetry_find (rs->g, &rs->grid, CTR_SYM_ALL, error)) == NULL)
+  if (!fly_device_operator (s, error))
     return FALSE;
-  rs->info.symmetry = sy ? sy->group.name : "none";
-  s->op = ctr_fly_op_new (rs->g, &rs->grid, o->ray_model, sy, error);
-  if (s->op != NULL && !ctr_plan_fly_overlaps (o))
-    ctr_fly_op_skip_overlaps (s->op);
+  if (s->op == NULL)
+    s->op = fly_cpu_operator (s, error);
   rs->info.setup_s = (g_get_monotonic_time () - t0) / 1e6;
   rs->info.matrix_bytes = 0;
   rs->info.nnz = rs->info.nnz_expanded = 0;
   rs->info.stored_views = 0;
   if (s->op != NULL)
-    ctr_route_state_add_note (rs, g_strdup ("no stored matrix: the operator computes every row on the fly at each "
-                                            "product (cpu-fly)"));
+    ctr_route_state_add_note (rs, g_strdup_printf ("no stored matrix: the operator computes every row on the fly at "
+                                                   "each product (%s)", s->op->klass->name));
   return s->op != NULL;
+}
+
+/* The CPU's operator on the same rows: the stored SCSR matrix's, or the
+ * one on the fly. */
+static CtrOperator *
+cpu_fallback (gpointer data, GError **error)
+{
+  SlicesState *s = data;
+  if (s->scsr == NULL)
+    return fly_cpu_operator (s, error);
+  return ctr_scsr_op_new (s->scsr, s->base.g, &s->base.grid, error);
 }
 
 /* The operator, made once. */
@@ -248,15 +314,15 @@ slices_execute (CtrRouteState *rs, const CtrProjections *p, const CtrVolume *ref
     return NULL;
   g_autofree char *note = NULL;
   const gboolean on_cpu = rs->backend == ctr_backend_cpu ();
-  CtrVolume *img = ctr_iterate_run (s->op, ctr_solver_class (rs->o.method),
-                                    on_cpu || s->scsr == NULL ? NULL : cpu_fallback, s, p, &rs->o, ref,
+  CtrVolume *img = ctr_iterate_run (s->op, ctr_solver_class (rs->o.method), on_cpu ? NULL : cpu_fallback, s, p,
+                                    &rs->o, ref,
                                     callback, user_data, cancellable, &note, error);
   if (note != NULL)
     {
       /* The device failed before the first iteration: the CPU from now on. */
       ctr_route_state_add_note (rs, g_steal_pointer (&note));
       g_autoptr (GError) e = NULL;
-      CtrOperator *cpu = ctr_scsr_op_new (s->scsr, rs->g, &rs->grid, &e);
+      CtrOperator *cpu = cpu_fallback (s, &e);
       if (cpu != NULL)
         {
           ctr_operator_unref (s->op);

@@ -92,6 +92,13 @@ void ctr_ray_weights_area_clipped (const CtrGeometry *g, const CtrRayGrid *gi, g
  * wider than 45°), and the ray-driven row then clips polygons instead. */
 gboolean ctr_area_ray_init (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, CtrAreaRay *out);
 
+/* ctr_area_ray_init, and the slab walk's edge lines as minor = @icpt[i] −
+ * @slope[i]·major (major = x when |dm_x| >= |dm_y|, else y; both nullable):
+ * what ray_area's closed form walks, for a device that walks it the same
+ * way (ctr-fly-rays.h). */
+gboolean ctr_area_ray_init_walk (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, CtrAreaRay *out,
+                                 double slope[2], double icpt[2]);
+
 /* Whether the area model's closed form runs four lanes at a time: AVX2 on
  * this CPU, and the environment's CTR_AREA_SIMD not "generic" (read at
  * each call; the rows read it once per process).  The same bits either

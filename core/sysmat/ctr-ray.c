@@ -407,12 +407,24 @@ strip_init (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, S
 gboolean
 ctr_area_ray_init (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, CtrAreaRay *out)
 {
+  return ctr_area_ray_init_walk (g, gi, view, col, out, NULL, NULL);
+}
+
+gboolean
+ctr_area_ray_init_walk (const CtrGeometry *g, const CtrRayGrid *gi, guint view, guint col, CtrAreaRay *out,
+                        double slope[2], double icpt[2])
+{
   Strip st;
   strip_init (g, gi, view, col, &st);
   ClosedStrip cs;
   if (!closed_strip_init (&st, gi, fabs (st.dm[0]) >= fabs (st.dm[1]), &cs))
     return FALSE;
   *out = cs.ray;
+  for (int i = 0; slope != NULL && i < 2; i++)
+    {
+      slope[i] = cs.slope[i];
+      icpt[i] = cs.icpt[i];
+    }
   return TRUE;
 }
 
