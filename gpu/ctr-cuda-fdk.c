@@ -70,6 +70,11 @@ ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *
     return NULL;
   if (!ctr_cuda_probe (NULL, error) || !ctr_cuda_lib_require (CTR_CUDA_LIB_CUFFT, error))
     return NULL;
+  /* dead pixels: filled along their rows, whatever value they hold (as ctr_fdk_filter) */
+  g_autoptr (CtrProjections) filled = ctr_projections_filled (p, error);
+  if (filled == NULL)
+    return NULL;
+  p = filled;
 
   const guint nv = g->n_views, nr = g->n_rows, nc = g->n_cols;
   const double tau = g->pitch_u * g->sod_mm / g->sdd_mm;

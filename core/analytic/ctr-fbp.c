@@ -297,8 +297,13 @@ ctr_fbp_run (const CtrGeometry *g, const CtrProjections *p,
         return NULL;
       guint row = ctr_geometry_slice_row (g, slice);
       for (guint v = 0; v < nv; v++)
-        memcpy (sino + (gsize) v * nc,
-                ctr_projections_view (p, v) + (gsize) row * nc, nc * sizeof (float));
+        {
+          memcpy (sino + (gsize) v * nc,
+                  ctr_projections_view (p, v) + (gsize) row * nc, nc * sizeof (float));
+          /* dead pixels: filled along the row, whatever value they hold */
+          if (p->mask != NULL)
+            ctr_projections_fill_row (sino + (gsize) v * nc, p->mask + (gsize) row * nc, nc);
+        }
 
 #pragma omp parallel for schedule(static)
       for (gint64 v = 0; v < (gint64) nv; v++)

@@ -195,8 +195,17 @@ ctr_fdk_filter_views (const CtrGeometry *g, const CtrProjections *p, guint first
           {
             const float *cw = cosw + (gsize) r * nc;
             const gsize o = (gsize) r * nc;
-            for (guint c = 0; c < nc; c++)
-              dst[o + c] = src[o + c] * cw[c] * wc[c];
+            if (p->mask != NULL)
+              {
+                /* dead pixels: filled along the row, whatever value they hold */
+                memcpy (dst + o, src + o, nc * sizeof (float));
+                ctr_projections_fill_row (dst + o, p->mask + o, nc);
+                for (guint c = 0; c < nc; c++)
+                  dst[o + c] *= cw[c] * wc[c];
+              }
+            else
+              for (guint c = 0; c < nc; c++)
+                dst[o + c] = src[o + c] * cw[c] * wc[c];
           }
       }
   }

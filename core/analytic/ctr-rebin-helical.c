@@ -529,6 +529,11 @@ ctr_rebin_run (const CtrRebinPlan *r, const CtrProjections *p, GCancellable *can
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "rebinning needs line integrals; convert the counts first");
       return NULL;
     }
+  /* dead pixels: filled along their rows, whatever value they hold */
+  g_autoptr (CtrProjections) filled = ctr_projections_filled (p, error);
+  if (filled == NULL)
+    return NULL;
+  p = filled;
   const CtrGeometry *fan = r->fan;
   g_autoptr (CtrProjections) out = ctr_projections_new (fan->n_views, r->S, r->C, CTR_PROJ_LINE_INTEGRALS, error);
   if (out == NULL)

@@ -40,11 +40,8 @@ ctr_projections_check_finite (const CtrProjections *p, GError **error)
   return FALSE;
 }
 
-/* Fills the dead samples (mask 0) of one detector row of @n values by linear
- * interpolation between the nearest valid neighbours, constant at the ends; a
- * row without any valid sample becomes 0. */
-static void
-fill_row (float *row, const guint8 *mask, guint n)
+void
+ctr_projections_fill_row (float *row, const guint8 *mask, guint n)
 {
   guint prev = G_MAXUINT;  /* last valid index seen */
   guint j = 0;
@@ -105,6 +102,20 @@ check_open_beam (const CtrProjections *p, const guint8 *mask, gsize n_dead, GErr
         }
     }
   return TRUE;
+}
+
+CtrProjections *
+ctr_projections_filled (const CtrProjections *p, GError **error)
+{
+  g_return_val_if_fail (p != NULL, NULL);
+  if (p->mask == NULL)
+    return ctr_projections_ref ((CtrProjections *) p);
+  CtrProjections *q = ctr_projections_copy (p, error);
+  if (q == NULL)
+    return NULL;
+  for (gsize i = 0; i < (gsize) q->n_views * q->n_rows; i++)
+    ctr_projections_fill_row (q->data + i * q->n_cols, q->mask + (i % q->n_rows) * q->n_cols, q->n_cols);
+  return q;
 }
 
 double
@@ -204,7 +215,7 @@ ctr_projections_to_line_integrals (CtrProjections *p, GError **error)
         }
       if (n_dead > 0)
         for (guint r = 0; r < p->n_rows; r++)
-          fill_row (d + (gsize) r * p->n_cols, mask + (gsize) r * p->n_cols, p->n_cols);
+          ctr_projections_fill_row (d + (gsize) r * p->n_cols, mask + (gsize) r * p->n_cols, p->n_cols);
     }
 
   g_free (p->mask);

@@ -28,8 +28,11 @@ typedef struct {
   float *dark;   /* counts only, optional: [row][col] dark current */
   double i0;     /* counts only, optional: photons per bin of the open beam (0 = unknown) */
   /* [row][col]: 1 = valid detector pixel, 0 = dead (flat - dark <= 0).
-   * NULL means every pixel is valid.  Iterative solvers skip dead rays; FBP
-   * sees them filled by linear interpolation along the row. */
+   * NULL means every pixel is valid.  Iterative solvers skip dead rays; the
+   * loader fills them by linear interpolation along the row, and FBP, FDK
+   * and the helical rebinning fill them again on their own copy, so a value
+   * a later step left there (beam hardening skips dead pixels) or a caller
+   * wrote never reaches the filter. */
   guint8 *mask;
 } CtrProjections;
 
@@ -81,6 +84,22 @@ gboolean ctr_projections_to_line_integrals (CtrProjections *p, GError **error);
  *   CTR_ERROR_OUT_OF_MEMORY when the plane cannot be allocated.
  */
 double *ctr_projections_open_beam (const CtrProjections *p, GError **error);
+
+/* Fills the dead samples (@mask 0) of one detector row @row of @n values in
+ * place by linear interpolation between the nearest valid neighbours,
+ * constant at the ends; a row without any valid sample becomes 0.  @mask is
+ * that row of a CtrProjections mask ([col], 1 = valid).  Analytic methods
+ * call it on their copy of each row, so that a dead pixel's stored value
+ * (stale after a preprocessing step that skips dead pixels, or written by a
+ * caller) never reaches the filter.  No error. */
+void ctr_projections_fill_row (float *row, const guint8 *mask, guint n);
+
+/* @p itself (a new reference) when it has no mask, else a copy of @p whose
+ * dead pixels are filled along their rows (ctr_projections_fill_row), for
+ * the analytic paths that read the whole buffer (helical rebinning, the GPU's
+ * FDK).  Transfer full; NULL with CTR_ERROR_OUT_OF_MEMORY (as
+ * ctr_projections_copy). */
+CtrProjections *ctr_projections_filled (const CtrProjections *p, GError **error);
 
 /* The fraction (0…1) of detector pixels marked dead in @p->mask (flat −
  * dark ≤ 0), 0 without a mask. */
