@@ -31,9 +31,9 @@ def emu_mpirun(n, *args, **extra):
 
 
 def rank_devices(stderr):
-    """{rank: (device, count)} from the notes' lines "  rank R: …; cuda on … (device D of N)…"."""
+    """{rank: (device, count)} from the notes' lines "  rank R: read …; cuda on … (device D of N)…"."""
     found = {}
-    for m in re.finditer(r"^  rank (\d+): scatter .*?; cuda on .*?\(device (\d+) of (\d+)\)", stderr, re.M):
+    for m in re.finditer(r"^  rank (\d+): (?:scatter|read) .*?; cuda on .*?\(device (\d+) of (\d+)\)", stderr, re.M):
         found[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
     return found
 
