@@ -43,7 +43,8 @@
  * device passes; CGLS, PWLS and ASD-POCS, 3 TV steps, on its device
  * vectors).
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * the entry points' counts are printed by the counting run (2,115 call
+ * the entry points' counts are printed by the counting run (5,328 calls
+ * over 35 entry points with the on-the-fly pair at stop 37; 2,115 call
  * stacks over 28 entry points with the SCSR operator's device vectors and
  * its two host-vector entries; 1,497 call
  * stacks over 24 entry points with the split pair alone, 1,519 over 24
