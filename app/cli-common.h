@@ -23,6 +23,7 @@ int ctr_cli_selftest (int argc, char **argv);
 int ctr_cli_import_geometry (int argc, char **argv);
 int ctr_cli_project (int argc, char **argv);
 int ctr_cli_calibrate (int argc, char **argv);
+int ctr_cli_calibrate_water (int argc, char **argv);
 
 /* Under mpirun (cli-mpi.c): starts MPI before @command runs (a non-zero
  * exit status when the job cannot run: MPI failed, a command that runs on

@@ -25,6 +25,7 @@ static const struct {
   { "metrics", ctr_cli_metrics, "RMSE, PSNR, SSIM of an image against a reference (JSON on stdout)" },
   { "project", ctr_cli_project, "forward-project an image (TIFF) through a geometry.json (fan, parallel, cone, vectors)" },
   { "calibrate", ctr_cli_calibrate, "the centre of rotation / detector offset from the projections, as a new geometry.json" },
+  { "calibrate-water", ctr_cli_calibrate_water, "beam-hardening coefficients from a scan of a water cylinder, as a \"preprocess\" step" },
   { "import-geometry", ctr_cli_import_geometry, "an ASTRA (proj_geom as JSON) or RTK (geometry XML) geometry as our geometry.json" },
   { "selftest", ctr_cli_selftest, "the GPU backends checked against the CPU on a small known problem, and the backend chosen" },
 };

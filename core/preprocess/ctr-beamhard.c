@@ -177,9 +177,8 @@ ctr_beamhard_from_json (JsonObject *o, const char *what, GError **error)
   return bh->spectrum != NULL ? g_steal_pointer (&bh) : NULL;
 }
 
-/* Solves the n × n system @a x = @b in place (partial pivoting); FALSE when singular. */
-static gboolean
-solve (double *a, double *b, int n)
+gboolean
+ctr_beamhard_solve (double *a, double *b, int n)
 {
   for (int c = 0; c < n; c++)
     {
@@ -256,7 +255,7 @@ ctr_beamhard_fit (const CtrSpectrum *s, double mu, int degree, double p_max, dou
             ata[r * d + c] += pw[r] * pw[c];
         }
     }
-  if (!solve (ata, atb, d))
+  if (!ctr_beamhard_solve (ata, atb, d))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "the beam-hardening fit of degree %d is singular", d);
       return FALSE;

@@ -96,6 +96,14 @@ gboolean ctr_beamhard_fit (const CtrSpectrum *s, double mu_per_mm, int degree, d
                            double *coefficients, double *max_error, GError **error);
 
 /**
+ * ctr_beamhard_solve:
+ * Solves the @n × @n system @a x = @b (row-major) in place by Gaussian
+ * elimination with partial pivoting: x is left in @b, @a is overwritten.
+ * Returns: FALSE when the system is singular.
+ */
+gboolean ctr_beamhard_solve (double *a, double *b, int n);
+
+/**
  * ctr_beamhard_run:
  * Corrects the line integrals of @p ([view][row][col], in place) with
  * @bh's stated or fitted polynomial (dead pixels, @p->mask 0, untouched).

@@ -41,7 +41,8 @@ SAME_CODE_RMSE = 1e-4  # fraction of the phantom's data range
 MAN_PAGES = ["ctrecon", "ctrecon-cli", "ctrecon-cli-reconstruct", "ctrecon-cli-simulate",
              "ctrecon-cli-metrics", "ctrecon-cli-simulate-dose", "ctrecon-cli-noise", "ctrecon-cli-roi",
              "ctrecon-cli-study", "ctrecon-cli-bench-art", "ctrecon-cli-bench-fdk",
-             "ctrecon-cli-import-geometry", "ctrecon-cli-project", "ctrecon-cli-calibrate", "ctrecon-cli-selftest"]
+             "ctrecon-cli-import-geometry", "ctrecon-cli-project", "ctrecon-cli-calibrate",
+             "ctrecon-cli-calibrate-water", "ctrecon-cli-selftest"]
 EXPECTED = [
     "usr/bin/ctrecon",
     "usr/bin/ctrecon-cli",
