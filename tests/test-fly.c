@@ -12,6 +12,7 @@
 #include "sysmat/ctr-fly-op.h"
 #include "sysmat/ctr-scsr-op.h"
 #include "sysmat/ctr-sysmat.h"
+#include "ctr-test-arrays.h"
 
 typedef struct {
   const char *name;
@@ -54,37 +55,6 @@ make_geometry (const Case *c, guint views, guint rows)
   return g;
 }
 
-static void
-fill_random (float *a, gsize n, guint32 seed)
-{
-  GRand *r = g_rand_new_with_seed (seed);
-  for (gsize i = 0; i < n; i++)
-    a[i] = (float) g_rand_double_range (r, -1, 1);
-  g_rand_free (r);
-}
-
-/* max |a − b| / max |b|. */
-static double
-rel_diff (const float *a, const float *b, gsize n)
-{
-  double d = 0, m = 0;
-  for (gsize i = 0; i < n; i++)
-    {
-      d = MAX (d, fabs ((double) a[i] - b[i]));
-      m = MAX (m, fabs ((double) b[i]));
-    }
-  return m > 0 ? d / m : d;
-}
-
-static double
-dot (const float *a, const float *b, gsize n)
-{
-  double s = 0;
-  for (gsize i = 0; i < n; i++)
-    s += (double) a[i] * b[i];
-  return s;
-}
-
 #define TOL 1e-5
 
 /* A pixel side no ray of a symmetric view runs along: there Siddon's length
@@ -112,20 +82,20 @@ compare_products (CtrOperator *fly, CtrOperator *ref, const float *x, const floa
       memset (yr, 0, nd * sizeof (float));
       g_assert_true (fly->klass->forward (fly, subsets[k], x, yf, NULL));
       g_assert_true (ref->klass->forward (ref, subsets[k], x, yr, NULL));
-      g_assert_cmpfloat (rel_diff (yf, yr, nd), <=, TOL);
+      g_assert_cmpfloat (test_rel_diff (yf, yr, nd), <=, TOL);
       g_assert_true (fly->klass->adjoint (fly, subsets[k], y, xf, NULL));
       g_assert_true (ref->klass->adjoint (ref, subsets[k], y, xr, NULL));
-      g_assert_cmpfloat (rel_diff (xf, xr, ni), <=, TOL);
+      g_assert_cmpfloat (test_rel_diff (xf, xr, ni), <=, TOL);
       g_assert_true (fly->klass->column_sums (fly, subsets[k], xf, NULL));
       g_assert_true (ref->klass->column_sums (ref, subsets[k], xr, NULL));
-      g_assert_cmpfloat (rel_diff (xf, xr, fly->scale_size), <=, TOL);
+      g_assert_cmpfloat (test_rel_diff (xf, xr, fly->scale_size), <=, TOL);
     }
   fly->klass->row_sums (fly, yf, NULL);
   ref->klass->row_sums (ref, yr, NULL);
-  g_assert_cmpfloat (rel_diff (yf, yr, nd), <=, TOL);
+  g_assert_cmpfloat (test_rel_diff (yf, yr, nd), <=, TOL);
   fly->klass->row_sums (fly, NULL, yf);
   ref->klass->row_sums (ref, NULL, yr);
-  g_assert_cmpfloat (rel_diff (yf, yr, nd), <=, TOL);
+  g_assert_cmpfloat (test_rel_diff (yf, yr, nd), <=, TOL);
   for (guint t = 0; t < fly->n_subsets; t++)
     {
       double kf = 0, kr = 0;
@@ -158,7 +128,7 @@ check_adjoint (CtrOperator *fly, const float *x, const float *y)
           lhs += (double) ax[i] * yy[i];
           scale += fabs ((double) ax[i] * yy[i]);
         }
-      const double rhs = dot (xx, aty, fly->image_size);
+      const double rhs = test_dot (xx, aty, fly->image_size);
       g_assert_cmpfloat (fabs (lhs - rhs), <=, 1e-5 * (positive ? fabs (lhs) : scale));
     }
 }
@@ -178,7 +148,7 @@ compare_updates (CtrOperator *fly, CtrOperator *ref, const float *x, const float
     {
       g_assert_true (fly->klass->update (fly, 1, xf, b, coef, 0.9f, NULL, flags[k], NULL));
       g_assert_true (ref->klass->update (ref, 1, xr, b, coef, 0.9f, NULL, flags[k], NULL));
-      g_assert_cmpfloat (rel_diff (xf, xr, ni), <=, TOL);
+      g_assert_cmpfloat (test_rel_diff (xf, xr, ni), <=, TOL);
     }
 }
 
@@ -204,8 +174,8 @@ test_against_csr (gconstpointer data)
           g_assert_cmpstr (fly->klass->name, ==, "cpu-fly");
           g_test_message ("%s model %d, %u slices, %s", c->name, model, ns, fly->description);
           g_autofree float *x = g_new (float, fly->image_size), *y = g_new (float, fly->data_size);
-          fill_random (x, fly->image_size, 1);
-          fill_random (y, fly->data_size, 2);
+          test_fill_random (x, fly->image_size, 1);
+          test_fill_random (y, fly->data_size, 2);
           compare_products (fly, ref, x, y);
           check_adjoint (fly, x, y);
           for (gsize q = 0; q < fly->image_size; q++)
@@ -239,11 +209,11 @@ check_natural (CtrOperator *scsr, CtrOperator *fly, const float *x, const float 
   g_autofree float *bs = g_new (float, ni), *bf = g_new (float, ni);
   g_assert_true (ctr_operator_forward_natural (scsr, x, as, NULL));
   g_assert_true (ctr_operator_forward_natural (fly, x, af, NULL));
-  g_assert_cmpfloat (rel_diff (as, af, nd), <=, TOL);
+  g_assert_cmpfloat (test_rel_diff (as, af, nd), <=, TOL);
   g_assert_true (ctr_operator_adjoint_natural (scsr, p, bs, NULL));
   g_assert_true (ctr_operator_adjoint_natural (fly, p, bf, NULL));
-  g_assert_cmpfloat (rel_diff (bs, bf, ni), <=, TOL);
-  const double lhs = dot (as, p, nd), rhs = dot (x, bs, ni);
+  g_assert_cmpfloat (test_rel_diff (bs, bf, ni), <=, TOL);
+  const double lhs = test_dot (as, p, nd), rhs = test_dot (x, bs, ni);
   g_assert_cmpfloat (fabs (lhs - rhs), <=, TOL * fabs (lhs));
 }
 
@@ -266,8 +236,8 @@ test_against_scsr (gconstpointer data)
       g_assert_no_error (error);
       const gsize ni = (gsize) grid.nx * grid.ny * ns, nd = (gsize) g->n_views * g->n_cols * ns;
       g_autofree float *x = g_new (float, ni), *p = g_new (float, nd);
-      fill_random (x, ni, 3);
-      fill_random (p, nd, 4);
+      test_fill_random (x, ni, 3);
+      test_fill_random (p, nd, 4);
       g_autofree float *xs = g_new0 (float, scsr->image_size), *ys = g_new0 (float, scsr->data_size);
       g_autofree float *axs = g_new0 (float, scsr->data_size), *atys = g_new0 (float, scsr->image_size);
       g_autofree float *yf = g_new0 (float, fly->data_size), *axf = g_new0 (float, fly->data_size);
@@ -277,12 +247,12 @@ test_against_scsr (gconstpointer data)
       fly->klass->data_gather (fly, p, yf);
       g_assert_true (scsr->klass->forward (scsr, CTR_SUBSET_ALL, xs, axs, NULL));
       g_assert_true (fly->klass->forward (fly, CTR_SUBSET_ALL, x, axf, NULL));
-      const double ds = dot (axs, ys, scsr->data_size), df = dot (axf, yf, fly->data_size);
+      const double ds = test_dot (axs, ys, scsr->data_size), df = test_dot (axf, yf, fly->data_size);
       g_assert_cmpfloat (fabs (ds - df), <=, TOL * fabs (ds));
       g_assert_true (scsr->klass->adjoint (scsr, CTR_SUBSET_ALL, ys, atys, NULL));
       scsr->klass->image_from_native (scsr, atys, back);
       g_assert_true (fly->klass->adjoint (fly, CTR_SUBSET_ALL, yf, atyf, NULL));
-      g_assert_cmpfloat (rel_diff (atyf, back, ni), <=, TOL);
+      g_assert_cmpfloat (test_rel_diff (atyf, back, ni), <=, TOL);
       check_natural (scsr, fly, x, p);
     }
 }
@@ -305,7 +275,7 @@ test_reproducible (void)
       g_assert_no_error (error);
       g_autofree float *y = g_new (float, fly->data_size);
       g_autofree float *first = g_new (float, fly->image_size), *again = g_new (float, fly->image_size);
-      fill_random (y, fly->data_size, 9);
+      test_fill_random (y, fly->data_size, 9);
       g_assert_true (fly->klass->adjoint (fly, CTR_SUBSET_ALL, y, first, NULL));
       for (guint rep = 0; rep < 30; rep++)
         {
@@ -386,7 +356,7 @@ test_sweep (void)
             if (y == NULL)
               {
                 y = g_new (float, fly->data_size);
-                fill_random (y, fly->data_size, 7);
+                test_fill_random (y, fly->data_size, 7);
               }
             ni = fly->image_size;
             back[m][threads] = g_new (float, ni);
@@ -398,7 +368,7 @@ test_sweep (void)
         {
           if (modes[m][0] == NULL)
             g_assert_cmpmem (back[m][0], ni * sizeof (float), back[m][1], ni * sizeof (float));
-          g_assert_cmpfloat (rel_diff (back[m][0], back[2][0], ni), <=, TOL);
+          g_assert_cmpfloat (test_rel_diff (back[m][0], back[2][0], ni), <=, TOL);
         }
       for (gsize m = 0; m < G_N_ELEMENTS (modes); m++)
         for (int threads = 0; threads < 2; threads++)

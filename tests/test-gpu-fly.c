@@ -37,6 +37,7 @@
 #ifdef CTR_EMU_BUILD
 #include "ctr-emu.h"
 #endif
+#include "ctr-test-arrays.h"
 
 #ifdef CTR_HAVE_CUDA
 
@@ -95,37 +96,6 @@ make_grid (const Case *c)
   return grid;
 }
 
-static void
-fill_random (float *a, gsize n, guint32 seed)
-{
-  GRand *r = g_rand_new_with_seed (seed);
-  for (gsize i = 0; i < n; i++)
-    a[i] = (float) g_rand_double_range (r, -1, 1);
-  g_rand_free (r);
-}
-
-/* max |a − b| / max |b|. */
-static double
-rel_diff (const float *a, const float *b, gsize n)
-{
-  double d = 0, m = 0;
-  for (gsize i = 0; i < n; i++)
-    {
-      d = MAX (d, fabs ((double) a[i] - b[i]));
-      m = MAX (m, fabs ((double) b[i]));
-    }
-  return m > 0 ? d / m : d;
-}
-
-static double
-dot (const float *a, const float *b, gsize n)
-{
-  double s = 0;
-  for (gsize i = 0; i < n; i++)
-    s += (double) a[i] * b[i];
-  return s;
-}
-
 typedef struct {
   const Case *c;
   guint model;
@@ -158,8 +128,8 @@ test_products (gconstpointer data)
   g_autofree float *x = g_new (float, ni), *y = g_new (float, nd);
   g_autofree float *ag = g_new0 (float, nd), *ac = g_new0 (float, nd);
   g_autofree float *bg = g_new (float, ni), *bc = g_new (float, ni);
-  fill_random (x, ni, 7 + p->model);
-  fill_random (y, nd, 11 + p->model);
+  test_fill_random (x, ni, 7 + p->model);
+  test_fill_random (y, nd, 11 + p->model);
   const guint subsets[] = { CTR_SUBSET_ALL, 1, cpu->n_subsets - 1 };
   for (guint k = 0; k < G_N_ELEMENTS (subsets); k++)
     {
@@ -172,15 +142,15 @@ test_products (gconstpointer data)
       g_assert_true (ctr_cuda_fly_adjoint_host (f, s, y, bg, &error));
       g_assert_no_error (error);
       g_assert_true (cpu->klass->adjoint (cpu, s, y, bc, &error));
-      const double df = rel_diff (ag, ac, nd), da = rel_diff (bg, bc, ni);
-      const double ax_y = dot (ag, y, nd), x_aty = dot (x, bg, ni);
+      const double df = test_rel_diff (ag, ac, nd), da = test_rel_diff (bg, bc, ni);
+      const double ax_y = test_dot (ag, y, nd), x_aty = test_dot (x, bg, ni);
       const double adj = fabs (ax_y - x_aty) / fabs (ax_y);
       g_test_message ("subset %d: forward %.2e, adjoint %.2e (of the CPU's maximum), adjointness %.2e",
                       s == CTR_SUBSET_ALL ? -1 : (int) s, df, da, adj);
       g_print ("  %s %s %s subset %d: forward %.2e, adjoint %.2e, adjointness %.2e\n", p->c->name,
                model_names[p->model], p->orbits ? "orbits" : "views", s == CTR_SUBSET_ALL ? -1 : (int) s, df, da,
                adj);
-      g_assert_cmpfloat (dot (ac, ac, nd), >, 0.0);
+      g_assert_cmpfloat (test_dot (ac, ac, nd), >, 0.0);
       g_assert_cmpfloat (df, <=, 1e-5);
       g_assert_cmpfloat (da, <=, 1e-5);
       g_assert_cmpfloat (adj, <=, 1e-5);
