@@ -36,6 +36,7 @@ plan_for (const CtrGeometry *g, const CtrGrid *grid, CtrMethod method, CtrSubset
   CtrReconOptions o;
   ctr_recon_options_init (&o, method);
   g_assert_cmpint (o.matrix, ==, CTR_MATRIX_AUTO);   /* the default */
+  o.backend = "cpu";   /* the CPU's choice; "best" is CUDA where a device answers */
   o.matrix = matrix;
   o.subsets = subsets;
   o.iterations = 2;
@@ -114,6 +115,7 @@ test_fly_when_it_does_not (void)
   set_limit_mb ("4");
   CtrReconOptions o;
   ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+  o.backend = "cpu";
   o.matrix = CTR_MATRIX_SCSR;
   g_autoptr (CtrReconPlan) refused = ctr_recon_plan_new (g, &grid, &o, NULL, &error);
   g_assert_null (refused);
@@ -136,6 +138,7 @@ test_fly_when_it_does_not (void)
 
   /* Other iterations on the same plan: the on-the-fly operator stays. */
   ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+  o.backend = "cpu";
   o.iterations = 1;
   g_assert_true (ctr_recon_plan_set_options (fly, &o, &error));
   g_assert_no_error (error);
