@@ -189,7 +189,7 @@ reconstruct (CtrPyDataset *ds, const char *method, PyObject *size, PyObject *cal
     return NULL;
   const CtrVolume *ref = use_reference ? d->reference : NULL;
   CtrGrid grid;
-  if (!ctr_py_grid_choose (d->geometry, o.rebin != CTR_REBIN_180LI, size, pixel_mm, z_range, &ref, &grid))
+  if (!ctr_py_grid_choose (d->geometry, rebin != NULL ? &o.rebin : NULL, size, pixel_mm, z_range, &ref, &grid))
     return NULL;
   o.metrics_radius_mm = metrics_radius >= 0 ? metrics_radius : ctr_geometry_fov_radius_mm (d->geometry);
 
