@@ -665,23 +665,17 @@ choose_grid (Job *job, const Args *a, const CtrVolume **dref, GError **error)
   return TRUE;
 }
 
-/* What the helical options allow (before any grid is made). */
+/* What the helical options allow (before any grid is made): the rule the
+ * Python package shares (ctr_grid_check_options), as a usage error. */
 static gboolean
-check_helical_options (const Args *a, const char *path, gboolean helical, GError **error)
+check_helical_options (const Args *a, const CtrGeometry *g, GError **error)
 {
-  if ((a->z_range != NULL || a->rebin != NULL) && !helical)
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: --z-range and --rebin are for "
-                   "helical (and curved multi-row) cone-beam scans; %s is not one", path);
-      return FALSE;
-    }
-  if (helical && (a->n_dims_n == 3 || a->n_dims_d == 3))
-    {
-      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: a helical scan's slices "
-                           "come from --z-range; give --size N and --pixel-size MM for the image");
-      return FALSE;
-    }
-  return TRUE;
+  g_autoptr (GError) local = NULL;
+  if (ctr_grid_check_options (g, a->z_range != NULL, a->rebin != NULL, a->n_dims_n == 3 || a->n_dims_d == 3,
+                              &local))
+    return TRUE;
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "reconstruct: %s", local->message);
+  return FALSE;
 }
 
 int
@@ -714,7 +708,7 @@ ctr_cli_reconstruct (int argc, char **argv)
   const gboolean helical = ctr_helix_applies (g);
   if (a.method == NULL && g->beam == CTR_BEAM_CONE && !helical)  /* FDK is the analytic method for cone beam */
     job.options.method = CTR_METHOD_FDK;
-  if (!check_helical_options (&a, argv[1], helical, &error))
+  if (!check_helical_options (&a, g, &error))
     return fail_inputs (&job, g_steal_pointer (&error), a.output, a.format);
   {
     g_autofree char *desc = ctr_geometry_describe (g);

@@ -30,13 +30,29 @@ static const struct {
   { "selftest", ctr_cli_selftest, "the GPU backends checked against the CPU on a small known problem, and the backend chosen" },
 };
 
+static const struct {
+  const char *name, *summary;
+} options[] = {
+  { "-h, --help", "show this help and exit" },
+  { "--version", "show the version and exit" },
+};
+
+/* The commands and options in two columns, the second where the longest
+ * name (of either table) leaves room for it. */
 static void
 usage (FILE *out)
 {
+  int width = 0;
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    width = MAX (width, (int) strlen (commands[i].name));
+  for (gsize i = 0; i < G_N_ELEMENTS (options); i++)
+    width = MAX (width, (int) strlen (options[i].name));
   fprintf (out, "Usage: ctrecon-cli COMMAND [OPTION…]\n\nCommands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-14s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nOptions:\n  -h, --help     show this help and exit\n  --version      show the version and exit\n");
+    fprintf (out, "  %-*s  %s\n", width, commands[i].name, commands[i].summary);
+  fprintf (out, "\nOptions:\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (options); i++)
+    fprintf (out, "  %-*s  %s\n", width, options[i].name, options[i].summary);
   fprintf (out, "\nRun 'ctrecon-cli COMMAND --help' for a command's options.\n");
 }
 

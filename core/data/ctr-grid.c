@@ -101,6 +101,26 @@ ctr_grid_parse_z_range (const char *text, double out[3], GError **error)
 }
 
 gboolean
+ctr_grid_check_options (const CtrGeometry *g, gboolean z_range, gboolean rebin, gboolean z_size, GError **error)
+{
+  g_return_val_if_fail (g != NULL, FALSE);
+  const gboolean helical = ctr_helix_applies (g);
+  if ((z_range || rebin) && !helical)
+    {
+      g_set_error_literal (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "--z-range and --rebin are for helical "
+                           "(and curved multi-row) cone-beam scans; this scan is not one");
+      return FALSE;
+    }
+  if (helical && z_size)
+    {
+      g_set_error_literal (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "a helical scan's slices come from "
+                           "--z-range; give --size N and --pixel-size MM for the image");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
 ctr_helix_grid (const CtrGeometry *g, guint size, double pixel_mm, double first, double last,
                 double step, CtrGrid *grid, GError **error)
 {

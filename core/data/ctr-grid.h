@@ -96,6 +96,25 @@ gboolean ctr_helix_grid (const CtrGeometry *g, guint size, double pixel_mm, doub
 gboolean ctr_grid_parse_z_range (const char *text, double out[3], GError **error);
 
 /**
+ * ctr_grid_check_options:
+ * @g: the scan's geometry
+ * @z_range: a z range of slices was given (`--z-range`, Python's z_range)
+ * @rebin: a rebinning was given (`--rebin`, Python's rebin)
+ * @z_size: the image's z extent was given (`--size NXxNYxNZ`,
+ *   `--voxel-size DXxDYxDZ`, Python's size=(NX, NY, NZ))
+ *
+ * What the grid options allow for @g, checked before a grid is made, one
+ * rule and one message for the CLI and the Python package: a z range and a
+ * rebinning only for a helical (or curved multi-row) cone-beam scan
+ * (ctr_helix_applies), and no z extent for one (its slices come from the z
+ * range, or the range it samples fully).
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT ("--z-range and --rebin are
+ *   for helical …" or "a helical scan's slices come from --z-range; …").
+ */
+gboolean ctr_grid_check_options (const CtrGeometry *g, gboolean z_range, gboolean rebin, gboolean z_size,
+                                 GError **error);
+
+/**
  * ctr_grid_helical_range:
  * The default slices of helical scan @g: table positions (mm,
  * ctr_geometry_table_mm) on multiples of the nominal slice width

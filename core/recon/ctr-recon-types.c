@@ -90,6 +90,22 @@ ctr_method_from_name (const char *name, CtrMethod *out, GError **error)
   return FALSE;
 }
 
+gboolean
+ctr_residual_report_from_name (const char *name, CtrResidualReport *out, GError **error)
+{
+  static const char *const names[] = { [CTR_RESIDUAL_EVERY] = "every", [CTR_RESIDUAL_FINAL] = "final" };
+  for (guint r = 0; r < G_N_ELEMENTS (names); r++)
+    if (name != NULL && g_ascii_strcasecmp (name, names[r]) == 0)
+      {
+        *out = r;
+        return TRUE;
+      }
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "unknown residual report '%s' (choose every: after "
+               "every iteration, or final: after the last, and the others where it costs nothing)",
+               name ? name : "");
+  return FALSE;
+}
+
 void
 ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
 {

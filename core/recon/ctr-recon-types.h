@@ -169,6 +169,17 @@ char *ctr_method_names_joined (guint mask, const char *conjunction);
 /* CTR_ERROR_INVALID_ARGUMENT naming the valid choices. */
 gboolean ctr_method_from_name (const char *name, CtrMethod *out, GError **error);
 
+/**
+ * ctr_residual_report_from_name:
+ * @name: "every" (CTR_RESIDUAL_EVERY: the CLI's --residual-every) or
+ *   "final" (CTR_RESIDUAL_FINAL: the CLI's default), case-insensitive
+ * @out: (out): the report; untouched on failure
+ * The one spelling of CtrResidualReport for the entry points that take it
+ * by name (the Python package's residual=).
+ * Returns: FALSE with CTR_ERROR_INVALID_ARGUMENT naming the choices.
+ */
+gboolean ctr_residual_report_from_name (const char *name, CtrResidualReport *out, GError **error);
+
 /* Defaults per method (iterations, relaxation) — the single source of defaults. */
 void ctr_recon_options_init (CtrReconOptions *o, CtrMethod method);
 /* Each parameter alone in its range: CTR_ERROR_INVALID_ARGUMENT with the

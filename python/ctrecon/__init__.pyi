@@ -13,7 +13,8 @@ __version__: str
 Float32Array = npt.NDArray[np.float32]
 Float64Array = npt.NDArray[np.float64]
 PathLike = Union[str, bytes, os.PathLike]
-IterStats = dict  # method, iteration, n_iterations, elapsed_s, iteration_s, residual, data_sq, residual_s,
+IterStats = dict  # method, iteration, n_iterations, elapsed_s, iteration_s, residual (NaN where not reported,
+                  # see reconstruct(residual=)), data_sq, residual_s,
                   # has_reference, rmse, psnr, ssim, stopped
 
 class Stats(list[IterStats]):
@@ -100,13 +101,18 @@ class Operator:
     @property
     def backend(self) -> str: ...
 
+# which iterations report the data residual: "every" (the CLI's --residual-every) or "final" (the CLI's
+# default: the last, and the others where it is free: SIRT, CGLS); None: "every" with a callback, else "final"
+ResidualReport = Optional[str]
+
 Callback = Union[Callable[[IterStats], Optional[bool]], Callable[[IterStats, Optional[Float32Array]], Optional[bool]]]
 
 def load(path: PathLike, variant: Optional[str] = ...) -> Dataset: ...
 def reconstruct(dataset: Dataset, method: Optional[str] = ..., iterations: Optional[int] = ..., size: Size = ...,
                 callback: Optional[Callback] = ..., *, pixel_size: float = ..., backend: Optional[str] = ...,
                 rebin: Optional[str] = ..., reference: bool = ..., metrics_radius: float = ...,
-                z_range: ZRange = ..., **params: Any) -> Tuple[Float32Array, Stats]: ...
+                z_range: ZRange = ..., residual: ResidualReport = ...,
+                **params: Any) -> Tuple[Float32Array, Stats]: ...
 def metrics(image: npt.ArrayLike, reference: npt.ArrayLike, pixel_size: float = ...,
             radius: float = ...) -> dict: ...
 def simulate_dose(dataset: Dataset, fraction: float, *, seed: int = ..., electronic_sd: float = ...,

@@ -81,23 +81,10 @@ z_range_text (PyObject *z_range)
   return text;
 }
 
-/* @z_range (not None) into @request, checked as the CLI checks --z-range:
- * on a helical scan only, not with a size of three edges. */
+/* @z_range (not None) into @request. */
 static gboolean
-z_range_request (const CtrGeometry *g, PyObject *z_range, gboolean three, CtrGridRequest *request)
+z_range_request (PyObject *z_range, CtrGridRequest *request)
 {
-  if (!ctr_helix_applies (g))
-    {
-      PyErr_SetString (ctr_py_invalid_argument (), "z_range (the CLI's --z-range) is for helical (and curved "
-                                                   "multi-row) cone-beam scans; this scan is not one");
-      return FALSE;
-    }
-  if (three)
-    {
-      PyErr_SetString (ctr_py_invalid_argument (), "a helical scan's slices come from z_range (the CLI's "
-                                                   "--z-range); give size=N and pixel_size=MM for the image");
-      return FALSE;
-    }
   g_autofree char *text = z_range_text (z_range);
   if (text == NULL)
     return FALSE;
@@ -115,21 +102,26 @@ z_range_request (const CtrGeometry *g, PyObject *z_range, gboolean three, CtrGri
  * NZ as the CLI's --size; *@ref loses a reference that does not hold a
  * helical grid's slices (as the CLI's). */
 gboolean
-ctr_py_grid_choose (const CtrGeometry *g, gboolean direct_rays_only, PyObject *size, double pixel_mm,
+ctr_py_grid_choose (const CtrGeometry *g, const CtrRebinMode *rebin, PyObject *size, double pixel_mm,
                     PyObject *z_range, const CtrVolume **ref, CtrGrid *grid)
 {
   guint n[3] = { 0, 0, 0 };
   gboolean three;
+  if (z_range == Py_None)
+    z_range = NULL;
   if (!parse_size (size, n, &three))
     return FALSE;
+  GError *error = NULL;
+  if (!ctr_grid_check_options (g, z_range != NULL, rebin != NULL, three, &error))
+    return ctr_py_raise (error) != NULL;
   if (!(pixel_mm >= 0) || !isfinite (pixel_mm))
     {
       PyErr_SetString (ctr_py_invalid_argument (), "pixel_size must be positive (mm)");
       return FALSE;
     }
-  GError *error = NULL;
-  CtrGridRequest request = { .size = n[0], .pixel_mm = pixel_mm, .direct_rays_only = direct_rays_only };
-  if (z_range != NULL && z_range != Py_None && !z_range_request (g, z_range, three, &request))
+  CtrGridRequest request = { .size = n[0], .pixel_mm = pixel_mm,
+                             .direct_rays_only = rebin != NULL && *rebin != CTR_REBIN_180LI };
+  if (z_range != NULL && !z_range_request (z_range, &request))
     return FALSE;
   if (!ctr_grid_for_scan (g, *ref != NULL ? &(*ref)->grid : NULL, &request, grid, &error))
     {

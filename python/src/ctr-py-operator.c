@@ -130,7 +130,7 @@ operator_init (CtrPyOperator *self, PyObject *args, PyObject *kwargs)
   const CtrVolume *ref = PyObject_TypeCheck (scan, &CtrPyDatasetType) ? ((CtrPyDataset *) scan)->dataset->reference
                                                                       : NULL;
   CtrGrid grid;
-  if (!ctr_py_grid_choose (g, FALSE, size, pixel_mm, z_range, &ref, &grid))
+  if (!ctr_py_grid_choose (g, NULL, size, pixel_mm, z_range, &ref, &grid))
     return -1;
   return make_operator (self, g, &grid, &o) ? 0 : -1;
 }
@@ -311,7 +311,8 @@ PyTypeObject CtrPyOperatorType = {
             "Dataset's reference's slices when they are given), or z_range=(FIRST, LAST, STEP): slices at "
             "FIRST, FIRST+STEP, ... up to LAST, mm in the scan's table coordinate (the CLI's --z-range; the "
             "text \"FIRST:LAST:STEP\" is taken too).  A bad z_range raises InvalidArgument with the CLI's "
-            "message, as does z_range on a scan that is not helical or with size=(NX, NY, NZ); a helical scan "
+            "message, as does z_range on a scan that is not helical, and size=(NX, NY, NZ) on a helical scan "
+            "(with or without z_range: its slices come from z_range); a helical scan "
             "that samples no z range fully raises InvalidGeometry without z_range.  A helical operator is the "
             "cone-beam pair on the scan's own rays (no rebinning; the CPU).  "
             "The operator keeps its own copy of the geometry.  "

@@ -123,7 +123,7 @@ static gboolean
 split_kwargs (PyObject *kwargs, PyObject **named, PyObject **params)
 {
   static const char *const names[] = { "dataset", "method", "iterations", "size", "callback", "pixel_size", "backend",
-                                       "rebin", "reference", "metrics_radius", "z_range" };
+                                       "rebin", "reference", "metrics_radius", "z_range", "residual" };
   *named = PyDict_New ();
   *params = kwargs != NULL ? PyDict_Copy (kwargs) : PyDict_New ();
   if (*named == NULL || *params == NULL)
@@ -178,18 +178,43 @@ set_notes (PyObject *stats, CtrReconPlan *plan, const char *backend)
   return ok;
 }
 
+/* @residual (NULL or None: every iteration with a @callback, else the
+ * final one, the CLI's default; "every" or "final") into @o.  FALSE with
+ * ctrecon.InvalidArgument. */
+static gboolean
+residual_report (PyObject *residual, PyObject *callback, CtrReconOptions *o)
+{
+  if (residual == NULL || residual == Py_None)
+    {
+      o->residual = callback != NULL ? CTR_RESIDUAL_EVERY : CTR_RESIDUAL_FINAL;
+      return TRUE;
+    }
+  if (!PyUnicode_Check (residual))
+    {
+      PyErr_Format (ctr_py_invalid_argument (), "residual takes \"every\" or \"final\" (or None), got %s",
+                    Py_TYPE (residual)->tp_name);
+      return FALSE;
+    }
+  const char *name = PyUnicode_AsUTF8 (residual);
+  GError *error = NULL;
+  if (name != NULL && !ctr_residual_report_from_name (name, &o->residual, &error))
+    ctr_py_raise (error);
+  return name != NULL && error == NULL;
+}
+
 static PyObject *
 reconstruct (CtrPyDataset *ds, const char *method, PyObject *size, PyObject *callback, double pixel_mm,
              const char *backend, const char *rebin, PyObject *z_range, int use_reference, double metrics_radius,
-             PyObject *params)
+             PyObject *residual, PyObject *params)
 {
   const CtrDataset *d = ds->dataset;
   CtrReconOptions o;
-  if (!init_options (&o, d, method, backend, rebin) || !ctr_py_params_apply (&o, params))
+  if (!init_options (&o, d, method, backend, rebin) || !residual_report (residual, callback, &o)
+      || !ctr_py_params_apply (&o, params))
     return NULL;
   const CtrVolume *ref = use_reference ? d->reference : NULL;
   CtrGrid grid;
-  if (!ctr_py_grid_choose (d->geometry, o.rebin != CTR_REBIN_180LI, size, pixel_mm, z_range, &ref, &grid))
+  if (!ctr_py_grid_choose (d->geometry, rebin != NULL ? &o.rebin : NULL, size, pixel_mm, z_range, &ref, &grid))
     return NULL;
   o.metrics_radius_mm = metrics_radius >= 0 ? metrics_radius : ctr_geometry_fov_radius_mm (d->geometry);
 
@@ -217,16 +242,16 @@ PyObject *
 ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs)
 {
   static char *kwlist[] = { "dataset", "method", "iterations", "size", "callback", "pixel_size", "backend", "rebin",
-                            "reference", "metrics_radius", "z_range", NULL };
+                            "reference", "metrics_radius", "z_range", "residual", NULL };
   PyObject *named = NULL, *params = NULL, *result = NULL;
-  PyObject *dataset = NULL, *iterations = NULL, *size = NULL, *callback = NULL, *z_range = NULL;
+  PyObject *dataset = NULL, *iterations = NULL, *size = NULL, *callback = NULL, *z_range = NULL, *residual = NULL;
   const char *method = NULL, *backend = NULL, *rebin = NULL;
   double pixel_mm = 0, metrics_radius = -1;
   int use_reference = 1;
   if (split_kwargs (kwargs, &named, &params)
-      && PyArg_ParseTupleAndKeywords (args, named, "O!|zOOOdzzpdO:reconstruct", kwlist, &CtrPyDatasetType, &dataset,
-                                      &method, &iterations, &size, &callback, &pixel_mm, &backend, &rebin, &use_reference,
-                                      &metrics_radius, &z_range))
+      && PyArg_ParseTupleAndKeywords (args, named, "O!|zOOOdzzpdOO:reconstruct", kwlist, &CtrPyDatasetType,
+                                      &dataset, &method, &iterations, &size, &callback, &pixel_mm, &backend, &rebin,
+                                      &use_reference, &metrics_radius, &z_range, &residual))
     {
       if (callback == Py_None)
         callback = NULL;
@@ -236,7 +261,7 @@ ctr_py_reconstruct (PyObject *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString (PyExc_TypeError, "reconstruct: callback must be callable (or None)");
       else
         result = reconstruct ((CtrPyDataset *) dataset, method, size, callback, pixel_mm, backend, rebin,
-                              z_range, use_reference, metrics_radius, params);
+                              z_range, use_reference, metrics_radius, residual, params);
     }
   Py_XDECREF (named);
   Py_XDECREF (params);

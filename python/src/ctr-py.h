@@ -111,11 +111,12 @@ PyObject *ctr_py_metrics (PyObject *self, PyObject *args, PyObject *kwargs);
 
 /* ctr-py-grid.c: the grid of geometry @g for @size (None, N or (NX, NY,
  * NZ)), @pixel_mm (0: default) and, for a helical scan, @z_range (None, or
- * (FIRST, LAST, STEP) in mm or the CLI's "FIRST:LAST:STEP") by
- * ctr_grid_for_scan over *@ref's grid (NULL: none; set to NULL when it does
- * not hold a helical grid's slices), as the CLI's --size, --pixel-size and
- * --z-range.  FALSE with a Python exception. */
-gboolean ctr_py_grid_choose (const CtrGeometry *g, gboolean direct_rays_only, PyObject *size, double pixel_mm,
+ * (FIRST, LAST, STEP) in mm or the CLI's "FIRST:LAST:STEP") and @rebin
+ * (NULL: not given, 180LI) by ctr_grid_for_scan over *@ref's grid (NULL:
+ * none; set to NULL when it does not hold a helical grid's slices), as the
+ * CLI's --size, --pixel-size, --z-range and --rebin, checked by the CLI's
+ * rule (ctr_grid_check_options).  FALSE with a Python exception. */
+gboolean ctr_py_grid_choose (const CtrGeometry *g, const CtrRebinMode *rebin, PyObject *size, double pixel_mm,
                              PyObject *z_range, const CtrVolume **ref, CtrGrid *grid);
 
 /* ctr-py-operator.c: the Operator type. */

@@ -1,4 +1,5 @@
-"""`reconstruct --help` against the method and parameter tables.
+"""`reconstruct --help` against the method and parameter tables, and the
+command table of `ctrecon-cli --help` in two aligned columns.
 
 `ctrecon-cli methods` prints the tables every help text is made from
 (core/recon/ctr-recon-types.c, core/recon/ctr-params.c).  The help of
@@ -64,4 +65,26 @@ for m in methods:
         if p["type"] == "choice":
             check(all(c in text for c in p["choices"]), f"--{p['name']} lists its choices {p['choices']}")
 
+# `ctrecon-cli --help`: every command and option line "  NAME  summary" has
+# its summary in one column, past the longest name (a 15-letter command
+# once pushed its own summary one column right of the others').
+r = run("--help")
+rows = []
+section = None
+for line in r.stdout.splitlines():
+    if line in ("Commands:", "Options:"):
+        section = line
+    elif not line.strip():
+        section = None
+    elif section is not None:
+        m = re.match(r"^  (-\S+, --\S+|\S+)( +)(\S.*)$", line)
+        rows.append((section, m.group(1), len(line) - len(m.group(3))) if m else (section, line, None))
+commands = [name for section, name, _ in rows if section == "Commands:"]
+check(r.returncode == 0 and len(commands) >= 16 and "--version" in [n for _, n, _ in rows],
+      f"ctrecon-cli --help lists the commands and options: {commands}")
+width = max(len(name) for _, name, _ in rows)
+columns = {col for _, _, col in rows}
+check(columns == {2 + width + 2}, f"ctrecon-cli --help: every summary starts in column {2 + width + 2} (two "
+      f"spaces past the longest name, {width} letters): "
+      f"{[(name, col) for _, name, col in rows if col != 2 + width + 2]} do not")
 finish()

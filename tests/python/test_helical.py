@@ -14,8 +14,9 @@ CLI's (the one rule, ctr_grid_for_scan), and z_range is the CLI's
    reconstruct(z_range=...) equals `ctrecon-cli reconstruct --z-range` to
    float rounding (FBP).
 4. A bad z range raises ctrecon.InvalidArgument with the CLI's message;
-   z_range on a fan-beam scan, or with size=(NX, NY, NZ), raises
-   InvalidArgument too.
+   z_range or rebin on a fan-beam scan, and size=(NX, NY, NZ) on a helical
+   scan with or without z_range, raise InvalidArgument with the CLI's
+   message too (one check, ctr_grid_check_options).
 Needs no shared data.
 """
 import os
@@ -144,8 +145,16 @@ with tempdir() as tmp:
               and msg_r is not None, f"z_range={bad!r}: InvalidArgument with the CLI's message: {msg}")
     msg = raises(lambda: ctrecon.Operator(geo, z_range=(0, 1e6, 1e-3)), ctrecon.InvalidArgument)
     check(msg is not None and "at most 100000" in msg, f"too many slices: InvalidArgument: {msg}")
-    msg = raises(lambda: ctrecon.Operator(geo, z_range=(-1, 1, 1), size=(16, 16, 4)), ctrecon.InvalidArgument)
-    check(msg is not None and "z_range" in msg, f"z_range with size=(NX, NY, NZ): InvalidArgument: {msg}")
+    # size=(NX, NY, NZ) on a helical scan, with or without z_range: the CLI's
+    # refusal of --size NXxNYxNZ (one rule, ctr_grid_check_options) and its
+    # message; without z_range Python once made a grid of NZ slices.
+    for extra, kw in (([], {}), (["--z-range=-1:1:1"], {"z_range": (-1, 1, 1)})):
+        r = cli("reconstruct", short, "--dry-run", "--size", "16x16x4", *extra)
+        cli_msg = r.stderr.strip().splitlines()[-1].removeprefix("ctrecon-cli: reconstruct: ")
+        msg = raises(lambda: ctrecon.Operator(geo, size=(16, 16, 4), **kw), ctrecon.InvalidArgument, cli_msg)
+        msg_r = raises(lambda: ctrecon.reconstruct(ds, size=(16, 16, 4), **kw), ctrecon.InvalidArgument, cli_msg)
+        check(r.returncode == 2 and "slices come from --z-range" in cli_msg and msg is not None and msg_r is not None,
+              f"size=(16, 16, 4) {kw}: InvalidArgument with the CLI's message ({cli_msg}): {msg}, {msg_r}")
     fan = os.path.join(tmp, "fan")
     r = cli("simulate", "--phantom", "shepp-logan", "-g", "fan-flat", "--views", 30, "--cols", 32, "--size", 16,
             "-o", fan)
@@ -154,5 +163,9 @@ with tempdir() as tmp:
     msg_r = raises(lambda: ctrecon.reconstruct(fan_ds, z_range=(0, 1, 1)), ctrecon.InvalidArgument)
     check(msg is not None and msg_r is not None and "helical" in msg,
           f"z_range on a fan-beam scan: InvalidArgument: {msg}")
+    r = cli("reconstruct", os.path.join(fan, "geometry.json"), "--dry-run", "--rebin", "360li")
+    cli_msg = r.stderr.strip().splitlines()[-1].removeprefix("ctrecon-cli: reconstruct: ")
+    msg = raises(lambda: ctrecon.reconstruct(fan_ds, rebin="360li"), ctrecon.InvalidArgument, cli_msg)
+    check(r.returncode == 2 and msg is not None, f"rebin on a fan-beam scan: the CLI's refusal ({cli_msg}): {msg}")
     check(ctrecon.Operator(fan_ds, z_range=None).shape[1] == (1, 16, 16), "z_range=None on a fan-beam scan: as before")
 finish()
