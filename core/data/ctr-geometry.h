@@ -89,7 +89,8 @@ typedef enum {
  *   a circular orbit.  When set, the rays come from them and the circular
  *   fields above are their per-view means (a summary).  Owned.
  *
- * Plain data, owned by whoever created it; copy with ctr_geometry_copy().
+ * Plain data, owned by whoever created it; copy with
+ * ctr_geometry_try_copy() (ctr_geometry_copy() aborts: for tests).
  */
 typedef struct {
   CtrBeam beam;
