@@ -52,7 +52,9 @@ ctr_cli_bench_cylinder_scan (guint views, guint rows, guint cols, const guint n[
 {
   /* Panel 409.6 mm wide (the W4 set-up: 256 × 1.6 mm), square pixels; the
    * volume fills 245 mm of the field of view (W4: 256 × 0.957 mm). */
-  CtrGeometry *g = ctr_geometry_new (CTR_BEAM_CONE, views);
+  CtrGeometry *g = ctr_geometry_try_new (CTR_BEAM_CONE, views, error);
+  if (g == NULL)
+    return NULL;
   g->sod_mm = 1000.0;
   g->sdd_mm = 1536.0;
   g->n_rows = rows;

@@ -121,7 +121,9 @@ bench_art (int argc, char **argv)
   /* Synthetic geometry: SOD 500 mm, SDD 1000 mm, field of view of radius
    * 125 mm filled by the detector; the image square circumscribes it. */
   const double fov = 125.0;
-  g_autoptr (CtrGeometry) g = ctr_geometry_new (CTR_BEAM_FAN, (guint) views);
+  g_autoptr (CtrGeometry) g = ctr_geometry_try_new (CTR_BEAM_FAN, (guint) views, &error);
+  if (g == NULL)
+    return ctr_cli_fail (error);
   g->shape = curved ? CTR_DETECTOR_CURVED : CTR_DETECTOR_FLAT;
   g->sod_mm = 500;
   g->sdd_mm = 1000;

@@ -76,7 +76,8 @@ measure_nps (const CtrVolume *v, const float *const *pages, guint n_pages, const
              const Options *o, GError **error)
 {
   const CtrGrid *g = &v->grid;
-  g_autoptr (GArray) corners = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree guint *corners = NULL;   /* every ROI's, in turn */
+  gsize n_corners = 0;
   for (guint r = 0; o->nps_rois[r] != NULL; r++)
     {
       CtrRoi roi;
@@ -86,7 +87,13 @@ measure_nps (const CtrVolume *v, const float *const *pages, guint n_pages, const
       if (mask == NULL)
         return NULL;
       guint count = 0;
-      g_autofree guint *c = ctr_nps_tile (mask, g->nx, g->ny, (guint) o->nps_size, &count);
+      g_autoptr (GError) local = NULL;
+      g_autofree guint *c = ctr_nps_tile (mask, g->nx, g->ny, (guint) o->nps_size, &count, &local);
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
       if (count == 0)
         {
           g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
@@ -94,14 +101,21 @@ measure_nps (const CtrVolume *v, const float *const *pages, guint n_pages, const
                        "--nps-size smaller)", o->nps_rois[r], o->nps_size, o->nps_size);
           return NULL;
         }
-      g_array_append_vals (corners, c, 2 * count);
+      guint *grown = g_try_realloc_n (corners, 2 * (n_corners + count), sizeof (guint));
+      if (grown == NULL)
+        {
+          ctr_memory_set_error (error, 2 * (guint64) (n_corners + count) * sizeof (guint), "the NPS squares' corners");
+          return NULL;
+        }
+      corners = grown;
+      memcpy (corners + 2 * n_corners, c, 2 * (gsize) count * sizeof (guint));
+      n_corners += count;
     }
   CtrNpsDetrend detrend = g_strcmp0 (o->detrend, "plane") == 0 ? CTR_NPS_DETREND_PLANE : CTR_NPS_DETREND_MEAN;
-  guint n_corners = corners->len / 2;
   if (second != NULL)
     return ctr_nps_difference (ctr_volume_slice (v, 0), ctr_volume_slice (second, 0), g->nx, g->ny,
-                               g->dx, (guint *) corners->data, n_corners, (guint) o->nps_size, detrend, error);
-  return ctr_nps_compute (pages, n_pages, g->nx, g->ny, g->dx, (guint *) corners->data, n_corners,
+                               g->dx, corners, (guint) n_corners, (guint) o->nps_size, detrend, error);
+  return ctr_nps_compute (pages, n_pages, g->nx, g->ny, g->dx, corners, (guint) n_corners,
                           (guint) o->nps_size, detrend, 1.0, error);
 }
 

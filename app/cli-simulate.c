@@ -266,7 +266,8 @@ ctr_cli_simulate (int argc, char **argv)
   if (geometry == NULL || g_str_equal (geometry, "fan-curved") || g_str_equal (geometry, "fan-flat")
       || g_str_equal (geometry, "cone-curved") || g_str_equal (geometry, "cone-flat") || helical)
     {
-      g = ctr_geometry_new (cone ? CTR_BEAM_CONE : CTR_BEAM_FAN, n_views);
+      if ((g = ctr_geometry_try_new (cone ? CTR_BEAM_CONE : CTR_BEAM_FAN, n_views, &error)) == NULL)
+        return ctr_cli_fail (error);
       g->shape = geometry && g_str_has_suffix (geometry, "-flat") ? CTR_DETECTOR_FLAT : CTR_DETECTOR_CURVED;
       g->sod_mm = MAX (595.0, 3 * fov);
       g->sdd_mm = g->sod_mm * 1085.6 / 595.0;
@@ -275,7 +276,8 @@ ctr_cli_simulate (int argc, char **argv)
     }
   else if (g_str_equal (geometry, "parallel"))
     {
-      g = ctr_geometry_new (CTR_BEAM_PARALLEL, views);
+      if ((g = ctr_geometry_try_new (CTR_BEAM_PARALLEL, views, &error)) == NULL)
+        return ctr_cli_fail (error);
       g->pitch_u = 2 * fov / cols;
     }
   else

@@ -40,7 +40,7 @@ full_tiling (guint side, guint n, guint *count)
 {
   g_autofree guint8 *mask = g_malloc ((gsize) side * side);
   memset (mask, 1, (gsize) side * side);
-  return ctr_nps_tile (mask, side, side, n, count);
+  return ctr_nps_tile (mask, side, side, n, count, NULL);
 }
 
 static void

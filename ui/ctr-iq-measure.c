@@ -93,11 +93,10 @@ ctr_iq_nps_size (const guint8 *mask, guint nx, guint ny, guint *count)
   for (guint w = 0; w < G_N_ELEMENTS (wanted); w++)
     for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
       {
-        guint n = 0;
-        g_free (ctr_nps_tile (mask, nx, ny, sizes[i], &n));
+        const guint64 n = ctr_nps_tile_count (mask, nx, ny, sizes[i]);
         if (n >= wanted[w])
           {
-            *count = n;
+            *count = (guint) MIN (n, G_MAXUINT);
             return sizes[i];
           }
       }
@@ -122,7 +121,12 @@ measure_nps (const CtrIqSetup *setup, const float *slice, const CtrGrid *grid, C
   if (size == 0)
     size = ctr_iq_nps_size (mask, grid->nx, grid->ny, &count);
   if (size > 0)
-    corners = ctr_nps_tile (mask, grid->nx, grid->ny, size, &count);
+    corners = ctr_nps_tile (mask, grid->nx, grid->ny, size, &count, &error);
+  if (error != NULL)
+    {
+      r->nps_problem = g_strdup (error->message);
+      return;
+    }
   if (count == 0)
     {
       r->nps_problem = size > 0

@@ -137,21 +137,6 @@ ctr_geometry_set_source_z (CtrGeometry *g, double start_mm, double step_mm, GErr
   return TRUE;
 }
 
-void
-ctr_geometry_copy_motion (CtrGeometry *dst, const CtrGeometry *src)
-{
-  g_return_if_fail (dst != NULL && src != NULL);
-  g_clear_pointer (&dst->source_z_mm, g_free);
-  g_clear_pointer (&dst->focal_shift, g_free);
-  dst->table_reversed = src->table_reversed;
-  if (dst->n_views != src->n_views)
-    return;
-  if (src->source_z_mm != NULL)
-    dst->source_z_mm = g_memdup2 (src->source_z_mm, sizeof (double) * src->n_views);
-  if (src->focal_shift != NULL)
-    dst->focal_shift = g_memdup2 (src->focal_shift, sizeof (double) * 3 * src->n_views);
-}
-
 static gboolean
 positive_finite (double v)
 {

@@ -89,7 +89,8 @@ typedef enum {
  *   a circular orbit.  When set, the rays come from them and the circular
  *   fields above are their per-view means (a summary).  Owned.
  *
- * Plain data, owned by whoever created it; copy with ctr_geometry_copy().
+ * Plain data, owned by whoever created it; copy with
+ * ctr_geometry_try_copy() (ctr_geometry_copy() aborts: for tests).
  */
 typedef struct {
   CtrBeam beam;
@@ -137,7 +138,9 @@ void ctr_geometry_vectors_normal (CtrBeam beam, const double *w, double n[3]);
 
 /* Allocates a geometry with @n_views zeroed angles and neutral defaults
  * (rows_increase_with_v = TRUE, pixel_size_known = TRUE).  Free with
- * ctr_geometry_free(). */
+ * ctr_geometry_free().  GLib aborts when the angles cannot be had: for
+ * view counts the code fixes (tests, the device self-check); core, the
+ * CLI, the window and Python use ctr_geometry_try_new. */
 CtrGeometry *ctr_geometry_new (CtrBeam beam, guint n_views);
 /* As ctr_geometry_new() for a view count that comes from a file: NULL with
  * CTR_ERROR_OUT_OF_MEMORY (and the figures) when the angles alone exceed
@@ -169,10 +172,6 @@ void ctr_geometry_set_uniform_angles (CtrGeometry *g, double start_rad, double s
  * array cannot be allocated. */
 gboolean ctr_geometry_set_source_z (CtrGeometry *g, double start_mm, double step_mm, GError **error);
 
-/* Copies @src's source motion (source_z_mm, focal_shift, table_reversed)
- * into @dst, replacing @dst's; the view counts must agree (else @dst gets
- * none).  For editors that rebuild a geometry from a form. */
-void ctr_geometry_copy_motion (CtrGeometry *dst, const CtrGeometry *src);
 
 /**
  * ctr_geometry_validate:

@@ -385,7 +385,10 @@ load_field (const char *path, guint R, guint C, const char *where, const char *k
     {
       for (gsize i = 0; i < plane; i++)
         data[i] /= info.pages;
-      data = g_realloc_n (g_steal_pointer (&data), plane, sizeof (float));
+      /* the mean plane kept (a shrink that fails keeps the whole block) */
+      float *shrunk = g_try_realloc_n (data, plane, sizeof (float));
+      if (shrunk != NULL)
+        data = shrunk;
     }
   return g_steal_pointer (&data);
 }

@@ -19,13 +19,14 @@ ctr_nps_free (CtrNps *nps)
   g_free (nps);
 }
 
-guint *
-ctr_nps_tile (const guint8 *mask, guint nx, guint ny, guint n, guint *count)
+/* Walks the n × n squares wholly inside @mask, row by row from its
+ * bounding box; writes the first @cap corners (x0, y0) to @out (NULL:
+ * none) and returns how many there are. */
+static guint64
+tile_walk (const guint8 *mask, guint nx, guint ny, guint n, guint *out, guint64 cap)
 {
-  g_return_val_if_fail (mask != NULL && count != NULL, NULL);
-  *count = 0;
   if (n == 0 || n > nx || n > ny)
-    return NULL;
+    return 0;
   guint x_lo = nx, x_hi = 0, y_lo = ny, y_hi = 0;
   for (guint y = 0; y < ny; y++)
     for (guint x = 0; x < nx; x++)
@@ -35,8 +36,8 @@ ctr_nps_tile (const guint8 *mask, guint nx, guint ny, guint n, guint *count)
           y_lo = MIN (y_lo, y), y_hi = MAX (y_hi, y);
         }
   if (x_lo > x_hi)
-    return NULL;
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint));
+    return 0;
+  guint64 count = 0;
   for (guint y0 = y_lo; y0 + n <= y_hi + 1; y0 += n)
     for (guint x0 = x_lo; x0 + n <= x_hi + 1; x0 += n)
       {
@@ -44,14 +45,42 @@ ctr_nps_tile (const guint8 *mask, guint nx, guint ny, guint n, guint *count)
         for (guint y = y0; y < y0 + n && inside; y++)
           for (guint x = x0; x < x0 + n && inside; x++)
             inside = mask[(gsize) y * nx + x] != 0;
-        if (inside)
-          {
-            g_array_append_val (out, x0);
-            g_array_append_val (out, y0);
-          }
+        if (inside && out != NULL && count < cap)
+          out[2 * count] = x0, out[2 * count + 1] = y0;
+        count += inside;
       }
-  *count = out->len / 2;
-  return (guint *) g_array_free (out, *count == 0);
+  return count;
+}
+
+guint64
+ctr_nps_tile_count (const guint8 *mask, guint nx, guint ny, guint n)
+{
+  g_return_val_if_fail (mask != NULL, 0);
+  return tile_walk (mask, nx, ny, n, NULL, 0);
+}
+
+guint *
+ctr_nps_tile (const guint8 *mask, guint nx, guint ny, guint n, guint *count, GError **error)
+{
+  g_return_val_if_fail (mask != NULL && count != NULL, NULL);
+  *count = 0;
+  /* counted first, then allocated at once (a grown array aborted where
+   * the corners of a large ROI did not fit) */
+  const guint64 c = tile_walk (mask, nx, ny, n, NULL, 0);
+  if (c == 0)
+    return NULL;
+  g_autofree char *what = g_strdup_printf ("the corners of %" G_GUINT64_FORMAT " NPS squares of %u × %u pixels",
+                                           c, n, n);
+  guint *out = c > G_MAXUINT / 2 ? NULL : ctr_memory_try_new (2 * (gsize) c, sizeof (guint), FALSE, what, error);
+  if (out == NULL)
+    {
+      if (c > G_MAXUINT / 2)
+        ctr_memory_set_error (error, ctr_memory_mul (2 * c, sizeof (guint)), what);
+      return NULL;
+    }
+  tile_walk (mask, nx, ny, n, out, c);
+  *count = (guint) c;
+  return out;
 }
 
 /* Copies the ROI at (x0, y0) into @buf (complex, imaginary 0) less its trend. */

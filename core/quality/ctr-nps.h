@@ -69,10 +69,16 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrNps, ctr_nps_free)
  * ctr_nps_tile:
  * Corners of non-overlapping n × n squares that lie wholly inside @mask
  * (nx·ny, row-major, non-zero inside), tiled row by row from the mask's
- * bounding box.  Returns a new array of 2·count guints (x0, y0 pairs;
- * g_free), NULL with *@count = 0 when none fits.
+ * bounding box.  Counted first, then allocated at once.
+ * Returns: (transfer full): 2·count guints (x0, y0 pairs, pixels; g_free);
+ *   NULL with *@count = 0 and no error when none fits; NULL with
+ *   CTR_ERROR_OUT_OF_MEMORY (naming the corners and their number) when
+ *   they cannot be allocated.
  */
-guint *ctr_nps_tile (const guint8 *mask, guint nx, guint ny, guint n, guint *count);
+guint *ctr_nps_tile (const guint8 *mask, guint nx, guint ny, guint n, guint *count, GError **error);
+
+/* The number of squares ctr_nps_tile() would return; allocates nothing. */
+guint64 ctr_nps_tile_count (const guint8 *mask, guint nx, guint ny, guint n);
 
 /**
  * ctr_nps_compute:

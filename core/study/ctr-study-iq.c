@@ -116,7 +116,13 @@ measure_nps (const CtrStudy *s, const CtrGrid *g, const float *hu, GError **erro
   if (mask == NULL)
     return NULL;
   guint count = 0;
-  g_autofree guint *corners = ctr_nps_tile (mask, g->nx, g->ny, s->iq.nps_size, &count);
+  g_autoptr (GError) local = NULL;
+  g_autofree guint *corners = ctr_nps_tile (mask, g->nx, g->ny, s->iq.nps_size, &count, &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
   if (count == 0)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,

@@ -13,6 +13,13 @@ typedef struct {
   guint32 ray0, ray1;
 } Pair;
 
+/* The blocks made so far: room for every block of the layout, allocated
+ * before the first (a grown GArray aborted where the list did not fit). */
+typedef struct {
+  CtrBlock *b;
+  guint len, cap;
+} BlockList;
+
 /* K here is the number of segments per row (parts × slots). */
 static void
 ctr_blocked_clear_block (CtrBlock *k)
@@ -105,7 +112,7 @@ cmp_len_desc (const void *a, const void *b, void *data)
 
 /* Appends the block of @pairs to @blocks (orbit @orbit, G_MAXUINT: none). */
 static gboolean
-append_block (GArray *blocks, const CtrScsr *m, const Pair *pairs, guint n, gint64 skip, gint64 limit,
+append_block (BlockList *blocks, const CtrScsr *m, const Pair *pairs, guint n, gint64 skip, gint64 limit,
               guint orbit, GError **error)
 {
   CtrBlock blk = { 0 };
@@ -116,13 +123,14 @@ append_block (GArray *blocks, const CtrScsr *m, const Pair *pairs, guint n, gint
     }
   if (orbit != G_MAXUINT)
     blk.orbit = orbit;
-  g_array_append_val (blocks, blk);
+  g_assert (blocks->len < blocks->cap);
+  blocks->b[blocks->len++] = blk;
   return TRUE;
 }
 
 /* Orbit-level blocking: per orbit its Sub_SM1 and its remainders. */
 static gboolean
-blocks_orbit (GArray *blocks, guint *orbit_first, const CtrScsr *m, const gint64 *len, GError **error)
+blocks_orbit (BlockList *blocks, guint *orbit_first, const CtrScsr *m, const gint64 *len, GError **error)
 {
   const guint nc = ctr_scsr_n_cols (m), no = ctr_scsr_n_orbits (m);
   const char *what = "the blocked layout of the system matrix";
@@ -159,7 +167,7 @@ blocks_orbit (GArray *blocks, guint *orbit_first, const CtrScsr *m, const gint64
 
 /* Global blocking (§4.1): the remainders of all rows, longest with shortest. */
 static gboolean
-blocks_global (GArray *blocks, const CtrScsr *m, const gint64 *len, gint64 a, GError **error)
+blocks_global (BlockList *blocks, const CtrScsr *m, const gint64 *len, gint64 a, GError **error)
 {
   const guint32 n_rows = ctr_scsr_n_orbits (m) * ctr_scsr_n_cols (m);
   const char *what = "the blocked layout of the system matrix";
@@ -183,7 +191,7 @@ blocks_global (GArray *blocks, const CtrScsr *m, const gint64 *len, gint64 a, GE
 /* View-level blocking (§4.2, Algorithm 1): views in pairs, the ramps of the
  * second view's plateau joined to the rows of the first. */
 static gboolean
-blocks_view (GArray *blocks, const CtrScsr *m, const gint64 *len, gint64 a, GError **error)
+blocks_view (BlockList *blocks, const CtrScsr *m, const gint64 *len, gint64 a, GError **error)
 {
   const guint nc = ctr_scsr_n_cols (m), no = ctr_scsr_n_orbits (m);
   const char *what = "the blocked layout of the system matrix";
@@ -236,7 +244,7 @@ blocks_view (GArray *blocks, const CtrScsr *m, const gint64 *len, gint64 a, GErr
 
 /* Sub_SM1 of all rows: the first @a elements of every row. */
 static gboolean
-blocks_first (GArray *blocks, const CtrScsr *m, gint64 a, GError **error)
+blocks_first (BlockList *blocks, const CtrScsr *m, gint64 a, GError **error)
 {
   const guint32 n_rows = ctr_scsr_n_orbits (m) * ctr_scsr_n_cols (m);
   g_autofree Pair *p = ctr_memory_try_new (n_rows, sizeof (Pair), FALSE,
@@ -249,11 +257,21 @@ blocks_first (GArray *blocks, const CtrScsr *m, gint64 a, GError **error)
 }
 
 static void
-blocks_free (GArray *blocks)
+blocks_free (BlockList *blocks)
 {
   for (guint i = 0; i < blocks->len; i++)
-    ctr_blocked_clear_block (&g_array_index (blocks, CtrBlock, i));
-  g_array_free (blocks, TRUE);
+    ctr_blocked_clear_block (&blocks->b[i]);
+  g_free (blocks->b);
+}
+
+/* The number of blocks @kind makes of @n_orbits orbits: two per orbit;
+ * Sub_SM1 and one per pair of views; Sub_SM1 and the remainders. */
+static guint64
+blocks_needed (CtrBlockingKind kind, guint n_orbits)
+{
+  return kind == CTR_BLOCKING_ORBIT ? 2 * (guint64) n_orbits
+         : kind == CTR_BLOCKING_VIEW ? 1 + ((guint64) n_orbits + 1) / 2
+                                     : 2;
 }
 
 CtrBlocked *
@@ -265,11 +283,20 @@ ctr_blocked_new (const CtrScsr *m, CtrBlockingKind kind, GError **error)
   ctr_scsr_arrays (m, &seg, NULL, NULL);
   if (!ctr_scsr_expand (m, error))   /* a compact matrix: fill_block walks the 8-byte elements */
     return NULL;
+  g_autofree char *what = g_strdup_printf ("the blocked layout's list of %" G_GUINT64_FORMAT " blocks",
+                                           blocks_needed (kind, no));
+  BlockList blocks = { ctr_memory_try_new (blocks_needed (kind, no), sizeof (CtrBlock), TRUE, what, error), 0,
+                       (guint) blocks_needed (kind, no) };
+  if (blocks.b == NULL)
+    return NULL;
   g_autofree gint64 *len = ctr_memory_try_new (n_rows, sizeof (gint64), FALSE,
                                                "the blocked layout of the system matrix", error);
   g_autofree guint *orbit_first = NULL;
   if (len == NULL)
-    return NULL;
+    {
+      g_free (blocks.b);
+      return NULL;
+    }
   gint64 a = G_MAXINT64;
   for (guint32 r = 0; r < n_rows; r++)
     {
@@ -278,27 +305,26 @@ ctr_blocked_new (const CtrScsr *m, CtrBlockingKind kind, GError **error)
     }
   if (n_rows == 0)
     a = 0;
-  GArray *blocks = g_array_new (FALSE, TRUE, sizeof (CtrBlock));
   gboolean ok;
   if (kind == CTR_BLOCKING_ORBIT)
     {
       orbit_first = ctr_memory_try_new ((gsize) no + 1, sizeof (guint), FALSE,
                                         "the blocked layout of the system matrix", error);
-      ok = orbit_first != NULL && blocks_orbit (blocks, orbit_first, m, len, error);
+      ok = orbit_first != NULL && blocks_orbit (&blocks, orbit_first, m, len, error);
     }
   else
-    ok = blocks_first (blocks, m, a, error)
-         && (kind == CTR_BLOCKING_GLOBAL ? blocks_global (blocks, m, len, a, error)
-                                         : blocks_view (blocks, m, len, a, error));
+    ok = blocks_first (&blocks, m, a, error)
+         && (kind == CTR_BLOCKING_GLOBAL ? blocks_global (&blocks, m, len, a, error)
+                                         : blocks_view (&blocks, m, len, a, error));
   if (!ok)
     {
-      blocks_free (blocks);
+      blocks_free (&blocks);
       return NULL;
     }
   CtrBlocked *b = g_new0 (CtrBlocked, 1);
   b->orbit_first = g_steal_pointer (&orbit_first);
-  b->n_blocks = blocks->len;
-  b->blocks = (CtrBlock *) g_array_free (blocks, FALSE);
+  b->n_blocks = blocks.len;
+  b->blocks = blocks.b;
   for (guint i = 0; i < b->n_blocks; i++)
     b->cells += (guint64) b->blocks[i].n_rows * b->blocks[i].width;
   b->nnz = ctr_scsr_nnz (m);

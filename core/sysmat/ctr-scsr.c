@@ -109,6 +109,27 @@ elembuf_clear (ElemBuf *b)
   b->len = b->cap = 0;
 }
 
+/* Room for one ray's @n reps and slots in *@reps and *@slots (*@cap
+ * elements now).  FALSE when they cannot be grown (the arrays kept, to be
+ * freed): the build ends as when its elements do not fit (g_renew
+ * aborted). */
+static gboolean
+ray_room (guint32 **reps, guint16 **slots, gsize *cap, gsize n)
+{
+  if (n <= *cap)
+    return TRUE;
+  guint32 *r = g_try_renew (guint32, *reps, n);
+  if (r == NULL)
+    return FALSE;
+  *reps = r;
+  guint16 *sl = g_try_renew (guint16, *slots, n);
+  if (sl == NULL)
+    return FALSE;
+  *slots = sl;
+  *cap = n;
+  return TRUE;
+}
+
 CtrScsr *
 ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, guint allowed,
                 GCancellable *cancellable, GError **error)
@@ -173,11 +194,10 @@ ctr_scsr_build (const CtrGeometry *g, const CtrGrid *grid, CtrRayModel model, gu
                 oom = TRUE;
                 break;
               }
-            if (rb.len > cap)
+            if (!ray_room (&reps, &slots, &cap, rb.len))
               {
-                cap = rb.len;
-                reps = g_renew (guint32, reps, cap);   /* one ray's pixels: small */
-                slots = g_renew (guint16, slots, cap);
+                oom = TRUE;
+                break;
               }
             double sq = 0, sum = 0;
             for (gsize e = 0; e < rb.len; e++)
@@ -372,12 +392,24 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym, GError **error)
   gint64 *seg = part == NULL ? NULL
                 : ctr_memory_try_new (ctr_memory_add (ctr_memory_mul (n_rows, PK1), 1), sizeof (gint64), FALSE, what,
                                       error);
+  /* each thread's copy of a row (the longest) and its segment cursors */
+  const guint T = (guint) MAX (1, omp_get_max_threads ());
+  gint64 longest = 0;
+  for (gsize row = 0; row < n_rows; row++)
+    longest = MAX (longest, m->seg_ptr[(row + 1) * PK0] - m->seg_ptr[row * PK0]);
+  CtrScsrElem *tmp_all = seg == NULL ? NULL
+                         : ctr_memory_try_new (ctr_memory_mul (T, MAX (longest, 1)), sizeof (CtrScsrElem), FALSE,
+                                               what, error);
+  gint64 *next_all = tmp_all == NULL ? NULL
+                     : ctr_memory_try_new ((gsize) T * PK1, sizeof (gint64), FALSE, what, error);
   gboolean compact = m->w32 != NULL;
-  if (seg == NULL || (compact && !ctr_scsr_compact_applies (sym, 1) && !ctr_scsr_expand (m, error)))
+  if (next_all == NULL || (compact && !ctr_scsr_compact_applies (sym, 1) && !ctr_scsr_expand (m, error)))
     {
       g_free (map);
       g_free (part);
       g_free (seg);
+      g_free (tmp_all);
+      g_free (next_all);
       ctr_symmetry_free (sym);
       ctr_scsr_unref (m);
       return NULL;
@@ -415,19 +447,17 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym, GError **error)
     seg[i + 1] += seg[i];
   /* Each row's elements stay in the row's range (the same in both
    * layouts): regrouped in place through a copy of the row, stably. */
-#pragma omp parallel
+#pragma omp parallel num_threads (T)
   {
-    CtrScsrElem *tmp = NULL;
-    gsize cap = 0;
-    gint64 *next = g_new (gint64, PK1);
+    const guint t = (guint) omp_get_thread_num ();
+    CtrScsrElem *tmp = tmp_all + (gsize) t * MAX (longest, 1);
+    gint64 *next = next_all + (gsize) t * PK1;
 #pragma omp for schedule(dynamic, 64)
     for (gsize row = 0; row < n_rows; row++)
       {
         const gint64 b = m->seg_ptr[row * PK0], n = m->seg_ptr[(row + 1) * PK0] - b;
         if (n == 0)   /* a ray that misses the grid: nothing to regroup */
           continue;
-        if ((gsize) n > cap)
-          tmp = g_renew (CtrScsrElem, tmp, cap = (gsize) n);
         ctr_scsr_read_elems (m, (guint64) b, (guint64) n, tmp);
         memcpy (next, seg + row * PK1, PK1 * sizeof (gint64));
         for (guint q = 0; q < PK0; q++)
@@ -444,10 +474,10 @@ ctr_scsr_repartition (CtrScsr *m, CtrSymmetry *sym, GError **error)
                 m->elems[to] = (CtrScsrElem) { r, tmp[e - b].w };
             }
       }
-    g_free (tmp);
-    g_free (next);
   }
 #undef OLD_REP
+  g_free (tmp_all);
+  g_free (next_all);
   g_free (map);
   g_free (part);
   g_free (m->seg_ptr);
@@ -596,7 +626,9 @@ ctr_scsr_compact (CtrScsr *m)
       w[e] = we;
     }
   m->elems = NULL;
-  m->w32 = g_realloc (w, MAX (n, 1) * sizeof (float));
+  /* the first half kept (a shrink that fails keeps the whole block) */
+  float *w_shrunk = g_try_realloc (w, MAX (n, 1) * sizeof (float));
+  m->w32 = w_shrunk != NULL ? w_shrunk : w;
   m->rep16 = r16;
   return TRUE;
 }

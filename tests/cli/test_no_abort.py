@@ -22,6 +22,11 @@ exit 1 and one line naming the bound, and at least one stops in the
 estimator's buffers.  Before the change the sorted copy (g_memdup2) died
 with SIGTRAP in GLib's allocator (98 and 96 MiB of a 100 MiB end).
 
+The synthetic scan of `bench art`: its --views has no upper bound; 2·10⁹
+views' angles (14.9 GiB) under a 2 GiB limit end with exit 1 and one line
+naming the angles.  Before the change the geometry's g_new0 died with
+SIGTRAP in GLib's allocator.
+
 OMP_STACKSIZE and MALLOC_ARENA_MAX keep the threads' own reservations (8 MiB
 stacks, 64 MiB malloc arenas) small and alike at every thread count.
 """
@@ -201,5 +206,10 @@ with tempfile.TemporaryDirectory() as tmp:
         stopped += len(errors) == 1 and "noise estimator" in errors[0]
     check(stopped > 0, f"noise stopped in its estimator by the limit in at least one of 1 … 12 MiB below {hi} MiB "
           f"({stopped})")
+
+r = run("bench", "art", "--views", 2000000000, "--image", 8, "--cols", 2, timeout=60, preexec_fn=as_limit(2048))
+errors = [l for l in r.stderr.splitlines() if l.startswith("ctrecon-cli:")]
+check(r.returncode == 1 and len(errors) == 1 and "angles of 2000000000 views" in errors[0],
+      f"bench art of 2·10⁹ views in 2 GiB: exit {r.returncode}, '{r.stderr.strip()[-200:]}'")
 
 finish()

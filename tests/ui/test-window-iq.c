@@ -148,7 +148,7 @@ expect (CtrRun *run, guint size, const CtrTask *task, int task_insert, Expected 
   CtrRoi disc = ctr_roi_circle (0, 0, 40);
   g_autofree guint8 *mask = ctr_roi_mask (g, &disc, NULL, NULL);
   guint count = 0, n_ins = 0;
-  g_autofree guint *corners = ctr_nps_tile (mask, g->nx, g->ny, size, &count);
+  g_autofree guint *corners = ctr_nps_tile (mask, g->nx, g->ny, size, &count, NULL);
   const float *slices[1] = { hu };
   g_autoptr(CtrTtf) task_ttf = NULL;
 
@@ -297,7 +297,7 @@ test_window_iq (void)
     CtrVolume *v = ctr_run_get_result (fbp);
     g_autofree guint8 *mask = ctr_roi_mask (&v->grid, &centre, NULL, NULL);
     guint count = 0;
-    g_autofree guint *corners = r ? ctr_nps_tile (mask, v->grid.nx, v->grid.ny, r->nps_size, &count) : NULL;
+    g_autofree guint *corners = r ? ctr_nps_tile (mask, v->grid.nx, v->grid.ny, r->nps_size, &count, NULL) : NULL;
     CHECK (r != NULL && r->nps != NULL && r->nps_squares == count && count > 0,
            "the NPS follows the drawn ROI (%u squares of %u px, core tiles %u)", r ? r->nps_squares : 0,
            r ? r->nps_size : 0, count);
