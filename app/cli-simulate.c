@@ -174,7 +174,7 @@ geometry_json (const CtrGeometry *g, const char *name, const char *phantom, doub
 int
 ctr_cli_simulate (int argc, char **argv)
 {
-  g_autofree char *phantom = NULL, *geometry = NULL, *output = NULL, *spectrum_arg = NULL;
+  g_autofree char *phantom = NULL, *geometry = NULL, *output = NULL, *spectrum_arg = NULL, *centre_arg = NULL;
   int views = 720, cols = 736, size = 256, rows = 16;
   double i0 = 2.5e4, radius = 100.0, turns = 2.0, pitch = 1.0;
   gint64 seed = 1;
@@ -188,10 +188,12 @@ ctr_cli_simulate (int argc, char **argv)
     { "cols", 0, 0, G_OPTION_ARG_INT, &cols, "detector columns (default 736)", "N" },
     { "size", 0, 0, G_OPTION_ARG_INT, &size, "reference image N × N covering the field of view (default 256)", "N" },
     { "radius", 0, 0, G_OPTION_ARG_DOUBLE, &radius, "phantom radius in mm (default 100)", "MM" },
+    { "centre", 0, 0, G_OPTION_ARG_STRING, &centre_arg, "--phantom disc: its centre x,y in mm (default 0,0; "
+      "the field of view grows to cover it)", "X,Y" },
     { "i0", 0, 0, G_OPTION_ARG_DOUBLE, &i0, "open-beam photons per bin; 0 = noiseless (default 2.5e4, quarter dose)", "PHOTONS" },
     { "spectrum", 0, 0, G_OPTION_ARG_FILENAME, &spectrum_arg, "polychromatic scan through a stated spectrum: "
       "a built-in name (120kvp: Kramers' law filtered by 2.5 mm Al, approximate) or FILE.json "
-      "{\"energies_kev\": [...], \"fluence\": [...]}; water's beam hardening (fan and parallel)", "S" },
+      "{\"energies_kev\": [...], \"fluence\": [...]}; water's beam hardening (not helical)", "S" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "noise seed (default 1)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "folder to write geometry.json, sinogram.tif, reference.tif", "DIR" },
     { NULL }
@@ -227,9 +229,17 @@ ctr_cli_simulate (int argc, char **argv)
       g_prefix_error (&error, "--spectrum: ");
       return ctr_cli_fail (error);
     }
-  if (spectrum != NULL && geometry != NULL && (g_str_has_prefix (geometry, "cone-") || helical))
+  if (spectrum != NULL && helical)
     {
-      fprintf (stderr, "ctrecon-cli simulate: --spectrum handles fan and parallel geometries only\n");
+      fprintf (stderr, "ctrecon-cli simulate: --spectrum handles parallel, fan and circular cone geometries, not a helix\n");
+      return 2;
+    }
+  double centre[2] = { 0, 0 };
+  if (centre_arg != NULL
+      && (g_strcmp0 (phantom, "disc") != 0 || sscanf (centre_arg, "%lf,%lf", &centre[0], &centre[1]) != 2
+          || !isfinite (centre[0]) || !isfinite (centre[1]) || hypot (centre[0], centre[1]) > 1e5))
+    {
+      fprintf (stderr, "ctrecon-cli simulate: --centre takes X,Y in mm (finite) and goes with --phantom disc\n");
       return 2;
     }
   g_autoptr (CtrPhantom) ph = NULL;
@@ -238,7 +248,7 @@ ctr_cli_simulate (int argc, char **argv)
   else if (g_str_equal (phantom, "shepp-logan"))
     ph = ctr_phantom_new_shepp_logan (radius, 0.02);
   else if (g_str_equal (phantom, "disc"))
-    ph = ctr_phantom_new_disc (0, 0, radius, CTR_MU_WATER_PER_MM);
+    ph = ctr_phantom_new_disc (centre[0], centre[1], radius, CTR_MU_WATER_PER_MM);
   else if (g_str_equal (phantom, "iq"))
     ph = ctr_phantom_new_iq (radius);
   else if (g_str_equal (phantom, "head-iq"))
@@ -258,7 +268,7 @@ ctr_cli_simulate (int argc, char **argv)
     return ctr_cli_fail (error);
 
   /* The field of view covers the phantom with a 10 % margin. */
-  const double fov = radius * 1.1;
+  const double fov = (radius + hypot (centre[0], centre[1])) * 1.1;
   g_autoptr (CtrGeometry) g = NULL;
   const gboolean cone = geometry != NULL && (g_str_has_prefix (geometry, "cone-") || helical);
   /* helical: views per rotation × turns in all */
@@ -298,8 +308,9 @@ ctr_cli_simulate (int argc, char **argv)
 
   CtrGrid grid = ctr_grid_square (size, 2 * ctr_geometry_fov_radius_mm (g) / size, g->n_rows, 1);
   /* extruded beyond every ray's reach: the helix and the cone's coverage */
-  g_autoptr (CtrPhantom3d) ph3 = cone ? ctr_phantom3d_new_extruded (ph, radius + z_half + rows) : NULL;
-  g_autoptr (CtrProjections) p = cone ? ctr_phantom3d_project (ph3, g, 2, &error)
+  g_autoptr (CtrPhantom3d) ph3 = cone ? ctr_phantom3d_new_extruded (ph, fov + z_half + rows) : NULL;
+  g_autoptr (CtrProjections) p = cone && spectrum != NULL ? ctr_phantom3d_project_spectrum (ph3, g, 2, spectrum, &error)
+                                      : cone ? ctr_phantom3d_project (ph3, g, 2, &error)
                                       : spectrum != NULL ? ctr_phantom_project_spectrum (ph, g, 4, spectrum, &error)
                                       : ctr_phantom_project (ph, g, 4, &error);
   if (p == NULL)

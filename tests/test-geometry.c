@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
+#include "data/ctr-ray-cylinder.h"
 
 static CtrGeometry *
 fan (CtrDetectorShape shape)
@@ -216,6 +217,42 @@ test_coverage (void)
     g_free (none[i]);
 }
 
+/* ctr_geometry_cylinder_path against the chord computed here from the
+ * source and the detector point (FORMAT.md, view 0: source (0, −SOD),
+ * flat detector on y = SDD − SOD): fan flat and curved, cone flat off the
+ * middle row (the 3-D length), parallel beam; a ray that misses gives 0. */
+static void
+test_cylinder_path (void)
+{
+  const double r = 60, centre[2] = { 0, 0 }, off[2] = { 15, 0 };
+  g_autoptr (CtrGeometry) flat = fan (CTR_DETECTOR_FLAT);
+  g_autoptr (CtrGeometry) curved = fan (CTR_DETECTOR_CURVED);
+  /* column 60: u = 20 mm (flat), γ = 0.02 rad (curved) */
+  const double df = 500 * 20 / hypot (20, 1000), dc = 500 * sin (0.02);
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_cylinder_path (flat, 0, 60, 0, centre, r), 2 * sqrt (r * r - df * df), 1e-9);
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_cylinder_path (curved, 0, 60, 0, centre, r), 2 * sqrt (r * r - dc * dc), 1e-9);
+  /* the central ray passes 15 mm from the shifted centre */
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_cylinder_path (flat, 0, 50, 0, off, r), 2 * sqrt (r * r - 225), 1e-9);
+  g_assert_cmpfloat (ctr_geometry_cylinder_path (flat, 0, 100, 0, centre, 10), ==, 0);
+
+  g_autoptr (CtrGeometry) cone = fan (CTR_DETECTOR_FLAT);
+  cone->beam = CTR_BEAM_CONE;
+  cone->n_rows = 5;
+  cone->pitch_v_mm = 10;
+  /* row 4: v = ±20 mm; the ray's length per mm of its trace */
+  const double stretch = sqrt (20 * 20 + 1000 * 1000 + 20 * 20) / hypot (20, 1000);
+  g_assert_cmpfloat_with_epsilon (ctr_geometry_cylinder_path (cone, 0, 60, 4, centre, r),
+                                  2 * sqrt (r * r - df * df) * stretch, 1e-9);
+
+  g_autoptr (CtrGeometry) par = ctr_geometry_new (CTR_BEAM_PARALLEL, 4);
+  par->n_cols = 101;
+  par->pitch_u = 1;
+  ctr_geometry_set_uniform_angles (par, 0, G_PI / 4);
+  for (guint v = 0; v < 4; v++)
+    g_assert_cmpfloat_with_epsilon (ctr_geometry_cylinder_path (par, v, 80, 0, centre, 50),
+                                    2 * sqrt (50 * 50 - 30 * 30), 1e-9);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -226,5 +263,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/core/geometry/field-of-view", test_field_of_view);
   g_test_add_func ("/ctr/core/geometry/coverage", test_coverage);
   g_test_add_func ("/ctr/core/geometry/grid-reference", test_grid_reference);
+  g_test_add_func ("/ctr/core/geometry/cylinder-path", test_cylinder_path);
   return g_test_run ();
 }

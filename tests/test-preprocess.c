@@ -8,6 +8,9 @@
  * are cyclic shifts (over the views) of one another, so share their sorted
  * values, is removed to float rounding (1e-5; measured 1.2e-7) and
  * reported as one striped column; bad arguments leave the data untouched.
+ * The sorting method's damage report: a constant stripe's correction is
+ * not counted as damage (< 1e-5 of the range), a small dense disc's edges
+ * are (> 0.3 of the range), and the pipeline warns above "warn_change".
  * Flux: a drift on a two-level sinogram is undone and its factors returned
  * (1e-6), the air found is the edge columns less the margin; the tilt
  * resampling reproduces a plane exactly (float rounding, 1e-5; measured
@@ -88,7 +91,7 @@ test_rings_offset (void)
   guint columns = 0;
   double rms = 0;
   g_autoptr (GError) error = NULL;
-  g_assert_true (ctr_rings_remove (p, 5, &n, &columns, &rms, &error));
+  g_assert_true (ctr_rings_remove (p, 5, &n, &columns, &rms, NULL, &error));
   g_assert_no_error (error);
   double worst = 0;
   for (gsize i = 0; i < (gsize) V * R * C; i++)
@@ -104,8 +107,78 @@ test_rings_offset (void)
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr (GError) e = NULL;
-      g_assert_false (ctr_rings_remove (p, bad[i], NULL, NULL, NULL, &e));
+      g_assert_false (ctr_rings_remove (p, bad[i], NULL, NULL, NULL, NULL, &e));
       g_assert_error (e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+static CtrPipeline *parse (const char *text, GError **error);
+
+/* The sinogram of a small dense disc off the axis (parallel beam, its
+ * track a sinusoid of 7 columns' amplitude, radius 2 columns, μ·chord up to
+ * 2): every row the same. */
+static CtrProjections *
+dense_disc (void)
+{
+  CtrProjections *p = ctr_projections_new (V, R, C, CTR_PROJ_LINE_INTEGRALS, NULL);
+  for (guint v = 0; v < V; v++)
+    for (guint c = 0; c < C; c++)
+      {
+        const double d = c - (C - 1) / 2.0 - 7 * cos (2 * G_PI * v / V);
+        for (guint r = 0; r < R; r++)
+          AT (p, v, r, c) = (float) (fabs (d) < 2 ? 0.5 * 2 * sqrt (4 - d * d) : 0);
+      }
+  return p;
+}
+
+/* The sorting method's damage report: a constant stripe's correction is its
+ * column's offset, reported as (almost) no change beyond it; on the dense
+ * disc's sinogram the median mixes columns in and out of the disc and moves
+ * single views by a large part of the range.  Through the pipeline the
+ * effect names the row and warns above "warn_change" only. */
+static void
+test_rings_damage (void)
+{
+  g_autoptr (CtrProjections) striped = ctr_projections_new (V, R, C, CTR_PROJ_LINE_INTEGRALS, NULL);
+  for (guint v = 0; v < V; v++)
+    for (guint r = 0; r < R; r++)
+      for (guint c = 0; c < C; c++)
+        AT (striped, v, r, c) = 1.0f + 0.3f * sinf (2 * G_PI * ((v + 3 * c) % V) / V) + (c == 12 ? 0.3f : 0);
+  g_autoptr (CtrProjections) dense = dense_disc ();
+  double stripe_change[R], dense_change[R];
+  g_assert_true (ctr_rings_remove (striped, 5, NULL, NULL, NULL, stripe_change, NULL));
+  g_assert_true (ctr_rings_remove (dense, 21, NULL, NULL, NULL, dense_change, NULL));
+  g_test_message ("change beyond the columns' offsets over the row's range: stripe %g, dense disc %g",
+                  stripe_change[0], dense_change[0]);
+  for (guint r = 0; r < R; r++)
+    {
+      g_assert_cmpfloat (stripe_change[r], <, 1e-5);
+      g_assert_cmpfloat (dense_change[r], >, 0.3);
+    }
+
+  const char *steps[] = { "[{\"op\": \"rings\"}]", "[{\"op\": \"rings\", \"warn_change\": 1}]" };
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CtrPipeline) pl = parse (steps[i], &error);
+      g_assert_no_error (error);
+      g_autoptr (CtrProjections) p = dense_disc ();
+      g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+      g_assert_true (ctr_pipeline_apply (pl, p, NULL, notes, &error));
+      g_assert_no_error (error);
+      const char *note = g_ptr_array_index (notes, 0);
+      g_test_message ("%s", note);
+      g_assert_true ((strstr (note, "WARNING: 2 of 2 rows changed by more than 30 %") != NULL) == (i == 0));
+      g_assert_true ((strstr (note, "largest change in a row") != NULL) == (i == 1));
+    }
+  const char *bad[] = { "[{\"op\": \"rings\", \"warn_change\": 0}]", "[{\"op\": \"rings\", \"warn_change\": 1.5}]",
+                        "[{\"op\": \"rings\", \"method\": \"large\", \"warn_change\": 0.5}]" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_autoptr (CtrPipeline) none = parse (bad[i], &e);
+      g_assert_null (none);
+      g_assert_error (e, CTR_ERROR, CTR_ERROR_FORMAT);
     }
 }
 
@@ -244,6 +317,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/preprocess/outliers-bad", test_outliers_bad);
   g_test_add_func ("/ctr/preprocess/rings-offset", test_rings_offset);
   g_test_add_func ("/ctr/preprocess/pipeline-parse", test_pipeline_parse);
+  g_test_add_func ("/ctr/preprocess/rings-damage", test_rings_damage);
   g_test_add_func ("/ctr/preprocess/flux-factors", test_flux_factors);
   g_test_add_func ("/ctr/preprocess/untilt-plane", test_untilt_plane);
   return g_test_run ();

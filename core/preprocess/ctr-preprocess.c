@@ -36,12 +36,46 @@ get_wavelet (JsonObject *o, guint i, const char *where, CtrPrepStep *st, GError 
   return TRUE;
 }
 
+/* "warn_change": a positive fraction, at most 1. */
+static gboolean
+get_warn_change (JsonObject *o, guint i, const char *where, CtrPrepStep *st, GError **error)
+{
+  if (!ctr_prep_get_positive (o, "warn_change", i, "rings", where, &st->warn_change, error))
+    return FALSE;
+  if (st->warn_change > 1)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT,
+                   "%s: “preprocess” step %u (“rings”): “warn_change” must be a fraction above 0, at most 1",
+                   where, i + 1);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The sorting method's damage report: the row changed most (its largest
+ * pixel change over its range, @change [row]) and the rows above @limit. */
+static char *
+sorting_damage (const double *change, guint rows, double limit)
+{
+  guint worst = 0, over = 0;
+  for (guint r = 0; r < rows; r++)
+    {
+      worst = change[r] > change[worst] ? r : worst;
+      over += change[r] > limit;
+    }
+  if (over == 0)
+    return g_strdup_printf ("; largest change in a row %.1f %% of its range (row %u)", 100 * change[worst], worst);
+  return g_strdup_printf ("; WARNING: %u of %u rows changed by more than %g %% of their range (up to %.1f %%, "
+                          "row %u): sorting damages a dense object's edges, check the difference and try a "
+                          "smaller size", over, rows, 100 * limit, 100 * change[worst], worst);
+}
+
 /* A "rings" step: "method" first, then the parameters that method takes. */
 static gboolean
 parse_rings (JsonObject *o, guint i, const char *where, CtrPrepStep *st, GError **error)
 {
   static const char *const methods[] = { "sorting", "large", "dead", "wavelet-fft", NULL };
-  static const char *const sorting[] = { "method", "size", NULL };
+  static const char *const sorting[] = { "method", "size", "warn_change", NULL };
   static const char *const large[] = { "method", "size", "snr", "normalise", NULL };
   static const char *const dead[] = { "method", "size", "snr", "residual", "normalise", NULL };
   static const char *const wavelet[] = { "method", "level", "wavelet", "sigma", "pad", NULL };
@@ -49,7 +83,7 @@ parse_rings (JsonObject *o, guint i, const char *where, CtrPrepStep *st, GError 
   *st = (CtrPrepStep) { .op = CTR_PREP_RINGS, .size = CTR_RINGS_DEFAULT_SIZE, .method = CTR_RINGS_SORTING,
                         .residual = TRUE, .level = CTR_RINGS_WAVELET_DEFAULT_LEVEL,
                         .sigma = CTR_RINGS_WAVELET_DEFAULT_SIGMA, .pad = TRUE,
-                        .wavelet = CTR_RINGS_WAVELET_DEFAULT_NAME };
+                        .wavelet = CTR_RINGS_WAVELET_DEFAULT_NAME, .warn_change = CTR_RINGS_DEFAULT_WARN_CHANGE };
   JsonNode *m = json_object_get_member (o, "method");
   if (m != NULL)
     {
@@ -74,6 +108,7 @@ parse_rings (JsonObject *o, guint i, const char *where, CtrPrepStep *st, GError 
   return ctr_prep_check_members (o, i, "rings", allowed[st->method], where, error)
          && ctr_prep_get_size (o, i, where, &st->size, error)
          && ctr_prep_get_positive (o, "snr", i, "rings", where, &st->snr, error)
+         && get_warn_change (o, i, where, st, error)
          && ctr_prep_get_boolean (o, "residual", i, "rings", where, &st->residual, error)
          && ctr_prep_get_boolean (o, "normalise", i, "rings", where, &st->normalise, error)
          && ctr_prep_get_integer (o, "level", i, "rings", 1, CTR_RINGS_WAVELET_MAX_LEVEL, where, &st->level, error)
@@ -254,6 +289,7 @@ run_step (const CtrPrepStep *st, CtrProjections *p, CtrGeometry *g, GError **err
   guint columns = 0;
   double rms = 0;
   gboolean ok;
+  g_autofree double *change = NULL;
   if (st->method == CTR_RINGS_LARGE)
     ok = ctr_stripes_remove_large (p, st->size, st->snr, st->normalise, &n, &columns, &rms, error);
   else if (st->method == CTR_RINGS_DEAD)
@@ -261,7 +297,15 @@ run_step (const CtrPrepStep *st, CtrProjections *p, CtrGeometry *g, GError **err
   else if (st->method == CTR_RINGS_WAVELET_FFT)
     ok = ctr_rings_remove_wavelet (p, st->level, st->wavelet, st->sigma, st->pad, &n, &columns, &rms, error);
   else
-    ok = ctr_rings_remove (p, st->size, &n, &columns, &rms, error);
+    {
+      change = g_try_new (double, p->n_rows);
+      if (change == NULL)
+        {
+          g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "rings: no memory for %u rows' changes", p->n_rows);
+          return NULL;
+        }
+      ok = ctr_rings_remove (p, st->size, &n, &columns, &rms, change, error);
+    }
   if (!ok)
     return NULL;
   static const char *const what[] = { "sorting", "large stripes", "dead stripes", "wavelet-fft" };
@@ -273,9 +317,10 @@ run_step (const CtrPrepStep *st, CtrProjections *p, CtrGeometry *g, GError **err
     detail = g_strdup_printf ("size %d", st->size);
   else
     detail = g_strdup_printf ("size %d, snr %g", st->size, st->snr);
+  g_autofree char *damage = change != NULL ? sorting_damage (change, p->n_rows, st->warn_change) : NULL;
   return g_strdup_printf ("rings: %u detector columns found striped (in at least half of the %u rows), "
-                          "%" G_GUINT64_FORMAT " stripes in all row sinograms; RMS change %.3g (%s, %s)",
-                          columns, p->n_rows, n, rms, what[st->method], detail);
+                          "%" G_GUINT64_FORMAT " stripes in all row sinograms; RMS change %.3g (%s, %s)%s",
+                          columns, p->n_rows, n, rms, what[st->method], detail, damage != NULL ? damage : "");
 }
 
 gboolean

@@ -10,7 +10,9 @@
  *   "outliers": zinger removal, ctr_outliers_remove() (preprocess/ctr-outliers.h):
  *               "threshold" (robust SDs, > 0, default 5), "size" (odd ≥ 3, default 3)
  *   "rings":    stripe removal, Vo et al. 2018 sorting, ctr_rings_remove()
- *               (preprocess/ctr-rings.h): "size" (odd ≥ 3, default 21);
+ *               (preprocess/ctr-rings.h): "size" (odd ≥ 3, default 21),
+ *               "warn_change" (0 < f ≤ 1, default 0.3: the effect warns
+ *               of rows whose largest change exceeds f × their range);
  *               "method": "sorting" (that, the default), "large" (large
  *               stripes, algorithm 5) or "dead" (unresponsive and
  *               fluctuating stripes, algorithm 6), both ctr-stripes.h, with
@@ -48,6 +50,10 @@
 
 G_BEGIN_DECLS
 
+/* "rings" "sorting": the default of "warn_change", the fraction of a row's
+ * range above which a pixel's change is reported as damage to an edge. */
+#define CTR_RINGS_DEFAULT_WARN_CHANGE 0.3
+
 typedef enum {
   CTR_RINGS_SORTING,  /* algorithm 3, ctr_rings_remove() */
   CTR_RINGS_LARGE,    /* algorithm 5, ctr_stripes_remove_large() */
@@ -69,6 +75,7 @@ typedef struct {
   int size;           /* outliers: neighbourhood width; rings: median width */
   CtrRingsMethod method; /* rings: which of Vo et al. 2018's algorithms */
   double snr;         /* rings "large", "dead": detection threshold */
+  double warn_change; /* rings "sorting": warn above this change / the row's range */
   gboolean residual;  /* rings "dead": then "large" on what is left */
   gboolean normalise; /* rings "large", "dead": every column less its stripe strength */
   guint level;        /* rings "wavelet-fft": decomposition levels */

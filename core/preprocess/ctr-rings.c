@@ -15,19 +15,24 @@ typedef CtrSortedSample Sample;
 
 /* One detector row.  @sorted [col][view] samples, @smooth [view][col],
  * @colchange [col]: scratch.  Returns the stripes found, flagged 1 in
- * @flag [col]; adds Σ change² to *@sq. */
+ * @flag [col]; adds Σ change² to *@sq; *@change: the largest |change| over
+ * the row's range before. */
 static guint64
 filter_row (CtrProjections *p, guint row, int size, Sample *sorted, float *smooth, double *colchange,
-            double *sq, guint8 *flag)
+            double *sq, guint8 *flag, double *change)
 {
   const guint V = p->n_views, C = p->n_cols;
   const gsize stride = (gsize) p->n_rows * C;
   float *s = p->data + (gsize) row * C;
   float win[size];
   ctr_sorted_sinogram (s, stride, V, C, size, sorted, smooth, win);
+  double lo = INFINITY, hi = -INFINITY, worst = 0;
   for (guint c = 0; c < C; c++)
     {
       double sum = 0;
+      /* sorted along the views: the column's extremes are its ends */
+      lo = MIN (lo, sorted[(gsize) c * V].value);
+      hi = MAX (hi, sorted[(gsize) c * V + V - 1].value);
       for (guint v = 0; v < V; v++)
         {
           const Sample *x = &sorted[(gsize) c * V + v];
@@ -37,7 +42,12 @@ filter_row (CtrProjections *p, guint row, int size, Sample *sorted, float *smoot
           s[x->view * stride + c] = smooth[(gsize) v * C + c];
         }
       colchange[c] = sum / V;
+      /* what is not the column's constant offset (a stripe's) */
+      for (guint v = 0; v < V; v++)
+        worst = MAX (worst, fabs ((double) smooth[(gsize) v * C + c] - sorted[(gsize) c * V + v].value
+                                  - colchange[c]));
     }
+  *change = hi > lo ? worst / (hi - lo) : 0;
   return ctr_rings_flag_stripes (colchange, C, flag);
 }
 
@@ -95,7 +105,7 @@ ctr_rings_check_size (const CtrProjections *p, int size, GError **error)
 
 gboolean
 ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, guint *n_columns, double *rms_change,
-                  GError **error)
+                  double *row_change, GError **error)
 {
   g_return_val_if_fail (p != NULL && p->data != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -138,7 +148,10 @@ ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes, guint *n_colu
       double *colchange = (double *) mine;
       Sample *sorted = (Sample *) (colchange + C);
       float *smooth = (float *) (sorted + V * C);
-      found += filter_row (p, row, size, sorted, smooth, colchange, &sq, flags + (gsize) row * C);
+      double change;
+      found += filter_row (p, row, size, sorted, smooth, colchange, &sq, flags + (gsize) row * C, &change);
+      if (row_change != NULL)
+        row_change[row] = change;
     }
   g_free (scratch);
   const guint columns = ctr_rings_count_columns (flags, p->n_rows, (guint) C);

@@ -26,6 +26,15 @@ G_BEGIN_DECLS
  * @n_columns: (out) (optional): the detector columns that are such a
  *   stripe in at least half of the rows (a bad detector column).
  * @rms_change: (out) (optional): the RMS change over all pixels (units of @p).
+ * @row_change: (out caller-allocates) (optional) (array length=p->n_rows):
+ *   for each detector row, its largest change of one pixel beyond its
+ *   column's mean change, |new − old − mean over the views of (new − old)|,
+ *   over the range (largest − smallest value) of that row's sinogram before
+ *   (0 for a constant row).  A stripe's correction is its column's constant
+ *   offset, which this leaves out (a constant stripe gives 0, a partial
+ *   one about half its offset); near a dense object's edge the method
+ *   moves single views' values by a large part of the range
+ *   (docs/preprocess.md, "sorting and the object's edges").
  *
  * The sorting-based stripe removal of Vo, Atwood & Drakopoulos, "Superior
  * techniques for eliminating ring artifacts in X-ray micro-tomography",
@@ -50,7 +59,7 @@ G_BEGIN_DECLS
 gboolean ctr_rings_check_size (const CtrProjections *p, int size, GError **error);
 
 gboolean ctr_rings_remove (CtrProjections *p, int size, guint64 *n_stripes,
-                           guint *n_columns, double *rms_change, GError **error);
+                           guint *n_columns, double *rms_change, double *row_change, GError **error);
 
 /* The stripes a ring filter removed from one row's sinogram of @C columns:
  * @colchange [col], each column's mean change over the views (new − old);

@@ -10,6 +10,7 @@
  */
 #include "sim/ctr-phantom3d.h"
 #include "base/ctr-error.h"
+#include "base/ctr-hu.h"
 
 #include <math.h>
 #include <string.h>
@@ -188,9 +189,9 @@ ctr_phantom3d_rasterize (const CtrPhantom3d *ph, const CtrGrid *grid, guint supe
   return vol;
 }
 
-CtrProjections *
-ctr_phantom3d_project (const CtrPhantom3d *ph, const CtrGeometry *g, guint rays_per_bin,
-                       GError **error)
+static CtrProjections *
+project (const CtrPhantom3d *ph, const CtrGeometry *g, guint rays_per_bin, const CtrSpectrum *spectrum,
+         GError **error)
 {
   g_return_val_if_fail (ph != NULL && g != NULL, NULL);
   if (!ctr_geometry_validate (g, error))
@@ -220,11 +221,29 @@ ctr_phantom3d_project (const CtrPhantom3d *ph, const CtrGeometry *g, guint rays_
                 {
                   double o[3], d[3];
                   ctr_cone_ray (g, (guint) v, c + (a + 0.5) / nr - 0.5, r + (bb + 0.5) / nr - 0.5, o, d);
+                  double ray = 0.0;
                   for (guint i = 0; i < ph->n; i++)
-                    acc += ph->s[i].value * ctr_solid_chord (&ph->s[i], o, d);
+                    ray += ph->s[i].value * ctr_solid_chord (&ph->s[i], o, d);
+                  /* polychromatic: the ray's water-equivalent path through the spectrum */
+                  acc += spectrum != NULL ? ctr_spectrum_water_line_integral (spectrum, ray / CTR_MU_WATER_PER_MM)
+                                          : ray;
                 }
             out[(gsize) r * g->n_cols + c] = (float) (acc * inv);
           }
     }
   return p;
+}
+
+CtrProjections *
+ctr_phantom3d_project (const CtrPhantom3d *ph, const CtrGeometry *g, guint rays_per_bin, GError **error)
+{
+  return project (ph, g, rays_per_bin, NULL, error);
+}
+
+CtrProjections *
+ctr_phantom3d_project_spectrum (const CtrPhantom3d *ph, const CtrGeometry *g, guint rays_per_bin,
+                                const CtrSpectrum *spectrum, GError **error)
+{
+  g_return_val_if_fail (spectrum != NULL, NULL);
+  return project (ph, g, rays_per_bin, spectrum, error);
 }

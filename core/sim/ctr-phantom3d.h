@@ -96,6 +96,18 @@ CtrVolume *ctr_phantom3d_rasterize (const CtrPhantom3d *ph, const CtrGrid *grid,
 CtrProjections *ctr_phantom3d_project (const CtrPhantom3d *ph, const CtrGeometry *g,
                                        guint rays_per_bin, GError **error);
 
+/**
+ * ctr_phantom3d_project_spectrum:
+ * As ctr_phantom3d_project(), through the polychromatic @spectrum in the
+ * single-material (water) model of ctr_phantom_project_spectrum()
+ * (ctr-phantom.h): a ray whose monochromatic line integral is s has the
+ * line integral ctr_spectrum_water_line_integral(@spectrum,
+ * s/CTR_MU_WATER_PER_MM), before the mean over the bin's rays.
+ * Returns: as ctr_phantom3d_project().
+ */
+CtrProjections *ctr_phantom3d_project_spectrum (const CtrPhantom3d *ph, const CtrGeometry *g, guint rays_per_bin,
+                                                const CtrSpectrum *spectrum, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrPhantom3d, ctr_phantom3d_free)
 
 G_END_DECLS

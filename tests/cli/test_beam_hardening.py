@@ -45,6 +45,7 @@ try:
 except ImportError:
     print("numpy or tifffile is missing: skipped")
     sys.exit(77)
+from water_spectrum import SPEC_KEV, SPEC_W, mu_water  # noqa: E402
 DUMP = os.environ.get("CTR_TEST_PREPROCESS_DUMP")
 if not DUMP or not os.path.exists(DUMP):
     print("CTR_TEST_PREPROCESS_DUMP is not set; run through meson test")
@@ -52,21 +53,10 @@ if not DUMP or not os.path.exists(DUMP):
 T = tempfile.mkdtemp(prefix="ctrecon-beamhard-")
 atexit.register(shutil.rmtree, T, True)
 
-# NIST X-Ray Mass Attenuation Coefficients, water (liquid), mu/rho cm^2/g
-NIST_KEV = np.array([10, 15, 20, 30, 40, 50, 60, 80, 100, 150.0])
-NIST_MU_RHO = np.array([5.329, 1.673, 0.8096, 0.3756, 0.2683, 0.2269, 0.2059, 0.1837, 0.1707, 0.1505])
-# the built-in "120kvp" spectrum (ctr-spectrum.c)
-SPEC_KEV = np.arange(20, 111, 10.0)
-SPEC_W = np.array([0.0724, 0.2068, 0.2011, 0.1612, 0.1224, 0.0900, 0.0644, 0.0434, 0.0263, 0.0120])
-SPEC_W = SPEC_W / SPEC_W.sum()
 MU_REF = 0.0192  # CTR_MU_WATER_PER_MM, the disc's value
 R = 100.0
 SIM = ["--phantom", "disc", "--geometry", "parallel", "--views", "360", "--cols", "256",
        "--size", "128", "--i0", "0", "--radius", str(R)]
-
-
-def mu_water(kev):
-    return np.exp(np.interp(np.log(kev), np.log(NIST_KEV), np.log(NIST_MU_RHO))) / 10.0
 
 
 def simulate(name, *extra):
