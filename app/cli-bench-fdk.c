@@ -197,7 +197,7 @@ ctr_cli_bench_fdk (int argc, char **argv)
           for (int k = 0; k < repeat; k++)
             {
               CtrFdkTimings t;
-              g_autoptr (CtrVolume) v = fdk (cb, g, p, &grid, &o, &t, NULL, &error);
+              g_autoptr (CtrVolume) v = fdk (cb, g, 0, p, &grid, &o, &t, NULL, &error);
               if (v == NULL)
                 return ctr_cli_fail (error);
               fprintf (stderr, "%s run %d: filter %.4f s, back-projection %.4f s, total %.4f s\n",

@@ -64,7 +64,36 @@ ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *
 {
   g_return_val_if_fail (g != NULL && p != NULL && grid != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  if (!ctr_grid_validate (grid, error) || !ctr_fdk_check_input (g, p, error))
+  if (!ctr_fdk_check_input (g, p, error))
+    return NULL;
+  return ctr_cuda_fdk_run_views (g, 0, p, grid, window, cutoff, opt, times, cancellable, error);
+}
+
+/* FALSE with CTR_ERROR_INVALID_ARGUMENT unless @p is @p->n_views
+ * consecutive views of @g from @first (line integrals of its panel). */
+static gboolean
+check_views (const CtrGeometry *g, guint first, const CtrProjections *p, GError **error)
+{
+  if (!ctr_fdk_check_geometry (g, error))
+    return FALSE;
+  if (p->kind == CTR_PROJ_LINE_INTEGRALS && p->n_views >= 1 && p->n_rows == g->n_rows && p->n_cols == g->n_cols
+      && first < g->n_views && p->n_views <= g->n_views - first)
+    return TRUE;
+  g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
+               "GPU FDK: %u views × %u rows × %u columns of %s from view %u do not fit the geometry's %u × %u × %u",
+               p->n_views, p->n_rows, p->n_cols, p->kind == CTR_PROJ_LINE_INTEGRALS ? "line integrals" : "counts",
+               first, g->n_views, g->n_rows, g->n_cols);
+  return FALSE;
+}
+
+CtrVolume *
+ctr_cuda_fdk_run_views (const CtrGeometry *g, guint first_view, const CtrProjections *p, const CtrGrid *grid,
+                        CtrFilterWindow window, double cutoff, const CtrCudaFdkOptions *opt,
+                        CtrCudaFdkTimes *times, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (g != NULL && p != NULL && grid != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (!ctr_grid_validate (grid, error) || !check_views (g, first_view, p, error))
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
@@ -76,13 +105,14 @@ ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *
     return NULL;
   p = filled;
 
-  const guint nv = g->n_views, nr = g->n_rows, nc = g->n_cols;
+  /* the views of this run: @first_view … of @g, weighted as the whole scan's */
+  const guint nv = p->n_views, nr = g->n_rows, nc = g->n_cols;
   const double tau = g->pitch_u * g->sod_mm / g->sdd_mm;
   g_autofree float *taps = ramp_taps (nc, tau, window, cutoff, error);
   if (taps == NULL)
     return NULL;
   g_autofree float *cosw = g_try_malloc_n ((gsize) nr * nc, sizeof (float));
-  g_autofree float *vcol = g_try_malloc_n ((gsize) nv * nc, sizeof (float));
+  g_autofree float *vcol = g_try_malloc_n ((gsize) g->n_views * nc, sizeof (float));
   g_autofree double *mats = g_try_malloc_n ((gsize) nv * 12, sizeof (double));
   if (cosw == NULL || vcol == NULL || mats == NULL)
     {
@@ -94,13 +124,14 @@ ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *
   for (guint v = 0; v < nv; v++)
     {
       double *P = mats + 12 * (gsize) v;
-      grid_matrix (g, grid, v, P);
+      grid_matrix (g, grid, first_view + v, P);
       /* iFDK Theorems 2-3: column and depth do not change along z */
       const double s0 = fabs (P[0]) + fabs (P[1]) + fabs (P[3]), s2 = fabs (P[8]) + fabs (P[9]) + fabs (P[11]);
       if (fabs (P[2]) > 1e-9 * s0 || fabs (P[10]) > 1e-9 * s2)
         {
           g_set_error (error, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE,
-                       "GPU FDK: view %u's detector column depends on z (tilted orbit); the CPU handles it", v);
+                       "GPU FDK: view %u's detector column depends on z (tilted orbit); the CPU handles it",
+                       first_view + v);
           return NULL;
         }
     }
@@ -127,7 +158,7 @@ ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *
   CtrCudaFdkDesc d = {
     .n_views = nv, .n_rows = nr, .n_cols = nc,
     .nx = grid->nx, .ny = grid->ny, .nz = grid->nz,
-    .proj = p->data, .cosw = cosw, .view_col = vcol, .ramp = taps, .mats = mats,
+    .proj = p->data, .cosw = cosw, .view_col = vcol + (gsize) first_view * nc, .ramp = taps, .mats = mats,
     .sod2 = g->sod_mm * g->sod_mm,
     .mirror = grid->nz > 1 && fabs (grid->cz) <= 1e-9 * grid->dz
               && fabs (g->offset_v_mm) <= 1e-9 * g->pitch_v_mm,
@@ -159,7 +190,7 @@ ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *
 
 /* The "cuda" backend's FDK (ctr-backend.h, CtrBackendRunFdk). */
 static CtrVolume *
-cuda_backend_fdk (const CtrBackend *self, const CtrGeometry *g, const CtrProjections *p,
+cuda_backend_fdk (const CtrBackend *self, const CtrGeometry *g, guint first_view, const CtrProjections *p,
                   const CtrGrid *grid, const CtrReconOptions *o, CtrFdkTimings *timings,
                   GCancellable *cancellable, GError **error)
 {
@@ -170,7 +201,8 @@ cuda_backend_fdk (const CtrBackend *self, const CtrGeometry *g, const CtrProject
       return NULL;
     }
   CtrCudaFdkTimes t = { 0 };
-  CtrVolume *vol = ctr_cuda_fdk_run (g, p, grid, o->window, o->cutoff, NULL, &t, cancellable, error);
+  CtrVolume *vol = ctr_cuda_fdk_run_views (g, first_view, p, grid, o->window, o->cutoff, NULL, &t, cancellable,
+                                           error);
   if (vol != NULL && timings != NULL)
     {
       timings->filter_s = t.filter_s;

@@ -36,7 +36,8 @@ typedef struct {
  * @times: (out) (optional): device seconds of filtering, back-projection and
  *   transfers, wall seconds in total, slabs and the kernel that ran.
  *
- * ctr_fdk_run on device 0: the same weights (ctr_fdk_weights), the same ramp
+ * ctr_fdk_run on this process's device (device 0; under mpirun its
+ * node-local rank's, ctr_cuda_device_set_local_rank): the same weights (ctr_fdk_weights), the same ramp
  * filter (the impulse response of core's CtrRampFilter, applied with cuFFT)
  * and the same back-projection formula (bilinear, samples outside the
  * panel 0, weight (SOD/U)²), evaluated in float from P_grid rounded to
@@ -53,5 +54,27 @@ typedef struct {
 CtrVolume *ctr_cuda_fdk_run (const CtrGeometry *g, const CtrProjections *p, const CtrGrid *grid,
                              CtrFilterWindow window, double cutoff, const CtrCudaFdkOptions *opt,
                              CtrCudaFdkTimes *times, GCancellable *cancellable, GError **error);
+
+/**
+ * ctr_cuda_fdk_run_views:
+ * @g: the whole scan's cone geometry.
+ * @first_view: @p holds the @p->n_views (≥ 1) consecutive views
+ *   @first_view … of @g, [view][row][col] line integrals.
+ * @grid: any grid: the whole volume's or a z-slab of it
+ *   (ctr_fdk_backproject's "any grid").
+ *
+ * ctr_cuda_fdk_run of a part of the views into a part of the volume (one
+ * MPI rank's view group and z-slab, iFDK §4.1.1, mpi/ctr-mpi-fdk.c): the
+ * views are weighted as views of @g (Δβ and the redundancy weights of the
+ * whole scan, as ctr_fdk_filter_views), so the volumes of consecutive view
+ * parts sum to the whole's, and the volumes of z-slabs are its slices.  On
+ * the device this process uses (ctr_cuda_device_set_local_rank).
+ * Returns: (transfer full): the volume on @grid, or NULL with the errors of
+ *   ctr_cuda_fdk_run (CTR_ERROR_INVALID_ARGUMENT also for views outside @g).
+ */
+CtrVolume *ctr_cuda_fdk_run_views (const CtrGeometry *g, guint first_view, const CtrProjections *p,
+                                   const CtrGrid *grid, CtrFilterWindow window, double cutoff,
+                                   const CtrCudaFdkOptions *opt, CtrCudaFdkTimes *times,
+                                   GCancellable *cancellable, GError **error);
 
 G_END_DECLS

@@ -241,14 +241,21 @@ ctr_mpi_gather_slices (CtrMpiJob *job, const float *part, float *whole, gsize sl
 }
 
 char *
-ctr_mpi_gather_devices (CtrMpiJob *job, const char *backend)
+ctr_mpi_gather_lines (CtrMpiJob *job, const char *line)
 {
   char mine[CTR_MPI_DEVICE_LEN] = "";
-  const CtrBackend *b = backend != NULL ? ctr_backend_by_name (backend, NULL) : NULL;
-  g_autofree char *device = b != NULL && b->device_name != NULL ? b->device_name (b) : NULL;
-  g_snprintf (mine, sizeof mine, "%s%s%s", backend != NULL ? backend : "cpu", device != NULL ? " on " : "",
-              device != NULL ? device : "");
+  g_strlcpy (mine, line, sizeof mine);
   char *all = job->rank == 0 ? g_malloc0 ((gsize) job->size * CTR_MPI_DEVICE_LEN) : NULL;
   MPI_Gather (mine, CTR_MPI_DEVICE_LEN, MPI_CHAR, all, CTR_MPI_DEVICE_LEN, MPI_CHAR, 0, job->comm);
   return all;
+}
+
+char *
+ctr_mpi_gather_devices (CtrMpiJob *job, const char *backend)
+{
+  const CtrBackend *b = backend != NULL ? ctr_backend_by_name (backend, NULL) : NULL;
+  g_autofree char *device = b != NULL && b->device_name != NULL ? b->device_name (b) : NULL;
+  g_autofree char *mine = g_strdup_printf ("%s%s%s", backend != NULL ? backend : "cpu", device != NULL ? " on " : "",
+                                           device != NULL ? device : "");
+  return ctr_mpi_gather_lines (job, mine);
 }

@@ -17,6 +17,17 @@
  * group's filtered views, fits in half the memory a rank has on its node
  * (iFDK §4.1.5: as few slabs as memory allows, so that views, the cost that
  * scales, are split C ways); CTR_MPI_SLABS sets it.
+ *
+ * On GPUs (the options' backend has an FDK, ctr_backend_fdk, and a device
+ * answers on some rank): each rank drives its own device (the node-local
+ * rank's, chosen when the program started MPI) and the column all-gathers
+ * the group's views unfiltered (dead pixels filled, as the filter does);
+ * every rank filters and back-projects its group into its slab on its
+ * device (CtrBackendRunFdk with the group's first view: the whole scan's
+ * weights), so filtering, cheap beside the back-projection, is done R
+ * times.  A rank without a device, or whose device cannot run it (too
+ * little memory, a failed call), does the same on its CPU and says why.
+ * The notes name the device of every rank.
  */
 #include "ctr-mpi-private.h"
 #include "data/ctr-geometry-vectors.h"
@@ -25,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "analytic/ctr-fdk.h"
+#include "plan/ctr-backend.h"
 
 /* iFDK §4.1.5: the fewest slabs that fit. */
 static int
@@ -74,6 +86,101 @@ reduce_floats (MPI_Comm comm, int me, float *data, gsize n)
     }
 }
 
+/* Where this rank runs its FDK: the options' backend's FDK (NULL: the
+ * CPU's) and, for the notes, "cuda on <device> (device 1 of 2)" or
+ * "cpu (<why not the device>)". */
+typedef struct {
+  const CtrBackend *backend;  /* nullable */
+  CtrBackendRunFdk fdk;       /* nullable: the CPU */
+  char where[CTR_MPI_DEVICE_LEN];
+} RankFdk;
+
+static void
+rank_fdk (const CtrReconOptions *o, RankFdk *d)
+{
+  g_autofree char *why = NULL;
+  const CtrBackend *b = ctr_backend_select (o->backend, &why, NULL);
+  *d = (RankFdk) { 0 };
+  if (b != NULL && b != ctr_backend_cpu ())
+    {
+      d->fdk = ctr_backend_fdk (b);
+      if (d->fdk != NULL)
+        d->backend = b;
+      else
+        why = g_strdup_printf ("backend %s has no FDK", b->name);
+    }
+  g_autofree char *device = d->backend != NULL && b->device_name != NULL ? b->device_name (b) : NULL;
+  if (d->backend != NULL)
+    g_snprintf (d->where, sizeof d->where, "%s on %s", b->name, device != NULL ? device : "its device");
+  else
+    g_snprintf (d->where, sizeof d->where, "cpu%s%s%s", why != NULL ? " (" : "", why != NULL ? why : "",
+                why != NULL ? ")" : "");
+}
+
+/* FDK of the group's unfiltered views @q (views @first … of @g; @group_g
+ * their geometry) into a new volume on @slab_grid: on @d's device, or on
+ * the CPU when it has none or its device cannot run it (then @d says why). */
+static CtrVolume *
+group_fdk (RankFdk *d, const CtrGeometry *g, guint first, const CtrGeometry *group_g, const CtrProjections *q,
+           const CtrGrid *slab_grid, const CtrReconOptions *o, GCancellable *cancellable, GError **error)
+{
+  if (d->fdk != NULL)
+    {
+      GError *e = NULL;
+      CtrVolume *v = d->fdk (d->backend, g, first, q, slab_grid, o, NULL, cancellable, &e);
+      if (v != NULL)
+        return v;
+      if (!g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
+          && !g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+        {
+          g_propagate_error (error, e);
+          return NULL;
+        }
+      g_snprintf (d->where, sizeof d->where, "cpu (FDK on %s could not run: %s)", d->backend->name, e->message);
+      g_error_free (e);
+      d->fdk = NULL;
+    }
+  g_autoptr (CtrProjections) f = ctr_fdk_filter_views (g, q, first, o->window, o->cutoff, cancellable, error);
+  g_autoptr (CtrVolume) v = f != NULL ? ctr_volume_new (slab_grid, error) : NULL;
+  if (v == NULL || !ctr_fdk_backproject (group_g, f, v, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&v);
+}
+
+/* Collective: rank 0 notes the grid and every rank's views, slices,
+ * device (@where, this rank's) and seconds (@t: 4, this rank's). */
+static void
+report_ranks (CtrMpiJob *job, const CtrGeometry *g, int R, const CtrMpiBlock *filter,
+              const CtrMpiBlock *slabs, gboolean unfiltered, const char *where, const double *t)
+{
+  const int size = job->size, C = size / R;
+  g_autofree double *times = g_new (double, 4 * size);
+  MPI_Gather (t, 4, MPI_DOUBLE, times, 4, MPI_DOUBLE, 0, job->comm);
+  g_autofree char *devices = ctr_mpi_gather_lines (job, where);
+  if (job->rank != 0)
+    return;
+  const char *threads = g_getenv ("OMP_NUM_THREADS");
+  ctr_mpi_note (job, "MPI: %d ranks (OMP_NUM_THREADS %s), iFDK grid of %d z-slab%s × %d view group%s (§4.1.1): %s",
+                size, threads ? threads : "unset", R, R == 1 ? "" : "s", C, C == 1 ? "" : "s",
+                unfiltered ? "each rank reads its share of its group's views, the group's views are all-gathered "
+                             "unfiltered, each rank filters and back-projects them into its slab on its own device; "
+                             "slabs summed over groups"
+                           : "each rank filters its share of its group's views, back-projects the group into its "
+                             "slab; slabs summed over groups");
+  for (int k = 0; k < size; k++)
+    {
+      const CtrMpiBlock gk = ctr_mpi_block (g->n_views, (guint) C, (guint) (k / R));
+      const CtrMpiBlock sk = slabs[k % R];
+      ctr_mpi_note (job, "  rank %d: %s views %u-%u, %s views %u-%u into slices %u-%u; %s %.3f s, all-gather %.3f s, "
+                    "%s %.3f s, reduce+gather %.3f s; %s",
+                    k, unfiltered ? "takes" : "filters", filter[k].first, filter[k].first + filter[k].count - 1,
+                    unfiltered ? "filters and back-projects" : "back-projects", gk.first, gk.first + gk.count - 1,
+                    sk.first, sk.first + sk.count - 1, unfiltered ? "dead-pixel fill" : "filter", times[4 * k],
+                    times[4 * k + 1], unfiltered ? "filter+back-projection" : "back-projection", times[4 * k + 2],
+                    times[4 * k + 3], devices + (gsize) k * CTR_MPI_DEVICE_LEN);
+    }
+}
+
 gboolean
 ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVolume **result, GError **error)
 {
@@ -102,6 +209,11 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
   if (!ctr_mpi_settle (job, CTR_MPI_PHASE_PLAN, &e, error))
     return FALSE;
   const int R = choose_slabs (job, sh), C = size / R, r = me % R, c = me / R;
+  /* Devices: when one rank has one, the column exchanges unfiltered views. */
+  RankFdk dev;
+  rank_fdk (&sh->options, &dev);
+  int on_device = dev.fdk != NULL, unfiltered = 0;
+  MPI_Allreduce (&on_device, &unfiltered, 1, MPI_INT, MPI_MAX, job->comm);
 
   /* Shares: the views each rank filters (ascending with the rank), the
    * group's views, the slabs. */
@@ -127,12 +239,13 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
       && (job->reader != NULL
           || (raw = ctr_projections_new (filter[me].count, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e)) != NULL)
       && (q = ctr_projections_new (group.count, g->n_rows, g->n_cols, CTR_PROJ_LINE_INTEGRALS, &e)) != NULL
-      && (slab = ctr_volume_new (&slab_grid, &e)) != NULL && me == 0)
+      && (unfiltered || (slab = ctr_volume_new (&slab_grid, &e)) != NULL) && me == 0)
     whole = ctr_volume_new (&sh->grid, &e);
   if (!ctr_mpi_settle (job, CTR_MPI_PHASE_SHARE, &e, error))
     return FALSE;
 
-  /* Filter this rank's views (iFDK: each rank of a column its 1/R). */
+  /* Filter this rank's views (iFDK: each rank of a column its 1/R); on
+   * devices only fill their dead pixels. */
   if (job->reader != NULL)
     {
       if (!ctr_mpi_read_share (job, CTR_DATASET_VIEWS, filter, &raw, error))
@@ -142,14 +255,16 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
     ctr_mpi_scatter_views (job, me == 0 ? in->projections : NULL, filter, raw);
   double t[4];
   gint64 t0 = g_get_monotonic_time ();
-  g_autoptr (CtrProjections) filtered = ctr_fdk_filter_views (g, raw, filter[me].first, sh->options.window,
-                                                              sh->options.cutoff, job->inner, &e);
+  g_autoptr (CtrProjections) filtered = unfiltered ? ctr_projections_filled (raw, &e)
+                                                   : ctr_fdk_filter_views (g, raw, filter[me].first, sh->options.window,
+                                                                           sh->options.cutoff, job->inner, &e);
   t[0] = (g_get_monotonic_time () - t0) / 1e6;
   g_clear_pointer (&raw, ctr_projections_unref);
   if (!ctr_mpi_settle (job, CTR_MPI_PHASE_FILTERED, &e, error))
     return FALSE;
 
-  /* All-gather the group's filtered views in the column. */
+  /* All-gather the group's views in the column (filtered, or unfiltered
+   * for the devices). */
   t0 = g_get_monotonic_time ();
   MPI_Comm column, row;
   MPI_Comm_split (job->comm, c, r, &column);
@@ -168,9 +283,13 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
   g_clear_pointer (&filtered, ctr_projections_unref);
   t[1] = (g_get_monotonic_time () - t0) / 1e6;
 
-  /* Back-project the group's views into this rank's slab. */
+  /* Back-project the group's views into this rank's slab (on devices:
+   * filter and back-project). */
   t0 = g_get_monotonic_time ();
-  ctr_fdk_backproject (group_g, q, slab, job->inner, &e);
+  if (unfiltered)
+    slab = group_fdk (&dev, g, group.first, group_g, q, &slab_grid, &sh->options, job->inner, &e);
+  else
+    ctr_fdk_backproject (group_g, q, slab, job->inner, &e);
   t[2] = (g_get_monotonic_time () - t0) / 1e6;
   g_clear_pointer (&q, ctr_projections_unref);
   gboolean ok = ctr_mpi_settle (job, CTR_MPI_PHASE_DONE, &e, error);
@@ -183,29 +302,7 @@ ctr_mpi_run_fdk (CtrMpiJob *job, const CtrMpiInput *in, CtrMpiShared *sh, CtrVol
         ctr_mpi_gather_slices (&(CtrMpiJob) { .comm = column, .rank = r, .size = R }, slab->data,
                                me == 0 ? whole->data : NULL, ctr_grid_slice_size (&sh->grid), slabs, FALSE);
       t[3] = (g_get_monotonic_time () - t0) / 1e6;
-      g_autofree double *times = g_new (double, 4 * size);
-      MPI_Gather (t, 4, MPI_DOUBLE, times, 4, MPI_DOUBLE, 0, job->comm);
-      if (me == 0)
-        {
-          const char *threads = g_getenv ("OMP_NUM_THREADS");
-          ctr_mpi_note (job, "MPI: %d ranks (OMP_NUM_THREADS %s), iFDK grid of %d z-slab%s × %d view "
-                                                   "group%s (§4.1.1): each rank filters 1/%d of its group's views, "
-                                                   "back-projects the group into its slab; slabs summed over groups",
-                                                   size, threads ? threads : "unset", R, R == 1 ? "" : "s", C,
-                                                   C == 1 ? "" : "s", R);
-          for (int k = 0; k < size; k++)
-            {
-              const CtrMpiBlock gk = ctr_mpi_block (g->n_views, (guint) C, (guint) (k / R));
-              const CtrMpiBlock sk = slabs[k % R];
-              ctr_mpi_note (job, "  rank %d: filters views %u-%u, back-projects views %u-%u into "
-                                                       "slices %u-%u; filter %.3f s, all-gather %.3f s, "
-                                                       "back-projection %.3f s, reduce+gather %.3f s",
-                                                       k, filter[k].first, filter[k].first + filter[k].count - 1,
-                                                       gk.first, gk.first + gk.count - 1, sk.first,
-                                                       sk.first + sk.count - 1, times[4 * k], times[4 * k + 1],
-                                                       times[4 * k + 2], times[4 * k + 3]);
-            }
-        }
+      report_ranks (job, g, R, filter, slabs, unfiltered, dev.where, t);
     }
   MPI_Comm_free (&column);
   MPI_Comm_free (&row);

@@ -156,6 +156,10 @@ void ctr_mpi_gather_slices (CtrMpiJob *job, const float *part, float *whole, gsi
  * chars (transfer full); NULL on the other ranks. */
 #define CTR_MPI_DEVICE_LEN 200
 char *ctr_mpi_gather_devices (CtrMpiJob *job, const char *backend);
+/* Collective: every rank's @line (cut to CTR_MPI_DEVICE_LEN − 1 bytes)
+ * gathered on rank 0 as ctr_mpi_gather_devices's (transfer full); NULL on
+ * the other ranks. */
+char *ctr_mpi_gather_lines (CtrMpiJob *job, const char *line);
 
 /* A line for the user (rank 0, when the job has a note function). */
 void ctr_mpi_note (CtrMpiJob *job, const char *format, ...) G_GNUC_PRINTF (2, 3);

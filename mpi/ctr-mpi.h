@@ -16,7 +16,11 @@
  *    R × C grid; the views are split into C groups, each rank of a group
  *    filters 1/R of them (ctr_fdk_filter_views), the group all-gathers its
  *    filtered views, every rank back-projects them into its z-slab (one of
- *    R), and the C partial slabs of a slab are summed (MPI_Reduce).
+ *    R), and the C partial slabs of a slab are summed (MPI_Reduce).  When
+ *    the options' backend has an FDK (ctr_backend_fdk) and some rank has a
+ *    device, the group all-gathers its views unfiltered and each rank
+ *    filters and back-projects them into its slab on its own device (its
+ *    CPU, with the reason in its note line, when it has none).
  *  - cone beam SART/SIRT: z-slabs with halo slices: each rank reconstructs
  *    its slab plus a halo on either side from the detector rows that slab
  *    and halo project onto, and keeps its slab.  An approximation (the halo

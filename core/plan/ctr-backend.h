@@ -110,11 +110,17 @@ const char *ctr_backend_known_names (void);
  * CtrBackendRunFdk:
  * A backend's cone-beam FDK: same contract as ctr_fdk_run
  * (core/analytic/ctr-fdk.h) with the window and cutoff of @options;
- * @timings (nullable): seconds per step.  Errors as ctr_fdk_run, plus
+ * @timings (nullable): seconds per step.  @first_view: @p holds the
+ * @p->n_views consecutive views @first_view … of the whole scan @g (0 and
+ * all views for a whole run): they are weighted as views of @g
+ * (ctr_fdk_filter_views) and back-projected alone, so that the volumes of
+ * consecutive parts sum to the whole's (one MPI rank's share, iFDK §4.1.1).
+ * @grid may be any part (a z-slab) of the whole's grid.  Errors as
+ * ctr_fdk_run (CTR_ERROR_INVALID_ARGUMENT for views outside @g), plus
  * CTR_ERROR_BACKEND_UNAVAILABLE / CTR_ERROR_OUT_OF_MEMORY from the device
  * (the caller then runs the CPU's FDK).
  */
-typedef CtrVolume *(*CtrBackendRunFdk) (const CtrBackend *self, const CtrGeometry *g,
+typedef CtrVolume *(*CtrBackendRunFdk) (const CtrBackend *self, const CtrGeometry *g, guint first_view,
                                         const CtrProjections *p, const CtrGrid *grid,
                                         const CtrReconOptions *options, CtrFdkTimings *timings,
                                         GCancellable *cancellable, GError **error);

@@ -87,7 +87,7 @@ fdk_run (CtrRouteState *rs, const CtrProjections *p, CtrFdkTimings *t, GCancella
   if (fdk != NULL)
     {
       GError *e = NULL;
-      CtrVolume *vol = fdk (b, rs->g, p, &rs->grid, &rs->o, t, cancellable, &e);
+      CtrVolume *vol = fdk (b, rs->g, 0, p, &rs->grid, &rs->o, t, cancellable, &e);
       if (vol != NULL)
         return vol;
       if (!g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
