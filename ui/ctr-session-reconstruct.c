@@ -56,6 +56,10 @@ struct _CtrReconJob {
   CtrReconPlan    *plan;         /* the kept plan reused, or the one the thread made */
   gboolean         new_plan;     /* made by this job: the session keeps it */
   char           **notes;        /* the plan's notes after the run (thread) */
+  CtrPipeline     *pipeline;     /* the window's "preprocess" list, to read the data with; nullable */
+  char            *prep_key;     /* its text (the session's key of the data so read) */
+  char            *path, *variant; /* the dataset to read again */
+  gboolean         reread;       /* the thread read them (the session keeps them) */
 };
 
 static void
@@ -72,6 +76,10 @@ recon_job_free (gpointer data)
   g_clear_pointer (&job->last_iterate, ctr_volume_unref);
   g_clear_pointer (&job->plan, ctr_recon_plan_unref);
   g_strfreev (job->notes);
+  g_clear_pointer (&job->pipeline, ctr_pipeline_free);
+  g_free (job->prep_key);
+  g_free (job->path);
+  g_free (job->variant);
   g_free (job);
 }
 
@@ -238,6 +246,35 @@ on_iteration (const CtrIterStats *stats, gpointer user_data)
                               progress_dispatch, p, progress_free);
 }
 
+/* Worker thread: the data read again with the window's pipeline, as the
+ * CLI's --preprocess reads them (ctr_dataset_load_preprocessed), unless the
+ * session kept them; a pipeline that widened the detector ("truncation")
+ * widens the job's geometry as it widens the loaded one (its columns only),
+ * and the kept plan, made for the narrower one, is dropped. */
+static gboolean
+preprocessed_data (CtrReconJob *job, GCancellable *cancellable, GError **error)
+{
+  if (job->pipeline != NULL && job->projections == NULL)
+    {
+      CtrDataset *d = ctr_dataset_load_preprocessed (job->path, job->variant, job->pipeline, cancellable, error);
+
+      if (d == NULL)
+        {
+          g_prefix_error (error, "Reading the data with the Projections page's pipeline: ");
+          return FALSE;
+        }
+      job->projections = ctr_projections_ref (d->projections);
+      job->reread = TRUE;
+      ctr_dataset_free (d);
+    }
+  if (job->projections->n_cols != job->geometry->n_cols)
+    {
+      job->geometry->n_cols = job->projections->n_cols;
+      g_clear_pointer (&job->plan, ctr_recon_plan_unref);
+    }
+  return TRUE;
+}
+
 static void
 recon_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
@@ -246,6 +283,11 @@ recon_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancell
   CtrVolume *volume = NULL;
 
   _ctr_lower_thread_priority ();
+  if (!preprocessed_data (job, cancellable, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
   /* The kept plan runs these options when they need no other operator. */
   if (job->plan != NULL && !ctr_recon_plan_set_options (job->plan, &job->options, NULL))
     g_clear_pointer (&job->plan, ctr_recon_plan_unref);
@@ -335,6 +377,8 @@ recon_done (GObject *source, GAsyncResult *result, gpointer data)
       return;
     }
   self->recon = NULL;
+  if (job->reread && volume != NULL)
+    _ctr_session_keep_preprocessed (self, job->prep_key, job->projections);
   if (job->notes != NULL)
     _ctr_run_set_notes (job->run, (const char *const *) job->notes);
   if (job->new_plan)
@@ -401,6 +445,9 @@ ctr_session_reconstruct_async (CtrSession            *self,
   g_autoptr(GError) error = NULL;
   g_autoptr(CtrGeometry) copy = NULL;
   g_autofree char *status = NULL;
+  g_autoptr(CtrPipeline) pipeline = NULL;
+  g_autofree char *prep_key = NULL;
+  CtrProjections *kept = NULL;
   CtrReconJob *job;
 
   g_return_if_fail (CTR_IS_SESSION (self));
@@ -418,7 +465,8 @@ ctr_session_reconstruct_async (CtrSession            *self,
   /* the job's own geometry: a copy that cannot be had ends the run with
    * CTR_ERROR_OUT_OF_MEMORY (ctr_geometry_copy aborted the window) */
   if (!ctr_recon_options_validate (options, &error) ||
-      (copy = ctr_geometry_try_copy (geometry, &error)) == NULL)
+      (copy = ctr_geometry_try_copy (geometry, &error)) == NULL ||
+      !_ctr_session_preprocess_job (self, &pipeline, &prep_key, &kept, &error))
     {
       g_task_return_error (outer, g_steal_pointer (&error));
       return;
@@ -430,7 +478,17 @@ ctr_session_reconstruct_async (CtrSession            *self,
   job->caller = cancellable ? g_object_ref (cancellable) : NULL;
   job->cancellable = _ctr_link_cancellable (cancellable, &job->caller_id);
   job->geometry = g_steal_pointer (&copy);
-  job->projections = ctr_projections_ref (self->dataset->projections);
+  if (pipeline == NULL)
+    job->projections = ctr_projections_ref (self->dataset->projections);
+  else
+    {
+      /* the data read again in the thread, or those read for the last run */
+      job->projections = kept;
+      job->pipeline = g_steal_pointer (&pipeline);
+      job->prep_key = g_steal_pointer (&prep_key);
+      job->path = g_strdup (self->dataset->path);
+      job->variant = g_strdup (self->dataset->variant);
+    }
   job->reference = self->dataset->reference ? ctr_volume_ref (self->dataset->reference) : NULL;
   job->grid = *grid;
   job->options = *options;

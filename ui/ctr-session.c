@@ -384,6 +384,8 @@ ctr_session_dispose (GObject *object)
   g_clear_object (&self->runs);
   g_clear_object (&self->study_table);
   g_clear_pointer (&self->study_form, ctr_study_form_free);
+  g_clear_pointer (&self->preprocess, json_node_unref);
+  _ctr_session_drop_preprocessed (self);
   G_OBJECT_CLASS (ctr_session_parent_class)->dispose (object);
 }
 

@@ -668,6 +668,8 @@ ctr_window_init (CtrWindow *self)
     GtkWidget *projections = ctr_projection_page_new ();
     AdwViewStackPage *page = adw_view_stack_add_titled (self->stack, projections, "projections", "Projections");
 
+    self->projection_page = CTR_PROJECTION_PAGE (projections);
+
     adw_view_stack_page_set_icon_name (page, "view-grid-symbolic");
     ctr_projection_page_follow_geometry (CTR_PROJECTION_PAGE (projections), self->geometry_panel);
     ctr_projection_page_set_session (CTR_PROJECTION_PAGE (projections), self->session);
