@@ -147,7 +147,7 @@ on_spin (GtkSpinButton *spin, Field *f)
     return;
   if (f->kind == F_AUTO && v == 0)
     json_object_remove_member (f->step->o, f->key);
-  else if (f->kind == F_NUMBER)
+  else if (gtk_spin_button_get_digits (spin) > 0)
     json_object_set_double_member (f->step->o, f->key, v);
   else
     json_object_set_int_member (f->step->o, f->key, gtk_spin_button_get_value_as_int (spin));
@@ -161,6 +161,16 @@ on_switch (GtkSwitch *sw, GParamSpec *pspec, Field *f)
     return;
   json_object_set_boolean_member (f->step->o, f->key, gtk_switch_get_active (sw));
   edited (f);
+}
+
+static gboolean
+rebuild_idle (gpointer data)
+{
+  CtrPipelineForm *self = data;
+
+  if (self->steps != NULL)   /* not disposed */
+    rebuild (self);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -180,7 +190,8 @@ on_choice (AdwComboRow *row, GParamSpec *pspec, Field *f)
       json_object_unref (f->step->o);
       f->step->o = o;
       emit_changed (f->form);
-      rebuild (f->form);   /* frees @f */
+      /* the rows again, with that method's fields: once this row's signal is over */
+      g_idle_add_full (G_PRIORITY_HIGH_IDLE, rebuild_idle, g_object_ref (f->form), g_object_unref);
       return;
     }
   json_object_set_string_member (f->step->o, f->key, names[k]);
@@ -293,7 +304,7 @@ spin_field (CtrPipelineForm *self, Step *st, const char *key, const char *title,
   GtkSpinButton *spin = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (lo, hi, inc));
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  gtk_spin_button_set_digits (spin, kind == F_NUMBER ? (inc < 0.01 ? 4 : 1) : 0);
+  gtk_spin_button_set_digits (spin, inc >= 1 ? 0 : inc < 0.01 ? 4 : 1);
   gtk_spin_button_set_value (spin, number_of (st, key, def));
   gtk_widget_set_valign (GTK_WIDGET (spin), GTK_ALIGN_CENTER);
   adw_action_row_add_suffix (row, GTK_WIDGET (spin));

@@ -1,5 +1,6 @@
-/* ctr-session-preprocess.c — CtrSession: the "preprocess" list of the
- * window's runs (see ctr_session_set_preprocess in the header).
+/* ctr-session-preprocess.c — CtrSession: the "preprocess" list and the
+ * detector tilt of the window's runs (see ctr_session_set_preprocess and
+ * ctr_session_set_detector_tilt in the header).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -11,6 +12,8 @@
  * with the same list, and dropped with the dataset.
  */
 #define G_LOG_DOMAIN "ctr-session"
+
+#include <math.h>
 
 #include "ctr-session-private.h"
 
@@ -45,28 +48,49 @@ _ctr_session_drop_preprocessed (CtrSession *self)
   g_clear_pointer (&self->prep_key, g_free);
 }
 
+void
+ctr_session_set_detector_tilt (CtrSession *self, double tilt_rad)
+{
+  g_return_if_fail (CTR_IS_SESSION (self));
+  self->detector_tilt = tilt_rad;
+}
+
+double
+ctr_session_get_detector_tilt (CtrSession *self)
+{
+  g_return_val_if_fail (CTR_IS_SESSION (self), NAN);
+  return self->detector_tilt;
+}
+
 gboolean
-_ctr_session_preprocess_job (CtrSession *self, CtrPipeline **pipeline, char **key, CtrProjections **kept,
-                             GError **error)
+_ctr_session_preprocess_job (CtrSession *self, const CtrGeometry *geometry, gboolean *reread,
+                             CtrPipeline **pipeline, char **key, CtrProjections **kept, GError **error)
 {
   const CtrDataset *d = self->dataset;
+  const gboolean list = self->preprocess != NULL && !self->preprocess_own;
+  const gboolean tilt = isfinite (self->detector_tilt);
+  g_autofree char *text = NULL;
 
+  *reread = FALSE;
   *pipeline = NULL;
   *key = NULL;
   *kept = NULL;
-  if (self->preprocess == NULL || self->preprocess_own)
+  if (!list && !tilt)
     return TRUE;   /* the data as loaded */
-  if (d->path == NULL || d->projection_spec != NULL)
+  if (d->path == NULL || d->projection_spec != NULL || (tilt && !g_str_has_suffix (d->path, ".json")))
     {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT,
-                   "The preprocessing pipeline needs the dataset's geometry.json: save the geometry and open it, "
-                   "or remove the steps on the Projections page");
+      g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT, "%s needs the dataset's geometry.json: save the "
+                   "geometry and open it, or %s", tilt ? "A detector tilt" : "The preprocessing pipeline",
+                   tilt ? "open the dataset again" : "remove the steps on the Projections page");
       return FALSE;
     }
-  *pipeline = ctr_pipeline_from_json (self->preprocess, "the Projections page's pipeline", error);
-  if (*pipeline == NULL)
+  if (list && (*pipeline = ctr_pipeline_from_json (self->preprocess, "the Projections page's pipeline", error)) == NULL)
     return FALSE;
-  *key = json_to_string (self->preprocess, FALSE);
+  *reread = TRUE;
+  text = list ? json_to_string (self->preprocess, FALSE) : g_strdup ("the file's own");
+  /* a tilt is undone in the file's detector coordinates: the offset is part of the data's key */
+  *key = tilt ? g_strdup_printf ("%s; tilt %.17g rad, offset %.17g", text, self->detector_tilt, geometry->offset_u)
+              : g_steal_pointer (&text);
   if (self->prep_projections != NULL && g_strcmp0 (self->prep_key, *key) == 0)
     *kept = ctr_projections_ref (self->prep_projections);
   return TRUE;

@@ -41,6 +41,7 @@ struct _CtrSession
   CtrStudyForm *study_form;    /* the Dose Study page's form, nullable (ctr-session-study.c) */
   JsonNode     *preprocess;    /* the runs' "preprocess" list, nullable (ctr-session-preprocess.c) */
   gboolean      preprocess_own; /* it is the dataset's own: the data as loaded */
+  double        detector_tilt; /* the runs' detector_tilt_rad (Calibrate…'s Apply), NaN: the file's */
   CtrProjections *prep_projections; /* the data read again with the list ->prep_key, nullable */
   char         *prep_key;
   guint64       changes;       /* runs added, finished or deleted so far */
@@ -123,13 +124,16 @@ void          _ctr_session_mark_saved         (CtrSession         *self);
 /* Forgets the kept plan (a new dataset). */
 void          _ctr_session_drop_plan          (CtrSession         *self);
 
-/* ctr-session-preprocess.c: the runs' "preprocess" list.  What a new run
- * needs: *@pipeline (transfer full) and its *@key when the list is not the
- * dataset's own (both NULL: the data as loaded), and *@kept, a reference on
- * the data already read with that list (NULL: to read).  FALSE with
- * CTR_ERROR_FORMAT (a bad step) or CTR_ERROR_INVALID_ARGUMENT (a dataset
- * that cannot be read again). */
+/* ctr-session-preprocess.c: the runs' "preprocess" list and detector
+ * tilt.  What a run on @geometry needs: *@reread TRUE when the data are
+ * read again (a list that is not the dataset's own, or a tilt set), with
+ * *@pipeline (transfer full; NULL: the file's own list) and *@key, the
+ * data's key (transfer full), and *@kept, a reference on the data already
+ * read so (NULL: to read).  FALSE with CTR_ERROR_FORMAT (a bad step) or
+ * CTR_ERROR_INVALID_ARGUMENT (a dataset that cannot be read again). */
 gboolean      _ctr_session_preprocess_job     (CtrSession         *self,
+                                               const CtrGeometry  *geometry,
+                                               gboolean           *reread,
                                                CtrPipeline       **pipeline,
                                                char              **key,
                                                CtrProjections    **kept,

@@ -25,6 +25,8 @@
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "ctr-session-private.h"
 
@@ -56,8 +58,10 @@ struct _CtrReconJob {
   CtrReconPlan    *plan;         /* the kept plan reused, or the one the thread made */
   gboolean         new_plan;     /* made by this job: the session keeps it */
   char           **notes;        /* the plan's notes after the run (thread) */
-  CtrPipeline     *pipeline;     /* the window's "preprocess" list, to read the data with; nullable */
-  char            *prep_key;     /* its text (the session's key of the data so read) */
+  gboolean         reread_data;  /* the data are read again (the session's list or tilt) */
+  CtrPipeline     *pipeline;     /* with the window's "preprocess" list; NULL: the file's */
+  double           tilt;         /* and this detector_tilt_rad; NaN: the file's */
+  char            *prep_key;     /* the session's key of the data so read */
   char            *path, *variant; /* the dataset to read again */
   gboolean         reread;       /* the thread read them (the session keeps them) */
 };
@@ -246,21 +250,56 @@ on_iteration (const CtrIterStats *stats, gpointer user_data)
                               progress_dispatch, p, progress_free);
 }
 
-/* Worker thread: the data read again with the window's pipeline, as the
- * CLI's --preprocess reads them (ctr_dataset_load_preprocessed), unless the
- * session kept them; a pipeline that widened the detector ("truncation")
- * widens the job's geometry as it widens the loaded one (its columns only),
- * and the kept plan, made for the narrower one, is dropped. */
+/* Worker thread: a copy of the dataset's geometry.json stating the job's
+ * tilt and detector offset (as `ctrecon-cli calibrate --output` writes it),
+ * in a temporary file (transfer full), or NULL with CTR_ERROR_IO. */
+static char *
+tilted_copy (CtrReconJob *job, GError **error)
+{
+  const CtrGeometry *g = job->geometry;
+  GError *local = NULL;
+  char *tmp = NULL;
+  int fd = g_file_open_tmp ("ctrecon-tilt-XXXXXX.json", &tmp, &local);
+
+  if (fd < 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "Cannot write a temporary file: %s", local->message);
+      g_error_free (local);
+      return NULL;
+    }
+  close (fd);
+  if (!ctr_geometry_json_write_offset_u (job->path, g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED,
+                                         g->offset_u, job->tilt, tmp, error))
+    {
+      g_unlink (tmp);
+      g_free (tmp);
+      return NULL;
+    }
+  return tmp;
+}
+
+/* Worker thread: the data read again with the window's pipeline (and
+ * tilt), as the CLI's --preprocess reads them (ctr_dataset_load_preprocessed),
+ * unless the session kept them; a pipeline that widened the detector
+ * ("truncation") widens the job's geometry as it widens the loaded one (its
+ * columns only), and the kept plan, made for the narrower one, is dropped. */
 static gboolean
 preprocessed_data (CtrReconJob *job, GCancellable *cancellable, GError **error)
 {
-  if (job->pipeline != NULL && job->projections == NULL)
+  if (job->reread_data && job->projections == NULL)
     {
-      CtrDataset *d = ctr_dataset_load_preprocessed (job->path, job->variant, job->pipeline, cancellable, error);
+      g_autofree char *tilted = isfinite (job->tilt) ? tilted_copy (job, error) : NULL;
+      CtrDataset *d = isfinite (job->tilt) && tilted == NULL
+                      ? NULL
+                      : ctr_dataset_load_preprocessed (tilted != NULL ? tilted : job->path, job->variant,
+                                                       job->pipeline, cancellable, error);
 
+      if (tilted != NULL)
+        g_unlink (tilted);
       if (d == NULL)
         {
-          g_prefix_error (error, "Reading the data with the Projections page's pipeline: ");
+          g_prefix_error (error, "Reading the data with the Projections page's pipeline%s: ",
+                          isfinite (job->tilt) ? " and the detector tilt" : "");
           return FALSE;
         }
       job->projections = ctr_projections_ref (d->projections);
@@ -448,6 +487,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
   g_autoptr(CtrPipeline) pipeline = NULL;
   g_autofree char *prep_key = NULL;
   CtrProjections *kept = NULL;
+  gboolean reread = FALSE;
   CtrReconJob *job;
 
   g_return_if_fail (CTR_IS_SESSION (self));
@@ -466,7 +506,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
    * CTR_ERROR_OUT_OF_MEMORY (ctr_geometry_copy aborted the window) */
   if (!ctr_recon_options_validate (options, &error) ||
       (copy = ctr_geometry_try_copy (geometry, &error)) == NULL ||
-      !_ctr_session_preprocess_job (self, &pipeline, &prep_key, &kept, &error))
+      !_ctr_session_preprocess_job (self, geometry, &reread, &pipeline, &prep_key, &kept, &error))
     {
       g_task_return_error (outer, g_steal_pointer (&error));
       return;
@@ -478,11 +518,13 @@ ctr_session_reconstruct_async (CtrSession            *self,
   job->caller = cancellable ? g_object_ref (cancellable) : NULL;
   job->cancellable = _ctr_link_cancellable (cancellable, &job->caller_id);
   job->geometry = g_steal_pointer (&copy);
-  if (pipeline == NULL)
+  job->tilt = self->detector_tilt;
+  if (!reread)
     job->projections = ctr_projections_ref (self->dataset->projections);
   else
     {
       /* the data read again in the thread, or those read for the last run */
+      job->reread_data = TRUE;
       job->projections = kept;
       job->pipeline = g_steal_pointer (&pipeline);
       job->prep_key = g_steal_pointer (&prep_key);

@@ -468,6 +468,7 @@ ctr_session_init (CtrSession *self)
   self->progress_text = g_strdup ("Idle");
   self->status = g_strdup ("Ready");
   self->keep_runs = TRUE;
+  self->detector_tilt = NAN;
   _ctr_session_store_init (self);
 }
 

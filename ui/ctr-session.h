@@ -292,6 +292,22 @@ void          ctr_session_set_preprocess   (CtrSession         *self,
  * dataset's own (@own optional). */
 JsonNode     *ctr_session_get_preprocess   (CtrSession         *self,
                                             gboolean           *own);
+/**
+ * ctr_session_set_detector_tilt:
+ * @tilt_rad: the detector's in-plane tilt, geometry.json's
+ *   "detector_tilt_rad" (data/ctr-detector-tilt.h; radians), or NaN for the
+ *   file's own.
+ * The tilt of the next runs (Calibrate…'s Apply): a run reads the data
+ * again from a copy of the dataset's geometry.json stating @tilt_rad and
+ * the run's detector offset (ctr_geometry_json_write_offset_u, as
+ * `ctrecon-cli calibrate --output` writes it), with the runs' "preprocess"
+ * list, so it equals `ctrecon-cli reconstruct` on that file.  A new dataset
+ * starts with NaN.  A DICOM or scan-file dataset, which has no
+ * geometry.json, refuses such a run (CTR_ERROR_INVALID_ARGUMENT).
+ */
+void          ctr_session_set_detector_tilt (CtrSession        *self,
+                                             double             tilt_rad);
+double        ctr_session_get_detector_tilt (CtrSession        *self);
 
 /* Cancels the running load or reconstruction (it stops at its next check). */
 void          ctr_session_cancel           (CtrSession    *self);

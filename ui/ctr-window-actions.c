@@ -25,6 +25,7 @@
 #define G_LOG_DOMAIN "ctr-window"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -326,19 +327,21 @@ save_draft_geometry (CtrDataset *d, const CtrGeometry *g, const char *path, GErr
   return ok;
 }
 
-/* The Projections page's "preprocess" list into the geometry.json just
- * written at @path (none: the key removed), so that opening it, or
- * `ctrecon-cli reconstruct` on it, runs the same pipeline. */
+/* The Projections page's "preprocess" list (none: the key removed) and the
+ * detector tilt Calibrate… applied into the geometry.json just written at
+ * @path, so that opening it, or `ctrecon-cli reconstruct` on it, reads the
+ * data as the window's runs do. */
 static gboolean
 save_preprocess (CtrWindow *self, const char *path, GError **error)
 {
   JsonNode *steps = ctr_session_get_preprocess (self->session, NULL);
+  const double tilt = ctr_session_get_detector_tilt (self->session);
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) local = NULL;
   JsonObject *root;
 
-  if (steps == NULL)
-    return TRUE;   /* the dataset's own list, carried over */
+  if (steps == NULL && !isfinite (tilt))
+    return TRUE;   /* the dataset's own list and tilt, carried over */
   if (!json_parser_load_from_file (parser, path, &local) || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "Cannot read back %s to add the pipeline: %s", path,
@@ -346,9 +349,11 @@ save_preprocess (CtrWindow *self, const char *path, GError **error)
       return FALSE;
     }
   root = json_node_get_object (json_parser_get_root (parser));
-  if (json_array_get_length (json_node_get_array (steps)) == 0)
+  if (isfinite (tilt))   /* Calibrate…'s, applied */
+    json_object_set_double_member (root, "detector_tilt_rad", tilt);
+  if (steps != NULL && json_array_get_length (json_node_get_array (steps)) == 0)
     json_object_remove_member (root, "preprocess");
-  else
+  else if (steps != NULL)
     json_object_set_member (root, "preprocess", json_node_copy (steps));
   return ctr_json_object_write (root, path, error);
 }

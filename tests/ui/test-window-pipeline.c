@@ -34,9 +34,10 @@
 
 #include "test-window.h"
 #include "ctr-projection-page.h"
+#include "ctr-calibrate-panel.h"
 
 #define LIST "[{\"op\":\"outliers\",\"threshold\":3.5},{\"op\":\"rings\",\"method\":\"large\",\"size\":15," \
-             "\"snr\":2},{\"op\":\"truncation\",\"width\":12}]"
+             "\"snr\":2.0},{\"op\":\"truncation\",\"width\":12}]"
 
 static gboolean
 cli (const char *const *argv)
@@ -81,6 +82,26 @@ click (CtrPipelineForm *form, guint index, const char *name)
   g_signal_emit_by_name (b, "clicked");
 }
 
+/* The field @name of step @index's row. */
+static gpointer
+field (CtrPipelineForm *form, guint index, GType type, const char *name)
+{
+  g_autoptr (GPtrArray) rows = ui_find_all (GTK_WIDGET (form), ADW_TYPE_EXPANDER_ROW);
+  GtkWidget *w = index < rows->len ? ui_find (rows->pdata[index], type, name) : NULL;
+
+  if (w == NULL)
+    g_error ("no field %s %s in step %u of %u", g_type_name (type), name, index + 1, rows->len);
+  return w;
+}
+
+/* The ring step (the second) shows an SNR field: its method is not sorting. */
+static gboolean
+has_snr (gpointer data)
+{
+  g_autoptr (GPtrArray) rows = ui_find_all (GTK_WIDGET (data), ADW_TYPE_EXPANDER_ROW);
+  return rows->len > 1 && ui_find (rows->pdata[1], GTK_TYPE_SPIN_BUTTON, "snr") != NULL;
+}
+
 static void
 set_number (CtrPipelineForm *form, guint index, const char *key, double v)
 {
@@ -101,7 +122,6 @@ build_list (CtrWindow *w)
   CtrPipelineForm *form = form_of (w);
   GtkDropDown *add_op = GTK_DROP_DOWN (ui_find (GTK_WIDGET (form), GTK_TYPE_DROP_DOWN, "add-op"));
   GtkWidget *add = ui_find (GTK_WIDGET (form), GTK_TYPE_BUTTON, "add-step");
-  g_autoptr (JsonNode) large = json_node_new (JSON_NODE_VALUE);
 
   g_assert_nonnull (add_op);
   g_assert_nonnull (add);
@@ -115,11 +135,12 @@ build_list (CtrWindow *w)
   click (form, 1, "up");      /* outliers first */
   click (form, 2, "remove");  /* no beam hardening */
   ctr_pipeline_form_add_step (form, "truncation");
-  set_number (form, 0, "threshold", 3.5);
-  json_node_set_string (large, "large");
-  g_assert_true (ctr_pipeline_form_set_param (form, 1, "method", large));
-  set_number (form, 1, "size", 15);
-  set_number (form, 1, "snr", 2.0);
+  /* the fields, as typed */
+  gtk_spin_button_set_value (field (form, 0, GTK_TYPE_SPIN_BUTTON, "threshold"), 3.5);
+  adw_combo_row_set_selected (field (form, 1, ADW_TYPE_COMBO_ROW, "method"), 1);   /* large */
+  ui_wait (has_snr, form, 30, "the ring step's rows with the large method's fields");
+  gtk_spin_button_set_value (field (form, 1, GTK_TYPE_SPIN_BUTTON, "size"), 15);
+  gtk_spin_button_set_value (field (form, 1, GTK_TYPE_SPIN_BUTTON, "snr"), 2);
   set_number (form, 2, "width", 12);
 }
 
@@ -322,6 +343,119 @@ test_window_pipeline (void)
     g_autofree char *runs_text = runs_list ? json_to_string (runs_list, FALSE) : NULL;
     CHECK (g_strcmp0 (shown, LIST) == 0, "the session's list is on the page again: %s", shown);
     CHECK (g_strcmp0 (runs_text, LIST) == 0 && !own, "and it is the runs' list (not the dataset's own)");
+  }
+  ui_close_window (w);
+  {
+    g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+    (void) !system (rm);
+  }
+}
+
+/* ---- /ui/window/tilt-apply --------------------------------------------------- */
+
+static gboolean
+panel_idle (gpointer data)
+{
+  return !ctr_calibrate_panel_get_busy (data);
+}
+
+/* /ui/window/tilt-apply: savu-parallel-tiff's geometry.json stating a
+ * detector tilt of 0.01 rad that the data do not have ($CTR_UI_SAVU):
+ * Calibrate… finds the tilt left in the data; Apply sets the window's
+ * runs' tilt to the one Save As… writes (the file's plus the one found);
+ * the next FBP run equals `ctrecon-cli reconstruct` on the geometry.json
+ * Save As… wrote within 1e-6 /mm and differs from the run before Apply;
+ * Save geometry.json… writes that tilt. */
+void
+test_window_tilt_apply (void)
+{
+  const char *savu = g_getenv ("CTR_UI_SAVU"), *exe = g_getenv ("CTR_CLI");
+  g_autofree char *dir = NULL, *tilted = NULL, *calibrated = NULL, *out = NULL, *saved_geometry = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CtrVolume) before = NULL, after = NULL;
+  g_autofree float *ref = NULL;
+  CtrCalibratePanel *panel = NULL;
+  GtkWindow *cw = NULL;
+  double stated = NAN, expect = NAN, range = 0, d;
+  CtrWindow *w;
+
+  if (savu == NULL || !g_file_test (savu, G_FILE_TEST_EXISTS) || exe == NULL)
+    {
+      g_test_skip ("no savu-parallel-tiff ($CTR_UI_SAVU) or no $CTR_CLI");
+      return;
+    }
+  dir = g_dir_make_tmp ("ctrecon-tilt-XXXXXX", NULL);
+  tilted = g_build_filename (dir, "tilted.json", NULL);
+  g_assert_true (ctr_geometry_json_write_offset_u (savu, FALSE, -6.35, 0.01, tilted, &error));
+  w = ui_new_window ();
+  g_assert_true (ui_open_and_wait (w, tilted, 120));
+  before = fbp (w, "before Apply");
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.calibrate", NULL);
+  for (guint i = 0; i < 50 && cw == NULL; i++)
+    {
+      cw = g_object_get_data (G_OBJECT (w), "ctr-calibrate-window");
+      if (cw == NULL || !gtk_widget_get_visible (GTK_WIDGET (cw)))
+        {
+          cw = NULL;
+          ui_spin (100);
+        }
+    }
+  CHECK (cw != NULL, "Calibrate… opened");
+  if (cw == NULL)
+    return;
+  panel = CTR_CALIBRATE_PANEL (ui_find (GTK_WIDGET (cw), CTR_TYPE_CALIBRATE_PANEL, NULL));
+  ui_wait (panel_idle, panel, 240, "the calibration");
+  {
+    const CtrCalibResult *r = ctr_calibrate_panel_get_result (panel);
+    CtrDataset *ds = ctr_session_get_dataset (ctr_window_get_session (w));
+    ctr_calib_stated_tilt (tilted, &stated, NULL);
+    expect = r != NULL ? ctr_calib_written_tilt (ds->geometry, r, stated) : NAN;
+    CHECK (r != NULL && isfinite (expect), "a tilt of %.4f° found left in the data (stated %.4f°): written %.6f rad",
+           r ? r->tilt_rad * 180 / G_PI : NAN, stated * 180 / G_PI, expect);
+  }
+  CHECK (ctr_calibrate_panel_apply (panel), "Apply");
+  CHECK (ctr_session_get_detector_tilt (ctr_window_get_session (w)) == expect,
+         "the window's runs take the tilt Save As… writes: %.6f rad",
+         ctr_session_get_detector_tilt (ctr_window_get_session (w)));
+  ui_screenshot (GTK_WIDGET (cw), "ui-calibrate-tilt-applied.png");
+  calibrated = g_build_filename (dir, "calibrated.json", NULL);
+  CHECK (ctr_calibrate_panel_save (panel, calibrated, &error), "Save As… %s", calibrated);
+  gtk_window_destroy (cw);
+  after = fbp (w, "after Apply");
+  out = g_build_filename (dir, "cli.tif", NULL);
+  if (after != NULL)
+    {
+      g_autofree char *size = g_strdup_printf ("%ux%ux%u", after->grid.nx, after->grid.ny, after->grid.nz);
+      g_autofree char *voxel = g_strdup_printf ("%.17gx%.17gx%.17g", after->grid.dx, after->grid.dy, after->grid.dz);
+      const char *argv[] = { exe, "reconstruct", calibrated, "--method", "fbp", "--size", size, "--voxel-size", voxel,
+                             "--output", out, NULL };
+      CtrTiffInfo info;
+      if (cli (argv))
+        ref = ctr_tiff_read (out, &info, NULL);
+      CHECK (ref != NULL && info.width == after->grid.nx && info.height == after->grid.ny &&
+               info.pages == after->grid.nz,
+             "`reconstruct CALIBRATED.json` wrote the run's %u × %u × %u grid", after->grid.nx, after->grid.ny,
+             after->grid.nz);
+    }
+  if (ref != NULL)
+    {
+      d = max_diff (after, ref, &range);
+      CHECK (d <= 1e-6, "the run after Apply equals the CLI's on the calibrated geometry: max |Δ| %.3g (range %.3g)",
+             d, range);
+      if (before != NULL)
+        {
+          double change = max_diff (before, after->data, &range);
+          CHECK (change > 1e-3 * range, "Apply changed the run: max |Δ| %.3g (range %.3g)", change, range);
+        }
+    }
+  saved_geometry = g_build_filename (dir, "saved.json", NULL);
+  CHECK (ui_export (w, "win.save-geometry", saved_geometry), "Save geometry.json… %s", saved_geometry);
+  {
+    g_autoptr (JsonParser) p = json_parser_new ();
+    JsonObject *root = json_parser_load_from_file (p, saved_geometry, NULL)
+                       ? json_node_get_object (json_parser_get_root (p)) : NULL;
+    double t = root ? json_object_get_double_member_with_default (root, "detector_tilt_rad", NAN) : NAN;
+    CHECK (t == expect, "it writes detector_tilt_rad %.6f", t);
   }
   ui_close_window (w);
   {

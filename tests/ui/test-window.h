@@ -188,6 +188,7 @@ void        test_window_calibrate          (void);
 
 /* tests/ui/test-window-pipeline.c */
 void        test_window_pipeline           (void);
+void        test_window_tilt_apply         (void);
 void        test_window_geometry_tilt      (void);
 
 G_END_DECLS
