@@ -35,6 +35,7 @@
 #include "test-window.h"
 #include "ctr-projection-page.h"
 #include "ctr-calibrate-panel.h"
+#include "ctr-geometry-panel.h"
 
 #define LIST "[{\"op\":\"outliers\",\"threshold\":3.5},{\"op\":\"rings\",\"method\":\"large\",\"size\":15," \
              "\"snr\":2.0},{\"op\":\"truncation\",\"width\":12}]"
@@ -365,7 +366,7 @@ panel_idle (gpointer data)
  * runs' tilt to the one Save As… writes (the file's plus the one found);
  * the next FBP run equals `ctrecon-cli reconstruct` on the geometry.json
  * Save As… wrote within 1e-6 /mm and differs from the run before Apply;
- * Save geometry.json… writes that tilt. */
+ * Save geometry.json… writes that tilt; Revert drops it. */
 void
 test_window_tilt_apply (void)
 {
@@ -457,6 +458,9 @@ test_window_tilt_apply (void)
     double t = root ? json_object_get_double_member_with_default (root, "detector_tilt_rad", NAN) : NAN;
     CHECK (t == expect, "it writes detector_tilt_rad %.6f", t);
   }
+  ctr_geometry_panel_revert (ui_child (w, CTR_TYPE_WINDOW, "geometry_panel"));
+  CHECK (isnan (ctr_session_get_detector_tilt (ctr_window_get_session (w))),
+         "Revert on the Geometry page drops the applied tilt (the file's again)");
   ui_close_window (w);
   {
     g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
