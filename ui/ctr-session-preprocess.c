@@ -88,9 +88,11 @@ _ctr_session_preprocess_job (CtrSession *self, const CtrGeometry *geometry, gboo
     return FALSE;
   *reread = TRUE;
   text = list ? json_to_string (self->preprocess, FALSE) : g_strdup ("the file's own");
-  /* a tilt is undone in the file's detector coordinates: the offset is part of the data's key */
-  *key = tilt ? g_strdup_printf ("%s; tilt %.17g rad, offset %.17g", text, self->detector_tilt, geometry->offset_u)
-              : g_steal_pointer (&text);
+  /* the data's key, also the run's note: a tilt is undone in the file's
+   * detector coordinates, so the offset is part of it */
+  *key = tilt ? g_strdup_printf ("\"preprocess\" %s, detector_tilt_rad %.17g (Calibrate…, offset u %.17g)", text,
+                                 self->detector_tilt, geometry->offset_u)
+              : g_strdup_printf ("\"preprocess\" %s", text);
   if (self->prep_projections != NULL && g_strcmp0 (self->prep_key, *key) == 0)
     *kept = ctr_projections_ref (self->prep_projections);
   return TRUE;

@@ -204,6 +204,23 @@ notes_dispatch (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* The plan's notes, then how the data were read when read again (the
+ * session's list and tilt), so that a saved run says what made it
+ * (transfer full). */
+static char **
+run_notes (CtrReconJob *job)
+{
+  const char *const *plan = ctr_recon_plan_get_notes (job->plan);
+  GPtrArray *all = g_ptr_array_new ();
+
+  for (guint i = 0; plan != NULL && plan[i] != NULL; i++)
+    g_ptr_array_add (all, g_strdup (plan[i]));
+  if (job->reread_data)
+    g_ptr_array_add (all, g_strdup_printf ("data read again with %s", job->prep_key));
+  g_ptr_array_add (all, NULL);
+  return (char **) g_ptr_array_free (all, FALSE);
+}
+
 /* Worker thread: the plan's notes to the run, before the first iteration. */
 static void
 post_notes (CtrReconJob *job)
@@ -211,7 +228,7 @@ post_notes (CtrReconJob *job)
   Notes *n = g_new0 (Notes, 1);
 
   n->task = g_object_ref (job->task);
-  n->notes = g_strdupv ((char **) ctr_recon_plan_get_notes (job->plan));
+  n->notes = run_notes (job);
   g_main_context_invoke_full (g_task_get_context (job->task), G_PRIORITY_DEFAULT, notes_dispatch, n, notes_free);
 }
 
@@ -341,7 +358,7 @@ recon_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancell
       volume = ctr_recon_plan_execute (job->plan, job->projections, job->reference, on_iteration, job, cancellable,
                                        &error);
       /* an execute may add a fall-back */
-      job->notes = g_strdupv ((char **) ctr_recon_plan_get_notes (job->plan));
+      job->notes = run_notes (job);
     }
   if (volume == NULL)
     {

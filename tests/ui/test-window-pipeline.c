@@ -256,6 +256,16 @@ test_window_pipeline (void)
   ui_spin (1500);
   ui_screenshot (GTK_WIDGET (w), "ui-pipeline.png");
   with = fbp (w, "with the list");
+  {
+    /* the run says how its data were read */
+    CtrRun *run = ctr_session_get_latest_result (ctr_window_get_session (w));
+    const char *const *notes = run != NULL ? ctr_run_get_notes (run) : NULL;
+    g_autofree char *want = g_strdup_printf ("data read again with \"preprocess\" %s", LIST);
+    gboolean found = FALSE;
+    for (guint i = 0; notes != NULL && notes[i] != NULL; i++)
+      found = found || g_strcmp0 (notes[i], want) == 0;
+    CHECK (found, "the run's notes say: %s", want);
+  }
 
   calibrate_in_sight (w);
 
