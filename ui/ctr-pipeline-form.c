@@ -32,6 +32,8 @@ struct _CtrPipelineForm
   GPtrArray      *steps;       /* Step */
   char           *own;         /* the dataset's own list, as text */
   gboolean        quiet;       /* filling the fields: no "changed" */
+  GPtrArray      *retired;     /* rows taken out, kept until idle: a row's own button may be in its signal */
+  guint           retire_id;
 };
 
 G_DEFINE_FINAL_TYPE (CtrPipelineForm, ctr_pipeline_form, ADW_TYPE_BIN)
@@ -514,6 +516,16 @@ row_button (CtrPipelineForm *self, Step *st, const char *icon, const char *name,
   adw_expander_row_add_action (st->row, b);
 }
 
+static gboolean
+clear_retired (gpointer data)
+{
+  CtrPipelineForm *self = data;
+
+  self->retire_id = 0;
+  g_ptr_array_set_size (self->retired, 0);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 rebuild (CtrPipelineForm *self)
 {
@@ -521,7 +533,12 @@ rebuild (CtrPipelineForm *self)
 
   self->quiet = TRUE;
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->list))) != NULL)
-    gtk_list_box_remove (self->list, child);
+    {
+      g_ptr_array_add (self->retired, g_object_ref (child));
+      gtk_list_box_remove (self->list, child);
+    }
+  if (self->retired->len > 0 && self->retire_id == 0)
+    self->retire_id = g_idle_add (clear_retired, self);
   for (guint i = 0; i < self->steps->len; i++)
     {
       Step *st = self->steps->pdata[i];
@@ -566,6 +583,8 @@ ctr_pipeline_form_dispose (GObject *object)
 {
   CtrPipelineForm *self = CTR_PIPELINE_FORM (object);
 
+  g_clear_handle_id (&self->retire_id, g_source_remove);
+  g_clear_pointer (&self->retired, g_ptr_array_unref);
   g_clear_pointer (&self->steps, g_ptr_array_unref);
   g_clear_pointer (&self->own, g_free);
   G_OBJECT_CLASS (ctr_pipeline_form_parent_class)->dispose (object);
@@ -590,6 +609,7 @@ ctr_pipeline_form_init (CtrPipelineForm *self)
   GtkWidget *button = gtk_button_new_with_label ("Add Step");
 
   self->steps = g_ptr_array_new_with_free_func (step_free);
+  self->retired = g_ptr_array_new_with_free_func (g_object_unref);
   gtk_widget_add_css_class (GTK_WIDGET (heading), "heading");
   gtk_label_set_xalign (heading, 0);
   gtk_label_set_wrap (note, TRUE);
