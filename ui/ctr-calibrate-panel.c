@@ -331,8 +331,20 @@ ctr_calibrate_panel_apply (CtrCalibratePanel *self)
   char text[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_formatd (text, sizeof text, "%.8g", self->result.offset_u);
   ctr_geometry_panel_set_text (gp, "offset-u", text);
-  g_autofree char *msg = g_strdup_printf ("Offset u set to %s %s on the Geometry page (Revert there returns to the "
-                                          "file's)", text, unit_of (self->geometry));
+  /* the tilt Save As… would write: the window's next runs read the data
+   * turned by it (ctr_session_set_detector_tilt) */
+  double stated = 0;
+  if (self->source != NULL)
+    ctr_calib_stated_tilt (self->source, &stated, NULL);
+  const double tilt = self->source != NULL ? ctr_calib_written_tilt (self->geometry, &self->result, stated) : NAN;
+  if (isfinite (tilt))
+    ctr_session_set_detector_tilt (self->session, tilt);
+  g_autofree char *msg = isfinite (tilt)
+    ? g_strdup_printf ("Offset u set to %s %s on the Geometry page (Revert there returns to the file's); detector "
+                       "tilt %.4f° applied: the next run reads the projections turned by it, Save geometry.json… "
+                       "writes it", text, unit_of (self->geometry), tilt * 180 / G_PI)
+    : g_strdup_printf ("Offset u set to %s %s on the Geometry page (Revert there returns to the file's)", text,
+                       unit_of (self->geometry));
   gtk_label_set_label (self->status, msg);
   return TRUE;
 }

@@ -97,7 +97,7 @@ struct _CtrGeometryPanel
 
 G_DEFINE_FINAL_TYPE (CtrGeometryPanel, ctr_geometry_panel, GTK_TYPE_WIDGET)
 
-enum { CHANGED, N_SIGNALS };
+enum { CHANGED, REVERTED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static Field
@@ -676,6 +676,7 @@ ctr_geometry_panel_revert (CtrGeometryPanel *self)
 {
   g_return_if_fail (CTR_IS_GEOMETRY_PANEL (self));
   fill_fields (self);
+  g_signal_emit (self, signals[REVERTED], 0);
 }
 
 const CtrGeometry *
@@ -767,6 +768,13 @@ ctr_geometry_panel_class_init (CtrGeometryPanelClass *klass)
    */
   signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                    0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * CtrGeometryPanel::reverted:
+   * Revert put the file's values back (what else the window applied to
+   * the geometry, Calibrate…'s tilt, goes too).
+   */
+  signals[REVERTED] = g_signal_new ("reverted", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   g_type_ensure (CTR_TYPE_GEOMETRY_SKETCH);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/ctrecon/CtRecon/ui/ctr-geometry-panel.ui");

@@ -40,6 +40,7 @@ void               ctr_geometry_panel_set_beam   (CtrGeometryPanel     *self,
                                                   CtrDetectorShape      shape);
 void               ctr_geometry_panel_set_view   (CtrGeometryPanel     *self,
                                                   guint                 view);
+/* The file's values again (the Revert button); emits "reverted". */
 void               ctr_geometry_panel_revert     (CtrGeometryPanel     *self);
 /* The geometry of an ASTRA proj_geom (JSON) or an RTK geometry (.xml; the
  * detector's size from the data, its pitch from the fields shown), as the

@@ -6,7 +6,8 @@
  * geometry.json declares a "preprocess" pipeline was loaded through it:
  * its data are read once more without it (in a thread), so that "before"
  * is the data as measured and the form's pipeline (the dataset's, as
- * edited) runs on them.  The preview (ctr-projection-preview.h) runs in a
+ * edited) runs on them.  The form's list is also the session's, which
+ * every run of the window applies (ctr_session_set_preprocess).  The preview (ctr-projection-preview.h) runs in a
  * thread; a change of row, pipeline or edited geometry cancels the one in
  * flight.  Nothing is read or reconstructed while the page is not shown:
  * the work waits for its "map".
@@ -302,6 +303,19 @@ schedule_preview (CtrProjectionPage *self)
                                 self->cancellable, preview_done, g_object_ref (self));
 }
 
+/* The form's list is the runs' (ctr_session_set_preprocess): a run reads
+ * the data with it as the CLI's --preprocess does. */
+static void
+on_form_changed (CtrProjectionPage *self)
+{
+  if (self->session != NULL)
+    {
+      g_autoptr (JsonNode) steps = ctr_pipeline_form_to_json (self->form);
+      ctr_session_set_preprocess (self->session, steps, ctr_pipeline_form_is_own (self->form));
+    }
+  schedule_preview (self);
+}
+
 /* ---- the dataset ---------------------------------------------------------- */
 
 /* The "preprocess" steps of the dataset's geometry.json (transfer full);
@@ -414,6 +428,7 @@ on_dataset (CtrProjectionPage *self)
   ctr_projection_image_clear (self->difference, NULL);
   if (d == NULL || d->projections->kind != CTR_PROJ_LINE_INTEGRALS)
     {
+      ctr_pipeline_form_set_steps (self->form, NULL);
       ctr_projection_image_clear (self->projection, NULL);
       return;
     }
@@ -595,7 +610,7 @@ ctr_projection_page_init (CtrProjectionPage *self)
   self->status = note_label (side, "preview-status", TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (side));
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_size_request (scroller, 330, -1);
+  gtk_widget_set_size_request (scroller, 360, -1);
   gtk_box_append (outer, scroller);
   gtk_box_append (outer, gtk_separator_new (GTK_ORIENTATION_VERTICAL));
 
@@ -619,7 +634,7 @@ ctr_projection_page_init (CtrProjectionPage *self)
 
   g_signal_connect_swapped (self->view_scale, "value-changed", G_CALLBACK (on_view), self);
   g_signal_connect_swapped (self->row_scale, "value-changed", G_CALLBACK (on_row), self);
-  g_signal_connect_swapped (self->form, "changed", G_CALLBACK (schedule_preview), self);
+  g_signal_connect_swapped (self->form, "changed", G_CALLBACK (on_form_changed), self);
   g_signal_connect (self, "map", G_CALLBACK (on_map), NULL);
 }
 

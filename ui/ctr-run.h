@@ -91,7 +91,9 @@ const CtrIterStats    *ctr_run_get_stats        (CtrRun *self,
                                                  guint   index);
 /* What the reconstruction plan decided and why (ctr_recon_plan_get_notes:
  * the operator, the symmetry found, the backend, every fall-back), one line
- * each; NULL until the plan is made.  Property "notes" (GStrv). */
+ * each, then for a run whose data were read again the "preprocess" list
+ * and detector tilt they were read with ("data read again with …"); NULL
+ * until the plan is made.  Property "notes" (GStrv). */
 const char *const     *ctr_run_get_notes        (CtrRun *self);
 /* Wall-clock seconds from the start to the end of the run (0 while running). */
 double                 ctr_run_get_wall_s       (CtrRun *self);

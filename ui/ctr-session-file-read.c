@@ -365,6 +365,14 @@ read_header (JsonObject *root, CtrSessionFile *f, const char *where, GError **er
     return FALSE;
   f->dataset_path = g_strdup (dpath);
   f->variant = g_strdup (variant);
+  if (json_object_has_member (root, "preprocess"))
+    {
+      /* the list's steps are checked where they are used (ctr_pipeline_from_json) */
+      JsonNode *steps = json_object_get_member (root, "preprocess");
+      if (!JSON_NODE_HOLDS_ARRAY (steps))
+        return fail (error, where, "“preprocess” is not a list of steps");
+      f->preprocess = json_node_copy (steps);
+    }
   return TRUE;
 }
 

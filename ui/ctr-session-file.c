@@ -60,6 +60,7 @@ ctr_session_file_free (CtrSessionFile *f)
   g_ptr_array_unref (f->roi_names);
   g_ptr_array_unref (f->study_rows);
   g_clear_pointer (&f->study_form, ctr_study_form_free);
+  g_clear_pointer (&f->preprocess, json_node_unref);
   g_free (f);
 }
 
@@ -317,6 +318,11 @@ _ctr_session_file_manifest (const CtrSessionFile *f)
   json_builder_end_array (b);
   add_rois (b, f);
   _ctr_session_file_add_study (b, f);
+  if (f->preprocess != NULL)
+    {
+      json_builder_set_member_name (b, "preprocess");
+      json_builder_add_value (b, json_node_copy (f->preprocess));
+    }
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);

@@ -65,6 +65,9 @@ typedef struct {
  *   run of its reconstruction, one of @runs, or none (0).
  * @study_form: (nullable): the Dose Study page's form (none in files
  *   written before it was saved).
+ * @preprocess: (nullable): the runs' "preprocess" list when it was saved
+ *   (ctr_session_get_preprocess; a JSON array of step objects), none in
+ *   files written before it was saved or when it was the dataset's own.
  */
 typedef struct {
   char      *path;
@@ -80,6 +83,7 @@ typedef struct {
   gboolean   calibrated;
   GPtrArray *study_rows;
   CtrStudyForm *study_form;
+  JsonNode  *preprocess;
 } CtrSessionFile;
 
 void            ctr_session_file_free        (CtrSessionFile *file);

@@ -215,6 +215,9 @@ adopt_dataset (CtrSession *self, CtrLoadJob *job)
       self->next_run = 0;
     }
   _ctr_session_drop_plan (self);
+  _ctr_session_drop_preprocessed (self);
+  ctr_session_set_preprocess (self, NULL, TRUE);   /* the new data's own list, until told */
+  self->detector_tilt = NAN;                          /* and its own tilt */
   _ctr_session_set_latest_stats (self, NULL);
   g_clear_pointer (&self->dataset, ctr_dataset_free);
   self->dataset = g_steal_pointer (&job->dataset);

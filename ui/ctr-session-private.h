@@ -39,6 +39,11 @@ struct _CtrSession
   gboolean      keep_runs; /* runs stay when another dataset is loaded */
   GListStore   *study_table;   /* CtrStudyRowItem: the dose study's rows (ctr-session-study.c) */
   CtrStudyForm *study_form;    /* the Dose Study page's form, nullable (ctr-session-study.c) */
+  JsonNode     *preprocess;    /* the runs' "preprocess" list, nullable (ctr-session-preprocess.c) */
+  gboolean      preprocess_own; /* it is the dataset's own: the data as loaded */
+  double        detector_tilt; /* the runs' detector_tilt_rad (Calibrate…'s Apply), NaN: the file's */
+  CtrProjections *prep_projections; /* the data read again with the list ->prep_key, nullable */
+  char         *prep_key;
   guint64       changes;       /* runs added, finished or deleted so far */
   guint64       saved_changes; /* ->changes when last saved or restored */
 
@@ -118,6 +123,27 @@ void          _ctr_session_mark_saved         (CtrSession         *self);
 
 /* Forgets the kept plan (a new dataset). */
 void          _ctr_session_drop_plan          (CtrSession         *self);
+
+/* ctr-session-preprocess.c: the runs' "preprocess" list and detector
+ * tilt.  What a run on @geometry needs: *@reread TRUE when the data are
+ * read again (a list that is not the dataset's own, or a tilt set), with
+ * *@pipeline (transfer full; NULL: the file's own list) and *@key, the
+ * data's key (transfer full), and *@kept, a reference on the data already
+ * read so (NULL: to read).  FALSE with CTR_ERROR_FORMAT (a bad step) or
+ * CTR_ERROR_INVALID_ARGUMENT (a dataset that cannot be read again). */
+gboolean      _ctr_session_preprocess_job     (CtrSession         *self,
+                                               const CtrGeometry  *geometry,
+                                               gboolean           *reread,
+                                               CtrPipeline       **pipeline,
+                                               char              **key,
+                                               CtrProjections    **kept,
+                                               GError            **error);
+/* Keeps @p (a reference), the data read with the list @key. */
+void          _ctr_session_keep_preprocessed  (CtrSession         *self,
+                                               const char         *key,
+                                               CtrProjections     *p);
+/* Forgets them (a new dataset). */
+void          _ctr_session_drop_preprocessed  (CtrSession         *self);
 
 /* Worker threads yield the CPU to the main thread (see ctr-session.c). */
 void          _ctr_lower_thread_priority      (void);

@@ -25,6 +25,8 @@
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "ctr-session-private.h"
 
@@ -56,6 +58,12 @@ struct _CtrReconJob {
   CtrReconPlan    *plan;         /* the kept plan reused, or the one the thread made */
   gboolean         new_plan;     /* made by this job: the session keeps it */
   char           **notes;        /* the plan's notes after the run (thread) */
+  gboolean         reread_data;  /* the data are read again (the session's list or tilt) */
+  CtrPipeline     *pipeline;     /* with the window's "preprocess" list; NULL: the file's */
+  double           tilt;         /* and this detector_tilt_rad; NaN: the file's */
+  char            *prep_key;     /* the session's key of the data so read */
+  char            *path, *variant; /* the dataset to read again */
+  gboolean         reread;       /* the thread read them (the session keeps them) */
 };
 
 static void
@@ -72,6 +80,10 @@ recon_job_free (gpointer data)
   g_clear_pointer (&job->last_iterate, ctr_volume_unref);
   g_clear_pointer (&job->plan, ctr_recon_plan_unref);
   g_strfreev (job->notes);
+  g_clear_pointer (&job->pipeline, ctr_pipeline_free);
+  g_free (job->prep_key);
+  g_free (job->path);
+  g_free (job->variant);
   g_free (job);
 }
 
@@ -192,6 +204,23 @@ notes_dispatch (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* The plan's notes, then how the data were read when read again (the
+ * session's list and tilt), so that a saved run says what made it
+ * (transfer full). */
+static char **
+run_notes (CtrReconJob *job)
+{
+  const char *const *plan = ctr_recon_plan_get_notes (job->plan);
+  GPtrArray *all = g_ptr_array_new ();
+
+  for (guint i = 0; plan != NULL && plan[i] != NULL; i++)
+    g_ptr_array_add (all, g_strdup (plan[i]));
+  if (job->reread_data)
+    g_ptr_array_add (all, g_strdup_printf ("data read again with %s", job->prep_key));
+  g_ptr_array_add (all, NULL);
+  return (char **) g_ptr_array_free (all, FALSE);
+}
+
 /* Worker thread: the plan's notes to the run, before the first iteration. */
 static void
 post_notes (CtrReconJob *job)
@@ -199,7 +228,7 @@ post_notes (CtrReconJob *job)
   Notes *n = g_new0 (Notes, 1);
 
   n->task = g_object_ref (job->task);
-  n->notes = g_strdupv ((char **) ctr_recon_plan_get_notes (job->plan));
+  n->notes = run_notes (job);
   g_main_context_invoke_full (g_task_get_context (job->task), G_PRIORITY_DEFAULT, notes_dispatch, n, notes_free);
 }
 
@@ -238,6 +267,70 @@ on_iteration (const CtrIterStats *stats, gpointer user_data)
                               progress_dispatch, p, progress_free);
 }
 
+/* Worker thread: a copy of the dataset's geometry.json stating the job's
+ * tilt and detector offset (as `ctrecon-cli calibrate --output` writes it),
+ * in a temporary file (transfer full), or NULL with CTR_ERROR_IO. */
+static char *
+tilted_copy (CtrReconJob *job, GError **error)
+{
+  const CtrGeometry *g = job->geometry;
+  GError *local = NULL;
+  char *tmp = NULL;
+  int fd = g_file_open_tmp ("ctrecon-tilt-XXXXXX.json", &tmp, &local);
+
+  if (fd < 0)
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "Cannot write a temporary file: %s", local->message);
+      g_error_free (local);
+      return NULL;
+    }
+  close (fd);
+  if (!ctr_geometry_json_write_offset_u (job->path, g->beam != CTR_BEAM_PARALLEL && g->shape == CTR_DETECTOR_CURVED,
+                                         g->offset_u, job->tilt, tmp, error))
+    {
+      g_unlink (tmp);
+      g_free (tmp);
+      return NULL;
+    }
+  return tmp;
+}
+
+/* Worker thread: the data read again with the window's pipeline (and
+ * tilt), as the CLI's --preprocess reads them (ctr_dataset_load_preprocessed),
+ * unless the session kept them; a pipeline that widened the detector
+ * ("truncation") widens the job's geometry as it widens the loaded one (its
+ * columns only), and the kept plan, made for the narrower one, is dropped. */
+static gboolean
+preprocessed_data (CtrReconJob *job, GCancellable *cancellable, GError **error)
+{
+  if (job->reread_data && job->projections == NULL)
+    {
+      g_autofree char *tilted = isfinite (job->tilt) ? tilted_copy (job, error) : NULL;
+      CtrDataset *d = isfinite (job->tilt) && tilted == NULL
+                      ? NULL
+                      : ctr_dataset_load_preprocessed (tilted != NULL ? tilted : job->path, job->variant,
+                                                       job->pipeline, cancellable, error);
+
+      if (tilted != NULL)
+        g_unlink (tilted);
+      if (d == NULL)
+        {
+          g_prefix_error (error, "Reading the data with the Projections page's pipeline%s: ",
+                          isfinite (job->tilt) ? " and the detector tilt" : "");
+          return FALSE;
+        }
+      job->projections = ctr_projections_ref (d->projections);
+      job->reread = TRUE;
+      ctr_dataset_free (d);
+    }
+  if (job->projections->n_cols != job->geometry->n_cols)
+    {
+      job->geometry->n_cols = job->projections->n_cols;
+      g_clear_pointer (&job->plan, ctr_recon_plan_unref);
+    }
+  return TRUE;
+}
+
 static void
 recon_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
@@ -246,6 +339,11 @@ recon_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancell
   CtrVolume *volume = NULL;
 
   _ctr_lower_thread_priority ();
+  if (!preprocessed_data (job, cancellable, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
   /* The kept plan runs these options when they need no other operator. */
   if (job->plan != NULL && !ctr_recon_plan_set_options (job->plan, &job->options, NULL))
     g_clear_pointer (&job->plan, ctr_recon_plan_unref);
@@ -260,7 +358,7 @@ recon_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancell
       volume = ctr_recon_plan_execute (job->plan, job->projections, job->reference, on_iteration, job, cancellable,
                                        &error);
       /* an execute may add a fall-back */
-      job->notes = g_strdupv ((char **) ctr_recon_plan_get_notes (job->plan));
+      job->notes = run_notes (job);
     }
   if (volume == NULL)
     {
@@ -335,6 +433,8 @@ recon_done (GObject *source, GAsyncResult *result, gpointer data)
       return;
     }
   self->recon = NULL;
+  if (job->reread && volume != NULL)
+    _ctr_session_keep_preprocessed (self, job->prep_key, job->projections);
   if (job->notes != NULL)
     _ctr_run_set_notes (job->run, (const char *const *) job->notes);
   if (job->new_plan)
@@ -401,6 +501,10 @@ ctr_session_reconstruct_async (CtrSession            *self,
   g_autoptr(GError) error = NULL;
   g_autoptr(CtrGeometry) copy = NULL;
   g_autofree char *status = NULL;
+  g_autoptr(CtrPipeline) pipeline = NULL;
+  g_autofree char *prep_key = NULL;
+  CtrProjections *kept = NULL;
+  gboolean reread = FALSE;
   CtrReconJob *job;
 
   g_return_if_fail (CTR_IS_SESSION (self));
@@ -418,7 +522,8 @@ ctr_session_reconstruct_async (CtrSession            *self,
   /* the job's own geometry: a copy that cannot be had ends the run with
    * CTR_ERROR_OUT_OF_MEMORY (ctr_geometry_copy aborted the window) */
   if (!ctr_recon_options_validate (options, &error) ||
-      (copy = ctr_geometry_try_copy (geometry, &error)) == NULL)
+      (copy = ctr_geometry_try_copy (geometry, &error)) == NULL ||
+      !_ctr_session_preprocess_job (self, geometry, &reread, &pipeline, &prep_key, &kept, &error))
     {
       g_task_return_error (outer, g_steal_pointer (&error));
       return;
@@ -430,7 +535,19 @@ ctr_session_reconstruct_async (CtrSession            *self,
   job->caller = cancellable ? g_object_ref (cancellable) : NULL;
   job->cancellable = _ctr_link_cancellable (cancellable, &job->caller_id);
   job->geometry = g_steal_pointer (&copy);
-  job->projections = ctr_projections_ref (self->dataset->projections);
+  job->tilt = self->detector_tilt;
+  if (!reread)
+    job->projections = ctr_projections_ref (self->dataset->projections);
+  else
+    {
+      /* the data read again in the thread, or those read for the last run */
+      job->reread_data = TRUE;
+      job->projections = kept;
+      job->pipeline = g_steal_pointer (&pipeline);
+      job->prep_key = g_steal_pointer (&prep_key);
+      job->path = g_strdup (self->dataset->path);
+      job->variant = g_strdup (self->dataset->variant);
+    }
   job->reference = self->dataset->reference ? ctr_volume_ref (self->dataset->reference) : NULL;
   job->grid = *grid;
   job->options = *options;

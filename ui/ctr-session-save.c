@@ -112,6 +112,8 @@ snapshot (CtrSession *self, CtrRoiSet *rois, GError **error)
     {
       f->dataset_path = g_strdup (self->dataset->path);
       f->variant = g_strdup (self->dataset->variant);
+      if (self->preprocess != NULL)
+        f->preprocess = json_node_copy (self->preprocess);
     }
   return g_steal_pointer (&f);
 }

@@ -384,6 +384,8 @@ ctr_session_dispose (GObject *object)
   g_clear_object (&self->runs);
   g_clear_object (&self->study_table);
   g_clear_pointer (&self->study_form, ctr_study_form_free);
+  g_clear_pointer (&self->preprocess, json_node_unref);
+  _ctr_session_drop_preprocessed (self);
   G_OBJECT_CLASS (ctr_session_parent_class)->dispose (object);
 }
 
@@ -466,6 +468,7 @@ ctr_session_init (CtrSession *self)
   self->progress_text = g_strdup ("Idle");
   self->status = g_strdup ("Ready");
   self->keep_runs = TRUE;
+  self->detector_tilt = NAN;
   _ctr_session_store_init (self);
 }
 

@@ -270,6 +270,45 @@ void          ctr_session_set_study_form   (CtrSession         *self,
                                             const CtrStudyForm *form);
 const CtrStudyForm *ctr_session_get_study_form (CtrSession    *self);
 
+/**
+ * ctr_session_set_preprocess:
+ * @steps: (nullable): geometry.json's "preprocess" list (a JSON array of
+ *   step objects, core/preprocess/ctr-preprocess.h; copied), or NULL for the
+ *   dataset's own.
+ * @own: whether @steps is the list the dataset was loaded with.
+ * The pipeline of the next runs (the Projections page's).  A run whose list
+ * is not the dataset's own reads the data again with it,
+ * ctr_dataset_load_preprocessed() — what `ctrecon-cli reconstruct
+ * --preprocess FILE.json` does — and reconstructs those (a "truncation"
+ * step widens the run's detector as it widens the CLI's); the data are kept
+ * for the next run with the same list.  Saved with the session
+ * (ctr-session-file.h).  A new dataset starts with its own list (NULL)
+ * until this is called again.
+ */
+void          ctr_session_set_preprocess   (CtrSession         *self,
+                                            JsonNode           *steps,
+                                            gboolean            own);
+/* (transfer none) (nullable): the list set, and whether it is the
+ * dataset's own (@own optional). */
+JsonNode     *ctr_session_get_preprocess   (CtrSession         *self,
+                                            gboolean           *own);
+/**
+ * ctr_session_set_detector_tilt:
+ * @tilt_rad: the detector's in-plane tilt, geometry.json's
+ *   "detector_tilt_rad" (data/ctr-detector-tilt.h; radians), or NaN for the
+ *   file's own.
+ * The tilt of the next runs (Calibrate…'s Apply): a run reads the data
+ * again from a copy of the dataset's geometry.json stating @tilt_rad and
+ * the run's detector offset (ctr_geometry_json_write_offset_u, as
+ * `ctrecon-cli calibrate --output` writes it), with the runs' "preprocess"
+ * list, so it equals `ctrecon-cli reconstruct` on that file.  A new dataset
+ * starts with NaN.  A DICOM or scan-file dataset, which has no
+ * geometry.json, refuses such a run (CTR_ERROR_INVALID_ARGUMENT).
+ */
+void          ctr_session_set_detector_tilt (CtrSession        *self,
+                                             double             tilt_rad);
+double        ctr_session_get_detector_tilt (CtrSession        *self);
+
 /* Cancels the running load or reconstruction (it stops at its next check). */
 void          ctr_session_cancel           (CtrSession    *self);
 

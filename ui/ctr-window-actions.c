@@ -25,6 +25,7 @@
 #define G_LOG_DOMAIN "ctr-window"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -326,6 +327,37 @@ save_draft_geometry (CtrDataset *d, const CtrGeometry *g, const char *path, GErr
   return ok;
 }
 
+/* The Projections page's "preprocess" list (none: the key removed) and the
+ * detector tilt Calibrate… applied into the geometry.json just written at
+ * @path, so that opening it, or `ctrecon-cli reconstruct` on it, reads the
+ * data as the window's runs do. */
+static gboolean
+save_preprocess (CtrWindow *self, const char *path, GError **error)
+{
+  JsonNode *steps = ctr_session_get_preprocess (self->session, NULL);
+  const double tilt = ctr_session_get_detector_tilt (self->session);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) local = NULL;
+  JsonObject *root;
+
+  if (steps == NULL && !isfinite (tilt))
+    return TRUE;   /* the dataset's own list and tilt, carried over */
+  if (!json_parser_load_from_file (parser, path, &local) || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      g_set_error (error, CTR_ERROR, CTR_ERROR_IO, "Cannot read back %s to add the pipeline: %s", path,
+                   local != NULL ? local->message : "not a JSON object");
+      return FALSE;
+    }
+  root = json_node_get_object (json_parser_get_root (parser));
+  if (isfinite (tilt))   /* Calibrate…'s, applied */
+    json_object_set_double_member (root, "detector_tilt_rad", tilt);
+  if (steps != NULL && json_array_get_length (json_node_get_array (steps)) == 0)
+    json_object_remove_member (root, "preprocess");
+  else if (steps != NULL)
+    json_object_set_member (root, "preprocess", json_node_copy (steps));
+  return ctr_json_object_write (root, path, error);
+}
+
 /* A geometry.json at @path that still names the dataset's projections and
  * reference (ctr_geometry_json_write). */
 static gboolean
@@ -340,9 +372,10 @@ save_geometry_to (CtrWindow *self, const char *path, GError **error)
                    "No valid geometry to save (fix the fields marked in red)");
       return FALSE;
     }
-  if (d->projection_spec != NULL)
-    return save_draft_geometry (d, g, path, error);
-  return ctr_geometry_json_write (g, NULL, d->path, path, error);
+  if (!(d->projection_spec != NULL ? save_draft_geometry (d, g, path, error)
+                                    : ctr_geometry_json_write (g, NULL, d->path, path, error)))
+    return FALSE;
+  return save_preprocess (self, path, error);
 }
 
 /* The visible page, drawn by the window's renderer. */
@@ -511,7 +544,7 @@ calibrate_action (GtkWidget *widget, const char *action_name, GVariant *paramete
   ctr_calibrate_panel_present (GTK_WINDOW (self), self->session, self->geometry_panel);
 }
 
-/* "win.show-page" (s): the page of that name (Alt+1 … Alt+5). */
+/* "win.show-page" (s): the page of that name (Alt+1 … Alt+6). */
 static void
 show_page_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
@@ -543,8 +576,8 @@ zoom_fit_action (GtkWidget *widget, const char *action_name, GVariant *parameter
     ctr_run_page_zoom_fit (self->run_page);
 }
 
-/* The pages in the header's order, for Alt+1 … Alt+5. */
-static const char *const page_names[] = { "reconstruct", "geometry", "profile", "compare", "study" };
+/* The pages in the header's order, for Alt+1 … Alt+6. */
+static const char *const page_names[] = { "reconstruct", "geometry", "profile", "compare", "study", "projections" };
 
 static void
 add_view_keys (GtkWidgetClass *widget_class)

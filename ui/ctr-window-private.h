@@ -10,6 +10,7 @@
 #include "ctr-profile-page.h"
 #include "ctr-run-page.h"
 #include "ctr-study-page.h"
+#include "ctr-projection-page.h"
 
 G_BEGIN_DECLS
 
@@ -40,6 +41,7 @@ struct _CtrWindow
   CtrProfilePage       *profile_page;
   CtrComparePage       *compare_page;
   CtrStudyPage         *study_page;
+  CtrProjectionPage    *projection_page;  /* not a template child */
 };
 
 /* ctr-window-actions.c */

@@ -71,6 +71,9 @@ apply_water (CtrWindow *self, CtrSessionFile *f)
    * the page's I0 and image size from the data) */
   if (ctr_session_get_study_form (self->session) != NULL)
     ctr_study_page_set_form (self->study_page, ctr_session_get_study_form (self->session));
+  /* the pipeline of its runs, over the one the dataset's load showed */
+  if (f->preprocess != NULL)
+    ctr_pipeline_form_edit_steps (ctr_projection_page_get_form (self->projection_page), f->preprocess);
   {
     /* the status line says where the runs came from (a load said "Dataset loaded") */
     g_autofree char *base = g_path_get_basename (f->path);

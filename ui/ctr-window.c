@@ -25,6 +25,8 @@
  */
 #define G_LOG_DOMAIN "ctr-window"
 
+#include <math.h>
+
 #include "ctr-window-private.h"
 #include "ctr-settings.h"
 #include "ctr-dicom-dialogs.h"
@@ -371,6 +373,14 @@ rebuild_recent_menu (CtrWindow *self)
 /* ---- the session --------------------------------------------------------- */
 
 /* The Run page's summary describes the geometry a run uses: the edited one. */
+/* Revert: the file's geometry, so the file's detector tilt too (not
+ * Calibrate…'s applied one). */
+static void
+on_geometry_reverted (CtrWindow *self)
+{
+  ctr_session_set_detector_tilt (self->session, NAN);
+}
+
 static void
 on_geometry_edited (CtrWindow *self)
 {
@@ -654,6 +664,8 @@ ctr_window_init (CtrWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->geometry_panel, "changed", G_CALLBACK (on_geometry_edited), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->geometry_panel, "reverted", G_CALLBACK (on_geometry_reverted), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->run_page, "notify::preset", G_CALLBACK (on_preset), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->run_page, "place-changed", G_CALLBACK (on_run_place), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->compare_page, "place-changed", G_CALLBACK (on_compare_place), self,
@@ -667,6 +679,8 @@ ctr_window_init (CtrWindow *self)
     /* the projections and sinograms, the pipeline's before and after (ctr-projection-page.h) */
     GtkWidget *projections = ctr_projection_page_new ();
     AdwViewStackPage *page = adw_view_stack_add_titled (self->stack, projections, "projections", "Projections");
+
+    self->projection_page = CTR_PROJECTION_PAGE (projections);
 
     adw_view_stack_page_set_icon_name (page, "view-grid-symbolic");
     ctr_projection_page_follow_geometry (CTR_PROJECTION_PAGE (projections), self->geometry_panel);

@@ -77,6 +77,13 @@
 #    CLI's, Apply, Save As…: ui-calibrate.png must show the mirror (blue)
 #    and Vo (orange) curves; /ui/window/geometry-tilt: Save Geometry keeps
 #    detector_tilt_rad.
+# 3f. /ui/window/pipeline (tests/ui/test-window-pipeline.c): the Projections
+#    page's pipeline list on a small simulated scan (needs $CTR_CLI): a run
+#    of the window equals `reconstruct --preprocess` with the same list,
+#    Save Geometry and Save Session keep it, Calibrate… in sight at 900 px:
+#    ui-pipeline.png, ui-geometry-buttons.png; /ui/window/tilt-apply (with
+#    savu-parallel-tiff): Calibrate…'s Apply of a tilt found, the next run
+#    equal to `reconstruct` on the calibrated geometry.json.
 # 4. /ui/window/dicom (tests/ui/test-window-dicom.c): a folder of links to
 #    gel-fan's 72 DICOM-CT-PD views and to 37 of head-fan-lowdose's first 40
 #    (views 10, 20, 30 left out) is opened; the series dialog must list both,
@@ -676,7 +683,16 @@ print(f"ui-calibrate: {w}x{h}, {blue} blue and {orange} orange pixels in the sea
 assert blue > 200 and orange > 200, "the mirror and Vo curves are not drawn"
 PY
   run_case geometry-tilt GSK_RENDERER=cairo CTR_UI_SAVU="$savu"
+  # Calibrate…'s Apply gives the window's runs the tilt found
+  # (tests/ui/test-window-pipeline.c): ui-calibrate-tilt-applied.png
+  run_case tilt-apply GSK_RENDERER=cairo CTR_UI_SAVU="$savu"
 fi
+
+# ---- 3f. the pipeline list (tests/ui/test-window-pipeline.c) -----------------
+# a small simulated scan: the page's list is the runs' (an FBP run equals
+# `reconstruct --preprocess` with the same list), Save Geometry and Save
+# Session keep it: ui-pipeline.png
+run_case pipeline GSK_RENDERER=cairo
 
 # ---- 4. DICOM: series dialog, summary, recent files, HU, export ---------------
 gel_dcm="${CTR_SHARED_DATA:-}/gel-fan/dicom-ct-pd"

@@ -2,7 +2,7 @@
  * image (issue 31, item 8: "no keys for page switching, slice stepping or
  * zoom fit"; "a tooltip covers the image centre"):
  *
- * /ui/window/keys: the window's class shortcuts bind Alt+1 … Alt+5 to
+ * /ui/window/keys: the window's class shortcuts bind Alt+1 … Alt+6 to
  *   win.show-page with the pages in the header's order, Page Down / Page Up
  *   to win.slice-step ±1 and Ctrl+0 to win.zoom-fit (read from the
  *   window's shortcut controllers, as GTK dispatches them); activated on
@@ -22,6 +22,8 @@
 #include "test-window.h"
 #include "ctr-run-page.h"
 #include "ctr-slice-view.h"
+
+#define HELP_OVERLAY "/org/ctrecon/CtRecon/gtk/help-overlay.ui"
 
 /* "TRIGGER ACTION ARGS" for every shortcut of @widget's controllers. */
 static GPtrArray *
@@ -63,7 +65,7 @@ has_line (GPtrArray *lines, const char *want)
 void
 test_window_keys (void)
 {
-  static const char *const pages[] = { "reconstruct", "geometry", "profile", "compare", "study" };
+  static const char *const pages[] = { "reconstruct", "geometry", "profile", "compare", "study", "projections" };
   const char *cone = g_getenv ("CTR_UI_CONE");
   CtrWindow *w;
 
@@ -84,6 +86,17 @@ test_window_keys (void)
       g_autofree char *want = g_strdup_printf ("<Alt>%u win.show-page '%s'", i + 1, pages[i]);
       CHECK (has_line (lines, want), "bound: %s", want);
     }
+  {
+    /* the Keyboard Shortcuts window lists the six pages' keys */
+    g_autoptr(GtkBuilder) help = gtk_builder_new_from_resource (HELP_OVERLAY);
+    GObject *item = gtk_builder_get_object (help, "pages-keys");
+    g_autofree char *title = NULL, *accel = NULL;
+
+    if (item != NULL)
+      g_object_get (item, "title", &title, "accelerator", &accel, NULL);
+    CHECK (title != NULL && strstr (title, "Projections") != NULL && g_strcmp0 (accel, "<Alt>1...<Alt>6") == 0,
+           "the shortcuts window lists “%s” as %s", title ? title : "(none)", accel ? accel : "(none)");
+  }
   CHECK (has_line (lines, "Page_Down win.slice-step 1") && has_line (lines, "Page_Up win.slice-step -1"),
          "bound: Page Down / Page Up step the slice");
   CHECK (has_line (lines, "<Control>0 win.zoom-fit "), "bound: Ctrl+0 fits the view");

@@ -177,6 +177,8 @@ switch_step (CtrProjectionPage *page, const char *name, gboolean on)
 {
   GtkWidget *row = ui_find (GTK_WIDGET (page), ADW_TYPE_EXPANDER_ROW, name);
 
+  if (row == NULL && on)   /* not in the list: Add Step */
+    row = ctr_pipeline_form_add_step (ctr_projection_page_get_form (page), name);
   g_assert_nonnull (row);
   adw_expander_row_set_enable_expansion (ADW_EXPANDER_ROW (row), on);
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), on);

@@ -1165,6 +1165,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/projections", test_window_projections);
   g_test_add_func ("/ui/window/calibrate", test_window_calibrate);
   g_test_add_func ("/ui/window/geometry-tilt", test_window_geometry_tilt);
+  g_test_add_func ("/ui/window/pipeline", test_window_pipeline);
+  g_test_add_func ("/ui/window/tilt-apply", test_window_tilt_apply);
   status = g_test_run ();
 
   g_clear_object (&app);

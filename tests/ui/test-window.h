@@ -185,6 +185,10 @@ void        test_window_prefs_build_tree   (void);
 void        test_window_projections        (void);
 /* tests/ui/test-window-calibrate.c */
 void        test_window_calibrate          (void);
+
+/* tests/ui/test-window-pipeline.c */
+void        test_window_pipeline           (void);
+void        test_window_tilt_apply         (void);
 void        test_window_geometry_tilt      (void);
 
 G_END_DECLS
