@@ -435,7 +435,11 @@ add_fields (CtrPipelineForm *self, Step *st)
       spin_field (self, st, "size", "Size (columns, odd)", 3, 1001, 2,
                   sorting ? CTR_RINGS_DEFAULT_SIZE : CTR_STRIPES_DEFAULT_SIZE, F_INT);
       if (sorting)
-        return;
+        {
+          spin_field (self, st, "warn_change", "Warn above this change of a row (fraction of its range)", 0.005, 1,
+                      0.005, CTR_RINGS_DEFAULT_WARN_CHANGE, F_NUMBER);
+          return;
+        }
       spin_field (self, st, "snr", "SNR threshold", 0.5, 100, 0.5,
                   dead ? CTR_STRIPES_DEFAULT_SNR_DEAD : CTR_STRIPES_DEFAULT_SNR_LARGE, F_NUMBER);
       switch_field (self, st, "normalise", "Normalise the columns", FALSE);
