@@ -281,6 +281,34 @@ test_slice_reports (gconstpointer data)
   g_assert_cmpfloat (d, <=, tol);
 }
 
+/* A cone plan made for the device is not kept for options that ask for
+ * the CPU (the window keeps its plan between runs: before, its "CPU" run
+ * after a device run still ran on the device), and the other way round;
+ * the same backend with other iterations is kept. */
+static void
+test_plan_backend (void)
+{
+  g_autoptr (CtrGeometry) g = make_geometry ();
+  CtrGrid grid = make_grid ();
+  g_autoptr (GError) e = NULL;
+  const char *made[] = { "cuda", "best", "cpu" }, *asked[] = { "cpu", "cpu", "cuda" };
+  for (guint k = 0; k < G_N_ELEMENTS (made); k++)
+    {
+      CtrReconOptions o;
+      ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+      o.backend = made[k];
+      g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
+      g_assert_no_error (e);
+      o.iterations = 3;
+      g_assert_true (ctr_recon_plan_set_options (plan, &o, &e));
+      g_assert_no_error (e);
+      o.backend = asked[k];
+      g_assert_false (ctr_recon_plan_set_options (plan, &o, &e));
+      g_assert_error (e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&e);
+    }
+}
+
 /* ---- each operation of the device's table against the host's ---- */
 
 typedef struct {
@@ -493,6 +521,7 @@ main (int argc, char **argv)
     }
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ctr/gpu-vecops/ops", test_ops);
+  g_test_add_func ("/ctr/gpu-vecops/plan-backend", test_plan_backend);
   for (guint k = 0; k < G_N_ELEMENTS (methods); k++)
     {
       g_autofree char *p1 = g_strdup_printf ("/ctr/gpu-vecops/methods/%s", ctr_method_name (methods[k].m));
