@@ -278,6 +278,7 @@ split_subset_rays (CtrOperator *op, guint subset)
 
 static const CtrOperatorClass split_class = {
   .name = "cuda-cone-split",
+  .natural_image = TRUE,
   .finalize = split_finalize,
   .image_to_native = ctr_cone_op_copy_image,
   .image_from_native = ctr_cone_op_copy_image,

@@ -4,7 +4,8 @@
  * products run on the operator's session (ctr-cuda-cone.cu): a vector goes
  * into the session's buffer and the result out of it by device-to-device
  * copies on the session's stream, so nothing crosses PCIe but the inner
- * products' doubles (and, for a report, the image: the driver's sync).
+ * products' doubles and, for a report, what it shows (the driver's sync:
+ * the image, or one slice under CTR_REPORT_SLICE).
  */
 #include "ctr-cuda-cone.h"
 #include "ctr-cuda-vecops.h"

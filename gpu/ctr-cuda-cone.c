@@ -324,6 +324,16 @@ pass_download (CtrOperator *op, float *X, GError **error)
   return TRUE;
 }
 
+/* One slice of a report: native = natural, so a contiguous range. */
+static gboolean
+pass_download_part (CtrOperator *op, float *X, gsize offset, gsize n, GError **error)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  g_return_val_if_fail (offset <= c->nvox && n <= c->nvox - offset, FALSE);
+  CTR_CUDA_TRY (ctr_cuda_cone_download (c->dev, CTR_CUDA_CONE_X, offset, X + offset, n, CTR_CUDA_ERR));
+  return TRUE;
+}
+
 static void
 pass_end (CtrOperator *op)
 {
@@ -335,6 +345,7 @@ static const CtrOperatorPass cuda_cone_pass = {
   .begin = pass_begin,
   .run = pass_run,
   .download = pass_download,
+  .download_part = pass_download_part,
   .end = pass_end,
 };
 
@@ -355,6 +366,7 @@ static const CtrOperatorClass cuda_cone_class = {
   .subset_overlap = cuda_cone_subset_overlap,
   .subset_rays = cuda_cone_subset_rays,
   .pass = &cuda_cone_pass,
+  .natural_image = TRUE,
   .vec = &ctr_cuda_cone_vecops,
 };
 

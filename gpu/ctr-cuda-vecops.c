@@ -119,6 +119,14 @@ ctr_cuda_vecop_download (CtrVecs *vs, const CtrVec *v, float *host, GError **err
 }
 
 gboolean
+ctr_cuda_vecop_download_part (CtrVecs *vs, const CtrVec *v, gsize offset, gsize n, float *host, GError **error)
+{
+  g_return_val_if_fail (offset <= v->n && n <= v->n - offset, FALSE);
+  CTR_CUDA_TRY (ctr_cuda_vec_download (dev_of (vs), host + offset, ctr_cuda_vec_ptr (v) + offset, n, CTR_CUDA_ERR));
+  return TRUE;
+}
+
+gboolean
 ctr_cuda_vecop_fill (CtrVecs *vs, CtrVec *y, float value, GError **error)
 {
   CTR_CUDA_TRY (ctr_cuda_vec_fill (dev_of (vs), y->dev, y->n, value, CTR_CUDA_ERR));

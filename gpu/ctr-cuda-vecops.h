@@ -51,6 +51,8 @@ CtrVec *ctr_cuda_vecop_alloc (CtrVecs *vs, CtrVecKind kind, GError **error);
 CtrVec *ctr_cuda_vecop_bind (CtrVecs *vs, CtrVecKind kind, const float *host, GError **error);
 void ctr_cuda_vecop_free (CtrVecs *vs, CtrVec *v);
 gboolean ctr_cuda_vecop_download (CtrVecs *vs, const CtrVec *v, float *host, GError **error);
+gboolean ctr_cuda_vecop_download_part (CtrVecs *vs, const CtrVec *v, gsize offset, gsize n, float *host,
+                                       GError **error);
 gboolean ctr_cuda_vecop_fill (CtrVecs *vs, CtrVec *y, float value, GError **error);
 gboolean ctr_cuda_vecop_copy (CtrVecs *vs, CtrVec *dst, const CtrVec *src, GError **error);
 gboolean ctr_cuda_vecop_axpby (CtrVecs *vs, CtrVec *y, float a, const CtrVec *x, float b, GError **error);
@@ -80,6 +82,7 @@ gboolean ctr_cuda_vecop_tv_descent (CtrVecs *vs, CtrVec *X, guint n_steps, doubl
   .bind = ctr_cuda_vecop_bind,                                   \
   .free = ctr_cuda_vecop_free,                                   \
   .download = ctr_cuda_vecop_download,                           \
+  .download_part = ctr_cuda_vecop_download_part,                 \
   .fill = ctr_cuda_vecop_fill,                                   \
   .copy = ctr_cuda_vecop_copy,                                   \
   .axpby = ctr_cuda_vecop_axpby,                                 \

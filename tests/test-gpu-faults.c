@@ -32,7 +32,8 @@
  * The cone-beam pair (ctr-cuda-cone.c) on 16 views of 6 × 5 (whole passes
  * in the transposed layout): its products, and SIRT and SART through the
  * plan, 2 iterations each; PWLS, CGLS and ASD-POCS (3 TV steps), which keep
- * their vectors on the device (ctr-cuda-cone-vecops.c), on 4 of the views;
+ * their vectors on the device (ctr-cuda-cone-vecops.c), on 4 of the views
+ * (SART and PWLS with reports of one slice: CTR_REPORT_SLICE);
  * the fan beam's CGLS, PWLS and ASD-POCS on the SCSR operator's device
  * vectors (ctr-cuda-scsr-vecops.c), and PWLS and ASD-POCS again with the
  * host's vectors (CTR_VECOPS=host: the operator's host-array steps);
@@ -462,6 +463,11 @@ cone_plan (const char *backend, guint k, GError **error)
   o.iterations = 2;
   o.tv_iterations = 3;   /* ASD-POCS: each TV step is the same calls */
   o.backend = backend;
+  /* SART and PWLS report one slice (their first report copies back only
+   * that part: the pass's and the vector table's download_part); the
+   * others the volume */
+  o.report_image = k == 1 || k == 2 ? CTR_REPORT_SLICE : CTR_REPORT_VOLUME;
+  o.report_slice = 1;
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (few ? cone_g4 : cone_g, &cone_grid, &o, NULL, error);
   if (plan == NULL)
     return NULL;

@@ -25,7 +25,12 @@
  * XFER_PER_ITERATION bytes each way (an eighth of one image; before issue
  * 37 every product moved the image up and a result down); a reported one
  * also brings the image back once (the driver's sync) and nothing more
- * than one image.
+ * than one image.  A report of one slice (CTR_REPORT_SLICE; CGLS through
+ * the vector table, SIRT through the device pass) brings back exactly that
+ * slice (NX² floats) more than a report of the metrics alone
+ * (CTR_REPORT_NONE), which brings back nothing of the image; the last
+ * report and the result are the whole image, the CPU's within the method's
+ * tolerance.
  */
 #include <math.h>
 #include <string.h>
@@ -90,11 +95,18 @@ max_rel_diff (const float *a, const float *b, gsize n)
 }
 
 static guint n_reports;
+/* What the reports carry (CtrReconOptions.report_image, .report_slice) and,
+ * when non-NULL, a copy of each report's image (NULL: none), by iteration. */
+static CtrReportImage report_image = CTR_REPORT_VOLUME;
+#define REPORT_SLICE 5
+static GPtrArray *reported;
 
 static void
 count_reports (const CtrIterStats *s, gpointer data)
 {
   n_reports++;
+  if (reported != NULL)
+    g_ptr_array_add (reported, s->image != NULL ? ctr_volume_copy (s->image) : NULL);
 }
 
 /* One run through the plan; @copies (nullable): the copies it made. */
@@ -110,6 +122,8 @@ run_plan (const char *backend, CtrMethod m, guint iterations, gboolean report, C
   o.iterations = iterations;
   o.backend = backend;
   o.tv_iterations = 10;
+  o.report_image = report_image;
+  o.report_slice = REPORT_SLICE;
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
   g_assert_no_error (e);
   g_assert_cmpstr (ctr_recon_plan_get_backend (plan), ==, backend);
@@ -139,6 +153,13 @@ run_plan (const char *backend, CtrMethod m, guint iterations, gboolean report, C
 
 static const struct { CtrMethod m; double tol; } methods[] = {
   { CTR_METHOD_CGLS, 1e-3 }, { CTR_METHOD_PWLS, 1e-3 }, { CTR_METHOD_ASD_POCS, 1e-2 },
+};
+
+/* The methods whose reports of one slice are tested: the vector table's
+ * (CGLS) and the device passes' (SIRT, CtrOperatorPass); tolerances as
+ * tests/test-gpu-cone.c. */
+static const struct { CtrMethod m; double tol; } slice_methods[] = {
+  { CTR_METHOD_CGLS, 1e-3 }, { CTR_METHOD_SIRT, 1e-4 },
 };
 
 /* Each method device-resident equals the CPU backend's. */
@@ -179,6 +200,112 @@ test_transfers (gconstpointer data)
                       d2d, IMAGE_BYTES, c2.h2d_bytes - 2 * up, c2.d2h_bytes - 2 * down);
       g_assert_cmpfloat (up, <=, XFER_PER_ITERATION);
       g_assert_cmpfloat (down, <=, (report ? IMAGE_BYTES : 0) + XFER_PER_ITERATION);
+    }
+}
+
+#define SLICE_BYTES ((guint64) NX * NX * sizeof (float))
+
+static void
+volume_unref0 (gpointer v)
+{
+  if (v != NULL)
+    ctr_volume_unref (v);
+}
+
+/* Device→host bytes per iteration (5 iterations minus 2, over 3) of runs
+ * whose reports carry @mode; @last (nullable): the 5-iteration run's image,
+ * @images (nullable): its reports' images. */
+static double
+down_per_iteration (CtrMethod m, CtrReportImage mode, gboolean report, CtrVolume **last, GPtrArray **images)
+{
+  CtrEmuCopies c2, c5;
+  report_image = mode;
+  g_autoptr (CtrVolume) v2 = run_plan ("cuda", m, 2, report, &c2);
+  reported = g_ptr_array_new_with_free_func (volume_unref0);
+  CtrVolume *v5 = run_plan ("cuda", m, 5, report, &c5);
+  report_image = CTR_REPORT_VOLUME;
+  if (images != NULL)
+    *images = reported;
+  else
+    g_ptr_array_unref (reported);
+  reported = NULL;
+  if (last != NULL)
+    *last = v5;
+  else
+    ctr_volume_unref (v5);
+  return (c5.d2h_bytes - (double) c2.d2h_bytes) / 3;
+}
+
+/* A report of one slice (CTR_REPORT_SLICE) copies back that slice and the
+ * metrics, not the volume; the last report and the result are the whole
+ * image, equal to the CPU's; each slice reported is the volume report's. */
+static void
+test_slice_reports (gconstpointer data)
+{
+  const CtrMethod m = slice_methods[GPOINTER_TO_UINT (data)].m;
+  const double tol = slice_methods[GPOINTER_TO_UINT (data)].tol;
+  g_autoptr (GPtrArray) vols = NULL, slices = NULL;
+  g_autoptr (CtrVolume) gpu = NULL;
+  const double unreported = down_per_iteration (m, CTR_REPORT_VOLUME, FALSE, NULL, NULL);
+  const double none = down_per_iteration (m, CTR_REPORT_NONE, TRUE, NULL, NULL);
+  const double volume = down_per_iteration (m, CTR_REPORT_VOLUME, TRUE, NULL, &vols);
+  const double slice = down_per_iteration (m, CTR_REPORT_SLICE, TRUE, &gpu, &slices);
+  g_test_message ("%s, device-to-host bytes per iteration (emulated device, the harness's copy count): "
+                  "unreported %.0f, reported metrics only %.0f, one slice %.0f, the volume %.0f "
+                  "(slice %" G_GUINT64_FORMAT ", volume %" G_GUINT64_FORMAT " bytes)",
+                  ctr_method_name (m), unreported, none, slice, volume, SLICE_BYTES, IMAGE_BYTES);
+  /* the metrics: the residual's doubles, nothing of the image */
+  g_assert_cmpfloat (none - unreported, <, 64);
+  g_assert_cmpfloat (slice - none, ==, (double) SLICE_BYTES);
+  g_assert_cmpfloat (volume - none, ==, (double) IMAGE_BYTES);
+  /* what the reports carry */
+  CtrGrid grid = make_grid ();
+  g_assert_cmpuint (slices->len, ==, 5);
+  g_assert_cmpuint (vols->len, ==, 5);
+  for (guint i = 0; i < 5; i++)
+    {
+      const CtrVolume *s = slices->pdata[i], *v = vols->pdata[i];
+      g_assert_nonnull (s);
+      g_assert_cmpuint (v->grid.nz, ==, NZ);
+      g_assert_cmpuint (s->grid.nz, ==, i < 4 ? 1 : NZ);
+      g_assert_cmpfloat (s->grid.cz, ==, i < 4 ? ctr_grid_z (&grid, REPORT_SLICE) : grid.cz);
+      const gsize off = i < 4 ? REPORT_SLICE * (gsize) NX * NX : 0;
+      const double d = max_rel_diff (s->data, v->data + off, ctr_grid_size (&s->grid));
+      g_assert_cmpfloat (d, <=, 1e-5);
+    }
+  /* the result: the whole image, the CPU's within the method's tolerance */
+  g_autoptr (CtrVolume) cpu = run_plan ("cpu", m, 5, TRUE, NULL);
+  const double d = max_rel_diff (gpu->data, cpu->data, ctr_grid_size (&cpu->grid));
+  g_test_message ("%s (5 iterations, one slice reported): GPU vs CPU %.2e (tolerance %.0e)", ctr_method_name (m),
+                  d, tol);
+  g_assert_cmpfloat (d, <=, tol);
+}
+
+/* A cone plan made for the device is not kept for options that ask for
+ * the CPU (the window keeps its plan between runs: before, its "CPU" run
+ * after a device run still ran on the device), and the other way round;
+ * the same backend with other iterations is kept. */
+static void
+test_plan_backend (void)
+{
+  g_autoptr (CtrGeometry) g = make_geometry ();
+  CtrGrid grid = make_grid ();
+  g_autoptr (GError) e = NULL;
+  const char *made[] = { "cuda", "best", "cpu" }, *asked[] = { "cpu", "cpu", "cuda" };
+  for (guint k = 0; k < G_N_ELEMENTS (made); k++)
+    {
+      CtrReconOptions o;
+      ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+      o.backend = made[k];
+      g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
+      g_assert_no_error (e);
+      o.iterations = 3;
+      g_assert_true (ctr_recon_plan_set_options (plan, &o, &e));
+      g_assert_no_error (e);
+      o.backend = asked[k];
+      g_assert_false (ctr_recon_plan_set_options (plan, &o, &e));
+      g_assert_error (e, CTR_ERROR, CTR_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&e);
     }
 }
 
@@ -394,12 +521,18 @@ main (int argc, char **argv)
     }
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ctr/gpu-vecops/ops", test_ops);
+  g_test_add_func ("/ctr/gpu-vecops/plan-backend", test_plan_backend);
   for (guint k = 0; k < G_N_ELEMENTS (methods); k++)
     {
       g_autofree char *p1 = g_strdup_printf ("/ctr/gpu-vecops/methods/%s", ctr_method_name (methods[k].m));
       g_autofree char *p2 = g_strdup_printf ("/ctr/gpu-vecops/transfers/%s", ctr_method_name (methods[k].m));
       g_test_add_data_func (p1, GUINT_TO_POINTER (k), test_methods);
       g_test_add_data_func (p2, GUINT_TO_POINTER (k), test_transfers);
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (slice_methods); k++)
+    {
+      g_autofree char *p = g_strdup_printf ("/ctr/gpu-vecops/slice-reports/%s", ctr_method_name (slice_methods[k].m));
+      g_test_add_data_func (p, GUINT_TO_POINTER (k), test_slice_reports);
     }
   return g_test_run ();
 }

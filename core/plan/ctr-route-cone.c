@@ -9,6 +9,8 @@
 #include "plan/ctr-plan-route.h"
 #include "plan/ctr-plan-common.h"
 #include "plan/ctr-backend.h"
+
+#include <string.h>
 #include "data/ctr-helix.h"
 #include "solve/ctr-iterate.h"
 #include "solve/ctr-solvers.h"
@@ -117,9 +119,13 @@ cone_execute (CtrRouteState *rs, const CtrProjections *p, const CtrVolume *refer
 static gboolean
 cone_options_fit (const CtrRouteState *rs, const CtrReconOptions *o, GError **error)
 {
-  /* Every iterative method runs on the one projector pair. */
+  /* Every iterative method runs on the one projector pair, made for the
+   * backend the plan's options asked for: another backend ("cpu" after
+   * "best" found a device) needs its own pair. */
+  const char *asked = o->backend != NULL && *o->backend ? o->backend : "best";
+  const char *made = rs->o.backend != NULL && *rs->o.backend ? rs->o.backend : "best";
   return ctr_plan_check (rs->g, &rs->grid, o, error)
-         && ctr_plan_options_verdict (ctr_route_state_iterative_why (rs, o, TRUE), error);
+         && ctr_plan_options_verdict (ctr_route_state_iterative_why (rs, o, strcmp (asked, made) == 0), error);
 }
 
 static CtrOperator *

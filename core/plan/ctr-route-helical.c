@@ -133,6 +133,7 @@ typedef struct {
   CtrIterFunc callback;
   gpointer user_data;
   const CtrGrid *grid;
+  guint slice;   /* the slice a CTR_REPORT_SLICE report shows */
 } RebinReport;
 
 static void
@@ -145,6 +146,12 @@ rebin_report (const CtrIterStats *stats, gpointer data)
     {
       shown = *stats->image;
       shown.grid = *r->grid;
+      if (stats->image->grid.nz != r->grid->nz)
+        {
+          /* one slice (CTR_REPORT_SLICE): its plane at its true z */
+          shown.grid.nz = 1;
+          shown.grid.cz = ctr_grid_z (r->grid, r->slice);
+        }
       st.image = &shown;
     }
   r->callback (&st, r->user_data);
@@ -163,7 +170,7 @@ rebin_execute (HelicalState *hp, const CtrProjections *p, const CtrVolume *ref, 
       flat_ref = ctr_volume_copy (ref);
       flat_ref->grid = hp->inner_grid;
     }
-  RebinReport r = { callback, user_data, &hp->base.grid };
+  RebinReport r = { callback, user_data, &hp->base.grid, MIN (hp->base.o.report_slice, hp->base.grid.nz - 1) };
   /* fan's sizes are the stack's geometry's (the rebinning makes them so) */
   CtrVolume *img = hp->inner->route->execute (hp->inner, fan, flat_ref, callback ? rebin_report : NULL, &r,
                                               cancellable, error);
@@ -528,7 +535,11 @@ slab_execute (HelicalState *hp, const CtrProjections *p, const CtrVolume *ref, C
     return NULL;
   ctr_volume_set_unit (shown, hp->base.g->pixel_size_known ? "1/mm" : "1/pixel");
   SlabReport r = { hp, callback, user_data, ref, shown };
-  const CtrReconOptions *o = &hp->base.o;
+  /* slab_report crops the output slices from the whole slab and measures
+   * them: the slab's every report carries the whole slab */
+  CtrReconOptions whole = hp->base.o;
+  whole.report_image = CTR_REPORT_VOLUME;
+  const CtrReconOptions *o = &whole;
   g_autofree char *fell_back = NULL;
   g_autoptr (CtrVolume) model = ctr_iterate_run (hp->op, ctr_solver_class (o->method),
                                                  hp->sub_geometry != NULL ? slab_cpu_fallback : NULL, hp, sub, o,

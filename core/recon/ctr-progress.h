@@ -30,6 +30,8 @@ G_BEGIN_DECLS
  * @stopped: TRUE on the last report of a run that its stopping rule ended
  *   before n_iterations (CTR_STOP_AUTO: the residual reached the noise).
  * @image: borrowed; valid only during the callback (copy what you keep).
+ *   What CtrReconOptions.report_image asks for: the whole image, one slice
+ *   (a volume of nz = 1), or NULL; the last report always the whole image.
  */
 typedef struct {
   CtrMethod method;

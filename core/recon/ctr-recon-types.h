@@ -112,6 +112,24 @@ typedef enum {
   CTR_SUBSETS_ORBIT
 } CtrSubsets;
 
+/* What each report of an iterative run carries as its image
+ * (CtrIterStats.image), so that a device-resident run (issue 37) copies
+ * back only what the caller shows.  The last report always carries the
+ * whole image (the result), and so does every report of a run with a
+ * reference (its metrics average over all slices, computed on the host). */
+typedef enum {
+  /* The whole image after every iteration (default). */
+  CTR_REPORT_VOLUME,
+  /* One slice of the volume, CtrReconOptions.report_slice (clamped to the
+   * grid): a CtrVolume of nz = 1 on that slice's plane (its grid's cz is
+   * the slice's z); a device copies back that slice alone when the
+   * operator's native image is the natural one (the cone-beam pair). */
+  CTR_REPORT_SLICE,
+  /* No image (CtrIterStats.image NULL) before the last report: the
+   * residual and timings only. */
+  CTR_REPORT_NONE
+} CtrReportImage;
+
 typedef struct {
   CtrMethod method;
   /* iterative methods */
@@ -124,6 +142,8 @@ typedef struct {
   CtrSubsets subsets;
   CtrStop stop;           /* art, part, sart, sirt, cgls */
   CtrResidualReport residual;   /* which iterations report the residual (CTR_STOP_AUTO: all) */
+  CtrReportImage report_image; /* what each report's image holds (default: the volume) */
+  guint report_slice;     /* CTR_REPORT_SLICE: the slice (z index, clamped) */
   /* PWLS */
   double beta;            /* penalty strength b = β δ² (dimensionless, > 0), or 0: the default (solve/ctr-pwls.c) */
   double delta;           /* edge scale δ (1/mm, CTR_DELTA_MIN to 1), or 0: from the object's attenuation */

@@ -171,10 +171,10 @@ asd_iterate (CtrIterate *it, gpointer data, GError **error)
 
 /* The image into it->X for a report (a device's comes back). */
 static gboolean
-asd_sync (CtrIterate *it, gpointer data, GError **error)
+asd_sync (CtrIterate *it, gpointer data, gsize offset, gsize n, GError **error)
 {
   Asd *a = data;
-  return a->vs.ops->download (&a->vs, a->X, it->X, error);
+  return a->vs.ops->download_part (&a->vs, a->X, offset, n, it->X, error);
 }
 
 const CtrSolverClass ctr_asd_pocs_solver = { CTR_METHOD_ASD_POCS, asd_setup, asd_iterate, asd_sync, asd_free };

@@ -110,10 +110,10 @@ cgls_iterate (CtrIterate *it, gpointer data, GError **error)
 
 /* The image into it->X for a report (a device's comes back). */
 static gboolean
-cgls_sync (CtrIterate *it, gpointer data, GError **error)
+cgls_sync (CtrIterate *it, gpointer data, gsize offset, gsize n, GError **error)
 {
   Cgls *c = data;
-  return c->vs.ops->download (&c->vs, c->X, it->X, error);
+  return c->vs.ops->download_part (&c->vs, c->X, offset, n, it->X, error);
 }
 
 const CtrSolverClass ctr_cgls_solver = { CTR_METHOD_CGLS, cgls_setup, cgls_iterate, cgls_sync, cgls_free };

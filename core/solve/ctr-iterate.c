@@ -91,6 +91,50 @@ gather_data (CtrOperator *op, const CtrProjections *p, float *B, float *valid, G
   return TRUE;
 }
 
+/* Brings what a report shows to the host (CtrReportImage): the whole image
+ * into @vol when @whole (the last report, metrics against a reference) or
+ * under CTR_REPORT_VOLUME; one slice into *@slice (made on first use) under
+ * CTR_REPORT_SLICE, copying only that slice back from a device when the
+ * native image is the natural one; nothing under CTR_REPORT_NONE.
+ * *@shown: the image to report (NULL: none). */
+static gboolean
+fetch_report (CtrIterate *it, const CtrSolverClass *solver, gpointer state, gboolean whole, CtrVolume *vol,
+              CtrVolume **slice, const CtrVolume **shown, GError **error)
+{
+  CtrOperator *op = it->op;
+  const CtrGrid *g = &op->grid;
+  const CtrReportImage want = whole ? CTR_REPORT_VOLUME : it->o->report_image;
+  const guint z = MIN (it->o->report_slice, g->nz - 1);
+  const gsize plane = (gsize) g->nx * g->ny;
+  const gboolean part = want == CTR_REPORT_SLICE && op->klass->natural_image;
+  *shown = NULL;
+  if (want == CTR_REPORT_NONE)
+    return TRUE;
+  if (solver->sync != NULL
+      && !solver->sync (it, state, part ? z * plane : 0, part ? plane : op->image_size, error))
+    return FALSE;
+  if (want == CTR_REPORT_VOLUME)
+    {
+      op->klass->image_from_native (op, it->X, vol->data);
+      *shown = vol;
+      return TRUE;
+    }
+  if (*slice == NULL)
+    {
+      CtrGrid sg = *g;
+      sg.nz = 1;
+      sg.cz = ctr_grid_z (g, z);
+      if ((*slice = ctr_volume_new (&sg, error)) == NULL)
+        return FALSE;
+      ctr_volume_set_unit (*slice, vol->unit);
+    }
+  if (!part)
+    op->klass->image_from_native (op, it->X, vol->data);
+  memcpy ((*slice)->data, (part ? it->X : vol->data) + z * plane, plane * sizeof (float));
+  *shown = *slice;
+  return TRUE;
+}
+
 /* One run on @op; *@n_reported counts the reports made. */
 static CtrVolume *
 run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p,
@@ -105,6 +149,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   g_autofree float *B = g_try_new (float, op->data_size);
   g_autofree float *valid = g_try_new (float, op->data_size);
   g_autofree float *R = NULL;
+  g_autoptr (CtrVolume) slice = NULL;
   if (X == NULL || B == NULL || valid == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
@@ -172,7 +217,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
               g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the residual");
               goto out;
             }
-          if (solver->sync != NULL && !solver->sync (&it, state, error))
+          if (solver->sync != NULL && !solver->sync (&it, state, 0, op->image_size, error))
             goto out;
           if (!op->klass->forward (op, CTR_SUBSET_ALL, X, R, error))
             goto out;
@@ -186,9 +231,10 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       previous = stats.residual;
       if (callback == NULL && !last)
         continue;
-      if (solver->sync != NULL && !solver->sync (&it, state, error))
+      const CtrVolume *shown = NULL;
+      if (!fetch_report (&it, solver, state, last || callback == NULL || reference != NULL, vol, &slice, &shown,
+                         error))
         goto out;
-      op->klass->image_from_native (op, X, vol->data);
       stats.method = o->method;
       stats.iteration = i;
       stats.n_iterations = o->iterations;
@@ -201,11 +247,12 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
         }
       stats.iteration_s = isnan (it.update_s) ? (t1 - t0) / 1e6 : it.update_s;
       ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
-      /* Diverged (NaN, infinity) or unmeasurable: fail, report nothing. */
-      if (!ctr_iter_stats_check (&stats, vol, error))
+      /* Diverged (NaN, infinity) or unmeasurable: fail, report nothing
+       * (what the report shows; the whole image at the end). */
+      if (shown != NULL && !ctr_iter_stats_check (&stats, shown, error))
         goto out;
       stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
-      stats.image = vol;
+      stats.image = shown;
       callback (&stats, user_data);
       (*n_reported)++;
       if (last)

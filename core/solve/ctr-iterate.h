@@ -70,14 +70,17 @@ typedef struct {
  * @setup: prepares @state (coefficients, scales); CTR_ERROR_UNSUPPORTED when
  *   the operator cannot run the method.
  * @iterate: one full pass over the subsets (one "iteration").
- * @sync: (nullable) brings a device-held image into it->X before a report.
+ * @sync: (nullable) brings native floats [@offset, @offset + @n) of a
+ *   device-held image into it->X + @offset before a report (the whole
+ *   image: 0, image_size; one slice of a report: only that part, where the
+ *   device can).
  * @free: releases @state (also after a failed setup).
  */
 typedef struct {
   CtrMethod method;
   gboolean (*setup) (CtrIterate *it, gpointer *state, GError **error);
   gboolean (*iterate) (CtrIterate *it, gpointer state, GError **error);
-  gboolean (*sync) (CtrIterate *it, gpointer state, GError **error);
+  gboolean (*sync) (CtrIterate *it, gpointer state, gsize offset, gsize n, GError **error);
   void (*free) (CtrIterate *it, gpointer state);
 } CtrSolverClass;
 

@@ -391,10 +391,10 @@ pwls_iterate (CtrIterate *it, gpointer data, GError **error)
 
 /* The image into it->X for a report (a device's comes back). */
 static gboolean
-pwls_sync (CtrIterate *it, gpointer data, GError **error)
+pwls_sync (CtrIterate *it, gpointer data, gsize offset, gsize n, GError **error)
 {
   Pwls *s = data;
-  return s->vs.ops->download (&s->vs, s->X, it->X, error);
+  return s->vs.ops->download_part (&s->vs, s->X, offset, n, it->X, error);
 }
 
 const CtrSolverClass ctr_pwls_solver = { CTR_METHOD_PWLS, pwls_setup, pwls_iterate, pwls_sync, pwls_free };

@@ -241,10 +241,15 @@ subset_iterate (CtrIterate *it, gpointer data, GError **error)
 }
 
 static gboolean
-subset_sync (CtrIterate *it, gpointer data, GError **error)
+subset_sync (CtrIterate *it, gpointer data, gsize offset, gsize n, GError **error)
 {
   SubsetState *st = data;
-  return !st->on_device || it->op->klass->pass->download (it->op, it->X, error);
+  const CtrOperatorPass *pass = it->op->klass->pass;
+  if (!st->on_device)
+    return TRUE;
+  if (pass->download_part != NULL && n < it->op->image_size)
+    return pass->download_part (it->op, it->X, offset, n, error);
+  return pass->download (it->op, it->X, error);
 }
 
 #define SUBSET_METHOD(name, KIND) \

@@ -84,6 +84,15 @@ host_download (CtrVecs *vs, const CtrVec *v, float *host, GError **error)
 }
 
 static gboolean
+host_download_part (CtrVecs *vs, const CtrVec *v, gsize offset, gsize n, float *host, GError **error)
+{
+  g_return_val_if_fail (offset <= v->n && n <= v->n - offset, FALSE);
+  if (host != v->host)
+    memcpy (host + offset, v->host + offset, n * sizeof (float));
+  return TRUE;
+}
+
+static gboolean
 host_fill (CtrVecs *vs, CtrVec *y, float value, GError **error)
 {
   float *a = y->host;
@@ -317,6 +326,7 @@ const CtrVecOps ctr_vec_host_ops = {
   .bind = host_bind,
   .free = host_free,
   .download = host_download,
+  .download_part = host_download_part,
   .fill = host_fill,
   .copy = host_copy,
   .axpby = host_axpby,

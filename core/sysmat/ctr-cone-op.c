@@ -263,6 +263,7 @@ cone_subset_rays (CtrOperator *op, guint subset)
 
 static const CtrOperatorClass cone_class = {
   .name = "cpu-cone",
+  .natural_image = TRUE,
   .finalize = cone_op_finalize,
   .image_to_native = ctr_cone_op_copy_image,
   .image_from_native = ctr_cone_op_copy_image,

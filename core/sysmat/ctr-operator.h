@@ -99,6 +99,10 @@ typedef enum {
  *   Eq. 9).
  * @pass: (nullable) a whole iteration kept on the device: see
  *   CtrOperatorPass.
+ * @natural_image: TRUE when the native image is the natural one
+ *   (@image_to_native and @image_from_native copy): natural slice z is
+ *   then native floats [z·nx·ny, (z + 1)·nx·ny), and a report of one slice
+ *   brings only those back from a device (CtrReportImage).
  * @vec: (nullable) vector operations in the operator's memory
  *   (sysmat/ctr-vecops.h): CGLS, PWLS and ASD-POCS keep their vectors there
  *   for the whole run; NULL: the host's.
@@ -122,6 +126,7 @@ struct _CtrOperatorClass {
   gboolean (*subset_overlap) (CtrOperator *op, guint subset, double *kappa, GError **error);
   guint64 (*subset_rays) (CtrOperator *op, guint subset);
   const struct _CtrOperatorPass *pass;
+  gboolean natural_image;
   const struct _CtrVecOps *vec;
 };
 
@@ -142,6 +147,9 @@ struct _CtrOperatorClass {
  *   pass (one more forward pass on the device), *@residual_seconds its
  *   device time (0 without).
  * @download: the current X to the host (native).
+ * @download_part: (nullable) native floats [@offset, @offset + @n) of the
+ *   current X to @X + @offset (what a report of one slice needs); NULL:
+ *   the driver downloads the whole X.
  * @end: releases what begin allocated (also after a failure).
  */
 typedef struct _CtrOperatorPass {
@@ -150,6 +158,7 @@ typedef struct _CtrOperatorPass {
   gboolean (*run) (CtrOperator *op, int kind, gboolean nonneg, double *seconds, double *residual,
                    double *residual_seconds, GError **error);
   gboolean (*download) (CtrOperator *op, float *X, GError **error);
+  gboolean (*download_part) (CtrOperator *op, float *X, gsize offset, gsize n, GError **error);
   void (*end) (CtrOperator *op);
 } CtrOperatorPass;
 

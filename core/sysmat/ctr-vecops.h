@@ -75,6 +75,8 @@ typedef struct {
  * @free: frees @v (nullable).
  * @download: @v to @host (a bound host vector: nothing to do when the
  *   arrays are one).
+ * @download_part: floats [@offset, @offset + @n) of @v to @host + @offset
+ *   (@host holds all of @v's floats; nothing to do when the arrays are one).
  * @fill: y = value.  @copy: dst = src.  @axpby: y = a x + b y.
  * @mul: y = y ∘ x (element-wise; 0 where x is 0, whatever y holds there).
  * @dot: *@out = Σ a_q b_q (weighted for images).
@@ -105,6 +107,7 @@ struct _CtrVecOps {
   CtrVec *(*bind) (CtrVecs *vs, CtrVecKind kind, const float *host, GError **error);
   void (*free) (CtrVecs *vs, CtrVec *v);
   gboolean (*download) (CtrVecs *vs, const CtrVec *v, float *host, GError **error);
+  gboolean (*download_part) (CtrVecs *vs, const CtrVec *v, gsize offset, gsize n, float *host, GError **error);
   gboolean (*fill) (CtrVecs *vs, CtrVec *y, float value, GError **error);
   gboolean (*copy) (CtrVecs *vs, CtrVec *dst, const CtrVec *src, GError **error);
   gboolean (*axpby) (CtrVecs *vs, CtrVec *y, float a, const CtrVec *x, float b, GError **error);

@@ -35,6 +35,10 @@
  *   /ui/window/volume-run, /ui/window/volume-window  three views, one
  *                              window/level, live and cancelled volume runs
  *                              (test-window-volume.c): ui-three-views.png
+ *   /ui/window/volume-cuda     a cone volume run on a CUDA device, live
+ *                              view, CPU = device (test-window-cuda.c;
+ *                              run by tests/gpu-emu on the emulated
+ *                              device): ui-volume-cuda.png
  *   /ui/window/dicom, /ui/window/dicom-xa  (test-window-dicom.c)
  *   /ui/window/roi             ROIs, CNR, ruler, water calibration
  *                              (test-window-roi.c): ui-roi.png
@@ -1127,6 +1131,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/scenario", test_scenario);
   g_test_add_func ("/ui/window/volume", test_volume);
   g_test_add_func ("/ui/window/volume-run", test_window_volume_run);
+  g_test_add_func ("/ui/window/volume-cuda", test_window_volume_cuda);
   g_test_add_func ("/ui/window/volume-window", test_window_volume_window);
   g_test_add_func ("/ui/window/plane-memory", test_window_plane_memory);
   g_test_add_func ("/ui/window/dicom", test_window_dicom);

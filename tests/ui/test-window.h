@@ -111,6 +111,9 @@ void        ui_screenshot       (GtkWidget   *widget,
                                  const char  *name);
 
 /* tests/ui/test-window-dicom.c */
+/* tests/ui/test-window-cuda.c */
+void        test_window_volume_cuda (void);
+
 void        test_window_dicom    (void);
 void        test_window_dicom_xa (void);
 
