@@ -22,7 +22,8 @@
  * anywhere and still transpose the forward exactly).  The interior run is
  * the hot loop: 32-bit voxel indices from fixed strides, truncation for
  * floor(), and in AVX2 eight planes per step with the weights in vectors and
- * the loads and stores lane by lane.
+ * the loads and stores lane by lane.  A ray's set-up costs one division
+ * (ray_setup) and one for each of its index slopes (ray_planes).
  */
 #include "sysmat/ctr-cone-projector.h"
 #include "data/ctr-helix.h"
@@ -51,9 +52,9 @@ typedef struct {
 typedef struct {
   gint32 sa, sp, sxy;
 } Strides;
-typedef float (*InteriorForward) (const Ray *r, gint32 p0, gint32 p1, const float *vol, Strides st);
+typedef float (*InteriorForward) (const Ray *r, gint32 p0, gint32 p1, const float *vol, const Strides *st);
 typedef void (*InteriorAdjoint) (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
-                                 Strides st);
+                                 const Strides *st);
 
 struct _CtrConeProjector
 {
@@ -69,6 +70,9 @@ struct _CtrConeProjector
   double *view_frame;  /* [view][6]: source xyz, sin β, cos β, source z */
   double *col_at;      /* [col][2]: a (along c), t (along e) */
   double *row_v;       /* [row] */
+  double origin[3];    /* the centre of voxel (0, 0, 0), mm */
+  double inv_voxel[3]; /* 1/dx, 1/dy, 1/dz, 1/mm */
+  Strides strides[2];  /* the interior kernels' strides: [0] y-dominant, [1] x-dominant rays */
 };
 
 /* The rays of a block of views, set up once for a forward and an adjoint
@@ -86,7 +90,7 @@ struct _CtrConeRays
  * Truncation is floor() in the interior run (both coordinates ≥ 0 there). */
 
 static inline gint32
-interior_stencil (const Ray *r, gint32 p, Strides st, float wt[4])
+interior_stencil (const Ray *r, gint32 p, const Strides *st, float wt[4])
 {
   const float fa = r->a0 + r->ad * (float) p, fb = r->b0 + r->bd * (float) p;
   const gint32 ia = (gint32) fa, ib = (gint32) fb;
@@ -95,26 +99,27 @@ interior_stencil (const Ray *r, gint32 p, Strides st, float wt[4])
   wt[1] = ea * ub;
   wt[2] = ua * eb;
   wt[3] = ea * eb;
-  return ib * st.sxy + ia * st.sa + p * st.sp;
+  return ib * st->sxy + ia * st->sa + p * st->sp;
 }
 
 static float
-interior_forward_scalar (const Ray *r, gint32 p0, gint32 p1, const float *vol, Strides st)
+interior_forward_scalar (const Ray *r, gint32 p0, gint32 p1, const float *vol, const Strides *st)
 {
   float s = 0.0f;
   for (gint32 p = p0; p <= p1; p++)
     {
       float wt[4];
       const float *v = vol + interior_stencil (r, p, st, wt);
-      s += wt[0] * v[0] + wt[1] * v[st.sa] + wt[2] * v[st.sxy] + wt[3] * v[st.sxy + st.sa];
+      s += wt[0] * v[0] + wt[1] * v[st->sa] + wt[2] * v[st->sxy] + wt[3] * v[st->sxy + st->sa];
     }
   return s;
 }
 
 static void
-interior_adjoint_scalar (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights, Strides st)
+interior_adjoint_scalar (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
+                         const Strides *st)
 {
-  const gint32 off[4] = { 0, st.sa, st.sxy, st.sxy + st.sa };
+  const gint32 off[4] = { 0, st->sa, st->sxy, st->sxy + st->sa };
   for (gint32 p = p0; p <= p1; p++)
     {
       float wt[4];
@@ -136,7 +141,7 @@ interior_adjoint_scalar (const Ray *r, gint32 p0, gint32 p1, float val, float *v
 /* Eight planes pi at once: the voxel index of the (0, 0) neighbour and the
  * four bilinear weights, as interior_stencil. */
 __attribute__ ((target ("avx2,fma"))) static inline __m256i
-stencil8 (const Ray *r, __m256i pi, Strides st, __m256 wt[4])
+stencil8 (const Ray *r, __m256i pi, const Strides *st, __m256 wt[4])
 {
   const __m256 pf = _mm256_cvtepi32_ps (pi);
   const __m256 fa = _mm256_add_ps (_mm256_set1_ps (r->a0), _mm256_mul_ps (_mm256_set1_ps (r->ad), pf));
@@ -149,19 +154,19 @@ stencil8 (const Ray *r, __m256i pi, Strides st, __m256 wt[4])
   wt[1] = _mm256_mul_ps (ea, ub);
   wt[2] = _mm256_mul_ps (ua, eb);
   wt[3] = _mm256_mul_ps (ea, eb);
-  return _mm256_add_epi32 (_mm256_add_epi32 (_mm256_mullo_epi32 (ib, _mm256_set1_epi32 (st.sxy)),
-                                             _mm256_mullo_epi32 (ia, _mm256_set1_epi32 (st.sa))),
-                           _mm256_mullo_epi32 (pi, _mm256_set1_epi32 (st.sp)));
+  return _mm256_add_epi32 (_mm256_add_epi32 (_mm256_mullo_epi32 (ib, _mm256_set1_epi32 (st->sxy)),
+                                             _mm256_mullo_epi32 (ia, _mm256_set1_epi32 (st->sa))),
+                           _mm256_mullo_epi32 (pi, _mm256_set1_epi32 (st->sp)));
 }
 
 /* Lanes past p1 repeat plane p1 (valid addresses) and are masked out.  The
  * loads are scalar: hardware gathers are slower than four loads a lane on
  * some CPUs (AMD Zen). */
 __attribute__ ((target ("avx2,fma"))) static float
-interior_forward_avx2 (const Ray *r, gint32 p0, gint32 p1, const float *vol, Strides st)
+interior_forward_avx2 (const Ray *r, gint32 p0, gint32 p1, const float *vol, const Strides *st)
 {
   const __m256i iota = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7), last = _mm256_set1_epi32 (p1);
-  const gint32 o1 = st.sa, o2 = st.sxy, o3 = st.sxy + st.sa;
+  const gint32 o1 = st->sa, o2 = st->sxy, o3 = st->sxy + st->sa;
   __m256 acc = _mm256_setzero_ps ();
   for (gint32 p = p0; p <= p1; p += 8)
     {
@@ -219,11 +224,12 @@ scatter_pairs (const gint32 at[8], int n, float wc[4][8], float val, float *vol,
 /* The weights in vectors, the scatter lane by lane (the lanes are distinct
  * planes, so distinct voxels). */
 __attribute__ ((target ("avx2,fma"))) static void
-interior_adjoint_avx2 (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights, Strides st)
+interior_adjoint_avx2 (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
+                       const Strides *st)
 {
   const __m256i iota = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
   const __m256 w = _mm256_set1_ps (r->w);
-  const gint32 off[4] = { 0, st.sa, st.sxy, st.sxy + st.sa };
+  const gint32 off[4] = { 0, st->sa, st->sxy, st->sxy + st->sa };
   for (gint32 p = p0; p <= p1; p += 8)
     {
       __m256 wt[4];
@@ -233,13 +239,13 @@ interior_adjoint_avx2 (const Ray *r, gint32 p0, gint32 p1, float val, float *vol
       for (int c = 0; c < 4; c++)
         _mm256_storeu_ps (wc[c], _mm256_mul_ps (w, wt[c]));
       const int n = MIN (8, p1 - p + 1);
-      if (st.sa == 1)
+      if (st->sa == 1)
         {
           /* y-dominant: the two x neighbours are adjacent, one 8-byte
            * read-modify-write a pair (the same fused multiply-add). */
-          scatter_pairs (at, n, wc, val, vol, st.sxy);
+          scatter_pairs (at, n, wc, val, vol, st->sxy);
           if (weights != NULL)
-            scatter_pairs (at, n, wc, 1.0f, weights, st.sxy);
+            scatter_pairs (at, n, wc, 1.0f, weights, st->sxy);
           continue;
         }
       for (int l = 0; l < n; l++)
@@ -290,27 +296,27 @@ frames_init (CtrConeProjector *cp)
     cp->row_v[r] = ctr_geometry_row_v (g, r);
 }
 
-/* ctr_cone_ray (@cp's geometry, @view, @col, @row) from the tables. */
-static inline void
-cone_ray (const CtrConeProjector *cp, guint view, guint col, guint row, double o[3], double dir[3])
+/* The ray of (@view, @col, @row) from the tables: its source @o and its
+ * direction @d, not normalised (the detector point − the source; ray_setup
+ * needs only ratios of its components and its length); returns |d|.
+ * Without the tables, ctr_cone_ray's unit direction and 1. */
+static inline double
+cone_ray (const CtrConeProjector *cp, guint view, guint col, guint row, double o[3], double d[3])
 {
   if (cp->view_frame == NULL)
     {
-      ctr_cone_ray (cp->g, view, col, row, o, dir);
-      return;
+      ctr_cone_ray (cp->g, view, col, row, o, d);
+      return 1.0;
     }
   const double *f = cp->view_frame + 6 * (gsize) view, sod = cp->g->sod_mm;
   const double sb = f[3], cb = f[4], a = cp->col_at[2 * col], t = cp->col_at[2 * col + 1];
   const double p[3] = { sod * sb - a * sb + t * cb, -sod * cb + a * cb + t * sb, f[5] + cp->row_v[row] };
-  double d[3];
   for (guint k = 0; k < 3; k++)
     {
       o[k] = f[k];
       d[k] = p[k] - o[k];
     }
-  const double n = sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  for (guint k = 0; k < 3; k++)
-    dir[k] = d[k] / n;
+  return sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
 }
 
 CtrConeProjector *
@@ -333,6 +339,15 @@ ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid, GError **erro
   cp->grid = *grid;
   cp->vector_ok = ctr_grid_size (grid) + (gsize) grid->nx * grid->ny + grid->nx < (gsize) G_MAXINT32;
   frames_init (cp);
+  cp->origin[0] = ctr_grid_x (grid, 0);
+  cp->origin[1] = ctr_grid_y (grid, 0);
+  cp->origin[2] = ctr_grid_z (grid, 0);
+  cp->inv_voxel[0] = 1.0 / grid->dx;
+  cp->inv_voxel[1] = 1.0 / grid->dy;
+  cp->inv_voxel[2] = 1.0 / grid->dz;
+  const gint32 nx = (gint32) grid->nx, sxy = (gint32) ((gsize) grid->nx * grid->ny);
+  cp->strides[0] = (Strides) { 1, nx, sxy };
+  cp->strides[1] = (Strides) { nx, 1, sxy };
   cp->interior_forward = interior_forward_scalar;
   cp->interior_adjoint = interior_adjoint_scalar;
 #ifdef CONE_HAVE_AVX2
@@ -372,9 +387,9 @@ ctr_cone_projector_grid (const CtrConeProjector *cp)
 }
 
 /* Narrows [*lo, *hi] to the planes p where c0 + cd·p lies in (-1, n), with
- * one plane of margin (the exact test is stencil()'s). */
-static void
-clip_planes (double c0, double cd, double n, gint64 *lo, gint64 *hi)
+ * one plane of margin (the exact test is stencil()'s); @inv = 1/cd. */
+static inline void
+clip_planes (double c0, double cd, double inv, double n, gint64 *lo, gint64 *hi)
 {
   if (cd == 0.0)
     {
@@ -382,7 +397,7 @@ clip_planes (double c0, double cd, double n, gint64 *lo, gint64 *hi)
         *hi = *lo - 1;
       return;
     }
-  double t1 = (-1.0 - c0) / cd, t2 = (n - c0) / cd;
+  double t1 = (-1.0 - c0) * inv, t2 = (n - c0) * inv;
   double a = floor (MIN (t1, t2)) - 1.0, b = ceil (MAX (t1, t2)) + 1.0;
   if (a > *lo)
     *lo = a > (double) *hi ? *hi + 1 : (gint64) a;
@@ -390,12 +405,13 @@ clip_planes (double c0, double cd, double n, gint64 *lo, gint64 *hi)
     *hi = b < (double) *lo ? *lo - 1 : (gint64) b;
 }
 
-/* Narrows [*lo, *hi] to the planes p where c0 + cd·p lies in [m, n − 1 − m]:
- * there floor() is in [0, n − 2], so both neighbours lie inside.  The
- * margin m covers the float rounding of c0 + cd·p (a few ulps of the
- * largest term) many times over. */
-static void
-narrow_interior (double c0, double cd, double n, double np, double *lo, double *hi)
+/* Narrows [*lo, *hi] to the planes p where c0 + cd·p lies in [m, n − 1 − m]
+ * (@inv = 1/cd): there floor() is in [0, n − 2], so both neighbours lie
+ * inside.  The margin m covers the float rounding of c0 + cd·p (a few ulps
+ * of the largest term) and that of the plane bounds (1/cd rounded, a few
+ * ulps of a plane number) many times over. */
+static inline void
+narrow_interior (double c0, double cd, double inv, double n, double np, double *lo, double *hi)
 {
   const double m = 1e-3 + 1e-6 * (fabs (c0) + fabs (cd) * np), top = n - 1.0 - m;
   if (top < m)
@@ -407,23 +423,31 @@ narrow_interior (double c0, double cd, double n, double np, double *lo, double *
     }
   else
     {
-      const double t1 = (m - c0) / cd, t2 = (top - c0) / cd;
+      const double t1 = (m - c0) * inv, t2 = (top - c0) * inv;
       *lo = MAX (*lo, ceil (MIN (t1, t2)));
       *hi = MIN (*hi, floor (MAX (t1, t2)));
     }
 }
 
-/* Sets the interior run [q_lo, q_hi] of @r (na, nb: the sizes of its
- * transverse and z axes, np of its plane axis); an empty run is
- * [p_hi + 1, p_hi]. */
-static void
-interior_run (Ray *r, gint64 na, gint64 nb, gint64 np, gboolean vector_ok)
+/* Sets the plane range [p_lo, p_hi] of @r from its a0, ad, b0, bd and its
+ * interior run [q_lo, q_hi] (na, nb: the sizes of its transverse and z
+ * axes, np of its plane axis); an empty run is [p_hi + 1, p_hi].  One
+ * division an axis (the reciprocals), none a bound. */
+static inline void
+ray_planes (Ray *r, gint64 na, gint64 nb, gint64 np, gboolean vector_ok)
 {
+  const double a0 = r->a0, ad = r->ad, b0 = r->b0, bd = r->bd;
+  const double ia = ad != 0.0 ? 1.0 / ad : 0.0, ib = bd != 0.0 ? 1.0 / bd : 0.0;
+  gint64 plo = 0, phi = np - 1;
+  clip_planes (a0, ad, ia, (double) na, &plo, &phi);
+  clip_planes (b0, bd, ib, (double) nb, &plo, &phi);
+  r->p_lo = (gint32) plo;
+  r->p_hi = (gint32) phi;
   double lo = r->p_lo, hi = r->p_hi;
   if (!vector_ok)
     hi = lo - 1.0;
-  narrow_interior (r->a0, r->ad, (double) na, (double) np, &lo, &hi);
-  narrow_interior (r->b0, r->bd, (double) nb, (double) np, &lo, &hi);
+  narrow_interior (a0, ad, ia, (double) na, (double) np, &lo, &hi);
+  narrow_interior (b0, bd, ib, (double) nb, (double) np, &lo, &hi);
   if (lo > hi)
     {
       r->q_lo = r->p_hi + 1;
@@ -435,42 +459,37 @@ interior_run (Ray *r, gint64 na, gint64 nb, gint64 np, gboolean vector_ok)
 }
 
 /* Parameters of the ray of bin (row, col) of @view; returns TRUE for an
- * x-dominant ray. */
+ * x-dominant ray.  With the direction d not normalised (cone_ray) the
+ * crossing of plane i is at t = (x_i − S_x)/d_x in units of |d|, so the
+ * indices need only d's ratios and the step length is Δx·|d|/|d_x|:
+ * one division (1/d_x or 1/d_y) for the ray and the grid's reciprocal
+ * voxel sizes. */
 static gboolean
 ray_setup (const CtrConeProjector *cp, guint view, guint row, guint col, Ray *r)
 {
   const CtrGrid *gr = &cp->grid;
   double o[3], d[3];
-  cone_ray (cp, view, col, row, o, d);
-  const double x0 = ctr_grid_x (gr, 0), y0 = ctr_grid_y (gr, 0), z0 = ctr_grid_z (gr, 0);
+  const double len = cone_ray (cp, view, col, row, o, d);
+  const double x0 = cp->origin[0], y0 = cp->origin[1], z0 = cp->origin[2];
+  const double *inv = cp->inv_voxel;
   if (fabs (d[0]) >= fabs (d[1]))
     {
-      double t0 = (x0 - o[0]) / d[0], dt = gr->dx / d[0];
-      r->a0 = (float) ((y0 - o[1] - t0 * d[1]) / gr->dy);
-      r->ad = (float) (-dt * d[1] / gr->dy);
-      r->b0 = (float) ((o[2] + t0 * d[2] - z0) / gr->dz);
-      r->bd = (float) (dt * d[2] / gr->dz);
-      r->w = (float) fabs (dt);
-      gint64 lo = 0, hi = (gint64) gr->nx - 1;
-      clip_planes (r->a0, r->ad, gr->ny, &lo, &hi);
-      clip_planes (r->b0, r->bd, gr->nz, &lo, &hi);
-      r->p_lo = (gint32) lo;
-      r->p_hi = (gint32) hi;
-      interior_run (r, gr->ny, gr->nz, gr->nx, cp->vector_ok);
+      const double rd = 1.0 / d[0], t0 = (x0 - o[0]) * rd, dt = gr->dx * rd;
+      r->a0 = (float) ((y0 - o[1] - t0 * d[1]) * inv[1]);
+      r->ad = (float) (-dt * d[1] * inv[1]);
+      r->b0 = (float) ((o[2] + t0 * d[2] - z0) * inv[2]);
+      r->bd = (float) (dt * d[2] * inv[2]);
+      r->w = (float) fabs (dt * len);
+      ray_planes (r, gr->ny, gr->nz, gr->nx, cp->vector_ok);
       return TRUE;
     }
-  double t0 = (y0 - o[1]) / d[1], dt = -gr->dy / d[1];
-  r->a0 = (float) ((o[0] + t0 * d[0] - x0) / gr->dx);
-  r->ad = (float) (dt * d[0] / gr->dx);
-  r->b0 = (float) ((o[2] + t0 * d[2] - z0) / gr->dz);
-  r->bd = (float) (dt * d[2] / gr->dz);
-  r->w = (float) fabs (dt);
-  gint64 lo = 0, hi = (gint64) gr->ny - 1;
-  clip_planes (r->a0, r->ad, gr->nx, &lo, &hi);
-  clip_planes (r->b0, r->bd, gr->nz, &lo, &hi);
-  r->p_lo = (gint32) lo;
-  r->p_hi = (gint32) hi;
-  interior_run (r, gr->nx, gr->nz, gr->ny, cp->vector_ok);
+  const double rd = 1.0 / d[1], t0 = (y0 - o[1]) * rd, dt = -gr->dy * rd;
+  r->a0 = (float) ((o[0] + t0 * d[0] - x0) * inv[0]);
+  r->ad = (float) (dt * d[0] * inv[0]);
+  r->b0 = (float) ((o[2] + t0 * d[2] - z0) * inv[2]);
+  r->bd = (float) (dt * d[2] * inv[2]);
+  r->w = (float) fabs (dt * len);
+  ray_planes (r, gr->nx, gr->nz, gr->ny, cp->vector_ok);
   return FALSE;
 }
 
@@ -551,8 +570,7 @@ ray_sum (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, gin
     {
       if (p == i0 && i0 <= i1)
         {
-          const Strides st = { xdom ? (gint32) nx : 1, xdom ? 1 : (gint32) nx, (gint32) sxy };
-          acc += cp->interior_forward (r, i0, i1, vol, st);
+          acc += cp->interior_forward (r, i0, i1, vol, &cp->strides[xdom != 0]);
           p = i1;
           continue;
         }
@@ -585,8 +603,7 @@ ray_spread (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, 
     {
       if (p == i0 && i0 <= i1)
         {
-          const Strides st = { xdom ? (gint32) nx : 1, xdom ? 1 : (gint32) nx, (gint32) sxy };
-          cp->interior_adjoint (r, i0, i1, val, vol, weights, st);
+          cp->interior_adjoint (r, i0, i1, val, vol, weights, &cp->strides[xdom != 0]);
           p = i1;
           continue;
         }
