@@ -107,7 +107,11 @@ ResidualReport = Optional[str]
 
 Callback = Union[Callable[[IterStats], Optional[bool]], Callable[[IterStats, Optional[Float32Array]], Optional[bool]]]
 
-def load(path: PathLike, variant: Optional[str] = ...) -> Dataset: ...
+# load(preprocess=...): a list of step dicts ({"op": "outliers"}, {"op": "rings", "method": "large"}, ...), or the
+# path of a JSON file holding one (the CLI's --preprocess FILE.json); [] runs none; None the file's own "preprocess"
+Preprocess = Union[Sequence[Mapping[str, Any]], Mapping[str, Any], PathLike, None]
+
+def load(path: PathLike, variant: Optional[str] = ..., *, preprocess: Preprocess = ...) -> Dataset: ...
 def reconstruct(dataset: Dataset, method: Optional[str] = ..., iterations: Optional[int] = ..., size: Size = ...,
                 callback: Optional[Callback] = ..., *, pixel_size: float = ..., backend: Optional[str] = ...,
                 rebin: Optional[str] = ..., reference: bool = ..., metrics_radius: float = ...,

@@ -316,19 +316,25 @@ PyTypeObject CtrPyDatasetType = {
 PyObject *
 ctr_py_load (PyObject *self, PyObject *args, PyObject *kwargs)
 {
-  static char *kwlist[] = { "path", "variant", NULL };
-  PyObject *path_obj = NULL;
+  static char *kwlist[] = { "path", "variant", "preprocess", NULL };
+  PyObject *path_obj = NULL, *pre_obj = Py_None;
   const char *variant = NULL;
-  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O&|z:load", kwlist, PyUnicode_FSConverter, &path_obj, &variant))
+  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O&|z$O:load", kwlist, PyUnicode_FSConverter, &path_obj, &variant,
+                                    &pre_obj))
     return NULL;
   g_autofree char *path = g_strdup (PyBytes_AS_STRING (path_obj));
   Py_DECREF (path_obj);  /* (PyUnicode_FSConverter refuses embedded NULs) */
+  CtrPipeline *pl = NULL;
+  if (ctr_py_pipeline_from (pre_obj, &pl) < 0)
+    return NULL;
 
   GError *error = NULL;
   CtrDataset *d;
   Py_BEGIN_ALLOW_THREADS
-  d = ctr_dataset_load (path, variant, NULL, &error);
+  d = ctr_dataset_load_preprocessed (path, variant, pl, NULL, &error);
   Py_END_ALLOW_THREADS
+  if (pl != NULL)
+    ctr_pipeline_free (pl);
   if (d == NULL)
     return ctr_py_raise (error);
   return ctr_py_dataset_wrap (d);

@@ -5,15 +5,29 @@
 #include "ctr-py.h"
 
 PyDoc_STRVAR (load_doc,
-"load(path, variant=None) -> Dataset\n\n"
+"load(path, variant=None, *, preprocess=None) -> Dataset\n\n"
 "Loads a scan described by a geometry.json (or a DICOM file or folder) with\n"
 "the engine's loader, as `ctrecon-cli reconstruct` does: projections\n"
 "converted to line integrals (flat/dark or I0), the reference image when the\n"
 "file names one.  variant: an entry of the file's \"variants\" (e.g.\n"
 "\"noiseless\").  The GIL is released while the files are read.\n\n"
+"preprocess: the corrections of the line integrals run instead of the\n"
+"geometry.json's own \"preprocess\" list, as the CLI's --preprocess: a list\n"
+"of step dicts, e.g. [{\"op\": \"outliers\"}, {\"op\": \"rings\",\n"
+"\"method\": \"large\"}] (ops flux, outliers, rings, beam-hardening,\n"
+"truncation; the parameters of docs/preprocess.md), or the path of a JSON\n"
+"file holding one (or an object with \"preprocess\").  [] runs no step;\n"
+"None (default) runs the file's own list.  The engine parses and runs it:\n"
+"the same projections as the CLI.  Each step's effect is a sentence of\n"
+"Dataset.warnings (\"outliers: 412 pixels replaced (0.10 %; ...)\"), as the\n"
+"CLI prints.\n\n"
 "Raises ctrecon.FileError (missing or unreadable file, with its path),\n"
-"FormatError, InvalidGeometry, InvalidData (NaN/Inf), OutOfMemory,\n"
-"Unsupported: all subclasses of ctrecon.Error, carrying the engine's message.");
+"FormatError (also a preprocess file that is not a valid list),\n"
+"InvalidArgument (a preprocess list the engine refuses: an unknown op or\n"
+"parameter, a value out of range, named; a step that does not fit the data),\n"
+"InvalidGeometry, InvalidData (NaN/Inf), OutOfMemory, Unsupported: all\n"
+"subclasses of ctrecon.Error, carrying the engine's message; TypeError for a\n"
+"preprocess value JSON cannot hold.");
 
 PyDoc_STRVAR (reconstruct_doc,
 "reconstruct(dataset, method=None, iterations=None, size=None, callback=None, *,\n"

@@ -53,6 +53,14 @@ CtrVolume *ctr_py_volume_from_array (PyObject *obj, double pixel_mm, const char 
  * or NULL with the exception set. */
 PyArrayObject *ctr_py_float32_array (PyObject *obj, int min_nd, int max_nd, int requirements);
 
+/* ctr-py-preprocess.c: load(preprocess=@obj) as a core pipeline in *@out:
+ * None gives NULL (the file's own); a str or path-like names a JSON file
+ * read as the CLI's --preprocess (FileError/FormatError as there); any other
+ * object (a list of step dicts) goes through json.dumps to
+ * ctr_pipeline_from_json(), whose refusals raise InvalidArgument with core's
+ * message.  Returns 0, or -1 with the exception set. */
+int ctr_py_pipeline_from (PyObject *obj, CtrPipeline **out);
+
 /* ctr-py-dataset.c: the Dataset type and load(). */
 extern PyTypeObject CtrPyDatasetType;
 typedef struct {
