@@ -130,8 +130,7 @@ group_fdk (RankFdk *d, const CtrGeometry *g, guint first, const CtrGeometry *gro
       CtrVolume *v = d->fdk (d->backend, g, first, q, slab_grid, o, NULL, cancellable, &e);
       if (v != NULL)
         return v;
-      if (!g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
-          && !g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+      if (!ctr_error_cpu_may_run_instead (e))
         {
           g_propagate_error (error, e);
           return NULL;

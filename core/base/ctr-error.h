@@ -26,4 +26,15 @@ typedef enum {
 
 GQuark ctr_error_quark (void);
 
+/**
+ * ctr_error_cpu_may_run_instead:
+ * @e: (nullable): the error of a device (GPU backend) operation.
+ * The one rule of the fall-back (docs/design.md §9): TRUE when @e says the
+ * device cannot run the work (CTR_ERROR_BACKEND_UNAVAILABLE: no driver, no
+ * device, too little device memory; CTR_ERROR_OUT_OF_MEMORY), so the CPU
+ * runs it instead with a note; FALSE for any other error (bad input,
+ * cancellation, a failed file), which the caller passes on.  NULL: FALSE.
+ */
+gboolean ctr_error_cpu_may_run_instead (const GError *e);
+
 G_END_DECLS

@@ -90,8 +90,7 @@ fdk_run (CtrRouteState *rs, const CtrProjections *p, CtrFdkTimings *t, GCancella
       CtrVolume *vol = fdk (b, rs->g, 0, p, &rs->grid, &rs->o, t, cancellable, &e);
       if (vol != NULL)
         return vol;
-      if (!g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
-          && !g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+      if (!ctr_error_cpu_may_run_instead (e))
         {
           g_propagate_error (error, e);
           return NULL;

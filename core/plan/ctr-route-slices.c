@@ -127,8 +127,7 @@ scsr_operator (SlicesState *s, GCancellable *cancellable, GError **error)
       s->op = b->scsr_operator (b, s->scsr, g, &rs->grid, &e);
       if (s->op != NULL)
         return TRUE;
-      if (!g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
-          && !g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+      if (!ctr_error_cpu_may_run_instead (e))
         {
           g_propagate_error (error, g_steal_pointer (&e));
           return FALSE;
@@ -202,9 +201,7 @@ fly_device_operator (SlicesState *s, GError **error)
       s->op = make (b, rs->g, &rs->grid, o->ray_model, sy, &e);
       if (s->op != NULL)
         return TRUE;
-      if (!g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
-          && !g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY)
-          && !g_error_matches (e, CTR_ERROR, CTR_ERROR_UNSUPPORTED))
+      if (!ctr_error_cpu_may_run_instead (e) && !g_error_matches (e, CTR_ERROR, CTR_ERROR_UNSUPPORTED))
         {
           g_propagate_error (error, g_steal_pointer (&e));
           return FALSE;

@@ -288,9 +288,7 @@ ctr_iterate_run (CtrOperator *op, const CtrSolverClass *solver, CtrOperatorFallb
   CtrVolume *v = run_once (op, solver, p, o, reference, callback, user_data, cancellable, &n_reported, &e);
   if (v != NULL)
     return v;
-  if (fallback == NULL || n_reported > 0
-      || !(g_error_matches (e, CTR_ERROR, CTR_ERROR_BACKEND_UNAVAILABLE)
-           || g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY)))
+  if (fallback == NULL || n_reported > 0 || !ctr_error_cpu_may_run_instead (e))
     {
       g_propagate_error (error, e);
       return NULL;
