@@ -552,14 +552,9 @@ load_pipeline (const char *preprocess_path, CtrPipeline **pl, GError **error)
   *pl = NULL;
   if (preprocess_path == NULL)
     return TRUE;
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GError) local = NULL;
-  if (!json_parser_load_from_file (parser, preprocess_path, &local))
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_FORMAT, "--preprocess %s: %s", preprocess_path, local->message);
-      return FALSE;
-    }
-  *pl = ctr_pipeline_from_json (json_parser_get_root (parser), preprocess_path, error);
+  *pl = ctr_pipeline_from_file (preprocess_path, error);
+  if (*pl == NULL)
+    g_prefix_error (error, "--preprocess: ");
   return *pl != NULL;
 }
 

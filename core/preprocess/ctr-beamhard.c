@@ -1,6 +1,7 @@
 /* ctr-beamhard.c — beam-hardening water pre-correction (see ctr-beamhard.h). */
 #include "preprocess/ctr-beamhard.h"
 #include "base/ctr-error.h"
+#include "io/ctr-json.h"
 
 #include <math.h>
 #include <string.h>
@@ -109,8 +110,8 @@ ctr_spectrum_load (const char *arg, GError **error)
 {
   if (arg == NULL || !g_str_has_suffix (arg, ".json"))
     return ctr_spectrum_builtin (arg, error);
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_file (parser, arg, error))
+  g_autoptr (JsonParser) parser = ctr_json_parse_file (arg, error);
+  if (parser == NULL)
     return NULL;
   return ctr_spectrum_from_json (json_parser_get_root (parser), arg, error);
 }

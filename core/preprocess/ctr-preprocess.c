@@ -10,6 +10,7 @@
 #include "preprocess/ctr-preprocess-private.h"
 #include "base/ctr-error.h"
 #include "base/ctr-hu.h"
+#include "io/ctr-json.h"
 
 #include <math.h>
 
@@ -356,4 +357,13 @@ ctr_pipeline_free (CtrPipeline *pl)
     }
   g_free (pl->steps);
   g_free (pl);
+}
+
+CtrPipeline *
+ctr_pipeline_from_file (const char *path, GError **error)
+{
+  g_autoptr (JsonParser) parser = ctr_json_parse_file (path, error);
+  if (parser == NULL)
+    return NULL;
+  return ctr_pipeline_from_json (json_parser_get_root (parser), path, error);
 }

@@ -110,6 +110,19 @@ typedef struct {
 CtrPipeline *ctr_pipeline_from_json (JsonNode *node, const char *where, GError **error);
 
 /**
+ * ctr_pipeline_from_file:
+ * @path: a JSON file holding the list of steps, or an object with
+ *   "preprocess" (`reconstruct --preprocess FILE.json`, Python's
+ *   `load(preprocess="FILE.json")`).
+ * Read through core's one JSON path (ctr_json_parse_file: nesting depth
+ * bounded, keys given twice refused), then ctr_pipeline_from_json().
+ * Returns: (transfer full): the pipeline, or NULL with CTR_ERROR_IO (the
+ *   file cannot be read) or CTR_ERROR_FORMAT (not valid JSON, or a step
+ *   ctr_pipeline_from_json() refuses), the message naming @path.
+ */
+CtrPipeline *ctr_pipeline_from_file (const char *path, GError **error);
+
+/**
  * ctr_pipeline_apply:
  * Runs the steps of @pl in order on @p (line integrals, [view][row][col],
  * in place).  @g: (nullable): the geometry of @p; "truncation" needs it and

@@ -4,22 +4,7 @@
  * ctr_pipeline_from_json() (core/preprocess/ctr-preprocess.h).  Nothing is
  * computed here: the pipeline goes to ctr_dataset_load_preprocessed(). */
 #include "ctr-py.h"
-
-/* A JSON file, as the CLI's --preprocess reads it (its messages too; a
- * file that cannot be read is CTR_ERROR_IO). */
-static CtrPipeline *
-pipeline_from_file (const char *path, GError **error)
-{
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GError) local = NULL;
-  if (!json_parser_load_from_file (parser, path, &local))
-    {
-      const int code = local->domain == G_FILE_ERROR ? CTR_ERROR_IO : CTR_ERROR_FORMAT;
-      g_set_error (error, CTR_ERROR, code, "preprocess %s: %s", path, local->message);
-      return NULL;
-    }
-  return ctr_pipeline_from_json (json_parser_get_root (parser), path, error);
-}
+#include "io/ctr-json.h"
 
 /* A Python list (or a dict with "preprocess") written by json.dumps and
  * parsed by core; core's refusals (CTR_ERROR_FORMAT, which names a file's
@@ -48,9 +33,9 @@ pipeline_from_object (PyObject *obj, GError **error)
   if (text == NULL)
     return NULL;
   const char *utf8 = PyUnicode_AsUTF8 (text);
-  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (JsonParser) parser = utf8 != NULL ? ctr_json_parse (utf8, -1, "preprocess", error) : NULL;
   CtrPipeline *pl = NULL;
-  if (utf8 != NULL && json_parser_load_from_data (parser, utf8, -1, error))
+  if (parser != NULL)
     pl = ctr_pipeline_from_json (json_parser_get_root (parser), "preprocess", error);
   Py_DECREF (text);
   if (pl == NULL && error != NULL && *error != NULL && g_error_matches (*error, CTR_ERROR, CTR_ERROR_FORMAT))
@@ -73,7 +58,7 @@ ctr_py_pipeline_from (PyObject *obj, CtrPipeline **out)
       g_autofree char *path = g_strdup (PyBytes_AS_STRING (bytes));
       Py_DECREF (bytes);
       Py_BEGIN_ALLOW_THREADS
-      *out = pipeline_from_file (path, &error);
+      *out = ctr_pipeline_from_file (path, &error);
       Py_END_ALLOW_THREADS
     }
   else

@@ -275,6 +275,19 @@ for name, steps, needle in [
           f"bad input ({name}) in --preprocess: refused naming it")
     _, err = dump(g)
     check("error 2:" in err, f"bad input ({name}): CTR_ERROR_FORMAT from the loader")
+# A --preprocess file goes through core's one JSON path (issue 38 items 10
+# and 15): 100,000 nested brackets crashed the parser (SIGSEGV), a key
+# given twice was read as its last value.
+for name, text, needle in [
+        ("deep", "[" * 100000 + "]" * 100000, "nested more than"),
+        ("twice", '[{"op": "outliers", "op": "rings"}]', "the key “op” is given twice")]:
+    bad = os.path.join(T, name + ".json")
+    with open(bad, "w") as fh:
+        fh.write(text)
+    out_tif = os.path.join(T, name + ".tif")
+    r = run("reconstruct", gc, "--preprocess", bad, "--output", out_tif)
+    check(r.returncode == 1 and needle in r.stderr and not os.path.exists(out_tif),
+          f"--preprocess {name}: refused with exit 1 ({r.returncode}): {r.stderr.strip()[-110:]}")
 wide = os.path.join(T, "wide.json")
 with open(wide, "w") as fh:
     json.dump({"preprocess": [{"op": "rings", "size": 2 * C + 1}]}, fh)

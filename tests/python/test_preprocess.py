@@ -101,6 +101,15 @@ with tempdir() as tmp:
     with open(bad_file, "w") as fh:
         fh.write("[{\"op\": ")
     raises(ctrecon.FormatError, "a preprocess file that is not JSON", lambda: ctrecon.load(path, preprocess=bad_file))
+    deep_file = os.path.join(tmp, "deep.json")
+    with open(deep_file, "w") as fh:   # crashed json-glib's parser before core's JSON path
+        fh.write("[" * 100000 + "]" * 100000)
+    raises(ctrecon.FormatError, "a preprocess file nested 100,000 deep", lambda: ctrecon.load(path, preprocess=deep_file))
+    twice_file = os.path.join(tmp, "twice.json")
+    with open(twice_file, "w") as fh:
+        fh.write('[{"op": "outliers", "op": "rings"}]')
+    raises(ctrecon.FormatError, "a preprocess file with a key given twice",
+           lambda: ctrecon.load(path, preprocess=twice_file))
     raises(ctrecon.FileError, "a preprocess file that is absent",
            lambda: ctrecon.load(path, preprocess=os.path.join(tmp, "none.json")))
 
