@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "ctr-projection-page.h"
+#include "io/ctr-json.h"
 #include "ctr-projection-image.h"
 #include "ctr-projection-preview.h"
 
@@ -323,10 +324,11 @@ on_form_changed (CtrProjectionPage *self)
 static JsonNode *
 file_steps (const CtrDataset *d)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (JsonParser) parser = NULL;
   JsonNode *root;
 
-  if (d->path == NULL || !g_str_has_suffix (d->path, ".json") || !json_parser_load_from_file (parser, d->path, NULL))
+  /* core's one JSON path: the file may have changed since it was loaded */
+  if (d->path == NULL || !g_str_has_suffix (d->path, ".json") || (parser = ctr_json_parse_file (d->path, NULL)) == NULL)
     return NULL;
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root) ||
