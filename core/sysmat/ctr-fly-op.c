@@ -233,14 +233,28 @@ unit_row (const FlyOp *c, const RaySet *rs, gint64 q, CtrRowBuf *b, guint32 ray[
   return n;
 }
 
-/* Pixel @p of the computed row as seen by lane @k: elem[k](p). */
-static inline guint32
-lane_pixel (const FlyOp *c, guint k, guint32 p)
+/* The computed row's pixels p rewritten in place as their place in the
+ * pixel orbits, rep·K + slot (rep pixel_rep[p], slot pixel_slot[p]; K the
+ * group's order, a power of two): two table reads an element, made once for
+ * all the lanes instead of once a lane. */
+static void
+row_to_orbit_places (const FlyOp *c, CtrRowBuf *b)
 {
-  if (k == 0)
-    return p;
   const CtrSymmetry *sy = c->orbits;
-  return sy->rep_pixel[(gsize) sy->pixel_rep[p] * c->K + sy->group.compose[k][sy->pixel_slot[p]]];
+  guint32 *ci = b->col;
+  for (gsize k = 0; k < b->len; k++)
+    ci[k] = sy->pixel_rep[ci[k]] * c->K + sy->pixel_slot[ci[k]];
+}
+
+/* The pixel that lane @k (@cmp = compose[k]) sees at orbit place @q
+ * (row_to_orbit_places): elem[k] of the place's pixel, rep_pixel[rep·K +
+ * compose[k][slot]], one table read (the lanes of one place share its
+ * 32-byte run of rep_pixel). */
+static inline guint32
+lane_pixel (const FlyOp *c, const guint8 *cmp, guint32 q)
+{
+  const guint32 m = c->K - 1;
+  return c->orbits->rep_pixel[(q & ~m) | cmp[q & m]];
 }
 
 /* ------------------------------------------------------------ products -- */
@@ -263,19 +277,31 @@ fly_forward_rays (FlyOp *c, const RaySet *rs, const float *X, float *Y, guint ns
         const guint32 *ci = b->col;
         const float *va = b->val;
         const gint64 len = (gint64) b->len;
-        for (guint r = 0; r < n_rays; r++)
-          for (guint s = 0; s < ns; s++)
-            {
-              const float *x = X + (gsize) s * np;
-              float acc = 0.f;
-              if (lane[r] == 0)
+        if (c->orbits == NULL)
+          {
+            for (guint s = 0; s < ns; s++)
+              {
+                const float *x = X + (gsize) s * np;
+                float acc = 0.f;
                 for (gint64 k = 0; k < len; k++)
                   acc += va[k] * x[ci[k]];
-              else
+                Y[(gsize) s * nr + ray[0]] = acc;
+              }
+            continue;
+          }
+        row_to_orbit_places (c, b);
+        for (guint r = 0; r < n_rays; r++)
+          {
+            const guint8 *cmp = c->orbits->group.compose[lane[r]];
+            for (guint s = 0; s < ns; s++)
+              {
+                const float *x = X + (gsize) s * np;
+                float acc = 0.f;
                 for (gint64 k = 0; k < len; k++)
-                  acc += va[k] * x[lane_pixel (c, lane[r], ci[k])];
-              Y[(gsize) s * nr + ray[r]] = acc;
-            }
+                  acc += va[k] * x[lane_pixel (c, cmp, ci[k])];
+                Y[(gsize) s * nr + ray[r]] = acc;
+              }
+          }
       }
   }
 }
@@ -363,12 +389,17 @@ fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns
             guint32 ray[8];
             guint lane[8];
             const guint n_rays = unit_row (c, rs, q, b, ray, lane);
+            if (c->orbits != NULL)
+              row_to_orbit_places (c, b);
             for (guint r = 0; r < n_rays; r++)
-              for (gsize k = 0; k < b->len; k++)
-                {
-                  const guint32 p = lane_pixel (c, lane[r], b->col[k]);
-                  bucket_push (&mine[c->row_band[p / nx]], p, b->val[k], ray[r]);
-                }
+              {
+                const guint8 *cmp = c->orbits != NULL ? c->orbits->group.compose[lane[r]] : NULL;
+                for (gsize k = 0; k < b->len; k++)
+                  {
+                    const guint32 p = cmp != NULL ? lane_pixel (c, cmp, b->col[k]) : b->col[k];
+                    bucket_push (&mine[c->row_band[p / nx]], p, b->val[k], ray[r]);
+                  }
+              }
           }
         /* (the barrier of the loop above) */
 #pragma omp for schedule(static, 1)
