@@ -8,6 +8,8 @@
 #include "ctrecon.h"
 #include "sim/ctr-phantom3d.h"
 #include "sysmat/ctr-cone-projector.h"
+#include "sysmat/ctr-cone-op.h"
+#include "solve/ctr-solvers.h"
 
 
 #define MU 0.02
@@ -371,6 +373,126 @@ test_sirt (void)
   check_solver (CTR_METHOD_SIRT, 12, 1.9, 0.05);
 }
 
+/* Each report's residual and a copy of its image. */
+typedef struct {
+  GArray *residual;
+  GPtrArray *image;
+} Reports;
+
+static void
+keep_report (const CtrIterStats *s, gpointer data)
+{
+  Reports *r = data;
+  g_array_append_val (r->residual, s->residual);
+  g_assert_nonnull (s->image);
+  g_ptr_array_add (r->image, g_memdup2 (s->image->data, ctr_grid_size (&s->image->grid) * sizeof (float)));
+}
+
+/* A reported SIRT run on the cone pair (residual every iteration) gives the
+ * unreported run's image bit for bit, each reported residual is the one of
+ * its image (an independent forward projection), and it sets each view's
+ * rays up once per iteration plus one traversal (before: twice per
+ * iteration). */
+static void
+test_sirt_reported (void)
+{
+  g_autoptr (GError) error = NULL;
+  const guint nv = 36, iterations = 4;
+  g_autoptr (CtrGeometry) g = make_cone (nv, 64, 48, 1.2);
+  CtrGrid grid = ctr_grid_square (40, 1.0, 30, 1.0);
+  g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0.0, 0.0, 0.0, 14.0, 9.0, MU);
+  g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, 2, &error);
+  g_assert_no_error (error);
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+  o.iterations = iterations;
+  o.relaxation = 1.9;
+  o.residual = CTR_RESIDUAL_EVERY;
+  CtrConeProjector *cp = ctr_cone_projector_new (g, &grid, &error);
+  g_assert_no_error (error);
+  g_autoptr (CtrOperator) op = ctr_cone_op_new (cp, &error);
+  g_assert_no_error (error);
+  Reports r = { g_array_new (FALSE, FALSE, sizeof (double)), g_ptr_array_new_with_free_func (g_free) };
+  const guint64 s0 = ctr_cone_op_views_set_up (op);
+  g_autoptr (CtrVolume) reported = ctr_iterate_run (op, &ctr_sirt_solver, NULL, NULL, p, &o, NULL, keep_report, &r,
+                                                    NULL, NULL, &error);
+  g_assert_no_error (error);
+  const guint64 s1 = ctr_cone_op_views_set_up (op);
+  g_autoptr (CtrVolume) plain = ctr_iterate_run (op, &ctr_sirt_solver, NULL, NULL, p, &o, NULL, NULL, NULL, NULL,
+                                                 NULL, &error);
+  g_assert_no_error (error);
+  const guint64 s2 = ctr_cone_op_views_set_up (op);
+  const gsize nvox = ctr_grid_size (&grid), nproj = (gsize) nv * g->n_rows * g->n_cols;
+  g_assert_cmpuint (r.residual->len, ==, iterations);
+  g_assert_cmpmem (g_ptr_array_index (r.image, iterations - 1), nvox * sizeof (float), reported->data,
+                   nvox * sizeof (float));
+  /* The oracle: SIRT written out on a fresh pair, x ← max (0, x + λ C Aᵀ R
+   * (b − A x)), R and C the inverse row and column sums. */
+  g_autoptr (CtrConeProjector) fresh = ctr_cone_projector_new (g, &grid, &error);
+  g_assert_no_error (error);
+  g_autofree float *ax = g_new (float, nproj);
+  g_autofree float *rs = g_new (float, nproj);
+  g_autofree float *x = g_new (float, nvox);
+  g_autofree float *cs = g_new0 (float, nvox);
+  g_autofree float *d = g_new0 (float, nvox);
+  for (gsize i = 0; i < nvox; i++)
+    x[i] = 1.0f;
+  ctr_cone_projector_forward (fresh, x, rs);
+  for (gsize i = 0; i < nproj; i++)
+    ax[i] = 1.0f;
+  ctr_cone_projector_adjoint (fresh, ax, cs);
+  memset (x, 0, nvox * sizeof (float));
+  for (guint k = 0; k < iterations; k++)
+    {
+      ctr_cone_projector_forward (fresh, x, ax);
+      for (gsize i = 0; i < nproj; i++)
+        ax[i] = rs[i] > 0.f ? (p->data[i] - ax[i]) / rs[i] : 0.f;
+      memset (d, 0, nvox * sizeof (float));
+      ctr_cone_projector_adjoint (fresh, ax, d);
+      double dmax = 0.0, vmax = 0.0;
+      const float *got = g_ptr_array_index (r.image, k);
+      for (gsize i = 0; i < nvox; i++)
+        {
+          x[i] = MAX (0.f, x[i] + (cs[i] > 0.f ? (float) (o.relaxation / cs[i]) * d[i] : 0.f));
+          dmax = MAX (dmax, fabs ((double) got[i] - x[i]));
+          vmax = MAX (vmax, fabs ((double) x[i]));
+        }
+      g_test_message ("iteration %u: image within %.3e of the oracle's (max %.3e)", k + 1, dmax, vmax);
+      g_assert_cmpfloat (vmax, >, 0.5 * MU);
+      g_assert_cmpfloat (dmax, <, 1e-5 * vmax);
+    }
+  /* the unreported run: the views one by one in another order, the same
+   * iteration */
+  double dmax = 0.0;
+  for (gsize i = 0; i < nvox; i++)
+    dmax = MAX (dmax, fabs ((double) reported->data[i] - plain->data[i]));
+  g_test_message ("reported vs unreported: max |difference| %.3e", dmax);
+  g_assert_cmpfloat (dmax, <, 1e-5 * MU);
+  /* the residual of each reported image, in double */
+  for (guint k = 0; k < iterations; k++)
+    {
+      ctr_cone_projector_forward (fresh, g_ptr_array_index (r.image, k), ax);
+      double num = 0.0, den = 0.0;
+      for (gsize i = 0; i < nproj; i++)
+        {
+          num += ((double) p->data[i] - ax[i]) * ((double) p->data[i] - ax[i]);
+          den += (double) p->data[i] * p->data[i];
+        }
+      const double want = sqrt (num / den), got = g_array_index (r.residual, double, k);
+      g_test_message ("iteration %u: residual %.9e, independent %.9e", k + 1, got, want);
+      g_assert_cmpfloat (fabs (got - want), <, 1e-6 * want);
+      if (k > 0)
+        g_assert_cmpfloat (got, <, g_array_index (r.residual, double, k - 1));
+    }
+  /* set-up: row and column sums (2 nv), then the unreported run one
+   * traversal per iteration, the reported one a traversal more. */
+  g_test_message ("views set up: reported %" G_GUINT64_FORMAT ", unreported %" G_GUINT64_FORMAT, s1 - s0, s2 - s1);
+  g_assert_cmpuint (s2 - s1, ==, (guint64) (iterations + 2) * nv);
+  g_assert_cmpuint (s1 - s0, ==, (guint64) (iterations + 3) * nv);
+  g_array_free (r.residual, TRUE);
+  g_ptr_array_free (r.image, TRUE);
+}
+
 static void
 test_errors (void)
 {
@@ -404,6 +526,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/core/cone-projector/forward-vs-exact", test_forward_vs_exact);
   g_test_add_func ("/ctr/core/cone-projector/sart", test_sart);
   g_test_add_func ("/ctr/core/cone-projector/sirt", test_sirt);
+  g_test_add_func ("/ctr/core/cone-projector/sirt-reported", test_sirt_reported);
   g_test_add_func ("/ctr/core/cone-projector/errors", test_errors);
   return g_test_run ();
 }

@@ -52,7 +52,9 @@ ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRe
       break;
     case CTR_METHOD_SIRT:
       wi = 3;   /* X, the column sums, the scale */
-      wd = 4;   /* the data's copy, validity, Y, V */
+      /* the data's copy, validity, Y, V; no V with the circular cone
+       * pair (its forward_update, solve/ctr-subset-methods.c) */
+      wd = g->beam == CTR_BEAM_CONE && !ctr_helix_applies (g) ? 3 : 4;
       break;
     case CTR_METHOD_CGLS:
       wi = 3;   /* X, S, P */

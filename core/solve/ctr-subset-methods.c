@@ -20,9 +20,15 @@
  *        the next, so each iteration is one back-projection of R (b − A x)
  *        and one forward projection of the new image, whose residual the
  *        report then gets for free (the driver would otherwise project once
- *        more: a third of the time).  Unreported: the operator's fused
- *        update, subset by subset (each subset's rows read once while in
- *        cache), then one step.
+ *        more: a third of the time).  An operator with forward_update
+ *        (the cone pair on the fly) projects the new image and
+ *        back-projects its residual in one traversal, each ray set up once:
+ *        an iteration applies the update the previous one computed
+ *        (iteration 1 computes its own first: one back-projection more),
+ *        then does that traversal (the last iteration only its forward
+ *        projection) — the same images and residuals.  Unreported: the
+ *        operator's fused update, subset by subset (each subset's rows read
+ *        once while in cache), then one step.
  * Dead detector pixels and missing views carry coefficient 0; so, in ART
  * and PART, do rays that cross less than a quarter pixel of the grid
  * (drop_grazing_rays).
@@ -45,7 +51,9 @@ typedef struct {
   float *scale;      /* SIRT: λ / column sums, scale_size */
   float *D;          /* SIRT: the accumulated update, image_size */
   float *Y;          /* SIRT on the host: A X, data_size */
-  float *V;          /* SIRT on the host: R (B − A X), data_size */
+  float *V;          /* SIRT on the host without forward_update: R (B − A X), data_size */
+  gboolean x_zero;   /* SIRT on the host: the first image is 0 (A X = 0 unprojected) */
+  gboolean pending;  /* SIRT with forward_update: D holds the update of the image X is */
   CtrUpdateFlags flags;
   gboolean on_device;
 } SubsetState;
@@ -169,20 +177,36 @@ subset_setup (CtrIterate *it, Kind kind, gpointer *state, GError **error)
     }
   else if (kind == KIND_SIRT && it->report)
     {
+      const gboolean fused = op->klass->forward_update != NULL;
       st->Y = g_try_new0 (float, op->data_size);
-      st->V = g_try_new (float, op->data_size);
-      if (st->Y == NULL || st->V == NULL)
+      st->V = fused ? NULL : g_try_new (float, op->data_size);
+      if (st->Y == NULL || (!fused && st->V == NULL))
         {
           g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY, "cannot allocate the SIRT projections");
           return FALSE;
         }
-      gboolean zero = TRUE;
-      for (gsize q = 0; q < op->image_size && zero; q++)
-        zero = it->X[q] == 0.f;
-      if (!zero && !op->klass->forward (op, CTR_SUBSET_ALL, it->X, st->Y, error))
+      st->x_zero = TRUE;
+      for (gsize q = 0; q < op->image_size && st->x_zero; q++)
+        st->x_zero = it->X[q] == 0.f;
+      if (!fused && !st->x_zero && !op->klass->forward (op, CTR_SUBSET_ALL, it->X, st->Y, error))
         return FALSE;
     }
   return TRUE;
+}
+
+/* X += λ C D (D zeroed); FALSE when that fails or the run was cancelled. */
+static gboolean
+sirt_host_step (CtrIterate *it, SubsetState *st, GError **error)
+{
+  CtrOperator *op = it->op;
+  /* The adjoint is consistent (a pixel held in several slots has the whole
+   * sum in each); finish sums such slots again: give each its share. */
+  if (op->image_weight != NULL)
+    for (gsize q = 0; q < op->image_size; q++)
+      st->D[q] *= op->image_weight[q];
+  if (!op->klass->finish (op, it->X, st->D, st->scale, st->flags, error))
+    return FALSE;
+  return !ctr_iterate_cancelled (it, error);
 }
 
 /* One SIRT iteration on the host: D = Aᵀ R (B − Y), X += λ C D, Y = A X. */
@@ -196,21 +220,40 @@ sirt_host_iterate (CtrIterate *it, SubsetState *st, GError **error)
 #pragma omp parallel for schedule(static)
   for (gint64 q = 0; q < (gint64) n; q++)
     V[q] = c[q] * (B[q] - Y[q]);
-  if (!op->klass->adjoint (op, CTR_SUBSET_ALL, V, st->D, error))
-    return FALSE;
-  /* The adjoint is consistent (a pixel held in several slots has the whole
-   * sum in each); finish sums such slots again: give each its share. */
-  if (op->image_weight != NULL)
-    for (gsize q = 0; q < op->image_size; q++)
-      st->D[q] *= op->image_weight[q];
-  if (!op->klass->finish (op, it->X, st->D, st->scale, st->flags, error))
-    return FALSE;
-  if (ctr_iterate_cancelled (it, error))
+  if (!op->klass->adjoint (op, CTR_SUBSET_ALL, V, st->D, error) || !sirt_host_step (it, st, error))
     return FALSE;
   /* A X for the next iteration, and this one's residual. */
   if (!op->klass->forward (op, CTR_SUBSET_ALL, it->X, st->Y, error))
     return FALSE;
   it->residual = ctr_iterate_relative_residual (B, st->Y, it->valid, n);
+  it->residual_s = 0.0;
+  return TRUE;
+}
+
+/* One SIRT iteration on the host with the operator's forward_update: X +=
+ * λ C D (D = Aᵀ R (B − A X) of the image before, computed first in
+ * iteration 1), then Y = A X and, unless this is the last iteration, the
+ * next D in the same traversal. */
+static gboolean
+sirt_fused_iterate (CtrIterate *it, SubsetState *st, GError **error)
+{
+  CtrOperator *op = it->op;
+  if (!st->pending && !op->klass->forward_update (op, st->x_zero ? NULL : it->X, it->B, st->coef, st->Y, st->D,
+                                                  error))
+    return FALSE;
+  st->pending = FALSE;
+  if (!sirt_host_step (it, st, error))
+    return FALSE;
+  if (it->iteration >= it->o->iterations)
+    {
+      if (!op->klass->forward (op, CTR_SUBSET_ALL, it->X, st->Y, error))
+        return FALSE;
+    }
+  else if (!op->klass->forward_update (op, it->X, it->B, st->coef, st->Y, st->D, error))
+    return FALSE;
+  else
+    st->pending = TRUE;
+  it->residual = ctr_iterate_relative_residual (it->B, st->Y, it->valid, op->data_size);
   it->residual_s = 0.0;
   return TRUE;
 }
@@ -226,7 +269,7 @@ subset_iterate (CtrIterate *it, gpointer data, GError **error)
                                    it->residual_wanted ? &it->residual : NULL, &it->residual_s, error);
     }
   if (st->Y != NULL)
-    return sirt_host_iterate (it, st, error);
+    return st->V != NULL ? sirt_host_iterate (it, st, error) : sirt_fused_iterate (it, st, error);
   for (guint t = 0; t < op->n_subsets; t++)
     {
       if (ctr_iterate_cancelled (it, error))

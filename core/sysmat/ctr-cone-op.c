@@ -28,6 +28,7 @@ typedef struct {
   float *cs;    /* a volume: column sums of one view */
   guint8 *mask; /* nullable: [view][row][col], 0 = a ray left out */
   CtrConeRays *rays; /* nullable: vblock views' rays, shared by an update's forward and adjoint */
+  guint64 set_up;    /* views whose rays were set up (ctr_cone_op_views_set_up) */
 } ConeOp;
 
 static inline const guint8 *
@@ -41,6 +42,7 @@ view_mask (const ConeOp *c, guint v)
 static void
 forward_views (ConeOp *c, const float *X, guint v, guint n, float *y)
 {
+  c->set_up += n;
   ctr_cone_projector_forward_views_masked (c->cp, X, v, n, view_mask (c, v), y);
 }
 
@@ -49,6 +51,7 @@ forward_views (ConeOp *c, const float *X, guint v, guint n, float *y)
 static void
 adjoint_views (ConeOp *c, const float *y, guint v, guint n, float *vol, float *weights)
 {
+  c->set_up += n;
   if (c->rays != NULL)
     {
       ctr_cone_rays_fill (c->cp, c->rays, v, n, view_mask (c, v));
@@ -137,20 +140,28 @@ clip (float *x, gsize n)
 }
 
 /* c->ax = step · coef ∘ (b − A_v X) for the views [v, v + n); with the ray
- * table, its rays stay set up for update_adjoint. */
+ * table, its rays stay set up for update_adjoint.  A_v X goes to @y (the
+ * block's data; NULL: c->ax itself); @X NULL: the image of zeros (A_v X =
+ * 0, not projected). */
 static void
-view_residual (ConeOp *c, guint v, guint n, const float *X, const float *B, const float *coef, float step)
+view_residual (ConeOp *c, guint v, guint n, const float *X, const float *B, const float *coef, float step,
+               float *y)
 {
   const float *b = B + c->per_view * v, *cc = coef + c->per_view * v;
+  float *ax = y != NULL ? y : c->ax;
   if (c->rays != NULL)
     {
+      c->set_up += n;
       ctr_cone_rays_fill (c->cp, c->rays, v, n, view_mask (c, v));
-      ctr_cone_projector_forward_rays (c->cp, c->rays, X, c->ax);
     }
+  if (X == NULL)
+    memset (ax, 0, c->per_view * n * sizeof (float));
+  else if (c->rays != NULL)
+    ctr_cone_projector_forward_rays (c->cp, c->rays, X, ax);
   else
-    forward_views (c, X, v, n, c->ax);
+    forward_views (c, X, v, n, ax);
   for (gsize i = 0; i < c->per_view * n; i++)
-    c->ax[i] = step * cc[i] * (b[i] - c->ax[i]);
+    c->ax[i] = step * cc[i] * (b[i] - ax[i]);
 }
 
 /* The adjoint of c->ax over the views of the last view_residual. */
@@ -160,7 +171,10 @@ update_adjoint (ConeOp *c, guint v, guint n, float *vol, float *weights)
   if (c->rays != NULL)
     ctr_cone_projector_adjoint_rays (c->cp, c->rays, c->ax, vol, weights);
   else
-    ctr_cone_projector_adjoint_views_masked (c->cp, c->ax, v, n, view_mask (c, v), vol, weights);
+    {
+      c->set_up += n;
+      ctr_cone_projector_adjoint_views_masked (c->cp, c->ax, v, n, view_mask (c, v), vol, weights);
+    }
 }
 
 static gboolean
@@ -179,7 +193,7 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
       for (guint v = 0; v < c->nv; v += c->vblock)
         {
           const guint n = MIN (c->vblock, c->nv - v);
-          view_residual (c, v, n, X, B, coef, step);
+          view_residual (c, v, n, X, B, coef, step, NULL);
           update_adjoint (c, v, n, target, D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
         }
       if (D != NULL)
@@ -187,7 +201,7 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
     }
   else
     {
-      view_residual (c, subset, 1, X, B, coef, step);
+      view_residual (c, subset, 1, X, B, coef, step, NULL);
       if (D != NULL)
         {
           update_adjoint (c, subset, 1, D, NULL);
@@ -210,6 +224,22 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
     }
   if (flags & CTR_UPDATE_NONNEG)
     clip (X, c->nvox);
+  return TRUE;
+}
+
+/* Y = A X and D += Aᵀ (coef ∘ (B − Y)) view block by view block: each
+ * block's rays set up once for its forward and adjoint. */
+static gboolean
+cone_forward_update (CtrOperator *op, const float *X, const float *B, const float *coef, float *Y, float *D,
+                     GError **error)
+{
+  ConeOp *c = (ConeOp *) op;
+  for (guint v = 0; v < c->nv; v += c->vblock)
+    {
+      const guint n = MIN (c->vblock, c->nv - v);
+      view_residual (c, v, n, X, B, coef, 1.0f, Y + c->per_view * v);
+      update_adjoint (c, v, n, D, NULL);
+    }
   return TRUE;
 }
 
@@ -272,6 +302,7 @@ static const CtrOperatorClass cone_class = {
   .forward = cone_forward,
   .adjoint = cone_adjoint,
   .update = cone_update,
+  .forward_update = cone_forward_update,
   .finish = cone_finish,
   .column_sums = cone_column_sums,
   .row_sums = cone_row_sums,
@@ -322,6 +353,13 @@ view_block (guint nv)
   const char *vb = g_getenv ("CTR_CONE_VIEW_BLOCK");
   const guint64 want = vb != NULL ? g_ascii_strtoull (vb, NULL, 10) : 8;
   return (guint) CLAMP (want, 1, MIN (64, nv));
+}
+
+guint64
+ctr_cone_op_views_set_up (const CtrOperator *op)
+{
+  g_return_val_if_fail (op != NULL && op->klass == &cone_class, 0);
+  return ((const ConeOp *) op)->set_up;
 }
 
 guint64

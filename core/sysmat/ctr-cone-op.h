@@ -44,6 +44,15 @@ guint64 ctr_cone_op_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid);
  */
 CtrOperator *ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error);
 
+/**
+ * ctr_cone_op_views_set_up:
+ * The work of setting rays up: how many views' rays @op (a ctr_cone_op_new
+ * operator) has set up since it was made, counting a view once per
+ * traversal that sets its rays up (a forward and an adjoint through one
+ * ray table: once).  For tests and benchmarks; 0 for another operator.
+ */
+guint64 ctr_cone_op_views_set_up (const CtrOperator *op);
+
 /* Shared by the operators of the cone pair's natural layouts (this one and
  * the GPU's, gpu/ctr-cuda-cone.c): image_to_native / image_from_native (a
  * copy of image_size floats); data_gather with a ray mask ([view][row][col]

@@ -85,6 +85,12 @@ typedef enum {
  *   @D; @X must not change within it (gpu/ctr-cuda-cone.c keeps the sum on
  *   its device).
  * @reduce: (nullable) makes a raw accumulation consistent (NULL: nothing to do).
+ * @forward_update: (nullable) SIRT's host pass in one traversal: Y = A X on
+ *   every ray (overwritten), then D += Aᵀ (coef ∘ (B − Y)) in raw form as
+ *   @update's with @D, X untouched — the same Y and D as @forward, then
+ *   @adjoint of coef ∘ (B − Y), bit for bit; an on-the-fly operator sets
+ *   each ray up once for both.  @X NULL: the image of zeros (Y = 0, no
+ *   forward product).  NULL: the driver calls @forward and @adjoint.
  * @finish: X ← X + scale ∘ D (D reduced first; @scale NULL: 1), clipped
  *   with NONNEG; D zeroed.
  * @column_sums: @out = A_Sᵀ1 over the acquired rays of @subset
@@ -119,6 +125,8 @@ struct _CtrOperatorClass {
   gboolean (*update) (CtrOperator *op, guint subset, float *X, const float *B, const float *coef,
                       float step, float *D, CtrUpdateFlags flags, GError **error);
   void (*reduce) (CtrOperator *op, float *D);
+  gboolean (*forward_update) (CtrOperator *op, const float *X, const float *B, const float *coef, float *Y,
+                              float *D, GError **error);
   gboolean (*finish) (CtrOperator *op, float *X, float *D, const float *scale, CtrUpdateFlags flags,
                       GError **error);
   gboolean (*column_sums) (CtrOperator *op, guint subset, float *out, GError **error);
