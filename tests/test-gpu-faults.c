@@ -47,8 +47,9 @@
  * CGLS on the cone pair with a reference on 12² × 2 voxels (SSIM's window
  * needs 11²), reporting one slice, its image and metrics against the CPU's.
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * the entry points' counts are printed by the counting run (5,328 calls
- * over 35 entry points with the on-the-fly pair at stop 37; 2,115 call
+ * the entry points' counts are printed by the counting run (5,497 calls
+ * over 36 entry points with the metrics' entry; 5,328 over 35 with the
+ * on-the-fly pair at stop 37; 2,115 call
  * stacks over 28 entry points with the SCSR operator's device vectors and
  * its two host-vector entries; 1,497 call
  * stacks over 24 entry points with the split pair alone, 1,519 over 24
