@@ -325,23 +325,34 @@ test_quality (void)
   g_assert_cmpfloat_with_epsilon (q.ssim, 1.0, 1e-12);
 }
 
+/* A reference and an image of two n × n slices of 1 mm, patterns of seeds
+ * @seed + z and @seed + 10 + z; *@range: the reference's data range. */
+static void
+two_slices (guint n, guint seed, CtrVolume **ref, CtrVolume **img, double *range)
+{
+  CtrGrid g = ctr_grid_square (n, 1.0, 2, 1.0);
+  *ref = ctr_volume_new (&g, NULL);
+  *img = ctr_volume_new (&g, NULL);
+  for (guint z = 0; z < 2; z++)
+    {
+      fill_pattern (ctr_volume_slice (*ref, z), n, n, seed + z);
+      fill_pattern (ctr_volume_slice (*img, z), n, n, seed + 10 + z);
+    }
+  float lo, hi;
+  ctr_volume_range (*ref, &lo, &hi);
+  *range = (double) hi - lo;
+}
+
 static void
 test_quality_slices (void)
 {
   /* Two slices: the result is the mean of the per-slice values (data range
    * from the whole reference). */
   const guint n = 32;
-  CtrGrid g = ctr_grid_square (n, 1.0, 2, 1.0);
-  g_autoptr (CtrVolume) ref = ctr_volume_new (&g, NULL);
-  g_autoptr (CtrVolume) img = ctr_volume_new (&g, NULL);
-  for (guint z = 0; z < 2; z++)
-    {
-      fill_pattern (ctr_volume_slice (ref, z), n, n, 10 + z);
-      fill_pattern (ctr_volume_slice (img, z), n, n, 20 + z);
-    }
-  float lo, hi;
-  ctr_volume_range (ref, &lo, &hi);
-  double range = (double) hi - lo, rmse = 0, ssim = 0;
+  g_autoptr (CtrVolume) ref = NULL;
+  g_autoptr (CtrVolume) img = NULL;
+  double range, rmse = 0, ssim = 0;
+  two_slices (n, 10, &ref, &img, &range);
   for (guint z = 0; z < 2; z++)
     {
       rmse += ctr_metrics_rmse (ctr_volume_slice (img, z), ctr_volume_slice (ref, z), n * n, NULL) / 2;
@@ -360,17 +371,12 @@ static void
 test_quality_from_slices (void)
 {
   const guint n = 32;
-  CtrGrid g = ctr_grid_square (n, 1.0, 2, 1.0);
-  g_autoptr (CtrVolume) ref = ctr_volume_new (&g, NULL);
-  g_autoptr (CtrVolume) img = ctr_volume_new (&g, NULL);
-  for (guint z = 0; z < 2; z++)
-    {
-      fill_pattern (ctr_volume_slice (ref, z), n, n, 30 + z);
-      fill_pattern (ctr_volume_slice (img, z), n, n, 40 + z);
-    }
-  float lo, hi;
-  ctr_volume_range (ref, &lo, &hi);
-  const double range = (double) hi - lo, radii[] = { 12.0, 0.0 };
+  g_autoptr (CtrVolume) ref = NULL;
+  g_autoptr (CtrVolume) img = NULL;
+  double range;
+  two_slices (n, 30, &ref, &img, &range);
+  const CtrGrid g = ref->grid;
+  const double radii[] = { 12.0, 0.0 };
   for (guint k = 0; k < G_N_ELEMENTS (radii); k++)
     {
       g_autofree guint8 *mask = ctr_metrics_disc_mask (&g, radii[k] > 0 ? radii[k] : 1e9, NULL);
