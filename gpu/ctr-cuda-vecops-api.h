@@ -20,6 +20,8 @@ typedef struct CtrCudaVecs CtrCudaVecs;
 /* @stream: the cudaStream_t the operations are queued on (not owned). */
 CtrCudaStatus ctr_cuda_vecs_create (void *stream, CtrCudaVecs **out, char *err);
 void ctr_cuda_vecs_destroy (CtrCudaVecs *v);
+/* The cudaStream_t @v queues on. */
+void *ctr_cuda_vecs_stream (CtrCudaVecs *v);
 
 /* @n floats of device memory, zeroed, after checking the free memory
  * (CTR_CUDA_NO_MEMORY with the sizes). */

@@ -54,6 +54,7 @@ ctr_cuda_vecs_end (CtrVecs *vs)
     return;
   if (s->dev != NULL)
     {
+      ctr_cuda_quality_destroy (s->quality);
       ctr_cuda_vec_free (s->dev, s->weight);
       for (guint i = 0; i < G_N_ELEMENTS (s->nat); i++)
         ctr_cuda_vec_free (s->dev, s->nat[i]);
@@ -211,10 +212,9 @@ natural_scratch (CtrVecs *vs, guint n, GError **error)
   return TRUE;
 }
 
-/* The natural image of @X: X itself when native is natural, else natural
- * scratch 0 gathered from it (NULL with an error). */
-static const float *
-natural_of (CtrVecs *vs, const CtrVec *X, GError **error)
+/* ctr-cuda-vecops.h: natural scratch 0 when native is not natural. */
+const float *
+ctr_cuda_vecs_natural_of (CtrVecs *vs, const CtrVec *X, GError **error)
 {
   CtrCudaVecState *s = vs->priv;
   if (s->to_natural == NULL)
@@ -233,7 +233,7 @@ ctr_cuda_vecop_penalty_gradient (CtrVecs *vs, CtrPenalty kind, double delta, con
 {
   const CtrGrid *g = &vs->op->grid;
   CtrCudaVecState *s = vs->priv;
-  const float *x = natural_of (vs, X, error);
+  const float *x = ctr_cuda_vecs_natural_of (vs, X, error);
   if (x == NULL || (s->to_natural != NULL && !natural_scratch (vs, 3, error)))
     return FALSE;
   const gboolean perm = s->to_natural != NULL;
@@ -255,7 +255,7 @@ ctr_cuda_vecop_penalty_value (CtrVecs *vs, CtrPenalty kind, double delta, const 
                               GError **error)
 {
   const CtrGrid *g = &vs->op->grid;
-  const float *x = natural_of (vs, X, error);
+  const float *x = ctr_cuda_vecs_natural_of (vs, X, error);
   if (x == NULL)
     return FALSE;
   CTR_CUDA_TRY (ctr_cuda_vec_penalty_value (dev_of (vs), (int) kind, delta, x, g->nx, g->ny, g->nz, out, CTR_CUDA_ERR));
@@ -302,7 +302,7 @@ ctr_cuda_vecop_tv_descent (CtrVecs *vs, CtrVec *X, guint n_steps, double dtvg, G
   CtrCudaVecState *s = vs->priv;
   if (s->to_natural == NULL)
     return tv_descent_natural (vs, X->dev, X->n, n_steps, dtvg, error);
-  float *x = (float *) natural_of (vs, X, error);
+  float *x = (float *) ctr_cuda_vecs_natural_of (vs, X, error);
   if (x == NULL || !tv_descent_natural (vs, x, ctr_grid_size (&vs->op->grid), n_steps, dtvg, error))
     return FALSE;
   CTR_CUDA_TRY (ctr_cuda_vec_gather (dev_of (vs), X->dev, x, s->to_native, X->n, CTR_CUDA_ERR));

@@ -416,6 +416,12 @@ ctr_cuda_vecs_destroy (CtrCudaVecs *v)
   free (v);
 }
 
+extern "C" void *
+ctr_cuda_vecs_stream (CtrCudaVecs *v)
+{
+  return v->stream;
+}
+
 extern "C" CtrCudaStatus
 ctr_cuda_vec_alloc (CtrCudaVecs *v, size_t n, float **out, char *err)
 {

@@ -13,6 +13,7 @@
 #include <glib.h>
 #include "sysmat/ctr-vecops.h"
 #include "ctr-cuda-vecops-api.h"
+#include "ctr-cuda-quality-api.h"
 
 G_BEGIN_DECLS
 
@@ -26,6 +27,7 @@ typedef struct {
   guint32 *to_natural; /* natural size: natural[i] = native[to_natural[i]] */
   guint32 *to_native;  /* image_size: native[i] = natural[to_native[i]] */
   float *nat[3];       /* natural scratch images, made on first use */
+  CtrCudaQuality *quality;  /* the metrics' reference (ctr-cuda-quality.c), NULL until set */
 } CtrCudaVecState;
 
 /* Makes vs->priv on @stream (a cudaStream_t of @session); FALSE with
@@ -72,6 +74,15 @@ gboolean ctr_cuda_vecop_penalty_gradient (CtrVecs *vs, CtrPenalty kind, double d
 gboolean ctr_cuda_vecop_penalty_value (CtrVecs *vs, CtrPenalty kind, double delta, const CtrVec *X, double *out,
                                        GError **error);
 gboolean ctr_cuda_vecop_tv_descent (CtrVecs *vs, CtrVec *X, guint n_steps, double dtvg, GError **error);
+/* ctr-cuda-quality.c */
+gboolean ctr_cuda_vecop_set_reference (CtrVecs *vs, const CtrVolume *reference, double radius_mm, GError **error);
+gboolean ctr_cuda_vecop_quality (CtrVecs *vs, const CtrVec *X, double data_range, double *ssd, double *ssim_sum,
+                                 GError **error);
+
+/* The natural image of @X in device memory: X itself when the native image
+ * is the natural one, else a natural scratch image gathered from it (valid
+ * until the next operation of the table); NULL with an error. */
+const float *ctr_cuda_vecs_natural_of (CtrVecs *vs, const CtrVec *X, GError **error);
 
 /* The entries of an operator's device table that are the shared ones
  * above (every entry but name, begin, end, forward, adjoint, update,
@@ -94,7 +105,9 @@ gboolean ctr_cuda_vecop_tv_descent (CtrVecs *vs, CtrVec *X, guint n_steps, doubl
   .extrapolate = ctr_cuda_vecop_extrapolate,                     \
   .penalty_gradient = ctr_cuda_vecop_penalty_gradient,           \
   .penalty_value = ctr_cuda_vecop_penalty_value,                 \
-  .tv_descent = ctr_cuda_vecop_tv_descent
+  .tv_descent = ctr_cuda_vecop_tv_descent,                       \
+  .set_reference = ctr_cuda_vecop_set_reference,                 \
+  .quality = ctr_cuda_vecop_quality
 
 /* The device memory of @v (a vector of a device table). */
 static inline float *

@@ -43,9 +43,13 @@
  * six methods through the plan with no stored matrix (PART, SART, SIRT as
  * device passes; CGLS, PWLS and ASD-POCS, 3 TV steps, on its device
  * vectors).
+ * The metrics against a reference measured on the device (issue 37):
+ * CGLS on the cone pair with a reference on 12² × 2 voxels (SSIM's window
+ * needs 11²), reporting one slice, its image and metrics against the CPU's.
  * The counting run records each call's call stack (ctr_emu_fault_site):
- * the entry points' counts are printed by the counting run (5,328 calls
- * over 35 entry points with the on-the-fly pair at stop 37; 2,115 call
+ * the entry points' counts are printed by the counting run (5,497 calls
+ * over 36 entry points with the metrics' entry; 5,328 over 35 with the
+ * on-the-fly pair at stop 37; 2,115 call
  * stacks over 28 entry points with the SCSR operator's device vectors and
  * its two host-vector entries; 1,497 call
  * stacks over 24 entry points with the split pair alone, 1,519 over 24
@@ -614,6 +618,67 @@ static gboolean e_cone_pwls (GError **error) { return cone_plan_check (2, error)
 static gboolean e_cone_cgls (GError **error) { return cone_plan_check (3, error); }
 static gboolean e_cone_asd_pocs (GError **error) { return cone_plan_check (4, error); }
 
+/* CGLS with a reference on the cone pair's device vectors, reporting one
+ * slice: the metrics measured on the device (ctr-cuda-quality.cu; issue
+ * 37), the reference's upload and each measurement failing in turn; on
+ * 12² × 2 voxels (SSIM's window needs 11²) of the 4 views.  The image and
+ * the last report's metrics must be the CPU's (1e-4 relative). */
+static CtrGrid cone_grid_q = { 12, 12, 2, 4.0, 4.0, 8.0, 0.5, -0.3, 0.2 };
+static CtrVolume *cone_q_ref;
+
+static void
+last_quality (const CtrIterStats *s, gpointer data)
+{
+  CtrQuality *q = data;
+  g_assert_true (isfinite (s->residual) && s->has_reference);
+  *q = (CtrQuality) { s->rmse, s->psnr, s->ssim };
+}
+
+static CtrVolume *
+cone_metrics_plan (const char *backend, CtrQuality *q, GError **error)
+{
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_CGLS);
+  o.iterations = 2;
+  o.backend = backend;
+  o.report_image = CTR_REPORT_SLICE;
+  o.metrics_radius_mm = 20.0;
+  g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (cone_g4, &cone_grid_q, &o, NULL, error);
+  if (plan == NULL)
+    return NULL;
+  if (cone_q_ref == NULL)
+    {
+      cone_q_ref = ctr_volume_new (&cone_grid_q, NULL);
+      for (gsize i = 0; i < ctr_grid_size (&cone_grid_q); i++)
+        cone_q_ref->data[i] = (float) ((i * 5) % 13) / 13.0f * 0.02f;
+    }
+  CtrVolume *v = ctr_recon_plan_execute (plan, cone_p4, cone_q_ref, last_quality, q, NULL, error);
+  for (const char *const *n = ctr_recon_plan_get_notes (plan); v != NULL && *n; n++)
+    if (strstr (*n, "instead") || strstr (*n, "could not") || strstr (*n, "the CPU runs"))
+      fx.note = g_strdup (*n);
+  return v;
+}
+
+static gboolean
+e_cone_metrics (GError **error)
+{
+  static CtrVolume *cpu;
+  static CtrQuality cq;
+  if (cpu == NULL)
+    {
+      cpu = cone_metrics_plan ("cpu", &cq, NULL);   /* no device call */
+      g_assert_nonnull (cpu);
+    }
+  CtrQuality q;
+  g_autoptr (CtrVolume) v = cone_metrics_plan ("cuda", &q, error);
+  if (v == NULL)
+    return FALSE;
+  const double dq = MAX (fabs (q.rmse - cq.rmse) / cq.rmse,
+                         MAX (fabs (q.psnr - cq.psnr) / fabs (cq.psnr), fabs (q.ssim - cq.ssim) / fabs (cq.ssim)));
+  return check_close (max_rel (v->data, cpu->data, ctr_grid_size (&cone_grid_q)), 1e-4, "the cone plan's image", error)
+         && check_close (isfinite (dq) ? dq : INFINITY, 1e-4, "the cone plan's metrics", error);
+}
+
 typedef struct {
   const char *name;
   gboolean (*fn) (GError **error);
@@ -655,6 +720,7 @@ static const Entry entries[] = {
   { "plan cgls (cuda fly: device vectors)", e_fly_cgls },
   { "plan pwls (cuda fly: device vectors)", e_fly_pwls },
   { "plan asd-pocs (cuda fly: device vectors)", e_fly_asd_pocs },
+  { "plan cgls with a reference (cuda cone: metrics on the device)", e_cone_metrics },
 };
 
 /* The message names the call that failed (a launch is checked with

@@ -31,6 +31,16 @@
  * (CTR_REPORT_NONE), which brings back nothing of the image; the last
  * report and the result are the whole image, the CPU's within the method's
  * tolerance.
+ *
+ * Metrics against a reference (issue 37: computed where the image is,
+ * gpu/ctr-cuda-quality.cu): each report's RMSE, PSNR and SSIM equal
+ * ctr_quality_compute of the image that report carries (the whole volume)
+ * within METRICS_TOL relative (measured 0 for RMSE and PSNR, ~1e-16 for
+ * SSIM: the same double sums of the same float terms in another order), and
+ * the CPU backend's metrics of the same run within the methods' image
+ * tolerances (the images differ by that much); with a reference, a report
+ * of one slice brings back that slice and 2 doubles a slice, not the
+ * volume (before: the whole image every report).
  */
 #include <math.h>
 #include <string.h>
@@ -94,6 +104,23 @@ max_rel_diff (const float *a, const float *b, gsize n)
   return m > 0 ? d / m : d;
 }
 
+/* The reference of the metrics' tests (NULL: none) and their disc's
+ * radius (<= 0: every pixel). */
+static CtrVolume *reference;
+static double metrics_radius = 20.0;
+#define METRICS_TOL 1e-9
+/* Each report's metrics (CtrQuality) when non-NULL; metrics_diff: the
+ * largest relative difference between a report's metrics and
+ * ctr_quality_compute of its image, over the reports carrying the volume. */
+static GArray *metrics;
+static double metrics_diff;
+
+static double
+rel (double a, double b)
+{
+  return fabs (a - b) / MAX (fabs (b), 1e-300);
+}
+
 static guint n_reports;
 /* What the reports carry (CtrReconOptions.report_image, .report_slice) and,
  * when non-NULL, a copy of each report's image (NULL: none), by iteration. */
@@ -105,6 +132,20 @@ static void
 count_reports (const CtrIterStats *s, gpointer data)
 {
   n_reports++;
+  if (metrics != NULL)
+    {
+      const CtrQuality q = { s->rmse, s->psnr, s->ssim };
+      g_assert_true (s->has_reference);
+      g_array_append_val (metrics, q);
+      if (s->image != NULL && s->image->grid.nz == NZ)
+        {
+          CtrQuality h;
+          g_autoptr (GError) e = NULL;
+          g_assert_true (ctr_quality_compute (s->image, reference, metrics_radius, &h, &e));
+          g_assert_no_error (e);
+          metrics_diff = MAX (metrics_diff, MAX (rel (q.rmse, h.rmse), MAX (rel (q.psnr, h.psnr), rel (q.ssim, h.ssim))));
+        }
+    }
   if (reported != NULL)
     g_ptr_array_add (reported, s->image != NULL ? ctr_volume_copy (s->image) : NULL);
 }
@@ -124,6 +165,7 @@ run_plan (const char *backend, CtrMethod m, guint iterations, gboolean report, C
   o.tv_iterations = 10;
   o.report_image = report_image;
   o.report_slice = REPORT_SLICE;
+  o.metrics_radius_mm = metrics_radius;
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
   g_assert_no_error (e);
   g_assert_cmpstr (ctr_recon_plan_get_backend (plan), ==, backend);
@@ -133,7 +175,7 @@ run_plan (const char *backend, CtrMethod m, guint iterations, gboolean report, C
   CtrEmuCopies before, after;
   ctr_emu_copies (&before);
   n_reports = 0;
-  CtrVolume *v = ctr_recon_plan_execute (plan, p, NULL, report ? count_reports : NULL, NULL, NULL, &e);
+  CtrVolume *v = ctr_recon_plan_execute (plan, p, reference, report ? count_reports : NULL, NULL, NULL, &e);
   ctr_emu_copies (&after);
   g_assert_no_error (e);
   g_assert_nonnull (v);
@@ -214,9 +256,11 @@ volume_unref0 (gpointer v)
 
 /* Device→host bytes per iteration (5 iterations minus 2, over 3) of runs
  * whose reports carry @mode; @last (nullable): the 5-iteration run's image,
- * @images (nullable): its reports' images. */
+ * @images (nullable): its reports' images; @up (nullable): host→device
+ * bytes per iteration. */
 static double
-down_per_iteration (CtrMethod m, CtrReportImage mode, gboolean report, CtrVolume **last, GPtrArray **images)
+transfers_per_iteration (CtrMethod m, CtrReportImage mode, gboolean report, CtrVolume **last, GPtrArray **images,
+                         double *up)
 {
   CtrEmuCopies c2, c5;
   report_image = mode;
@@ -233,7 +277,16 @@ down_per_iteration (CtrMethod m, CtrReportImage mode, gboolean report, CtrVolume
     *last = v5;
   else
     ctr_volume_unref (v5);
+  if (up != NULL)
+    *up = (c5.h2d_bytes - (double) c2.h2d_bytes) / 3;
   return (c5.d2h_bytes - (double) c2.d2h_bytes) / 3;
+}
+
+
+static double
+down_per_iteration (CtrMethod m, CtrReportImage mode, gboolean report, CtrVolume **last, GPtrArray **images)
+{
+  return transfers_per_iteration (m, mode, report, last, images, NULL);
 }
 
 /* A report of one slice (CTR_REPORT_SLICE) copies back that slice and the
@@ -279,6 +332,102 @@ test_slice_reports (gconstpointer data)
   g_test_message ("%s (5 iterations, one slice reported): GPU vs CPU %.2e (tolerance %.0e)", ctr_method_name (m),
                   d, tol);
   g_assert_cmpfloat (d, <=, tol);
+}
+
+/* A reference on the grid: the cylinder of make_data through every slice
+ * (voxel centres inside: 0.02; no slice empty, so no image matches one
+ * exactly and every PSNR is finite) with a rod of 0.03 in it. */
+static CtrVolume *
+make_reference (void)
+{
+  CtrGrid grid = make_grid ();
+  CtrVolume *v = ctr_volume_new (&grid, NULL);
+  g_assert_nonnull (v);
+  const double r = 0.3 * NX * grid.dx;
+  for (guint z = 0; z < NZ; z++)
+    for (guint y = 0; y < NX; y++)
+      for (guint x = 0; x < NX; x++)
+        {
+          const double dx = ctr_grid_x (&grid, x) - 0.5, dy = ctr_grid_y (&grid, y) + 0.5;
+          const double ex = dx - 4.0, ey = dy - 2.0 + 0.5 * z;
+          v->data[((gsize) z * NX + y) * NX + x] = ex * ex + ey * ey <= 16.0 ? 0.03f : dx * dx + dy * dy <= r * r ? 0.02f : 0.f;
+        }
+  return v;
+}
+
+/* The reports' metrics of a run with the reference (CtrQuality by report);
+ * *@diff: the largest relative difference between a report's metrics and
+ * ctr_quality_compute of its image. */
+static GArray *
+run_metrics (const char *backend, CtrMethod m, guint iterations, double *diff)
+{
+  metrics = g_array_new (FALSE, FALSE, sizeof (CtrQuality));
+  metrics_diff = 0;
+  g_autoptr (CtrVolume) v = run_plan (backend, m, iterations, TRUE, NULL);
+  *diff = metrics_diff;
+  GArray *a = metrics;
+  metrics = NULL;
+  g_assert_cmpuint (a->len, ==, iterations);
+  return a;
+}
+
+/* The metrics measured on the device: each report's equal ctr_quality_compute
+ * of the image it carries (the last: the result), and the CPU backend's.
+ * CGLS within the disc, PWLS over every pixel. */
+static void
+test_metrics (gconstpointer data)
+{
+  const guint k = GPOINTER_TO_UINT (data);
+  const CtrMethod m = methods[k].m;
+  metrics_radius = m == CTR_METHOD_CGLS ? 20.0 : 0.0;
+  reference = make_reference ();
+  double d_gpu, d_cpu;
+  g_autoptr (GArray) gpu = run_metrics ("cuda", m, 4, &d_gpu);
+  g_autoptr (GArray) cpu = run_metrics ("cpu", m, 4, &d_cpu);
+  g_clear_pointer (&reference, ctr_volume_unref);
+  metrics_radius = 20.0;
+  double d_rmse = 0, d_psnr = 0, d_ssim = 0;
+  for (guint i = 0; i < 4; i++)
+    {
+      const CtrQuality *g = &g_array_index (gpu, CtrQuality, i), *c = &g_array_index (cpu, CtrQuality, i);
+      g_test_message ("%s iteration %u: RMSE %.6g / %.6g, PSNR %.6g / %.6g, SSIM %.6g / %.6g (device / CPU)",
+                      ctr_method_name (m), i + 1, g->rmse, c->rmse, g->psnr, c->psnr, g->ssim, c->ssim);
+      g_assert_true (isfinite (g->rmse) && isfinite (g->psnr) && isfinite (g->ssim));
+      g_assert_true (isfinite (c->rmse) && isfinite (c->psnr) && isfinite (c->ssim));
+      d_rmse = MAX (d_rmse, rel (g->rmse, c->rmse));
+      d_psnr = MAX (d_psnr, rel (g->psnr, c->psnr));
+      d_ssim = MAX (d_ssim, rel (g->ssim, c->ssim));
+    }
+  g_test_message ("%s (disc of %g mm): device metrics vs ctr_quality_compute of the same image %.2e (CPU backend's: %.2e; "
+                  "tolerance %.0e); vs the CPU backend's run: RMSE %.2e, PSNR %.2e, SSIM %.2e relative (tolerance %.0e)",
+                  ctr_method_name (m), m == CTR_METHOD_CGLS ? 20.0 : 0.0, d_gpu, d_cpu, METRICS_TOL, d_rmse, d_psnr, d_ssim, methods[k].tol);
+  g_assert_cmpfloat (d_gpu, <=, METRICS_TOL);
+  g_assert_cmpfloat (d_cpu, <=, METRICS_TOL);
+  g_assert_cmpfloat (MAX (d_rmse, MAX (d_psnr, d_ssim)), <=, methods[k].tol);
+}
+
+/* With a reference, a report of one slice brings back that slice and the
+ * metrics' 2 doubles a slice, not the volume (before issue 37's device
+ * metrics: the whole image every report); the reference goes up once a
+ * run, not per iteration. */
+static void
+test_metric_transfers (void)
+{
+  const CtrMethod m = CTR_METHOD_CGLS;
+  double up, up_ref;
+  const double slice = transfers_per_iteration (m, CTR_REPORT_SLICE, TRUE, NULL, NULL, &up);
+  reference = make_reference ();
+  const double slice_ref = transfers_per_iteration (m, CTR_REPORT_SLICE, TRUE, NULL, NULL, &up_ref);
+  const double none_ref = down_per_iteration (m, CTR_REPORT_NONE, TRUE, NULL, NULL);
+  g_clear_pointer (&reference, ctr_volume_unref);
+  const double none = slice - SLICE_BYTES;   /* /ctr/gpu-vecops/slice-reports/cgls */
+  g_test_message ("CGLS, device-to-host bytes per reported iteration (emulated device, the harness's copy count): "
+                  "one slice %.0f, with a reference %.0f; nothing of the image %.0f, with a reference %.0f (slice %"
+                  G_GUINT64_FORMAT ", volume %" G_GUINT64_FORMAT " bytes); host-to-device %.0f, with a reference %.0f",
+                  slice, slice_ref, none, none_ref, SLICE_BYTES, IMAGE_BYTES, up, up_ref);
+  g_assert_cmpfloat (slice_ref - slice, ==, 2.0 * NZ * sizeof (double));
+  g_assert_cmpfloat (none_ref - none, ==, 2.0 * NZ * sizeof (double));
+  g_assert_cmpfloat (up_ref, ==, up);
 }
 
 /* A cone plan made for the device is not kept for options that ask for
@@ -417,12 +566,6 @@ free2 (Pair *p, CtrVec *v[2])
     p->vs[b].ops->free (&p->vs[b], v[b]);
 }
 
-static double
-rel (double a, double b)
-{
-  return fabs (a - b) / MAX (fabs (b), 1e-300);
-}
-
 static void
 test_ops (void)
 {
@@ -529,6 +672,12 @@ main (int argc, char **argv)
       g_test_add_data_func (p1, GUINT_TO_POINTER (k), test_methods);
       g_test_add_data_func (p2, GUINT_TO_POINTER (k), test_transfers);
     }
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autofree char *p = g_strdup_printf ("/ctr/gpu-vecops/metrics/%s", ctr_method_name (methods[k].m));
+      g_test_add_data_func (p, GUINT_TO_POINTER (k), test_metrics);
+    }
+  g_test_add_func ("/ctr/gpu-vecops/metric-transfers", test_metric_transfers);
   for (guint k = 0; k < G_N_ELEMENTS (slice_methods); k++)
     {
       g_autofree char *p = g_strdup_printf ("/ctr/gpu-vecops/slice-reports/%s", ctr_method_name (slice_methods[k].m));

@@ -325,23 +325,34 @@ test_quality (void)
   g_assert_cmpfloat_with_epsilon (q.ssim, 1.0, 1e-12);
 }
 
+/* A reference and an image of two n × n slices of 1 mm, patterns of seeds
+ * @seed + z and @seed + 10 + z; *@range: the reference's data range. */
+static void
+two_slices (guint n, guint seed, CtrVolume **ref, CtrVolume **img, double *range)
+{
+  CtrGrid g = ctr_grid_square (n, 1.0, 2, 1.0);
+  *ref = ctr_volume_new (&g, NULL);
+  *img = ctr_volume_new (&g, NULL);
+  for (guint z = 0; z < 2; z++)
+    {
+      fill_pattern (ctr_volume_slice (*ref, z), n, n, seed + z);
+      fill_pattern (ctr_volume_slice (*img, z), n, n, seed + 10 + z);
+    }
+  float lo, hi;
+  ctr_volume_range (*ref, &lo, &hi);
+  *range = (double) hi - lo;
+}
+
 static void
 test_quality_slices (void)
 {
   /* Two slices: the result is the mean of the per-slice values (data range
    * from the whole reference). */
   const guint n = 32;
-  CtrGrid g = ctr_grid_square (n, 1.0, 2, 1.0);
-  g_autoptr (CtrVolume) ref = ctr_volume_new (&g, NULL);
-  g_autoptr (CtrVolume) img = ctr_volume_new (&g, NULL);
-  for (guint z = 0; z < 2; z++)
-    {
-      fill_pattern (ctr_volume_slice (ref, z), n, n, 10 + z);
-      fill_pattern (ctr_volume_slice (img, z), n, n, 20 + z);
-    }
-  float lo, hi;
-  ctr_volume_range (ref, &lo, &hi);
-  double range = (double) hi - lo, rmse = 0, ssim = 0;
+  g_autoptr (CtrVolume) ref = NULL;
+  g_autoptr (CtrVolume) img = NULL;
+  double range, rmse = 0, ssim = 0;
+  two_slices (n, 10, &ref, &img, &range);
   for (guint z = 0; z < 2; z++)
     {
       rmse += ctr_metrics_rmse (ctr_volume_slice (img, z), ctr_volume_slice (ref, z), n * n, NULL) / 2;
@@ -351,6 +362,52 @@ test_quality_slices (void)
   g_assert_true (ctr_quality_compute (img, ref, 0, &q, NULL));
   g_assert_cmpfloat_with_epsilon (q.rmse, rmse, 1e-15);
   g_assert_cmpfloat_with_epsilon (q.ssim, ssim, 1e-15);
+}
+
+/* ctr_quality_from_slices (the metrics from a device's per-slice sums) =
+ * ctr_quality_compute, in the disc and over every pixel; NaN where a
+ * metric is undefined (an empty disc, a slice under SSIM's window). */
+static void
+test_quality_from_slices (void)
+{
+  const guint n = 32;
+  g_autoptr (CtrVolume) ref = NULL;
+  g_autoptr (CtrVolume) img = NULL;
+  double range;
+  two_slices (n, 30, &ref, &img, &range);
+  const CtrGrid g = ref->grid;
+  const double radii[] = { 12.0, 0.0 };
+  for (guint k = 0; k < G_N_ELEMENTS (radii); k++)
+    {
+      g_autofree guint8 *mask = ctr_metrics_disc_mask (&g, radii[k] > 0 ? radii[k] : 1e9, NULL);
+      g_autofree float *masked = g_new (float, n * n);
+      double ssd[2], ssim_sum[2];
+      for (guint z = 0; z < 2; z++)
+        {
+          const float *a = ctr_volume_slice (img, z), *b = ctr_volume_slice (ref, z);
+          ssd[z] = 0;
+          for (gsize i = 0; i < n * n; i++)
+            {
+              masked[i] = mask[i] ? a[i] : 0.f;
+              ssd[z] += mask[i] ? ((double) a[i] - b[i]) * ((double) a[i] - b[i]) : 0.0;
+            }
+          ssim_sum[z] = ctr_metrics_ssim (masked, b, n, n, range) * (n - 10) * (n - 10);
+        }
+      CtrQuality q, s;
+      g_assert_true (ctr_quality_compute (img, ref, radii[k], &q, NULL));
+      ctr_quality_from_slices (&g, radii[k], ssd, ssim_sum, range, &s);
+      g_assert_cmpfloat_with_epsilon (s.rmse, q.rmse, 1e-15);
+      g_assert_cmpfloat_with_epsilon (s.psnr, q.psnr, 1e-12);
+      g_assert_cmpfloat_with_epsilon (s.ssim, q.ssim, 1e-14);
+    }
+  /* no pixel centre within 0.1 mm of the centre (it lies between four) */
+  const double ssd[2] = { 1, 1 }, ssim_sum[2] = { 0, 0 };
+  CtrQuality s;
+  ctr_quality_from_slices (&g, 0.1, ssd, ssim_sum, range, &s);
+  g_assert_true (isnan (s.rmse) && isnan (s.psnr));
+  CtrGrid small = ctr_grid_square (8, 1.0, 2, 1.0);
+  ctr_quality_from_slices (&small, 0, ssd, ssim_sum, range, &s);
+  g_assert_true (isfinite (s.rmse) && isnan (s.ssim));
 }
 
 static void
@@ -394,6 +451,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ctr/core/metrics/rmse-psnr", test_rmse_psnr);
+  g_test_add_func ("/ctr/core/metrics/quality-from-slices", test_quality_from_slices);
   g_test_add_func ("/ctr/core/metrics/rmse-mask", test_rmse_mask);
   g_test_add_func ("/ctr/core/metrics/pearson", test_pearson);
   g_test_add_func ("/ctr/core/metrics/ssim/identity", test_ssim_identity);

@@ -29,7 +29,8 @@
 
 #define SSIM_SIGMA 1.5
 #define SSIM_RADIUS 5                   /* int (3.5 * 1.5 + 0.5) */
-#define SSIM_TAPS (2 * SSIM_RADIUS + 1)
+#define SSIM_TAPS CTR_SSIM_TAPS
+G_STATIC_ASSERT (SSIM_TAPS == 2 * SSIM_RADIUS + 1);
 #define SSIM_K1 0.01
 #define SSIM_K2 0.03
 
@@ -119,16 +120,12 @@ ctr_metrics_ssim_full (const float *img, const float *ref, guint nx, guint ny, d
 {
   g_return_val_if_fail (img != NULL && ref != NULL && ssim != NULL, FALSE);
   *ssim = NAN;
-  if (nx < SSIM_TAPS || ny < SSIM_TAPS || !(data_range > 0) || !isfinite (data_range))
+  double w[SSIM_TAPS], c1, c2;
+  if (!ctr_metrics_ssim_window (nx, ny, data_range, w, &c1, &c2))
     return TRUE;  /* undefined: no window, or C1 = C2 = 0 */
-
-  double w[SSIM_TAPS];
-  ssim_kernel (w);
 
   /* Output (cropped) region: columns and rows SSIM_RADIUS .. n − 1 − SSIM_RADIUS. */
   const gsize onx = nx - 2 * SSIM_RADIUS, ony = ny - 2 * SSIM_RADIUS;
-  const double c1 = (SSIM_K1 * data_range) * (SSIM_K1 * data_range);
-  const double c2 = (SSIM_K2 * data_range) * (SSIM_K2 * data_range);
 
   /* The moments are taken about the reference's mean @off, not about 0:
    * σ² = E[(x−off)²] − (E[x]−off)² is the same number, but without the
@@ -239,6 +236,17 @@ ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny, double
   return ssim;
 }
 
+/* Pixel centres exactly on the circle count as inside; the tiny relative
+ * tolerance keeps that true when the radius was computed in mm from a
+ * whole number of pixels (e.g. 128 × 0.95703125 = 122.5 mm). */
+static inline gboolean
+in_disc (const CtrGrid *grid, double radius_mm, guint ix, guint iy)
+{
+  const double r2 = radius_mm * radius_mm * (1.0 + 1e-12);
+  const double x = ctr_grid_x (grid, ix) - grid->cx, y = ctr_grid_y (grid, iy) - grid->cy;
+  return x * x + y * y <= r2;
+}
+
 guint8 *
 ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm, GError **error)
 {
@@ -247,19 +255,9 @@ ctr_metrics_disc_mask (const CtrGrid *grid, double radius_mm, GError **error)
   guint8 *mask = ctr_memory_try_new (ctr_grid_slice_size (grid), 1, TRUE, what, error);
   if (mask == NULL)
     return NULL;
-  /* Pixel centres exactly on the circle count as inside; the tiny relative
-   * tolerance keeps that true when the radius was computed in mm from a
-   * whole number of pixels (e.g. 128 × 0.95703125 = 122.5 mm). */
-  const double r2 = radius_mm * radius_mm * (1.0 + 1e-12);
   for (guint iy = 0; iy < grid->ny; iy++)
-    {
-      double y = ctr_grid_y (grid, iy) - grid->cy;
-      for (guint ix = 0; ix < grid->nx; ix++)
-        {
-          double x = ctr_grid_x (grid, ix) - grid->cx;
-          mask[(gsize) iy * grid->nx + ix] = (x * x + y * y <= r2);
-        }
-    }
+    for (guint ix = 0; ix < grid->nx; ix++)
+      mask[(gsize) iy * grid->nx + ix] = in_disc (grid, radius_mm, ix, iy);
   return mask;
 }
 
@@ -325,6 +323,48 @@ ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref, double radius_m
   out->psnr = sums.psnr / nz;
   out->ssim = sums.ssim / nz;
   return TRUE;
+}
+
+gboolean
+ctr_metrics_ssim_window (guint nx, guint ny, double data_range, double w[CTR_SSIM_TAPS], double *c1, double *c2)
+{
+  ssim_kernel (w);
+  *c1 = *c2 = 0.0;
+  if (nx < SSIM_TAPS || ny < SSIM_TAPS || !(data_range > 0) || !isfinite (data_range))
+    return FALSE;
+  *c1 = (SSIM_K1 * data_range) * (SSIM_K1 * data_range);
+  *c2 = (SSIM_K2 * data_range) * (SSIM_K2 * data_range);
+  return TRUE;
+}
+
+void
+ctr_quality_from_slices (const CtrGrid *grid, double radius_mm, const double *ssd, const double *ssim_sum,
+                         double data_range, CtrQuality *out)
+{
+  g_return_if_fail (grid != NULL && ssd != NULL && ssim_sum != NULL && out != NULL);
+  gsize count = ctr_grid_slice_size (grid);
+  if (radius_mm > 0)
+    {
+      count = 0;
+      for (guint iy = 0; iy < grid->ny; iy++)
+        for (guint ix = 0; ix < grid->nx; ix++)
+          count += in_disc (grid, radius_mm, ix, iy);
+    }
+  double w[SSIM_TAPS], c1, c2;
+  const gboolean ssim_defined = ctr_metrics_ssim_window (grid->nx, grid->ny, data_range, w, &c1, &c2);
+  const double n_map = ssim_defined ? (double) (grid->nx - 2 * SSIM_RADIUS) * (grid->ny - 2 * SSIM_RADIUS) : 0.0;
+  CtrQuality sums = { 0.0, 0.0, 0.0 };
+  for (guint z = 0; z < grid->nz; z++)
+    {
+      const double mse = count > 0 ? ssd[z] / (double) count : NAN;
+      sums.rmse += sqrt (mse);
+      /* mse == 0 gives +inf, as ctr_metrics_psnr */
+      sums.psnr += 10.0 * log10 (data_range * data_range / mse);
+      sums.ssim += ssim_defined ? CLAMP (ssim_sum[z] / n_map, -1.0, 1.0) : NAN;
+    }
+  out->rmse = sums.rmse / grid->nz;
+  out->psnr = sums.psnr / grid->nz;
+  out->ssim = sums.ssim / grid->nz;
 }
 
 void

@@ -66,6 +66,38 @@ gboolean ctr_quality_compute (const CtrVolume *img, const CtrVolume *ref,
 gboolean ctr_quality_sum_slices (const CtrVolume *img, const CtrVolume *ref, double radius_mm,
                                  double data_range, CtrQuality *sums, GError **error);
 
+/* SSIM's window: 2 · 5 + 1 taps (σ = 1.5 truncated at 3.5σ). */
+#define CTR_SSIM_TAPS 11
+
+/**
+ * ctr_metrics_ssim_window:
+ * What SSIM of @nx × @ny slices with @data_range needs besides the images,
+ * for an implementation elsewhere (a device's): the normalised Gaussian
+ * window @w (CTR_SSIM_TAPS weights, tap k at offset k − 5) and Wang et
+ * al.'s constants C1 = (0.01 R)², C2 = (0.03 R)² (Eq. 13).  FALSE (and C1 =
+ * C2 = 0) where SSIM is undefined: a side under CTR_SSIM_TAPS pixels or a
+ * data range that is not finite and positive.
+ */
+gboolean ctr_metrics_ssim_window (guint nx, guint ny, double data_range, double w[CTR_SSIM_TAPS], double *c1,
+                                  double *c2);
+
+/**
+ * ctr_quality_from_slices:
+ * ctr_quality_compute's result from per-slice sums made where the image is
+ * (a device's CtrVecOps.quality): @ssd[z] = Σ (x − r)² over the pixels of
+ * slice z within @radius_mm of the grid centre (<= 0: all), x set to 0
+ * outside the disc; @ssim_sum[z] = the sum of SSIM's map of that masked
+ * slice against the reference's (ctr_metrics_ssim's terms, over the pixels
+ * at least 5 from every border); @grid->nz entries each; @data_range = max
+ * − min of the whole reference.  Per slice RMSE and PSNR as
+ * ctr_metrics_rmse / ctr_metrics_psnr (NaN when the disc holds no pixel),
+ * SSIM the map's mean clamped to [−1, 1] (NaN where undefined: see
+ * ctr_metrics_ssim_window); then each averaged over the slices.  No
+ * allocation.
+ */
+void ctr_quality_from_slices (const CtrGrid *grid, double radius_mm, const double *ssd, const double *ssim_sum,
+                              double data_range, CtrQuality *out);
+
 /**
  * ctr_profile_sample:
  * @n samples (>= 2) of slice @z along the segment (x0, y0) → (x1, y1) in mm,

@@ -10,11 +10,11 @@
 gboolean
 ctr_iter_stats_check (const CtrIterStats *stats, const CtrVolume *img, GError **error)
 {
-  const gsize n = ctr_grid_size (&img->grid);
+  const gsize n = img != NULL ? ctr_grid_size (&img->grid) : 0;
   gsize bad = 0;
 #pragma omp parallel for reduction(+:bad) schedule(static)
   for (gint64 i = 0; i < (gint64) n; i++)
-    bad += !isfinite (img->data[i]);
+    bad += !isfinite (img->data[i]);   /* n is 0 without an image */
   if (bad > 0)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_INVALID_DATA,

@@ -64,8 +64,9 @@ void ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
 /**
  * ctr_iter_stats_check:
  * A run never hands back, nor reports, a plausible-looking wrong image: FALSE
- * with CTR_ERROR_INVALID_DATA when @img holds a NaN or infinite voxel, or
- * when @stats' metrics (has_reference) are not finite — except the PSNR of
+ * with CTR_ERROR_INVALID_DATA when @img (nullable: the metrics alone) holds
+ * a NaN or infinite voxel, or when @stats' metrics (has_reference) are not
+ * finite — except the PSNR of
  * an exact match (RMSE 0), which is +inf by definition.  @iteration names
  * the iteration in the message.
  */

@@ -177,4 +177,14 @@ asd_sync (CtrIterate *it, gpointer data, gsize offset, gsize n, GError **error)
   return a->vs.ops->download_part (&a->vs, a->X, offset, n, it->X, error);
 }
 
-const CtrSolverClass ctr_asd_pocs_solver = { CTR_METHOD_ASD_POCS, asd_setup, asd_iterate, asd_sync, asd_free };
+/* The vectors and the reported image (the one asd_sync brings back). */
+static CtrVecs *
+asd_vecs (gpointer data, const CtrVec **X)
+{
+  Asd *a = data;
+  *X = a->X;
+  return &a->vs;
+}
+
+const CtrSolverClass ctr_asd_pocs_solver = { CTR_METHOD_ASD_POCS, asd_setup, asd_iterate, asd_sync, asd_free,
+  asd_vecs };

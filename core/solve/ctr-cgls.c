@@ -116,4 +116,14 @@ cgls_sync (CtrIterate *it, gpointer data, gsize offset, gsize n, GError **error)
   return c->vs.ops->download_part (&c->vs, c->X, offset, n, it->X, error);
 }
 
-const CtrSolverClass ctr_cgls_solver = { CTR_METHOD_CGLS, cgls_setup, cgls_iterate, cgls_sync, cgls_free };
+/* The vectors and the reported image (the one cgls_sync brings back). */
+static CtrVecs *
+cgls_vecs (gpointer data, const CtrVec **X)
+{
+  Cgls *c = data;
+  *X = c->X;
+  return &c->vs;
+}
+
+const CtrSolverClass ctr_cgls_solver = { CTR_METHOD_CGLS, cgls_setup, cgls_iterate, cgls_sync, cgls_free,
+  cgls_vecs };

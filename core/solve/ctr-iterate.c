@@ -2,6 +2,8 @@
 #include "solve/ctr-iterate.h"
 #include "base/ctr-error.h"
 #include "data/ctr-noise.h"
+#include "base/ctr-memory.h"
+#include "quality/ctr-metrics.h"
 
 /* The stopping rule (CTR_STOP_AUTO): stop at the first iteration whose data
  * residual ||b − A x|| is at most CTR_DISCREPANCY_TAU times the noise
@@ -135,6 +137,63 @@ fetch_report (CtrIterate *it, const CtrSolverClass *solver, gpointer state, gboo
   return TRUE;
 }
 
+typedef enum { REF_UNSENT, REF_SENT, REF_ON_HOST } RefState;
+
+/* The metrics of the iterate against @reference measured where the image
+ * is (CtrVecOps.quality; issue 37), so that a report copies back only the
+ * image it shows: @reference goes to the method's table once a run
+ * (*@ref), then each report brings back two doubles a slice.
+ * *@measured: FALSE (nothing done) without a reference, when the method
+ * has no vectors or its table no such entry (the host's), or when the
+ * reference does not fit in the table's memory (CTR_ERROR_OUT_OF_MEMORY:
+ * the run goes on there, and the driver measures on the host for the rest
+ * of the run): the driver then measures the image it copies back
+ * (ctr_iter_stats_set_quality). */
+static gboolean
+quality_in_place (CtrIterate *it, const CtrSolverClass *solver, gpointer state, const CtrVolume *reference,
+                  double data_range, RefState *ref, CtrIterStats *stats, gboolean *measured, GError **error)
+{
+  const CtrVec *X = NULL;
+  CtrVecs *vs = reference != NULL && solver->vecs != NULL && *ref != REF_ON_HOST ? solver->vecs (state, &X) : NULL;
+  *measured = FALSE;
+  if (vs == NULL || X == NULL || vs->ops->quality == NULL)
+    return TRUE;
+  const CtrGrid *g = &it->op->grid;
+  const double radius = it->o->metrics_radius_mm;
+  g_autofree double *sums = ctr_memory_try_new (2 * (gsize) g->nz, sizeof (double), FALSE,
+                                                "the metrics' sums per slice", error);
+  if (sums == NULL)
+    return FALSE;
+  if (*ref == REF_UNSENT)
+    {
+      GError *e = NULL;
+      if (!vs->ops->set_reference (vs, reference, radius, &e))
+        {
+          const gboolean fits_not = g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+          if (fits_not)
+            {
+              g_debug ("the metrics' reference stays on the host: %s", e->message);
+              *ref = REF_ON_HOST;
+              g_error_free (e);
+            }
+          else
+            g_propagate_error (error, e);
+          return fits_not;
+        }
+      *ref = REF_SENT;
+    }
+  if (!vs->ops->quality (vs, X, data_range, sums, sums + g->nz, error))
+    return FALSE;
+  CtrQuality q;
+  ctr_quality_from_slices (g, radius, sums, sums + g->nz, data_range, &q);
+  stats->has_reference = TRUE;
+  stats->rmse = q.rmse;
+  stats->psnr = q.psnr;
+  stats->ssim = q.ssim;
+  *measured = TRUE;
+  return TRUE;
+}
+
 /* One run on @op; *@n_reported counts the reports made. */
 static CtrVolume *
 run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p,
@@ -188,6 +247,11 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   const gboolean every = !isnan (target) || o->residual == CTR_RESIDUAL_EVERY;
   gpointer state = NULL;
   CtrVolume *result = NULL;
+  /* The metrics' data range: max − min of the whole reference (ctr_quality_compute). */
+  float ref_lo = 0.f, ref_hi = 0.f;
+  RefState ref_state = REF_UNSENT;
+  if (reference != NULL)
+    ctr_volume_range (reference, &ref_lo, &ref_hi);
   if (!solver->setup (&it, &state, error))
     goto out;
 
@@ -232,8 +296,13 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       if (callback == NULL && !last)
         continue;
       const CtrVolume *shown = NULL;
-      if (!fetch_report (&it, solver, state, last || callback == NULL || reference != NULL, vol, &slice, &shown,
-                         error))
+      gboolean measured = FALSE;
+      if (callback != NULL
+          && !quality_in_place (&it, solver, state, reference, (double) ref_hi - (double) ref_lo, &ref_state, &stats,
+                                &measured, error))
+        goto out;
+      if (!fetch_report (&it, solver, state, last || callback == NULL || (reference != NULL && !measured), vol, &slice,
+                         &shown, error))
         goto out;
       stats.method = o->method;
       stats.iteration = i;
@@ -246,10 +315,11 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
           break;
         }
       stats.iteration_s = isnan (it.update_s) ? (t1 - t0) / 1e6 : it.update_s;
-      ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
+      if (!measured)
+        ctr_iter_stats_set_quality (&stats, vol, reference, o->metrics_radius_mm);
       /* Diverged (NaN, infinity) or unmeasurable: fail, report nothing
-       * (what the report shows; the whole image at the end). */
-      if (shown != NULL && !ctr_iter_stats_check (&stats, shown, error))
+       * (what the report shows, the whole image at the end; the metrics). */
+      if ((shown != NULL || measured) && !ctr_iter_stats_check (&stats, shown, error))
         goto out;
       stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
       stats.image = shown;

@@ -18,6 +18,7 @@
 #include "recon/ctr-progress.h"
 #include "data/ctr-projections.h"
 #include "recon/ctr-recon-types.h"
+#include "sysmat/ctr-vecops.h"
 
 G_BEGIN_DECLS
 
@@ -75,6 +76,12 @@ typedef struct {
  *   image: 0, image_size; one slice of a report: only that part, where the
  *   device can).
  * @free: releases @state (also after a failed setup).
+ * @vecs: (nullable) the run's vectors (solve/ctr-vec.h) and, in *@X, the
+ *   vector of the image a report shows (the one @sync brings back); NULL
+ *   when the method has none.  With a table that computes the metrics
+ *   where the image is (CtrVecOps.quality) the driver measures the image
+ *   against the reference there, and copies back only what the report
+ *   shows.
  */
 typedef struct {
   CtrMethod method;
@@ -82,6 +89,7 @@ typedef struct {
   gboolean (*iterate) (CtrIterate *it, gpointer state, GError **error);
   gboolean (*sync) (CtrIterate *it, gpointer state, gsize offset, gsize n, GError **error);
   void (*free) (CtrIterate *it, gpointer state);
+  CtrVecs *(*vecs) (gpointer state, const CtrVec **X);
 } CtrSolverClass;
 
 /* FALSE with G_IO_ERROR_CANCELLED when the run was cancelled. */

@@ -397,4 +397,14 @@ pwls_sync (CtrIterate *it, gpointer data, gsize offset, gsize n, GError **error)
   return s->vs.ops->download_part (&s->vs, s->X, offset, n, it->X, error);
 }
 
-const CtrSolverClass ctr_pwls_solver = { CTR_METHOD_PWLS, pwls_setup, pwls_iterate, pwls_sync, pwls_free };
+/* The vectors and the reported image (the one pwls_sync brings back). */
+static CtrVecs *
+pwls_vecs (gpointer data, const CtrVec **X)
+{
+  Pwls *s = data;
+  *X = s->X;
+  return &s->vs;
+}
+
+const CtrSolverClass ctr_pwls_solver = { CTR_METHOD_PWLS, pwls_setup, pwls_iterate, pwls_sync, pwls_free,
+  pwls_vecs };

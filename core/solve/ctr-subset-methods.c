@@ -304,7 +304,7 @@ SUBSET_METHOD (part, KIND_PART)
 SUBSET_METHOD (sart, KIND_SART)
 SUBSET_METHOD (sirt, KIND_SIRT)
 
-const CtrSolverClass ctr_art_solver = { CTR_METHOD_ART, art_setup, subset_iterate, subset_sync, subset_free };
-const CtrSolverClass ctr_part_solver = { CTR_METHOD_PART, part_setup, subset_iterate, subset_sync, subset_free };
-const CtrSolverClass ctr_sart_solver = { CTR_METHOD_SART, sart_setup, subset_iterate, subset_sync, subset_free };
-const CtrSolverClass ctr_sirt_solver = { CTR_METHOD_SIRT, sirt_setup, subset_iterate, subset_sync, subset_free };
+const CtrSolverClass ctr_art_solver = { CTR_METHOD_ART, art_setup, subset_iterate, subset_sync, subset_free, NULL };
+const CtrSolverClass ctr_part_solver = { CTR_METHOD_PART, part_setup, subset_iterate, subset_sync, subset_free, NULL };
+const CtrSolverClass ctr_sart_solver = { CTR_METHOD_SART, sart_setup, subset_iterate, subset_sync, subset_free, NULL };
+const CtrSolverClass ctr_sirt_solver = { CTR_METHOD_SIRT, sirt_setup, subset_iterate, subset_sync, subset_free, NULL };

@@ -343,6 +343,9 @@ const CtrVecOps ctr_vec_host_ops = {
   .penalty_gradient = host_penalty_gradient,
   .penalty_value = host_penalty_value,
   .tv_descent = host_tv_descent,
+  /* no metrics here: the driver measures the host's image itself */
+  .set_reference = NULL,
+  .quality = NULL,
 };
 
 gboolean

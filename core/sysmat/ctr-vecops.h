@@ -25,6 +25,7 @@
 #include <glib.h>
 #include "sysmat/ctr-operator.h"
 #include "recon/ctr-recon-types.h"
+#include "data/ctr-volume.h"
 
 G_BEGIN_DECLS
 
@@ -98,6 +99,18 @@ typedef struct {
  *   on the natural image f of X, ε = 1e-5 · max |f| (1e-5 when f is 0),
  *   @n_steps times f −= @dtvg ∇TV_ε(f) / ||∇TV_ε(f)|| (stopping when the
  *   gradient is 0), ctr_tv_gradient's TV; X native in and out.
+ * @set_reference, @quality: (nullable: both NULL on the host, whose
+ *   metrics the driver computes from the image itself) the metrics against
+ *   a reference where the image is (issue 37), by the protocol of
+ *   quality/ctr-metrics.h.  @set_reference keeps @reference (natural
+ *   [z][y][x], on the operator's grid) and the disc of @radius_mm (<= 0:
+ *   every pixel) in the table's memory for the rest of the run (a later
+ *   call replaces them).  @quality then fills, for each slice z of the
+ *   natural image of @X, @ssd[z] and @ssim_sum[z] as
+ *   ctr_quality_from_slices takes them (SSIM with @data_range; the sums 0
+ *   where SSIM is undefined): nz doubles each, the only numbers that come
+ *   back.  Both fail as the other operations do; @quality before
+ *   @set_reference is a programming error.
  */
 struct _CtrVecOps {
   const char *name;
@@ -130,6 +143,9 @@ struct _CtrVecOps {
   gboolean (*penalty_value) (CtrVecs *vs, CtrPenalty kind, double delta, const CtrVec *X, double *out,
                              GError **error);
   gboolean (*tv_descent) (CtrVecs *vs, CtrVec *X, guint n_steps, double dtvg, GError **error);
+  gboolean (*set_reference) (CtrVecs *vs, const CtrVolume *reference, double radius_mm, GError **error);
+  gboolean (*quality) (CtrVecs *vs, const CtrVec *X, double data_range, double *ssd, double *ssim_sum,
+                       GError **error);
 };
 
 G_END_DECLS
