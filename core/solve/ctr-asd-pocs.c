@@ -177,4 +177,13 @@ asd_sync (CtrIterate *it, gpointer data, gsize offset, gsize n, GError **error)
   return a->vs.ops->download_part (&a->vs, a->X, offset, n, it->X, error);
 }
 
-const CtrSolverClass ctr_asd_pocs_solver = { CTR_METHOD_ASD_POCS, asd_setup, asd_iterate, asd_sync, asd_free };
+/* The planes of a report into it->X (strided; a device's come back). */
+static gboolean
+asd_sync_runs (CtrIterate *it, gpointer data, const CtrImageRuns *runs, GError **error)
+{
+  Asd *a = data;
+  return a->vs.ops->download_runs (&a->vs, a->X, runs, it->X, error);
+}
+
+const CtrSolverClass ctr_asd_pocs_solver = { CTR_METHOD_ASD_POCS, asd_setup, asd_iterate, asd_sync, asd_free,
+                                          asd_sync_runs };

@@ -75,6 +75,10 @@ typedef struct {
  *   image: 0, image_size; one slice of a report: only that part, where the
  *   device can).
  * @free: releases @state (also after a failed setup).
+ * @sync_runs: (nullable) brings the native floats of @runs (CtrImageRuns:
+ *   the planes of a CTR_REPORT_PLANES report) of a device-held image into
+ *   the same places of it->X, in few copies; NULL: the driver syncs the
+ *   whole image.
  */
 typedef struct {
   CtrMethod method;
@@ -82,6 +86,7 @@ typedef struct {
   gboolean (*iterate) (CtrIterate *it, gpointer state, GError **error);
   gboolean (*sync) (CtrIterate *it, gpointer state, gsize offset, gsize n, GError **error);
   void (*free) (CtrIterate *it, gpointer state);
+  gboolean (*sync_runs) (CtrIterate *it, gpointer state, const CtrImageRuns *runs, GError **error);
 } CtrSolverClass;
 
 /* FALSE with G_IO_ERROR_CANCELLED when the run was cancelled. */

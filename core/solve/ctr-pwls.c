@@ -397,4 +397,13 @@ pwls_sync (CtrIterate *it, gpointer data, gsize offset, gsize n, GError **error)
   return s->vs.ops->download_part (&s->vs, s->X, offset, n, it->X, error);
 }
 
-const CtrSolverClass ctr_pwls_solver = { CTR_METHOD_PWLS, pwls_setup, pwls_iterate, pwls_sync, pwls_free };
+/* The planes of a report into it->X (strided; a device's come back). */
+static gboolean
+pwls_sync_runs (CtrIterate *it, gpointer data, const CtrImageRuns *runs, GError **error)
+{
+  Pwls *s = data;
+  return s->vs.ops->download_runs (&s->vs, s->X, runs, it->X, error);
+}
+
+const CtrSolverClass ctr_pwls_solver = { CTR_METHOD_PWLS, pwls_setup, pwls_iterate, pwls_sync, pwls_free,
+                                          pwls_sync_runs };
