@@ -262,6 +262,11 @@ CtrCudaStatus ctr_cuda_cone_upload (CtrCudaCone *c, CtrCudaConeBuf which, size_t
                                     size_t n, char *err);
 CtrCudaStatus ctr_cuda_cone_download (CtrCudaCone *c, CtrCudaConeBuf which, size_t offset, float *host,
                                       size_t n, char *err);
+/* @height runs of @width floats of a buffer, run r from float @offset +
+ * r·@pitch, to the same places of @host + @offset (one pitched copy; returns
+ * when it is done; CTR_CUDA_INVALID outside the buffer or @pitch < @width). */
+CtrCudaStatus ctr_cuda_cone_download_pitched (CtrCudaCone *c, CtrCudaConeBuf which, size_t offset, float *host,
+                                              size_t width, size_t height, size_t pitch, char *err);
 /* Queued on the session's stream (ctr_cuda_cone_sync waits): */
 CtrCudaStatus ctr_cuda_cone_zero (CtrCudaCone *c, CtrCudaConeBuf which, char *err);
 /* Y = A X on the rays of views [v0, v0 + nviews) (0 on masked rays). */

@@ -334,6 +334,17 @@ pass_download_part (CtrOperator *op, float *X, gsize offset, gsize n, GError **e
   return TRUE;
 }
 
+/* The planes of a report: native = natural, so one pitched copy each. */
+static gboolean
+pass_download_runs (CtrOperator *op, float *X, const CtrImageRuns *runs, GError **error)
+{
+  CudaConeOp *c = (CudaConeOp *) op;
+  g_return_val_if_fail (ctr_image_runs_valid (runs, c->nvox), FALSE);
+  CTR_CUDA_TRY (ctr_cuda_cone_download_pitched (c->dev, CTR_CUDA_CONE_X, runs->offset, X + runs->offset, runs->run,
+                                                runs->count, runs->stride, CTR_CUDA_ERR));
+  return TRUE;
+}
+
 static void
 pass_end (CtrOperator *op)
 {
@@ -347,6 +358,7 @@ static const CtrOperatorPass cuda_cone_pass = {
   .download = pass_download,
   .download_part = pass_download_part,
   .end = pass_end,
+  .download_runs = pass_download_runs,
 };
 
 static const CtrOperatorClass cuda_cone_class = {

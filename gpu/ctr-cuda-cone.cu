@@ -645,6 +645,31 @@ fail:
   return st;
 }
 
+extern "C" CtrCudaStatus
+ctr_cuda_cone_download_pitched (CtrCudaCone *c, CtrCudaConeBuf which, size_t offset, float *host, size_t width,
+                                size_t height, size_t pitch, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  const size_t len = buf_len (c, which);
+  if (width == 0 || height == 0)
+    return CTR_CUDA_OK;
+  if (len == 0 || (height > 1 && pitch < width) || width > len || offset > len - width
+      || (height > 1 && pitch > (len - width - offset) / (height - 1)))
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "cone download: %zu runs of %zu floats from %zu (pitch %zu) outside buffer %d",
+                height, width, offset, pitch, (int) which);
+      return CTR_CUDA_INVALID;
+    }
+  if (height == 1)
+    pitch = width;
+  CK (cudaMemcpy2DAsync (host, pitch * sizeof (float), c->buf[which] + offset, pitch * sizeof (float),
+                         width * sizeof (float), height, cudaMemcpyDeviceToHost, c->stream));
+  CK (cudaStreamSynchronize (c->stream));
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
 /* Device-to-device copies between a buffer and device memory of the
  * caller (ctr-cuda-cone-vecops.c: the vectors of a device-resident run). */
 extern "C" CtrCudaStatus

@@ -30,6 +30,11 @@ void ctr_cuda_vec_free (CtrCudaVecs *v, float *p);
 /* Blocking copies of @n floats. */
 CtrCudaStatus ctr_cuda_vec_upload (CtrCudaVecs *v, float *dev, const float *host, size_t n, char *err);
 CtrCudaStatus ctr_cuda_vec_download (CtrCudaVecs *v, float *host, const float *dev, size_t n, char *err);
+/* Blocking pitched copy to the host: @height runs of @width floats, run r
+ * from @dev + r·@pitch to @host + r·@pitch (@pitch >= @width floats; one
+ * cudaMemcpy2DAsync). */
+CtrCudaStatus ctr_cuda_vec_download_pitched (CtrCudaVecs *v, float *host, const float *dev, size_t width,
+                                             size_t height, size_t pitch, char *err);
 
 /* An index map of @n entries on the device (blocking upload), freed by
  * ctr_cuda_vec_free_index. */

@@ -128,6 +128,16 @@ ctr_cuda_vecop_download_part (CtrVecs *vs, const CtrVec *v, gsize offset, gsize 
 }
 
 gboolean
+ctr_cuda_vecop_download_runs (CtrVecs *vs, const CtrVec *v, const CtrImageRuns *runs, float *host, GError **error)
+{
+  g_return_val_if_fail (ctr_image_runs_valid (runs, v->n), FALSE);
+  CTR_CUDA_TRY (ctr_cuda_vec_download_pitched (dev_of (vs), host + runs->offset, ctr_cuda_vec_ptr (v) + runs->offset,
+                                               runs->run, runs->count, runs->count > 1 ? runs->stride : runs->run,
+                                               CTR_CUDA_ERR));
+  return TRUE;
+}
+
+gboolean
 ctr_cuda_vecop_fill (CtrVecs *vs, CtrVec *y, float value, GError **error)
 {
   CTR_CUDA_TRY (ctr_cuda_vec_fill (dev_of (vs), y->dev, y->n, value, CTR_CUDA_ERR));

@@ -523,6 +523,21 @@ fail:
 }
 
 extern "C" CtrCudaStatus
+ctr_cuda_vec_download_pitched (CtrCudaVecs *v, float *host, const float *dev, size_t width, size_t height,
+                               size_t pitch, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  if (width == 0 || height == 0)
+    return CTR_CUDA_OK;
+  CK (cudaMemcpy2DAsync (host, pitch * sizeof (float), dev, pitch * sizeof (float), width * sizeof (float), height,
+                         cudaMemcpyDeviceToHost, v->stream));
+  CK (cudaStreamSynchronize (v->stream));
+  return CTR_CUDA_OK;
+fail:
+  return st;
+}
+
+extern "C" CtrCudaStatus
 ctr_cuda_vec_fill (CtrCudaVecs *v, float *y, size_t n, float value, char *err)
 {
   CtrCudaStatus st = CTR_CUDA_OK;

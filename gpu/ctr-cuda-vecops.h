@@ -55,6 +55,8 @@ void ctr_cuda_vecop_free (CtrVecs *vs, CtrVec *v);
 gboolean ctr_cuda_vecop_download (CtrVecs *vs, const CtrVec *v, float *host, GError **error);
 gboolean ctr_cuda_vecop_download_part (CtrVecs *vs, const CtrVec *v, gsize offset, gsize n, float *host,
                                        GError **error);
+gboolean ctr_cuda_vecop_download_runs (CtrVecs *vs, const CtrVec *v, const CtrImageRuns *runs, float *host,
+                                       GError **error);
 gboolean ctr_cuda_vecop_fill (CtrVecs *vs, CtrVec *y, float value, GError **error);
 gboolean ctr_cuda_vecop_copy (CtrVecs *vs, CtrVec *dst, const CtrVec *src, GError **error);
 gboolean ctr_cuda_vecop_axpby (CtrVecs *vs, CtrVec *y, float a, const CtrVec *x, float b, GError **error);
@@ -94,6 +96,7 @@ const float *ctr_cuda_vecs_natural_of (CtrVecs *vs, const CtrVec *X, GError **er
   .free = ctr_cuda_vecop_free,                                   \
   .download = ctr_cuda_vecop_download,                           \
   .download_part = ctr_cuda_vecop_download_part,                 \
+  .download_runs = ctr_cuda_vecop_download_runs,                 \
   .fill = ctr_cuda_vecop_fill,                                   \
   .copy = ctr_cuda_vecop_copy,                                   \
   .axpby = ctr_cuda_vecop_axpby,                                 \

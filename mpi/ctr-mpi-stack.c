@@ -83,6 +83,7 @@ on_iteration (const CtrIterStats *s, gpointer data)
   st.iteration_s = max[0];
   st.residual_s = max[1];
   st.image = NULL;
+  memset (st.planes, 0, sizeof st.planes);   /* one rank's part: no image */
   job->callback (&st, job->user_data);
 }
 

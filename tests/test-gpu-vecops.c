@@ -41,6 +41,9 @@
  * tolerances (the images differ by that much); with a reference, a report
  * of one slice brings back that slice and 2 doubles a slice, not the
  * volume (before: the whole image every report).
+ * A report of the three planes through a voxel
+ * (CTR_REPORT_PLANES) brings back exactly those planes (NX² + 2·NX·NZ
+ * floats, three pitched copies) instead of the volume.
  */
 #include <math.h>
 #include <string.h>
@@ -128,6 +131,12 @@ static CtrReportImage report_image = CTR_REPORT_VOLUME;
 #define REPORT_SLICE 5
 static GPtrArray *reported;
 
+/* CTR_REPORT_PLANES: the voxel (REPORT_X, REPORT_Y, REPORT_SLICE), and
+ * when non-NULL a copy of each report's three planes (NULL: none). */
+#define REPORT_X 3
+#define REPORT_Y 20
+static GPtrArray *reported_planes;
+
 static void
 count_reports (const CtrIterStats *s, gpointer data)
 {
@@ -148,6 +157,8 @@ count_reports (const CtrIterStats *s, gpointer data)
     }
   if (reported != NULL)
     g_ptr_array_add (reported, s->image != NULL ? ctr_volume_copy (s->image) : NULL);
+  for (guint k = 0; reported_planes != NULL && k < 3; k++)
+    g_ptr_array_add (reported_planes, s->planes[k] != NULL ? ctr_volume_copy (s->planes[k]) : NULL);
 }
 
 /* One run through the plan; @copies (nullable): the copies it made. */
@@ -166,6 +177,8 @@ run_plan (const char *backend, CtrMethod m, guint iterations, gboolean report, C
   o.report_image = report_image;
   o.report_slice = REPORT_SLICE;
   o.metrics_radius_mm = metrics_radius;
+  o.report_x = REPORT_X;
+  o.report_y = REPORT_Y;
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
   g_assert_no_error (e);
   g_assert_cmpstr (ctr_recon_plan_get_backend (plan), ==, backend);
@@ -289,9 +302,102 @@ down_per_iteration (CtrMethod m, CtrReportImage mode, gboolean report, CtrVolume
   return transfers_per_iteration (m, mode, report, last, images, NULL);
 }
 
+#define PLANES_BYTES ((guint64) (NX * NX + 2 * NX * NZ) * sizeof (float))
+
+/* The planes through (REPORT_X, REPORT_Y, REPORT_SLICE) of natural volume @v. */
+static void
+assert_planes_of (const CtrVolume *const *planes, const CtrVolume *v, double tol)
+{
+  const CtrGrid *g = &v->grid;
+  const guint i = REPORT_X, j = REPORT_Y, k = REPORT_SLICE;
+  g_assert_true (planes[0] != NULL && planes[1] != NULL && planes[2] != NULL);
+  g_assert_true (planes[0]->grid.nx == NX && planes[0]->grid.ny == NX && planes[0]->grid.nz == 1);
+  g_assert_true (planes[1]->grid.nx == NX && planes[1]->grid.ny == 1 && planes[1]->grid.nz == NZ);
+  g_assert_true (planes[2]->grid.nx == 1 && planes[2]->grid.ny == NX && planes[2]->grid.nz == NZ);
+  g_assert_cmpfloat (planes[0]->grid.cz, ==, ctr_grid_z (g, k));
+  g_assert_cmpfloat (planes[1]->grid.cy, ==, ctr_grid_y (g, j));
+  g_assert_cmpfloat (planes[2]->grid.cx, ==, ctr_grid_x (g, i));
+  double d = 0, m = 0;
+  for (guint y = 0; y < NX; y++)
+    for (guint x = 0; x < NX; x++)
+      {
+        d = MAX (d, fabs (planes[0]->data[x + NX * y] - v->data[x + NX * (y + NX * k)]));
+        m = MAX (m, fabs (v->data[x + NX * (y + NX * k)]));
+      }
+  for (guint z = 0; z < NZ; z++)
+    for (guint q = 0; q < NX; q++)
+      {
+        d = MAX (d, fabs (planes[1]->data[q + NX * z] - v->data[q + NX * (j + NX * z)]));
+        d = MAX (d, fabs (planes[2]->data[q + NX * z] - v->data[i + NX * (q + NX * z)]));
+        m = MAX (m, fabs (v->data[q + NX * (j + NX * z)]));
+      }
+  g_assert_cmpfloat (m, >, 0);
+  g_assert_cmpfloat (d, <=, tol * m);
+}
+
+/* A report of the three planes (CTR_REPORT_PLANES) copies back those planes
+ * (three pitched copies) and the metrics, not the volume (@volume: the
+ * bytes per iteration of volume reports, @vols their images); each report's
+ * planes are the volume report's planes of that iteration (the device's
+ * within 1e-5, another run; the last report's exactly its own result; the
+ * CPU's exactly), and the CPU's within the method's tolerance @tol.
+ * Returns: the CPU's 5-iteration result. */
+static CtrVolume *
+check_plane_reports (CtrMethod m, double tol, double volume, GPtrArray *vols)
+{
+  g_autoptr (GPtrArray) planes = g_ptr_array_new_with_free_func (volume_unref0);
+  g_autoptr (GPtrArray) cpu_vols = g_ptr_array_new_with_free_func (volume_unref0);
+  g_autoptr (GPtrArray) cpu_planes = g_ptr_array_new_with_free_func (volume_unref0);
+  CtrEmuCopies c2, c5;
+  report_image = CTR_REPORT_PLANES;
+  g_autoptr (CtrVolume) v2 = run_plan ("cuda", m, 2, TRUE, &c2);
+  reported_planes = planes;
+  g_autoptr (CtrVolume) v5 = run_plan ("cuda", m, 5, TRUE, &c5);
+  reported_planes = cpu_planes;
+  reported = cpu_vols;
+  CtrVolume *cpu = run_plan ("cpu", m, 5, TRUE, NULL);
+  reported_planes = reported = NULL;
+  report_image = CTR_REPORT_VOLUME;
+  const double down = (c5.d2h_bytes - (double) c2.d2h_bytes) / 3;
+  const double calls = (c5.d2h_calls - (double) c2.d2h_calls) / 3;
+  g_test_message ("%s, device-to-host bytes per reported iteration (emulated device, the harness's copy count): "
+                  "three planes %.0f (%.1f copies), the volume %.0f (planes %" G_GUINT64_FORMAT
+                  ", volume %" G_GUINT64_FORMAT " bytes; the rest: the metrics)",
+                  ctr_method_name (m), down, calls, volume, PLANES_BYTES, IMAGE_BYTES);
+  /* the same metrics; the planes instead of the volume */
+  g_assert_cmpfloat (volume - down, ==, (double) (IMAGE_BYTES - PLANES_BYTES));
+  double worst = 0;
+  g_assert_cmpuint (planes->len, ==, 3 * 5);
+  g_assert_cmpuint (cpu_planes->len, ==, 3 * 5);
+  for (guint i = 0; i < 5; i++)
+    {
+      /* the device's planes: its volume run's of that iteration (another
+       * run: the device's atomic sums may round otherwise, 1e-5 as the
+       * slice reports); the CPU's: its own volume's, exactly */
+      assert_planes_of ((const CtrVolume *const *) planes->pdata + 3 * i, vols->pdata[i], 1e-5);
+      const CtrVolume *cv = cpu_vols->pdata[i];
+      g_assert_cmpuint (cv->grid.nz, ==, i < 4 ? 1 : NZ);   /* the axial plane, the whole image at the end */
+      if (i == 4)
+        assert_planes_of ((const CtrVolume *const *) cpu_planes->pdata + 3 * i, cv, 0.0);
+      /* device against CPU, plane by plane */
+      for (guint k = 0; k < 3; k++)
+        {
+          const CtrVolume *a = planes->pdata[3 * i + k], *b = cpu_planes->pdata[3 * i + k];
+          g_assert_true (ctr_grid_equal (&a->grid, &b->grid));
+          worst = MAX (worst, max_rel_diff (a->data, b->data, ctr_grid_size (&a->grid)));
+        }
+    }
+  g_test_message ("%s (5 iterations, planes reported): GPU vs CPU planes %.2e (tolerance %.0e)", ctr_method_name (m),
+                  worst, tol);
+  g_assert_cmpfloat (worst, <=, tol);
+  assert_planes_of ((const CtrVolume *const *) planes->pdata + 12, v5, 0.0);
+  return cpu;
+}
+
 /* A report of one slice (CTR_REPORT_SLICE) copies back that slice and the
  * metrics, not the volume; the last report and the result are the whole
- * image, equal to the CPU's; each slice reported is the volume report's. */
+ * image, equal to the CPU's; each slice reported is the volume report's.
+ * Reports of three planes likewise (check_plane_reports). */
 static void
 test_slice_reports (gconstpointer data)
 {
@@ -326,8 +432,9 @@ test_slice_reports (gconstpointer data)
       const double d = max_rel_diff (s->data, v->data + off, ctr_grid_size (&s->grid));
       g_assert_cmpfloat (d, <=, 1e-5);
     }
+  /* reports of three planes; the CPU's run reports them too */
+  g_autoptr (CtrVolume) cpu = check_plane_reports (m, tol, volume, vols);
   /* the result: the whole image, the CPU's within the method's tolerance */
-  g_autoptr (CtrVolume) cpu = run_plan ("cpu", m, 5, TRUE, NULL);
   const double d = max_rel_diff (gpu->data, cpu->data, ctr_grid_size (&cpu->grid));
   g_test_message ("%s (5 iterations, one slice reported): GPU vs CPU %.2e (tolerance %.0e)", ctr_method_name (m),
                   d, tol);

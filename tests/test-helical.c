@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
+#include "solve/ctr-report-planes.h"
 #include "analytic/ctr-fdk.h"
 #include "data/ctr-helix.h"
 #include "sysmat/ctr-cone-projector.h"
@@ -569,6 +570,70 @@ test_rebin_dead_pixels (void)
   g_assert_cmpfloat (same, <, 1e-6 * MU);
 }
 
+/* Reports of the three planes (CTR_REPORT_PLANES) through the rebinned
+ * stack's run: each plane at its true place in the helical grid (the stack
+ * runs centred at z 0), and the last report's planes the result's voxels. */
+typedef struct {
+  guint n;
+  CtrVolume *planes[3];   /* the last report's (copies) */
+} PlaneReports;
+
+static void
+on_planes (const CtrIterStats *s, gpointer data)
+{
+  PlaneReports *r = data;
+  r->n++;
+  for (guint k = 0; k < 3; k++)
+    {
+      g_clear_pointer (&r->planes[k], ctr_volume_unref);
+      g_assert_nonnull (s->planes[k]);
+      r->planes[k] = ctr_volume_copy (s->planes[k]);
+    }
+}
+
+static void
+test_plane_reports (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CtrGeometry) g = make_helix (120, 4, 8, 64, 1.5, -24.0);
+  g_autoptr (CtrPhantom3d) ph = make_phantom ();
+  g_autoptr (CtrProjections) p = ctr_phantom3d_project (ph, g, 1, &error);
+  g_assert_no_error (error);
+  CtrGrid grid;
+  g_assert_true (ctr_helix_grid (g, 32, 2.0, 2.0, 6.0, 1.0, &grid, &error));
+  g_assert_cmpfloat (fabs (grid.cz), >, 0.1);   /* not at z 0: the shift is seen */
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+  o.iterations = 2;
+  o.rebin = CTR_REBIN_360LI;
+  o.backend = "cpu";
+  o.report_image = CTR_REPORT_PLANES;
+  o.report_x = 5;
+  o.report_y = 9;
+  o.report_slice = 2;
+  PlaneReports r = { 0 };
+  g_autoptr (CtrVolume) v = ctr_reconstruct (g, p, &grid, &o, NULL, on_planes, &r, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r.n, ==, 2);
+  g_assert_cmpfloat (fabs (r.planes[0]->grid.cz - ctr_grid_z (&grid, 2)), <, 1e-9);
+  g_assert_cmpfloat (fabs (r.planes[1]->grid.cz - grid.cz), <, 1e-9);
+  g_assert_cmpfloat (fabs (r.planes[2]->grid.cz - grid.cz), <, 1e-9);
+  g_autoptr (CtrVolume) back = ctr_volume_new (&grid, &error);
+  guint at[3];
+  g_assert_true (ctr_report_planes_paste ((const CtrVolume *const *) r.planes, back, at));
+  g_assert_true (at[0] == 5 && at[1] == 9 && at[2] == 2);
+  for (guint z = 0; z < grid.nz; z++)
+    for (guint y = 0; y < grid.ny; y++)
+      for (guint x = 0; x < grid.nx; x++)
+        {
+          const gsize i = x + grid.nx * (y + (gsize) grid.ny * z);
+          if (x == 5 || y == 9 || z == 2)
+            g_assert_cmpfloat (back->data[i], ==, v->data[i]);
+        }
+  for (guint k = 0; k < 3; k++)
+    g_clear_pointer (&r.planes[k], ctr_volume_unref);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -580,5 +645,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/core/helical/rebin/vs-axial", test_rebin_vs_axial);
   g_test_add_func ("/ctr/core/helical/rebin/dead-pixels", test_rebin_dead_pixels);
   g_test_add_func ("/ctr/core/helical/plan", test_plan_routes);
+  g_test_add_func ("/ctr/core/helical/plane-reports", test_plane_reports);
   return g_test_run ();
 }

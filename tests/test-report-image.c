@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 #include "ctrecon.h"
+#include "solve/ctr-report-planes.h"
 
 #define N 32
 #define SLICES 3
@@ -49,6 +50,7 @@ scan (const CtrGeometry *g)
 
 typedef struct {
   GPtrArray *images;   /* a copy of each report's image (NULL: none) */
+  GPtrArray *planes;   /* a copy of each report's three planes (NULL: none) */
   GArray *residuals;
 } Reports;
 
@@ -57,8 +59,13 @@ on_report (const CtrIterStats *s, gpointer data)
 {
   Reports *r = data;
   g_ptr_array_add (r->images, s->image != NULL ? ctr_volume_copy (s->image) : NULL);
+  for (guint k = 0; k < 3; k++)
+    g_ptr_array_add (r->planes, s->planes[k] != NULL ? ctr_volume_copy (s->planes[k]) : NULL);
   g_array_append_val (r->residuals, s->residual);
 }
+
+/* CTR_REPORT_PLANES: the voxel's column and row */
+static guint report_x, report_y;
 
 static void
 volume_unref0 (gpointer v)
@@ -80,7 +87,10 @@ run (CtrReportImage mode, guint slice, Reports *r)
   o.backend = "cpu";
   o.report_image = mode;
   o.report_slice = slice;
+  o.report_x = report_x;
+  o.report_y = report_y;
   r->images = g_ptr_array_new_with_free_func (volume_unref0);
+  r->planes = g_ptr_array_new_with_free_func (volume_unref0);
   r->residuals = g_array_new (FALSE, FALSE, sizeof (double));
   CtrVolume *v = ctr_reconstruct (g, p, &grid, &o, NULL, on_report, r, NULL, &e);
   g_assert_no_error (e);
@@ -92,6 +102,7 @@ static void
 reports_clear (Reports *r)
 {
   g_ptr_array_unref (r->images);
+  g_ptr_array_unref (r->planes);
   g_array_unref (r->residuals);
 }
 
@@ -148,6 +159,166 @@ test_modes (void)
   reports_clear (&none);
 }
 
+/* The three planes through a voxel (CTR_REPORT_PLANES), the voxel clamped
+ * ((40, 7, 99) → (31, 7, 2)): each report's planes are, bit for bit, the
+ * volume report's voxels there on the plane's own grid; before the last
+ * report the image is the axial plane, the last and the result are the
+ * whole image; the residuals are the same. */
+static void
+test_planes (void)
+{
+  Reports vol, pl;
+  g_autoptr (CtrVolume) v = run (CTR_REPORT_VOLUME, 0, &vol);
+  report_x = 40;
+  report_y = 7;
+  g_autoptr (CtrVolume) p = run (CTR_REPORT_PLANES, 99, &pl);
+  report_x = report_y = 0;
+  const CtrGrid *g = &v->grid;
+  const guint i = N - 1, j = 7, k = SLICES - 1;
+  g_assert_cmpuint (pl.planes->len, ==, 3 * ITERATIONS);
+  for (guint it = 0; it < ITERATIONS; it++)
+    {
+      const gboolean last = it + 1 == ITERATIONS;
+      const CtrVolume *w = vol.images->pdata[it], *x = pl.images->pdata[it];
+      const CtrVolume *ax = pl.planes->pdata[3 * it], *co = pl.planes->pdata[3 * it + 1],
+                      *sa = pl.planes->pdata[3 * it + 2];
+      g_assert_true (ax != NULL && co != NULL && sa != NULL);
+      g_assert_null (vol.planes->pdata[3 * it]);
+      g_assert_true (last ? ctr_grid_equal (&x->grid, g) : ctr_grid_equal (&x->grid, &ax->grid));
+      g_assert_cmpmem (x->data, ctr_grid_size (&x->grid) * sizeof (float), last ? w->data : ax->data,
+                       ctr_grid_size (&x->grid) * sizeof (float));
+      g_assert_true (ax->grid.nx == N && ax->grid.ny == N && ax->grid.nz == 1);
+      g_assert_true (co->grid.nx == N && co->grid.ny == 1 && co->grid.nz == SLICES);
+      g_assert_true (sa->grid.nx == 1 && sa->grid.ny == N && sa->grid.nz == SLICES);
+      g_assert_cmpfloat (ax->grid.cz, ==, ctr_grid_z (g, k));
+      g_assert_cmpfloat (co->grid.cy, ==, ctr_grid_y (g, j));
+      g_assert_cmpfloat (sa->grid.cx, ==, ctr_grid_x (g, i));
+      g_assert_cmpfloat (co->grid.cz, ==, g->cz);
+      g_assert_cmpstr (sa->unit, ==, w->unit);
+      for (guint y = 0; y < N; y++)
+        for (guint q = 0; q < N; q++)
+          g_assert_cmpfloat (ax->data[q + N * y], ==, w->data[q + N * (y + N * k)]);
+      for (guint z = 0; z < SLICES; z++)
+        for (guint q = 0; q < N; q++)
+          {
+            g_assert_cmpfloat (co->data[q + N * z], ==, w->data[q + N * (j + N * z)]);
+            g_assert_cmpfloat (sa->data[q + N * z], ==, w->data[i + N * (q + N * z)]);
+          }
+      g_assert_cmpfloat (g_array_index (pl.residuals, double, it), ==, g_array_index (vol.residuals, double, it));
+      /* written back where they lie (ctr_report_planes_paste): the voxel
+       * found, the volume's voxels there, zeros elsewhere */
+      g_autoptr (CtrVolume) back = ctr_volume_new (g, NULL);
+      const CtrVolume *const three[3] = { ax, co, sa };
+      guint at[3];
+      g_assert_true (ctr_report_planes_paste (three, back, at));
+      g_assert_true (at[0] == i && at[1] == j && at[2] == k);
+      for (guint z = 0; z < SLICES; z++)
+        for (guint y = 0; y < N; y++)
+          for (guint q = 0; q < N; q++)
+            {
+              const gsize v = q + N * (y + (gsize) N * z);
+              g_assert_cmpfloat (back->data[v], ==, q == i || y == j || z == k ? w->data[v] : 0.f);
+            }
+      CtrVolume shifted = *co;
+      shifted.grid.cy += 0.5 * g->dy;   /* between two rows: lies nowhere */
+      const CtrVolume *const off[3] = { ax, &shifted, sa };
+      g_assert_false (ctr_report_planes_paste (off, back, NULL));
+    }
+  const gsize bytes = ctr_grid_size (g) * sizeof (float);
+  g_assert_cmpmem (p->data, bytes, v->data, bytes);
+  reports_clear (&vol);
+  reports_clear (&pl);
+}
+
+/* A run cancelled from its second report: under CTR_REPORT_VOLUME nothing
+ * more (the caller has the image of every report); under the other modes
+ * one extra report (CtrIterStats.cancelled, not partial: the cancellation
+ * is seen between iterations) carrying the whole image of iteration 2, bit
+ * for bit the volume report's, and under CTR_REPORT_PLANES its planes. */
+typedef struct {
+  GCancellable *cancel;
+  guint n;                 /* reports */
+  CtrIterStats last;       /* the last report's numbers */
+  CtrVolume *image;        /* its image (a copy) */
+  CtrVolume *planes[3];
+} CancelReports;
+
+static void
+on_cancel_report (const CtrIterStats *s, gpointer data)
+{
+  CancelReports *r = data;
+  r->n++;
+  r->last = *s;
+  g_clear_pointer (&r->image, ctr_volume_unref);
+  r->image = s->image != NULL ? ctr_volume_copy (s->image) : NULL;
+  for (guint k = 0; k < 3; k++)
+    {
+      g_clear_pointer (&r->planes[k], ctr_volume_unref);
+      r->planes[k] = s->planes[k] != NULL ? ctr_volume_copy (s->planes[k]) : NULL;
+    }
+  if (s->iteration == 2 && !s->cancelled)
+    g_cancellable_cancel (r->cancel);
+}
+
+static void
+test_cancelled (void)
+{
+  Reports vol;
+  g_autoptr (CtrVolume) v = run (CTR_REPORT_VOLUME, 0, &vol);
+  const CtrVolume *second = vol.images->pdata[1];
+  const gsize bytes = ctr_grid_size (&second->grid) * sizeof (float);
+  const CtrReportImage modes[] = { CTR_REPORT_VOLUME, CTR_REPORT_SLICE, CTR_REPORT_NONE, CTR_REPORT_PLANES };
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      g_autoptr (CtrGeometry) g = fan_stack ();
+      CtrGrid grid = { N, N, SLICES, 1.2, 1.2, 1.0, 0.4, -0.3, 0.0 };
+      g_autoptr (CtrProjections) p = scan (g);
+      g_autoptr (GError) e = NULL;
+      g_autoptr (GCancellable) cancel = g_cancellable_new ();
+      CancelReports r = { cancel };
+      CtrReconOptions o;
+      ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+      o.iterations = ITERATIONS + 2;
+      o.backend = "cpu";
+      o.report_image = modes[m];
+      o.report_x = 4;
+      o.report_y = 9;
+      o.report_slice = 1;
+      g_autoptr (CtrVolume) none = ctr_reconstruct (g, p, &grid, &o, NULL, on_cancel_report, &r, cancel, &e);
+      g_assert_null (none);
+      g_assert_error (e, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      if (modes[m] == CTR_REPORT_VOLUME)
+        {
+          g_assert_cmpuint (r.n, ==, 2);
+          g_assert_false (r.last.cancelled);
+        }
+      else
+        {
+          g_assert_cmpuint (r.n, ==, 3);
+          g_assert_true (r.last.cancelled);
+          g_assert_false (r.last.partial);
+          g_assert_cmpuint (r.last.iteration, ==, 2);
+          g_assert_true (isnan (r.last.residual));
+          g_assert_nonnull (r.image);
+          g_assert_true (ctr_grid_equal (&r.image->grid, &second->grid));
+          g_assert_cmpmem (r.image->data, bytes, second->data, bytes);
+          for (guint k = 0; k < 3; k++)
+            g_assert_true ((r.planes[k] != NULL) == (modes[m] == CTR_REPORT_PLANES));
+          if (modes[m] == CTR_REPORT_PLANES)
+            {
+              /* the sagittal plane through column 4: the image's voxels */
+              for (guint z = 0; z < SLICES; z++)
+                for (guint y = 0; y < N; y++)
+                  g_assert_cmpfloat (r.planes[2]->data[y + N * z], ==, second->data[4 + N * (y + N * z)]);
+            }
+        }
+      g_clear_pointer (&r.image, ctr_volume_unref);
+      for (guint k = 0; k < 3; k++)
+        g_clear_pointer (&r.planes[k], ctr_volume_unref);
+    }
+  reports_clear (&vol);
+}
+
 /* An unknown mode is refused with the option's name. */
 static void
 test_invalid (void)
@@ -166,6 +337,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/report-image/modes", test_modes);
+  g_test_add_func ("/report-image/planes", test_planes);
+  g_test_add_func ("/report-image/cancelled", test_cancelled);
   g_test_add_func ("/report-image/invalid", test_invalid);
   return g_test_run ();
 }

@@ -284,6 +284,20 @@ ctr_run_page_get_place (CtrRunPage *self, CtrSliceOrientation *plane, double mm[
   return TRUE;
 }
 
+void
+ctr_run_page_get_voxel (CtrRunPage *self, const CtrGrid *grid, guint voxel[3])
+{
+  const CtrVolume *v;
+
+  g_return_if_fail (CTR_IS_RUN_PAGE (self));
+  v = self->trio.image;
+  voxel[0] = grid->nx / 2;
+  voxel[1] = grid->ny / 2;
+  voxel[2] = grid->nz / 2;
+  if (v != NULL && v->grid.nx == grid->nx && v->grid.ny == grid->ny && v->grid.nz == grid->nz)
+    memcpy (voxel, self->trio.cross, 3 * sizeof (guint));
+}
+
 /* "place-changed" when the plane or the crosshair moved since the last. */
 static void
 emit_place (CtrRunPage *self)

@@ -49,6 +49,12 @@ const char     *ctr_run_page_get_preset       (CtrRunPage *self);
 gboolean        ctr_run_page_get_window       (CtrRunPage *self,
                                                double      window[2]);
 
+/* The crosshair voxel (i, j, k) of the volume shown when it has @grid's
+ * shape (a run on @grid reports the planes through it); else @grid's centre
+ * voxel, where the views start for a new shape. */
+void            ctr_run_page_get_voxel        (CtrRunPage          *self,
+                                               const CtrGrid       *grid,
+                                               guint                voxel[3]);
 /* Where a volume is looked at: the main view's plane and the crosshair's
  * position @mm = {x, y, z} (mm, the volume's frame, voxel centres); FALSE
  * when no volume is shown.  Signal "place-changed" tells when it moved

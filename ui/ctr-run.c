@@ -72,6 +72,7 @@ CtrIterStats *
 ctr_run_stats_copy (const CtrIterStats *stats)
 {
   CtrIterStats *copy = g_memdup2 (stats, sizeof *stats);
+  memset (copy->planes, 0, sizeof copy->planes);   /* borrowed from the core: not kept */
   if (copy->image != NULL)
     copy->image = ctr_volume_ref ((CtrVolume *) copy->image);
   return copy;

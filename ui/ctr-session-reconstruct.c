@@ -12,7 +12,13 @@
  * does for copy progress.  The window then shows any plane and slice of the
  * current iterate, and pages through it between reports.  A volume run
  * keeps the copy of its newest iterate, so that when it is cancelled the
- * run keeps that iterate as its (cancelled) result.
+ * run keeps that iterate as its (cancelled) result.  A volume run whose
+ * reports carry only the three planes through the crosshair
+ * (CTR_REPORT_PLANES, what the window asks for: a device then copies back
+ * those planes alone) writes them into a live volume shown in their place
+ * (zeros elsewhere until the last report, the whole image); when it is
+ * cancelled the core's extra report (CtrIterStats.cancelled) brings the
+ * whole image as the cancellation left it, which the run keeps.
  *
  * Plan once, execute many (ctr-recon-plan.h): the session keeps the plan of
  * its last run and executes it again when the next run has the same
@@ -29,6 +35,7 @@
 #include <glib/gstdio.h>
 
 #include "ctr-session-private.h"
+#include "solve/ctr-report-planes.h"
 
 /* Never keep more than this many image copies queued for the main thread:
  * if drawing falls behind a fast solver, intermediate images are skipped
@@ -54,6 +61,8 @@ struct _CtrReconJob {
   gint             pending_images;
   CtrVolume       *last_iterate; /* a volume run's newest iterate (worker's copy), or NULL */
   guint            last_iteration; /* its number */
+  gboolean         last_partial; /* it holds part of the next iteration (CtrIterStats.partial) */
+  CtrVolume       *live;         /* reports of planes (CTR_REPORT_PLANES): the planes so far, in place */
   gint64           start_us;
   CtrReconPlan    *plan;         /* the kept plan reused, or the one the thread made */
   gboolean         new_plan;     /* made by this job: the session keeps it */
@@ -78,6 +87,7 @@ recon_job_free (gpointer data)
   g_clear_pointer (&job->projections, ctr_projections_unref);
   g_clear_pointer (&job->reference, ctr_volume_unref);
   g_clear_pointer (&job->last_iterate, ctr_volume_unref);
+  g_clear_pointer (&job->live, ctr_volume_unref);
   g_clear_pointer (&job->plan, ctr_recon_plan_unref);
   g_strfreev (job->notes);
   g_clear_pointer (&job->pipeline, ctr_pipeline_free);
@@ -232,30 +242,81 @@ post_notes (CtrReconJob *job)
   g_main_context_invoke_full (g_task_get_context (job->task), G_PRIORITY_DEFAULT, notes_dispatch, n, notes_free);
 }
 
+/* Worker thread: a report of the three planes (CTR_REPORT_PLANES) written
+ * into the run's live volume (made on first use, zeros elsewhere), which
+ * the window shows with its crosshair on the planes' voxel; NULL when the
+ * planes do not fit it. */
+static CtrVolume *
+live_planes (CtrReconJob *job, const CtrIterStats *stats)
+{
+  const CtrVolume *const *planes = stats->planes;
+  CtrGrid g = planes[0]->grid;
+
+  /* the run's grid: the axial plane's in x and y, the coronal plane's in z */
+  g.nz = planes[1]->grid.nz;
+  g.dz = planes[1]->grid.dz;
+  g.cz = planes[1]->grid.cz;
+  if (job->live != NULL && !ctr_grid_equal (&job->live->grid, &g))
+    g_clear_pointer (&job->live, ctr_volume_unref);
+  if (job->live == NULL && (job->live = ctr_volume_new (&g, NULL)) != NULL)
+    ctr_volume_set_unit (job->live, planes[0]->unit);
+  if (job->live == NULL || !ctr_report_planes_paste (planes, job->live, NULL))
+    return NULL;
+  return job->live;
+}
+
+/* Worker thread: the whole image of a cancelled run whose reports carried
+ * planes (CtrIterStats.cancelled), kept as its result. */
+static void
+keep_cancelled (CtrReconJob *job, const CtrIterStats *stats)
+{
+  CtrVolume *copy;
+
+  if (stats->image == NULL || stats->image->grid.nz <= 1 || (copy = ctr_volume_copy (stats->image)) == NULL)
+    return;
+  g_clear_pointer (&job->last_iterate, ctr_volume_unref);
+  job->last_iterate = copy;
+  job->last_iteration = stats->iteration;
+  job->last_partial = stats->partial;
+}
+
 /* Worker thread: copy what we keep, post it to the session's main context.
- * A volume run copies every iterate (kept for a cancellation); a 2-D run
- * only those it posts. */
+ * A volume run copies every iterate it gets whole (kept for a
+ * cancellation); a 2-D run only those it posts; a run reporting planes
+ * writes them into its live volume and posts a copy of that. */
 static void
 on_iteration (const CtrIterStats *stats, gpointer user_data)
 {
   CtrReconJob *job = user_data;
-  Progress *p = g_new0 (Progress, 1);
+  Progress *p;
   gboolean last = stats->iteration >= stats->n_iterations;
   gboolean volume = stats->image != NULL && stats->image->grid.nz > 1;
-  gboolean post = stats->image != NULL &&
-    (last || g_atomic_int_get (&job->pending_images) < (volume ? MAX_PENDING_VOLUMES : MAX_PENDING_IMAGES));
+  const CtrVolume *shown = stats->image;
+  gboolean post;
   CtrVolume *copy = NULL;
 
+  if (stats->cancelled)
+    {
+      keep_cancelled (job, stats);
+      return;
+    }
+  if (!volume && stats->planes[0] != NULL)
+    shown = live_planes (job, stats);
+  post = shown != NULL && (last || g_atomic_int_get (&job->pending_images) <
+                                      (shown->grid.nz > 1 ? MAX_PENDING_VOLUMES : MAX_PENDING_IMAGES));
+  p = g_new0 (Progress, 1);
   p->task = g_object_ref (job->task);
   p->stats = *stats;
   p->stats.image = NULL;
+  memset (p->stats.planes, 0, sizeof p->stats.planes);   /* borrowed: the core's */
   if (volume || post)
-    copy = ctr_volume_copy (stats->image);
+    copy = ctr_volume_copy (shown);
   if (volume && copy != NULL)
     {
       g_clear_pointer (&job->last_iterate, ctr_volume_unref);
       job->last_iterate = ctr_volume_ref (copy);
       job->last_iteration = stats->iteration;
+      job->last_partial = FALSE;
     }
   if (post && copy != NULL)
     {
@@ -395,8 +456,12 @@ finish_run (CtrSession *self, CtrReconJob *job, CtrVolume *volume, const GError 
     {
       /* a volume run keeps its newest iterate: every plane stays viewable */
       const CtrGrid *g = &job->last_iterate->grid;
-      g_autofree char *status = g_strdup_printf ("Cancelled: the %u × %u × %u volume of iteration %u is kept",
-                                                 g->nx, g->ny, g->nz, job->last_iteration);
+      g_autofree char *status =
+        job->last_partial
+          ? g_strdup_printf ("Cancelled during iteration %u: the %u × %u × %u volume as it stood is kept",
+                             job->last_iteration + 1, g->nx, g->ny, g->nz)
+          : g_strdup_printf ("Cancelled: the %u × %u × %u volume of iteration %u is kept", g->nx, g->ny, g->nz,
+                             job->last_iteration);
       _ctr_session_set_status (self, "Cancelled", status);
       _ctr_run_finish (job->run, CTR_RUN_CANCELLED, job->last_iterate, wall_s);
       _ctr_session_store_add (self, job->run);

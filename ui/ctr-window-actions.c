@@ -247,6 +247,18 @@ reconstruct_action (GtkWidget *widget, const char *action_name, GVariant *parame
       _ctr_window_toast (self, error->message);
       return;
     }
+  if (grid.nz > 1)
+    {
+      /* a volume: the reports carry the three planes the view shows, a
+       * device copies back those alone (the last report is the volume) */
+      guint voxel[3];
+
+      ctr_run_page_get_voxel (self->run_page, &grid, voxel);
+      options.report_image = CTR_REPORT_PLANES;
+      options.report_x = voxel[0];
+      options.report_y = voxel[1];
+      options.report_slice = voxel[2];
+    }
   ctr_session_reconstruct_async (self->session, ctr_geometry_panel_get_geometry (self->geometry_panel), &grid,
                                  &options, self->cancellable, reconstruct_done, g_object_ref (self));
 }

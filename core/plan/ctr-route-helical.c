@@ -141,7 +141,16 @@ rebin_report (const CtrIterStats *stats, gpointer data)
 {
   RebinReport *r = data;
   CtrIterStats st = *stats;
-  CtrVolume shown;
+  CtrVolume shown, planes[G_N_ELEMENTS (st.planes)];
+  /* CTR_REPORT_PLANES: the planes at their true z (the fan plan's grid is
+   * the same one centred at z 0) */
+  for (guint k = 0; k < G_N_ELEMENTS (st.planes); k++)
+    if (stats->planes[k] != NULL)
+      {
+        planes[k] = *stats->planes[k];
+        planes[k].grid.cz += r->grid->cz;
+        st.planes[k] = &planes[k];
+      }
   if (stats->image != NULL)
     {
       shown = *stats->image;

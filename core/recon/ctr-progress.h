@@ -32,6 +32,28 @@ G_BEGIN_DECLS
  * @image: borrowed; valid only during the callback (copy what you keep).
  *   What CtrReconOptions.report_image asks for: the whole image, one slice
  *   (a volume of nz = 1), or NULL; the last report always the whole image.
+ *   Under CTR_REPORT_PLANES, the axial plane (planes[0]) before the last.
+ * @planes: borrowed, as @image; under CTR_REPORT_PLANES (every report,
+ *   the last too) the three orthogonal planes through the voxel (i, j, k)
+ *   = (report_x, report_y, report_slice) clamped, each a one-voxel slab of
+ *   the run's grid on its own grid (same pixel sizes, the slab's centre),
+ *   floats x fastest, then y, then z, in the image's unit:
+ *   [0] axial: nx × ny × 1 (cz the z of slice k), x[i + nx·j];
+ *   [1] coronal: nx × 1 × nz (cy the y of row j), x[i + nx·k];
+ *   [2] sagittal: 1 × ny × nz (cx the x of column i), x[j + ny·k].
+ *   Each equals the whole image's voxels there exactly.  All NULL under
+ *   the other modes.
+ * @cancelled: TRUE on the one extra report of a run cancelled after its
+ *   first report whose reports carried less than the whole image
+ *   (CTR_REPORT_SLICE, _NONE, _PLANES), made just before it returns
+ *   G_IO_ERROR_CANCELLED: @image is the whole image as the cancellation
+ *   left it (@planes read from it under CTR_REPORT_PLANES), @iteration the
+ *   last iteration finished (reported before); no residual, no metrics
+ *   (NaN).  Not a row of the run's curves.
+ * @partial: with @cancelled, TRUE when the cancellation came during
+ *   iteration @iteration + 1 (between its subsets or steps): the image then
+ *   may hold part of that iteration's update; FALSE: exactly iteration
+ *   @iteration's image.
  */
 typedef struct {
   CtrMethod method;
@@ -50,6 +72,9 @@ typedef struct {
   double ssim;
   gboolean stopped;
   const CtrVolume *image;
+  const CtrVolume *planes[3];
+  gboolean cancelled;
+  gboolean partial;
 } CtrIterStats;
 
 /* Called from the thread that runs the reconstruction. */

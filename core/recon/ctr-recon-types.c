@@ -158,7 +158,7 @@ ctr_recon_options_validate (const CtrReconOptions *o, GError **error)
         FAIL ("unknown stopping rule %d", (int) o->stop);
       if (o->residual > CTR_RESIDUAL_FINAL)
         FAIL ("unknown residual report %d", (int) o->residual);
-      if (o->report_image > CTR_REPORT_NONE)
+      if (o->report_image > CTR_REPORT_PLANES)
         FAIL ("unknown report image %d", (int) o->report_image);
       if (!(isfinite (o->beta) && o->beta >= 0.0 && o->beta <= 1e6))
         FAIL ("beta must be 0 (the default) or a positive strength up to 1e6, got %g", o->beta);

@@ -127,7 +127,13 @@ typedef enum {
   CTR_REPORT_SLICE,
   /* No image (CtrIterStats.image NULL) before the last report: the
    * residual and timings only. */
-  CTR_REPORT_NONE
+  CTR_REPORT_NONE,
+  /* The three orthogonal planes through the voxel (report_x, report_y,
+   * report_slice), each clamped to the grid (the window's volume view):
+   * CtrIterStats.planes (ctr-progress.h), and the axial one as the image.
+   * A device copies back those planes alone (three pitched copies) when the
+   * operator's native image is the natural one (the cone-beam pair). */
+  CTR_REPORT_PLANES
 } CtrReportImage;
 
 typedef struct {
@@ -143,7 +149,8 @@ typedef struct {
   CtrStop stop;           /* art, part, sart, sirt, cgls */
   CtrResidualReport residual;   /* which iterations report the residual (CTR_STOP_AUTO: all) */
   CtrReportImage report_image; /* what each report's image holds (default: the volume) */
-  guint report_slice;     /* CTR_REPORT_SLICE: the slice (z index, clamped) */
+  guint report_slice;     /* CTR_REPORT_SLICE, CTR_REPORT_PLANES: the slice (z index, clamped) */
+  guint report_x, report_y; /* CTR_REPORT_PLANES: the voxel's column and row (x, y indices, clamped) */
   /* PWLS */
   double beta;            /* penalty strength b = β δ² (dimensionless, > 0), or 0: the default (solve/ctr-pwls.c) */
   double delta;           /* edge scale δ (1/mm, CTR_DELTA_MIN to 1), or 0: from the object's attenuation */

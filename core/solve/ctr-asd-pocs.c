@@ -186,5 +186,13 @@ asd_vecs (gpointer data, const CtrVec **X)
   return &a->vs;
 }
 
+/* The planes of a report into it->X (strided; a device's come back). */
+static gboolean
+asd_sync_runs (CtrIterate *it, gpointer data, const CtrImageRuns *runs, GError **error)
+{
+  Asd *a = data;
+  return a->vs.ops->download_runs (&a->vs, a->X, runs, it->X, error);
+}
+
 const CtrSolverClass ctr_asd_pocs_solver = { CTR_METHOD_ASD_POCS, asd_setup, asd_iterate, asd_sync, asd_free,
-  asd_vecs };
+                                          asd_vecs, asd_sync_runs };

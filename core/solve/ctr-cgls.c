@@ -125,5 +125,13 @@ cgls_vecs (gpointer data, const CtrVec **X)
   return &c->vs;
 }
 
+/* The planes of a report into it->X (strided; a device's come back). */
+static gboolean
+cgls_sync_runs (CtrIterate *it, gpointer data, const CtrImageRuns *runs, GError **error)
+{
+  Cgls *c = data;
+  return c->vs.ops->download_runs (&c->vs, c->X, runs, it->X, error);
+}
+
 const CtrSolverClass ctr_cgls_solver = { CTR_METHOD_CGLS, cgls_setup, cgls_iterate, cgls_sync, cgls_free,
-  cgls_vecs };
+                                          cgls_vecs, cgls_sync_runs };

@@ -4,6 +4,7 @@
 #include "data/ctr-noise.h"
 #include "base/ctr-memory.h"
 #include "quality/ctr-metrics.h"
+#include "solve/ctr-report-planes.h"
 
 /* The stopping rule (CTR_STOP_AUTO): stop at the first iteration whose data
  * residual ||b − A x|| is at most CTR_DISCREPANCY_TAU times the noise
@@ -194,6 +195,71 @@ quality_in_place (CtrIterate *it, const CtrSolverClass *solver, gpointer state, 
   return TRUE;
 }
 
+/* A report under CTR_REPORT_PLANES: the three planes through the voxel
+ * into *@planes (made on first use), copying back only those planes
+ * (three strided copies, CtrImageRuns) from a device when the native image
+ * is the natural one; the whole image into @vol when @whole (the last
+ * report, metrics against a reference), the planes then read from it.
+ * *@shown: the image to report (@vol when @whole, else the axial plane). */
+static gboolean
+fetch_planes (CtrIterate *it, const CtrSolverClass *solver, gpointer state, gboolean whole, CtrVolume *vol,
+              CtrReportPlanes **planes, const CtrVolume **shown, GError **error)
+{
+  CtrOperator *op = it->op;
+  const CtrReconOptions *o = it->o;
+  if (*planes == NULL
+      && (*planes = ctr_report_planes_new (&op->grid, o->report_x, o->report_y, o->report_slice, vol->unit,
+                                           error)) == NULL)
+    return FALSE;
+  if (!whole && op->klass->natural_image && solver->sync_runs != NULL)
+    {
+      for (guint p = 0; p < CTR_REPORT_N_PLANES; p++)
+        {
+          const CtrImageRuns runs = ctr_report_planes_runs (*planes, p);
+          if (!solver->sync_runs (it, state, &runs, error))
+            return FALSE;
+        }
+      ctr_report_planes_read (*planes, it->X);
+      *shown = (*planes)->plane[CTR_REPORT_PLANE_AXIAL];
+      return TRUE;
+    }
+  if (solver->sync != NULL && !solver->sync (it, state, 0, op->image_size, error))
+    return FALSE;
+  op->klass->image_from_native (op, it->X, vol->data);
+  ctr_report_planes_read (*planes, vol->data);
+  *shown = whole ? vol : (*planes)->plane[CTR_REPORT_PLANE_AXIAL];
+  return TRUE;
+}
+
+/* The extra report of a run cancelled after its iteration @done (> 0)
+ * whose reports carried less than the whole image (CtrIterStats.cancelled):
+ * the whole image as the cancellation left it, @partial when it came during
+ * iteration @done + 1.  Nothing when it cannot be had (a device's copy
+ * failed) or holds a non-finite voxel: the run is cancelled all the same. */
+static void
+report_cancelled (CtrIterate *it, const CtrSolverClass *solver, gpointer state, CtrVolume *vol,
+                  CtrReportPlanes *planes, guint done, gboolean partial, CtrIterFunc callback, gpointer user_data)
+{
+  CtrOperator *op = it->op;
+  if (callback == NULL || it->o->report_image == CTR_REPORT_VOLUME || done == 0)
+    return;
+  if (solver->sync != NULL && !solver->sync (it, state, 0, op->image_size, NULL))
+    return;
+  op->klass->image_from_native (op, it->X, vol->data);
+  CtrIterStats stats = { .method = it->o->method, .iteration = done, .n_iterations = it->o->iterations,
+                         .residual = NAN, .data_sq = NAN, .rmse = NAN, .psnr = NAN, .ssim = NAN,
+                         .cancelled = TRUE, .partial = partial, .image = vol };
+  if (!ctr_iter_stats_check (&stats, vol, NULL))
+    return;
+  if (planes != NULL)
+    {
+      ctr_report_planes_read (planes, vol->data);
+      for (guint k = 0; k < CTR_REPORT_N_PLANES; k++)
+        stats.planes[k] = planes->plane[k];
+    }
+  callback (&stats, user_data);
+}
+
 /* One run on @op; *@n_reported counts the reports made. */
 static CtrVolume *
 run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p,
@@ -209,6 +275,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   g_autofree float *valid = g_try_new (float, op->data_size);
   g_autofree float *R = NULL;
   g_autoptr (CtrVolume) slice = NULL;
+  g_autoptr (CtrReportPlanes) planes = NULL;
   if (X == NULL || B == NULL || valid == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
@@ -263,10 +330,17 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       it.residual = it.update_s = it.residual_s = NAN;
       it.residual_wanted = it.report && (every || i == o->iterations);
       if (ctr_iterate_cancelled (&it, error))
-        goto out;
+        {
+          report_cancelled (&it, solver, state, vol, planes, i - 1, FALSE, callback, user_data);
+          goto out;
+        }
       const gint64 t0 = g_get_monotonic_time ();
       if (!solver->iterate (&it, state, error))
-        goto out;
+        {
+          if (g_cancellable_is_cancelled (cancellable))
+            report_cancelled (&it, solver, state, vol, planes, i - 1, TRUE, callback, user_data);
+          goto out;
+        }
       const gint64 t1 = g_get_monotonic_time ();
       gboolean last = i == o->iterations;
       CtrIterStats stats = { 0 };
@@ -301,8 +375,10 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
           && !quality_in_place (&it, solver, state, reference, (double) ref_hi - (double) ref_lo, &ref_state, &stats,
                                 &measured, error))
         goto out;
-      if (!fetch_report (&it, solver, state, last || callback == NULL || (reference != NULL && !measured), vol, &slice,
-                         &shown, error))
+      const gboolean whole = last || callback == NULL || (reference != NULL && !measured);
+      const gboolean in_planes = o->report_image == CTR_REPORT_PLANES && callback != NULL;
+      if (in_planes ? !fetch_planes (&it, solver, state, whole, vol, &planes, &shown, error)
+                    : !fetch_report (&it, solver, state, whole, vol, &slice, &shown, error))
         goto out;
       stats.method = o->method;
       stats.iteration = i;
@@ -321,6 +397,9 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
        * (what the report shows, the whole image at the end; the metrics). */
       if ((shown != NULL || measured) && !ctr_iter_stats_check (&stats, shown, error))
         goto out;
+      for (guint k = 0; in_planes && k < CTR_REPORT_N_PLANES; k++)
+        if (!ctr_iter_stats_check (&stats, stats.planes[k] = planes->plane[k], error))
+          goto out;
       stats.elapsed_s = (g_get_monotonic_time () - t_start) / 1e6;
       stats.image = shown;
       callback (&stats, user_data);

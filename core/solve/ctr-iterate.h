@@ -82,6 +82,10 @@ typedef struct {
  *   where the image is (CtrVecOps.quality) the driver measures the image
  *   against the reference there, and copies back only what the report
  *   shows.
+ * @sync_runs: (nullable) brings the native floats of @runs (CtrImageRuns:
+ *   the planes of a CTR_REPORT_PLANES report) of a device-held image into
+ *   the same places of it->X, in few copies; NULL: the driver syncs the
+ *   whole image.
  */
 typedef struct {
   CtrMethod method;
@@ -90,6 +94,7 @@ typedef struct {
   gboolean (*sync) (CtrIterate *it, gpointer state, gsize offset, gsize n, GError **error);
   void (*free) (CtrIterate *it, gpointer state);
   CtrVecs *(*vecs) (gpointer state, const CtrVec **X);
+  gboolean (*sync_runs) (CtrIterate *it, gpointer state, const CtrImageRuns *runs, GError **error);
 } CtrSolverClass;
 
 /* FALSE with G_IO_ERROR_CANCELLED when the run was cancelled. */

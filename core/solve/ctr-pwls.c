@@ -406,5 +406,13 @@ pwls_vecs (gpointer data, const CtrVec **X)
   return &s->vs;
 }
 
+/* The planes of a report into it->X (strided; a device's come back). */
+static gboolean
+pwls_sync_runs (CtrIterate *it, gpointer data, const CtrImageRuns *runs, GError **error)
+{
+  Pwls *s = data;
+  return s->vs.ops->download_runs (&s->vs, s->X, runs, it->X, error);
+}
+
 const CtrSolverClass ctr_pwls_solver = { CTR_METHOD_PWLS, pwls_setup, pwls_iterate, pwls_sync, pwls_free,
-  pwls_vecs };
+                                          pwls_vecs, pwls_sync_runs };

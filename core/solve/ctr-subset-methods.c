@@ -295,6 +295,19 @@ subset_sync (CtrIterate *it, gpointer data, gsize offset, gsize n, GError **erro
   return pass->download (it->op, it->X, error);
 }
 
+/* The planes of a report (strided) from the device pass, else the whole X. */
+static gboolean
+subset_sync_runs (CtrIterate *it, gpointer data, const CtrImageRuns *runs, GError **error)
+{
+  SubsetState *st = data;
+  const CtrOperatorPass *pass = it->op->klass->pass;
+  if (!st->on_device)
+    return TRUE;
+  if (pass->download_runs != NULL)
+    return pass->download_runs (it->op, it->X, runs, error);
+  return pass->download (it->op, it->X, error);
+}
+
 #define SUBSET_METHOD(name, KIND) \
   static gboolean name##_setup (CtrIterate *it, gpointer *state, GError **error) \
   { return subset_setup (it, KIND, state, error); }
@@ -304,7 +317,11 @@ SUBSET_METHOD (part, KIND_PART)
 SUBSET_METHOD (sart, KIND_SART)
 SUBSET_METHOD (sirt, KIND_SIRT)
 
-const CtrSolverClass ctr_art_solver = { CTR_METHOD_ART, art_setup, subset_iterate, subset_sync, subset_free, NULL };
-const CtrSolverClass ctr_part_solver = { CTR_METHOD_PART, part_setup, subset_iterate, subset_sync, subset_free, NULL };
-const CtrSolverClass ctr_sart_solver = { CTR_METHOD_SART, sart_setup, subset_iterate, subset_sync, subset_free, NULL };
-const CtrSolverClass ctr_sirt_solver = { CTR_METHOD_SIRT, sirt_setup, subset_iterate, subset_sync, subset_free, NULL };
+const CtrSolverClass ctr_art_solver = { CTR_METHOD_ART, art_setup, subset_iterate, subset_sync, subset_free,
+                                        NULL, subset_sync_runs };
+const CtrSolverClass ctr_part_solver = { CTR_METHOD_PART, part_setup, subset_iterate, subset_sync, subset_free,
+                                        NULL, subset_sync_runs };
+const CtrSolverClass ctr_sart_solver = { CTR_METHOD_SART, sart_setup, subset_iterate, subset_sync, subset_free,
+                                        NULL, subset_sync_runs };
+const CtrSolverClass ctr_sirt_solver = { CTR_METHOD_SIRT, sirt_setup, subset_iterate, subset_sync, subset_free,
+                                        NULL, subset_sync_runs };

@@ -93,6 +93,15 @@ host_download_part (CtrVecs *vs, const CtrVec *v, gsize offset, gsize n, float *
 }
 
 static gboolean
+host_download_runs (CtrVecs *vs, const CtrVec *v, const CtrImageRuns *runs, float *host, GError **error)
+{
+  g_return_val_if_fail (ctr_image_runs_valid (runs, v->n), FALSE);
+  if (host != v->host)
+    ctr_image_runs_copy (runs, v->host, host);
+  return TRUE;
+}
+
+static gboolean
 host_fill (CtrVecs *vs, CtrVec *y, float value, GError **error)
 {
   float *a = y->host;
@@ -327,6 +336,7 @@ const CtrVecOps ctr_vec_host_ops = {
   .free = host_free,
   .download = host_download,
   .download_part = host_download_part,
+  .download_runs = host_download_runs,
   .fill = host_fill,
   .copy = host_copy,
   .axpby = host_axpby,

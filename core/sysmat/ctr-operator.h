@@ -35,6 +35,7 @@
 #pragma once
 
 #include <glib.h>
+#include <string.h>
 #include "data/ctr-geometry.h"
 #include "data/ctr-volume.h"
 
@@ -139,6 +140,46 @@ struct _CtrOperatorClass {
 };
 
 /**
+ * CtrImageRuns:
+ * A strided part of a native image (what a report of planes needs,
+ * CTR_REPORT_PLANES): @count runs of @run floats, run k starting at float
+ * @offset + k·@stride (@stride >= @run when @count > 1).  One contiguous
+ * range: @count 1.  On a natural image (x fastest, then y, then z; nx, ny,
+ * nz): the axial plane z is { z·nx·ny, nx·ny, 1, nx·ny }, the coronal
+ * plane y is { y·nx, nx, nz, nx·ny }, the sagittal plane x is
+ * { x, 1, ny·nz, nx }.  A device copies it as one pitched copy.
+ */
+typedef struct {
+  gsize offset;
+  gsize run;
+  gsize count;
+  gsize stride;
+} CtrImageRuns;
+
+/* TRUE when @r lies within @n floats (and its runs do not overlap). */
+static inline gboolean
+ctr_image_runs_valid (const CtrImageRuns *r, gsize n)
+{
+  if (r->count == 0 || r->run == 0)
+    return r->offset <= n;
+  if (r->count > 1 && (r->stride < r->run || r->stride > (n - r->run) / (r->count - 1)))
+    return FALSE;
+  const gsize last = r->count > 1 ? (r->count - 1) * r->stride : 0;
+  return r->run <= n && r->offset <= n - r->run - last;
+}
+
+/* Copies the floats of @r from @src to the same places of @dst. */
+static inline void
+ctr_image_runs_copy (const CtrImageRuns *r, const float *src, float *dst)
+{
+  for (gsize k = 0; k < r->count; k++)
+    {
+      const gsize at = r->offset + k * r->stride;
+      memcpy (dst + at, src + at, r->run * sizeof (float));
+    }
+}
+
+/**
  * CtrOperatorPass:
  * A backend whose memory is not the host's (a GPU) may keep a whole pass of
  * a subset method on its device.  The driver uses it for the standard
@@ -158,6 +199,9 @@ struct _CtrOperatorClass {
  * @download_part: (nullable) native floats [@offset, @offset + @n) of the
  *   current X to @X + @offset (what a report of one slice needs); NULL:
  *   the driver downloads the whole X.
+ * @download_runs: (nullable) the floats of @runs (CtrImageRuns) of the
+ *   current X to the same places of @X (a report of planes), in one pitched
+ *   copy; NULL: the driver downloads the whole X.
  * @end: releases what begin allocated (also after a failure).
  */
 typedef struct _CtrOperatorPass {
@@ -168,6 +212,7 @@ typedef struct _CtrOperatorPass {
   gboolean (*download) (CtrOperator *op, float *X, GError **error);
   gboolean (*download_part) (CtrOperator *op, float *X, gsize offset, gsize n, GError **error);
   void (*end) (CtrOperator *op);
+  gboolean (*download_runs) (CtrOperator *op, float *X, const CtrImageRuns *runs, GError **error);
 } CtrOperatorPass;
 
 /**

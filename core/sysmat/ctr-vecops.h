@@ -78,6 +78,9 @@ typedef struct {
  *   arrays are one).
  * @download_part: floats [@offset, @offset + @n) of @v to @host + @offset
  *   (@host holds all of @v's floats; nothing to do when the arrays are one).
+ * @download_runs: the floats of @runs (CtrImageRuns, within @v) of @v to
+ *   the same places of @host (one pitched copy from a device; nothing to do
+ *   when the arrays are one).
  * @fill: y = value.  @copy: dst = src.  @axpby: y = a x + b y.
  * @mul: y = y ∘ x (element-wise; 0 where x is 0, whatever y holds there).
  * @dot: *@out = Σ a_q b_q (weighted for images).
@@ -121,6 +124,7 @@ struct _CtrVecOps {
   void (*free) (CtrVecs *vs, CtrVec *v);
   gboolean (*download) (CtrVecs *vs, const CtrVec *v, float *host, GError **error);
   gboolean (*download_part) (CtrVecs *vs, const CtrVec *v, gsize offset, gsize n, float *host, GError **error);
+  gboolean (*download_runs) (CtrVecs *vs, const CtrVec *v, const CtrImageRuns *runs, float *host, GError **error);
   gboolean (*fill) (CtrVecs *vs, CtrVec *y, float value, GError **error);
   gboolean (*copy) (CtrVecs *vs, CtrVec *dst, const CtrVec *src, GError **error);
   gboolean (*axpby) (CtrVecs *vs, CtrVec *y, float a, const CtrVec *x, float b, GError **error);

@@ -202,7 +202,7 @@ cudaGetErrorName (cudaError_t e)
     {
 #define N(x) case x: return #x
       N (cudaSuccess); N (cudaErrorInvalidValue); N (cudaErrorMemoryAllocation);
-      N (cudaErrorInitializationError); N (cudaErrorInvalidConfiguration);
+      N (cudaErrorInitializationError); N (cudaErrorInvalidConfiguration); N (cudaErrorInvalidPitchValue);
       N (cudaErrorInvalidDevicePointer); N (cudaErrorInvalidMemcpyDirection);
       N (cudaErrorInsufficientDriver); N (cudaErrorNoDevice); N (cudaErrorInvalidDevice);
       N (cudaErrorInvalidResourceHandle); N (cudaErrorNotReady); N (cudaErrorIllegalAddress);
@@ -226,6 +226,7 @@ cudaGetErrorString (cudaError_t e)
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInitializationError: return "initialization error";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidPitchValue: return "invalid pitch argument";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorNotReady: return "device not ready";

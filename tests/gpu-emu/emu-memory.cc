@@ -200,6 +200,23 @@ struct CopyOp final : Op {
   const char *what () const override { return "cudaMemcpyAsync"; }
 };
 
+/* A pitched copy (cudaMemcpy2DAsync): @height rows of @width bytes. */
+struct Copy2DOp final : Op {
+  char *dst;
+  const char *src;
+  size_t dpitch, spitch, width, height;
+  cudaMemcpyKind kind;
+  std::vector<char> staged;   /* pageable host source, read at the call (rows at @spitch) */
+  void exec () override
+  {
+    const char *from = staged.empty () ? src : staged.data ();
+    for (size_t r = 0; r < height; r++)
+      memcpy (dst + r * dpitch, from + r * spitch, width);
+    count_copy (kind, width * height);
+  }
+  const char *what () const override { return "cudaMemcpy2DAsync"; }
+};
+
 struct SetOp final : Op {
   void *dst;
   int value;
@@ -213,10 +230,10 @@ struct SetOp final : Op {
   const char *what () const override { return "cudaMemsetAsync"; }
 };
 
-/* Checks both ranges for @kind; false (and a device-side error) when a
- * range is not what the kind says. */
+/* Checks both ranges (@dn bytes at @dst, @sn at @src) for @kind; false (and
+ * a device-side error) when a range is not what the kind says. */
 static bool
-check_copy (const char *call, void *dst, const void *src, size_t n, cudaMemcpyKind kind)
+check_ranges (const char *call, void *dst, size_t dn, const void *src, size_t sn, cudaMemcpyKind kind)
 {
   const bool dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   const bool src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
@@ -225,19 +242,43 @@ check_copy (const char *call, void *dst, const void *src, size_t n, cudaMemcpyKi
       device_error ("%s: copy kind %d is not supported by the harness", call, (int) kind);
       return false;
     }
-  if (dst_dev ? device_range (dst, n) == nullptr : device_range (dst, 0) != nullptr)
+  if (dst_dev ? device_range (dst, dn) == nullptr : device_range (dst, 0) != nullptr)
     {
-      device_error ("%s: destination %p + %zu bytes is %s", call, dst, n,
+      device_error ("%s: destination %p + %zu bytes is %s", call, dst, dn,
                     dst_dev ? "not inside one live device allocation" : "device memory, but the kind says host");
       return false;
     }
-  if (src_dev ? device_range (src, n) == nullptr : device_range (src, 0) != nullptr)
+  if (src_dev ? device_range (src, sn) == nullptr : device_range (src, 0) != nullptr)
     {
-      device_error ("%s: source %p + %zu bytes is %s", call, src, n,
+      device_error ("%s: source %p + %zu bytes is %s", call, src, sn,
                     src_dev ? "not inside one live device allocation" : "device memory, but the kind says host");
       return false;
     }
   return true;
+}
+
+static bool
+check_copy (const char *call, void *dst, const void *src, size_t n, cudaMemcpyKind kind)
+{
+  return check_ranges (call, dst, n, src, n, kind);
+}
+
+/* Queues copy @op on @st; @blocking (a pageable host side, a blocking
+ * call): not in a capture; @wait: done on return. */
+static cudaError_t
+submit_copy (const OpPtr &op, cudaStream_t st, bool blocking, bool wait)
+{
+  if (blocking && stream_capturing (st))
+    {
+      invalidate_capture (st);
+      return set_last (cudaErrorStreamCaptureUnsupported);
+    }
+  cudaError_t e = enqueue (st, op);
+  if (e != cudaSuccess)
+    return set_last (e);
+  if (wait)
+    flush_stream (stream_of (st));
+  return cudaSuccess;
 }
 
 static cudaError_t
@@ -253,11 +294,6 @@ copy_async (const char *call, void *dst, const void *src, size_t n, cudaMemcpyKi
     return set_last (cudaErrorInvalidValue);
   const bool pageable_src = kind == cudaMemcpyHostToDevice && !pinned_range (src, n);
   const bool pageable_dst = kind == cudaMemcpyDeviceToHost && !pinned_range (dst, n);
-  if ((pageable_src || pageable_dst || sync) && stream_capturing (st))
-    {
-      invalidate_capture (st);
-      return set_last (cudaErrorStreamCaptureUnsupported);
-    }
   auto op = std::make_shared<CopyOp> ();
   op->dst = dst;
   op->src = src;
@@ -265,12 +301,39 @@ copy_async (const char *call, void *dst, const void *src, size_t n, cudaMemcpyKi
   op->kind = kind;
   if (pageable_src)
     op->staged.assign ((const char *) src, (const char *) src + n);
-  cudaError_t e = enqueue (st, op);
-  if (e != cudaSuccess)
-    return set_last (e);
-  if (pageable_dst || sync)
-    flush_stream (stream_of (st));
-  return cudaSuccess;
+  return submit_copy (op, st, pageable_src || pageable_dst || sync, pageable_dst || sync);
+}
+
+static cudaError_t
+copy_2d_async (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+               cudaMemcpyKind kind, cudaStream_t st)
+{
+  const char *call = "cudaMemcpy2DAsync";
+  if (fault (call))
+    return set_last (cudaErrorLaunchFailure);
+  if (!stream_valid (st))
+    return set_last (cudaErrorInvalidResourceHandle);
+  if (width == 0 || height == 0)
+    return cudaSuccess;
+  if (width > dpitch || width > spitch)
+    return set_last (cudaErrorInvalidPitchValue);
+  /* the bytes from the first row's start to the last row's end */
+  const size_t dn = dpitch * (height - 1) + width, sn = spitch * (height - 1) + width;
+  if (!check_ranges (call, dst, dn, src, sn, kind))
+    return set_last (cudaErrorInvalidValue);
+  const bool pageable_src = kind == cudaMemcpyHostToDevice && !pinned_range (src, sn);
+  const bool pageable_dst = kind == cudaMemcpyDeviceToHost && !pinned_range (dst, dn);
+  auto op = std::make_shared<Copy2DOp> ();
+  op->dst = (char *) dst;
+  op->src = (const char *) src;
+  op->dpitch = dpitch;
+  op->spitch = spitch;
+  op->width = width;
+  op->height = height;
+  op->kind = kind;
+  if (pageable_src)
+    op->staged.assign ((const char *) src, (const char *) src + sn);
+  return submit_copy (op, st, pageable_src || pageable_dst, pageable_dst);
 }
 
 #if !defined(CTR_EMU_ASAN) && !defined(CTR_EMU_TSAN) && !defined(CTR_EMU_TRAFFIC)
@@ -391,6 +454,14 @@ cudaMemcpyAsync (void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
 {
   EMU_API;
   return copy_async ("cudaMemcpyAsync", dst, src, n, kind, st, false);
+}
+
+extern "C" cudaError_t
+cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                   enum cudaMemcpyKind kind, cudaStream_t st)
+{
+  EMU_API;
+  return copy_2d_async (dst, dpitch, src, spitch, width, height, kind, st);
 }
 
 static cudaError_t

@@ -3,8 +3,9 @@
 # under Xvfb with the window linked to the CUDA emulation harness
 # (test-window-emu, tests/gpu-emu: the real .cu sources run on the CPU; no
 # figure here is a GPU measurement): a tiny simulated cone-beam scan
-# (24 views of 40 × 6, noiseless) reconstructed with SIRT on the emulated
-# device and again on the CPU; BUILD_DIR/ui-volume-cuda.png.
+# (24 views of 40 × 6, noiseless, no reference) reconstructed with SIRT on
+# the emulated device and again on the CPU; BUILD_DIR/ui-volume-cuda.png and
+# ui-volume-cuda-live.png (mid-run).
 #
 # usage: run-ui-cuda-emu.sh PATH/TO/test-window-emu BUILD_DIR
 # env:   CTR_CLI (ctrecon-cli, to simulate the scan)
@@ -23,6 +24,12 @@ mkdir -p "$work/xdg-data" "$work/xdg-state"
 export XDG_DATA_HOME="$work/xdg-data" XDG_STATE_HOME="$work/xdg-state"
 "$CTR_CLI" simulate --geometry cone-flat --views 24 --cols 40 --rows 6 --size 32 --radius 60 --i0 0 \
   --output "$work/cone" >"$work/simulate.log" 2>&1 || { cat "$work/simulate.log"; exit 1; }
+# without its reference: a run with one reports the whole volume every
+# iteration (its metrics are measured on the host), the window's planes
+# (CTR_REPORT_PLANES) only without
+python3 -c 'import json, sys
+p = sys.argv[1]; d = json.load (open (p)); d.pop ("reference"); json.dump (d, open (p, "w"), indent = 2)' \
+  "$work/cone/geometry.json"
 rm -f "$build_dir/ui-volume-cuda.png"
 status=0
 timeout 500 xvfb-run -a -s "-screen 0 1280x900x24" \

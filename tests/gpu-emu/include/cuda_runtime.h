@@ -64,6 +64,7 @@ enum cudaError {
   cudaErrorMemoryAllocation = 2,
   cudaErrorInitializationError = 3,
   cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidPitchValue = 12,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorInsufficientDriver = 35,
@@ -207,6 +208,10 @@ cudaError_t cudaMallocHost (void **p, size_t n);
 cudaError_t cudaFreeHost (void *p);
 cudaError_t cudaMemcpy (void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t st);
+/* @height rows of @width bytes, row r from @src + r·@spitch to @dst + r·@dpitch
+ * (counted as one copy of width·height bytes). */
+cudaError_t cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                               size_t height, enum cudaMemcpyKind kind, cudaStream_t st);
 cudaError_t cudaMemset (void *p, int value, size_t n);
 cudaError_t cudaMemsetAsync (void *p, int value, size_t n, cudaStream_t st);
 cudaError_t cudaMemcpyToSymbol (const void *symbol, const void *src, size_t n, size_t offset, enum cudaMemcpyKind kind);
