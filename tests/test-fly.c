@@ -285,6 +285,66 @@ test_reproducible (void)
     }
 }
 
+/* The traversal that projects and back-projects at once (forward_update,
+ * the reported SIRT's iteration) and the accumulated update (update with
+ * D, the unreported SIRT's), which compute each row once for both where the
+ * adjoint is by buckets: the same Y and D, bit for bit, as forward, the
+ * weights, then adjoint; for the three ray models (area by the pixel
+ * sweep), with and without orbits, on a stack of 2 slices; and from the
+ * image of zeros (X NULL: Y = 0). */
+static void
+test_forward_update (void)
+{
+  const Case *c = &cases[3];
+  const CtrRayModel models[] = { CTR_RAY_MODEL_JOSEPH, CTR_RAY_MODEL_SIDDON, CTR_RAY_MODEL_AREA };
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    for (int orbits = 0; orbits <= 1; orbits++)
+      {
+        g_autoptr (CtrGeometry) g = make_geometry (c, 120, 2);
+        CtrGrid grid = ctr_grid_square (c->n, PIXEL_MM (c), 2, 1);
+        g_autoptr (GError) error = NULL;
+        g_autoptr (CtrOperator) fly = ctr_fly_op_new (g, &grid, models[m],
+                                                      orbits ? ctr_symmetry_find (g, &grid, CTR_SYM_ALL, NULL) : NULL,
+                                                      &error);
+        g_assert_no_error (error);
+        g_assert_nonnull (fly->klass->forward_update);
+        const gsize ni = fly->image_size, nd = fly->data_size;
+        g_autofree float *x = g_new (float, ni), *b = g_new (float, nd), *coef = g_new (float, nd);
+        g_autofree float *y1 = g_new (float, nd), *v = g_new (float, nd), *d1 = g_new (float, ni);
+        g_autofree float *y2 = g_new (float, nd), *d2 = g_new0 (float, ni);
+        test_fill_random (x, ni, 3);
+        test_fill_random (b, nd, 4);
+        test_fill_random (coef, nd, 5);
+        for (gsize i = 0; i < nd; i += 7)
+          coef[i] = 0.f;   /* dead rays */
+        for (int zero = 0; zero <= 1; zero++)
+          {
+            if (zero)
+              memset (y1, 0, nd * sizeof (float));
+            else
+              g_assert_true (fly->klass->forward (fly, CTR_SUBSET_ALL, x, y1, NULL));
+            for (gsize i = 0; i < nd; i++)
+              v[i] = coef[i] * (b[i] - y1[i]);
+            g_assert_true (fly->klass->adjoint (fly, CTR_SUBSET_ALL, v, d1, NULL));
+            memset (d2, 0, ni * sizeof (float));
+            g_assert_true (fly->klass->forward_update (fly, zero ? NULL : x, b, coef, y2, d2, &error));
+            g_assert_no_error (error);
+            g_assert_cmpmem (y2, nd * sizeof (float), y1, nd * sizeof (float));
+            g_assert_cmpmem (d2, ni * sizeof (float), d1, ni * sizeof (float));
+          }
+        /* one subset's accumulated update: step · coef ∘ (b − A_S x) */
+        const guint s = fly->n_subsets > 1 ? 1 : 0;
+        g_assert_true (fly->klass->forward (fly, s, x, y1, NULL));
+        for (gsize i = 0; i < nd; i++)
+          v[i] = 0.75f * coef[i] * (b[i] - y1[i]);
+        g_assert_true (fly->klass->adjoint (fly, s, v, d1, NULL));
+        memset (d2, 0, ni * sizeof (float));
+        g_assert_true (fly->klass->update (fly, s, x, b, coef, 0.75f, d2, 0, &error));
+        g_assert_no_error (error);
+        g_assert_cmpmem (d2, ni * sizeof (float), d1, ni * sizeof (float));
+      }
+}
+
 /* A run that asks for no κ (parallel ART's cuART step) gets the same row
  * sums, bit for bit, from the pass without the overlaps' counts; κ asked
  * for after all still comes (by a pass of its own) and equals the one made
@@ -405,5 +465,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/core/fly/reproducible", test_reproducible);
   g_test_add_func ("/ctr/core/fly/sweep", test_sweep);
   g_test_add_func ("/ctr/core/fly/skip-overlaps", test_skip_overlaps);
+  g_test_add_func ("/ctr/core/fly/forward-update", test_forward_update);
   return g_test_run ();
 }
