@@ -38,10 +38,11 @@
  *
  * The sequential update (ART, Kaczmarz; cuART Eq. 1) computes a ray's row
  * once and runs it over the slices one after another.
+ *
+ * The row sums and the subsets' overlaps κ: ctr-fly-sums.c; the state both
+ * files share: ctr-fly-op-private.h.
  */
-#include "sysmat/ctr-fly-op.h"
-#include "sysmat/ctr-ray-private.h"
-#include "sysmat/ctr-area-sweep.h"
+#include "sysmat/ctr-fly-op-private.h"
 #include "base/ctr-error.h"
 #include "base/ctr-format.h"
 #include "base/ctr-memory.h"
@@ -55,36 +56,6 @@
 #define CHUNK 128
 #define ROUND_ELEMENTS 2.0e6
 
-/* Elements of the rows of one round that fall in one band. */
-typedef struct {
-  guint32 *pix;
-  float *w;
-  guint32 *ray;   /* ray number within one slice's data (view·n_cols + col) */
-  gsize len, cap;
-  gboolean failed;   /* could not grow: elements dropped, the product fails */
-} Bucket;
-
-typedef struct {
-  CtrOperator parent;
-  CtrRayModel model;
-  CtrRayGrid gi;
-  CtrSymmetry *orbits;  /* NULL: one view per subset */
-  guint K;              /* views per subset (1 without orbits) */
-  guint ns, nc, nv;
-  guint64 nr, np;
-  guint nt;             /* threads of every parallel region */
-  guint *band_row;      /* [nt + 1] first image row of each band */
-  guint *row_band;      /* [ny] band of each image row */
-  CtrRowBuf *rows;      /* [nt] per-thread row buffers */
-  Bucket *buckets;      /* [thread][band] */
-  float *r;             /* [slice][ray] scratch: residual weights */
-  float *upd;           /* [slice][pixel] scratch: the update of a scaled step */
-  float *cs;            /* [pixel] scratch: one subset's column sums */
-  float *ones;          /* [ray] 1 */
-  float *kappa;         /* [subset] κ, made on first use */
-  gboolean no_kappa;    /* the run asks for no κ (ctr_fly_op_skip_overlaps) */
-  CtrAreaSweep *sweep;  /* the area model's pixel sweep; NULL: ray-driven products */
-} FlyOp;
 
 static void
 fly_op_finalize (CtrOperator *op)
@@ -146,91 +117,6 @@ bucket_push (Bucket *b, guint32 pix, float w, guint32 ray)
   b->w[b->len] = w;
   b->ray[b->len] = ray;
   b->len++;
-}
-
-/* ------------------------------------------------------------ subsets -- */
-
-/* The views of @subset into @views (at most 8); CTR_SUBSET_ALL: none, and
- * the callers walk every view. */
-static guint
-subset_views (const FlyOp *c, guint subset, gint32 *views)
-{
-  if (subset == CTR_SUBSET_ALL)
-    return 0;
-  if (c->orbits == NULL)
-    {
-      views[0] = (gint32) subset;
-      return 1;
-    }
-  return ctr_symmetry_orbit_views (c->orbits, subset, views);
-}
-
-/* A set of rays.  With orbits: the orbits [o0, o1), each computed as the
- * rows of its canonical view and mapped to its other views (as the SCSR
- * matrix stores them, cuART §3); without: @n_views of @views (NULL: every
- * view). */
-typedef struct {
-  const gint32 *views;
-  guint n_views;
-  guint o0, o1;
-} RaySet;
-
-static RaySet
-ray_set (const FlyOp *c, guint subset, gint32 views[8])
-{
-  RaySet rs = { NULL, c->nv, 0, 0 };
-  if (c->orbits != NULL)
-    {
-      rs.o0 = subset == CTR_SUBSET_ALL ? 0 : subset;
-      rs.o1 = subset == CTR_SUBSET_ALL ? c->orbits->n_orbits : subset + 1;
-      rs.views = subset == CTR_SUBSET_ALL ? NULL : views;
-      rs.n_views = subset == CTR_SUBSET_ALL ? c->nv : subset_views (c, subset, views);
-    }
-  else if (subset != CTR_SUBSET_ALL)
-    {
-      rs.views = views;
-      rs.n_views = subset_views (c, subset, views);
-    }
-  return rs;
-}
-
-/* Units of work of @rs: one computed row each. */
-static inline gint64
-ray_set_units (const FlyOp *c, const RaySet *rs)
-{
-  return (gint64) (c->orbits != NULL ? rs->o1 - rs->o0 : rs->n_views) * c->nc;
-}
-
-/* Computes the row of unit @q of @rs into @b; the rays it stands for (ray
- * number view·n_cols + col) into @ray and their lanes (the symmetry element
- * that maps the computed row onto theirs; 0: itself) into @lane.  Returns
- * how many. */
-static inline guint
-unit_row (const FlyOp *c, const RaySet *rs, gint64 q, CtrRowBuf *b, guint32 ray[8], guint lane[8])
-{
-  const guint k0 = (guint) (q / c->nc), j = (guint) (q % c->nc);
-  b->len = 0;
-  if (c->orbits == NULL)
-    {
-      const guint v = rs->views != NULL ? (guint) rs->views[k0] : k0;
-      ctr_ray_weights (c->parent.geometry, &c->gi, c->model, v, j, b);
-      ray[0] = (guint32) (v * c->nc + j);
-      lane[0] = 0;
-      return 1;
-    }
-  const CtrSymmetry *sy = c->orbits;
-  const guint o = rs->o0 + k0;
-  ctr_ray_weights (c->parent.geometry, &c->gi, c->model, sy->orbit_view[o], j, b);
-  guint n = 0;
-  for (guint k = 0; k < c->K; k++)
-    {
-      const gint32 v = sy->lane_view[(gsize) o * c->K + k];
-      if (v < 0)
-        continue;
-      ray[n] = (guint32) ((guint) v * c->nc + ctr_symmetry_lane_col (sy, k, j));
-      lane[n++] = k;
-    }
-  return n;
 }
 
 /* The computed row's pixels p rewritten in place as their place in the
@@ -344,8 +230,8 @@ buckets_ok (FlyOp *c, GError **error)
 /* TRUE when no thread's row buffer failed to grow (the flags cleared);
  * else FALSE with CTR_ERROR_OUT_OF_MEMORY: a row that could not grow lost
  * elements, so the product that used it is wrong and must not be used. */
-static gboolean
-rows_ok (FlyOp *c, GError **error)
+gboolean
+ctr_fly_rows_ok (FlyOp *c, GError **error)
 {
   gboolean failed = FALSE;
   gsize room = 0;
@@ -447,7 +333,7 @@ fly_adjoint_rays (FlyOp *c, const RaySet *rs, const float *W, float *D, guint ns
             }
       }
   }
-  const gboolean rows = rows_ok (c, error);
+  const gboolean rows = ctr_fly_rows_ok (c, error);
   return buckets_ok (c, rows ? error : NULL) && rows;
 }
 
@@ -458,7 +344,7 @@ fly_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **e
   gint32 views[8];
   const RaySet rs = ray_set (c, subset, views);
   fly_forward_rays (c, &rs, X, Y, c->ns);
-  return rows_ok (c, error);
+  return ctr_fly_rows_ok (c, error);
 }
 
 static gboolean
@@ -586,7 +472,7 @@ fly_update (CtrOperator *op, guint subset, float *X, const float *B, const float
       g_return_val_if_fail (subset != CTR_SUBSET_ALL && D == NULL, FALSE);
       for (guint k = 0; k < rs.n_views; k++)
         art_view (c, (guint) rs.views[k], X, B, coef, step, nonneg);
-      return rows_ok (c, error);
+      return ctr_fly_rows_ok (c, error);
     }
   /* All forward products of the subset before any update (cuART Eq. 9):
    * where the adjoint goes to another array than X and computes rows
@@ -633,7 +519,7 @@ fly_forward_update (CtrOperator *op, const float *X, const float *B, const float
   if (X != NULL && c->sweep == NULL)
     {
       const FusedForward fused = { X, B, coef, 1.0f, Y };
-      return fly_adjoint_rays (c, &rs, c->r, D, c->ns, &fused, error) && rows_ok (c, error);
+      return fly_adjoint_rays (c, &rs, c->r, D, c->ns, &fused, error) && ctr_fly_rows_ok (c, error);
     }
   if (X != NULL)
     fly_forward_rays (c, &rs, X, Y, c->ns);
@@ -642,7 +528,7 @@ fly_forward_update (CtrOperator *op, const float *X, const float *B, const float
 #pragma omp parallel for schedule(static) num_threads(c->nt)
   for (gint64 i = 0; i < (gint64) op->data_size; i++)
     c->r[i] = coef[i] * (B[i] - Y[i]);
-  return rows_ok (c, error) && fly_adjoint_rays (c, &rs, c->r, D, c->ns, NULL, error);
+  return ctr_fly_rows_ok (c, error) && fly_adjoint_rays (c, &rs, c->r, D, c->ns, NULL, error);
 }
 
 static gboolean
@@ -673,239 +559,6 @@ fly_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
   return fly_adjoint_rays (c, &rs, c->ones, out, 1, NULL, error);
 }
 
-/* κ of one subset, without orbits: the largest number of its rays crossing
- * one pixel, counted in @count (zero on entry and on return: cleared over
- * the range of pixels touched, not by computing the rows again). */
-static float
-view_overlap (FlyOp *c, guint t, guint32 *count, CtrRowBuf *b)
-{
-  guint32 mx = 1, lo = G_MAXUINT32, hi = 0;
-  for (guint col = 0; col < c->nc; col++)
-    {
-      b->len = 0;
-      ctr_ray_weights (c->parent.geometry, &c->gi, c->model, t, col, b);
-      for (gsize k = 0; k < b->len; k++)
-        {
-          const guint32 p = b->col[k], n_here = ++count[p];
-          mx = MAX (mx, n_here);
-          lo = MIN (lo, p);
-          hi = MAX (hi, p);
-        }
-    }
-  if (lo <= hi)
-    memset (count + lo, 0, ((gsize) hi - lo + 1) * sizeof (guint32));
-  return (float) mx;
-}
-
-/* κ of orbit @o from @count ([pixel] the elements of the canonical view's
- * rows at each pixel, zeroed here as they are read): lane g's row holds
- * the pixel of slot compose[g][h] where the canonical row holds slot h, so
- * a pixel's count sums the canonical counts of the slots the acquired lanes
- * map onto it (as ctr_scsr_orbit_overlaps, from the same rows).  A pixel
- * that two slots of its rep share (a stabilised rep) counts once, in its
- * first slot (pixel_slot), and the sums are per pixel. */
-static float
-orbit_fold (const FlyOp *c, guint o, guint32 *count)
-{
-  const CtrSymmetry *sy = c->orbits;
-  const guint K = c->K;
-  const gint32 *lanes = sy->lane_view + (gsize) o * K;
-  guint32 best = 1;
-  for (guint32 r = 0; r < sy->n_reps; r++)
-    {
-      const guint32 *px = sy->rep_pixel + (gsize) r * K;
-      guint32 cr[8];
-      for (guint h = 0; h < K; h++)
-        cr[h] = sy->pixel_slot[px[h]] == h ? count[px[h]] : 0;
-      for (guint h = 0; h < K; h++)
-        count[px[h]] = 0;
-      guint32 acc[8] = { 0 };
-      for (guint g = 0; g < K; g++)
-        if (lanes[g] >= 0)
-          for (guint h = 0; h < K; h++)
-            acc[sy->group.compose[g][h]] += cr[h];
-      for (guint k = 0; k < K; k++)
-        {
-          guint32 n = acc[k];
-          if (sy->rep_stabilised[r])
-            for (guint q = 0; q < K; q++)
-              n += q != k && px[q] == px[k] ? acc[q] : 0;
-          best = MAX (best, n);
-        }
-    }
-  return (float) best;
-}
-
-/* The canonical rows of orbit @o: their sums Σ a² and Σ a into @sq and
- * @sum (each nullable; every slice, every ray the row maps to) and their
- * elements counted by pixel into @count for orbit_fold. */
-static gboolean
-orbit_rows (FlyOp *c, guint o, CtrRowBuf *b, float *sq, float *sum, guint32 *count)
-{
-  gboolean lost = FALSE;
-  gint32 views[8];
-  const RaySet rs = ray_set (c, o, views);
-  for (guint j = 0; j < c->nc; j++)
-    {
-      guint32 ray[8];
-      guint lane[8];
-      const guint n_rays = unit_row (c, &rs, j, b, ray, lane);
-      double s2 = 0, s1 = 0;
-      for (gsize k = 0; k < b->len; k++)
-        {
-          s2 += (double) b->val[k] * b->val[k];
-          s1 += b->val[k];
-        }
-      for (gsize k = 0; k < b->len; k++)
-        count[b->col[k]]++;
-      if (b->failed)
-        {
-          /* a row that lost elements: no sum rather than a wrong one (the
-           * method's image turns non-finite and the run fails) */
-          s2 = s1 = NAN;
-          b->failed = FALSE;
-          lost = TRUE;
-        }
-      for (guint r = 0; r < n_rays; r++)
-        for (guint s = 0; s < c->ns; s++)
-          {
-            if (sq)
-              sq[(gsize) s * c->nr + ray[r]] = (float) s2;
-            if (sum)
-              sum[(gsize) s * c->nr + ray[r]] = (float) s1;
-          }
-    }
-  return !lost;
-}
-
-/* Each thread's counts for the overlaps, one a pixel; NULL with
- * CTR_ERROR_OUT_OF_MEMORY. */
-static guint32 *
-overlap_counts (FlyOp *c, gsize *per, GError **error)
-{
-  *per = MAX ((gsize) c->np, 1);
-  g_autofree char *what = g_strdup_printf ("the subset overlaps' counts of %u threads × %" G_GSIZE_FORMAT " pixels",
-                                           c->nt, *per);
-  return ctr_memory_try_new (ctr_memory_mul (c->nt, *per), sizeof (guint32), TRUE, what, error);
-}
-
-/* κ of every subset: the largest number of its rays crossing one pixel;
- * FALSE with CTR_ERROR_OUT_OF_MEMORY when the threads' counts cannot be
- * had.  Each row is computed once; with orbits only the canonical view's
- * (the rows the products use and the SCSR matrix stores), and with @sq or
- * @sum their row sums are made in the same pass (fly_row_sums). */
-static gboolean
-overlaps (FlyOp *c, float *kappa, float *sq, float *sum, GError **error)
-{
-  const guint n_sub = c->parent.n_subsets;
-  gsize per;
-  g_autofree guint32 *counts = overlap_counts (c, &per, error);
-  if (counts == NULL)
-    return FALSE;
-  gboolean lost = FALSE;
-#pragma omp parallel num_threads(c->nt) reduction(||:lost)
-  {
-    guint32 *count = counts + per * (gsize) omp_get_thread_num ();
-    CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
-#pragma omp for schedule(dynamic, 1)
-    for (guint t = 0; t < n_sub; t++)
-      {
-        if (c->orbits == NULL)
-          {
-            kappa[t] = view_overlap (c, t, count, b);
-            continue;
-          }
-        lost = !orbit_rows (c, t, b, sq, sum, count) || lost;
-        kappa[t] = orbit_fold (c, t, count);
-      }
-  }
-  if (lost)
-    {
-      g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
-                   "the on-the-fly projector's row buffers (%u threads) could not grow", c->nt);
-      return FALSE;
-    }
-  return rows_ok (c, error);
-}
-
-/* Row sums Σ_p a_ip² and Σ_p a_ip of every ray, the same for every slice.
- * With orbits each canonical row is computed once and its sums given to
- * the rays it maps to (their rows are its elements, permuted). */
-static void
-fly_row_sums (CtrOperator *op, float *sq, float *sum)
-{
-  FlyOp *c = (FlyOp *) op;
-  /* Parallel ART asks for ‖a_i‖² (@sq), then for the orbits' overlaps:
-   * with orbit subsets both come from one pass over the canonical rows
-   * (computing the rows is what costs), κ kept for fly_subset_overlap.
-   * Where the counts cannot be had, the sums alone (κ then fails with its
-   * error when asked for); and where the run said it wants no κ (the
-   * cuART step), the sums alone too. */
-  if (c->orbits != NULL && sq != NULL && c->kappa == NULL && !c->no_kappa)
-    {
-      float *k = g_try_new (float, op->n_subsets);
-      if (k != NULL && overlaps (c, k, sq, sum, NULL))
-        {
-          c->kappa = k;
-          return;
-        }
-      g_free (k);
-    }
-  gint32 views[8];
-  const RaySet rs = ray_set (c, CTR_SUBSET_ALL, views);
-  const gint64 n = ray_set_units (c, &rs);
-#pragma omp parallel num_threads(c->nt)
-  {
-    CtrRowBuf *b = &c->rows[omp_get_thread_num ()];
-#pragma omp for schedule(dynamic, 16)
-    for (gint64 q = 0; q < n; q++)
-      {
-        guint32 ray[8];
-        guint lane[8];
-        const guint n_rays = unit_row (c, &rs, q, b, ray, lane);
-        double s2 = 0, s1 = 0;
-        for (gsize k = 0; k < b->len; k++)
-          {
-            s2 += (double) b->val[k] * b->val[k];
-            s1 += b->val[k];
-          }
-        if (b->failed)
-          {
-            /* a row that lost elements: no sum rather than a wrong one (the
-             * method's image turns non-finite and the run fails) */
-            s2 = s1 = NAN;
-            b->failed = FALSE;
-          }
-        for (guint r = 0; r < n_rays; r++)
-          for (guint s = 0; s < c->ns; s++)
-            {
-              if (sq)
-                sq[(gsize) s * c->nr + ray[r]] = (float) s2;
-              if (sum)
-                sum[(gsize) s * c->nr + ray[r]] = (float) s1;
-            }
-      }
-  }
-}
-
-static gboolean
-fly_subset_overlap (CtrOperator *op, guint subset, double *kappa, GError **error)
-{
-  FlyOp *c = (FlyOp *) op;
-  if (c->kappa == NULL)
-    {
-      float *k = ctr_memory_try_new (op->n_subsets, sizeof (float), FALSE, "the subsets' overlaps", error);
-      if (k == NULL || !overlaps (c, k, NULL, NULL, error))
-        {
-          g_free (k);
-          return FALSE;
-        }
-      c->kappa = k;
-    }
-  *kappa = c->kappa[subset];
-  return TRUE;
-}
-
 static guint64
 fly_subset_rays (CtrOperator *op, guint subset)
 {
@@ -927,8 +580,8 @@ static const CtrOperatorClass fly_class = {
   .forward_update = fly_forward_update,
   .finish = fly_finish,
   .column_sums = fly_column_sums,
-  .row_sums = fly_row_sums,
-  .subset_overlap = fly_subset_overlap,
+  .row_sums = ctr_fly_row_sums,
+  .subset_overlap = ctr_fly_subset_overlap,
   .subset_rays = fly_subset_rays,
 };
 
