@@ -260,6 +260,40 @@ on_cancel_report (const CtrIterStats *s, gpointer data)
     g_cancellable_cancel (r->cancel);
 }
 
+/* Reports of planes that carried the whole image all the same (a
+ * reference measured on the host): a cancellation adds no report, so a
+ * caller keeps the last whole iterate (before, a cancellation within an
+ * iteration replaced it with the image as it stood, labelled with the
+ * iteration before: the window kept that under ASan). */
+static void
+test_cancelled_whole (void)
+{
+  Reports vol;
+  g_autoptr (CtrVolume) ref = run (CTR_REPORT_VOLUME, 0, &vol);
+  reports_clear (&vol);
+  g_autoptr (CtrGeometry) g = fan_stack ();
+  CtrGrid grid = { N, N, SLICES, 1.2, 1.2, 1.0, 0.4, -0.3, 0.0 };
+  g_autoptr (CtrProjections) p = scan (g);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (GCancellable) cancel = g_cancellable_new ();
+  CancelReports r = { cancel };
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+  o.iterations = ITERATIONS + 2;
+  o.backend = "cpu";
+  o.report_image = CTR_REPORT_PLANES;
+  g_autoptr (CtrVolume) none = ctr_reconstruct (g, p, &grid, &o, ref, on_cancel_report, &r, cancel, &e);
+  g_assert_null (none);
+  g_assert_error (e, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (r.n, ==, 2);
+  g_assert_false (r.last.cancelled);
+  g_assert_nonnull (r.image);
+  g_assert_cmpuint (r.image->grid.nz, ==, SLICES);
+  g_clear_pointer (&r.image, ctr_volume_unref);
+  for (guint k = 0; k < 3; k++)
+    g_clear_pointer (&r.planes[k], ctr_volume_unref);
+}
+
 static void
 test_cancelled (void)
 {
@@ -339,6 +373,7 @@ main (int argc, char **argv)
   g_test_add_func ("/report-image/modes", test_modes);
   g_test_add_func ("/report-image/planes", test_planes);
   g_test_add_func ("/report-image/cancelled", test_cancelled);
+  g_test_add_func ("/report-image/cancelled-whole", test_cancelled_whole);
   g_test_add_func ("/report-image/invalid", test_invalid);
   return g_test_run ();
 }

@@ -232,7 +232,7 @@ fetch_planes (CtrIterate *it, const CtrSolverClass *solver, gpointer state, gboo
 }
 
 /* The extra report of a run cancelled after its iteration @done (> 0)
- * whose reports carried less than the whole image (CtrIterStats.cancelled):
+ * whose last report carried less than the whole image (CtrIterStats.cancelled):
  * the whole image as the cancellation left it, @partial when it came during
  * iteration @done + 1.  Nothing when it cannot be had (a device's copy
  * failed) or holds a non-finite voxel: the run is cancelled all the same. */
@@ -276,6 +276,10 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   g_autofree float *R = NULL;
   g_autoptr (CtrVolume) slice = NULL;
   g_autoptr (CtrReportPlanes) planes = NULL;
+  /* the last report carried the whole image: a cancellation after it
+   * needs no extra report (the caller has that image; a cancelled
+   * iteration's image would be a partial one) */
+  gboolean whole_reported = FALSE;
   if (X == NULL || B == NULL || valid == NULL)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,
@@ -331,14 +335,16 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       it.residual_wanted = it.report && (every || i == o->iterations);
       if (ctr_iterate_cancelled (&it, error))
         {
-          report_cancelled (&it, solver, state, vol, planes, i - 1, FALSE, callback, user_data);
+          if (!whole_reported)
+            report_cancelled (&it, solver, state, vol, planes, i - 1, FALSE, callback, user_data);
           goto out;
         }
       const gint64 t0 = g_get_monotonic_time ();
       if (!solver->iterate (&it, state, error))
         {
           if (g_cancellable_is_cancelled (cancellable))
-            report_cancelled (&it, solver, state, vol, planes, i - 1, TRUE, callback, user_data);
+            if (!whole_reported)
+              report_cancelled (&it, solver, state, vol, planes, i - 1, TRUE, callback, user_data);
           goto out;
         }
       const gint64 t1 = g_get_monotonic_time ();
@@ -380,6 +386,7 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
       if (in_planes ? !fetch_planes (&it, solver, state, whole, vol, &planes, &shown, error)
                     : !fetch_report (&it, solver, state, whole, vol, &slice, &shown, error))
         goto out;
+      whole_reported = shown == vol;
       stats.method = o->method;
       stats.iteration = i;
       stats.n_iterations = o->iterations;
