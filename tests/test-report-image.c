@@ -260,6 +260,29 @@ on_cancel_report (const CtrIterStats *s, gpointer data)
     g_cancellable_cancel (r->cancel);
 }
 
+/* SIRT on the fan stack under @mode (planes through (4, 9, 1)) against
+ * @reference (nullable), cancelled from its second report: its reports
+ * into @r; the run's error asserted to be G_IO_ERROR_CANCELLED. */
+static void
+run_cancelled (CtrReportImage mode, const CtrVolume *reference, CancelReports *r)
+{
+  g_autoptr (CtrGeometry) g = fan_stack ();
+  CtrGrid grid = { N, N, SLICES, 1.2, 1.2, 1.0, 0.4, -0.3, 0.0 };
+  g_autoptr (CtrProjections) p = scan (g);
+  g_autoptr (GError) e = NULL;
+  CtrReconOptions o;
+  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+  o.iterations = ITERATIONS + 2;
+  o.backend = "cpu";
+  o.report_image = mode;
+  o.report_x = 4;
+  o.report_y = 9;
+  o.report_slice = 1;
+  g_autoptr (CtrVolume) none = ctr_reconstruct (g, p, &grid, &o, reference, on_cancel_report, r, r->cancel, &e);
+  g_assert_null (none);
+  g_assert_error (e, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
 /* Reports of planes that carried the whole image all the same (a
  * reference measured on the host): a cancellation adds no report, so a
  * caller keeps the last whole iterate (before, a cancellation within an
@@ -271,20 +294,9 @@ test_cancelled_whole (void)
   Reports vol;
   g_autoptr (CtrVolume) ref = run (CTR_REPORT_VOLUME, 0, &vol);
   reports_clear (&vol);
-  g_autoptr (CtrGeometry) g = fan_stack ();
-  CtrGrid grid = { N, N, SLICES, 1.2, 1.2, 1.0, 0.4, -0.3, 0.0 };
-  g_autoptr (CtrProjections) p = scan (g);
-  g_autoptr (GError) e = NULL;
   g_autoptr (GCancellable) cancel = g_cancellable_new ();
   CancelReports r = { cancel };
-  CtrReconOptions o;
-  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
-  o.iterations = ITERATIONS + 2;
-  o.backend = "cpu";
-  o.report_image = CTR_REPORT_PLANES;
-  g_autoptr (CtrVolume) none = ctr_reconstruct (g, p, &grid, &o, ref, on_cancel_report, &r, cancel, &e);
-  g_assert_null (none);
-  g_assert_error (e, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  run_cancelled (CTR_REPORT_PLANES, ref, &r);
   g_assert_cmpuint (r.n, ==, 2);
   g_assert_false (r.last.cancelled);
   g_assert_nonnull (r.image);
@@ -304,23 +316,9 @@ test_cancelled (void)
   const CtrReportImage modes[] = { CTR_REPORT_VOLUME, CTR_REPORT_SLICE, CTR_REPORT_NONE, CTR_REPORT_PLANES };
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
     {
-      g_autoptr (CtrGeometry) g = fan_stack ();
-      CtrGrid grid = { N, N, SLICES, 1.2, 1.2, 1.0, 0.4, -0.3, 0.0 };
-      g_autoptr (CtrProjections) p = scan (g);
-      g_autoptr (GError) e = NULL;
       g_autoptr (GCancellable) cancel = g_cancellable_new ();
       CancelReports r = { cancel };
-      CtrReconOptions o;
-      ctr_recon_options_init (&o, CTR_METHOD_SIRT);
-      o.iterations = ITERATIONS + 2;
-      o.backend = "cpu";
-      o.report_image = modes[m];
-      o.report_x = 4;
-      o.report_y = 9;
-      o.report_slice = 1;
-      g_autoptr (CtrVolume) none = ctr_reconstruct (g, p, &grid, &o, NULL, on_cancel_report, &r, cancel, &e);
-      g_assert_null (none);
-      g_assert_error (e, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      run_cancelled (modes[m], NULL, &r);
       if (modes[m] == CTR_REPORT_VOLUME)
         {
           g_assert_cmpuint (r.n, ==, 2);

@@ -519,7 +519,7 @@ fly_forward_update (CtrOperator *op, const float *X, const float *B, const float
   if (X != NULL && c->sweep == NULL)
     {
       const FusedForward fused = { X, B, coef, 1.0f, Y };
-      return fly_adjoint_rays (c, &rs, c->r, D, c->ns, &fused, error) && ctr_fly_rows_ok (c, error);
+      return fly_adjoint_rays (c, &rs, c->r, D, c->ns, &fused, error);   /* its rows checked there */
     }
   if (X != NULL)
     fly_forward_rays (c, &rs, X, Y, c->ns);
