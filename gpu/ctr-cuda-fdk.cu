@@ -357,156 +357,139 @@ lane_free_fft (Lane &L)
                             (r2c) ? CUFFT_R2C : CUFFT_C2R, (int) (rows), &(ws)));                         \
   } while (0)
 
-extern "C" CtrCudaStatus
-ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t, char *err)
-{
-  CtrCudaStatus st = CTR_CUDA_OK;
-  if (!ctr_cufft_loaded)
-    {
-      snprintf (err, CTR_CUDA_ERR_LEN, "cuFFT is not loaded (ctr_cuda_lib_require)");
-      return CTR_CUDA_UNAVAILABLE;
-    }
-  const double t_start = now_s ();
-  const unsigned nv = d->n_views, nr = d->n_rows, nc = d->n_cols;
-  const unsigned nx = d->nx, ny = d->ny, nz = d->nz;
-  const size_t nxy = (size_t) nx * ny;
-  const unsigned m = next_pow2 (2ull * nc), nf = m / 2 + 1;
-  const unsigned vb = d->view_batch ? d->view_batch : 32;
-  const double alpha = (double) nr * nc * nv / ((double) nxy * nz);
-  CtrCudaFdkKernel kind = d->kernel != CTR_CUDA_FDK_AUTO ? d->kernel
-                          : alpha >= 256.0 ? CTR_CUDA_FDK_TEXTURE : CTR_CUDA_FDK_L1TRAN;
-  const bool tex = kind == CTR_CUDA_FDK_TEXTURE;
-  const unsigned n_chunks = (nv + MAX_CHUNK - 1) / MAX_CHUNK;
-  const unsigned n_batches = (nv + vb - 1) / vb, tail_rows = (nv % vb) * nr;
-  const int tail_lane = (int) ((n_batches - 1) & 1);
+/* One FDK run's state, shared by its steps below (each returns a status and
+ * leaves what it made in here for fdk_free). */
+struct FdkRun {
+  const CtrCudaFdkDesc *d;
+  unsigned nv, nr, nc, nx, ny, nz, m, nf, vb, n_chunks, tail_rows;
+  size_t nxy;
+  int tail_lane;
+  bool tex;
+  CtrCudaFdkKernel kind;
   double filter_ms = 0, bp_ms = 0, copy_ms = 0;
   unsigned n_slabs = 0;
   size_t kwork_size = 0, array_bytes = 0, need = 0;
-
   Lane lane[2];
   float *d_cosw = NULL, *d_vw = NULL, *d_kern = NULL, *d_qt = NULL, *d_vol = NULL, *d_mats = NULL;
   void *d_kwork = NULL;
   cufftComplex *d_h = NULL;
   cufftHandle kplan = 0;
   bool has_kplan = false;
-  std::vector<cudaArray_t> arrays (n_chunks, (cudaArray_t) NULL);
-  std::vector<cudaTextureObject_t> texs (n_chunks, 0);
-  std::vector<float> fmats ((size_t) nv * 12);
-  std::vector<float> hk (m, 0.0f);
+  std::vector<cudaArray_t> arrays;
+  std::vector<cudaTextureObject_t> texs;
   cudaEvent_t eb0 = NULL, eb1 = NULL;
-  size_t free_b = 0, total_b = 0, slab_nz = 0;
+};
 
-  if (vb > 64 || (MAX_CHUNK % vb) != 0)
-    {
-      snprintf (err, CTR_CUDA_ERR_LEN, "view batch %u: a power of two up to 64 (it must divide %u)", vb, MAX_CHUNK);
-      return CTR_CUDA_INVALID;
-    }
-  if (nc > 16384 || nr > 16384 || nx == 0 || ny == 0 || nz == 0 || nv == 0)
-    {
-      snprintf (err, CTR_CUDA_ERR_LEN, "FDK: unsupported sizes (panel %u × %u, volume %u × %u × %u)",
-                nr, nc, nx, ny, nz);
-      return CTR_CUDA_UNAVAILABLE;   /* the CPU's FDK takes them */
-    }
-  for (size_t k = 0; k < (size_t) nv * 12; k++)
-    fmats[k] = (float) d->mats[k];
-  /* the ramp's taps placed circularly: lag l at l mod m */
-  for (unsigned l = 0; l < nc; l++)
-    hk[l] = d->ramp[nc - 1 + l];
-  for (unsigned l = 1; l < nc; l++)
-    hk[m - l] = d->ramp[nc - 1 - l];
-
-  CK (cudaEventCreate (&eb0));
-  CK (cudaEventCreate (&eb1));
-
-  /* ---- what only the device knows the size of: plans, texture arrays ---- */
+/* The kernel's plan and both lanes' batched plans (the tail's on its lane),
+ * without work areas: their sizes into the run. */
+static CtrCudaStatus
+fdk_plans (FdkRun &r, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  const unsigned m = r.m, nf = r.nf;
   {
     int n1[1] = { (int) m };
-    CKF (cufftCreate (&kplan));
-    has_kplan = true;
-    CKF (cufftSetAutoAllocation (kplan, 0));
-    CKF (cufftMakePlanMany (kplan, 1, n1, NULL, 1, (int) m, NULL, 1, (int) nf, CUFFT_R2C, 1, &kwork_size));
+    CKF (cufftCreate (&r.kplan));
+    r.has_kplan = true;
+    CKF (cufftSetAutoAllocation (r.kplan, 0));
+    CKF (cufftMakePlanMany (r.kplan, 1, n1, NULL, 1, (int) m, NULL, 1, (int) nf, CUFFT_R2C, 1, &r.kwork_size));
   }
   for (int s = 0; s < 2; s++)
     {
-      Lane &L = lane[s];
-      const size_t rows = (size_t) vb * nr;
+      Lane &L = r.lane[s];
+      const size_t rows = (size_t) r.vb * r.nr;
       size_t ws = 0;
       FDK_PLAN (L.fwd, L.has_fwd, true, rows, ws);
       L.work_size = ws > L.work_size ? ws : L.work_size;
       FDK_PLAN (L.inv, L.has_inv, false, rows, ws);
       L.work_size = ws > L.work_size ? ws : L.work_size;
-      if (tail_rows != 0 && s == tail_lane)
+      if (r.tail_rows != 0 && s == r.tail_lane)
         {
-          FDK_PLAN (L.tfwd, L.has_tfwd, true, tail_rows, ws);
+          FDK_PLAN (L.tfwd, L.has_tfwd, true, r.tail_rows, ws);
           L.work_size = ws > L.work_size ? ws : L.work_size;
-          FDK_PLAN (L.tinv, L.has_tinv, false, tail_rows, ws);
+          FDK_PLAN (L.tinv, L.has_tinv, false, r.tail_rows, ws);
           L.work_size = ws > L.work_size ? ws : L.work_size;
         }
     }
-  if (tex)
-    {
-      /* The arrays' opaque (tiled) layout takes more than nc × nr × layers
-       * floats; what they took is read off the free memory around their
-       * allocation (cudaArrayGetMemoryRequirements answers only for arrays
-       * made with cudaArrayDeferredMapping: invalid argument on an H100). */
-      size_t free_before = 0, free_after = 0, total = 0;
-      CK (cudaMemGetInfo (&free_before, &total));
-      for (unsigned ch = 0; ch < n_chunks; ch++)
-        {
-          const unsigned layers = (ch + 1 < n_chunks) ? MAX_CHUNK : nv - ch * MAX_CHUNK;
-          cudaChannelFormatDesc cf = cudaCreateChannelDesc<float> ();
-          CK (cudaMalloc3DArray (&arrays[ch], &cf, make_cudaExtent (nc, nr, layers), cudaArrayLayered));
-          cudaResourceDesc rd;
-          memset (&rd, 0, sizeof rd);
-          rd.resType = cudaResourceTypeArray;
-          rd.res.array.array = arrays[ch];
-          cudaTextureDesc td;
-          memset (&td, 0, sizeof td);
-          td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
-          td.filterMode = cudaFilterModeLinear;
-          td.readMode = cudaReadModeElementType;
-          td.normalizedCoords = 0;
-          CK (cudaCreateTextureObject (&texs[ch], &rd, &td, NULL));
-        }
-      CK (cudaMemGetInfo (&free_after, &total));
-      array_bytes = free_before > free_after ? free_before - free_after : 0;
-    }
+fail:
+  return st;
+}
 
+/* The texture variant's layered arrays of ≤ MAX_CHUNK views and their
+ * texture objects.  The arrays' opaque (tiled) layout takes more than
+ * nc × nr × layers floats; what they took is read off the free memory
+ * around their allocation (cudaArrayGetMemoryRequirements answers only for
+ * arrays made with cudaArrayDeferredMapping: invalid argument on an H100). */
+static CtrCudaStatus
+fdk_arrays (FdkRun &r, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  size_t free_before = 0, free_after = 0, total = 0;
+  CK (cudaMemGetInfo (&free_before, &total));
+  for (unsigned ch = 0; ch < r.n_chunks; ch++)
+    {
+      const unsigned layers = (ch + 1 < r.n_chunks) ? MAX_CHUNK : r.nv - ch * MAX_CHUNK;
+      cudaChannelFormatDesc cf = cudaCreateChannelDesc<float> ();
+      CK (cudaMalloc3DArray (&r.arrays[ch], &cf, make_cudaExtent (r.nc, r.nr, layers), cudaArrayLayered));
+      cudaResourceDesc rd;
+      memset (&rd, 0, sizeof rd);
+      rd.resType = cudaResourceTypeArray;
+      rd.res.array.array = r.arrays[ch];
+      cudaTextureDesc td;
+      memset (&td, 0, sizeof td);
+      td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+      td.filterMode = cudaFilterModeLinear;
+      td.readMode = cudaReadModeElementType;
+      td.normalizedCoords = 0;
+      CK (cudaCreateTextureObject (&r.texs[ch], &rd, &td, NULL));
+    }
+  CK (cudaMemGetInfo (&free_after, &total));
+  r.array_bytes = free_before > free_after ? free_before - free_after : 0;
+fail:
+  return st;
+}
+
+/* The rest, against what is free now: the filtered store (L1-Tran), the
+ * weights, matrices and filter, both lanes' streams, buffers and work
+ * areas, one slice; uploads the weights and matrices and transforms the
+ * ramp's taps (@hk, m floats placed circularly) into H. */
+static CtrCudaStatus
+fdk_alloc (FdkRun &r, const std::vector<float> &hk, const std::vector<float> &fmats, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  const unsigned nv = r.nv, nr = r.nr, nc = r.nc, m = r.m, nf = r.nf;
   {
-    /* the rest, against what is free now: the filtered store (L1-Tran), the
-     * weights and matrices, both lanes' buffers and work areas, one slice */
-    const size_t lane_bytes = sizeof (float) * (size_t) vb * nr * (2 * (size_t) nc + m)
-                              + sizeof (cufftComplex) * (size_t) vb * nr * nf;
-    const size_t store_bytes = tex ? 0 : sizeof (float) * (size_t) nv * nr * nc;
-    need = store_bytes + 2 * lane_bytes + lane[0].work_size + lane[1].work_size + kwork_size
-           + sizeof (float) * ((size_t) nr * nc + (size_t) nv * nc + m + (size_t) nv * 12)
-           + sizeof (cufftComplex) * nf + sizeof (float) * nxy;
-    st = ctr_cuda_check_free (need, "FDK (filtered projections, FFT buffers and work areas, one slice)", err);
+    const size_t lane_bytes = sizeof (float) * (size_t) r.vb * nr * (2 * (size_t) nc + m)
+                              + sizeof (cufftComplex) * (size_t) r.vb * nr * nf;
+    const size_t store_bytes = r.tex ? 0 : sizeof (float) * (size_t) nv * nr * nc;
+    r.need = store_bytes + 2 * lane_bytes + r.lane[0].work_size + r.lane[1].work_size + r.kwork_size
+             + sizeof (float) * ((size_t) nr * nc + (size_t) nv * nc + m + (size_t) nv * 12)
+             + sizeof (cufftComplex) * nf + sizeof (float) * r.nxy;
+    st = ctr_cuda_check_free (r.need, "FDK (filtered projections, FFT buffers and work areas, one slice)", err);
     if (st != CTR_CUDA_OK)
       goto fail;
   }
-
-  CK (cudaMalloc (&d_cosw, sizeof (float) * nr * nc));
-  CK (cudaMalloc (&d_vw, sizeof (float) * (size_t) nv * nc));
-  CK (cudaMalloc (&d_kern, sizeof (float) * m));
-  CK (cudaMalloc (&d_h, sizeof (cufftComplex) * nf));
-  CK (cudaMalloc (&d_mats, sizeof (float) * (size_t) nv * 12));
-  CK (cudaMalloc (&d_kwork, kwork_size ? kwork_size : 16));
-  CKF (cufftSetWorkArea (kplan, d_kwork));
-  CK (cudaMemcpy (d_cosw, d->cosw, sizeof (float) * nr * nc, cudaMemcpyHostToDevice));
-  CK (cudaMemcpy (d_vw, d->view_col, sizeof (float) * (size_t) nv * nc, cudaMemcpyHostToDevice));
-  CK (cudaMemcpy (d_kern, hk.data (), sizeof (float) * m, cudaMemcpyHostToDevice));
-  CK (cudaMemcpy (d_mats, fmats.data (), sizeof (float) * (size_t) nv * 12, cudaMemcpyHostToDevice));
-  CKF (cufftExecR2C (kplan, d_kern, d_h));
-  fdk_scale_complex<<<(nf + 255) / 256, 256>>> (d_h, nf, 1.0f / (float) m);
+  CK (cudaMalloc (&r.d_cosw, sizeof (float) * nr * nc));
+  CK (cudaMalloc (&r.d_vw, sizeof (float) * (size_t) nv * nc));
+  CK (cudaMalloc (&r.d_kern, sizeof (float) * m));
+  CK (cudaMalloc (&r.d_h, sizeof (cufftComplex) * nf));
+  CK (cudaMalloc (&r.d_mats, sizeof (float) * (size_t) nv * 12));
+  CK (cudaMalloc (&r.d_kwork, r.kwork_size ? r.kwork_size : 16));
+  CKF (cufftSetWorkArea (r.kplan, r.d_kwork));
+  CK (cudaMemcpy (r.d_cosw, r.d->cosw, sizeof (float) * nr * nc, cudaMemcpyHostToDevice));
+  CK (cudaMemcpy (r.d_vw, r.d->view_col, sizeof (float) * (size_t) nv * nc, cudaMemcpyHostToDevice));
+  CK (cudaMemcpy (r.d_kern, hk.data (), sizeof (float) * m, cudaMemcpyHostToDevice));
+  CK (cudaMemcpy (r.d_mats, fmats.data (), sizeof (float) * (size_t) nv * 12, cudaMemcpyHostToDevice));
+  CKF (cufftExecR2C (r.kplan, r.d_kern, r.d_h));
+  fdk_scale_complex<<<(nf + 255) / 256, 256>>> (r.d_h, nf, 1.0f / (float) m);
   CK_LAUNCH ();
-  if (!tex)
-    CK (cudaMalloc (&d_qt, sizeof (float) * (size_t) nv * nr * nc));
+  if (!r.tex)
+    CK (cudaMalloc (&r.d_qt, sizeof (float) * (size_t) nv * nr * nc));
 
   for (int s = 0; s < 2; s++)
     {
-      Lane &L = lane[s];
-      const size_t rows = (size_t) vb * nr;
+      Lane &L = r.lane[s];
+      const size_t rows = (size_t) r.vb * nr;
       CK (cudaStreamCreateWithFlags (&L.stream, cudaStreamNonBlocking));
       CK (cudaEventCreate (&L.e0));
       CK (cudaEventCreate (&L.e1));
@@ -529,45 +512,62 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
         }
     }
   CK (cudaDeviceSynchronize ());
-  if (t)
-    t->setup_s = now_s () - t_start;
+fail:
+  return st;
+}
 
-  /* ---- step 1: stream the views through the two lanes ---- */
+/* Waits for lane @L's batch in flight and adds its copy and filter times. */
+static CtrCudaStatus
+fdk_lane_settle (FdkRun &r, Lane &L, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  float ms;
+  CK (cudaEventSynchronize (L.e2));
+  CK (cudaEventElapsedTime (&ms, L.e0, L.e1));
+  r.copy_ms += ms;
+  CK (cudaEventElapsedTime (&ms, L.e1, L.e2));
+  r.filter_ms += ms;
+  L.busy = false;
+fail:
+  return st;
+}
+
+/* Step 1: the views in batches through the two lanes: up, weighted,
+ * filtered, into the store (transposed) or the texture arrays; then the
+ * FFT buffers are freed to make room for the volume. */
+static CtrCudaStatus
+fdk_stream_views (FdkRun &r, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  const unsigned nv = r.nv, nr = r.nr, nc = r.nc, m = r.m, nf = r.nf, vb = r.vb;
   for (unsigned v0 = 0, it = 0; v0 < nv; v0 += vb, it++)
     {
-      Lane &L = lane[it & 1];
+      Lane &L = r.lane[it & 1];
       const unsigned nb = nv - v0 < vb ? nv - v0 : vb;
       const bool partial = nb < vb;
-      if (L.busy)
-        {
-          /* the lane's previous batch: its pinned buffer is free again */
-          CK (cudaEventSynchronize (L.e2));
-          float ms;
-          CK (cudaEventElapsedTime (&ms, L.e0, L.e1));
-          copy_ms += ms;
-          CK (cudaEventElapsedTime (&ms, L.e1, L.e2));
-          filter_ms += ms;
-        }
-      host_copy (L.pinned, d->proj + (size_t) v0 * nr * nc, (size_t) nb * nr * nc);
+      /* the lane's previous batch: its pinned buffer is free again */
+      if (L.busy && (st = fdk_lane_settle (r, L, err)) != CTR_CUDA_OK)
+        goto fail;
+      host_copy (L.pinned, r.d->proj + (size_t) v0 * nr * nc, (size_t) nb * nr * nc);
       CK (cudaEventRecord (L.e0, L.stream));
       CK (cudaMemcpyAsync (L.raw, L.pinned, sizeof (float) * (size_t) nb * nr * nc, cudaMemcpyHostToDevice, L.stream));
       CK (cudaEventRecord (L.e1, L.stream));
       dim3 gw (nb * nr, (m + 255) / 256);
-      fdk_weight_pad<<<gw, 256, 0, L.stream>>> (L.raw, d_cosw, d_vw, L.pad, nb, nr, nc, m, v0);
+      fdk_weight_pad<<<gw, 256, 0, L.stream>>> (L.raw, r.d_cosw, r.d_vw, L.pad, nb, nr, nc, m, v0);
       CK_LAUNCH ();
       CKF (cufftExecR2C (partial ? L.tfwd : L.fwd, L.pad, L.spec));
       {
         const size_t n = (size_t) nb * nr * nf;
-        fdk_multiply<<<(unsigned) ((n + 255) / 256), 256, 0, L.stream>>> (L.spec, d_h, nf, n);
+        fdk_multiply<<<(unsigned) ((n + 255) / 256), 256, 0, L.stream>>> (L.spec, r.d_h, nf, n);
         CK_LAUNCH ();
       }
       CKF (cufftExecC2R (partial ? L.tinv : L.inv, L.spec, L.pad));
-      if (tex)
+      if (r.tex)
         {
           cudaMemcpy3DParms p;
           memset (&p, 0, sizeof p);
           p.srcPtr = make_cudaPitchedPtr (L.pad, sizeof (float) * m, nc, nr);
-          p.dstArray = arrays[v0 / MAX_CHUNK];
+          p.dstArray = r.arrays[v0 / MAX_CHUNK];
           p.dstPos = make_cudaPos (0, 0, v0 % MAX_CHUNK);
           p.extent = make_cudaExtent (nc, nr, nb);
           p.kind = cudaMemcpyDeviceToDevice;
@@ -576,137 +576,161 @@ ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t
       else
         {
           dim3 gt ((nc + 31) / 32, (nr + 31) / 32, nb);
-          fdk_store_transposed<<<gt, dim3 (32, 8), 0, L.stream>>> (L.pad, d_qt, nr, nc, m, v0);
+          fdk_store_transposed<<<gt, dim3 (32, 8), 0, L.stream>>> (L.pad, r.d_qt, nr, nc, m, v0);
           CK_LAUNCH ();
         }
       CK (cudaEventRecord (L.e2, L.stream));
       L.busy = true;
     }
   for (int s = 0; s < 2; s++)
-    if (lane[s].busy)
-      {
-        CK (cudaEventSynchronize (lane[s].e2));
-        float ms;
-        CK (cudaEventElapsedTime (&ms, lane[s].e0, lane[s].e1));
-        copy_ms += ms;
-        CK (cudaEventElapsedTime (&ms, lane[s].e1, lane[s].e2));
-        filter_ms += ms;
-        lane[s].busy = false;
-      }
+    if (r.lane[s].busy && (st = fdk_lane_settle (r, r.lane[s], err)) != CTR_CUDA_OK)
+      goto fail;
   /* the FFT buffers are no longer needed: make room for the volume */
   for (int s = 0; s < 2; s++)
-    lane_free_fft (lane[s]);
+    lane_free_fft (r.lane[s]);
+fail:
+  return st;
+}
 
-  if (t)
-    t->stream_s = now_s () - t_start - t->setup_s;
-
-  /* ---- step 2: slabs ---- */
+/* The slices a slab may hold: what is free less a margin (64 MiB and a
+ * twentieth of the device), at most nz and max_slab_nz; 0 with the error
+ * when not one slice fits. */
+static CtrCudaStatus
+fdk_slab_size (FdkRun &r, size_t *slab_nz, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  size_t free_b = 0, total_b = 0;
   CK (cudaMemGetInfo (&free_b, &total_b));
   {
     const size_t margin = ((size_t) 64 << 20) + total_b / 20;
     const size_t avail = free_b > margin ? free_b - margin : 0;
-    slab_nz = avail / (sizeof (float) * nxy);
-    if (slab_nz > nz)
-      slab_nz = nz;
-    if (d->max_slab_nz && slab_nz > d->max_slab_nz)
-      slab_nz = d->max_slab_nz;
-    if (slab_nz == 0)
+    *slab_nz = avail / (sizeof (float) * r.nxy);
+    if (*slab_nz > r.nz)
+      *slab_nz = r.nz;
+    if (r.d->max_slab_nz && *slab_nz > r.d->max_slab_nz)
+      *slab_nz = r.d->max_slab_nz;
+    if (*slab_nz == 0)
       {
         snprintf (err, CTR_CUDA_ERR_LEN,
                   "too little device memory for one FDK slice: %.1f MiB free of %.1f MiB",
                   free_b / 1048576.0, total_b / 1048576.0);
         st = CTR_CUDA_NO_MEMORY;
-        goto fail;
       }
   }
-  CK (cudaMalloc (&d_vol, sizeof (float) * nxy * slab_nz));
-  for (size_t z0 = 0; z0 < nz; z0 += slab_nz)
-    {
-      const size_t zs = nz - z0 < slab_nz ? nz - z0 : slab_nz;
-      const bool mirror = d->mirror && zs == nz && nz > 1;
-      const int zcount = mirror ? (int) ((nz + 1) / 2) : (int) zs;
-      n_slabs++;
-      CK (cudaMemset (d_vol, 0, sizeof (float) * nxy * zs));
-      CK (cudaEventRecord (eb0, 0));
-      for (unsigned ch = 0; ch < n_chunks; ch++)
-        {
-          const unsigned c0 = ch * MAX_CHUNK, nb = nv - c0 < MAX_CHUNK ? nv - c0 : MAX_CHUNK;
-          BpArgs a;
-          a.mats = d_mats + (size_t) c0 * 12;
-          a.qt = tex ? NULL : d_qt + (size_t) c0 * nr * nc;
-          a.tex = tex ? texs[ch] : 0;
-          a.vol = d_vol;
-          a.nb = (int) nb;
-          a.nc = (int) nc;
-          a.nr = (int) nr;
-          a.nx = (int) nx;
-          a.ny = (int) ny;
-          a.z0 = (int) z0;
-          a.zcount = zcount;
-          a.nz = (int) nz;
-          a.sod2 = (float) d->sod2;
-          a.cmax = (float) (nc - 1);
-          a.rmax = (float) (nr - 1);
-          dim3 blk (32, 8), grd ((nx + 31) / 32, (ny + 7) / 8, (zcount + ZB - 1) / ZB);
-          if (tex && mirror)
-            fdk_backproject<true, true><<<grd, blk>>> (a);
-          else if (tex)
-            fdk_backproject<true, false><<<grd, blk>>> (a);
-          else if (mirror)
-            fdk_backproject<false, true><<<grd, blk>>> (a);
-          else
-            fdk_backproject<false, false><<<grd, blk>>> (a);
-          CK_LAUNCH ();
-        }
-      CK (cudaEventRecord (eb1, 0));
-      CK (cudaEventSynchronize (eb1));
-      float ms;
-      CK (cudaEventElapsedTime (&ms, eb0, eb1));
-      bp_ms += ms;
-      /* The slab down through the lanes' pinned buffers, chunk c on lane
-       * c % 2: chunk c − 2 leaves its buffer for the volume (a host copy)
-       * while chunk c − 1 is on the bus.  A plain cudaMemcpy into the
-       * pageable volume moved 1.3 GB/s on an H100 (W3: 0.4 s of 0.74). */
-      {
-        const double c0 = now_s ();
-        const size_t n = nxy * zs, cap = (size_t) vb * nr * nc;
-        const size_t nch = (n + cap - 1) / cap;
-        float *dst = vol + z0 * nxy;
-        for (size_t c = 0; c < nch + 2; c++)
-          {
-            Lane &L = lane[c & 1];
-            if (c >= 2)
-              {
-                const size_t p = c - 2, len = p + 1 < nch ? cap : n - p * cap;
-                CK (cudaStreamSynchronize (L.stream));
-                host_copy (dst + p * cap, L.pinned, len);
-              }
-            if (c < nch)
-              {
-                const size_t len = c + 1 < nch ? cap : n - c * cap;
-                CK (cudaMemcpyAsync (L.pinned, d_vol + c * cap, sizeof (float) * len,
-                                     cudaMemcpyDeviceToHost, L.stream));
-              }
-          }
-        copy_ms += 1e3 * (now_s () - c0);
-      }
-    }
-
-  if (t)
-    {
-      t->filter_s = filter_ms / 1e3;
-      t->backproject_s = bp_ms / 1e3;
-      t->transfer_s = copy_ms / 1e3;
-      t->n_slabs = n_slabs;
-      t->kernel = kind;
-      t->device_bytes = need + array_bytes;
-      t->slabs_s = now_s () - t_start - t->setup_s - t->stream_s;
-    }
-
 fail:
+  return st;
+}
+
+/* Back-projects every chunk of views into the slab of @zs slices from @z0
+ * (zeroed first; @zcount the slices a thread column serves: half with the
+ * z mirror) and adds the kernels' device time. */
+static CtrCudaStatus
+fdk_backproject_slab (FdkRun &r, size_t z0, int zcount, bool mirror, size_t zs, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  float ms;
+  CK (cudaMemset (r.d_vol, 0, sizeof (float) * r.nxy * zs));
+  CK (cudaEventRecord (r.eb0, 0));
+  for (unsigned ch = 0; ch < r.n_chunks; ch++)
+    {
+      const unsigned c0 = ch * MAX_CHUNK, nb = r.nv - c0 < MAX_CHUNK ? r.nv - c0 : MAX_CHUNK;
+      BpArgs a;
+      a.mats = r.d_mats + (size_t) c0 * 12;
+      a.qt = r.tex ? NULL : r.d_qt + (size_t) c0 * r.nr * r.nc;
+      a.tex = r.tex ? r.texs[ch] : 0;
+      a.vol = r.d_vol;
+      a.nb = (int) nb;
+      a.nc = (int) r.nc;
+      a.nr = (int) r.nr;
+      a.nx = (int) r.nx;
+      a.ny = (int) r.ny;
+      a.z0 = (int) z0;
+      a.zcount = zcount;
+      a.nz = (int) r.nz;
+      a.sod2 = (float) r.d->sod2;
+      a.cmax = (float) (r.nc - 1);
+      a.rmax = (float) (r.nr - 1);
+      dim3 blk (32, 8), grd ((r.nx + 31) / 32, (r.ny + 7) / 8, (zcount + ZB - 1) / ZB);
+      if (r.tex && mirror)
+        fdk_backproject<true, true><<<grd, blk>>> (a);
+      else if (r.tex)
+        fdk_backproject<true, false><<<grd, blk>>> (a);
+      else if (mirror)
+        fdk_backproject<false, true><<<grd, blk>>> (a);
+      else
+        fdk_backproject<false, false><<<grd, blk>>> (a);
+      CK_LAUNCH ();
+    }
+  CK (cudaEventRecord (r.eb1, 0));
+  CK (cudaEventSynchronize (r.eb1));
+  CK (cudaEventElapsedTime (&ms, r.eb0, r.eb1));
+  r.bp_ms += ms;
+fail:
+  return st;
+}
+
+/* The slab's @n floats down into @dst through the lanes' pinned buffers,
+ * chunk c on lane c % 2: chunk c − 2 leaves its buffer for the volume (a
+ * host copy) while chunk c − 1 is on the bus.  A plain cudaMemcpy into the
+ * pageable volume moved 1.3 GB/s on an H100 (W3: 0.4 s of 0.74). */
+static CtrCudaStatus
+fdk_download_slab (FdkRun &r, float *dst, size_t n, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  const double c0 = now_s ();
+  const size_t cap = (size_t) r.vb * r.nr * r.nc;
+  const size_t nch = (n + cap - 1) / cap;
+  for (size_t c = 0; c < nch + 2; c++)
+    {
+      Lane &L = r.lane[c & 1];
+      if (c >= 2)
+        {
+          const size_t p = c - 2, len = p + 1 < nch ? cap : n - p * cap;
+          CK (cudaStreamSynchronize (L.stream));
+          host_copy (dst + p * cap, L.pinned, len);
+        }
+      if (c < nch)
+        {
+          const size_t len = c + 1 < nch ? cap : n - c * cap;
+          CK (cudaMemcpyAsync (L.pinned, r.d_vol + c * cap, sizeof (float) * len,
+                               cudaMemcpyDeviceToHost, L.stream));
+        }
+    }
+  r.copy_ms += 1e3 * (now_s () - c0);
+fail:
+  return st;
+}
+
+/* Step 2: the volume in z slabs, each back-projected and brought back. */
+static CtrCudaStatus
+fdk_slabs (FdkRun &r, float *vol, char *err)
+{
+  CtrCudaStatus st;
+  size_t slab_nz = 0;
+  if ((st = fdk_slab_size (r, &slab_nz, err)) != CTR_CUDA_OK)
+    return st;
+  CK (cudaMalloc (&r.d_vol, sizeof (float) * r.nxy * slab_nz));
+  for (size_t z0 = 0; z0 < r.nz; z0 += slab_nz)
+    {
+      const size_t zs = r.nz - z0 < slab_nz ? r.nz - z0 : slab_nz;
+      const bool mirror = r.d->mirror && zs == r.nz && r.nz > 1;
+      const int zcount = mirror ? (int) ((r.nz + 1) / 2) : (int) zs;
+      r.n_slabs++;
+      if ((st = fdk_backproject_slab (r, z0, zcount, mirror, zs, err)) != CTR_CUDA_OK
+          || (st = fdk_download_slab (r, vol + z0 * r.nxy, r.nxy * zs, err)) != CTR_CUDA_OK)
+        return st;
+    }
+fail:
+  return st;
+}
+
+/* Frees whatever the run made (each member may be unset). */
+static void
+fdk_free (FdkRun &r)
+{
   for (int s = 0; s < 2; s++)
     {
-      Lane &L = lane[s];
+      Lane &L = r.lane[s];
       if (L.stream) cudaStreamSynchronize (L.stream);
       lane_free_fft (L);
       if (L.pinned) cudaFreeHost (L.pinned);
@@ -715,22 +739,106 @@ fail:
       if (L.e2) cudaEventDestroy (L.e2);
       if (L.stream) cudaStreamDestroy (L.stream);
     }
-  for (unsigned ch = 0; ch < n_chunks; ch++)
+  for (unsigned ch = 0; ch < r.n_chunks; ch++)
     {
-      if (texs[ch]) cudaDestroyTextureObject (texs[ch]);
-      if (arrays[ch]) cudaFreeArray (arrays[ch]);
+      if (r.texs[ch]) cudaDestroyTextureObject (r.texs[ch]);
+      if (r.arrays[ch]) cudaFreeArray (r.arrays[ch]);
     }
-  if (has_kplan) cufftDestroy (kplan);
-  cudaFree (d_kwork);
-  cudaFree (d_cosw);
-  cudaFree (d_vw);
-  cudaFree (d_kern);
-  cudaFree (d_h);
-  cudaFree (d_mats);
-  cudaFree (d_qt);
-  cudaFree (d_vol);
-  if (eb0) cudaEventDestroy (eb0);
-  if (eb1) cudaEventDestroy (eb1);
+  if (r.has_kplan) cufftDestroy (r.kplan);
+  cudaFree (r.d_kwork);
+  cudaFree (r.d_cosw);
+  cudaFree (r.d_vw);
+  cudaFree (r.d_kern);
+  cudaFree (r.d_h);
+  cudaFree (r.d_mats);
+  cudaFree (r.d_qt);
+  cudaFree (r.d_vol);
+  if (r.eb0) cudaEventDestroy (r.eb0);
+  if (r.eb1) cudaEventDestroy (r.eb1);
+}
+
+extern "C" CtrCudaStatus
+ctr_cuda_fdk_device_run (const CtrCudaFdkDesc *d, float *vol, CtrCudaFdkTimes *t, char *err)
+{
+  CtrCudaStatus st = CTR_CUDA_OK;
+  if (!ctr_cufft_loaded)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "cuFFT is not loaded (ctr_cuda_lib_require)");
+      return CTR_CUDA_UNAVAILABLE;
+    }
+  const double t_start = now_s ();
+  FdkRun r;
+  r.d = d;
+  r.nv = d->n_views;
+  r.nr = d->n_rows;
+  r.nc = d->n_cols;
+  r.nx = d->nx;
+  r.ny = d->ny;
+  r.nz = d->nz;
+  r.nxy = (size_t) r.nx * r.ny;
+  r.m = next_pow2 (2ull * r.nc);
+  r.nf = r.m / 2 + 1;
+  r.vb = d->view_batch ? d->view_batch : 32;
+  const double alpha = (double) r.nr * r.nc * r.nv / ((double) r.nxy * r.nz);
+  r.kind = d->kernel != CTR_CUDA_FDK_AUTO ? d->kernel
+           : alpha >= 256.0 ? CTR_CUDA_FDK_TEXTURE : CTR_CUDA_FDK_L1TRAN;
+  r.tex = r.kind == CTR_CUDA_FDK_TEXTURE;
+  r.n_chunks = (r.nv + MAX_CHUNK - 1) / MAX_CHUNK;
+  const unsigned n_batches = (r.nv + r.vb - 1) / r.vb;
+  r.tail_rows = (r.nv % r.vb) * r.nr;
+  r.tail_lane = (int) ((n_batches - 1) & 1);
+  r.arrays.assign (r.n_chunks, (cudaArray_t) NULL);
+  r.texs.assign (r.n_chunks, 0);
+
+  if (r.vb > 64 || (MAX_CHUNK % r.vb) != 0)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "view batch %u: a power of two up to 64 (it must divide %u)", r.vb, MAX_CHUNK);
+      return CTR_CUDA_INVALID;
+    }
+  if (r.nc > 16384 || r.nr > 16384 || r.nx == 0 || r.ny == 0 || r.nz == 0 || r.nv == 0)
+    {
+      snprintf (err, CTR_CUDA_ERR_LEN, "FDK: unsupported sizes (panel %u × %u, volume %u × %u × %u)",
+                r.nr, r.nc, r.nx, r.ny, r.nz);
+      return CTR_CUDA_UNAVAILABLE;   /* the CPU's FDK takes them */
+    }
+  std::vector<float> fmats ((size_t) r.nv * 12);
+  std::vector<float> hk (r.m, 0.0f);
+  for (size_t k = 0; k < (size_t) r.nv * 12; k++)
+    fmats[k] = (float) d->mats[k];
+  /* the ramp's taps placed circularly: lag l at l mod m */
+  for (unsigned l = 0; l < r.nc; l++)
+    hk[l] = d->ramp[r.nc - 1 + l];
+  for (unsigned l = 1; l < r.nc; l++)
+    hk[r.m - l] = d->ramp[r.nc - 1 - l];
+
+  CK (cudaEventCreate (&r.eb0));
+  CK (cudaEventCreate (&r.eb1));
+  /* what only the device knows the size of first: plans, texture arrays */
+  if ((st = fdk_plans (r, err)) != CTR_CUDA_OK
+      || (r.tex && (st = fdk_arrays (r, err)) != CTR_CUDA_OK)
+      || (st = fdk_alloc (r, hk, fmats, err)) != CTR_CUDA_OK)
+    goto fail;
+  if (t)
+    t->setup_s = now_s () - t_start;
+  if ((st = fdk_stream_views (r, err)) != CTR_CUDA_OK)
+    goto fail;
+  if (t)
+    t->stream_s = now_s () - t_start - t->setup_s;
+  if ((st = fdk_slabs (r, vol, err)) != CTR_CUDA_OK)
+    goto fail;
+  if (t)
+    {
+      t->filter_s = r.filter_ms / 1e3;
+      t->backproject_s = r.bp_ms / 1e3;
+      t->transfer_s = r.copy_ms / 1e3;
+      t->n_slabs = r.n_slabs;
+      t->kernel = r.kind;
+      t->device_bytes = r.need + r.array_bytes;
+      t->slabs_s = now_s () - t_start - t->setup_s - t->stream_s;
+    }
+
+fail:
+  fdk_free (r);
   ctr_cuda_clear_error ();
   if (t && st == CTR_CUDA_OK)
     t->total_s = now_s () - t_start;

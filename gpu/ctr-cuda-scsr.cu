@@ -38,6 +38,139 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* orbit_rows' forward part for the slices [s0, s0 + sb) of one row: a ←
+ * the row's dot products with X (SB·K sums, lane order), reduced over the
+ * warp's lanes and, for W > 1, over the row's warps through @part (every
+ * thread of the block calls it: it holds barriers).  @scr is the thread's
+ * strip of shared memory (see orbit_rows); @sc the compose table. */
+template <int K, int SB, int W>
+__device__ __forceinline__ void
+row_dot (long long my_seg, int n_seg, const Elem *__restrict__ el, const float *__restrict__ X,
+         size_t stride, size_t off, unsigned sb, unsigned wb, unsigned wr, unsigned lane,
+         const unsigned char (*sc)[8], float *scr, float (*part)[SB * K], float a[SB * K])
+{
+#pragma unroll
+  for (int t = 0; t < n_seg; t++)
+    {
+      unsigned char cg[K];
+      load_comp<K> (sc, t, cg);
+      const long long lo = __shfl_sync (0xffffffffu, my_seg, t), hi = __shfl_sync (0xffffffffu, my_seg, t + 1);
+      float acc[SB * K];         /* this segment's sums, slot order */
+#pragma unroll
+      for (int q = 0; q < SB * K; q++)
+        acc[q] = 0.f;
+      for (long long e = lo + wr * 32 + lane; e < hi; e += 32 * W)
+        {
+          const Elem m = el[e];
+          const float *xr = X + (size_t) m.rep * stride + off;
+#pragma unroll
+          for (int s = 0; s < SB; s++)
+            if (s < (int) sb)
+              {
+                float xv[K];
+                load_slots<K> (xr + s * K, xv);
+#pragma unroll
+                for (int q = 0; q < K; q++)
+                  acc[s * K + q] += m.w * xv[q];
+              }
+        }
+      /* lane g reads slot cg[g] */
+      if constexpr (K == 1)
+        {
+#pragma unroll
+          for (int q = 0; q < SB; q++)
+            a[q] += acc[q];
+        }
+      else
+        {
+          float *my = scr;
+#pragma unroll
+          for (int q = 0; q < SB * K; q++)
+            my[q] = acc[q];
+#pragma unroll
+          for (int s = 0; s < SB; s++)
+#pragma unroll
+            for (int g = 0; g < K; g++)
+              a[s * K + g] += my[s * K + cg[g]];
+        }
+    }
+#pragma unroll
+  for (int q = 0; q < SB * K; q++)
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1)
+      a[q] += __shfl_xor_sync (0xffffffffu, a[q], d);
+  if constexpr (W > 1)
+    {
+      if (lane == 0)
+#pragma unroll
+        for (int q = 0; q < SB * K; q++)
+          part[wb][q] = a[q];
+      __syncthreads ();
+      const unsigned w0 = wb - wr;
+#pragma unroll
+      for (int q = 0; q < SB * K; q++)
+        {
+          float sum = 0.f;
+#pragma unroll
+          for (int k = 0; k < W; k++)
+            sum += part[w0 + k][q];
+          a[q] = sum;
+        }
+      __syncthreads ();          /* part[] is written again next pass */
+    }
+}
+
+/* orbit_rows' transposed part for the slices [s0, s0 + sb) of one row:
+ * D += Aᵀ v over the row's K segments, slot q of segment h taking lane
+ * si[q][h]'s residual (read from the thread's strip @scr). */
+template <int K, int SB, int W>
+__device__ __forceinline__ void
+row_scatter (long long my_seg, int n_seg, const Elem *__restrict__ el, float *__restrict__ D,
+             size_t stride, size_t off, unsigned sb, unsigned wr, unsigned lane,
+             const unsigned char (*si)[8], float *scr, const float v[SB * K])
+{
+  if constexpr (K > 1)
+    {
+#pragma unroll
+      for (int q = 0; q < SB * K; q++)
+        scr[q] = v[q];
+    }
+#pragma unroll
+  for (int t = 0; t < n_seg; t++)
+    {
+      const long long lo = __shfl_sync (0xffffffffu, my_seg, t), hi = __shfl_sync (0xffffffffu, my_seg, t + 1);
+      if (lo == hi)
+        continue;
+      float u[SB * K];               /* slot q of this segment gets lane si[q][h]'s residual */
+      if constexpr (K == 1)
+        {
+#pragma unroll
+          for (int q = 0; q < SB; q++)
+            u[q] = v[q];
+        }
+      else
+        {
+          unsigned char ci[K];
+          load_comp<K> (si, t, ci);
+          const float *my = scr;
+#pragma unroll
+          for (int s = 0; s < SB; s++)
+#pragma unroll
+            for (int q = 0; q < K; q++)
+              u[s * K + q] = ci[q] < K ? my[s * K + ci[q]] : 0.f;
+        }
+      for (long long e = lo + wr * 32 + lane; e < hi; e += 32 * W)
+        {
+          const Elem m = el[e];
+          float *dr = D + (size_t) m.rep * stride + off;
+#pragma unroll
+          for (int s = 0; s < SB; s++)
+            if (s < (int) sb)
+              add_slots<K> (dr + s * K, m.w, u + s * K);
+        }
+    }
+}
+
 /* One warp per stored row of orbits [o0, o0 + n_orb).  @X NULL: a = 0 (the
  * adjoint).  Modes: SOLVE (D += Aᵀ (coef ∘ (b − a))), FORWARD (ax = a),
  * RESIDUAL (sums += valid-weighted (b − a)², b²).
@@ -110,77 +243,8 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
       for (int q = 0; q < SB * K; q++)
         a[q] = 0.f;
       if (X != nullptr)
-        {
-#pragma unroll
-          for (int t = 0; t < n_seg; t++)
-            {
-              unsigned char cg[K];
-              load_comp<K> (sc, t, cg);
-              const long long lo = __shfl_sync (0xffffffffu, my_seg, t), hi = __shfl_sync (0xffffffffu, my_seg, t + 1);
-              float acc[SB * K];         /* this segment's sums, slot order */
-#pragma unroll
-              for (int q = 0; q < SB * K; q++)
-                acc[q] = 0.f;
-              for (long long e = lo + wr * 32 + lane; e < hi; e += 32 * W)
-                {
-                  const Elem m = el[e];
-                  const float *xr = X + (size_t) m.rep * stride + off;
-#pragma unroll
-                  for (int s = 0; s < SB; s++)
-                    if (s < (int) sb)
-                      {
-                        float xv[K];
-                        load_slots<K> (xr + s * K, xv);
-#pragma unroll
-                        for (int q = 0; q < K; q++)
-                          acc[s * K + q] += m.w * xv[q];
-                      }
-                }
-              /* lane g reads slot cg[g] */
-              if constexpr (K == 1)
-                {
-#pragma unroll
-                  for (int q = 0; q < SB; q++)
-                    a[q] += acc[q];
-                }
-              else
-                {
-                  float *my = scr[threadIdx.x];
-#pragma unroll
-                  for (int q = 0; q < SB * K; q++)
-                    my[q] = acc[q];
-#pragma unroll
-                  for (int s = 0; s < SB; s++)
-#pragma unroll
-                    for (int g = 0; g < K; g++)
-                      a[s * K + g] += my[s * K + cg[g]];
-                }
-            }
-#pragma unroll
-          for (int q = 0; q < SB * K; q++)
-#pragma unroll
-            for (int d = 16; d > 0; d >>= 1)
-              a[q] += __shfl_xor_sync (0xffffffffu, a[q], d);
-          if constexpr (W > 1)
-            {
-              if (lane == 0)
-#pragma unroll
-                for (int q = 0; q < SB * K; q++)
-                  part[wb][q] = a[q];
-              __syncthreads ();
-              const unsigned w0 = wb - wr;
-#pragma unroll
-              for (int q = 0; q < SB * K; q++)
-                {
-                  float sum = 0.f;
-#pragma unroll
-                  for (int k = 0; k < W; k++)
-                    sum += part[w0 + k][q];
-                  a[q] = sum;
-                }
-              __syncthreads ();          /* part[] is written again next pass */
-            }
-        }
+        row_dot<K, SB, W> (my_seg, n_seg, el, X, stride, off, sb, wb, wr, lane, sc,
+                           scr[K > 1 ? threadIdx.x : 0], part, a);
       if (!active)
         continue;
       if (mode == MODE_FORWARD)
@@ -219,46 +283,8 @@ orbit_rows (const long long *__restrict__ seg_ptr, const Elem *__restrict__ el,
         }
       if (!any)                          /* warp-uniform: every thread holds all v */
         continue;
-      if constexpr (K > 1)
-        {
-#pragma unroll
-          for (int q = 0; q < SB * K; q++)
-            scr[threadIdx.x][q] = v[q];
-        }
-#pragma unroll
-      for (int t = 0; t < n_seg; t++)
-        {
-          const long long lo = __shfl_sync (0xffffffffu, my_seg, t), hi = __shfl_sync (0xffffffffu, my_seg, t + 1);
-          if (lo == hi)
-            continue;
-          float u[SB * K];               /* slot q of this segment gets lane si[q][h]'s residual */
-          if constexpr (K == 1)
-            {
-#pragma unroll
-              for (int q = 0; q < SB; q++)
-                u[q] = v[q];
-            }
-          else
-            {
-              unsigned char ci[K];
-              load_comp<K> (si, t, ci);
-              const float *my = scr[threadIdx.x];
-#pragma unroll
-              for (int s = 0; s < SB; s++)
-#pragma unroll
-                for (int q = 0; q < K; q++)
-                  u[s * K + q] = ci[q] < K ? my[s * K + ci[q]] : 0.f;
-            }
-          for (long long e = lo + wr * 32 + lane; e < hi; e += 32 * W)
-            {
-              const Elem m = el[e];
-              float *dr = D + (size_t) m.rep * stride + off;
-#pragma unroll
-              for (int s = 0; s < SB; s++)
-                if (s < (int) sb)
-                  add_slots<K> (dr + s * K, m.w, u + s * K);
-            }
-        }
+      row_scatter<K, SB, W> (my_seg, n_seg, el, D, stride, off, sb, wr, lane, si,
+                             scr[K > 1 ? threadIdx.x : 0], v);
     }
   if (mode == MODE_RESIDUAL && lane == 0 && wr == 0 && (r_num != 0 || r_den != 0))
     {
