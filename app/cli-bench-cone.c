@@ -71,7 +71,7 @@ ctr_cli_bench_cone (int argc, char **argv)
 {
   g_autofree char *volume = NULL, *backend_opt = NULL, *method = NULL;
   int views = 360, rows = 256, cols = 256, iterations = 5;
-  double device_mb = 0.0;
+  double device_mb = 0.0, voxel_z = 0.0;
   GOptionEntry entries[] = {
     { "volume", 0, 0, G_OPTION_ARG_STRING, &volume, "volume of N³ or NX × NY × NZ voxels (default 256x256x108)", "N|NXxNYxNZ" },
     { "views", 0, 0, G_OPTION_ARG_INT, &views, "views over 360° (360)", "V" },
@@ -80,6 +80,8 @@ ctr_cli_bench_cone (int argc, char **argv)
     { "method", 'm', 0, G_OPTION_ARG_STRING, &method, "sirt (default), sart, cgls, pwls or asd-pocs", "M" },
     { "iterations", 'n', 0, G_OPTION_ARG_INT, &iterations, "iterations timed (5)", "K" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_opt, "cpu (default) or cuda", "B" },
+    { "voxel-z", 0, 0, G_OPTION_ARG_DOUBLE, &voxel_z,
+      "voxel size along z, mm (default: the in-plane size, 245 mm / NX; W4's head grid: 1.5)", "MM" },
     { "device-memory-mb", 0, 0, G_OPTION_ARG_DOUBLE, &device_mb,
       "cuda: the most device memory the cone-beam pair may hold, MiB (as CTR_CUDA_CONE_MEMORY_MB; less than "
       "the whole needs: the pair runs out of core, in z-slabs)", "MB" },
@@ -93,6 +95,11 @@ ctr_cli_bench_cone (int argc, char **argv)
   if (argc != 1)
     {
       fprintf (stderr, "ctrecon-cli bench cone: unexpected argument '%s'\n", argv[1]);
+      return 2;
+    }
+  if (voxel_z < 0.0 || voxel_z > 1000.0 || !isfinite (voxel_z))
+    {
+      fprintf (stderr, "ctrecon-cli bench cone: --voxel-z takes a positive size in mm (at most 1000)\n");
       return 2;
     }
   if (device_mb < 0.0 || !isfinite (device_mb))
@@ -136,8 +143,8 @@ ctr_cli_bench_cone (int argc, char **argv)
   CtrGrid grid;
   CtrGeometry *g0 = NULL;
   fprintf (stderr, "bench cone: projecting a water cylinder, %d views of %d × %d…\n", views, rows, cols);
-  g_autoptr (CtrProjections) p = ctr_cli_bench_cylinder_scan ((guint) views, (guint) rows, (guint) cols, n, &g0,
-                                                              &grid, &error);
+  g_autoptr (CtrProjections) p = ctr_cli_bench_cylinder_scan ((guint) views, (guint) rows, (guint) cols, n, voxel_z,
+                                                              &g0, &grid, &error);
   g_autoptr (CtrGeometry) g = g0;
   if (p == NULL)
     return ctr_cli_fail (error);
@@ -183,11 +190,13 @@ ctr_cli_bench_cone (int argc, char **argv)
   /* iteration_s: the wall time of a reported iteration (the median from the
    * second on: NaN with one iteration), the figure to compare backends by */
   printf ("{\"benchmark\": \"cone\", \"backend\": \"%s\", \"device\": \"%s\", \"threads\": %d, \"operator\": \"%s\", "
-          "\"method\": \"%s\", \"volume\": [%u, %u, %u], \"voxel_mm\": %.6g, \"views\": %d, \"detector\": [%d, %d], "
+          "\"method\": \"%s\", \"volume\": [%u, %u, %u], \"voxel_mm\": %.6g, \"voxel_z_mm\": %.6g, \"views\": %d, "
+          "\"detector\": [%d, %d], "
           "\"iterations\": %u, \"iteration_s\": %.6f, \"update_s\": %.6f, \"residual_s\": %.6f, \"gups\": %.4f, "
           "\"total_s\": %.3f, \"peak_rss_mib\": %.1f, \"device_memory_cap_mib\": %.3f, "
           "\"centre_value_per_mm\": %.6f, \"true_value_per_mm\": %.6f}\n",
-          be->name, dev_json, threads, desc_json, ctr_method_name (m), n[0], n[1], n[2], voxel, views, rows, cols, k,
+          be->name, dev_json, threads, desc_json, ctr_method_name (m), n[0], n[1], n[2], voxel, grid.dz, views, rows,
+          cols, k,
           wall, update, resid, updates / wall, total_s, peak_rss_mib (), device_mb, centre, CTR_MU_WATER_PER_MM);
   return 0;
 }

@@ -4,12 +4,13 @@
 /**
  * ctr_cli_bench_cone:
  * `bench cone [--volume N|NXxNYxNZ] [--views V] [--rows R] [--cols C]
- * [--method sirt|sart|cgls|pwls|asd-pocs] [--iterations K]
+ * [--voxel-z MM] [--method sirt|sart|cgls|pwls|asd-pocs] [--iterations K]
  * [--backend cpu|cuda]`.  argv[0] is the benchmark's name ("cone").  The
  * scan of `bench fdk` (a water cylinder with exact line integrals; SOD
  * 1000 mm, SDD 1536 mm, a flat R × C panel 409.6 mm wide, V views over
  * 360°; default W4/W5: 256 × 256 × 108 voxels of 0.957 mm from 360 views of
- * 256 × 256), then K iterations of the method on the cone-beam projector
+ * 256 × 256; `--voxel-z 1.5` gives the z size of W4's head grid, whose
+ * taller volume the rays cross over 1.57× as many planes), then K iterations of the method on the cone-beam projector
  * pair of the backend asked for (no silent fall-back: exit 1 when it cannot
  * run there).  One JSON object as the last line of stdout: iteration_s, the
  * median wall time of a reported iteration (from the second on: update,

@@ -47,8 +47,8 @@ ctr_cli_bench_parse_volume (const char *text, guint n[3])
 }
 
 CtrProjections *
-ctr_cli_bench_cylinder_scan (guint views, guint rows, guint cols, const guint n[3], CtrGeometry **g_out,
-                             CtrGrid *grid, GError **error)
+ctr_cli_bench_cylinder_scan (guint views, guint rows, guint cols, const guint n[3], double voxel_z,
+                             CtrGeometry **g_out, CtrGrid *grid, GError **error)
 {
   /* Panel 409.6 mm wide (the W4 set-up: 256 × 1.6 mm), square pixels; the
    * volume fills 245 mm of the field of view (W4: 256 × 0.957 mm). */
@@ -61,9 +61,9 @@ ctr_cli_bench_cylinder_scan (guint views, guint rows, guint cols, const guint n[
   g->n_cols = cols;
   g->pitch_u = g->pitch_v_mm = 409.6 / cols;
   ctr_geometry_set_uniform_angles (g, 0.0, 2.0 * G_PI / views);
-  const double voxel = 245.0 / MAX (n[0], n[1]);
-  *grid = (CtrGrid) { n[0], n[1], n[2], voxel, voxel, voxel, 0, 0, 0 };
-  const double radius = 0.4 * MIN (n[0], n[1]) * voxel, half_h = 0.3 * n[2] * voxel;
+  const double voxel = 245.0 / MAX (n[0], n[1]), dz = voxel_z > 0.0 ? voxel_z : voxel;
+  *grid = (CtrGrid) { n[0], n[1], n[2], voxel, voxel, dz, 0, 0, 0 };
+  const double radius = 0.4 * MIN (n[0], n[1]) * voxel, half_h = 0.3 * n[2] * dz;
   g_autoptr (CtrPhantom3d) ph = ctr_phantom3d_new_cylinder (0, 0, 0, radius, half_h, MU_WATER);
   CtrProjections *p = ctr_phantom3d_project (ph, g, 1, error);
   if (p == NULL)
@@ -163,7 +163,8 @@ ctr_cli_bench_fdk (int argc, char **argv)
   CtrGrid grid;
   CtrGeometry *g0 = NULL;
   fprintf (stderr, "bench fdk: projecting a water cylinder, %d views of %u × %u…\n", views, det_rows, det_cols);
-  g_autoptr (CtrProjections) p = ctr_cli_bench_cylinder_scan ((guint) views, det_rows, det_cols, n, &g0, &grid, &error);
+  g_autoptr (CtrProjections) p = ctr_cli_bench_cylinder_scan ((guint) views, det_rows, det_cols, n, 0.0, &g0, &grid,
+                                                              &error);
   g_autoptr (CtrGeometry) g = g0;
   if (p == NULL)
     return ctr_cli_fail (error);

@@ -24,7 +24,8 @@ gboolean ctr_cli_bench_parse_volume (const char *text, guint n[3]);
  * 0.4 × the volume's width, height 0.6 × its height) projected with exact
  * line integrals over @views views of 360° onto a flat @rows × @cols panel
  * 409.6 mm wide (SOD 1000 mm, SDD 1536 mm); *@grid: @n voxels filling
- * 245 mm, centred.  Returns (transfer full) the projections and the
- * geometry in *@g_out, or NULL with the projector's error. */
-CtrProjections *ctr_cli_bench_cylinder_scan (guint views, guint rows, guint cols, const guint n[3],
+ * 245 mm in x and y, centred, @voxel_z mm along z (0: the in-plane size).
+ * Returns (transfer full) the projections and the geometry in *@g_out, or
+ * NULL with the projector's error. */
+CtrProjections *ctr_cli_bench_cylinder_scan (guint views, guint rows, guint cols, const guint n[3], double voxel_z,
                                              CtrGeometry **g_out, CtrGrid *grid, GError **error);
