@@ -11,6 +11,11 @@ to a relative RMSE of 1 %.  ASTRA's cone-beam projectors need CUDA (absent
 here): its cone and cone_vec imports are checked against ASTRA's own
 geom_2vec instead.
 
+Each peer runs once for all its cases (one process for ASTRA's five, one
+for RTK's four): importing itk with RTK costs about 20 s of CPU, once
+instead of four times.  A case the peer fails (an exception, or the
+process dying before it) fails that case's checks as before.
+
 Frames: ASTRA's 2-D volume is ours (row 0 = +y, column 0 = −x; sinogram
 [angle][detector]).  RTK's fixed frame (x_r, y_r, z_r) is ours as
 (x_r, −z_r, y_r), so RTK's volume array [z_r][y_r][x_r] is ours transposed
@@ -53,7 +58,9 @@ def phantom3d(n):
 
 
 # ---------------------------------------------------------------- peer side
-# (runs in the venv: python test_peer_geometry.py --peer REQUEST.json)
+# (runs in the venv: python test_peer_geometry.py --peer BATCH.json:
+# BATCH.json holds a list of [NAME, request] for peer_NAME; each one's
+# outcome, true or false, is appended to BATCH.json.ok as it ends)
 
 def peer_astra(req):
     import astra
@@ -158,14 +165,22 @@ def main():
         sys.exit(77)
     py = os.path.join(venv, "bin", "python")
 
-    def peer(fn, req, tmp):
-        path = os.path.join(tmp, f"req-{fn}.json")
+    def peers(name, batch, tmp):
+        """Runs each (fn, request) of @batch through peer_fn in one
+        process; a list of booleans, one per request (False for those it
+        did not finish)."""
+        path = os.path.join(tmp, f"req-{name}.json")
         with open(path, "w") as f:
-            json.dump(req, f)
-        p = subprocess.run([py, __file__, "--peer", fn, path], capture_output=True, text=True, timeout=600)
-        if p.returncode != 0:
+            json.dump(batch, f)
+        p = subprocess.run([py, __file__, "--peer", path], capture_output=True, text=True,
+                           timeout=600 * len(batch))
+        done = []
+        if os.path.exists(path + ".ok"):
+            with open(path + ".ok") as f:
+                done = [line.strip() == "true" for line in f]
+        if p.returncode != 0 or len(done) != len(batch) or not all(done):
             print(p.stdout, p.stderr)
-        return p.returncode == 0
+        return [k < len(done) and done[k] for k in range(len(batch))]
 
     def rel(a, b):
         return float(np.sqrt(np.mean((a - b) ** 2)) / np.sqrt(np.mean(b ** 2)))
@@ -176,12 +191,18 @@ def main():
         img = phantom2d(n)
         np.save(os.path.join(tmp, "img2d.npy"), img)
         tifffile.imwrite(os.path.join(tmp, "img2d.tif"), img)
-        for kind in ("fanflat", "offset", "tilted", "noncircular"):
-            req = {"n": n, "views": 90, "cols": 240, "pitch": 1.0, "dos": 300.0, "dod": 200.0,
-                   "shift": 11.0, "tilt_deg": 7.0, "kind": kind, "image": os.path.join(tmp, "img2d.npy"),
-                   "geometry": os.path.join(tmp, f"astra-{kind}.json"),
-                   "projections": os.path.join(tmp, f"astra-{kind}.npy")}
-            if not check(peer("astra", req, tmp), f"ASTRA {kind}: the peer projects"):
+        fan_kinds = ("fanflat", "offset", "tilted", "noncircular")
+        fan = {kind: {"n": n, "views": 90, "cols": 240, "pitch": 1.0, "dos": 300.0, "dod": 200.0,
+                      "shift": 11.0, "tilt_deg": 7.0, "kind": kind, "image": os.path.join(tmp, "img2d.npy"),
+                      "geometry": os.path.join(tmp, f"astra-{kind}.json"),
+                      "projections": os.path.join(tmp, f"astra-{kind}.npy")} for kind in fan_kinds}
+        # ASTRA cone and cone_vec: imported as ASTRA's own geom_2vec says.
+        cone = {"geometry": os.path.join(tmp, "astra-cone.json"), "geometry_vec": os.path.join(tmp, "astra-cone-vec.json"),
+                "vectors": os.path.join(tmp, "astra-cone-vec.npy")}
+        astra_ok = peers("astra", [("astra", fan[kind]) for kind in fan_kinds] + [("astra_cone", cone)], tmp)
+        for kind, ok in zip(fan_kinds, astra_ok):
+            req = fan[kind]
+            if not check(ok, f"ASTRA {kind}: the peer projects"):
                 continue
             ours_g = os.path.join(tmp, f"ours-{kind}.json")
             r = run("import-geometry", req["geometry"], "-o", ours_g)
@@ -194,10 +215,8 @@ def main():
             e = rel(tifffile.imread(sino), np.load(req["projections"]))
             check(e <= TOL, f"ASTRA {kind} (line_fanflat vs Siddon): relative RMSE {e:.2e} <= {TOL}")
 
-        # ASTRA cone and cone_vec: imported as ASTRA's own geom_2vec says.
-        req = {"geometry": os.path.join(tmp, "astra-cone.json"), "geometry_vec": os.path.join(tmp, "astra-cone-vec.json"),
-               "vectors": os.path.join(tmp, "astra-cone-vec.npy")}
-        if check(peer("astra_cone", req, tmp), "ASTRA cone: the peer writes cone and geom_2vec"):
+        req = cone
+        if check(astra_ok[-1], "ASTRA cone: the peer writes cone and geom_2vec"):
             want = np.load(req["vectors"])
             for name in ("geometry", "geometry_vec"):
                 out = os.path.join(tmp, f"ours-cone-{name}.json")
@@ -223,12 +242,15 @@ def main():
         vol = phantom3d(n3)
         np.save(os.path.join(tmp, "img3d.npy"), vol)
         tifffile.imwrite(os.path.join(tmp, "img3d.tif"), vol)
-        for kind in ("circular", "offset", "tilted", "noncircular"):
-            req = {"n": n3, "voxel": voxel, "views": 36, "cols": 96, "rows": 80, "pu": 2.0, "pv": 2.0,
-                   "sid": 400.0, "sdd": 650.0, "kind": kind, "image": os.path.join(tmp, "img3d.npy"),
-                   "geometry": os.path.join(tmp, f"rtk-{kind}.xml"),
-                   "projections": os.path.join(tmp, f"rtk-{kind}.npy")}
-            if not check(peer("rtk", req, tmp), f"RTK {kind}: the peer projects"):
+        rtk_kinds = ("circular", "offset", "tilted", "noncircular")
+        cases = {kind: {"n": n3, "voxel": voxel, "views": 36, "cols": 96, "rows": 80, "pu": 2.0, "pv": 2.0,
+                        "sid": 400.0, "sdd": 650.0, "kind": kind, "image": os.path.join(tmp, "img3d.npy"),
+                        "geometry": os.path.join(tmp, f"rtk-{kind}.xml"),
+                        "projections": os.path.join(tmp, f"rtk-{kind}.npy")} for kind in rtk_kinds}
+        rtk_ok = peers("rtk", [("rtk", cases[kind]) for kind in rtk_kinds], tmp)
+        for kind, ok in zip(rtk_kinds, rtk_ok):
+            req = cases[kind]
+            if not check(ok, f"RTK {kind}: the peer projects"):
                 continue
             ours_g = os.path.join(tmp, f"ours-rtk-{kind}.json")
             r = run("import-geometry", req["geometry"], "-o", ours_g, "--cols", 96, "--rows", 80,
@@ -244,9 +266,28 @@ def main():
     finish()
 
 
+def run_peers(path):
+    """Each (fn, request) of @path through peer_fn; its outcome appended to
+    @path.ok at once (a crash leaves the rest out: failed)."""
+    import traceback
+    with open(path) as f:
+        batch = json.load(f)
+    failed = 0
+    for fn, req in batch:
+        try:
+            globals()["peer_" + fn](req)
+            ok = True
+        except Exception:
+            traceback.print_exc()
+            ok = False
+        failed += not ok
+        with open(path + ".ok", "a") as f:
+            f.write("true\n" if ok else "false\n")
+    sys.exit(1 if failed else 0)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--peer":
-        with open(sys.argv[3]) as f:
-            globals()["peer_" + sys.argv[2]](json.load(f))
+    if len(sys.argv) == 3 and sys.argv[1] == "--peer":
+        run_peers(sys.argv[2])
     else:
         main()
