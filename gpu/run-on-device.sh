@@ -335,17 +335,19 @@ PY
     }
     export CTR_CUDA_CONE_TIMES=1
     # the interior run against the checked stencil alone, interleaved, twice
-    # (W5); then the methods, the host's cores, and W6
+    # (W5 on W4's grid: 1.5 mm slices, --voxel-z; the runs before stop 40
+    # had bench cone's 0.957 mm slices); then the methods, the host's cores,
+    # and W6
     for rep in 1 2; do
-      cone_bench w5-sirt-cuda-$rep 90 --backend cuda -m sirt -n 10
-      CTR_CUDA_CONE_INTERIOR=0 cone_bench w5-sirt-cuda-checked-$rep 90 --backend cuda -m sirt -n 10
+      cone_bench w5-sirt-cuda-$rep 90 --backend cuda -m sirt -n 10 --voxel-z 1.5
+      CTR_CUDA_CONE_INTERIOR=0 cone_bench w5-sirt-cuda-checked-$rep 90 --backend cuda -m sirt -n 10 --voxel-z 1.5
     done
-    cone_bench w5-sart-cuda 90 --backend cuda -m sart -n 3
-    cone_bench w5-cgls-cuda 90 --backend cuda -m cgls -n 5
-    cone_bench w5-pwls-cuda 120 --backend cuda -m pwls -n 4
-    cone_bench w5-asd-pocs-cuda 120 --backend cuda -m asd-pocs -n 2
-    cone_bench w5-pwls-cpu 150 --backend cpu -m pwls -n 2
-    cone_bench w5-sirt-cpu 150 --backend cpu -m sirt -n 3
+    cone_bench w5-sart-cuda 90 --backend cuda -m sart -n 3 --voxel-z 1.5
+    cone_bench w5-cgls-cuda 90 --backend cuda -m cgls -n 5 --voxel-z 1.5
+    cone_bench w5-pwls-cuda 120 --backend cuda -m pwls -n 4 --voxel-z 1.5
+    cone_bench w5-asd-pocs-cuda 120 --backend cuda -m asd-pocs -n 2 --voxel-z 1.5
+    cone_bench w5-pwls-cpu 150 --backend cpu -m pwls -n 2 --voxel-z 1.5
+    cone_bench w5-sirt-cpu 150 --backend cpu -m sirt -n 3 --voxel-z 1.5
     cone_bench w6-sirt-cuda 150 --backend cuda -m sirt -n 3 --volume 512 --views 720 --rows 512 --cols 512
     CTR_CUDA_CONE_INTERIOR=0 cone_bench w6-sirt-cuda-checked 150 --backend cuda -m sirt -n 3 --volume 512 --views 720 --rows 512 --cols 512
     unset CTR_CUDA_CONE_TIMES
@@ -383,7 +385,7 @@ PY
       timeout 120 "$B/bin/$t" $args 2>&1 | grep -cE "^ok" | sed "s/^/$t: ok /"
       echo "$t rc=${PIPESTATUS[0]}"
     done
-    "$B/bin/ctrecon-cli" bench cone --backend cuda -m sirt -n 10 2>/dev/null | tail -n 1
+    "$B/bin/ctrecon-cli" bench cone --backend cuda -m sirt -n 10 --voxel-z 1.5 2>/dev/null | tail -n 1
     ;;
   w6split)
     # W6 (512³ from 720 views of 512²) SIRT whole on the device against the
