@@ -43,7 +43,10 @@
  * volume (before: the whole image every report).
  * A report of the three planes through a voxel
  * (CTR_REPORT_PLANES) brings back exactly those planes (NX² + 2·NX·NZ
- * floats, three pitched copies) instead of the volume.
+ * floats, three pitched copies) instead of the volume; when the caller
+ * moves the voxel during the run (CtrReconOptions.report_cursor, the
+ * window's crosshair), the next reports bring the planes through the new
+ * one.
  */
 #include <math.h>
 #include <string.h>
@@ -136,6 +139,19 @@ static GPtrArray *reported;
 #define REPORT_X 3
 #define REPORT_Y 20
 static GPtrArray *reported_planes;
+/* when non-NULL, the run's planes follow this cursor (the window's
+ * crosshair): it starts at the voxel above and moves to MOVED after the
+ * second report */
+static CtrReportCursor *follow;
+static const guint MOVED[3] = { NX - 5, 7, NZ - 1 };
+
+/* The voxel report @n (0-based) of a run with the cursor passes through. */
+static void
+voxel_of_report (guint n, guint at[3])
+{
+  const guint start[3] = { REPORT_X, REPORT_Y, REPORT_SLICE };
+  memcpy (at, follow != NULL && n >= 2 ? MOVED : start, sizeof start);
+}
 
 static void
 count_reports (const CtrIterStats *s, gpointer data)
@@ -159,6 +175,8 @@ count_reports (const CtrIterStats *s, gpointer data)
     g_ptr_array_add (reported, s->image != NULL ? ctr_volume_copy (s->image) : NULL);
   for (guint k = 0; reported_planes != NULL && k < 3; k++)
     g_ptr_array_add (reported_planes, s->planes[k] != NULL ? ctr_volume_copy (s->planes[k]) : NULL);
+  if (follow != NULL && n_reports == 2)
+    ctr_report_cursor_set (follow, MOVED[0], MOVED[1], MOVED[2]);
 }
 
 /* One run through the plan; @copies (nullable): the copies it made. */
@@ -179,6 +197,11 @@ run_plan (const char *backend, CtrMethod m, guint iterations, gboolean report, C
   o.metrics_radius_mm = metrics_radius;
   o.report_x = REPORT_X;
   o.report_y = REPORT_Y;
+  if (follow != NULL)
+    {
+      ctr_report_cursor_set (follow, REPORT_X, REPORT_Y, REPORT_SLICE);
+      o.report_cursor = follow;
+    }
   g_autoptr (CtrReconPlan) plan = ctr_recon_plan_new (g, &grid, &o, NULL, &e);
   g_assert_no_error (e);
   g_assert_cmpstr (ctr_recon_plan_get_backend (plan), ==, backend);
@@ -304,12 +327,14 @@ down_per_iteration (CtrMethod m, CtrReportImage mode, gboolean report, CtrVolume
 
 #define PLANES_BYTES ((guint64) (NX * NX + 2 * NX * NZ) * sizeof (float))
 
-/* The planes through (REPORT_X, REPORT_Y, REPORT_SLICE) of natural volume @v. */
+/* The planes of report @n (voxel_of_report) of natural volume @v. */
 static void
-assert_planes_of (const CtrVolume *const *planes, const CtrVolume *v, double tol)
+assert_planes_of (const CtrVolume *const *planes, guint n, const CtrVolume *v, double tol)
 {
   const CtrGrid *g = &v->grid;
-  const guint i = REPORT_X, j = REPORT_Y, k = REPORT_SLICE;
+  guint at[3];
+  voxel_of_report (n, at);
+  const guint i = at[0], j = at[1], k = at[2];
   g_assert_true (planes[0] != NULL && planes[1] != NULL && planes[2] != NULL);
   g_assert_true (planes[0]->grid.nx == NX && planes[0]->grid.ny == NX && planes[0]->grid.nz == 1);
   g_assert_true (planes[1]->grid.nx == NX && planes[1]->grid.ny == 1 && planes[1]->grid.nz == NZ);
@@ -349,6 +374,11 @@ check_plane_reports (CtrMethod m, double tol, double volume, GPtrArray *vols)
   g_autoptr (GPtrArray) cpu_vols = g_ptr_array_new_with_free_func (volume_unref0);
   g_autoptr (GPtrArray) cpu_planes = g_ptr_array_new_with_free_func (volume_unref0);
   CtrEmuCopies c2, c5;
+  CtrReportCursor cursor;
+  /* the planes follow a cursor moved after the second report, as the
+   * window's crosshair moves them: the three planes copied back are the new
+   * ones from the third report on */
+  follow = &cursor;
   report_image = CTR_REPORT_PLANES;
   g_autoptr (CtrVolume) v2 = run_plan ("cuda", m, 2, TRUE, &c2);
   reported_planes = planes;
@@ -374,11 +404,11 @@ check_plane_reports (CtrMethod m, double tol, double volume, GPtrArray *vols)
       /* the device's planes: its volume run's of that iteration (another
        * run: the device's atomic sums may round otherwise, 1e-5 as the
        * slice reports); the CPU's: its own volume's, exactly */
-      assert_planes_of ((const CtrVolume *const *) planes->pdata + 3 * i, vols->pdata[i], 1e-5);
+      assert_planes_of ((const CtrVolume *const *) planes->pdata + 3 * i, i, vols->pdata[i], 1e-5);
       const CtrVolume *cv = cpu_vols->pdata[i];
       g_assert_cmpuint (cv->grid.nz, ==, i < 4 ? 1 : NZ);   /* the axial plane, the whole image at the end */
       if (i == 4)
-        assert_planes_of ((const CtrVolume *const *) cpu_planes->pdata + 3 * i, cv, 0.0);
+        assert_planes_of ((const CtrVolume *const *) cpu_planes->pdata + 3 * i, i, cv, 0.0);
       /* device against CPU, plane by plane */
       for (guint k = 0; k < 3; k++)
         {
@@ -390,7 +420,8 @@ check_plane_reports (CtrMethod m, double tol, double volume, GPtrArray *vols)
   g_test_message ("%s (5 iterations, planes reported): GPU vs CPU planes %.2e (tolerance %.0e)", ctr_method_name (m),
                   worst, tol);
   g_assert_cmpfloat (worst, <=, tol);
-  assert_planes_of ((const CtrVolume *const *) planes->pdata + 12, v5, 0.0);
+  assert_planes_of ((const CtrVolume *const *) planes->pdata + 12, 4, v5, 0.0);
+  follow = NULL;
   return cpu;
 }
 

@@ -230,6 +230,73 @@ test_planes (void)
   reports_clear (&pl);
 }
 
+/* A cursor moved during the run (CtrReconOptions.report_cursor, the
+ * window's crosshair): each report's planes pass through its voxel at that
+ * report, equal to the volume report's voxels there. */
+typedef struct {
+  CtrReportCursor *cursor;
+  guint n;
+  guint at[ITERATIONS][3];        /* where each report's planes lie */
+  CtrVolume *planes[ITERATIONS][3];
+} FollowReports;
+
+static void
+on_follow_report (const CtrIterStats *s, gpointer data)
+{
+  FollowReports *r = data;
+  static const guint moves[ITERATIONS][3] = { { N - 3, 2, 0 }, { 5, N - 1, 2 }, { 0, 0, 0 } };
+  if (r->n >= ITERATIONS || s->planes[0] == NULL)
+    return;
+  for (guint k = 0; k < 3; k++)
+    r->planes[r->n][k] = ctr_volume_copy (s->planes[k]);
+  /* the crosshair moves after this report */
+  ctr_report_cursor_set (r->cursor, moves[r->n][0], moves[r->n][1], moves[r->n][2]);
+  r->n++;
+}
+
+static void
+test_planes_follow (void)
+{
+  Reports vol;
+  g_autoptr (CtrVolume) v = run (CTR_REPORT_VOLUME, 0, &vol);
+  g_autoptr (CtrGeometry) g = fan_stack ();
+  CtrGrid grid = { N, N, SLICES, 1.2, 1.2, 1.0, 0.4, -0.3, 0.0 };
+  g_autoptr (CtrProjections) p = scan (g);
+  g_autoptr (GError) e = NULL;
+  CtrReportCursor cursor;
+  FollowReports r = { &cursor };
+  CtrReconOptions o;
+  static const guint want[ITERATIONS][3] = { { 1, 2, 1 }, { N - 3, 2, 0 }, { 5, N - 1, 2 } };
+  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
+  o.iterations = ITERATIONS;
+  o.backend = "cpu";
+  o.report_image = CTR_REPORT_PLANES;
+  o.report_x = o.report_y = o.report_slice = 0;   /* unused: the cursor's */
+  o.report_cursor = &cursor;
+  ctr_report_cursor_set (&cursor, 1, 2, 1);
+  g_autoptr (CtrVolume) x = ctr_reconstruct (g, p, &grid, &o, NULL, on_follow_report, &r, NULL, &e);
+  g_assert_no_error (e);
+  g_assert_cmpuint (r.n, ==, ITERATIONS);
+  for (guint it = 0; it < ITERATIONS; it++)
+    {
+      const CtrVolume *w = vol.images->pdata[it];
+      g_autoptr (CtrVolume) back = ctr_volume_new (&w->grid, NULL);
+      guint at[3];
+      g_assert_true (ctr_report_planes_paste ((const CtrVolume *const *) r.planes[it], back, at));
+      g_assert_cmpuint (at[0], ==, want[it][0]);
+      g_assert_cmpuint (at[1], ==, want[it][1]);
+      g_assert_cmpuint (at[2], ==, want[it][2]);
+      for (gsize q = 0; q < ctr_grid_size (&w->grid); q++)
+        {
+          const guint i = q % N, j = (q / N) % N, k = q / (N * N);
+          g_assert_cmpfloat (back->data[q], ==, i == at[0] || j == at[1] || k == at[2] ? w->data[q] : 0.f);
+        }
+      for (guint k = 0; k < 3; k++)
+        ctr_volume_unref (r.planes[it][k]);
+    }
+  reports_clear (&vol);
+}
+
 /* A run cancelled from its second report: under CTR_REPORT_VOLUME nothing
  * more (the caller has the image of every report); under the other modes
  * one extra report (CtrIterStats.cancelled, not partial: the cancellation
@@ -370,6 +437,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/report-image/modes", test_modes);
   g_test_add_func ("/report-image/planes", test_planes);
+  g_test_add_func ("/report-image/planes-follow", test_planes_follow);
   g_test_add_func ("/report-image/cancelled", test_cancelled);
   g_test_add_func ("/report-image/cancelled-whole", test_cancelled_whole);
   g_test_add_func ("/report-image/invalid", test_invalid);

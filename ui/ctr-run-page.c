@@ -217,6 +217,8 @@ update_plot_column (CtrRunPage *self)
     gtk_widget_set_visible (gtk_paned_get_end_child (self->content_paned), any);
 }
 
+static void sync_slice_toolbar (CtrRunPage *self);
+
 /* The newest report: its numbers, and its slice when it carries one. */
 static void
 on_stats (CtrRunPage *self)
@@ -264,6 +266,9 @@ on_stats (CtrRunPage *self)
     ctr_view_trio_set_image (&self->trio, (CtrVolume *) stats->image);
     ctr_slice_view_set_caption (self->slice_view, upper);
   }
+  /* the first live volume (no reference shown before it) starts at its
+   * centre: the Slice field says so */
+  sync_slice_toolbar (self);
 }
 
 /* ---- the place shown: plane and crosshair (Compare and Profile follow) --- */

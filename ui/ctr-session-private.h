@@ -54,6 +54,9 @@ struct _CtrSession
 
   CtrLoadJob   *load;     /* the current load, or NULL */
   CtrReconJob  *recon;    /* the current reconstruction, or NULL */
+  /* the voxel its CTR_REPORT_PLANES reports pass through (the job's
+   * options point here: the session outlives the job and its plan) */
+  CtrReportCursor report_cursor;
 
   /* The plan of the last run (ctr-recon-plan.h: its operator, e.g. the
    * system matrix), kept for the next run with the same geometry, grid and

@@ -16,7 +16,10 @@
  * reports carry only the three planes through the crosshair
  * (CTR_REPORT_PLANES, what the window asks for: a device then copies back
  * those planes alone) writes them into a live volume shown in their place
- * (zeros elsewhere until the last report, the whole image); when it is
+ * (zeros where no report has been yet, until the last report brings the
+ * whole image); the planes follow the window's crosshair
+ * (ctr_session_follow_voxel: the next report brings the planes through
+ * it, those reported before keep their last values); when it is
  * cancelled the core's extra report (CtrIterStats.cancelled) brings the
  * whole image as the cancellation left it, which the run keeps.
  *
@@ -328,6 +331,16 @@ on_iteration (const CtrIterStats *stats, gpointer user_data)
                               progress_dispatch, p, progress_free);
 }
 
+void
+ctr_session_follow_voxel (CtrSession *self, const CtrGrid *grid, const guint voxel[3])
+{
+  g_return_if_fail (CTR_IS_SESSION (self) && grid != NULL && voxel != NULL);
+  if (self->recon == NULL || self->recon->options.report_cursor == NULL ||
+      !ctr_grid_equal (&self->recon->grid, grid))
+    return;
+  ctr_report_cursor_set (&self->report_cursor, voxel[0], voxel[1], voxel[2]);
+}
+
 /* Worker thread: a copy of the dataset's geometry.json stating the job's
  * tilt and detector offset (as `ctrecon-cli calibrate --output` writes it),
  * in a temporary file (transfer full), or NULL with CTR_ERROR_IO. */
@@ -622,6 +635,13 @@ ctr_session_reconstruct_async (CtrSession            *self,
     job->options.metrics_radius_mm = ctr_geometry_fov_radius_mm (geometry);
   job->start_us = g_get_monotonic_time ();
   job->run = _ctr_run_new (++self->next_run, &job->options, grid, self->dataset);
+  /* the planes follow the crosshair (ctr_session_follow_place); the run's
+   * own options keep none of that */
+  if (job->options.report_image == CTR_REPORT_PLANES)
+    {
+      ctr_report_cursor_set (&self->report_cursor, options->report_x, options->report_y, options->report_slice);
+      job->options.report_cursor = &self->report_cursor;
+    }
   job->plan = kept_plan (self, job);
   self->recon = job;
 

@@ -224,6 +224,21 @@ void          ctr_session_reconstruct_async (CtrSession            *self,
                                              GAsyncReadyCallback    callback,
                                              gpointer               user_data);
 /**
+ * ctr_session_follow_voxel:
+ * @grid: the grid @voxel is on.
+ * @voxel: (i, j, k), column, row and slice, where the window's volume views
+ *   cross (each clamped to @grid).
+ *
+ * A running volume run on @grid whose reports carry the three planes
+ * through a voxel (CTR_REPORT_PLANES, the window's choice): its next report
+ * carries the planes through @voxel instead of those through the voxel it
+ * started with.  Nothing when no such run on @grid goes on.
+ */
+void          ctr_session_follow_voxel       (CtrSession          *self,
+                                              const CtrGrid       *grid,
+                                              const guint          voxel[3]);
+
+/**
  * ctr_session_reconstruct_finish:
  * Returns: (transfer full): the finished run (its result set); NULL with
  *   CTR_ERROR_INVALID_ARGUMENT (no dataset, busy, or options out of range:

@@ -32,6 +32,7 @@
 #include "ctr-dicom-dialogs.h"
 #include "ctr-session-file.h"
 #include "ctr-projection-page.h"
+#include "ctr-slice-plane.h"
 
 G_DEFINE_FINAL_TYPE (CtrWindow, ctr_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -444,8 +445,30 @@ on_preset (CtrWindow *self)
   ctr_compare_page_set_preset (self->compare_page, name);
 }
 
+/* A running volume run's next report brings the planes through the
+ * crosshair at @mm (its voxel on the run's grid). */
+static void
+follow_crosshair (CtrWindow *self, const double mm[3])
+{
+  GListModel *runs = ctr_session_get_runs (self->session);
+  guint n = g_list_model_get_n_items (runs);
+  g_autoptr(CtrRun) run = NULL;
+  const CtrGrid *g;
+  guint voxel[3];
+
+  if (!ctr_session_get_running (self->session) || n == 0)
+    return;
+  run = g_list_model_get_item (runs, n - 1);
+  g = ctr_run_get_grid (run);
+  voxel[0] = ctr_slice_plane_index_at (g, CTR_SLICE_SAGITTAL, mm[0]);
+  voxel[1] = ctr_slice_plane_index_at (g, CTR_SLICE_CORONAL, mm[1]);
+  voxel[2] = ctr_slice_plane_index_at (g, CTR_SLICE_AXIAL, mm[2]);
+  ctr_session_follow_voxel (self->session, g, voxel);
+}
+
 /* The Run page's plane and crosshair: Compare's volume tiles and Profile's
- * plane follow; their own Plane and Slice controls move the Run page. */
+ * plane follow, and so do a running volume run's reported planes; their own
+ * Plane and Slice controls move the Run page. */
 static void
 on_run_place (CtrWindow *self)
 {
@@ -454,6 +477,7 @@ on_run_place (CtrWindow *self)
 
   if (!ctr_run_page_get_place (self->run_page, &plane, mm))
     return;
+  follow_crosshair (self, mm);
   ctr_compare_page_set_place (self->compare_page, plane, mm);
   ctr_profile_page_set_place (self->profile_page, plane, mm);
 }

@@ -51,10 +51,12 @@ ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRe
       wd = 1;   /* the filtered projections */
       break;
     case CTR_METHOD_SIRT:
-      wi = 3;   /* X, the column sums, the scale */
-      /* the data's copy, validity, Y, V; no V with the circular cone
-       * pair (its forward_update, solve/ctr-subset-methods.c) */
-      wd = g->beam == CTR_BEAM_CONE && !ctr_helix_applies (g) ? 3 : 4;
+      wi = 3;   /* X, the scale (the column sums), the update D */
+      /* the data's copy, validity, the rays' coefficients, Y = A X, and
+       * V = R (B − A X) but with an operator's forward_update: the cone
+       * pair's (circular or a helical slab) and the on-the-fly fan and
+       * parallel pair's (solve/ctr-subset-methods.c) */
+      wd = g->beam == CTR_BEAM_CONE || o->matrix == CTR_MATRIX_NONE ? 4 : 5;
       break;
     case CTR_METHOD_CGLS:
       wi = 3;   /* X, S, P */

@@ -107,6 +107,21 @@ ctr_residual_report_from_name (const char *name, CtrResidualReport *out, GError 
 }
 
 void
+ctr_report_cursor_set (CtrReportCursor *c, guint i, guint j, guint k)
+{
+  g_atomic_int_set (&c->voxel[0], (gint) MIN (i, G_MAXINT));
+  g_atomic_int_set (&c->voxel[1], (gint) MIN (j, G_MAXINT));
+  g_atomic_int_set (&c->voxel[2], (gint) MIN (k, G_MAXINT));
+}
+
+void
+ctr_report_cursor_get (const CtrReportCursor *c, guint voxel[3])
+{
+  for (guint a = 0; a < 3; a++)
+    voxel[a] = (guint) MAX (g_atomic_int_get ((gint *) &c->voxel[a]), 0);
+}
+
+void
 ctr_recon_options_init (CtrReconOptions *o, CtrMethod method)
 {
   g_return_if_fail (method < CTR_N_METHODS);

@@ -136,6 +136,26 @@ typedef enum {
   CTR_REPORT_PLANES
 } CtrReportImage;
 
+/**
+ * CtrReportCursor:
+ * @voxel: (i, j, k), the column, row and slice the planes of the next
+ *   CTR_REPORT_PLANES report pass through (each clamped to the grid);
+ *   read and written with g_atomic_int_get/set only (ctr_report_cursor_get,
+ *   ctr_report_cursor_set).
+ * A voxel the caller moves while a run goes on (the window's crosshair):
+ * each report reads it once, so that the planes it carries are those
+ * through the voxel at that moment (the components are read one by one: a
+ * move during the read may give one report a mix of the two voxels, the
+ * next report then carries the new one).  Owned by the caller, alive as
+ * long as any CtrReconOptions (or plan made with them) that points to it.
+ */
+typedef struct {
+  gint voxel[3];
+} CtrReportCursor;
+
+void ctr_report_cursor_set (CtrReportCursor *c, guint i, guint j, guint k);
+void ctr_report_cursor_get (const CtrReportCursor *c, guint voxel[3]);
+
 typedef struct {
   CtrMethod method;
   /* iterative methods */
@@ -151,6 +171,9 @@ typedef struct {
   CtrReportImage report_image; /* what each report's image holds (default: the volume) */
   guint report_slice;     /* CTR_REPORT_SLICE, CTR_REPORT_PLANES: the slice (z index, clamped) */
   guint report_x, report_y; /* CTR_REPORT_PLANES: the voxel's column and row (x, y indices, clamped) */
+  /* CTR_REPORT_PLANES: nullable, borrowed; when set, each report's planes
+   * pass through its voxel at that report (report_x, _y, _slice unused) */
+  CtrReportCursor *report_cursor;
   /* PWLS */
   double beta;            /* penalty strength b = β δ² (dimensionless, > 0), or 0: the default (solve/ctr-pwls.c) */
   double delta;           /* edge scale δ (1/mm, CTR_DELTA_MIN to 1), or 0: from the object's attenuation */

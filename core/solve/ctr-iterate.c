@@ -196,7 +196,8 @@ quality_in_place (CtrIterate *it, const CtrSolverClass *solver, gpointer state, 
 }
 
 /* A report under CTR_REPORT_PLANES: the three planes through the voxel
- * into *@planes (made on first use), copying back only those planes
+ * (CtrReconOptions.report_cursor's at this report when set) into *@planes
+ * (made on first use, moved when the voxel moved), copying back only those planes
  * (three strided copies, CtrImageRuns) from a device when the native image
  * is the natural one; the whole image into @vol when @whole (the last
  * report, metrics against a reference), the planes then read from it.
@@ -207,10 +208,13 @@ fetch_planes (CtrIterate *it, const CtrSolverClass *solver, gpointer state, gboo
 {
   CtrOperator *op = it->op;
   const CtrReconOptions *o = it->o;
+  guint at[3] = { o->report_x, o->report_y, o->report_slice };
+  if (o->report_cursor != NULL)
+    ctr_report_cursor_get (o->report_cursor, at);   /* the caller's voxel now */
   if (*planes == NULL
-      && (*planes = ctr_report_planes_new (&op->grid, o->report_x, o->report_y, o->report_slice, vol->unit,
-                                           error)) == NULL)
+      && (*planes = ctr_report_planes_new (&op->grid, at[0], at[1], at[2], vol->unit, error)) == NULL)
     return FALSE;
+  ctr_report_planes_move (*planes, at[0], at[1], at[2]);
   if (!whole && op->klass->natural_image && solver->sync_runs != NULL)
     {
       for (guint p = 0; p < CTR_REPORT_N_PLANES; p++)

@@ -16,23 +16,33 @@ ctr_report_planes_new (const CtrGrid *grid, guint i, guint j, guint k, const cha
       return NULL;
     }
   rp->grid = *grid;
-  rp->voxel[0] = MIN (i, grid->nx - 1);
-  rp->voxel[1] = MIN (j, grid->ny - 1);
-  rp->voxel[2] = MIN (k, grid->nz - 1);
   CtrGrid g[CTR_REPORT_N_PLANES] = { *grid, *grid, *grid };
   g[CTR_REPORT_PLANE_AXIAL].nz = 1;
-  g[CTR_REPORT_PLANE_AXIAL].cz = ctr_grid_z (grid, rp->voxel[2]);
   g[CTR_REPORT_PLANE_CORONAL].ny = 1;
-  g[CTR_REPORT_PLANE_CORONAL].cy = ctr_grid_y (grid, rp->voxel[1]);
   g[CTR_REPORT_PLANE_SAGITTAL].nx = 1;
-  g[CTR_REPORT_PLANE_SAGITTAL].cx = ctr_grid_x (grid, rp->voxel[0]);
   for (guint p = 0; p < CTR_REPORT_N_PLANES; p++)
     {
       if ((rp->plane[p] = ctr_volume_new (&g[p], error)) == NULL)
         return NULL;
       ctr_volume_set_unit (rp->plane[p], unit);
     }
+  rp->voxel[0] = G_MAXUINT;   /* so that the move places every plane */
+  ctr_report_planes_move (rp, i, j, k);
   return g_steal_pointer (&rp);
+}
+
+gboolean
+ctr_report_planes_move (CtrReportPlanes *rp, guint i, guint j, guint k)
+{
+  const CtrGrid *grid = &rp->grid;
+  const guint v[3] = { MIN (i, grid->nx - 1), MIN (j, grid->ny - 1), MIN (k, grid->nz - 1) };
+  if (memcmp (v, rp->voxel, sizeof v) == 0)
+    return FALSE;
+  memcpy (rp->voxel, v, sizeof v);
+  rp->plane[CTR_REPORT_PLANE_AXIAL]->grid.cz = ctr_grid_z (grid, v[2]);
+  rp->plane[CTR_REPORT_PLANE_CORONAL]->grid.cy = ctr_grid_y (grid, v[1]);
+  rp->plane[CTR_REPORT_PLANE_SAGITTAL]->grid.cx = ctr_grid_x (grid, v[0]);
+  return TRUE;
 }
 
 void

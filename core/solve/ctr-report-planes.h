@@ -43,6 +43,17 @@ typedef struct {
 CtrReportPlanes *ctr_report_planes_new (const CtrGrid *grid, guint i, guint j, guint k, const char *unit,
                                         GError **error);
 void ctr_report_planes_free (CtrReportPlanes *rp);
+
+/**
+ * ctr_report_planes_move:
+ * @rp: the planes.
+ * @i, @j, @k: the new voxel, each clamped to rp->grid (column, row, slice).
+ * Moves the planes to the voxel: their grids' centres (cz, cy, cx) follow,
+ * their values are left as they are (read them again,
+ * ctr_report_planes_read).  Allocates nothing.
+ * Returns: TRUE when the voxel changed.
+ */
+gboolean ctr_report_planes_move (CtrReportPlanes *rp, guint i, guint j, guint k);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CtrReportPlanes, ctr_report_planes_free)
 
 /* Where plane @which lies in a natural image of rp->grid (x fastest, then

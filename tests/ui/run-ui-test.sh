@@ -368,8 +368,11 @@ for f in ui-roi ui-roi-compare; do
     exit 1
   fi
 done
-mkdir -p "$work/noref"
-if "$python" - "$dataset" "$work/noref" <<'PY'
+# noref_copy GEOMETRY.JSON FOLDER: a copy of the dataset without its
+# reference in FOLDER (its geometry.json beside links to its projections)
+noref_copy () {
+  mkdir -p "$2"
+  "$python" - "$1" "$2" <<'PY'
 import json, os, sys
 src, out = sys.argv[1], sys.argv[2]
 d = json.load(open(src))
@@ -384,7 +387,8 @@ for key in ("projections", "flat", "dark"):
         spec["file"] = os.path.basename(spec["file"])
 json.dump(d, open(os.path.join(out, "geometry.json"), "w"))
 PY
-then
+}
+if noref_copy "$dataset" "$work/noref"; then
   run_case no-reference CTR_UI_NOREF="$work/noref/geometry.json"
 else
   echo "SKIP (part 2b, no reference): could not write the copy without a reference"
@@ -533,6 +537,11 @@ PY
   # view follows the chosen plane and slice, cancelled it keeps a volume;
   # one window/level across slices and planes; the linked crosshair
   run_case volume-run GSK_RENDERER=cairo CTR_UI_CONE="$cone"
+  # without its reference (the reports carry the planes through the
+  # crosshair): the slice chosen mid-run, the toolbar, the kept volume
+  if noref_copy "$cone" "$work/cone-noref"; then
+    run_case volume-run GSK_RENDERER=cairo CTR_UI_CONE="$work/cone-noref/geometry.json"
+  fi
   rm -f "$build_dir/ui-three-views.png"
   run_case volume-window GSK_RENDERER=cairo CTR_UI_CONE="$cone"
   # a plane that does not fit in memory (CTR_MEMORY_LIMIT_MB lowered while

@@ -12,7 +12,9 @@
  *   (CTR_REPORT_PLANES): before the last report the view holds those
  *   planes, zeros elsewhere, the device's equal to the CPU's of the same
  *   iteration within that tolerance; the last view is the result itself;
- *   ui-volume-cuda-live.png (mid-run), ui-volume-cuda.png (after).  Skipped where no CUDA
+ *   ui-volume-cuda-live.png (mid-run), ui-volume-cuda.png (after).  Every
+ *   live report's slice toolbar names the plane and slice the view shows
+ *   (before: "Slice 1" beside "Axial 4 / 6").  Skipped where no CUDA
  *   device answers: tests/gpu-emu builds it against the emulated device
  *   (test-window-emu: the real .cu sources on the CPU, not a GPU).
  *
@@ -43,6 +45,7 @@ typedef struct {
   guint         voxel[3];  /* the crosshair's voxel (the planes reported) */
   GtkWidget    *window;    /* nullable: a screenshot of the live view mid-run */
   gboolean      shot;
+  guint         toolbar_bad; /* reports whose slice toolbar said another slice */
 } CudaLive;
 
 static void
@@ -55,6 +58,14 @@ on_cuda_live (CtrSession *session, GParamSpec *pspec, CudaLive *l)
   if (s == NULL || s->image == NULL || !ctr_session_get_running (session))
     return;
   l->live++;
+  {
+    g_autofree char *said = NULL;
+    if (!ui_slice_field_agrees (CTR_WINDOW (gtk_widget_get_root (GTK_WIDGET (l->page))), &said))
+      {
+        l->toolbar_bad++;
+        ui_note ("report of iteration %u: %s", s->iteration, said);
+      }
+  }
   v = ctr_slice_view_get_image (l->main);
   if (v == NULL || v->grid.nz <= 1)
     return;
@@ -210,6 +221,8 @@ test_window_volume_cuda (void)
   CHECK (l.live >= 2 && l.shown == l.live && l.changed + 1 >= l.live,
          "every live report showed the whole current iterate, changing each time (%u, %u, %u)", l.live, l.shown,
          l.changed);
+  CHECK (l.toolbar_bad == 0, "every live report's slice toolbar names the slice the view shows (%u of %u did "
+         "not; before: “Slice 1” beside “Axial 4 / 6”)", l.toolbar_bad, l.live);
   ui_screenshot (GTK_WIDGET (w), "ui-volume-cuda.png");
   CHECK (ctr_method_panel_set_backend (ctr_run_page_get_method_panel (page), "cpu"), "the CPU chosen");
   g_signal_connect (session, "notify::latest-stats", G_CALLBACK (on_cuda_live), &lc);

@@ -8,7 +8,16 @@
  *   slice whatever the selector said); cancelled after two iterations, the
  *   run keeps its last iterate as a volume (before: nothing, only the 2-D
  *   slice on screen), shown in three views, every plane viewable, its
- *   values those of a SIRT run of as many iterations.
+ *   values those of a SIRT run of as many iterations.  Every live report
+ *   and every plane and slice of the kept volume: the slice toolbar says
+ *   the plane, slice and count the view shows (before: "Slice 1" beside
+ *   "Coronal 33 / 64" when nothing was shown before the run).
+ *   Without the dataset's reference (the reports then carry the three
+ *   planes through the crosshair, CTR_REPORT_PLANES): the slice is chosen
+ *   after the first report, as a user does; a later report brings that
+ *   slice (before: zeros off the run's first planes until the run ended),
+ *   the live slice of the kept iteration is the kept volume's
+ *   (ui-volume-live-noref.png, ui-volume-cancelled-noref.png).
  * /ui/window/volume-window: one window/level across slices and planes:
  *   paging and changing plane keep the automatic window (before: one per
  *   slice, brightness jumping), a Hounsfield preset's and "Custom (HU)"
@@ -91,26 +100,74 @@ typedef struct {
   CtrWindow    *w;
   CtrSliceView *main;
   CtrGrid       grid;
+  gboolean      noref;         /* no reference: the reports carry planes */
   guint         slice;         /* the coronal slice chosen (0-based) */
+  gboolean      moved;         /* noref: the slice was chosen (after the first report) */
   guint         live;          /* reports with an image */
   guint         live_coronal;  /* ... shown as that coronal slice of the whole iterate */
+  guint         filled;        /* noref: ... with that slice reported (not zeros off the other planes) */
+  guint         toolbar_bad;   /* ... whose slice toolbar said another slice */
+  float        *row;           /* noref: the chosen slice as last shown (nx × nz floats), nullable */
+  guint         row_iteration; /* ... at this iteration */
   gboolean      cancelled;
 } Live;
+
+/* The chosen coronal slice of @v (nx × nz floats, x fastest) into l->row;
+ * returns how many of its voxels off the crosshair's other planes are not 0. */
+static guint
+keep_row (Live *l, const CtrVolume *v, guint iteration)
+{
+  const CtrGrid *g = &v->grid;
+  guint cross[3], nonzero = 0;
+
+  ctr_run_page_get_voxel (page_of (l->w), g, cross);
+  if (l->row == NULL)
+    l->row = g_new (float, (gsize) g->nx * g->nz);
+  for (guint z = 0; z < g->nz; z++)
+    for (guint x = 0; x < g->nx; x++)
+      {
+        float f = v->data[x + (gsize) g->nx * (l->slice + (gsize) g->ny * z)];
+        l->row[x + (gsize) g->nx * z] = f;
+        nonzero += x != cross[0] && z != cross[2] && f != 0.f;
+      }
+  l->row_iteration = iteration;
+  return nonzero;
+}
 
 static void
 on_live (CtrSession *session, GParamSpec *pspec, Live *l)
 {
   const CtrIterStats *s = ctr_session_get_latest_stats (session);
   CtrVolume *shown;
+  g_autofree char *said = NULL;
 
   if (s == NULL || s->image == NULL || ctr_session_get_running (session) == FALSE)
     return;
   l->live++;
   shown = ctr_slice_view_get_image (l->main);
+  if (!ui_slice_field_agrees (l->w, &said))
+    {
+      l->toolbar_bad++;
+      ui_note ("report %u (iteration %u): %s", l->live, s->iteration, said);
+    }
+  if (l->noref && !l->moved)
+    {
+      /* without a reference nothing was shown before this first report:
+       * the slice is chosen now, as a user does, mid-run */
+      l->moved = TRUE;
+      set_slice (l->w, l->slice + 1);
+      return;
+    }
   if (shown != NULL && ctr_grid_equal (&shown->grid, &l->grid) &&
       ctr_slice_view_get_n_slices (l->main) == l->grid.ny && ctr_slice_view_get_slice (l->main) == l->slice)
-    l->live_coronal++;
-  if (s->iteration >= 2 && !l->cancelled)
+    {
+      l->live_coronal++;
+      if (l->noref && keep_row (l, shown, s->iteration) > l->grid.nx * l->grid.nz / 10 && l->filled++ == 0)
+        ui_screenshot (GTK_WIDGET (l->w), "ui-volume-live-noref.png");   /* the slice chosen mid-run, filled */
+    }
+  /* without a reference: on once a report brought the chosen slice (the
+   * one after the move, or the next when the worker had already begun it) */
+  if (s->iteration >= 2 && !l->cancelled && (!l->noref || l->filled > 0 || s->iteration >= 12))
     {
       l->cancelled = TRUE;
       gtk_widget_activate_action (GTK_WIDGET (l->w), "win.cancel-reconstruction", NULL);
@@ -156,13 +213,23 @@ check_planes (CtrWindow *w, const CtrVolume *kept)
       ui_spin (50);
       CHECK (ctr_slice_view_get_image (main) == kept && ctr_slice_view_get_n_slices (main) == want[o],
              "the %s plane of the kept volume is viewable: %u slices", names[o], ctr_slice_view_get_n_slices (main));
+      for (guint q = 0; q < 3; q++)
+        {
+          const guint at = q == 0 ? 1 : q == 1 ? want[o] : (want[o] + 1) / 2;   /* the middle last */
+          g_autofree char *said = NULL;
+          gboolean agrees;
+          set_slice (w, at);
+          ui_spin (20);
+          agrees = ui_slice_field_agrees (w, &said);
+          CHECK (agrees, "%s slice %u: the toolbar says the view's slice: %s", names[o], at, said);
+        }
     }
 }
 
 /* Compare's volume tiles and Profile's plane follow the Run page's plane
  * and crosshair; their own Slice controls move the Run page. */
 static void
-check_linked_pages (CtrWindow *w)
+check_linked_pages (CtrWindow *w, gboolean noref)
 {
   CtrComparePage *compare = ui_child (w, CTR_TYPE_WINDOW, "compare_page");
   CtrProfilePage *profile = ui_child (w, CTR_TYPE_WINDOW, "profile_page");
@@ -186,16 +253,16 @@ check_linked_pages (CtrWindow *w)
           ctr_slice_view_get_slice (tiles->pdata[i]) == 20)
         following++;
     }
-  CHECK (volumes >= 3 && following == volumes,
-         "Compare's volume tiles (runs, reference, difference) follow the Run page's coronal slice 21: %u of %u",
-         following, volumes);
+  CHECK (volumes >= (noref ? 2u : 3u) && following == volumes,
+         "Compare's volume tiles (runs%s) follow the Run page's coronal slice 21: %u of %u",
+         noref ? "" : ", reference, difference", following, volumes);
   gtk_adjustment_set_value (ui_child (compare, CTR_TYPE_COMPARE_PAGE, "slice_adj"), 35);
   ui_spin (50);
   CHECK (ctr_slice_view_get_orientation (main) == CTR_SLICE_CORONAL && ctr_slice_view_get_slice (main) == 34,
          "Compare's Slice control moves the Run page to coronal slice 35: slice %u",
          ctr_slice_view_get_slice (main) + 1);
   adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "compare");
-  ui_screenshot (GTK_WIDGET (w), "ui-compare-volume.png");
+  ui_screenshot (GTK_WIDGET (w), noref ? "ui-compare-volume-noref.png" : "ui-compare-volume.png");
   adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "reconstruct");
   set_orientation (w, CTR_SLICE_AXIAL);
   set_slice (w, 11);
@@ -207,16 +274,17 @@ check_linked_pages (CtrWindow *w)
   set_slice (w, 25);
   ui_spin (50);
   CHECK (ctr_slice_view_get_orientation (profile_view) == CTR_SLICE_SAGITTAL &&
-             ctr_slice_view_get_slice (profile_view) == 24 && ctr_profile_page_get_n_curves (profile) >= 3,
-         "the Profile page follows to sagittal slice 25 with a line across it: %u curves (runs and reference)",
-         ctr_profile_page_get_n_curves (profile));
+             ctr_slice_view_get_slice (profile_view) == 24 &&
+             ctr_profile_page_get_n_curves (profile) >= (noref ? 2u : 3u),
+         "the Profile page follows to sagittal slice 25 with a line across it: %u curves (runs%s)",
+         ctr_profile_page_get_n_curves (profile), noref ? "" : " and reference");
   gtk_adjustment_set_value (ui_child (profile, CTR_TYPE_PROFILE_PAGE, "slice_adj"), 40);
   ui_spin (50);
   CHECK (ctr_slice_view_get_orientation (main) == CTR_SLICE_SAGITTAL && ctr_slice_view_get_slice (main) == 39,
          "Profile's Slice control moves the Run page to sagittal slice 40: slice %u",
          ctr_slice_view_get_slice (main) + 1);
   adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "profile");
-  ui_screenshot (GTK_WIDGET (w), "ui-profile-volume.png");
+  ui_screenshot (GTK_WIDGET (w), noref ? "ui-profile-volume-noref.png" : "ui-profile-volume.png");
   adw_view_stack_set_visible_child_name (ui_child (w, CTR_TYPE_WINDOW, "stack"), "reconstruct");
 }
 
@@ -237,9 +305,11 @@ test_window_volume_run (void)
   session = ctr_window_get_session (l.w);
   CHECK (ui_open_and_wait (l.w, cone_path (), 120), "head-cone-small opened");
   l.main = CTR_SLICE_VIEW (ui_find (GTK_WIDGET (page_of (l.w)), CTR_TYPE_SLICE_VIEW, NULL));
+  l.noref = ctr_session_get_dataset (session)->reference == NULL;
   set_orientation (l.w, CTR_SLICE_CORONAL);
   l.slice = 20;
-  set_slice (l.w, l.slice + 1);
+  if (!l.noref)
+    set_slice (l.w, l.slice + 1);   /* the reference's planes are shown: chosen before the run */
   ctr_method_panel_set_method (ctr_run_page_get_method_panel (page_of (l.w)), CTR_METHOD_SIRT);
   ctr_method_panel_set_param (ctr_run_page_get_method_panel (page_of (l.w)), "iterations", 40, NULL);
   n0 = g_list_model_get_n_items (ctr_session_get_runs (session));
@@ -260,9 +330,17 @@ test_window_volume_run (void)
   g_object_unref (run);   /* the session keeps it */
   ui_note ("live reports with an image: %u, shown as coronal slice %u of the whole iterate: %u", l.live, l.slice + 1,
            l.live_coronal);
-  CHECK (l.grid.nz > 1 && l.live >= 2 && l.live_coronal == l.live,
-         "every live report shows the chosen coronal slice %u of the whole current iterate (%u of %u)", l.slice + 1,
-         l.live_coronal, l.live);
+  CHECK (l.toolbar_bad == 0, "every live report's slice toolbar names the plane and slice the view shows "
+         "(%u of %u did not)", l.toolbar_bad, l.live);
+  if (!l.noref)
+    CHECK (l.grid.nz > 1 && l.live >= 2 && l.live_coronal == l.live,
+           "every live report shows the chosen coronal slice %u of the whole current iterate (%u of %u)", l.slice + 1,
+           l.live_coronal, l.live);
+  else
+    CHECK (l.grid.nz > 1 && l.live >= 3 && l.live_coronal + 1 == l.live && l.filled >= 1,
+           "no reference: coronal slice %u chosen after the first report is shown by every later one (%u of %u), "
+           "and a report after the move brought it (%u reports did; before: zeros off the planes until the end)",
+           l.slice + 1, l.live_coronal, l.live - 1, l.filled);
   CHECK (ctr_run_get_state (run) == CTR_RUN_CANCELLED, "the run ended cancelled: %s", ctr_run_get_label (run));
   if (ctr_run_get_n_stats (run) > 0)
     k = ctr_run_get_stats (run, ctr_run_get_n_stats (run) - 1)->iteration;
@@ -274,8 +352,26 @@ test_window_volume_run (void)
     if (kept != NULL)
       {
         ctr_volume_ref (kept);
+        if (l.noref && l.row != NULL && l.row_iteration == k)
+          {
+            /* the live slice of the kept iteration is the kept volume's */
+            double d = 0, norm = 0;
+            for (guint z = 0; z < kept->grid.nz; z++)
+              for (guint x = 0; x < kept->grid.nx; x++)
+                {
+                  double a = l.row[x + (gsize) kept->grid.nx * z];
+                  double b = kept->data[x + (gsize) kept->grid.nx * (l.slice + (gsize) kept->grid.ny * z)];
+                  d = MAX (d, fabs (a - b));
+                  norm = MAX (norm, fabs (b));
+                }
+            CHECK (norm > 0 && d <= 1e-6 * norm, "the live coronal slice %u of iteration %u equals the kept "
+                   "volume's: max |difference| %.3g of max %.3g", l.slice + 1, k, d, norm);
+          }
+        else if (l.noref)
+          ui_note ("the last live slice shown is of iteration %u, the kept volume of %u: not compared",
+                   l.row_iteration, k);
         check_planes (l.w, kept);
-        ui_screenshot (GTK_WIDGET (l.w), "ui-volume-cancelled.png");
+        ui_screenshot (GTK_WIDGET (l.w), l.noref ? "ui-volume-cancelled-noref.png" : "ui-volume-cancelled.png");
         /* its values: those of SIRT run for as many iterations */
         again = ui_run_method (l.w, CTR_METHOD_SIRT, "iterations", k);
         if (again != NULL && ctr_run_get_result (again) != NULL && k >= 2)
@@ -283,13 +379,14 @@ test_window_volume_run (void)
             double norm, d = max_abs_diff (kept, ctr_run_get_result (again), &norm);
             CHECK (d <= 1e-5 * norm, "the kept volume equals SIRT of %u iterations: max |difference| %.3g of max %.3g",
                    k, d, norm);
-            check_linked_pages (l.w);
+            check_linked_pages (l.w, l.noref);
           }
         else
           CHECK (FALSE, "SIRT of %u iterations ran for the comparison", k);
         ctr_volume_unref (kept);
       }
   }
+  g_free (l.row);
   ui_close_window (l.w);
 }
 

@@ -503,6 +503,24 @@ elapsed_s (gint64 t0)
   return (g_get_monotonic_time () - t0) / 1e6;
 }
 
+gboolean
+ui_slice_field_agrees (CtrWindow *w, char **said)
+{
+  static const char *names[] = { "Axial", "Coronal", "Sagittal" };
+  CtrRunPage *page = ui_child (w, CTR_TYPE_WINDOW, "run_page");
+  CtrSliceView *main = CTR_SLICE_VIEW (ui_find (GTK_WIDGET (page), CTR_TYPE_SLICE_VIEW, NULL));
+  GtkAdjustment *adj = ui_child (page, CTR_TYPE_RUN_PAGE, "slice_adjustment");
+  guint plane = gtk_drop_down_get_selected (ui_child (page, CTR_TYPE_RUN_PAGE, "orientation_dropdown"));
+  g_autofree char *shown = ctr_slice_view_describe_slice (main);
+  g_autofree char *field = g_strdup_printf ("%s %u / %u · ", plane < 3 ? names[plane] : "?",
+                                            (guint) gtk_adjustment_get_value (adj),
+                                            (guint) gtk_adjustment_get_upper (adj));
+
+  if (said != NULL)
+    *said = g_strdup_printf ("view “%s”, toolbar “%s”", shown ? shown : "(no volume)", field);
+  return shown != NULL && g_str_has_prefix (shown, field);
+}
+
 CtrRun *
 ui_run_method (CtrWindow *w, CtrMethod method, const char *param, double value)
 {

@@ -59,6 +59,13 @@ CtrRun     *ui_run_method       (CtrWindow   *window,
                                  const char  *param,
                                  double       value);
 
+/* Whether the Run page's slice toolbar says what its main view shows: the
+ * plane drop-down, the Slice field's value and its upper bound are the
+ * plane, index and count of the view's read-out ("Axial 4 / 6 · …");
+ * *@said (nullable): both, for the check's line (g_free). */
+gboolean    ui_slice_field_agrees (CtrWindow  *window,
+                                   char      **said);
+
 /* A template child of @widget as its class @type declared it. */
 gpointer    ui_child            (gpointer     widget,
                                  GType        type,
