@@ -153,7 +153,23 @@ typedef struct {
   gint voxel[3];
 } CtrReportCursor;
 
+/**
+ * ctr_report_cursor_set:
+ * @c: the cursor (caller's).
+ * @i, @j, @k: column, row and slice indices (clamped to the grid where a
+ *   report reads them; values over G_MAXINT are stored as G_MAXINT).
+ * Moves the cursor; safe while a run reads it from another thread.  No
+ * errors.
+ */
 void ctr_report_cursor_set (CtrReportCursor *c, guint i, guint j, guint k);
+
+/**
+ * ctr_report_cursor_get:
+ * @c: the cursor.
+ * @voxel: (out): its column, row and slice, in that order (3 elements).
+ * Reads the cursor, component by component (see CtrReportCursor).  No
+ * errors.
+ */
 void ctr_report_cursor_get (const CtrReportCursor *c, guint voxel[3]);
 
 typedef struct {
