@@ -64,6 +64,19 @@ on_report (const CtrIterStats *s, gpointer data)
   g_array_append_val (r->residuals, s->residual);
 }
 
+/* The fan stack's grid (N × N × SLICES, off centre) and SIRT options on
+ * the CPU for @iterations, reports under @mode. */
+static const CtrGrid stack_grid = { N, N, SLICES, 1.2, 1.2, 1.0, 0.4, -0.3, 0.0 };
+
+static void
+sirt_options (CtrReconOptions *o, guint iterations, CtrReportImage mode)
+{
+  ctr_recon_options_init (o, CTR_METHOD_SIRT);
+  o->iterations = iterations;
+  o->backend = "cpu";
+  o->report_image = mode;
+}
+
 /* CTR_REPORT_PLANES: the voxel's column and row */
 static guint report_x, report_y;
 
@@ -78,21 +91,17 @@ static CtrVolume *
 run (CtrReportImage mode, guint slice, Reports *r)
 {
   g_autoptr (CtrGeometry) g = fan_stack ();
-  CtrGrid grid = { N, N, SLICES, 1.2, 1.2, 1.0, 0.4, -0.3, 0.0 };
   g_autoptr (CtrProjections) p = scan (g);
   g_autoptr (GError) e = NULL;
   CtrReconOptions o;
-  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
-  o.iterations = ITERATIONS;
-  o.backend = "cpu";
-  o.report_image = mode;
+  sirt_options (&o, ITERATIONS, mode);
   o.report_slice = slice;
   o.report_x = report_x;
   o.report_y = report_y;
   r->images = g_ptr_array_new_with_free_func (volume_unref0);
   r->planes = g_ptr_array_new_with_free_func (volume_unref0);
   r->residuals = g_array_new (FALSE, FALSE, sizeof (double));
-  CtrVolume *v = ctr_reconstruct (g, p, &grid, &o, NULL, on_report, r, NULL, &e);
+  CtrVolume *v = ctr_reconstruct (g, p, &stack_grid, &o, NULL, on_report, r, NULL, &e);
   g_assert_no_error (e);
   g_assert_cmpuint (r->images->len, ==, ITERATIONS);
   return v;
@@ -260,21 +269,17 @@ test_planes_follow (void)
   Reports vol;
   g_autoptr (CtrVolume) v = run (CTR_REPORT_VOLUME, 0, &vol);
   g_autoptr (CtrGeometry) g = fan_stack ();
-  CtrGrid grid = { N, N, SLICES, 1.2, 1.2, 1.0, 0.4, -0.3, 0.0 };
   g_autoptr (CtrProjections) p = scan (g);
   g_autoptr (GError) e = NULL;
   CtrReportCursor cursor;
   FollowReports r = { &cursor };
   CtrReconOptions o;
   static const guint want[ITERATIONS][3] = { { 1, 2, 1 }, { N - 3, 2, 0 }, { 5, N - 1, 2 } };
-  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
-  o.iterations = ITERATIONS;
-  o.backend = "cpu";
-  o.report_image = CTR_REPORT_PLANES;
+  sirt_options (&o, ITERATIONS, CTR_REPORT_PLANES);
   o.report_x = o.report_y = o.report_slice = 0;   /* unused: the cursor's */
   o.report_cursor = &cursor;
   ctr_report_cursor_set (&cursor, 1, 2, 1);
-  g_autoptr (CtrVolume) x = ctr_reconstruct (g, p, &grid, &o, NULL, on_follow_report, &r, NULL, &e);
+  g_autoptr (CtrVolume) x = ctr_reconstruct (g, p, &stack_grid, &o, NULL, on_follow_report, &r, NULL, &e);
   g_assert_no_error (e);
   g_assert_cmpuint (r.n, ==, ITERATIONS);
   for (guint it = 0; it < ITERATIONS; it++)
@@ -334,18 +339,14 @@ static void
 run_cancelled (CtrReportImage mode, const CtrVolume *reference, CancelReports *r)
 {
   g_autoptr (CtrGeometry) g = fan_stack ();
-  CtrGrid grid = { N, N, SLICES, 1.2, 1.2, 1.0, 0.4, -0.3, 0.0 };
   g_autoptr (CtrProjections) p = scan (g);
   g_autoptr (GError) e = NULL;
   CtrReconOptions o;
-  ctr_recon_options_init (&o, CTR_METHOD_SIRT);
-  o.iterations = ITERATIONS + 2;
-  o.backend = "cpu";
-  o.report_image = mode;
+  sirt_options (&o, ITERATIONS + 2, mode);
   o.report_x = 4;
   o.report_y = 9;
   o.report_slice = 1;
-  g_autoptr (CtrVolume) none = ctr_reconstruct (g, p, &grid, &o, reference, on_cancel_report, r, r->cancel, &e);
+  g_autoptr (CtrVolume) none = ctr_reconstruct (g, p, &stack_grid, &o, reference, on_cancel_report, r, r->cancel, &e);
   g_assert_null (none);
   g_assert_error (e, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
