@@ -23,6 +23,7 @@
 #define PREVIEW_MAX 320
 
 struct _CtrLoadJob {
+  CtrSession          *session;      /* a reference until the job ends on the main thread */
   GTask               *outer;        /* the caller's task, until returned */
   GCancellable        *cancellable;  /* the thread's */
   GCancellable        *caller;
@@ -49,6 +50,7 @@ load_job_free (gpointer data)
 {
   CtrLoadJob *job = data;
 
+  g_clear_object (&job->session);   /* only when the main loop never ended the job */
   g_clear_object (&job->outer);
   _ctr_unlink_cancellable (&job->cancellable, &job->caller, &job->caller_id);
   g_free (job->path);
@@ -236,11 +238,15 @@ adopt_dataset (CtrSession *self, CtrLoadJob *job)
 static void
 load_done (GObject *source, GAsyncResult *result, gpointer data)
 {
-  CtrSession *self = CTR_SESSION (source);
   CtrLoadJob *job = data;
+  CtrSession *self = job->session;
   g_autoptr(GTask) outer = g_steal_pointer (&job->outer);
   g_autoptr(GError) error = NULL;
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+
+  /* the caller's task holds the session from here: the worker's task,
+   * which the thread may drop last, holds no reference to it */
+  g_clear_object (&job->session);
 
   if (self->load != job)
     {
@@ -301,7 +307,8 @@ start_load (CtrSession *self, CtrLoadJob *job, GCancellable *cancellable, GAsync
   if (!was_busy)
     _ctr_session_notify (self, CTR_SESSION_PROP_BUSY);
 
-  task = g_task_new (self, job->cancellable, load_done, job);
+  job->session = g_object_ref (self);
+  task = g_task_new (NULL, job->cancellable, load_done, job);
   g_task_set_name (task, "[ctrecon] load dataset");
   g_task_set_task_data (task, job, load_job_free);
   g_task_run_in_thread (task, load_thread);

@@ -156,5 +156,17 @@ GCancellable *_ctr_link_cancellable           (GCancellable       *caller,
 void          _ctr_unlink_cancellable         (GCancellable      **own,
                                                GCancellable      **caller,
                                                gulong             *handler);
+/* Runs @func on a worker thread for @outer (the caller's task, whose
+ * source object is the session; not consumed).  The worker's own task has
+ * no source object and holds only @data (freed with @destroy, on whichever
+ * thread drops it last); the gssize it returns (g_task_return_int) or its
+ * error is passed on to @outer on @outer's main context.  A worker never
+ * holds the session, so the caller's last unref ends the session on the
+ * main thread, there and then (its spill folder removed with it). */
+void          _ctr_session_run_in_worker      (GTask              *outer,
+                                               const char         *name,
+                                               gpointer            data,
+                                               GDestroyNotify      destroy,
+                                               GTaskThreadFunc     func);
 
 G_END_DECLS

@@ -49,7 +49,9 @@
 #define MAX_PENDING_VOLUMES 1
 
 struct _CtrReconJob {
-  CtrSession      *session;      /* unowned: the tasks hold it */
+  CtrSession      *session;      /* a reference until recon_done, then NULL: the worker's
+                                  * task never holds the session (its last unref would
+                                  * end it on the worker thread) */
   GTask           *outer;        /* the caller's task, until returned */
   GTask           *task;         /* unowned: the thread's (the job is its data) */
   GCancellable    *cancellable;
@@ -83,6 +85,7 @@ recon_job_free (gpointer data)
 {
   CtrReconJob *job = data;
 
+  g_clear_object (&job->session);   /* only when the main loop never ended the job */
   g_clear_object (&job->outer);
   _ctr_unlink_cancellable (&job->cancellable, &job->caller, &job->caller_id);
   g_clear_object (&job->run);
@@ -173,7 +176,7 @@ progress_dispatch (gpointer data)
   guint k = MIN (stats->iteration, n);
   g_autofree char *text = NULL;
 
-  if (self->recon != job)
+  if (self == NULL || self->recon != job)
     return G_SOURCE_REMOVE;
 
   _ctr_run_add_stats (job->run, stats);
@@ -212,7 +215,7 @@ notes_dispatch (gpointer data)
   Notes *n = data;
   CtrReconJob *job = g_task_get_task_data (n->task);
 
-  if (job->session->recon == job)
+  if (job->session != NULL && job->session->recon == job)
     _ctr_run_set_notes (job->run, (const char *const *) n->notes);
   return G_SOURCE_REMOVE;
 }
@@ -498,11 +501,15 @@ finish_run (CtrSession *self, CtrReconJob *job, CtrVolume *volume, const GError 
 static void
 recon_done (GObject *source, GAsyncResult *result, gpointer data)
 {
-  CtrSession *self = CTR_SESSION (source);
   CtrReconJob *job = data;
+  CtrSession *self = job->session;
   g_autoptr(GTask) outer = g_steal_pointer (&job->outer);
   g_autoptr(GError) error = NULL;
   g_autoptr(CtrVolume) volume = g_task_propagate_pointer (G_TASK (result), &error);
+
+  /* the caller's task holds the session from here (progress posted
+   * after this point finds job->session NULL and is dropped) */
+  g_clear_object (&job->session);
 
   if (self->recon != job)
     {
@@ -608,7 +615,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
     }
 
   job = g_new0 (CtrReconJob, 1);
-  job->session = self;
+  job->session = g_object_ref (self);
   job->outer = g_steal_pointer (&outer);
   job->caller = cancellable ? g_object_ref (cancellable) : NULL;
   job->cancellable = _ctr_link_cancellable (cancellable, &job->caller_id);
@@ -656,7 +663,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
   }
   _ctr_session_notify_busy (self, CTR_SESSION_PROP_RUNNING);
 
-  task = g_task_new (self, job->cancellable, recon_done, job);
+  task = g_task_new (NULL, job->cancellable, recon_done, job);
   job->task = task;
   g_task_set_name (task, "[ctrecon] reconstruct");
   g_task_set_task_data (task, job, recon_job_free);

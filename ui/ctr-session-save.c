@@ -123,7 +123,6 @@ snapshot (CtrSession *self, CtrRoiSet *rois, GError **error)
 typedef struct {
   CtrSessionFile *file;
   char           *path;
-  guint64         changes;   /* the session's changes when the snapshot was taken */
 } SaveJob;
 
 static void
@@ -184,24 +183,24 @@ ctr_session_save_async (CtrSession          *self,
       return;
     }
   job->path = g_strdup (path);
-  job->changes = self->changes;
-  g_task_set_task_data (task, job, save_job_free);
-  g_task_run_in_thread (task, save_thread);
+  /* the caller's task keeps the count of changes the snapshot holds */
+  g_task_set_task_data (task, g_memdup2 (&self->changes, sizeof self->changes), g_free);
+  _ctr_session_run_in_worker (task, "[ctrecon] save session", job, save_job_free, save_thread);
 }
 
 int
 ctr_session_save_finish (CtrSession *self, GAsyncResult *result, GError **error)
 {
   GTask *task = G_TASK (result);
-  SaveJob *job;
+  const guint64 *changes;
   gssize n;
 
   g_return_val_if_fail (CTR_IS_SESSION (self), -1);
   g_return_val_if_fail (g_task_is_valid (result, self), -1);
-  job = g_task_get_task_data (task);
+  changes = g_task_get_task_data (task);
   n = g_task_propagate_int (task, error);
   /* what changed while it was written is still unsaved */
-  if (n >= 0 && job != NULL && self->changes == job->changes)
+  if (n >= 0 && changes != NULL && self->changes == *changes)
     _ctr_session_mark_saved (self);
   return (int) n;
 }

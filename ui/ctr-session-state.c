@@ -121,6 +121,30 @@ _ctr_unlink_cancellable (GCancellable **own, GCancellable **caller, gulong *hand
   g_clear_object (own);
 }
 
+static void
+worker_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) outer = user_data;
+  GError *error = NULL;
+  gssize value = g_task_propagate_int (G_TASK (result), &error);
+
+  if (error != NULL)
+    g_task_return_error (outer, error);
+  else
+    g_task_return_int (outer, value);
+}
+
+void
+_ctr_session_run_in_worker (GTask *outer, const char *name, gpointer data, GDestroyNotify destroy,
+                            GTaskThreadFunc func)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, g_task_get_cancellable (outer), worker_done, g_object_ref (outer));
+
+  g_task_set_name (task, name);
+  g_task_set_task_data (task, data, destroy);
+  g_task_run_in_thread (task, func);
+}
+
 gboolean
 _ctr_session_busy (CtrSession *self)
 {

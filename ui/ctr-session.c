@@ -112,7 +112,7 @@ dicom_export_thread (GTask *task, gpointer source, gpointer data, GCancellable *
       o.window_width_hu = 1000.0 * (e->window[1] - e->window[0]) / o.mu_water;
     }
   if (ctr_dicom_export_series (e->volume, e->folder, &o, &error))
-    g_task_return_boolean (task, TRUE);
+    g_task_return_int (task, 1);
   else
     g_task_return_error (task, error);
 }
@@ -157,8 +157,7 @@ ctr_session_export_dicom_async (CtrSession          *self,
   e->series_number = ctr_run_get_number (run);
   if (window != NULL && isfinite (window[0]) && isfinite (window[1]))
     memcpy (e->window, window, sizeof e->window);
-  g_task_set_task_data (task, e, dicom_export_free);
-  g_task_run_in_thread (task, dicom_export_thread);
+  _ctr_session_run_in_worker (task, "[ctrecon] export DICOM", e, dicom_export_free, dicom_export_thread);
 }
 
 gboolean
@@ -166,7 +165,7 @@ ctr_session_export_dicom_finish (CtrSession *self, GAsyncResult *result, GError 
 {
   g_return_val_if_fail (CTR_IS_SESSION (self), FALSE);
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
+  return g_task_propagate_int (G_TASK (result), error) > 0;
 }
 
 /* ---- getters ---------------------------------------------------------- */

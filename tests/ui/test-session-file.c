@@ -45,6 +45,7 @@ wake (gpointer data)
 typedef struct {
   gboolean      done;
   GAsyncResult *result;
+  guint         refs;    /* the session's references while the callback ran */
 } Async;
 
 static void
@@ -52,6 +53,7 @@ async_done (GObject *source, GAsyncResult *result, gpointer data)
 {
   Async *a = data;
   a->result = g_object_ref (result);
+  a->refs = source != NULL ? g_atomic_int_get ((gint *) &source->ref_count) : 0;
   a->done = TRUE;
 }
 
@@ -125,9 +127,13 @@ save (CtrSession *session, CtrRoiSet *rois, const char *path, GError **error)
 {
   Async a = { 0 };
   int n;
+  guint before = G_OBJECT (session)->ref_count;
 
   ctr_session_save_async (session, rois, path, NULL, async_done, &a);
   wait_for (&a, "the save");
+  /* held by the caller and its task only, never by the writing thread:
+   * the caller's last unref ends the session on the main thread */
+  g_assert_cmpuint (a.refs, ==, before + 1);
   n = ctr_session_save_finish (session, a.result, error);
   g_object_unref (a.result);
   return n;

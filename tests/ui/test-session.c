@@ -48,6 +48,7 @@ wait_for (const gboolean *flag, double timeout_s, const char *what)
 typedef struct {
   gboolean      done;
   GAsyncResult *result;
+  guint         refs;    /* the session's references while the callback ran */
 } Async;
 
 static void
@@ -55,7 +56,18 @@ async_done (GObject *source, GAsyncResult *result, gpointer data)
 {
   Async *a = data;
   a->result = g_object_ref (result);
+  a->refs = source != NULL ? g_atomic_int_get ((gint *) &source->ref_count) : 0;
   a->done = TRUE;
+}
+
+/* While the caller's callback runs, the session is held by the caller
+ * (@before references) and by the caller's task only: no worker thread's
+ * task holds it, so the caller's last unref always ends the session on
+ * the main thread (its spill folder removed there and then). */
+static void
+assert_no_worker_holds (const Async *a, guint before)
+{
+  g_assert_cmpuint (a->refs, ==, before + 1);
 }
 
 /* Every notification of the session, as "name" strings in order. */
@@ -129,9 +141,11 @@ loaded_session (void)
   Async a = { 0 };
   g_autoptr(GError) error = NULL;
   CtrDicomResolution *question = NULL;
+  guint before = G_OBJECT (session)->ref_count;
 
   ctr_session_load_async (session, dataset_path, NULL, NULL, NULL, async_done, &a);
   wait_for (&a.done, 60, "the dataset");
+  assert_no_worker_holds (&a, before);
   g_assert_true (ctr_session_load_finish (session, a.result, &question, &error));
   g_assert_no_error (error);
   g_assert_null (question);
@@ -220,6 +234,7 @@ test_reconstruct (void)
   Recorder *r;
   const CtrIterStats *latest;
   double diff = 0, norm = 0;
+  guint before;
 
   if (dataset_path == NULL)
     {
@@ -231,12 +246,14 @@ test_reconstruct (void)
   grid = small_grid (session);
   sirt_options (&o, 4);
   r = record (session);
+  before = G_OBJECT (session)->ref_count;
 
   ctr_session_reconstruct_async (session, d->geometry, &grid, &o, NULL, async_done, &a);
   g_assert_true (ctr_session_get_running (session));
   g_assert_cmpuint (g_list_model_get_n_items (ctr_session_get_runs (session)), ==, 1);
   g_assert_cmpstr (ctr_session_get_progress_text (session), ==, "Preparing SIRT: the system matrix (kept, cached or built)…");
   wait_for (&a.done, 120, "the run");
+  assert_no_worker_holds (&a, before);
   run = ctr_session_reconstruct_finish (session, a.result, &error);
   g_clear_object (&a.result);
   g_assert_no_error (error);
