@@ -31,6 +31,11 @@
 #define SSIM_RADIUS 5                   /* int (3.5 * 1.5 + 0.5) */
 #define SSIM_TAPS CTR_SSIM_TAPS
 G_STATIC_ASSERT (SSIM_TAPS == 2 * SSIM_RADIUS + 1);
+/* SSIM's moment planes are made a band of rows at a time (see
+ * ctr_metrics_ssim_full): at most this many bytes a band ... */
+#define SSIM_BAND_BYTES ((gsize) 4 << 20)
+/* ... and never fewer output rows than this (a very wide image). */
+#define SSIM_BAND_MIN_ROWS 16
 #define SSIM_K1 0.01
 #define SSIM_K2 0.03
 
@@ -114,6 +119,89 @@ ssim_kernel (double w[SSIM_TAPS])
     w[k] /= sum;
 }
 
+/* The horizontal pass of SSIM's five moments about @off over image rows
+ * [@y0, @y0 + @rows), into @h (five planes of @plane doubles, row r at
+ * r·onx); @scratch holds each thread's source rows. */
+static void
+ssim_rows_horizontal (const float *img, const float *ref, guint nx, double off, const double w[SSIM_TAPS],
+                      gsize y0, gsize rows, double *h, gsize plane, double *scratch, gsize per_thread, guint T)
+{
+  const gsize onx = nx - 2 * SSIM_RADIUS;
+#pragma omp parallel num_threads(T)
+  {
+    double *src = scratch + per_thread * (gsize) omp_get_thread_num ();
+#pragma omp for schedule(static)
+    for (gsize r = 0; r < rows; r++)
+      {
+        const float *a = img + (y0 + r) * nx;
+        const float *b = ref + (y0 + r) * nx;
+        for (gsize x = 0; x < nx; x++)
+          {
+            const double va = a[x] - off, vb = b[x] - off;
+            src[x] = va;
+            src[nx + x] = vb;
+            src[2 * nx + x] = va * va;
+            src[3 * nx + x] = vb * vb;
+            src[4 * nx + x] = va * vb;
+          }
+        for (int c = 0; c < 5; c++)
+          {
+            const double *restrict sc = src + (gsize) c * nx;
+            double *restrict out = h + c * plane + r * onx;
+            for (gsize ox = 0; ox < onx; ox++)
+              out[ox] = 0.0;
+            for (int k = 0; k < SSIM_TAPS; k++)
+              for (gsize ox = 0; ox < onx; ox++)
+                out[ox] += w[k] * sc[ox + k];
+          }
+      }
+  }
+}
+
+/* The vertical pass and the SSIM map of output rows [@oy0, @oy1) from the
+ * band @h whose first row is image row @oy0: one sum per output row into
+ * @row_sum (summed in order afterwards, so the result does not depend on
+ * the thread count). */
+static void
+ssim_rows_vertical (const double *h, gsize plane, gsize onx, gsize oy0, gsize oy1, const double w[SSIM_TAPS],
+                    double c1, double c2, double off, double *row_sum, double *scratch, gsize per_thread, guint T)
+{
+  const gsize nx = onx + 2 * SSIM_RADIUS;
+#pragma omp parallel num_threads(T)
+  {
+    double *m = scratch + per_thread * (gsize) omp_get_thread_num () + nx * 5;
+#pragma omp for schedule(static)
+    for (gsize oy = oy0; oy < oy1; oy++)
+      {
+        for (int c = 0; c < 5; c++)
+          {
+            double *restrict mc = m + (gsize) c * onx;
+            for (gsize ox = 0; ox < onx; ox++)
+              mc[ox] = 0.0;
+            for (int k = 0; k < SSIM_TAPS; k++)
+              {
+                const double *restrict hk = h + c * plane + (oy - oy0 + k) * onx;
+                for (gsize ox = 0; ox < onx; ox++)
+                  mc[ox] += w[k] * hk[ox];
+              }
+          }
+        double acc = 0.0;
+        for (gsize ox = 0; ox < onx; ox++)
+          {
+            const double sx = m[ox], sy = m[onx + ox];   /* means about off */
+            /* Variances are >= 0; rounding must not make them negative. */
+            double vx = MAX (m[2 * onx + ox] - sx * sx, 0.0), vy = MAX (m[3 * onx + ox] - sy * sy, 0.0);
+            double vxy = m[4 * onx + ox] - sx * sy;
+            const double ux = sx + off, uy = sy + off;
+            double a1 = 2 * ux * uy + c1, a2 = 2 * vxy + c2;
+            double b1 = ux * ux + uy * uy + c1, b2 = vx + vy + c2;
+            acc += (a1 * a2) / (b1 * b2);
+          }
+        row_sum[oy] = acc;
+      }
+  }
+}
+
 gboolean
 ctr_metrics_ssim_full (const float *img, const float *ref, guint nx, guint ny, double data_range,
                        double *ssim, GError **error)
@@ -136,13 +224,22 @@ ctr_metrics_ssim_full (const float *img, const float *ref, guint nx, guint ny, d
     off += ref[i];
   off /= (double) nx * ny;
 
-  /* Horizontal pass over every row, only for the output columns: five planes
-   * (x, y, x², y², xy) of ny × onx, plane by plane so that the passes run
+  /* Horizontal pass, only for the output columns: five planes (x, y, x²,
+   * y², xy) of a band's rows × onx, plane by plane so that the passes run
    * along contiguous rows (vectorised over the output columns; each output
-   * still sums its taps in order, so the result is that of the plain loop). */
-  const gsize plane = (gsize) ny * onx;
-  /* Every buffer up front: the five planes, the row sums, and each thread's
-   * source rows (5 nx) and window sums (5 onx). */
+   * still sums its taps in order, so the result is that of the plain loop).
+   * A band of output rows needs its rows and SSIM_RADIUS more on each side:
+   * bands of SSIM_BAND_BYTES at most (at least SSIM_BAND_MIN_ROWS output
+   * rows) keep the work space of a 2048² image near 4 MiB instead of 159
+   * MiB of whole planes; every output row is summed as before, so the
+   * result does not depend on the band's height. */
+  const gsize band = MAX ((gsize) SSIM_BAND_MIN_ROWS,
+                          SSIM_BAND_BYTES / (5 * sizeof (double) * onx) > 2 * SSIM_RADIUS
+                            ? SSIM_BAND_BYTES / (5 * sizeof (double) * onx) - 2 * SSIM_RADIUS : 0);
+  const gsize band_rows = MIN (band, ony) + 2 * SSIM_RADIUS;
+  const gsize plane = band_rows * onx;
+  /* Every buffer up front: the band's five planes, the row sums, and each
+   * thread's source rows (5 nx) and window sums (5 onx). */
   const guint T = (guint) MAX (1, omp_get_max_threads ());
   const gsize per_thread = (gsize) nx * 5 + onx * 5;
   g_autofree char *what = g_strdup_printf ("the SSIM buffers of %u × %u pixels", nx, ny);
@@ -153,71 +250,12 @@ ctr_metrics_ssim_full (const float *img, const float *ref, guint nx, guint ny, d
     return FALSE;
   double *h = buf, *row_sum = buf + plane * 5, *scratch = row_sum + ony;
 
-#pragma omp parallel num_threads(T)
-  {
-    double *src = scratch + per_thread * (gsize) omp_get_thread_num ();
-#pragma omp for schedule(static)
-    for (guint iy = 0; iy < ny; iy++)
-      {
-        const float *a = img + (gsize) iy * nx;
-        const float *b = ref + (gsize) iy * nx;
-        for (gsize x = 0; x < nx; x++)
-          {
-            const double va = a[x] - off, vb = b[x] - off;
-            src[x] = va;
-            src[nx + x] = vb;
-            src[2 * nx + x] = va * va;
-            src[3 * nx + x] = vb * vb;
-            src[4 * nx + x] = va * vb;
-          }
-        for (int c = 0; c < 5; c++)
-          {
-            const double *restrict sc = src + (gsize) c * nx;
-            double *restrict out = h + c * plane + (gsize) iy * onx;
-            for (gsize ox = 0; ox < onx; ox++)
-              out[ox] = 0.0;
-            for (int k = 0; k < SSIM_TAPS; k++)
-              for (gsize ox = 0; ox < onx; ox++)
-                out[ox] += w[k] * sc[ox + k];
-          }
-      }
-  }
-
-  /* Vertical pass and the SSIM map, one sum per output row (summed in order
-   * afterwards, so the result does not depend on the thread count). */
-#pragma omp parallel num_threads(T)
-  {
-    double *m = scratch + per_thread * (gsize) omp_get_thread_num () + (gsize) nx * 5;
-#pragma omp for schedule(static)
-    for (gsize oy = 0; oy < ony; oy++)
-      {
-        for (int c = 0; c < 5; c++)
-          {
-            double *restrict mc = m + (gsize) c * onx;
-            for (gsize ox = 0; ox < onx; ox++)
-              mc[ox] = 0.0;
-            for (int k = 0; k < SSIM_TAPS; k++)
-              {
-                const double *restrict hk = h + c * plane + (oy + k) * onx;
-                for (gsize ox = 0; ox < onx; ox++)
-                  mc[ox] += w[k] * hk[ox];
-              }
-          }
-        double acc = 0.0;
-        for (gsize ox = 0; ox < onx; ox++)
-          {
-            const double sx = m[ox], sy = m[onx + ox];   /* means about off */
-            /* Variances are >= 0; rounding must not make them negative. */
-            double vx = MAX (m[2 * onx + ox] - sx * sx, 0.0), vy = MAX (m[3 * onx + ox] - sy * sy, 0.0);
-            double vxy = m[4 * onx + ox] - sx * sy;
-            const double ux = sx + off, uy = sy + off;
-            double a1 = 2 * ux * uy + c1, a2 = 2 * vxy + c2;
-            double b1 = ux * ux + uy * uy + c1, b2 = vx + vy + c2;
-            acc += (a1 * a2) / (b1 * b2);
-          }
-        row_sum[oy] = acc;
-      }
-  }
+  for (gsize oy0 = 0; oy0 < ony; oy0 += band)
+    {
+      const gsize oy1 = MIN (ony, oy0 + band), rows = oy1 - oy0 + 2 * SSIM_RADIUS;
+      ssim_rows_horizontal (img, ref, nx, off, w, oy0, rows, h, plane, scratch, per_thread, T);
+      ssim_rows_vertical (h, plane, onx, oy0, oy1, w, c1, c2, off, row_sum, scratch, per_thread, T);
+    }
 
   double total = 0.0;
   for (gsize oy = 0; oy < ony; oy++)

@@ -26,9 +26,10 @@ double ctr_metrics_psnr (const float *img, const float *ref, gsize n, double dat
 double ctr_metrics_ssim (const float *img, const float *ref, guint nx, guint ny,
                          double data_range);
 /* ctr_metrics_ssim into @ssim (NaN where undefined, as above); FALSE with
- * CTR_ERROR_OUT_OF_MEMORY when its buffers (5·ny·(nx − 10) doubles and a
- * few rows a thread, allocated up front) cannot be had; ctr_metrics_ssim
- * returns NaN then. */
+ * CTR_ERROR_OUT_OF_MEMORY when its buffers (the five moment planes of a
+ * band of rows, about 4 MiB (at least 16 rows and 10 more), ny
+ * row sums and a few rows a thread, allocated up front) cannot be had;
+ * ctr_metrics_ssim returns NaN then. */
 gboolean ctr_metrics_ssim_full (const float *img, const float *ref, guint nx, guint ny,
                                 double data_range, double *ssim, GError **error);
 /* Pearson correlation over @mask (all when NULL). */
