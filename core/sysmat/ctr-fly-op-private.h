@@ -33,6 +33,8 @@ typedef struct {
   guint *row_band;      /* [ny] band of each image row */
   CtrRowBuf *rows;      /* [nt] per-thread row buffers */
   Bucket *buckets;      /* [thread][band] */
+  float *acc;           /* [thread][slice][pixel] image accumulators, made on first use; NULL: none */
+  gboolean acc_failed;  /* they could not be had: the buckets serve */
   float *r;             /* [slice][ray] scratch: residual weights */
   float *upd;           /* [slice][pixel] scratch: the update of a scaled step */
   float *cs;            /* [pixel] scratch: one subset's column sums */

@@ -81,7 +81,9 @@ void ctr_fly_op_skip_overlaps (CtrOperator *op);
  * The bytes ctr_fly_op_new() and the operator's products will hold at
  * their peak, without building anything: its work arrays (one data vector
  * and one image of the stack, one pixel map, one ray map), the pixel sweep's
- * tables (area model) or the adjoint's buckets (the other models), the
+ * tables (area model) or, for the other models, the threads' image
+ * accumulators (4 bytes a pixel a slice a thread, up to 64 MiB) and,
+ * with single-view subsets or without them, the adjoint's buckets, the
  * threads' row buffers, the symmetry's pixel tables (10 bytes a pixel) and
  * the overlaps' counts (4 bytes a pixel a thread).  Threads:
  * omp_get_max_threads().  For the plan's memory estimate
