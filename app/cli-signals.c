@@ -56,7 +56,15 @@ ctr_cli_signals_init (void)
   sigaddset (&handled, SIGTERM);
   sigaddset (&handled, SIGHUP);
   pthread_sigmask (SIG_BLOCK, &handled, NULL);
-  g_thread_unref (g_thread_new ("signals", receive, NULL));
+  /* Without room for the thread's stack (an address-space limit just
+   * above what the program maps) g_thread_new aborted: the signals keep
+   * their default action instead (they end the program; its temporary
+   * files are left), and the work goes on to refuse what does not fit. */
+  GThread *t = g_thread_try_new ("signals", receive, NULL, NULL);
+  if (t != NULL)
+    g_thread_unref (t);
+  else
+    pthread_sigmask (SIG_UNBLOCK, &handled, NULL);
 }
 
 void
