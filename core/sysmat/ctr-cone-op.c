@@ -28,6 +28,8 @@ typedef struct {
   float *cs;    /* a volume: column sums of one view */
   guint8 *mask; /* nullable: [view][row][col], 0 = a ray left out */
   CtrConeRays *rays; /* nullable: vblock views' rays, shared by an update's forward and adjoint */
+  float *xt, *dt;    /* nullable (both or neither): the image and the update with x and y swapped,
+                      * for the x-dominant rays of whole-set fused passes (ctr_cone_projector_forward_rays_xt) */
   guint64 set_up;    /* views whose rays were set up (ctr_cone_op_views_set_up) */
 } ConeOp;
 
@@ -40,25 +42,35 @@ view_mask (const ConeOp *c, guint v)
 /* The views [v, v + n) at once (n ≤ c->vblock where the data is c->ax),
  * 0 on the rays left out. */
 static void
-forward_views (ConeOp *c, const float *X, guint v, guint n, float *y)
+forward_views (ConeOp *c, const float *X, const float *xt, guint v, guint n, float *y)
 {
   c->set_up += n;
-  ctr_cone_projector_forward_views_masked (c->cp, X, v, n, view_mask (c, v), y);
+  ctr_cone_projector_forward_views_xt (c->cp, X, xt, v, n, view_mask (c, v), y);
 }
 
 /* Through the operator's ray table where it has one (no table allocated
- * per call). */
+ * per call); the x-dominant rays into @dt where not NULL (then there is
+ * a table). */
 static void
-adjoint_views (ConeOp *c, const float *y, guint v, guint n, float *vol, float *weights)
+adjoint_views (ConeOp *c, const float *y, guint v, guint n, float *vol, float *dt, float *weights)
 {
   c->set_up += n;
   if (c->rays != NULL)
     {
       ctr_cone_rays_fill (c->cp, c->rays, v, n, view_mask (c, v));
-      ctr_cone_projector_adjoint_rays (c->cp, c->rays, y, vol, weights);
+      ctr_cone_projector_adjoint_rays_xt (c->cp, c->rays, y, vol, dt, weights);
     }
   else
     ctr_cone_projector_adjoint_views_masked (c->cp, y, v, n, view_mask (c, v), vol, weights);
+}
+
+/* Whole-set products put the x-dominant rays on the swapped volumes when
+ * the operator has them and its ray table (CTR_CONE_SWAP=0: never, for
+ * side-by-side timing). */
+static gboolean
+swap_on (const ConeOp *c)
+{
+  return c->rays != NULL && c->xt != NULL && g_strcmp0 (g_getenv ("CTR_CONE_SWAP"), "0") != 0;
 }
 
 static void
@@ -70,6 +82,8 @@ cone_op_finalize (CtrOperator *op)
   g_free (c->ax);
   g_free (c->bp);
   g_free (c->cs);
+  g_free (c->xt);
+  g_free (c->dt);
   g_free (c->mask);
   ctr_operator_clear (op);
   g_free (c);
@@ -115,7 +129,10 @@ cone_forward (CtrOperator *op, guint subset, const float *X, float *Y, GError **
 {
   ConeOp *c = (ConeOp *) op;
   const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
-  forward_views (c, X, v0, v1 - v0, Y + c->per_view * v0);
+  const gboolean swap = subset == CTR_SUBSET_ALL && swap_on (c);
+  if (swap)
+    ctr_cone_volume_swap_xy (ctr_cone_projector_grid (c->cp), X, c->xt);
+  forward_views (c, X, swap ? c->xt : NULL, v0, v1 - v0, Y + c->per_view * v0);
   return TRUE;
 }
 
@@ -125,8 +142,11 @@ cone_adjoint (CtrOperator *op, guint subset, const float *Y, float *D, GError **
   ConeOp *c = (ConeOp *) op;
   memset (D, 0, c->nvox * sizeof (float));
   const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
+  const gboolean swap = subset == CTR_SUBSET_ALL && swap_on (c);
   for (guint v = v0; v < v1; v += c->vblock)
-    adjoint_views (c, Y + c->per_view * v, v, MIN (c->vblock, v1 - v), D, NULL);
+    adjoint_views (c, Y + c->per_view * v, v, MIN (c->vblock, v1 - v), D, swap ? c->dt : NULL, NULL);
+  if (swap)
+    ctr_cone_volume_add_swapped_xy (ctr_cone_projector_grid (c->cp), c->dt, D);
   return TRUE;
 }
 
@@ -144,8 +164,8 @@ clip (float *x, gsize n)
  * block's data; NULL: c->ax itself); @X NULL: the image of zeros (A_v X =
  * 0, not projected). */
 static void
-view_residual (ConeOp *c, guint v, guint n, const float *X, const float *B, const float *coef, float step,
-               float *y)
+view_residual (ConeOp *c, guint v, guint n, const float *X, const float *xt, const float *B, const float *coef,
+               float step, float *y)
 {
   const float *b = B + c->per_view * v, *cc = coef + c->per_view * v;
   float *ax = y != NULL ? y : c->ax;
@@ -157,19 +177,20 @@ view_residual (ConeOp *c, guint v, guint n, const float *X, const float *B, cons
   if (X == NULL)
     memset (ax, 0, c->per_view * n * sizeof (float));
   else if (c->rays != NULL)
-    ctr_cone_projector_forward_rays (c->cp, c->rays, X, ax);
+    ctr_cone_projector_forward_rays_xt (c->cp, c->rays, X, xt, ax);
   else
-    forward_views (c, X, v, n, ax);
+    forward_views (c, X, NULL, v, n, ax);
   for (gsize i = 0; i < c->per_view * n; i++)
     c->ax[i] = step * cc[i] * (b[i] - ax[i]);
 }
 
-/* The adjoint of c->ax over the views of the last view_residual. */
+/* The adjoint of c->ax over the views of the last view_residual (the
+ * x-dominant rays into @dt where not NULL: then the ray table is there). */
 static void
-update_adjoint (ConeOp *c, guint v, guint n, float *vol, float *weights)
+update_adjoint (ConeOp *c, guint v, guint n, float *vol, float *dt, float *weights)
 {
   if (c->rays != NULL)
-    ctr_cone_projector_adjoint_rays (c->cp, c->rays, c->ax, vol, weights);
+    ctr_cone_projector_adjoint_rays_xt (c->cp, c->rays, c->ax, vol, dt, weights);
   else
     {
       c->set_up += n;
@@ -186,32 +207,39 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
   if (subset == CTR_SUBSET_ALL)
     {
       float *target = D != NULL ? D : c->bp;
+      float *cs = D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL;
+      const gboolean swap = cs == NULL && swap_on (c);
+      const CtrGrid *grid = ctr_cone_projector_grid (c->cp);
       if (D == NULL)
         memset (c->bp, 0, c->nvox * sizeof (float));
-      if (D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE))
-        memset (c->cs, 0, c->nvox * sizeof (float));
+      if (cs != NULL)
+        memset (cs, 0, c->nvox * sizeof (float));
+      if (swap)
+        ctr_cone_volume_swap_xy (grid, X, c->xt);
       for (guint v = 0; v < c->nv; v += c->vblock)
         {
           const guint n = MIN (c->vblock, c->nv - v);
-          view_residual (c, v, n, X, B, coef, step, NULL);
-          update_adjoint (c, v, n, target, D == NULL && (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
+          view_residual (c, v, n, X, swap ? c->xt : NULL, B, coef, step, NULL);
+          update_adjoint (c, v, n, target, swap ? c->dt : NULL, cs);
         }
+      if (swap)
+        ctr_cone_volume_add_swapped_xy (grid, c->dt, target);
       if (D != NULL)
         return TRUE;
     }
   else
     {
-      view_residual (c, subset, 1, X, B, coef, step, NULL);
+      view_residual (c, subset, 1, X, NULL, B, coef, step, NULL);
       if (D != NULL)
         {
-          update_adjoint (c, subset, 1, D, NULL);
+          update_adjoint (c, subset, 1, D, NULL, NULL);
           return TRUE;
         }
       memset (c->bp, 0, c->nvox * sizeof (float));
       if (flags & CTR_UPDATE_COLUMN_SCALE)
         memset (c->cs, 0, c->nvox * sizeof (float));
       /* One traversal for the update and, with COLUMN_SCALE, the column sums. */
-      update_adjoint (c, subset, 1, c->bp, (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
+      update_adjoint (c, subset, 1, c->bp, NULL, (flags & CTR_UPDATE_COLUMN_SCALE) ? c->cs : NULL);
     }
   const gboolean scaled = (flags & CTR_UPDATE_COLUMN_SCALE) != 0;
 #pragma omp parallel for schedule(static)
@@ -228,18 +256,27 @@ cone_update (CtrOperator *op, guint subset, float *X, const float *B, const floa
 }
 
 /* Y = A X and D += Aᵀ (coef ∘ (B − Y)) view block by view block: each
- * block's rays set up once for its forward and adjoint. */
+ * block's rays set up once for its forward and adjoint.  With the ray
+ * table, the x-dominant rays read X with x and y swapped and add into a
+ * swapped update, folded into D at the end (two copies of the volume a
+ * pass for half the memory accesses of half the rays). */
 static gboolean
 cone_forward_update (CtrOperator *op, const float *X, const float *B, const float *coef, float *Y, float *D,
                      GError **error)
 {
   ConeOp *c = (ConeOp *) op;
+  const gboolean swap = swap_on (c);
+  const CtrGrid *grid = ctr_cone_projector_grid (c->cp);
+  if (swap && X != NULL)
+    ctr_cone_volume_swap_xy (grid, X, c->xt);
   for (guint v = 0; v < c->nv; v += c->vblock)
     {
       const guint n = MIN (c->vblock, c->nv - v);
-      view_residual (c, v, n, X, B, coef, 1.0f, Y + c->per_view * v);
-      update_adjoint (c, v, n, D, NULL);
+      view_residual (c, v, n, X, swap ? c->xt : NULL, B, coef, 1.0f, Y + c->per_view * v);
+      update_adjoint (c, v, n, D, swap ? c->dt : NULL, NULL);
     }
+  if (swap)
+    ctr_cone_volume_add_swapped_xy (grid, c->dt, D);
   return TRUE;
 }
 
@@ -258,8 +295,11 @@ cone_column_sums (CtrOperator *op, guint subset, float *out, GError **error)
   for (gsize i = 0; i < c->per_view * c->vblock; i++)
     c->ax[i] = 1.0f;
   const guint v0 = subset == CTR_SUBSET_ALL ? 0 : subset, v1 = subset == CTR_SUBSET_ALL ? c->nv : subset + 1;
+  const gboolean swap = subset == CTR_SUBSET_ALL && swap_on (c);
   for (guint v = v0; v < v1; v += c->vblock)
-    adjoint_views (c, c->ax, v, MIN (c->vblock, v1 - v), out, NULL);
+    adjoint_views (c, c->ax, v, MIN (c->vblock, v1 - v), out, swap ? c->dt : NULL, NULL);
+  if (swap)
+    ctr_cone_volume_add_swapped_xy (ctr_cone_projector_grid (c->cp), c->dt, out);
   return TRUE;
 }
 
@@ -275,7 +315,8 @@ cone_row_sums (CtrOperator *op, float *sq, float *sum)
   float *ones = c->bp;
   for (gsize i = 0; i < c->nvox; i++)
     ones[i] = 1.0f;
-  forward_views (c, ones, 0, c->nv, sum);
+  /* The image of ones with x and y swapped is itself. */
+  forward_views (c, ones, swap_on (c) ? ones : NULL, 0, c->nv, sum);
 }
 
 static gboolean
@@ -368,7 +409,7 @@ ctr_cone_op_estimate_bytes (const CtrGeometry *g, const CtrGrid *grid)
   const guint vblock = view_block (g->n_views);
   const guint64 nvox = ctr_grid_size (grid);
   const guint64 ax = (guint64) g->n_rows * g->n_cols * vblock * sizeof (float);
-  return 2 * nvox * sizeof (float) + ax + ctr_cone_rays_estimate_bytes (g, vblock);
+  return 4 * nvox * sizeof (float) + ax + ctr_cone_rays_estimate_bytes (g, vblock);
 }
 
 CtrOperator *
@@ -416,6 +457,10 @@ ctr_cone_op_new_masked (CtrConeProjector *cp, guint8 *mask, GError **error)
   c->bp = g_try_new0 (float, c->nvox);
   c->cs = g_try_new0 (float, c->nvox);
   c->rays = ctr_cone_rays_new (cp, c->vblock); /* NULL: each pass sets its rays up */
+  c->xt = g_try_new (float, c->nvox);
+  c->dt = c->xt == NULL ? NULL : g_try_new0 (float, c->nvox); /* kept zero between passes */
+  if (c->dt == NULL)
+    g_clear_pointer (&c->xt, g_free); /* the plain layout for all rays */
   if (!c->ax || !c->bp || !c->cs)
     {
       g_set_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY,

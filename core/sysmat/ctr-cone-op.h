@@ -27,7 +27,9 @@ CtrOperator *ctr_cone_op_new (CtrConeProjector *cp, GError **error);
  * ctr_cone_op_estimate_bytes:
  * The work space ctr_cone_op_new holds beside the method's vectors, in
  * bytes, for @g and @grid, before anything is built: the back-projection
- * and column-sum volumes (float, @grid's voxels each), a view block's data
+ * and column-sum volumes and the image and update with x and y swapped
+ * for the x-dominant rays of whole-set products (ctr_cone_projector_forward_rays_xt;
+ * float, @grid's voxels each: four volumes), a view block's data
  * (float, rows × columns × the views per pass, CTR_CONE_VIEW_BLOCK or 8)
  * and its ray table (ctr_cone_rays_estimate_bytes).
  */

@@ -24,8 +24,15 @@
  * floor(), and in AVX2 eight planes per step with the weights in vectors and
  * the loads and stores lane by lane.  A ray's set-up costs one division
  * (ray_setup) and one for each of its index slopes (ray_planes).
+ *
+ * In the volume [z][y][x] a y-dominant ray's two transverse neighbours
+ * (x, x + 1) are adjacent: one 8-byte access a pair.  An x-dominant ray's
+ * (y, y + 1) are a row apart; whole-set passes give those rays the volume
+ * with x and y swapped ([z][x][y], the *_xt calls), where they are adjacent
+ * too — the layout the CUDA pair uses for the same rays.
  */
 #include "sysmat/ctr-cone-projector.h"
+#include "sysmat/ctr-cone-kernels.h"
 #include "data/ctr-helix.h"
 #include "base/ctr-error.h"
 
@@ -35,33 +42,16 @@
 #include <omp.h>
 #endif
 
-typedef struct {
-  float a0, ad;   /* transverse in-plane index (j for x-dominant, i for y) = a0 + ad·plane */
-  float b0, bd;   /* z index = b0 + bd·plane */
-  float w;        /* step length per plane, mm */
-  gint32 p_lo, p_hi;  /* planes that can touch the grid (both ends included) */
-  gint32 q_lo, q_hi;  /* planes whose four neighbours all lie inside (the interior run) */
-} Ray;
-
-/* The interior run of a ray: planes [p0, p1] (inside [q_lo, q_hi]) whose
- * bilinear stencils lie wholly inside the grid, voxel (a, b, p) at
- * b·sxy + a·sa + p·sp.  The forward kernel returns Σ_p Σ_c wt_c·vol; the
- * adjoint one adds val·w·wt_c to vol (and w·wt_c to weights).  A scalar and
- * an AVX2 version of each; the projector picks one pair, so the forward and
- * adjoint of one process always use the same arithmetic. */
-typedef struct {
-  gint32 sa, sp, sxy;
-} Strides;
-typedef float (*InteriorForward) (const Ray *r, gint32 p0, gint32 p1, const float *vol, const Strides *st);
-typedef void (*InteriorAdjoint) (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
-                                 const Strides *st);
+/* The ray and stride types and the interior kernels: ctr-cone-kernels.h. */
+typedef CtrConeRay Ray;
+typedef CtrConeStrides Strides;
 
 struct _CtrConeProjector
 {
   CtrGeometry *g;
   CtrGrid grid;
-  InteriorForward interior_forward;
-  InteriorAdjoint interior_adjoint;
+  CtrConeInteriorForward interior_forward;
+  CtrConeInteriorAdjoint interior_adjoint;
   gboolean vector_ok;  /* voxel indices fit 32 bits: the interior kernels run */
   /* Circular-orbit geometries without vectors: what ctr_cone_ray computes
    * per view (source, sin and cos of the angle, source z) and per column
@@ -72,7 +62,10 @@ struct _CtrConeProjector
   double *row_v;       /* [row] */
   double origin[3];    /* the centre of voxel (0, 0, 0), mm */
   double inv_voxel[3]; /* 1/dx, 1/dy, 1/dz, 1/mm */
-  Strides strides[2];  /* the interior kernels' strides: [0] y-dominant, [1] x-dominant rays */
+  /* The interior kernels' strides: [0] y-dominant rays, [1] x-dominant rays
+   * in the volume, [2] x-dominant rays in the volume with x and y swapped
+   * ([z][x][y]: the transverse neighbours adjacent, as for y-dominant). */
+  Strides strides[3];
 };
 
 /* The rays of a block of views, set up once for a forward and an adjoint
@@ -85,179 +78,6 @@ struct _CtrConeRays
   gint8 *xdom;      /* 1 x-dominant, 0 y-dominant, -1 masked out */
   guint *list;      /* the adjoint's scatter order: x-dominant from the front, y-dominant from the back */
 };
-
-/* ---- interior kernels ---------------------------------------------------
- * Truncation is floor() in the interior run (both coordinates ≥ 0 there). */
-
-static inline gint32
-interior_stencil (const Ray *r, gint32 p, const Strides *st, float wt[4])
-{
-  const float fa = r->a0 + r->ad * (float) p, fb = r->b0 + r->bd * (float) p;
-  const gint32 ia = (gint32) fa, ib = (gint32) fb;
-  const float ea = fa - (float) ia, eb = fb - (float) ib, ua = 1.0f - ea, ub = 1.0f - eb;
-  wt[0] = ua * ub;
-  wt[1] = ea * ub;
-  wt[2] = ua * eb;
-  wt[3] = ea * eb;
-  return ib * st->sxy + ia * st->sa + p * st->sp;
-}
-
-static float
-interior_forward_scalar (const Ray *r, gint32 p0, gint32 p1, const float *vol, const Strides *st)
-{
-  float s = 0.0f;
-  for (gint32 p = p0; p <= p1; p++)
-    {
-      float wt[4];
-      const float *v = vol + interior_stencil (r, p, st, wt);
-      s += wt[0] * v[0] + wt[1] * v[st->sa] + wt[2] * v[st->sxy] + wt[3] * v[st->sxy + st->sa];
-    }
-  return s;
-}
-
-static void
-interior_adjoint_scalar (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
-                         const Strides *st)
-{
-  const gint32 off[4] = { 0, st->sa, st->sxy, st->sxy + st->sa };
-  for (gint32 p = p0; p <= p1; p++)
-    {
-      float wt[4];
-      const gint32 at = interior_stencil (r, p, st, wt);
-      for (int c = 0; c < 4; c++)
-        {
-          const float w = r->w * wt[c];
-          vol[at + off[c]] += w * val;
-          if (weights != NULL)
-            weights[at + off[c]] += w;
-        }
-    }
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define CONE_HAVE_AVX2 1
-
-/* Eight planes pi at once: the voxel index of the (0, 0) neighbour and the
- * four bilinear weights, as interior_stencil. */
-__attribute__ ((target ("avx2,fma"))) static inline __m256i
-stencil8 (const Ray *r, __m256i pi, const Strides *st, __m256 wt[4])
-{
-  const __m256 pf = _mm256_cvtepi32_ps (pi);
-  const __m256 fa = _mm256_add_ps (_mm256_set1_ps (r->a0), _mm256_mul_ps (_mm256_set1_ps (r->ad), pf));
-  const __m256 fb = _mm256_add_ps (_mm256_set1_ps (r->b0), _mm256_mul_ps (_mm256_set1_ps (r->bd), pf));
-  const __m256i ia = _mm256_cvttps_epi32 (fa), ib = _mm256_cvttps_epi32 (fb);
-  const __m256 ea = _mm256_sub_ps (fa, _mm256_cvtepi32_ps (ia)), eb = _mm256_sub_ps (fb, _mm256_cvtepi32_ps (ib));
-  const __m256 one = _mm256_set1_ps (1.0f);
-  const __m256 ua = _mm256_sub_ps (one, ea), ub = _mm256_sub_ps (one, eb);
-  wt[0] = _mm256_mul_ps (ua, ub);
-  wt[1] = _mm256_mul_ps (ea, ub);
-  wt[2] = _mm256_mul_ps (ua, eb);
-  wt[3] = _mm256_mul_ps (ea, eb);
-  return _mm256_add_epi32 (_mm256_add_epi32 (_mm256_mullo_epi32 (ib, _mm256_set1_epi32 (st->sxy)),
-                                             _mm256_mullo_epi32 (ia, _mm256_set1_epi32 (st->sa))),
-                           _mm256_mullo_epi32 (pi, _mm256_set1_epi32 (st->sp)));
-}
-
-/* Lanes past p1 repeat plane p1 (valid addresses) and are masked out.  The
- * loads are scalar: hardware gathers are slower than four loads a lane on
- * some CPUs (AMD Zen). */
-__attribute__ ((target ("avx2,fma"))) static float
-interior_forward_avx2 (const Ray *r, gint32 p0, gint32 p1, const float *vol, const Strides *st)
-{
-  const __m256i iota = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7), last = _mm256_set1_epi32 (p1);
-  const gint32 o1 = st->sa, o2 = st->sxy, o3 = st->sxy + st->sa;
-  __m256 acc = _mm256_setzero_ps ();
-  for (gint32 p = p0; p <= p1; p += 8)
-    {
-      __m256i pi = _mm256_add_epi32 (_mm256_set1_epi32 (p), iota);
-      const __m256 keep = _mm256_castsi256_ps (_mm256_cmpgt_epi32 (_mm256_add_epi32 (last, _mm256_set1_epi32 (1)), pi));
-      pi = _mm256_min_epi32 (pi, last);
-      __m256 wt[4];
-      gint32 at[8];
-      float v[4][8];
-      _mm256_storeu_si256 ((__m256i *) at, stencil8 (r, pi, st, wt));
-      for (int l = 0; l < 8; l++)
-        {
-          const float *q = vol + at[l];
-          v[0][l] = q[0];
-          v[1][l] = q[o1];
-          v[2][l] = q[o2];
-          v[3][l] = q[o3];
-        }
-      __m256 s = _mm256_mul_ps (wt[0], _mm256_loadu_ps (v[0]));
-      s = _mm256_fmadd_ps (wt[1], _mm256_loadu_ps (v[1]), s);
-      s = _mm256_fmadd_ps (wt[2], _mm256_loadu_ps (v[2]), s);
-      s = _mm256_fmadd_ps (wt[3], _mm256_loadu_ps (v[3]), s);
-      acc = _mm256_add_ps (acc, _mm256_and_ps (s, keep));
-    }
-  __m128 h = _mm_add_ps (_mm256_castps256_ps128 (acc), _mm256_extractf128_ps (acc, 1));
-  h = _mm_add_ps (h, _mm_movehl_ps (h, h));
-  h = _mm_add_ss (h, _mm_shuffle_ps (h, h, 1));
-  return _mm_cvtss_f32 (h);
-}
-
-/* vol[at[l] + {0, 1}] += (wc[0][l], wc[1][l])·val and vol[at[l] + sxy +
- * {0, 1}] += (wc[2][l], wc[3][l])·val for the lanes l < n, as fused
- * multiply-adds on pairs. */
-__attribute__ ((target ("avx2,fma"))) static inline void
-scatter_pairs (const gint32 at[8], int n, float wc[4][8], float val, float *vol, gint32 sxy)
-{
-  float pr[2][16];
-  for (int h = 0; h < 2; h++)
-    {
-      const __m256 a = _mm256_loadu_ps (wc[2 * h]), b = _mm256_loadu_ps (wc[2 * h + 1]);
-      const __m256 lo = _mm256_unpacklo_ps (a, b), hi = _mm256_unpackhi_ps (a, b);
-      _mm256_storeu_ps (pr[h], _mm256_permute2f128_ps (lo, hi, 0x20));
-      _mm256_storeu_ps (pr[h] + 8, _mm256_permute2f128_ps (lo, hi, 0x31));
-    }
-  const __m128 v = _mm_set1_ps (val), z = _mm_setzero_ps ();
-  for (int l = 0; l < n; l++)
-    for (int h = 0; h < 2; h++)
-      {
-        __m64 *q = (__m64 *) (vol + at[l] + h * sxy);  /* __m64: may alias floats */
-        const __m128 w = _mm_loadl_pi (z, (const __m64 *) (pr[h] + 2 * l));
-        _mm_storel_pi (q, _mm_fmadd_ps (w, v, _mm_loadl_pi (z, q)));
-      }
-}
-
-/* The weights in vectors, the scatter lane by lane (the lanes are distinct
- * planes, so distinct voxels). */
-__attribute__ ((target ("avx2,fma"))) static void
-interior_adjoint_avx2 (const Ray *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
-                       const Strides *st)
-{
-  const __m256i iota = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256 w = _mm256_set1_ps (r->w);
-  const gint32 off[4] = { 0, st->sa, st->sxy, st->sxy + st->sa };
-  for (gint32 p = p0; p <= p1; p += 8)
-    {
-      __m256 wt[4];
-      gint32 at[8];
-      float wc[4][8];
-      _mm256_storeu_si256 ((__m256i *) at, stencil8 (r, _mm256_add_epi32 (_mm256_set1_epi32 (p), iota), st, wt));
-      for (int c = 0; c < 4; c++)
-        _mm256_storeu_ps (wc[c], _mm256_mul_ps (w, wt[c]));
-      const int n = MIN (8, p1 - p + 1);
-      if (st->sa == 1)
-        {
-          /* y-dominant: the two x neighbours are adjacent, one 8-byte
-           * read-modify-write a pair (the same fused multiply-add). */
-          scatter_pairs (at, n, wc, val, vol, st->sxy);
-          if (weights != NULL)
-            scatter_pairs (at, n, wc, 1.0f, weights, st->sxy);
-          continue;
-        }
-      for (int l = 0; l < n; l++)
-        for (int c = 0; c < 4; c++)
-          vol[at[l] + off[c]] += wc[c][l] * val;
-      if (weights != NULL)
-        for (int l = 0; l < n; l++)
-          for (int c = 0; c < 4; c++)
-            weights[at[l] + off[c]] += wc[c][l];
-    }
-}
-#endif
 
 /* The per-view, per-column and per-row parts of ctr_cone_ray for a
  * circular-orbit geometry (ctr-geometry.c's detector_point and
@@ -298,15 +118,15 @@ frames_init (CtrConeProjector *cp)
 
 /* The ray of (@view, @col, @row) from the tables: its source @o and its
  * direction @d, not normalised (the detector point − the source; ray_setup
- * needs only ratios of its components and its length); returns |d|.
- * Without the tables, ctr_cone_ray's unit direction and 1. */
-static inline double
+ * needs only ratios of its components and its length); returns TRUE.
+ * Without the tables, ctr_cone_ray's unit direction and FALSE. */
+static inline gboolean
 cone_ray (const CtrConeProjector *cp, guint view, guint col, guint row, double o[3], double d[3])
 {
   if (cp->view_frame == NULL)
     {
       ctr_cone_ray (cp->g, view, col, row, o, d);
-      return 1.0;
+      return FALSE;
     }
   const double *f = cp->view_frame + 6 * (gsize) view, sod = cp->g->sod_mm;
   const double sb = f[3], cb = f[4], a = cp->col_at[2 * col], t = cp->col_at[2 * col + 1];
@@ -316,7 +136,7 @@ cone_ray (const CtrConeProjector *cp, guint view, guint col, guint row, double o
       o[k] = f[k];
       d[k] = p[k] - o[k];
     }
-  return sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  return TRUE;
 }
 
 CtrConeProjector *
@@ -345,20 +165,11 @@ ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid, GError **erro
   cp->inv_voxel[0] = 1.0 / grid->dx;
   cp->inv_voxel[1] = 1.0 / grid->dy;
   cp->inv_voxel[2] = 1.0 / grid->dz;
-  const gint32 nx = (gint32) grid->nx, sxy = (gint32) ((gsize) grid->nx * grid->ny);
+  const gint64 nx = grid->nx, sxy = (gint64) grid->nx * grid->ny;
   cp->strides[0] = (Strides) { 1, nx, sxy };
   cp->strides[1] = (Strides) { nx, 1, sxy };
-  cp->interior_forward = interior_forward_scalar;
-  cp->interior_adjoint = interior_adjoint_scalar;
-#ifdef CONE_HAVE_AVX2
-  const char *want = g_getenv ("CTR_CONE_SIMD");
-  __builtin_cpu_init ();
-  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") && g_strcmp0 (want, "generic") != 0)
-    {
-      cp->interior_forward = interior_forward_avx2;
-      cp->interior_adjoint = interior_adjoint_avx2;
-    }
-#endif
+  cp->strides[2] = (Strides) { 1, grid->ny, sxy };
+  _ctr_cone_kernels_pick (&cp->interior_forward, &cp->interior_adjoint);
   return cp;
 }
 
@@ -429,68 +240,112 @@ narrow_interior (double c0, double cd, double inv, double n, double np, double *
     }
 }
 
-/* Sets the plane range [p_lo, p_hi] of @r from its a0, ad, b0, bd and its
- * interior run [q_lo, q_hi] (na, nb: the sizes of its transverse and z
- * axes, np of its plane axis); an empty run is [p_hi + 1, p_hi].  One
- * division an axis (the reciprocals), none a bound. */
+/* What a ray's set-up needs of its direction's x and y only: the rays of
+ * one detector column of a circular orbit share it (every row's ray lies
+ * in the same vertical plane through the source), so rays_fill computes it
+ * once a column.  The dominant axis, the plane step, the transverse index
+ * a0 + ad·plane, and the planes where that index can touch the grid and
+ * where it lies in the interior. */
+typedef struct {
+  gboolean xdom;
+  double dxy2;        /* d_x² + d_y² */
+  double t0, dt;      /* the ray parameter at plane 0 and its step a plane (units of |d|) */
+  float a0, ad;
+  gint64 plo, phi;    /* planes the transverse index can touch */
+  double qlo, qhi;    /* planes where both its neighbours lie inside (empty: qlo > qhi) */
+} ColumnPart;
+
+/* The column part of the ray from the source @o along @d (d[2] unused):
+ * one division (1/d_x or 1/d_y) and one for the index slope. */
 static inline void
-ray_planes (Ray *r, gint64 na, gint64 nb, gint64 np, gboolean vector_ok)
+column_part (const CtrConeProjector *cp, const double o[3], const double d[3], ColumnPart *c)
 {
-  const double a0 = r->a0, ad = r->ad, b0 = r->b0, bd = r->bd;
-  const double ia = ad != 0.0 ? 1.0 / ad : 0.0, ib = bd != 0.0 ? 1.0 / bd : 0.0;
-  gint64 plo = 0, phi = np - 1;
-  clip_planes (a0, ad, ia, (double) na, &plo, &phi);
-  clip_planes (b0, bd, ib, (double) nb, &plo, &phi);
+  const CtrGrid *gr = &cp->grid;
+  const double x0 = cp->origin[0], y0 = cp->origin[1];
+  const double *inv = cp->inv_voxel;
+  c->xdom = fabs (d[0]) >= fabs (d[1]);
+  c->dxy2 = d[0] * d[0] + d[1] * d[1];
+  gint64 na, np;
+  if (c->xdom)
+    {
+      const double rd = 1.0 / d[0];
+      c->t0 = (x0 - o[0]) * rd;
+      c->dt = gr->dx * rd;
+      c->a0 = (float) ((y0 - o[1] - c->t0 * d[1]) * inv[1]);
+      c->ad = (float) (-c->dt * d[1] * inv[1]);
+      na = gr->ny;
+      np = gr->nx;
+    }
+  else
+    {
+      const double rd = 1.0 / d[1];
+      c->t0 = (y0 - o[1]) * rd;
+      c->dt = -gr->dy * rd;
+      c->a0 = (float) ((o[0] + c->t0 * d[0] - x0) * inv[0]);
+      c->ad = (float) (c->dt * d[0] * inv[0]);
+      na = gr->nx;
+      np = gr->ny;
+    }
+  const double a0 = c->a0, ad = c->ad, ia = ad != 0.0 ? 1.0 / ad : 0.0;
+  c->plo = 0;
+  c->phi = np - 1;
+  clip_planes (a0, ad, ia, (double) na, &c->plo, &c->phi);
+  c->qlo = 0.0;
+  c->qhi = (double) (np - 1);
+  if (!cp->vector_ok)
+    c->qhi = c->qlo - 1.0;
+  narrow_interior (a0, ad, ia, (double) na, (double) np, &c->qlo, &c->qhi);
+}
+
+/* The ray of column part @c whose source is at height @oz with direction
+ * z component @dz and length @len (the direction's, in units of which
+ * the column's t0 and dt are): its z index, step length and plane ranges
+ * (one division, for the z slope).  Returns c->xdom. */
+static inline gboolean
+row_part (const CtrConeProjector *cp, const ColumnPart *c, double oz, double dz, double len, Ray *r)
+{
+  const CtrGrid *gr = &cp->grid;
+  const gint64 np = c->xdom ? gr->nx : gr->ny;
+  r->a0 = c->a0;
+  r->ad = c->ad;
+  r->b0 = (float) ((oz + c->t0 * dz - cp->origin[2]) * cp->inv_voxel[2]);
+  r->bd = (float) (c->dt * dz * cp->inv_voxel[2]);
+  r->w = (float) fabs (c->dt * len);
+  const double b0 = r->b0, bd = r->bd, ib = bd != 0.0 ? 1.0 / bd : 0.0;
+  gint64 plo = c->plo, phi = c->phi;
+  clip_planes (b0, bd, ib, (double) gr->nz, &plo, &phi);
   r->p_lo = (gint32) plo;
   r->p_hi = (gint32) phi;
-  double lo = r->p_lo, hi = r->p_hi;
-  if (!vector_ok)
-    hi = lo - 1.0;
-  narrow_interior (a0, ad, ia, (double) na, (double) np, &lo, &hi);
-  narrow_interior (b0, bd, ib, (double) nb, (double) np, &lo, &hi);
+  double lo = MAX ((double) r->p_lo, c->qlo), hi = MIN ((double) r->p_hi, c->qhi);
+  narrow_interior (b0, bd, ib, (double) gr->nz, (double) np, &lo, &hi);
   if (lo > hi)
     {
       r->q_lo = r->p_hi + 1;
       r->q_hi = r->p_hi;
-      return;
     }
-  r->q_lo = (gint32) lo;
-  r->q_hi = (gint32) hi;
+  else
+    {
+      r->q_lo = (gint32) lo;
+      r->q_hi = (gint32) hi;
+    }
+  return c->xdom;
 }
 
 /* Parameters of the ray of bin (row, col) of @view; returns TRUE for an
  * x-dominant ray.  With the direction d not normalised (cone_ray) the
  * crossing of plane i is at t = (x_i − S_x)/d_x in units of |d|, so the
  * indices need only d's ratios and the step length is Δx·|d|/|d_x|:
- * one division (1/d_x or 1/d_y) for the ray and the grid's reciprocal
- * voxel sizes. */
+ * one division (1/d_x or 1/d_y) for the ray, one a slope, and the grid's
+ * reciprocal voxel sizes.  The plane ranges: each axis's from its index's
+ * line, intersected (column_part, then row_part). */
 static gboolean
 ray_setup (const CtrConeProjector *cp, guint view, guint row, guint col, Ray *r)
 {
-  const CtrGrid *gr = &cp->grid;
   double o[3], d[3];
-  const double len = cone_ray (cp, view, col, row, o, d);
-  const double x0 = cp->origin[0], y0 = cp->origin[1], z0 = cp->origin[2];
-  const double *inv = cp->inv_voxel;
-  if (fabs (d[0]) >= fabs (d[1]))
-    {
-      const double rd = 1.0 / d[0], t0 = (x0 - o[0]) * rd, dt = gr->dx * rd;
-      r->a0 = (float) ((y0 - o[1] - t0 * d[1]) * inv[1]);
-      r->ad = (float) (-dt * d[1] * inv[1]);
-      r->b0 = (float) ((o[2] + t0 * d[2] - z0) * inv[2]);
-      r->bd = (float) (dt * d[2] * inv[2]);
-      r->w = (float) fabs (dt * len);
-      ray_planes (r, gr->ny, gr->nz, gr->nx, cp->vector_ok);
-      return TRUE;
-    }
-  const double rd = 1.0 / d[1], t0 = (y0 - o[1]) * rd, dt = -gr->dy * rd;
-  r->a0 = (float) ((o[0] + t0 * d[0] - x0) * inv[0]);
-  r->ad = (float) (dt * d[0] * inv[0]);
-  r->b0 = (float) ((o[2] + t0 * d[2] - z0) * inv[2]);
-  r->bd = (float) (dt * d[2] * inv[2]);
-  r->w = (float) fabs (dt * len);
-  ray_planes (r, gr->nx, gr->nz, gr->ny, cp->vector_ok);
-  return FALSE;
+  const gboolean tabled = cone_ray (cp, view, col, row, o, d);
+  ColumnPart c;
+  column_part (cp, o, d, &c);
+  return row_part (cp, &c, o[2], d[2], tabled ? sqrt (c.dxy2 + d[2] * d[2]) : 1.0, r);
 }
 
 /* Bilinear stencil of plane @p: indices (a0, b0) and weights of the four
@@ -516,20 +371,21 @@ stencil (const Ray *r, guint p, gint64 na, gint64 nb, gint64 *ia, gint64 *ib, fl
 
 /* The voxels of plane @p that the bilinear stencil touches and their
  * weights (wa·wb): the four without checks when all lie inside (the common
- * case), else the ones that do.  Returns their number.  Shared by the
- * forward gather and the adjoint scatter, so the pair stays matched. */
+ * case), else the ones that do; voxel (a, k, p) at k·sxy + a·sa + p·sp
+ * (@st).  Returns their number.  Shared by the forward gather and the
+ * adjoint scatter, so the pair stays matched. */
 static inline int
-corners (gboolean xdom, gint64 p, gint64 ia, gint64 ib, const float wa[2], const float wb[2], gint64 na, gint64 nx,
-         gint64 nz, gsize sxy, gsize at[4], float wt[4])
+corners (const Strides *st, gint64 p, gint64 ia, gint64 ib, const float wa[2], const float wb[2], gint64 na,
+         gint64 nz, gsize at[4], float wt[4])
 {
+  const gsize sxy = (gsize) st->sxy, sa = (gsize) st->sa, plane = (gsize) p * (gsize) st->sp;
   if (ia >= 0 && ia + 1 < na && ib >= 0 && ib + 1 < nz)
     {
-      const gsize stride_a = xdom ? (gsize) nx : 1;
-      const gsize base = (gsize) ib * sxy + (xdom ? (gsize) ia * nx + p : (gsize) p * nx + ia);
+      const gsize base = (gsize) ib * sxy + (gsize) ia * sa + plane;
       at[0] = base;
-      at[1] = base + stride_a;
+      at[1] = base + sa;
       at[2] = base + sxy;
-      at[3] = base + sxy + stride_a;
+      at[3] = base + sxy + sa;
       wt[0] = wa[0] * wb[0];
       wt[1] = wa[1] * wb[0];
       wt[2] = wa[0] * wb[1];
@@ -547,7 +403,7 @@ corners (gboolean xdom, gint64 p, gint64 ia, gint64 ib, const float wa[2], const
           const gint64 a = ia + da;
           if (a < 0 || a >= na)
             continue;
-          at[n] = xdom ? (gsize) k * sxy + (gsize) a * nx + p : (gsize) k * sxy + (gsize) p * nx + a;
+          at[n] = (gsize) k * sxy + (gsize) a * sa + plane;
           wt[n++] = wa[da] * wb[db];
         }
     }
@@ -559,18 +415,18 @@ corners (gboolean xdom, gint64 p, gint64 ia, gint64 ib, const float wa[2], const
  * length), the edge planes by stencil() and corners(), the interior run by
  * the kernel. */
 static double
-ray_sum (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, gint32 p1, const float *vol)
+ray_sum (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, gint32 p1, const float *vol,
+         const Strides *st)
 {
   const CtrGrid *gr = &cp->grid;
-  const gint64 nx = gr->nx, nz = gr->nz, na = xdom ? gr->ny : gr->nx;
-  const gsize sxy = (gsize) nx * gr->ny;
+  const gint64 nz = gr->nz, na = xdom ? gr->ny : gr->nx;
   const gint32 i0 = MAX (p0, r->q_lo), i1 = MIN (p1, r->q_hi);
   double acc = 0.0;
   for (gint32 p = p0; p <= p1; p++)
     {
       if (p == i0 && i0 <= i1)
         {
-          acc += cp->interior_forward (r, i0, i1, vol, &cp->strides[xdom != 0]);
+          acc += cp->interior_forward (r, i0, i1, vol, st);
           p = i1;
           continue;
         }
@@ -580,7 +436,7 @@ ray_sum (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, gin
         continue;
       gsize at[4];
       float wt[4];
-      const int n = corners (xdom, p, ia, ib, wa, wb, na, nx, nz, sxy, at, wt);
+      const int n = corners (st, p, ia, ib, wa, wb, na, nz, at, wt);
       float s = 0.0f;
       for (int c = 0; c < n; c++)
         s += wt[c] * vol[at[c]];
@@ -593,17 +449,16 @@ ray_sum (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, gin
  * voxels of planes [p0, p1] (and w·wt to @weights). */
 static void
 ray_spread (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, gint32 p1, float val, float *vol,
-            float *weights)
+            float *weights, const Strides *st)
 {
   const CtrGrid *gr = &cp->grid;
-  const gint64 nx = gr->nx, nz = gr->nz, na = xdom ? gr->ny : gr->nx;
-  const gsize sxy = (gsize) nx * gr->ny;
+  const gint64 nz = gr->nz, na = xdom ? gr->ny : gr->nx;
   const gint32 i0 = MAX (p0, r->q_lo), i1 = MIN (p1, r->q_hi);
   for (gint32 p = p0; p <= p1; p++)
     {
       if (p == i0 && i0 <= i1)
         {
-          cp->interior_adjoint (r, i0, i1, val, vol, weights, &cp->strides[xdom != 0]);
+          cp->interior_adjoint (r, i0, i1, val, vol, weights, st);
           p = i1;
           continue;
         }
@@ -613,7 +468,7 @@ ray_spread (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, 
         continue;
       gsize at[4];
       float wt[4];
-      const int n = corners (xdom, p, ia, ib, wa, wb, na, nx, nz, sxy, at, wt);
+      const int n = corners (st, p, ia, ib, wa, wb, na, nz, at, wt);
       for (int c = 0; c < n; c++)
         {
           const float w = r->w * wt[c];
@@ -642,6 +497,13 @@ void
 ctr_cone_projector_forward_views_masked (const CtrConeProjector *cp, const float *vol, guint v0, guint n_views,
                                          const guint8 *mask, float *out)
 {
+  ctr_cone_projector_forward_views_xt (cp, vol, NULL, v0, n_views, mask, out);
+}
+
+void
+ctr_cone_projector_forward_views_xt (const CtrConeProjector *cp, const float *vol, const float *vol_xt, guint v0,
+                                     guint n_views, const guint8 *mask, float *out)
+{
   const guint nr = cp->g->n_rows, nc = cp->g->n_cols;
   g_return_if_fail (v0 + (guint64) n_views <= cp->g->n_views);
 
@@ -662,7 +524,9 @@ ctr_cone_projector_forward_views_masked (const CtrConeProjector *cp, const float
             }
           Ray r;
           const gboolean xdom = ray_setup (cp, view, row, col, &r);
-          out[i] = (float) (r.w * ray_sum (cp, &r, xdom, r.p_lo, r.p_hi, vol));
+          const gboolean swapped = xdom && vol_xt != NULL;
+          out[i] = (float) (r.w * ray_sum (cp, &r, xdom, r.p_lo, r.p_hi, swapped ? vol_xt : vol,
+                                           &cp->strides[swapped ? 2 : xdom != 0]));
         }
     }
 }
@@ -680,8 +544,10 @@ ctr_cone_projector_adjoint_view (const CtrConeProjector *cp, const float *proj, 
 /* Planes per block of the tabled adjoint: larger blocks cost each ray
  * fewer visits (each visit clips it and enters the kernels again), but
  * every thread needs several blocks for balance: np / (4 threads), 8 to
- * 32.  A voxel's sum runs over the rays in list order whatever the block,
- * so the image does not depend on it (nor on the threads). */
+ * 16.  (16 rather than 32 on 2 threads: W5's SIRT 0.94× the CPU-s, the
+ * block's planes staying in cache; 8 was no better.)  A voxel's sum runs
+ * over the rays in list order whatever the block, so the image does not
+ * depend on it (nor on the threads). */
 static gint64
 plane_block (gint64 np)
 {
@@ -689,7 +555,7 @@ plane_block (gint64 np)
 #ifdef _OPENMP
   threads = MAX (1, omp_get_max_threads ());
 #endif
-  return CLAMP (np / (4 * threads), PLANE_BLOCK, 32);
+  return CLAMP (np / (4 * threads), PLANE_BLOCK, 16);
 }
 
 /* The adjoint of one view without its per-ray tables (when they cannot be
@@ -719,7 +585,7 @@ adjoint_view_untabled (const CtrConeProjector *cp, const float *proj, guint view
                 continue;
               const gint32 p0 = MAX (r.p_lo, (gint32) b0), p1 = MIN (r.p_hi, b1);
               if (p0 <= p1)
-                ray_spread (cp, &r, xd, p0, p1, proj[i], vol, weights);
+                ray_spread (cp, &r, xd, p0, p1, proj[i], vol, weights, &cp->strides[xd != 0]);
             }
         }
     }
@@ -733,10 +599,11 @@ ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float 
 }
 
 /* Scatters the tabled rays @list[0..n) (indices into @rays and @proj) of
- * one dominant axis, every thread owning whole blocks of planes. */
+ * one dominant axis into @vol laid out as @st, every thread owning whole
+ * blocks of planes. */
 static void
 adjoint_scatter (const CtrConeProjector *cp, gboolean xd, const Ray *rays, const guint *list, gsize n,
-                 const float *proj, float *vol, float *weights)
+                 const float *proj, float *vol, float *weights, const Strides *st)
 {
   const gint64 np = xd ? cp->grid.nx : cp->grid.ny;
   if (n == 0)
@@ -751,7 +618,7 @@ adjoint_scatter (const CtrConeProjector *cp, gboolean xd, const Ray *rays, const
           const Ray *r = &rays[list[m]];
           const gint32 p0 = MAX (r->p_lo, (gint32) b0), p1 = MIN (r->p_hi, b1);
           if (p0 <= p1)
-            ray_spread (cp, r, xd, p0, p1, proj[list[m]], vol, weights);
+            ray_spread (cp, r, xd, p0, p1, proj[list[m]], vol, weights, st);
         }
     }
 }
@@ -802,21 +669,46 @@ ctr_cone_rays_fill (const CtrConeProjector *cp, CtrConeRays *t, guint v0, guint 
   g_return_if_fail (v0 + (guint64) n_views <= cp->g->n_views && nrays <= t->cap);
   t->v0 = v0;
   t->n_views = n_views;
+  const guint nr = cp->g->n_rows;
+  /* Column by column: with the tables, a column's rows share its x-y part
+   * (ray_setup's arithmetic, the same rays bit for bit). */
 #pragma omp parallel for schedule(static)
-  for (gint64 i = 0; i < (gint64) nrays; i++)
+  for (gint64 vc = 0; vc < (gint64) n_views * nc; vc++)
     {
-      const gsize j = (gsize) i % per_view;
-      if (mask != NULL && mask[i] == 0)
-        t->xdom[i] = -1;
-      else
-        t->xdom[i] = ray_setup (cp, v0 + (guint) ((gsize) i / per_view), (guint) (j / nc), (guint) (j % nc),
-                                &t->rays[i]);
+      const guint k = (guint) (vc / nc), col = (guint) (vc % nc), view = v0 + k;
+      double o[3], d[3];
+      ColumnPart c;
+      const gboolean tabled = cone_ray (cp, view, col, 0, o, d);
+      if (tabled)
+        column_part (cp, o, d, &c);
+      for (guint row = 0; row < nr; row++)
+        {
+          const gsize i = ((gsize) k * nr + row) * nc + col;
+          if (mask != NULL && mask[i] == 0)
+            t->xdom[i] = -1;
+          else if (!tabled)
+            t->xdom[i] = ray_setup (cp, view, row, col, &t->rays[i]);
+          else
+            {
+              const double dz = cp->view_frame[6 * (gsize) view + 5] + cp->row_v[row] - o[2];
+              t->xdom[i] = row_part (cp, &c, o[2], dz, sqrt (c.dxy2 + dz * dz), &t->rays[i]);
+            }
+        }
     }
 }
 
 void
 ctr_cone_projector_forward_rays (const CtrConeProjector *cp, const CtrConeRays *t, const float *vol, float *out)
 {
+  ctr_cone_projector_forward_rays_xt (cp, t, vol, NULL, out);
+}
+
+void
+ctr_cone_projector_forward_rays_xt (const CtrConeProjector *cp, const CtrConeRays *t, const float *vol,
+                                    const float *vol_xt, float *out)
+{
+  const Strides *sx = &cp->strides[vol_xt != NULL ? 2 : 1];
+  const float *vx = vol_xt != NULL ? vol_xt : vol;
   const guint nc = cp->g->n_cols;
   const gint64 nrows = (gint64) t->n_views * cp->g->n_rows;
   /* Row by row, as ctr_cone_projector_forward_views_masked. */
@@ -825,7 +717,12 @@ ctr_cone_projector_forward_rays (const CtrConeProjector *cp, const CtrConeRays *
     for (gsize i = ((rv % t->n_views) * cp->g->n_rows + (gsize) (rv / t->n_views)) * nc, e = i + nc; i < e; i++)
       {
         const Ray *r = &t->rays[i];
-        out[i] = t->xdom[i] < 0 ? 0.0f : (float) (r->w * ray_sum (cp, r, t->xdom[i], r->p_lo, r->p_hi, vol));
+        if (t->xdom[i] < 0)
+          out[i] = 0.0f;
+        else if (t->xdom[i] > 0)
+          out[i] = (float) (r->w * ray_sum (cp, r, TRUE, r->p_lo, r->p_hi, vx, sx));
+        else
+          out[i] = (float) (r->w * ray_sum (cp, r, FALSE, r->p_lo, r->p_hi, vol, &cp->strides[0]));
       }
 }
 
@@ -833,6 +730,14 @@ void
 ctr_cone_projector_adjoint_rays (const CtrConeProjector *cp, CtrConeRays *t, const float *proj, float *vol,
                                  float *weights)
 {
+  ctr_cone_projector_adjoint_rays_xt (cp, t, proj, vol, NULL, weights);
+}
+
+void
+ctr_cone_projector_adjoint_rays_xt (const CtrConeProjector *cp, CtrConeRays *t, const float *proj, float *vol,
+                                    float *vol_xt, float *weights)
+{
+  g_return_if_fail (vol_xt == NULL || weights == NULL);
   const guint nr = cp->g->n_rows, nc = cp->g->n_cols, nv = t->n_views;
   const gsize per_view = (gsize) nr * nc, nrays = per_view * nv;
   /* Split the rays by dominant axis; the rays that add nothing are left
@@ -850,8 +755,9 @@ ctr_cone_projector_adjoint_rays (const CtrConeProjector *cp, CtrConeRays *t, con
       for (gsize b = view * per_view + (gsize) row * nc, i = b + nc; i-- > b;)
         if (t->xdom[i] == 0 && (proj[i] != 0.0f || weights != NULL))
           t->list[nrays - ++nys] = (guint) i;
-  adjoint_scatter (cp, TRUE, t->rays, t->list, nxs, proj, vol, weights);
-  adjoint_scatter (cp, FALSE, t->rays, t->list + nrays - nys, nys, proj, vol, weights);
+  adjoint_scatter (cp, TRUE, t->rays, t->list, nxs, proj, vol_xt != NULL ? vol_xt : vol, weights,
+                   &cp->strides[vol_xt != NULL ? 2 : 1]);
+  adjoint_scatter (cp, FALSE, t->rays, t->list + nrays - nys, nys, proj, vol, weights, &cp->strides[0]);
 }
 
 void
@@ -888,4 +794,37 @@ ctr_cone_projector_adjoint (const CtrConeProjector *cp, const float *proj, float
   const gsize per_view = (gsize) cp->g->n_rows * cp->g->n_cols;
   for (guint v = 0; v < cp->g->n_views; v++)
     ctr_cone_projector_adjoint_view (cp, proj + per_view * v, v, vol, NULL);
+}
+
+/* Blocks of 32 × 32 voxels, so both sides of the copy stay in cache lines. */
+#define SWAP_TILE 32
+
+void
+ctr_cone_volume_swap_xy (const CtrGrid *grid, const float *vol, float *vol_xt)
+{
+  const gsize nx = grid->nx, ny = grid->ny, sxy = nx * ny;
+#pragma omp parallel for schedule(static)
+  for (gint64 k = 0; k < (gint64) grid->nz; k++)
+    for (gsize j0 = 0; j0 < ny; j0 += SWAP_TILE)
+      for (gsize i0 = 0; i0 < nx; i0 += SWAP_TILE)
+        for (gsize i = i0; i < MIN (i0 + SWAP_TILE, nx); i++)
+          for (gsize j = j0; j < MIN (j0 + SWAP_TILE, ny); j++)
+            vol_xt[k * sxy + i * ny + j] = vol[k * sxy + j * nx + i];
+}
+
+void
+ctr_cone_volume_add_swapped_xy (const CtrGrid *grid, float *vol_xt, float *vol)
+{
+  const gsize nx = grid->nx, ny = grid->ny, sxy = nx * ny;
+#pragma omp parallel for schedule(static)
+  for (gint64 k = 0; k < (gint64) grid->nz; k++)
+    for (gsize j0 = 0; j0 < ny; j0 += SWAP_TILE)
+      for (gsize i0 = 0; i0 < nx; i0 += SWAP_TILE)
+        for (gsize j = j0; j < MIN (j0 + SWAP_TILE, ny); j++)
+          for (gsize i = i0; i < MIN (i0 + SWAP_TILE, nx); i++)
+            {
+              float *q = vol_xt + k * sxy + i * ny + j;
+              vol[k * sxy + j * nx + i] += *q;
+              *q = 0.0f;
+            }
 }

@@ -94,6 +94,11 @@ void ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const f
  */
 void ctr_cone_projector_forward_views_masked (const CtrConeProjector *cp, const float *vol, guint v0,
                                               guint n_views, const guint8 *mask, float *out);
+/* As ctr_cone_projector_forward_views_masked, the x-dominant rays reading
+ * @vol_xt (nullable: @vol with x and y swapped, as for
+ * ctr_cone_projector_forward_rays_xt). */
+void ctr_cone_projector_forward_views_xt (const CtrConeProjector *cp, const float *vol, const float *vol_xt,
+                                          guint v0, guint n_views, const guint8 *mask, float *out);
 /**
  * ctr_cone_projector_adjoint_views_masked:
  * As ctr_cone_projector_adjoint_view_masked for the views [v0, v0 + n_views)
@@ -140,6 +145,32 @@ void ctr_cone_projector_forward_rays (const CtrConeProjector *cp, const CtrConeR
                                       float *out);
 void ctr_cone_projector_adjoint_rays (const CtrConeProjector *cp, CtrConeRays *t, const float *proj, float *vol,
                                       float *weights);
+
+/**
+ * ctr_cone_projector_forward_rays_xt:
+ * ctr_cone_projector_adjoint_rays_xt:
+ * As ctr_cone_projector_forward_rays and ctr_cone_projector_adjoint_rays,
+ * with the x-dominant rays (|d_x| ≥ |d_y|) in @vol_xt: the same volume with
+ * x and y swapped, [z][x][y] (y fastest; ctr_cone_volume_swap_xy), so their
+ * two transverse neighbours are adjacent in memory as the y-dominant rays'
+ * are in @vol (two 8-byte accesses a plane instead of four 4-byte ones).
+ * The forward reads @vol_xt (a swapped copy of @vol); the adjoint adds the
+ * x-dominant rays to @vol_xt (fold it back with
+ * ctr_cone_volume_add_swapped_xy) and the others to @vol.  @vol_xt NULL:
+ * the plain calls.  The adjoint takes no @weights with a @vol_xt (nullable
+ * otherwise).  The same system matrix; the sums differ in float rounding.
+ *
+ * ctr_cone_volume_swap_xy: @vol_xt[z][x][y] = @vol[z][y][x] for @grid
+ * (both nx·ny·nz floats, not overlapping).  OpenMP over z.
+ * ctr_cone_volume_add_swapped_xy: @vol[z][y][x] += @vol_xt[z][x][y], then
+ * @vol_xt = 0 (ready for the next adjoint).  OpenMP over z.
+ */
+void ctr_cone_projector_forward_rays_xt (const CtrConeProjector *cp, const CtrConeRays *t, const float *vol,
+                                         const float *vol_xt, float *out);
+void ctr_cone_projector_adjoint_rays_xt (const CtrConeProjector *cp, CtrConeRays *t, const float *proj, float *vol,
+                                         float *vol_xt, float *weights);
+void ctr_cone_volume_swap_xy (const CtrGrid *grid, const float *vol, float *vol_xt);
+void ctr_cone_volume_add_swapped_xy (const CtrGrid *grid, float *vol_xt, float *vol);
 
 /* All views: @out is [view][row][col] (overwritten); the adjoint adds to @vol. */
 void ctr_cone_projector_forward (const CtrConeProjector *cp, const float *vol, float *out);
