@@ -297,14 +297,16 @@ column_part (const CtrConeProjector *cp, const double o[3], const double d[3], C
   narrow_interior (a0, ad, ia, (double) na, (double) np, &c->qlo, &c->qhi);
 }
 
-/* The ray of column part @c whose source is at height @oz with direction
- * z component @dz and length @len (the direction's, in units of which
- * the column's t0 and dt are): its z index, step length and plane ranges
- * (one division, for the z slope).  Returns c->xdom. */
+/* The ray of column part @c from the source @o along @d as cone_ray gave
+ * them (@tabled: its return; d's x and y those of the column): its z
+ * index, step length and plane ranges (one division, for the z slope).
+ * Returns c->xdom. */
 static inline gboolean
-row_part (const CtrConeProjector *cp, const ColumnPart *c, double oz, double dz, double len, Ray *r)
+row_part (const CtrConeProjector *cp, const ColumnPart *c, const double o[3], const double d[3], gboolean tabled,
+          Ray *r)
 {
   const CtrGrid *gr = &cp->grid;
+  const double oz = o[2], dz = d[2], len = tabled ? sqrt (c->dxy2 + dz * dz) : 1.0;
   const gint64 np = c->xdom ? gr->nx : gr->ny;
   r->a0 = c->a0;
   r->ad = c->ad;
@@ -345,7 +347,7 @@ ray_setup (const CtrConeProjector *cp, guint view, guint row, guint col, Ray *r)
   const gboolean tabled = cone_ray (cp, view, col, row, o, d);
   ColumnPart c;
   column_part (cp, o, d, &c);
-  return row_part (cp, &c, o[2], d[2], tabled ? sqrt (c.dxy2 + d[2] * d[2]) : 1.0, r);
+  return row_part (cp, &c, o, d, tabled, r);
 }
 
 /* Bilinear stencil of plane @p: indices (a0, b0) and weights of the four
@@ -676,11 +678,14 @@ ctr_cone_rays_fill (const CtrConeProjector *cp, CtrConeRays *t, guint v0, guint 
   for (gint64 vc = 0; vc < (gint64) n_views * nc; vc++)
     {
       const guint k = (guint) (vc / nc), col = (guint) (vc % nc), view = v0 + k;
+      const gboolean tabled = cp->view_frame != NULL;
       double o[3], d[3];
-      ColumnPart c;
-      const gboolean tabled = cone_ray (cp, view, col, 0, o, d);
+      ColumnPart c = { 0 }; /* set below where tabled */
       if (tabled)
-        column_part (cp, o, d, &c);
+        {
+          cone_ray (cp, view, col, 0, o, d);
+          column_part (cp, o, d, &c);
+        }
       for (guint row = 0; row < nr; row++)
         {
           const gsize i = ((gsize) k * nr + row) * nc + col;
@@ -690,8 +695,8 @@ ctr_cone_rays_fill (const CtrConeProjector *cp, CtrConeRays *t, guint v0, guint 
             t->xdom[i] = ray_setup (cp, view, row, col, &t->rays[i]);
           else
             {
-              const double dz = cp->view_frame[6 * (gsize) view + 5] + cp->row_v[row] - o[2];
-              t->xdom[i] = row_part (cp, &c, o[2], dz, sqrt (c.dxy2 + dz * dz), &t->rays[i]);
+              cone_ray (cp, view, col, row, o, d);
+              t->xdom[i] = row_part (cp, &c, o, d, TRUE, &t->rays[i]);
             }
         }
     }
