@@ -5,7 +5,7 @@
 # runs each case in its own process and display, and checks the screenshots'
 # content.
 #
-# usage: run-ui-test.sh PATH/TO/test-window BUILD_DIR
+# usage: run-ui-test.sh PATH/TO/test-window BUILD_DIR [all|windows|responsiveness]
 # env:   CTR_SHARED_DATA (../shared/data), CTR_CLI (ctrecon-cli),
 #        CTR_PYTHON (a python3 with numpy; default /usr/bin/python3)
 #
@@ -111,14 +111,16 @@
 #    program: up to three attempts are made; when all fail while the machine
 #    was already overloaded before the first attempt (1-minute load average,
 #    taken before our own run adds to it, above the number of cores) the
-#    whole test exits 77 (SKIP, with the numbers) after the other parts —
-#    never a silent pass; otherwise it fails.
+#    test exits 77 (SKIP, with the numbers) — never a silent pass; otherwise
+#    it fails.  meson runs parts 1-4 (PART windows, started first: they take
+#    minutes) and part 5 (PART responsiveness) as two tests.
 # Recent files go to a temporary XDG_DATA_HOME, not the user's.
 # Exit 77 (skipped) without xvfb-run or without any dataset.
 set -eu
 
 test_window=${1:?usage: run-ui-test.sh TEST-WINDOW BUILD_DIR}
 build_dir=${2:?usage: run-ui-test.sh TEST-WINDOW BUILD_DIR}
+part=${3:-all}   # all: parts 1-5; windows: parts 1-4; responsiveness: part 5
 python=${CTR_PYTHON:-/usr/bin/python3}
 shot="$build_dir/ui-screenshot.png"
 
@@ -180,6 +182,72 @@ run_case () {
     exit 1
   fi
 }
+
+# ---- 5. responsiveness during a 720-view iterative reconstruction --------------
+# A wall-clock bound on the product's main loop: measured on the normal build
+# (packaging/run-tests.sh), not under the sanitizers, whose instrumentation
+# makes the main thread's own work (GTK's layout included) 2-3x slower: at
+# stop 29 the same probe gave 22.2 and 29.0 ms in the release build and
+# 53.0-107.4 ms under ASan + UBSan on an idle machine.
+responsiveness () {
+  if [ "${CTR_SANITIZED:-}" = 1 ]; then
+    echo "SKIP: the responsiveness is measured on the normal build only"
+    exit 77
+  fi
+  cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+  load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+  echo "load average before part 5: $load_before on $cores cores"
+  attempt=1
+  while :; do
+    # No matrix cache: the SCSR build (seconds, on the worker thread) is part of
+    # the run, as on the first opening of a scan, and keeps the run long enough
+    # to measure.
+    run_case responsiveness GSK_RENDERER=cairo CTR_MATRIX_CACHE=0 CTR_UI_BIG="$big" >"$work/probe.out"
+    line=$(grep "main loop: largest gap" "$work/responsiveness.log" || true)
+    echo "attempt $attempt: $line"
+    grep "main loop: longest frame" "$work/responsiveness.log" || true
+    gap=$(echo "$line" | sed -n 's/.*largest gap \([0-9.]*\) ms.*/\1/p')
+    ticks=$(echo "$line" | sed -n 's/.*; \([0-9]*\) ticks during the run.*/\1/p')
+    if [ -z "$gap" ] || [ -z "$ticks" ]; then
+      cat "$work/responsiveness.log"; echo "FAIL: no measurement"; exit 1
+    fi
+    # the run must last long enough for the probe to mean something (> 1 s)
+    if [ "$ticks" -lt 100 ]; then
+      cat "$work/responsiveness.log"; echo "FAIL: only $ticks ticks: the run was too short to measure"; exit 1
+    fi
+    if awk -v g="$gap" 'BEGIN { exit !(g < 50) }'; then
+      echo "responsiveness: largest main-loop gap $gap ms < 50 ms during the 720-view parallel ART" \
+           "(attempt $attempt of 3, $ticks ticks)"
+      break
+    fi
+    if [ "$attempt" -ge 3 ]; then
+      if awk -v l="$load_before" -v c="$cores" 'BEGIN { exit !(l > c) }'; then
+        echo "SKIP (part 5): the responsiveness was NOT verified: largest gap $gap ms >= 50 ms in all" \
+             "3 attempts, with the machine already overloaded before them (load $load_before on" \
+             "$cores cores)"
+        exit 77
+      fi
+      echo "FAIL: the main loop was blocked for $gap ms (>= 50 ms) during the reconstruction" \
+           "(load before: $load_before on $cores cores)"
+      exit 1
+    fi
+    attempt=$((attempt + 1))
+  done
+  echo "ok"
+}
+
+case $part in
+  all | windows) ;;
+  responsiveness)
+    big="${CTR_SHARED_DATA:-}/head-fan-lowdose/geometry.json"
+    if [ -z "${CTR_SHARED_DATA:-}" ] || [ ! -f "$big" ]; then
+      echo "SKIP (part 5): no head-fan-lowdose in \$CTR_SHARED_DATA"
+      exit 77
+    fi
+    responsiveness
+    exit 0 ;;
+  *) echo "usage: run-ui-test.sh TEST-WINDOW BUILD_DIR [all|windows|responsiveness]" >&2; exit 2 ;;
+esac
 
 # ---- 1. a first run -------------------------------------------------------------
 rm -f "$shot"
@@ -828,54 +896,9 @@ else
   echo "SKIP (part 4e): no shared data in \$CTR_SHARED_DATA"
 fi
 
-# ---- 5. responsiveness during a 720-view iterative reconstruction --------------
-# A wall-clock bound on the product's main loop: measured on the normal build
-# (packaging/run-tests.sh), not under the sanitizers, whose instrumentation
-# makes the main thread's own work (GTK's layout included) 2-3x slower: at
-# stop 29 the same probe gave 22.2 and 29.0 ms in the release build and
-# 53.0-107.4 ms under ASan + UBSan on an idle machine.
-if [ "${CTR_SANITIZED:-}" = 1 ]; then
-  echo "part 5 (responsiveness) is measured on the normal build only; parts 1-4 passed"
-  echo "ok"
-  exit 0
+# Part 5 runs here only when the script is called without PART; meson runs it
+# as its own test, ui-responsiveness (tests/meson.build).
+if [ "$part" = all ]; then
+  responsiveness
 fi
-cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
-load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
-echo "load average before part 5: $load_before on $cores cores"
-attempt=1
-while :; do
-  # No matrix cache: the SCSR build (seconds, on the worker thread) is part of
-  # the run, as on the first opening of a scan, and keeps the run long enough
-  # to measure.
-  run_case responsiveness GSK_RENDERER=cairo CTR_MATRIX_CACHE=0 CTR_UI_BIG="$big" >"$work/probe.out"
-  line=$(grep "main loop: largest gap" "$work/responsiveness.log" || true)
-  echo "attempt $attempt: $line"
-  grep "main loop: longest frame" "$work/responsiveness.log" || true
-  gap=$(echo "$line" | sed -n 's/.*largest gap \([0-9.]*\) ms.*/\1/p')
-  ticks=$(echo "$line" | sed -n 's/.*; \([0-9]*\) ticks during the run.*/\1/p')
-  if [ -z "$gap" ] || [ -z "$ticks" ]; then
-    cat "$work/responsiveness.log"; echo "FAIL: no measurement"; exit 1
-  fi
-  # the run must last long enough for the probe to mean something (> 1 s)
-  if [ "$ticks" -lt 100 ]; then
-    cat "$work/responsiveness.log"; echo "FAIL: only $ticks ticks: the run was too short to measure"; exit 1
-  fi
-  if awk -v g="$gap" 'BEGIN { exit !(g < 50) }'; then
-    echo "responsiveness: largest main-loop gap $gap ms < 50 ms during the 720-view parallel ART" \
-         "(attempt $attempt of 3, $ticks ticks)"
-    break
-  fi
-  if [ "$attempt" -ge 3 ]; then
-    if awk -v l="$load_before" -v c="$cores" 'BEGIN { exit !(l > c) }'; then
-      echo "SKIP (part 5): the responsiveness was NOT verified: largest gap $gap ms >= 50 ms in all" \
-           "3 attempts, with the machine already overloaded before them (load $load_before on" \
-           "$cores cores); parts 1-4 passed"
-      exit 77
-    fi
-    echo "FAIL: the main loop was blocked for $gap ms (>= 50 ms) during the reconstruction" \
-         "(load before: $load_before on $cores cores)"
-    exit 1
-  fi
-  attempt=$((attempt + 1))
-done
 echo "ok"
