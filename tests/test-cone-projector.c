@@ -83,6 +83,77 @@ test_adjoint (void)
   check_adjoint (g, &big, "grid beyond the field of view");
 }
 
+/* Back-projections @b1 and @b2 and column sums @c1 and @c2 equal to 1e-5 of
+ * the largest value. */
+static void
+assert_same_volumes (const float *b1, const float *c1, const float *b2, const float *c2, gsize nvox, const char *what,
+                     const char *which)
+{
+  double bmax = 0.0, cmax = 0.0, db = 0.0, dc = 0.0;
+  for (gsize i = 0; i < nvox; i++)
+    {
+      bmax = MAX (bmax, fabs ((double) b1[i]));
+      cmax = MAX (cmax, fabs ((double) c1[i]));
+      db = MAX (db, fabs ((double) b1[i] - b2[i]));
+      dc = MAX (dc, fabs ((double) c1[i] - c2[i]));
+    }
+  g_test_message ("%s: %s: max difference %.3e of %.3e, column sums %.3e of %.3e", what, which, db, bmax, dc, cmax);
+  g_assert_cmpfloat (bmax, >, 0.0);
+  g_assert_cmpfloat (db, <=, 1e-5 * bmax);
+  g_assert_cmpfloat (dc, <=, 1e-5 * cmax);
+}
+
+/* Projectors @a and @b give the same forward projection of a random volume
+ * and the same back-projection (with column sums) of it, view by view and
+ * from ray tables, to float rounding (1e-5 of the largest value). */
+static void
+assert_same_products (CtrConeProjector *a, CtrConeProjector *b, const CtrGeometry *g, const CtrGrid *grid,
+                      const char *what)
+{
+  const gsize nvox = ctr_grid_size (grid), nproj = (gsize) g->n_views * g->n_rows * g->n_cols;
+  g_autofree float *x = g_new (float, nvox);
+  g_autofree float *y1 = g_new (float, nproj);
+  g_autofree float *y2 = g_new (float, nproj);
+  g_autofree float *b1 = g_new0 (float, nvox);
+  g_autofree float *b2 = g_new0 (float, nvox);
+  g_autofree float *c1 = g_new0 (float, nvox);
+  g_autofree float *c2 = g_new0 (float, nvox);
+  g_autoptr (GRand) rnd = g_rand_new_with_seed (11);
+  for (gsize i = 0; i < nvox; i++)
+    x[i] = (float) g_rand_double (rnd);
+  ctr_cone_projector_forward (a, x, y1);
+  ctr_cone_projector_forward (b, x, y2);
+  double dmax = 0.0, ymax = 0.0;
+  for (gsize i = 0; i < nproj; i++)
+    {
+      dmax = MAX (dmax, fabs ((double) y1[i] - y2[i]));
+      ymax = MAX (ymax, fabs ((double) y1[i]));
+    }
+  g_test_message ("%s: forward: max difference %.3e of max %.3e", what, dmax, ymax);
+  g_assert_cmpfloat (ymax, >, 0.0);
+  g_assert_cmpfloat (dmax, <=, 1e-5 * ymax);
+  for (guint v = 0; v < g->n_views; v++)
+    {
+      const gsize pv = (gsize) g->n_rows * g->n_cols;
+      ctr_cone_projector_adjoint_view (a, y1 + pv * v, v, b1, c1);
+      ctr_cone_projector_adjoint_view (b, y1 + pv * v, v, b2, c2);
+    }
+  assert_same_volumes (b1, c1, b2, c2, nvox, what, "adjoint view by view");
+  /* the whole-set adjoint from ray tables (the block kernels) */
+  g_autoptr (CtrConeRays) ta = ctr_cone_rays_new (a, g->n_views);
+  g_autoptr (CtrConeRays) tb = ctr_cone_rays_new (b, g->n_views);
+  g_assert_true (ta != NULL && tb != NULL);
+  ctr_cone_rays_fill (a, ta, 0, g->n_views, NULL);
+  ctr_cone_rays_fill (b, tb, 0, g->n_views, NULL);
+  memset (b1, 0, nvox * sizeof (float));
+  memset (b2, 0, nvox * sizeof (float));
+  memset (c1, 0, nvox * sizeof (float));
+  memset (c2, 0, nvox * sizeof (float));
+  ctr_cone_projector_adjoint_rays (a, ta, y1, b1, c1);
+  ctr_cone_projector_adjoint_rays (b, tb, y1, b2, c2);
+  assert_same_volumes (b1, c1, b2, c2, nvox, what, "adjoint from ray tables");
+}
+
 /* The scalar and the vector interior kernels (CTR_CONE_SIMD=generic picks
  * the scalar ones): each pair adjoint, and their projections equal to float
  * rounding, forward and adjoint (with column sums). */
@@ -101,45 +172,40 @@ test_kernels_agree (void)
   check_adjoint (g, &grid, "default kernels");
   g_autoptr (CtrConeProjector) best = ctr_cone_projector_new (g, &grid, &error);
   g_assert_no_error (error);
-  const gsize nvox = ctr_grid_size (&grid), nproj = (gsize) g->n_views * g->n_rows * g->n_cols;
-  g_autofree float *x = g_new (float, nvox);
-  g_autofree float *y1 = g_new (float, nproj);
-  g_autofree float *y2 = g_new (float, nproj);
-  g_autofree float *b1 = g_new0 (float, nvox);
-  g_autofree float *b2 = g_new0 (float, nvox);
-  g_autofree float *c1 = g_new0 (float, nvox);
-  g_autofree float *c2 = g_new0 (float, nvox);
-  g_autoptr (GRand) rnd = g_rand_new_with_seed (11);
-  for (gsize i = 0; i < nvox; i++)
-    x[i] = (float) g_rand_double (rnd);
-  ctr_cone_projector_forward (scalar, x, y1);
-  ctr_cone_projector_forward (best, x, y2);
-  double dmax = 0.0, ymax = 0.0;
-  for (gsize i = 0; i < nproj; i++)
-    {
-      dmax = MAX (dmax, fabs ((double) y1[i] - y2[i]));
-      ymax = MAX (ymax, fabs ((double) y1[i]));
-    }
-  g_test_message ("forward: max |scalar - default| %.3e of max %.3e", dmax, ymax);
-  g_assert_cmpfloat (dmax, <=, 1e-5 * ymax);
+  assert_same_products (scalar, best, g, &grid, "scalar against default kernels");
+}
+
+/* The band runs (planes where one neighbour of the bilinear stencil lies
+ * outside the grid, taken by the band kernels with that neighbour's weight
+ * 0) against the per-plane edge path (CTR_CONE_BAND=0), with the scalar and
+ * the vector kernels: each pair adjoint, and the same projections to float
+ * rounding.  The grid is 5 slices thin and narrower than the field of view,
+ * so most rays cross its z faces and many its sides. */
+static void
+test_band_runs (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CtrGeometry) g = make_cone (7, 44, 30, 1.6);
+  g->offset_u = 2.3;
   for (guint v = 0; v < g->n_views; v++)
+    g->angles[v] = 0.2 + 0.83 * v;  /* x- and y-dominant rays */
+  CtrGrid grid = { 26, 31, 5, 1.4, 1.2, 1.9, 0.8, -1.3, 0.6 };
+  for (int k = 0; k < 2; k++)
     {
-      const gsize pv = (gsize) g->n_rows * g->n_cols;
-      ctr_cone_projector_adjoint_view (scalar, y1 + pv * v, v, b1, c1);
-      ctr_cone_projector_adjoint_view (best, y1 + pv * v, v, b2, c2);
+      if (k == 0)
+        g_setenv ("CTR_CONE_SIMD", "generic", TRUE);
+      else
+        g_unsetenv ("CTR_CONE_SIMD");
+      check_adjoint (g, &grid, k == 0 ? "band runs, scalar kernels" : "band runs, default kernels");
+      g_autoptr (CtrConeProjector) band = ctr_cone_projector_new (g, &grid, &error);
+      g_assert_no_error (error);
+      g_setenv ("CTR_CONE_BAND", "0", TRUE);
+      g_autoptr (CtrConeProjector) edge = ctr_cone_projector_new (g, &grid, &error);
+      g_unsetenv ("CTR_CONE_BAND");
+      g_assert_no_error (error);
+      assert_same_products (edge, band, g, &grid, k == 0 ? "scalar: band runs against edge planes"
+                                                         : "default: band runs against edge planes");
     }
-  double bmax = 0.0, cmax = 0.0, db = 0.0, dc = 0.0;
-  for (gsize i = 0; i < nvox; i++)
-    {
-      bmax = MAX (bmax, fabs ((double) b1[i]));
-      cmax = MAX (cmax, fabs ((double) c1[i]));
-      db = MAX (db, fabs ((double) b1[i] - b2[i]));
-      dc = MAX (dc, fabs ((double) c1[i] - c2[i]));
-    }
-  g_test_message ("adjoint: max diff %.3e of %.3e, column sums %.3e of %.3e", db, bmax, dc, cmax);
-  g_assert_cmpfloat (bmax, >, 0.0);
-  g_assert_cmpfloat (db, <=, 1e-5 * bmax);
-  g_assert_cmpfloat (dc, <=, 1e-5 * cmax);
 }
 
 /* Forward projection of the voxelised cylinder ≈ its exact line integrals. */
@@ -590,6 +656,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ctr/core/cone-projector/adjoint", test_adjoint);
   g_test_add_func ("/ctr/core/cone-projector/kernels-agree", test_kernels_agree);
+  g_test_add_func ("/ctr/core/cone-projector/band-runs", test_band_runs);
   g_test_add_func ("/ctr/core/cone-projector/view-blocks", test_view_blocks);
   g_test_add_func ("/ctr/core/cone-projector/ray-tables", test_ray_tables);
   g_test_add_func ("/ctr/core/cone-projector/swapped-layout", test_swapped_layout);

@@ -8,7 +8,9 @@
  */
 #include "sysmat/ctr-cone-kernels.h"
 
-/* ---- interior kernels ---------------------------------------------------
+#include <math.h>
+
+/* ---- interior and band kernels -------------------------------------------
  * Truncation is floor() in the interior run (both coordinates ≥ 0 there). */
 
 static inline gint32
@@ -24,28 +26,71 @@ interior_stencil (const CtrConeRay *r, gint32 p, const CtrConeStrides *st, float
   return ib * (gint32) st->sxy + ia * (gint32) st->sa + p * (gint32) st->sp;
 }
 
-static float
-interior_forward_scalar (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol, const CtrConeStrides *st)
+/* One axis of a band plane (ctr-cone-kernels.h): the index f in (−1, max + 2)
+ * gives the (0, 0) neighbour *i in [0, max] and the weights of *i and
+ * *i + 1; a neighbour outside the grid gets weight 0 and the one inside the
+ * weight floor()'s stencil gives it (the edge path's corners()). */
+static inline void
+band_axis (float f, gint32 max, gint32 *i, float *w0, float *w1)
+{
+  const float a = floorf (f), e = f - a, u = 1.0f - e;
+  if (a < 0.0f)
+    {
+      *i = 0;
+      *w0 = e;
+      *w1 = 0.0f;
+    }
+  else if (a > (float) max)
+    {
+      *i = max;
+      *w0 = 0.0f;
+      *w1 = u;
+    }
+  else
+    {
+      *i = (gint32) a;
+      *w0 = u;
+      *w1 = e;
+    }
+}
+
+static inline gint32
+band_stencil (const CtrConeRay *r, gint32 p, const CtrConeStrides *st, float wt[4])
+{
+  gint32 ia, ib;
+  float wa0, wa1, wb0, wb1;
+  band_axis (r->a0 + r->ad * (float) p, st->amax, &ia, &wa0, &wa1);
+  band_axis (r->b0 + r->bd * (float) p, st->bmax, &ib, &wb0, &wb1);
+  wt[0] = wa0 * wb0;
+  wt[1] = wa1 * wb0;
+  wt[2] = wa0 * wb1;
+  wt[3] = wa1 * wb1;
+  return ib * (gint32) st->sxy + ia * (gint32) st->sa + p * (gint32) st->sp;
+}
+
+static inline float
+forward_scalar (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol, const CtrConeStrides *st,
+                gboolean band)
 {
   float s = 0.0f;
   for (gint32 p = p0; p <= p1; p++)
     {
       float wt[4];
-      const float *v = vol + interior_stencil (r, p, st, wt);
+      const float *v = vol + (band ? band_stencil (r, p, st, wt) : interior_stencil (r, p, st, wt));
       s += wt[0] * v[0] + wt[1] * v[(gint32) st->sa] + wt[2] * v[(gint32) st->sxy] + wt[3] * v[(gint32) (st->sxy + st->sa)];
     }
   return s;
 }
 
-static void
-interior_adjoint_scalar (const CtrConeRay *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
-                         const CtrConeStrides *st)
+static inline void
+adjoint_scalar (const CtrConeRay *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
+                const CtrConeStrides *st, gboolean band)
 {
   const gint32 off[4] = { 0, (gint32) st->sa, (gint32) st->sxy, (gint32) (st->sxy + st->sa) };
   for (gint32 p = p0; p <= p1; p++)
     {
       float wt[4];
-      const gint32 at = interior_stencil (r, p, st, wt);
+      const gint32 at = band ? band_stencil (r, p, st, wt) : interior_stencil (r, p, st, wt);
       for (int c = 0; c < 4; c++)
         {
           const float w = r->w * wt[c];
@@ -56,43 +101,134 @@ interior_adjoint_scalar (const CtrConeRay *r, gint32 p0, gint32 p1, float val, f
     }
 }
 
+/* The block adjoint's choice for one ray (CtrConeBlockAdjoint): the
+ * interior kernel, the band kernel (whose weights on interior planes are
+ * the interior kernel's, bit for bit), or the per-plane path. */
+typedef enum { RUN_NONE, RUN_INTERIOR, RUN_BAND, RUN_EDGE } RunKind;
+
+static inline RunKind
+block_run (const CtrConeRay *r, gint32 b0, gint32 b1, gint32 *p0, gint32 *p1)
+{
+  *p0 = MAX (r->p_lo, b0);
+  *p1 = MIN (r->p_hi, b1);
+  if (*p0 > *p1)
+    return RUN_NONE;
+  if (*p0 >= r->q_lo && *p1 <= r->q_hi)
+    return RUN_INTERIOR;
+  if (*p0 >= r->r_lo && *p1 <= r->r_hi)
+    return RUN_BAND;
+  return RUN_EDGE;
+}
+
+static void
+block_adjoint_scalar (const CtrConeRay *rays, const guint *list, gsize n, const float *proj, gint32 b0, gint32 b1,
+                      float *vol, float *weights, const CtrConeStrides *st, CtrConeEdgeSpread edge, gconstpointer ctx)
+{
+  for (gsize m = 0; m < n; m++)
+    {
+      const CtrConeRay *r = &rays[list[m]];
+      const float val = proj[list[m]];
+      gint32 p0, p1;
+      const RunKind kind = block_run (r, b0, b1, &p0, &p1);
+      if (kind == RUN_INTERIOR || kind == RUN_BAND)
+        adjoint_scalar (r, p0, p1, val, vol, weights, st, kind == RUN_BAND);
+      else if (kind == RUN_EDGE)
+        edge (ctx, r, p0, p1, val);
+    }
+}
+
+static float
+interior_forward_scalar (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol, const CtrConeStrides *st)
+{
+  return forward_scalar (r, p0, p1, vol, st, FALSE);
+}
+
+static float
+band_forward_scalar (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol, const CtrConeStrides *st)
+{
+  return forward_scalar (r, p0, p1, vol, st, TRUE);
+}
+
+static void
+interior_adjoint_scalar (const CtrConeRay *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
+                         const CtrConeStrides *st)
+{
+  adjoint_scalar (r, p0, p1, val, vol, weights, st, FALSE);
+}
+
+static void
+band_adjoint_scalar (const CtrConeRay *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
+                     const CtrConeStrides *st)
+{
+  adjoint_scalar (r, p0, p1, val, vol, weights, st, TRUE);
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define CONE_HAVE_AVX2 1
+#define AVX2_INLINE __attribute__ ((target ("avx2,fma"), always_inline)) static inline
+
+/* band_axis for eight planes. */
+AVX2_INLINE void
+band_axis8 (__m256 f, gint32 max, __m256i *i, __m256 *w0, __m256 *w1)
+{
+  const __m256 zero = _mm256_setzero_ps (), top = _mm256_set1_ps ((float) max);
+  const __m256 a = _mm256_floor_ps (f), e = _mm256_sub_ps (f, a), u = _mm256_sub_ps (_mm256_set1_ps (1.0f), e);
+  const __m256 lo = _mm256_cmp_ps (a, zero, _CMP_LT_OQ), hi = _mm256_cmp_ps (a, top, _CMP_GT_OQ);
+  *w0 = _mm256_blendv_ps (_mm256_blendv_ps (u, e, lo), zero, hi);
+  *w1 = _mm256_blendv_ps (_mm256_blendv_ps (e, zero, lo), u, hi);
+  *i = _mm256_cvttps_epi32 (_mm256_min_ps (_mm256_max_ps (a, zero), top));
+}
 
 /* Eight planes pi at once: the voxel index of the (0, 0) neighbour and the
- * four bilinear weights, as interior_stencil. */
-__attribute__ ((target ("avx2,fma"))) static inline __m256i
-stencil8 (const CtrConeRay *r, __m256i pi, const CtrConeStrides *st, __m256 wt[4])
+ * four bilinear weights, as interior_stencil (or band_stencil). */
+AVX2_INLINE __m256i
+stencil8 (const CtrConeRay *r, __m256i pi, const CtrConeStrides *st, __m256 wt[4], gboolean band)
 {
   const __m256 pf = _mm256_cvtepi32_ps (pi);
   const __m256 fa = _mm256_add_ps (_mm256_set1_ps (r->a0), _mm256_mul_ps (_mm256_set1_ps (r->ad), pf));
   const __m256 fb = _mm256_add_ps (_mm256_set1_ps (r->b0), _mm256_mul_ps (_mm256_set1_ps (r->bd), pf));
-  const __m256i ia = _mm256_cvttps_epi32 (fa), ib = _mm256_cvttps_epi32 (fb);
-  const __m256 ea = _mm256_sub_ps (fa, _mm256_cvtepi32_ps (ia)), eb = _mm256_sub_ps (fb, _mm256_cvtepi32_ps (ib));
-  const __m256 one = _mm256_set1_ps (1.0f);
-  const __m256 ua = _mm256_sub_ps (one, ea), ub = _mm256_sub_ps (one, eb);
-  wt[0] = _mm256_mul_ps (ua, ub);
-  wt[1] = _mm256_mul_ps (ea, ub);
-  wt[2] = _mm256_mul_ps (ua, eb);
-  wt[3] = _mm256_mul_ps (ea, eb);
+  __m256i ia, ib;
+  __m256 wa0, wa1, wb0, wb1;
+  if (band)
+    {
+      band_axis8 (fa, st->amax, &ia, &wa0, &wa1);
+      band_axis8 (fb, st->bmax, &ib, &wb0, &wb1);
+    }
+  else
+    {
+      const __m256 one = _mm256_set1_ps (1.0f);
+      ia = _mm256_cvttps_epi32 (fa);
+      ib = _mm256_cvttps_epi32 (fb);
+      wa1 = _mm256_sub_ps (fa, _mm256_cvtepi32_ps (ia));
+      wb1 = _mm256_sub_ps (fb, _mm256_cvtepi32_ps (ib));
+      wa0 = _mm256_sub_ps (one, wa1);
+      wb0 = _mm256_sub_ps (one, wb1);
+    }
+  wt[0] = _mm256_mul_ps (wa0, wb0);
+  wt[1] = _mm256_mul_ps (wa1, wb0);
+  wt[2] = _mm256_mul_ps (wa0, wb1);
+  wt[3] = _mm256_mul_ps (wa1, wb1);
   return _mm256_add_epi32 (_mm256_add_epi32 (_mm256_mullo_epi32 (ib, _mm256_set1_epi32 ((gint32) st->sxy)),
                                              _mm256_mullo_epi32 (ia, _mm256_set1_epi32 ((gint32) st->sa))),
                            _mm256_mullo_epi32 (pi, _mm256_set1_epi32 ((gint32) st->sp)));
 }
 
-static float interior_forward_pairs_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol,
-                                         const CtrConeStrides *st);
+AVX2_INLINE float
+hsum8 (__m256 acc)
+{
+  __m128 h = _mm_add_ps (_mm256_castps256_ps128 (acc), _mm256_extractf128_ps (acc, 1));
+  h = _mm_add_ps (h, _mm_movehl_ps (h, h));
+  h = _mm_add_ss (h, _mm_shuffle_ps (h, h, 1));
+  return _mm_cvtss_f32 (h);
+}
 
 /* Lanes past p1 repeat plane p1 (valid addresses) and are masked out.  The
  * loads are scalar: hardware gathers are slower than four loads a lane on
- * some CPUs (AMD Zen).  Adjacent transverse neighbours go to the pairs
- * kernel. */
-__attribute__ ((target ("avx2,fma"))) static float
-interior_forward_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol, const CtrConeStrides *st)
+ * some CPUs (AMD Zen). */
+AVX2_INLINE float
+forward_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol, const CtrConeStrides *st, gboolean band)
 {
-  if (st->sa == 1)
-    return interior_forward_pairs_avx2 (r, p0, p1, vol, st);
   const __m256i iota = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7), last = _mm256_set1_epi32 (p1);
   const gint32 o1 = (gint32) st->sa, o2 = (gint32) st->sxy, o3 = (gint32) (st->sxy + st->sa);
   __m256 acc = _mm256_setzero_ps ();
@@ -104,7 +240,7 @@ interior_forward_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const float *v
       __m256 wt[4];
       gint32 at[8];
       float v[4][8];
-      _mm256_storeu_si256 ((__m256i *) at, stencil8 (r, pi, st, wt));
+      _mm256_storeu_si256 ((__m256i *) at, stencil8 (r, pi, st, wt, band));
       for (int l = 0; l < 8; l++)
         {
           const float *q = vol + at[l];
@@ -119,15 +255,12 @@ interior_forward_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const float *v
       s = _mm256_fmadd_ps (wt[3], _mm256_loadu_ps (v[3]), s);
       acc = _mm256_add_ps (acc, _mm256_and_ps (s, keep));
     }
-  __m128 h = _mm_add_ps (_mm256_castps256_ps128 (acc), _mm256_extractf128_ps (acc, 1));
-  h = _mm_add_ps (h, _mm_movehl_ps (h, h));
-  h = _mm_add_ss (h, _mm_shuffle_ps (h, h, 1));
-  return _mm_cvtss_f32 (h);
+  return hsum8 (acc);
 }
 
 /* (a[l], b[l]) for the lanes l = 0..3 and 4..7, lane by lane, as the
  * pairs' order in memory. */
-__attribute__ ((target ("avx2,fma"))) static inline void
+AVX2_INLINE void
 interleave8 (__m256 a, __m256 b, __m256 *l03, __m256 *l47)
 {
   const __m256 lo = _mm256_unpacklo_ps (a, b), hi = _mm256_unpackhi_ps (a, b);
@@ -136,7 +269,7 @@ interleave8 (__m256 a, __m256 b, __m256 *l03, __m256 *l47)
 }
 
 /* The pairs vol[at[l] + {0, 1}] of the lanes l = k..k+3 in one vector. */
-__attribute__ ((target ("avx2,fma"))) static inline __m256
+AVX2_INLINE __m256
 load_pairs4 (const float *vol, const gint32 *at)
 {
   const __m128 z = _mm_setzero_ps ();
@@ -145,12 +278,13 @@ load_pairs4 (const float *vol, const gint32 *at)
   return _mm256_set_m128 (b, a);
 }
 
-/* interior_forward_avx2 where the two transverse neighbours are adjacent
- * (st->sa == 1: y-dominant rays, and x-dominant ones in the swapped
- * volume): eight 8-byte loads of pairs per neighbour row instead of sixteen
- * scalar ones; lanes past p1 get weight 0. */
-__attribute__ ((target ("avx2,fma"))) static float
-interior_forward_pairs_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol, const CtrConeStrides *st)
+/* forward_avx2 where the two transverse neighbours are adjacent (st->sa ==
+ * 1: y-dominant rays, and x-dominant ones in the swapped volume): eight
+ * 8-byte loads of pairs per neighbour row instead of sixteen scalar ones;
+ * lanes past p1 get weight 0. */
+AVX2_INLINE float
+forward_pairs_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol, const CtrConeStrides *st,
+                    gboolean band)
 {
   const __m256i iota = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7), last = _mm256_set1_epi32 (p1);
   const float *up = vol + st->sxy;
@@ -162,7 +296,7 @@ interior_forward_pairs_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const fl
       pi = _mm256_min_epi32 (pi, last);
       __m256 wt[4], w[4];
       gint32 at[8];
-      _mm256_storeu_si256 ((__m256i *) at, stencil8 (r, pi, st, wt));
+      _mm256_storeu_si256 ((__m256i *) at, stencil8 (r, pi, st, wt, band));
       interleave8 (_mm256_and_ps (wt[0], keep), _mm256_and_ps (wt[1], keep), &w[0], &w[1]);
       interleave8 (_mm256_and_ps (wt[2], keep), _mm256_and_ps (wt[3], keep), &w[2], &w[3]);
       acc0 = _mm256_fmadd_ps (w[0], load_pairs4 (vol, at), acc0);
@@ -170,17 +304,13 @@ interior_forward_pairs_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const fl
       acc0 = _mm256_fmadd_ps (w[2], load_pairs4 (up, at), acc0);
       acc1 = _mm256_fmadd_ps (w[3], load_pairs4 (up, at + 4), acc1);
     }
-  const __m256 acc = _mm256_add_ps (acc0, acc1);
-  __m128 h = _mm_add_ps (_mm256_castps256_ps128 (acc), _mm256_extractf128_ps (acc, 1));
-  h = _mm_add_ps (h, _mm_movehl_ps (h, h));
-  h = _mm_add_ss (h, _mm_shuffle_ps (h, h, 1));
-  return _mm_cvtss_f32 (h);
+  return hsum8 (_mm256_add_ps (acc0, acc1));
 }
 
 /* vol[at[l] + {0, 1}] += (wc[0][l], wc[1][l])·val and vol[at[l] + sxy +
  * {0, 1}] += (wc[2][l], wc[3][l])·val for the lanes l < n, as fused
  * multiply-adds on pairs. */
-__attribute__ ((target ("avx2,fma"))) static inline void
+AVX2_INLINE void
 scatter_pairs (const gint32 at[8], int n, float wc[4][8], float val, float *vol, gint32 sxy)
 {
   float pr[2][16];
@@ -203,9 +333,9 @@ scatter_pairs (const gint32 at[8], int n, float wc[4][8], float val, float *vol,
 
 /* The weights in vectors, the scatter lane by lane (the lanes are distinct
  * planes, so distinct voxels). */
-__attribute__ ((target ("avx2,fma"))) static void
-interior_adjoint_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
-                       const CtrConeStrides *st)
+AVX2_INLINE void
+adjoint_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
+              const CtrConeStrides *st, gboolean band)
 {
   const __m256i iota = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
   const __m256 w = _mm256_set1_ps (r->w);
@@ -215,13 +345,13 @@ interior_adjoint_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, float val, flo
       __m256 wt[4];
       gint32 at[8];
       float wc[4][8];
-      _mm256_storeu_si256 ((__m256i *) at, stencil8 (r, _mm256_add_epi32 (_mm256_set1_epi32 (p), iota), st, wt));
+      _mm256_storeu_si256 ((__m256i *) at, stencil8 (r, _mm256_add_epi32 (_mm256_set1_epi32 (p), iota), st, wt, band));
       for (int c = 0; c < 4; c++)
         _mm256_storeu_ps (wc[c], _mm256_mul_ps (w, wt[c]));
       const int n = MIN (8, p1 - p + 1);
       if (st->sa == 1)
         {
-          /* y-dominant: the two x neighbours are adjacent, one 8-byte
+          /* the two transverse neighbours are adjacent, one 8-byte
            * read-modify-write a pair (the same fused multiply-add). */
           scatter_pairs (at, n, wc, val, vol, (gint32) st->sxy);
           if (weights != NULL)
@@ -237,20 +367,74 @@ interior_adjoint_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, float val, flo
             weights[at[l] + off[c]] += wc[c][l];
     }
 }
+
+__attribute__ ((target ("avx2,fma"))) static float
+interior_forward_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol, const CtrConeStrides *st)
+{
+  return st->sa == 1 ? forward_pairs_avx2 (r, p0, p1, vol, st, FALSE) : forward_avx2 (r, p0, p1, vol, st, FALSE);
+}
+
+__attribute__ ((target ("avx2,fma"))) static float
+band_forward_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, const float *vol, const CtrConeStrides *st)
+{
+  return st->sa == 1 ? forward_pairs_avx2 (r, p0, p1, vol, st, TRUE) : forward_avx2 (r, p0, p1, vol, st, TRUE);
+}
+
+__attribute__ ((target ("avx2,fma"))) static void
+interior_adjoint_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
+                       const CtrConeStrides *st)
+{
+  adjoint_avx2 (r, p0, p1, val, vol, weights, st, FALSE);
+}
+
+__attribute__ ((target ("avx2,fma"))) static void
+band_adjoint_avx2 (const CtrConeRay *r, gint32 p0, gint32 p1, float val, float *vol, float *weights,
+                   const CtrConeStrides *st)
+{
+  adjoint_avx2 (r, p0, p1, val, vol, weights, st, TRUE);
+}
+
+__attribute__ ((target ("avx2,fma"))) static void
+block_adjoint_avx2 (const CtrConeRay *rays, const guint *list, gsize n, const float *proj, gint32 b0, gint32 b1,
+                    float *vol, float *weights, const CtrConeStrides *st, CtrConeEdgeSpread edge, gconstpointer ctx)
+{
+  for (gsize m = 0; m < n; m++)
+    {
+      const CtrConeRay *r = &rays[list[m]];
+      const float val = proj[list[m]];
+      gint32 p0, p1;
+      const RunKind kind = block_run (r, b0, b1, &p0, &p1);
+      if (kind == RUN_INTERIOR)
+        adjoint_avx2 (r, p0, p1, val, vol, weights, st, FALSE);
+      else if (kind == RUN_BAND)
+        adjoint_avx2 (r, p0, p1, val, vol, weights, st, TRUE);
+      else if (kind == RUN_EDGE)
+        edge (ctx, r, p0, p1, val);
+    }
+}
 #endif
 
-void
-_ctr_cone_kernels_pick (CtrConeInteriorForward *forward, CtrConeInteriorAdjoint *adjoint)
+/* AVX2 with FMA where the CPU has them and CTR_CONE_SIMD is not "generic". */
+static gboolean
+use_avx2 (void)
 {
-  *forward = interior_forward_scalar;
-  *adjoint = interior_adjoint_scalar;
 #ifdef CONE_HAVE_AVX2
-  const char *want = g_getenv ("CTR_CONE_SIMD");
   __builtin_cpu_init ();
-  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") && g_strcmp0 (want, "generic") != 0)
-    {
-      *forward = interior_forward_avx2;
-      *adjoint = interior_adjoint_avx2;
-    }
+  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") &&
+         g_strcmp0 (g_getenv ("CTR_CONE_SIMD"), "generic") != 0;
+#else
+  return FALSE;
+#endif
+}
+
+void
+_ctr_cone_kernels_pick (CtrConeKernels *k)
+{
+  *k = (CtrConeKernels) { interior_forward_scalar, band_forward_scalar, interior_adjoint_scalar,
+                          band_adjoint_scalar, block_adjoint_scalar };
+#ifdef CONE_HAVE_AVX2
+  if (use_avx2 ())
+    *k = (CtrConeKernels) { interior_forward_avx2, band_forward_avx2, interior_adjoint_avx2, band_adjoint_avx2,
+                            block_adjoint_avx2 };
 #endif
 }

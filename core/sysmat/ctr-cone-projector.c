@@ -22,8 +22,13 @@
  * anywhere and still transpose the forward exactly).  The interior run is
  * the hot loop: 32-bit voxel indices from fixed strides, truncation for
  * floor(), and in AVX2 eight planes per step with the weights in vectors and
- * the loads and stores lane by lane.  A ray's set-up costs one division
- * (ray_setup) and one for each of its index slopes (ray_planes).
+ * the loads and stores lane by lane.  Where a ray crosses a face of the
+ * grid, one neighbour of a plane's stencil lies outside: the band kernels
+ * take those planes too (the index clamped, the outside neighbour's weight
+ * 0, the inside ones' weights those of stencil() and corners()), so only a
+ * plane of rounding margin at each end of a ray goes plane by plane.  A
+ * ray's set-up costs one division (ray_setup) and one for each of its
+ * index slopes (ray_planes).
  *
  * In the volume [z][y][x] a y-dominant ray's two transverse neighbours
  * (x, x + 1) are adjacent: one 8-byte access a pair.  An x-dominant ray's
@@ -50,9 +55,9 @@ struct _CtrConeProjector
 {
   CtrGeometry *g;
   CtrGrid grid;
-  CtrConeInteriorForward interior_forward;
-  CtrConeInteriorAdjoint interior_adjoint;
+  CtrConeKernels k;   /* interior, band and block kernels (ctr-cone-kernels.h) */
   gboolean vector_ok;  /* voxel indices fit 32 bits: the interior kernels run */
+  gboolean band_ok;    /* the band kernels run too (vector_ok, n ≥ 2 on every axis, CTR_CONE_BAND not 0) */
   /* Circular-orbit geometries without vectors: what ctr_cone_ray computes
    * per view (source, sin and cos of the angle, source z) and per column
    * and row (the detector point's offsets along c and e, and v), so a ray
@@ -166,10 +171,13 @@ ctr_cone_projector_new (const CtrGeometry *g, const CtrGrid *grid, GError **erro
   cp->inv_voxel[1] = 1.0 / grid->dy;
   cp->inv_voxel[2] = 1.0 / grid->dz;
   const gint64 nx = grid->nx, sxy = (gint64) grid->nx * grid->ny;
-  cp->strides[0] = (Strides) { 1, nx, sxy };
-  cp->strides[1] = (Strides) { nx, 1, sxy };
-  cp->strides[2] = (Strides) { 1, grid->ny, sxy };
-  _ctr_cone_kernels_pick (&cp->interior_forward, &cp->interior_adjoint);
+  const gint32 bmax = (gint32) grid->nz - 2;
+  cp->strides[0] = (Strides) { 1, nx, sxy, (gint32) grid->nx - 2, bmax };
+  cp->strides[1] = (Strides) { nx, 1, sxy, (gint32) grid->ny - 2, bmax };
+  cp->strides[2] = (Strides) { 1, grid->ny, sxy, (gint32) grid->ny - 2, bmax };
+  cp->band_ok = cp->vector_ok && grid->nx >= 2 && grid->ny >= 2 && grid->nz >= 2 &&
+                g_strcmp0 (g_getenv ("CTR_CONE_BAND"), "0") != 0;
+  _ctr_cone_kernels_pick (&cp->k);
   return cp;
 }
 
@@ -216,28 +224,53 @@ clip_planes (double c0, double cd, double inv, double n, gint64 *lo, gint64 *hi)
     *hi = b < (double) *lo ? *lo - 1 : (gint64) b;
 }
 
-/* Narrows [*lo, *hi] to the planes p where c0 + cd·p lies in [m, n − 1 − m]
- * (@inv = 1/cd): there floor() is in [0, n − 2], so both neighbours lie
- * inside.  The margin m covers the float rounding of c0 + cd·p (a few ulps
- * of the largest term) and that of the plane bounds (1/cd rounded, a few
- * ulps of a plane number) many times over. */
+/* Narrows [*lo, *hi] to the planes p where c0 + cd·p lies in [bottom, top]
+ * (@inv = 1/cd). */
 static inline void
-narrow_interior (double c0, double cd, double inv, double n, double np, double *lo, double *hi)
+narrow_between (double c0, double cd, double inv, double bottom, double top, double *lo, double *hi)
 {
-  const double m = 1e-3 + 1e-6 * (fabs (c0) + fabs (cd) * np), top = n - 1.0 - m;
-  if (top < m)
+  if (top < bottom)
     *hi = *lo - 1.0;
   else if (cd == 0.0)
     {
-      if (!(c0 >= m && c0 <= top))
+      if (!(c0 >= bottom && c0 <= top))
         *hi = *lo - 1.0;
     }
   else
     {
-      const double t1 = (m - c0) * inv, t2 = (top - c0) * inv;
+      const double t1 = (bottom - c0) * inv, t2 = (top - c0) * inv;
       *lo = MAX (*lo, ceil (MIN (t1, t2)));
       *hi = MIN (*hi, floor (MAX (t1, t2)));
     }
+}
+
+/* The margin m of an index c0 + cd·p over @np planes: it covers the float
+ * rounding of c0 + cd·p (a few ulps of the largest term) and that of the
+ * plane bounds (1/cd rounded, a few ulps of a plane number) many times
+ * over. */
+static inline double
+index_margin (double c0, double cd, double np)
+{
+  return 1e-3 + 1e-6 * (fabs (c0) + fabs (cd) * np);
+}
+
+/* Narrows [*lo, *hi] to the planes p where c0 + cd·p lies in [m, n − 1 − m]:
+ * there floor() is in [0, n − 2], so both neighbours lie inside. */
+static inline void
+narrow_interior (double c0, double cd, double inv, double n, double np, double *lo, double *hi)
+{
+  const double m = index_margin (c0, cd, np);
+  narrow_between (c0, cd, inv, m, n - 1.0 - m, lo, hi);
+}
+
+/* Narrows [*lo, *hi] to the planes p where c0 + cd·p lies in [−1 + m,
+ * n − m]: there floor() is in [−1, n − 1], the band kernels' range (one
+ * neighbour may lie outside). */
+static inline void
+narrow_band (double c0, double cd, double inv, double n, double np, double *lo, double *hi)
+{
+  const double m = index_margin (c0, cd, np);
+  narrow_between (c0, cd, inv, -1.0 + m, n - m, lo, hi);
 }
 
 /* What a ray's set-up needs of its direction's x and y only: the rays of
@@ -253,6 +286,7 @@ typedef struct {
   float a0, ad;
   gint64 plo, phi;    /* planes the transverse index can touch */
   double qlo, qhi;    /* planes where both its neighbours lie inside (empty: qlo > qhi) */
+  double rlo, rhi;    /* planes where one at least does, with room (the band run; empty: rlo > rhi) */
 } ColumnPart;
 
 /* The column part of the ray from the source @o along @d (d[2] unused):
@@ -295,6 +329,11 @@ column_part (const CtrConeProjector *cp, const double o[3], const double d[3], C
   if (!cp->vector_ok)
     c->qhi = c->qlo - 1.0;
   narrow_interior (a0, ad, ia, (double) na, (double) np, &c->qlo, &c->qhi);
+  c->rlo = 0.0;
+  c->rhi = (double) (np - 1);
+  if (!cp->band_ok)
+    c->rhi = c->rlo - 1.0;
+  narrow_band (a0, ad, ia, (double) na, (double) np, &c->rlo, &c->rhi);
 }
 
 /* The ray of column part @c from the source @o along @d as cone_ray gave
@@ -329,6 +368,26 @@ row_part (const CtrConeProjector *cp, const ColumnPart *c, const double o[3], co
     {
       r->q_lo = (gint32) lo;
       r->q_hi = (gint32) hi;
+    }
+  /* The band run contains the interior run (its bounds are the interior's
+   * widened by one index, with the same margin); without the band kernels
+   * it is the interior run. */
+  double blo = MAX ((double) r->p_lo, c->rlo), bhi = MIN ((double) r->p_hi, c->rhi);
+  narrow_band (b0, bd, ib, (double) gr->nz, (double) np, &blo, &bhi);
+  if (blo > bhi)
+    {
+      r->r_lo = r->q_lo;
+      r->r_hi = r->q_hi;
+    }
+  else if (r->q_lo > r->q_hi)
+    {
+      r->r_lo = (gint32) blo;
+      r->r_hi = (gint32) bhi;
+    }
+  else
+    {
+      r->r_lo = MIN ((gint32) blo, r->q_lo);
+      r->r_hi = MAX ((gint32) bhi, r->q_hi);
     }
   return c->xdom;
 }
@@ -413,23 +472,46 @@ corners (const Strides *st, gint64 p, gint64 ia, gint64 ib, const float wa[2], c
 }
 
 
+/* The runs of planes [p0, p1] of ray @r that the kernels take: the band
+ * run [*t0, *t1] (empty: *t0 > *t1) and the interior run [*i0, *i1]
+ * inside it (empty: *i0 > *i1).  The planes of [p0, p1] outside the band
+ * run go plane by plane through stencil() and corners(). */
+static inline void
+kernel_runs (const Ray *r, gint32 p0, gint32 p1, gint32 *t0, gint32 *t1, gint32 *i0, gint32 *i1)
+{
+  *t0 = MAX (p0, r->r_lo);
+  *t1 = MIN (p1, r->r_hi);
+  *i0 = MAX (p0, r->q_lo);
+  *i1 = MIN (p1, r->q_hi);
+}
+
 /* Σ over planes [p0, p1] of the bilinear samples (without the step
- * length), the edge planes by stencil() and corners(), the interior run by
- * the kernel. */
+ * length): the band and interior runs by the kernels, the planes outside
+ * them by stencil() and corners(). */
 static double
 ray_sum (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, gint32 p1, const float *vol,
          const Strides *st)
 {
   const CtrGrid *gr = &cp->grid;
   const gint64 nz = gr->nz, na = xdom ? gr->ny : gr->nx;
-  const gint32 i0 = MAX (p0, r->q_lo), i1 = MIN (p1, r->q_hi);
+  gint32 t0, t1, i0, i1;
+  kernel_runs (r, p0, p1, &t0, &t1, &i0, &i1);
   double acc = 0.0;
   for (gint32 p = p0; p <= p1; p++)
     {
-      if (p == i0 && i0 <= i1)
+      if (p == t0 && t0 <= t1)
         {
-          acc += cp->interior_forward (r, i0, i1, vol, st);
-          p = i1;
+          if (i0 > i1)
+            acc += cp->k.band_forward (r, t0, t1, vol, st);
+          else
+            {
+              if (t0 < i0)
+                acc += cp->k.band_forward (r, t0, i0 - 1, vol, st);
+              acc += cp->k.interior_forward (r, i0, i1, vol, st);
+              if (i1 < t1)
+                acc += cp->k.band_forward (r, i1 + 1, t1, vol, st);
+            }
+          p = t1;
           continue;
         }
       gint64 ia, ib;
@@ -455,13 +537,23 @@ ray_spread (const CtrConeProjector *cp, const Ray *r, gboolean xdom, gint32 p0, 
 {
   const CtrGrid *gr = &cp->grid;
   const gint64 nz = gr->nz, na = xdom ? gr->ny : gr->nx;
-  const gint32 i0 = MAX (p0, r->q_lo), i1 = MIN (p1, r->q_hi);
+  gint32 t0, t1, i0, i1;
+  kernel_runs (r, p0, p1, &t0, &t1, &i0, &i1);
   for (gint32 p = p0; p <= p1; p++)
     {
-      if (p == i0 && i0 <= i1)
+      if (p == t0 && t0 <= t1)
         {
-          cp->interior_adjoint (r, i0, i1, val, vol, weights, st);
-          p = i1;
+          if (i0 > i1)
+            cp->k.band_adjoint (r, t0, t1, val, vol, weights, st);
+          else
+            {
+              if (t0 < i0)
+                cp->k.band_adjoint (r, t0, i0 - 1, val, vol, weights, st);
+              cp->k.interior_adjoint (r, i0, i1, val, vol, weights, st);
+              if (i1 < t1)
+                cp->k.band_adjoint (r, i1 + 1, t1, val, vol, weights, st);
+            }
+          p = t1;
           continue;
         }
       gint64 ia, ib;
@@ -600,9 +692,24 @@ ctr_cone_projector_adjoint_view_masked (const CtrConeProjector *cp, const float 
   ctr_cone_projector_adjoint_views_masked (cp, proj, view, 1, mask, vol, weights);
 }
 
+/* What the block kernel's edge planes need: ray_spread's arguments. */
+typedef struct {
+  const CtrConeProjector *cp;
+  gboolean xd;
+  float *vol, *weights;
+  const Strides *st;
+} EdgeSpread;
+
+static void
+edge_spread (gconstpointer ctx, const Ray *r, gint32 p0, gint32 p1, float val)
+{
+  const EdgeSpread *e = ctx;
+  ray_spread (e->cp, r, e->xd, p0, p1, val, e->vol, e->weights, e->st);
+}
+
 /* Scatters the tabled rays @list[0..n) (indices into @rays and @proj) of
  * one dominant axis into @vol laid out as @st, every thread owning whole
- * blocks of planes. */
+ * blocks of planes (one block kernel call a block). */
 static void
 adjoint_scatter (const CtrConeProjector *cp, gboolean xd, const Ray *rays, const guint *list, gsize n,
                  const float *proj, float *vol, float *weights, const Strides *st)
@@ -611,17 +718,12 @@ adjoint_scatter (const CtrConeProjector *cp, gboolean xd, const Ray *rays, const
   if (n == 0)
     return;
   const gint64 pb = plane_block (np);
+  const EdgeSpread e = { cp, xd, vol, weights, st };
 #pragma omp parallel for schedule(dynamic, 1)
   for (gint64 b0 = 0; b0 < np; b0 += pb)
     {
       const gint32 b1 = (gint32) MIN (b0 + pb, np) - 1;
-      for (gsize m = 0; m < n; m++)
-        {
-          const Ray *r = &rays[list[m]];
-          const gint32 p0 = MAX (r->p_lo, (gint32) b0), p1 = MIN (r->p_hi, b1);
-          if (p0 <= p1)
-            ray_spread (cp, r, xd, p0, p1, proj[list[m]], vol, weights, st);
-        }
+      cp->k.block_adjoint (rays, list, n, proj, (gint32) b0, b1, vol, weights, st, edge_spread, &e);
     }
 }
 
