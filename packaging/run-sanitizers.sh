@@ -27,11 +27,7 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:print_summary=1"
 export LSAN_OPTIONS="suppressions=$(pwd)/packaging/lsan.supp:print_suppressions=0"
 export CTR_SANITIZED=1   # tests that cap the address space skip the cap (ASan reserves terabytes)
 status=0
-# Two tests at a time, each with OpenMP threads: libgomp's default spinning
-# at barriers then starves the other test (core/solvers took 76 s beside
-# helical and cone-projector, against 1.8 s with passive waiting, stop 43).
-# Tests only: benchmarks (meson test --benchmark) keep the default.
-export OMP_WAIT_POLICY=passive
+export OMP_WAIT_POLICY=passive   # two tests at a time: see packaging/run-tests.sh
 meson test -C build-asan --print-errorlogs --num-processes 2 --timeout-multiplier 4 \
   --no-suite gpu --no-suite packaging --no-suite peers || status=$?
 /usr/bin/python3 packaging/test-summary.py build-asan/meson-logs/testlog.json sanitizers
