@@ -727,6 +727,7 @@ ctr_cli_reconstruct (int argc, char **argv)
     }
   else if (dref != NULL)
     job.reference = ctr_volume_ref ((CtrVolume *) dref);
+  job.options.with_reference = job.reference != NULL;  /* the memory estimate counts it */
 
   fprintf (stderr, "%s on %u × %u pixels of %.4g mm, %u slice%s%s\n", ctr_method_label (job.options.method),
            job.grid.nx, job.grid.ny, job.grid.dx, job.grid.nz, job.grid.nz == 1 ? "" : "s",

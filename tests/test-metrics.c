@@ -245,6 +245,60 @@ test_ssim_memory (void)
   g_assert_true (isfinite (ssim) && ssim > 0.5 && ssim < 1.0);
 }
 
+/* What ctr_quality_work_bytes counts (the memory plan's share for the
+ * metrics, issue 36) covers what ctr_quality_compute allocates: a 2048²
+ * slice with a disc mask computes within that many bytes of address space
+ * above its two volumes (and 1 MiB for the allocator's rounding), and
+ * fails with CTR_ERROR_OUT_OF_MEMORY within half of it (the limit bites). */
+static void
+test_quality_work_bytes (void)
+{
+  if (g_getenv ("CTR_SANITIZED") != NULL)
+    {
+      g_test_skip ("an address-space limit stops the sanitizers");
+      return;
+    }
+  for (guint half = 0; half < 2; half++)
+    {
+      g_autofree char *path = g_strdup_printf ("/ctr/core/metrics/quality/work-bytes/subprocess/%u", half);
+      g_test_trap_subprocess (path, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+    }
+}
+
+static void
+quality_work_bytes_case (gconstpointer half)
+{
+  const CtrGrid g = ctr_grid_square (2048, 0.1, 1, 1.0);
+  const double radius = 100.0;
+  g_autoptr (CtrVolume) img = ctr_volume_new (&g, NULL);
+  g_autoptr (CtrVolume) ref = ctr_volume_new (&g, NULL);
+  fill_pattern (img->data, g.nx, g.ny, 7);
+  fill_pattern (ref->data, g.nx, g.ny, 8);
+  const guint64 work = ctr_quality_work_bytes (&g, radius);
+  g_assert_cmpuint (work, >, (guint64) g.nx * g.ny * 5);  /* the mask and the masked slice at least */
+  /* the threads' stacks reserved before the limit */
+  const CtrGrid small_grid = ctr_grid_square (64, 0.1, 1, 1.0);
+  g_autoptr (CtrVolume) si = ctr_volume_new (&small_grid, NULL);
+  g_autoptr (CtrVolume) sr = ctr_volume_new (&small_grid, NULL);
+  fill_pattern (si->data, 64, 64, 7);
+  fill_pattern (sr->data, 64, 64, 8);
+  CtrQuality q;
+  g_assert_true (ctr_quality_compute (si, sr, 3.0, &q, NULL));
+  g_autoptr (GError) error = NULL;
+  if (GPOINTER_TO_INT (half))
+    {
+      test_limit_room (work / 2);
+      g_assert_false (ctr_quality_compute (img, ref, radius, &q, &error));
+      g_assert_error (error, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY);
+      return;
+    }
+  test_limit_room (work + (1u << 20));
+  g_assert_true (ctr_quality_compute (img, ref, radius, &q, &error));
+  g_assert_no_error (error);
+  g_assert_true (q.ssim > 0.5 && q.ssim < 1.0 && q.rmse > 0);
+}
+
 static void
 test_ssim_border_crop (void)
 {
@@ -552,6 +606,11 @@ main (int argc, char **argv)
   g_test_add_func ("/ctr/core/metrics/ssim/border", test_ssim_border_crop);
   g_test_add_func ("/ctr/core/metrics/ssim/bands", test_ssim_bands);
   g_test_add_func ("/ctr/core/metrics/ssim/memory", test_ssim_memory);
+  g_test_add_func ("/ctr/core/metrics/quality/work-bytes", test_quality_work_bytes);
+  g_test_add_data_func ("/ctr/core/metrics/quality/work-bytes/subprocess/0", GINT_TO_POINTER (0),
+                        quality_work_bytes_case);
+  g_test_add_data_func ("/ctr/core/metrics/quality/work-bytes/subprocess/1", GINT_TO_POINTER (1),
+                        quality_work_bytes_case);
   g_test_add_func ("/ctr/core/metrics/ssim/speed", test_ssim_speed);
   g_test_add_func ("/ctr/core/metrics/disc-mask", test_disc_mask);
   g_test_add_func ("/ctr/core/metrics/profile/ramp", test_profile_ramp);

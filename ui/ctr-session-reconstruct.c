@@ -636,6 +636,7 @@ ctr_session_reconstruct_async (CtrSession            *self,
   job->reference = self->dataset->reference ? ctr_volume_ref (self->dataset->reference) : NULL;
   job->grid = *grid;
   job->options = *options;
+  job->options.with_reference = job->reference != NULL;  /* the memory estimate counts it */
   /* the metrics' mask, as the CLI and the Dose Study count them: the
    * field-of-view disc unless the caller chose another radius */
   if (!(job->options.metrics_radius_mm > 0))

@@ -3,6 +3,7 @@
 #include "base/ctr-error.h"
 #include "base/ctr-memory.h"
 #include "data/ctr-helix.h"
+#include "quality/ctr-metrics.h"
 #include "sysmat/ctr-cone-op.h"
 #include "sysmat/ctr-fly-op.h"
 #include "sysmat/ctr-scsr.h"
@@ -98,8 +99,14 @@ ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrRe
       const guint no = ctr_symmetry_count_orbits (g, grid, CTR_SYM_ALL, NULL);
       m->work = ctr_memory_add (m->work, ctr_memory_mul (ctr_memory_mul ((guint64) grid->nx * grid->ny, no), 4));
     }
+  /* the metrics against a reference: the caller's copy (taken as one
+   * image: the reference is resampled onto the grid from its own, which
+   * the plan does not see), the resampled copy (ctr_route_state_reference)
+   * and ctr_quality_compute's buffers */
+  if (o->with_reference)
+    m->reference = ctr_memory_add (ctr_memory_mul (image, 2), ctr_quality_work_bytes (grid, o->metrics_radius_mm));
   m->total = ctr_memory_add (ctr_memory_add (ctr_memory_add (m->image, m->data), ctr_memory_add (m->matrix, m->weights)),
-                             ctr_memory_add (m->work, m->fly));
+                             ctr_memory_add (ctr_memory_add (m->work, m->fly), m->reference));
 }
 
 gboolean
@@ -202,6 +209,11 @@ ctr_plan_memory_note (const CtrPlanMemory *m)
     {
       g_autofree char *f = g_format_size_full (m->fly, G_FORMAT_SIZE_IEC_UNITS);
       g_string_append_printf (s, "on-the-fly operator %s, ", f);
+    }
+  if (m->reference > 0)
+    {
+      g_autofree char *r = g_format_size_full (m->reference, G_FORMAT_SIZE_IEC_UNITS);
+      g_string_append_printf (s, "reference and metrics %s, ", r);
     }
   g_string_append_printf (s, "work vectors %s), %s", work, have);
   return g_string_free (s, FALSE);

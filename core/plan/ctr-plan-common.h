@@ -39,6 +39,7 @@ typedef struct
   guint64 weights;          /* statistical weights (PWLS), else 0 */
   guint64 fly;              /* the on-the-fly operator's work space and tables, else 0 */
   guint64 work;             /* the method's work vectors */
+  guint64 reference;        /* o->with_reference: the reference as loaded and on the grid, the metrics' buffers; else 0 */
   guint64 total;            /* the sum, saturated */
 } CtrPlanMemory;
 
@@ -52,7 +53,10 @@ typedef struct
  * space for iterative cone beam (ctr_cone_op_estimate_bytes) and the
  * on-the-fly fan/parallel operator's work space, symmetry tables and
  * overlap counts where the run has no stored matrix
- * (ctr_fly_op_estimate_bytes).  @g, @grid and @o valid.
+ * (ctr_fly_op_estimate_bytes), and with o->with_reference the reference
+ * (the caller's copy, counted as one image, and its copy resampled onto
+ * @grid) with the metrics' buffers (ctr_quality_work_bytes).  @g, @grid
+ * and @o valid.
  */
 void ctr_plan_memory_estimate (const CtrGeometry *g, const CtrGrid *grid, const CtrReconOptions *o,
                                CtrPlanMemory *m);

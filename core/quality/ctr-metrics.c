@@ -202,6 +202,40 @@ ssim_rows_vertical (const double *h, gsize plane, gsize onx, gsize oy0, gsize oy
   }
 }
 
+/* The doubles of ctr_metrics_ssim_full's buffers for an @nx × @ny image
+ * (both at least SSIM_TAPS) and @T threads, allocated up front: the band's
+ * five planes, the row sums, and each thread's source rows (5 nx) and
+ * window sums (5 onx); *@band output rows a band, *@plane doubles a plane,
+ * *@per_thread a thread's. */
+static guint64
+ssim_buffers (guint nx, guint ny, guint T, gsize *band, gsize *plane, gsize *per_thread)
+{
+  const gsize onx = nx - 2 * SSIM_RADIUS, ony = ny - 2 * SSIM_RADIUS;
+  *band = MAX ((gsize) SSIM_BAND_MIN_ROWS, SSIM_BAND_BYTES / (5 * sizeof (double) * onx) > 2 * SSIM_RADIUS
+                                             ? SSIM_BAND_BYTES / (5 * sizeof (double) * onx) - 2 * SSIM_RADIUS
+                                             : 0);
+  *plane = (MIN (*band, ony) + 2 * SSIM_RADIUS) * onx;
+  *per_thread = (gsize) nx * 5 + onx * 5;
+  return ctr_memory_add (ctr_memory_add (ctr_memory_mul (*plane, 5), ony), ctr_memory_mul (T, *per_thread));
+}
+
+guint64
+ctr_quality_work_bytes (const CtrGrid *grid, double radius_mm)
+{
+  g_return_val_if_fail (grid != NULL, 0);
+  guint64 bytes = 0;
+  if (radius_mm > 0)  /* the disc mask and the masked slice */
+    bytes = ctr_memory_mul (ctr_grid_slice_size (grid), sizeof (guint8) + sizeof (float));
+  if (grid->nx >= SSIM_TAPS && grid->ny >= SSIM_TAPS)
+    {
+      gsize band, plane, per_thread;
+      const guint T = (guint) MAX (1, omp_get_max_threads ());
+      bytes = ctr_memory_add (bytes, ctr_memory_mul (ssim_buffers (grid->nx, grid->ny, T, &band, &plane, &per_thread),
+                                                     sizeof (double)));
+    }
+  return bytes;
+}
+
 gboolean
 ctr_metrics_ssim_full (const float *img, const float *ref, guint nx, guint ny, double data_range,
                        double *ssim, GError **error)
@@ -233,18 +267,10 @@ ctr_metrics_ssim_full (const float *img, const float *ref, guint nx, guint ny, d
    * rows) keep the work space of a 2048² image near 4 MiB instead of 159
    * MiB of whole planes; every output row is summed as before, so the
    * result does not depend on the band's height. */
-  const gsize band = MAX ((gsize) SSIM_BAND_MIN_ROWS,
-                          SSIM_BAND_BYTES / (5 * sizeof (double) * onx) > 2 * SSIM_RADIUS
-                            ? SSIM_BAND_BYTES / (5 * sizeof (double) * onx) - 2 * SSIM_RADIUS : 0);
-  const gsize band_rows = MIN (band, ony) + 2 * SSIM_RADIUS;
-  const gsize plane = band_rows * onx;
-  /* Every buffer up front: the band's five planes, the row sums, and each
-   * thread's source rows (5 nx) and window sums (5 onx). */
+  gsize band, plane, per_thread;
   const guint T = (guint) MAX (1, omp_get_max_threads ());
-  const gsize per_thread = (gsize) nx * 5 + onx * 5;
+  const guint64 n_doubles = ssim_buffers (nx, ny, T, &band, &plane, &per_thread);
   g_autofree char *what = g_strdup_printf ("the SSIM buffers of %u × %u pixels", nx, ny);
-  const guint64 n_doubles = ctr_memory_add (ctr_memory_add (ctr_memory_mul (plane, 5), ony),
-                                            ctr_memory_mul (T, per_thread));
   g_autofree double *buf = ctr_memory_try_new (n_doubles, sizeof (double), FALSE, what, error);
   if (buf == NULL)
     return FALSE;

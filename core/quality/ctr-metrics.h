@@ -44,6 +44,16 @@ typedef struct {
 } CtrQuality;
 
 /**
+ * ctr_quality_work_bytes:
+ * What ctr_quality_compute holds beside its two volumes on @grid, bytes:
+ * with @radius_mm > 0 a slice's disc mask and masked copy, and SSIM's
+ * buffers (ctr_metrics_ssim_full: the five moment planes of a band of
+ * rows, the row sums, a few rows a thread) — what a memory plan counts for
+ * metrics against a reference.
+ */
+guint64 ctr_quality_work_bytes (const CtrGrid *grid, double radius_mm);
+
+/**
  * ctr_quality_compute:
  * Quality of @img against @ref (same grid, checked: FALSE otherwise), averaged
  * over slices.  With @radius_mm > 0 the protocol of shared/data (head-fan-lowdose

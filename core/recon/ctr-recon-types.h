@@ -210,6 +210,10 @@ typedef struct {
   /* metrics: only pixels within this radius (mm) of the grid centre count
    * (the scanned disc); <= 0: the whole image. */
   double metrics_radius_mm;
+  /* A reference will be passed to ctr_recon_plan_execute (the metrics):
+   * the plan's memory estimate counts it (ctr_plan_memory_estimate), as
+   * the plan sees the reference only when it executes.  Default FALSE. */
+  gboolean with_reference;
   /* Helical (and curved multi-row) cone-beam data: rebinned to fan-beam
    * slices first (180LI, the default, or 360LI), then any fan-beam method;
    * or CTR_REBIN_NONE: the cone-beam projector pair on the slab of the grid

@@ -548,6 +548,7 @@ ctr_study_run (CtrStudy *s, const CtrDataset *d, CtrStudyProgressFunc progress, 
       const StudyMethod *m = &g_array_index (s->methods, StudyMethod, j);
       CtrReconOptions o = m->options;
       o.metrics_radius_mm = radius;
+      o.with_reference = d->reference != NULL;  /* the memory estimate counts it */
       rs.progress.run = j * n_scans;
       rs.progress.label = m->label;
       g_autofree char *planning = g_strdup_printf ("planning %s", m->label);

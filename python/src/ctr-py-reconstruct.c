@@ -217,6 +217,7 @@ reconstruct (CtrPyDataset *ds, const char *method, PyObject *size, PyObject *cal
   if (!ctr_py_grid_choose (d->geometry, rebin != NULL ? &o.rebin : NULL, size, pixel_mm, z_range, &ref, &grid))
     return NULL;
   o.metrics_radius_mm = metrics_radius >= 0 ? metrics_radius : ctr_geometry_fov_radius_mm (d->geometry);
+  o.with_reference = ref != NULL;  /* the memory estimate counts it */
 
   const int with_image = callback != NULL ? takes_image (callback) : 0;
   if (with_image < 0)

@@ -792,6 +792,12 @@ scenario_runs (CtrWindow *w)
     GtkLabel *notes = ui_child (run_page (w), CTR_TYPE_RUN_PAGE, "notes_label");
     CHECK (gtk_widget_get_visible (GTK_WIDGET (notes)) && strstr (gtk_label_get_label (notes), "backend: ") != NULL,
            "the plan's notes are shown: “%s”", gtk_label_get_label (notes));
+    /* the memory plan's note, with the reference's share where the
+     * dataset has one (issue 36) */
+    const gboolean with_ref = ctr_session_get_dataset (session)->reference != NULL;
+    CHECK (strstr (gtk_label_get_label (notes), "memory: ") != NULL
+               && (strstr (gtk_label_get_label (notes), ", reference and metrics ") != NULL) == with_ref,
+           "the notes state the memory estimate%s", with_ref ? " with the reference's share" : "");
   }
   {
     GtkProgressBar *bar = ui_child (run_page (w), CTR_TYPE_RUN_PAGE, "progress_bar");
