@@ -66,6 +66,11 @@ on_iteration (const CtrIterStats *s, gpointer data)
   if (s->stopped)
     fprintf (stderr, "%s stopped at iteration %u of %u: the data residual reached the noise level or stopped falling\n",
              ctr_method_name (s->method), s->iteration, s->n_iterations);
+  else if (s->iteration == s->n_iterations && s->noise_residual > 0 && s->residual < s->noise_residual)
+    fprintf (stderr, "%s: the data residual %.4e lies below the noise level's %.4e (estimated from the data): the last "
+             "iterations fitted the noise and the image's error may have grown with them (semi-convergence); "
+             "--stop auto ends the run where the residual reaches that level (the discrepancy principle)\n",
+             ctr_method_name (s->method), s->residual, s->noise_residual);
   g_string_append_printf (job->csv, "%u,%.6f,%.6f,%.8g,%.8g,%.8g,%.8g\n", s->iteration, s->elapsed_s,
                           s->iteration_s, s->residual, s->rmse, s->psnr, s->ssim);
 }

@@ -187,7 +187,9 @@ show_latest (CtrRunPage *self, const CtrIterStats *stats)
   else
     g_string_append (s, ctr_method_label (stats->method));
   if (isfinite (stats->residual))
-    g_string_append_printf (s, " · residual %.3g", stats->residual);
+    g_string_append_printf (s, " · residual %.3g%s", stats->residual,
+                            stats->noise_residual > 0 && stats->residual < stats->noise_residual
+                              ? " (below the noise level: fitting noise)" : "");
   if (stats->has_reference && isfinite (stats->rmse))
     {
       g_autofree char *rmse = rmse_text (self, stats);

@@ -29,6 +29,14 @@ G_BEGIN_DECLS
  *   ctr-metrics.h states, averaged over slices.
  * @stopped: TRUE on the last report of a run that its stopping rule ended
  *   before n_iterations (CTR_STOP_AUTO: the residual reached the noise).
+ * @noise_residual: the relative data residual (as @residual) at which the
+ *   discrepancy principle stops a run (CTR_STOP_AUTO): 0.98 × the noise
+ *   level sqrt (Σ var(bᵢ)) estimated from the data (ctr-noise.h) over
+ *   ||b||.  Known (> 0) for ART, parallel ART, SART, SIRT and CGLS runs of
+ *   more than one iteration with or without the rule; 0 or NaN elsewhere
+ *   (PWLS, ASD-POCS, one iteration, noiseless data, no estimate).  A
+ *   @residual below it on a run without the rule: the image fits the
+ *   noise (semi-convergence: its error grows again with more iterations).
  * @image: borrowed; valid only during the callback (copy what you keep).
  *   What CtrReconOptions.report_image asks for: the whole image, one slice
  *   (a volume of nz = 1), or NULL; the last report always the whole image.
@@ -71,6 +79,7 @@ typedef struct {
   double psnr;
   double ssim;
   gboolean stopped;
+  double noise_residual;
   const CtrVolume *image;
   const CtrVolume *planes[3];
   gboolean cancelled;

@@ -23,6 +23,33 @@
 #include <math.h>
 #include <string.h>
 
+/* The discrepancy principle's target τ · sqrt (Σ var(bᵢ)) for ||B − A X||
+ * (ctr-noise.h), NaN where it is not estimated: for the stopping rule
+ * (CTR_STOP_AUTO; out of memory in the estimate fails the run, which must
+ * not run on without its stop) and, without it, for an unregularised run
+ * of more than one iteration, to tell when its image fits the noise
+ * (CtrIterStats.noise_residual; a failed estimate then only leaves that
+ * untold).  PWLS and ASD-POCS have their own regularisation. */
+static gboolean
+discrepancy_target (const CtrOperator *op, const CtrProjections *p, const CtrReconOptions *o, double *target,
+                    GError **error)
+{
+  *target = NAN;
+  const gboolean regularised = o->method == CTR_METHOD_PWLS || o->method == CTR_METHOD_ASD_POCS;
+  if (o->stop != CTR_STOP_AUTO && (regularised || o->iterations < 2))
+    return TRUE;
+  CtrNoiseLevel level;
+  g_autoptr (GError) e = NULL;
+  if (ctr_noise_estimate (op->geometry, p, &level, &e) && isfinite (level.sigma))
+    *target = CTR_DISCREPANCY_TAU * level.sigma * sqrt ((double) level.n_rays);
+  if (o->stop == CTR_STOP_AUTO && g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
+    {
+      g_propagate_error (error, g_steal_pointer (&e));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 check_inputs (const CtrOperator *op, const CtrProjections *p, const CtrReconOptions *o,
               const CtrVolume *reference, GError **error)
@@ -299,27 +326,19 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
   for (gsize q = 0; q < op->data_size; q++)
     b_sq += valid[q] != 0.f ? (double) B[q] * B[q] : 0.0;
   const double b_norm = sqrt (b_sq);
-  /* The discrepancy principle's target: ||B − A X|| ≤ sqrt (Σ var(bᵢ)). */
-  double target = NAN;
-  if (o->stop == CTR_STOP_AUTO)
-    {
-      CtrNoiseLevel level;
-      g_autoptr (GError) e = NULL;
-      if (ctr_noise_estimate (op->geometry, p, &level, &e) && isfinite (level.sigma))
-        target = CTR_DISCREPANCY_TAU * level.sigma * sqrt ((double) level.n_rays);
-      if (g_error_matches (e, CTR_ERROR, CTR_ERROR_OUT_OF_MEMORY))
-        {
-          g_propagate_error (error, g_steal_pointer (&e));   /* not a run without its stop */
-          return NULL;
-        }
-    }
+  double target;
+  if (!discrepancy_target (op, p, o, &target, error))
+    return NULL;
+  /* what the stopping rule stops at; the last image's residual against it, reported */
+  const double stop_target = o->stop == CTR_STOP_AUTO ? target : NAN;
+  const double noise_residual = b_norm > 0 ? target / b_norm : NAN;
   CtrIterate it = { .op = op, .o = o, .p = p, .X = X, .B = B, .valid = valid, .residual = NAN,
-                    .report = callback != NULL || !isnan (target), .cancellable = cancellable };
+                    .report = callback != NULL || !isnan (stop_target), .cancellable = cancellable };
   /* The exact residual of every iteration's image when the stopping rule
    * or the caller (CTR_RESIDUAL_EVERY) asks for it; else of the last one
    * only, and of the others where the method has it at no cost
    * (ctr-recon-types.h, CtrResidualReport). */
-  const gboolean every = !isnan (target) || o->residual == CTR_RESIDUAL_EVERY;
+  const gboolean every = !isnan (stop_target) || o->residual == CTR_RESIDUAL_EVERY;
   gpointer state = NULL;
   CtrVolume *result = NULL;
   /* The metrics' data range: max − min of the whole reference (ctr_quality_compute). */
@@ -372,8 +391,9 @@ run_once (CtrOperator *op, const CtrSolverClass *solver, const CtrProjections *p
           stats.residual = ctr_iterate_relative_residual (B, R, valid, op->data_size);
           stats.residual_s = (g_get_monotonic_time () - r0) / 1e6;
         }
-      if (!isnan (target) && !last
-          && (stats.residual * (b_norm > 0 ? b_norm : 1.0) <= target
+      stats.noise_residual = noise_residual;
+      if (!isnan (stop_target) && !last
+          && (stats.residual * (b_norm > 0 ? b_norm : 1.0) <= stop_target
               || (!isnan (previous) && stats.residual > (1.0 - CTR_STAGNATION) * previous)))
         last = stats.stopped = TRUE;
       previous = stats.residual;

@@ -22,11 +22,12 @@ typedef struct {
 static PyObject *
 stats_dict (const CtrIterStats *s)
 {
-  return Py_BuildValue ("{sssIsIsdsdsdsdsdsOsdsdsdsO}", "method", ctr_method_name (s->method), "iteration",
+  return Py_BuildValue ("{sssIsIsdsdsdsdsdsOsdsdsdsOsd}", "method", ctr_method_name (s->method), "iteration",
                         s->iteration, "n_iterations", s->n_iterations, "elapsed_s", s->elapsed_s, "iteration_s",
                         s->iteration_s, "residual", s->residual, "data_sq", s->data_sq, "residual_s",
                         s->residual_s, "has_reference", s->has_reference ? Py_True : Py_False, "rmse", s->rmse,
-                        "psnr", s->psnr, "ssim", s->ssim, "stopped", s->stopped ? Py_True : Py_False);
+                        "psnr", s->psnr, "ssim", s->ssim, "stopped", s->stopped ? Py_True : Py_False,
+                        "noise_residual", s->noise_residual > 0 ? s->noise_residual : NAN);
 }
 
 /* Called on the thread that runs ctr_reconstruct (without the GIL). */

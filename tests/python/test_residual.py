@@ -12,6 +12,8 @@ CtrReconOptions.residual).
    is the same bytes for every choice.
 4. A bad value (an unknown name, a number) raises ctrecon.InvalidArgument
    (a ValueError) naming the choices.
+5. Each report's noise_residual (the residual at the noise level, where
+   stop="auto" stops): PART's finite, one value for the run; PWLS's NaN.
 Small fan-beam scan (60 views x 64 columns), 3 iterations, CPU backend;
 needs no shared data.
 """
@@ -102,4 +104,13 @@ with tempdir() as tmp:
                   f"residual={bad!r}: InvalidArgument naming the choices: {e}")
         except Exception as e:  # noqa: BLE001  (reported, not hidden)
             check(False, f"residual={bad!r}: raised {type(e).__name__}: {e}")
+
+    # --- 5. noise_residual: where stop="auto" would stop (semi-convergence told) ---------------
+    _, part = ctrecon.reconstruct(ds, "part", N, backend="cpu", reference=False)
+    _, pwls = ctrecon.reconstruct(ds, "pwls", N, backend="cpu", reference=False)
+    level = [s["noise_residual"] for s in part]
+    check(all(math.isfinite(x) and 0 < x < 1 and x == level[0] for x in level),
+          f"part: noise_residual finite, in (0, 1), one level for the run: {level}")
+    check(all(math.isnan(s["noise_residual"]) for s in pwls),
+          f"pwls (regularised): noise_residual NaN: {[s['noise_residual'] for s in pwls]}")
 finish()
