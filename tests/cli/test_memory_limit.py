@@ -200,7 +200,8 @@ else:
     with tempfile.TemporaryDirectory() as tmp:
         slab = ["reconstruct", H, "--method", "sart", "--rebin", "none", "--iterations", "1", "--z-range", "78:84:1.5"]
         r = run(*slab, "--dry-run", timeout=120)
-        est = re.search(r"memory: ([\d.]+)\s(\w+) estimated \(image [^,]+, data [^,]+, work vectors", r.stderr)
+        est = re.search(r"memory: ([\d.]+)\s(\w+) estimated \(image [^,]+, data [^,]+, (?:[^,]+, )*work vectors",
+                        r.stderr)
         gh = json.load(open(H))
         raw = f"{gh['views'] * gh['detector_rows'] * gh['detector_cols'] * 4 / 2 ** 20:.1f}\u00a0MiB"  # GLib puts a no-break space before the unit
         check(r.returncode == 0 and est is not None
