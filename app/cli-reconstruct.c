@@ -66,7 +66,7 @@ on_iteration (const CtrIterStats *s, gpointer data)
   if (s->stopped)
     fprintf (stderr, "%s stopped at iteration %u of %u: the data residual reached the noise level or stopped falling\n",
              ctr_method_name (s->method), s->iteration, s->n_iterations);
-  else if (s->iteration == s->n_iterations && s->noise_residual > 0 && s->residual < s->noise_residual)
+  else if (s->iteration == s->n_iterations && ctr_iter_stats_below_noise (s))
     fprintf (stderr, "%s: the data residual %.4e lies below the noise level's %.4e (estimated from the data): the last "
              "iterations fitted the noise and the image's error may have grown with them (semi-convergence); "
              "--stop auto ends the run where the residual reaches that level (the discrepancy principle)\n",

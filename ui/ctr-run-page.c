@@ -188,8 +188,7 @@ show_latest (CtrRunPage *self, const CtrIterStats *stats)
     g_string_append (s, ctr_method_label (stats->method));
   if (isfinite (stats->residual))
     g_string_append_printf (s, " · residual %.3g%s", stats->residual,
-                            stats->noise_residual > 0 && stats->residual < stats->noise_residual
-                              ? " (below the noise level: fitting noise)" : "");
+                            ctr_iter_stats_below_noise (stats) ? " (below the noise level: fitting noise)" : "");
   if (stats->has_reference && isfinite (stats->rmse))
     {
       g_autofree char *rmse = rmse_text (self, stats);

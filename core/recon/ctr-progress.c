@@ -8,6 +8,13 @@
 #include "base/ctr-error.h"
 
 gboolean
+ctr_iter_stats_below_noise (const CtrIterStats *stats)
+{
+  g_return_val_if_fail (stats != NULL, FALSE);
+  return stats->noise_residual > 0 && stats->residual < stats->noise_residual;
+}
+
+gboolean
 ctr_iter_stats_check (const CtrIterStats *stats, const CtrVolume *img, GError **error)
 {
   const gsize n = img != NULL ? ctr_grid_size (&img->grid) : 0;

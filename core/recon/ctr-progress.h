@@ -95,6 +95,10 @@ typedef void (*CtrIterFunc) (const CtrIterStats *stats, gpointer user_data);
 void ctr_iter_stats_set_quality (CtrIterStats *stats, const CtrVolume *img,
                                  const CtrVolume *reference, double radius_mm);
 
+/* TRUE when @stats' residual lies below its noise_residual (both known):
+ * the image fits the noise (semi-convergence; see @noise_residual). */
+gboolean ctr_iter_stats_below_noise (const CtrIterStats *stats);
+
 /**
  * ctr_iter_stats_check:
  * A run never hands back, nor reports, a plausible-looking wrong image: FALSE
